@@ -1,0 +1,68 @@
+# skillhost_add_plugin(NAME SOURCES src... MANIFEST manifest.yaml
+#                      [OUTPUT_DIR dir] [INSTALL_DESTINATION dir] [LINK_LIBRARIES lib...])
+#
+# Builds a skill plugin the way skillhost expects: a MODULE library with hidden symbol visibility
+# (only the entry symbol is exported) and -fno-gnu-unique (so dlclose really unloads it and a new
+# version can be loaded), linked against the SDK headers only. After each build the library and its
+# manifest are placed side by side in OUTPUT_DIR (default: ${CMAKE_CURRENT_BINARY_DIR}/plugins).
+# `install()` puts both in INSTALL_DESTINATION (default: lib/skillhost/plugins).
+#
+# Shared by this source tree and the installed SkillhostSDK package, so built-in plugins are built
+# exactly as third-party ones.
+include_guard(GLOBAL)
+
+function(skillhost_add_plugin name)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "MANIFEST;OUTPUT_DIR;INSTALL_DESTINATION" "SOURCES;LINK_LIBRARIES")
+  if(NOT arg_SOURCES)
+    message(FATAL_ERROR "skillhost_add_plugin(${name}): SOURCES is required")
+  endif()
+  if(NOT arg_MANIFEST)
+    message(FATAL_ERROR "skillhost_add_plugin(${name}): MANIFEST is required (the plugin's YAML manifest)")
+  endif()
+  get_filename_component(manifest_path "${arg_MANIFEST}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  if(NOT EXISTS "${manifest_path}")
+    message(FATAL_ERROR "skillhost_add_plugin(${name}): manifest ${manifest_path} does not exist")
+  endif()
+  if(NOT arg_OUTPUT_DIR)
+    set(arg_OUTPUT_DIR "${CMAKE_CURRENT_BINARY_DIR}/plugins")
+  endif()
+  if(NOT arg_INSTALL_DESTINATION)
+    set(arg_INSTALL_DESTINATION "lib/skillhost/plugins")
+  endif()
+
+  add_library(${name} MODULE ${arg_SOURCES})
+  target_link_libraries(${name} PRIVATE SkillhostSDK::sdk ${arg_LINK_LIBRARIES})
+  set_target_properties(${name} PROPERTIES
+    C_VISIBILITY_PRESET hidden
+    CXX_VISIBILITY_PRESET hidden
+    VISIBILITY_INLINES_HIDDEN ON
+    LIBRARY_OUTPUT_DIRECTORY "${arg_OUTPUT_DIR}")
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    target_compile_options(${name} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-fno-gnu-unique>)
+  endif()
+  if(NOT APPLE)
+    target_link_options(${name} PRIVATE -Wl,--no-undefined)
+  endif()
+
+  get_filename_component(manifest_name "${manifest_path}" NAME)
+  add_custom_command(TARGET ${name} POST_BUILD
+    COMMAND ${CMAKE_COMMAND} -E copy_if_different "${manifest_path}" "${arg_OUTPUT_DIR}/${manifest_name}"
+    COMMENT "skillhost: placing manifest ${manifest_name} beside ${name}"
+    VERBATIM)
+
+  # Install: the library goes in under a temporary name and is renamed into place, so a running
+  # host watching the directory never sees a half-written library.
+  install(FILES "${manifest_path}" DESTINATION "${arg_INSTALL_DESTINATION}")
+  install(CODE "
+    set(dest \"\$ENV{DESTDIR}${arg_INSTALL_DESTINATION}\")
+    if(NOT IS_ABSOLUTE \"${arg_INSTALL_DESTINATION}\")
+      set(dest \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${arg_INSTALL_DESTINATION}\")
+    endif()
+    file(MAKE_DIRECTORY \"\${dest}\")
+    set(lib \"$<TARGET_FILE:${name}>\")
+    get_filename_component(lib_name \"\${lib}\" NAME)
+    message(STATUS \"Installing (copy, then rename): \${dest}/\${lib_name}\")
+    file(COPY_FILE \"\${lib}\" \"\${dest}/.\${lib_name}.tmp\")
+    file(RENAME \"\${dest}/.\${lib_name}.tmp\" \"\${dest}/\${lib_name}\")
+  ")
+endfunction()

@@ -1,0 +1,34 @@
+// Renderers for a list of catalog entries (the snapshot caches their output; the operator also
+// renders filtered subsets, e.g. only what a user may call in a mode).
+#pragma once
+
+#include "catalog/catalog_snapshot.hpp"
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+
+#include <string>
+#include <vector>
+
+namespace skillhost::catalog {
+
+// Compact text for an LLM prompt: per skill its id, description, inputs (with required markers,
+// types, enums, defaults), outputs and notes (read-only, risk, approval).
+std::string render_catalog_text(const std::vector<const CatalogEntry*>& entries);
+
+// One JSON object per skill with everything the manifest says (for `catalog --format json`).
+boost::json::array render_catalog_json(const std::vector<const CatalogEntry*>& entries);
+
+// OpenAI / Ollama `tools` array: [{type:"function", function:{name, description, parameters}}].
+boost::json::array render_catalog_openai(const std::vector<const CatalogEntry*>& entries);
+
+// MCP tools/list entries: {name, title, description, inputSchema, outputSchema?, annotations}.
+boost::json::object render_mcp_tool(const CatalogEntry& entry);
+boost::json::array render_catalog_mcp(const std::vector<const CatalogEntry*>& entries);
+
+// A human table: skill, plugin, version, risk, min trust, flags.
+std::string render_catalog_table(const std::vector<const CatalogEntry*>& entries);
+
+std::vector<const CatalogEntry*> all_entries(const CatalogSnapshot& snapshot);
+
+}  // namespace skillhost::catalog

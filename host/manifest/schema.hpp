@@ -1,0 +1,40 @@
+// The JSON-Schema subset manifests use for skill inputs and outputs.
+#pragma once
+
+#include <boost/json/value.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace skillhost::manifest {
+
+enum class SchemaType { any, string, integer, number, boolean, array, object, null };
+
+const char* to_string(SchemaType type);
+
+// One node of the subset: type, description, required, default, enum, minimum/maximum, pattern,
+// items, properties. Objects never accept properties they do not declare.
+struct Schema {
+    SchemaType type = SchemaType::any;
+    std::string description;
+    std::optional<boost::json::value> default_value;
+    std::vector<boost::json::value> enum_values;
+    std::optional<double> minimum;
+    std::optional<double> maximum;
+    std::optional<std::string> pattern;          // ECMAScript regex, matched anywhere (as JSON Schema)
+    std::shared_ptr<const Schema> items;         // for arrays
+    std::vector<std::pair<std::string, Schema>> properties;  // for objects, in manifest order
+    std::vector<std::string> required;           // for objects
+
+    const Schema* property(std::string_view name) const;
+    bool is_required(std::string_view name) const;
+
+    // Standard JSON Schema (draft 2020-12 vocabulary) for OpenAI/Ollama `tools` and MCP.
+    // Object schemas get "additionalProperties": false.
+    boost::json::object to_json_schema() const;
+};
+
+}  // namespace skillhost::manifest

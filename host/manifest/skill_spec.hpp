@@ -1,0 +1,76 @@
+// What a manifest says about one skill.
+#pragma once
+
+#include "manifest/schema.hpp"
+
+#include <boost/json/object.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace skillhost::manifest {
+
+enum class Risk { low, medium, high };
+enum class Cost { free, cheap, expensive };
+// The trust ladder, lowest first. Order matters: comparisons use it.
+enum class TrustLevel { observe, suggest, supervised_auto, bounded_auto, adaptive_auto };
+enum class Concurrency { parallel, serial };
+
+const char* to_string(Risk);
+const char* to_string(Cost);
+const char* to_string(TrustLevel);
+const char* to_string(Concurrency);
+std::optional<Risk> parse_risk(std::string_view);
+std::optional<Cost> parse_cost(std::string_view);
+std::optional<TrustLevel> parse_trust_level(std::string_view);
+std::optional<Concurrency> parse_concurrency(std::string_view);
+
+struct Annotations {
+    bool read_only = false;
+    bool destructive = false;
+    bool idempotent = false;
+    bool open_world = false;
+};
+
+// Error code -> what the planner or user should try when that error happens.
+struct ErrorHint {
+    std::string code;
+    std::vector<std::string> suggestions;
+};
+
+struct Example {
+    std::string description;
+    boost::json::object args;
+};
+
+struct SourcePosition {
+    int line = 0;    // 1-based; 0 when unknown
+    int column = 0;  // 1-based
+};
+
+struct SkillSpec {
+    std::string id;
+    std::string title;
+    std::string description;
+    std::string category;
+    Schema inputs;   // always an object schema
+    Schema outputs;  // usually an object schema; `any` when the manifest gives none
+    Risk risk = Risk::low;
+    Cost cost = Cost::free;
+    TrustLevel min_trust = TrustLevel::observe;
+    bool requires_approval = false;
+    Annotations annotations;
+    std::uint32_t timeout_ms = 30000;
+    Concurrency concurrency = Concurrency::parallel;
+    std::vector<std::string> path_inputs;  // names of inputs that are filesystem paths
+    std::vector<ErrorHint> error_hints;
+    std::vector<Example> examples;
+    SourcePosition position;  // where the skill is declared in its manifest
+
+    const ErrorHint* hint_for(std::string_view code) const;
+};
+
+}  // namespace skillhost::manifest

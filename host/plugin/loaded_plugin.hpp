@@ -1,0 +1,56 @@
+// One loaded version of a plugin library, owned through shared_ptr: the catalog snapshot and every
+// in-flight call hold a reference, and the library is shut down and unloaded when the last goes.
+#pragma once
+
+#include "base/error.hpp"
+#include "manifest/manifest.hpp"
+#include "plugin/call_control.hpp"
+
+#include <skillhost/skill_abi.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace skillhost::plugin {
+
+// Everything the plugin is told about one call (becomes skillhost_call_context).
+struct CallContext {
+    std::string skill_id;
+    std::string call_id;
+    std::string user_id;
+    std::string cognitive_mode = "agent";
+    std::filesystem::path data_dir;        // created by the loader before the call if missing
+    std::filesystem::path workspace_root;
+    std::int64_t deadline_unix_ms = 0;
+    CallControl* control = nullptr;        // may be null (no cancellation, no progress)
+};
+
+// What came back over the ABI, before the executor interprets it.
+struct RawOutcome {
+    skillhost_status status = SKILLHOST_STATUS_ERROR;
+    enum class Written { nothing, result, error } written = Written::nothing;
+    std::string result_json;   // when written == result
+    std::string error_code;    // when written == error
+    std::string error_message;
+    std::string error_details_json;
+    int extra_writes = 0;      // writes after the first (a contract violation, logged)
+};
+
+class LoadedPlugin {
+public:
+    virtual ~LoadedPlugin() = default;
+    virtual const manifest::Manifest& manifest() const = 0;
+    // The plugin's self-reported version (skillhost_plugin.version).
+    virtual std::string_view version() const = 0;
+    virtual manifest::AbiVersion abi_version() const = 0;
+    // The private copy the library was loaded from.
+    virtual const std::filesystem::path& loaded_from() const = 0;
+    // Runs one skill over the C ABI. Thread-safe per the ABI rules; the executor serialises skills
+    // whose manifest says `concurrency: serial`. Returns an error only if the skill id is unknown.
+    virtual RawOutcome invoke(const CallContext& context, std::string_view args_json) const = 0;
+};
+
+}  // namespace skillhost::plugin

@@ -1,0 +1,245 @@
+// skillhost/skill.hpp — write a skill as an ordinary C++ function (header-only, standard library only).
+//
+//   #include <skillhost/skill.hpp>
+//
+//   static skillhost::Json greet(const skillhost::Call& call, const skillhost::Json& args) {
+//       if (args["name"].as_string().empty())
+//           throw skillhost::SkillError("EMPTY_NAME", "name is empty; pass a non-empty name");
+//       return skillhost::Json::object({{"greeting", "Hello, " + args["name"].as_string()}});
+//   }
+//
+//   SKILLHOST_PLUGIN("greeter", "1.0.0", SKILLHOST_SKILL("greet", greet))
+//
+// Every exception thrown by a skill is caught at the ABI boundary: skillhost::SkillError becomes a
+// structured error with its code; skillhost::JsonError (a wrong argument type) becomes INVALID_ARGS;
+// any other std::exception becomes PLUGIN_EXCEPTION with its what() text; anything else becomes
+// PLUGIN_EXCEPTION too. Nothing escapes into the host.
+#pragma once
+
+#include <skillhost/json.hpp>
+#include <skillhost/skill_abi.h>
+
+#include <chrono>
+#include <exception>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace skillhost {
+
+inline skillhost_string_view to_view(std::string_view s) { return {s.data(), s.size()}; }
+inline std::string_view from_view(skillhost_string_view s) {
+    return s.data ? std::string_view(s.data, s.size) : std::string_view();
+}
+
+// A failure the skill reports on purpose: `code` is matched against the manifest's error hints.
+class SkillError : public std::runtime_error {
+public:
+    SkillError(std::string code, const std::string& message, Json details = Json::object())
+        : std::runtime_error(message), code_(std::move(code)), details_(std::move(details)) {}
+    const std::string& code() const { return code_; }
+    const Json& details() const { return details_; }
+
+private:
+    std::string code_;
+    Json details_;
+};
+
+enum class LogLevel { debug = SKILLHOST_LOG_DEBUG, info, warn, error };
+
+// The view a skill gets of its call: who, where, until when, and the host's services.
+// Valid only while the skill function runs.
+class Call {
+public:
+    Call(const skillhost_host_services* host, const skillhost_call_context* ctx)
+        : host_(host), ctx_(ctx) {}
+
+    std::string_view skill_id() const { return from_view(ctx_->skill_id); }
+    std::string_view call_id() const { return from_view(ctx_->call_id); }
+    std::string_view user_id() const { return from_view(ctx_->user_id); }
+    std::string_view cognitive_mode() const { return from_view(ctx_->cognitive_mode); }
+    // This plugin's private directory for this user (exists; created by the host).
+    std::string_view data_dir() const { return from_view(ctx_->data_dir); }
+    // The user's workspace root, absolute; empty when the user has none.
+    std::string_view workspace_root() const { return from_view(ctx_->workspace_root); }
+    // Deadline, if the host set one.
+    std::optional<std::chrono::system_clock::time_point> deadline() const {
+        if (ctx_->deadline_unix_ms <= 0) return std::nullopt;
+        return std::chrono::system_clock::time_point(std::chrono::milliseconds(ctx_->deadline_unix_ms));
+    }
+    // True when the host asks the call to stop; long loops should check it and throw Cancelled.
+    bool cancelled() const {
+        return host_ && host_->is_cancelled && host_->is_cancelled(host_->host_context, ctx_) != 0;
+    }
+    void progress(double done, double total, std::string_view message = {}) const {
+        if (host_ && host_->report_progress)
+            host_->report_progress(host_->host_context, ctx_, done, total, to_view(message));
+    }
+    void log(LogLevel level, std::string_view message) const {
+        if (host_ && host_->log)
+            host_->log(host_->host_context, static_cast<skillhost_log_level>(level), to_view(message));
+    }
+    // Asks the host's model router for a completion by role. Returns the `content` text, or
+    // throws SkillError (code LLM_UNAVAILABLE or the host's error code) when no model answers.
+    std::string complete(std::string_view role, const Json& request) const;
+
+    const skillhost_call_context& raw_context() const { return *ctx_; }
+
+private:
+    const skillhost_host_services* host_;
+    const skillhost_call_context* ctx_;
+};
+
+// Thrown by a skill that stops because Call::cancelled() returned true.
+struct Cancelled {};
+
+using SkillFunction = Json (*)(const Call&, const Json&);
+
+namespace detail {
+
+// Captures what a writer receives, for the host services that answer through a writer.
+struct CapturedResult {
+    bool ok = false;
+    bool written = false;
+    std::string json, code, message;
+    static void on_result(void* ctx, skillhost_string_view json) {
+        auto* self = static_cast<CapturedResult*>(ctx);
+        if (self->written) return;
+        self->written = self->ok = true;
+        self->json.assign(from_view(json));
+    }
+    static void on_error(void* ctx, skillhost_string_view code, skillhost_string_view message,
+                         skillhost_string_view) {
+        auto* self = static_cast<CapturedResult*>(ctx);
+        if (self->written) return;
+        self->written = true;
+        self->code.assign(from_view(code));
+        self->message.assign(from_view(message));
+    }
+    skillhost_result_writer writer() { return {this, &on_result, &on_error}; }
+};
+
+inline const skillhost_host_services*& host_services() {
+    // One per plugin library (hidden visibility keeps it private to this plugin).
+    static const skillhost_host_services* services = nullptr;
+    return services;
+}
+
+inline void write_error(const skillhost_result_writer* w, std::string_view code, std::string_view message,
+                        const Json& details) {
+    std::string d = details.is_null() ? std::string() : details.dump();
+    w->write_error(w->writer_context, to_view(code), to_view(message), to_view(d));
+}
+
+template <SkillFunction Fn>
+skillhost_status invoke(void* plugin_state, const skillhost_call_context* ctx, skillhost_string_view args_json,
+                        const skillhost_result_writer* writer) noexcept {
+    try {
+        Call call(static_cast<const skillhost_host_services*>(plugin_state), ctx);
+        Json args;
+        try {
+            args = Json::parse(from_view(args_json));
+        } catch (const JsonError& e) {
+            write_error(writer, "INVALID_ARGS", std::string("arguments are not valid JSON: ") + e.what(), Json());
+            return SKILLHOST_STATUS_INVALID_ARGS;
+        }
+        Json result = Fn(call, args);
+        std::string text = result.dump();
+        writer->write_result(writer->writer_context, to_view(text));
+        return SKILLHOST_STATUS_OK;
+    } catch (const SkillError& e) {
+        write_error(writer, e.code(), e.what(), e.details());
+        return SKILLHOST_STATUS_ERROR;
+    } catch (const JsonError& e) {
+        write_error(writer, "INVALID_ARGS", std::string("an argument has the wrong type: ") + e.what(), Json());
+        return SKILLHOST_STATUS_INVALID_ARGS;
+    } catch (const Cancelled&) {
+        write_error(writer, "CANCELLED", "the call was cancelled before it finished", Json());
+        return SKILLHOST_STATUS_CANCELLED;
+    } catch (const std::exception& e) {
+        write_error(writer, "PLUGIN_EXCEPTION", std::string("the skill threw an exception: ") + e.what(), Json());
+        return SKILLHOST_STATUS_ERROR;
+    } catch (...) {
+        write_error(writer, "PLUGIN_EXCEPTION", "the skill threw an unknown exception", Json());
+        return SKILLHOST_STATUS_ERROR;
+    }
+}
+
+// Optional per-plugin hooks an author can register with SKILLHOST_PLUGIN_HOOKS.
+struct Hooks {
+    void (*on_init)(const skillhost_host_services*) = nullptr;  // may throw SkillError to refuse loading
+    void (*on_shutdown)() = nullptr;
+};
+inline Hooks& hooks() {
+    static Hooks h;
+    return h;
+}
+
+inline skillhost_status init(const skillhost_host_services* host, void** state,
+                             const skillhost_result_writer* error_writer) noexcept {
+    try {
+        host_services() = host;
+        *state = const_cast<skillhost_host_services*>(host);
+        if (hooks().on_init) hooks().on_init(host);
+        return SKILLHOST_STATUS_OK;
+    } catch (const SkillError& e) {
+        write_error(error_writer, e.code(), e.what(), e.details());
+    } catch (const std::exception& e) {
+        write_error(error_writer, "PLUGIN_INIT_FAILED", e.what(), Json());
+    } catch (...) {
+        write_error(error_writer, "PLUGIN_INIT_FAILED", "unknown exception during init", Json());
+    }
+    return SKILLHOST_STATUS_ERROR;
+}
+
+inline void shutdown(void*) noexcept {
+    try {
+        if (hooks().on_shutdown && host_services()) hooks().on_shutdown();
+    } catch (...) {
+    }
+    host_services() = nullptr;
+}
+
+}  // namespace detail
+
+inline std::string Call::complete(std::string_view role, const Json& request) const {
+    if (!host_ || !host_->complete) throw SkillError("LLM_UNAVAILABLE", "this host offers no model service");
+    detail::CapturedResult captured;
+    skillhost_result_writer w = captured.writer();
+    std::string body = request.dump();
+    skillhost_status st = host_->complete(host_->host_context, ctx_, to_view(role), to_view(body), &w);
+    if (st != SKILLHOST_STATUS_OK || !captured.ok)
+        throw SkillError(captured.code.empty() ? "LLM_UNAVAILABLE" : captured.code,
+                         captured.message.empty() ? "no model answered the completion request" : captured.message);
+    return Json::parse(captured.json).string_or("content", "");
+}
+
+}  // namespace skillhost
+
+// One skill: its manifest id and the C++ function implementing it.
+#define SKILLHOST_SKILL(id, fn) skillhost_skill{id, &::skillhost::detail::invoke<fn>}
+
+// Defines the plugin's one exported entry point. Use once per library.
+#define SKILLHOST_PLUGIN(plugin_name, plugin_version, ...)                                            \
+    extern "C" SKILLHOST_EXPORT const skillhost_plugin* skillhost_plugin_entry(void) {               \
+        static const skillhost_skill skills[] = {__VA_ARGS__};                                        \
+        static const skillhost_plugin plugin = {SKILLHOST_ABI_VERSION_INIT,                           \
+                                                static_cast<uint32_t>(sizeof(skillhost_plugin)),      \
+                                                plugin_name,                                          \
+                                                plugin_version,                                       \
+                                                static_cast<uint32_t>(sizeof skills / sizeof skills[0]), \
+                                                skills,                                               \
+                                                &::skillhost::detail::init,                           \
+                                                &::skillhost::detail::shutdown};                      \
+        return &plugin;                                                                               \
+    }
+
+// Registers optional init/shutdown hooks: SKILLHOST_PLUGIN_HOOKS(my_init, my_shutdown)
+// where my_init is void(const skillhost_host_services*) and my_shutdown is void().
+#define SKILLHOST_PLUGIN_HOOKS(init_fn, shutdown_fn)                                                  \
+    namespace {                                                                                       \
+    const bool skillhost_hooks_registered_ = [] {                                                     \
+        ::skillhost::detail::hooks() = ::skillhost::detail::Hooks{init_fn, shutdown_fn};              \
+        return true;                                                                                  \
+    }();                                                                                              \
+    }

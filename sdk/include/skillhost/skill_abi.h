@@ -1,0 +1,247 @@
+/*
+ * skillhost skill ABI — the one contract between the skillhost host and a skill plugin.
+ *
+ * Pure C99, no dependencies beyond <stddef.h> and <stdint.h>. A plugin includes only this header
+ * (or the C++ helper skill.hpp built on it) and links nothing from the host.
+ *
+ * Shape of the contract
+ * ---------------------
+ *  1. A plugin library exports exactly one symbol, SKILLHOST_ENTRY_SYMBOL ("skillhost_plugin_entry"),
+ *     a function of type skillhost_plugin_entry_fn returning a pointer to a static skillhost_plugin.
+ *  2. The host reads skillhost_plugin.abi_version FIRST and touches nothing else unless it accepts the
+ *     version: same major as the host, minor up to the host's. Anything else is refused with a message
+ *     naming both versions. The first two members of skillhost_plugin never change.
+ *  3. The host checks that the skills listed in skillhost_plugin.skills are exactly those of the
+ *     plugin's YAML manifest, then calls init() once with a table of host services.
+ *  4. Each skill call passes arguments as UTF-8 JSON and a per-call context; the skill answers by
+ *     calling the result writer the host passes in. The host copies every byte it is given: nothing
+ *     allocated on one side is ever freed on the other.
+ *  5. shutdown() is called once, after the last call has returned, before the library is unloaded.
+ *
+ * Evolution rules
+ * ---------------
+ *  - Structs only grow by appending members. Each growable struct starts (or, for skillhost_plugin,
+ *    continues after the version) with a `struct_size` member holding sizeof() as compiled by its
+ *    producer; a reader checks struct_size before reading an appended member.
+ *  - A released layout never changes. A breaking change bumps SKILLHOST_ABI_VERSION_MAJOR.
+ *
+ * Strings
+ * -------
+ *  - skillhost_string_view is a borrowed (pointer, size) pair of UTF-8 bytes, NOT necessarily
+ *    NUL-terminated. Its lifetime is stated where it appears; copy it to keep it.
+ *  - `const char*` members of static descriptors (plugin name, skill ids) are NUL-terminated and live
+ *    as long as the library is loaded.
+ *
+ * Threading
+ * ---------
+ *  - skillhost_plugin_entry and init/shutdown are called from one host thread at a time, never
+ *    concurrently with each other or with any skill invocation.
+ *  - A skill's invoke() may be called concurrently from several host threads, for the same or
+ *    different skills, unless the manifest declares `concurrency: serial` for that skill; the host
+ *    then never runs two invocations of it at once.
+ *  - Host service functions may be called from any thread, but only between the return of init()
+ *    and the start of shutdown(). The per-call services (progress, cancellation, completion) may only
+ *    be used during the invoke() call whose context they are given.
+ */
+#ifndef SKILLHOST_SKILL_ABI_H
+#define SKILLHOST_SKILL_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Version --------------------------------------------------------------------------------- */
+
+#define SKILLHOST_ABI_VERSION_MAJOR 1
+#define SKILLHOST_ABI_VERSION_MINOR 0
+#define SKILLHOST_ABI_VERSION_PATCH 0
+
+/* Name of the one symbol a plugin exports. */
+#define SKILLHOST_ENTRY_SYMBOL "skillhost_plugin_entry"
+
+#if defined(_WIN32)
+#define SKILLHOST_EXPORT __declspec(dllexport)
+#else
+#define SKILLHOST_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* A semantic version. Layout fixed forever. */
+typedef struct skillhost_version {
+    uint32_t major; /* incompatible changes */
+    uint32_t minor; /* backwards-compatible additions (appended members, new status codes) */
+    uint32_t patch; /* documentation and behaviour fixes with no layout change */
+} skillhost_version;
+
+#define SKILLHOST_ABI_VERSION_INIT \
+    { SKILLHOST_ABI_VERSION_MAJOR, SKILLHOST_ABI_VERSION_MINOR, SKILLHOST_ABI_VERSION_PATCH }
+
+/* ---- Basic types ----------------------------------------------------------------------------- */
+
+/* Borrowed UTF-8 bytes. `data` may be NULL only when `size` is 0. Lifetime: stated at each use. */
+typedef struct skillhost_string_view {
+    const char* data;
+    size_t size;
+} skillhost_string_view;
+
+/* Status codes returned by plugin functions. A plain int32_t so its size is fixed across compilers.
+ * Unknown values received from a newer peer are treated as SKILLHOST_STATUS_ERROR. */
+typedef int32_t skillhost_status;
+#define SKILLHOST_STATUS_OK 0          /* success; for invoke(): a result was written */
+#define SKILLHOST_STATUS_ERROR 1       /* failure; for invoke(): an error should have been written */
+#define SKILLHOST_STATUS_INVALID_ARGS 2 /* the arguments were unusable (host reports INVALID_ARGS) */
+#define SKILLHOST_STATUS_CANCELLED 3   /* the skill stopped because the host asked it to */
+#define SKILLHOST_STATUS_UNAVAILABLE 4 /* a host service is not available (e.g. no LLM configured) */
+
+/* Log levels for skillhost_host_services.log. */
+typedef int32_t skillhost_log_level;
+#define SKILLHOST_LOG_DEBUG 0
+#define SKILLHOST_LOG_INFO 1
+#define SKILLHOST_LOG_WARN 2
+#define SKILLHOST_LOG_ERROR 3
+
+/* ---- Results --------------------------------------------------------------------------------- */
+
+/*
+ * Where a plugin writes its answer. Passed in by the host; the plugin never allocates for the host.
+ *
+ * Lifetime: the writer and its context are valid only during the call it was passed to.
+ * Threading: call it from the thread running that call, or from any thread as long as the call has
+ *            not returned yet.
+ * Semantics: the FIRST write_result or write_error counts; later writes are ignored and reported as
+ *            a plugin contract violation. The host copies the bytes before returning, so the plugin
+ *            may free or reuse its buffers immediately after.
+ */
+typedef struct skillhost_result_writer {
+    /* Opaque host data; pass it back as the first argument. */
+    void* writer_context;
+
+    /* The successful result: one complete UTF-8 JSON value (usually an object). The host validates
+     * it; invalid JSON turns the call into a PLUGIN_INVALID_RESULT error. */
+    void (*write_result)(void* writer_context, skillhost_string_view result_json);
+
+    /* A structured error. `code` is an UPPER_SNAKE identifier (e.g. "TASK_NOT_FOUND") that the
+     * manifest's error hints can refer to; `message` is one human sentence saying what is wrong and
+     * what to do; `details_json` is a JSON object with machine-readable details, or empty. */
+    void (*write_error)(void* writer_context, skillhost_string_view code,
+                        skillhost_string_view message, skillhost_string_view details_json);
+} skillhost_result_writer;
+
+/* ---- Per-call context ------------------------------------------------------------------------ */
+
+/*
+ * Who is calling and under which limits. Built by the host for one invocation.
+ * Lifetime: valid only until invoke() returns; every string view points into host memory.
+ */
+typedef struct skillhost_call_context {
+    uint32_t struct_size;               /* sizeof(skillhost_call_context) as the host compiled it */
+    skillhost_string_view skill_id;     /* the skill being invoked */
+    skillhost_string_view call_id;      /* unique id of this call (for logs and correlation) */
+    skillhost_string_view user_id;      /* the user on whose behalf the call runs */
+    skillhost_string_view cognitive_mode; /* "dual", "agent" or "emulation" */
+    skillhost_string_view data_dir;     /* this plugin's private directory for this user; exists */
+    skillhost_string_view workspace_root; /* the user's workspace root (absolute); may be empty */
+    int64_t deadline_unix_ms;           /* wall-clock deadline in ms since the epoch; 0 = none */
+    void* host_call;                    /* opaque host handle for the per-call services below */
+} skillhost_call_context;
+
+/* ---- Host services --------------------------------------------------------------------------- */
+
+/*
+ * Services the host offers a plugin. Passed to init(); the table and host_context stay valid until
+ * shutdown() returns. Every function takes host_context first. Check struct_size before using any
+ * member added after version 1.0.
+ */
+typedef struct skillhost_host_services {
+    uint32_t struct_size;     /* sizeof(skillhost_host_services) as the host compiled it */
+    skillhost_version host_abi_version; /* the ABI version the host implements */
+    void* host_context;       /* opaque; pass back as the first argument of every function */
+
+    /* Writes one line to the host log, attributed to the plugin. Any thread. `message` is copied. */
+    void (*log)(void* host_context, skillhost_log_level level, skillhost_string_view message);
+
+    /* Reports progress of the running call (e.g. 3 of 10 files). `total` <= 0 means unknown.
+     * `message` may be empty. Only during the invoke() that owns `call`. */
+    void (*report_progress)(void* host_context, const skillhost_call_context* call, double progress,
+                            double total, skillhost_string_view message);
+
+    /* Returns 1 when the host wants the call to stop (deadline passed, client cancelled), else 0.
+     * Long-running skills should poll it and return SKILLHOST_STATUS_CANCELLED. Cheap; any thread,
+     * only during the invoke() that owns `call`. */
+    int32_t (*is_cancelled)(void* host_context, const skillhost_call_context* call);
+
+    /*
+     * Asks the host's model router for a completion by role ("persona", "summarizer", ...).
+     * request_json: {"messages":[{"role":"system"|"user"|"assistant","content":"..."}],
+     *                "temperature"?: number, "max_tokens"?: integer, "json_schema"?: object}
+     * On success the writer receives {"content":"...","model":"...","backend":"..."} and the
+     * function returns SKILLHOST_STATUS_OK. Returns SKILLHOST_STATUS_UNAVAILABLE (and writes an
+     * error) when no model serves that role. Blocking; only during the invoke() that owns `call`.
+     */
+    skillhost_status (*complete)(void* host_context, const skillhost_call_context* call,
+                                 skillhost_string_view role, skillhost_string_view request_json,
+                                 const skillhost_result_writer* writer);
+} skillhost_host_services;
+
+/* ---- Plugin description ---------------------------------------------------------------------- */
+
+/*
+ * Runs one skill. `plugin_state` is what init() stored. `args_json` is a JSON object already
+ * validated against the manifest's input schema, with defaults applied (lifetime: this call).
+ * Answer through `writer`, then return SKILLHOST_STATUS_OK (result written) or an error status
+ * (error written). Must not throw C++ exceptions or longjmp across this boundary.
+ * Threading: see the file comment (concurrent unless the manifest says `concurrency: serial`).
+ */
+typedef skillhost_status (*skillhost_invoke_fn)(void* plugin_state,
+                                                const skillhost_call_context* call,
+                                                skillhost_string_view args_json,
+                                                const skillhost_result_writer* writer);
+
+/* One skill the library implements. Static lifetime (as long as the library is loaded). */
+typedef struct skillhost_skill {
+    const char* id;             /* NUL-terminated; must equal a skill id in the manifest */
+    skillhost_invoke_fn invoke; /* never NULL */
+} skillhost_skill;
+
+/*
+ * The plugin descriptor returned by the entry function. Static lifetime.
+ * The first two members (abi_version, struct_size) are fixed for every ABI version.
+ */
+typedef struct skillhost_plugin {
+    skillhost_version abi_version; /* SKILLHOST_ABI_VERSION_INIT as the plugin was compiled */
+    uint32_t struct_size;          /* sizeof(skillhost_plugin) as the plugin was compiled */
+    const char* name;              /* NUL-terminated; must equal the manifest's `name` */
+    const char* version;           /* NUL-terminated plugin version, e.g. "1.2.0" */
+    uint32_t skill_count;          /* number of entries in `skills` */
+    const skillhost_skill* skills; /* `skill_count` entries, ids unique */
+
+    /*
+     * Prepares the plugin. Called once per load, before any invoke(), on one thread. Must tolerate
+     * being called again after shutdown() (the host may reload). Stores plugin-wide state in
+     * *out_plugin_state (may stay NULL). On failure, write an error to `error_writer` and return a
+     * non-OK status: the plugin is not used and shutdown() is not called. `host` stays valid until
+     * shutdown() returns. May be NULL when the plugin needs no preparation.
+     */
+    skillhost_status (*init)(const skillhost_host_services* host, void** out_plugin_state,
+                             const skillhost_result_writer* error_writer);
+
+    /*
+     * Releases everything init() acquired. Called once, after the last invoke() returned, on one
+     * thread; calling it twice with the same state must be harmless. May be NULL.
+     */
+    void (*shutdown)(void* plugin_state);
+} skillhost_plugin;
+
+/*
+ * The one exported function. Must be callable any number of times and always return the same
+ * static descriptor; must not allocate, start threads or call back into the host.
+ */
+typedef const skillhost_plugin* (*skillhost_plugin_entry_fn)(void);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* SKILLHOST_SKILL_ABI_H */
