@@ -1,0 +1,18 @@
+// JSON text helpers shared by the CLI, logs and renderers.
+#pragma once
+
+#include <boost/json/value.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace skillhost {
+
+// Indented JSON (2 spaces), keys in their stored order. Boost.JSON only prints compactly.
+std::string pretty_json(const boost::json::value& value, int indent = 2);
+
+// Parses JSON text; on failure returns an Error-friendly message naming the byte offset.
+// Returns true on success and stores the value in `out`, else stores a message in `problem`.
+bool parse_json(std::string_view text, boost::json::value& out, std::string& problem);
+
+}  // namespace skillhost

@@ -1,0 +1,57 @@
+// `skillhost call SKILL [--args JSON] [--user U] [--json]`: one skill through the executor.
+#include "base/json_text.hpp"
+#include "cli/cli_context.hpp"
+#include "cli/output.hpp"
+
+#include <iostream>
+
+namespace skillhost::cli {
+namespace {
+
+struct CallArgs {
+    std::string skill;
+    std::string args = "{}";
+    std::string user;
+    bool json = false;
+};
+
+int run_call(CliContext& ctx, const CallArgs& a) {
+    boost::json::value args;
+    std::string problem;
+    if (!parse_json(a.args, args, problem)) {
+        Error e{"INVALID_ARGS_JSON", "--args is not valid JSON: " + problem, {},
+                {"quote the JSON for your shell, e.g. --args '{\"path\":\"README.md\"}'"}};
+        e.details["args"] = a.args;
+        return fail_setup(e, a.json);
+    }
+    auto rt = ctx.runtime();
+    if (!rt) return fail_setup(rt.error(), a.json);
+    HostRuntime& host = *rt.value();
+    exec::SkillResult result = host.executor->call(*host.catalog, a.skill, args, host.caller(a.user));
+    if (a.json) {
+        print_json(result.to_json());
+        return result.ok ? kExitOk : kExitFailed;
+    }
+    if (!result.ok) {
+        print_error(result.error);
+        return kExitFailed;
+    }
+    print_json(result.output);
+    return kExitOk;
+}
+
+}  // namespace
+
+void register_call_command(CLI::App& app, CliContext& ctx) {
+    auto a = std::make_shared<CallArgs>();
+    auto* call = app.add_subcommand("call", "Run one skill through the executor (argument validation, timeout, errors)");
+    call->add_option("SKILL", a->skill, "Skill id, e.g. task_list")->required();
+    call->add_option("--args", a->args, "Arguments as a JSON object")->capture_default_str();
+    call->add_option("--user", a->user, "Act as this user (default: the configured default user)");
+    call->add_flag("--json", a->json, "Print {ok, result | error} as JSON");
+    ctx.add_global_options(*call);
+    call->footer("Example: skillhost call fs_read --args '{\"path\":\"README.md\"}'");
+    call->callback([&ctx, a] { ctx.exit_code = run_call(ctx, *a); });
+}
+
+}  // namespace skillhost::cli

@@ -1,0 +1,194 @@
+// `skillhost plugin check MANIFEST`: the author's conformance check. Loads the plugin exactly as the
+// host does, then calls every skill with its manifest examples and with generated invalid arguments.
+#include "catalog/catalog_render.hpp"
+#include "cli/cli_context.hpp"
+#include "cli/output.hpp"
+#include "cli/scratch_dir.hpp"
+#include "manifest/manifest.hpp"
+
+#include <boost/json/serialize.hpp>
+
+#include <iostream>
+
+namespace skillhost::cli {
+namespace {
+
+struct Check {
+    std::string name;
+    std::string skill;
+    bool ok = false;
+    std::string detail;
+};
+
+class CheckReport {
+public:
+    explicit CheckReport(bool json) : json_(json) {}
+    void add(Check c) {
+        if (!json_) {
+            std::cout << (c.ok ? "PASS  " : "FAIL  ") << c.name;
+            if (!c.skill.empty()) std::cout << " [" << c.skill << "]";
+            if (!c.detail.empty()) std::cout << ": " << c.detail;
+            std::cout << "\n";
+        }
+        checks_.push_back(std::move(c));
+    }
+    int failed() const {
+        int n = 0;
+        for (const auto& c : checks_) n += c.ok ? 0 : 1;
+        return n;
+    }
+    int finish(const std::string& manifest_file) const {
+        int bad = failed();
+        int good = static_cast<int>(checks_.size()) - bad;
+        if (json_) {
+            boost::json::object out;
+            out["manifest"] = manifest_file;
+            boost::json::array arr;
+            for (const auto& c : checks_)
+                arr.push_back({{"check", c.name}, {"skill", c.skill}, {"ok", c.ok}, {"detail", c.detail}});
+            out["checks"] = std::move(arr);
+            out["passed"] = good;
+            out["failed"] = bad;
+            print_json(out);
+        } else {
+            std::cout << "plugin check: " << good << " checks passed, " << bad << " failed\n";
+        }
+        return bad == 0 ? kExitOk : kExitFailed;
+    }
+
+private:
+    bool json_;
+    std::vector<Check> checks_;
+};
+
+// A value of the wrong JSON type for a schema, to probe the plugin's own argument handling.
+boost::json::value wrong_type_for(manifest::SchemaType t) {
+    switch (t) {
+        case manifest::SchemaType::string: return 42;
+        case manifest::SchemaType::integer:
+        case manifest::SchemaType::number: return "not a number";
+        case manifest::SchemaType::boolean: return "yes";
+        case manifest::SchemaType::array: return boost::json::object{{"not", "an array"}};
+        case manifest::SchemaType::object: return boost::json::array{1, 2};
+        default: return boost::json::array{};
+    }
+}
+
+// A raw outcome is well-formed if it is valid JSON or a coded error with a message.
+std::string raw_outcome_problem(const plugin::RawOutcome& o) {
+    using W = plugin::RawOutcome::Written;
+    if (o.written == W::nothing) return "returned without writing a result or an error";
+    if (o.written == W::error) {
+        if (o.error_code.empty()) return "wrote an error with an empty code";
+        if (o.error_message.empty()) return "wrote error " + o.error_code + " with an empty message";
+        return {};
+    }
+    boost::system::error_code ec;
+    (void)boost::json::parse(o.result_json, ec);
+    if (ec) return "wrote a result that is not valid JSON: " + o.result_json.substr(0, 80);
+    return {};
+}
+
+void check_skill(CheckReport& report, exec::Executor& executor, const catalog::CatalogSnapshot& snap,
+                 const catalog::CatalogEntry& entry, const exec::CallerContext& caller) {
+    const auto& spec = *entry.spec;
+    if (spec.examples.empty()) {
+        report.add({"examples", spec.id, false, "no examples: add at least one (planners and `plugin check` use them)"});
+    }
+    for (std::size_t i = 0; i < spec.examples.size(); ++i) {
+        const auto& ex = spec.examples[i];
+        auto r = executor.call(snap, spec.id, ex.args, caller);
+        std::string label = "example " + std::to_string(i + 1) + (ex.description.empty() ? "" : " (" + ex.description + ")");
+        report.add({label, spec.id, r.ok,
+                    r.ok ? "ok" : r.error.code + ": " + r.error.message + " — args " + boost::json::serialize(ex.args)});
+    }
+
+    // The host must reject what the schema forbids before the plugin sees it.
+    auto unknown = executor.call(snap, spec.id, boost::json::object{{"__not_a_field__", 1}}, caller);
+    report.add({"rejects unknown field", spec.id, !unknown.ok && unknown.error.code == "INVALID_ARGS",
+                unknown.ok ? "the call succeeded" : unknown.error.code});
+    for (const auto& [name, prop] : spec.inputs.properties) {
+        boost::json::object bad;
+        bad[name] = wrong_type_for(prop.type);
+        if (prop.type == manifest::SchemaType::any) continue;
+        auto r = executor.call(snap, spec.id, bad, caller);
+        report.add({"rejects wrong type for '" + name + "'", spec.id, !r.ok && r.error.code == "INVALID_ARGS",
+                    r.ok ? "the call succeeded" : r.error.code});
+    }
+
+    // The plugin itself must answer garbage with a well-formed error, not a crash or silence.
+    std::vector<std::string> probes{"{}", "[]", "null", "{\"__not_a_field__\":true}"};
+    boost::json::object all_wrong;
+    for (const auto& [name, prop] : spec.inputs.properties) all_wrong[name] = wrong_type_for(prop.type);
+    probes.push_back(boost::json::serialize(all_wrong));
+    int n = 0;
+    for (const auto& probe : probes) {
+        plugin::CallControl control;
+        plugin::CallContext cc;
+        cc.skill_id = spec.id;
+        cc.call_id = "check-" + std::to_string(++n);
+        cc.user_id = caller.user_id;
+        cc.data_dir = caller.users_dir / caller.user_id / "plugins" / entry.plugin->manifest().name;
+        cc.workspace_root = caller.workspace_root;
+        cc.control = &control;
+        auto outcome = entry.plugin->invoke(cc, probe);
+        std::string problem = raw_outcome_problem(outcome);
+        report.add({"handles raw invalid args " + probe.substr(0, 40), spec.id, problem.empty(),
+                    problem.empty() ? (outcome.written == plugin::RawOutcome::Written::error ? outcome.error_code : "result")
+                                    : problem});
+    }
+}
+
+int run_check(CliContext& ctx, const std::string& manifest_file, bool json) {
+    CheckReport report(json);
+    auto m = manifest::load_manifest(manifest_file);
+    if (!m) {
+        report.add({"manifest", "", false, m.error().message});
+        if (!json) print_error(m.error());
+        return report.finish(manifest_file);
+    }
+    report.add({"manifest", "", true, std::to_string(m->skills.size()) + " skills, ABI " +
+                                          std::to_string(m->abi.major) + "." + std::to_string(m->abi.minor)});
+
+    auto scratch = ScratchDir::create("skillhost-check");
+    if (!scratch) return fail_setup(scratch.error(), json);
+    plugin::LoaderOptions lo;
+    lo.cache_dir = scratch->path() / "plugin-cache";
+    std::filesystem::create_directories(lo.cache_dir);
+    plugin::PluginLoader loader(lo);
+    auto loaded = loader.load(m.value());
+    if (!loaded) {
+        report.add({"load", "", false, loaded.error().code + ": " + loaded.error().message});
+        return report.finish(manifest_file);
+    }
+    report.add({"load", "", true,
+                "ABI accepted, entry found, skills match the manifest, plugin version " + std::string(loaded.value()->version())});
+
+    catalog::CatalogSnapshot snap(1, {loaded.value()}, {});
+    exec::Executor executor;
+    exec::CallerContext caller;
+    caller.user_id = "plugin-check";
+    caller.users_dir = scratch->path() / "users";
+    caller.workspace_root = scratch->path() / "workspace";
+    std::filesystem::create_directories(caller.workspace_root);
+    (void)ctx;
+    for (const auto* entry : catalog::all_entries(snap)) check_skill(report, executor, snap, *entry, caller);
+    return report.finish(manifest_file);
+}
+
+}  // namespace
+
+void register_plugin_commands(CLI::App& app, CliContext& ctx) {
+    auto* plugin = app.add_subcommand("plugin", "Tools for plugin authors");
+    plugin->require_subcommand(1);
+    auto* check = plugin->add_subcommand(
+        "check", "Conformance check: load as the host does, run every example, probe with invalid arguments");
+    auto file = std::make_shared<std::string>();
+    auto json = std::make_shared<bool>(false);
+    check->add_option("MANIFEST", *file, "The plugin's manifest (its library is found beside it)")->required();
+    check->add_flag("--json", *json, "Machine-readable report");
+    ctx.add_global_options(*check);
+    check->callback([&ctx, file, json] { ctx.exit_code = run_check(ctx, *file, *json); });
+}
+
+}  // namespace skillhost::cli

@@ -1,0 +1,149 @@
+// `skills list`, `skills show ID`, `catalog --format F`.
+#include "catalog/catalog_render.hpp"
+#include "cli/cli_context.hpp"
+#include "cli/output.hpp"
+
+#include <iostream>
+#include <map>
+
+namespace skillhost::cli {
+namespace {
+
+boost::json::array failures_json(const catalog::CatalogSnapshot& snap) {
+    boost::json::array out;
+    for (const auto& f : snap.failures()) {
+        boost::json::object o;
+        o["manifest"] = f.manifest_file.string();
+        o["plugin"] = f.plugin_name;
+        o["error"] = f.error.to_json();
+        out.push_back(std::move(o));
+    }
+    return out;
+}
+
+void print_failures(const catalog::CatalogSnapshot& snap) {
+    if (snap.failures().empty()) return;
+    std::cout << "\n" << snap.failures().size() << (snap.failures().size() == 1 ? " plugin" : " plugins")
+              << " failed to load:\n";
+    for (const auto& f : snap.failures()) {
+        std::cout << "  " << (f.plugin_name.empty() ? f.manifest_file.filename().string() : f.plugin_name) << " ("
+                  << f.manifest_file.string() << "): " << f.error.code << ": " << f.error.message << "\n";
+    }
+}
+
+int run_list(CliContext& ctx, bool json) {
+    auto rt = ctx.runtime();
+    if (!rt) return fail_setup(rt.error(), json);
+    const auto& snap = *rt.value()->catalog;
+    auto entries = catalog::all_entries(snap);
+    if (json) {
+        boost::json::object out;
+        out["catalog_version"] = snap.version();
+        boost::json::array skills;
+        for (const auto* e : entries) {
+            boost::json::object s;
+            s["id"] = e->spec->id;
+            s["title"] = e->spec->title;
+            s["plugin"] = e->plugin->manifest().name;
+            s["plugin_version"] = std::string(e->plugin->version());
+            s["risk"] = manifest::to_string(e->spec->risk);
+            s["min_trust"] = manifest::to_string(e->spec->min_trust);
+            s["read_only"] = e->spec->annotations.read_only;
+            s["requires_approval"] = e->spec->requires_approval;
+            skills.push_back(std::move(s));
+        }
+        out["skills"] = std::move(skills);
+        out["failures"] = failures_json(snap);
+        print_json(out);
+        return kExitOk;
+    }
+    if (entries.empty()) {
+        std::cout << "No skills loaded. Plugin directories searched:\n";
+        for (const auto& d : rt.value()->config.plugin_dirs) std::cout << "  " << d.string() << "\n";
+    } else {
+        std::cout << catalog::render_catalog_table(entries);
+    }
+    print_failures(snap);
+    return kExitOk;
+}
+
+int run_show(CliContext& ctx, const std::string& id, bool json) {
+    auto rt = ctx.runtime();
+    if (!rt) return fail_setup(rt.error(), json);
+    const auto& snap = *rt.value()->catalog;
+    const auto* entry = snap.find(id);
+    if (!entry) {
+        Error e{"SKILL_NOT_FOUND", "no skill named '" + id + "' is loaded", {},
+                {"run `skillhost skills list` to see the loaded skills"}};
+        e.details["skill"] = id;
+        if (json) print_error_json(e);
+        print_error(e);
+        return kExitFailed;
+    }
+    auto rendered = catalog::render_catalog_json({entry});
+    if (json) {
+        print_json(rendered.at(0));
+        return kExitOk;
+    }
+    const auto& s = *entry->spec;
+    std::cout << s.id << " — " << s.title << "\n"
+              << "plugin:      " << entry->plugin->manifest().name << " " << entry->plugin->version() << "\n"
+              << "category:    " << (s.category.empty() ? "-" : s.category) << "\n"
+              << "risk:        " << manifest::to_string(s.risk) << ", cost " << manifest::to_string(s.cost) << "\n"
+              << "min trust:   " << manifest::to_string(s.min_trust) << "\n"
+              << "approval:    " << (s.requires_approval ? "always required" : "by policy") << "\n"
+              << "timeout:     " << s.timeout_ms << " ms, " << manifest::to_string(s.concurrency) << "\n\n"
+              << s.description << "\n\n"
+              << catalog::render_catalog_text({entry});
+    if (!s.examples.empty()) {
+        std::cout << "\nexamples:\n";
+        for (const auto& ex : s.examples)
+            std::cout << "  skillhost call " << s.id << " --args '" << boost::json::serialize(ex.args) << "'"
+                      << (ex.description.empty() ? "" : "   # " + ex.description) << "\n";
+    }
+    return kExitOk;
+}
+
+int run_catalog(CliContext& ctx, const std::string& format) {
+    static const std::map<std::string, catalog::RenderFormat> formats{
+        {"text", catalog::RenderFormat::text}, {"json", catalog::RenderFormat::json},
+        {"openai", catalog::RenderFormat::openai}, {"mcp", catalog::RenderFormat::mcp},
+        {"table", catalog::RenderFormat::table}};
+    auto rt = ctx.runtime();
+    if (!rt) return fail_setup(rt.error(), false);
+    const std::string& text = rt.value()->catalog->render(formats.at(format));
+    std::cout << text;
+    if (!text.empty() && text.back() != '\n') std::cout << "\n";
+    return kExitOk;
+}
+
+}  // namespace
+
+void register_skills_commands(CLI::App& app, CliContext& ctx) {
+    auto* skills = app.add_subcommand("skills", "List and inspect the loaded skills");
+    skills->require_subcommand(1);
+
+    auto* list = skills->add_subcommand("list", "Every loaded skill, and every plugin that failed to load with why");
+    auto list_json = std::make_shared<bool>(false);
+    list->add_flag("--json", *list_json, "Machine-readable output");
+    ctx.add_global_options(*list);
+    list->callback([&ctx, list_json] { ctx.exit_code = run_list(ctx, *list_json); });
+
+    auto* show = skills->add_subcommand("show", "Everything the manifest says about one skill");
+    auto show_id = std::make_shared<std::string>();
+    auto show_json = std::make_shared<bool>(false);
+    show->add_option("ID", *show_id, "Skill id, e.g. task_list")->required();
+    show->add_flag("--json", *show_json, "Machine-readable output");
+    ctx.add_global_options(*show);
+    show->callback([&ctx, show_id, show_json] { ctx.exit_code = run_show(ctx, *show_id, *show_json); });
+
+    auto* cat = app.add_subcommand("catalog", "Print the tool catalog as the planner, OpenAI/Ollama or MCP see it");
+    auto format = std::make_shared<std::string>("text");
+    cat->add_option("--format", *format, "text (LLM prompt), json, openai (tools array), mcp (tools/list), table")
+        ->check(CLI::IsMember({"text", "json", "openai", "mcp", "table"}))
+        ->capture_default_str();
+    ctx.add_global_options(*cat);
+    cat->callback([&ctx, format] { ctx.exit_code = run_catalog(ctx, *format); });
+}
+
+}  // namespace skillhost::cli

@@ -1,0 +1,153 @@
+// The `skillhost` executable end to end, run as a user runs it, against fixture plugins.
+#include "support/subprocess.hpp"
+#include "support/temp_dir.hpp"
+
+#include <boost/json.hpp>
+#include <gtest/gtest.h>
+
+namespace {
+
+using skillhost::testing::ProcessResult;
+using skillhost::testing::run_process;
+using skillhost::testing::TempDir;
+using skillhost::testing::write_file;
+
+const std::string kFixtures = SKILLHOST_TEST_FIXTURES_BINARY_DIR;
+
+class CliTest : public ::testing::Test {
+protected:
+    TempDir dir{"skillhost-cli"};
+    std::string config = (dir / "skillhost.yaml").string();
+    std::string home = (dir / "home").string();
+
+    void SetUp() override {
+        write_file(config, "include_builtin_plugins: false\n"
+                           "plugin_dirs:\n"
+                           "  - " + kFixtures + "/echo\n"
+                           "  - " + kFixtures + "/wrong_major\n");
+    }
+
+    ProcessResult skillhost(std::vector<std::string> args) {
+        args.insert(args.begin(), SKILLHOST_BINARY);
+        args.push_back("--config");
+        args.push_back(config);
+        args.push_back("--home");
+        args.push_back(home);
+        return run_process(args);
+    }
+};
+
+TEST_F(CliTest, SkillsListShowsSkillsAndWhyABrokenPluginFailed) {
+    auto r = skillhost({"skills", "list"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("echo"), std::string::npos);
+    EXPECT_NE(r.out.find("noop"), std::string::npos);
+    EXPECT_NE(r.out.find("failed to load"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("ABI_INCOMPATIBLE"), std::string::npos) << r.out;
+}
+
+TEST_F(CliTest, SkillsListJsonIsMachineReadable) {
+    auto r = skillhost({"skills", "list", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto v = boost::json::parse(r.out).as_object();
+    bool found_add = false;
+    for (const auto& s : v.at("skills").as_array())
+        if (s.at("id").as_string() == "add") {
+            found_add = true;
+            EXPECT_EQ(s.at("plugin").as_string(), "echo");
+        }
+    EXPECT_TRUE(found_add);
+    ASSERT_EQ(v.at("failures").as_array().size(), 1u);
+    EXPECT_EQ(v.at("failures").as_array()[0].at("error").at("code").as_string(), "ABI_INCOMPATIBLE");
+}
+
+TEST_F(CliTest, CallRunsASkillAndPrintsItsResult) {
+    auto r = skillhost({"call", "add", "--args", R"({"a":2,"b":40})", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto v = boost::json::parse(r.out).as_object();
+    EXPECT_TRUE(v.at("ok").as_bool());
+    EXPECT_EQ(v.at("result").at("sum").as_int64(), 42);
+}
+
+TEST_F(CliTest, CallReportsASkillErrorWithItsHintsAndExitsOne) {
+    auto r = skillhost({"call", "fail"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("error: ECHO_FAILED"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("hint:"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, CallRejectsInvalidArgumentsBeforeThePluginSeesThem) {
+    auto r = skillhost({"call", "add", "--args", R"({"a":"two","b":1})"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("INVALID_ARGS"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("args.a"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, CallWithMalformedJsonIsAUsageError) {
+    auto r = skillhost({"call", "add", "--args", "{a:1"});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("--args is not valid JSON"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, UnknownSkillSuggestsCloseNames) {
+    auto r = skillhost({"call", "ech"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("SKILL_NOT_FOUND"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("echo"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, SkillsShowDescribesOneSkill) {
+    auto r = skillhost({"skills", "show", "add"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("plugin:"), std::string::npos);
+    EXPECT_NE(r.out.find("skillhost call add --args"), std::string::npos) << r.out;
+    auto missing = skillhost({"skills", "show", "nope"});
+    EXPECT_EQ(missing.exit_code, 1);
+    EXPECT_NE(missing.err.find("SKILL_NOT_FOUND"), std::string::npos);
+}
+
+TEST_F(CliTest, CatalogRendersEveryFormat) {
+    for (const std::string fmt : {"json", "openai", "mcp"}) {
+        auto r = skillhost({"catalog", "--format", fmt});
+        ASSERT_EQ(r.exit_code, 0) << fmt << ": " << r.err;
+        EXPECT_TRUE(boost::json::parse(r.out).is_array()) << fmt;
+    }
+    auto text = skillhost({"catalog"});
+    ASSERT_EQ(text.exit_code, 0);
+    EXPECT_NE(text.out.find("add"), std::string::npos);
+    auto bad = skillhost({"catalog", "--format", "xml"});
+    EXPECT_EQ(bad.exit_code, 2);
+}
+
+TEST_F(CliTest, PluginCheckPassesAGoodPlugin) {
+    auto r = skillhost({"plugin", "check", kFixtures + "/plain_c/plain_c.yaml"});
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("PASS  load"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("FAIL"), std::string::npos) << r.out;
+}
+
+TEST_F(CliTest, PluginCheckFailsABrokenPluginAndSaysWhy) {
+    auto r = skillhost({"plugin", "check", kFixtures + "/skills_mismatch/skills_mismatch.yaml", "--json"});
+    EXPECT_EQ(r.exit_code, 1);
+    auto v = boost::json::parse(r.out).as_object();
+    EXPECT_GE(v.at("failed").as_int64(), 1);
+    EXPECT_NE(r.out.find("SKILLS_MISMATCH"), std::string::npos) << r.out;
+}
+
+TEST_F(CliTest, BadConfigNamesFileLineAndKey) {
+    write_file(config, "plugin_dirs: []\nhoem: /tmp/x\n");
+    auto r = skillhost({"skills", "list"});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("skillhost.yaml:2:1: hoem: unknown setting"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, HelpAndUsageErrors) {
+    auto help = run_process({SKILLHOST_BINARY, "--help"});
+    EXPECT_EQ(help.exit_code, 0);
+    EXPECT_NE(help.out.find("call"), std::string::npos);
+    auto unknown = run_process({SKILLHOST_BINARY, "frobnicate"});
+    EXPECT_EQ(unknown.exit_code, 2);
+    EXPECT_NE(unknown.err.find("error: USAGE"), std::string::npos) << unknown.err;
+}
+
+}  // namespace
