@@ -23,6 +23,10 @@ std::vector<ArgumentProblem> validate_arguments(const manifest::Schema& schema, 
 // Returns `args` with defaults from the schema applied to absent properties (recursively).
 boost::json::value apply_defaults(const manifest::Schema& schema, const boost::json::value& args);
 
+// One line naming every input with its type, required marker, enum and default, e.g.
+// "task_create takes: title (string, required), priority (string: low|medium|high, default \"medium\")".
+std::string describe_inputs(std::string_view skill_id, const manifest::Schema& schema);
+
 // validate + apply defaults; on problems an INVALID_ARGS Error whose message names the first
 // problem and whose details list all problems and the skill's accepted fields.
 Result<boost::json::value> prepare_arguments(std::string_view skill_id, const manifest::Schema& schema,

@@ -9,15 +9,21 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 namespace skillhost::exec {
+
+class WorkerPool;
 
 // Who a call is for and where their data lives.
 struct CallerContext {
@@ -64,6 +70,10 @@ public:
 
 private:
     std::mutex& serial_mutex_for(const catalog::CatalogEntry& entry);
+    std::string next_call_id();
+
+    std::unique_ptr<WorkerPool> pool_;
+    std::atomic<std::uint64_t> call_counter_;
     std::mutex serial_mutexes_guard_;
     std::unordered_map<std::string, std::unique_ptr<std::mutex>> serial_mutexes_;
 };

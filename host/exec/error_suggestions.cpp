@@ -1,0 +1,62 @@
+#include "exec/error_suggestions.hpp"
+
+#include <string_view>
+#include <unordered_map>
+
+namespace skillhost::exec {
+namespace {
+
+using Table = std::unordered_map<std::string_view, std::vector<std::string>>;
+
+const Table& table() {
+    static const Table hints = {
+        {"INVALID_ARGS",
+         {"Check details.problems and call again with only the fields in details.accepted_fields, using the "
+          "types and values the skill's input schema allows."}},
+        {"SKILL_NOT_FOUND",
+         {"Use one of the skill ids in the catalog (`skillhost skills list`); check details.similar for close "
+          "matches."}},
+        {"TIMEOUT",
+         {"Ask for less at once (a narrower path, fewer items, a smaller range), or call again with a larger "
+          "timeout if the work really needs it."}},
+        {"CANCELLED", {"The call was cancelled on request; call again if the result is still needed."}},
+        {"PLUGIN_INVALID_RESULT",
+         {"The plugin broke its contract (its result is not valid JSON); report this to the plugin author "
+          "with the call id."}},
+        {"PLUGIN_NO_RESULT",
+         {"The plugin returned without a result; report this to the plugin author with the call id."}},
+        {"PLUGIN_ERROR_UNSPECIFIED",
+         {"The plugin failed without saying why; report this to the plugin author with the call id."}},
+        {"PLUGIN_EXCEPTION",
+         {"The skill crashed with an exception; try different arguments, and report this to the plugin "
+          "author with the call id."}},
+        {"FILE_NOT_FOUND",
+         {"Check the path: list the directory with fs_list or look for the file with fs_search."}},
+        {"PATH_NOT_ALLOWED",
+         {"Stay inside the workspace: use a path relative to the workspace root (see fs_list)."}},
+        {"TRUST_TOO_LOW",
+         {"This skill needs a higher trust level than the user has; ask the user to raise it or choose a "
+          "skill that needs less trust."}},
+        {"APPROVAL_REQUIRED", {"Wait for the user to approve the pending call, or choose a read-only skill."}},
+        {"POLICY_DENIED",
+         {"A policy rule forbids this call; choose another skill or other arguments, or ask the user."}},
+        {"MODE_NOT_ALLOWED",
+         {"The user's cognitive mode does not allow this skill (e.g. emulation allows read-only skills only)."}},
+        {"LLM_UNAVAILABLE", {"No model is configured for this role; configure one in models.yaml or skip this step."}},
+        {"INVALID_USER_ID", {"Use a plain user id (letters, digits, '-', '_', '.'), not a path."}},
+        {"EXECUTOR_UNAVAILABLE",
+         {"The host could not start the call (out of threads or memory); wait a moment and call again."}},
+    };
+    return hints;
+}
+
+}  // namespace
+
+const std::vector<std::string>& generic_suggestions(std::string_view code) {
+    static const std::vector<std::string> none;
+    const auto& hints = table();
+    auto it = hints.find(code);
+    return it == hints.end() ? none : it->second;
+}
+
+}  // namespace skillhost::exec

@@ -1,0 +1,157 @@
+#include "exec/worker_pool.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define SKILLHOST_CPU_RELAX() _mm_pause()
+#else
+#define SKILLHOST_CPU_RELAX() std::this_thread::yield()
+#endif
+
+namespace skillhost::exec {
+
+namespace {
+
+struct Worker {
+    // Written by a submitter that popped this worker from the idle list, then published through
+    // has_job (release/seq_cst); read by the worker after it sees has_job.
+    std::shared_ptr<PoolJob> job;
+    std::atomic<bool> has_job{false};
+    std::atomic<bool> sleeping{false};
+    std::mutex mutex;
+    std::condition_variable wake;
+};
+
+}  // namespace
+
+struct WorkerPool::State {
+    WorkerPoolOptions options;
+    std::mutex mutex;
+    std::vector<Worker*> idle;  // most recently idle last: it is the one most likely still spinning
+    std::deque<std::shared_ptr<PoolJob>> queue;
+    std::size_t live = 0;
+    std::atomic<bool> stopping{false};
+    std::condition_variable idle_changed;
+};
+
+namespace {
+
+using State = WorkerPool::State;
+
+void remove_idle(State& state, Worker* worker) {
+    auto it = std::find(state.idle.begin(), state.idle.end(), worker);
+    if (it != state.idle.end()) state.idle.erase(it);
+}
+
+// Waits until a submitter hands this worker a job (true) or the worker should retire (false).
+bool wait_for_job(State& state, Worker& worker) {
+    const auto spin_until = std::chrono::steady_clock::now() + state.options.spin;
+    unsigned spins = 0;
+    while (!worker.has_job.load(std::memory_order_acquire)) {
+        SKILLHOST_CPU_RELAX();
+        if ((++spins & 63) == 0 && std::chrono::steady_clock::now() >= spin_until) break;
+    }
+    for (;;) {
+        {
+            std::unique_lock lock(worker.mutex);
+            // Pairs with the submitter's store of has_job followed by its load of sleeping: with
+            // both sequentially consistent, either we see the job or it sees us asleep and wakes us.
+            worker.sleeping.store(true, std::memory_order_seq_cst);
+            worker.wake.wait_for(lock, state.options.idle_exit, [&] {
+                return worker.has_job.load(std::memory_order_seq_cst) ||
+                       state.stopping.load(std::memory_order_acquire);
+            });
+            worker.sleeping.store(false, std::memory_order_relaxed);
+        }
+        if (worker.has_job.load(std::memory_order_acquire)) return true;
+        std::lock_guard lock(state.mutex);
+        // A submitter pops idle workers under this lock, so this check cannot race with a hand-off.
+        if (worker.has_job.load(std::memory_order_acquire)) return true;
+        if (state.stopping.load() || state.live > state.options.keep_workers) {
+            remove_idle(state, &worker);
+            --state.live;
+            state.idle_changed.notify_all();
+            return false;
+        }
+    }
+}
+
+void worker_main(std::shared_ptr<State> state, std::shared_ptr<PoolJob> job) {
+    Worker worker;
+    for (;;) {
+        if (job) {
+            job->run();
+            job.reset();
+        }
+        {
+            std::lock_guard lock(state->mutex);
+            if (!state->queue.empty()) {
+                job = std::move(state->queue.front());
+                state->queue.pop_front();
+                continue;
+            }
+            if (state->stopping.load()) {
+                --state->live;
+                state->idle_changed.notify_all();
+                return;
+            }
+            state->idle.push_back(&worker);
+        }
+        if (!wait_for_job(*state, worker)) return;
+        job = std::move(worker.job);
+        worker.has_job.store(false, std::memory_order_relaxed);
+    }
+}
+
+}  // namespace
+
+WorkerPool::WorkerPool(WorkerPoolOptions options) : state_(std::make_shared<State>()) {
+    options.keep_workers = std::max<std::size_t>(1, options.keep_workers);
+    options.max_workers = std::max(options.max_workers, options.keep_workers);
+    state_->options = options;
+}
+
+WorkerPool::~WorkerPool() {
+    std::unique_lock lock(state_->mutex);
+    state_->stopping.store(true);
+    state_->queue.clear();
+    for (Worker* worker : state_->idle) {
+        std::lock_guard worker_lock(worker->mutex);
+        worker->wake.notify_one();
+    }
+    // Idle workers leave promptly; busy ones (possibly stuck in a plugin) exit after their job and
+    // own a reference to the state, so there is nothing to wait for on their behalf.
+    state_->idle_changed.wait(lock, [&] { return state_->idle.empty(); });
+}
+
+void WorkerPool::submit(std::shared_ptr<PoolJob> job) {
+    State& state = *state_;
+    std::lock_guard lock(state.mutex);
+    if (!state.idle.empty()) {
+        Worker* worker = state.idle.back();
+        state.idle.pop_back();
+        worker->job = std::move(job);
+        worker->has_job.store(true, std::memory_order_seq_cst);
+        if (worker->sleeping.load(std::memory_order_seq_cst)) {
+            std::lock_guard worker_lock(worker->mutex);
+            worker->wake.notify_one();
+        }
+        return;
+    }
+    if (state.live < state.options.max_workers) {
+        std::thread thread(worker_main, state_, std::move(job));
+        thread.detach();
+        ++state.live;
+        return;
+    }
+    state.queue.push_back(std::move(job));
+}
+
+}  // namespace skillhost::exec
