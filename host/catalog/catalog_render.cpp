@@ -1,1 +1,292 @@
-// implementation pending
+#include "catalog/catalog_render.hpp"
+
+#include <boost/json/serialize.hpp>
+
+#include <algorithm>
+#include <array>
+
+namespace skillhost::catalog {
+namespace {
+
+namespace json = boost::json;
+using manifest::Schema;
+using manifest::SchemaType;
+using manifest::SkillSpec;
+
+// Descriptions in manifests are often folded YAML blocks; a prompt wants them on one line.
+void append_one_line(std::string& out, std::string_view text) {
+    bool space = false;
+    for (char c : text) {
+        if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
+            space = true;
+            continue;
+        }
+        if (space && !out.empty() && out.back() != ' ' && out.back() != '(') out += ' ';
+        space = false;
+        out += c;
+    }
+}
+
+void append_value(std::string& out, const json::value& v) {
+    if (v.is_string()) out += v.get_string();
+    else out += json::serialize(v);
+}
+
+void append_number(std::string& out, double d) {
+    json::value v = d;
+    if (d == static_cast<double>(static_cast<long long>(d))) v = static_cast<long long>(d);
+    out += json::serialize(v);
+}
+
+void append_type(std::string& out, const Schema& schema) {
+    out += manifest::to_string(schema.type);
+    if (schema.type == SchemaType::array && schema.items) {
+        out += " of ";
+        append_type(out, *schema.items);
+    }
+    if (!schema.properties.empty()) {
+        out += " {";
+        for (std::size_t i = 0; i < schema.properties.size(); ++i) {
+            if (i) out += ", ";
+            out += schema.properties[i].first;
+        }
+        out += '}';
+    }
+}
+
+void append_input(std::string& out, const std::string& name, const Schema& schema, bool required) {
+    out += name;
+    out += " (";
+    append_type(out, schema);
+    if (required) out += ", required";
+    out += ')';
+    if (!schema.description.empty()) {
+        out += " — ";
+        append_one_line(out, schema.description);
+    }
+    if (!schema.enum_values.empty()) {
+        out += "; enum ";
+        for (std::size_t i = 0; i < schema.enum_values.size(); ++i) {
+            if (i) out += '|';
+            append_value(out, schema.enum_values[i]);
+        }
+    }
+    if (schema.minimum) {
+        out += "; min ";
+        append_number(out, *schema.minimum);
+    }
+    if (schema.maximum) {
+        out += "; max ";
+        append_number(out, *schema.maximum);
+    }
+    if (schema.pattern) out += "; pattern " + *schema.pattern;
+    if (schema.default_value) {
+        out += "; default ";
+        out += json::serialize(*schema.default_value);
+    }
+}
+
+void append_notes(std::string& out, const SkillSpec& spec) {
+    std::vector<std::string> notes;
+    if (spec.annotations.read_only) notes.emplace_back("read-only");
+    if (spec.annotations.destructive) notes.emplace_back("destructive");
+    if (spec.annotations.open_world) notes.emplace_back("open-world");
+    notes.push_back(std::string("risk=") + manifest::to_string(spec.risk));
+    if (spec.cost != manifest::Cost::free) notes.push_back(std::string("cost=") + manifest::to_string(spec.cost));
+    if (spec.min_trust != manifest::TrustLevel::observe)
+        notes.push_back(std::string("min trust=") + manifest::to_string(spec.min_trust));
+    if (spec.requires_approval) notes.emplace_back("needs approval");
+    out += "  notes: ";
+    for (std::size_t i = 0; i < notes.size(); ++i) {
+        if (i) out += ", ";
+        out += notes[i];
+    }
+    out += '\n';
+}
+
+json::object skill_json(const CatalogEntry& entry) {
+    const SkillSpec& spec = *entry.spec;
+    const auto& m = entry.plugin->manifest();
+    json::object out;
+    out["id"] = spec.id;
+    out["title"] = spec.title;
+    out["description"] = spec.description;
+    out["category"] = spec.category;
+    out["plugin"] = m.name;
+    out["plugin_version"] = m.version;
+    out["inputs"] = spec.inputs.to_json_schema();
+    out["outputs"] = spec.outputs.to_json_schema();
+    out["risk"] = manifest::to_string(spec.risk);
+    out["cost"] = manifest::to_string(spec.cost);
+    out["min_trust"] = manifest::to_string(spec.min_trust);
+    out["requires_approval"] = spec.requires_approval;
+    out["annotations"] = json::object{{"read_only", spec.annotations.read_only},
+                                      {"destructive", spec.annotations.destructive},
+                                      {"idempotent", spec.annotations.idempotent},
+                                      {"open_world", spec.annotations.open_world}};
+    out["timeout_ms"] = spec.timeout_ms;
+    out["concurrency"] = manifest::to_string(spec.concurrency);
+    json::array paths;
+    for (const auto& p : spec.path_inputs) paths.emplace_back(p);
+    out["path_inputs"] = std::move(paths);
+    json::array hints;
+    for (const auto& hint : spec.error_hints) {
+        json::array suggestions;
+        for (const auto& s : hint.suggestions) suggestions.emplace_back(s);
+        hints.push_back(json::object{{"code", hint.code}, {"suggestions", std::move(suggestions)}});
+    }
+    out["error_hints"] = std::move(hints);
+    json::array examples;
+    for (const auto& ex : spec.examples)
+        examples.push_back(json::object{{"description", ex.description}, {"args", ex.args}});
+    out["examples"] = std::move(examples);
+    return out;
+}
+
+// Tool schemas must be objects even for a skill that takes nothing.
+json::object input_object_schema(const Schema& inputs) {
+    json::object schema = inputs.to_json_schema();
+    if (inputs.type != SchemaType::object) {
+        schema = json::object{{"type", "object"}, {"properties", json::object{}}, {"additionalProperties", false}};
+    }
+    if (!schema.contains("properties")) schema["properties"] = json::object{};
+    return schema;
+}
+
+std::string tool_description(const SkillSpec& spec) {
+    std::string out;
+    append_one_line(out, spec.description.empty() ? spec.title : spec.description);
+    return out;
+}
+
+}  // namespace
+
+std::string render_catalog_text(const std::vector<const CatalogEntry*>& entries) {
+    std::string out;
+    out.reserve(entries.size() * 200);
+    for (const CatalogEntry* entry : entries) {
+        const SkillSpec& spec = *entry->spec;
+        out += "- ";
+        out += spec.id;
+        out += ": ";
+        append_one_line(out, spec.description.empty() ? spec.title : spec.description);
+        out += "\n  inputs: ";
+        if (spec.inputs.properties.empty()) out += "none";
+        for (std::size_t i = 0; i < spec.inputs.properties.size(); ++i) {
+            const auto& [name, schema] = spec.inputs.properties[i];
+            if (i) out += "; ";
+            append_input(out, name, schema, spec.inputs.is_required(name));
+        }
+        out += '\n';
+        if (spec.outputs.type == SchemaType::object && !spec.outputs.properties.empty()) {
+            out += "  outputs: ";
+            for (std::size_t i = 0; i < spec.outputs.properties.size(); ++i) {
+                const auto& [name, schema] = spec.outputs.properties[i];
+                if (i) out += ", ";
+                out += name;
+                out += " (";
+                append_type(out, schema);
+                out += ')';
+            }
+            out += '\n';
+        } else if (spec.outputs.type != SchemaType::any) {
+            out += "  outputs: ";
+            append_type(out, spec.outputs);
+            out += '\n';
+        }
+        append_notes(out, spec);
+    }
+    return out;
+}
+
+boost::json::array render_catalog_json(const std::vector<const CatalogEntry*>& entries) {
+    json::array out;
+    out.reserve(entries.size());
+    for (const CatalogEntry* entry : entries) out.push_back(skill_json(*entry));
+    return out;
+}
+
+boost::json::array render_catalog_openai(const std::vector<const CatalogEntry*>& entries) {
+    json::array out;
+    out.reserve(entries.size());
+    for (const CatalogEntry* entry : entries) {
+        const SkillSpec& spec = *entry->spec;
+        out.push_back(json::object{{"type", "function"},
+                                   {"function", json::object{{"name", spec.id},
+                                                             {"description", tool_description(spec)},
+                                                             {"parameters", input_object_schema(spec.inputs)}}}});
+    }
+    return out;
+}
+
+boost::json::object render_mcp_tool(const CatalogEntry& entry) {
+    const SkillSpec& spec = *entry.spec;
+    json::object tool;
+    tool["name"] = spec.id;
+    tool["title"] = spec.title.empty() ? spec.id : spec.title;
+    tool["description"] = tool_description(spec);
+    tool["inputSchema"] = input_object_schema(spec.inputs);
+    if (spec.outputs.type == SchemaType::object) tool["outputSchema"] = spec.outputs.to_json_schema();
+    tool["annotations"] = json::object{{"title", tool["title"]},
+                                       {"readOnlyHint", spec.annotations.read_only},
+                                       {"destructiveHint", spec.annotations.destructive},
+                                       {"idempotentHint", spec.annotations.idempotent},
+                                       {"openWorldHint", spec.annotations.open_world}};
+    return tool;
+}
+
+boost::json::array render_catalog_mcp(const std::vector<const CatalogEntry*>& entries) {
+    json::array out;
+    out.reserve(entries.size());
+    for (const CatalogEntry* entry : entries) out.push_back(render_mcp_tool(*entry));
+    return out;
+}
+
+std::string render_catalog_table(const std::vector<const CatalogEntry*>& entries) {
+    constexpr std::size_t columns = 6;
+    using Row = std::array<std::string, columns>;
+    std::vector<Row> rows;
+    rows.reserve(entries.size() + 1);
+    rows.push_back({"SKILL", "PLUGIN", "VERSION", "RISK", "MIN TRUST", "FLAGS"});
+    for (const CatalogEntry* entry : entries) {
+        const SkillSpec& spec = *entry->spec;
+        std::string flags;
+        auto flag = [&](bool on, const char* name) {
+            if (!on) return;
+            if (!flags.empty()) flags += ',';
+            flags += name;
+        };
+        flag(spec.annotations.read_only, "read-only");
+        flag(spec.annotations.destructive, "destructive");
+        flag(spec.annotations.open_world, "open-world");
+        flag(spec.requires_approval, "approval");
+        flag(spec.concurrency == manifest::Concurrency::serial, "serial");
+        rows.push_back({spec.id, entry->plugin->manifest().name, entry->plugin->manifest().version,
+                        manifest::to_string(spec.risk), manifest::to_string(spec.min_trust),
+                        flags.empty() ? "-" : flags});
+    }
+    std::array<std::size_t, columns> width{};
+    for (const auto& row : rows)
+        for (std::size_t c = 0; c < columns; ++c) width[c] = std::max(width[c], row[c].size());
+    std::string out;
+    for (const auto& row : rows) {
+        std::string line;
+        for (std::size_t c = 0; c < columns; ++c) {
+            line += row[c];
+            if (c + 1 < columns) line.append(width[c] - row[c].size() + 2, ' ');
+        }
+        while (!line.empty() && line.back() == ' ') line.pop_back();
+        out += line;
+        out += '\n';
+    }
+    return out;
+}
+
+std::vector<const CatalogEntry*> all_entries(const CatalogSnapshot& snapshot) {
+    std::vector<const CatalogEntry*> out;
+    out.reserve(snapshot.entries().size());
+    for (const auto& entry : snapshot.entries()) out.push_back(&entry);
+    return out;
+}
+
+}  // namespace skillhost::catalog
