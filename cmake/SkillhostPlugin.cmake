@@ -8,7 +8,7 @@
 # `install()` puts both in INSTALL_DESTINATION (default: lib/skillhost/plugins).
 #
 # Shared by this source tree and the installed SkillhostSDK package, so built-in plugins are built
-# exactly as third-party ones.
+# exactly as third-party ones. Needs CMake 3.21 (file(COPY_FILE) in the install step).
 include_guard(GLOBAL)
 
 function(skillhost_add_plugin name)
@@ -50,19 +50,22 @@ function(skillhost_add_plugin name)
     COMMENT "skillhost: placing manifest ${manifest_name} beside ${name}"
     VERBATIM)
 
-  # Install: the library goes in under a temporary name and is renamed into place, so a running
-  # host watching the directory never sees a half-written library.
-  install(FILES "${manifest_path}" DESTINATION "${arg_INSTALL_DESTINATION}")
+  # Install: each file goes in under a temporary name in its final directory and is renamed into
+  # place (rename within one directory is atomic), so a running host watching the directory never
+  # sees a half-written library. The library goes first and the manifest last: the manifest is what
+  # the host discovers, and by the time it appears the library it names is complete.
   install(CODE "
-    set(dest \"\$ENV{DESTDIR}${arg_INSTALL_DESTINATION}\")
-    if(NOT IS_ABSOLUTE \"${arg_INSTALL_DESTINATION}\")
-      set(dest \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${arg_INSTALL_DESTINATION}\")
+    set(dest \"${arg_INSTALL_DESTINATION}\")
+    if(NOT IS_ABSOLUTE \"\${dest}\")
+      set(dest \"\${CMAKE_INSTALL_PREFIX}/\${dest}\")
     endif()
+    set(dest \"\$ENV{DESTDIR}\${dest}\")
     file(MAKE_DIRECTORY \"\${dest}\")
-    set(lib \"$<TARGET_FILE:${name}>\")
-    get_filename_component(lib_name \"\${lib}\" NAME)
-    message(STATUS \"Installing (copy, then rename): \${dest}/\${lib_name}\")
-    file(COPY_FILE \"\${lib}\" \"\${dest}/.\${lib_name}.tmp\")
-    file(RENAME \"\${dest}/.\${lib_name}.tmp\" \"\${dest}/\${lib_name}\")
+    foreach(source \"$<TARGET_FILE:${name}>\" \"${manifest_path}\")
+      get_filename_component(file_name \"\${source}\" NAME)
+      message(STATUS \"Installing (copy, then rename): \${dest}/\${file_name}\")
+      file(COPY_FILE \"\${source}\" \"\${dest}/.\${file_name}.tmp\")
+      file(RENAME \"\${dest}/.\${file_name}.tmp\" \"\${dest}/\${file_name}\")
+    endforeach()
   ")
 endfunction()

@@ -5,16 +5,20 @@
 //   std::string title = args["title"].as_string();
 //   skillhost::Json out = skillhost::Json::object({{"id", 7}, {"tags", Json::array({"a", "b"})}});
 //   std::string text = out.dump();
-// Objects keep insertion order. Numbers keep integers exact (int64) and use double otherwise.
+// Objects keep insertion order (equality ignores it). Numbers keep integers exact (int64) and use
+// double otherwise; number text is read and written independently of the C locale. dump() always
+// produces valid UTF-8: invalid byte sequences in strings (e.g. a string cut mid-character) are
+// replaced by U+FFFD rather than producing JSON the host would reject.
 #pragma once
 
-#include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <initializer_list>
-#include <map>
+#include <limits>
+#include <locale>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -43,8 +47,15 @@ public:
     Json(long i) : value_(static_cast<std::int64_t>(i)) {}
     Json(long long i) : value_(static_cast<std::int64_t>(i)) {}
     Json(unsigned u) : value_(static_cast<std::int64_t>(u)) {}
-    Json(unsigned long u) : value_(static_cast<std::int64_t>(u)) {}
-    Json(unsigned long long u) : value_(static_cast<std::int64_t>(u)) {}
+    // Unsigned values above INT64_MAX do not fit an integer; they become (inexact) doubles rather
+    // than wrapping to negative numbers.
+    Json(unsigned long u) : Json(static_cast<unsigned long long>(u)) {}
+    Json(unsigned long long u) {
+        if (u > static_cast<unsigned long long>(std::numeric_limits<std::int64_t>::max()))
+            value_ = static_cast<double>(u);
+        else
+            value_ = static_cast<std::int64_t>(u);
+    }
     Json(double d) : value_(d) {}
     Json(const char* s) : value_(std::string(s)) {}
     Json(std::string s) : value_(std::move(s)) {}
@@ -106,7 +117,9 @@ public:
         obj.emplace_back(std::string(key), Json());
         return obj.back().second;
     }
+    // Array element access; throws std::out_of_range past the end.
     const Json& operator[](std::size_t index) const { return as_array().at(index); }
+    Json& operator[](std::size_t index) { return as_array().at(index); }
     void push_back(Json v) {
         if (is_null()) value_ = Array{};
         as_array().push_back(std::move(v));
@@ -131,9 +144,19 @@ public:
         return v && !v->is_null() ? v->as_bool() : fallback;
     }
 
+    // Numbers compare by value (1 == 1.0); objects compare as sets of members (order ignored).
     friend bool operator==(const Json& a, const Json& b) {
         if (a.is_number() && b.is_number() && a.kind() != b.kind())
             return a.as_double() == b.as_double();
+        if (a.is_object() && b.is_object()) {
+            const Object& members = std::get<Object>(a.value_);
+            if (members.size() != b.size()) return false;
+            for (const auto& m : members) {
+                const Json* other = b.find(m.first);
+                if (!other || !(m.second == *other)) return false;
+            }
+            return true;
+        }
         return a.value_ == b.value_;
     }
 
@@ -172,9 +195,42 @@ private:
         throw JsonError(std::string("expected ") + what + ", got " + describe());
     }
 
+    // Length of the valid UTF-8 sequence starting at s[i] (1-4), or 0 when it is invalid
+    // (overlong forms, surrogates, code points above U+10FFFF and truncated sequences included).
+    static std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
+        auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+        auto cont = [&](std::size_t k, unsigned char lo = 0x80, unsigned char hi = 0xBF) {
+            return k < s.size() && byte(k) >= lo && byte(k) <= hi;
+        };
+        unsigned char c = byte(i);
+        if (c < 0x80) return 1;
+        if (c >= 0xC2 && c <= 0xDF) return cont(i + 1) ? 2 : 0;
+        if (c == 0xE0) return cont(i + 1, 0xA0) && cont(i + 2) ? 3 : 0;
+        if (c == 0xED) return cont(i + 1, 0x80, 0x9F) && cont(i + 2) ? 3 : 0;
+        if (c >= 0xE1 && c <= 0xEF) return cont(i + 1) && cont(i + 2) ? 3 : 0;
+        if (c == 0xF0) return cont(i + 1, 0x90) && cont(i + 2) && cont(i + 3) ? 4 : 0;
+        if (c >= 0xF1 && c <= 0xF3) return cont(i + 1) && cont(i + 2) && cont(i + 3) ? 4 : 0;
+        if (c == 0xF4) return cont(i + 1, 0x80, 0x8F) && cont(i + 2) && cont(i + 3) ? 4 : 0;
+        return 0;
+    }
+
     static void write_string(std::string& out, std::string_view s) {
         out += '"';
-        for (unsigned char c : s) {
+        std::size_t i = 0;
+        while (i < s.size()) {
+            unsigned char c = static_cast<unsigned char>(s[i]);
+            if (c >= 0x80) {
+                std::size_t len = utf8_sequence_length(s, i);
+                if (len == 0) {
+                    out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
+                    ++i;
+                } else {
+                    out.append(s.substr(i, len));
+                    i += len;
+                }
+                continue;
+            }
+            ++i;
             switch (c) {
                 case '"': out += "\\\""; break;
                 case '\\': out += "\\\\"; break;
@@ -196,6 +252,26 @@ private:
         out += '"';
     }
 
+    // Shortest text that reads back as the same double; integral values keep a ".0" so they read
+    // back as numbers, not integers.
+    static void write_double(std::string& out, double d) {
+        char buf[32];
+#if defined(__cpp_lib_to_chars)
+        auto written = std::to_chars(buf, buf + sizeof buf, d);
+        std::string_view text(buf, static_cast<std::size_t>(written.ptr - buf));
+#else
+        std::ostringstream stream;
+        stream.imbue(std::locale::classic());
+        stream.precision(17);
+        stream << d;
+        std::string held = stream.str();
+        std::string_view text(held);
+        (void)buf;
+#endif
+        out += text;
+        if (text.find_first_of(".eE") == std::string_view::npos) out += ".0";
+    }
+
     void write(std::string& out, int indent, int depth) const {
         auto newline = [&](int d) {
             if (indent <= 0) return;
@@ -208,10 +284,8 @@ private:
             case Kind::integer: out += std::to_string(std::get<std::int64_t>(value_)); break;
             case Kind::number: {
                 double d = std::get<double>(value_);
-                if (!std::isfinite(d)) { out += "null"; break; }
-                char buf[32];
-                std::snprintf(buf, sizeof buf, "%.17g", d);
-                out += buf;
+                if (!std::isfinite(d)) { out += "null"; break; }  // JSON has no NaN or infinity
+                write_double(out, d);
                 break;
             }
             case Kind::string: write_string(out, std::get<std::string>(value_)); break;
@@ -245,13 +319,18 @@ private:
     }
 
     struct Parser {
+        static constexpr int max_depth = 256;
+
         std::string_view text;
         std::size_t pos;
         int depth;
 
-        [[noreturn]] void fail(const std::string& what) const {
-            throw JsonError("invalid JSON at byte " + std::to_string(pos) + ": " + what);
+        [[noreturn]] void fail_at(std::size_t at, const std::string& what) const {
+            throw JsonError("invalid JSON at byte " + std::to_string(at) + ": " + what);
         }
+        [[noreturn]] void fail(const std::string& what) const { fail_at(pos, what); }
+        static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+        bool digit_here() const { return pos < text.size() && is_digit(text[pos]); }
         void skip_space() {
             while (pos < text.size() &&
                    (text[pos] == ' ' || text[pos] == '\n' || text[pos] == '\r' || text[pos] == '\t'))
@@ -262,9 +341,17 @@ private:
             pos += word.size();
             return true;
         }
+        static std::string describe_char(char c) {
+            unsigned char u = static_cast<unsigned char>(c);
+            if (u >= 0x20 && u < 0x7F) return std::string("'") + c + "'";
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "0x%02X", u);
+            return std::string("byte ") + buf;
+        }
         Json value() {
-            if (pos >= text.size()) fail("unexpected end of input");
-            if (++depth > 256) fail("nesting deeper than 256 levels");
+            if (pos >= text.size()) fail("unexpected end of input, expected a value");
+            if (++depth > max_depth)
+                fail("nesting deeper than " + std::to_string(max_depth) + " levels");
             Json v;
             char c = text[pos];
             if (c == '{') v = object_value();
@@ -273,8 +360,8 @@ private:
             else if (consume("true")) v = Json(true);
             else if (consume("false")) v = Json(false);
             else if (consume("null")) v = Json();
-            else if (c == '-' || (c >= '0' && c <= '9')) v = number_value();
-            else fail(std::string("unexpected character '") + c + "'");
+            else if (c == '-' || is_digit(c)) v = number_value();
+            else fail("unexpected character " + describe_char(c) + ", expected a value");
             --depth;
             return v;
         }
@@ -292,6 +379,7 @@ private:
                 ++pos;
                 skip_space();
                 Json member = value();
+                // A repeated member name keeps its first position and takes the last value.
                 bool replaced = false;
                 for (auto& m : obj)
                     if (m.first == key) { m.second = std::move(member); replaced = true; break; }
@@ -317,7 +405,8 @@ private:
             }
         }
         unsigned hex4() {
-            if (pos + 4 > text.size()) fail("truncated \\u escape");
+            std::size_t start = pos;
+            if (pos + 4 > text.size()) fail_at(start, "truncated \\u escape, expected 4 hex digits");
             unsigned v = 0;
             for (int i = 0; i < 4; ++i) {
                 char h = text[pos++];
@@ -325,7 +414,7 @@ private:
                 if (h >= '0' && h <= '9') v |= static_cast<unsigned>(h - '0');
                 else if (h >= 'a' && h <= 'f') v |= static_cast<unsigned>(h - 'a' + 10);
                 else if (h >= 'A' && h <= 'F') v |= static_cast<unsigned>(h - 'A' + 10);
-                else fail("bad hex digit in \\u escape");
+                else fail_at(pos - 1, "bad hex digit " + describe_char(h) + " in \\u escape");
             }
             return v;
         }
@@ -347,14 +436,17 @@ private:
             }
         }
         std::string string_value() {
+            std::size_t opened = pos;
             std::string out;
             ++pos;
             while (pos < text.size()) {
                 char c = text[pos++];
                 if (c == '"') return out;
-                if (static_cast<unsigned char>(c) < 0x20) fail("control character in string");
+                if (static_cast<unsigned char>(c) < 0x20)
+                    fail_at(pos - 1, "control character " + describe_char(c) + " in string; escape it");
                 if (c != '\\') { out += c; continue; }
                 if (pos >= text.size()) break;
+                std::size_t escape_at = pos - 1;
                 char e = text[pos++];
                 switch (e) {
                     case '"': out += '"'; break;
@@ -367,46 +459,103 @@ private:
                     case 't': out += '\t'; break;
                     case 'u': {
                         unsigned cp = hex4();
+                        if (cp >= 0xDC00 && cp <= 0xDFFF)
+                            fail_at(escape_at, "lone low surrogate \\u escape (no high surrogate before it)");
                         if (cp >= 0xD800 && cp <= 0xDBFF) {
-                            if (!consume("\\u")) fail("lone high surrogate");
+                            if (!consume("\\u"))
+                                fail_at(escape_at, "high surrogate \\u escape not followed by a low surrogate");
                             unsigned lo = hex4();
-                            if (lo < 0xDC00 || lo > 0xDFFF) fail("bad low surrogate");
+                            if (lo < 0xDC00 || lo > 0xDFFF)
+                                fail_at(pos - 6, "expected a low surrogate (\\uDC00-\\uDFFF) after a high surrogate");
                             cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
                         }
                         append_utf8(out, cp);
                         break;
                     }
-                    default: fail(std::string("unknown escape '\\") + e + "'");
+                    default: fail_at(escape_at, "unknown escape '\\" + std::string(1, e) + "'");
                 }
             }
-            fail("unterminated string");
+            fail_at(opened, "unterminated string");
         }
+        // The JSON number grammar exactly: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
         Json number_value() {
             std::size_t start = pos;
             bool is_float = false;
             if (text[pos] == '-') ++pos;
-            if (pos >= text.size() || text[pos] < '0' || text[pos] > '9') fail("expected a digit");
-            while (pos < text.size()) {
-                char c = text[pos];
-                if (c >= '0' && c <= '9') { ++pos; continue; }
-                if (c == '.' || c == 'e' || c == 'E' || c == '+' || (c == '-' && pos > start)) {
-                    is_float = true;
-                    ++pos;
-                    continue;
-                }
-                break;
+            if (!digit_here()) fail("expected a digit");
+            if (text[pos] == '0') {
+                ++pos;
+                if (digit_here()) fail_at(start, "numbers must not have leading zeros");
+            } else {
+                while (digit_here()) ++pos;
             }
-            std::string token(text.substr(start, pos - start));
+            if (pos < text.size() && text[pos] == '.') {
+                is_float = true;
+                ++pos;
+                if (!digit_here()) fail("expected a digit after the decimal point");
+                while (digit_here()) ++pos;
+            }
+            if (pos < text.size() && (text[pos] == 'e' || text[pos] == 'E')) {
+                is_float = true;
+                ++pos;
+                if (pos < text.size() && (text[pos] == '+' || text[pos] == '-')) ++pos;
+                if (!digit_here()) fail("expected a digit in the exponent");
+                while (digit_here()) ++pos;
+            }
+            std::string_view token = text.substr(start, pos - start);
             if (!is_float) {
-                errno = 0;
-                char* end = nullptr;
-                long long v = std::strtoll(token.c_str(), &end, 10);
-                if (errno == 0 && end && *end == '\0') return Json(static_cast<std::int64_t>(v));
+                std::int64_t v = 0;
+                auto parsed = std::from_chars(token.data(), token.data() + token.size(), v);
+                if (parsed.ec == std::errc()) return Json(v);
+                // Too large for int64: fall through to double, as JSON numbers are.
             }
-            char* end = nullptr;
-            double d = std::strtod(token.c_str(), &end);
-            if (!end || *end != '\0') fail("malformed number '" + token + "'");
+            double d = 0;
+            if (!read_double(token, d)) {
+                if (decimal_magnitude(token) > 0)
+                    fail_at(start, "number " + std::string(token) + " is too large for a double");
+                d = token[0] == '-' ? -0.0 : 0.0;  // underflow: as close to zero as a double gets
+            }
             return Json(d);
+        }
+        // Reads a grammar-checked number token without regard to the C locale. False when out
+        // of range.
+        static bool read_double(std::string_view token, double& out) {
+#if defined(__cpp_lib_to_chars)
+            auto parsed = std::from_chars(token.data(), token.data() + token.size(), out);
+            return parsed.ec == std::errc();
+#else
+            std::istringstream stream{std::string(token)};
+            stream.imbue(std::locale::classic());
+            stream >> out;
+            return !stream.fail() && std::isfinite(out) && (out != 0 || decimal_magnitude(token) > -300);
+#endif
+        }
+        // Power of ten of the token's leading significant digit plus one (so > 0 means >= 1), to
+        // tell an overflow from an underflow. Tokens are grammar-checked.
+        static long decimal_magnitude(std::string_view token) {
+            std::size_t i = token[0] == '-' ? 1 : 0;
+            long integer_digits = 0;
+            long leading_fraction_zeros = 0;
+            bool significant_seen = false;
+            for (; i < token.size() && is_digit(token[i]); ++i)
+                if (significant_seen || token[i] != '0') { significant_seen = true; ++integer_digits; }
+            if (i < token.size() && token[i] == '.') {
+                for (++i; i < token.size() && is_digit(token[i]); ++i) {
+                    if (!significant_seen && token[i] == '0') ++leading_fraction_zeros;
+                    else significant_seen = true;
+                }
+            }
+            long exponent = 0;
+            if (i < token.size() && (token[i] == 'e' || token[i] == 'E')) {
+                ++i;
+                bool negative = token[i] == '-';
+                if (token[i] == '+' || token[i] == '-') ++i;
+                for (; i < token.size(); ++i)
+                    if (exponent < 100000) exponent = exponent * 10 + (token[i] - '0');
+                if (negative) exponent = -exponent;
+            }
+            if (!significant_seen) return std::numeric_limits<long>::min();  // the value is zero
+            return (integer_digits > 0 ? integer_digits : -leading_fraction_zeros) + exponent;
         }
     };
 

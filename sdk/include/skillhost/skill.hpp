@@ -127,7 +127,11 @@ inline const skillhost_host_services*& host_services() {
 
 inline void write_error(const skillhost_result_writer* w, std::string_view code, std::string_view message,
                         const Json& details) {
-    std::string d = details.is_null() ? std::string() : details.dump();
+    // The ABI wants details as a JSON object (or nothing); wrap anything else instead of sending
+    // the host something it has to reject.
+    std::string d;
+    if (details.is_object()) d = details.dump();
+    else if (!details.is_null()) d = Json::object({{"value", details}}).dump();
     w->write_error(w->writer_context, to_view(code), to_view(message), to_view(d));
 }
 
@@ -189,6 +193,10 @@ inline skillhost_status init(const skillhost_host_services* host, void** state,
     } catch (...) {
         write_error(error_writer, "PLUGIN_INIT_FAILED", "unknown exception during init", Json());
     }
+    // A refused init gets no shutdown() (ABI rule), so forget the host table now: it is not ours
+    // to use any more.
+    host_services() = nullptr;
+    *state = nullptr;
     return SKILLHOST_STATUS_ERROR;
 }
 
@@ -211,7 +219,16 @@ inline std::string Call::complete(std::string_view role, const Json& request) co
     if (st != SKILLHOST_STATUS_OK || !captured.ok)
         throw SkillError(captured.code.empty() ? "LLM_UNAVAILABLE" : captured.code,
                          captured.message.empty() ? "no model answered the completion request" : captured.message);
-    return Json::parse(captured.json).string_or("content", "");
+    // A malformed answer is the host's fault, not the caller's: it must not surface as the
+    // INVALID_ARGS that a JsonError escaping the skill would become.
+    try {
+        Json answer = Json::parse(captured.json);
+        const Json* content = answer.find("content");
+        if (content && content->is_string()) return content->as_string();
+    } catch (const JsonError&) {
+    }
+    throw SkillError("LLM_INVALID_RESPONSE", "the host's completion answer has no text content; retry the call",
+                     Json::object({{"response", captured.json}}));
 }
 
 }  // namespace skillhost
