@@ -1,0 +1,366 @@
+// The executor end to end: real fixture plugins (tests/fixtures) loaded by the real PluginLoader,
+// called through Executor::call exactly as the CLI, the API and the operator call them.
+#include "exec/executor.hpp"
+
+#include "plugin/plugin_loader.hpp"
+#include "support/temp_dir.hpp"
+
+#include <boost/json/parse.hpp>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <filesystem>
+#include <set>
+#include <thread>
+
+namespace skillhost::exec {
+namespace {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+using Clock = std::chrono::steady_clock;
+
+const fs::path fixtures = SKILLHOST_TEST_FIXTURES_BINARY_DIR;
+
+// Wraps a real loaded plugin and records, when each invoke() returns, whether the host had set the
+// call's cancellation flag by then, and the status the plugin returned.
+class RecordingPlugin final : public plugin::LoadedPlugin {
+public:
+    explicit RecordingPlugin(std::shared_ptr<plugin::LoadedPlugin> inner) : inner_(std::move(inner)) {}
+    const manifest::Manifest& manifest() const override { return inner_->manifest(); }
+    std::string_view version() const override { return inner_->version(); }
+    manifest::AbiVersion abi_version() const override { return inner_->abi_version(); }
+    const fs::path& loaded_from() const override { return inner_->loaded_from(); }
+    plugin::RawOutcome invoke(const plugin::CallContext& context, std::string_view args) const override {
+        auto outcome = inner_->invoke(context, args);
+        std::lock_guard lock(mutex_);
+        returned_ = true;
+        cancelled_when_returned_ = context.control && context.control->cancelled.load();
+        status_ = outcome.status;
+        changed_.notify_all();
+        return outcome;
+    }
+    // Waits (bounded) for the plugin to return; true if it did.
+    bool wait_returned(std::chrono::milliseconds limit) const {
+        std::unique_lock lock(mutex_);
+        return changed_.wait_for(lock, limit, [&] { return returned_; });
+    }
+    bool cancelled_when_returned() const {
+        std::lock_guard lock(mutex_);
+        return cancelled_when_returned_;
+    }
+    skillhost_status status() const {
+        std::lock_guard lock(mutex_);
+        return status_;
+    }
+
+private:
+    std::shared_ptr<plugin::LoadedPlugin> inner_;
+    mutable std::mutex mutex_;
+    mutable std::condition_variable changed_;
+    mutable bool returned_ = false;
+    mutable bool cancelled_when_returned_ = false;
+    mutable skillhost_status status_ = SKILLHOST_STATUS_OK;
+};
+
+class ExecutorTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        fixture_home_ = std::make_unique<testing::TempDir>("skillhost-exec");
+        loader_ = std::make_unique<plugin::PluginLoader>(plugin::LoaderOptions{*fixture_home_ / "plugin-cache", {}});
+        for (const char* name : {"echo", "bad_result", "hangs"}) plugins_.push_back(load(name));
+        catalog_ = std::make_shared<catalog::CatalogSnapshot>(1, plugins_, std::vector<plugin::PluginFailure>{});
+        caller_.user_id = "alice";
+        caller_.cognitive_mode = "dual";
+        caller_.users_dir = *fixture_home_ / "users";
+        caller_.workspace_root = *fixture_home_ / "workspace";
+    }
+
+    std::shared_ptr<plugin::LoadedPlugin> load(const std::string& name) {
+        auto loaded = loader_->load_file(fixtures / name / (name + ".yaml"));
+        if (!loaded) ADD_FAILURE() << loaded.error().message;
+        return loaded.ok() ? loaded.value() : nullptr;
+    }
+
+    // A one-plugin catalog whose plugin records how its calls ended.
+    std::pair<std::shared_ptr<catalog::CatalogSnapshot>, std::shared_ptr<RecordingPlugin>> recorded(
+        const std::string& name) {
+        auto recorder = std::make_shared<RecordingPlugin>(load(name));
+        auto snapshot = std::make_shared<catalog::CatalogSnapshot>(
+            2, std::vector<std::shared_ptr<plugin::LoadedPlugin>>{recorder}, std::vector<plugin::PluginFailure>{});
+        return {snapshot, recorder};
+    }
+
+    SkillResult call(std::string_view skill, std::string_view args_json, const CallOptions& options = {}) {
+        return executor_.call(*catalog_, skill, json::parse(args_json), caller_, options);
+    }
+
+    std::unique_ptr<testing::TempDir> fixture_home_;
+    std::unique_ptr<plugin::PluginLoader> loader_;
+    std::vector<std::shared_ptr<plugin::LoadedPlugin>> plugins_;
+    std::shared_ptr<catalog::CatalogSnapshot> catalog_;
+    CallerContext caller_;
+    Executor executor_;
+};
+
+TEST_F(ExecutorTest, SuccessReturnsTheParsedResult) {
+    const auto result = call("add", R"({"a":2,"b":3})");
+    ASSERT_TRUE(result.ok) << result.error.message;
+    EXPECT_EQ(result.output, json::parse(R"({"sum":5})"));
+    EXPECT_EQ(result.skill_id, "add");
+    EXPECT_EQ(result.plugin_name, "echo");
+    EXPECT_THAT(result.call_id, StartsWith("call-"));
+    const auto out = result.to_json();
+    EXPECT_EQ(out.at("ok"), true);
+    EXPECT_EQ(out.at("result"), json::parse(R"({"sum":5})"));
+    EXPECT_FALSE(out.contains("error"));
+}
+
+TEST_F(ExecutorTest, PluginReceivesArgumentsWithDefaultsApplied) {
+    const auto result = call("echo", R"({"text":"hi"})");
+    ASSERT_TRUE(result.ok) << result.error.message;
+    EXPECT_EQ(result.output.at("echo"), json::parse(R"({"text":"hi","repeat":1,"mode":"plain"})"));
+}
+
+TEST_F(ExecutorTest, NullArgumentsMeanNoArguments) {
+    const auto result = executor_.call(*catalog_, "noop", json::value(nullptr), caller_);
+    ASSERT_TRUE(result.ok) << result.error.message;
+    EXPECT_EQ(result.output, json::object());
+}
+
+TEST_F(ExecutorTest, InvalidArgumentsNeverReachThePlugin) {
+    const auto result = call("echo", R"({"text":"hi","mode":"quiet","colour":"red"})");
+    ASSERT_FALSE(result.ok);
+    EXPECT_EQ(result.error.code, "INVALID_ARGS");
+    EXPECT_THAT(result.error.message, StartsWith("echo: args.mode: expected one of plain, loud, got \"quiet\""));
+    EXPECT_EQ(result.error.details.at("accepted_fields"), json::parse(R"(["text","repeat","mode"])"));
+    ASSERT_GE(result.error.suggestions.size(), 2u);
+    EXPECT_THAT(result.error.suggestions[0], HasSubstr("echo takes: text (string, required)"));
+    EXPECT_THAT(result.error.suggestions[1], HasSubstr("accepted_fields"));
+    const auto out = result.to_json();
+    EXPECT_EQ(out.at("ok"), false);
+    EXPECT_EQ(out.at("error").at("code"), "INVALID_ARGS");
+    EXPECT_EQ(out.at("error").at("suggestions").as_array().size(), result.error.suggestions.size());
+}
+
+TEST_F(ExecutorTest, UnknownSkillSuggestsCloseIds) {
+    const auto result = call("ad", "{}");
+    ASSERT_FALSE(result.ok);
+    EXPECT_EQ(result.error.code, "SKILL_NOT_FOUND");
+    EXPECT_THAT(result.error.message, HasSubstr("did you mean add?"));
+    EXPECT_EQ(result.error.details.at("similar").at(0), "add");
+    EXPECT_THAT(result.error.suggestions, ::testing::Contains(HasSubstr("Did you mean add?")));
+}
+
+TEST_F(ExecutorTest, StructuredPluginErrorKeepsCodeDetailsAndManifestHintsFirst) {
+    const auto result = call("fail", R"({"reason":"because"})");
+    ASSERT_FALSE(result.ok);
+    EXPECT_EQ(result.error.code, "ECHO_FAILED");
+    EXPECT_THAT(result.error.message, HasSubstr("echo failed on purpose (because)"));
+    EXPECT_EQ(result.error.details.at("reason"), "because");
+    EXPECT_EQ(result.error.details.at("plugin"), "echo");
+    ASSERT_FALSE(result.error.suggestions.empty());
+    EXPECT_EQ(result.error.suggestions[0], "This skill always fails; call echo.noop instead.");
+}
+
+TEST_F(ExecutorTest, ExceptionInSkillBecomesPluginException) {
+    const auto result = call("throws", "{}");
+    ASSERT_FALSE(result.ok);
+    EXPECT_EQ(result.error.code, "PLUGIN_EXCEPTION");
+    EXPECT_THAT(result.error.message, HasSubstr("runtime_error on purpose"));
+    EXPECT_THAT(result.error.suggestions, ::testing::Contains(HasSubstr("plugin author")));
+}
+
+TEST_F(ExecutorTest, InvalidJsonResultNamesThePluginAndShowsTheText) {
+    const auto result = call("invalid_json", "{}");
+    ASSERT_FALSE(result.ok);
+    EXPECT_EQ(result.error.code, "PLUGIN_INVALID_RESULT");
+    EXPECT_THAT(result.error.message, HasSubstr("plugin bad_result"));
+    EXPECT_THAT(result.error.message, HasSubstr("'{not json'"));
+    EXPECT_EQ(result.error.details.at("result_prefix"), "{not json");
+    EXPECT_THAT(result.error.suggestions, ::testing::Contains(HasSubstr("report this to the plugin author")));
+}
+
+TEST_F(ExecutorTest, OkWithoutResultIsPluginNoResult) {
+    const auto result = call("no_result", "{}");
+    ASSERT_FALSE(result.ok);
+    EXPECT_EQ(result.error.code, "PLUGIN_NO_RESULT");
+    EXPECT_THAT(result.error.message, HasSubstr("no_result of plugin bad_result"));
+}
+
+TEST_F(ExecutorTest, ErrorStatusWithoutErrorIsUnspecified) {
+    const auto result = call("error_status_no_error", "{}");
+    ASSERT_FALSE(result.ok);
+    EXPECT_EQ(result.error.code, "PLUGIN_ERROR_UNSPECIFIED");
+    EXPECT_EQ(result.error.details.at("status"), SKILLHOST_STATUS_ERROR);
+}
+
+TEST_F(ExecutorTest, OnlyTheFirstOfTwoWritesCounts) {
+    const auto result = call("double_write", "{}");
+    ASSERT_TRUE(result.ok) << result.error.message;
+    EXPECT_EQ(result.output, json::parse(R"({"first":true})"));
+}
+
+TEST_F(ExecutorTest, HungSkillTimesOutAtTheDeadlineAndIsAskedToStop) {
+    auto [snapshot, recorder] = recorded("hangs");
+    CallOptions options;
+    options.timeout = std::chrono::milliseconds(100);
+    const auto started = Clock::now();
+    const auto result = executor_.call(*snapshot, "forever", json::parse(R"({"ms":1500})"), caller_, options);
+    const auto took = Clock::now() - started;
+    ASSERT_FALSE(result.ok);
+    EXPECT_EQ(result.error.code, "TIMEOUT");
+    EXPECT_EQ(result.error.details.at("timeout_ms"), 100);
+    EXPECT_THAT(result.error.message, HasSubstr("did not finish within 100 ms"));
+    EXPECT_THAT(result.error.suggestions, ::testing::Contains(HasSubstr("larger timeout")));
+    EXPECT_GE(took, std::chrono::milliseconds(100));
+    EXPECT_LT(took, std::chrono::milliseconds(1000)) << "the caller must not wait for the hung plugin";
+    // The plugin is still running; when it finally returns, its cancellation flag had been set.
+    ASSERT_TRUE(recorder->wait_returned(std::chrono::seconds(10)));
+    EXPECT_TRUE(recorder->cancelled_when_returned());
+}
+
+TEST_F(ExecutorTest, ManifestTimeoutAppliesWithoutAnOverride) {
+    // hangs.yaml says timeout_ms: 200.
+    const auto started = Clock::now();
+    const auto result = call("forever", R"({"ms":1200})");
+    EXPECT_EQ(result.error.code, "TIMEOUT");
+    EXPECT_EQ(result.error.details.at("timeout_ms"), 200);
+    EXPECT_LT(Clock::now() - started, std::chrono::milliseconds(1100));
+}
+
+TEST_F(ExecutorTest, CooperativeSkillStopsWhenCancelledFromAnotherThread) {
+    auto [snapshot, recorder] = recorded("echo");
+    CallOptions options;
+    options.cancel = std::make_shared<std::atomic<bool>>(false);
+    std::thread canceller([flag = options.cancel] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        flag->store(true);
+    });
+    const auto started = Clock::now();
+    const auto result = executor_.call(*snapshot, "sleep", json::parse(R"({"ms":5000})"), caller_, options);
+    canceller.join();
+    ASSERT_FALSE(result.ok);
+    EXPECT_EQ(result.error.code, "CANCELLED");
+    EXPECT_LT(Clock::now() - started, std::chrono::milliseconds(2000));
+    // The skill polls is_cancelled and returns early with CANCELLED instead of sleeping 5 s.
+    ASSERT_TRUE(recorder->wait_returned(std::chrono::milliseconds(2000)));
+    EXPECT_TRUE(recorder->cancelled_when_returned());
+    EXPECT_EQ(recorder->status(), SKILLHOST_STATUS_CANCELLED);
+}
+
+TEST_F(ExecutorTest, AlreadyCancelledCallDoesNotStart) {
+    auto [snapshot, recorder] = recorded("echo");
+    CallOptions options;
+    options.cancel = std::make_shared<std::atomic<bool>>(true);
+    const auto result = executor_.call(*snapshot, "noop", json::object(), caller_, options);
+    EXPECT_EQ(result.error.code, "CANCELLED");
+    EXPECT_FALSE(recorder->wait_returned(std::chrono::milliseconds(50)));
+}
+
+TEST_F(ExecutorTest, TimeoutOptionOverridesTheManifest) {
+    // sleep's manifest timeout is 1000 ms; 1200 ms of sleep passes with a larger override.
+    CallOptions options;
+    options.timeout = std::chrono::milliseconds(5000);
+    const auto result = call("sleep", R"({"ms":1200})", options);
+    ASSERT_TRUE(result.ok) << result.error.message;
+    EXPECT_EQ(result.output.at("slept_ms"), 1200);
+}
+
+TEST_F(ExecutorTest, SerialSkillNeverRunsTwiceAtOnceWhileParallelSkillsOverlap) {
+    std::vector<std::thread> threads;
+    std::mutex mutex;
+    std::vector<SkillResult> results;
+    for (int t = 0; t < 4; ++t) {
+        threads.emplace_back([&] {
+            for (int i = 0; i < 3; ++i) {
+                auto r = call("serial_probe", "{}");
+                std::lock_guard lock(mutex);
+                results.push_back(std::move(r));
+            }
+        });
+    }
+    for (auto& t : threads) t.join();
+    ASSERT_EQ(results.size(), 12u);
+    for (const auto& r : results) {
+        ASSERT_TRUE(r.ok) << r.error.message;
+        EXPECT_EQ(r.output.at("max_active"), 1);
+    }
+
+    // Four 300 ms sleeps of a parallel skill take about 300 ms, not 1200 ms.
+    threads.clear();
+    std::atomic<int> ok{0};
+    const auto started = Clock::now();
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&] { ok += call("sleep", R"({"ms":300})").ok ? 1 : 0; });
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(ok.load(), 4);
+    EXPECT_LT(Clock::now() - started, std::chrono::milliseconds(1000));
+}
+
+TEST_F(ExecutorTest, ProgressReportsReachTheCaller) {
+    std::vector<std::string> reports;
+    CallOptions options;
+    options.on_progress = [&](double done, double total, std::string_view message) {
+        reports.push_back(std::to_string(static_cast<int>(done)) + "/" + std::to_string(static_cast<int>(total)) +
+                          " " + std::string(message));
+    };
+    const auto result = call("progress", "{}", options);
+    ASSERT_TRUE(result.ok) << result.error.message;
+    EXPECT_THAT(reports, ::testing::ElementsAre("1/3 first third", "2/3 second third", "3/3 done"));
+}
+
+TEST_F(ExecutorTest, PluginSeesTheCallContextAndItsDataDirExists) {
+    const auto before = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+    const auto result = call("whoami", "{}");
+    ASSERT_TRUE(result.ok) << result.error.message;
+    const auto& out = result.output;
+    const fs::path expected_dir = caller_.users_dir / "alice" / "plugins" / "echo";
+    EXPECT_EQ(out.at("user_id"), "alice");
+    EXPECT_EQ(out.at("cognitive_mode"), "dual");
+    EXPECT_EQ(out.at("data_dir").as_string(), expected_dir.string());
+    EXPECT_EQ(out.at("data_dir_exists"), true);
+    EXPECT_TRUE(fs::is_directory(expected_dir));
+    EXPECT_EQ(out.at("workspace_root").as_string(), caller_.workspace_root.string());
+    EXPECT_EQ(out.at("call_id").as_string(), result.call_id);
+    EXPECT_EQ(out.at("skill_id"), "whoami");
+    EXPECT_GE(out.at("deadline_unix_ms").to_number<std::int64_t>(), before + 29000);
+}
+
+TEST_F(ExecutorTest, UserIdThatIsAPathIsRefused) {
+    caller_.user_id = "../../etc";
+    const auto result = call("whoami", "{}");
+    ASSERT_FALSE(result.ok);
+    EXPECT_EQ(result.error.code, "INVALID_USER_ID");
+    EXPECT_FALSE(fs::exists(*fixture_home_ / "etc"));
+}
+
+TEST_F(ExecutorTest, CallIdsAreUnique) {
+    std::set<std::string> ids;
+    for (int i = 0; i < 200; ++i) ids.insert(call("noop", "{}").call_id);
+    EXPECT_EQ(ids.size(), 200u);
+}
+
+TEST_F(ExecutorTest, ExecutorOutlivesNothingItDoesNotOwn) {
+    // A call that timed out leaves a worker inside the plugin; destroying the executor and the
+    // catalog must neither wait for it nor pull the library from under it.
+    auto executor = std::make_unique<Executor>();
+    CallOptions options;
+    options.timeout = std::chrono::milliseconds(20);
+    const auto result = executor->call(*catalog_, "forever", json::parse(R"({"ms":300})"), caller_, options);
+    EXPECT_EQ(result.error.code, "TIMEOUT");
+    const auto started = Clock::now();
+    executor.reset();
+    catalog_.reset();
+    plugins_.clear();
+    EXPECT_LT(Clock::now() - started, std::chrono::milliseconds(250));
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));  // the plugin returns into loaded code
+}
+
+}  // namespace
+}  // namespace skillhost::exec
