@@ -1,1 +1,193 @@
-// implementation pending
+#include "manifest/manifest.hpp"
+
+#include "manifest/skill_reader.hpp"
+#include "manifest/yaml_field.hpp"
+
+#include <boost/json/array.hpp>
+#include <yaml-cpp/exceptions.h>
+#include <yaml-cpp/node/parse.h>
+
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <regex>
+
+namespace skillhost::manifest {
+
+const SkillSpec* Manifest::skill(std::string_view id) const {
+    for (const auto& spec : skills) {
+        if (spec.id == id) return &spec;
+    }
+    return nullptr;
+}
+
+std::string ManifestProblem::to_string() const {
+    std::string out = file;
+    if (line > 0) out += ":" + std::to_string(line) + ":" + std::to_string(column);
+    out += ": ";
+    if (!field.empty()) out += field + ": ";
+    return out + message;
+}
+
+namespace {
+
+using namespace detail;
+
+constexpr std::array<std::string_view, 6> kManifestKeys = {"name",    "version",     "description",
+                                                           "library", "abi_version", "skills"};
+constexpr const char* kReferenceHint = "see docs/manifest-reference.md";
+
+const Field* required_field(const FieldMap& map, std::string_view key, std::string_view what, ProblemList& problems) {
+    const Field* field = map.find(key);
+    if (field == nullptr) {
+        problems.add(map.self().at, std::string(key), "missing required field '" + std::string(key) + "'; " + std::string(what));
+    }
+    return field;
+}
+
+void read_name(const FieldMap& map, Manifest& manifest, ProblemList& problems) {
+    const Field* name = required_field(map, "name", "give the plugin name its library declares", problems);
+    if (name == nullptr) return;
+    auto text = read_string(*name, problems);
+    if (!text) return;
+    static const std::regex name_pattern("^[a-z][a-z0-9_-]*$");
+    if (!std::regex_match(*text, name_pattern)) {
+        problems.add(*name, "invalid plugin name \"" + *text +
+                                "\"; expected a lowercase letter followed by lowercase letters, digits, _ or - "
+                                "(pattern ^[a-z][a-z0-9_-]*$)");
+        return;
+    }
+    manifest.name = std::move(*text);
+}
+
+void read_abi_version(const FieldMap& map, Manifest& manifest, ProblemList& problems) {
+    const Field* field = required_field(map, "abi_version", "give the SDK ABI version as \"major.minor\", e.g. \"1.0\"",
+                                        problems);
+    if (field == nullptr) return;
+    // The scalar's text is used as written, so an unquoted 1.0 reads as "1.0" (and 1.10 as "1.10").
+    static const std::regex version_pattern("^([0-9]{1,9})\\.([0-9]{1,9})$");
+    std::smatch parts;
+    const std::string text = field->value.IsScalar() ? field->value.Scalar() : std::string();
+    if (!field->value.IsScalar() || !std::regex_match(text, parts, version_pattern)) {
+        problems.add(*field, "expected \"major.minor\" such as \"1.0\", got " + describe(field->value));
+        return;
+    }
+    manifest.abi.major = static_cast<std::uint32_t>(std::stoul(parts[1].str()));
+    manifest.abi.minor = static_cast<std::uint32_t>(std::stoul(parts[2].str()));
+}
+
+void read_skills(const FieldMap& map, Manifest& manifest, ProblemList& problems) {
+    const Field* field = required_field(map, "skills", "list the skills the library provides", problems);
+    if (field == nullptr) return;
+    auto items = read_list(*field, problems);
+    if (!items) return;
+    if (items->empty()) {
+        problems.add(*field, "a plugin must provide at least one skill; list them under skills");
+        return;
+    }
+    for (const Field& item : *items) {
+        auto skill = read_skill(item, problems);
+        if (!skill) continue;
+        if (!skill->id.empty()) {
+            if (const SkillSpec* first = manifest.skill(skill->id)) {
+                problems.add(item.at, item.path + ".id",
+                             "duplicate skill id '" + skill->id + "' (first declared at line " +
+                                 std::to_string(first->position.line) + "); skill ids must be unique in a manifest");
+                continue;
+            }
+        }
+        manifest.skills.push_back(std::move(*skill));
+    }
+}
+
+void read_manifest(const Field& root, Manifest& manifest, ProblemList& problems) {
+    if (root.value.IsNull() || !root.value.IsDefined()) {
+        problems.add(root, "the manifest is empty; expected a mapping with keys " + join(kManifestKeys));
+        return;
+    }
+    auto map = FieldMap::read(root, KeyList(kManifestKeys), problems);
+    if (!map) return;
+    read_name(*map, manifest, problems);
+    if (const Field* version = required_field(*map, "version", "give the plugin's version, e.g. 1.0.0", problems)) {
+        if (auto text = read_text(*version, problems)) manifest.version = std::move(*text);
+    }
+    if (const Field* description = map->find("description")) {
+        if (auto text = read_string(*description, problems)) manifest.description = std::move(*text);
+    }
+    if (const Field* library = required_field(
+            *map, "library", "give the library's file name, relative to this manifest's directory", problems)) {
+        if (auto text = read_text(*library, problems)) manifest.library = std::move(*text);
+    }
+    read_abi_version(*map, manifest, problems);
+    read_skills(*map, manifest, problems);
+}
+
+Error invalid_manifest(const std::vector<ManifestProblem>& problems, const std::filesystem::path& file) {
+    Error error;
+    error.code = "MANIFEST_INVALID";
+    error.message = problems.front().to_string();
+    if (problems.size() > 1) error.message += " (and " + std::to_string(problems.size() - 1) + " more)";
+    boost::json::array list;
+    for (const auto& problem : problems) {
+        list.push_back(boost::json::object{{"file", problem.file},
+                                           {"line", problem.line},
+                                           {"column", problem.column},
+                                           {"field", problem.field},
+                                           {"message", problem.message}});
+    }
+    error.details["file"] = file.string();
+    error.details["problems"] = std::move(list);
+    error.suggestions = {kReferenceHint};
+    return error;
+}
+
+}  // namespace
+
+Result<Manifest> parse_manifest(std::string_view yaml_text, const std::filesystem::path& file) {
+    ProblemList problems(file.string());
+    Manifest manifest;
+    manifest.file = file;
+    try {
+        const std::vector<YAML::Node> documents = YAML::LoadAll(std::string(yaml_text));
+        const YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
+        Field root_field{root, "", position_of(root)};
+        if (root_field.at.line == 0) root_field.at = {1, 1};
+        read_manifest(root_field, manifest, problems);
+        if (documents.size() > 1) {
+            problems.add(position_of(documents[1]), "",
+                         "a manifest holds one YAML document, found " + std::to_string(documents.size()) +
+                             "; use one file per plugin and remove the '---' separators");
+        }
+    } catch (const YAML::Exception& error) {
+        // Syntax errors: yaml-cpp knows where, but not which field.
+        const SourcePosition at = error.mark.is_null() ? SourcePosition{}
+                                                       : SourcePosition{error.mark.line + 1, error.mark.column + 1};
+        problems.add(at, "", "YAML syntax error: " + error.msg + "; fix the YAML syntax (indentation, quotes, brackets)");
+    }
+    if (!problems.empty()) return invalid_manifest(problems.sorted(), file);
+    return manifest;
+}
+
+Result<Manifest> load_manifest(const std::filesystem::path& file) {
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> stream(std::fopen(file.c_str(), "rb"), &std::fclose);
+    std::string text;
+    int failure = stream ? 0 : errno;
+    if (stream) {
+        std::array<char, 8192> buffer{};
+        std::size_t count = 0;
+        while ((count = std::fread(buffer.data(), 1, buffer.size(), stream.get())) > 0) text.append(buffer.data(), count);
+        if (std::ferror(stream.get())) failure = errno != 0 ? errno : EIO;
+    }
+    if (failure != 0) {
+        const std::string reason = std::strerror(failure);
+        return Error{"MANIFEST_UNREADABLE",
+                     "cannot read manifest " + file.string() + ": " + reason + "; check that the file exists and is readable",
+                     boost::json::object{{"file", file.string()}, {"reason", reason}},
+                     {"check the path and the file's permissions"}};
+    }
+    return parse_manifest(text, file);
+}
+
+}  // namespace skillhost::manifest

@@ -58,8 +58,8 @@ struct SkillSpec {
     std::string category;
     Schema inputs;   // always an object schema
     Schema outputs;  // usually an object schema; `any` when the manifest gives none
-    Risk risk = Risk::low;
-    Cost cost = Cost::free;
+    Risk risk = Risk::medium;
+    Cost cost = Cost::cheap;
     TrustLevel min_trust = TrustLevel::observe;
     bool requires_approval = false;
     Annotations annotations;

@@ -1,0 +1,77 @@
+// Schema::to_json_schema: the standard JSON Schema that OpenAI/Ollama `tools` and MCP need.
+#include "manifest_test_support.hpp"
+
+#include <boost/json.hpp>
+#include <gtest/gtest.h>
+
+namespace skillhost::manifest {
+namespace {
+
+using testing::parse;
+using testing::parsed_ok;
+namespace json = boost::json;
+
+TEST(JsonSchema, InputsBecomeAClosedObjectSchema) {
+    const Manifest manifest = parsed_ok(parse(R"yaml(name: demo
+version: 1.0.0
+library: libdemo.so
+abi_version: "1.0"
+skills:
+  - id: task_list
+    description: Lists tasks
+    inputs:
+      properties:
+        status: {type: string, enum: [open, done], description: Which tasks}
+        limit: {type: integer, minimum: 1, maximum: 500, default: 50}
+        ratio: {type: number, minimum: 0.25}
+        tags: {type: array, items: {type: string, pattern: "^[a-z]+$"}}
+        filter:
+          properties:
+            owner: {type: string}
+      required: [status]
+)yaml"));
+    const json::value expected = json::parse(R"({
+        "type": "object",
+        "properties": {
+            "status": {"type": "string", "description": "Which tasks", "enum": ["open", "done"]},
+            "limit": {"type": "integer", "default": 50, "minimum": 1, "maximum": 500},
+            "ratio": {"type": "number", "minimum": 0.25},
+            "tags": {"type": "array", "items": {"type": "string", "pattern": "^[a-z]+$"}},
+            "filter": {"type": "object", "properties": {"owner": {"type": "string"}},
+                       "additionalProperties": false}
+        },
+        "required": ["status"],
+        "additionalProperties": false
+    })");
+    EXPECT_EQ(json::value(manifest.skills.at(0).inputs.to_json_schema()), expected)
+        << json::serialize(manifest.skills.at(0).inputs.to_json_schema());
+    // Whole-number bounds are written as integers, as people and models expect to read them.
+    EXPECT_TRUE(manifest.skills.at(0).inputs.to_json_schema().at("properties").at("limit").at("minimum").is_int64());
+}
+
+TEST(JsonSchema, EmptyInputsStillDeclareAnObjectWithProperties) {
+    Schema inputs;
+    inputs.type = SchemaType::object;
+    EXPECT_EQ(json::value(inputs.to_json_schema()),
+              json::parse(R"({"type": "object", "properties": {}, "additionalProperties": false})"));
+}
+
+TEST(JsonSchema, AnUntypedSchemaAcceptsAnything) {
+    Schema any;
+    EXPECT_EQ(json::value(any.to_json_schema()), json::parse("{}"));
+    any.description = "whatever the skill returns";
+    EXPECT_EQ(json::value(any.to_json_schema()), json::parse(R"({"description": "whatever the skill returns"})"));
+}
+
+TEST(JsonSchema, NullTypeAndArraysWithoutItems) {
+    Schema nothing;
+    nothing.type = SchemaType::null;
+    EXPECT_EQ(json::value(nothing.to_json_schema()), json::parse(R"({"type": "null"})"));
+    Schema list;
+    list.type = SchemaType::array;
+    EXPECT_EQ(json::value(list.to_json_schema()), json::parse(R"({"type": "array"})"));
+    EXPECT_STREQ(to_string(SchemaType::boolean), "boolean");
+}
+
+}  // namespace
+}  // namespace skillhost::manifest
