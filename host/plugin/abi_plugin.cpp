@@ -1,0 +1,152 @@
+#include "plugin/abi_plugin.hpp"
+
+#include "plugin/abi_strings.hpp"
+#include "plugin/result_capture.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <spdlog/spdlog.h>
+
+#include <system_error>
+#include <utility>
+
+namespace skillhost::plugin {
+namespace {
+
+RawOutcome error_outcome(std::string code, std::string message, std::string details_json = "{}") {
+    RawOutcome outcome;
+    outcome.status = SKILLHOST_STATUS_ERROR;
+    outcome.written = RawOutcome::Written::error;
+    outcome.error_code = std::move(code);
+    outcome.error_message = std::move(message);
+    outcome.error_details_json = std::move(details_json);
+    return outcome;
+}
+
+// A plugin's details text as JSON when it is valid JSON, else as the string it is.
+boost::json::value details_value(const std::string& text) {
+    if (text.empty()) return boost::json::object{};
+    std::error_code ec;
+    boost::json::value parsed = boost::json::parse(text, ec);
+    if (ec) return boost::json::value(text);
+    return parsed;
+}
+
+}  // namespace
+
+AbiPlugin::AbiPlugin(boost::dll::shared_library library, const skillhost_plugin* descriptor,
+                     manifest::Manifest manifest, std::filesystem::path loaded_from,
+                     std::shared_ptr<CompletionService> completions)
+    : library_(std::move(library)),
+      descriptor_(descriptor),
+      manifest_(std::move(manifest)),
+      loaded_from_(std::move(loaded_from)),
+      version_(from_abi(descriptor->version)),
+      host_context_{manifest_.name, std::move(completions)},
+      services_(make_host_services(host_context_)) {
+    for (std::uint32_t i = 0; i < descriptor_->skill_count; ++i)
+        skills_.emplace(descriptor_->skills[i].id, descriptor_->skills[i].invoke);
+}
+
+Result<std::shared_ptr<LoadedPlugin>> AbiPlugin::start(boost::dll::shared_library library,
+                                                       const skillhost_plugin* descriptor,
+                                                       manifest::Manifest manifest,
+                                                       std::filesystem::path loaded_from,
+                                                       std::shared_ptr<CompletionService> completions) {
+    std::shared_ptr<AbiPlugin> plugin(new AbiPlugin(std::move(library), descriptor, std::move(manifest),
+                                                    std::move(loaded_from), std::move(completions)));
+    if (descriptor->init == nullptr) {
+        plugin->initialized_ = true;
+        return std::shared_ptr<LoadedPlugin>(std::move(plugin));
+    }
+
+    ResultCapture capture;
+    void* state = nullptr;
+    const skillhost_status status = descriptor->init(&plugin->services_, &state, capture.writer());
+    RawOutcome written = capture.take();
+    if (status == SKILLHOST_STATUS_OK) {
+        plugin->state_ = state;
+        plugin->initialized_ = true;
+        if (written.written == RawOutcome::Written::error)
+            spdlog::warn("[plugin {}] init() succeeded but also wrote error {}: {}", plugin->manifest_.name,
+                         written.error_code, written.error_message);
+        return std::shared_ptr<LoadedPlugin>(std::move(plugin));
+    }
+
+    // The plugin refused to start: shutdown() must not be called, so `plugin` unloads as is.
+    const std::string& name = plugin->manifest_.name;
+    std::string message = "plugin '" + name + "' failed to initialise";
+    Error error{"PLUGIN_INIT_FAILED", ""};
+    error.details["status"] = status;
+    if (written.written == RawOutcome::Written::error) {
+        message += ": " + written.error_code + ": " + written.error_message +
+                   "; fix what the plugin reports, then reload it";
+        error.details["plugin_code"] = written.error_code;
+        error.details["plugin_message"] = written.error_message;
+        error.details["plugin_details"] = details_value(written.error_details_json);
+    } else {
+        message += " (init returned status " + std::to_string(status) +
+                   " without writing an error); check the plugin's log lines, and make its init() report "
+                   "failures through the error writer";
+    }
+    error.message = std::move(message);
+    return error;
+}
+
+AbiPlugin::~AbiPlugin() {
+    if (initialized_ && descriptor_->shutdown != nullptr) descriptor_->shutdown(state_);
+    // library_ unloads after this body, once every member pointing into it is gone.
+}
+
+manifest::AbiVersion AbiPlugin::abi_version() const {
+    return {descriptor_->abi_version.major, descriptor_->abi_version.minor};
+}
+
+RawOutcome AbiPlugin::invoke(const CallContext& context, std::string_view args_json) const {
+    const auto skill = skills_.find(context.skill_id);
+    if (skill == skills_.end()) {
+        std::string known;
+        for (const auto& [id, fn] : skills_) known += (known.empty() ? "" : ", ") + id;
+        boost::json::object details{{"plugin", manifest_.name}, {"skill", context.skill_id}};
+        return error_outcome("SKILL_NOT_FOUND",
+                             "plugin '" + manifest_.name + "' has no skill '" + context.skill_id +
+                                 "'; its skills are: " + known,
+                             boost::json::serialize(details));
+    }
+
+    const std::string data_dir = context.data_dir.string();
+    if (!data_dir.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(context.data_dir, ec);
+        if (ec) {
+            boost::json::object details{{"data_dir", data_dir}, {"reason", ec.message()}};
+            return error_outcome("DATA_DIR_UNAVAILABLE",
+                                 "cannot create the plugin data directory " + data_dir + " (" + ec.message() +
+                                     "); check that the skillhost home is writable",
+                                 boost::json::serialize(details));
+        }
+    }
+    const std::string workspace_root = context.workspace_root.string();
+
+    skillhost_call_context call{};
+    call.struct_size = sizeof(skillhost_call_context);
+    call.skill_id = to_abi(context.skill_id);
+    call.call_id = to_abi(context.call_id);
+    call.user_id = to_abi(context.user_id);
+    call.cognitive_mode = to_abi(context.cognitive_mode);
+    call.data_dir = to_abi(data_dir);
+    call.workspace_root = to_abi(workspace_root);
+    call.deadline_unix_ms = context.deadline_unix_ms;
+    call.host_call = context.control;
+
+    ResultCapture capture;
+    const skillhost_status status = skill->second(state_, &call, to_abi(args_json), capture.writer());
+    RawOutcome outcome = capture.take();
+    outcome.status = status;
+    if (outcome.extra_writes > 0)
+        spdlog::warn("[plugin {}] skill '{}' wrote {} more result(s) after its first; only the first counts",
+                     manifest_.name, context.skill_id, outcome.extra_writes);
+    return outcome;
+}
+
+}  // namespace skillhost::plugin

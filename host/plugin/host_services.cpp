@@ -1,0 +1,117 @@
+// Every function here is called by plugin code through a C function pointer: none may throw, and
+// each must survive whatever a buggy plugin passes (null pointers, null data with a size).
+#include "plugin/host_services.hpp"
+
+#include "plugin/abi_strings.hpp"
+#include "plugin/call_control.hpp"
+
+#include <boost/json/serialize.hpp>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <string>
+
+namespace skillhost::plugin {
+namespace {
+
+PluginHostContext* context_of(void* host_context) { return static_cast<PluginHostContext*>(host_context); }
+
+CallControl* control_of(const skillhost_call_context* call) {
+    return call ? static_cast<CallControl*>(call->host_call) : nullptr;
+}
+
+spdlog::level::level_enum to_spdlog(skillhost_log_level level) {
+    switch (level) {
+        case SKILLHOST_LOG_DEBUG: return spdlog::level::debug;
+        case SKILLHOST_LOG_INFO: return spdlog::level::info;
+        case SKILLHOST_LOG_WARN: return spdlog::level::warn;
+        case SKILLHOST_LOG_ERROR: return spdlog::level::err;
+        default: return spdlog::level::info;  // a level from a newer ABI minor
+    }
+}
+
+void log_line(void* host_context, skillhost_log_level level, skillhost_string_view message) noexcept {
+    try {
+        const PluginHostContext* context = context_of(host_context);
+        const std::string_view name = context ? std::string_view(context->plugin_name) : "?";
+        spdlog::log(to_spdlog(level), "[plugin {}] {}", name, from_abi(message));
+    } catch (...) {
+        // Logging must never take the plugin's call down.
+    }
+}
+
+void report_progress(void*, const skillhost_call_context* call, double progress, double total,
+                     skillhost_string_view message) noexcept {
+    CallControl* control = control_of(call);
+    if (!control || !control->on_progress) return;
+    try {
+        control->on_progress(progress, total, from_abi(message));
+    } catch (const std::exception& e) {
+        spdlog::warn("progress listener failed: {}", e.what());
+    } catch (...) {
+        spdlog::warn("progress listener failed with an unknown exception");
+    }
+}
+
+int32_t is_cancelled(void*, const skillhost_call_context* call) noexcept {
+    if (!call) return 0;
+    if (const CallControl* control = control_of(call); control && control->cancelled.load()) return 1;
+    // The deadline counts even when the executor has not yet noticed it passed.
+    if (call->deadline_unix_ms > 0) {
+        const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                std::chrono::system_clock::now().time_since_epoch())
+                                .count();
+        if (now_ms >= call->deadline_unix_ms) return 1;
+    }
+    return 0;
+}
+
+void write_error(const skillhost_result_writer* writer, std::string_view code, std::string_view message,
+                 std::string_view details_json) {
+    if (writer && writer->write_error)
+        writer->write_error(writer->writer_context, to_abi(code), to_abi(message), to_abi(details_json));
+}
+
+skillhost_status complete(void* host_context, const skillhost_call_context* call, skillhost_string_view role,
+                          skillhost_string_view request_json, const skillhost_result_writer* writer) noexcept {
+    try {
+        const PluginHostContext* context = context_of(host_context);
+        const std::string role_text(from_abi(role));
+        if (!context || !context->completions) {
+            const std::string message = "no model is configured for role '" + role_text +
+                                        "'; configure one in models.yaml or continue without a completion";
+            write_error(writer, "LLM_UNAVAILABLE", message, boost::json::serialize(boost::json::object{{"role", role_text}}));
+            return SKILLHOST_STATUS_UNAVAILABLE;
+        }
+        const std::string_view user_id = call ? from_abi(call->user_id) : std::string_view();
+        Result<std::string> answer = context->completions->complete(user_id, role_text, from_abi(request_json));
+        if (answer.ok()) {
+            if (writer && writer->write_result) writer->write_result(writer->writer_context, to_abi(answer.value()));
+            return SKILLHOST_STATUS_OK;
+        }
+        const Error& error = answer.error();
+        write_error(writer, error.code, error.message, boost::json::serialize(error.details));
+        return error.code == "LLM_UNAVAILABLE" ? SKILLHOST_STATUS_UNAVAILABLE : SKILLHOST_STATUS_ERROR;
+    } catch (const std::exception& e) {
+        write_error(writer, "LLM_FAILED", std::string("the completion request failed in the host: ") + e.what(), "{}");
+    } catch (...) {
+        write_error(writer, "LLM_FAILED", "the completion request failed in the host", "{}");
+    }
+    return SKILLHOST_STATUS_ERROR;
+}
+
+}  // namespace
+
+skillhost_host_services make_host_services(PluginHostContext& context) {
+    skillhost_host_services services{};
+    services.struct_size = sizeof(skillhost_host_services);
+    services.host_abi_version = SKILLHOST_ABI_VERSION_INIT;
+    services.host_context = &context;
+    services.log = &log_line;
+    services.report_progress = &report_progress;
+    services.is_cancelled = &is_cancelled;
+    services.complete = &complete;
+    return services;
+}
+
+}  // namespace skillhost::plugin

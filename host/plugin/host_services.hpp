@@ -1,0 +1,24 @@
+// The host-services table (skillhost_host_services) a plugin receives at init.
+#pragma once
+
+#include "plugin/completion_service.hpp"
+
+#include <skillhost/skill_abi.h>
+
+#include <memory>
+#include <string>
+
+namespace skillhost::plugin {
+
+// What the service functions need to know about the plugin calling them; `host_context` points
+// here. Lives as long as the loaded plugin, i.e. past the plugin's shutdown().
+struct PluginHostContext {
+    std::string plugin_name;                       // attributes log lines
+    std::shared_ptr<CompletionService> completions;  // null: completions answer UNAVAILABLE
+};
+
+// A table whose functions all take `context` as host_context. The per-call services expect the
+// call context's host_call to be a CallControl* (or null).
+skillhost_host_services make_host_services(PluginHostContext& context);
+
+}  // namespace skillhost::plugin

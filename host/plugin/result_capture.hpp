@@ -1,0 +1,35 @@
+// The host's side of skillhost_result_writer: keeps the first write, counts the ones after it.
+#pragma once
+
+#include "plugin/loaded_plugin.hpp"
+
+#include <skillhost/skill_abi.h>
+
+#include <mutex>
+
+namespace skillhost::plugin {
+
+class ResultCapture {
+public:
+    ResultCapture() = default;
+    ResultCapture(const ResultCapture&) = delete;
+    ResultCapture& operator=(const ResultCapture&) = delete;
+
+    // Valid as long as this capture lives; the plugin may call it from any thread during the call.
+    const skillhost_result_writer* writer() const { return &writer_; }
+
+    // What was written so far (status left as the caller sets it).
+    RawOutcome take();
+
+private:
+    static void on_result(void* context, skillhost_string_view result_json) noexcept;
+    static void on_error(void* context, skillhost_string_view code, skillhost_string_view message,
+                         skillhost_string_view details_json) noexcept;
+
+    // A plugin may write from a worker thread while another write is in progress.
+    std::mutex mutex_;
+    RawOutcome outcome_;
+    skillhost_result_writer writer_{this, &ResultCapture::on_result, &ResultCapture::on_error};
+};
+
+}  // namespace skillhost::plugin

@@ -1,0 +1,223 @@
+// The services a plugin gets from the host: progress, cancellation, the per-call context, model
+// completions and logging — exercised through real plugins, and directly with hostile inputs.
+#include "plugin/call_control.hpp"
+#include "plugin/host_services.hpp"
+#include "plugin_test_support.hpp"
+
+#include <gmock/gmock.h>
+
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <sstream>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+namespace skillhost::plugin {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::parse;
+
+class HostServicesTest : public testing::LoaderTest {};
+
+TEST_F(HostServicesTest, ProgressReportsReachTheCallControl) {
+    auto echo = load_fixture("echo");
+    ASSERT_TRUE(echo);
+    CallControl control;
+    std::vector<std::tuple<double, double, std::string>> reports;
+    control.on_progress = [&](double done, double total, std::string_view message) {
+        reports.emplace_back(done, total, std::string(message));
+    };
+
+    RawOutcome out = echo->invoke(context("progress", &control), "{}");
+
+    ASSERT_EQ(out.written, RawOutcome::Written::result);
+    ASSERT_EQ(reports.size(), 3u);
+    EXPECT_EQ(reports[0], std::make_tuple(1.0, 3.0, std::string("first third")));
+    EXPECT_EQ(reports[2], std::make_tuple(3.0, 3.0, std::string("done")));
+}
+
+TEST_F(HostServicesTest, ProgressWithoutControlIsHarmless) {
+    auto echo = load_fixture("echo");
+    ASSERT_TRUE(echo);
+    RawOutcome out = echo->invoke(context("progress"), "{}");
+    ASSERT_EQ(out.written, RawOutcome::Written::result);
+    EXPECT_EQ(parse(out.result_json), parse(R"({"steps":3})"));
+}
+
+TEST_F(HostServicesTest, CancellationStopsASleepingSkill) {
+    auto echo = load_fixture("echo");
+    ASSERT_TRUE(echo);
+    CallControl control;
+    const auto started = std::chrono::steady_clock::now();
+    std::thread canceller([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        control.cancelled = true;
+    });
+
+    RawOutcome out = echo->invoke(context("sleep", &control), R"({"ms":20000})");
+    canceller.join();
+
+    EXPECT_EQ(out.status, SKILLHOST_STATUS_CANCELLED);
+    EXPECT_EQ(out.error_code, "CANCELLED");
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
+}
+
+TEST_F(HostServicesTest, PassedDeadlineCountsAsCancelled) {
+    auto echo = load_fixture("echo");
+    ASSERT_TRUE(echo);
+    CallContext call = context("sleep");
+    call.deadline_unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                std::chrono::system_clock::now().time_since_epoch())
+                                .count() -
+                            1;
+    RawOutcome out = echo->invoke(call, R"({"ms":20000})");
+    EXPECT_EQ(out.status, SKILLHOST_STATUS_CANCELLED);
+}
+
+TEST_F(HostServicesTest, SleepFinishesWhenNotCancelled) {
+    auto echo = load_fixture("echo");
+    ASSERT_TRUE(echo);
+    CallControl control;
+    RawOutcome out = echo->invoke(context("sleep", &control), R"({"ms":10})");
+    ASSERT_EQ(out.written, RawOutcome::Written::result);
+    EXPECT_EQ(parse(out.result_json), parse(R"({"slept_ms":10})"));
+}
+
+TEST_F(HostServicesTest, SkillSeesItsCallContextAndDataDirExists) {
+    auto echo = load_fixture("echo");
+    ASSERT_TRUE(echo);
+    CallContext call = context("whoami");
+    call.call_id = "call-42";
+    call.user_id = "bob";
+    call.cognitive_mode = "emulation";
+    call.data_dir = home / "users" / "bob" / "plugins" / "echo";
+    call.workspace_root = "/srv/workspaces/bob";
+    call.deadline_unix_ms = 4102444800000;  // 2100-01-01
+    ASSERT_FALSE(std::filesystem::exists(call.data_dir));
+
+    RawOutcome out = echo->invoke(call, "{}");
+
+    ASSERT_EQ(out.written, RawOutcome::Written::result) << out.error_message;
+    EXPECT_EQ(parse(out.result_json), parse(R"({"user_id":"bob","cognitive_mode":"emulation","data_dir":")" +
+                                            call.data_dir.string() +
+                                            R"(","data_dir_exists":true,"workspace_root":"/srv/workspaces/bob",)"
+                                            R"("call_id":"call-42","skill_id":"whoami","deadline_unix_ms":4102444800000})"));
+    EXPECT_TRUE(std::filesystem::is_directory(call.data_dir));
+}
+
+TEST_F(HostServicesTest, UncreatableDataDirIsAnError) {
+    auto echo = load_fixture("echo");
+    ASSERT_TRUE(echo);
+    test::write_file(home / "a-file", "x");
+    CallContext call = context("whoami");
+    call.data_dir = home / "a-file" / "below";
+
+    RawOutcome out = echo->invoke(call, "{}");
+
+    EXPECT_EQ(out.status, SKILLHOST_STATUS_ERROR);
+    EXPECT_EQ(out.error_code, "DATA_DIR_UNAVAILABLE");
+    EXPECT_THAT(out.error_message, HasSubstr(call.data_dir.string()));
+}
+
+TEST_F(HostServicesTest, CompletionWithoutModelIsUnavailable) {
+    auto echo = load_fixture("echo");
+    ASSERT_TRUE(echo);
+    RawOutcome out = echo->invoke(context("ask"), R"({"prompt":"hi","role":"persona"})");
+    EXPECT_EQ(out.status, SKILLHOST_STATUS_ERROR);
+    ASSERT_EQ(out.written, RawOutcome::Written::error);
+    EXPECT_EQ(out.error_code, "LLM_UNAVAILABLE");
+    EXPECT_THAT(out.error_message, HasSubstr("persona"));
+}
+
+class RecordingCompletions : public CompletionService {
+public:
+    Result<std::string> complete(std::string_view user_id, std::string_view role,
+                                 std::string_view request_json) override {
+        user = user_id;
+        this->role = role;
+        request = boost::json::parse(request_json);
+        if (role == "broken") return Error{"LLM_FAILED", "the model server answered 500"};
+        return std::string(R"({"content":"four","model":"fake","backend":"scripted"})");
+    }
+    std::string user, role;
+    boost::json::value request;
+};
+
+TEST_F(HostServicesTest, CompletionReachesTheCompletionService) {
+    auto completions = std::make_shared<RecordingCompletions>();
+    auto loaded = make_loader(completions).load_file(test::fixture_manifest("echo"));
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+
+    RawOutcome out = loaded.value()->invoke(context("ask"), R"({"prompt":"2+2?","role":"summarizer"})");
+
+    ASSERT_EQ(out.written, RawOutcome::Written::result) << out.error_message;
+    EXPECT_EQ(parse(out.result_json), parse(R"({"content":"four"})"));
+    EXPECT_EQ(completions->user, "alice");
+    EXPECT_EQ(completions->role, "summarizer");
+    EXPECT_EQ(completions->request.at("messages").at(0).at("content"), "2+2?");
+
+    RawOutcome failed = loaded.value()->invoke(context("ask"), R"({"prompt":"x","role":"broken"})");
+    EXPECT_EQ(failed.error_code, "LLM_FAILED");
+    EXPECT_THAT(failed.error_message, HasSubstr("500"));
+}
+
+TEST_F(HostServicesTest, PluginLogLinesAreAttributedToThePlugin) {
+    std::ostringstream captured;
+    auto previous = spdlog::default_logger();
+    auto logger = std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(captured));
+    logger->set_level(spdlog::level::debug);
+    spdlog::set_default_logger(logger);
+
+    auto plain = load_fixture("plain_c");  // logs "plain_c ready" at debug level from init()
+
+    spdlog::set_default_logger(previous);
+    ASSERT_TRUE(plain);
+    EXPECT_THAT(captured.str(), HasSubstr("[plugin plain_c] plain_c ready"));
+    EXPECT_THAT(captured.str(), HasSubstr("[debug]"));
+}
+
+// A buggy plugin may hand the services anything; none of it may crash the host.
+TEST(HostServicesDirect, ToleratesNullAndEmptyInputs) {
+    PluginHostContext host{"direct", nullptr};
+    skillhost_host_services services = make_host_services(host);
+    EXPECT_EQ(services.struct_size, sizeof(skillhost_host_services));
+    EXPECT_EQ(services.host_abi_version.major, 1u);
+
+    services.log(services.host_context, SKILLHOST_LOG_INFO, {nullptr, 0});
+    services.log(services.host_context, SKILLHOST_LOG_INFO, {nullptr, 12});
+    services.log(nullptr, 99, {"x", 1});
+    services.report_progress(services.host_context, nullptr, 1, 2, {nullptr, 5});
+    EXPECT_EQ(services.is_cancelled(services.host_context, nullptr), 0);
+
+    skillhost_call_context call{};
+    call.struct_size = sizeof call;
+    EXPECT_EQ(services.is_cancelled(services.host_context, &call), 0);
+    services.report_progress(services.host_context, &call, 1, 2, {nullptr, 0});
+    CallControl control;
+    call.host_call = &control;
+    EXPECT_EQ(services.is_cancelled(services.host_context, &call), 0);
+    control.cancelled = true;
+    EXPECT_EQ(services.is_cancelled(services.host_context, &call), 1);
+
+    EXPECT_EQ(services.complete(services.host_context, nullptr, {nullptr, 0}, {nullptr, 0}, nullptr),
+              SKILLHOST_STATUS_UNAVAILABLE);
+    EXPECT_EQ(services.complete(nullptr, &call, {"r", 1}, {"{}", 2}, nullptr), SKILLHOST_STATUS_UNAVAILABLE);
+}
+
+TEST(HostServicesDirect, ThrowingProgressListenerDoesNotEscape) {
+    PluginHostContext host{"direct", nullptr};
+    skillhost_host_services services = make_host_services(host);
+    CallControl control;
+    control.on_progress = [](double, double, std::string_view) { throw std::runtime_error("listener broke"); };
+    skillhost_call_context call{};
+    call.host_call = &control;
+    services.report_progress(services.host_context, &call, 1, 1, {"m", 1});
+    SUCCEED();  // reaching here without terminate() is the point
+}
+
+}  // namespace
+}  // namespace skillhost::plugin
