@@ -164,7 +164,9 @@ Result<Manifest> parse_manifest(std::string_view yaml_text, const std::filesyste
         // Syntax errors: yaml-cpp knows where, but not which field.
         const SourcePosition at = error.mark.is_null() ? SourcePosition{}
                                                        : SourcePosition{error.mark.line + 1, error.mark.column + 1};
-        problems.add(at, "", "YAML syntax error: " + error.msg + "; fix the YAML syntax (indentation, quotes, brackets)");
+        problems.add(at, "", "YAML syntax error: " + error.msg +
+                                    "; check indentation and brackets, and quote text that contains ': ' or "
+                                    "', ' inside {...} or [...]");
     }
     if (!problems.empty()) return invalid_manifest(problems.sorted(), file);
     return manifest;

@@ -27,6 +27,17 @@ std::string join_path(const std::string& parent, std::string_view key) {
 
 bool is_empty_value(const YAML::Node& node) { return node.IsNull() && node.Tag().empty(); }
 
+// Inside {...}, an unquoted text with ", " or ": " is split into several keys; such "keys" have
+// spaces or punctuation, which real field names never do.
+bool looks_like_split_text(std::string_view key) {
+    return std::any_of(key.begin(), key.end(), [](char c) {
+        return !(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-');
+    });
+}
+
+constexpr const char* kQuoteHint =
+    " (a text containing ', ' or ': ' inside {...} is split into keys; put the text in quotes)";
+
 }  // namespace
 
 Field Field::child(std::string_view key, const YAML::Node& key_node, const YAML::Node& child_value) const {
@@ -90,7 +101,7 @@ std::optional<FieldMap> FieldMap::read(const Field& field, std::optional<KeyList
         if (allowed && std::find(allowed->begin(), allowed->end(), key) == allowed->end()) {
             problems.add(Field{key_node, entry.path, position_of(key_node)},
                          "unknown key '" + key + "'" + did_you_mean(key, *allowed) + "; allowed keys: " +
-                             join(*allowed));
+                             join(*allowed) + (looks_like_split_text(key) ? kQuoteHint : ""));
             continue;
         }
         map.entries_.emplace_back(key, std::move(entry));

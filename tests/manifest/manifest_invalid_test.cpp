@@ -337,6 +337,22 @@ TEST(ManifestInvalid, InlineSyntaxError) {
     EXPECT_NE(problem.message.find("YAML syntax error"), std::string::npos) << problem.message;
 }
 
+TEST(ManifestInvalid, UnquotedTextSplitInAFlowMappingSuggestsQuotes) {
+    const auto result = parse(kHead + R"(  - id: ping
+    description: Pings
+    outputs:
+      properties:
+        message: {type: string, description: The greeting, e.g. "Hello"}
+)");
+    ASSERT_FALSE(result.ok());
+    const auto problems = problems_of(result);
+    ASSERT_EQ(problems.size(), 1u) << result.error().message;
+    EXPECT_EQ(problems[0].field, "skills[0].outputs.properties.message.e.g. \"Hello\"");
+    EXPECT_EQ(problems[0].line, 10);
+    EXPECT_EQ(problems[0].column, 60);
+    EXPECT_NE(problems[0].message.find("put the text in quotes"), std::string::npos) << problems[0].message;
+}
+
 TEST(ManifestInvalid, AllProblemsAreCollectedAcrossSkills) {
     const auto result = parse(R"yaml(name: demo
 version: 1.0.0
