@@ -118,11 +118,16 @@ std::optional<json::value> infer(const Field& field, ProblemList& problems) {
         auto map = FieldMap::read(field, std::nullopt, problems);
         if (!map) return std::nullopt;
         json::object out;
+        bool ok = true;
         for (const auto& [key, entry] : map->entries()) {
             auto converted = infer(entry, problems);
-            if (!converted) return std::nullopt;
-            out[key] = std::move(*converted);
+            if (converted) {
+                out[key] = std::move(*converted);
+            } else {
+                ok = false;
+            }
         }
+        if (!ok) return std::nullopt;
         return json::value(std::move(out));
     }
     if (field.value.IsSequence()) return read_array(field, Schema{}, problems);
