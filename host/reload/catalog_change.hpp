@@ -1,0 +1,68 @@
+// What changed between two catalog snapshots, for subscribers and for `skillhost watch`.
+#pragma once
+
+#include "catalog/catalog_snapshot.hpp"
+#include "plugin/plugin_loader.hpp"
+
+#include <boost/json/object.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace skillhost::reload {
+
+struct PluginChange {
+    std::string name;
+    std::string old_version;  // empty for an added plugin
+    std::string new_version;  // empty for a removed plugin
+    std::filesystem::path manifest_file;
+};
+
+struct CatalogChange {
+    std::uint64_t old_version = 0;
+    std::uint64_t new_version = 0;
+    std::string trigger;  // "rescan" or "unit"
+    // Manifest files whose unit was rebuilt (loaded, updated, removed or newly failing) by this
+    // change; a subscriber interested in one plugin filters on these.
+    std::vector<std::filesystem::path> units;
+
+    std::vector<std::string> added_skills;    // sorted skill ids
+    std::vector<std::string> removed_skills;
+    std::vector<std::string> updated_skills;  // same id, now served by another LoadedPlugin
+    std::vector<PluginChange> added_plugins;
+    std::vector<PluginChange> removed_plugins;
+    std::vector<PluginChange> updated_plugins;
+    std::vector<plugin::PluginFailure> new_failures;          // not in the old snapshot
+    std::vector<std::filesystem::path> cleared_failures;      // manifests whose failure went away
+
+    bool touches_unit(const std::filesystem::path& manifest_file) const;
+    bool empty() const;
+};
+
+// Everything a subscriber gets after a swap.
+struct CatalogUpdate {
+    std::shared_ptr<const catalog::CatalogSnapshot> old_snapshot;
+    std::shared_ptr<const catalog::CatalogSnapshot> new_snapshot;
+    CatalogChange change;
+};
+
+CatalogChange compute_change(const catalog::CatalogSnapshot& old_snapshot,
+                             const catalog::CatalogSnapshot& new_snapshot);
+
+// One human line, e.g.
+//   "catalog v3 -> v4: updated plugin echo 1.0.0 -> 2.0.0 (4 skills); failed: broken.yaml
+//    ABI_INCOMPATIBLE: ..."
+std::string format_change_line(const CatalogChange& change);
+
+// {"old_version","new_version","trigger","units":[...],
+//  "skills":{"added":[],"removed":[],"updated":[]},
+//  "plugins":{"added":[{name,version,manifest}],"removed":[...],"updated":[{name,old_version,new_version,manifest}]},
+//  "failures":{"new":[{manifest,plugin,error:{code,message,details,suggestions}}],"cleared":[manifest...]}}
+boost::json::object change_to_json(const CatalogChange& change);
+
+boost::json::object failure_to_json(const plugin::PluginFailure& failure);
+
+}  // namespace skillhost::reload

@@ -1,0 +1,132 @@
+// The catalog a running host serves from: the current immutable CatalogSnapshot, replaced
+// atomically whenever plugin files change. Rebuilds happen on the side, reuse every plugin that did
+// not change, and never replace a working plugin with a broken one.
+#pragma once
+
+#include "base/error.hpp"
+#include "catalog/catalog_snapshot.hpp"
+#include "plugin/plugin_loader.hpp"
+#include "reload/catalog_change.hpp"
+#include "reload/file_identity.hpp"
+#include "reload/reload_report.hpp"
+#include "reload/subscription.hpp"
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace skillhost::reload {
+
+struct LiveCatalogOptions {
+    // Each holds manifests (*.yaml, *.yml) and the libraries they name. Earlier directories win a
+    // duplicate skill id.
+    std::vector<std::filesystem::path> plugin_dirs;
+    plugin::LoaderOptions loader;
+    // Optional: receives a report of every rebuild that changed the catalog (the audit log).
+    ReloadReportSink on_report;
+};
+
+// A plugin unit: one manifest and the library it names. The watcher maps library file events to
+// units through this.
+struct UnitFiles {
+    std::filesystem::path manifest_file;
+    std::filesystem::path library_file;  // empty while the manifest cannot be read
+};
+
+// Code of the failure recorded when a new version of a loaded plugin cannot be loaded; its
+// details.cause is the loader's (or manifest parser's) error.
+inline constexpr const char* kReloadFailedKeepingPrevious = "RELOAD_FAILED_KEEPING_PREVIOUS";
+
+class LiveCatalog {
+public:
+    // Starts with an empty snapshot (version 0); call rescan() (or start a PluginWatcher) to load.
+    explicit LiveCatalog(LiveCatalogOptions options);
+    ~LiveCatalog();
+    LiveCatalog(const LiveCatalog&) = delete;
+    LiveCatalog& operator=(const LiveCatalog&) = delete;
+
+    // The current snapshot; never null. Lock-free with respect to rebuilds (a rebuild loading a
+    // slow plugin never blocks readers). Hold the pointer for the duration of a call: it keeps the
+    // plugins of that snapshot loaded.
+    std::shared_ptr<const catalog::CatalogSnapshot> snapshot() const;
+    std::uint64_t version() const;
+
+    // The configured directories, absolute and normalised (as units are keyed).
+    const std::vector<std::filesystem::path>& plugin_dirs() const { return plugin_dirs_; }
+
+    // Looks at every manifest in every directory, (re)loads the units whose manifest or library
+    // changed since they were last looked at, drops units whose manifest is gone, and swaps in a
+    // new snapshot if anything changed. Unchanged plugins are reused as they are.
+    ReloadReport rescan();
+
+    // The same for one unit, keyed by its manifest path (need not exist any more: then the unit is
+    // removed). Error UNIT_OUTSIDE_PLUGIN_DIRS when the manifest is not directly inside a
+    // configured directory.
+    Result<ReloadReport> reload_unit(const std::filesystem::path& manifest_file);
+
+    // `callback` runs after every swap, outside the catalog's locks, in version order, on the
+    // thread that did the rebuild (or another rebuilding thread, when two rebuild at once). It may
+    // call snapshot(), subscribe, unsubscribe, even trigger a rebuild (delivered after it returns).
+    Subscription subscribe(CatalogSubscriber callback);
+
+    // Replaces the report sink given in the options (e.g. once the audit log is open).
+    void set_report_sink(ReloadReportSink sink);
+
+    // Every unit known from the last rebuild, including failed ones.
+    std::vector<UnitFiles> units() const;
+
+    // Normalises a path the way unit keys are: absolute, lexically normal, no trailing separator.
+    static std::filesystem::path normalize(const std::filesystem::path& path);
+
+private:
+    struct UnitState {
+        std::filesystem::path manifest_file;
+        bool evaluated = false;
+        std::optional<FileIdentity> manifest_identity;
+        std::uint64_t manifest_hash = 0;
+        std::filesystem::path library_file;
+        std::optional<FileIdentity> library_identity;
+        std::shared_ptr<plugin::LoadedPlugin> serving;  // the version in the catalog, if any
+        std::optional<plugin::PluginFailure> failure;   // why the last attempt failed, if it did
+    };
+    using UnitKey = std::pair<std::size_t, std::filesystem::path>;  // (directory index, manifest file)
+
+    struct PendingNotification {
+        CatalogUpdate update;
+        ReloadReport report;
+    };
+
+    std::optional<std::size_t> directory_index(const std::filesystem::path& manifest_file) const;
+    std::optional<UnitReport> evaluate_unit(UnitState& unit);
+    UnitReport record_failure(UnitState& unit, Error error, const std::string& plugin_name);
+    UnitReport removal_report(const UnitState& unit) const;
+    void refresh_directory_failures(std::vector<UnitReport>& reports);
+    void publish(ReloadReport& report);  // caller holds rebuild_mutex_
+    void deliver_pending();
+
+    const std::vector<std::filesystem::path> plugin_dirs_;
+    const plugin::PluginLoader loader_;
+
+    mutable std::mutex rebuild_mutex_;  // serialises rebuilds; guards units_ and missing_dirs_
+    std::map<UnitKey, UnitState> units_;
+    std::vector<plugin::PluginFailure> directory_failures_;
+
+    std::atomic<std::shared_ptr<const catalog::CatalogSnapshot>> current_;
+
+    std::shared_ptr<SubscriberList> subscribers_;
+    std::mutex sink_mutex_;
+    ReloadReportSink report_sink_;
+
+    std::mutex delivery_mutex_;  // guards pending_ and delivering_
+    std::deque<PendingNotification> pending_;
+    bool delivering_ = false;
+};
+
+}  // namespace skillhost::reload
