@@ -1,0 +1,120 @@
+// The durable approval queue in skillhost.db. Every transition is one BEGIN IMMEDIATE transaction
+// that re-reads the row, so two approvers (threads or processes) racing on one approval get
+// exactly one claim between them, and nothing runs after it expired or was rejected.
+//
+// The executor's flow for `approvals approve ID`:
+//   auto claim = queue.claim_for_execution(id, resolver);      // pending -> approved, exactly once
+//   if (!claim) report claim.error();                           // expired, already resolved, ...
+//   re-validate claim->arguments, re-check policy for claim->user_id;
+//   if refused: queue.complete(id, false, error_json, reason);  // approved -> failed
+//   else run the skill once, then queue.complete(id, ok, result_json);  // -> executed | failed
+// A host that dies between claim and complete leaves the row `approved` with its process identity;
+// the next open() (or recover_interrupted()) marks it failed as interrupted. It is never re-run:
+// the skill may or may not have had its effect, so the user must re-request it knowingly.
+#pragma once
+
+#include "base/error.hpp"
+#include "policy/approval_record.hpp"
+#include "policy/sqlite_connection.hpp"
+#include "policy/users.hpp"
+
+#include <boost/json/value.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace skillhost::policy {
+
+class AuditLog;
+
+struct ApprovalRequest {
+    std::string user_id;
+    std::string skill_id;
+    boost::json::value arguments;
+    std::string requested_by = "direct";  // or "run:<run id>"
+    std::string preview;                  // make_approval_preview()
+};
+
+// Who is approving or rejecting: the requesting user or any owner may.
+struct Resolver {
+    std::string user_id;
+    Role role = Role::standard;
+};
+
+struct ApprovalFilter {
+    std::optional<std::string> user_id;
+    std::vector<ApprovalState> states;  // empty: every state
+    std::size_t limit = 0;              // 0: no limit; newest first either way
+};
+
+struct ApprovalQueueOptions {
+    std::chrono::milliseconds ttl = std::chrono::hours(24);
+    // Tests inject a clock; empty means the system clock.
+    std::function<TimePoint()> clock;
+    // When set, every transition is also appended to the audit log. Not owned.
+    AuditLog* audit = nullptr;
+};
+
+inline constexpr std::string_view interrupted_reason =
+    "interrupted: the host stopped while executing; re-request the action";
+
+class ApprovalQueue {
+public:
+    // Opens (creating) the approvals table and marks approvals left `approved` by a dead process as
+    // failed (interrupted). DATABASE_ERROR when the file cannot be used.
+    static Result<std::unique_ptr<ApprovalQueue>> open(const std::filesystem::path& database_file,
+                                                       ApprovalQueueOptions options = {});
+
+    // Stores a pending approval expiring after the TTL.
+    Result<ApprovalRecord> enqueue(const ApprovalRequest& request);
+
+    // APPROVAL_NOT_FOUND when there is no such id.
+    Result<ApprovalRecord> get(std::string_view id) const;
+    Result<std::vector<ApprovalRecord>> list(const ApprovalFilter& filter = {}) const;
+
+    // pending -> approved for `resolver`, who then must execute it and call complete().
+    // Errors: APPROVAL_NOT_FOUND; NOT_ALLOWED_TO_RESOLVE (neither the requester nor an owner);
+    // APPROVAL_EXPIRED (past expires_at: the row is marked expired); APPROVAL_ALREADY_RESOLVED
+    // (details.state says approved/executed/failed/rejected/expired and who resolved it).
+    Result<ApprovalRecord> claim_for_execution(std::string_view id, const Resolver& resolver);
+
+    // approved -> executed (ok) or failed (!ok), storing the result and reason.
+    // APPROVAL_NOT_CLAIMED when the approval is not in state approved (e.g. it was already marked
+    // interrupted).
+    Result<ApprovalRecord> complete(std::string_view id, bool ok, const boost::json::value& result,
+                                    std::string_view reason = {});
+
+    // pending -> rejected. Same permission, expiry and state errors as claim_for_execution.
+    Result<ApprovalRecord> reject(std::string_view id, const Resolver& resolver, std::string_view reason);
+
+    // pending approvals whose expires_at <= now -> expired. Returns their ids.
+    Result<std::vector<std::string>> expire_due(TimePoint now);
+    Result<std::vector<std::string>> expire_due() { return expire_due(now()); }
+
+    // approved approvals whose claiming process is gone -> failed with interrupted_reason.
+    // Returns their ids. open() runs this; a long-running daemon may call it too.
+    Result<std::vector<std::string>> recover_interrupted();
+
+    std::chrono::milliseconds ttl() const { return options_.ttl; }
+
+private:
+    ApprovalQueue(SqliteConnection connection, ApprovalQueueOptions options);
+    TimePoint now() const;
+    Result<ApprovalRecord> read(std::string_view id) const;
+    void audit(const ApprovalRecord& record, std::string_view transition, std::string_view actor) const;
+    // Marks a pending approval found past its expiry as expired, commits, and returns APPROVAL_EXPIRED.
+    Error expire_now(SqliteTransaction& transaction, ApprovalRecord& record, TimePoint at, std::string_view actor);
+
+    mutable std::mutex mutex_;  // one connection, used by one thread at a time
+    SqliteConnection connection_;
+    ApprovalQueueOptions options_;
+};
+
+}  // namespace skillhost::policy

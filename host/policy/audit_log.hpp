@@ -1,0 +1,89 @@
+// The append-only audit trail: one JSON object per line in <home>/audit/YYYY-MM-DD.jsonl (UTC
+// days). Every record has "ts" (UTC, millisecond precision) and "kind": decision, skill_call,
+// approval, llm_call. Arguments are redacted (secret-looking keys) and large values truncated with
+// their SHA-256; each record also carries args_sha256 so equal calls can be correlated.
+// Thread-safe; several processes may append to the same day's file (each record is one write()
+// on an O_APPEND descriptor).
+#pragma once
+
+#include "base/error.hpp"
+#include "policy/approval_record.hpp"
+#include "policy/audit_options.hpp"
+#include "policy/decision.hpp"
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+namespace skillhost::policy {
+
+struct SkillCallAudit {
+    std::string user_id;
+    std::string skill_id;
+    std::string call_id;
+    std::string requested_by = "direct";  // "direct", "run:<id>", "approval:<id>"
+    boost::json::value arguments;
+    std::chrono::microseconds duration{0};
+    bool ok = false;
+    std::string error_code;  // when !ok
+};
+
+struct LlmCallAudit {
+    std::string user_id;
+    std::string run_id;
+    std::string role;  // the model role, e.g. planner
+    std::string backend;
+    std::string model;
+    std::chrono::microseconds duration{0};
+    std::int64_t input_tokens = -1;  // -1: unknown
+    std::int64_t output_tokens = -1;
+    bool ok = false;
+    std::string error_code;
+};
+
+class AuditLog {
+public:
+    static Result<std::unique_ptr<AuditLog>> open(const std::filesystem::path& directory, AuditOptions options = {});
+    ~AuditLog();
+    AuditLog(const AuditLog&) = delete;
+    AuditLog& operator=(const AuditLog&) = delete;
+
+    Status record_decision(const Decision& decision, const boost::json::value& args);
+    Status record_skill_call(const SkillCallAudit& call);
+    // transition: requested, approved, rejected, expired, executed, failed, interrupted.
+    Status record_approval(const ApprovalRecord& record, std::string_view transition, std::string_view actor);
+    Status record_llm_call(const LlmCallAudit& call);
+
+    // Appends {"ts":..., "kind": kind, ...fields}. Fields named arguments, details or result are
+    // redacted and truncated; the rest are written as given (callers put no secrets there).
+    Status append(std::string_view kind, boost::json::object fields);
+
+    // fdatasync the current file now.
+    Status flush();
+
+    const std::filesystem::path& directory() const { return directory_; }
+    // "2026-11-21.jsonl"
+    static std::string file_name_for(TimePoint time);
+
+private:
+    AuditLog(std::filesystem::path directory, AuditOptions options);
+    Status write_line(const std::string& line, TimePoint at);
+    Status sync_locked();
+
+    std::mutex mutex_;
+    std::filesystem::path directory_;
+    AuditOptions options_;
+    int fd_ = -1;
+    std::string open_date_;
+    std::chrono::steady_clock::time_point last_sync_{};
+    bool dirty_ = false;
+};
+
+}  // namespace skillhost::policy

@@ -1,0 +1,101 @@
+#include "policy/audit_reader.hpp"
+
+#include "policy/glob.hpp"
+
+#include <boost/json/parse.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <regex>
+#include <thread>
+
+namespace skillhost::policy {
+
+namespace {
+
+std::string_view string_field(const boost::json::object& record, std::string_view key) {
+    const auto* value = record.if_contains(key);
+    if (value == nullptr || !value->is_string()) return {};
+    return value->get_string();
+}
+
+bool is_day_file(const std::string& name) {
+    static const std::regex pattern(R"(\d{4}-\d{2}-\d{2}\.jsonl)");
+    return std::regex_match(name, pattern);
+}
+
+}  // namespace
+
+bool AuditFilter::matches(const boost::json::object& record) const {
+    if (user && string_field(record, "user") != *user) return false;
+    if (kind && string_field(record, "kind") != *kind) return false;
+    if (skill && !glob_match(*skill, string_field(record, "skill"))) return false;
+    // Timestamps are fixed-width UTC, so string order is time order.
+    if (since && string_field(record, "ts") < format_utc_timestamp(*since)) return false;
+    return true;
+}
+
+AuditTail::AuditTail(std::filesystem::path directory, AuditFilter filter)
+    : directory_(std::move(directory)), filter_(std::move(filter)) {}
+
+Result<AuditBatch> AuditTail::poll() {
+    AuditBatch batch;
+    std::error_code ec;
+    if (!std::filesystem::is_directory(directory_, ec)) return batch;
+    std::vector<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(directory_, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (is_day_file(name)) names.push_back(name);
+    }
+    if (ec) {
+        Error error{"AUDIT_READ_FAILED", "cannot list " + directory_.string() + ": " + ec.message() +
+                                             "; check that the home directory is readable", {}, {}};
+        error.details["directory"] = directory_.string();
+        return error;
+    }
+    std::sort(names.begin(), names.end());
+    const std::string first_day = filter_.since ? format_utc_date(*filter_.since) + ".jsonl" : std::string();
+    for (const auto& name : names) {
+        if (name < first_day) continue;
+        Cursor& cursor = cursors_[name];
+        std::ifstream in(directory_ / name, std::ios::binary);
+        if (!in) continue;  // removed between listing and opening (log rotation by hand)
+        in.seekg(static_cast<std::streamoff>(cursor.offset));
+        std::string chunk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        std::size_t start = 0;
+        for (std::size_t newline; (newline = chunk.find('\n', start)) != std::string::npos; start = newline + 1) {
+            ++cursor.line;
+            const std::string_view line(chunk.data() + start, newline - start);
+            if (line.empty()) continue;
+            boost::system::error_code parse_error;
+            auto value = boost::json::parse(line, parse_error);
+            if (parse_error || !value.is_object()) {
+                batch.problems.push_back(name + ":" + std::to_string(cursor.line) + ": not a JSON object" +
+                                         (parse_error ? " (" + parse_error.message() + ")" : std::string()));
+                continue;
+            }
+            if (filter_.matches(value.get_object())) batch.records.push_back(std::move(value.get_object()));
+        }
+        cursor.offset += start;  // an unfinished last line is read again next time
+    }
+    return batch;
+}
+
+Result<AuditBatch> read_audit_log(const std::filesystem::path& directory, const AuditFilter& filter) {
+    return AuditTail(directory, filter).poll();
+}
+
+Status follow_audit_log(const std::filesystem::path& directory, const AuditFilter& filter,
+                        const std::function<void(const AuditBatch&)>& on_batch,
+                        const std::function<bool()>& keep_going, std::chrono::milliseconds interval) {
+    AuditTail tail(directory, filter);
+    while (true) {
+        auto batch = tail.poll();
+        if (!batch) return batch.error();
+        if (!batch->records.empty() || !batch->problems.empty()) on_batch(*batch);
+        if (!keep_going()) return {};
+        std::this_thread::sleep_for(interval);
+    }
+}
+
+}  // namespace skillhost::policy

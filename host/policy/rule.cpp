@@ -1,0 +1,204 @@
+#include "policy/rule.hpp"
+
+#include "policy/glob.hpp"
+
+#include <boost/json/serialize.hpp>
+
+#include <algorithm>
+
+namespace skillhost::policy {
+
+const char* to_string(RuleKind kind) {
+    switch (kind) {
+        case RuleKind::deny: return "deny";
+        case RuleKind::ask: return "ask";
+        case RuleKind::allow: return "allow";
+    }
+    return "deny";
+}
+
+std::string Rule::location() const {
+    return file + ":" + std::to_string(line);
+}
+
+namespace {
+
+bool is_space(char c) { return c == ' ' || c == '\t'; }
+bool is_skill_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.' || c == '-' || c == '*' || c == '?';
+}
+bool is_name_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+class RuleTextParser {
+public:
+    explicit RuleTextParser(std::string_view text) : text_(text) {}
+
+    std::optional<RuleSyntaxError> parse(Rule& rule) {
+        skip_spaces();
+        const std::size_t start = pos_;
+        while (pos_ < text_.size() && is_skill_char(text_[pos_])) ++pos_;
+        if (pos_ == start) {
+            if (pos_ == text_.size()) return fail("empty rule; write a skill id or glob such as `fs_write` or `task_*`");
+            return fail(std::string("unexpected `") + text_[pos_] +
+                        "`; a rule starts with a skill id or glob (letters, digits, _ . - * ?)");
+        }
+        rule.skill_pattern = std::string(text_.substr(start, pos_ - start));
+        skip_spaces();
+        if (pos_ < text_.size() && text_[pos_] == '(') {
+            ++pos_;
+            if (auto problem = parse_arguments(rule)) return problem;
+        }
+        skip_spaces();
+        if (pos_ != text_.size()) {
+            return fail(std::string("unexpected `") + text_[pos_] +
+                        "` after the rule; expected `skill` or `skill(name=pattern, ...)`");
+        }
+        rule.text = std::string(text_);
+        return std::nullopt;
+    }
+
+private:
+    std::optional<RuleSyntaxError> parse_arguments(Rule& rule) {
+        skip_spaces();
+        if (pos_ < text_.size() && text_[pos_] == ')') {
+            return fail("empty argument list; write name=pattern inside the parentheses or drop them");
+        }
+        while (true) {
+            skip_spaces();
+            const std::size_t name_start = pos_;
+            while (pos_ < text_.size() && is_name_char(text_[pos_])) ++pos_;
+            if (pos_ == name_start) return fail("expected an argument name (e.g. `path=notes/**`)");
+            std::string name(text_.substr(name_start, pos_ - name_start));
+            const bool duplicate = std::any_of(rule.arguments.begin(), rule.arguments.end(),
+                                               [&](const ArgumentPattern& a) { return a.name == name; });
+            if (duplicate) {
+                pos_ = name_start;
+                return fail("argument `" + name + "` appears twice; give each argument one pattern");
+            }
+            skip_spaces();
+            if (pos_ >= text_.size() || text_[pos_] != '=') {
+                return fail("expected `=` after argument name `" + name + "`");
+            }
+            ++pos_;
+            skip_spaces();
+            std::string pattern;
+            if (pos_ < text_.size() && text_[pos_] == '"') {
+                ++pos_;
+                bool closed = false;
+                while (pos_ < text_.size()) {
+                    const char c = text_[pos_++];
+                    if (c == '\\' && pos_ < text_.size()) {
+                        pattern.push_back(text_[pos_++]);
+                    } else if (c == '"') {
+                        closed = true;
+                        break;
+                    } else {
+                        pattern.push_back(c);
+                    }
+                }
+                if (!closed) return fail("unterminated quoted pattern; close it with `\"`");
+            } else {
+                const std::size_t value_start = pos_;
+                while (pos_ < text_.size() && text_[pos_] != ',' && text_[pos_] != ')') ++pos_;
+                std::string_view raw = text_.substr(value_start, pos_ - value_start);
+                while (!raw.empty() && is_space(raw.back())) raw.remove_suffix(1);
+                pattern = std::string(raw);
+            }
+            rule.arguments.push_back({std::move(name), std::move(pattern)});
+            skip_spaces();
+            if (pos_ >= text_.size()) return fail("missing `)` to close the argument list");
+            if (text_[pos_] == ')') {
+                ++pos_;
+                return std::nullopt;
+            }
+            if (text_[pos_] != ',') {
+                return fail(std::string("unexpected `") + text_[pos_] + "`; separate arguments with `,`");
+            }
+            ++pos_;
+        }
+    }
+
+    void skip_spaces() {
+        while (pos_ < text_.size() && is_space(text_[pos_])) ++pos_;
+    }
+
+    RuleSyntaxError fail(std::string message) const { return {pos_, std::move(message)}; }
+
+    std::string_view text_;
+    std::size_t pos_ = 0;
+};
+
+bool is_within(const std::filesystem::path& path, const std::filesystem::path& root) {
+    auto p = path.begin();
+    for (auto r = root.begin(); r != root.end(); ++r, ++p) {
+        if (r->empty()) continue;  // trailing separator of the root
+        if (p == path.end() || *p != *r) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+std::optional<RuleSyntaxError> parse_rule_text(std::string_view text, Rule& rule) {
+    return RuleTextParser(text).parse(rule);
+}
+
+std::string normalise_path_argument(std::string_view value, const std::filesystem::path& workspace) {
+    std::filesystem::path path(value);
+    if (workspace.empty()) {
+        auto normal = path.lexically_normal();
+        return normal.empty() ? std::string(value) : normal.string();
+    }
+    std::error_code ec;
+    std::filesystem::path root = std::filesystem::weakly_canonical(workspace, ec);
+    if (ec) root = workspace.lexically_normal();
+    std::filesystem::path full = path.is_absolute() ? path : root / path;
+    std::filesystem::path resolved = std::filesystem::weakly_canonical(full, ec);
+    if (ec) resolved = full.lexically_normal();
+    if (is_within(resolved, root)) {
+        auto relative = resolved.lexically_relative(root);
+        return relative.empty() ? std::string(".") : relative.string();
+    }
+    return resolved.string();
+}
+
+CallArguments::CallArguments(const boost::json::value& args, const manifest::SkillSpec& spec,
+                             std::filesystem::path workspace)
+    : args_(args), spec_(spec), workspace_(std::move(workspace)) {}
+
+const std::optional<std::string>& CallArguments::string_form(const std::string& name) const {
+    auto it = cache_.find(name);
+    if (it == cache_.end()) it = cache_.emplace(name, compute(name)).first;
+    return it->second;
+}
+
+std::optional<std::string> CallArguments::compute(const std::string& name) const {
+    const auto* object = args_.if_object();
+    if (object == nullptr) return std::nullopt;
+    const auto* value = object->if_contains(name);
+    if (value == nullptr) return std::nullopt;
+    if (const auto* text = value->if_string()) {
+        const bool is_path = std::find(spec_.path_inputs.begin(), spec_.path_inputs.end(), name) != spec_.path_inputs.end();
+        if (is_path) return normalise_path_argument(std::string_view(text->data(), text->size()), workspace_);
+        return std::string(text->data(), text->size());
+    }
+    return boost::json::serialize(*value);
+}
+
+bool rule_matches_skill(const Rule& rule, std::string_view skill_id) {
+    return glob_match(rule.skill_pattern, skill_id);
+}
+
+bool rule_matches(const Rule& rule, std::string_view skill_id, const CallArguments& args) {
+    if (!rule_matches_skill(rule, skill_id)) return false;
+    for (const auto& argument : rule.arguments) {
+        const auto& form = args.string_form(argument.name);
+        if (!form || !glob_match(argument.pattern, *form)) return false;
+    }
+    return true;
+}
+
+}  // namespace skillhost::policy

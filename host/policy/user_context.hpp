@@ -1,0 +1,30 @@
+// Who a skill call runs for, as policy sees it: identity, role, trust, the effective cognitive
+// mode and the workspace root.
+#pragma once
+
+#include "base/error.hpp"
+#include "manifest/skill_spec.hpp"
+#include "policy/mode_store.hpp"
+#include "policy/users.hpp"
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace skillhost::policy {
+
+struct UserContext {
+    std::string user_id;
+    Role role = Role::standard;
+    manifest::TrustLevel trust = manifest::TrustLevel::suggest;
+    CognitiveMode mode = CognitiveMode::agent;
+    std::filesystem::path workspace;
+};
+
+UserContext make_user_context(const User& user, CognitiveMode mode);
+
+// Looks the user up and applies their stored mode. USER_NOT_FOUND names the known users.
+Result<UserContext> resolve_user_context(const UserDirectory& users, const ModeStore& modes,
+                                         std::string_view user_id);
+
+}  // namespace skillhost::policy

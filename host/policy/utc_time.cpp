@@ -1,0 +1,98 @@
+#include "policy/utc_time.hpp"
+
+#include "policy/duration_text.hpp"
+
+#include <cstdio>
+#include <ctime>
+
+namespace skillhost::policy {
+
+namespace {
+
+std::tm utc_fields(TimePoint time, int& millis) {
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(time.time_since_epoch()).count();
+    const long long seconds = ms >= 0 ? ms / 1000 : (ms - 999) / 1000;
+    millis = static_cast<int>(ms - seconds * 1000);
+    const std::time_t t = static_cast<std::time_t>(seconds);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    return tm;
+}
+
+}  // namespace
+
+std::string format_utc_timestamp(TimePoint time) {
+    int millis = 0;
+    const std::tm tm = utc_fields(time, millis);
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+                  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, millis);
+    return buffer;
+}
+
+std::string format_utc_date(TimePoint time) {
+    int millis = 0;
+    const std::tm tm = utc_fields(time, millis);
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
+    return buffer;
+}
+
+Result<TimePoint> parse_time_or_age(std::string_view text, TimePoint now) {
+    if (auto age = parse_duration_text(text)) return now - *age;
+    const std::string s(text);
+    int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, millis = 0;
+    int consumed = 0;
+    bool ok = false;
+    if (std::sscanf(s.c_str(), "%4d-%2d-%2d%n", &year, &month, &day, &consumed) == 3) {
+        std::string_view rest = text.substr(static_cast<std::size_t>(consumed));
+        if (rest.empty()) {
+            ok = true;
+        } else if (rest.front() == 'T' || rest.front() == ' ') {
+            const std::string time_part(rest.substr(1));
+            int used = 0;
+            if (std::sscanf(time_part.c_str(), "%2d:%2d%n", &hour, &minute, &used) == 2) {
+                std::string_view tail = std::string_view(time_part).substr(static_cast<std::size_t>(used));
+                if (!tail.empty() && tail.front() == ':') {
+                    int more = 0;
+                    const std::string sec(tail.substr(1));
+                    if (std::sscanf(sec.c_str(), "%2d%n", &second, &more) == 1) {
+                        tail = std::string_view(tail).substr(1 + static_cast<std::size_t>(more));
+                        if (!tail.empty() && tail.front() == '.') {
+                            std::size_t digits = 1;
+                            int scale = 100;
+                            while (digits < tail.size() && tail[digits] >= '0' && tail[digits] <= '9') {
+                                millis += (tail[digits] - '0') * scale;
+                                scale /= 10;
+                                ++digits;
+                            }
+                            tail.remove_prefix(digits);
+                        }
+                    } else {
+                        tail = "?";
+                    }
+                }
+                ok = tail.empty() || tail == "Z";
+            }
+        }
+    }
+    ok = ok && month >= 1 && month <= 12 && day >= 1 && day <= 31 && hour <= 23 && minute <= 59 && second <= 60;
+    if (!ok) {
+        Error error{"INVALID_TIME",
+                    "`" + s + "` is not a time; use a UTC date like 2026-11-21, a date and time like "
+                    "2026-11-21T12:30:00Z, or an age like 15m, 2h or 7d",
+                    {}, {}};
+        error.details["value"] = s;
+        return error;
+    }
+    std::tm tm{};
+    tm.tm_year = year - 1900;
+    tm.tm_mon = month - 1;
+    tm.tm_mday = day;
+    tm.tm_hour = hour;
+    tm.tm_min = minute;
+    tm.tm_sec = second;
+    return TimePoint(std::chrono::seconds(timegm(&tm))) + std::chrono::milliseconds(millis);
+}
+
+}  // namespace skillhost::policy

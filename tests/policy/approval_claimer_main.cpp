@@ -1,0 +1,57 @@
+// Child process for the crash-durability test: claims every pending approval it can, "executes"
+// each by appending "<id> <pid>" to an effects log, then records the outcome. The test kills it with
+// SIGKILL at random moments and checks that nothing ran twice and no approval is left in an
+// impossible state.
+#include "policy/approval_queue.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <random>
+#include <string>
+
+int main(int argc, char** argv) {
+    using namespace skillhost::policy;
+    if (argc != 3) {
+        std::fprintf(stderr, "usage: %s DATABASE EFFECTS_LOG\n", argv[0]);
+        return 2;
+    }
+    auto queue = ApprovalQueue::open(argv[1]);
+    if (!queue) {
+        std::fprintf(stderr, "%s\n", queue.error().message.c_str());
+        return 2;
+    }
+    const int effects = ::open(argv[2], O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    if (effects < 0) return 2;
+    std::mt19937 random(static_cast<unsigned>(getpid()));
+    const Resolver approver{"owner", Role::owner};
+    while (true) {
+        auto pending = (*queue)->list({std::nullopt, {ApprovalState::pending}, 0});
+        if (!pending) {
+            std::fprintf(stderr, "%s\n", pending.error().message.c_str());
+            return 2;
+        }
+        if (pending->empty()) return 0;
+        for (const auto& record : *pending) {
+            auto claim = (*queue)->claim_for_execution(record.id, approver);
+            if (!claim) {
+                if (claim.error().code == "APPROVAL_ALREADY_RESOLVED") continue;
+                std::fprintf(stderr, "%s\n", claim.error().message.c_str());
+                return 2;
+            }
+            const std::string line = record.id + " " + std::to_string(getpid()) + "\n";
+            if (::write(effects, line.data(), line.size()) != static_cast<ssize_t>(line.size())) return 2;
+            // Widen the window between the effect and recording it, where a kill hurts most.
+            const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(random() % 400);
+            while (std::chrono::steady_clock::now() < until) {
+            }
+            auto done = (*queue)->complete(record.id, true, boost::json::object{{"by", getpid()}});
+            if (!done) {
+                std::fprintf(stderr, "%s\n", done.error().message.c_str());
+                return 2;
+            }
+        }
+    }
+}

@@ -1,0 +1,290 @@
+#include "policy/audit_log.hpp"
+#include "policy/audit_reader.hpp"
+#include "policy/audit_redaction.hpp"
+#include "policy/policy_engine.hpp"
+#include "policy/sha256.hpp"
+#include "policy_test_support.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <thread>
+
+namespace skillhost::policy {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::TempDir;
+
+TimePoint at(const char* text) {
+    auto parsed = parse_time_or_age(text, TimePoint{});
+    EXPECT_TRUE(parsed.ok()) << text;
+    return parsed.ok() ? *parsed : TimePoint{};
+}
+
+std::vector<std::string> lines_of(const std::filesystem::path& file) {
+    std::ifstream in(file);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+struct AuditFixture {
+    TempDir dir;
+    std::shared_ptr<TimePoint> now = std::make_shared<TimePoint>(at("2026-11-21T23:59:59.500Z"));
+    std::unique_ptr<AuditLog> log;
+
+    explicit AuditFixture(AuditOptions options = {}) {
+        auto clock = now;
+        options.clock = [clock] { return *clock; };
+        auto opened = AuditLog::open(dir.path() / "audit", options);
+        EXPECT_TRUE(opened.ok());
+        log = std::move(*opened);
+    }
+    std::filesystem::path audit_dir() const { return dir.path() / "audit"; }
+};
+
+TEST(AuditLog, WritesOneJsonLinePerRecordIntoTheDaysFile) {
+    AuditFixture f;
+    SkillCallAudit call;
+    call.user_id = "bob";
+    call.skill_id = "fs_write";
+    call.call_id = "call-1";
+    call.arguments = boost::json::parse(R"({"path":"notes/a.md","content":"hi"})");
+    call.duration = std::chrono::microseconds(1500);
+    call.ok = true;
+    ASSERT_TRUE(f.log->record_skill_call(call).ok());
+    *f.now = at("2026-11-22T00:00:00.250Z");  // midnight UTC: a new file
+    call.ok = false;
+    call.error_code = "TIMEOUT";
+    ASSERT_TRUE(f.log->record_skill_call(call).ok());
+    LlmCallAudit llm{"bob", "run-1", "planner", "scripted", "canned", std::chrono::microseconds(2000), 120, 30, true, ""};
+    ASSERT_TRUE(f.log->record_llm_call(llm).ok());
+
+    const auto day1 = lines_of(f.audit_dir() / "2026-11-21.jsonl");
+    const auto day2 = lines_of(f.audit_dir() / "2026-11-22.jsonl");
+    ASSERT_EQ(day1.size(), 1u);
+    ASSERT_EQ(day2.size(), 2u);
+    const auto first = boost::json::parse(day1[0]).as_object();
+    EXPECT_EQ(first.at("ts").as_string(), "2026-11-21T23:59:59.500Z");
+    EXPECT_EQ(first.at("kind").as_string(), "skill_call");
+    EXPECT_EQ(first.at("user").as_string(), "bob");
+    EXPECT_EQ(first.at("skill").as_string(), "fs_write");
+    EXPECT_EQ(first.at("outcome").as_string(), "ok");
+    EXPECT_DOUBLE_EQ(first.at("duration_ms").as_double(), 1.5);
+    EXPECT_EQ(first.at("args_sha256").as_string(), sha256_hex(R"({"path":"notes/a.md","content":"hi"})"));
+    EXPECT_EQ(boost::json::parse(day2[0]).at("outcome").as_string(), "TIMEOUT");
+    const auto llm_line = boost::json::parse(day2[1]).as_object();
+    EXPECT_EQ(llm_line.at("kind").as_string(), "llm_call");
+    EXPECT_EQ(llm_line.at("input_tokens").as_int64(), 120);
+    EXPECT_EQ(AuditLog::file_name_for(at("2026-01-02T03:04:05Z")), "2026-01-02.jsonl");
+}
+
+TEST(AuditLog, RecordsDecisionsWithTheirRule) {
+    AuditFixture f;
+    auto config = parse_policy_config("global:\n  deny: [\"fs_write(path=secrets/**)\"]\n", "policy.yaml");
+    ASSERT_TRUE(config.ok());
+    const PolicyEngine engine(std::move(*config));
+    const auto args = boost::json::parse(R"({"path":"secrets/k","content":"x"})");
+    const Decision d = engine.decide({"bob", Role::standard, manifest::TrustLevel::adaptive_auto, CognitiveMode::agent, {}},
+                                     testing::fs_write_skill(), args);
+    ASSERT_TRUE(f.log->record_decision(d, args).ok());
+    const auto lines = lines_of(f.audit_dir() / "2026-11-21.jsonl");
+    ASSERT_EQ(lines.size(), 1u);
+    const auto record = boost::json::parse(lines[0]).as_object();
+    EXPECT_EQ(record.at("kind").as_string(), "decision");
+    EXPECT_EQ(record.at("outcome").as_string(), "deny");
+    EXPECT_EQ(record.at("code").as_string(), "DENIED_BY_RULE");
+    EXPECT_EQ(record.at("step").as_string(), "rule");
+    EXPECT_EQ(record.at("rule").as_string(), "fs_write(path=secrets/**)");
+    EXPECT_EQ(record.at("rule_location").as_string(), "policy.yaml:2");
+    EXPECT_EQ(record.at("arguments").at("path").as_string(), "secrets/k");
+}
+
+TEST(AuditLog, SecretsNeverReachTheFile) {
+    AuditFixture f;
+    SkillCallAudit call;
+    call.user_id = "bob";
+    call.skill_id = "http_get";
+    call.arguments = boost::json::parse(R"({"url":"https://x","headers":{"Authorization":"Bearer sk-live-1","X":"y"},
+        "api_key":"sk-live-2","nested":[{"password":"hunter2"}],"client_secret":"s3","Access_Token":"tok"})");
+    call.ok = true;
+    ASSERT_TRUE(f.log->record_skill_call(call).ok());
+    ASSERT_TRUE(f.log->append("custom", {{"details", boost::json::object{{"session_cookie", "c00kie"}}}}).ok());
+    std::ifstream in(f.audit_dir() / "2026-11-21.jsonl");
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const char* secret : {"sk-live-1", "sk-live-2", "hunter2", "s3\"", "tok\"", "c00kie"}) {
+        EXPECT_EQ(text.find(secret), std::string::npos) << secret << " leaked into " << text;
+    }
+    const auto record = boost::json::parse(lines_of(f.audit_dir() / "2026-11-21.jsonl")[0]);
+    EXPECT_EQ(record.at("arguments").at("headers").at("Authorization").as_string(), "[redacted]");
+    EXPECT_EQ(record.at("arguments").at("headers").at("X").as_string(), "y");
+    EXPECT_EQ(record.at("arguments").at("nested").at(0).at("password").as_string(), "[redacted]");
+    EXPECT_EQ(record.at("arguments").at("url").as_string(), "https://x");
+}
+
+TEST(AuditLog, LargeValuesAreTruncatedWithTheirDigest) {
+    AuditOptions options;
+    options.max_value_chars = 64;
+    AuditFixture f(options);
+    const std::string big(5000, 'z');
+    boost::json::array many;
+    for (int i = 0; i < 100; ++i) many.push_back(i);
+    SkillCallAudit call;
+    call.user_id = "bob";
+    call.skill_id = "fs_write";
+    call.arguments = boost::json::object{{"path", "a.md"}, {"content", big}, {"list", many}};
+    call.ok = true;
+    ASSERT_TRUE(f.log->record_skill_call(call).ok());
+    const auto lines = lines_of(f.audit_dir() / "2026-11-21.jsonl");
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_LT(lines[0].size(), 900u);
+    const auto record = boost::json::parse(lines[0]);
+    const std::string content(record.at("arguments").at("content").as_string());
+    EXPECT_THAT(content, HasSubstr("[truncated: 5000 chars, sha256 " + sha256_hex(big) + "]"));
+    EXPECT_THAT(content, ::testing::StartsWith("zzzz"));
+    EXPECT_THAT(std::string(record.at("arguments").at("list").as_string()), HasSubstr("[truncated:"));
+    EXPECT_EQ(record.at("arguments").at("path").as_string(), "a.md");
+    // The digest covers the whole value, so two different big arguments stay distinguishable.
+    EXPECT_EQ(record.at("args_sha256").as_string(), argument_digest(call.arguments));
+}
+
+TEST(AuditLog, ConcurrentWritersProduceWholeLines) {
+    AuditOptions options;
+    options.fsync = FsyncPolicy::never;
+    AuditFixture f(options);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t) {
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < 200; ++i) {
+                SkillCallAudit call;
+                call.user_id = "u" + std::to_string(t);
+                call.skill_id = "s";
+                call.arguments = boost::json::object{{"i", i}, {"pad", std::string(200, 'p')}};
+                call.ok = true;
+                ASSERT_TRUE(f.log->record_skill_call(call).ok());
+            }
+        });
+    }
+    for (auto& t : threads) t.join();
+    const auto lines = lines_of(f.audit_dir() / "2026-11-21.jsonl");
+    ASSERT_EQ(lines.size(), 800u);
+    for (const auto& line : lines) ASSERT_TRUE(boost::json::parse(line).is_object()) << line;
+}
+
+TEST(AuditLog, EveryFsyncPolicyWrites) {
+    for (auto policy : {FsyncPolicy::never, FsyncPolicy::always, FsyncPolicy::interval}) {
+        AuditOptions options;
+        options.fsync = policy;
+        AuditFixture f(options);
+        ASSERT_TRUE(f.log->append("note", {{"user", "u"}}).ok());
+        ASSERT_TRUE(f.log->flush().ok());
+        EXPECT_EQ(lines_of(f.audit_dir() / "2026-11-21.jsonl").size(), 1u) << to_string(policy);
+    }
+}
+
+TEST(AuditLog, AnUnwritableDirectoryIsAnError) {
+    TempDir dir;
+    dir.write("audit", "a file, not a directory");
+    auto log = AuditLog::open(dir.path() / "audit");
+    ASSERT_FALSE(log.ok());
+    EXPECT_EQ(log.error().code, "AUDIT_WRITE_FAILED");
+}
+
+void write_sample_log(AuditFixture& f) {
+    auto call = [&](const char* when, const char* user, const char* skill) {
+        *f.now = at(when);
+        SkillCallAudit c;
+        c.user_id = user;
+        c.skill_id = skill;
+        c.ok = true;
+        ASSERT_TRUE(f.log->record_skill_call(c).ok());
+    };
+    call("2026-11-20T10:00:00Z", "bob", "fs_write");
+    call("2026-11-21T09:00:00Z", "alice", "fs_read");
+    call("2026-11-21T12:00:00Z", "bob", "task_add");
+    *f.now = at("2026-11-21T13:00:00Z");
+    ASSERT_TRUE(f.log->append("approval", {{"user", "bob"}, {"skill", "fs_write"}, {"transition", "requested"}}).ok());
+}
+
+TEST(AuditReader, FiltersByUserSkillKindAndSince) {
+    AuditFixture f;
+    write_sample_log(f);
+    auto count = [&](AuditFilter filter) {
+        auto batch = read_audit_log(f.audit_dir(), filter);
+        EXPECT_TRUE(batch.ok());
+        EXPECT_TRUE(batch->problems.empty());
+        return batch->records.size();
+    };
+    EXPECT_EQ(count({}), 4u);
+    EXPECT_EQ(count({std::string("bob"), std::nullopt, std::nullopt, std::nullopt}), 3u);
+    EXPECT_EQ(count({std::nullopt, std::string("fs_*"), std::nullopt, std::nullopt}), 3u);
+    EXPECT_EQ(count({std::string("bob"), std::string("fs_write"), std::string("skill_call"), std::nullopt}), 1u);
+    EXPECT_EQ(count({std::nullopt, std::nullopt, std::nullopt, at("2026-11-21T11:00:00Z")}), 2u);
+    EXPECT_EQ(count({std::nullopt, std::nullopt, std::string("approval"), at("2026-11-21")}), 1u);
+    auto all = read_audit_log(f.audit_dir(), {});
+    EXPECT_EQ(all->records.front().at("ts").as_string(), "2026-11-20T10:00:00.000Z");  // oldest first
+    // No log yet is an empty log, not an error.
+    auto none = read_audit_log(f.dir.path() / "elsewhere", {});
+    ASSERT_TRUE(none.ok());
+    EXPECT_TRUE(none->records.empty());
+}
+
+TEST(AuditReader, ReportsLinesThatAreNotJson) {
+    AuditFixture f;
+    write_sample_log(f);
+    std::ofstream(f.audit_dir() / "2026-11-21.jsonl", std::ios::app) << "not json\n";
+    auto batch = read_audit_log(f.audit_dir(), {});
+    ASSERT_TRUE(batch.ok());
+    EXPECT_EQ(batch->records.size(), 4u);
+    ASSERT_EQ(batch->problems.size(), 1u);
+    EXPECT_THAT(batch->problems[0], HasSubstr("2026-11-21.jsonl:4: not a JSON object"));
+}
+
+TEST(AuditReader, TailReturnsOnlyNewRecordsAndWaitsForUnfinishedLines) {
+    AuditFixture f;
+    write_sample_log(f);
+    AuditTail tail(f.audit_dir(), {std::string("bob"), std::nullopt, std::nullopt, std::nullopt});
+    EXPECT_EQ(tail.poll()->records.size(), 3u);
+    EXPECT_EQ(tail.poll()->records.size(), 0u);
+    *f.now = at("2026-11-21T14:00:00Z");
+    ASSERT_TRUE(f.log->append("note", {{"user", "bob"}}).ok());
+    ASSERT_TRUE(f.log->append("note", {{"user", "alice"}}).ok());
+    EXPECT_EQ(tail.poll()->records.size(), 1u);
+    // A half-written line (another process mid-write) is not returned until it is complete.
+    std::ofstream(f.audit_dir() / "2026-11-21.jsonl", std::ios::app) << R"({"ts":"2026-11-21T15:00:00.000Z","kind":"note",)";
+    EXPECT_EQ(tail.poll()->records.size(), 0u);
+    std::ofstream(f.audit_dir() / "2026-11-21.jsonl", std::ios::app) << R"("user":"bob"})" << "\n";
+    EXPECT_EQ(tail.poll()->records.size(), 1u);
+    // A new day's file is picked up.
+    *f.now = at("2026-11-22T00:00:01Z");
+    ASSERT_TRUE(f.log->append("note", {{"user", "bob"}}).ok());
+    const auto batch = tail.poll();
+    ASSERT_EQ(batch->records.size(), 1u);
+    EXPECT_EQ(batch->records[0].at("ts").as_string(), "2026-11-22T00:00:01.000Z");
+}
+
+TEST(AuditReader, FollowDeliversRecordsWrittenWhileFollowing) {
+    AuditFixture f;
+    std::vector<std::string> seen;
+    std::atomic<int> polls{0};
+    std::thread writer([&] {
+        while (polls.load() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        ASSERT_TRUE(f.log->append("note", {{"user", "bob"}, {"n", 1}}).ok());
+    });
+    const Status status = follow_audit_log(
+        f.audit_dir(), {},
+        [&](const AuditBatch& batch) {
+            for (const auto& r : batch.records) seen.emplace_back(r.at("kind").as_string());
+        },
+        [&] { return ++polls < 2000 && seen.empty(); }, std::chrono::milliseconds(2));
+    writer.join();
+    ASSERT_TRUE(status.ok());
+    EXPECT_EQ(seen, std::vector<std::string>{"note"});
+}
+
+}  // namespace
+}  // namespace skillhost::policy

@@ -1,0 +1,117 @@
+#include "policy/glob.hpp"
+#include "policy/rule.hpp"
+#include "policy_test_support.hpp"
+
+#include <boost/json/parse.hpp>
+#include <gtest/gtest.h>
+
+namespace skillhost::policy {
+namespace {
+
+using testing::TempDir;
+
+TEST(Glob, SingleStarStaysWithinOneSegment) {
+    EXPECT_TRUE(glob_match("task_*", "task_add"));
+    EXPECT_TRUE(glob_match("task_*", "task_"));
+    EXPECT_FALSE(glob_match("task_*", "tasks"));
+    EXPECT_TRUE(glob_match("*", "anything"));
+    EXPECT_FALSE(glob_match("*", "a/b"));
+    EXPECT_TRUE(glob_match("notes/*", "notes/a.txt"));
+    EXPECT_FALSE(glob_match("notes/*", "notes/sub/a.txt"));
+    EXPECT_TRUE(glob_match("*.md", "readme.md"));
+    EXPECT_FALSE(glob_match("*.md", "docs/readme.md"));
+}
+
+TEST(Glob, DoubleStarCrossesSegments) {
+    EXPECT_TRUE(glob_match("notes/**", "notes/a.txt"));
+    EXPECT_TRUE(glob_match("notes/**", "notes/sub/deeper/a.txt"));
+    EXPECT_FALSE(glob_match("notes/**", "notesX/a.txt"));
+    EXPECT_FALSE(glob_match("notes/**", "other/notes/a.txt"));
+    EXPECT_TRUE(glob_match("**/*.key", "a/b/c.key"));
+    EXPECT_TRUE(glob_match("**/*.key", "c.key"));  // `**/` may match no directory
+    EXPECT_TRUE(glob_match("**", "a/b/c"));
+    EXPECT_TRUE(glob_match("a/**/z", "a/z"));
+    EXPECT_TRUE(glob_match("a/**/z", "a/b/c/z"));
+}
+
+TEST(Glob, QuestionMarkAndLiterals) {
+    EXPECT_TRUE(glob_match("fs_rea?", "fs_read"));
+    EXPECT_FALSE(glob_match("fs_rea?", "fs_rea"));
+    EXPECT_FALSE(glob_match("a?b", "a/b"));
+    EXPECT_TRUE(glob_match("fs_write", "fs_write"));
+    EXPECT_FALSE(glob_match("fs_write", "fs_writer"));
+    EXPECT_TRUE(glob_match("", ""));
+    EXPECT_FALSE(glob_match("", "x"));
+}
+
+TEST(Glob, PathologicalPatternsStayFast) {
+    const std::string text(200, 'a');
+    EXPECT_FALSE(glob_match("**a**a**a**a**a**a**b", text));
+    EXPECT_FALSE(glob_match("*a*a*a*a*a*a*a*a*b", text));
+}
+
+Rule rule(std::string_view text) {
+    Rule r;
+    EXPECT_FALSE(parse_rule_text(text, r).has_value()) << text;
+    return r;
+}
+
+TEST(RuleMatching, SkillGlobAndAllArgumentPatternsMustMatch) {
+    const auto spec = testing::fs_write_skill();
+    const auto args = boost::json::parse(R"({"path":"notes/today.md","content":"hi","mode":"append","count":3,"force":true})");
+    const CallArguments call(args, spec, {});
+    EXPECT_TRUE(rule_matches(rule("fs_write"), "fs_write", call));
+    EXPECT_TRUE(rule_matches(rule("fs_*"), "fs_write", call));
+    EXPECT_FALSE(rule_matches(rule("task_*"), "fs_write", call));
+    EXPECT_TRUE(rule_matches(rule("fs_write(path=notes/**)"), "fs_write", call));
+    EXPECT_FALSE(rule_matches(rule("fs_write(path=secrets/**)"), "fs_write", call));
+    EXPECT_TRUE(rule_matches(rule("fs_write(path=notes/*, mode=append)"), "fs_write", call));
+    EXPECT_FALSE(rule_matches(rule("fs_write(path=notes/*, mode=overwrite)"), "fs_write", call));
+    // Non-strings match on their JSON text.
+    EXPECT_TRUE(rule_matches(rule("fs_write(count=3, force=true)"), "fs_write", call));
+    EXPECT_FALSE(rule_matches(rule("fs_write(count=4)"), "fs_write", call));
+    // An argument that is absent never matches, not even `**`.
+    EXPECT_FALSE(rule_matches(rule("fs_write(owner=**)"), "fs_write", call));
+}
+
+TEST(RuleMatching, PathArgumentsAreNormalisedSoTraversalCannotDodgeARule) {
+    TempDir dir;
+    const auto workspace = dir.path() / "ws";
+    std::filesystem::create_directories(workspace / "notes");
+    std::filesystem::create_directories(workspace / "secrets");
+    const auto spec = testing::fs_write_skill();
+    const Rule deny_secrets = rule("fs_write(path=secrets/**)");
+    const Rule allow_notes = rule("fs_write(path=notes/**)");
+    auto check = [&](const char* path) {
+        boost::json::value args = {{"path", path}, {"content", "x"}};
+        const CallArguments call(args, spec, workspace);
+        return std::pair{rule_matches(deny_secrets, "fs_write", call), rule_matches(allow_notes, "fs_write", call)};
+    };
+    EXPECT_EQ(check("notes/a.md"), std::pair(false, true));
+    EXPECT_EQ(check("./notes/a.md"), std::pair(false, true));
+    EXPECT_EQ(check("notes/../secrets/key"), std::pair(true, false));
+    EXPECT_EQ(check((workspace / "secrets/key").c_str()), std::pair(true, false));
+    EXPECT_EQ(check("../outside/notes/x"), std::pair(false, false));
+    // A symlink inside notes/ that points into secrets/ is matched where it really leads.
+    std::filesystem::create_directory_symlink(workspace / "secrets", workspace / "notes/link");
+    EXPECT_EQ(check("notes/link/key"), std::pair(true, false));
+}
+
+TEST(RuleMatching, NonPathArgumentsAreMatchedVerbatim) {
+    auto spec = testing::make_skill("note_add");
+    boost::json::value args = {{"title", "notes/../secrets"}};
+    const CallArguments call(args, spec, {});
+    EXPECT_TRUE(rule_matches(rule("note_add(title=notes/../secrets)"), "note_add", call));
+    EXPECT_FALSE(rule_matches(rule("note_add(title=secrets)"), "note_add", call));
+}
+
+TEST(RuleMatching, ArgumentsThatAreNotAnObjectNeverMatchPatterns) {
+    auto spec = testing::make_skill("x");
+    boost::json::value args = boost::json::array{1, 2};
+    const CallArguments call(args, spec, {});
+    EXPECT_TRUE(rule_matches(rule("x"), "x", call));
+    EXPECT_FALSE(rule_matches(rule("x(a=**)"), "x", call));
+}
+
+}  // namespace
+}  // namespace skillhost::policy

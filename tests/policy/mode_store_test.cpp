@@ -1,0 +1,65 @@
+#include "policy/mode_store.hpp"
+#include "policy/user_context.hpp"
+#include "policy_test_support.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace skillhost::policy {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::TempDir;
+
+TEST(ModeStore, AChosenModeSurvivesReopeningAndOverridesTheDefault) {
+    TempDir dir;
+    const auto db = dir.path() / "home/skillhost.db";
+    auto users = parse_users("users:\n  - {id: owner, role: owner, trust: supervised_auto, default_mode: agent}\n"
+                             "  - {id: kid, role: guest, trust: suggest, default_mode: emulation}\n",
+                             dir.path() / "users.yaml", dir.path() / "ws");
+    ASSERT_TRUE(users.ok()) << users.error().message;
+    {
+        auto modes = ModeStore::open(db);
+        ASSERT_TRUE(modes.ok()) << modes.error().message;
+        EXPECT_EQ(*(*modes)->effective_mode(*users->find("owner")), CognitiveMode::agent);
+        EXPECT_EQ(*(*modes)->effective_mode(*users->find("kid")), CognitiveMode::emulation);
+        EXPECT_EQ(*(*modes)->stored_mode("owner"), std::nullopt);
+        ASSERT_TRUE((*modes)->set_mode("owner", CognitiveMode::emulation).ok());
+        ASSERT_TRUE((*modes)->set_mode("owner", CognitiveMode::dual).ok());  // the latest choice wins
+    }
+    auto reopened = ModeStore::open(db);
+    ASSERT_TRUE(reopened.ok());
+    EXPECT_EQ(*(*reopened)->effective_mode(*users->find("owner")), CognitiveMode::dual);
+    auto context = resolve_user_context(*users, **reopened, "owner");
+    ASSERT_TRUE(context.ok());
+    EXPECT_EQ(context->mode, CognitiveMode::dual);
+    EXPECT_EQ(context->role, Role::owner);
+    EXPECT_EQ(context->trust, manifest::TrustLevel::supervised_auto);
+    EXPECT_EQ(context->workspace, dir.path() / "ws/owner");
+    ASSERT_TRUE((*reopened)->clear_mode("owner").ok());
+    EXPECT_EQ(*(*reopened)->effective_mode(*users->find("owner")), CognitiveMode::agent);
+}
+
+TEST(UserContext, UnknownUserIsNamedWithTheKnownOnes) {
+    TempDir dir;
+    auto modes = ModeStore::open(dir.path() / "skillhost.db");
+    ASSERT_TRUE(modes.ok());
+    const auto users = builtin_users(dir.path());
+    auto context = resolve_user_context(users, **modes, "mallory");
+    ASSERT_FALSE(context.ok());
+    EXPECT_EQ(context.error().code, "USER_NOT_FOUND");
+    EXPECT_THAT(context.error().message, HasSubstr("no user `mallory`"));
+    EXPECT_THAT(context.error().message, HasSubstr("known users: owner"));
+}
+
+TEST(ModeStore, AnUnusableDatabasePathIsAnError) {
+    TempDir dir;
+    dir.write("blocker", "a file where the home directory should be");
+    auto modes = ModeStore::open(dir.path() / "blocker/skillhost.db");
+    ASSERT_FALSE(modes.ok());
+    EXPECT_EQ(modes.error().code, "DATABASE_ERROR");
+    EXPECT_THAT(modes.error().message, HasSubstr("blocker"));
+}
+
+}  // namespace
+}  // namespace skillhost::policy
