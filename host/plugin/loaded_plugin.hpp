@@ -46,10 +46,12 @@ public:
     // The plugin's self-reported version (skillhost_plugin.version).
     virtual std::string_view version() const = 0;
     virtual manifest::AbiVersion abi_version() const = 0;
-    // The private copy the library was loaded from.
+    // The private copy the library was loaded from. The file itself is already deleted (the
+    // mapping stays); the path identifies this load, e.g. in /proc/self/maps.
     virtual const std::filesystem::path& loaded_from() const = 0;
     // Runs one skill over the C ABI. Thread-safe per the ABI rules; the executor serialises skills
-    // whose manifest says `concurrency: serial`. Returns an error only if the skill id is unknown.
+    // whose manifest says `concurrency: serial`. The host itself writes an error outcome only when
+    // the skill id is unknown (SKILL_NOT_FOUND) or data_dir cannot be created (DATA_DIR_UNAVAILABLE).
     virtual RawOutcome invoke(const CallContext& context, std::string_view args_json) const = 0;
 };
 

@@ -14,7 +14,9 @@
 namespace skillhost::plugin {
 
 struct LoaderOptions {
-    // Where private copies of loaded libraries go (one file per load; removed on unload).
+    // Where private copies of loaded libraries go (one file per load, deleted as soon as it is
+    // mapped, so nothing is left behind even after a crash). Created if missing; empty means
+    // <system temp dir>/skillhost-plugin-cache.
     std::filesystem::path cache_dir;
     // Optional: serves the host-services `complete` function. Null: completions are UNAVAILABLE.
     std::shared_ptr<CompletionService> completions;
@@ -24,8 +26,8 @@ struct LoaderOptions {
 struct PluginFailure {
     std::filesystem::path manifest_file;
     std::string plugin_name;  // empty when the manifest could not be read
-    Error error;              // MANIFEST_INVALID, LIBRARY_NOT_FOUND, ENTRY_MISSING,
-                              // ABI_INCOMPATIBLE, SKILLS_MISMATCH, PLUGIN_INIT_FAILED, ...
+    Error error;              // MANIFEST_INVALID / MANIFEST_UNREADABLE, DIR_NOT_FOUND, DIR_UNREADABLE,
+                              // DUPLICATE_PLUGIN, or any load() error below
 };
 
 class PluginLoader {
@@ -35,6 +37,12 @@ public:
     // Validates and loads the library a manifest names: copies it privately, checks the entry
     // symbol, the ABI version (same major, minor up to ours), that name and skills match the
     // manifest exactly (naming missing and extra ones), then calls init().
+    // Error codes: LIBRARY_NOT_FOUND, PRIVATE_COPY_FAILED, LIBRARY_LOAD_FAILED (with the dynamic
+    // linker's reason), ENTRY_MISSING, ENTRY_RETURNED_NULL, ABI_INCOMPATIBLE, STRUCT_TOO_SMALL,
+    // ABI_MISMATCH (manifest abi_version differs from the library's), NAME_MISMATCH,
+    // INVALID_DESCRIPTOR, DUPLICATE_SKILL_ID, INVOKE_MISSING, SKILLS_MISMATCH (details.missing,
+    // details.extra), PLUGIN_INIT_FAILED (details.plugin_code/plugin_message/plugin_details).
+    // Every error has details.manifest and details.library.
     Result<std::shared_ptr<LoadedPlugin>> load(const manifest::Manifest& manifest) const;
 
     // Reads the manifest file, then load(). Errors keep the manifest path in details.
@@ -49,8 +57,9 @@ struct DiscoveryReport {
     std::vector<PluginFailure> failures;
 };
 
-// Every *.yaml / *.yml manifest in the given directories (not recursive), loaded; failures are
-// collected, never thrown. Missing directories are reported as failures with code DIR_NOT_FOUND.
+// Every *.yaml / *.yml manifest in the given directories (not recursive, sorted by file name),
+// loaded; failures are collected, never thrown. Missing directories are reported as failures with
+// code DIR_NOT_FOUND. A second manifest with an already loaded plugin name is DUPLICATE_PLUGIN.
 DiscoveryReport discover_plugins(const PluginLoader& loader,
                                  const std::vector<std::filesystem::path>& manifest_dirs);
 
