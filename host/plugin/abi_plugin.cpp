@@ -7,6 +7,7 @@
 #include <boost/json/serialize.hpp>
 #include <spdlog/spdlog.h>
 
+#include <exception>
 #include <system_error>
 #include <utility>
 
@@ -21,6 +22,27 @@ RawOutcome error_outcome(std::string code, std::string message, std::string deta
     outcome.error_message = std::move(message);
     outcome.error_details_json = std::move(details_json);
     return outcome;
+}
+
+std::string describe(std::exception_ptr exception) {
+    try {
+        std::rethrow_exception(std::move(exception));
+    } catch (const std::exception& e) {
+        return e.what();
+    } catch (...) {
+        return "an exception of unknown type";
+    }
+}
+
+RawOutcome escaped_exception_outcome(const std::string& plugin, const std::string& skill,
+                                     std::exception_ptr exception) {
+    const std::string what = describe(std::move(exception));
+    boost::json::object details{{"plugin", plugin}, {"skill", skill}, {"exception", what}};
+    return error_outcome("PLUGIN_EXCEPTION",
+                         "skill '" + skill + "' of plugin '" + plugin +
+                             "' let a C++ exception escape across the C ABI (" + what +
+                             "); the plugin must catch it and write an error (skill.hpp does this for you)",
+                         boost::json::serialize(details));
 }
 
 // A plugin's details text as JSON when it is valid JSON, else as the string it is.
@@ -62,7 +84,18 @@ Result<std::shared_ptr<LoadedPlugin>> AbiPlugin::start(boost::dll::shared_librar
 
     ResultCapture capture;
     void* state = nullptr;
-    const skillhost_status status = descriptor->init(&plugin->services_, &state, capture.writer());
+    skillhost_status status = SKILLHOST_STATUS_ERROR;
+    try {
+        status = descriptor->init(&plugin->services_, &state, capture.writer());
+    } catch (...) {
+        const std::string what = describe(std::current_exception());
+        Error error{"PLUGIN_INIT_FAILED", "plugin '" + plugin->manifest_.name +
+                                              "' failed to initialise: init() let a C++ exception escape (" + what +
+                                              "); catch exceptions inside init() and report them through the "
+                                              "error writer"};
+        error.details["exception"] = what;
+        return error;
+    }
     RawOutcome written = capture.take();
     if (status == SKILLHOST_STATUS_OK) {
         plugin->state_ = state;
@@ -94,7 +127,14 @@ Result<std::shared_ptr<LoadedPlugin>> AbiPlugin::start(boost::dll::shared_librar
 }
 
 AbiPlugin::~AbiPlugin() {
-    if (initialized_ && descriptor_->shutdown != nullptr) descriptor_->shutdown(state_);
+    if (initialized_ && descriptor_->shutdown != nullptr) {
+        try {
+            descriptor_->shutdown(state_);
+        } catch (...) {
+            spdlog::error("[plugin {}] shutdown() let an exception escape; the plugin is unloaded anyway",
+                          manifest_.name);
+        }
+    }
     // library_ unloads after this body, once every member pointing into it is gone.
 }
 
@@ -140,7 +180,14 @@ RawOutcome AbiPlugin::invoke(const CallContext& context, std::string_view args_j
     call.host_call = context.control;
 
     ResultCapture capture;
-    const skillhost_status status = skill->second(state_, &call, to_abi(args_json), capture.writer());
+    skillhost_status status = SKILLHOST_STATUS_ERROR;
+    try {
+        status = skill->second(state_, &call, to_abi(args_json), capture.writer());
+    } catch (...) {
+        // Forbidden by the ABI, but a raw C++ plugin can let one escape; it must not unwind
+        // through the executor. Whatever the skill wrote before throwing is discarded.
+        return escaped_exception_outcome(manifest_.name, context.skill_id, std::current_exception());
+    }
     RawOutcome outcome = capture.take();
     outcome.status = status;
     if (outcome.extra_writes > 0)

@@ -85,11 +85,18 @@ Result<std::shared_ptr<LoadedPlugin>> PluginLoader::load(const manifest::Manifes
         return with_paths(std::move(error), manifest);
     }
     auto& entry = library.get<const skillhost_plugin*()>(SKILLHOST_ENTRY_SYMBOL);
-    const skillhost_plugin* descriptor = entry();
+    const skillhost_plugin* descriptor = nullptr;
+    bool entry_threw = false;
+    try {
+        descriptor = entry();
+    } catch (...) {
+        entry_threw = true;  // forbidden by the ABI; reported like a missing descriptor
+    }
     if (descriptor == nullptr) {
-        Error error{"ENTRY_RETURNED_NULL", "plugin '" + name + "': " + std::string(SKILLHOST_ENTRY_SYMBOL) +
-                                               "() returned NULL; it must return a pointer to the plugin's static "
-                                               "skillhost_plugin descriptor"};
+        Error error{"ENTRY_RETURNED_NULL", "plugin '" + name + "': " + std::string(SKILLHOST_ENTRY_SYMBOL) + "() " +
+                                               (entry_threw ? "threw an exception" : "returned NULL") +
+                                               "; it must return a pointer to the plugin's static skillhost_plugin "
+                                               "descriptor"};
         return with_paths(std::move(error), manifest);
     }
 

@@ -110,6 +110,17 @@ TEST_F(InvokeTest, ContractViolationsAreCapturedAsTheyHappened) {
     EXPECT_EQ(silent.written, RawOutcome::Written::nothing);
 }
 
+TEST_F(InvokeTest, ExceptionEscapingTheAbiBecomesAnError) {
+    auto plugin = load_fixture("escaping_exception");
+    ASSERT_TRUE(plugin);
+    RawOutcome out = plugin->invoke(context("escape"), "{}");
+    EXPECT_EQ(out.status, SKILLHOST_STATUS_ERROR);
+    ASSERT_EQ(out.written, RawOutcome::Written::error);
+    EXPECT_EQ(out.error_code, "PLUGIN_EXCEPTION");
+    EXPECT_THAT(out.error_message, HasSubstr("escaped from the escape skill"));
+    EXPECT_EQ(parse(out.error_details_json).at("skill"), "escape");
+}
+
 TEST_F(InvokeTest, ConcurrentCallsEachGetTheirOwnResult) {
     auto echo = load_fixture("echo");
     ASSERT_TRUE(echo);
