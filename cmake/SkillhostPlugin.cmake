@@ -1,18 +1,20 @@
 # skillhost_add_plugin(NAME SOURCES src... MANIFEST manifest.yaml
-#                      [OUTPUT_DIR dir] [INSTALL_DESTINATION dir] [LINK_LIBRARIES lib...])
+#                      [OUTPUT_DIR dir] [INSTALL_DESTINATION dir] [NO_INSTALL] [LINK_LIBRARIES lib...])
 #
 # Builds a skill plugin the way skillhost expects: a MODULE library with hidden symbol visibility
 # (only the entry symbol is exported) and -fno-gnu-unique (so dlclose really unloads it and a new
 # version can be loaded), linked against the SDK headers only. After each build the library and its
 # manifest are placed side by side in OUTPUT_DIR (default: ${CMAKE_CURRENT_BINARY_DIR}/plugins).
-# `install()` puts both in INSTALL_DESTINATION (default: lib/skillhost/plugins).
+# `install()` puts both in INSTALL_DESTINATION (default: lib/skillhost/plugins), library first, each
+# under a temporary name renamed into place. NO_INSTALL (or SKILLHOST_PLUGIN_NO_INSTALL set in the
+# calling directory, as skillhost's own tests/ tree does for its test plugins) adds no install rule.
 #
 # Shared by this source tree and the installed SkillhostSDK package, so built-in plugins are built
 # exactly as third-party ones. Needs CMake 3.21 (file(COPY_FILE) in the install step).
 include_guard(GLOBAL)
 
 function(skillhost_add_plugin name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "MANIFEST;OUTPUT_DIR;INSTALL_DESTINATION" "SOURCES;LINK_LIBRARIES")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "NO_INSTALL" "MANIFEST;OUTPUT_DIR;INSTALL_DESTINATION" "SOURCES;LINK_LIBRARIES")
   if(NOT arg_SOURCES)
     message(FATAL_ERROR "skillhost_add_plugin(${name}): SOURCES is required")
   endif()
@@ -44,11 +46,22 @@ function(skillhost_add_plugin name)
     target_link_options(${name} PRIVATE -Wl,--no-undefined)
   endif()
 
+  # The manifest copy is a build output of its own (not a post-build step of the library), so
+  # editing only the manifest still updates the copy beside the library.
   get_filename_component(manifest_name "${manifest_path}" NAME)
-  add_custom_command(TARGET ${name} POST_BUILD
-    COMMAND ${CMAKE_COMMAND} -E copy_if_different "${manifest_path}" "${arg_OUTPUT_DIR}/${manifest_name}"
+  set(manifest_copy "${arg_OUTPUT_DIR}/${manifest_name}")
+  add_custom_command(OUTPUT "${manifest_copy}"
+    COMMAND ${CMAKE_COMMAND} -E make_directory "${arg_OUTPUT_DIR}"
+    COMMAND ${CMAKE_COMMAND} -E copy "${manifest_path}" "${manifest_copy}"
+    DEPENDS "${manifest_path}"
     COMMENT "skillhost: placing manifest ${manifest_name} beside ${name}"
     VERBATIM)
+  add_custom_target(${name}_manifest DEPENDS "${manifest_copy}")
+  add_dependencies(${name} ${name}_manifest)
+
+  if(arg_NO_INSTALL OR SKILLHOST_PLUGIN_NO_INSTALL)
+    return()
+  endif()
 
   # Install: each file goes in under a temporary name in its final directory and is renamed into
   # place (rename within one directory is atomic), so a running host watching the directory never
