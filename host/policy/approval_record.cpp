@@ -1,5 +1,7 @@
 #include "policy/approval_record.hpp"
 
+#include <boost/json/serialize.hpp>
+
 
 namespace skillhost::policy {
 
@@ -39,6 +41,35 @@ boost::json::object ApprovalRecord::to_json() const {
     out["completed_at"] = completed_at ? boost::json::value(format_utc_timestamp(*completed_at)) : boost::json::value(nullptr);
     out["reason"] = reason.empty() ? boost::json::value(nullptr) : boost::json::value(reason);
     out["result"] = result;
+    return out;
+}
+
+std::string ApprovalRecord::summary_line() const {
+    std::string line = id + "  " + to_string(state) + "  " + user_id + "  " + skill_id + "  ";
+    if (state == ApprovalState::pending) line += "expires " + format_utc_timestamp(expires_at);
+    else if (resolved_at) line += "resolved " + format_utc_timestamp(*resolved_at);
+    return line + "  " + preview;
+}
+
+std::string ApprovalRecord::to_text() const {
+    std::string out;
+    auto field = [&](const char* name, const std::string& value) {
+        if (!value.empty()) out += std::string(name) + ": " + value + "\n";
+    };
+    field("id", id);
+    field("state", to_string(state));
+    field("user", user_id);
+    field("skill", skill_id);
+    field("preview", preview);
+    field("arguments", boost::json::serialize(arguments));
+    field("requested_by", requested_by);
+    field("requested_at", format_utc_timestamp(requested_at));
+    field("expires_at", format_utc_timestamp(expires_at));
+    field("resolved_by", resolved_by);
+    if (resolved_at) field("resolved_at", format_utc_timestamp(*resolved_at));
+    if (completed_at) field("completed_at", format_utc_timestamp(*completed_at));
+    field("reason", reason);
+    if (!result.is_null()) field("result", boost::json::serialize(result));
     return out;
 }
 

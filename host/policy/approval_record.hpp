@@ -35,6 +35,10 @@ struct ApprovalRecord {
     boost::json::value result;             // the skill's result object once executed/failed
 
     boost::json::object to_json() const;
+    // One line for `approvals list`: "apr-… pending bob fs_write expires 2026-… — <preview>".
+    std::string summary_line() const;
+    // Every field, one per line, for `approvals show`.
+    std::string to_text() const;
 };
 
 }  // namespace skillhost::policy

@@ -5,6 +5,7 @@
 #include <boost/json/parse.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <regex>
 #include <thread>
@@ -79,6 +80,31 @@ Result<AuditBatch> AuditTail::poll() {
         cursor.offset += start;  // an unfinished last line is read again next time
     }
     return batch;
+}
+
+std::string format_audit_record(const boost::json::object& record) {
+    std::string line;
+    auto add = [&](std::string_view text) {
+        if (text.empty()) return;
+        if (!line.empty()) line += ' ';
+        line += text;
+    };
+    add(string_field(record, "ts"));
+    add(string_field(record, "kind"));
+    add(string_field(record, "user"));
+    add(string_field(record, "skill"));
+    add(string_field(record, "approval_id"));
+    add(string_field(record, "transition"));
+    add(string_field(record, "outcome"));
+    add(string_field(record, "code"));
+    if (const auto* duration = record.if_contains("duration_ms"); duration != nullptr && duration->is_number()) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.1fms", duration->to_number<double>());
+        add(text);
+    }
+    const std::string_view reason = string_field(record, "reason");
+    if (!reason.empty()) add("— " + std::string(reason));
+    return line;
 }
 
 Result<AuditBatch> read_audit_log(const std::filesystem::path& directory, const AuditFilter& filter) {

@@ -50,6 +50,9 @@ private:
     std::map<std::string, Cursor> cursors_;  // by file name; names sort by date
 };
 
+// One line for `audit tail`: "<ts> <kind> <user> <skill> <outcome/transition> <details>".
+std::string format_audit_record(const boost::json::object& record);
+
 // Every matching record now in the log. A missing audit directory is an empty log.
 Result<AuditBatch> read_audit_log(const std::filesystem::path& directory, const AuditFilter& filter);
 

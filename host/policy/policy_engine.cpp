@@ -2,8 +2,6 @@
 
 #include "policy/glob.hpp"
 
-#include <array>
-
 namespace skillhost::policy {
 
 using manifest::Risk;

@@ -14,8 +14,11 @@
 
 int main(int argc, char** argv) {
     using namespace skillhost::policy;
-    if (argc != 3) {
-        std::fprintf(stderr, "usage: %s DATABASE EFFECTS_LOG\n", argv[0]);
+    // --stop-after-claim: claim one approval, record its effect and exit without completing it,
+    // as a host that dies mid-execution would.
+    const bool stop_after_claim = argc == 4 && std::string(argv[3]) == "--stop-after-claim";
+    if (argc != 3 && !stop_after_claim) {
+        std::fprintf(stderr, "usage: %s DATABASE EFFECTS_LOG [--stop-after-claim]\n", argv[0]);
         return 2;
     }
     auto queue = ApprovalQueue::open(argv[1]);
@@ -43,6 +46,7 @@ int main(int argc, char** argv) {
             }
             const std::string line = record.id + " " + std::to_string(getpid()) + "\n";
             if (::write(effects, line.data(), line.size()) != static_cast<ssize_t>(line.size())) return 2;
+            if (stop_after_claim) _exit(0);
             // Widen the window between the effect and recording it, where a kill hurts most.
             const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(random() % 400);
             while (std::chrono::steady_clock::now() < until) {

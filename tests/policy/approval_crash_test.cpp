@@ -18,11 +18,11 @@ namespace {
 
 using testing::TempDir;
 
-pid_t spawn_claimer(const std::filesystem::path& db, const std::filesystem::path& effects) {
+pid_t spawn_claimer(const std::filesystem::path& db, const std::filesystem::path& effects, bool stop_after_claim = false) {
     const pid_t pid = fork();
     if (pid == 0) {
         execl(SKILLHOST_APPROVAL_CLAIMER, SKILLHOST_APPROVAL_CLAIMER, db.c_str(), effects.c_str(),
-              static_cast<char*>(nullptr));
+              stop_after_claim ? "--stop-after-claim" : static_cast<char*>(nullptr), static_cast<char*>(nullptr));
         _exit(127);
     }
     return pid;
@@ -39,6 +39,35 @@ std::map<std::string, int> executions(const std::filesystem::path& effects) {
         if (fields >> id) ++count[id];
     }
     return count;
+}
+
+TEST(ApprovalCrashDurability, AClaimWhoseProcessDiedIsMarkedInterruptedAndNeverReRun) {
+    TempDir dir;
+    const auto db = dir.path() / "skillhost.db";
+    const auto effects = dir.path() / "effects.log";
+    std::string id;
+    {
+        auto queue = ApprovalQueue::open(db);
+        ASSERT_TRUE(queue.ok()) << queue.error().message;
+        id = (*queue)->enqueue({"bob", "fs_write", boost::json::object{{"n", 1}}, "direct", "write"})->id;
+    }
+    const pid_t child = spawn_claimer(db, effects, true);
+    int status = 0;
+    waitpid(child, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ASSERT_EQ(executions(effects)[id], 1);
+
+    auto queue = ApprovalQueue::open(db);  // the restart
+    ASSERT_TRUE(queue.ok());
+    const auto record = (*queue)->get(id);
+    ASSERT_TRUE(record.ok());
+    EXPECT_EQ(record->state, ApprovalState::failed);
+    EXPECT_EQ(record->reason, "interrupted: the host stopped while executing; re-request the action");
+    EXPECT_EQ(record->resolved_by, "owner");
+    EXPECT_TRUE(record->completed_at.has_value());
+    EXPECT_EQ((*queue)->claim_for_execution(id, {"owner", Role::owner}).error().code, "APPROVAL_ALREADY_RESOLVED");
+    EXPECT_EQ((*queue)->complete(id, true, nullptr).error().code, "APPROVAL_NOT_CLAIMED");
+    EXPECT_TRUE((*(*queue)->recover_interrupted()).empty());  // recovery is idempotent
 }
 
 // Kills claimer processes with SIGKILL at random moments, restarts, and checks after every

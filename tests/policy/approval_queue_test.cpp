@@ -68,6 +68,10 @@ TEST(ApprovalQueue, EnqueueStoresAPendingRecordWithPreviewAndExpiry) {
     EXPECT_EQ(stored->requested_at, TimePoint(std::chrono::milliseconds(clock.ms->load())));
     EXPECT_FALSE(stored->resolved_at.has_value());
     EXPECT_EQ(queue->get("apr-nope").error().code, "APPROVAL_NOT_FOUND");
+    EXPECT_THAT(stored->summary_line(), ::testing::MatchesRegex("apr-[0-9a-f]{16}  pending  bob  fs_write  expires 2027-.*Z  Write a file \\(fs_write\\): path=.*"));
+    EXPECT_THAT(stored->to_text(), HasSubstr("requested_by: run:run-42\n"));
+    EXPECT_THAT(stored->to_text(), HasSubstr("state: pending\n"));
+    EXPECT_EQ(stored->to_text().find("resolved_by"), std::string::npos);
 }
 
 TEST(ApprovalQueue, ClaimThenCompleteRunsTheStateMachine) {

@@ -233,6 +233,15 @@ TEST(AuditReader, FiltersByUserSkillKindAndSince) {
     EXPECT_TRUE(none->records.empty());
 }
 
+TEST(AuditReader, FormatsOneReadableLinePerRecord) {
+    const auto record = boost::json::parse(R"({"ts":"2026-11-21T12:00:00.000Z","kind":"skill_call","user":"bob",
+        "skill":"fs_write","outcome":"TIMEOUT","duration_ms":1234.56,"args_sha256":"ab"})").as_object();
+    EXPECT_EQ(format_audit_record(record), "2026-11-21T12:00:00.000Z skill_call bob fs_write TIMEOUT 1234.6ms");
+    const auto decision = boost::json::parse(R"({"ts":"t","kind":"decision","user":"bob","skill":"x","outcome":"deny",
+        "code":"DENIED_BY_RULE","reason":"denied by rule"})").as_object();
+    EXPECT_EQ(format_audit_record(decision), "t decision bob x deny DENIED_BY_RULE — denied by rule");
+}
+
 TEST(AuditReader, ReportsLinesThatAreNotJson) {
     AuditFixture f;
     write_sample_log(f);

@@ -163,3 +163,22 @@ TEST(PolicyFile, RulesForUnknownUsersAreReportedWithTheirLine) {
 
 }  // namespace
 }  // namespace skillhost::policy
+
+namespace skillhost::policy {
+namespace {
+
+// The configuration the project ships must load and agree with itself.
+TEST(ShippedConfiguration, EtcUsersAndPolicyAreValid) {
+    const std::filesystem::path etc = std::filesystem::path(SKILLHOST_TEST_FIXTURES_SOURCE_DIR) / "../../etc";
+    auto users = load_users(etc / "users.yaml", "/tmp/workspace");
+    ASSERT_TRUE(users.ok()) << users.error().message;
+    EXPECT_FALSE(users->file().empty());
+    EXPECT_EQ(users->first_owner().id, "owner");
+    auto policy = load_policy_config(etc / "policy.yaml");
+    ASSERT_TRUE(policy.ok()) << policy.error().message;
+    EXPECT_FALSE(policy->file.empty());
+    EXPECT_TRUE(check_policy_users(*policy, *users).ok());
+}
+
+}  // namespace
+}  // namespace skillhost::policy
