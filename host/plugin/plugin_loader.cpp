@@ -42,7 +42,11 @@ std::string load_failure_text(const boost::dll::fs::error_code& ec, const std::f
 }  // namespace
 
 PluginLoader::PluginLoader(LoaderOptions options) : options_(std::move(options)) {
-    if (options_.cache_dir.empty()) options_.cache_dir = std::filesystem::temp_directory_path() / "skillhost-plugin-cache";
+    if (options_.cache_dir.empty()) {
+        std::error_code ec;
+        std::filesystem::path temp = std::filesystem::temp_directory_path(ec);
+        options_.cache_dir = (ec ? std::filesystem::path("/tmp") : temp) / "skillhost-plugin-cache";
+    }
 }
 
 Result<std::shared_ptr<LoadedPlugin>> PluginLoader::load(const manifest::Manifest& manifest) const {

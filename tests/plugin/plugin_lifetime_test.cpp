@@ -89,20 +89,23 @@ TEST_F(PluginLifetimeTest, LibraryUnloadsOnlyAfterTheLastReferenceIsGone) {
     const auto mapped_file = catalog_copy->loaded_from();
     ASSERT_GT(mappings_of(mapped_file), 0);
 
+    // A call in flight on another thread, holding its own reference; it runs until cancelled.
+    CallControl control;
     std::atomic<bool> call_started{false};
     RawOutcome in_flight;
     std::thread caller([&, plugin = catalog_copy] {
-        CallControl control;
         call_started = true;
-        in_flight = plugin->invoke(context("sleep", &control), R"({"ms":200})");
+        in_flight = plugin->invoke(context("sleep", &control), R"({"ms":60000})");
     });
     while (!call_started) std::this_thread::yield();
-    catalog_copy.reset();  // the catalog drops the plugin while the call is still running
 
+    catalog_copy.reset();  // the catalog drops the plugin while the call is still running
+    EXPECT_GT(mappings_of(mapped_file), 0) << "unloaded while a call still held the plugin";
+
+    control.cancelled = true;
     caller.join();
-    ASSERT_EQ(in_flight.written, RawOutcome::Written::result) << in_flight.error_message;
-    EXPECT_EQ(parse(in_flight.result_json), parse(R"({"slept_ms":200})"));
-    // The thread's copy went with the thread: now the library is gone.
+    EXPECT_EQ(in_flight.status, SKILLHOST_STATUS_CANCELLED);
+    // The thread's reference went with the thread: now the library is gone.
     EXPECT_EQ(mappings_of(mapped_file), 0);
 }
 
