@@ -124,6 +124,19 @@ TEST_F(LoadErrorDetailsTest, ManifestAbiMustAgreeWithTheLibrary) {
     EXPECT_THAT(loaded.error().message, HasSubstr("1.0.0"));
 }
 
+TEST_F(LoadErrorDetailsTest, UnusableCacheDirectoryIsPrivateCopyFailed) {
+    TempDir dir;
+    test::write_file(dir / "not-a-dir", "a file where the cache directory should go");
+    PluginLoader blocked(LoaderOptions{dir / "not-a-dir" / "cache", nullptr});
+
+    auto loaded = blocked.load_file(fixture_manifest("echo"));
+
+    ASSERT_FALSE(loaded.ok());
+    EXPECT_EQ(loaded.error().code, "PRIVATE_COPY_FAILED");
+    EXPECT_THAT(loaded.error().message, HasSubstr((dir / "not-a-dir" / "cache").string()));
+    EXPECT_EQ(loaded.error().details.at("manifest").as_string(), fixture_manifest("echo").string());
+}
+
 TEST_F(LoadErrorDetailsTest, UnreadableManifestKeepsItsPath) {
     TempDir dir;
     const auto manifest = dir / "broken.yaml";
