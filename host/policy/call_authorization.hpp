@@ -1,0 +1,36 @@
+// The policy gate every skill call passes through, in one place so no path (CLI, API, MCP, the
+// operator's tool calls) can forget a part: decide, audit the decision, and queue the call when it
+// needs approval.
+#pragma once
+
+#include "base/error.hpp"
+#include "manifest/skill_spec.hpp"
+#include "policy/approval_queue.hpp"
+#include "policy/audit_log.hpp"
+#include "policy/policy_engine.hpp"
+
+#include <boost/json/value.hpp>
+
+#include <optional>
+#include <string_view>
+
+namespace skillhost::policy {
+
+struct CallAuthorization {
+    Decision decision;
+    // Set when the decision is `ask`: the pending approval the caller reports.
+    std::optional<ApprovalRecord> approval;
+
+    bool may_run() const { return decision.allowed(); }
+    // For a refused or queued call: the Error to return (APPROVAL_REQUIRED names the approval id).
+    Error error() const { return decision.to_error(approval ? std::string_view(approval->id) : std::string_view()); }
+};
+
+// `args` must already be validated with defaults applied. `requested_by` is "direct" or
+// "run:<id>". `audit` may be null. Errors only when the queue or the audit log cannot be written;
+// a call that could not be queued must not run.
+Result<CallAuthorization> authorize_call(const PolicyEngine& engine, ApprovalQueue& queue, AuditLog* audit,
+                                         const UserContext& user, const manifest::SkillSpec& skill,
+                                         const boost::json::value& args, std::string_view requested_by = "direct");
+
+}  // namespace skillhost::policy

@@ -1,0 +1,68 @@
+#include "policy/audit_reader.hpp"
+#include "policy/call_authorization.hpp"
+#include "policy_test_support.hpp"
+
+#include <boost/json/parse.hpp>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace skillhost::policy {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::TempDir;
+
+struct Gate {
+    TempDir dir;
+    std::unique_ptr<AuditLog> audit;
+    std::unique_ptr<ApprovalQueue> queue;
+    PolicyEngine engine{PolicyConfig{}};
+
+    Gate() {
+        audit = AuditLog::open(dir.path() / "audit").value();
+        queue = ApprovalQueue::open(dir.path() / "skillhost.db", {std::chrono::hours(24), {}, audit.get()}).value();
+    }
+};
+
+const UserContext bob{"bob", Role::standard, manifest::TrustLevel::supervised_auto, CognitiveMode::agent, {}};
+
+// The issue's "done when" story, as far as policy goes.
+TEST(CallAuthorization, AStandardUserWritingAFileGetsAnApprovalIdAndNothingRuns) {
+    Gate gate;
+    const auto args = boost::json::parse(R"({"path":"notes/a.md","content":"hello"})");
+    auto auth = authorize_call(gate.engine, *gate.queue, gate.audit.get(), bob, testing::fs_write_skill(), args, "run:r1");
+    ASSERT_TRUE(auth.ok()) << auth.error().message;
+    EXPECT_FALSE(auth->may_run());
+    ASSERT_TRUE(auth->approval.has_value());
+    const Error error = auth->error();
+    EXPECT_EQ(error.code, "APPROVAL_REQUIRED");
+    EXPECT_THAT(error.message, HasSubstr("skillhost approvals approve " + auth->approval->id));
+    const auto stored = gate.queue->get(auth->approval->id);
+    ASSERT_TRUE(stored.ok());
+    EXPECT_EQ(stored->state, ApprovalState::pending);
+    EXPECT_EQ(stored->requested_by, "run:r1");
+    EXPECT_EQ(stored->arguments, args);
+    EXPECT_THAT(stored->preview, HasSubstr("path=\"notes/a.md\""));
+    auto decisions = read_audit_log(gate.dir.path() / "audit", {std::nullopt, std::nullopt, std::string("decision"), std::nullopt});
+    ASSERT_EQ(decisions->records.size(), 1u);
+    EXPECT_EQ(decisions->records[0].at("code").as_string(), "APPROVAL_REQUIRED");
+}
+
+TEST(CallAuthorization, AllowedAndDeniedCallsQueueNothing) {
+    Gate gate;
+    auto read = authorize_call(gate.engine, *gate.queue, gate.audit.get(), bob, testing::fs_read_skill(),
+                               boost::json::parse(R"({"path":"a"})"));
+    ASSERT_TRUE(read.ok());
+    EXPECT_TRUE(read->may_run());
+    EXPECT_FALSE(read->approval.has_value());
+    UserContext emulating = bob;
+    emulating.mode = CognitiveMode::emulation;
+    auto hidden = authorize_call(gate.engine, *gate.queue, nullptr, emulating, testing::fs_write_skill(),
+                                 boost::json::parse(R"({"path":"a","content":"b"})"));
+    ASSERT_TRUE(hidden.ok());
+    EXPECT_EQ(hidden->error().code, "MODE_FORBIDS");
+    EXPECT_TRUE(gate.queue->list()->empty());
+}
+
+}  // namespace
+}  // namespace skillhost::policy
