@@ -21,7 +21,7 @@ namespace skillhost_builtin {
                                 : "; check that the data directory is writable and the disk is not full");
     throw skillhost::SkillError(busy ? "STORAGE_BUSY" : "STORAGE_ERROR", message,
                                 skillhost::Json::object({{"database", std::string(file)},
-                                                         {"sqlite_code", rc},
+                                                         {"sqlite_code", db ? sqlite3_extended_errcode(db) : rc},
                                                          {"sqlite_message", detail}}));
 }
 

@@ -104,9 +104,13 @@ std::string fts_query_for(std::string_view text) {
 MemoryStore::MemoryStore(const skillhost::Call& call) : db_(database_path(call, "memory.db")) { ensure_schema(); }
 
 void MemoryStore::ensure_schema() {
-    Statement version = db_.prepare("PRAGMA user_version");
-    if (version.step() && version.int64(0) >= 1) return;
-    WriteTransaction tx(db_);
+    {
+        // The read must be finished before BEGIN IMMEDIATE: a connection that still holds a read
+        // snapshot gets SQLITE_BUSY at once (the busy timeout is skipped to avoid a deadlock).
+        Statement version = db_.prepare("PRAGMA user_version");
+        if (version.step() && version.int64(0) >= 1) return;
+    }
+    WriteTransaction tx(db_);  // every statement in the schema is IF NOT EXISTS: racing creators are fine
     db_.exec(kSchema);
     tx.commit();
 }

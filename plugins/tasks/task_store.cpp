@@ -51,9 +51,13 @@ void throw_task_not_found(std::int64_t id) {
 TaskStore::TaskStore(const skillhost::Call& call) : db_(database_path(call, "tasks.db")) { ensure_schema(); }
 
 void TaskStore::ensure_schema() {
-    Statement version = db_.prepare("PRAGMA user_version");
-    if (version.step() && version.int64(0) >= 1) return;
-    WriteTransaction tx(db_);
+    {
+        // The read must be finished before BEGIN IMMEDIATE: a connection that still holds a read
+        // snapshot gets SQLITE_BUSY at once (the busy timeout is skipped to avoid a deadlock).
+        Statement version = db_.prepare("PRAGMA user_version");
+        if (version.step() && version.int64(0) >= 1) return;
+    }
+    WriteTransaction tx(db_);  // every statement in the schema is IF NOT EXISTS: racing creators are fine
     db_.exec(kSchema);
     tx.commit();
 }

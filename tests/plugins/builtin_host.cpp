@@ -1,0 +1,49 @@
+#include "plugins/builtin_host.hpp"
+
+#include "plugin/plugin_loader.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <gtest/gtest.h>
+
+namespace skillhost::testing {
+
+namespace fs = std::filesystem;
+
+BuiltinHost::BuiltinHost() : home_("skillhost-builtin") {
+    workspace_root = home_ / "workspace";
+    fs::create_directories(workspace_root);
+    plugin::PluginLoader loader(plugin::LoaderOptions{home_ / "plugin-cache", {}});
+    std::vector<std::shared_ptr<plugin::LoadedPlugin>> plugins;
+    for (const char* name : {"tasks", "fs", "memory"}) {
+        auto loaded = loader.load_file(fs::path(SKILLHOST_BUILTIN_PLUGIN_DIR) / (std::string(name) + ".yaml"));
+        if (!loaded) {
+            ADD_FAILURE() << "built-in plugin " << name << " did not load: " << loaded.error().code << ": "
+                          << loaded.error().message;
+            continue;
+        }
+        plugins.push_back(loaded.value());
+    }
+    catalog_ = std::make_shared<catalog::CatalogSnapshot>(1, std::move(plugins), std::vector<plugin::PluginFailure>{});
+}
+
+exec::SkillResult BuiltinHost::call(const std::string& skill, const std::string& args_json, const std::string& user) {
+    exec::CallerContext caller;
+    caller.user_id = user;
+    caller.users_dir = users_dir();
+    caller.workspace_root = workspace_root;
+    return executor_.call(*catalog_, skill, boost::json::parse(args_json), caller);
+}
+
+std::string output_text(const exec::SkillResult& result) {
+    return boost::json::serialize(result.ok ? result.output : boost::json::value(result.error.to_json()));
+}
+
+const boost::json::value& field(const exec::SkillResult& result, const char* name) {
+    static const boost::json::value null_value;
+    if (!result.ok || !result.output.is_object()) return null_value;
+    const auto* v = result.output.as_object().if_contains(name);
+    return v ? *v : null_value;
+}
+
+}  // namespace skillhost::testing

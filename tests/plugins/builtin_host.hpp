@@ -1,0 +1,41 @@
+// The built-in plugins as the host runs them: their manifests from the build tree's plugin
+// directory, loaded by the real PluginLoader into a CatalogSnapshot, called through the Executor.
+#pragma once
+
+#include "exec/executor.hpp"
+#include "support/temp_dir.hpp"
+
+#include <boost/json/value.hpp>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+namespace skillhost::testing {
+
+class BuiltinHost {
+public:
+    // Loads tasks, fs and memory; fails the current test when any does not load.
+    BuiltinHost();
+
+    // Calls `skill` with `args_json` for `user` (each user gets their own data dirs under home).
+    exec::SkillResult call(const std::string& skill, const std::string& args_json, const std::string& user = "alice");
+
+    const std::filesystem::path& home() const { return home_.path(); }
+    std::filesystem::path users_dir() const { return home_ / "users"; }
+    // The workspace root callers get; created empty. Tests may point it elsewhere.
+    std::filesystem::path workspace_root;
+    const catalog::CatalogSnapshot& catalog() const { return *catalog_; }
+
+private:
+    TempDir home_;
+    std::shared_ptr<catalog::CatalogSnapshot> catalog_;
+    exec::Executor executor_;
+};
+
+// The result's output, serialised (for "never appears in the result" checks).
+std::string output_text(const exec::SkillResult& result);
+// Convenience accessors on a successful result's output object.
+const boost::json::value& field(const exec::SkillResult& result, const char* name);
+
+}  // namespace skillhost::testing
