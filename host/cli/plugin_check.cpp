@@ -172,7 +172,10 @@ int run_check(CliContext& ctx, const std::string& manifest_file, bool json) {
     caller.workspace_root = scratch->path() / "workspace";
     std::filesystem::create_directories(caller.workspace_root);
     (void)ctx;
-    for (const auto* entry : catalog::all_entries(snap)) check_skill(report, executor, snap, *entry, caller);
+    // Manifest order, not catalog (id) order: an author may let a later skill's example use what an
+    // earlier one created (fs_write's example writes the file fs_read's example reads).
+    for (const auto& spec : m->skills)
+        if (const auto* entry = snap.find(spec.id)) check_skill(report, executor, snap, *entry, caller);
     return report.finish(manifest_file);
 }
 
