@@ -1,0 +1,21 @@
+// The builtin model's answers: a templated rendering of the observations it is given (lists with
+// their key fields, file contents, errors), marked as coming from the builtin model.
+#pragma once
+
+#include <boost/json/object.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace skillhost::llm::builtin {
+
+// Appended to every free-text answer of the builtin model, so nobody mistakes it for an LLM's.
+inline constexpr std::string_view kBuiltinMarker = "(answered by the built-in model, no LLM)";
+
+// `context`: {"goal", "style": "default"|"strict"|"summary", "observations":[{tool, args, ok, data, error}]}.
+std::string render_answer(const boost::json::object& context);
+
+// A reply when no data was asked for (casual messages), honest about what the builtin model is.
+std::string casual_reply(std::string_view message);
+
+}  // namespace skillhost::llm::builtin

@@ -1,0 +1,77 @@
+#include "llm/builtin_backend.hpp"
+
+#include "llm/builtin_answer.hpp"
+#include "llm/builtin_classifier.hpp"
+#include "llm/builtin_planner.hpp"
+
+#include <boost/json.hpp>
+
+namespace skillhost::llm {
+namespace {
+
+namespace json = boost::json;
+
+std::string last_user_message(const ChatRequest& request) {
+    for (auto it = request.messages.rbegin(); it != request.messages.rend(); ++it) {
+        if (it->role == "user") return it->content;
+    }
+    return request.messages.empty() ? std::string() : request.messages.back().content;
+}
+
+std::string context_string(const json::object& context, std::string_view key) {
+    const auto* value = context.if_contains(key);
+    return value && value->is_string() ? std::string(value->as_string()) : std::string();
+}
+
+}  // namespace
+
+Result<ChatResponse> BuiltinBackend::chat(const ChatRequest& request, const std::atomic<bool>* cancel,
+                                          const StreamDeltaHandler& on_delta) {
+    const auto started = std::chrono::steady_clock::now();
+    if (cancel && cancel->load()) {
+        return Error{"LLM_CANCELLED", "the request to the built-in model was cancelled", {}, {}};
+    }
+    std::string task = context_string(request.context, "task");
+    if (task.empty()) {
+        // Without a context (a plugin's completion request, say), the role says what is wanted.
+        task = request.role == "classifier" ? "classify" : request.role == "orchestrator" ? "plan" : "chat";
+    }
+
+    std::string content;
+    if (task == "plan") {
+        json::object context = request.context;
+        if (!context.contains("goal")) context["goal"] = last_user_message(request);
+        content = json::serialize(builtin::plan_next_step(context));
+    } else if (task == "classify") {
+        std::string message = context_string(request.context, "message");
+        if (message.empty()) message = last_user_message(request);
+        content = json::serialize(builtin::classify_intent(message));
+    } else if (task == "answer") {
+        content = builtin::render_answer(request.context);
+    } else if (task == "probe") {
+        // `models test`: show that structured output works end to end.
+        content = request.json_schema ? R"({"ok":true})" : "ok";
+    } else if (task == "chat") {
+        content = builtin::casual_reply(last_user_message(request));
+    } else {
+        Error error{"LLM_BAD_REQUEST",
+                    "the built-in model does not know the task '" + task +
+                        "' — use plan, classify, answer, probe or chat in the request context",
+                    {}, {}};
+        error.details["task"] = task;
+        return error;
+    }
+    if (on_delta) on_delta(content);
+
+    ChatResponse response;
+    response.content = std::move(content);
+    response.model = "builtin";
+    response.backend = "builtin";
+    response.prompt_tokens = estimate_prompt_tokens(request);
+    response.completion_tokens = estimate_tokens(response.content);
+    response.tokens_estimated = true;
+    response.latency = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+    return response;
+}
+
+}  // namespace skillhost::llm

@@ -1,0 +1,60 @@
+// A small blocking HTTP/1.1 client on Boost.Beast for talking to model servers (and, later, any
+// other HTTP service the host calls). TLS via OpenSSL with SNI and peer verification against the
+// system CAs. Timeouts, bounded retries and cancellation are built in because a model server that
+// is down, overloaded or stalled must produce a clear error, never a hang.
+#pragma once
+
+#include "base/error.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace skillhost::http {
+
+struct HttpRequest {
+    std::string method = "POST";
+    std::string url;
+    std::vector<std::pair<std::string, std::string>> headers;
+    std::string body;
+};
+
+struct HttpResponse {
+    int status = 0;
+    std::vector<std::pair<std::string, std::string>> headers;
+    // The whole body, except for a successful (2xx) response read through a BodyChunkHandler.
+    std::string body;
+    int attempts = 1;
+
+    // Case-insensitive header lookup; empty when absent.
+    std::string header(std::string_view name) const;
+};
+
+struct HttpClientOptions {
+    std::chrono::milliseconds connect_timeout{5000};  // resolve + TCP connect + TLS handshake
+    // Longest wait for the response headers and then for each further piece of the body, so a
+    // stalled stream times out even when the whole response may take much longer.
+    std::chrono::milliseconds read_timeout{120000};
+    int max_retries = 2;  // extra attempts after connection failures and 429/503 answers
+    std::chrono::milliseconds backoff_initial{250};
+    std::chrono::milliseconds backoff_max{4000};
+    std::chrono::milliseconds retry_after_cap{10000};  // a server's Retry-After is honoured up to this
+    const std::atomic<bool>* cancel = nullptr;         // polled; true aborts the request promptly
+    std::chrono::milliseconds cancel_poll_interval{20};
+};
+
+// Receives each piece of a successful response body as it arrives (already de-chunked).
+using BodyChunkHandler = std::function<void(std::string_view chunk)>;
+
+// Sends the request and returns the final response (any status, including 4xx/5xx after the
+// retries are used up). Transport failures are Errors with codes HTTP_BAD_URL, HTTP_UNREACHABLE,
+// HTTP_TIMEOUT (details.phase: connect|read), HTTP_CANCELLED, HTTP_TLS_ERROR, HTTP_PROTOCOL_ERROR;
+// details always carry the url and the number of attempts.
+Result<HttpResponse> send_http_request(const HttpRequest& request, const HttpClientOptions& options,
+                                       const BodyChunkHandler& on_body_chunk = {});
+
+}  // namespace skillhost::http

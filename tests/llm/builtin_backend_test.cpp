@@ -1,0 +1,279 @@
+#include "llm/builtin_answer.hpp"
+#include "llm/builtin_backend.hpp"
+#include "llm/goal_analysis.hpp"
+
+#include <boost/json.hpp>
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+
+namespace skillhost::llm {
+namespace {
+
+namespace json = boost::json;
+
+// YAML → JSON the way the catalog hands manifests to the operator (numbers and booleans typed).
+json::value to_json(const YAML::Node& node) {
+    if (node.IsMap()) {
+        json::object object;
+        for (const auto& entry : node) object[entry.first.as<std::string>()] = to_json(entry.second);
+        return object;
+    }
+    if (node.IsSequence()) {
+        json::array array;
+        for (const auto& item : node) array.push_back(to_json(item));
+        return array;
+    }
+    if (node.IsNull()) return nullptr;
+    const std::string text = node.as<std::string>();
+    if (node.Tag() != "!") {
+        if (text == "true" || text == "false") return text == "true";
+        std::int64_t integer = 0;
+        if (YAML::convert<std::int64_t>::decode(node, integer)) return integer;
+    }
+    return json::string(text);
+}
+
+// The planner's tool list built from the real built-in manifests, as the operator builds it.
+json::array builtin_tools() {
+    const std::filesystem::path manifests = std::filesystem::path(SKILLHOST_TEST_FIXTURES_SOURCE_DIR) / ".." / ".." / "manifests";
+    json::array tools;
+    for (const char* name : {"tasks.yaml", "fs.yaml", "memory.yaml"}) {
+        const YAML::Node manifest = YAML::LoadFile((manifests / name).string());
+        for (const auto& skill : manifest["skills"]) {
+            json::object tool;
+            tool["id"] = skill["id"].as<std::string>();
+            tool["description"] = skill["description"].as<std::string>();
+            tool["inputs"] = skill["inputs"] ? to_json(skill["inputs"]) : json::object{};
+            tool["examples"] = skill["examples"] ? to_json(skill["examples"]) : json::array{};
+            tool["read_only"] = skill["annotations"] && skill["annotations"]["read_only"] &&
+                                skill["annotations"]["read_only"].as<bool>();
+            tools.push_back(std::move(tool));
+        }
+    }
+    return tools;
+}
+
+json::object plan(const std::string& goal, json::array steps = {}) {
+    ChatRequest request;
+    request.role = "orchestrator";
+    request.messages = {{"system", "plan"}, {"user", goal}};
+    request.json_schema = json::object{{"type", "object"}};
+    request.context = json::object{{"task", "plan"}, {"goal", goal}, {"tools", builtin_tools()}, {"steps", std::move(steps)}};
+    BuiltinBackend backend;
+    auto response = backend.chat(request, nullptr, {});
+    EXPECT_TRUE(response.ok());
+    EXPECT_EQ(response->backend, "builtin");
+    return json::parse(response->content).as_object();
+}
+
+TEST(BuiltinPlanner, WhatTasksDoIHaveListsTasks) {
+    const auto step = plan("What tasks do I have?");
+    ASSERT_TRUE(step.contains("action")) << json::serialize(step);
+    EXPECT_EQ(step.at("action").at("tool").as_string(), "task_list");
+    EXPECT_TRUE(step.at("action").at("args").as_object().empty());
+    EXPECT_FALSE(step.at("thought").as_string().empty());
+}
+
+TEST(BuiltinPlanner, ShowMeReadmeReadsTheFile) {
+    const auto step = plan("Show me README.md");
+    ASSERT_TRUE(step.contains("action")) << json::serialize(step);
+    EXPECT_EQ(step.at("action").at("tool").as_string(), "fs_read");
+    EXPECT_EQ(step.at("action").at("args"), json::parse(R"({"path":"README.md"})"));
+}
+
+TEST(BuiltinPlanner, WhatDidIDoYesterdayRecallsThatDay) {
+    const auto step = plan("What did I do yesterday?");
+    ASSERT_TRUE(step.contains("action")) << json::serialize(step);
+    EXPECT_EQ(step.at("action").at("tool").as_string(), "memory_recent");
+    EXPECT_EQ(step.at("action").at("args"), json::parse(R"({"when":"yesterday"})"));
+}
+
+TEST(BuiltinPlanner, CreateATaskTakesTheTitleAfterTo) {
+    const auto step = plan("Create a task to call the dentist");
+    ASSERT_TRUE(step.contains("action")) << json::serialize(step);
+    EXPECT_EQ(step.at("action").at("tool").as_string(), "task_create");
+    EXPECT_EQ(step.at("action").at("args"), json::parse(R"({"title":"call the dentist"})"));
+}
+
+TEST(BuiltinPlanner, ExtractsPriorityQuotesAndTimePhrases) {
+    auto urgent = plan("Add a high priority task to renew the passport");
+    EXPECT_EQ(urgent.at("action").at("tool").as_string(), "task_create");
+    EXPECT_EQ(urgent.at("action").at("args"), json::parse(R"({"title":"renew the passport","priority":"high"})"));
+
+    auto quoted = plan("Create a task \"Book flights\"");
+    EXPECT_EQ(quoted.at("action").at("args").at("title").as_string(), "Book flights");
+
+    auto meeting = plan("Search my memory for the budget meeting last week");
+    EXPECT_EQ(meeting.at("action").at("tool").as_string(), "memory_search");
+    EXPECT_EQ(meeting.at("action").at("args").at("when").as_string(), "last week");
+    EXPECT_NE(meeting.at("action").at("args").at("query").as_string().find("budget"), std::string::npos);
+
+    auto find = plan("Find my task about the dentist");
+    EXPECT_EQ(find.at("action").at("tool").as_string(), "task_find");
+    EXPECT_EQ(find.at("action").at("args").at("query").as_string(), "dentist");
+
+    auto files = plan("List the files in the docs folder");
+    EXPECT_EQ(files.at("action").at("tool").as_string(), "fs_list");
+    EXPECT_EQ(files.at("action").at("args").at("path").as_string(), "docs");
+}
+
+TEST(BuiltinPlanner, RespondsOnceAStepSucceeded) {
+    json::array steps{json::object{{"tool", "task_list"}, {"args", json::object{}}, {"ok", true},
+                                   {"observation_summary", "3 tasks"}}};
+    const auto step = plan("What tasks do I have?", steps);
+    EXPECT_FALSE(step.contains("action"));
+    EXPECT_EQ(step.at("respond").as_bool(), true);
+}
+
+TEST(BuiltinPlanner, AMissingFileIsLookedForByName) {
+    json::array steps{json::object{{"tool", "fs_read"}, {"args", json::object{{"path", "notes/todo.md"}}}, {"ok", false},
+                                   {"error_code", "FILE_NOT_FOUND"}}};
+    const auto step = plan("Show me notes/todo.md", steps);
+    ASSERT_TRUE(step.contains("action")) << json::serialize(step);
+    EXPECT_EQ(step.at("action").at("tool").as_string(), "fs_search");
+    EXPECT_EQ(step.at("action").at("args"), json::parse(R"({"name":"todo.md"})"));
+}
+
+TEST(BuiltinPlanner, NeverRepeatsAFailedActionAndGivesUpCleanly) {
+    json::array steps{json::object{{"tool", "task_list"}, {"args", json::object{}}, {"ok", false},
+                                   {"error_code", "TIMEOUT"}}};
+    const auto step = plan("What tasks do I have?", steps);
+    if (step.contains("action")) {
+        EXPECT_FALSE(step.at("action").at("tool").as_string() == "task_list" &&
+                     step.at("action").at("args").as_object().empty());
+    } else {
+        EXPECT_TRUE(step.at("respond").as_bool());
+    }
+}
+
+TEST(BuiltinPlanner, AGreetingNeedsNoTool) {
+    const auto step = plan("Hello there");
+    EXPECT_FALSE(step.contains("action"));
+    EXPECT_TRUE(step.at("respond").as_bool());
+}
+
+TEST(BuiltinPlanner, IsDeterministic) {
+    for (const char* goal : {"What tasks do I have?", "Show me README.md", "What did I do yesterday?"}) {
+        EXPECT_EQ(plan(goal), plan(goal)) << goal;
+    }
+}
+
+std::string classify(const std::string& message) {
+    ChatRequest request;
+    request.role = "classifier";
+    request.messages = {{"user", message}};
+    request.context = json::object{{"task", "classify"}, {"message", message}};
+    auto response = BuiltinBackend().chat(request, nullptr, {});
+    EXPECT_TRUE(response.ok());
+    const auto parsed = json::parse(response->content).as_object();
+    EXPECT_GT(parsed.at("confidence").to_number<double>(), 0.0);
+    return std::string(parsed.at("intent").as_string());
+}
+
+TEST(BuiltinClassifier, SortsMessagesIntoTheLightweightIntents) {
+    EXPECT_EQ(classify("What's your cat's name?"), "factual");
+    EXPECT_EQ(classify("Who did I meet at the conference?"), "factual");
+    EXPECT_EQ(classify("What did I do yesterday?"), "temporal");
+    EXPECT_EQ(classify("How was your day?"), "temporal");
+    EXPECT_EQ(classify("What tasks do I have?"), "task");
+    EXPECT_EQ(classify("What am I working on?"), "task");
+    EXPECT_EQ(classify("Hi there"), "casual");
+    EXPECT_EQ(classify("thanks!"), "casual");
+    EXPECT_EQ(classify("Create a task and tell me what I'm working on"), "complex");
+    EXPECT_EQ(classify("Create a task to call the dentist"), "complex");
+}
+
+TEST(BuiltinClassifier, WorksWithoutAContextFromTheLastUserMessage) {
+    ChatRequest request;
+    request.role = "classifier";
+    request.messages = {{"system", "classify"}, {"user", "Show me my tasks"}};
+    auto response = BuiltinBackend().chat(request, nullptr, {});
+    ASSERT_TRUE(response.ok());
+    EXPECT_EQ(json::parse(response->content).at("intent").as_string(), "task");
+}
+
+std::string answer(json::array observations, const std::string& style = "default") {
+    ChatRequest request;
+    request.role = "persona";
+    request.messages = {{"user", "answer"}};
+    request.context = json::object{{"task", "answer"}, {"goal", "g"}, {"style", style}, {"observations", std::move(observations)}};
+    auto response = BuiltinBackend().chat(request, nullptr, {});
+    EXPECT_TRUE(response.ok());
+    EXPECT_EQ(response->backend, "builtin");
+    return response->content;
+}
+
+TEST(BuiltinAnswer, RendersAListWithItsKeyFieldsAndTheMarker) {
+    const auto data = json::parse(R"({"tasks":[
+        {"id":1,"title":"Call the dentist","status":"open","priority":"high","due":"2026-11-23"},
+        {"id":2,"title":"Write the report","status":"in_progress","priority":"medium","tags":["work"]}],"count":2})");
+    const std::string text = answer(json::array{json::object{{"tool", "task_list"}, {"ok", true}, {"data", data}}});
+    EXPECT_NE(text.find("2 tasks:"), std::string::npos) << text;
+    EXPECT_NE(text.find("- Call the dentist (status: open, priority: high, due: 2026-11-23, id: 1)"), std::string::npos) << text;
+    EXPECT_NE(text.find("- Write the report (status: in_progress, priority: medium, tags: work, id: 2)"), std::string::npos) << text;
+    EXPECT_TRUE(text.ends_with(std::string(builtin::kBuiltinMarker))) << text;
+}
+
+TEST(BuiltinAnswer, SummaryStyleIsOneLine) {
+    const auto data = json::parse(R"({"tasks":[{"title":"A"},{"title":"B"}]})");
+    const std::string text = answer(json::array{json::object{{"tool", "task_list"}, {"ok", true}, {"data", data}}}, "summary");
+    EXPECT_EQ(text, "2 tasks: A; B.\n\n" + std::string(builtin::kBuiltinMarker));
+}
+
+TEST(BuiltinAnswer, ShowsFileContentsVerbatim) {
+    const auto data = json::parse(R"({"path":"README.md","content":"# Demo\nHello.\n","truncated":false})");
+    const std::string text = answer(json::array{json::object{{"tool", "fs_read"}, {"ok", true}, {"data", data}}});
+    EXPECT_TRUE(text.starts_with("Contents of README.md:\n# Demo\nHello.\n")) << text;
+}
+
+TEST(BuiltinAnswer, ReportsFailuresWithCodeMessageAndSuggestions) {
+    const auto error = json::parse(R"({"code":"FILE_NOT_FOUND","message":"no such file: notes.md","suggestions":["fs_list the directory"]})");
+    const std::string text = answer(json::array{json::object{{"tool", "fs_read"}, {"ok", false}, {"error", error}}});
+    EXPECT_NE(text.find("I could not get the data"), std::string::npos);
+    EXPECT_NE(text.find("fs_read failed: FILE_NOT_FOUND — no such file: notes.md (suggestions: fs_list the directory)"),
+              std::string::npos)
+        << text;
+}
+
+TEST(BuiltinAnswer, EmptyListsAndNoObservationsSaySo) {
+    EXPECT_TRUE(answer(json::array{json::object{{"tool", "memory_recent"}, {"ok", true},
+                                                {"data", json::parse(R"({"memories":[]})")}}})
+                    .starts_with("No memories found."));
+    EXPECT_TRUE(answer(json::array{}).starts_with("I found no data for this request."));
+}
+
+TEST(BuiltinBackend, ChatWithoutContextIsHonestAboutHavingNoModel) {
+    ChatRequest request;
+    request.role = "persona";
+    request.messages = {{"user", "Hello!"}};
+    auto response = BuiltinBackend().chat(request, nullptr, {});
+    ASSERT_TRUE(response.ok());
+    EXPECT_TRUE(response->content.starts_with("Hello!")) << response->content;
+    EXPECT_NE(response->content.find(builtin::kBuiltinMarker), std::string::npos);
+    EXPECT_TRUE(response->tokens_estimated);
+}
+
+TEST(BuiltinBackend, AnUnknownTaskIsAnError) {
+    ChatRequest request;
+    request.context = json::object{{"task", "poetry"}};
+    auto response = BuiltinBackend().chat(request, nullptr, {});
+    ASSERT_FALSE(response.ok());
+    EXPECT_EQ(response.error().code, "LLM_BAD_REQUEST");
+}
+
+TEST(GoalAnalysis, FindsTheCommonArguments) {
+    const auto goal = builtin::analyse_goal("Remind me to water the plants this evening, it's urgent");
+    EXPECT_EQ(goal.verb, builtin::GoalVerb::create);
+    EXPECT_EQ(goal.priority, "high");
+    EXPECT_EQ(goal.time_phrase, "this evening");
+    const auto files = builtin::analyse_goal("What's in docs/guide.txt?");
+    EXPECT_EQ(files.file_name, "docs/guide.txt");
+    EXPECT_EQ(files.verb, builtin::GoalVerb::read);
+    EXPECT_EQ(files.domain, builtin::GoalDomain::file);
+    EXPECT_EQ(builtin::analyse_goal("what happened in the last 3 days").time_phrase, "last 3 days");
+}
+
+}  // namespace
+}  // namespace skillhost::llm

@@ -1,0 +1,250 @@
+#include "llm/http_client.hpp"
+#include "llm/url.hpp"
+#include "loopback_server.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+namespace skillhost::http {
+namespace {
+
+using llm::testing::Connection;
+using llm::testing::LoopbackServer;
+using llm::testing::RecordedRequest;
+using namespace std::chrono_literals;
+
+HttpClientOptions fast_options() {
+    HttpClientOptions options;
+    options.connect_timeout = 1000ms;
+    options.read_timeout = 1000ms;
+    options.max_retries = 2;
+    options.backoff_initial = 10ms;
+    options.retry_after_cap = 50ms;
+    return options;
+}
+
+TEST(HttpClient, PostsTheBodyAndHeadersAndReadsTheResponse) {
+    LoopbackServer server([](const RecordedRequest&, Connection& c) { c.respond(200, R"({"hello":"world"})"); });
+    HttpRequest request;
+    request.url = server.url() + "/api/chat";
+    request.headers = {{"Content-Type", "application/json"}, {"X-Test", "yes"}};
+    request.body = R"({"q":1})";
+    auto response = send_http_request(request, fast_options());
+    ASSERT_TRUE(response.ok()) << response.error().message;
+    EXPECT_EQ(response->status, 200);
+    EXPECT_EQ(response->body, R"({"hello":"world"})");
+    EXPECT_EQ(response->header("content-type"), "application/json");
+    EXPECT_EQ(response->attempts, 1);
+    const auto seen = server.requests();
+    ASSERT_EQ(seen.size(), 1u);
+    EXPECT_EQ(seen[0].method, "POST");
+    EXPECT_EQ(seen[0].target, "/api/chat");
+    EXPECT_EQ(seen[0].header("x-test"), "yes");
+    EXPECT_EQ(seen[0].header("host"), "127.0.0.1:" + std::to_string(server.port()));
+    EXPECT_EQ(seen[0].body, R"({"q":1})");
+}
+
+TEST(HttpClient, RetriesA503AndHonoursRetryAfterUpToTheCap) {
+    std::atomic<int> calls{0};
+    LoopbackServer server([&](const RecordedRequest&, Connection& c) {
+        if (calls++ == 0) {
+            c.respond(503, "busy", "text/plain", {{"Retry-After", "30"}});
+        } else {
+            c.respond(200, "done");
+        }
+    });
+    const auto started = std::chrono::steady_clock::now();
+    auto response = send_http_request({"GET", server.url() + "/", {}, ""}, fast_options());
+    ASSERT_TRUE(response.ok()) << response.error().message;
+    EXPECT_EQ(response->status, 200);
+    EXPECT_EQ(response->body, "done");
+    EXPECT_EQ(response->attempts, 2);
+    // Retry-After: 30 s was capped at 50 ms.
+    EXPECT_LT(std::chrono::steady_clock::now() - started, 3s);
+}
+
+TEST(HttpClient, GivesUpAfterTheRetriesAndReturnsTheLastStatus) {
+    LoopbackServer server([](const RecordedRequest&, Connection& c) { c.respond(429, "slow down", "text/plain"); });
+    auto response = send_http_request({"GET", server.url() + "/", {}, ""}, fast_options());
+    ASSERT_TRUE(response.ok()) << response.error().message;
+    EXPECT_EQ(response->status, 429);
+    EXPECT_EQ(response->attempts, 3);
+    EXPECT_EQ(server.requests().size(), 3u);
+}
+
+TEST(HttpClient, DoesNotRetryAServerError) {
+    LoopbackServer server([](const RecordedRequest&, Connection& c) { c.respond(500, "boom", "text/plain"); });
+    auto response = send_http_request({"GET", server.url() + "/", {}, ""}, fast_options());
+    ASSERT_TRUE(response.ok());
+    EXPECT_EQ(response->status, 500);
+    EXPECT_EQ(response->body, "boom");
+    EXPECT_EQ(server.requests().size(), 1u);
+}
+
+TEST(HttpClient, ConnectionRefusedIsUnreachableAfterRetries) {
+    const int port = llm::testing::closed_port();
+    auto response = send_http_request({"GET", "http://127.0.0.1:" + std::to_string(port) + "/", {}, ""}, fast_options());
+    ASSERT_FALSE(response.ok());
+    EXPECT_EQ(response.error().code, "HTTP_UNREACHABLE");
+    EXPECT_EQ(response.error().details.at("attempts").as_int64(), 3);
+    EXPECT_NE(response.error().message.find("127.0.0.1"), std::string::npos);
+}
+
+TEST(HttpClient, StreamsBodyPiecesAsTheyArrive) {
+    LoopbackServer server([](const RecordedRequest&, Connection& c) {
+        c.start_chunked();
+        c.chunk("first\n");
+        std::this_thread::sleep_for(100ms);
+        c.chunk("second\n");
+        c.end_chunked();
+    });
+    std::vector<std::string> pieces;
+    auto response = send_http_request({"POST", server.url() + "/", {}, "{}"}, fast_options(),
+                                      [&](std::string_view piece) { pieces.emplace_back(piece); });
+    ASSERT_TRUE(response.ok()) << response.error().message;
+    EXPECT_EQ(response->status, 200);
+    EXPECT_TRUE(response->body.empty());  // delivered to the handler instead
+    ASSERT_GE(pieces.size(), 2u);
+    EXPECT_EQ(pieces.front(), "first\n");
+    std::string joined;
+    for (const auto& p : pieces) joined += p;
+    EXPECT_EQ(joined, "first\nsecond\n");
+}
+
+TEST(HttpClient, ANoAnswerServerTimesOutInTheReadPhase) {
+    LoopbackServer server([](const RecordedRequest&, Connection& c) { c.wait_for_client_close(3s); });
+    auto options = fast_options();
+    options.read_timeout = 200ms;
+    const auto started = std::chrono::steady_clock::now();
+    auto response = send_http_request({"GET", server.url() + "/", {}, ""}, options);
+    ASSERT_FALSE(response.ok());
+    EXPECT_EQ(response.error().code, "HTTP_TIMEOUT");
+    EXPECT_EQ(response.error().details.at("phase").as_string(), "read");
+    EXPECT_LT(std::chrono::steady_clock::now() - started, 2s);
+    EXPECT_EQ(server.requests().size(), 1u);  // a read timeout is not retried
+}
+
+TEST(HttpClient, AStalledStreamTimesOutEvenAfterDataArrived) {
+    LoopbackServer server([](const RecordedRequest&, Connection& c) {
+        c.start_chunked();
+        c.chunk("partial\n");
+        c.wait_for_client_close(3s);
+    });
+    auto options = fast_options();
+    options.read_timeout = 200ms;
+    std::string received;
+    auto response = send_http_request({"POST", server.url() + "/", {}, ""}, options,
+                                      [&](std::string_view piece) { received += piece; });
+    ASSERT_FALSE(response.ok());
+    EXPECT_EQ(response.error().code, "HTTP_TIMEOUT");
+    EXPECT_EQ(received, "partial\n");
+}
+
+TEST(HttpClient, ASlowButSteadyStreamDoesNotTimeOut) {
+    LoopbackServer server([](const RecordedRequest&, Connection& c) {
+        c.start_chunked();
+        for (int i = 0; i < 5; ++i) {
+            c.chunk("x");
+            std::this_thread::sleep_for(80ms);
+        }
+        c.end_chunked();
+    });
+    auto options = fast_options();
+    options.read_timeout = 250ms;  // shorter than the whole response (400 ms), longer than each gap
+    std::string received;
+    auto response = send_http_request({"POST", server.url() + "/", {}, ""}, options,
+                                      [&](std::string_view piece) { received += piece; });
+    ASSERT_TRUE(response.ok()) << response.error().message;
+    EXPECT_EQ(received, "xxxxx");
+}
+
+TEST(HttpClient, CancellingAnInFlightRequestReturnsPromptlyAndClosesTheConnection) {
+    std::atomic<bool> client_closed{false};
+    LoopbackServer server([&](const RecordedRequest&, Connection& c) {
+        c.start_chunked();
+        c.chunk("thinking...");
+        client_closed = c.wait_for_client_close(4s);
+    });
+    std::atomic<bool> cancel{false};
+    auto options = fast_options();
+    options.read_timeout = 10s;
+    options.cancel = &cancel;
+    std::thread canceller([&] {
+        std::this_thread::sleep_for(150ms);
+        cancel = true;
+    });
+    const auto started = std::chrono::steady_clock::now();
+    auto response = send_http_request({"POST", server.url() + "/", {}, ""}, options, [](std::string_view) {});
+    const auto elapsed = std::chrono::steady_clock::now() - started;
+    canceller.join();
+    ASSERT_FALSE(response.ok());
+    EXPECT_EQ(response.error().code, "HTTP_CANCELLED");
+    EXPECT_LT(elapsed, 1s);
+}
+
+TEST(HttpClient, CancellingDuringBackoffStopsTheRetries) {
+    LoopbackServer server([](const RecordedRequest&, Connection& c) {
+        c.respond(503, "busy", "text/plain", {{"Retry-After", "5"}});
+    });
+    std::atomic<bool> cancel{false};
+    auto options = fast_options();
+    options.retry_after_cap = 5s;
+    options.cancel = &cancel;
+    std::thread canceller([&] {
+        std::this_thread::sleep_for(150ms);
+        cancel = true;
+    });
+    const auto started = std::chrono::steady_clock::now();
+    auto response = send_http_request({"GET", server.url() + "/", {}, ""}, options);
+    canceller.join();
+    ASSERT_FALSE(response.ok());
+    EXPECT_EQ(response.error().code, "HTTP_CANCELLED");
+    EXPECT_LT(std::chrono::steady_clock::now() - started, 2s);
+    EXPECT_EQ(server.requests().size(), 1u);
+}
+
+TEST(HttpClient, RejectsAUrlItCannotUse) {
+    auto response = send_http_request({"GET", "ftp://example.com/", {}, ""}, fast_options());
+    ASSERT_FALSE(response.ok());
+    EXPECT_EQ(response.error().code, "HTTP_BAD_URL");
+    EXPECT_NE(response.error().message.find("http"), std::string::npos);
+}
+
+TEST(HttpClient, HttpsAgainstAPlainServerIsATlsError) {
+    LoopbackServer server([](const RecordedRequest&, Connection& c) { c.respond(400, "not tls", "text/plain"); });
+    auto options = fast_options();
+    options.max_retries = 0;
+    auto response = send_http_request({"GET", "https://127.0.0.1:" + std::to_string(server.port()) + "/", {}, ""}, options);
+    ASSERT_FALSE(response.ok());
+    EXPECT_EQ(response.error().code, "HTTP_TLS_ERROR");
+}
+
+TEST(HttpClient, MalformedHttpIsAProtocolError) {
+    LoopbackServer server([](const RecordedRequest&, Connection& c) { c.write("this is not http\r\n\r\n"); });
+    auto options = fast_options();
+    auto response = send_http_request({"GET", server.url() + "/", {}, ""}, options);
+    ASSERT_FALSE(response.ok());
+    EXPECT_EQ(response.error().code, "HTTP_PROTOCOL_ERROR");
+}
+
+TEST(Url, ParsesHostPortAndPath) {
+    auto url = parse_url("https://api.example.com/v1");
+    ASSERT_TRUE(url.ok());
+    EXPECT_EQ(url->host, "api.example.com");
+    EXPECT_EQ(url->port, "443");
+    EXPECT_EQ(url->target, "/v1");
+    EXPECT_EQ(url->host_header(), "api.example.com");
+    auto local = parse_url("http://[::1]:11434");
+    ASSERT_TRUE(local.ok());
+    EXPECT_EQ(local->host, "::1");
+    EXPECT_EQ(local->port, "11434");
+    EXPECT_EQ(local->target, "/");
+    EXPECT_FALSE(parse_url("http://host:99999").ok());
+    EXPECT_FALSE(parse_url("localhost:11434").ok());
+    EXPECT_EQ(join_url("http://h:1/", "/api/chat"), "http://h:1/api/chat");
+}
+
+}  // namespace
+}  // namespace skillhost::http

@@ -1,0 +1,218 @@
+#include "llm/model_router.hpp"
+#include "llm/role_test.hpp"
+#include "llm/router_completion_service.hpp"
+#include "llm/scripted_backend.hpp"
+#include "loopback_server.hpp"
+
+#include <boost/json.hpp>
+#include <gtest/gtest.h>
+
+namespace skillhost::llm {
+namespace {
+
+namespace json = boost::json;
+using testing::Connection;
+using testing::LoopbackServer;
+using testing::RecordedRequest;
+
+ModelsConfig config_from(const std::string& yaml) {
+    auto config = parse_models_config(yaml, "models.yaml", ".");
+    EXPECT_TRUE(config.ok()) << config.error().message;
+    return std::move(*config);
+}
+
+ChatRequest request_for(const std::string& role, const std::string& mode = "") {
+    ChatRequest request;
+    request.role = role;
+    request.cognitive_mode = mode;
+    request.messages = {{"user", "Hi there"}};
+    return request;
+}
+
+std::shared_ptr<ScriptedBackend> script(std::vector<ScriptEntry> entries) {
+    auto backend = ScriptedBackend::create(std::move(entries));
+    EXPECT_TRUE(backend.ok());
+    return *backend;
+}
+
+constexpr const char* kTwoModels = R"(
+models:
+  planner: {backend: scripted, script: unused.yaml}
+  talker: {backend: scripted, script: unused.yaml}
+roles:
+  orchestrator: planner
+  persona: talker
+  fallback: talker
+modes:
+  emulation:
+    roles: {persona: planner}
+)";
+
+TEST(ModelRouter, ResolvesByRoleModeAndFallback) {
+    ModelRouter router(config_from(kTwoModels));
+    EXPECT_EQ(router.resolve("orchestrator")->model_name, "planner");
+    EXPECT_EQ(router.resolve("persona")->model_name, "talker");
+    EXPECT_EQ(router.resolve("persona")->source, "role");
+    EXPECT_EQ(router.resolve("persona", "emulation")->model_name, "planner");
+    EXPECT_EQ(router.resolve("persona", "emulation")->source, "mode");
+    EXPECT_EQ(router.resolve("critic")->model_name, "talker");
+    EXPECT_EQ(router.resolve("critic")->source, "fallback");
+    auto unknown = router.resolve("poet");
+    ASSERT_FALSE(unknown.ok());
+    EXPECT_EQ(unknown.error().code, "LLM_NO_MODEL");
+}
+
+TEST(ModelRouter, ARoleWithoutModelOrFallbackIsAClearError) {
+    ModelRouter router(config_from("models:\n  a: {backend: ollama, model: m}\nroles: {orchestrator: a}\n"));
+    auto missing = router.resolve("critic");
+    ASSERT_FALSE(missing.ok());
+    EXPECT_EQ(missing.error().code, "LLM_NO_MODEL");
+    EXPECT_NE(missing.error().message.find("roles: {critic: MODEL}"), std::string::npos) << missing.error().message;
+    const auto all = router.describe();
+    ASSERT_EQ(all.size(), 6u);
+    EXPECT_EQ(all[0].role, "orchestrator");
+    EXPECT_EQ(all[0].model_name, "a");
+    EXPECT_EQ(all[3].role, "critic");
+    EXPECT_TRUE(all[3].model_name.empty());
+}
+
+TEST(ModelRouter, SingleModelSendsEveryRoleToOneModel) {
+    ModelRouter router(config_from(std::string(kTwoModels) + "single_model: talker\n"));
+    for (const auto& resolution : router.describe("emulation")) {
+        EXPECT_EQ(resolution.model_name, "talker") << resolution.role;
+        EXPECT_EQ(resolution.source, "single_model");
+    }
+}
+
+TEST(ModelRouter, RoutesCallsAndReportsThemToTheObserver) {
+    auto observer = std::make_shared<CollectingLlmCallObserver>();
+    ModelRouter router(config_from(kTwoModels), observer);
+    ASSERT_TRUE(router.set_backend("planner", script({{std::nullopt, std::nullopt, R"({"thought":"ok"})", 0},
+                                                      {std::nullopt, std::nullopt, "not json", 0}}))
+                    .ok());
+    ASSERT_TRUE(router.set_backend("talker", script({{std::nullopt, std::nullopt, "Hello!", 0}})).ok());
+
+    ChatRequest planning = request_for("orchestrator");
+    planning.json_schema = json::object{{"type", "object"}};
+    auto planned = router.chat(planning);
+    ASSERT_TRUE(planned.ok());
+    EXPECT_EQ(planned->content, R"({"thought":"ok"})");
+    EXPECT_EQ(router.chat(request_for("persona"))->content, "Hello!");
+    auto broken = router.chat(planning);  // the script's second answer is not JSON
+    ASSERT_TRUE(broken.ok());
+    auto exhausted = router.chat(request_for("persona"));
+    ASSERT_FALSE(exhausted.ok());
+
+    const auto records = observer->records();
+    ASSERT_EQ(records.size(), 4u);
+    EXPECT_EQ(records[0].role, "orchestrator");
+    EXPECT_EQ(records[0].model_name, "planner");
+    EXPECT_EQ(records[0].backend, "scripted");
+    EXPECT_TRUE(records[0].structured_output_requested);
+    EXPECT_FALSE(records[0].structured_output_parse_failed);
+    EXPECT_TRUE(records[0].tokens_estimated);
+    EXPECT_GT(records[0].completion_tokens, 0);
+    EXPECT_EQ(records[1].model_name, "talker");
+    EXPECT_FALSE(records[1].structured_output_requested);
+    EXPECT_TRUE(records[2].structured_output_parse_failed);
+    EXPECT_FALSE(records[3].ok);
+    EXPECT_EQ(records[3].error_code, "LLM_SCRIPT_EXHAUSTED");
+}
+
+TEST(ModelRouter, DefaultConfigAnswersWithTheBuiltinModel) {
+    ModelRouter router(default_models_config());
+    ChatRequest request = request_for("classifier");
+    request.context = json::object{{"task", "classify"}, {"message", "What did I do yesterday?"}};
+    auto response = router.chat(request);
+    ASSERT_TRUE(response.ok()) << response.error().message;
+    EXPECT_EQ(response->backend, "builtin");
+    EXPECT_EQ(json::parse(response->content).at("intent").as_string(), "temporal");
+}
+
+TEST(ModelRouter, AScriptedModelLoadsItsScriptFromTheConfig) {
+    auto router = ModelRouter(config_from("models:\n  s: {backend: scripted, script: /nonexistent/demo.yaml}\nroles: {persona: s}\n"));
+    auto response = router.chat(request_for("persona"));
+    ASSERT_FALSE(response.ok());
+    EXPECT_EQ(response.error().code, "LLM_SCRIPT_NOT_FOUND");
+    EXPECT_EQ(response.error().details.at("model_name").as_string(), "s");
+}
+
+TEST(ModelRouter, ReachesAnOllamaServerNamedInTheConfig) {
+    LoopbackServer server([](const RecordedRequest&, Connection& c) {
+        c.respond(200, R"({"model":"llama3.2","message":{"role":"assistant","content":"{\"ok\":true}"},"done":true,"prompt_eval_count":20,"eval_count":4})");
+    });
+    auto observer = std::make_shared<CollectingLlmCallObserver>();
+    ModelRouter router(config_from("models:\n  local:\n    backend: ollama\n    model: llama3.2\n    base_url: " + server.url() +
+                                   "\nroles: {fallback: local}\n"),
+                       observer);
+    const RoleTestResult result = test_role(router, "critic");
+    EXPECT_TRUE(result.ok) << (result.error ? result.error->message : "");
+    EXPECT_TRUE(result.structured_output_ok);
+    EXPECT_EQ(result.model_name, "local");
+    EXPECT_EQ(result.backend, "ollama");
+    EXPECT_EQ(result.model, "llama3.2");
+    const auto body = server.requests().at(0).json();
+    EXPECT_EQ(body.at("format").at("required").as_array().at(0).as_string(), "ok");
+    ASSERT_EQ(observer->records().size(), 1u);
+    EXPECT_EQ(observer->records()[0].prompt_tokens, 20);
+    EXPECT_FALSE(observer->records()[0].tokens_estimated);
+}
+
+TEST(RoleTest, ReportsAnUnreachableModelWithoutThrowing) {
+    const std::string url = "http://127.0.0.1:" + std::to_string(testing::closed_port());
+    ModelRouter router(config_from("models:\n  local:\n    backend: ollama\n    model: m\n    retries: 0\n    base_url: " + url +
+                                   "\nroles: {orchestrator: local}\n"));
+    const RoleTestResult result = test_role(router, "orchestrator");
+    EXPECT_FALSE(result.ok);
+    ASSERT_TRUE(result.error.has_value());
+    EXPECT_EQ(result.error->code, "LLM_UNREACHABLE");
+    EXPECT_NE(result.error->message.find("ollama serve"), std::string::npos);
+}
+
+TEST(RoleTest, TheBuiltinModelPassesTheStructuredOutputCheck) {
+    ModelRouter router(default_models_config());
+    const RoleTestResult result = test_role(router, "orchestrator");
+    EXPECT_TRUE(result.ok);
+    EXPECT_TRUE(result.structured_output_ok);
+    EXPECT_EQ(result.backend, "builtin");
+}
+
+TEST(RouterCompletionService, ServesThePluginCompletionByRole) {
+    auto router = std::make_shared<ModelRouter>(config_from(kTwoModels));
+    ASSERT_TRUE(router->set_backend("talker", script({{"persona", std::nullopt, "You have 2 tasks.", 0}})).ok());
+    RouterCompletionService service(router);
+    auto answer = service.complete("alice", "persona",
+                                   R"({"messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"tasks?"}],"temperature":0,"max_tokens":64})");
+    ASSERT_TRUE(answer.ok()) << answer.error().message;
+    const auto parsed = json::parse(*answer).as_object();
+    EXPECT_EQ(parsed.at("content").as_string(), "You have 2 tasks.");
+    EXPECT_EQ(parsed.at("backend").as_string(), "scripted");
+    EXPECT_TRUE(parsed.contains("model"));
+}
+
+TEST(RouterCompletionService, RejectsMalformedRequestsAndUnservedRoles) {
+    auto router = std::make_shared<ModelRouter>(config_from("models:\n  a: {backend: ollama, model: m}\nroles: {orchestrator: a}\n"));
+    RouterCompletionService service(router);
+    auto malformed = service.complete("alice", "persona", R"({"messages":"hello"})");
+    ASSERT_FALSE(malformed.ok());
+    EXPECT_EQ(malformed.error().code, "LLM_BAD_REQUEST");
+    auto bad_role = service.complete("alice", "persona", R"({"messages":[{"role":"robot","content":"x"}]})");
+    ASSERT_FALSE(bad_role.ok());
+    EXPECT_EQ(bad_role.error().code, "LLM_BAD_REQUEST");
+    auto unserved = service.complete("alice", "persona", R"({"messages":[{"role":"user","content":"x"}]})");
+    ASSERT_FALSE(unserved.ok());
+    EXPECT_EQ(unserved.error().code, "LLM_UNAVAILABLE");  // the plugin sees SKILLHOST_STATUS_UNAVAILABLE
+}
+
+TEST(RouterCompletionService, PassesContextAndModeThrough) {
+    auto request = chat_request_from_abi(
+        "classifier", R"({"messages":[{"role":"user","content":"hi"}],"cognitive_mode":"emulation",
+                          "context":{"task":"classify","message":"hi"},"json_schema":{"type":"object"}})");
+    ASSERT_TRUE(request.ok()) << request.error().message;
+    EXPECT_EQ(request->cognitive_mode, "emulation");
+    EXPECT_EQ(request->context.at("task").as_string(), "classify");
+    EXPECT_TRUE(request->json_schema.has_value());
+}
+
+}  // namespace
+}  // namespace skillhost::llm
