@@ -114,3 +114,18 @@ TEST(ModelsConfig, ErrorsPointAtTheLineAndSayWhatIsExpected) {
 
 }  // namespace
 }  // namespace skillhost::llm
+
+namespace skillhost::llm {
+namespace {
+
+TEST(ModelsConfig, TheShippedFileIsValidAndUsesTheBuiltinModel) {
+    const auto path = std::filesystem::path(SKILLHOST_TEST_FIXTURES_SOURCE_DIR) / ".." / ".." / "etc" / "models.yaml";
+    ASSERT_TRUE(std::filesystem::exists(path));
+    auto config = load_models_config(path);
+    ASSERT_TRUE(config.ok()) << config.error().message;
+    EXPECT_EQ(config->roles.size(), 6u);
+    for (const auto& [role, model] : config->roles) EXPECT_EQ(config->models.at(model).backend, "builtin") << role;
+}
+
+}  // namespace
+}  // namespace skillhost::llm
