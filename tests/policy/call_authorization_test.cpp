@@ -64,5 +64,38 @@ TEST(CallAuthorization, AllowedAndDeniedCallsQueueNothing) {
     EXPECT_TRUE(gate.queue->list()->empty());
 }
 
+// The approve flow the executor runs: claim, re-check policy for the user as they are now, then
+// run (ask is satisfied by the approval) or record the refusal. Nothing refused ever runs.
+TEST(CallAuthorization, ApprovingReChecksPolicyAtThatMoment) {
+    Gate gate;
+    const auto args = boost::json::parse(R"({"path":"notes/a.md","content":"hello"})");
+    const auto spec = testing::fs_write_skill();
+    const auto first = authorize_call(gate.engine, *gate.queue, gate.audit.get(), bob, spec, args)->approval->id;
+    const auto second = authorize_call(gate.engine, *gate.queue, gate.audit.get(), bob, spec, args)->approval->id;
+    const Resolver owner{"owner", Role::owner};
+
+    // Still allowed at approval time: the re-check asks again, which this approval satisfies.
+    auto claim = gate.queue->claim_for_execution(first, owner);
+    ASSERT_TRUE(claim.ok());
+    const Decision still = gate.engine.decide(bob, spec, claim->arguments);
+    EXPECT_FALSE(still.denied());
+    ASSERT_TRUE(gate.queue->complete(first, true, boost::json::object{{"ok", true}}).ok());
+
+    // Meanwhile bob was demoted to observe: the re-check refuses and the approval fails unexecuted.
+    UserContext demoted = bob;
+    demoted.trust = manifest::TrustLevel::observe;
+    claim = gate.queue->claim_for_execution(second, owner);
+    ASSERT_TRUE(claim.ok());
+    const Decision now = gate.engine.decide(demoted, spec, claim->arguments);
+    ASSERT_TRUE(now.denied());
+    EXPECT_EQ(now.code, "TRUST_TOO_LOW");
+    boost::json::object refused{{"ok", false}, {"error", now.to_error().to_json()}};
+    ASSERT_TRUE(gate.queue->complete(second, false, refused, "policy re-check at approval: " + now.reason).ok());
+    const auto stored = gate.queue->get(second);
+    EXPECT_EQ(stored->state, ApprovalState::failed);
+    EXPECT_THAT(stored->reason, HasSubstr("policy re-check at approval"));
+    EXPECT_EQ(stored->result.at("error").at("code").as_string(), "TRUST_TOO_LOW");
+}
+
 }  // namespace
 }  // namespace skillhost::policy
