@@ -1,6 +1,9 @@
 #include "base/json_text.hpp"
 
 #include <boost/json/stream_parser.hpp>
+
+#include <charconv>
+#include <cmath>
 #include <boost/json/serialize.hpp>
 
 namespace skillhost {
@@ -8,6 +11,7 @@ namespace {
 
 void write_pretty(std::string& out, const boost::json::value& v, int indent, int depth) {
     auto newline = [&](int d) {
+        if (indent <= 0) return;
         out += '\n';
         out.append(static_cast<std::size_t>(indent * d), ' ');
     };
@@ -21,7 +25,7 @@ void write_pretty(std::string& out, const boost::json::value& v, int indent, int
             first = false;
             newline(depth + 1);
             out += boost::json::serialize(boost::json::string(kv.key()));
-            out += ": ";
+            out += indent > 0 ? ": " : ":";
             write_pretty(out, kv.value(), indent, depth + 1);
         }
         newline(depth);
@@ -39,12 +43,29 @@ void write_pretty(std::string& out, const boost::json::value& v, int indent, int
         }
         newline(depth);
         out += ']';
+    } else if (v.is_double()) {
+        out += format_json_number(v.get_double());
     } else {
         out += boost::json::serialize(v);
     }
 }
 
 }  // namespace
+
+std::string format_json_number(double d) {
+    if (!std::isfinite(d)) return "null";
+    char buf[64];
+    auto res = std::to_chars(buf, buf + sizeof buf, d);
+    std::string text(buf, res.ptr);
+    // Keep it a JSON number that reads back as a double: 3 -> 3.0 is not needed, JSON has one type.
+    return text;
+}
+
+std::string compact_json(const boost::json::value& value) {
+    std::string out;
+    write_pretty(out, value, 0, 0);
+    return out;
+}
 
 std::string pretty_json(const boost::json::value& value, int indent) {
     std::string out;

@@ -8,6 +8,13 @@
 
 namespace skillhost {
 
+// Shortest text that reads back as the same double ("0.291", "43.98"), unlike Boost.JSON's
+// "2.91E-1". Non-finite values become null.
+std::string format_json_number(double d);
+
+// Compact JSON with numbers as format_json_number writes them.
+std::string compact_json(const boost::json::value& value);
+
 // Indented JSON (2 spaces), keys in their stored order. Boost.JSON only prints compactly.
 std::string pretty_json(const boost::json::value& value, int indent = 2);
 

@@ -27,7 +27,13 @@ int run_call(CliContext& ctx, const CallArgs& a) {
     auto rt = ctx.runtime();
     if (!rt) return fail_setup(rt.error(), a.json);
     HostRuntime& host = *rt.value();
-    exec::SkillResult result = host.executor->call(*host.catalog, a.skill, args, host.caller(a.user));
+    auto user = host.user(a.user);
+    if (!user) return fail_setup(user.error(), a.json);
+    exec::CallRequest request;
+    request.skill_id = a.skill;
+    request.args = std::move(args);
+    request.user = user.value();
+    exec::SkillResult result = host.pipeline->call(*host.catalog, request).result;
     if (a.json) {
         print_json(result.to_json());
         return result.ok ? kExitOk : kExitFailed;
@@ -44,13 +50,16 @@ int run_call(CliContext& ctx, const CallArgs& a) {
 
 void register_call_command(CLI::App& app, CliContext& ctx) {
     auto a = std::make_shared<CallArgs>();
-    auto* call = app.add_subcommand("call", "Run one skill through the executor (argument validation, timeout, errors)");
+    auto* call = app.add_subcommand(
+        "call", "Run one skill as a user: argument validation, policy (mode, rules, trust, approval), timeout");
     call->add_option("SKILL", a->skill, "Skill id, e.g. task_list")->required();
     call->add_option("--args", a->args, "Arguments as a JSON object")->capture_default_str();
     call->add_option("--user", a->user, "Act as this user (default: the configured default user)");
     call->add_flag("--json", a->json, "Print {ok, result | error} as JSON");
     ctx.add_global_options(*call);
-    call->footer("Example: skillhost call fs_read --args '{\"path\":\"README.md\"}'");
+    call->footer("Example: skillhost call fs_read --args '{\"path\":\"README.md\"}'\n"
+                 "A call that needs approval exits 1 with APPROVAL_REQUIRED and the approval id;\n"
+                 "run `skillhost approvals approve ID` to run it.");
     call->callback([&ctx, a] { ctx.exit_code = run_call(ctx, *a); });
 }
 

@@ -4,8 +4,15 @@
 #include "base/error.hpp"
 #include "catalog/catalog_snapshot.hpp"
 #include "config/host_config.hpp"
+#include "exec/call_pipeline.hpp"
 #include "exec/executor.hpp"
 #include "plugin/plugin_loader.hpp"
+#include "policy/approval_queue.hpp"
+#include "policy/audit_log.hpp"
+#include "policy/mode_store.hpp"
+#include "policy/policy_config.hpp"
+#include "policy/policy_engine.hpp"
+#include "policy/users.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -21,14 +28,26 @@ struct GlobalOptions {
     std::string home;         // --home
 };
 
-// The loaded host: configuration, plugins, catalog snapshot and executor.
+// The loaded host: configuration, plugins, catalog snapshot, users and policy, and the call
+// pipeline every skill call goes through.
 struct HostRuntime {
     config::HostConfig config;
     std::unique_ptr<plugin::PluginLoader> loader;
     std::shared_ptr<const catalog::CatalogSnapshot> catalog;
     std::unique_ptr<exec::Executor> executor;
+    std::unique_ptr<policy::UserDirectory> users;
+    policy::PolicyConfig policy_config;
+    std::unique_ptr<policy::PolicyEngine> policy;
+    std::unique_ptr<policy::ModeStore> modes;
+    std::unique_ptr<policy::AuditLog> audit;
+    std::unique_ptr<policy::ApprovalQueue> approvals;
+    std::unique_ptr<exec::CallPipeline> pipeline;
 
-    exec::CallerContext caller(const std::string& user_id) const;
+    // The user a command acts as: `id`, or (when empty) the configured default user, or the first
+    // owner. USER_NOT_FOUND names the known users.
+    Result<policy::UserContext> user(std::string_view id) const;
+    policy::Resolver resolver(const policy::UserContext& user) const;
+    exec::CallerContext caller(const policy::UserContext& user) const;
 };
 
 class CliContext {
@@ -56,5 +75,10 @@ private:
 void register_skills_commands(CLI::App& app, CliContext& ctx);
 void register_call_command(CLI::App& app, CliContext& ctx);
 void register_plugin_commands(CLI::App& app, CliContext& ctx);
+void register_demo_commands(CLI::App& app, CliContext& ctx);
+void register_approval_commands(CLI::App& app, CliContext& ctx);
+void register_policy_commands(CLI::App& app, CliContext& ctx);
+void register_mode_commands(CLI::App& app, CliContext& ctx);
+void register_audit_commands(CLI::App& app, CliContext& ctx);
 
 }  // namespace skillhost::cli

@@ -46,6 +46,11 @@ int main(int argc, char** argv) {
     skillhost::cli::register_skills_commands(app, ctx);
     skillhost::cli::register_call_command(app, ctx);
     skillhost::cli::register_plugin_commands(app, ctx);
+    skillhost::cli::register_demo_commands(app, ctx);
+    skillhost::cli::register_approval_commands(app, ctx);
+    skillhost::cli::register_policy_commands(app, ctx);
+    skillhost::cli::register_mode_commands(app, ctx);
+    skillhost::cli::register_audit_commands(app, ctx);
 
     try {
         app.parse(argc, argv);

@@ -1,0 +1,164 @@
+// `skillhost approvals list|show|approve|reject`.
+#include "cli/cli_context.hpp"
+#include "cli/output.hpp"
+#include "policy/utc_time.hpp"
+
+#include <iostream>
+
+namespace skillhost::cli {
+namespace {
+
+struct ApprovalArgs {
+    std::string id;
+    std::string user;
+    std::string reason;
+    bool all = false;
+    bool json = false;
+};
+
+std::string short_time(policy::TimePoint t) { return policy::format_utc_timestamp(t).substr(0, 19); }
+
+void print_record_line(const policy::ApprovalRecord& r) {
+    std::cout << r.id << "  " << policy::to_string(r.state) << "  " << r.user_id << "  " << r.skill_id << "  "
+              << short_time(r.requested_at) << "  " << r.preview << "\n";
+}
+
+void print_record(const policy::ApprovalRecord& r) {
+    std::cout << "id:           " << r.id << "\n"
+              << "state:        " << policy::to_string(r.state) << "\n"
+              << "user:         " << r.user_id << "\n"
+              << "skill:        " << r.skill_id << "\n"
+              << "preview:      " << r.preview << "\n"
+              << "arguments:    " << boost::json::serialize(r.arguments) << "\n"
+              << "requested:    " << policy::format_utc_timestamp(r.requested_at) << " by " << r.requested_by << "\n"
+              << "expires:      " << policy::format_utc_timestamp(r.expires_at) << "\n";
+    if (!r.resolved_by.empty()) std::cout << "resolved by:  " << r.resolved_by << "\n";
+    if (!r.reason.empty()) std::cout << "reason:       " << r.reason << "\n";
+    if (!r.result.is_null()) std::cout << "result:       " << boost::json::serialize(r.result) << "\n";
+}
+
+int report(const Error& e, bool json) {
+    if (json) print_error_json(e);
+    print_error(e);
+    return kExitFailed;
+}
+
+Result<std::pair<HostRuntime*, policy::UserContext>> acting(CliContext& ctx, const std::string& user) {
+    auto rt = ctx.runtime();
+    if (!rt) return rt.error();
+    auto u = rt.value()->user(user);
+    if (!u) return u.error();
+    return std::make_pair(rt.value(), u.value());
+}
+
+int run_list(CliContext& ctx, const ApprovalArgs& a) {
+    auto who = acting(ctx, a.user);
+    if (!who) return fail_setup(who.error(), a.json);
+    auto [host, user] = who.value();
+    (void)host->approvals->expire_due();
+    policy::ApprovalFilter filter;
+    if (user.role != policy::Role::owner || !a.user.empty()) filter.user_id = user.user_id;
+    if (!a.all) filter.states = {policy::ApprovalState::pending};
+    auto records = host->approvals->list(filter);
+    if (!records) return report(records.error(), a.json);
+    if (a.json) {
+        boost::json::array arr;
+        for (const auto& r : records.value()) arr.push_back(r.to_json());
+        print_json(boost::json::object{{"approvals", std::move(arr)}});
+        return kExitOk;
+    }
+    if (records->empty()) {
+        std::cout << (a.all ? "No approvals.\n" : "No pending approvals. (--all shows resolved ones too)\n");
+        return kExitOk;
+    }
+    for (const auto& r : records.value()) print_record_line(r);
+    return kExitOk;
+}
+
+int run_show(CliContext& ctx, const ApprovalArgs& a) {
+    auto who = acting(ctx, a.user);
+    if (!who) return fail_setup(who.error(), a.json);
+    auto [host, user] = who.value();
+    auto r = host->approvals->get(a.id);
+    if (!r) return report(r.error(), a.json);
+    if (user.role != policy::Role::owner && r->user_id != user.user_id) {
+        return report(Error{"APPROVAL_NOT_FOUND", "no approval " + a.id + " for user " + user.user_id, {},
+                            {"run `skillhost approvals list` to see yours"}},
+                      a.json);
+    }
+    if (a.json) print_json(r->to_json());
+    else print_record(r.value());
+    return kExitOk;
+}
+
+int run_approve(CliContext& ctx, const ApprovalArgs& a) {
+    auto who = acting(ctx, a.user);
+    if (!who) return fail_setup(who.error(), a.json);
+    auto [host, user] = who.value();
+    auto outcome = host->pipeline->approve(*host->catalog, a.id, host->resolver(user));
+    if (!outcome) return report(outcome.error(), a.json);
+    const auto& o = outcome.value();
+    if (a.json) {
+        print_json(boost::json::object{{"approval", o.record.to_json()}, {"call", o.result.to_json()}});
+    } else if (o.result.ok) {
+        std::cout << "Approved " << o.record.id << " and ran " << o.record.skill_id << " (" << policy::to_string(o.record.state)
+                  << "):\n";
+        print_json(o.result.output);
+    } else {
+        std::cout << "Approved " << o.record.id << ", but " << o.record.skill_id << " failed ("
+                  << policy::to_string(o.record.state) << "):\n";
+        print_error(o.result.error);
+    }
+    return o.result.ok ? kExitOk : kExitFailed;
+}
+
+int run_reject(CliContext& ctx, const ApprovalArgs& a) {
+    auto who = acting(ctx, a.user);
+    if (!who) return fail_setup(who.error(), a.json);
+    auto [host, user] = who.value();
+    auto r = host->pipeline->reject(a.id, host->resolver(user), a.reason);
+    if (!r) return report(r.error(), a.json);
+    if (a.json) print_json(r->to_json());
+    else std::cout << "Rejected " << r->id << " (" << r->skill_id << "): " << r->reason << "\n";
+    return kExitOk;
+}
+
+}  // namespace
+
+void register_approval_commands(CLI::App& app, CliContext& ctx) {
+    auto* approvals = app.add_subcommand("approvals", "Calls waiting for approval: list, show, approve, reject");
+    approvals->require_subcommand(1);
+    auto add_common = [&ctx](CLI::App* cmd, ApprovalArgs& a) {
+        cmd->add_option("--user", a.user, "Act as this user (default: the configured default user)");
+        cmd->add_flag("--json", a.json, "Machine-readable output");
+        ctx.add_global_options(*cmd);
+    };
+
+    auto la = std::make_shared<ApprovalArgs>();
+    auto* list = approvals->add_subcommand("list", "Pending approvals (owners see everyone's; --user narrows)");
+    list->add_flag("--all", la->all, "Include approved, executed, failed, rejected and expired ones");
+    add_common(list, *la);
+    list->callback([&ctx, la] { ctx.exit_code = run_list(ctx, *la); });
+
+    auto sa = std::make_shared<ApprovalArgs>();
+    auto* show = approvals->add_subcommand("show", "One approval with its arguments, state and result");
+    show->add_option("ID", sa->id, "Approval id (apr-...)")->required();
+    add_common(show, *sa);
+    show->callback([&ctx, sa] { ctx.exit_code = run_show(ctx, *sa); });
+
+    auto aa = std::make_shared<ApprovalArgs>();
+    auto* approve = approvals->add_subcommand(
+        "approve", "Approve and run the call now (arguments and policy are checked again first; runs at most once)");
+    approve->add_option("ID", aa->id, "Approval id (apr-...)")->required();
+    add_common(approve, *aa);
+    approve->callback([&ctx, aa] { ctx.exit_code = run_approve(ctx, *aa); });
+
+    auto ra = std::make_shared<ApprovalArgs>();
+    auto* reject = approvals->add_subcommand("reject", "Refuse the call; the requester sees the reason");
+    reject->add_option("ID", ra->id, "Approval id (apr-...)")->required();
+    reject->add_option("--reason", ra->reason, "Why it is refused")->required();
+    add_common(reject, *ra);
+    reject->callback([&ctx, ra] { ctx.exit_code = run_reject(ctx, *ra); });
+}
+
+}  // namespace skillhost::cli

@@ -1,0 +1,132 @@
+// `skillhost policy explain SKILL [--args JSON] [--user U]` and `skillhost mode show|set`.
+#include "base/json_text.hpp"
+#include "cli/cli_context.hpp"
+#include "cli/output.hpp"
+#include "exec/argument_validation.hpp"
+
+#include <iostream>
+
+namespace skillhost::cli {
+namespace {
+
+struct ExplainArgs {
+    std::string skill;
+    std::string args = "{}";
+    std::string user;
+    bool json = false;
+};
+
+int run_explain(CliContext& ctx, const ExplainArgs& a) {
+    boost::json::value args;
+    std::string problem;
+    if (!parse_json(a.args, args, problem)) {
+        return fail_setup(Error{"INVALID_ARGS_JSON", "--args is not valid JSON: " + problem, {},
+                                {"quote the JSON for your shell, e.g. --args '{\"path\":\"notes/a.md\"}'"}},
+                          a.json);
+    }
+    auto rt = ctx.runtime();
+    if (!rt) return fail_setup(rt.error(), a.json);
+    HostRuntime& host = *rt.value();
+    auto user = host.user(a.user);
+    if (!user) return fail_setup(user.error(), a.json);
+    const auto* entry = host.catalog->find(a.skill);
+    if (!entry) {
+        Error e{"SKILL_NOT_FOUND", "no skill named '" + a.skill + "' is loaded, so policy has nothing to decide", {},
+                {"run `skillhost skills list` to see the loaded skills"}};
+        if (a.json) print_error_json(e);
+        print_error(e);
+        return kExitFailed;
+    }
+    // Policy sees what the skill would see: validated arguments with defaults applied.
+    auto prepared = exec::prepare_arguments(entry->spec->id, entry->spec->inputs, args);
+    const boost::json::value& decided_on = prepared ? prepared.value() : args;
+    auto explanation = host.policy->explain(user.value(), *entry->spec, decided_on);
+    if (a.json) {
+        boost::json::object out = explanation.to_json();
+        if (!prepared) out["arguments_error"] = prepared.error().to_json();
+        print_json(out);
+        return kExitOk;
+    }
+    if (!prepared)
+        std::cout << "note: these arguments would be refused before policy runs: " << prepared.error().message << "\n\n";
+    std::cout << explanation.to_text();
+    if (!explanation.to_text().empty() && explanation.to_text().back() != '\n') std::cout << "\n";
+    return kExitOk;
+}
+
+struct ModeArgs {
+    std::string mode;
+    std::string user;
+    bool json = false;
+};
+
+int run_mode_show(CliContext& ctx, const ModeArgs& a) {
+    auto rt = ctx.runtime();
+    if (!rt) return fail_setup(rt.error(), a.json);
+    auto user = rt.value()->user(a.user);
+    if (!user) return fail_setup(user.error(), a.json);
+    auto stored = rt.value()->modes->stored_mode(user->user_id);
+    if (!stored) return fail_setup(stored.error(), a.json);
+    const char* source = stored.value() ? "set with `skillhost mode set`" : "default from users.yaml";
+    if (a.json) {
+        print_json(boost::json::object{{"user", user->user_id}, {"mode", policy::to_string(user->mode)},
+                                       {"stored", stored.value().has_value()}});
+    } else {
+        std::cout << user->user_id << ": " << policy::to_string(user->mode) << " (" << source << ")\n";
+    }
+    return kExitOk;
+}
+
+int run_mode_set(CliContext& ctx, const ModeArgs& a) {
+    auto mode = policy::parse_cognitive_mode(a.mode);
+    if (!mode) {
+        return fail_setup(Error{"INVALID_MODE", "unknown cognitive mode '" + a.mode + "'", {},
+                                {"use one of: dual, agent, emulation (emulation is read-only)"}},
+                          a.json);
+    }
+    auto rt = ctx.runtime();
+    if (!rt) return fail_setup(rt.error(), a.json);
+    auto user = rt.value()->user(a.user);
+    if (!user) return fail_setup(user.error(), a.json);
+    if (auto st = rt.value()->modes->set_mode(user->user_id, *mode); !st) return fail_setup(st.error(), a.json);
+    if (a.json) print_json(boost::json::object{{"user", user->user_id}, {"mode", policy::to_string(*mode)}});
+    else std::cout << user->user_id << ": mode set to " << policy::to_string(*mode) << "\n";
+    return kExitOk;
+}
+
+}  // namespace
+
+void register_policy_commands(CLI::App& app, CliContext& ctx) {
+    auto* pol = app.add_subcommand("policy", "Inspect policy decisions");
+    pol->require_subcommand(1);
+    auto ea = std::make_shared<ExplainArgs>();
+    auto* explain = pol->add_subcommand(
+        "explain", "Which policy step (mode, rules, trust, approval) decides a call, and why");
+    explain->add_option("SKILL", ea->skill, "Skill id")->required();
+    explain->add_option("--args", ea->args, "Arguments as a JSON object")->capture_default_str();
+    explain->add_option("--user", ea->user, "The user the call would run for (default: the configured default user)");
+    explain->add_flag("--json", ea->json, "Machine-readable output");
+    ctx.add_global_options(*explain);
+    explain->callback([&ctx, ea] { ctx.exit_code = run_explain(ctx, *ea); });
+}
+
+void register_mode_commands(CLI::App& app, CliContext& ctx) {
+    auto* mode = app.add_subcommand("mode", "A user's cognitive mode: dual, agent or emulation (read-only)");
+    mode->require_subcommand(1);
+    auto sa = std::make_shared<ModeArgs>();
+    auto* show = mode->add_subcommand("show", "The user's current mode and where it comes from");
+    show->add_option("--user", sa->user, "Which user (default: the configured default user)");
+    show->add_flag("--json", sa->json, "Machine-readable output");
+    ctx.add_global_options(*show);
+    show->callback([&ctx, sa] { ctx.exit_code = run_mode_show(ctx, *sa); });
+
+    auto ta = std::make_shared<ModeArgs>();
+    auto* set = mode->add_subcommand("set", "Persist a mode for the user (overrides users.yaml's default_mode)");
+    set->add_option("MODE", ta->mode, "dual | agent | emulation")->required();
+    set->add_option("--user", ta->user, "Which user (default: the configured default user)");
+    set->add_flag("--json", ta->json, "Machine-readable output");
+    ctx.add_global_options(*set);
+    set->callback([&ctx, ta] { ctx.exit_code = run_mode_set(ctx, *ta); });
+}
+
+}  // namespace skillhost::cli

@@ -1,0 +1,168 @@
+#include "exec/call_pipeline.hpp"
+
+#include "catalog/catalog_render.hpp"
+#include "exec/argument_validation.hpp"
+#include "policy/approval_preview.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace skillhost::exec {
+namespace {
+
+SkillResult failed(std::string_view skill_id, Error error) {
+    SkillResult r;
+    r.ok = false;
+    r.skill_id = std::string(skill_id);
+    r.error = std::move(error);
+    return r;
+}
+
+}  // namespace
+
+CallPipeline::CallPipeline(PipelineParts parts) : parts_(std::move(parts)) {}
+
+CallerContext CallPipeline::caller_for(const policy::UserContext& user) const {
+    CallerContext c;
+    c.user_id = user.user_id;
+    c.cognitive_mode = policy::to_string(user.mode);
+    c.workspace_root = user.workspace;
+    c.users_dir = parts_.users_dir;
+    return c;
+}
+
+void CallPipeline::audit_call(const CallRequest& request, const SkillResult& result) const {
+    if (!parts_.audit) return;
+    policy::SkillCallAudit a;
+    a.user_id = request.user.user_id;
+    a.skill_id = request.skill_id;
+    a.call_id = result.call_id;
+    a.requested_by = request.requested_by;
+    a.arguments = request.args;
+    a.duration = result.duration;
+    a.ok = result.ok;
+    if (!result.ok) a.error_code = result.error.code;
+    if (auto st = parts_.audit->record_skill_call(a); !st) spdlog::warn("audit: {}", st.error().message);
+}
+
+CallOutcome CallPipeline::call(const catalog::CatalogSnapshot& catalog, const CallRequest& request) const {
+    CallOutcome out;
+    const catalog::CatalogEntry* entry = catalog.find(request.skill_id);
+    if (!entry) {
+        // The executor words SKILL_NOT_FOUND with the closest skill ids.
+        out.result = parts_.executor->call(catalog, request.skill_id, request.args, caller_for(request.user));
+        return out;
+    }
+    const manifest::SkillSpec& spec = *entry->spec;
+
+    // Step 1 of policy (mode visibility) comes before argument validation: a user must not learn
+    // the shape of a skill their mode hides.
+    if (!parts_.policy->is_visible(request.user, spec)) {
+        policy::Decision d = parts_.policy->decide(request.user, spec, request.args);
+        if (parts_.audit) (void)parts_.audit->record_decision(d, request.args);
+        out.result = failed(request.skill_id, d.to_error());
+        out.decision = std::move(d);
+        return out;
+    }
+
+    auto prepared = prepare_arguments(spec.id, spec.inputs, request.args);
+    if (!prepared) {
+        out.result = failed(request.skill_id, prepared.error());
+        return out;
+    }
+
+    policy::Decision decision = parts_.policy->decide(request.user, spec, prepared.value());
+    if (parts_.audit) (void)parts_.audit->record_decision(decision, prepared.value());
+
+    if (decision.denied()) {
+        out.result = failed(request.skill_id, decision.to_error());
+        out.decision = std::move(decision);
+        return out;
+    }
+    if (decision.needs_approval()) {
+        policy::ApprovalRequest ar;
+        ar.user_id = request.user.user_id;
+        ar.skill_id = spec.id;
+        ar.arguments = prepared.value();
+        ar.requested_by = request.requested_by;
+        ar.preview = policy::make_approval_preview(spec, prepared.value());
+        auto queued = parts_.approvals->enqueue(ar);
+        if (!queued) {
+            out.result = failed(request.skill_id, queued.error());
+        } else {
+            Error e = decision.to_error(queued->id);
+            e.details["approval_id"] = queued->id;
+            e.details["preview"] = queued->preview;
+            out.result = failed(request.skill_id, std::move(e));
+            out.approval_id = queued->id;
+        }
+        out.decision = std::move(decision);
+        return out;
+    }
+
+    out.result = parts_.executor->call(catalog, spec.id, prepared.value(), caller_for(request.user), request.options);
+    out.decision = std::move(decision);
+    audit_call(request, out.result);
+    return out;
+}
+
+std::vector<const catalog::CatalogEntry*> CallPipeline::visible_entries(const catalog::CatalogSnapshot& catalog,
+                                                                        const policy::UserContext& user) const {
+    std::vector<const catalog::CatalogEntry*> out;
+    for (const auto* e : catalog::all_entries(catalog)) {
+        if (!parts_.policy->is_visible(user, *e->spec)) continue;
+        if (user.trust < e->spec->min_trust) continue;  // the planner and MCP clients see only what may run
+        out.push_back(e);
+    }
+    return out;
+}
+
+Result<ApprovalOutcome> CallPipeline::approve(const catalog::CatalogSnapshot& catalog, std::string_view approval_id,
+                                              const policy::Resolver& resolver) const {
+    auto claim = parts_.approvals->claim_for_execution(approval_id, resolver);
+    if (!claim) return claim.error();
+    const policy::ApprovalRecord& record = claim.value();
+
+    // Anything that changed since the request (plugin gone, schema changed, trust lowered, a new
+    // deny rule) fails the approval instead of running it.
+    auto refuse = [&](Error error) -> Result<ApprovalOutcome> {
+        auto done = parts_.approvals->complete(record.id, false, boost::json::object{{"error", error.to_json()}},
+                                               "re-check at approval failed: " + error.code + ": " + error.message);
+        if (!done) return done.error();
+        return ApprovalOutcome{done.value(), failed(record.skill_id, std::move(error))};
+    };
+
+    const catalog::CatalogEntry* entry = catalog.find(record.skill_id);
+    if (!entry) {
+        return refuse(Error{"SKILL_NOT_FOUND",
+                            "skill '" + record.skill_id + "' is no longer loaded, so the approved call cannot run",
+                            {},
+                            {"reinstall the plugin that provides it, then request the action again"}});
+    }
+    auto user = parts_.resolve_user ? parts_.resolve_user(record.user_id)
+                                    : Result<policy::UserContext>(Error{"USER_NOT_FOUND", "no user resolver"});
+    if (!user) return refuse(user.error());
+    auto prepared = prepare_arguments(entry->spec->id, entry->spec->inputs, record.arguments);
+    if (!prepared) return refuse(prepared.error());
+    policy::Decision decision = parts_.policy->decide(user.value(), *entry->spec, prepared.value());
+    if (parts_.audit) (void)parts_.audit->record_decision(decision, prepared.value());
+    if (decision.denied()) return refuse(decision.to_error());
+
+    CallRequest req;
+    req.skill_id = record.skill_id;
+    req.args = prepared.value();
+    req.user = user.value();
+    req.requested_by = "approval:" + record.id;
+    SkillResult result = parts_.executor->call(catalog, req.skill_id, req.args, caller_for(req.user), req.options);
+    audit_call(req, result);
+    auto done = parts_.approvals->complete(record.id, result.ok, result.to_json(),
+                                           result.ok ? "" : result.error.code + ": " + result.error.message);
+    if (!done) return done.error();
+    return ApprovalOutcome{done.value(), std::move(result)};
+}
+
+Result<policy::ApprovalRecord> CallPipeline::reject(std::string_view approval_id, const policy::Resolver& resolver,
+                                                    std::string_view reason) const {
+    return parts_.approvals->reject(approval_id, resolver, reason);
+}
+
+}  // namespace skillhost::exec

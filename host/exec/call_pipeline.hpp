@@ -1,0 +1,84 @@
+// The one way a skill call runs on behalf of a user, on every path (CLI, operator, HTTP API, MCP):
+//   find the skill -> validate arguments -> policy (mode, rules, trust, approval) -> run or queue
+//   -> audit.
+// An `ask` decision queues the call in the approval queue and answers APPROVAL_REQUIRED with the
+// approval id in error.details.approval_id. approve() later re-validates the stored arguments,
+// re-checks policy for the user as they are at that moment, and runs the call exactly once.
+#pragma once
+
+#include "catalog/catalog_snapshot.hpp"
+#include "exec/executor.hpp"
+#include "policy/approval_queue.hpp"
+#include "policy/audit_log.hpp"
+#include "policy/policy_engine.hpp"
+#include "policy/user_context.hpp"
+
+#include <boost/json/value.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace skillhost::exec {
+
+struct CallRequest {
+    std::string skill_id;
+    boost::json::value args = boost::json::object();
+    policy::UserContext user;
+    std::string requested_by = "direct";  // or "run:<run id>" for operator calls
+    CallOptions options;
+};
+
+// The result plus what policy decided (absent when the skill was not found or args were invalid).
+struct CallOutcome {
+    SkillResult result;
+    std::optional<policy::Decision> decision;
+    std::optional<std::string> approval_id;  // set when the call was queued for approval
+};
+
+// What approving an approval led to: the final record and the skill's result.
+struct ApprovalOutcome {
+    policy::ApprovalRecord record;
+    SkillResult result;
+};
+
+struct PipelineParts {
+    const policy::PolicyEngine* policy = nullptr;  // required
+    policy::ApprovalQueue* approvals = nullptr;    // required
+    policy::AuditLog* audit = nullptr;             // optional
+    Executor* executor = nullptr;                  // required
+    std::filesystem::path users_dir;               // <home>/users
+    // Resolves a user as they are now (trust, mode, workspace) for re-checks at approval time.
+    std::function<Result<policy::UserContext>(std::string_view user_id)> resolve_user;
+};
+
+class CallPipeline {
+public:
+    explicit CallPipeline(PipelineParts parts);
+
+    CallOutcome call(const catalog::CatalogSnapshot& catalog, const CallRequest& request) const;
+
+    // Skills this user may see in their mode (for catalogs shown to people, planners and MCP).
+    std::vector<const catalog::CatalogEntry*> visible_entries(const catalog::CatalogSnapshot& catalog,
+                                                              const policy::UserContext& user) const;
+
+    // pending -> approved -> executed | failed, exactly once. Errors: the queue's (not found,
+    // expired, already resolved, not allowed) and, recorded as a failed approval with the reason,
+    // SKILL_NOT_FOUND / INVALID_ARGS / policy refusals found at re-check time.
+    Result<ApprovalOutcome> approve(const catalog::CatalogSnapshot& catalog, std::string_view approval_id,
+                                    const policy::Resolver& resolver) const;
+
+    Result<policy::ApprovalRecord> reject(std::string_view approval_id, const policy::Resolver& resolver,
+                                          std::string_view reason) const;
+
+    const PipelineParts& parts() const { return parts_; }
+
+private:
+    CallerContext caller_for(const policy::UserContext& user) const;
+    void audit_call(const CallRequest& request, const SkillResult& result) const;
+
+    PipelineParts parts_;
+};
+
+}  // namespace skillhost::exec
