@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
-#include <regex>
 #include <thread>
 
 namespace skillhost::policy {
@@ -20,9 +19,14 @@ std::string_view string_field(const boost::json::object& record, std::string_vie
     return value->get_string();
 }
 
+// "YYYY-MM-DD.jsonl"
 bool is_day_file(const std::string& name) {
-    static const std::regex pattern(R"(\d{4}-\d{2}-\d{2}\.jsonl)");
-    return std::regex_match(name, pattern);
+    if (name.size() != 16 || name.compare(10, 6, ".jsonl") != 0) return false;
+    for (std::size_t i = 0; i < 10; ++i) {
+        const bool dash = i == 4 || i == 7;
+        if (dash ? name[i] != '-' : (name[i] < '0' || name[i] > '9')) return false;
+    }
+    return true;
 }
 
 }  // namespace

@@ -297,3 +297,21 @@ TEST(AuditReader, FollowDeliversRecordsWrittenWhileFollowing) {
 
 }  // namespace
 }  // namespace skillhost::policy
+
+namespace skillhost::policy {
+namespace {
+
+TEST(AuditReader, ReadsOnlyDayFiles) {
+    testing::TempDir dir;
+    dir.write("audit/2026-11-21.jsonl", "{\"ts\":\"2026-11-21T00:00:00.000Z\",\"kind\":\"note\"}\n");
+    dir.write("audit/2026-11-21.jsonl.bak", "not json\n");
+    dir.write("audit/notes.txt", "not json\n");
+    dir.write("audit/2026-1-21.jsonl", "not json\n");
+    auto batch = read_audit_log(dir.path() / "audit", {});
+    ASSERT_TRUE(batch.ok());
+    EXPECT_EQ(batch->records.size(), 1u);
+    EXPECT_TRUE(batch->problems.empty());
+}
+
+}  // namespace
+}  // namespace skillhost::policy
