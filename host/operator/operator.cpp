@@ -1,0 +1,707 @@
+#include "operator/operator.hpp"
+
+#include "catalog/catalog_render.hpp"
+#include "operator/grounding_check.hpp"
+#include "operator/observation_format.hpp"
+#include "operator/operator_session.hpp"
+#include "operator/path_autofix.hpp"
+#include "operator/planner_output.hpp"
+#include "operator/planner_prompt.hpp"
+
+#include <boost/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <regex>
+
+namespace skillhost::op {
+
+namespace json = boost::json;
+using store::RunStatus;
+
+
+namespace {
+
+std::int64_t micros_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Goals that ask to see data rather than to reason about it; one read-only call answers them.
+bool is_retrieval_goal(std::string_view goal) {
+    static const std::regex pattern(
+        R"(\b(list|show|display|print|read|open|view|cat)\b|^\s*what\b.*\b(tasks|files|todos?)\b.*\b(have|are|open|pending)\b|\bwhat('s| is) (on|in) my\b)",
+        std::regex::icase);
+    return std::regex_search(goal.begin(), goal.end(), pattern);
+}
+
+json::object observation_for_answer(const store::ScratchpadEntry& entry) {
+    json::object o{{"tool", entry.action ? entry.action->tool : std::string()},
+                   {"args", entry.action ? entry.action->args : json::object{}}};
+    const bool ok = entry.observation && entry.observation->success;
+    o["ok"] = ok;
+    if (ok) {
+        o["data"] = entry.observation->raw;
+    } else if (entry.observation && entry.observation->error) {
+        o["error"] = json::object{{"code", entry.observation->error->code}, {"message", entry.observation->error->message}};
+    }
+    return o;
+}
+
+std::string structured_rendering(const std::vector<store::ScratchpadEntry>& steps) {
+    std::string out;
+    for (const auto& entry : steps) {
+        if (!entry.action || !entry.observation) continue;
+        if (!out.empty()) out += "\n\n";
+        if (entry.observation->success) {
+            out += entry.action->tool + ":\n" + render_structured(entry.observation->raw);
+        } else if (entry.observation->error) {
+            out += entry.action->tool + " failed: " + entry.observation->error->code + " — " + entry.observation->error->message;
+        }
+    }
+    return out.empty() ? std::string("No tool returned data for this goal.") : out;
+}
+
+store::Observation observation_from_result(const exec::SkillResult& result, const std::string& tool,
+                                           const OperatorConfig& config) {
+    store::Observation obs;
+    obs.mode = config.observation_mode;
+    obs.success = result.ok;
+    if (result.ok) {
+        obs.raw = result.output;
+        obs.content = limit_text(render_observation(config.observation_mode, tool, result.output),
+                                 config.observation_max_chars);
+    } else {
+        obs.raw = result.error.to_json();
+        obs.error = store::ObservationError{result.error.code, result.error.message, result.error.suggestions};
+        obs.content = "FAILED " + result.error.code + ": " + result.error.message;
+    }
+    return obs;
+}
+
+}  // namespace
+
+Operator::Operator(OperatorParts parts) : parts_(std::move(parts)) {}
+
+std::shared_ptr<const Operator::PlannerCatalog> Operator::planner_catalog(const catalog::CatalogSnapshot& catalog,
+                                                                          const policy::UserContext& user) {
+    const std::string key = std::to_string(catalog.version()) + "/" + policy::to_string(user.mode) + "/" +
+                            manifest::to_string(user.trust) + "/" + user.user_id;
+    {
+        std::lock_guard lock(catalog_cache_mutex_);
+        if (auto it = catalog_cache_.find(key); it != catalog_cache_.end()) return it->second;
+    }
+    std::vector<const catalog::CatalogEntry*> entries;
+    for (const auto* entry : parts_.pipeline->visible_entries(catalog, user)) {
+        if (entry->spec->id != kResponseSkill) entries.push_back(entry);
+    }
+    auto built = std::make_shared<PlannerCatalog>();
+    built->text = catalog::render_catalog_text(entries);
+    for (const auto* entry : entries) {
+        const auto& spec = *entry->spec;
+        json::array examples;
+        for (const auto& example : spec.examples) {
+            examples.push_back(json::object{{"description", example.description}, {"args", example.args}});
+        }
+        built->tools.push_back(json::object{{"id", spec.id},
+                                            {"description", spec.description},
+                                            {"inputs", spec.inputs.to_json_schema()},
+                                            {"examples", std::move(examples)},
+                                            {"read_only", spec.annotations.read_only}});
+    }
+    std::lock_guard lock(catalog_cache_mutex_);
+    // Old versions are never asked for again once a reload swapped the snapshot.
+    if (catalog_cache_.size() > 64) catalog_cache_.clear();
+    catalog_cache_[key] = built;
+    return built;
+}
+
+Result<policy::UserContext> Operator::user_for(const store::Run& run) const {
+    const auto& resolve = parts_.pipeline->parts().resolve_user;
+    if (!resolve) {
+        return Error{"USER_UNRESOLVABLE", "the host cannot look up users, so the run cannot resume", {}, {}};
+    }
+    auto user = resolve(run.user_id);
+    if (!user) return user.error();
+    // The run keeps the mode it started in.
+    if (auto mode = policy::parse_cognitive_mode(run.mode)) user->mode = *mode;
+    return user;
+}
+
+std::string Operator::playbook_text(const store::Run& run, const policy::UserContext& user) {
+    if (!parts_.guidance) return {};
+    auto found = parts_.guidance->find_playbooks(user.user_id, run.goal, 3);
+    if (!found) {
+        spdlog::warn("playbook search failed: {}", found.error().message);
+        return {};
+    }
+    std::string text;
+    auto& used = const_cast<store::Run&>(run).playbooks_used;
+    for (const auto& playbook : found.value()) {
+        text += "- For \"" + playbook.goal + "\" the user advised: " + playbook.guidance + "\n";
+        for (const auto& step : playbook.steps) text += "    worked: " + step + "\n";
+        if (std::find(used.begin(), used.end(), playbook.id) == used.end()) used.push_back(playbook.id);
+    }
+    return text;
+}
+
+Result<store::Run> Operator::run(std::string_view goal, const policy::UserContext& user, const RunOptions& options,
+                                 RunEventSubscriber* events) {
+    store::Run run;
+    run.id = store::new_id("run");
+    run.goal = std::string(goal);
+    run.user_id = user.user_id;
+    run.mode = policy::to_string(user.mode);
+    run.history = options.history;
+    run.created_ms = store::unix_ms_now();
+    if (auto saved = parts_.runs->save(run); !saved) return saved.error();
+    return drive(run, user, events, options.max_steps);
+}
+
+Result<store::Run> Operator::drive(store::Run& run, const policy::UserContext& user, RunEventSubscriber* events,
+                                   int max_steps) {
+    Session session(run, user, parts_.catalog(), events);
+    session.max_steps = max_steps > 0 ? max_steps : parts_.config.max_steps;
+    if (!session.catalog) {
+        finish_failed(session, Error{"CATALOG_UNAVAILABLE", "no skill catalog is loaded; check the plugin directories", {}, {}});
+        return run;
+    }
+    session.planner_catalog = planner_catalog(*session.catalog, user);
+    session.playbooks = playbook_text(run, user);
+
+    const bool emulation = user.mode == policy::CognitiveMode::emulation;
+    if (run.route.empty()) {
+        lightweight(session, !emulation);
+    } else if (run.route != "react") {
+        // A lightweight run resumed after its approval: answer from what it now has.
+        finish_with_answer(session, "default");
+    }
+    while (!session.finished) react(session);
+
+    // Adaptive retry: a failed attempt (not a pause, not a stuck run) gets another try with what failed.
+    while (run.status == RunStatus::failed && parts_.config.error_retry && run.attempt <= parts_.config.max_retries &&
+           run.route == "react") {
+        std::string context = "Attempt " + std::to_string(run.attempt) + " ended without an answer";
+        if (run.error) context += " (" + run.error->code + ": " + run.error->message + ")";
+        context += ".\nActions tried:\n";
+        for (std::size_t i = run.attempt_first_step; i < run.steps.size(); ++i) {
+            context += "- " + condensed_step(run.steps[i]) + "\n";
+            const auto& obs = run.steps[i].observation;
+            if (obs && obs->error) {
+                for (const auto& s : obs->error->suggestions) context += "    suggested fix: " + s + "\n";
+            }
+        }
+        context += "Try a different approach: other tools or other arguments than the ones that failed.\n";
+        run.attempt += 1;
+        run.attempt_first_step = run.steps.size();
+        run.status = RunStatus::running;
+        run.error.reset();
+        session.retry_context = std::move(context);
+        session.finished = false;
+        session.emit(RunEventType::warning, "retrying (attempt " + std::to_string(run.attempt) + ")",
+                     json::object{{"attempt", run.attempt}});
+        while (!session.finished) react(session);
+    }
+    if (!run.guidance_id.empty() && run.status != RunStatus::awaiting_approval) learn_from_guidance(run);
+    if (auto saved = parts_.runs->save(run); !saved) return saved.error();
+    return run;
+}
+
+bool Operator::plan_step(Session& session, PlannerOutput& out) {
+    auto& run = session.run;
+    const auto steps = session.attempt_steps();
+    PlannerPromptInput input;
+    input.goal = &run.goal;
+    input.catalog_text = &session.planner_catalog->text;
+    input.catalog_tools = &session.planner_catalog->tools;
+    input.steps = &steps;
+    input.history = &run.history;
+    input.playbooks = session.playbooks;
+    input.retry_context = session.retry_context;
+    input.warnings = std::move(session.pending_warnings);
+    session.pending_warnings.clear();
+    input.trim_to_last_n = parts_.config.trim_to_last_n;
+    input.step_number = static_cast<int>(steps.size()) + 1;
+    input.max_steps = session.max_steps;
+    input.cognitive_mode = run.mode;
+    llm::ChatRequest request = build_planner_request(input);
+
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        auto response = parts_.router->chat(request);
+        if (!response) {
+            finish_failed(session, response.error());
+            return false;
+        }
+        session.add_tokens("orchestrator", response->prompt_tokens, response->completion_tokens);
+        auto parsed = parse_planner_output(response->content);
+        if (parsed) {
+            out = std::move(parsed.value());
+            if (out.repaired) session.emit(RunEventType::warning, "the planner's JSON was cut out of surrounding text");
+            return true;
+        }
+        if (attempt == 1) {
+            Error error = parsed.error();
+            error.message = "the planner did not produce a valid plan twice in a row: " + error.message;
+            finish_failed(session, std::move(error));
+            return false;
+        }
+        session.emit(RunEventType::warning, "invalid planner output; asking again",
+                     json::object{{"reason", parsed.error().details.at("reason")}});
+        request.messages.push_back({"assistant", response->content});
+        request.messages.push_back(
+            {"user", "That answer is not valid: " + std::string(parsed.error().details.at("reason").as_string()) +
+                         ". Answer again with only a JSON object matching this schema: " +
+                         json::serialize(planner_schema())});
+        request.context["retry_invalid_text"] = response->content;
+    }
+    return false;
+}
+
+void Operator::react(Session& session) {
+    auto& run = session.run;
+    run.route = "react";
+    while (!session.finished) {
+        const auto steps = session.attempt_steps();
+        const int step_count = static_cast<int>(steps.size());
+
+        // Stuck: three or more failures among the last five steps.
+        int recent_failures = 0;
+        for (std::size_t i = steps.size() > 5 ? steps.size() - 5 : 0; i < steps.size(); ++i) {
+            if (steps[i].observation && !steps[i].observation->success) ++recent_failures;
+        }
+        if (recent_failures >= 3) {
+            finish_stuck(session, std::to_string(recent_failures) + " of the last " +
+                                      std::to_string(std::min<std::size_t>(5, steps.size())) + " actions failed");
+            return;
+        }
+        const bool any_success = std::any_of(steps.begin(), steps.end(), [](const store::ScratchpadEntry& e) {
+            return e.observation && e.observation->success;
+        });
+        if (step_count >= session.max_steps - 2 && session.max_steps > 3 && !any_success && step_count > 0) {
+            finish_stuck(session, "no answer within 2 steps of the step limit (" + std::to_string(session.max_steps) + ")");
+            return;
+        }
+        if (step_count >= session.max_steps) {
+            finish_with_answer(session, "summary",
+                               "The step limit was reached. Summarise what the observations found and say "
+                               "plainly what is still missing for the goal.");
+            return;
+        }
+
+        PlannerOutput plan;
+        if (!plan_step(session, plan)) return;
+        session.emit(RunEventType::thought, plan.thought);
+        if (plan.respond) {
+            std::string style = plan.response_style.empty() ? parts_.config.default_style : plan.response_style;
+            store::ScratchpadEntry entry;
+            entry.step = static_cast<int>(run.steps.size()) + 1;
+            entry.thought = plan.thought;
+            entry.started_ms = store::unix_ms_now();
+            run.steps.push_back(std::move(entry));
+            finish_with_answer(session, style);
+            return;
+        }
+        if (!execute_action(session, plan.thought, *plan.action)) return;
+    }
+}
+
+bool Operator::execute_action(Session& session, std::string thought, store::Action action) {
+    auto& run = session.run;
+    const auto started = std::chrono::steady_clock::now();
+    store::ScratchpadEntry entry;
+    entry.step = static_cast<int>(run.steps.size()) + 1;
+    entry.thought = std::move(thought);
+    entry.started_ms = store::unix_ms_now();
+
+    // Path auto-fix before the guard, so "/README.md" and "README.md" are the same action.
+    if (const auto* catalog_entry = session.catalog->find(action.tool)) {
+        for (const auto& fix : autofix_paths(*catalog_entry->spec, action.args, session.user.workspace)) {
+            entry.warnings.push_back("auto-fixed " + fix.input + ": " + fix.from + " → " + fix.to);
+        }
+    }
+    const std::string key = action_key(action);
+    int failures = 0;
+    int same_results = 0;
+    std::string last_error;
+    std::string last_result;
+    for (std::size_t i = run.attempt_first_step; i < run.steps.size(); ++i) {
+        const auto& prior = run.steps[i];
+        if (!prior.action || !prior.observation || action_key(*prior.action) != key) continue;
+        if (!prior.observation->success) {
+            ++failures;
+            last_error = prior.observation->error ? prior.observation->error->code + ": " + prior.observation->error->message
+                                                  : std::string("failed");
+        }
+    }
+    entry.action = action;
+    session.emit(RunEventType::action, action.tool, json::object{{"tool", action.tool}, {"args", action.args}});
+    for (const auto& w : entry.warnings) session.emit(RunEventType::warning, w);
+
+    if (failures >= 2) {
+        const std::string warning = "not executed: " + key + " already failed " + std::to_string(failures) +
+                                    " times (last error " + last_error + "); choose a different tool or arguments";
+        store::Observation obs;
+        obs.success = false;
+        obs.raw = json::object{{"ok", false}, {"error", json::object{{"code", "LOOP_GUARD"}, {"message", warning}}}};
+        obs.error = store::ObservationError{"LOOP_GUARD", warning, {"Use a different tool or different arguments"}};
+        obs.content = "FAILED LOOP_GUARD: " + warning;
+        entry.warnings.push_back(warning);
+        entry.observation = std::move(obs);
+        entry.duration_us = micros_since(started);
+        session.pending_warnings.push_back(warning);
+        session.emit(RunEventType::warning, warning);
+        run.steps.push_back(std::move(entry));
+        if (auto saved = parts_.runs->save(run); !saved) spdlog::warn("saving run {}: {}", run.id, saved.error().message);
+        return true;
+    }
+
+    exec::CallRequest request;
+    request.skill_id = action.tool;
+    request.args = action.args;
+    request.user = session.user;
+    request.requested_by = "run:" + run.id;
+    const auto outcome = parts_.pipeline->call(*session.catalog, request);
+    if (outcome.approval_id) {
+        entry.duration_us = micros_since(started);
+        run.steps.push_back(std::move(entry));
+        return !pause_for_approval(session, *outcome.approval_id, action, outcome.result.error);
+    }
+    entry.observation = observation_from_result(outcome.result, action.tool, parts_.config);
+    for (const auto& w : entry.warnings) {
+        if (w.starts_with("auto-fixed")) entry.observation->content = w + "\n" + entry.observation->content;
+    }
+    // The same action giving the same result three times is no progress.
+    const std::string result_text = json::serialize(entry.observation->raw);
+    for (std::size_t i = run.attempt_first_step; i < run.steps.size(); ++i) {
+        const auto& prior = run.steps[i];
+        if (prior.action && prior.observation && action_key(*prior.action) == key &&
+            json::serialize(prior.observation->raw) == result_text) {
+            ++same_results;
+        }
+    }
+    if (same_results >= 2) {
+        const std::string warning = "no progress: " + key + " returned the same result " +
+                                    std::to_string(same_results + 1) + " times; use what it returned or try something else";
+        entry.warnings.push_back(warning);
+        session.pending_warnings.push_back(warning);
+        session.emit(RunEventType::warning, warning);
+        entry.observation->success = false;
+        entry.observation->error = store::ObservationError{"NO_PROGRESS", warning, {"Respond with the data already observed"}};
+    }
+    entry.duration_us = micros_since(started);
+    session.emit(RunEventType::observation, entry.observation->content,
+                 json::object{{"tool", action.tool}, {"success", entry.observation->success}});
+    run.steps.push_back(std::move(entry));
+    if (auto saved = parts_.runs->save(run); !saved) spdlog::warn("saving run {}: {}", run.id, saved.error().message);
+    return true;
+}
+
+bool Operator::pause_for_approval(Session& session, std::string approval_id, const store::Action& action, Error error) {
+    auto& run = session.run;
+    run.status = RunStatus::awaiting_approval;
+    run.approval_id = approval_id;
+    error.details["run_id"] = run.id;
+    run.error = std::move(error);
+    session.finished = true;
+    if (auto saved = parts_.runs->save(run); !saved) spdlog::warn("saving run {}: {}", run.id, saved.error().message);
+    session.emit(RunEventType::approval_required,
+                 action.tool + " needs approval: skillhost approvals approve " + approval_id + " (then the run resumes)",
+                 json::object{{"approval_id", approval_id}, {"tool", action.tool}, {"args", action.args}});
+    return true;
+}
+
+void Operator::finish_failed(Session& session, Error error) {
+    auto& run = session.run;
+    run.status = RunStatus::failed;
+    run.finished_ms = store::unix_ms_now();
+    session.emit(RunEventType::error, error.code + ": " + error.message, error.to_json());
+    run.error = std::move(error);
+    session.finished = true;
+}
+
+void Operator::finish_stuck(Session& session, std::string reason) {
+    auto& run = session.run;
+    json::array tried;
+    std::vector<std::string> suggestions;
+    for (std::size_t i = run.attempt_first_step; i < run.steps.size(); ++i) {
+        const auto& step = run.steps[i];
+        if (!step.action) continue;
+        json::object t{{"tool", step.action->tool}, {"args", step.action->args}};
+        if (step.observation && step.observation->error) {
+            t["error"] = json::object{{"code", step.observation->error->code}, {"message", step.observation->error->message}};
+            for (const auto& s : step.observation->error->suggestions) {
+                if (std::find(suggestions.begin(), suggestions.end(), s) == suggestions.end()) suggestions.push_back(s);
+            }
+        } else {
+            t["ok"] = true;
+        }
+        tried.push_back(std::move(t));
+    }
+    suggestions.push_back("Tell the operator what to do differently: skillhost guide " + run.id + " \"...\"");
+    Error error{"RUN_STUCK", "the run is stuck: " + reason + " — give guidance with `skillhost guide " + run.id + " \"TEXT\"`",
+                {}, suggestions};
+    error.details["type"] = "stuck";
+    error.details["reason"] = reason;
+    error.details["tried"] = std::move(tried);
+    run.status = RunStatus::needs_guidance;
+    session.emit(RunEventType::error, error.message, error.to_json());
+    run.error = std::move(error);
+    session.finished = true;
+}
+
+void Operator::finish_with_answer(Session& session, std::string style, std::string instructions) {
+    auto& run = session.run;
+    const auto steps = session.attempt_steps();
+    std::vector<const store::ScratchpadEntry*> observed;
+    for (const auto& step : steps) {
+        if (step.action && step.observation) observed.push_back(&step);
+    }
+    std::vector<store::ScratchpadEntry> observed_steps;
+    for (const auto* step : observed) observed_steps.push_back(*step);
+
+    const bool single_read = observed.size() == 1 && observed.front()->observation->success && [&] {
+        const auto* entry = session.catalog->find(observed.front()->action->tool);
+        return entry && entry->spec->annotations.read_only;
+    }();
+    if (parts_.config.verbatim && single_read && instructions.empty() &&
+        (style == "verbatim" || is_retrieval_goal(run.goal))) {
+        run.answer = render_structured(observed.front()->observation->raw);
+        run.verbatim = true;
+        run.response_style = "verbatim";
+    } else {
+        if (style == "verbatim") style = "strict";  // verbatim needs exactly one read; fall back to strict data
+        run.response_style = style;
+        json::array observations;
+        for (const auto* step : observed) observations.push_back(observation_for_answer(*step));
+        json::object args{{"goal", run.goal}, {"style", style}, {"observations", observations}};
+        if (!instructions.empty()) args["instructions"] = instructions;
+        if (!run.history.empty()) {
+            json::array history;
+            for (const auto& h : run.history) history.emplace_back(h);
+            args["history"] = std::move(history);
+        }
+        exec::CallRequest request;
+        request.skill_id = std::string(kResponseSkill);
+        request.args = args;
+        request.user = session.user;
+        request.requested_by = "run:" + run.id;
+        const auto outcome = session.catalog->find(kResponseSkill) ? parts_.pipeline->call(*session.catalog, request)
+                                                                   : exec::CallOutcome{};
+        const auto* answer = outcome.result.ok && outcome.result.output.is_object()
+                                 ? outcome.result.output.as_object().if_contains("answer")
+                                 : nullptr;
+        if (answer && answer->is_string()) {
+            run.answer = std::string(answer->as_string());
+            session.add_tokens("persona", llm::estimate_tokens(json::serialize(args)), llm::estimate_tokens(run.answer));
+        } else {
+            const std::string why = session.catalog->find(kResponseSkill)
+                                        ? outcome.result.error.code + ": " + outcome.result.error.message
+                                        : std::string("the conversational_response skill is not loaded");
+            session.emit(RunEventType::warning, "answering with the structured observations: " + why);
+            run.answer = structured_rendering(observed_steps);
+        }
+        if (style == "strict" && parts_.config.grounding) {
+            run.grounding.checked = true;
+            std::string checked_answer = run.answer;
+            if (auto pos = checked_answer.find("(answered by the built-in model"); pos != std::string::npos) {
+                checked_answer.erase(pos);
+            }
+            run.grounding.offending = ungrounded_items(checked_answer, observation_haystack(observed_steps));
+            run.grounding.passed = run.grounding.offending.empty();
+            if (!run.grounding.passed) {
+                std::string items;
+                for (const auto& item : run.grounding.offending) items += (items.empty() ? "" : ", ") + item;
+                session.emit(RunEventType::warning, "the answer had data not in any observation (" + items +
+                                                        "); showing the observations instead",
+                             json::object{{"grounding", "failed"}});
+                run.answer = structured_rendering(observed_steps);
+            }
+        }
+    }
+
+    // The optional critic may send the run back for another attempt.
+    if (parts_.config.critic && !run.verbatim) {
+        llm::ChatRequest critique;
+        critique.role = "critic";
+        critique.cognitive_mode = run.mode;
+        critique.json_schema = json::parse(
+            R"({"type":"object","properties":{"approved":{"type":"boolean"},"feedback":{"type":"string"}},"required":["approved"]})")
+                                   .as_object();
+        critique.messages = {{"system", "You review answers. Approve an answer only if it answers the goal using only "
+                                        "the observations. Answer with JSON {approved, feedback}."},
+                             {"user", "Goal: " + run.goal + "\nObservations:\n" + structured_rendering(observed_steps) +
+                                          "\nAnswer:\n" + run.answer}};
+        critique.context = json::object{{"task", "critic"}};
+        auto verdict = parts_.router->chat(critique);
+        if (verdict) {
+            session.add_tokens("critic", verdict->prompt_tokens, verdict->completion_tokens);
+            boost::system::error_code ec;
+            auto parsed = json::parse(extract_json_object(verdict->content), ec);
+            const auto* approved = !ec && parsed.is_object() ? parsed.as_object().if_contains("approved") : nullptr;
+            if (approved && approved->is_bool() && !approved->as_bool()) {
+                const auto* feedback = parsed.as_object().if_contains("feedback");
+                std::string text = feedback && feedback->is_string() ? std::string(feedback->as_string()) : "no reason given";
+                finish_failed(session, Error{"CRITIC_REJECTED", "the critic rejected the answer: " + text, {}, {text}});
+                return;
+            }
+        } else {
+            session.emit(RunEventType::warning, "the critic could not review the answer: " + verdict.error().message);
+        }
+    }
+
+    run.status = RunStatus::completed;
+    run.error.reset();
+    run.approval_id.clear();
+    run.finished_ms = store::unix_ms_now();
+    session.finished = true;
+    json::object data{{"answer", run.answer}, {"verbatim", run.verbatim}, {"style", run.response_style}};
+    if (run.grounding.checked) data["grounding"] = run.grounding.passed ? "passed" : "failed";
+    session.emit(RunEventType::completion, run.answer, std::move(data));
+}
+
+Result<store::Run> Operator::resume_after_approval(std::string_view run_id, RunEventSubscriber* events) {
+    auto loaded = parts_.runs->get(run_id);
+    if (!loaded) return loaded.error();
+    store::Run run = std::move(loaded.value());
+    if (run.status != RunStatus::awaiting_approval || run.approval_id.empty() || run.steps.empty() ||
+        !run.steps.back().action) {
+        Error error{"RUN_NOT_AWAITING_APPROVAL",
+                    "run " + run.id + " is " + store::to_string(run.status) + ", not waiting for an approval", {}, {}};
+        error.details["run_id"] = run.id;
+        error.details["status"] = store::to_string(run.status);
+        return error;
+    }
+    auto record = parts_.pipeline->parts().approvals->get(run.approval_id);
+    if (!record) return record.error();
+    auto& entry = run.steps.back();
+    store::Observation obs;
+    obs.mode = parts_.config.observation_mode;
+    switch (record->state) {
+        case policy::ApprovalState::pending:
+        case policy::ApprovalState::approved: {
+            Error error{"APPROVAL_STILL_PENDING",
+                        "approval " + run.approval_id + " is still " + policy::to_string(record->state) +
+                            " — approve it with `skillhost approvals approve " + run.approval_id + "` or reject it first",
+                        {}, {}};
+            error.details["approval_id"] = run.approval_id;
+            error.details["run_id"] = run.id;
+            return error;
+        }
+        case policy::ApprovalState::executed:
+        case policy::ApprovalState::failed: {
+            // The approval record holds {ok, result} or {ok:false, error} (SkillResult::to_json).
+            const json::value& result = record->result;
+            const auto* o = result.is_object() ? &result.as_object() : nullptr;
+            const bool ok = record->state == policy::ApprovalState::executed;
+            obs.success = ok;
+            if (ok) {
+                obs.raw = o && o->contains("result") ? o->at("result") : result;
+                obs.content = limit_text(render_observation(obs.mode, entry.action->tool, obs.raw),
+                                         parts_.config.observation_max_chars);
+            } else {
+                const json::object* err = o && o->contains("error") && o->at("error").is_object() ? &o->at("error").as_object()
+                                                                                              : nullptr;
+                store::ObservationError oe{"APPROVED_CALL_FAILED", record->reason.empty() ? "the approved call failed" : record->reason, {}};
+                if (err) {
+                    if (const auto* c = err->if_contains("code"); c && c->is_string()) oe.code = std::string(c->as_string());
+                    if (const auto* m = err->if_contains("message"); m && m->is_string()) oe.message = std::string(m->as_string());
+                }
+                obs.raw = result;
+                obs.content = "FAILED " + oe.code + ": " + oe.message;
+                obs.error = std::move(oe);
+            }
+            break;
+        }
+        case policy::ApprovalState::rejected:
+        case policy::ApprovalState::expired: {
+            const bool rejected = record->state == policy::ApprovalState::rejected;
+            const std::string message = rejected ? "user rejected the action" + (record->reason.empty() ? std::string()
+                                                                                                        : ": " + record->reason)
+                                                 : "the approval expired before anyone approved it";
+            obs.success = false;
+            obs.raw = json::object{{"ok", false}, {"approval", record->to_json()}};
+            obs.error = store::ObservationError{rejected ? "USER_REJECTED" : "APPROVAL_EXPIRED", message,
+                                                {"Do not retry this action; find another way or respond with what is known"}};
+            obs.content = "FAILED " + obs.error->code + ": " + message;
+            break;
+        }
+    }
+    entry.observation = std::move(obs);
+    run.status = RunStatus::running;
+    run.approval_id.clear();
+    run.error.reset();
+    auto user = user_for(run);
+    if (!user) return user.error();
+    if (events) {
+        RunEvent event{RunEventType::observation, run.id, static_cast<int>(run.steps.size()), entry.observation->content,
+                       json::object{{"tool", entry.action->tool}, {"success", entry.observation->success}}};
+        events->on_event(event);
+    }
+    if (auto saved = parts_.runs->save(run); !saved) return saved.error();
+    return drive(run, user.value(), events);
+}
+
+Result<store::Run> Operator::guide(std::string_view run_id, std::string_view text, RunEventSubscriber* events) {
+    if (text.find_first_not_of(" \t\n") == std::string_view::npos) {
+        return Error{"GUIDANCE_EMPTY", "the guidance is empty — say what the operator should do differently", {}, {}};
+    }
+    auto loaded = parts_.runs->get(run_id);
+    if (!loaded) return loaded.error();
+    store::Run run = std::move(loaded.value());
+    if (run.status != RunStatus::needs_guidance) {
+        Error error{"RUN_NOT_WAITING_FOR_GUIDANCE",
+                    "run " + run.id + " is " + store::to_string(run.status) + "; only runs that need guidance can be guided",
+                    {}, {}};
+        error.details["run_id"] = run.id;
+        error.details["status"] = store::to_string(run.status);
+        return error;
+    }
+    auto user = user_for(run);
+    if (!user) return user.error();
+    if (parts_.guidance) {
+        store::GuidanceRecord record;
+        record.run_id = run.id;
+        record.user_id = run.user_id;
+        record.goal = run.goal;
+        record.text = std::string(text);
+        json::object situation;
+        if (run.error) situation["error"] = run.error->to_json();
+        record.situation = std::move(situation);
+        if (auto added = parts_.guidance->add_guidance(record); !added) return added.error();
+        run.guidance_id = record.id;
+    }
+    run.history.push_back("User guidance: " + std::string(text));
+    run.status = RunStatus::running;
+    run.error.reset();
+    // The guided continuation is a fresh attempt: old failures must not re-trigger stuck detection.
+    run.attempt_first_step = run.steps.size();
+    if (auto saved = parts_.runs->save(run); !saved) return saved.error();
+    return drive(run, user.value(), events);
+}
+
+void Operator::learn_from_guidance(store::Run& run) {
+    if (!parts_.guidance) return;
+    const bool success = run.status == RunStatus::completed;
+    if (run.status == RunStatus::running) return;
+    if (auto st = parts_.guidance->set_outcome(run.guidance_id, success ? "succeeded" : "failed"); !st) {
+        spdlog::warn("recording guidance outcome: {}", st.error().message);
+    }
+    if (!success) return;
+    auto record = parts_.guidance->get_guidance(run.guidance_id);
+    if (!record) return;
+    store::Playbook playbook;
+    playbook.user_id = run.user_id;
+    playbook.goal = run.goal;
+    playbook.guidance = record->text;
+    playbook.source_guidance_id = record->id;
+    for (std::size_t i = run.attempt_first_step; i < run.steps.size(); ++i) {
+        const auto& step = run.steps[i];
+        if (step.action && step.observation && step.observation->success) {
+            playbook.steps.push_back(step.action->tool + " " + json::serialize(step.action->args));
+        }
+    }
+    if (auto st = parts_.guidance->add_playbook(playbook); !st) spdlog::warn("storing playbook: {}", st.error().message);
+    run.guidance_id.clear();
+}
+
+}  // namespace skillhost::op

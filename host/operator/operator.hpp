@@ -1,0 +1,99 @@
+// The operator: turns a goal into skill calls and an answer grounded in what the skills returned.
+//
+// Dual and agent modes run the ReAct loop (plan -> act through the CallPipeline -> observe, until
+// the planner responds), with the lightweight fast path for casual messages; emulation mode runs
+// the lightweight single-step operator over read-only skills. Every tool call goes through
+// CallPipeline::call, so policy, approvals and audit apply exactly as for a direct call. Every run
+// is persisted after each step; a run paused for approval or guidance resumes from its record.
+#pragma once
+
+#include "base/error.hpp"
+#include "catalog/catalog_snapshot.hpp"
+#include "exec/call_pipeline.hpp"
+#include "llm/model_router.hpp"
+#include "operator/operator_config.hpp"
+#include "operator/run_events.hpp"
+#include "policy/user_context.hpp"
+#include "store/guidance_store.hpp"
+#include "store/run_store.hpp"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace skillhost::op {
+
+struct OperatorParts {
+    const exec::CallPipeline* pipeline = nullptr;  // required
+    llm::ModelRouter* router = nullptr;            // required
+    store::RunStore* runs = nullptr;               // required
+    store::GuidanceStore* guidance = nullptr;      // optional: no guidance learning without it
+    // The catalog as it is now (a reload may swap it between runs or steps).
+    std::function<std::shared_ptr<const catalog::CatalogSnapshot>()> catalog;
+    OperatorConfig config;
+};
+
+struct RunOptions {
+    std::vector<std::string> history;  // earlier turns of the conversation, oldest first
+    int max_steps = 0;                 // 0: the config's
+};
+
+// The skill that writes final answers; never offered to the planner as a tool.
+inline constexpr std::string_view kResponseSkill = "conversational_response";
+
+class Operator {
+public:
+    explicit Operator(OperatorParts parts);
+
+    // Runs `goal` for `user` in the user's mode. The returned run is also persisted. Errors only when
+    // the run cannot even be stored; everything that goes wrong inside a run is in run.error.
+    Result<store::Run> run(std::string_view goal, const policy::UserContext& user, const RunOptions& options = {},
+                           RunEventSubscriber* events = nullptr);
+
+    // Continues a run that waited for approval, with the approved call's real result or the
+    // rejection. RUN_NOT_FOUND, RUN_NOT_AWAITING_APPROVAL, APPROVAL_STILL_PENDING.
+    Result<store::Run> resume_after_approval(std::string_view run_id, RunEventSubscriber* events = nullptr);
+
+    // Continues a needs_guidance run with the user's advice; the guidance is stored with its situation
+    // and, when the resumed run succeeds, becomes a playbook. RUN_NOT_FOUND, RUN_NOT_WAITING_FOR_GUIDANCE,
+    // GUIDANCE_EMPTY.
+    Result<store::Run> guide(std::string_view run_id, std::string_view text, RunEventSubscriber* events = nullptr);
+
+    const OperatorConfig& config() const { return parts_.config; }
+
+    // The planner's view of the catalog for this user (text and builtin-backend context), cached per
+    // catalog version and mode. Public for the CLI's --debug and the benchmarks.
+    struct PlannerCatalog {
+        std::string text;
+        boost::json::array tools;  // [{id, description, inputs, examples, read_only}]
+    };
+    std::shared_ptr<const PlannerCatalog> planner_catalog(const catalog::CatalogSnapshot& catalog,
+                                                          const policy::UserContext& user);
+
+private:
+    struct Session;  // one attempt's working state (defined in operator.cpp)
+
+    Result<store::Run> drive(store::Run& run, const policy::UserContext& user, RunEventSubscriber* events,
+                             int max_steps = 0);
+    void react(Session& session);
+    void lightweight(Session& session, bool full_loop_allowed);
+    bool plan_step(Session& session, struct PlannerOutput& out);
+    bool execute_action(Session& session, std::string thought, store::Action action);
+    void finish_with_answer(Session& session, std::string style, std::string instructions = {});
+    void finish_stuck(Session& session, std::string reason);
+    void finish_failed(Session& session, Error error);
+    bool pause_for_approval(Session& session, std::string approval_id, const store::Action& action, Error error);
+    void learn_from_guidance(store::Run& run);
+    Result<policy::UserContext> user_for(const store::Run& run) const;
+    std::string playbook_text(const store::Run& run, const policy::UserContext& user);
+
+    OperatorParts parts_;
+    std::mutex catalog_cache_mutex_;
+    std::map<std::string, std::shared_ptr<const PlannerCatalog>> catalog_cache_;
+};
+
+}  // namespace skillhost::op

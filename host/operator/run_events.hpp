@@ -1,0 +1,30 @@
+// What a run reports while it works. The CLI prints these with --stream; the daemon streams them.
+#pragma once
+
+#include <boost/json/object.hpp>
+
+#include <string>
+
+namespace skillhost::op {
+
+enum class RunEventType { thought, action, observation, warning, approval_required, completion, error };
+const char* to_string(RunEventType);
+
+struct RunEvent {
+    RunEventType type = RunEventType::thought;
+    std::string run_id;
+    int step = 0;
+    std::string text;           // one human line
+    boost::json::object data;   // the structured payload (action, observation, error, ...)
+
+    boost::json::object to_json() const;
+};
+
+// Called on the thread running the operator, in order. Must not throw.
+class RunEventSubscriber {
+public:
+    virtual ~RunEventSubscriber() = default;
+    virtual void on_event(const RunEvent& event) = 0;
+};
+
+}  // namespace skillhost::op

@@ -1,0 +1,162 @@
+// The operator's pure parts: planner output parsing, grounding, observation rendering, config.
+#include "operator/grounding_check.hpp"
+#include "operator/observation_format.hpp"
+#include "operator/operator_config.hpp"
+#include "operator/planner_output.hpp"
+#include "operator/planner_prompt.hpp"
+
+#include <boost/json.hpp>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace skillhost::op {
+namespace {
+
+namespace json = boost::json;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+TEST(PlannerOutput, ReadsAnAction) {
+    auto out = parse_planner_output(R"({"thought":"list","action":{"tool":"task_list","args":{"limit":3}}})");
+    ASSERT_TRUE(out.ok());
+    EXPECT_EQ(out->thought, "list");
+    ASSERT_TRUE(out->action);
+    EXPECT_EQ(out->action->tool, "task_list");
+    EXPECT_EQ(out->action->args.at("limit"), 3);
+    EXPECT_FALSE(out->respond);
+    EXPECT_FALSE(out->repaired);
+}
+
+TEST(PlannerOutput, ReadsARespondWithStyle) {
+    auto out = parse_planner_output(R"({"thought":"done","respond":true,"response_style":"strict"})");
+    ASSERT_TRUE(out.ok());
+    EXPECT_TRUE(out->respond);
+    EXPECT_EQ(out->response_style, "strict");
+}
+
+TEST(PlannerOutput, RepairsJsonInsideACodeFenceWithBracesInStrings) {
+    auto out = parse_planner_output("ok:\n```json\n{\"thought\":\"a } b {\",\"action\":{\"tool\":\"fs_read\",\"args\":{\"path\":\"x\"}}}\n```");
+    ASSERT_TRUE(out.ok());
+    EXPECT_TRUE(out->repaired);
+    EXPECT_EQ(out->thought, "a } b {");
+    EXPECT_EQ(out->action->tool, "fs_read");
+}
+
+TEST(PlannerOutput, SaysWhatIsWrong) {
+    const auto reason = [](std::string_view text) {
+        auto out = parse_planner_output(text);
+        EXPECT_FALSE(out.ok()) << text;
+        return out.ok() ? std::string() : std::string(out.error().details.at("reason").as_string());
+    };
+    EXPECT_EQ(reason("plain words"), "no JSON object found");
+    EXPECT_THAT(reason(R"({"thought":"x"})"), HasSubstr("neither an action nor respond"));
+    EXPECT_THAT(reason(R"({"thought":"x","action":{"args":{}}})"), HasSubstr("action.tool"));
+    EXPECT_THAT(reason(R"({"thought":"x","action":{"tool":"t","args":[1]}})"), HasSubstr("args must be an object"));
+    EXPECT_THAT(reason(R"({"thought":"x","respond":true,"response_style":"poetic"})"), HasSubstr("poetic"));
+    auto out = parse_planner_output("nope");
+    EXPECT_EQ(out.error().code, "PLANNER_OUTPUT_INVALID");
+}
+
+TEST(ActionKey, IgnoresKeyOrderAndALeadingDotSlash) {
+    store::Action a{"fs_read", json::parse(R"({"path":"./x.md","max_bytes":10})").as_object()};
+    store::Action b{"fs_read", json::parse(R"({"max_bytes":10,"path":"x.md"})").as_object()};
+    store::Action c{"fs_read", json::parse(R"({"path":"y.md"})").as_object()};
+    EXPECT_EQ(action_key(a), action_key(b));
+    EXPECT_NE(action_key(a), action_key(c));
+}
+
+TEST(Grounding, FindsInventedNumbersDatesQuotesAndTitles) {
+    const std::string haystack = "tasks\nwater the plants\nopen\n1\n2026-11-30\n";
+    const auto offending = ungrounded_items(
+        "You have 2 tasks:\n- Water the plants (open)\n- Buy milk — due 2026-12-01\nNote: \"urgent\"", haystack);
+    EXPECT_THAT(offending, ::testing::UnorderedElementsAre("Buy milk", "2026-12-01", "urgent", "2"));
+}
+
+TEST(Grounding, AcceptsAnswersMadeOfObservedData) {
+    const std::string haystack = "tasks\nwater the plants\nopen\n1\n2026-11-30\n";
+    EXPECT_THAT(ungrounded_items("1. Water the plants (open), due 2026-11-30\nThat is 1 task.", haystack), IsEmpty());
+}
+
+TEST(Grounding, HaystackHoldsEveryStringAndNumberOfTheRawPayloads) {
+    store::ScratchpadEntry entry;
+    entry.action = store::Action{"task_list", {}};
+    store::Observation obs;
+    obs.success = true;
+    obs.raw = json::parse(R"({"tasks":[{"title":"Call \"Bob\"","id":7}],"count":1})");
+    entry.observation = obs;
+    const auto haystack = observation_haystack({entry});
+    EXPECT_THAT(ungrounded_items("- Call \"Bob\" (id 7), 1 task", haystack), IsEmpty());
+}
+
+TEST(ObservationFormat, StructuredRendersListsAsBulletsWithTheirFields) {
+    const auto payload = json::parse(
+        R"({"tasks":[{"id":1,"title":"Water the plants","status":"open","tags":["home"],"due":null}],"count":1})");
+    const auto text = render_structured(payload);
+    EXPECT_THAT(text, HasSubstr("tasks (1):\n  - Water the plants (id: 1, status: open, tags: home)"));
+    EXPECT_THAT(text, HasSubstr("count: 1"));
+    EXPECT_THAT(text, ::testing::Not(HasSubstr("due")));
+}
+
+TEST(ObservationFormat, MultiLineTextIsABlockAndVerbatimIsPrettyJson) {
+    const auto payload = json::parse(R"({"path":"README.md","content":"# Title\nline two\n"})");
+    EXPECT_THAT(render_structured(payload), HasSubstr("content:\n  # Title\n  line two"));
+    EXPECT_THAT(render_observation(store::ObservationMode::verbatim, "fs_read", payload),
+                HasSubstr("{\n  \"path\": \"README.md\",\n"));
+    EXPECT_THAT(render_observation(store::ObservationMode::narrative, "fs_read", payload),
+                HasSubstr("fs_read returned:\n"));
+}
+
+TEST(ObservationFormat, LimitTextSaysHowMuchWasLeftOut) {
+    std::string text(100, 'a');
+    text += "\n";
+    text += std::string(100, 'b');
+    const auto cut = limit_text(text, 150);
+    EXPECT_THAT(cut, HasSubstr("[... 101 more characters not shown]"));
+    EXPECT_EQ(limit_text("short", 150), "short");
+}
+
+TEST(OperatorConfig, DefaultsWhenTheFileIsAbsent) {
+    auto config = load_operator_config("/nonexistent/operator.yaml");
+    ASSERT_TRUE(config.ok());
+    EXPECT_EQ(config->max_steps, 10);
+    EXPECT_TRUE(config->verbatim);
+    EXPECT_EQ(config->source, "(defaults)");
+}
+
+TEST(OperatorConfig, ReadsEverySetting) {
+    auto config = parse_operator_config(
+        "max_steps: 7\ntrim_to_last_n: 3\nverbatim: false\ngrounding: false\nerror_retry: false\nmax_retries: 2\n"
+        "critic: true\nobservation: {mode: structured, max_chars: 900}\ndump_dir: dumps\ndefault_style: strict\n",
+        "/etc/skillhost/operator.yaml");
+    ASSERT_TRUE(config.ok()) << config.error().message;
+    EXPECT_EQ(config->max_steps, 7);
+    EXPECT_EQ(config->trim_to_last_n, 3);
+    EXPECT_FALSE(config->verbatim);
+    EXPECT_FALSE(config->grounding);
+    EXPECT_FALSE(config->error_retry);
+    EXPECT_EQ(config->max_retries, 2);
+    EXPECT_TRUE(config->critic);
+    EXPECT_EQ(config->observation_mode, store::ObservationMode::structured);
+    EXPECT_EQ(config->observation_max_chars, 900u);
+    EXPECT_EQ(config->dump_dir, std::filesystem::path("/etc/skillhost/dumps"));
+    EXPECT_EQ(config->default_style, "strict");
+}
+
+TEST(OperatorConfig, ReportsEveryProblemWithFileAndLine) {
+    auto config = parse_operator_config("max_steps: lots\nverbatim: maybe\nobservation:\n  mode: poem\nsteps: 3\n",
+                                        "/etc/operator.yaml");
+    ASSERT_FALSE(config.ok());
+    EXPECT_EQ(config.error().code, "OPERATOR_CONFIG_INVALID");
+    EXPECT_THAT(config.error().message, HasSubstr("/etc/operator.yaml:1:"));
+    const auto& problems = config.error().details.at("problems").as_array();
+    ASSERT_EQ(problems.size(), 4u);
+    const std::string all = json::serialize(problems);
+    EXPECT_THAT(all, HasSubstr("whole number"));
+    EXPECT_THAT(all, HasSubstr("true or false"));
+    EXPECT_THAT(all, HasSubstr("narrative, structured or verbatim"));
+    EXPECT_THAT(all, HasSubstr("unknown setting"));
+}
+
+}  // namespace
+}  // namespace skillhost::op
