@@ -1,0 +1,173 @@
+// `skillhost ask "GOAL" [--mode M] [--user U] [--stream] [--debug] [--json]`: one operator run.
+#include "cli/operator_commands.hpp"
+#include "cli/output.hpp"
+#include "operator/observation_format.hpp"
+
+#include <boost/json.hpp>
+
+#include <fstream>
+#include <iostream>
+
+namespace skillhost::cli {
+namespace {
+
+namespace json = boost::json;
+
+struct AskArgs {
+    std::string goal;
+    std::string mode;
+    std::string user;
+    bool stream = false;
+    bool debug = false;
+    bool json = false;
+};
+
+// --stream: one line per event as it happens, on stderr so stdout keeps only the answer.
+class StreamPrinter final : public op::RunEventSubscriber {
+public:
+    void on_event(const op::RunEvent& event) override {
+        std::string text = event.text;
+        if (text.size() > 400) text = text.substr(0, 400) + "...";
+        std::cerr << "[" << op::to_string(event.type) << "] " << text << "\n";
+    }
+};
+
+int run_ask(CliContext& ctx, const AskArgs& a) {
+    auto runtime = make_operator_runtime(ctx);
+    if (!runtime) return fail_setup(runtime.error(), a.json);
+    OperatorRuntime& rt = runtime.value();
+    auto user = rt.host->user(a.user);
+    if (!user) return fail_setup(user.error(), a.json);
+    policy::UserContext context = user.value();
+    if (!a.mode.empty()) {
+        auto mode = policy::parse_cognitive_mode(a.mode);
+        if (!mode) {
+            Error e{"INVALID_MODE", "--mode must be dual, agent or emulation, not '" + a.mode + "'", {}, {}};
+            e.details["mode"] = a.mode;
+            return fail_setup(e, a.json);
+        }
+        context.mode = *mode;
+    }
+    StreamPrinter printer;
+    auto run = rt.op->run(a.goal, context, {}, a.stream ? &printer : nullptr);
+    if (!run) return fail_setup(run.error(), a.json);
+    if (a.debug) {
+        const auto view = rt.op->planner_catalog(*rt.host->catalog, context);
+        std::cerr << "--- catalog used (" << view->text.size() << " chars, ~" << view->text.size() / 4 << " tokens)\n"
+                  << view->text << "\n";
+        std::filesystem::path dir = rt.op->config().dump_dir.empty() ? rt.host->config.home / "runs" : rt.op->config().dump_dir;
+        std::error_code ec;
+        std::filesystem::create_directories(dir, ec);
+        const auto file = dir / (run->id + ".json");
+        json::object dump = run->to_json();
+        dump["catalog"] = view->text;
+        std::ofstream out(file);
+        out << op::render_pretty_json(dump) << "\n";
+        std::cerr << "--- dump written to " << file.string() << "\n";
+    }
+    if (a.json) {
+        print_json(run->to_json());
+    } else {
+        print_run(run.value(), a.debug);
+    }
+    switch (run->status) {
+        case store::RunStatus::completed: return kExitOk;
+        default: return kExitFailed;
+    }
+}
+
+}  // namespace
+
+Result<OperatorRuntime> make_operator_runtime(CliContext& ctx) {
+    auto host = ctx.runtime();
+    if (!host) return host.error();
+    OperatorRuntime rt;
+    rt.host = host.value();
+    const auto& config = rt.host->config;
+    auto models = llm::load_models_config(config.etc_dir / "models.yaml");
+    if (!models) return models.error();
+    rt.router = std::make_unique<llm::ModelRouter>(models.value());
+    auto operator_config = op::load_operator_config(config.etc_dir / "operator.yaml");
+    if (!operator_config) return operator_config.error();
+    auto runs = store::RunStore::open(config.database_file());
+    if (!runs) return runs.error();
+    rt.runs = std::move(runs.value());
+    auto guidance = store::GuidanceStore::open(config.database_file());
+    if (!guidance) return guidance.error();
+    rt.guidance = std::move(guidance.value());
+    op::OperatorParts parts;
+    parts.pipeline = rt.host->pipeline.get();
+    parts.router = rt.router.get();
+    parts.runs = rt.runs.get();
+    parts.guidance = rt.guidance.get();
+    auto catalog = rt.host->catalog;
+    parts.catalog = [catalog] { return catalog; };
+    parts.config = operator_config.value();
+    rt.op = std::make_unique<op::Operator>(std::move(parts));
+    return rt;
+}
+
+void print_run(const store::Run& run, bool debug) {
+    if (debug) {
+        for (const auto& step : run.steps) {
+            std::cout << "Step " << step.step << ": " << step.thought << "\n";
+            if (step.action) std::cout << "  action: " << step.action->tool << " " << json::serialize(step.action->args) << "\n";
+            for (const auto& w : step.warnings) std::cout << "  warning: " << w << "\n";
+            if (step.observation) {
+                std::cout << "  observation (" << store::to_string(step.observation->mode) << ", "
+                          << (step.observation->success ? "ok" : "failed") << "):\n";
+                std::string content = step.observation->content;
+                std::size_t start = 0;
+                while (start < content.size()) {
+                    auto end = content.find('\n', start);
+                    std::cout << "    " << content.substr(start, end - start) << "\n";
+                    if (end == std::string::npos) break;
+                    start = end + 1;
+                }
+            }
+        }
+        for (const auto& [role, usage] : run.tokens) {
+            std::cout << "tokens " << role << ": " << usage.prompt << " prompt, " << usage.completion << " completion, "
+                      << usage.calls << " calls\n";
+        }
+        std::cout << "---\n";
+    }
+    switch (run.status) {
+        case store::RunStatus::completed:
+            std::cout << run.answer << "\n";
+            if (run.grounding.checked && !run.grounding.passed) {
+                std::cerr << "note: the model's answer contained data not in any observation; showing the data instead\n";
+            }
+            break;
+        case store::RunStatus::awaiting_approval:
+            std::cout << "Run " << run.id << " is waiting for approval " << run.approval_id << ".\n"
+                      << "Approve it with `skillhost approvals approve " << run.approval_id
+                      << "` (or reject it); the run then resumes.\n";
+            break;
+        case store::RunStatus::needs_guidance:
+            if (run.error) print_error(*run.error);
+            std::cout << "Run " << run.id << " needs guidance: skillhost guide " << run.id << " \"what to do\"\n";
+            break;
+        default:
+            if (run.error) print_error(*run.error);
+            else std::cout << "Run " << run.id << " ended " << store::to_string(run.status) << "\n";
+    }
+}
+
+void register_operator_commands(CLI::App& app, CliContext& ctx) {
+    auto a = std::make_shared<AskArgs>();
+    auto* ask = app.add_subcommand("ask", "Ask the operator: it plans, calls skills through policy, and answers from "
+                                          "what they returned");
+    ask->add_option("GOAL", a->goal, "What you want, in your own words")->required();
+    ask->add_option("--mode", a->mode, "Cognitive mode for this run: dual, agent or emulation");
+    ask->add_option("--user", a->user, "Act as this user (default: the configured default user)");
+    ask->add_flag("--stream", a->stream, "Print thoughts, actions and observations as they happen (stderr)");
+    ask->add_flag("--debug", a->debug, "Print the scratchpad, the catalog and token use, and write a JSON dump");
+    ask->add_flag("--json", a->json, "Print the whole run record as JSON");
+    ctx.add_global_options(*ask);
+    ask->footer("Example: skillhost ask \"What tasks do I have?\"");
+    ask->callback([&ctx, a] { ctx.exit_code = run_ask(ctx, *a); });
+    register_runs_commands(app, ctx);
+}
+
+}  // namespace skillhost::cli
