@@ -5,6 +5,7 @@
 
 #include "exec/argument_validation.hpp"
 #include "exec/executor.hpp"
+#include "exec/worker_pool.hpp"
 #include "plugin/plugin_loader.hpp"
 
 #include <benchmark/benchmark.h>
@@ -108,6 +109,24 @@ void BM_PrepareArgumentsEcho(benchmark::State& state) {
     }
 }
 BENCHMARK(BM_PrepareArgumentsEcho)->Repetitions(5)->ReportAggregatesOnly(true);
+
+// The hand-off alone: submit an empty job to the executor's kind of pool and spin until it ran.
+class EmptyJob final : public exec::PoolJob {
+public:
+    std::atomic<bool> done{false};
+    void run() noexcept override { done.store(true, std::memory_order_release); }
+};
+
+void BM_WorkerPoolRoundTrip(benchmark::State& state) {
+    exec::WorkerPool pool;
+    for (auto _ : state) {
+        auto job = std::make_shared<EmptyJob>();
+        pool.submit(job);
+        while (!job->done.load(std::memory_order_acquire)) {
+        }
+    }
+}
+BENCHMARK(BM_WorkerPoolRoundTrip)->Repetitions(5)->ReportAggregatesOnly(true);
 
 }  // namespace
 

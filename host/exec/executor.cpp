@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <condition_variable>
-#include <cstdio>
 #include <random>
 #include <thread>
 
@@ -246,10 +245,10 @@ Executor::~Executor() = default;
 
 std::string Executor::next_call_id() {
     // "call-" + 10 hex digits fits std::string's small buffer (no allocation).
-    const std::uint64_t n = call_counter_.fetch_add(1, std::memory_order_relaxed) & 0xffffffffffULL;
-    char buffer[16];
-    std::snprintf(buffer, sizeof buffer, "call-%010llx", static_cast<unsigned long long>(n));
-    return buffer;
+    std::uint64_t n = call_counter_.fetch_add(1, std::memory_order_relaxed);
+    std::string id = "call-0000000000";
+    for (std::size_t i = id.size(); i > 5; --i, n >>= 4) id[i - 1] = "0123456789abcdef"[n & 0xf];
+    return id;
 }
 
 std::mutex& Executor::serial_mutex_for(const catalog::CatalogEntry& entry) {
@@ -329,8 +328,16 @@ SkillResult Executor::call(const catalog::CatalogSnapshot& catalog, std::string_
         job->context.call_id = result.call_id;
         job->context.user_id = caller.user_id;
         job->context.cognitive_mode = caller.cognitive_mode;
-        if (!caller.users_dir.empty())
-            job->context.data_dir = caller.users_dir / caller.user_id / "plugins" / plugin_name;
+        if (!caller.users_dir.empty()) {
+            // <users_dir>/<user>/plugins/<plugin>, joined as text: path::operator/ re-parses every
+            // component, which shows in the per-call cost. The user id was checked to be one plain name.
+            std::string dir = caller.users_dir.native();
+            if (dir.back() != '/') dir += '/';
+            dir += caller.user_id;
+            dir += "/plugins/";
+            dir += plugin_name;
+            job->context.data_dir = std::move(dir);
+        }
         job->context.workspace_root = caller.workspace_root;
         job->context.deadline_unix_ms = deadline ? unix_ms_now() + timeout.count() : 0;
         job->context.control = &job->control;
