@@ -209,12 +209,13 @@ json::object extract_args(const Tool& tool, const GoalAnalysis& goal) {
     } else if (goal.file_name && tool.properties.contains("pattern") && !tool.properties.contains("path")) {
         put("pattern", *goal.file_name);
     }
-    if (goal.wants_completed) {
-        if (const auto* property = tool.properties.if_contains("include_completed");
-            property && property->is_object() && property_type(property->as_object()) == "boolean") {
-            args["include_completed"] = true;
-        }
-    }
+    const auto set_flag = [&](std::string_view name) {
+        const auto* property = tool.properties.if_contains(name);
+        if (property && property->is_object() && property_type(property->as_object()) == "boolean") args[name] = true;
+    };
+    // A file-type pattern ("all markdown files") means the whole tree, not one directory.
+    if (goal.glob && !goal.directory) set_flag("recursive");
+    if (goal.wants_completed) set_flag("include_completed");
     return args;
 }
 

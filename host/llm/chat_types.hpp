@@ -37,8 +37,23 @@ struct ChatRequest {
     std::string schema_name = "response";
     std::optional<double> temperature;
     std::optional<int> max_tokens;
-    // Structured inputs for the builtin backend ({"task":"plan"|"classify"|"answer"|"probe", ...}),
-    // so it never has to parse prose. Remote backends ignore it: the messages carry the same content.
+    // Structured inputs for the builtin backend, so it never has to parse prose. Remote backends
+    // ignore it: the messages must carry the same content. Shapes, by "task":
+    //   plan:     {"task":"plan", "goal": str,
+    //              "tools": [{"id", "description", "inputs": JSON Schema {properties, required},
+    //                         "examples": [{"description", "args"}], "read_only": bool}],
+    //              "steps": [{"tool", "args", "ok": bool, "error_code"?, "observation_summary"?}],
+    //              "history"?: [...]}
+    //             → content {"thought", "action": {"tool", "args"}} or {"thought", "respond": true}
+    //   classify: {"task":"classify", "message": str}
+    //             → content {"intent": factual|temporal|task|casual|complex, "confidence", "reasoning"}
+    //   answer:   {"task":"answer", "goal": str, "style": "default"|"strict"|"summary",
+    //              "observations": [{"tool", "args", "ok": bool, "data": JSON, "error"?: {code, message,
+    //              suggestions} or str}]}
+    //             → a text rendering of the observations, ending with the builtin marker
+    //   probe:    {"task":"probe"} → {"ok":true} (the `models test` health check)
+    // Without a context the builtin backend goes by role: classifier classifies and orchestrator
+    // plans the last user message; other roles get an honest "no language model" reply.
     boost::json::object context;
 };
 

@@ -40,7 +40,7 @@ const std::set<std::string>& stop_words() {
         "about", "with", "and", "or", "all", "any", "some", "please", "can", "could", "would", "will", "there",
         "that", "this", "it", "its", "from", "at", "by", "be", "am", "tell", "give", "get", "let", "us", "we",
         "our", "these", "those", "them", "they", "up", "out", "into", "now", "currently", "mention", "mentions",
-        "contain", "containing", "called", "named", "list", "show", "find", "search", "look", "read", "open",
+        "contain", "containing", "mentioning", "called", "named", "list", "show", "find", "search", "look", "read", "open",
         "display", "create", "add", "make", "new", "task", "todo", "file", "folder", "directory", "memory",
         "memorie", "note", "happened", "yesterday", "today", "week", "month", "morning", "last", "past", "ago",
         "everything", "anything", "something", "thing", "things", "working"};

@@ -25,6 +25,13 @@ ModelRouter::ModelRouter(ModelsConfig config, std::shared_ptr<LlmCallObserver> o
     if (!observer_) observer_ = std::make_shared<NoopLlmCallObserver>();
 }
 
+Result<std::shared_ptr<ModelRouter>> ModelRouter::load(const std::filesystem::path& models_yaml,
+                                                       std::shared_ptr<LlmCallObserver> observer) {
+    auto config = load_models_config(models_yaml);
+    if (!config) return config.error();
+    return std::make_shared<ModelRouter>(std::move(*config), std::move(observer));
+}
+
 Result<RoleResolution> ModelRouter::resolve(std::string_view role, std::string_view mode) const {
     if (!is_known_role(role)) {
         Error error{"LLM_NO_MODEL",

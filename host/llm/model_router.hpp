@@ -27,6 +27,11 @@ class ModelRouter {
 public:
     explicit ModelRouter(ModelsConfig config, std::shared_ptr<LlmCallObserver> observer = nullptr);
 
+    // Reads models.yaml (the defaults when the file does not exist). Errors: MODELS_CONFIG_INVALID
+    // with file:line:column, MODELS_CONFIG_UNREADABLE.
+    static Result<std::shared_ptr<ModelRouter>> load(const std::filesystem::path& models_yaml,
+                                                     std::shared_ptr<LlmCallObserver> observer = nullptr);
+
     // LLM_NO_MODEL when neither the role nor `fallback` has a model (and for unknown roles).
     Result<RoleResolution> resolve(std::string_view role, std::string_view mode = {}) const;
 

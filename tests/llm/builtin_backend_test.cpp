@@ -277,3 +277,30 @@ TEST(GoalAnalysis, FindsTheCommonArguments) {
 
 }  // namespace
 }  // namespace skillhost::llm
+
+namespace skillhost::llm {
+namespace {
+
+TEST(BuiltinPlanner, MoreEverydayQuestions) {
+    const auto meetings = plan("What meetings happened yesterday?");
+    EXPECT_EQ(meetings.at("action").at("tool").as_string(), "memory_search") << json::serialize(meetings);
+    EXPECT_EQ(meetings.at("action").at("args"), json::parse(R"({"query":"meeting","when":"yesterday"})"));
+
+    const auto budget = plan("Find files mentioning budget");
+    EXPECT_EQ(budget.at("action").at("tool").as_string(), "fs_search") << json::serialize(budget);
+    EXPECT_EQ(budget.at("action").at("args"), json::parse(R"({"text":"budget"})"));
+
+    const auto markdown = plan("List all markdown files");
+    EXPECT_EQ(markdown.at("action").at("tool").as_string(), "fs_list") << json::serialize(markdown);
+    EXPECT_EQ(markdown.at("action").at("args"), json::parse(R"({"pattern":"*.md","recursive":true})"));
+
+    const auto mine = plan("list my tasks");
+    EXPECT_EQ(mine.at("action").at("tool").as_string(), "task_list");
+
+    const auto remember = plan("Remember that the wifi password is on the fridge");
+    EXPECT_EQ(remember.at("action").at("tool").as_string(), "memory_capture") << json::serialize(remember);
+    EXPECT_EQ(remember.at("action").at("args").at("text").as_string(), "the wifi password is on the fridge");
+}
+
+}  // namespace
+}  // namespace skillhost::llm
