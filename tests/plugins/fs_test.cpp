@@ -142,6 +142,22 @@ TEST_F(FsTest, ReadErrors) {
     EXPECT_EQ(through_file.error.code, "NOT_A_DIRECTORY");
 }
 
+TEST_F(FsTest, SpecialFilesAreNeverOpenedForReading) {
+    // A FIFO would block a plain open() forever; the skills must answer at once instead.
+    ASSERT_EQ(::mkfifo((ws / "pipe").c_str(), 0600), 0);
+    auto r = host.call("fs_read", R"({"path":"pipe"})");
+    ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.error.code, "NOT_A_REGULAR_FILE");
+    auto listed = host.call("fs_list", R"({"pattern":"pipe"})");
+    ASSERT_TRUE(listed.ok) << output_text(listed);
+    EXPECT_EQ(listed.output.at("entries").as_array().at(0).at("type"), "other");
+    auto search = host.call("fs_search", R"({"text":"anything"})");
+    ASSERT_TRUE(search.ok) << output_text(search);
+    auto write = host.call("fs_write", R"({"path":"pipe","content":"x","overwrite":true})");
+    ASSERT_FALSE(write.ok);
+    EXPECT_EQ(write.error.code, "NOT_A_REGULAR_FILE");
+}
+
 TEST_F(FsTest, LineRangeBeyondTheScanLimitIsTooLarge) {
     {
         std::ofstream big(ws / "big.log", std::ios::binary);
