@@ -6,6 +6,10 @@
 
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 namespace skillhost::llm {
 namespace {
@@ -212,6 +216,37 @@ TEST(RouterCompletionService, PassesContextAndModeThrough) {
     EXPECT_EQ(request->cognitive_mode, "emulation");
     EXPECT_EQ(request->context.at("task").as_string(), "classify");
     EXPECT_TRUE(request->json_schema.has_value());
+}
+
+}  // namespace
+}  // namespace skillhost::llm
+
+namespace skillhost::llm {
+namespace {
+
+TEST(ModelRouter, LoadsModelsYamlAndReportsItsErrorsWithThePath) {
+    const auto dir = std::filesystem::temp_directory_path() / ("skillhost-router-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "script.yaml") << "- response: scripted hello\n";
+    std::ofstream(dir / "models.yaml") << "models:\n  demo:\n    backend: scripted\n    script: script.yaml\nroles:\n  persona: demo\n";
+    std::ofstream(dir / "broken.yaml") << "models:\n  demo:\n    backend: scripted\n    scrpt: script.yaml\n";
+
+    auto router = ModelRouter::load(dir / "models.yaml");
+    ASSERT_TRUE(router.ok()) << router.error().message;
+    std::string streamed;
+    auto response = (*router)->chat(request_for("persona"), nullptr, [&](std::string_view d) { streamed += d; });
+    ASSERT_TRUE(response.ok()) << response.error().message;
+    EXPECT_EQ(response->content, "scripted hello");
+    EXPECT_EQ(streamed, "scripted hello");
+
+    auto broken = ModelRouter::load(dir / "broken.yaml");
+    ASSERT_FALSE(broken.ok());
+    EXPECT_TRUE(broken.error().message.starts_with((dir / "broken.yaml").string() + ":4:5:")) << broken.error().message;
+
+    auto defaults = ModelRouter::load(dir / "absent.yaml");
+    ASSERT_TRUE(defaults.ok());
+    EXPECT_EQ((*defaults)->resolve("persona")->model_name, "builtin");
+    std::filesystem::remove_all(dir);
 }
 
 }  // namespace
