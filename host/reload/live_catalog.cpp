@@ -281,7 +281,7 @@ ReloadReport LiveCatalog::rescan() {
             it = units_.erase(it);
         }
         report.duration = since(start);
-        if (!report.units.empty() || directories_changed) publish(report);
+        if (!report.units.empty() || directories_changed) publish(report, start);
     }
     deliver_pending();
     return report;
@@ -325,13 +325,13 @@ Result<ReloadReport> LiveCatalog::reload_unit(const std::filesystem::path& manif
             if (auto unit_report = evaluate_unit(it->second)) report.units.push_back(std::move(*unit_report));
         }
         report.duration = since(start);
-        if (!report.units.empty()) publish(report);
+        if (!report.units.empty()) publish(report, start);
     }
     deliver_pending();
     return report;
 }
 
-void LiveCatalog::publish(ReloadReport& report) {
+void LiveCatalog::publish(ReloadReport& report, Clock::time_point started) {
     std::vector<std::shared_ptr<plugin::LoadedPlugin>> plugins;
     std::vector<plugin::PluginFailure> failures = directory_failures_;
     std::map<std::string, std::filesystem::path> serving_names;
@@ -369,6 +369,7 @@ void LiveCatalog::publish(ReloadReport& report) {
             pending.update.change.units.push_back(unit.manifest_file);
     }
     spdlog::info("{}", format_change_line(pending.update.change));
+    report.duration = pending.report.duration = since(started);
 
     std::lock_guard lock(delivery_mutex_);
     pending_.push_back(std::move(pending));

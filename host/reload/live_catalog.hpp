@@ -12,6 +12,7 @@
 #include "reload/subscription.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <filesystem>
@@ -108,7 +109,8 @@ private:
     UnitReport record_failure(UnitState& unit, Error error, const std::string& plugin_name);
     UnitReport removal_report(const UnitState& unit) const;
     void refresh_directory_failures(std::vector<UnitReport>& reports);
-    void publish(ReloadReport& report);  // caller holds rebuild_mutex_
+    // Swaps in a snapshot of units_ and queues the notification; caller holds rebuild_mutex_.
+    void publish(ReloadReport& report, std::chrono::steady_clock::time_point started);
     void deliver_pending();
 
     const std::vector<std::filesystem::path> plugin_dirs_;

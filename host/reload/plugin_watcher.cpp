@@ -167,12 +167,16 @@ void PluginWatcher::on_file_event(const std::filesystem::path& dir, std::string_
     const auto now = Clock::now();
     const auto file = dir / std::string(name);
     if (watches_->holds_manifests(dir) && is_manifest_name(name)) {
+        spdlog::debug("plugin watcher: {} changed", file.string());
         schedule_.note(file, now);
         return;
     }
     auto it = units_by_library_.find(file);
     if (it == units_by_library_.end()) return;  // not named by any manifest: nothing can load it
-    for (const auto& manifest : it->second) schedule_.note(manifest, now);
+    for (const auto& manifest : it->second) {
+        spdlog::debug("plugin watcher: library {} of {} changed", file.string(), manifest.string());
+        schedule_.note(manifest, now);
+    }
 }
 
 void PluginWatcher::attach_missing_directories() {
@@ -185,6 +189,8 @@ void PluginWatcher::attach_missing_directories() {
 void PluginWatcher::run_due_rebuilds() {
     const auto due = schedule_.take_due(Clock::now());
     if (due.empty()) return;
+    spdlog::debug("plugin watcher: rebuilding {} ({} due)", due.front().empty() ? "everything" : due.front().string(),
+                  due.size());
     if (due.front() == kRescanKey) {  // the empty path sorts first; a rescan covers every unit
         catalog_.rescan();
     } else {

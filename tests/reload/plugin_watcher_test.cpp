@@ -1,5 +1,6 @@
 // The watcher end to end: real inotify on a temporary plugin directory, real fixture libraries
 // installed by copy-then-rename, waits with generous timeouts (never a fixed sleep as the check).
+#include "exec/executor.hpp"
 #include "reload/plugin_watcher.hpp"
 #include "reload_test_support.hpp"
 
@@ -84,26 +85,39 @@ TEST_F(PluginWatcherTest, ACallInFlightDuringAnUpdateFinishesOnTheOldVersion) {
     start_watching();
     ASSERT_EQ(test::echo_build(catalog()), 1);
 
-    // A slow call on the version-1 plugin, holding the snapshot it started from as a caller does.
+    // Calls go through the executor, each on the snapshot current when it starts (as a server does).
+    exec::Executor executor;
+    exec::CallerContext caller;
+    caller.users_dir = root / "users";
+    auto call = [&](std::string_view skill, const boost::json::value& args) {
+        exec::CallOptions options;
+        options.timeout = 10s;  // the manifest's 1 s for `sleep` is shorter than this test's slow call
+        return executor.call(*catalog().snapshot(), skill, args, caller, options);
+    };
+
     std::atomic<bool> finished{false};
     auto slow_call = std::async(std::launch::async, [&] {
-        auto snapshot = catalog().snapshot();
-        const auto plugin = snapshot->find("sleep")->plugin;
-        auto result = test::call_skill(*snapshot, "sleep", R"({"ms":1500})");
+        auto result = call("sleep", boost::json::object{{"ms", 1500}});
         finished = true;
-        return std::make_pair(result, std::string(plugin->version()));
+        return result;
     });
+    // The slow call holds its snapshot once it has a third owner (the catalog, our copy here, the call).
+    ASSERT_TRUE(wait_until([&] { return catalog().snapshot().use_count() > 2; }));
 
     install_fixture_library("echo_v2", plugins, "libecho.so");
     ASSERT_TRUE(wait_until([&] { return test::echo_build(catalog()) == 2; }));
     EXPECT_FALSE(finished) << "the update should be visible while the 1.5 s call is still running";
+    const auto new_call = call("version", boost::json::object{});
+    ASSERT_TRUE(new_call.ok) << new_call.error.message;
+    EXPECT_EQ(new_call.output.at("version"), 2);
     EXPECT_EQ(test::read_file(shutdown_marker), "") << "version 1 must stay loaded while its call runs";
 
-    const auto [result, version] = slow_call.get();
-    EXPECT_EQ(result.at("slept_ms"), 1500);
-    EXPECT_EQ(version, "1.0.0");
-    // The last reference is gone: version 1 was shut down (and unloaded); version 2 keeps serving.
-    EXPECT_EQ(test::read_file(shutdown_marker), "echo 1 shutdown\n");
+    const auto result = slow_call.get();
+    ASSERT_TRUE(result.ok) << result.error.message;
+    EXPECT_EQ(result.output.at("slept_ms"), 1500);
+    // Its last reference gone, version 1 is shut down (and unloaded); version 2 keeps serving.
+    EXPECT_TRUE(wait_until([&] { return test::read_file(shutdown_marker) == "echo 1 shutdown\n"; }))
+        << test::read_file(shutdown_marker);
     EXPECT_EQ(test::echo_build(catalog()), 2);
     ::unsetenv("SKILLHOST_ECHO_SHUTDOWN_FILE");
 }
