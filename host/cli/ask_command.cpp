@@ -23,13 +23,23 @@ struct AskArgs {
 };
 
 // --stream: one line per event as it happens, on stderr so stdout keeps only the answer.
+// With --debug it also prints each planner response and the prompt size.
 class StreamPrinter final : public op::RunEventSubscriber {
 public:
+    explicit StreamPrinter(bool debug) : debug_(debug) {}
     void on_event(const op::RunEvent& event) override {
         std::string text = event.text;
         if (text.size() > 400) text = text.substr(0, 400) + "...";
         std::cerr << "[" << op::to_string(event.type) << "] " << text << "\n";
+        if (!debug_) return;
+        if (const auto* chars = event.data.if_contains("prompt_chars")) {
+            std::cerr << "  prompt: " << json::serialize(*chars) << " chars; planner said: "
+                      << json::serialize(event.data.at("planner_response")) << "\n";
+        }
     }
+
+private:
+    bool debug_;
 };
 
 int run_ask(CliContext& ctx, const AskArgs& a) {
@@ -48,8 +58,8 @@ int run_ask(CliContext& ctx, const AskArgs& a) {
         }
         context.mode = *mode;
     }
-    StreamPrinter printer;
-    auto run = rt.op->run(a.goal, context, {}, a.stream ? &printer : nullptr);
+    StreamPrinter printer(a.debug);
+    auto run = rt.op->run(a.goal, context, {}, a.stream || a.debug ? &printer : nullptr);
     if (!run) return fail_setup(run.error(), a.json);
     if (a.debug) {
         const auto view = rt.op->planner_catalog(*rt.host->catalog, context);

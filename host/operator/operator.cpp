@@ -1,10 +1,10 @@
 #include "operator/operator.hpp"
 
-#include "catalog/catalog_render.hpp"
 #include "operator/grounding_check.hpp"
 #include "operator/observation_format.hpp"
 #include "operator/operator_session.hpp"
 #include "operator/path_autofix.hpp"
+#include "operator/planner_catalog.hpp"
 #include "operator/planner_output.hpp"
 #include "operator/planner_prompt.hpp"
 
@@ -96,7 +96,7 @@ std::shared_ptr<const Operator::PlannerCatalog> Operator::planner_catalog(const 
         if (entry->spec->id != kResponseSkill) entries.push_back(entry);
     }
     auto built = std::make_shared<PlannerCatalog>();
-    built->text = catalog::render_catalog_text(entries);
+    built->text = render_planner_catalog(entries);
     for (const auto* entry : entries) {
         const auto& spec = *entry->spec;
         json::array examples;
@@ -203,6 +203,8 @@ Result<store::Run> Operator::drive(store::Run& run, const policy::UserContext& u
         while (!session.finished) react(session);
     }
     if (!run.guidance_id.empty() && run.status != RunStatus::awaiting_approval) learn_from_guidance(run);
+    // Saved when the run starts, when it resumes and here, whenever it stops (done, paused or failed):
+    // a synchronous SQLite commit per step would cost more than the rest of a step together.
     if (auto saved = parts_.runs->save(run); !saved) return saved.error();
     return run;
 }
@@ -214,7 +216,7 @@ bool Operator::plan_step(Session& session, PlannerOutput& out) {
     input.goal = &run.goal;
     input.catalog_text = &session.planner_catalog->text;
     input.catalog_tools = &session.planner_catalog->tools;
-    input.steps = &steps;
+    input.steps = steps;
     input.history = &run.history;
     input.playbooks = session.playbooks;
     input.retry_context = session.retry_context;
@@ -227,12 +229,15 @@ bool Operator::plan_step(Session& session, PlannerOutput& out) {
     llm::ChatRequest request = build_planner_request(input);
 
     for (int attempt = 0; attempt < 2; ++attempt) {
+        session.last_prompt_chars = 0;
+        for (const auto& message : request.messages) session.last_prompt_chars += message.content.size();
         auto response = parts_.router->chat(request);
         if (!response) {
             finish_failed(session, response.error());
             return false;
         }
         session.add_tokens("orchestrator", response->prompt_tokens, response->completion_tokens);
+        session.last_planner_response = response->content;
         auto parsed = parse_planner_output(response->content);
         if (parsed) {
             out = std::move(parsed.value());
@@ -290,7 +295,10 @@ void Operator::react(Session& session) {
 
         PlannerOutput plan;
         if (!plan_step(session, plan)) return;
-        session.emit(RunEventType::thought, plan.thought);
+        session.emit(RunEventType::thought, plan.thought,
+                     json::object{{"prompt_chars", session.last_prompt_chars},
+                                  {"prompt_tokens_estimate", session.last_prompt_chars / 4},
+                                  {"planner_response", session.last_planner_response}});
         if (plan.respond) {
             std::string style = plan.response_style.empty() ? parts_.config.default_style : plan.response_style;
             store::ScratchpadEntry entry;
@@ -321,17 +329,13 @@ bool Operator::execute_action(Session& session, std::string thought, store::Acti
     }
     const std::string key = action_key(action);
     int failures = 0;
-    int same_results = 0;
     std::string last_error;
-    std::string last_result;
     for (std::size_t i = run.attempt_first_step; i < run.steps.size(); ++i) {
         const auto& prior = run.steps[i];
-        if (!prior.action || !prior.observation || action_key(*prior.action) != key) continue;
-        if (!prior.observation->success) {
-            ++failures;
-            last_error = prior.observation->error ? prior.observation->error->code + ": " + prior.observation->error->message
-                                                  : std::string("failed");
-        }
+        if (!prior.observation || prior.observation->success || session.key_of(i) != key) continue;
+        ++failures;
+        last_error = prior.observation->error ? prior.observation->error->code + ": " + prior.observation->error->message
+                                              : std::string("failed");
     }
     entry.action = action;
     session.emit(RunEventType::action, action.tool, json::object{{"tool", action.tool}, {"args", action.args}});
@@ -351,7 +355,6 @@ bool Operator::execute_action(Session& session, std::string thought, store::Acti
         session.pending_warnings.push_back(warning);
         session.emit(RunEventType::warning, warning);
         run.steps.push_back(std::move(entry));
-        if (auto saved = parts_.runs->save(run); !saved) spdlog::warn("saving run {}: {}", run.id, saved.error().message);
         return true;
     }
 
@@ -372,12 +375,9 @@ bool Operator::execute_action(Session& session, std::string thought, store::Acti
     }
     // The same action giving the same result three times is no progress.
     const std::string result_text = json::serialize(entry.observation->raw);
+    int same_results = 0;
     for (std::size_t i = run.attempt_first_step; i < run.steps.size(); ++i) {
-        const auto& prior = run.steps[i];
-        if (prior.action && prior.observation && action_key(*prior.action) == key &&
-            json::serialize(prior.observation->raw) == result_text) {
-            ++same_results;
-        }
+        if (session.key_of(i) == key && session.result_of(i) == result_text) ++same_results;
     }
     if (same_results >= 2) {
         const std::string warning = "no progress: " + key + " returned the same result " +
@@ -392,7 +392,6 @@ bool Operator::execute_action(Session& session, std::string thought, store::Acti
     session.emit(RunEventType::observation, entry.observation->content,
                  json::object{{"tool", action.tool}, {"success", entry.observation->success}});
     run.steps.push_back(std::move(entry));
-    if (auto saved = parts_.runs->save(run); !saved) spdlog::warn("saving run {}: {}", run.id, saved.error().message);
     return true;
 }
 
@@ -403,7 +402,6 @@ bool Operator::pause_for_approval(Session& session, std::string approval_id, con
     error.details["run_id"] = run.id;
     run.error = std::move(error);
     session.finished = true;
-    if (auto saved = parts_.runs->save(run); !saved) spdlog::warn("saving run {}: {}", run.id, saved.error().message);
     session.emit(RunEventType::approval_required,
                  action.tool + " needs approval: skillhost approvals approve " + approval_id + " (then the run resumes)",
                  json::object{{"approval_id", approval_id}, {"tool", action.tool}, {"args", action.args}});

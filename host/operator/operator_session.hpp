@@ -2,10 +2,12 @@
 #pragma once
 
 #include "operator/operator.hpp"
+#include "operator/planner_prompt.hpp"
 
 #include <boost/json.hpp>
 
 #include <algorithm>
+#include <span>
 
 namespace skillhost::op {
 
@@ -23,6 +25,8 @@ struct Operator::Session {
     std::string playbooks;
     std::string retry_context;
     std::vector<std::string> pending_warnings;
+    std::size_t last_prompt_chars = 0;  // the last planner prompt, for --debug
+    std::string last_planner_response;
     bool finished = false;  // the run left `running` (completed, paused, failed, ...)
 
     void emit(RunEventType type, std::string text, boost::json::object data = {}) const {
@@ -30,9 +34,20 @@ struct Operator::Session {
         RunEvent event{type, run.id, static_cast<int>(run.steps.size()), std::move(text), std::move(data)};
         events->on_event(event);
     }
-    std::vector<store::ScratchpadEntry> attempt_steps() const {
-        return {run.steps.begin() + static_cast<std::ptrdiff_t>(std::min(run.attempt_first_step, run.steps.size())),
-                run.steps.end()};
+    // Valid until the next step is appended.
+    std::span<const store::ScratchpadEntry> attempt_steps() const {
+        const std::size_t first = std::min(run.attempt_first_step, run.steps.size());
+        return std::span<const store::ScratchpadEntry>(run.steps).subspan(first);
+    }
+    // action_key() and the serialized raw result of every step, computed once per step (the loop
+    // guard compares each new action with all earlier ones).
+    const std::string& key_of(std::size_t index) {
+        sync_index();
+        return keys_[index];
+    }
+    const std::string& result_of(std::size_t index) {
+        sync_index();
+        return results_[index];
     }
     void add_tokens(const std::string& role, std::int64_t prompt, std::int64_t completion) {
         auto& usage = run.tokens[role];
@@ -40,6 +55,17 @@ struct Operator::Session {
         usage.completion += completion;
         usage.calls += 1;
     }
+
+private:
+    void sync_index() {
+        for (std::size_t i = keys_.size(); i < run.steps.size(); ++i) {
+            const auto& step = run.steps[i];
+            keys_.push_back(step.action ? action_key(*step.action) : std::string());
+            results_.push_back(step.observation ? boost::json::serialize(step.observation->raw) : std::string());
+        }
+    }
+    std::vector<std::string> keys_;
+    std::vector<std::string> results_;
 };
 
 }  // namespace skillhost::op

@@ -106,7 +106,7 @@ llm::ChatRequest build_planner_request(const PlannerPromptInput& input) {
     }
     if (!input.retry_context.empty()) user += "\n## Previous attempt\n" + input.retry_context;
     user += "\n## Scratchpad\n";
-    const auto& steps = *input.steps;
+    const auto steps = input.steps;
     const std::size_t keep = static_cast<std::size_t>(std::max(1, input.trim_to_last_n));
     const std::size_t first_full = steps.size() > keep ? steps.size() - keep : 0;
     if (steps.empty()) user += "(no steps yet)\n";

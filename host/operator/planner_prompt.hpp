@@ -8,6 +8,7 @@
 
 #include <boost/json/array.hpp>
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,7 @@ struct PlannerPromptInput {
     const std::string* goal = nullptr;
     const std::string* catalog_text = nullptr;
     const boost::json::array* catalog_tools = nullptr;
-    const std::vector<store::ScratchpadEntry>* steps = nullptr;  // this attempt's steps
+    std::span<const store::ScratchpadEntry> steps;  // this attempt's steps
     const std::vector<std::string>* history = nullptr;
     std::string playbooks;      // rendered playbooks, may be empty
     std::string retry_context;  // rendered retry context, may be empty
