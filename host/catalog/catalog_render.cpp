@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 
 namespace skillhost::catalog {
 namespace {
@@ -27,6 +28,20 @@ void append_one_line(std::string& out, std::string_view text) {
     }
 }
 
+// The first sentence, without its final period: the prompt budget (about 2,000 tokens for the
+// built-in catalog) has no room for the rest, and the JSON and tool formats keep the full text.
+// A sentence ends at ". " before a capital letter, so "e.g. x" does not end one.
+std::string_view first_sentence(std::string_view text) {
+    for (std::size_t i = 0; i + 2 < text.size(); ++i) {
+        if (text[i] == '.' && (text[i + 1] == ' ' || text[i + 1] == '\n') && std::isupper(static_cast<unsigned char>(text[i + 2]))) {
+            text = text.substr(0, i + 1);
+            break;
+        }
+    }
+    while (!text.empty() && (text.back() == '.' || text.back() == ' ' || text.back() == '\n')) text.remove_suffix(1);
+    return text;
+}
+
 void append_value(std::string& out, const json::value& v) {
     if (v.is_string()) out += v.get_string();
     else out += json::serialize(v);
@@ -40,7 +55,7 @@ void append_number(std::string& out, double d) {
 
 void append_type(std::string& out, const Schema& schema) {
     out += manifest::to_string(schema.type);
-    if (schema.type == SchemaType::array && schema.items) {
+    if (schema.type == SchemaType::array && schema.items && schema.items->type != SchemaType::any) {
         out += " of ";
         append_type(out, *schema.items);
     }
@@ -56,13 +71,18 @@ void append_type(std::string& out, const Schema& schema) {
 
 void append_input(std::string& out, const std::string& name, const Schema& schema, bool required) {
     out += name;
-    out += " (";
-    append_type(out, schema);
-    if (required) out += ", required";
-    out += ')';
+    // Most inputs are strings; the legend line says so once instead of on every input.
+    const bool show_type = schema.type != SchemaType::string || !schema.properties.empty();
+    if (show_type || required) {
+        out += " (";
+        if (show_type) append_type(out, schema);
+        if (show_type && required) out += ", ";
+        if (required) out += "required";
+        out += ')';
+    }
     if (!schema.description.empty()) {
         out += " — ";
-        append_one_line(out, schema.description);
+        append_one_line(out, first_sentence(schema.description));
     }
     if (!schema.enum_values.empty()) {
         out += "; enum ";
@@ -71,16 +91,23 @@ void append_input(std::string& out, const std::string& name, const Schema& schem
             append_value(out, schema.enum_values[i]);
         }
     }
-    if (schema.minimum) {
-        out += "; min ";
+    if (schema.minimum && schema.maximum) {
+        out += "; ";
         append_number(out, *schema.minimum);
-    }
-    if (schema.maximum) {
-        out += "; max ";
+        out += "..";
+        append_number(out, *schema.maximum);
+    } else if (schema.minimum) {
+        out += "; >=";
+        append_number(out, *schema.minimum);
+    } else if (schema.maximum) {
+        out += "; <=";
         append_number(out, *schema.maximum);
     }
     if (schema.pattern) out += "; pattern " + *schema.pattern;
-    if (schema.default_value) {
+    // false and "" are what an absent boolean or text means anyway; saying so wastes the budget.
+    const auto& d = schema.default_value;
+    const bool says_nothing = d && ((d->is_bool() && !d->get_bool()) || (d->is_string() && d->get_string().empty()));
+    if (d && !says_nothing) {
         out += "; default ";
         out += json::serialize(*schema.default_value);
     }
@@ -91,11 +118,12 @@ void append_notes(std::string& out, const SkillSpec& spec) {
     if (spec.annotations.read_only) notes.emplace_back("read-only");
     if (spec.annotations.destructive) notes.emplace_back("destructive");
     if (spec.annotations.open_world) notes.emplace_back("open-world");
-    notes.push_back(std::string("risk=") + manifest::to_string(spec.risk));
+    if (spec.risk != manifest::Risk::low) notes.push_back(std::string("risk=") + manifest::to_string(spec.risk));
     if (spec.cost != manifest::Cost::free) notes.push_back(std::string("cost=") + manifest::to_string(spec.cost));
     if (spec.min_trust != manifest::TrustLevel::observe)
         notes.push_back(std::string("min trust=") + manifest::to_string(spec.min_trust));
     if (spec.requires_approval) notes.emplace_back("needs approval");
+    if (notes.empty()) return;
     out += "  notes: ";
     for (std::size_t i = 0; i < notes.size(); ++i) {
         if (i) out += ", ";
@@ -163,13 +191,14 @@ std::string tool_description(const SkillSpec& spec) {
 
 std::string render_catalog_text(const std::vector<const CatalogEntry*>& entries) {
     std::string out;
-    out.reserve(entries.size() * 200);
+    out.reserve(entries.size() * 200 + 64);
+    if (!entries.empty()) out += "Skills (inputs are strings unless a type is shown):\n";
     for (const CatalogEntry* entry : entries) {
         const SkillSpec& spec = *entry->spec;
         out += "- ";
         out += spec.id;
         out += ": ";
-        append_one_line(out, spec.description.empty() ? spec.title : spec.description);
+        append_one_line(out, first_sentence(spec.description.empty() ? spec.title : spec.description));
         out += "\n  inputs: ";
         if (spec.inputs.properties.empty()) out += "none";
         for (std::size_t i = 0; i < spec.inputs.properties.size(); ++i) {
@@ -183,10 +212,7 @@ std::string render_catalog_text(const std::vector<const CatalogEntry*>& entries)
             for (std::size_t i = 0; i < spec.outputs.properties.size(); ++i) {
                 const auto& [name, schema] = spec.outputs.properties[i];
                 if (i) out += ", ";
-                out += name;
-                out += " (";
-                append_type(out, schema);
-                out += ')';
+                out += name;  // names only: the planner reads values from the observation itself
             }
             out += '\n';
         } else if (spec.outputs.type != SchemaType::any) {

@@ -13,7 +13,9 @@
 namespace skillhost::catalog {
 
 // Compact text for an LLM prompt: per skill its id, description, inputs (with required markers,
-// types, enums, defaults), outputs and notes (read-only, risk, approval).
+// types, enums, defaults), outputs and notes (read-only, risk, approval). Descriptions are cut to
+// their first sentence and string types are implied (a legend line says so) to keep the built-in
+// catalog within about 2,000 tokens; the JSON formats carry everything.
 std::string render_catalog_text(const std::vector<const CatalogEntry*>& entries);
 
 // One JSON object per skill with everything the manifest says (for `catalog --format json`).

@@ -1,11 +1,14 @@
 #include "catalog/catalog_render.hpp"
 #include "catalog/catalog_snapshot.hpp"
 #include "catalog/manifest_only_plugin.hpp"
+#include "manifest/manifest.hpp"
 
 #include <boost/json/parse.hpp>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <sstream>
 
 namespace skillhost::catalog {
@@ -130,15 +133,27 @@ TEST(CatalogSnapshot, RenderIsCachedPerFormat) {
 TEST(RenderText, IsCompactAndCarriesWhatThePlannerNeeds) {
     const auto catalog = two_plugin_catalog();
     EXPECT_EQ(catalog.render(RenderFormat::text),
-              "- fs_read: Reads a text file inside the workspace.\n"
-              "  inputs: path (string, required) — File path\n"
-              "  notes: read-only, risk=low\n"
-              "- task_create: Creates a task in the user's task list.\n"
-              "  inputs: title (string, required) — Short title; priority (string) — How urgent; enum "
-              "low|medium|high; default \"medium\"; tags (array of string); estimate (integer) — Minutes; min 1; "
-              "max 480\n"
-              "  outputs: id (string)\n"
+              "Skills (inputs are strings unless a type is shown):\n"
+              "- fs_read: Reads a text file inside the workspace\n"
+              "  inputs: path (required) — File path\n"
+              "  notes: read-only\n"
+              "- task_create: Creates a task in the user's task list\n"
+              "  inputs: title (required) — Short title; priority — How urgent; enum "
+              "low|medium|high; default \"medium\"; tags (array of string); estimate (integer) — Minutes; 1..480\n"
+              "  outputs: id\n"
               "  notes: risk=medium, min trust=supervised_auto, needs approval\n");
+}
+
+TEST(RenderText, KeepsOnlyTheFirstSentenceOfDescriptions) {
+    SkillSpec spec = skill("task_delete", "Removes a task for good, e.g. a duplicate. To keep it, use task_update.");
+    spec.inputs.properties = {{"id", typed(SchemaType::integer, "The task id. Get it from task_find.")}};
+    const CatalogSnapshot catalog(1, {manifest_only_plugin("p", {spec})}, {});
+    EXPECT_EQ(catalog.render(RenderFormat::text),
+              "Skills (inputs are strings unless a type is shown):\n"
+              "- task_delete: Removes a task for good, e.g. a duplicate\n"
+              "  inputs: id (integer) — The task id\n");
+    EXPECT_EQ(json::parse(catalog.render(RenderFormat::json)).at(0).at("description"),
+              "Removes a task for good, e.g. a duplicate. To keep it, use task_update.");
 }
 
 TEST(RenderText, SkillWithoutInputsSaysNone) {
@@ -167,6 +182,27 @@ TEST(RenderText, FifteenTypicalSkillsFitTheTokenBudget) {
     const CatalogSnapshot catalog(1, {manifest_only_plugin("builtin", skills)}, {});
     const std::string& text = catalog.render(RenderFormat::text);
     EXPECT_LE(text.size() / 4, 2000u) << text;
+}
+
+// The real built-in manifests (manifests/*.yaml) against the same budget.
+TEST(RenderText, BuiltInCatalogFitsTheTokenBudget) {
+    std::vector<std::shared_ptr<plugin::LoadedPlugin>> plugins;
+    for (const auto& file : std::filesystem::directory_iterator(SKILLHOST_MANIFESTS_DIR)) {
+        if (file.path().extension() != ".yaml") continue;
+        auto m = manifest::load_manifest(file.path());
+        ASSERT_TRUE(m.ok()) << m.error().message;
+        plugins.push_back(std::make_shared<testing::ManifestOnlyPlugin>(std::move(m.value())));
+    }
+    ASSERT_FALSE(plugins.empty());
+    const CatalogSnapshot catalog(1, plugins, {});
+    ASSERT_TRUE(catalog.failures().empty()) << catalog.failures().front().error.message;
+    const std::string& text = catalog.render(RenderFormat::text);
+    RecordProperty("skills", static_cast<int>(catalog.entries().size()));
+    const auto chars = static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;  // UTF-8 lead bytes: one per character
+    }));
+    RecordProperty("estimated_tokens", static_cast<int>(chars / 4));
+    EXPECT_LE(chars / 4, 2000u) << text;
 }
 
 TEST(RenderTable, ColumnsAreAligned) {
