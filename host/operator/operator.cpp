@@ -128,7 +128,7 @@ Result<policy::UserContext> Operator::user_for(const store::Run& run) const {
     return user;
 }
 
-std::string Operator::playbook_text(const store::Run& run, const policy::UserContext& user) {
+std::string Operator::playbook_text(store::Run& run, const policy::UserContext& user) {
     if (!parts_.guidance) return {};
     auto found = parts_.guidance->find_playbooks(user.user_id, run.goal, 3);
     if (!found) {
@@ -136,7 +136,7 @@ std::string Operator::playbook_text(const store::Run& run, const policy::UserCon
         return {};
     }
     std::string text;
-    auto& used = const_cast<store::Run&>(run).playbooks_used;
+    auto& used = run.playbooks_used;
     for (const auto& playbook : found.value()) {
         text += "- For \"" + playbook.goal + "\" the user advised: " + playbook.guidance + "\n";
         for (const auto& step : playbook.steps) text += "    worked: " + step + "\n";
@@ -155,15 +155,30 @@ Result<store::Run> Operator::run(std::string_view goal, const policy::UserContex
     run.history = options.history;
     run.created_ms = store::unix_ms_now();
     if (auto saved = parts_.runs->save(run); !saved) return saved.error();
-    return drive(run, user, events, options.max_steps);
+    return drive(run, user, events, options.max_steps, options.cancel);
+}
+
+bool Operator::stop_if_cancelled(Session& session) {
+    if (!session.cancel || !session.cancel->load() || session.finished) return false;
+    auto& run = session.run;
+    run.status = RunStatus::cancelled;
+    run.finished_ms = store::unix_ms_now();
+    Error error{"RUN_CANCELLED", "the run was cancelled before it finished", {}, {}};
+    error.details["steps"] = run.steps.size();
+    session.emit(RunEventType::error, error.message, error.to_json());
+    run.error = std::move(error);
+    session.finished = true;
+    return true;
 }
 
 Result<store::Run> Operator::drive(store::Run& run, const policy::UserContext& user, RunEventSubscriber* events,
-                                   int max_steps) {
+                                   int max_steps, std::shared_ptr<std::atomic<bool>> cancel) {
     Session session(run, user, parts_.catalog(), events);
+    session.cancel = std::move(cancel);
     session.max_steps = max_steps > 0 ? max_steps : parts_.config.max_steps;
     if (!session.catalog) {
         finish_failed(session, Error{"CATALOG_UNAVAILABLE", "no skill catalog is loaded; check the plugin directories", {}, {}});
+        if (auto saved = parts_.runs->save(run); !saved) return saved.error();
         return run;
     }
     session.planner_catalog = planner_catalog(*session.catalog, user);
@@ -179,8 +194,9 @@ Result<store::Run> Operator::drive(store::Run& run, const policy::UserContext& u
     while (!session.finished) react(session);
 
     // Adaptive retry: a failed attempt (not a pause, not a stuck run) gets another try with what failed.
-    while (run.status == RunStatus::failed && parts_.config.error_retry && run.attempt <= parts_.config.max_retries &&
-           run.route == "react") {
+    const auto cancelled = [&] { return session.cancel && session.cancel->load(); };
+    while (run.status == RunStatus::failed && !cancelled() && parts_.config.error_retry &&
+           run.attempt <= parts_.config.max_retries && run.route == "react") {
         std::string context = "Attempt " + std::to_string(run.attempt) + " ended without an answer";
         if (run.error) context += " (" + run.error->code + ": " + run.error->message + ")";
         context += ".\nActions tried:\n";
@@ -231,7 +247,8 @@ bool Operator::plan_step(Session& session, PlannerOutput& out) {
     for (int attempt = 0; attempt < 2; ++attempt) {
         session.last_prompt_chars = 0;
         for (const auto& message : request.messages) session.last_prompt_chars += message.content.size();
-        auto response = parts_.router->chat(request);
+        auto response = parts_.router->chat(request, session.cancel.get());
+        if (stop_if_cancelled(session)) return false;
         if (!response) {
             finish_failed(session, response.error());
             return false;
@@ -266,6 +283,7 @@ void Operator::react(Session& session) {
     auto& run = session.run;
     run.route = "react";
     while (!session.finished) {
+        if (stop_if_cancelled(session)) return;
         const auto steps = session.attempt_steps();
         const int step_count = static_cast<int>(steps.size());
 
@@ -363,6 +381,7 @@ bool Operator::execute_action(Session& session, std::string thought, store::Acti
     request.args = action.args;
     request.user = session.user;
     request.requested_by = "run:" + run.id;
+    request.options.cancel = session.cancel;
     const auto outcome = parts_.pipeline->call(*session.catalog, request);
     if (outcome.approval_id) {
         entry.duration_us = micros_since(started);

@@ -17,6 +17,7 @@
 #include "store/guidance_store.hpp"
 #include "store/run_store.hpp"
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -40,6 +41,9 @@ struct OperatorParts {
 struct RunOptions {
     std::vector<std::string> history;  // earlier turns of the conversation, oldest first
     int max_steps = 0;                 // 0: the config's
+    // Set from another thread to stop the run: the current model request and skill call are
+    // cancelled and the run ends `cancelled`. May be null.
+    std::shared_ptr<std::atomic<bool>> cancel;
 };
 
 // The skill that writes final answers; never offered to the planner as a tool.
@@ -78,7 +82,8 @@ private:
     struct Session;  // one attempt's working state (defined in operator.cpp)
 
     Result<store::Run> drive(store::Run& run, const policy::UserContext& user, RunEventSubscriber* events,
-                             int max_steps = 0);
+                             int max_steps = 0, std::shared_ptr<std::atomic<bool>> cancel = nullptr);
+    bool stop_if_cancelled(Session& session);
     void react(Session& session);
     void lightweight(Session& session, bool full_loop_allowed);
     bool plan_step(Session& session, struct PlannerOutput& out);
@@ -89,7 +94,7 @@ private:
     bool pause_for_approval(Session& session, std::string approval_id, const store::Action& action, Error error);
     void learn_from_guidance(store::Run& run);
     Result<policy::UserContext> user_for(const store::Run& run) const;
-    std::string playbook_text(const store::Run& run, const policy::UserContext& user);
+    std::string playbook_text(store::Run& run, const policy::UserContext& user);
 
     OperatorParts parts_;
     std::mutex catalog_cache_mutex_;

@@ -27,6 +27,7 @@ struct Operator::Session {
     std::vector<std::string> pending_warnings;
     std::size_t last_prompt_chars = 0;  // the last planner prompt, for --debug
     std::string last_planner_response;
+    std::shared_ptr<std::atomic<bool>> cancel;
     bool finished = false;  // the run left `running` (completed, paused, failed, ...)
 
     void emit(RunEventType type, std::string text, boost::json::object data = {}) const {

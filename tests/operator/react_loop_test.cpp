@@ -251,5 +251,31 @@ TEST(ReactLoop, EmitsEventsInOrderAndPersistsEveryRun) {
     EXPECT_GT(stored->tokens.at("orchestrator").calls, 0);
 }
 
+// Cancels the run from "another thread" (here: the event callback) once the first action starts.
+class CancelOnFirstAction final : public op::RunEventSubscriber {
+public:
+    std::shared_ptr<std::atomic<bool>> flag = std::make_shared<std::atomic<bool>>(false);
+    void on_event(const op::RunEvent& event) override {
+        if (event.type == op::RunEventType::action) flag->store(true);
+    }
+};
+
+TEST(ReactLoop, ACancelledRunStopsAfterTheCurrentStepAndSaysSo) {
+    OperatorHost host({{"orchestrator", act("task_list", "{}")},
+                       {"orchestrator", act("task_list", R"({"limit":2})")},
+                       {"orchestrator", respond("default")}});
+    CancelOnFirstAction canceller;
+    op::RunOptions options;
+    options.cancel = canceller.flag;
+    auto run = host.op().run("Summarize my workload", host.user(), options, &canceller);
+    ASSERT_TRUE(run.ok());
+    EXPECT_EQ(run->status, RunStatus::cancelled);
+    ASSERT_TRUE(run->error);
+    EXPECT_EQ(run->error->code, "RUN_CANCELLED");
+    EXPECT_LE(run->steps.size(), 1u);
+    EXPECT_EQ(host.requests_for("orchestrator").size(), 1u);
+    EXPECT_EQ(host.runs().get(run->id)->status, RunStatus::cancelled);
+}
+
 }  // namespace
 }  // namespace skillhost::testing
