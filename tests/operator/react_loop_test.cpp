@@ -251,6 +251,45 @@ TEST(ReactLoop, EmitsEventsInOrderAndPersistsEveryRun) {
     EXPECT_GT(stored->tokens.at("orchestrator").calls, 0);
 }
 
+TEST(ReactLoop, TheSameResultThreeTimesCountsAsNoProgress) {
+    OperatorHost host({{"orchestrator", act("task_list", "{}")},
+                       {"orchestrator", act("task_list", "{}")},
+                       {"orchestrator", act("task_list", "{}")},
+                       {"orchestrator", respond("default")}});
+    host.call("task_create", R"({"title":"Water the plants"})");
+    EventLog events;
+    auto run = host.op().run("Summarize my workload", host.user(), {}, &events);
+    ASSERT_TRUE(run.ok());
+    EXPECT_EQ(run->status, RunStatus::completed);
+    ASSERT_EQ(run->steps.size(), 4u);
+    EXPECT_TRUE(run->steps[1].observation->success);
+    EXPECT_FALSE(run->steps[2].observation->success);
+    EXPECT_EQ(run->steps[2].observation->error->code, "NO_PROGRESS");
+    EXPECT_TRUE(events.has(op::RunEventType::warning, "no progress"));
+    const auto plans = host.requests_for("orchestrator");
+    ASSERT_EQ(plans.size(), 4u);
+    EXPECT_THAT(all_text(plans[3]), HasSubstr("Warning: no progress"));
+}
+
+TEST(ReactLoop, PolicyRefusalsReachThePlannerAsObservations) {
+    OperatorHost host({{"orchestrator", act("fs_read", R"({"path":"keys/server.pem"})")},
+                       {"orchestrator", respond("default", "reading keys is not allowed")}},
+                      {}, "global:\n  deny:\n    - \"fs_*(path=**/*.pem)\"\n");
+    write_file(host.workspace() / "keys" / "server.pem", "SECRET\n");
+    auto run = host.op().run("Read keys/server.pem", host.user());
+    ASSERT_TRUE(run.ok());
+    EXPECT_EQ(run->status, RunStatus::completed);
+    const auto& obs = *run->steps[0].observation;
+    EXPECT_FALSE(obs.success);
+    EXPECT_EQ(obs.error->code, "DENIED_BY_RULE");
+    EXPECT_THAT(run->answer, Not(HasSubstr("SECRET")));
+    for (const auto& step : run->steps) {
+        if (step.observation) {
+            EXPECT_THAT(step.observation->content, Not(HasSubstr("SECRET")));
+        }
+    }
+}
+
 // Cancels the run from "another thread" (here: the event callback) once the first action starts.
 class CancelOnFirstAction final : public op::RunEventSubscriber {
 public:
