@@ -1,6 +1,6 @@
 // A plugin for the test kit's own tests: one skill per behaviour the kit must pass through from
-// the host's executor (results, defaults, plugin errors with hints, progress, cancellation, the
-// call context).
+// the host's executor (results, defaults, plugin errors with hints, progress, cancellation,
+// timeouts, the call context).
 #include <skillhost/skill.hpp>
 
 #include <chrono>
@@ -37,10 +37,18 @@ Json wait(const Call& call, const Json& args) {
     return Json::object({{"waited_ms", max_ms}});
 }
 
+// Sleeps without polling for cancellation, like a skill stuck in a blocking call: only the
+// executor's own deadline can end the call on time.
+Json sleep(const Call&, const Json& args) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(args.int_or("ms", 1500)));
+    return Json::object({{"slept_ms", args["ms"]}});
+}
+
 }  // namespace
 
 SKILLHOST_PLUGIN("testkit_probe", "0.4.2",
                  SKILLHOST_SKILL("echo", echo),
                  SKILLHOST_SKILL("fail", fail),
                  SKILLHOST_SKILL("context", context),
-                 SKILLHOST_SKILL("wait", wait))
+                 SKILLHOST_SKILL("wait", wait),
+                 SKILLHOST_SKILL("sleep", sleep))
