@@ -1,4 +1,5 @@
 // `skills list`, `skills show ID`, `catalog --format F`.
+#include "base/json_text.hpp"
 #include "catalog/catalog_render.hpp"
 #include "cli/cli_context.hpp"
 #include "cli/output.hpp"
@@ -31,11 +32,28 @@ void print_failures(const catalog::CatalogSnapshot& snap) {
     }
 }
 
-int run_list(CliContext& ctx, bool json) {
+struct ListArgs {
+    std::string user;
+    bool all = false;
+    bool json = false;
+};
+
+// What the acting user may see and call in their mode, or everything with `all`.
+Result<std::vector<const catalog::CatalogEntry*>> entries_for(HostRuntime& host, const std::string& user, bool all) {
+    if (all) return catalog::all_entries(*host.catalog);
+    auto u = host.user(user);
+    if (!u) return u.error();
+    return host.pipeline->visible_entries(*host.catalog, u.value());
+}
+
+int run_list(CliContext& ctx, const ListArgs& a) {
+    const bool json = a.json;
     auto rt = ctx.runtime();
     if (!rt) return fail_setup(rt.error(), json);
     const auto& snap = *rt.value()->catalog;
-    auto entries = catalog::all_entries(snap);
+    auto visible = entries_for(*rt.value(), a.user, a.all);
+    if (!visible) return fail_setup(visible.error(), json);
+    const auto& entries = visible.value();
     if (json) {
         boost::json::object out;
         out["catalog_version"] = snap.version();
@@ -57,7 +75,9 @@ int run_list(CliContext& ctx, bool json) {
         print_json(out);
         return kExitOk;
     }
-    if (entries.empty()) {
+    if (entries.empty() && !snap.entries().empty()) {
+        std::cout << "No skills are visible to this user in their mode and trust level (--all shows every skill).\n";
+    } else if (entries.empty()) {
         std::cout << "No skills loaded. Plugin directories searched:\n";
         for (const auto& d : rt.value()->config.plugin_dirs) std::cout << "  " << d.string() << "\n";
     } else {
@@ -104,14 +124,26 @@ int run_show(CliContext& ctx, const std::string& id, bool json) {
     return kExitOk;
 }
 
-int run_catalog(CliContext& ctx, const std::string& format) {
+int run_catalog(CliContext& ctx, const std::string& format, const std::string& user, bool all) {
     static const std::map<std::string, catalog::RenderFormat> formats{
         {"text", catalog::RenderFormat::text}, {"json", catalog::RenderFormat::json},
         {"openai", catalog::RenderFormat::openai}, {"mcp", catalog::RenderFormat::mcp},
         {"table", catalog::RenderFormat::table}};
     auto rt = ctx.runtime();
     if (!rt) return fail_setup(rt.error(), false);
-    const std::string& text = rt.value()->catalog->render(formats.at(format));
+    std::string text;
+    if (all) {
+        text = rt.value()->catalog->render(formats.at(format));
+    } else {
+        auto visible = entries_for(*rt.value(), user, false);
+        if (!visible) return fail_setup(visible.error(), false);
+        const auto& e = visible.value();
+        if (format == "text") text = catalog::render_catalog_text(e);
+        else if (format == "json") text = pretty_json(catalog::render_catalog_json(e));
+        else if (format == "openai") text = pretty_json(catalog::render_catalog_openai(e));
+        else if (format == "mcp") text = pretty_json(catalog::render_catalog_mcp(e));
+        else text = catalog::render_catalog_table(e);
+    }
     std::cout << text;
     if (!text.empty() && text.back() != '\n') std::cout << "\n";
     return kExitOk;
@@ -123,11 +155,14 @@ void register_skills_commands(CLI::App& app, CliContext& ctx) {
     auto* skills = app.add_subcommand("skills", "List and inspect the loaded skills");
     skills->require_subcommand(1);
 
-    auto* list = skills->add_subcommand("list", "Every loaded skill, and every plugin that failed to load with why");
-    auto list_json = std::make_shared<bool>(false);
-    list->add_flag("--json", *list_json, "Machine-readable output");
+    auto* list = skills->add_subcommand(
+        "list", "The skills the user may call in their mode, and every plugin that failed to load with why");
+    auto la = std::make_shared<ListArgs>();
+    list->add_option("--user", la->user, "List for this user (default: the configured default user)");
+    list->add_flag("--all", la->all, "Every loaded skill, whoever may call it");
+    list->add_flag("--json", la->json, "Machine-readable output");
     ctx.add_global_options(*list);
-    list->callback([&ctx, list_json] { ctx.exit_code = run_list(ctx, *list_json); });
+    list->callback([&ctx, la] { ctx.exit_code = run_list(ctx, *la); });
 
     auto* show = skills->add_subcommand("show", "Everything the manifest says about one skill");
     auto show_id = std::make_shared<std::string>();
@@ -139,11 +174,17 @@ void register_skills_commands(CLI::App& app, CliContext& ctx) {
 
     auto* cat = app.add_subcommand("catalog", "Print the tool catalog as the planner, OpenAI/Ollama or MCP see it");
     auto format = std::make_shared<std::string>("text");
+    auto cat_user = std::make_shared<std::string>();
+    auto cat_all = std::make_shared<bool>(false);
+    cat->add_option("--user", *cat_user, "The catalog this user sees (default: the configured default user)");
+    cat->add_flag("--all", *cat_all, "Every loaded skill, whoever may call it");
     cat->add_option("--format", *format, "text (LLM prompt), json, openai (tools array), mcp (tools/list), table")
         ->check(CLI::IsMember({"text", "json", "openai", "mcp", "table"}))
         ->capture_default_str();
     ctx.add_global_options(*cat);
-    cat->callback([&ctx, format] { ctx.exit_code = run_catalog(ctx, *format); });
+    cat->callback([&ctx, format, cat_user, cat_all] {
+        ctx.exit_code = run_catalog(ctx, *format, *cat_user, *cat_all);
+    });
 }
 
 }  // namespace skillhost::cli

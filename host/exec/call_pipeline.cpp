@@ -22,6 +22,10 @@ SkillResult failed(std::string_view skill_id, Error error) {
 CallPipeline::CallPipeline(PipelineParts parts) : parts_(std::move(parts)) {}
 
 CallerContext CallPipeline::caller_for(const policy::UserContext& user) const {
+    // A user's workspace exists from their first call on, like their plugin data directories.
+    std::error_code ec;
+    if (!user.workspace.empty() && !std::filesystem::exists(user.workspace, ec))
+        std::filesystem::create_directories(user.workspace, ec);
     CallerContext c;
     c.user_id = user.user_id;
     c.cognitive_mode = policy::to_string(user.mode);

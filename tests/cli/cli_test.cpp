@@ -25,6 +25,8 @@ protected:
                            "plugin_dirs:\n"
                            "  - " + kFixtures + "/echo\n"
                            "  - " + kFixtures + "/wrong_major\n");
+        // adaptive_auto runs every call without approval, so these tests see the skills' own results.
+        write_file(dir / "users.yaml", "users:\n  - {id: owner, role: owner, trust: adaptive_auto}\n");
     }
 
     ProcessResult skillhost(std::vector<std::string> args) {
