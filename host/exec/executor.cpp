@@ -41,7 +41,7 @@ public:
     plugin::CallContext context;
     plugin::CallControl control;
     std::string args_json;
-    std::mutex* serial = nullptr;
+    std::shared_ptr<std::mutex> serial;
 
     plugin::RawOutcome outcome;
     std::string host_failure;  // an exception that escaped invoke() (the host's side, e.g. bad_alloc)
@@ -251,7 +251,7 @@ std::string Executor::next_call_id() {
     return id;
 }
 
-std::mutex& Executor::serial_mutex_for(const catalog::CatalogEntry& entry) {
+std::shared_ptr<std::mutex> Executor::serial_mutex_for(const catalog::CatalogEntry& entry) {
     // Keyed by the loaded plugin instance: a reloaded version is a different library with its own
     // state, so it does not need to wait for calls into the old one.
     std::string key = std::to_string(reinterpret_cast<std::uintptr_t>(entry.plugin.get()));
@@ -259,8 +259,8 @@ std::mutex& Executor::serial_mutex_for(const catalog::CatalogEntry& entry) {
     key += entry.spec->id;
     std::lock_guard lock(serial_mutexes_guard_);
     auto& slot = serial_mutexes_[key];
-    if (!slot) slot = std::make_unique<std::mutex>();
-    return *slot;
+    if (!slot) slot = std::make_shared<std::mutex>();
+    return slot;
 }
 
 SkillResult Executor::call(const catalog::CatalogSnapshot& catalog, std::string_view skill_id,
@@ -343,7 +343,7 @@ SkillResult Executor::call(const catalog::CatalogSnapshot& catalog, std::string_
         job->context.control = &job->control;
         if (options.on_progress) job->forward_progress_to(options.on_progress);
         job->args_json = json::serialize(*prepared);
-        if (spec.concurrency == manifest::Concurrency::serial) job->serial = &serial_mutex_for(*entry);
+        if (spec.concurrency == manifest::Concurrency::serial) job->serial = serial_mutex_for(*entry);
 
         pool_->submit(job);
         const auto waited = job->wait(deadline, options.cancel.get());

@@ -69,13 +69,14 @@ public:
                      const CallOptions& options = {});
 
 private:
-    std::mutex& serial_mutex_for(const catalog::CatalogEntry& entry);
+    // Shared with the job: a worker stuck in a serial skill may outlive the executor.
+    std::shared_ptr<std::mutex> serial_mutex_for(const catalog::CatalogEntry& entry);
     std::string next_call_id();
 
     std::unique_ptr<WorkerPool> pool_;
     std::atomic<std::uint64_t> call_counter_;
     std::mutex serial_mutexes_guard_;
-    std::unordered_map<std::string, std::unique_ptr<std::mutex>> serial_mutexes_;
+    std::unordered_map<std::string, std::shared_ptr<std::mutex>> serial_mutexes_;
 };
 
 }  // namespace skillhost::exec
