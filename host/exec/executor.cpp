@@ -352,6 +352,9 @@ SkillResult Executor::call(const catalog::CatalogSnapshot& catalog, std::string_
             job->abandoned.store(true, std::memory_order_release);
             job->stop_listening();
             if (waited == CallJob::Wait::timed_out) {
+                // Worth a log line: the plugin still holds a worker thread until it returns.
+                spdlog::warn("skill {} of plugin {} (call {}) timed out after {} ms; asked it to stop", spec.id,
+                             plugin_name, result.call_id, timeout.count());
                 Error error{"TIMEOUT", spec.id + " did not finish within " + std::to_string(timeout.count()) +
                                            " ms and was asked to stop; ask for less at once or allow a "
                                            "larger timeout"};
