@@ -1,5 +1,7 @@
 #include "cli/cli_context.hpp"
 
+#include "cli/audit_llm_observer.hpp"
+#include "llm/router_completion_service.hpp"
 #include "policy/user_context.hpp"
 
 namespace skillhost::cli {
@@ -81,9 +83,14 @@ Result<HostRuntime*> CliContext::runtime() {
                      {"pass a writable directory with --home or set SKILLHOST_HOME"}};
     }
     if (auto st = load_policy(*rt); !st) return st.error();
+    rt->llm_observer = std::make_shared<AuditLlmObserver>(rt->audit.get());
+    auto router = llm::ModelRouter::load(rt->config.etc_dir / "models.yaml", rt->llm_observer);
+    if (!router) return router.error();
+    rt->router = std::move(router.value());
 
     plugin::LoaderOptions lo;
     lo.cache_dir = rt->config.plugin_cache_dir();
+    lo.completions = std::make_shared<llm::RouterCompletionService>(rt->router);
     rt->loader = std::make_unique<plugin::PluginLoader>(lo);
     auto report = plugin::discover_plugins(*rt->loader, rt->config.plugin_dirs);
     rt->catalog = std::make_shared<catalog::CatalogSnapshot>(1, std::move(report.plugins), std::move(report.failures));

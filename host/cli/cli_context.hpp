@@ -6,6 +6,8 @@
 #include "config/host_config.hpp"
 #include "exec/call_pipeline.hpp"
 #include "exec/executor.hpp"
+#include "llm/llm_call_observer.hpp"
+#include "llm/model_router.hpp"
 #include "plugin/plugin_loader.hpp"
 #include "policy/approval_queue.hpp"
 #include "policy/audit_log.hpp"
@@ -42,6 +44,8 @@ struct HostRuntime {
     std::unique_ptr<policy::AuditLog> audit;
     std::unique_ptr<policy::ApprovalQueue> approvals;
     std::unique_ptr<exec::CallPipeline> pipeline;
+    std::shared_ptr<llm::LlmCallObserver> llm_observer;
+    std::shared_ptr<llm::ModelRouter> router;  // models.yaml; also serves plugins' completions
 
     // The user a command acts as: `id`, or (when empty) the configured default user, or the first
     // owner. USER_NOT_FOUND names the known users.
@@ -80,5 +84,6 @@ void register_approval_commands(CLI::App& app, CliContext& ctx);
 void register_policy_commands(CLI::App& app, CliContext& ctx);
 void register_mode_commands(CLI::App& app, CliContext& ctx);
 void register_audit_commands(CLI::App& app, CliContext& ctx);
+void register_models_commands(CLI::App& app, CliContext& ctx);
 
 }  // namespace skillhost::cli

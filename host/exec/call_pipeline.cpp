@@ -2,7 +2,7 @@
 
 #include "catalog/catalog_render.hpp"
 #include "exec/argument_validation.hpp"
-#include "policy/approval_preview.hpp"
+#include "policy/call_authorization.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -74,37 +74,26 @@ CallOutcome CallPipeline::call(const catalog::CatalogSnapshot& catalog, const Ca
         return out;
     }
 
-    policy::Decision decision = parts_.policy->decide(request.user, spec, prepared.value());
-    if (parts_.audit) (void)parts_.audit->record_decision(decision, prepared.value());
-
-    if (decision.denied()) {
-        out.result = failed(request.skill_id, decision.to_error());
-        out.decision = std::move(decision);
+    auto auth = policy::authorize_call(*parts_.policy, *parts_.approvals, parts_.audit, request.user, spec,
+                                       prepared.value(), request.requested_by);
+    if (!auth) {
+        // Neither queued nor audited: such a call must not run.
+        out.result = failed(request.skill_id, auth.error());
         return out;
     }
-    if (decision.needs_approval()) {
-        policy::ApprovalRequest ar;
-        ar.user_id = request.user.user_id;
-        ar.skill_id = spec.id;
-        ar.arguments = prepared.value();
-        ar.requested_by = request.requested_by;
-        ar.preview = policy::make_approval_preview(spec, prepared.value());
-        auto queued = parts_.approvals->enqueue(ar);
-        if (!queued) {
-            out.result = failed(request.skill_id, queued.error());
-        } else {
-            Error e = decision.to_error(queued->id);
-            e.details["approval_id"] = queued->id;
-            e.details["preview"] = queued->preview;
-            out.result = failed(request.skill_id, std::move(e));
-            out.approval_id = queued->id;
+    out.decision = auth->decision;
+    if (!auth->may_run()) {
+        Error e = auth->error();
+        if (auth->approval) {
+            e.details["approval_id"] = auth->approval->id;
+            e.details["preview"] = auth->approval->preview;
+            out.approval_id = auth->approval->id;
         }
-        out.decision = std::move(decision);
+        out.result = failed(request.skill_id, std::move(e));
         return out;
     }
 
     out.result = parts_.executor->call(catalog, spec.id, prepared.value(), caller_for(request.user), request.options);
-    out.decision = std::move(decision);
     audit_call(request, out.result);
     return out;
 }

@@ -143,6 +143,20 @@ TEST_F(CliTest, BadConfigNamesFileLineAndKey) {
     EXPECT_NE(r.err.find("skillhost.yaml:2:1: hoem: unknown setting"), std::string::npos) << r.err;
 }
 
+TEST_F(CliTest, ModelsListAndTestTheBuiltinModel) {
+    auto list = skillhost({"models", "list", "--json"});
+    ASSERT_EQ(list.exit_code, 0) << list.err;
+    auto roles = boost::json::parse(list.out).at("roles").as_array();
+    ASSERT_EQ(roles.size(), 6u);
+    EXPECT_EQ(roles[0].at("backend").as_string(), "builtin");
+    auto test = skillhost({"models", "test", "orchestrator", "--json"});
+    ASSERT_EQ(test.exit_code, 0) << test.out << test.err;
+    EXPECT_TRUE(boost::json::parse(test.out).at("structured_output_ok").as_bool());
+    auto bad = skillhost({"models", "test", "oracle"});
+    EXPECT_EQ(bad.exit_code, 1);
+    EXPECT_NE(bad.err.find("not a model role"), std::string::npos) << bad.err;
+}
+
 TEST_F(CliTest, HelpAndUsageErrors) {
     auto help = run_process({SKILLHOST_BINARY, "--help"});
     EXPECT_EQ(help.exit_code, 0);

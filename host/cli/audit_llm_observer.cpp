@@ -1,0 +1,21 @@
+#include "cli/audit_llm_observer.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace skillhost::cli {
+
+void AuditLlmObserver::on_llm_call(const llm::LlmCallRecord& record) {
+    if (!audit_) return;
+    policy::LlmCallAudit a;
+    a.role = record.role;
+    a.backend = record.backend;
+    a.model = record.model.empty() ? record.model_name : record.model;
+    a.duration = std::chrono::duration_cast<std::chrono::microseconds>(record.latency);
+    a.input_tokens = record.prompt_tokens;
+    a.output_tokens = record.completion_tokens;
+    a.ok = record.ok;
+    a.error_code = record.error_code;
+    if (auto st = audit_->record_llm_call(a); !st) spdlog::warn("audit: {}", st.error().message);
+}
+
+}  // namespace skillhost::cli
