@@ -75,6 +75,10 @@ TEST(Lightweight, FactualIntentSearchesMemory) {
     EXPECT_EQ(run->route, "factual");
     ASSERT_EQ(tools_used(*run), std::vector<std::string>{"memory_search"});
     EXPECT_THAT(run->answer, HasSubstr("Rivera"));
+    // The builtin model's strict answer repeats only observed data, so it passes the grounding check.
+    EXPECT_EQ(run->response_style, "strict");
+    EXPECT_TRUE(run->grounding.checked);
+    EXPECT_TRUE(run->grounding.passed) << run->to_json().at("grounding") << "\n" << run->answer;
 }
 
 TEST(Lightweight, CasualIntentRepliesWithoutTools) {
