@@ -94,9 +94,13 @@ Result<OperatorRuntime> make_operator_runtime(CliContext& ctx) {
     OperatorRuntime rt;
     rt.host = host.value();
     const auto& config = rt.host->config;
-    auto models = llm::load_models_config(config.etc_dir / "models.yaml");
-    if (!models) return models.error();
-    rt.router = std::make_unique<llm::ModelRouter>(models.value());
+    rt.router = rt.host->router.get();
+    if (!rt.router) {
+        auto models = llm::load_models_config(config.etc_dir / "models.yaml");
+        if (!models) return models.error();
+        rt.own_router = std::make_unique<llm::ModelRouter>(models.value());
+        rt.router = rt.own_router.get();
+    }
     auto operator_config = op::load_operator_config(config.etc_dir / "operator.yaml");
     if (!operator_config) return operator_config.error();
     auto runs = store::RunStore::open(config.database_file());
@@ -107,7 +111,7 @@ Result<OperatorRuntime> make_operator_runtime(CliContext& ctx) {
     rt.guidance = std::move(guidance.value());
     op::OperatorParts parts;
     parts.pipeline = rt.host->pipeline.get();
-    parts.router = rt.router.get();
+    parts.router = rt.router;
     parts.runs = rt.runs.get();
     parts.guidance = rt.guidance.get();
     auto catalog = rt.host->catalog;

@@ -17,7 +17,8 @@ namespace skillhost::cli {
 
 struct OperatorRuntime {
     HostRuntime* host = nullptr;
-    std::unique_ptr<llm::ModelRouter> router;
+    llm::ModelRouter* router = nullptr;           // the host's (it also serves plugins' completions)
+    std::unique_ptr<llm::ModelRouter> own_router;  // only when the host runtime has none
     std::unique_ptr<store::RunStore> runs;
     std::unique_ptr<store::GuidanceStore> guidance;
     std::unique_ptr<op::Operator> op;

@@ -1,0 +1,74 @@
+// `ask`, `runs list`, `runs show` and `guide` from a shell, with the builtin model, a fresh home and
+// demo data created with `call`.
+#include "support/subprocess.hpp"
+#include "support/temp_dir.hpp"
+
+#include <boost/json.hpp>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace skillhost::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+class CliOperator : public ::testing::Test {
+protected:
+    ProcessResult run(std::vector<std::string> args) {
+        args.insert(args.begin(), SKILLHOST_OPERATOR_PROBE);
+        return run_process(args, {{"SKILLHOST_HOME", home.path().string()}, {"SKILLHOST_CONFIG", ""}});
+    }
+    TempDir home{"skillhost-cli-operator"};
+};
+
+TEST_F(CliOperator, AskAnswersFromTheTaskListAndTheRunIsListed) {
+    auto created = run({"call", "task_create", "--args", R"({"title":"Water the plants"})"});
+    ASSERT_EQ(created.exit_code, 0) << created.err;
+
+    auto asked = run({"ask", "What tasks do I have?"});
+    ASSERT_EQ(asked.exit_code, 0) << asked.err;
+    EXPECT_THAT(asked.out, HasSubstr("Water the plants"));
+
+    auto json = run({"ask", "What tasks do I have?", "--json"});
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    auto record = boost::json::parse(json.out).as_object();
+    EXPECT_EQ(record.at("status"), "completed");
+    EXPECT_EQ(record.at("verbatim"), true);
+    const std::string id(record.at("id").as_string());
+
+    auto listed = run({"runs", "list"});
+    ASSERT_EQ(listed.exit_code, 0) << listed.err;
+    EXPECT_THAT(listed.out, HasSubstr(id));
+    EXPECT_THAT(listed.out, HasSubstr("completed"));
+
+    auto shown = run({"runs", "show", id});
+    ASSERT_EQ(shown.exit_code, 0) << shown.err;
+    EXPECT_THAT(shown.out, HasSubstr("action: task_list"));
+    EXPECT_THAT(shown.out, HasSubstr("Water the plants"));
+}
+
+TEST_F(CliOperator, StreamPrintsEventsOnStderrAndKeepsStdoutForTheAnswer) {
+    auto asked = run({"ask", "Create a task to call the dentist", "--stream"});
+    ASSERT_EQ(asked.exit_code, 0) << asked.err;
+    EXPECT_THAT(asked.err, HasSubstr("[action] task_create"));
+    EXPECT_THAT(asked.err, HasSubstr("[completion]"));
+    EXPECT_THAT(asked.out, ::testing::Not(HasSubstr("[action]")));
+    auto tasks = run({"call", "task_list"});
+    EXPECT_THAT(tasks.out, HasSubstr("dentist"));
+}
+
+TEST_F(CliOperator, ErrorsSayWhatToDo) {
+    auto missing = run({"runs", "show", "run-0000000000000000"});
+    EXPECT_NE(missing.exit_code, 0);
+    EXPECT_THAT(missing.err, HasSubstr("RUN_NOT_FOUND"));
+    EXPECT_THAT(missing.err, HasSubstr("skillhost runs list"));
+    auto guided = run({"guide", "run-0000000000000000", "try the docs folder"});
+    EXPECT_NE(guided.exit_code, 0);
+    EXPECT_THAT(guided.err, HasSubstr("RUN_NOT_FOUND"));
+    auto bad_mode = run({"ask", "hi", "--mode", "dreaming"});
+    EXPECT_NE(bad_mode.exit_code, 0);
+    EXPECT_THAT(bad_mode.err, HasSubstr("INVALID_MODE"));
+}
+
+}  // namespace
+}  // namespace skillhost::testing
