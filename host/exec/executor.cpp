@@ -218,6 +218,25 @@ void add_suggestions(Error& error, const manifest::SkillSpec* spec) {
     error.suggestions = std::move(merged);
 }
 
+
+// A cooperative plugin sees is_cancelled() turn true at its deadline (host services report a
+// passed deadline as cancellation) and may return CANCELLED a moment before the executor's own
+// wait times out. That is still a timeout, unless the caller asked to cancel.
+bool stopped_by_deadline(const plugin::RawOutcome& raw, std::optional<Clock::time_point> deadline,
+                         const std::atomic<bool>* caller_cancel) {
+    if (!deadline || Clock::now() < *deadline) return false;
+    if (caller_cancel && caller_cancel->load()) return false;
+    return raw.status == SKILLHOST_STATUS_CANCELLED || raw.error_code == "CANCELLED";
+}
+
+Error timeout_error(const std::string& skill_id, const std::string& plugin_name, std::chrono::milliseconds timeout) {
+    Error error{"TIMEOUT", skill_id + " did not finish within " + std::to_string(timeout.count()) +
+                               " ms and was asked to stop; ask for less at once or allow a larger timeout"};
+    error.details["timeout_ms"] = timeout.count();
+    error.details["plugin"] = plugin_name;
+    return error;
+}
+
 }  // namespace
 
 boost::json::object SkillResult::to_json() const {
@@ -355,12 +374,7 @@ SkillResult Executor::call(const catalog::CatalogSnapshot& catalog, std::string_
                 // Worth a log line: the plugin still holds a worker thread until it returns.
                 spdlog::warn("skill {} of plugin {} (call {}) timed out after {} ms; asked it to stop", spec.id,
                              plugin_name, result.call_id, timeout.count());
-                Error error{"TIMEOUT", spec.id + " did not finish within " + std::to_string(timeout.count()) +
-                                           " ms and was asked to stop; ask for less at once or allow a "
-                                           "larger timeout"};
-                error.details["timeout_ms"] = timeout.count();
-                error.details["plugin"] = plugin_name;
-                return fail(std::move(error));
+                return fail(timeout_error(spec.id, plugin_name, timeout));
             }
             Error error{"CANCELLED", "the call to " + spec.id + " was cancelled while running; it was asked to stop"};
             error.details["plugin"] = plugin_name;
@@ -375,6 +389,7 @@ SkillResult Executor::call(const catalog::CatalogSnapshot& catalog, std::string_
             return fail(std::move(error));
         }
         const auto& raw = job->outcome;
+        if (stopped_by_deadline(raw, deadline, options.cancel.get())) return fail(timeout_error(spec.id, plugin_name, timeout));
         if (raw.extra_writes > 0)
             spdlog::warn("plugin {} skill {} (call {}) wrote {} answer(s) after its first; only the first counts",
                          plugin_name, spec.id, result.call_id, raw.extra_writes);

@@ -252,6 +252,18 @@ TEST_F(ExecutorTest, CooperativeSkillStopsWhenCancelledFromAnotherThread) {
     EXPECT_EQ(recorder->status(), SKILLHOST_STATUS_CANCELLED);
 }
 
+TEST_F(ExecutorTest, CooperativeSkillStoppedByItsDeadlineIsATimeoutNotACancel) {
+    // sleep polls is_cancelled(), which turns true at the deadline, so the plugin may return
+    // CANCELLED just before the executor's own wait times out: either way the caller sees TIMEOUT.
+    for (int i = 0; i < 20; ++i) {
+        CallOptions options;
+        options.timeout = std::chrono::milliseconds(30);
+        const auto result = call("sleep", R"({"ms":3000})", options);
+        ASSERT_FALSE(result.ok);
+        ASSERT_EQ(result.error.code, "TIMEOUT") << "round " << i << ": " << result.error.message;
+    }
+}
+
 TEST_F(ExecutorTest, AlreadyCancelledCallDoesNotStart) {
     auto [snapshot, recorder] = recorded("echo");
     CallOptions options;
