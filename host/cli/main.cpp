@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
     skillhost::cli::register_mode_commands(app, ctx);
     skillhost::cli::register_audit_commands(app, ctx);
     skillhost::cli::register_models_commands(app, ctx);
+    skillhost::cli::register_watch_command(app, ctx);
 
     try {
         app.parse(argc, argv);
