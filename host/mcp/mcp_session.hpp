@@ -1,0 +1,105 @@
+// One MCP client connection, independent of its transport: JSON-RPC 2.0 messages go in through
+// handle_line()/handle_message(), everything the server says (responses, notifications) comes out
+// through the MessageSink, one compact JSON text per message. The stdio transport and, later, the
+// daemon's Streamable HTTP transport both drive this class.
+//
+// Every tools/call runs through exec::CallPipeline (policy, approvals, audit) as the session's user,
+// on a small pool so the reader stays free for notifications/cancelled.
+#pragma once
+
+#include "exec/call_pipeline.hpp"
+#include "mcp/call_runner.hpp"
+#include "mcp/log_level.hpp"
+#include "mcp/protocol_version.hpp"
+#include "policy/user_context.hpp"
+#include "reload/live_catalog.hpp"
+
+#include <boost/json/value.hpp>
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+namespace skillhost::mcp {
+
+struct McpSessionOptions {
+    std::string server_version{skillhost_version()};
+    std::size_t page_size = 50;    // tools per tools/list page
+    std::size_t call_threads = 4;  // tools/call requests running at once
+};
+
+// Receives one message (compact JSON, no trailing newline). Called from several threads, but never
+// concurrently: the session serialises output.
+using MessageSink = std::function<void(const std::string& message)>;
+
+class McpSession {
+public:
+    // `pipeline` and `catalog` must outlive the session.
+    McpSession(const exec::CallPipeline& pipeline, reload::LiveCatalog& catalog, policy::UserContext user,
+               McpSessionOptions options, MessageSink sink);
+    ~McpSession();
+    McpSession(const McpSession&) = delete;
+    McpSession& operator=(const McpSession&) = delete;
+
+    // One JSON-RPC message as text (parse errors answer -32700).
+    void handle_line(std::string_view text);
+    void handle_message(const boost::json::value& message);
+
+    // Stops accepting calls, cancels the ones in flight and waits for them. Idempotent.
+    void close();
+
+    std::size_t calls_in_flight() const;
+    const std::string& protocol_version() const { return protocol_version_; }
+
+    // Sends notifications/message when `level` is at or above the client's logging/setLevel (and
+    // always logs to stderr through spdlog).
+    void log(LogLevel level, std::string_view message, boost::json::value data = nullptr);
+
+private:
+    struct InFlight {
+        std::shared_ptr<std::atomic<bool>> cancel;
+        bool cancelled_by_client = false;
+    };
+
+    void send(const boost::json::value& message);
+    void dispatch_request(const boost::json::value& id, std::string_view method, const boost::json::value& params);
+    void dispatch_notification(std::string_view method, const boost::json::value& params);
+
+    void on_initialize(const boost::json::value& id, const boost::json::value& params);
+    void on_tools_list(const boost::json::value& id, const boost::json::value& params);
+    void on_tools_call(const boost::json::value& id, const boost::json::value& params);
+    void on_set_level(const boost::json::value& id, const boost::json::value& params);
+    void on_cancelled(const boost::json::value& params);
+    void run_call(const boost::json::value& id, std::string skill_id, boost::json::value args,
+                  boost::json::value progress_token, std::shared_ptr<std::atomic<bool>> cancel);
+    void on_catalog_update(const std::shared_ptr<const catalog::CatalogSnapshot>& snapshot);
+
+    const exec::CallPipeline& pipeline_;
+    reload::LiveCatalog& catalog_;
+    const policy::UserContext user_;
+    const McpSessionOptions options_;
+    MessageSink sink_;
+
+    std::mutex output_mutex_;
+    std::atomic<bool> initialize_answered_{false};
+    std::atomic<bool> initialized_{false};  // notifications/initialized received
+    std::string protocol_version_;
+    std::atomic<LogLevel> log_level_{LogLevel::info};
+
+    mutable std::mutex calls_mutex_;
+    std::map<std::string, InFlight> in_flight_;  // by id_key
+    bool closing_ = false;
+
+    std::mutex fingerprint_mutex_;
+    std::string visible_fingerprint_;
+
+    CallRunner runner_;
+    reload::Subscription subscription_;  // last: released first, before what its callback uses
+};
+
+}  // namespace skillhost::mcp

@@ -1,0 +1,60 @@
+#include "mcp/stdio_transport.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <unistd.h>
+
+namespace skillhost::mcp {
+
+void StdioTransport::read_lines(const std::function<void(std::string_view line)>& on_line, std::size_t max_line_bytes) {
+    std::string pending;
+    bool oversized = false;
+    char buffer[65536];
+    for (;;) {
+        const ssize_t n = ::read(in_fd_, buffer, sizeof buffer);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            spdlog::error("mcp: reading stdin failed: {}", std::strerror(errno));
+            return;
+        }
+        if (n == 0) break;
+        std::size_t start = 0;
+        for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
+            if (buffer[i] != '\n') continue;
+            if (!oversized) pending.append(buffer + start, i - start);
+            on_line(pending);
+            pending.clear();
+            oversized = false;
+            start = i + 1;
+        }
+        if (!oversized) pending.append(buffer + start, static_cast<std::size_t>(n) - start);
+        if (pending.size() > max_line_bytes) {
+            // Keep a prefix (it fails to parse and is answered with a parse error) and drop the rest.
+            pending.resize(std::min<std::size_t>(pending.size(), 64));
+            oversized = true;
+        }
+    }
+    if (!pending.empty()) on_line(pending);  // a last message without its newline
+}
+
+bool StdioTransport::write_line(const std::string& message) {
+    std::lock_guard lock(write_mutex_);
+    std::string text = message;
+    text += '\n';
+    std::size_t done = 0;
+    while (done < text.size()) {
+        const ssize_t n = ::write(out_fd_, text.data() + done, text.size() - done);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            spdlog::warn("mcp: writing to stdout failed: {}", std::strerror(errno));
+            return false;
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
+}  // namespace skillhost::mcp

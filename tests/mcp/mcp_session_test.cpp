@@ -1,0 +1,377 @@
+// McpSession in-process: real fixture plugins loaded into a LiveCatalog, the CLI's own runtime
+// (users, policy, approval queue, audit, call pipeline), messages in and out as JSON text.
+#include "mcp_fixture_home.hpp"
+
+#include "cli/cli_context.hpp"
+#include "mcp/mcp_session.hpp"
+#include "policy/approval_queue.hpp"
+#include "reload/watched_catalog.hpp"
+
+#include <boost/json.hpp>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <set>
+
+namespace {
+
+namespace json = boost::json;
+using namespace std::chrono_literals;
+using skillhost::mcp::McpSession;
+using skillhost::testing::McpFixtureHome;
+
+constexpr auto kWait = 10s;  // generous: only a broken server takes this long
+
+class SessionHarness {
+public:
+    explicit SessionHarness(std::string_view users = skillhost::testing::kDefaultUsers, std::string_view policy = "")
+        : home(users, policy), ctx(SKILLHOST_BINARY) {
+        home.install_fixture("echo");
+        ctx.options.config_file = home.config_file();
+        ctx.options.home = home.home_dir();
+        auto r = ctx.runtime();
+        if (!r) throw std::runtime_error(r.error().code + ": " + r.error().message);
+        rt = r.value();
+        catalog = std::make_unique<skillhost::reload::LiveCatalog>(skillhost::reload::live_catalog_options(rt->config));
+        catalog->rescan();
+    }
+
+    ~SessionHarness() {
+        if (session) session->close();
+    }
+
+    void open(std::string user, std::size_t page_size = 50) {
+        auto u = rt->user(user);
+        if (!u) throw std::runtime_error(u.error().message);
+        skillhost::mcp::McpSessionOptions options;
+        options.page_size = page_size;
+        session = std::make_unique<McpSession>(*rt->pipeline, *catalog, u.value(), options, [this](const std::string& text) {
+            std::lock_guard lock(mutex);
+            received.push_back(json::parse(text).as_object());
+            arrived.notify_all();
+        });
+    }
+
+    void initialize(std::string user = "owner", std::size_t page_size = 50, json::object capabilities = {}) {
+        open(std::move(user), page_size);
+        auto r = request("initialize", {{"protocolVersion", "2025-11-25"},
+                                        {"capabilities", std::move(capabilities)},
+                                        {"clientInfo", {{"name", "test"}, {"version", "1"}}}});
+        if (!r.contains("result")) throw std::runtime_error("initialize failed: " + json::serialize(r));
+        send({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
+    }
+
+    void send(const json::object& message) { session->handle_line(json::serialize(message)); }
+
+    // Sends a request and waits for the response with its id.
+    json::object request(std::string_view method, json::object params = {}) {
+        const std::int64_t id = ++next_id;
+        send({{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}});
+        return wait_for([id](const json::object& m) {
+            const auto* i = m.if_contains("id");
+            return i && i->is_int64() && i->as_int64() == id && !m.contains("method");
+        });
+    }
+
+    json::object call(std::string_view tool, json::object args = {}) {
+        return request("tools/call", {{"name", tool}, {"arguments", std::move(args)}});
+    }
+
+    // Waits for (and removes) the first message that matches; fails the test after kWait.
+    json::object wait_for(const std::function<bool(const json::object&)>& match, std::chrono::milliseconds limit = kWait) {
+        std::unique_lock lock(mutex);
+        json::object found;
+        const bool ok = arrived.wait_for(lock, limit, [&] {
+            for (auto it = received.begin(); it != received.end(); ++it) {
+                if (match(*it)) {
+                    found = std::move(*it);
+                    received.erase(it);
+                    return true;
+                }
+            }
+            return false;
+        });
+        if (!ok) ADD_FAILURE() << "no matching message arrived";
+        return found;
+    }
+
+    std::vector<json::object> take_all() {
+        std::lock_guard lock(mutex);
+        std::vector<json::object> out(received.begin(), received.end());
+        received.clear();
+        return out;
+    }
+
+    McpFixtureHome home;
+    skillhost::cli::CliContext ctx;
+    skillhost::cli::HostRuntime* rt = nullptr;
+    std::unique_ptr<skillhost::reload::LiveCatalog> catalog;
+    std::unique_ptr<McpSession> session;
+    std::mutex mutex;
+    std::condition_variable arrived;
+    std::deque<json::object> received;
+    std::int64_t next_id = 0;
+};
+
+bool is_notification(const json::object& m, std::string_view method) {
+    const auto* v = m.if_contains("method");
+    return v && v->is_string() && v->get_string() == method && !m.contains("id");
+}
+
+std::int64_t error_code(const json::object& response) {
+    const auto* e = response.if_contains("error");
+    return e ? e->at("code").to_number<std::int64_t>() : 0;
+}
+
+std::string tool_text(const json::object& response) {
+    return std::string(response.at("result").at("content").at(0).at("text").as_string());
+}
+
+TEST(McpSession, InitializeAnswersEachSupportedVersionAndTheLatestOtherwise) {
+    SessionHarness h;
+    for (std::string_view version : {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "1999-01-01"}) {
+        h.open("owner");
+        auto r = h.request("initialize", {{"protocolVersion", version}, {"capabilities", json::object()},
+                                          {"clientInfo", {{"name", "t"}, {"version", "1"}}}});
+        ASSERT_TRUE(r.contains("result")) << json::serialize(r);
+        const auto& result = r.at("result").as_object();
+        const bool supported = version.starts_with("2025");
+        EXPECT_EQ(result.at("protocolVersion").as_string(), supported ? version : "2025-11-25") << version;
+        EXPECT_EQ(result.at("serverInfo").at("name").as_string(), "skillhost");
+        EXPECT_FALSE(result.at("serverInfo").at("version").as_string().empty());
+        EXPECT_EQ(result.at("capabilities").at("tools").at("listChanged"), json::value(true));
+        EXPECT_TRUE(result.at("capabilities").as_object().contains("logging"));
+        h.session->close();
+    }
+}
+
+TEST(McpSession, OnlyPingIsAnsweredBeforeInitialize) {
+    SessionHarness h;
+    h.open("owner");
+    EXPECT_TRUE(h.request("ping").at("result").as_object().empty());
+    auto list = h.request("tools/list");
+    EXPECT_EQ(error_code(list), -32002) << json::serialize(list);
+    auto no_version = h.request("initialize", {{"capabilities", json::object()}});
+    EXPECT_EQ(error_code(no_version), -32602);
+    auto ok = h.request("initialize", {{"protocolVersion", "2025-06-18"}, {"capabilities", json::object()}});
+    ASSERT_TRUE(ok.contains("result"));
+    auto again = h.request("initialize", {{"protocolVersion", "2025-06-18"}, {"capabilities", json::object()}});
+    EXPECT_EQ(error_code(again), -32600) << "a second initialize is refused";
+}
+
+TEST(McpSession, ToolsListPagesThroughWhatTheUserMaySee) {
+    SessionHarness h;
+    h.initialize("owner", 4);
+    std::vector<std::string> names;
+    json::value cursor = nullptr;
+    int pages = 0;
+    do {
+        json::object params;
+        if (!cursor.is_null()) params["cursor"] = cursor;
+        auto r = h.request("tools/list", params);
+        ASSERT_TRUE(r.contains("result")) << json::serialize(r);
+        const auto& result = r.at("result").as_object();
+        EXPECT_LE(result.at("tools").as_array().size(), 4u);
+        for (const auto& t : result.at("tools").as_array()) {
+            const auto& tool = t.as_object();
+            names.emplace_back(tool.at("name").as_string());
+            EXPECT_EQ(tool.at("inputSchema").at("type").as_string(), "object") << tool.at("name");
+            EXPECT_TRUE(tool.at("annotations").as_object().contains("readOnlyHint"));
+            EXPECT_FALSE(tool.at("description").as_string().empty());
+        }
+        cursor = result.contains("nextCursor") ? result.at("nextCursor") : json::value(nullptr);
+        ++pages;
+    } while (!cursor.is_null() && pages < 20);
+    auto u = h.rt->user("owner");
+    std::vector<std::string> expected;
+    for (const auto* e : h.rt->pipeline->visible_entries(*h.catalog->snapshot(), u.value())) expected.push_back(e->spec->id);
+    EXPECT_EQ(names, expected);
+    EXPECT_EQ(names.size(), 11u) << "owner (bounded_auto) sees every echo skill";
+    EXPECT_EQ(pages, 3);
+
+    auto add = std::find(names.begin(), names.end(), "add");
+    ASSERT_NE(add, names.end());
+
+    auto bad = h.request("tools/list", {{"cursor", "not-a-cursor"}});
+    EXPECT_EQ(error_code(bad), -32602) << json::serialize(bad);
+    auto wrong_type = h.request("tools/list", {{"cursor", 5}});
+    EXPECT_EQ(error_code(wrong_type), -32602);
+}
+
+TEST(McpSession, AGuestInEmulationModeSeesOnlyReadOnlyTools) {
+    SessionHarness h;
+    h.initialize("eve");
+    auto r = h.request("tools/list");
+    std::set<std::string> names;
+    for (const auto& t : r.at("result").at("tools").as_array()) names.emplace(t.at("name").as_string());
+    EXPECT_TRUE(names.contains("echo"));
+    EXPECT_FALSE(names.contains("fail")) << "fail is not read-only";
+    EXPECT_FALSE(names.contains("throws"));
+}
+
+TEST(McpSession, ASuccessfulCallCarriesStructuredContentAndATextCopy) {
+    SessionHarness h;
+    h.initialize();
+    auto r = h.call("add", {{"a", 2}, {"b", 3}});
+    const auto& result = r.at("result").as_object();
+    EXPECT_EQ(result.at("isError"), json::value(false));
+    EXPECT_EQ(result.at("structuredContent").at("sum").to_number<int>(), 5);
+    EXPECT_EQ(json::parse(tool_text(r)), result.at("structuredContent"));
+    EXPECT_EQ(result.at("content").at(0).at("type").as_string(), "text");
+}
+
+TEST(McpSession, ASkillFailureIsAToolResultWithCodeMessageAndSuggestions) {
+    SessionHarness h;
+    h.initialize();
+    auto r = h.call("fail", {{"reason", "testing"}});
+    const auto& result = r.at("result").as_object();
+    EXPECT_EQ(result.at("isError"), json::value(true));
+    const std::string text = tool_text(r);
+    EXPECT_TRUE(text.starts_with("ECHO_FAILED: ")) << text;
+    EXPECT_NE(text.find("call echo.noop instead"), std::string::npos) << text;
+    EXPECT_EQ(result.at("_meta").at("skillhost/error").at("code").as_string(), "ECHO_FAILED");
+    EXPECT_FALSE(result.contains("structuredContent"));
+
+    auto invalid = h.call("add", {{"a", "two"}, {"b", 3}});
+    EXPECT_EQ(invalid.at("result").at("isError"), json::value(true)) << "argument errors are for the model to fix";
+    EXPECT_TRUE(tool_text(invalid).starts_with("INVALID_ARGS")) << tool_text(invalid);
+}
+
+TEST(McpSession, UnknownToolsAndMalformedParamsAreJsonRpcErrors) {
+    SessionHarness h;
+    h.initialize();
+    auto unknown = h.call("no_such_tool");
+    EXPECT_EQ(error_code(unknown), -32602);
+    EXPECT_NE(unknown.at("error").at("message").as_string().find("no_such_tool"), json::string::npos);
+    EXPECT_EQ(error_code(h.request("tools/call", {{"arguments", json::object()}})), -32602) << "no name";
+    EXPECT_EQ(error_code(h.request("tools/call", {{"name", 7}})), -32602) << "name not a string";
+    EXPECT_EQ(error_code(h.request("tools/call", {{"name", "add"}, {"arguments", json::array{1, 2}}})), -32602);
+    EXPECT_EQ(error_code(h.request("resources/list")), -32601);
+}
+
+TEST(McpSession, ParseErrorsAndInvalidRequestsAreAnswered) {
+    SessionHarness h;
+    h.initialize();
+    auto is_error_for_null = [](const json::object& m) { return m.contains("error") && m.at("id").is_null(); };
+    h.session->handle_line("{not json");
+    EXPECT_EQ(error_code(h.wait_for(is_error_for_null)), -32700);
+    h.session->handle_line(R"({"jsonrpc":"2.0","id":3})");
+    EXPECT_EQ(error_code(h.wait_for([](const json::object& m) { return m.contains("error"); })), -32600);
+    h.session->handle_line(R"({"jsonrpc":"1.0","id":4,"method":"ping"})");
+    EXPECT_EQ(error_code(h.wait_for([](const json::object& m) { return m.contains("error"); })), -32600);
+    h.session->handle_line("[]");
+    EXPECT_EQ(error_code(h.wait_for(is_error_for_null)), -32600);
+    h.session->handle_line("42");
+    EXPECT_EQ(error_code(h.wait_for(is_error_for_null)), -32600);
+    h.session->handle_line(R"({"jsonrpc":"2.0","id":{"x":1},"method":"ping"})");
+    EXPECT_EQ(error_code(h.wait_for(is_error_for_null)), -32600);
+    // Unknown notifications are ignored, never answered.
+    h.session->handle_line(R"({"jsonrpc":"2.0","method":"notifications/whatever"})");
+    EXPECT_TRUE(h.request("ping").contains("result"));
+    EXPECT_TRUE(h.take_all().empty());
+}
+
+TEST(McpSession, ACallNeedingApprovalReturnsTheApprovalIdAndHowToApprove) {
+    SessionHarness h;
+    h.initialize("alice");  // supervised_auto: a medium-risk, non-read-only skill needs approval
+    auto r = h.call("fail", {{"reason", "later"}});
+    const auto& result = r.at("result").as_object();
+    EXPECT_EQ(result.at("isError"), json::value(true));
+    const auto& error = result.at("_meta").at("skillhost/error").as_object();
+    ASSERT_EQ(error.at("code").as_string(), "APPROVAL_REQUIRED") << json::serialize(r);
+    const std::string id(error.at("details").at("approval_id").as_string());
+    const std::string text = tool_text(r);
+    EXPECT_NE(text.find("skillhost approvals approve " + id + " --user alice"), std::string::npos) << text;
+
+    auto record = h.rt->approvals->get(id);
+    ASSERT_TRUE(record) << record.error().message;
+    EXPECT_EQ(record->skill_id, "fail");
+    EXPECT_EQ(record->user_id, "alice");
+}
+
+TEST(McpSession, AnAskRuleAlsoQueuesTheCall) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "global:\n  ask:\n    - \"add\"\n");
+    h.initialize("owner");
+    auto r = h.call("add", {{"a", 1}, {"b", 1}});
+    EXPECT_EQ(r.at("result").at("_meta").at("skillhost/error").at("code").as_string(), "APPROVAL_REQUIRED")
+        << json::serialize(r);
+}
+
+TEST(McpSession, ListChangedIsSentWhenAReloadChangesWhatTheClientSees) {
+    SessionHarness h;
+    h.initialize();
+    h.catalog->rescan();  // nothing changed on disk: no notification
+    EXPECT_TRUE(h.request("ping").contains("result"));
+    for (const auto& m : h.take_all()) EXPECT_FALSE(is_notification(m, "notifications/tools/list_changed"));
+
+    h.home.install_fixture("plain_c");
+    h.catalog->rescan();
+    h.wait_for([](const json::object& m) { return is_notification(m, "notifications/tools/list_changed"); });
+    auto r = h.request("tools/list");
+    std::set<std::string> names;
+    for (const auto& t : r.at("result").at("tools").as_array()) names.emplace(t.at("name").as_string());
+    EXPECT_TRUE(names.contains("upper")) << json::serialize(r);
+    EXPECT_TRUE(names.contains("add"));
+}
+
+TEST(McpSession, CancellingASlowCallStopsItAndItIsNotAnswered) {
+    SessionHarness h;
+    h.initialize();
+    const auto started = std::chrono::steady_clock::now();
+    h.send({{"jsonrpc", "2.0"}, {"id", "slow"}, {"method", "tools/call"},
+            {"params", {{"name", "sleep"}, {"arguments", {{"ms", 900}}}}}});
+    EXPECT_EQ(h.session->calls_in_flight(), 1u);
+    h.send({{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"},
+            {"params", {{"requestId", "slow"}, {"reason", "user pressed stop"}}}});
+    while (h.session->calls_in_flight() != 0 && std::chrono::steady_clock::now() - started < kWait)
+        std::this_thread::sleep_for(5ms);
+    const auto elapsed = std::chrono::steady_clock::now() - started;
+    EXPECT_EQ(h.session->calls_in_flight(), 0u);
+    // The skill sleeps in 5 ms slices and stops when cancelled; without cancellation it would run
+    // until its 900 ms were up.
+    EXPECT_LT(elapsed, 800ms);
+    EXPECT_TRUE(h.request("ping").contains("result"));
+    for (const auto& m : h.take_all()) EXPECT_NE(m.if_contains("id") ? *m.if_contains("id") : json::value(), json::value("slow"));
+    // Cancelling something that is not running is ignored.
+    h.send({{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 999}}}});
+    EXPECT_TRUE(h.request("ping").contains("result"));
+}
+
+TEST(McpSession, ProgressReportsBecomeProgressNotificationsForCallsWithAToken) {
+    SessionHarness h;
+    h.initialize();
+    auto r = h.request("tools/call", {{"name", "progress"}, {"arguments", json::object()}, {"_meta", {{"progressToken", "p1"}}}});
+    EXPECT_EQ(r.at("result").at("isError"), json::value(false)) << json::serialize(r);
+    auto messages = h.take_all();
+    std::vector<double> progress;
+    for (const auto& m : messages) {
+        if (!is_notification(m, "notifications/progress")) continue;
+        const auto& p = m.at("params").as_object();
+        EXPECT_EQ(p.at("progressToken").as_string(), "p1");
+        EXPECT_EQ(p.at("total").to_number<double>(), 3.0);
+        EXPECT_FALSE(p.at("message").as_string().empty());
+        progress.push_back(p.at("progress").to_number<double>());
+    }
+    EXPECT_EQ(progress, (std::vector<double>{1, 2, 3}));
+
+    h.call("progress");  // no token: no notifications
+    for (const auto& m : h.take_all()) EXPECT_FALSE(is_notification(m, "notifications/progress"));
+}
+
+TEST(McpSession, LoggingSetLevelFiltersNotificationsMessage) {
+    SessionHarness h;
+    h.initialize();
+    EXPECT_EQ(error_code(h.request("logging/setLevel", {{"level", "loud"}})), -32602);
+    ASSERT_TRUE(h.request("logging/setLevel", {{"level", "error"}}).contains("result"));
+    h.session->log(skillhost::mcp::LogLevel::warning, "below the level");
+    h.session->log(skillhost::mcp::LogLevel::error, "at the level");
+    auto m = h.wait_for([](const json::object& x) { return is_notification(x, "notifications/message"); });
+    EXPECT_EQ(m.at("params").at("level").as_string(), "error");
+    EXPECT_EQ(m.at("params").at("data").as_string(), "at the level");
+    EXPECT_TRUE(h.take_all().empty()) << "the warning was below the client's level";
+}
+
+}  // namespace

@@ -1,0 +1,135 @@
+// `skillhost mcp` as a client runs it: a subprocess speaking newline-delimited JSON-RPC on
+// stdin/stdout, with a live catalog over a temp plugin directory.
+#include "mcp_client_process.hpp"
+#include "mcp_fixture_home.hpp"
+
+#include <boost/json.hpp>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <set>
+
+namespace {
+
+namespace json = boost::json;
+using namespace std::chrono_literals;
+using skillhost::testing::InteractiveProcess;
+using skillhost::testing::McpFixtureHome;
+
+constexpr auto kWait = 10s;
+
+class McpStdioTest : public ::testing::Test {
+protected:
+    McpFixtureHome home;
+
+    void SetUp() override { home.install_fixture("echo"); }
+
+    std::unique_ptr<InteractiveProcess> start(std::vector<std::string> extra = {}) {
+        std::vector<std::string> argv{SKILLHOST_MCP_PROBE, "mcp", "--config", home.config_file(), "--home", home.home_dir()};
+        argv.insert(argv.end(), extra.begin(), extra.end());
+        return std::make_unique<InteractiveProcess>(argv, std::map<std::string, std::string>{{"SKILLHOST_LOG_LEVEL", "debug"}});
+    }
+
+    // Every line on stdout must be a JSON-RPC message; returns the next one.
+    static json::object next(InteractiveProcess& p) {
+        auto line = p.read_line(kWait);
+        if (!line) {
+            ADD_FAILURE() << "no message from skillhost mcp; stderr:\n" << p.stderr_text();
+            return {};
+        }
+        json::error_code ec;
+        auto v = json::parse(*line, ec);
+        if (ec || !v.is_object() || v.as_object().at("jsonrpc") != "2.0") {
+            ADD_FAILURE() << "stdout line is not a JSON-RPC message: " << *line;
+            return {};
+        }
+        return v.as_object();
+    }
+
+    // The response to `id`, skipping notifications (collected into `notifications`).
+    static json::object response(InteractiveProcess& p, std::int64_t id, std::vector<json::object>* notifications = nullptr) {
+        for (int i = 0; i < 100; ++i) {
+            auto m = next(p);
+            if (m.empty()) return m;
+            if (const auto* v = m.if_contains("id"); v && v->is_int64() && v->as_int64() == id) return m;
+            if (notifications) notifications->push_back(m);
+        }
+        ADD_FAILURE() << "no response to " << id;
+        return {};
+    }
+
+    static void send(InteractiveProcess& p, std::int64_t id, std::string_view method, json::object params = {}) {
+        p.write_line(json::serialize(json::object{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}}));
+    }
+
+    static void initialize(InteractiveProcess& p) {
+        send(p, 1, "initialize", {{"protocolVersion", "2025-06-18"}, {"capabilities", json::object()},
+                                  {"clientInfo", {{"name", "stdio-test"}, {"version", "1"}}}});
+        auto r = response(p, 1);
+        ASSERT_EQ(r.at("result").at("protocolVersion").as_string(), "2025-06-18") << json::serialize(r);
+        p.write_line(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+    }
+
+    static std::set<std::string> tool_names(const json::object& list_response) {
+        std::set<std::string> names;
+        for (const auto& t : list_response.at("result").at("tools").as_array()) names.emplace(t.at("name").as_string());
+        return names;
+    }
+};
+
+TEST_F(McpStdioTest, InitializeListAndCallOverStdioThenEofEndsTheServer) {
+    auto p = start({"--user", "owner"});
+    initialize(*p);
+    send(*p, 2, "tools/list");
+    auto list = response(*p, 2);
+    EXPECT_TRUE(tool_names(list).contains("add")) << json::serialize(list);
+    send(*p, 3, "tools/call", {{"name", "add"}, {"arguments", {{"a", 20}, {"b", 22}}}});
+    auto call = response(*p, 3);
+    EXPECT_EQ(call.at("result").at("structuredContent").at("sum").to_number<int>(), 42) << json::serialize(call);
+    p->write_line("this is not json");
+    auto parse_error = next(*p);
+    EXPECT_EQ(parse_error.at("error").at("code").to_number<int>(), -32700);
+    EXPECT_EQ(p->close_and_wait(kWait), 0) << p->stderr_text();
+    EXPECT_NE(p->stderr_text().find("mcp:"), std::string::npos) << "logs go to stderr";
+}
+
+TEST_F(McpStdioTest, PagesAsConfiguredWithPageSize) {
+    auto p = start({"--page-size", "5"});
+    initialize(*p);
+    send(*p, 2, "tools/list");
+    auto first = response(*p, 2);
+    EXPECT_EQ(first.at("result").at("tools").as_array().size(), 5u);
+    ASSERT_TRUE(first.at("result").as_object().contains("nextCursor"));
+    send(*p, 3, "tools/list", {{"cursor", first.at("result").at("nextCursor")}});
+    auto second = response(*p, 3);
+    EXPECT_EQ(second.at("result").at("tools").as_array().size(), 5u);
+    EXPECT_EQ(p->close_and_wait(kWait), 0);
+}
+
+TEST_F(McpStdioTest, InstallingAPluginDuringTheSessionSendsListChanged) {
+    auto p = start();
+    initialize(*p);
+    send(*p, 2, "tools/list");
+    EXPECT_FALSE(tool_names(response(*p, 2)).contains("upper"));
+
+    home.install_fixture("plain_c");
+    bool changed = false;
+    for (int i = 0; i < 20 && !changed; ++i) {
+        auto m = next(*p);
+        if (m.empty()) break;
+        changed = m.contains("method") && m.at("method") == "notifications/tools/list_changed";
+    }
+    ASSERT_TRUE(changed) << p->stderr_text();
+    send(*p, 3, "tools/list");
+    EXPECT_TRUE(tool_names(response(*p, 3)).contains("upper"));
+    EXPECT_EQ(p->close_and_wait(kWait), 0);
+}
+
+TEST_F(McpStdioTest, AnUnknownUserIsRefusedOnStderrWithNothingOnStdout) {
+    auto p = start({"--user", "mallory"});
+    EXPECT_FALSE(p->read_line(kWait).has_value()) << "stdout carries only MCP messages";
+    EXPECT_EQ(p->close_and_wait(kWait), 1);
+    EXPECT_NE(p->stderr_text().find("USER_NOT_FOUND"), std::string::npos) << p->stderr_text();
+}
+
+}  // namespace
