@@ -2,6 +2,7 @@
 
 #include "base/json_text.hpp"
 #include "catalog/catalog_render.hpp"
+#include "mcp/approval_elicitation.hpp"
 #include "mcp/json_rpc.hpp"
 #include "mcp/protocol_version.hpp"
 #include "mcp/tool_listing.hpp"
@@ -66,6 +67,11 @@ void McpSession::close() {
         closing_ = true;
         for (auto& [key, call] : in_flight_) call.cancel->store(true);
     }
+    {
+        std::lock_guard lock(replies_mutex_);
+        replies_closed_ = true;
+    }
+    reply_arrived_.notify_all();
     runner_.shutdown();
 }
 
@@ -125,8 +131,7 @@ void McpSession::handle_message(const json::value& message) {
         return;
     }
     if (!method) {
-        // A response from the client (to a request this server never sends yet): nothing to do.
-        if (id && (obj->contains("result") || obj->contains("error"))) return;
+        if (id && (obj->contains("result") || obj->contains("error"))) return on_client_response(*id, *obj);
         send(make_error(reply_id, rpc_code::invalid_request, "invalid request: \"method\" is missing"));
         return;
     }
@@ -192,6 +197,10 @@ void McpSession::on_initialize(const json::value& id, const json::value& params)
         return;
     }
     protocol_version_ = std::string(negotiate_protocol_version(requested->get_string()));
+    // Elicitation exists from 2025-06-18 on; the capability is an object (empty, or with form/url).
+    if (const json::value* caps = p->if_contains("capabilities"); caps && caps->is_object())
+        if (const json::value* e = caps->get_object().if_contains("elicitation"); e && e->is_object())
+            client_elicits_.store(protocol_version_ != "2025-03-26");
     json::object result{
         {"protocolVersion", protocol_version_},
         {"capabilities", json::object{{"tools", json::object{{"listChanged", true}}}, {"logging", json::object()}}},
@@ -300,6 +309,8 @@ void McpSession::run_call(const json::value& id, std::string skill_id, json::val
         auto snapshot = catalog_.snapshot();
         outcome = pipeline_.call(*snapshot, request);
     }
+    std::optional<json::object> approved;
+    if (outcome.approval_id && client_elicits_.load()) approved = approve_through_client(request, outcome, *cancel);
     bool answer = true;
     {
         std::lock_guard lock(calls_mutex_);
@@ -314,7 +325,68 @@ void McpSession::run_call(const json::value& id, std::string skill_id, json::val
         spdlog::debug("mcp: call {} of {} was cancelled by the client", compact_json(id), request.skill_id);
         return;
     }
-    send(make_result(id, render_call_result(outcome, user_.user_id)));
+    send(make_result(id, approved ? std::move(*approved) : render_call_result(outcome, user_.user_id)));
+}
+
+std::optional<json::object> McpSession::approve_through_client(const exec::CallRequest& request, const exec::CallOutcome& outcome,
+                                                               const std::atomic<bool>& cancel) {
+    const std::string& approval_id = *outcome.approval_id;
+    auto response = ask_client("elicitation/create",
+                               approval_elicitation_params(request.skill_id, request.args, approval_id, outcome.result.error.message),
+                               cancel, options_.elicitation_timeout);
+    if (!response) return std::nullopt;
+    const ApprovalAnswer answer = read_approval_answer(*response);
+    const policy::Resolver resolver{user_.user_id, user_.role};
+    if (answer.kind == ApprovalAnswer::Kind::undecided) return std::nullopt;
+    if (answer.kind == ApprovalAnswer::Kind::reject) {
+        auto rejected = pipeline_.reject(approval_id, resolver, answer.reason);
+        exec::CallOutcome refused;
+        refused.result.error = rejected ? Error{"APPROVAL_REJECTED",
+                                                "the call was rejected in the MCP client: " + answer.reason,
+                                                {{"approval_id", approval_id}},
+                                                {"ask the user before calling this tool again"}}
+                                        : rejected.error();
+        return render_call_result(refused, user_.user_id);
+    }
+    auto snapshot = catalog_.snapshot();
+    auto approved = pipeline_.approve(*snapshot, approval_id, resolver);
+    exec::CallOutcome result;
+    if (approved) result.result = std::move(approved->result);
+    else result.result.error = approved.error();
+    return render_call_result(result, user_.user_id);
+}
+
+std::optional<json::object> McpSession::ask_client(std::string_view method, json::object params, const std::atomic<bool>& cancel,
+                                                   std::chrono::milliseconds limit) {
+    auto pending = std::make_shared<PendingReply>();
+    json::value id;
+    {
+        std::lock_guard lock(replies_mutex_);
+        if (replies_closed_) return std::nullopt;
+        id = "skillhost-" + std::to_string(++next_request_id_);
+        pending_replies_.emplace(id_key(id), pending);
+    }
+    send(make_request(id, method, std::move(params)));
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    std::unique_lock lock(replies_mutex_);
+    // Wakes on a reply or close(); polls the cancel flag, which another thread sets without this lock.
+    while (!pending->response && !replies_closed_ && !cancel.load() && std::chrono::steady_clock::now() < deadline)
+        reply_arrived_.wait_for(lock, std::chrono::milliseconds(20));
+    pending_replies_.erase(id_key(id));
+    return std::move(pending->response);
+}
+
+void McpSession::on_client_response(const json::value& id, const json::object& message) {
+    {
+        std::lock_guard lock(replies_mutex_);
+        auto it = pending_replies_.find(id_key(id));
+        if (it == pending_replies_.end()) {
+            spdlog::debug("mcp: ignoring a response to unknown request {}", compact_json(id));
+            return;
+        }
+        it->second->response = message;
+    }
+    reply_arrived_.notify_all();
 }
 
 void McpSession::on_cancelled(const json::value& params) {

@@ -17,6 +17,9 @@
 #include <boost/json/value.hpp>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <optional>
 #include <cstddef>
 #include <functional>
 #include <map>
@@ -31,6 +34,9 @@ struct McpSessionOptions {
     std::string server_version{skillhost_version()};
     std::size_t page_size = 50;    // tools per tools/list page
     std::size_t call_threads = 4;  // tools/call requests running at once
+    // How long a call waits for the user's answer to an approval elicitation before it returns
+    // APPROVAL_REQUIRED (the approval stays pending for the CLI).
+    std::chrono::milliseconds elicitation_timeout{std::chrono::minutes(10)};
 };
 
 // Receives one message (compact JSON, no trailing newline). Called from several threads, but never
@@ -66,7 +72,20 @@ private:
         bool cancelled_by_client = false;
     };
 
+    // A request this server sent to the client, waiting for its response.
+    struct PendingReply {
+        std::optional<boost::json::object> response;
+    };
+
     void send(const boost::json::value& message);
+    // Sends a request to the client and waits for its response; nullopt when the call was
+    // cancelled, the session closed or `limit` passed.
+    std::optional<boost::json::object> ask_client(std::string_view method, boost::json::object params,
+                                                  const std::atomic<bool>& cancel, std::chrono::milliseconds limit);
+    void on_client_response(const boost::json::value& id, const boost::json::object& message);
+    // Resolves a queued call through elicitation/create; nullopt leaves it pending.
+    std::optional<boost::json::object> approve_through_client(const exec::CallRequest& request, const exec::CallOutcome& outcome,
+                                                              const std::atomic<bool>& cancel);
     void dispatch_request(const boost::json::value& id, std::string_view method, const boost::json::value& params);
     void dispatch_notification(std::string_view method, const boost::json::value& params);
 
@@ -90,6 +109,13 @@ private:
     std::atomic<bool> initialized_{false};  // notifications/initialized received
     std::string protocol_version_;
     std::atomic<LogLevel> log_level_{LogLevel::info};
+    std::atomic<bool> client_elicits_{false};  // the client declared the elicitation capability
+
+    std::mutex replies_mutex_;
+    std::condition_variable reply_arrived_;
+    std::map<std::string, std::shared_ptr<PendingReply>> pending_replies_;  // by id_key
+    std::uint64_t next_request_id_ = 0;
+    bool replies_closed_ = false;
 
     mutable std::mutex calls_mutex_;
     std::map<std::string, InFlight> in_flight_;  // by id_key

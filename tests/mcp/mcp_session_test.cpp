@@ -55,9 +55,10 @@ public:
         });
     }
 
-    void initialize(std::string user = "owner", std::size_t page_size = 50, json::object capabilities = {}) {
+    void initialize(std::string user = "owner", std::size_t page_size = 50, json::object capabilities = {},
+                    std::string_view version = "2025-11-25") {
         open(std::move(user), page_size);
-        auto r = request("initialize", {{"protocolVersion", "2025-11-25"},
+        auto r = request("initialize", {{"protocolVersion", version},
                                         {"capabilities", std::move(capabilities)},
                                         {"clientInfo", {{"name", "test"}, {"version", "1"}}}});
         if (!r.contains("result")) throw std::runtime_error("initialize failed: " + json::serialize(r));
@@ -372,6 +373,80 @@ TEST(McpSession, LoggingSetLevelFiltersNotificationsMessage) {
     EXPECT_EQ(m.at("params").at("level").as_string(), "error");
     EXPECT_EQ(m.at("params").at("data").as_string(), "at the level");
     EXPECT_TRUE(h.take_all().empty()) << "the warning was below the client's level";
+}
+
+class ElicitationTest : public ::testing::Test {
+protected:
+    // `add` needs approval through an ask rule; the client declares elicitation.
+    SessionHarness h{skillhost::testing::kDefaultUsers, "global:\n  ask:\n    - \"add\"\n"};
+
+    // Starts a call of add(2, 3) and returns the elicitation/create request it caused.
+    json::object call_and_expect_elicitation() {
+        h.send({{"jsonrpc", "2.0"}, {"id", "c1"}, {"method", "tools/call"},
+                {"params", {{"name", "add"}, {"arguments", {{"a", 2}, {"b", 3}}}}}});
+        return h.wait_for([](const json::object& m) { return m.contains("method") && m.at("method") == "elicitation/create"; });
+    }
+    void answer(const json::object& request, json::object result) {
+        h.send({{"jsonrpc", "2.0"}, {"id", request.at("id")}, {"result", std::move(result)}});
+    }
+    json::object call_response() {
+        return h.wait_for([](const json::object& m) { return m.contains("id") && m.at("id") == "c1" && !m.contains("method"); });
+    }
+    std::string approval_in(const json::object& elicitation) {
+        const std::string message(elicitation.at("params").at("message").as_string());
+        const auto at = message.find("apr-");
+        return at == std::string::npos ? std::string() : message.substr(at, message.find(')', at) - at);
+    }
+};
+
+TEST_F(ElicitationTest, ApprovingInTheClientRunsTheCallAndReturnsItsRealResult) {
+    h.initialize("owner", 50, {{"elicitation", json::object()}});
+    auto ask = call_and_expect_elicitation();
+    const auto& schema = ask.at("params").at("requestedSchema").as_object();
+    EXPECT_EQ(schema.at("properties").at("decision").at("enum"), (json::array{"approve", "reject"}));
+    const std::string id = approval_in(ask);
+    ASSERT_FALSE(id.empty()) << json::serialize(ask);
+    answer(ask, {{"action", "accept"}, {"content", {{"decision", "approve"}}}});
+    auto r = call_response();
+    EXPECT_EQ(r.at("result").at("isError"), json::value(false)) << json::serialize(r);
+    EXPECT_EQ(r.at("result").at("structuredContent").at("sum").to_number<int>(), 5);
+    auto record = h.rt->approvals->get(id);
+    ASSERT_TRUE(record);
+    EXPECT_EQ(std::string(skillhost::policy::to_string(record->state)), "executed");
+}
+
+TEST_F(ElicitationTest, RejectingOrDecliningRefusesTheCallAndRecordsTheRejection) {
+    h.initialize("owner", 50, {{"elicitation", json::object()}});
+    for (json::object reply : {json::object{{"action", "accept"}, {"content", {{"decision", "reject"}, {"reason", "not today"}}}},
+                               json::object{{"action", "decline"}}}) {
+        auto ask = call_and_expect_elicitation();
+        const std::string id = approval_in(ask);
+        answer(ask, reply);
+        auto r = call_response();
+        EXPECT_EQ(r.at("result").at("isError"), json::value(true));
+        EXPECT_TRUE(tool_text(r).starts_with("APPROVAL_REJECTED")) << tool_text(r);
+        auto record = h.rt->approvals->get(id);
+        ASSERT_TRUE(record);
+        EXPECT_EQ(std::string(skillhost::policy::to_string(record->state)), "rejected");
+    }
+}
+
+TEST_F(ElicitationTest, DismissingTheFormLeavesTheApprovalPendingForTheCli) {
+    h.initialize("owner", 50, {{"elicitation", json::object()}});
+    auto ask = call_and_expect_elicitation();
+    const std::string id = approval_in(ask);
+    answer(ask, {{"action", "cancel"}});
+    auto r = call_response();
+    EXPECT_EQ(r.at("result").at("_meta").at("skillhost/error").at("code").as_string(), "APPROVAL_REQUIRED");
+    EXPECT_NE(tool_text(r).find("skillhost approvals approve " + id), std::string::npos) << tool_text(r);
+    EXPECT_EQ(std::string(skillhost::policy::to_string(h.rt->approvals->get(id)->state)), "pending");
+}
+
+TEST_F(ElicitationTest, ClientsWithoutElicitationOrOn20250326GetTheApprovalId) {
+    h.initialize("owner", 50, {{"elicitation", json::object()}}, "2025-03-26");
+    auto r = h.call("add", {{"a", 2}, {"b", 3}});
+    EXPECT_EQ(r.at("result").at("_meta").at("skillhost/error").at("code").as_string(), "APPROVAL_REQUIRED");
+    for (const auto& m : h.take_all()) EXPECT_FALSE(m.contains("method") && m.at("method") == "elicitation/create");
 }
 
 }  // namespace
