@@ -182,6 +182,9 @@ Result<store::Run> Operator::drive(store::Run& run, const policy::UserContext& u
         return run;
     }
     session.planner_catalog = planner_catalog(*session.catalog, user);
+    if (auto planner = parts_.router->resolve("orchestrator", run.mode)) {
+        session.planner_reads_context = planner->spec.backend == "builtin";
+    }
     session.playbooks = playbook_text(run, user);
 
     const bool emulation = user.mode == policy::CognitiveMode::emulation;
@@ -233,6 +236,8 @@ bool Operator::plan_step(Session& session, PlannerOutput& out) {
     input.catalog_text = &session.planner_catalog->text;
     input.catalog_tools = &session.planner_catalog->tools;
     input.steps = steps;
+    input.condensed = session.attempt_condensed();
+    input.with_builtin_context = session.planner_reads_context;
     input.history = &run.history;
     input.playbooks = session.playbooks;
     input.retry_context = session.retry_context;

@@ -28,6 +28,7 @@ struct Operator::Session {
     std::size_t last_prompt_chars = 0;  // the last planner prompt, for --debug
     std::string last_planner_response;
     std::shared_ptr<std::atomic<bool>> cancel;
+    bool planner_reads_context = true;  // the orchestrator model is the builtin backend
     bool finished = false;  // the run left `running` (completed, paused, failed, ...)
 
     void emit(RunEventType type, std::string text, boost::json::object data = {}) const {
@@ -46,6 +47,12 @@ struct Operator::Session {
         sync_index();
         return keys_[index];
     }
+    // condensed_step() of this attempt's steps, in order.
+    std::span<const std::string> attempt_condensed() {
+        sync_index();
+        const std::size_t first = std::min(run.attempt_first_step, condensed_.size());
+        return std::span<const std::string>(condensed_).subspan(first);
+    }
     const std::string& result_of(std::size_t index) {
         sync_index();
         return results_[index];
@@ -63,10 +70,12 @@ private:
             const auto& step = run.steps[i];
             keys_.push_back(step.action ? action_key(*step.action) : std::string());
             results_.push_back(step.observation ? boost::json::serialize(step.observation->raw) : std::string());
+            condensed_.push_back(condensed_step(step));
         }
     }
     std::vector<std::string> keys_;
     std::vector<std::string> results_;
+    std::vector<std::string> condensed_;
 };
 
 }  // namespace skillhost::op

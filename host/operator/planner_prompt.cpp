@@ -79,8 +79,14 @@ std::string condensed_step(const store::ScratchpadEntry& entry) {
     out += entry.action->tool + " " + json::serialize(entry.action->args) + " → ";
     if (!entry.observation) return out + "no result";
     if (entry.observation->success) {
-        std::string gist = entry.observation->content.substr(0, entry.observation->content.find('\n'));
-        if (gist.size() > 80) gist = gist.substr(0, 80) + "...";
+        // The gist is the first line of data; a narrative "<tool> returned:" header says nothing.
+        std::string_view content = entry.observation->content;
+        if (auto header_end = content.find(" returned:\n"); header_end != std::string_view::npos &&
+                                                           header_end < content.find('\n')) {
+            content.remove_prefix(header_end + 11);
+        }
+        std::string gist(content.substr(0, content.find('\n')));
+        if (gist.size() > 60) gist = gist.substr(0, 60) + "...";
         return out + "ok (" + gist + ")";
     }
     return out + (entry.observation->error ? entry.observation->error->code : std::string("failed"));
@@ -111,12 +117,18 @@ llm::ChatRequest build_planner_request(const PlannerPromptInput& input) {
     const std::size_t first_full = steps.size() > keep ? steps.size() - keep : 0;
     if (steps.empty()) user += "(no steps yet)\n";
     for (std::size_t i = 0; i < steps.size(); ++i) {
-        user += i < first_full ? condensed_step(steps[i]) + "\n" : full_step(steps[i]);
+        if (i >= first_full) {
+            user += full_step(steps[i]);
+        } else {
+            user += input.condensed.size() == steps.size() ? input.condensed[i] : condensed_step(steps[i]);
+            user += '\n';
+        }
     }
     for (const auto& warning : input.warnings) user += "Warning: " + warning + "\n";
     user += "\nThis is step " + std::to_string(input.step_number) + " of at most " + std::to_string(input.max_steps) +
             ". Answer with the JSON for the next step.";
     request.messages = {{"system", std::move(system)}, {"user", std::move(user)}};
+    if (!input.with_builtin_context) return request;
 
     json::array step_context;
     for (std::size_t i = 0; i < steps.size(); ++i) {
@@ -126,7 +138,7 @@ llm::ChatRequest build_planner_request(const PlannerPromptInput& input) {
         const bool ok = entry.observation && entry.observation->success;
         s["ok"] = ok;
         s["error_code"] = entry.observation && entry.observation->error ? entry.observation->error->code : std::string();
-        s["observation_summary"] = condensed_step(entry);
+        s["observation_summary"] = input.condensed.size() == steps.size() ? input.condensed[i] : condensed_step(entry);
         step_context.push_back(std::move(s));
     }
     request.context = json::object{{"task", "plan"}, {"goal", *input.goal}, {"tools", *input.catalog_tools},

@@ -23,6 +23,11 @@ struct PlannerPromptInput {
     std::string playbooks;      // rendered playbooks, may be empty
     std::string retry_context;  // rendered retry context, may be empty
     std::vector<std::string> warnings;  // loop-guard and progress warnings for this step
+    // condensed_step() of each step when the caller already has them (same length as steps); empty:
+    // computed here.
+    std::span<const std::string> condensed;
+    // The structured context only the builtin backend reads; other backends get the same in prose.
+    bool with_builtin_context = true;
     int trim_to_last_n = 5;
     int step_number = 1;
     int max_steps = 10;
