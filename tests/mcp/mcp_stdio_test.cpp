@@ -62,8 +62,8 @@ protected:
         p.write_line(json::serialize(json::object{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}}));
     }
 
-    static void initialize(InteractiveProcess& p) {
-        send(p, 1, "initialize", {{"protocolVersion", "2025-06-18"}, {"capabilities", json::object()},
+    static void initialize(InteractiveProcess& p, json::object capabilities = {}) {
+        send(p, 1, "initialize", {{"protocolVersion", "2025-06-18"}, {"capabilities", std::move(capabilities)},
                                   {"clientInfo", {{"name", "stdio-test"}, {"version", "1"}}}});
         auto r = response(p, 1);
         ASSERT_EQ(r.at("result").at("protocolVersion").as_string(), "2025-06-18") << json::serialize(r);
@@ -122,6 +122,36 @@ TEST_F(McpStdioTest, InstallingAPluginDuringTheSessionSendsListChanged) {
     ASSERT_TRUE(changed) << p->stderr_text();
     send(*p, 3, "tools/list");
     EXPECT_TRUE(tool_names(response(*p, 3)).contains("upper"));
+    EXPECT_EQ(p->close_and_wait(kWait), 0);
+}
+
+TEST_F(McpStdioTest, TheClientIsAskedForApprovalAndApprovingRunsTheCall) {
+    auto p = start({"--user", "alice"});  // supervised_auto: `fail` (medium risk, not read-only) needs approval
+    initialize(*p, {{"elicitation", json::object()}});
+    send(*p, 2, "tools/call", {{"name", "fail"}, {"arguments", {{"reason", "approved failure"}}}, {"_meta", {{"progressToken", 7}}}});
+    auto ask = next(*p);
+    ASSERT_EQ(ask.at("method"), "elicitation/create") << json::serialize(ask);
+    p->write_line(json::serialize(json::object{{"jsonrpc", "2.0"}, {"id", ask.at("id")},
+                                               {"result", {{"action", "accept"}, {"content", {{"decision", "approve"}}}}}}));
+    auto r = response(*p, 2);
+    // The skill really ran: its own failure comes back, not APPROVAL_REQUIRED.
+    EXPECT_EQ(r.at("result").at("_meta").at("skillhost/error").at("code").as_string(), "ECHO_FAILED") << json::serialize(r);
+    EXPECT_EQ(p->close_and_wait(kWait), 0);
+}
+
+TEST_F(McpStdioTest, ProgressNotificationsPrecedeTheResponse) {
+    auto p = start();
+    initialize(*p);
+    send(*p, 2, "tools/call", {{"name", "progress"}, {"arguments", json::object()}, {"_meta", {{"progressToken", 7}}}});
+    std::vector<json::object> notifications;
+    auto r = response(*p, 2, &notifications);
+    EXPECT_EQ(r.at("result").at("isError"), json::value(false));
+    ASSERT_EQ(notifications.size(), 3u);
+    for (std::size_t i = 0; i < notifications.size(); ++i) {
+        EXPECT_EQ(notifications[i].at("method"), "notifications/progress");
+        EXPECT_EQ(notifications[i].at("params").at("progressToken"), json::value(7));
+        EXPECT_EQ(notifications[i].at("params").at("progress").to_number<double>(), static_cast<double>(i + 1));
+    }
     EXPECT_EQ(p->close_and_wait(kWait), 0);
 }
 
