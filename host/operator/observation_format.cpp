@@ -50,7 +50,7 @@ void render_record_line(const json::object& record, std::string& out, const std:
     }
     std::string rest;
     for (const auto& [k, v] : record) {
-        if (k == key || v.is_null()) continue;
+        if (k == key || v.is_null() || (v.is_string() && v.as_string().empty())) continue;
         if (v.is_object() || (v.is_array() && !is_scalar_list(v))) continue;
         if (v.is_array() && v.as_array().empty()) continue;
         if (!rest.empty()) rest += ", ";

@@ -91,11 +91,12 @@ TEST(Grounding, HaystackHoldsEveryStringAndNumberOfTheRawPayloads) {
 
 TEST(ObservationFormat, StructuredRendersListsAsBulletsWithTheirFields) {
     const auto payload = json::parse(
-        R"({"tasks":[{"id":1,"title":"Water the plants","status":"open","tags":["home"],"due":null}],"count":1})");
+        R"({"tasks":[{"id":1,"title":"Water the plants","status":"open","tags":["home"],"due":null,"notes":""}],"count":1})");
     const auto text = render_structured(payload);
     EXPECT_THAT(text, HasSubstr("tasks (1):\n  - Water the plants (id: 1, status: open, tags: home)"));
     EXPECT_THAT(text, HasSubstr("count: 1"));
     EXPECT_THAT(text, ::testing::Not(HasSubstr("due")));
+    EXPECT_THAT(text, ::testing::Not(HasSubstr("notes")));
 }
 
 TEST(ObservationFormat, MultiLineTextIsABlockAndVerbatimIsPrettyJson) {
