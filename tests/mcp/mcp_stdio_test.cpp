@@ -2,6 +2,7 @@
 // stdin/stdout, with a live catalog over a temp plugin directory.
 #include "mcp_client_process.hpp"
 #include "mcp_fixture_home.hpp"
+#include "support/subprocess.hpp"
 
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
@@ -160,6 +161,18 @@ TEST_F(McpStdioTest, AnUnknownUserIsRefusedOnStderrWithNothingOnStdout) {
     EXPECT_FALSE(p->read_line(kWait).has_value()) << "stdout carries only MCP messages";
     EXPECT_EQ(p->close_and_wait(kWait), 1);
     EXPECT_NE(p->stderr_text().find("USER_NOT_FOUND"), std::string::npos) << p->stderr_text();
+}
+
+// The official TypeScript SDK client (npm @modelcontextprotocol/sdk) against the real server:
+// connect, paginated tools/list, tools/call, list_changed after installing a plugin.
+TEST_F(McpStdioTest, TheOfficialTypeScriptSdkClientConnectsListsCallsAndSeesListChanged) {
+    auto r = skillhost::testing::run_process(
+        {"/bin/sh", SKILLHOST_MCP_SDK_SCRIPT, SKILLHOST_MCP_SDK_CACHE, SKILLHOST_MCP_PROBE, home.config_file(), home.home_dir(),
+         home.plugins_dir().string(), std::string(SKILLHOST_TEST_FIXTURES_BINARY_DIR) + "/plain_c"},
+        {}, {}, 240000);
+    if (r.exit_code == 77) GTEST_SKIP() << "node/npm or the npm registry is not available: " << r.err;
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("all checks passed"), std::string::npos) << r.out << r.err;
 }
 
 }  // namespace
