@@ -1,5 +1,7 @@
 #include "support/child_process.hpp"
 
+#include "support/exec_args.hpp"
+
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -10,28 +12,13 @@
 #include <thread>
 #include <unistd.h>
 
-extern char** environ;
-
 namespace skillhost::testing {
 
 ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env) {
     int in_pipe[2], out_pipe[2], err_pipe[2];
     if (pipe2(in_pipe, O_CLOEXEC) || pipe2(out_pipe, O_CLOEXEC) || pipe2(err_pipe, O_CLOEXEC))
         throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-    std::vector<std::string> env_strings;
-    for (char** e = environ; *e; ++e) {
-        std::string entry(*e);
-        auto eq = entry.find('=');
-        if (eq != std::string::npos && env.count(entry.substr(0, eq))) continue;
-        env_strings.push_back(entry);
-    }
-    for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
-    std::vector<char*> envp, args;
-    for (auto& s : env_strings) envp.push_back(s.data());
-    envp.push_back(nullptr);
-    std::vector<std::string> argv_copy = argv;
-    for (auto& s : argv_copy) args.push_back(s.data());
-    args.push_back(nullptr);
+    ExecArgs exec_args(argv, env);
 
     pid_ = fork();
     if (pid_ < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
@@ -39,7 +26,7 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::map<
         dup2(in_pipe[0], 0);
         dup2(out_pipe[1], 1);
         dup2(err_pipe[1], 2);
-        execve(args[0], args.data(), envp.data());
+        execve(exec_args.argv()[0], exec_args.argv(), exec_args.envp());
         _exit(127);
     }
     close(in_pipe[0]);
