@@ -341,6 +341,23 @@ TEST(McpSession, CancellingASlowCallStopsItAndItIsNotAnswered) {
     EXPECT_TRUE(h.request("ping").contains("result"));
 }
 
+TEST(McpSession, CallsInFlightTogetherEachGetTheirOwnAnswer) {
+    SessionHarness h;
+    h.initialize();
+    // Several calls at once, a slow one among them: each response carries its own id and result.
+    h.send({{"jsonrpc", "2.0"}, {"id", "slow"}, {"method", "tools/call"}, {"params", {{"name", "sleep"}, {"arguments", {{"ms", 300}}}}}});
+    for (int i = 0; i < 6; ++i)
+        h.send({{"jsonrpc", "2.0"}, {"id", 100 + i}, {"method", "tools/call"},
+                {"params", {{"name", "add"}, {"arguments", {{"a", i}, {"b", 1000}}}}}});
+    for (int i = 0; i < 6; ++i) {
+        auto r = h.wait_for([i](const json::object& m) { return m.contains("id") && m.at("id") == json::value(100 + i); });
+        EXPECT_EQ(r.at("result").at("structuredContent").at("sum").to_number<int>(), 1000 + i);
+    }
+    auto slow = h.wait_for([](const json::object& m) { return m.contains("id") && m.at("id") == "slow"; });
+    EXPECT_EQ(slow.at("result").at("structuredContent").at("slept_ms").to_number<int>(), 300) << json::serialize(slow);
+    EXPECT_EQ(h.session->calls_in_flight(), 0u);
+}
+
 TEST(McpSession, ProgressReportsBecomeProgressNotificationsForCallsWithAToken) {
     SessionHarness h;
     h.initialize();
