@@ -1,5 +1,6 @@
 // `skillhost approvals list|show|approve|reject`.
 #include "cli/cli_context.hpp"
+#include "cli/operator_commands.hpp"
 #include "cli/output.hpp"
 #include "policy/utc_time.hpp"
 
@@ -51,6 +52,27 @@ Result<std::pair<HostRuntime*, policy::UserContext>> acting(CliContext& ctx, con
     return std::make_pair(rt.value(), u.value());
 }
 
+// An approval requested by an operator run ("run:<id>") resumes that run with the real outcome
+// (the result, or the rejection), so the run continues without a separate `runs resume`.
+std::optional<boost::json::object> resume_waiting_run(CliContext& ctx, const policy::ApprovalRecord& record, bool json) {
+    if (record.requested_by.rfind("run:", 0) != 0) return std::nullopt;
+    const std::string run_id = record.requested_by.substr(4);
+    auto rt = make_operator_runtime(ctx);
+    Result<store::Run> run = rt ? rt->op->resume_after_approval(run_id) : Result<store::Run>(rt.error());
+    if (!run) {
+        if (!json) {
+            std::cout << "\nThe run " << run_id << " that asked for this could not resume:\n";
+            print_error(run.error());
+        }
+        return boost::json::object{{"run_id", run_id}, {"error", run.error().to_json()}};
+    }
+    if (!json) {
+        std::cout << "\nResumed run " << run_id << ":\n";
+        print_run(run.value(), false);
+    }
+    return run->to_json();
+}
+
 int run_list(CliContext& ctx, const ApprovalArgs& a) {
     auto who = acting(ctx, a.user);
     if (!who) return fail_setup(who.error(), a.json);
@@ -99,8 +121,12 @@ int run_approve(CliContext& ctx, const ApprovalArgs& a) {
     if (!outcome) return report(outcome.error(), a.json);
     const auto& o = outcome.value();
     if (a.json) {
-        print_json(boost::json::object{{"approval", o.record.to_json()}, {"call", o.result.to_json()}});
-    } else if (o.result.ok) {
+        boost::json::object out{{"approval", o.record.to_json()}, {"call", o.result.to_json()}};
+        if (auto run = resume_waiting_run(ctx, o.record, true)) out["run"] = std::move(*run);
+        print_json(out);
+        return o.result.ok ? kExitOk : kExitFailed;
+    }
+    if (o.result.ok) {
         std::cout << "Approved " << o.record.id << " and ran " << o.record.skill_id << " (" << policy::to_string(o.record.state)
                   << "):\n";
         print_json(o.result.output);
@@ -109,6 +135,7 @@ int run_approve(CliContext& ctx, const ApprovalArgs& a) {
                   << policy::to_string(o.record.state) << "):\n";
         print_error(o.result.error);
     }
+    resume_waiting_run(ctx, o.record, false);
     return o.result.ok ? kExitOk : kExitFailed;
 }
 
@@ -118,8 +145,14 @@ int run_reject(CliContext& ctx, const ApprovalArgs& a) {
     auto [host, user] = who.value();
     auto r = host->pipeline->reject(a.id, host->resolver(user), a.reason);
     if (!r) return report(r.error(), a.json);
-    if (a.json) print_json(r->to_json());
-    else std::cout << "Rejected " << r->id << " (" << r->skill_id << "): " << r->reason << "\n";
+    if (a.json) {
+        boost::json::object out{{"approval", r->to_json()}};
+        if (auto run = resume_waiting_run(ctx, r.value(), true)) out["run"] = std::move(*run);
+        print_json(out);
+        return kExitOk;
+    }
+    std::cout << "Rejected " << r->id << " (" << r->skill_id << "): " << r->reason << "\n";
+    resume_waiting_run(ctx, r.value(), false);
     return kExitOk;
 }
 

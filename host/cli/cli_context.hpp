@@ -86,5 +86,6 @@ void register_mode_commands(CLI::App& app, CliContext& ctx);
 void register_audit_commands(CLI::App& app, CliContext& ctx);
 void register_models_commands(CLI::App& app, CliContext& ctx);
 void register_watch_command(CLI::App& app, CliContext& ctx);
+void register_mcp_command(CLI::App& app, CliContext& ctx);
 
 }  // namespace skillhost::cli

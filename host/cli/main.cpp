@@ -1,5 +1,6 @@
 // The `skillhost` command line.
 #include "cli/cli_context.hpp"
+#include "cli/operator_commands.hpp"
 #include "cli/output.hpp"
 
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -53,6 +54,8 @@ int main(int argc, char** argv) {
     skillhost::cli::register_audit_commands(app, ctx);
     skillhost::cli::register_models_commands(app, ctx);
     skillhost::cli::register_watch_command(app, ctx);
+    skillhost::cli::register_operator_commands(app, ctx);
+    skillhost::cli::register_mcp_command(app, ctx);
 
     try {
         app.parse(argc, argv);

@@ -57,6 +57,29 @@ TEST_F(CliOperator, StreamPrintsEventsOnStderrAndKeepsStdoutForTheAnswer) {
     EXPECT_THAT(tasks.out, HasSubstr("dentist"));
 }
 
+TEST_F(CliOperator, ApprovingAPausedActionResumesTheRunToItsAnswer) {
+    // At trust `suggest` every write asks first, so the run pauses at task_create.
+    TempDir etc{"skillhost-cli-operator-etc"};
+    write_file(etc / "skillhost.yaml", "plugin_dirs: []\n");
+    write_file(etc / "users.yaml", "users:\n  - {id: owner, role: owner, trust: suggest}\n");
+    const std::string config = (etc / "skillhost.yaml").string();
+
+    auto asked = run({"ask", "Create a task to call the dentist", "--json", "--config", config});
+    auto paused = boost::json::parse(asked.out).as_object();
+    ASSERT_EQ(paused.at("status"), "awaiting_approval") << asked.out << asked.err;
+    const std::string approval(paused.at("approval_id").as_string());
+    EXPECT_THAT(run({"call", "task_list", "--config", config}).out, ::testing::Not(HasSubstr("dentist")));
+
+    auto approved = run({"approvals", "approve", approval, "--json", "--config", config});
+    ASSERT_EQ(approved.exit_code, 0) << approved.out << approved.err;
+    auto out = boost::json::parse(approved.out).as_object();
+    EXPECT_EQ(out.at("approval").at("state"), "executed");
+    ASSERT_TRUE(out.contains("run")) << approved.out;
+    EXPECT_EQ(out.at("run").at("status"), "completed") << approved.out;
+    EXPECT_EQ(out.at("run").at("id"), paused.at("id"));
+    EXPECT_THAT(run({"call", "task_list", "--config", config}).out, HasSubstr("dentist"));
+}
+
 TEST_F(CliOperator, ErrorsSayWhatToDo) {
     auto missing = run({"runs", "show", "run-0000000000000000"});
     EXPECT_NE(missing.exit_code, 0);
