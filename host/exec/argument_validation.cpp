@@ -18,19 +18,6 @@ namespace json = boost::json;
 using manifest::Schema;
 using manifest::SchemaType;
 
-const char* type_name(SchemaType type) {
-    switch (type) {
-        case SchemaType::any: return "any";
-        case SchemaType::string: return "string";
-        case SchemaType::integer: return "integer";
-        case SchemaType::number: return "number";
-        case SchemaType::boolean: return "boolean";
-        case SchemaType::array: return "array";
-        case SchemaType::object: return "object";
-        case SchemaType::null: return "null";
-    }
-    return "any";
-}
 
 const char* kind_of(const json::value& v) {
     switch (v.kind()) {
@@ -177,7 +164,7 @@ public:
 
     void check(const Schema& schema, const json::value& v, const std::string& path) {
         if (!matches_type(schema.type, v)) {
-            add(path, std::string("expected ") + type_name(schema.type) + ", got " + kind_of(v) + " " + shown(v));
+            add(path, std::string("expected ") + manifest::to_string(schema.type) + ", got " + kind_of(v) + " " + shown(v));
             return;
         }
         if (!schema.enum_values.empty()) {
@@ -205,7 +192,7 @@ public:
             if (it != object.end()) {
                 check(sub, it->value(), path + "." + name);
             } else if (listed(schema.required, name) && !sub.default_value) {
-                std::string message = std::string("missing required field (") + type_name(sub.type);
+                std::string message = std::string("missing required field (") + manifest::to_string(sub.type);
                 if (!sub.description.empty()) message += ": " + sub.description;
                 add(path + "." + name, message + ")");
             }
@@ -275,10 +262,10 @@ const json::value& root_of(const json::value& args) {
 std::string describe_input(std::string_view name, const Schema& sub, bool required) {
     std::string out(name);
     out += " (";
-    out += type_name(sub.type);
+    out += manifest::to_string(sub.type);
     if (sub.type == SchemaType::array && sub.items) {
         out += " of ";
-        out += type_name(sub.items->type);
+        out += manifest::to_string(sub.items->type);
     }
     if (required && !sub.default_value) out += ", required";
     if (!sub.enum_values.empty()) {

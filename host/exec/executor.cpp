@@ -119,9 +119,10 @@ private:
     std::function<void(double, double, std::string_view)> caller_progress;
 };
 
-std::int64_t unix_ms_now() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
+// The wall-clock deadline a plugin sees, rounded up to a whole millisecond so the plugin never
+// sees its deadline pass before the executor's own (steady-clock) deadline does.
+std::int64_t unix_ms_deadline(std::chrono::milliseconds timeout) {
+    return std::chrono::ceil<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch() + timeout)
         .count();
 }
 
@@ -358,7 +359,7 @@ SkillResult Executor::call(const catalog::CatalogSnapshot& catalog, std::string_
             job->context.data_dir = std::move(dir);
         }
         job->context.workspace_root = caller.workspace_root;
-        job->context.deadline_unix_ms = deadline ? unix_ms_now() + timeout.count() : 0;
+        job->context.deadline_unix_ms = deadline ? unix_ms_deadline(timeout) : 0;
         job->context.control = &job->control;
         if (options.on_progress) job->forward_progress_to(options.on_progress);
         job->args_json = json::serialize(*prepared);
