@@ -4,6 +4,8 @@
 #include "cli/cli_context.hpp"
 #include "cli/output.hpp"
 #include "cli/scratch_dir.hpp"
+#include "llm/model_router.hpp"
+#include "llm/router_completion_service.hpp"
 #include "manifest/manifest.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -154,6 +156,13 @@ int run_check(CliContext& ctx, const std::string& manifest_file, bool json) {
     if (!scratch) return fail_setup(scratch.error(), json);
     plugin::LoaderOptions lo;
     lo.cache_dir = scratch->path() / "plugin-cache";
+    // Completions come from the configured models, as in the host (the builtin model by default),
+    // so skills that ask a model can run their examples too.
+    auto cfg = ctx.load_config();
+    if (!cfg) return fail_setup(cfg.error(), json);
+    auto router = llm::ModelRouter::load(cfg->etc_dir / "models.yaml");
+    if (!router) return fail_setup(router.error(), json);
+    lo.completions = std::make_shared<llm::RouterCompletionService>(router.value());
     std::filesystem::create_directories(lo.cache_dir);
     plugin::PluginLoader loader(lo);
     auto loaded = loader.load(m.value());
@@ -171,7 +180,6 @@ int run_check(CliContext& ctx, const std::string& manifest_file, bool json) {
     caller.users_dir = scratch->path() / "users";
     caller.workspace_root = scratch->path() / "workspace";
     std::filesystem::create_directories(caller.workspace_root);
-    (void)ctx;
     // Manifest order, not catalog (id) order: an author may let a later skill's example use what an
     // earlier one created (fs_write's example writes the file fs_read's example reads).
     for (const auto& spec : m->skills)

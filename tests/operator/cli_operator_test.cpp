@@ -45,6 +45,12 @@ TEST_F(CliOperator, AskAnswersFromTheTaskListAndTheRunIsListed) {
     ASSERT_EQ(shown.exit_code, 0) << shown.err;
     EXPECT_THAT(shown.out, HasSubstr("action: task_list"));
     EXPECT_THAT(shown.out, HasSubstr("Water the plants"));
+
+    // Every model call is in the audit log with its role and backend.
+    auto audited = run({"audit", "tail", "--kind", "llm_call", "--json"});
+    ASSERT_EQ(audited.exit_code, 0) << audited.err;
+    EXPECT_THAT(audited.out, HasSubstr("\"role\":\"orchestrator\""));
+    EXPECT_THAT(audited.out, HasSubstr("\"backend\":\"builtin\""));
 }
 
 TEST_F(CliOperator, StreamPrintsEventsOnStderrAndKeepsStdoutForTheAnswer) {

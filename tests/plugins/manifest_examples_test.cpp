@@ -33,7 +33,7 @@ TEST(BuiltinManifestExamples, EveryExampleSucceedsOnAFreshHome) {
 }
 
 TEST(BuiltinManifestExamples, PluginCheckPassesOnEveryBuiltinManifest) {
-    for (const char* name : {"tasks", "fs", "memory"}) {
+    for (const char* name : {"tasks", "fs", "memory", "conversational_response"}) {
         TempDir home("skillhost-check-home");
         auto r = run_process({SKILLHOST_BINARY, "plugin", "check",
                               std::string(SKILLHOST_BUILTIN_PLUGIN_DIR) + "/" + name + ".yaml", "--home",
