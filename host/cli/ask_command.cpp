@@ -91,34 +91,7 @@ int run_ask(CliContext& ctx, const AskArgs& a) {
 Result<OperatorRuntime> make_operator_runtime(CliContext& ctx) {
     auto host = ctx.runtime();
     if (!host) return host.error();
-    OperatorRuntime rt;
-    rt.host = host.value();
-    const auto& config = rt.host->config;
-    rt.router = rt.host->router.get();
-    if (!rt.router) {
-        auto models = llm::load_models_config(config.etc_dir / "models.yaml");
-        if (!models) return models.error();
-        rt.own_router = std::make_unique<llm::ModelRouter>(models.value());
-        rt.router = rt.own_router.get();
-    }
-    auto operator_config = op::load_operator_config(config.etc_dir / "operator.yaml");
-    if (!operator_config) return operator_config.error();
-    auto runs = store::RunStore::open(config.database_file());
-    if (!runs) return runs.error();
-    rt.runs = std::move(runs.value());
-    auto guidance = store::GuidanceStore::open(config.database_file());
-    if (!guidance) return guidance.error();
-    rt.guidance = std::move(guidance.value());
-    op::OperatorParts parts;
-    parts.pipeline = rt.host->pipeline.get();
-    parts.router = rt.router;
-    parts.runs = rt.runs.get();
-    parts.guidance = rt.guidance.get();
-    auto catalog = rt.host->catalog;
-    parts.catalog = [catalog] { return catalog; };
-    parts.config = operator_config.value();
-    rt.op = std::make_unique<op::Operator>(std::move(parts));
-    return rt;
+    return app::make_operator_runtime(*host.value());
 }
 
 void print_run(const store::Run& run, bool debug) {

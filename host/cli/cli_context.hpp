@@ -1,26 +1,14 @@
 // What every CLI command shares: the global options and a lazily built host runtime.
 #pragma once
 
+#include "app/host_runtime.hpp"
 #include "base/error.hpp"
-#include "catalog/catalog_snapshot.hpp"
 #include "config/host_config.hpp"
-#include "exec/call_pipeline.hpp"
-#include "exec/executor.hpp"
-#include "llm/llm_call_observer.hpp"
-#include "llm/model_router.hpp"
-#include "plugin/plugin_loader.hpp"
-#include "policy/approval_queue.hpp"
-#include "policy/audit_log.hpp"
-#include "policy/mode_store.hpp"
-#include "policy/policy_config.hpp"
-#include "policy/policy_engine.hpp"
-#include "policy/users.hpp"
 
 #include <CLI/CLI.hpp>
 
 #include <filesystem>
 #include <memory>
-#include <optional>
 #include <string>
 
 namespace skillhost::cli {
@@ -30,29 +18,7 @@ struct GlobalOptions {
     std::string home;         // --home
 };
 
-// The loaded host: configuration, plugins, catalog snapshot, users and policy, and the call
-// pipeline every skill call goes through.
-struct HostRuntime {
-    config::HostConfig config;
-    std::unique_ptr<plugin::PluginLoader> loader;
-    std::shared_ptr<const catalog::CatalogSnapshot> catalog;
-    std::unique_ptr<exec::Executor> executor;
-    std::unique_ptr<policy::UserDirectory> users;
-    policy::PolicyConfig policy_config;
-    std::unique_ptr<policy::PolicyEngine> policy;
-    std::unique_ptr<policy::ModeStore> modes;
-    std::unique_ptr<policy::AuditLog> audit;
-    std::unique_ptr<policy::ApprovalQueue> approvals;
-    std::unique_ptr<exec::CallPipeline> pipeline;
-    std::shared_ptr<llm::LlmCallObserver> llm_observer;
-    std::shared_ptr<llm::ModelRouter> router;  // models.yaml; also serves plugins' completions
-
-    // The user a command acts as: `id`, or (when empty) the configured default user, or the first
-    // owner. USER_NOT_FOUND names the known users.
-    Result<policy::UserContext> user(std::string_view id) const;
-    policy::Resolver resolver(const policy::UserContext& user) const;
-    exec::CallerContext caller(const policy::UserContext& user) const;
-};
+using HostRuntime = app::HostRuntime;
 
 class CliContext {
 public:
@@ -65,8 +31,9 @@ public:
     void add_global_options(CLI::App& app);
 
     Result<config::HostConfig> load_config() const;
-    // Loads configuration and plugins once; later calls return the same runtime.
-    Result<HostRuntime*> runtime();
+    // Loads configuration and plugins once; later calls return the same runtime. `options` count
+    // only on the first call (serve and mcp ask for a live catalog).
+    Result<HostRuntime*> runtime(const app::RuntimeOptions& options = {});
 
     const std::filesystem::path& executable() const { return executable_; }
 
@@ -87,5 +54,7 @@ void register_audit_commands(CLI::App& app, CliContext& ctx);
 void register_models_commands(CLI::App& app, CliContext& ctx);
 void register_watch_command(CLI::App& app, CliContext& ctx);
 void register_mcp_command(CLI::App& app, CliContext& ctx);
+void register_serve_command(CLI::App& app, CliContext& ctx);
+void register_token_commands(CLI::App& app, CliContext& ctx);
 
 }  // namespace skillhost::cli

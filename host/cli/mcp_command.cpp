@@ -3,7 +3,6 @@
 // notifications/tools/list_changed when a plugin is installed while it is connected.
 #include "cli/cli_context.hpp"
 #include "cli/output.hpp"
-#include "llm/router_completion_service.hpp"
 #include "mcp/mcp_session.hpp"
 #include "mcp/stdio_transport.hpp"
 #include "reload/watched_catalog.hpp"
@@ -25,7 +24,9 @@ struct McpArgs {
 int run_mcp(CliContext& ctx, const McpArgs& a) {
     // A client that goes away must end the session through EOF / a failed write, not SIGPIPE.
     std::signal(SIGPIPE, SIG_IGN);
-    auto rt = ctx.runtime();
+    app::RuntimeOptions runtime_options;
+    runtime_options.live_catalog = true;
+    auto rt = ctx.runtime(runtime_options);
     if (!rt) {
         print_error(rt.error());
         return kExitFailed;
@@ -36,12 +37,10 @@ int run_mcp(CliContext& ctx, const McpArgs& a) {
         print_error(user.error());
         return kExitFailed;
     }
-    reload::LiveCatalogOptions catalog_options = reload::live_catalog_options(host.config);
-    catalog_options.loader.completions = std::make_shared<llm::RouterCompletionService>(host.router);
-    reload::WatchedCatalog watched(std::move(catalog_options), reload::watcher_options(host.config));
-    if (auto status = watched.start(); !status) {
+    if (auto status = app::start_watching(host); !status) {
         spdlog::warn("mcp: serving without hot reload: {}: {}", status.error().code, status.error().message);
     }
+    reload::WatchedCatalog& watched = *host.watched;
 
     mcp::StdioTransport transport(STDIN_FILENO, STDOUT_FILENO);
     mcp::McpSessionOptions options;

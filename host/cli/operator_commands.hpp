@@ -4,26 +4,16 @@
 #pragma once
 
 #include "cli/cli_context.hpp"
-#include "llm/model_router.hpp"
-#include "operator/operator.hpp"
-#include "store/guidance_store.hpp"
-#include "store/run_store.hpp"
+#include "app/operator_runtime.hpp"
 
 #include <CLI/CLI.hpp>
 
-#include <memory>
 
 namespace skillhost::cli {
 
-struct OperatorRuntime {
-    HostRuntime* host = nullptr;
-    llm::ModelRouter* router = nullptr;           // the host's (it also serves plugins' completions)
-    std::unique_ptr<llm::ModelRouter> own_router;  // only when the host runtime has none
-    std::unique_ptr<store::RunStore> runs;
-    std::unique_ptr<store::GuidanceStore> guidance;
-    std::unique_ptr<op::Operator> op;
-};
+using OperatorRuntime = app::OperatorRuntime;
 
+// The operator over this command's host runtime.
 Result<OperatorRuntime> make_operator_runtime(CliContext& ctx);
 
 // Prints a run for people: status, answer or error, and with `debug` every step.

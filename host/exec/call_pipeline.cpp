@@ -34,7 +34,8 @@ CallerContext CallPipeline::caller_for(const policy::UserContext& user) const {
     return c;
 }
 
-void CallPipeline::audit_call(const CallRequest& request, const SkillResult& result) const {
+void CallPipeline::report_call(const CallRequest& request, const SkillResult& result) const {
+    if (parts_.observers) parts_.observers->for_each([&](CallObserver& o) { o.on_call(request.skill_id, result); });
     if (!parts_.audit) return;
     policy::SkillCallAudit a;
     a.user_id = request.user.user_id;
@@ -94,7 +95,7 @@ CallOutcome CallPipeline::call(const catalog::CatalogSnapshot& catalog, const Ca
     }
 
     out.result = parts_.executor->call(catalog, spec.id, prepared.value(), caller_for(request.user), request.options);
-    audit_call(request, out.result);
+    report_call(request, out.result);
     return out;
 }
 
@@ -146,7 +147,7 @@ Result<ApprovalOutcome> CallPipeline::approve(const catalog::CatalogSnapshot& ca
     req.user = user.value();
     req.requested_by = "approval:" + record.id;
     SkillResult result = parts_.executor->call(catalog, req.skill_id, req.args, caller_for(req.user), req.options);
-    audit_call(req, result);
+    report_call(req, result);
     auto done = parts_.approvals->complete(record.id, result.ok, result.to_json(),
                                            result.ok ? "" : result.error.code + ": " + result.error.message);
     if (!done) return done.error();

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "catalog/catalog_snapshot.hpp"
+#include "exec/call_observer.hpp"
 #include "exec/executor.hpp"
 #include "policy/approval_queue.hpp"
 #include "policy/audit_log.hpp"
@@ -16,6 +17,7 @@
 #include <boost/json/value.hpp>
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +53,8 @@ struct PipelineParts {
     std::filesystem::path users_dir;               // <home>/users
     // Resolves a user as they are now (trust, mode, workspace) for re-checks at approval time.
     std::function<Result<policy::UserContext>(std::string_view user_id)> resolve_user;
+    // Optional: told about every executed call (observers may be added later).
+    std::shared_ptr<CallObserverList> observers;
 };
 
 class CallPipeline {
@@ -76,7 +80,8 @@ public:
 
 private:
     CallerContext caller_for(const policy::UserContext& user) const;
-    void audit_call(const CallRequest& request, const SkillResult& result) const;
+    // Tells the observers and the audit log about an executed call.
+    void report_call(const CallRequest& request, const SkillResult& result) const;
 
     PipelineParts parts_;
 };

@@ -2,7 +2,10 @@
 // The audit log implements this; tests collect the records.
 #pragma once
 
+#include "base/observer_list.hpp"
+
 #include <chrono>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -54,6 +57,18 @@ public:
 private:
     mutable std::mutex mutex_;
     std::vector<LlmCallRecord> records_;
+};
+
+// Forwards every record to each observer added so far (the audit log, the daemon's metrics).
+class LlmCallObserverList final : public LlmCallObserver {
+public:
+    void add(std::shared_ptr<LlmCallObserver> observer) { observers_.add(std::move(observer)); }
+    void on_llm_call(const LlmCallRecord& record) override {
+        observers_.for_each([&](LlmCallObserver& o) { o.on_llm_call(record); });
+    }
+
+private:
+    ObserverList<LlmCallObserver> observers_;
 };
 
 }  // namespace skillhost::llm

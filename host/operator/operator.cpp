@@ -148,7 +148,7 @@ std::string Operator::playbook_text(store::Run& run, const policy::UserContext& 
 Result<store::Run> Operator::run(std::string_view goal, const policy::UserContext& user, const RunOptions& options,
                                  RunEventSubscriber* events) {
     store::Run run;
-    run.id = store::new_id("run");
+    run.id = options.id.empty() ? store::new_id("run") : options.id;
     run.goal = std::string(goal);
     run.user_id = user.user_id;
     run.mode = policy::to_string(user.mode);
@@ -581,7 +581,8 @@ void Operator::finish_with_answer(Session& session, std::string style, std::stri
     session.emit(RunEventType::completion, run.answer, std::move(data));
 }
 
-Result<store::Run> Operator::resume_after_approval(std::string_view run_id, RunEventSubscriber* events) {
+Result<store::Run> Operator::resume_after_approval(std::string_view run_id, RunEventSubscriber* events,
+                                                  std::shared_ptr<std::atomic<bool>> cancel) {
     auto loaded = parts_.runs->get(run_id);
     if (!loaded) return loaded.error();
     store::Run run = std::move(loaded.value());
@@ -660,10 +661,11 @@ Result<store::Run> Operator::resume_after_approval(std::string_view run_id, RunE
         events->on_event(event);
     }
     if (auto saved = parts_.runs->save(run); !saved) return saved.error();
-    return drive(run, user.value(), events);
+    return drive(run, user.value(), events, 0, std::move(cancel));
 }
 
-Result<store::Run> Operator::guide(std::string_view run_id, std::string_view text, RunEventSubscriber* events) {
+Result<store::Run> Operator::guide(std::string_view run_id, std::string_view text, RunEventSubscriber* events,
+                                  std::shared_ptr<std::atomic<bool>> cancel) {
     if (text.find_first_not_of(" \t\n") == std::string_view::npos) {
         return Error{"GUIDANCE_EMPTY", "the guidance is empty — say what the operator should do differently", {}, {}};
     }
@@ -698,7 +700,7 @@ Result<store::Run> Operator::guide(std::string_view run_id, std::string_view tex
     // The guided continuation is a fresh attempt: old failures must not re-trigger stuck detection.
     run.attempt_first_step = run.steps.size();
     if (auto saved = parts_.runs->save(run); !saved) return saved.error();
-    return drive(run, user.value(), events);
+    return drive(run, user.value(), events, 0, std::move(cancel));
 }
 
 void Operator::learn_from_guidance(store::Run& run) {

@@ -39,6 +39,7 @@ struct OperatorParts {
 };
 
 struct RunOptions {
+    std::string id;                    // the run's id; empty: a new one (store::new_id("run"))
     std::vector<std::string> history;  // earlier turns of the conversation, oldest first
     int max_steps = 0;                 // 0: the config's
     // Set from another thread to stop the run: the current model request and skill call are
@@ -60,12 +61,15 @@ public:
 
     // Continues a run that waited for approval, with the approved call's real result or the
     // rejection. RUN_NOT_FOUND, RUN_NOT_AWAITING_APPROVAL, APPROVAL_STILL_PENDING.
-    Result<store::Run> resume_after_approval(std::string_view run_id, RunEventSubscriber* events = nullptr);
+    // `cancel` as in RunOptions.
+    Result<store::Run> resume_after_approval(std::string_view run_id, RunEventSubscriber* events = nullptr,
+                                             std::shared_ptr<std::atomic<bool>> cancel = nullptr);
 
     // Continues a needs_guidance run with the user's advice; the guidance is stored with its situation
     // and, when the resumed run succeeds, becomes a playbook. RUN_NOT_FOUND, RUN_NOT_WAITING_FOR_GUIDANCE,
     // GUIDANCE_EMPTY.
-    Result<store::Run> guide(std::string_view run_id, std::string_view text, RunEventSubscriber* events = nullptr);
+    Result<store::Run> guide(std::string_view run_id, std::string_view text, RunEventSubscriber* events = nullptr,
+                             std::shared_ptr<std::atomic<bool>> cancel = nullptr);
 
     const OperatorConfig& config() const { return parts_.config; }
 

@@ -4,7 +4,7 @@
 #include "llm/llm_call_observer.hpp"
 #include "policy/audit_log.hpp"
 
-namespace skillhost::cli {
+namespace skillhost::app {
 
 class AuditLlmObserver final : public llm::LlmCallObserver {
 public:
@@ -15,4 +15,4 @@ private:
     policy::AuditLog* audit_;  // not owned; outlives the router
 };
 
-}  // namespace skillhost::cli
+}  // namespace skillhost::app

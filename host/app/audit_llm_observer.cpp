@@ -1,8 +1,8 @@
-#include "cli/audit_llm_observer.hpp"
+#include "app/audit_llm_observer.hpp"
 
 #include <spdlog/spdlog.h>
 
-namespace skillhost::cli {
+namespace skillhost::app {
 
 void AuditLlmObserver::on_llm_call(const llm::LlmCallRecord& record) {
     if (!audit_) return;
@@ -18,4 +18,4 @@ void AuditLlmObserver::on_llm_call(const llm::LlmCallRecord& record) {
     if (auto st = audit_->record_llm_call(a); !st) spdlog::warn("audit: {}", st.error().message);
 }
 
-}  // namespace skillhost::cli
+}  // namespace skillhost::app

@@ -1,0 +1,124 @@
+#include "app/host_runtime.hpp"
+
+#include "app/audit_llm_observer.hpp"
+#include "llm/router_completion_service.hpp"
+#include "policy/user_context.hpp"
+
+namespace skillhost::app {
+namespace {
+
+Status load_policy(HostRuntime& rt) {
+    const auto& cfg = rt.config;
+    auto users = policy::load_users(cfg.etc_dir / "users.yaml", cfg.default_workspace);
+    if (!users) return users.error();
+    rt.users = std::make_unique<policy::UserDirectory>(std::move(users.value()));
+    auto pc = policy::load_policy_config(cfg.etc_dir / "policy.yaml");
+    if (!pc) return pc.error();
+    if (auto st = policy::check_policy_users(pc.value(), *rt.users); !st) return st.error();
+    rt.policy_config = std::move(pc.value());
+    auto modes = policy::ModeStore::open(cfg.database_file());
+    if (!modes) return modes.error();
+    rt.modes = std::move(modes.value());
+    auto audit = policy::AuditLog::open(cfg.audit_dir(), rt.policy_config.audit);
+    if (!audit) return audit.error();
+    rt.audit = std::move(audit.value());
+    policy::ApprovalQueueOptions qo;
+    qo.ttl = rt.policy_config.approval_ttl;
+    qo.audit = rt.audit.get();
+    auto queue = policy::ApprovalQueue::open(cfg.database_file(), qo);
+    if (!queue) return queue.error();
+    rt.approvals = std::move(queue.value());
+    rt.policy = std::make_unique<policy::PolicyEngine>(rt.policy_config);
+    return {};
+}
+
+}  // namespace
+
+HostRuntime::~HostRuntime() {
+    // The watcher's thread may still be rebuilding the catalog; stop it before anything it uses goes.
+    if (watched) watched->stop();
+}
+
+std::shared_ptr<const catalog::CatalogSnapshot> HostRuntime::snapshot() const {
+    return watched ? watched->catalog().snapshot() : catalog;
+}
+
+Result<policy::UserContext> HostRuntime::user(std::string_view id) const {
+    std::string_view wanted = id;
+    if (wanted.empty()) wanted = users->find(config.default_user) ? std::string_view(config.default_user)
+                                                                  : std::string_view(users->first_owner().id);
+    return policy::resolve_user_context(*users, *modes, wanted);
+}
+
+policy::Resolver HostRuntime::resolver(const policy::UserContext& u) const { return policy::Resolver{u.user_id, u.role}; }
+
+exec::CallerContext HostRuntime::caller(const policy::UserContext& u) const {
+    exec::CallerContext c;
+    c.user_id = u.user_id;
+    c.cognitive_mode = policy::to_string(u.mode);
+    c.workspace_root = u.workspace;
+    c.users_dir = config.users_dir();
+    return c;
+}
+
+Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config, const RuntimeOptions& options) {
+    auto rt = std::make_unique<HostRuntime>();
+    rt->config = std::move(config);
+    std::error_code ec;
+    std::filesystem::create_directories(rt->config.plugin_cache_dir(), ec);
+    if (ec) {
+        return Error{"HOME_NOT_WRITABLE",
+                     "cannot create " + rt->config.plugin_cache_dir().string() + ": " + ec.message(),
+                     {},
+                     {"pass a writable directory with --home or set SKILLHOST_HOME"}};
+    }
+    if (auto st = load_policy(*rt); !st) return st.error();
+    rt->llm_observers = std::make_shared<llm::LlmCallObserverList>();
+    rt->llm_observers->add(std::make_shared<AuditLlmObserver>(rt->audit.get()));
+    auto router = llm::ModelRouter::load(rt->config.etc_dir / "models.yaml", rt->llm_observers);
+    if (!router) return router.error();
+    rt->router = std::move(router.value());
+
+    auto completions = std::make_shared<llm::RouterCompletionService>(rt->router);
+    if (options.live_catalog) {
+        reload::LiveCatalogOptions catalog_options = reload::live_catalog_options(rt->config);
+        catalog_options.loader.completions = completions;
+        policy::AuditLog* audit = rt->audit.get();
+        catalog_options.on_report = [audit](const reload::ReloadReport& report) {
+            (void)audit->append("reload", report.to_json());
+        };
+        rt->watched = std::make_unique<reload::WatchedCatalog>(std::move(catalog_options),
+                                                               reload::watcher_options(rt->config));
+        rt->watched->catalog().rescan();
+    } else {
+        plugin::LoaderOptions lo;
+        lo.cache_dir = rt->config.plugin_cache_dir();
+        lo.completions = completions;
+        rt->loader = std::make_unique<plugin::PluginLoader>(lo);
+        auto report = plugin::discover_plugins(*rt->loader, rt->config.plugin_dirs);
+        rt->catalog = std::make_shared<catalog::CatalogSnapshot>(1, std::move(report.plugins), std::move(report.failures));
+    }
+    rt->executor = std::make_unique<exec::Executor>();
+    rt->call_observers = std::make_shared<exec::CallObserverList>();
+
+    exec::PipelineParts parts;
+    parts.policy = rt->policy.get();
+    parts.approvals = rt->approvals.get();
+    parts.audit = rt->audit.get();
+    parts.executor = rt->executor.get();
+    parts.users_dir = rt->config.users_dir();
+    parts.observers = rt->call_observers;
+    const HostRuntime* raw = rt.get();
+    parts.resolve_user = [raw](std::string_view id) { return policy::resolve_user_context(*raw->users, *raw->modes, id); };
+    rt->pipeline = std::make_unique<exec::CallPipeline>(std::move(parts));
+    return rt;
+}
+
+Status start_watching(HostRuntime& runtime) {
+    if (!runtime.watched) {
+        return Error{"CATALOG_NOT_LIVE", "this runtime was loaded with a fixed catalog; it has nothing to watch", {}, {}};
+    }
+    return runtime.watched->start();
+}
+
+}  // namespace skillhost::app

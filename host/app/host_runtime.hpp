@@ -1,0 +1,73 @@
+// The assembled host every front end runs on (the CLI's commands, `skillhost serve`, `skillhost
+// mcp`): configuration, users and policy, the audit log and approval queue, the model router, the
+// plugins and their catalog, the executor, and the call pipeline every skill call goes through.
+#pragma once
+
+#include "base/error.hpp"
+#include "catalog/catalog_snapshot.hpp"
+#include "config/host_config.hpp"
+#include "exec/call_observer.hpp"
+#include "exec/call_pipeline.hpp"
+#include "exec/executor.hpp"
+#include "llm/llm_call_observer.hpp"
+#include "llm/model_router.hpp"
+#include "plugin/plugin_loader.hpp"
+#include "policy/approval_queue.hpp"
+#include "policy/audit_log.hpp"
+#include "policy/mode_store.hpp"
+#include "policy/policy_config.hpp"
+#include "policy/policy_engine.hpp"
+#include "policy/users.hpp"
+#include "reload/watched_catalog.hpp"
+
+#include <memory>
+#include <string_view>
+
+namespace skillhost::app {
+
+struct RuntimeOptions {
+    // false: load the plugins once into a fixed snapshot (one-shot commands). true: a LiveCatalog
+    // kept current by a PluginWatcher (serve, mcp); start_watching() starts the watcher.
+    bool live_catalog = false;
+};
+
+struct HostRuntime {
+    config::HostConfig config;
+    std::unique_ptr<policy::UserDirectory> users;
+    policy::PolicyConfig policy_config;
+    std::unique_ptr<policy::PolicyEngine> policy;
+    std::unique_ptr<policy::ModeStore> modes;
+    std::unique_ptr<policy::AuditLog> audit;
+    std::unique_ptr<policy::ApprovalQueue> approvals;
+    // Every model call goes to the audit log; front ends may add their own observers (metrics).
+    std::shared_ptr<llm::LlmCallObserverList> llm_observers;
+    std::shared_ptr<llm::ModelRouter> router;  // models.yaml; also serves plugins' completions
+    std::unique_ptr<plugin::PluginLoader> loader;
+    std::shared_ptr<const catalog::CatalogSnapshot> catalog;  // fixed catalog (one-shot runtimes)
+    std::unique_ptr<reload::WatchedCatalog> watched;          // live catalog (live runtimes)
+    std::unique_ptr<exec::Executor> executor;
+    std::shared_ptr<exec::CallObserverList> call_observers;
+    std::unique_ptr<exec::CallPipeline> pipeline;
+
+    ~HostRuntime();
+
+    // The catalog as it is now; never null.
+    std::shared_ptr<const catalog::CatalogSnapshot> snapshot() const;
+
+    // The user a command acts as: `id`, or (when empty) the configured default user, or the first
+    // owner. USER_NOT_FOUND names the known users.
+    Result<policy::UserContext> user(std::string_view id) const;
+    policy::Resolver resolver(const policy::UserContext& user) const;
+    exec::CallerContext caller(const policy::UserContext& user) const;
+};
+
+// Opens everything the configuration names. Errors: HOME_NOT_WRITABLE, USERS_INVALID,
+// POLICY_INVALID, DATABASE_ERROR, MODELS_INVALID, ... each with what to fix. A live runtime has
+// loaded its plugins when this returns; its watcher runs once start_watching() succeeded.
+Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config, const RuntimeOptions& options = {});
+
+// Starts the plugin watcher of a live runtime (hot reload). The catalog keeps working without it
+// when this fails (e.g. inotify limits); the error says why.
+Status start_watching(HostRuntime& runtime);
+
+}  // namespace skillhost::app

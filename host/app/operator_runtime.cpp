@@ -1,0 +1,29 @@
+#include "app/operator_runtime.hpp"
+
+namespace skillhost::app {
+
+Result<OperatorRuntime> make_operator_runtime(HostRuntime& host) {
+    OperatorRuntime rt;
+    rt.host = &host;
+    const auto& config = host.config;
+    auto operator_config = op::load_operator_config(config.etc_dir / "operator.yaml");
+    if (!operator_config) return operator_config.error();
+    auto runs = store::RunStore::open(config.database_file());
+    if (!runs) return runs.error();
+    rt.runs = std::move(runs.value());
+    auto guidance = store::GuidanceStore::open(config.database_file());
+    if (!guidance) return guidance.error();
+    rt.guidance = std::move(guidance.value());
+    op::OperatorParts parts;
+    parts.pipeline = host.pipeline.get();
+    parts.router = host.router.get();
+    parts.runs = rt.runs.get();
+    parts.guidance = rt.guidance.get();
+    const HostRuntime* h = &host;
+    parts.catalog = [h] { return h->snapshot(); };
+    parts.config = operator_config.value();
+    rt.op = std::make_unique<op::Operator>(std::move(parts));
+    return rt;
+}
+
+}  // namespace skillhost::app
