@@ -143,7 +143,7 @@ json::object skill_json(const CatalogEntry& entry) {
     out["plugin"] = m.name;
     out["plugin_version"] = m.version;
     out["inputs"] = spec.inputs.to_json_schema();
-    out["outputs"] = spec.outputs.to_json_schema();
+    out["outputs"] = spec.outputs.to_json_schema(false);
     out["risk"] = manifest::to_string(spec.risk);
     out["cost"] = manifest::to_string(spec.cost);
     out["min_trust"] = manifest::to_string(spec.min_trust);
@@ -252,7 +252,7 @@ boost::json::object render_mcp_tool(const CatalogEntry& entry) {
     tool["title"] = spec.title.empty() ? spec.id : spec.title;
     tool["description"] = tool_description(spec);
     tool["inputSchema"] = input_object_schema(spec.inputs);
-    if (spec.outputs.type == SchemaType::object) tool["outputSchema"] = spec.outputs.to_json_schema();
+    if (spec.outputs.type == SchemaType::object) tool["outputSchema"] = spec.outputs.to_json_schema(false);
     tool["annotations"] = json::object{{"title", tool["title"]},
                                        {"readOnlyHint", spec.annotations.read_only},
                                        {"destructiveHint", spec.annotations.destructive},
@@ -313,6 +313,59 @@ std::vector<const CatalogEntry*> all_entries(const CatalogSnapshot& snapshot) {
     out.reserve(snapshot.entries().size());
     for (const auto& entry : snapshot.entries()) out.push_back(&entry);
     return out;
+}
+
+boost::json::array render_failures(const CatalogSnapshot& snapshot) {
+    boost::json::array out;
+    for (const auto& f : snapshot.failures()) {
+        boost::json::object o;
+        o["manifest"] = f.manifest_file.string();
+        o["plugin"] = f.plugin_name;
+        o["error"] = f.error.to_json();
+        out.push_back(std::move(o));
+    }
+    return out;
+}
+
+boost::json::object render_skill_list(const CatalogSnapshot& snapshot, const std::vector<const CatalogEntry*>& entries) {
+    boost::json::object out;
+    out["catalog_version"] = snapshot.version();
+    boost::json::array skills;
+    for (const auto* e : entries) {
+        boost::json::object s;
+        s["id"] = e->spec->id;
+        s["title"] = e->spec->title;
+        s["plugin"] = e->plugin->manifest().name;
+        s["plugin_version"] = std::string(e->plugin->version());
+        s["risk"] = manifest::to_string(e->spec->risk);
+        s["min_trust"] = manifest::to_string(e->spec->min_trust);
+        s["read_only"] = e->spec->annotations.read_only;
+        s["requires_approval"] = e->spec->requires_approval;
+        skills.push_back(std::move(s));
+    }
+    out["skills"] = std::move(skills);
+    out["failures"] = render_failures(snapshot);
+    return out;
+}
+
+std::string render_catalog(const std::vector<const CatalogEntry*>& entries, RenderFormat format) {
+    switch (format) {
+        case RenderFormat::text: return render_catalog_text(entries);
+        case RenderFormat::json: return boost::json::serialize(render_catalog_json(entries));
+        case RenderFormat::openai: return boost::json::serialize(render_catalog_openai(entries));
+        case RenderFormat::mcp: return boost::json::serialize(render_catalog_mcp(entries));
+        case RenderFormat::table: return render_catalog_table(entries);
+    }
+    return {};
+}
+
+std::optional<RenderFormat> parse_render_format(std::string_view name) {
+    if (name == "text") return RenderFormat::text;
+    if (name == "json") return RenderFormat::json;
+    if (name == "openai") return RenderFormat::openai;
+    if (name == "mcp") return RenderFormat::mcp;
+    if (name == "table") return RenderFormat::table;
+    return std::nullopt;
 }
 
 }  // namespace skillhost::catalog

@@ -7,7 +7,9 @@
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace skillhost::catalog {
@@ -32,5 +34,16 @@ boost::json::array render_catalog_mcp(const std::vector<const CatalogEntry*>& en
 std::string render_catalog_table(const std::vector<const CatalogEntry*>& entries);
 
 std::vector<const CatalogEntry*> all_entries(const CatalogSnapshot& snapshot);
+
+// {catalog_version, skills: [{id, title, plugin, plugin_version, risk, min_trust, read_only,
+// requires_approval}], failures: [{manifest, plugin, error}]}: `skills list --json` and GET /v1/skills.
+boost::json::object render_skill_list(const CatalogSnapshot& snapshot, const std::vector<const CatalogEntry*>& entries);
+// `entries` in `format` (json formats compact).
+std::string render_catalog(const std::vector<const CatalogEntry*>& entries, RenderFormat format);
+// "text", "json", "openai", "mcp", "table"; nullopt for anything else.
+std::optional<RenderFormat> parse_render_format(std::string_view name);
+
+// Every plugin that failed to load: [{manifest, plugin, error}].
+boost::json::array render_failures(const CatalogSnapshot& snapshot);
 
 }  // namespace skillhost::catalog

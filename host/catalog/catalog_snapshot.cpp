@@ -75,15 +75,7 @@ const std::string& CatalogSnapshot::render(RenderFormat format) const {
     std::lock_guard lock(render_mutex_);
     const int key = static_cast<int>(format);
     if (auto it = rendered_.find(key); it != rendered_.end()) return it->second;
-    const auto entries = all_entries(*this);
-    std::string text;
-    switch (format) {
-        case RenderFormat::text: text = render_catalog_text(entries); break;
-        case RenderFormat::json: text = boost::json::serialize(render_catalog_json(entries)); break;
-        case RenderFormat::openai: text = boost::json::serialize(render_catalog_openai(entries)); break;
-        case RenderFormat::mcp: text = boost::json::serialize(render_catalog_mcp(entries)); break;
-        case RenderFormat::table: text = render_catalog_table(entries); break;
-    }
+    std::string text = render_catalog(all_entries(*this), format);
     // unordered_map nodes never move, so the reference stays valid for the snapshot's lifetime.
     return rendered_.emplace(key, std::move(text)).first->second;
 }

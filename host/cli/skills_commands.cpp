@@ -10,18 +10,6 @@
 namespace skillhost::cli {
 namespace {
 
-boost::json::array failures_json(const catalog::CatalogSnapshot& snap) {
-    boost::json::array out;
-    for (const auto& f : snap.failures()) {
-        boost::json::object o;
-        o["manifest"] = f.manifest_file.string();
-        o["plugin"] = f.plugin_name;
-        o["error"] = f.error.to_json();
-        out.push_back(std::move(o));
-    }
-    return out;
-}
-
 void print_failures(const catalog::CatalogSnapshot& snap) {
     if (snap.failures().empty()) return;
     std::cout << "\n" << snap.failures().size() << (snap.failures().size() == 1 ? " plugin" : " plugins")
@@ -55,23 +43,7 @@ int run_list(CliContext& ctx, const ListArgs& a) {
     if (!visible) return fail_setup(visible.error(), json);
     const auto& entries = visible.value();
     if (json) {
-        boost::json::object out;
-        out["catalog_version"] = snap.version();
-        boost::json::array skills;
-        for (const auto* e : entries) {
-            boost::json::object s;
-            s["id"] = e->spec->id;
-            s["title"] = e->spec->title;
-            s["plugin"] = e->plugin->manifest().name;
-            s["plugin_version"] = std::string(e->plugin->version());
-            s["risk"] = manifest::to_string(e->spec->risk);
-            s["min_trust"] = manifest::to_string(e->spec->min_trust);
-            s["read_only"] = e->spec->annotations.read_only;
-            s["requires_approval"] = e->spec->requires_approval;
-            skills.push_back(std::move(s));
-        }
-        out["skills"] = std::move(skills);
-        out["failures"] = failures_json(snap);
+        boost::json::object out = catalog::render_skill_list(snap, entries);
         print_json(out);
         return kExitOk;
     }

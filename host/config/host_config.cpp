@@ -40,11 +40,104 @@ Error config_error(const fs::path& file, const YAML::Mark& mark, const std::stri
 
 const std::set<std::string>& known_keys() {
     static const std::set<std::string> keys{"home", "plugin_dirs", "default_user", "default_workspace",
-                                            "reload_debounce_ms", "include_builtin_plugins"};
+                                            "reload_debounce_ms", "include_builtin_plugins", "server"};
     return keys;
 }
 
+std::string joined(const std::set<std::string>& names) {
+    std::string out;
+    for (const auto& k : names) out += (out.empty() ? "" : ", ") + k;
+    return out;
+}
+
+template <class T>
+std::optional<Error> read_bounded(const fs::path& file, const YAML::Node& v, const std::string& key, long long lo, long long hi,
+                                  T& out) {
+    const long long n = v.as<long long>();
+    if (n < lo || n > hi) {
+        return config_error(file, v.Mark(), key, "expected " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " +
+                                                     std::to_string(n));
+    }
+    out = static_cast<T>(n);
+    return std::nullopt;
+}
+
+std::optional<Error> read_server(const fs::path& file, const YAML::Node& node, ServerSettings& server) {
+    if (!node.IsMap()) return config_error(file, node.Mark(), "server", "expected a mapping (listen, threads, ...)");
+    static const std::set<std::string> keys{"listen", "allow_remote", "threads", "handler_threads", "max_body_bytes",
+                                            "max_runs_per_user", "max_streams", "shutdown_grace_ms"};
+    for (const auto& kv : node) {
+        const std::string key = kv.first.as<std::string>();
+        const std::string name = "server." + key;
+        const YAML::Node& v = kv.second;
+        if (!keys.count(key)) return config_error(file, kv.first.Mark(), name, "unknown setting; allowed: " + joined(keys));
+        try {
+            std::optional<Error> bad;
+            if (key == "listen") {
+                std::string problem;
+                if (!parse_listen_address(v.as<std::string>(), server.host, server.port, problem))
+                    return config_error(file, v.Mark(), name, problem);
+            } else if (key == "allow_remote") {
+                server.allow_remote = v.as<bool>();
+            } else if (key == "threads") {
+                bad = read_bounded(file, v, name, 0, 256, server.threads);
+            } else if (key == "handler_threads") {
+                bad = read_bounded(file, v, name, 1, 1024, server.handler_threads);
+            } else if (key == "max_body_bytes") {
+                bad = read_bounded(file, v, name, 1024, 1LL << 30, server.max_body_bytes);
+            } else if (key == "max_runs_per_user") {
+                bad = read_bounded(file, v, name, 1, 1000, server.max_runs_per_user);
+            } else if (key == "max_streams") {
+                bad = read_bounded(file, v, name, 1, 100000, server.max_streams);
+            } else if (key == "shutdown_grace_ms") {
+                long long ms = 0;
+                bad = read_bounded(file, v, name, 0, 3600000, ms);
+                server.shutdown_grace = std::chrono::milliseconds(ms);
+            }
+            if (bad) return bad;
+        } catch (const YAML::BadConversion&) {
+            return config_error(file, v.Mark(), name, "has the wrong type (see docs/configuration.md)");
+        }
+    }
+    return std::nullopt;
+}
+
 }  // namespace
+
+bool parse_listen_address(std::string_view text, std::string& host, std::uint16_t& port, std::string& problem) {
+    std::string_view h;
+    std::string_view p;
+    if (!text.empty() && text.front() == '[') {
+        const auto close = text.find(']');
+        if (close == std::string_view::npos || close + 1 >= text.size() || text[close + 1] != ':') {
+            problem = "expected [IPV6]:PORT, e.g. [::1]:8787, got '" + std::string(text) + "'";
+            return false;
+        }
+        h = text.substr(1, close - 1);
+        p = text.substr(close + 2);
+    } else {
+        const auto colon = text.rfind(':');
+        if (colon == std::string_view::npos || text.find(':') != colon) {
+            problem = "expected HOST:PORT, e.g. 127.0.0.1:8787, got '" + std::string(text) + "'";
+            return false;
+        }
+        h = text.substr(0, colon);
+        p = text.substr(colon + 1);
+    }
+    if (h.empty()) {
+        problem = "the host part of '" + std::string(text) + "' is empty; use 127.0.0.1 (this machine only) or 0.0.0.0";
+        return false;
+    }
+    unsigned value = 0;
+    if (p.empty() || p.size() > 5 || p.find_first_not_of("0123456789") != std::string_view::npos ||
+        (value = static_cast<unsigned>(std::stoul(std::string(p)))) > 65535) {
+        problem = "the port in '" + std::string(text) + "' must be a number from 0 to 65535";
+        return false;
+    }
+    host = std::string(h);
+    port = static_cast<std::uint16_t>(value);
+    return true;
+}
 
 fs::path builtin_plugin_dir(const fs::path& exe) {
     std::error_code ec;
@@ -91,9 +184,7 @@ Result<HostConfig> load_host_config(const ConfigSources& sources) {
                 const std::string key = kv.first.as<std::string>();
                 const YAML::Node& v = kv.second;
                 if (!known_keys().count(key)) {
-                    std::string allowed;
-                    for (const auto& k : known_keys()) allowed += (allowed.empty() ? "" : ", ") + k;
-                    return config_error(abs, kv.first.Mark(), key, "unknown setting; allowed: " + allowed);
+                    return config_error(abs, kv.first.Mark(), key, "unknown setting; allowed: " + joined(known_keys()));
                 }
                 try {
                     if (key == "home") {
@@ -112,6 +203,8 @@ Result<HostConfig> load_host_config(const ConfigSources& sources) {
                         cfg.reload_debounce = std::chrono::milliseconds(ms);
                     } else if (key == "include_builtin_plugins") {
                         include_builtin = v.as<bool>();
+                    } else if (key == "server") {
+                        if (auto bad = read_server(abs, v, cfg.server)) return *bad;
                     }
                 } catch (const YAML::BadConversion&) {
                     return config_error(abs, v.Mark(), key, "has the wrong type (see docs/configuration.md)");

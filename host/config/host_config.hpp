@@ -4,12 +4,30 @@
 #include "base/error.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace skillhost::config {
+
+// `server:` in skillhost.yaml: how `skillhost serve` listens and what it allows.
+struct ServerSettings {
+    std::string host = "127.0.0.1";  // from `listen: HOST:PORT`; a non-loopback host needs allow_remote
+    std::uint16_t port = 8787;       // 0: any free port (tests)
+    bool allow_remote = false;
+    unsigned threads = 0;             // network threads; 0: the core count
+    unsigned handler_threads = 16;    // requests handled at once (a skill call may block one)
+    std::size_t max_body_bytes = 1 << 20;
+    unsigned max_runs_per_user = 4;   // operator runs working at once per user; more: 429
+    unsigned max_streams = 64;        // open event streams (SSE); more: 503
+    std::chrono::milliseconds shutdown_grace{10000};  // SIGTERM: how long in-flight work may finish
+};
+
+// "127.0.0.1:8787", "[::1]:8787", "0.0.0.0:9000". False (with `problem`) when it is not HOST:PORT.
+bool parse_listen_address(std::string_view text, std::string& host, std::uint16_t& port, std::string& problem);
 
 struct HostConfig {
     std::filesystem::path config_file;  // empty when running on built-in defaults
@@ -19,6 +37,7 @@ struct HostConfig {
     std::string default_user = "owner";
     std::filesystem::path default_workspace;  // a user's workspace when users.yaml gives none
     std::chrono::milliseconds reload_debounce{100};
+    ServerSettings server;
 
     std::filesystem::path users_dir() const { return home / "users"; }
     std::filesystem::path plugin_cache_dir() const { return home / "plugin-cache"; }

@@ -48,7 +48,7 @@ boost::json::value bound_value(double bound) {
 
 }  // namespace
 
-boost::json::object Schema::to_json_schema() const {
+boost::json::object Schema::to_json_schema(bool closed_objects) const {
     boost::json::object out;
     if (type != SchemaType::any) out["type"] = to_string(type);
     if (!description.empty()) out["description"] = description;
@@ -61,17 +61,17 @@ boost::json::object Schema::to_json_schema() const {
     if (minimum) out["minimum"] = bound_value(*minimum);
     if (maximum) out["maximum"] = bound_value(*maximum);
     if (pattern) out["pattern"] = *pattern;
-    if (type == SchemaType::array && items) out["items"] = items->to_json_schema();
+    if (type == SchemaType::array && items) out["items"] = items->to_json_schema(closed_objects);
     if (type == SchemaType::object) {
         boost::json::object props;
-        for (const auto& [name, schema] : properties) props[name] = schema.to_json_schema();
+        for (const auto& [name, schema] : properties) props[name] = schema.to_json_schema(closed_objects);
         out["properties"] = std::move(props);
         if (!required.empty()) {
             boost::json::array names;
             for (const auto& name : required) names.emplace_back(name);
             out["required"] = std::move(names);
         }
-        out["additionalProperties"] = false;
+        if (closed_objects) out["additionalProperties"] = false;
     }
     return out;
 }

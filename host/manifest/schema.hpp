@@ -32,9 +32,11 @@ struct Schema {
     const Schema* property(std::string_view name) const;
     bool is_required(std::string_view name) const;
 
-    // Standard JSON Schema (draft 2020-12 vocabulary) for OpenAI/Ollama `tools` and MCP.
-    // Object schemas get "additionalProperties": false.
-    boost::json::object to_json_schema() const;
+    // Standard JSON Schema (draft 2020-12 vocabulary) for OpenAI/Ollama `tools` and MCP. With
+    // `closed_objects` (inputs: the host rejects unknown argument fields) object schemas get
+    // "additionalProperties": false; output schemas leave objects open, since a result may carry
+    // fields its manifest does not list and clients (MCP SDKs) validate against the schema.
+    boost::json::object to_json_schema(bool closed_objects = true) const;
 };
 
 }  // namespace skillhost::manifest

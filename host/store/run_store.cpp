@@ -90,4 +90,16 @@ Result<std::vector<Run>> RunStore::list(const RunFilter& filter) const {
     return runs;
 }
 
+Result<std::map<std::string, std::uint64_t>> RunStore::count_by_status() const {
+    std::lock_guard lock(mutex_);
+    policy::SqliteStatement statement(connection_, "SELECT status, COUNT(*) FROM runs GROUP BY status");
+    if (!statement.prepared()) return connection_.error("counting runs");
+    std::map<std::string, std::uint64_t> counts;
+    for (int rc = statement.step(); rc != SQLITE_DONE; rc = statement.step()) {
+        if (rc != SQLITE_ROW) return connection_.error("counting runs");
+        counts[statement.text(0)] = static_cast<std::uint64_t>(statement.integer(1));
+    }
+    return counts;
+}
+
 }  // namespace skillhost::store

@@ -7,7 +7,10 @@
 #include "policy/sqlite_connection.hpp"
 #include "store/run_record.hpp"
 
+#include <cstdint>
 #include <filesystem>
+#include <map>
+#include <string>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -32,6 +35,8 @@ public:
     // RUN_NOT_FOUND (with a hint to `skillhost runs list`) when there is no such run.
     Result<Run> get(std::string_view id) const;
     Result<std::vector<Run>> list(const RunFilter& filter = {}) const;
+    // How many runs have each status (only statuses that occur).
+    Result<std::map<std::string, std::uint64_t>> count_by_status() const;
 
 private:
     explicit RunStore(policy::SqliteConnection connection) : connection_(std::move(connection)) {}

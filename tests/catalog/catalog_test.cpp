@@ -239,6 +239,9 @@ TEST(RenderMcp, ToolHasObjectSchemasAndAnnotations) {
     EXPECT_EQ(input.at("properties").at("priority").at("enum"), json::parse(R"(["low","medium","high"])"));
     EXPECT_EQ(input.at("additionalProperties"), false);
     EXPECT_EQ(tool.at("outputSchema").at("type"), "object");
+    // Results may carry fields the manifest does not list; a closed output schema would make MCP
+    // clients reject them.
+    EXPECT_FALSE(tool.at("outputSchema").as_object().contains("additionalProperties"));
     EXPECT_EQ(tool.at("annotations").at("readOnlyHint"), false);
     EXPECT_EQ(tool.at("annotations").at("destructiveHint"), false);
 

@@ -1,0 +1,109 @@
+#include "policy/api_token_store.hpp"
+
+#include "policy/api_token.hpp"
+
+#include <openssl/rand.h>
+#include <sqlite3.h>
+
+#include <array>
+#include <chrono>
+
+namespace skillhost::policy {
+
+Result<std::string> generate_api_token() {
+    std::array<unsigned char, 32> bytes{};
+    if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) {
+        return Error{"TOKEN_GENERATION_FAILED", "the system's random number generator failed; no token was created", {}, {}};
+    }
+    static const char* hex = "0123456789abcdef";
+    std::string token = "shk_";
+    for (unsigned char b : bytes) {
+        token += hex[b >> 4];
+        token += hex[b & 15];
+    }
+    return token;
+}
+
+Result<std::unique_ptr<ApiTokenStore>> ApiTokenStore::open(const std::filesystem::path& database_file) {
+    auto connection = SqliteConnection::open(database_file);
+    if (!connection) return connection.error();
+    if (auto st = connection->exec(
+            "CREATE TABLE IF NOT EXISTS api_tokens ("
+            " sha256 TEXT PRIMARY KEY,"
+            " user_id TEXT NOT NULL,"
+            " label TEXT NOT NULL,"
+            " created_ms INTEGER NOT NULL)");
+        !st) {
+        return st.error();
+    }
+    return std::unique_ptr<ApiTokenStore>(new ApiTokenStore(std::move(*connection)));
+}
+
+Result<IssuedToken> ApiTokenStore::issue(std::string_view user_id, std::string_view label) {
+    auto token = generate_api_token();
+    if (!token) return token.error();
+    IssuedToken issued;
+    issued.token = std::move(token.value());
+    issued.sha256 = hash_api_token(issued.token);
+    issued.user_id = std::string(user_id);
+    issued.label = std::string(label);
+    issued.created_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    std::lock_guard lock(mutex_);
+    SqliteStatement insert(connection_, "INSERT INTO api_tokens (sha256, user_id, label, created_ms) VALUES (?, ?, ?, ?)");
+    if (!insert.prepared()) return connection_.error("storing an API token");
+    insert.bind(1, issued.sha256).bind(2, issued.user_id).bind(3, issued.label).bind(4, issued.created_ms);
+    if (insert.step() != SQLITE_DONE) return connection_.error("storing an API token");
+    return issued;
+}
+
+Result<std::optional<std::string>> ApiTokenStore::user_for(std::string_view token) const {
+    // The lookup is by hash: an attacker's timing can at most learn a prefix of a hash they chose.
+    const std::string digest = hash_api_token(token);
+    std::lock_guard lock(mutex_);
+    SqliteStatement select(connection_, "SELECT user_id FROM api_tokens WHERE sha256 = ?");
+    if (!select.prepared()) return connection_.error("checking an API token");
+    select.bind(1, digest);
+    const int rc = select.step();
+    if (rc == SQLITE_DONE) return std::optional<std::string>{};
+    if (rc != SQLITE_ROW) return connection_.error("checking an API token");
+    return std::optional<std::string>(select.text(0));
+}
+
+Result<std::vector<IssuedToken>> ApiTokenStore::list(std::string_view user_id) const {
+    std::lock_guard lock(mutex_);
+    SqliteStatement select(connection_, user_id.empty()
+                                            ? "SELECT sha256, user_id, label, created_ms FROM api_tokens ORDER BY created_ms"
+                                            : "SELECT sha256, user_id, label, created_ms FROM api_tokens WHERE user_id = ? "
+                                              "ORDER BY created_ms");
+    if (!select.prepared()) return connection_.error("listing API tokens");
+    if (!user_id.empty()) select.bind(1, user_id);
+    std::vector<IssuedToken> out;
+    int rc = 0;
+    while ((rc = select.step()) == SQLITE_ROW) {
+        IssuedToken t;
+        t.sha256 = select.text(0);
+        t.user_id = select.text(1);
+        t.label = select.text(2);
+        t.created_ms = select.integer(3);
+        out.push_back(std::move(t));
+    }
+    if (rc != SQLITE_DONE) return connection_.error("listing API tokens");
+    return out;
+}
+
+Result<int> ApiTokenStore::revoke(std::string_view sha256_prefix) {
+    if (sha256_prefix.size() < 8 || sha256_prefix.find_first_not_of("0123456789abcdef") != std::string_view::npos) {
+        Error e{"INVALID_TOKEN_ID", "a token id is at least 8 lowercase hex digits of its sha256 (see `skillhost token list`)",
+                {}, {}};
+        e.details["id"] = std::string(sha256_prefix);
+        return e;
+    }
+    std::lock_guard lock(mutex_);
+    SqliteStatement remove(connection_, "DELETE FROM api_tokens WHERE substr(sha256, 1, ?) = ?");
+    if (!remove.prepared()) return connection_.error("revoking an API token");
+    remove.bind(1, static_cast<std::int64_t>(sha256_prefix.size())).bind(2, sha256_prefix);
+    if (remove.step() != SQLITE_DONE) return connection_.error("revoking an API token");
+    return sqlite3_changes(connection_.handle());
+}
+
+}  // namespace skillhost::policy

@@ -1,0 +1,50 @@
+// API tokens issued by the host itself (`skillhost token create`, and the owner token `serve`
+// creates on first start), in skillhost.db table `api_tokens`. Like users.yaml, the table holds
+// only each token's SHA-256; the token is shown once, when it is created. Thread-safe.
+#pragma once
+
+#include "base/error.hpp"
+#include "policy/sqlite_connection.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace skillhost::policy {
+
+struct IssuedToken {
+    std::string token;   // "shk_" + 64 hex digits; only ever returned by issue()
+    std::string sha256;  // what is stored
+    std::string user_id;
+    std::string label;
+    std::int64_t created_ms = 0;
+};
+
+// "shk_" followed by 64 hex digits of 32 random bytes (OpenSSL's RAND_bytes).
+Result<std::string> generate_api_token();
+
+class ApiTokenStore {
+public:
+    static Result<std::unique_ptr<ApiTokenStore>> open(const std::filesystem::path& database_file);
+
+    // Creates a token for `user_id`; the returned IssuedToken is the only place the token appears.
+    Result<IssuedToken> issue(std::string_view user_id, std::string_view label);
+    // The user a presented token belongs to, or nullopt.
+    Result<std::optional<std::string>> user_for(std::string_view token) const;
+    // Tokens (without the secret) of one user, or of everyone when `user_id` is empty.
+    Result<std::vector<IssuedToken>> list(std::string_view user_id = {}) const;
+    // Removes the tokens whose hash starts with `sha256_prefix` (at least 8 hex digits). How many.
+    Result<int> revoke(std::string_view sha256_prefix);
+
+private:
+    explicit ApiTokenStore(SqliteConnection connection) : connection_(std::move(connection)) {}
+    mutable std::mutex mutex_;
+    SqliteConnection connection_;
+};
+
+}  // namespace skillhost::policy
