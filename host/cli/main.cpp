@@ -56,6 +56,8 @@ int main(int argc, char** argv) {
     skillhost::cli::register_watch_command(app, ctx);
     skillhost::cli::register_operator_commands(app, ctx);
     skillhost::cli::register_mcp_command(app, ctx);
+    skillhost::cli::register_serve_command(app, ctx);
+    skillhost::cli::register_token_commands(app, ctx);
 
     try {
         app.parse(argc, argv);

@@ -1,0 +1,102 @@
+// /v1/approvals: list, show, approve (runs the call; a waiting operator run resumes), reject.
+#include "server/api_services.hpp"
+
+#include <boost/json.hpp>
+
+namespace skillhost::server {
+
+namespace json = boost::json;
+
+namespace {
+
+policy::ApprovalRecord visible_approval(ApiServices& s, const ApiRequest& req, const std::string& id) {
+    auto record = s.host.approvals->get(id);
+    if (!record) throw ApiFailure(record.error());
+    if (!may_see(*req.user, record->user_id)) {
+        Error e{"APPROVAL_NOT_FOUND", "no approval " + id + " for user " + req.user->user_id, {},
+                {"GET /v1/approvals lists yours"}};
+        e.details["approval_id"] = id;
+        throw ApiFailure(std::move(e));
+    }
+    return std::move(record.value());
+}
+
+// An approval an operator run asked for ("run:<id>") resumes that run; its event streams continue.
+json::value resume_run(ApiServices& s, const policy::ApprovalRecord& record) {
+    if (record.requested_by.rfind("run:", 0) != 0) return nullptr;
+    const std::string run_id = record.requested_by.substr(4);
+    if (auto st = s.runs.resume_after_approval(run_id); !st) {
+        return json::object{{"run_id", run_id}, {"resumed", false}, {"error", st.error().to_json()}};
+    }
+    return json::object{{"run_id", run_id}, {"resumed", true}, {"status", "running"}, {"events", "/v1/runs/" + run_id + "/events"}};
+}
+
+Reply list_approvals(ApiServices& s, ApiRequest& req) {
+    req.allow_query({"state", "user", "limit"});
+    (void)s.host.approvals->expire_due();
+    policy::ApprovalFilter filter;
+    filter.limit = static_cast<std::size_t>(req.query_int("limit", 1, 1000).value_or(100));
+    const std::string state = req.query_string("state").value_or("pending");
+    if (state != "all") {
+        auto parsed = policy::parse_approval_state(state);
+        if (!parsed) {
+            Error e{"INVALID_QUERY", "state must be pending, approved, executed, failed, rejected, expired or all, not '" + state + "'",
+                    {}, {}};
+            e.details["parameter"] = "state";
+            throw ApiFailure(http::status::bad_request, std::move(e));
+        }
+        filter.states = {*parsed};
+    }
+    auto wanted_user = req.query_string("user");
+    if (req.user->role != policy::Role::owner) filter.user_id = req.user->user_id;
+    else if (wanted_user) filter.user_id = *wanted_user;
+    auto records = s.host.approvals->list(filter);
+    if (!records) throw ApiFailure(records.error());
+    json::array out;
+    for (const auto& r : records.value()) out.push_back(r.to_json());
+    return json_response(http::status::ok, json::object{{"approvals", std::move(out)}});
+}
+
+Reply approve(ApiServices& s, ApiRequest& req) {
+    req.allow_query({});
+    allow_fields(req.json_body(), {});
+    const std::string id = req.param("id");
+    (void)visible_approval(s, req, id);
+    const auto snapshot = s.host.snapshot();
+    auto outcome = s.host.pipeline->approve(*snapshot, id, s.host.resolver(*req.user));
+    if (!outcome) throw ApiFailure(outcome.error());
+    json::object out{{"approval", outcome->record.to_json()}, {"call", outcome->result.to_json()}};
+    if (auto run = resume_run(s, outcome->record); !run.is_null()) out["run"] = std::move(run);
+    return json_response(http::status::ok, out);
+}
+
+Reply reject(ApiServices& s, ApiRequest& req) {
+    req.allow_query({});
+    json::object body = req.json_body();
+    allow_fields(body, {"reason"});
+    const std::string reason = *string_field(body, "reason", true);
+    if (reason.find_first_not_of(" \t\r\n") == std::string::npos) {
+        throw bad_field("FIELD_EMPTY", "reason", "field 'reason' is empty; say why the call is refused (the requester sees it)");
+    }
+    const std::string id = req.param("id");
+    (void)visible_approval(s, req, id);
+    auto record = s.host.pipeline->reject(id, s.host.resolver(*req.user), reason);
+    if (!record) throw ApiFailure(record.error());
+    json::object out{{"approval", record->to_json()}};
+    if (auto run = resume_run(s, record.value()); !run.is_null()) out["run"] = std::move(run);
+    return json_response(http::status::ok, out);
+}
+
+}  // namespace
+
+void add_approval_routes(RouteTable& routes, ApiServices& s) {
+    routes.add(http::verb::get, "/v1/approvals", [&s](ApiRequest& req) { return list_approvals(s, req); });
+    routes.add(http::verb::get, "/v1/approvals/{id}", [&s](ApiRequest& req) -> Reply {
+        req.allow_query({});
+        return json_response(http::status::ok, visible_approval(s, req, req.param("id")).to_json());
+    });
+    routes.add(http::verb::post, "/v1/approvals/{id}/approve", [&s](ApiRequest& req) { return approve(s, req); });
+    routes.add(http::verb::post, "/v1/approvals/{id}/reject", [&s](ApiRequest& req) { return reject(s, req); });
+}
+
+}  // namespace skillhost::server

@@ -1,0 +1,101 @@
+// /v1/audit: query the audit log with filters, or follow it as an event stream.
+#include "policy/audit_reader.hpp"
+#include "policy/utc_time.hpp"
+#include "server/api_services.hpp"
+
+#include <boost/json.hpp>
+
+#include <chrono>
+#include <thread>
+
+namespace skillhost::server {
+
+namespace json = boost::json;
+
+namespace {
+
+// Non-owners see only their own records.
+policy::AuditFilter audit_filter(const ApiRequest& req) {
+    policy::AuditFilter filter;
+    if (auto user = req.query_string("user")) filter.user = *user;
+    if (req.user->role != policy::Role::owner) {
+        if (filter.user && *filter.user != req.user->user_id) {
+            Error e{"FORBIDDEN", "only owners may read other users' audit records", {}, {}};
+            e.details["step"] = "role";
+            throw ApiFailure(http::status::forbidden, std::move(e));
+        }
+        filter.user = req.user->user_id;
+    }
+    if (auto skill = req.query_string("skill")) filter.skill = *skill;
+    if (auto kind = req.query_string("kind")) {
+        if (*kind != "decision" && *kind != "skill_call" && *kind != "approval" && *kind != "llm_call" && *kind != "reload") {
+            Error e{"INVALID_QUERY", "kind must be decision, skill_call, approval, llm_call or reload, not '" + *kind + "'", {}, {}};
+            e.details["parameter"] = "kind";
+            throw ApiFailure(http::status::bad_request, std::move(e));
+        }
+        filter.kind = *kind;
+    }
+    if (auto since = req.query_string("since")) {
+        auto t = policy::parse_time_or_age(*since, std::chrono::system_clock::now());
+        if (!t) {
+            Error e = t.error();
+            e.code = "INVALID_QUERY";
+            e.details["parameter"] = "since";
+            throw ApiFailure(http::status::bad_request, std::move(e));
+        }
+        filter.since = t.value();
+    }
+    return filter;
+}
+
+Reply query_audit(ApiServices& s, ApiRequest& req) {
+    req.allow_query({"user", "skill", "kind", "since", "limit"});
+    const auto filter = audit_filter(req);
+    const auto limit = static_cast<std::size_t>(req.query_int("limit", 1, 100000).value_or(100));
+    auto batch = policy::read_audit_log(s.host.config.audit_dir(), filter);
+    if (!batch) throw ApiFailure(batch.error());
+    const auto& records = batch->records;
+    const std::size_t start = records.size() > limit ? records.size() - limit : 0;
+    json::array out;
+    for (std::size_t i = start; i < records.size(); ++i) out.push_back(records[i]);
+    json::array problems;
+    for (const auto& p : batch->problems) problems.emplace_back(p);
+    return json_response(http::status::ok, json::object{{"records", std::move(out)}, {"problems", std::move(problems)}});
+}
+
+Reply follow_audit(ApiServices& s, ApiRequest& req) {
+    req.allow_query({"user", "skill", "kind", "since"});
+    policy::AuditFilter filter = audit_filter(req);
+    if (!filter.since) filter.since = std::chrono::system_clock::now();
+    StreamResponse stream;
+    stream.produce = [dir = s.host.config.audit_dir(), filter](EventStreamWriter& writer) {
+        policy::AuditTail tail(dir, filter);
+        auto quiet_since = std::chrono::steady_clock::now();
+        while (!writer.stopping()) {
+            auto batch = tail.poll();
+            if (!batch) {
+                writer.send("error", json::serialize(json::object{{"error", batch.error().to_json()}}));
+                return;
+            }
+            for (const auto& record : batch->records) {
+                if (!writer.send("audit", json::serialize(record))) return;
+                quiet_since = std::chrono::steady_clock::now();
+            }
+            if (std::chrono::steady_clock::now() - quiet_since >= std::chrono::seconds(15)) {
+                if (!writer.heartbeat()) return;
+                quiet_since = std::chrono::steady_clock::now();
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        }
+    };
+    return stream;
+}
+
+}  // namespace
+
+void add_audit_routes(RouteTable& routes, ApiServices& s) {
+    routes.add(http::verb::get, "/v1/audit", [&s](ApiRequest& req) { return query_audit(s, req); });
+    routes.add(http::verb::get, "/v1/audit/stream", [&s](ApiRequest& req) { return follow_audit(s, req); });
+}
+
+}  // namespace skillhost::server

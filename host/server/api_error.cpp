@@ -1,0 +1,78 @@
+#include "server/api_error.hpp"
+
+#include "base/json_text.hpp"
+
+#include <boost/json/serialize.hpp>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <random>
+#include <set>
+
+namespace skillhost::server {
+
+namespace {
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+}  // namespace
+
+http::status status_for(const Error& error) {
+    static const std::set<std::string, std::less<>> forbidden{"MODE_FORBIDS", "DENIED_BY_RULE", "TRUST_TOO_LOW",
+                                                               "POLICY_DENIED", "NOT_ALLOWED_TO_RESOLVE", "FORBIDDEN",
+                                                               "PATH_NOT_ALLOWED"};
+    static const std::set<std::string, std::less<>> conflict{
+        "APPROVAL_ALREADY_RESOLVED", "APPROVAL_EXPIRED",         "APPROVAL_STILL_PENDING", "APPROVAL_NOT_CLAIMED",
+        "RUN_NOT_AWAITING_APPROVAL", "RUN_NOT_WAITING_FOR_GUIDANCE", "RUN_ALREADY_FINISHED", "RUN_BUSY"};
+    const std::string_view code = error.code;
+    if (code == "APPROVAL_REQUIRED") return http::status::accepted;
+    if (ends_with(code, "_NOT_FOUND")) return http::status::not_found;
+    if (forbidden.count(code)) return http::status::forbidden;
+    if (conflict.count(code)) return http::status::conflict;
+    if (code.rfind("INVALID_", 0) == 0 || code == "GUIDANCE_EMPTY" || code.rfind("BODY_", 0) == 0 ||
+        code.rfind("FIELD_", 0) == 0 || code == "UNKNOWN_FIELD" || code == "INVALID_ARGS") {
+        return http::status::bad_request;
+    }
+    if (code == "TOO_MANY_RUNS") return http::status::too_many_requests;
+    if (code == "SHUTTING_DOWN") return http::status::service_unavailable;
+    return http::status::internal_server_error;
+}
+
+ApiFailure bad_field(std::string_view code, std::string_view field, std::string message) {
+    Error e{std::string(code), std::move(message), {}, {}};
+    e.details["field"] = std::string(field);
+    return ApiFailure(http::status::bad_request, std::move(e));
+}
+
+Response json_response(http::status status, const boost::json::value& body, unsigned version) {
+    return text_response(status, boost::json::serialize(body), "application/json", version);
+}
+
+Response text_response(http::status status, std::string body, std::string_view content_type, unsigned version) {
+    Response r{status, version};
+    r.set(http::field::content_type, content_type);
+    r.set(http::field::server, "skillhost");
+    r.body() = std::move(body);
+    r.prepare_payload();
+    return r;
+}
+
+Response error_response(http::status status, const Error& error, unsigned version) {
+    return json_response(status, boost::json::object{{"error", error.to_json()}}, version);
+}
+
+std::string new_correlation_id() {
+    static std::atomic<std::uint64_t> counter{0};
+    static const std::uint64_t seed = std::random_device{}() ^
+                                      static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+    const std::uint64_t n = (seed + counter.fetch_add(1) * 0x9E3779B97F4A7C15ull) & 0xFFFFFFFFFFFFull;
+    std::array<char, 20> buf{};
+    std::snprintf(buf.data(), buf.size(), "req-%012llx", static_cast<unsigned long long>(n));
+    return buf.data();
+}
+
+}  // namespace skillhost::server

@@ -1,0 +1,180 @@
+#include "server/api_request.hpp"
+
+#include "base/json_text.hpp"
+
+#include <charconv>
+
+namespace skillhost::server {
+
+namespace json = boost::json;
+
+namespace {
+
+int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+bool decode(std::string_view in, std::string& out) {
+    out.clear();
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        if (in[i] == '+') {
+            out += ' ';
+        } else if (in[i] == '%') {
+            if (i + 2 >= in.size()) return false;
+            const int hi = hex_value(in[i + 1]);
+            const int lo = hex_value(in[i + 2]);
+            if (hi < 0 || lo < 0) return false;
+            out += static_cast<char>(hi * 16 + lo);
+            i += 2;
+        } else {
+            out += in[i];
+        }
+    }
+    return true;
+}
+
+const char* kind_of(const json::value& v) {
+    switch (v.kind()) {
+        case json::kind::null: return "null";
+        case json::kind::bool_: return "a boolean";
+        case json::kind::string: return "a string";
+        case json::kind::array: return "an array";
+        case json::kind::object: return "an object";
+        default: return "a number";
+    }
+}
+
+}  // namespace
+
+bool parse_query(std::string_view text, std::map<std::string, std::string>& out) {
+    std::size_t start = 0;
+    while (start <= text.size() && !text.empty()) {
+        const auto end = text.find('&', start);
+        const std::string_view part = text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+        if (!part.empty()) {
+            const auto eq = part.find('=');
+            std::string key;
+            std::string value;
+            if (!decode(part.substr(0, eq), key)) return false;
+            if (eq != std::string_view::npos && !decode(part.substr(eq + 1), value)) return false;
+            out[key] = value;
+        }
+        if (end == std::string_view::npos) break;
+        start = end + 1;
+    }
+    return true;
+}
+
+bool ApiRequest::wants_event_stream() const {
+    const auto accept = raw[http::field::accept];
+    return accept.find("text/event-stream") != boost::beast::string_view::npos;
+}
+
+json::object ApiRequest::json_body() const {
+    const std::string& body = raw.body();
+    if (body.find_first_not_of(" \t\r\n") == std::string::npos) return {};
+    json::value value;
+    std::string problem;
+    if (!parse_json(body, value, problem)) {
+        Error e{"BODY_NOT_JSON", "the request body is not valid JSON: " + problem, {},
+                {"send a JSON object with Content-Type: application/json"}};
+        throw ApiFailure(http::status::bad_request, std::move(e));
+    }
+    if (!value.is_object()) {
+        throw ApiFailure(http::status::bad_request,
+                         Error{"BODY_NOT_OBJECT", std::string("the request body must be a JSON object, not ") + kind_of(value), {}, {}});
+    }
+    return std::move(value.as_object());
+}
+
+void ApiRequest::allow_query(std::initializer_list<std::string_view> allowed) const {
+    for (const auto& [key, value] : query) {
+        bool known = false;
+        for (auto a : allowed) known = known || a == key;
+        if (known) continue;
+        std::string list;
+        for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+        Error e{"INVALID_QUERY", "unknown query parameter '" + key + "'" + (list.empty() ? "; this endpoint takes none" : "; allowed: " + list),
+                {}, {}};
+        e.details["parameter"] = key;
+        throw ApiFailure(http::status::bad_request, std::move(e));
+    }
+}
+
+std::optional<std::string> ApiRequest::query_string(const std::string& name) const {
+    auto it = query.find(name);
+    if (it == query.end()) return std::nullopt;
+    return it->second;
+}
+
+std::optional<std::int64_t> ApiRequest::query_int(const std::string& name, std::int64_t lo, std::int64_t hi) const {
+    auto it = query.find(name);
+    if (it == query.end()) return std::nullopt;
+    std::int64_t v = 0;
+    const auto& s = it->second;
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || ptr != s.data() + s.size() || v < lo || v > hi) {
+        Error e{"INVALID_QUERY", "query parameter '" + name + "' must be a whole number from " + std::to_string(lo) + " to " +
+                                     std::to_string(hi) + ", not '" + s + "'",
+                {}, {}};
+        e.details["parameter"] = name;
+        throw ApiFailure(http::status::bad_request, std::move(e));
+    }
+    return v;
+}
+
+bool ApiRequest::query_flag(const std::string& name) const {
+    auto it = query.find(name);
+    if (it == query.end()) return false;
+    if (it->second == "true" || it->second == "1" || it->second.empty()) return true;
+    if (it->second == "false" || it->second == "0") return false;
+    Error e{"INVALID_QUERY", "query parameter '" + name + "' must be true or false, not '" + it->second + "'", {}, {}};
+    e.details["parameter"] = name;
+    throw ApiFailure(http::status::bad_request, std::move(e));
+}
+
+void allow_fields(const json::object& body, std::initializer_list<std::string_view> allowed) {
+    for (const auto& kv : body) {
+        bool known = false;
+        for (auto a : allowed) known = known || a == kv.key();
+        if (known) continue;
+        std::string list;
+        for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+        throw bad_field("UNKNOWN_FIELD", kv.key(),
+                        "unknown field '" + std::string(kv.key()) + "'" + (list.empty() ? "" : "; allowed: " + list));
+    }
+}
+
+std::optional<std::string> string_field(const json::object& body, std::string_view name, bool required) {
+    const auto* v = body.if_contains(name);
+    if (!v || v->is_null()) {
+        if (required) throw bad_field("FIELD_MISSING", name, "field '" + std::string(name) + "' is required (a string)");
+        return std::nullopt;
+    }
+    if (!v->is_string()) {
+        throw bad_field("FIELD_WRONG_TYPE", name,
+                        "field '" + std::string(name) + "' must be a string, not " + kind_of(*v));
+    }
+    return std::string(v->as_string());
+}
+
+std::optional<std::int64_t> int_field(const json::object& body, std::string_view name, std::int64_t lo, std::int64_t hi) {
+    const auto* v = body.if_contains(name);
+    if (!v || v->is_null()) return std::nullopt;
+    std::int64_t n = 0;
+    if (v->is_int64()) n = v->as_int64();
+    else if (v->is_uint64() && v->as_uint64() <= static_cast<std::uint64_t>(hi)) n = static_cast<std::int64_t>(v->as_uint64());
+    else {
+        throw bad_field("FIELD_WRONG_TYPE", name, "field '" + std::string(name) + "' must be a whole number, not " + kind_of(*v));
+    }
+    if (n < lo || n > hi) {
+        throw bad_field("FIELD_OUT_OF_RANGE", name,
+                        "field '" + std::string(name) + "' must be from " + std::to_string(lo) + " to " + std::to_string(hi));
+    }
+    return n;
+}
+
+}  // namespace skillhost::server

@@ -1,0 +1,41 @@
+// What the API handlers work with, and the route families each file registers.
+#pragma once
+
+#include "app/host_runtime.hpp"
+#include "app/operator_runtime.hpp"
+#include "server/event_channel.hpp"
+#include "server/metrics.hpp"
+#include "server/route_table.hpp"
+#include "server/run_hub.hpp"
+
+#include <boost/json/object.hpp>
+
+#include <functional>
+#include <memory>
+
+namespace skillhost::server {
+
+struct ApiServices {
+    app::HostRuntime& host;
+    app::OperatorRuntime& operators;
+    RunHub& runs;
+    Metrics& metrics;
+    std::function<MetricGauges()> gauges;
+    // {ready, checks: {...}}: plugins loaded, database writable, model roles reachable.
+    std::function<boost::json::object()> readiness;
+};
+
+void add_skill_routes(RouteTable& routes, ApiServices& services);     // /v1/skills, /v1/catalog
+void add_run_routes(RouteTable& routes, ApiServices& services);       // /v1/runs
+void add_approval_routes(RouteTable& routes, ApiServices& services);  // /v1/approvals
+void add_audit_routes(RouteTable& routes, ApiServices& services);     // /v1/audit
+void add_health_routes(RouteTable& routes, ApiServices& services);    // /healthz /readyz /metrics /v1/whoami
+
+// An SSE response that forwards `channel` until it ends, with a heartbeat every 15 s (so a client
+// that left is noticed) and a final `shutdown` event when the server stops first.
+StreamResponse stream_channel(std::shared_ptr<EventChannel> channel);
+
+// Owners see everything; other users only what is theirs.
+bool may_see(const policy::UserContext& user, std::string_view owner_id);
+
+}  // namespace skillhost::server

@@ -1,0 +1,84 @@
+// GET /v1/skills, GET /v1/skills/{id}, GET /v1/catalog, POST /v1/skills/{id}/call.
+#include "catalog/catalog_render.hpp"
+#include "server/api_services.hpp"
+
+#include <boost/json.hpp>
+
+namespace skillhost::server {
+
+namespace json = boost::json;
+
+namespace {
+
+std::vector<const catalog::CatalogEntry*> entries_for(ApiServices& s, const catalog::CatalogSnapshot& snap, const ApiRequest& req) {
+    if (req.query_flag("all")) return catalog::all_entries(snap);
+    return s.host.pipeline->visible_entries(snap, *req.user);
+}
+
+Reply call_skill(ApiServices& s, ApiRequest& req) {
+    req.allow_query({});
+    json::object body = req.json_body();
+    allow_fields(body, {"args", "timeout_ms"});
+    exec::CallRequest call;
+    call.skill_id = req.param("id");
+    call.user = *req.user;
+    call.requested_by = "api";
+    if (const auto* args = body.if_contains("args"); args && !args->is_null()) {
+        if (!args->is_object()) throw bad_field("FIELD_WRONG_TYPE", "args", "field 'args' must be a JSON object of the skill's arguments");
+        call.args = *args;
+    }
+    if (auto timeout = int_field(body, "timeout_ms", 1, 3600000)) call.options.timeout = std::chrono::milliseconds(*timeout);
+    const auto snapshot = s.host.snapshot();
+    exec::CallOutcome outcome = s.host.pipeline->call(*snapshot, call);
+    const auto& result = outcome.result;
+    if (result.ok) return json_response(http::status::ok, result.to_json());
+    // Executed and failed: the call happened, its result is the error (200, ok:false). Not run at
+    // all: the status says why (404 unknown skill, 400 bad arguments, 403 refused, 202 queued).
+    const bool executed = outcome.decision && !outcome.decision->denied() && !outcome.approval_id;
+    if (executed) return json_response(http::status::ok, result.to_json());
+    json::object out = result.to_json();
+    if (outcome.approval_id) out["approval_id"] = *outcome.approval_id;
+    return json_response(status_for(result.error), out);
+}
+
+}  // namespace
+
+void add_skill_routes(RouteTable& routes, ApiServices& s) {
+    routes.add(http::verb::get, "/v1/skills", [&s](ApiRequest& req) -> Reply {
+        req.allow_query({"all"});
+        const auto snapshot = s.host.snapshot();
+        return json_response(http::status::ok, catalog::render_skill_list(*snapshot, entries_for(s, *snapshot, req)));
+    });
+    routes.add(http::verb::get, "/v1/skills/{id}", [&s](ApiRequest& req) -> Reply {
+        req.allow_query({});
+        const auto snapshot = s.host.snapshot();
+        const auto* entry = snapshot->find(req.param("id"));
+        if (!entry) {
+            Error e{"SKILL_NOT_FOUND", "no skill named '" + req.param("id") + "' is loaded", {},
+                    {"GET /v1/skills lists the skills you can call"}};
+            e.details["skill"] = req.param("id");
+            throw ApiFailure(std::move(e));
+        }
+        return json_response(http::status::ok, catalog::render_catalog_json({entry}).at(0));
+    });
+    routes.add(http::verb::get, "/v1/catalog", [&s](ApiRequest& req) -> Reply {
+        req.allow_query({"format", "all"});
+        const std::string name = req.query_string("format").value_or("json");
+        const auto format = catalog::parse_render_format(name);
+        if (!format) {
+            Error e{"INVALID_QUERY", "format must be text, json, openai, mcp or table, not '" + name + "'", {}, {}};
+            e.details["parameter"] = "format";
+            throw ApiFailure(http::status::bad_request, std::move(e));
+        }
+        const auto snapshot = s.host.snapshot();
+        std::string text = catalog::render_catalog(entries_for(s, *snapshot, req), *format);
+        const bool is_json = *format == catalog::RenderFormat::json || *format == catalog::RenderFormat::openai ||
+                             *format == catalog::RenderFormat::mcp;
+        Response r = text_response(http::status::ok, std::move(text), is_json ? "application/json" : "text/plain; charset=utf-8");
+        r.set("X-Catalog-Version", std::to_string(snapshot->version()));
+        return r;
+    });
+    routes.add(http::verb::post, "/v1/skills/{id}/call", [&s](ApiRequest& req) { return call_skill(s, req); });
+}
+
+}  // namespace skillhost::server

@@ -1,0 +1,35 @@
+#include "server/api_services.hpp"
+
+#include <chrono>
+
+namespace skillhost::server {
+
+StreamResponse stream_channel(std::shared_ptr<EventChannel> channel) {
+    StreamResponse response;
+    response.produce = [channel](EventStreamWriter& writer) {
+        using clock = std::chrono::steady_clock;
+        auto quiet_since = clock::now();
+        while (true) {
+            if (writer.stopping()) break;
+            auto event = channel->next(std::chrono::milliseconds(250));
+            if (event) {
+                if (!writer.send(event->name, event->data)) break;
+                quiet_since = clock::now();
+                continue;
+            }
+            if (channel->ended()) break;
+            if (clock::now() - quiet_since >= std::chrono::seconds(15)) {
+                if (!writer.heartbeat()) break;
+                quiet_since = clock::now();
+            }
+        }
+        channel->close();  // the hub stops publishing to it
+    };
+    return response;
+}
+
+bool may_see(const policy::UserContext& user, std::string_view owner_id) {
+    return user.role == policy::Role::owner || user.user_id == owner_id;
+}
+
+}  // namespace skillhost::server

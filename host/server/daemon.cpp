@@ -1,0 +1,248 @@
+#include "server/daemon.hpp"
+
+#include "policy/user_context.hpp"
+#include "server/api_services.hpp"
+
+#include <boost/asio/ip/address.hpp>
+#include <boost/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include <csignal>
+#include <pthread.h>
+#include <thread>
+
+namespace skillhost::server {
+
+namespace json = boost::json;
+
+namespace {
+
+bool is_loopback(const std::string& host) {
+    boost::system::error_code ec;
+    const auto address = boost::asio::ip::make_address(host, ec);
+    return !ec && address.is_loopback();
+}
+
+sigset_t stop_signals() {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    return set;
+}
+
+
+}  // namespace
+
+Daemon::Daemon(app::HostRuntime& host, config::ServerSettings settings) : host_(host), settings_(std::move(settings)) {}
+
+Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::ServerSettings settings) {
+    if (!host.watched) {
+        return Error{"CATALOG_NOT_LIVE", "the daemon needs a live catalog (load the runtime with live_catalog)", {}, {}};
+    }
+    if (!is_loopback(settings.host) && !settings.allow_remote) {
+        Error e{"REMOTE_BIND_NOT_ALLOWED",
+                "listening on " + settings.host + " would accept connections from other machines, which needs an explicit setting",
+                {}, {"set server.allow_remote: true in skillhost.yaml (or pass --allow-remote), or listen on 127.0.0.1"}};
+        e.details["host"] = settings.host;
+        return e;
+    }
+    std::unique_ptr<Daemon> d(new Daemon(host, std::move(settings)));
+    auto operators = app::make_operator_runtime(host);
+    if (!operators) return operators.error();
+    d->operators_ = std::move(operators.value());
+    auto tokens = policy::ApiTokenStore::open(host.config.database_file());
+    if (!tokens) return tokens.error();
+    d->tokens_ = std::move(tokens.value());
+    d->auth_ = std::make_unique<TokenAuthenticator>(*host.users, *d->tokens_);
+    RunHubOptions hub_options;
+    hub_options.max_runs_per_user = d->settings_.max_runs_per_user;
+    d->runs_ = std::make_unique<RunHub>(*d->operators_.op, *d->operators_.runs, hub_options);
+    d->readiness_ = std::make_unique<ReadinessCheck>(host);
+
+    Daemon* self = d.get();
+    host.call_observers->add(std::make_shared<SkillCallMetrics>(d->metrics_));
+    host.llm_observers->add(std::make_shared<LlmCallMetrics>(d->metrics_));
+    policy::AuditLog* audit = host.audit.get();
+    host.watched->catalog().set_report_sink([self, audit](const reload::ReloadReport& report) {
+        (void)audit->append("reload", report.to_json());
+        self->metrics_.record_reload(report);
+    });
+
+    d->services_.reset(new ApiServices{host, d->operators_, *d->runs_, d->metrics_, [self] { return self->gauges(); },
+                                       [self] { return self->readiness_->check(); }});
+    add_health_routes(d->routes_, *d->services_);
+    add_skill_routes(d->routes_, *d->services_);
+    add_run_routes(d->routes_, *d->services_);
+    add_approval_routes(d->routes_, *d->services_);
+    add_audit_routes(d->routes_, *d->services_);
+
+    HttpServerOptions http;
+    http.host = d->settings_.host;
+    http.port = d->settings_.port;
+    http.network_threads = d->settings_.threads ? d->settings_.threads : std::max(1u, std::thread::hardware_concurrency());
+    http.handler_threads = d->settings_.handler_threads;
+    http.max_body_bytes = d->settings_.max_body_bytes;
+    http.max_streams = d->settings_.max_streams;
+    d->server_ = std::make_unique<HttpServer>(
+        http, [self](Request& r) { return self->dispatch(r); },
+        [self](http::status s, std::string_view code, std::string_view message, unsigned version) {
+            return self->error_reply(s, code, message, version);
+        });
+    return d;
+}
+
+Daemon::~Daemon() { shutdown(); }
+
+Status Daemon::start() {
+    auto token_file = ensure_owner_token(*host_.users, *tokens_, host_.config.home);
+    if (!token_file) return token_file.error();
+    owner_token_file_ = token_file.value();
+    if (auto recovered = host_.approvals->recover_interrupted(); recovered && !recovered->empty()) {
+        spdlog::warn("serve: {} approved call(s) were interrupted by an earlier stop and are marked failed", recovered->size());
+    }
+    if (auto st = server_->start(); !st) return st;
+    if (!is_loopback(settings_.host)) {
+        spdlog::warn("serve: listening on {} accepts connections from other machines; every request still needs a token",
+                     settings_.host);
+    }
+    return {};
+}
+
+Response Daemon::error_reply(http::status status, std::string_view code, std::string_view message, unsigned version) {
+    Error e{std::string(code), std::string(message), {}, {}};
+    if (status == http::status::internal_server_error) {
+        const std::string id = new_correlation_id();
+        spdlog::error("serve: {} (correlation id {})", message, id);
+        e.message = "the server failed unexpectedly (correlation id " + id + ", also in the server log)";
+        e.details["correlation_id"] = id;
+    }
+    return error_response(status, e, version);
+}
+
+Reply Daemon::dispatch(Request& request) {
+    const auto started = std::chrono::steady_clock::now();
+    const std::string target(request.target());
+    const auto question = target.find('?');
+    std::string route_label = "unmatched";
+    Reply reply = [&]() -> Reply {
+        ApiRequest api{request, target.substr(0, question), {}, {}, nullptr};
+        if (question != std::string::npos && !parse_query(std::string_view(target).substr(question + 1), api.query)) {
+            return error_response(http::status::bad_request,
+                                  Error{"INVALID_QUERY", "the query string has a malformed %-escape", {}, {}}, request.version());
+        }
+        const auto match = routes_.match(request.method(), api.path);
+        if (!match.route) {
+            if (!match.allowed_methods.empty()) {
+                std::string allow;
+                for (const auto& m : match.allowed_methods) allow += (allow.empty() ? "" : ", ") + m;
+                Error e{"METHOD_NOT_ALLOWED", std::string(request.method_string()) + " is not allowed on " + api.path + "; use " + allow,
+                        {}, {}};
+                Response r = error_response(http::status::method_not_allowed, e, request.version());
+                r.set(http::field::allow, allow);
+                return r;
+            }
+            Error e{"NOT_FOUND", "no endpoint " + std::string(request.method_string()) + " " + api.path, {},
+                    {"see docs/http-api.md for the endpoints"}};
+            return error_response(http::status::not_found, e, request.version());
+        }
+        route_label = match.route->pattern;
+        api.params = match.params;
+        policy::UserContext user;
+        if (!match.route->public_route) {
+            auto user_id = auth_->authenticate(request[http::field::authorization]);
+            if (!user_id) {
+                const bool auth_error = user_id.error().code.rfind("AUTH_", 0) == 0;
+                Response r = error_response(auth_error ? http::status::unauthorized : status_for(user_id.error()), user_id.error(),
+                                            request.version());
+                if (auth_error) r.set(http::field::www_authenticate, "Bearer realm=\"skillhost\"");
+                return r;
+            }
+            auto context = policy::resolve_user_context(*host_.users, *host_.modes, user_id.value());
+            if (!context) return error_response(http::status::internal_server_error, context.error(), request.version());
+            user = std::move(context.value());
+            api.user = &user;
+        }
+        try {
+            return match.route->handler(api);
+        } catch (const ApiFailure& failure) {
+            if (failure.status == http::status::internal_server_error) {
+                return error_reply(failure.status, failure.error.code, failure.error.code + ": " + failure.error.message,
+                                   request.version());
+            }
+            return error_response(failure.status, failure.error, request.version());
+        }
+    }();
+    const unsigned status = std::holds_alternative<Response>(reply) ? std::get<Response>(reply).result_int()
+                                                                     : static_cast<unsigned>(std::get<StreamResponse>(reply).status);
+    metrics_.record_request(request.method_string(), route_label, status,
+                            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    return reply;
+}
+
+MetricGauges Daemon::gauges() const {
+    MetricGauges g;
+    const auto snapshot = host_.snapshot();
+    g.catalog_version = snapshot->version();
+    g.plugins_loaded = snapshot->plugins().size();
+    g.plugin_failures = snapshot->failures().size();
+    g.skills_loaded = snapshot->entries().size();
+    policy::ApprovalFilter pending;
+    pending.states = {policy::ApprovalState::pending};
+    if (auto records = host_.approvals->list(pending)) g.approvals_pending = records->size();
+    g.requests_in_flight = server_->requests_in_flight();
+    g.streams_open = server_->open_streams();
+    if (auto counts = operators_.runs->count_by_status()) g.runs_by_status = std::move(counts.value());
+    g.runs_active = runs_->working_count();
+    return g;
+}
+
+void Daemon::shutdown() {
+    if (stopped_) return;
+    stopped_ = true;
+    const auto deadline = std::chrono::steady_clock::now() + settings_.shutdown_grace;
+    const auto left = [&] {
+        return std::max(std::chrono::milliseconds(0),
+                        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()));
+    };
+    server_->stop_accepting();
+    runs_->stop_accepting();
+    const std::size_t requests = server_->requests_in_flight();
+    const std::size_t runs = runs_->working_count();
+    if (requests || runs) spdlog::info("serve: stopping; waiting up to {} ms for {} request(s) and {} run(s)", left().count(), requests, runs);
+    const bool requests_done = server_->wait_idle(left());
+    const bool runs_done = runs_->wait_idle(left());
+    if (!runs_done) {
+        spdlog::warn("serve: cancelling {} run(s) still working after the grace period (they are saved as cancelled)",
+                     runs_->working_count());
+        runs_->cancel_all();
+        runs_->wait_idle(std::chrono::seconds(30));
+    }
+    if (!requests_done) server_->wait_idle(std::chrono::seconds(5));
+    server_->stop();
+    runs_.reset();
+    spdlog::info("serve: stopped");
+}
+
+void Daemon::block_signals() {
+    const sigset_t set = stop_signals();
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+void Daemon::wait_for_stop_signal() {
+    const sigset_t set = stop_signals();
+    while (true) {
+        int signal = 0;
+        if (sigwait(&set, &signal) != 0) continue;
+        if (signal == SIGHUP) {
+            spdlog::info("serve: SIGHUP: rescanning the plugin directories");
+            host_.watched->request_rescan();
+            continue;
+        }
+        spdlog::info("serve: {} received; shutting down", signal == SIGTERM ? "SIGTERM" : "SIGINT");
+        return;
+    }
+}
+
+}  // namespace skillhost::server

@@ -1,0 +1,45 @@
+// What an HTTP handler receives and answers: a Beast request, and either a whole response or an
+// event stream (Server-Sent Events) that keeps the connection until the stream ends.
+#pragma once
+
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/status.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace skillhost::server {
+
+namespace http = boost::beast::http;
+using Request = http::request<http::string_body>;
+using Response = http::response<http::string_body>;
+
+// Writes one client's event stream. Used only on the stream's own thread, blocking.
+class EventStreamWriter {
+public:
+    virtual ~EventStreamWriter() = default;
+    // "event: NAME\nid: ID\ndata: ...\n\n" (each line of `data` gets its own data: field).
+    // False once the client has gone away or the server is shutting down.
+    virtual bool send(std::string_view event, std::string_view data, std::string_view id = {}) = 0;
+    // A comment line clients ignore; how a stream notices a client that left.
+    virtual bool heartbeat() = 0;
+    // True once the server is shutting down: the producer should end its stream promptly.
+    virtual bool stopping() const = 0;
+};
+
+// The response headers are sent, then `produce` runs on a thread of its own and writes events
+// until it returns; then the connection closes. Used for run events, audit tails and MCP streams.
+struct StreamResponse {
+    http::status status = http::status::ok;
+    std::vector<std::pair<std::string, std::string>> headers;  // besides Content-Type and Cache-Control
+    std::function<void(EventStreamWriter&)> produce;
+};
+
+using Reply = std::variant<Response, StreamResponse>;
+
+}  // namespace skillhost::server

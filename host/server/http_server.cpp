@@ -1,0 +1,358 @@
+#include "server/http_server.hpp"
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/write.hpp>
+
+#include <spdlog/spdlog.h>
+
+#include <optional>
+#include <sys/socket.h>
+
+namespace skillhost::server {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+using tcp = net::ip::tcp;
+
+struct HttpServer::Internals {
+    HttpServer& server;
+    const HttpServerOptions options;
+    RequestHandler handler;
+    ErrorResponder on_error;
+
+    net::io_context ioc;
+    std::optional<net::executor_work_guard<net::io_context::executor_type>> work{ioc.get_executor()};
+    tcp::acceptor acceptor{ioc};
+    net::thread_pool handlers;
+    std::vector<std::thread> network_threads;
+    std::atomic<bool> stopping{false};
+    bool stopped = false;
+
+    std::mutex idle_mutex;
+    std::condition_variable idle_changed;
+
+    mutable std::mutex streams_mutex;
+    std::condition_variable streams_changed;
+    std::set<int> stream_fds;  // open streams' sockets, shut down by stop()
+    std::size_t streams = 0;   // stream threads still running
+
+    Internals(HttpServer& s, HttpServerOptions o, RequestHandler h, ErrorResponder e)
+        : server(s), options(std::move(o)), handler(std::move(h)), on_error(std::move(e)),
+          handlers(options.handler_threads) {}
+
+    void request_started() { server.in_flight_.fetch_add(1); }
+    void request_done() {
+        if (server.in_flight_.fetch_sub(1) == 1) {
+            std::lock_guard lock(idle_mutex);
+            idle_changed.notify_all();
+        }
+    }
+
+    // Runs the handler, catching everything: the client always gets an answer.
+    Reply handle(Request& request) {
+        try {
+            return handler(request);
+        } catch (const std::exception& e) {
+            return on_error(http::status::internal_server_error, "INTERNAL", e.what(), request.version());
+        } catch (...) {
+            return on_error(http::status::internal_server_error, "INTERNAL", "unknown exception", request.version());
+        }
+    }
+
+    void accept();
+    void start_stream(tcp::socket socket, StreamResponse stream, unsigned version);
+};
+
+namespace {
+
+std::string sse_text(std::string_view event, std::string_view data, std::string_view id) {
+    std::string out;
+    out.reserve(data.size() + event.size() + 32);
+    if (!event.empty()) out.append("event: ").append(event).append("\n");
+    if (!id.empty()) out.append("id: ").append(id).append("\n");
+    std::size_t start = 0;
+    while (true) {
+        const auto end = data.find('\n', start);
+        out.append("data: ").append(data.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start)).append("\n");
+        if (end == std::string_view::npos) break;
+        start = end + 1;
+    }
+    out.append("\n");
+    return out;
+}
+
+class SocketEventStream final : public EventStreamWriter {
+public:
+    SocketEventStream(tcp::socket& socket, const std::atomic<bool>& stopping) : socket_(socket), stopping_(stopping) {}
+    bool send(std::string_view event, std::string_view data, std::string_view id) override {
+        return write(sse_text(event, data, id));
+    }
+    bool heartbeat() override { return write(": keep-alive\n\n"); }
+    bool stopping() const override { return stopping_.load(); }
+    bool write(const std::string& text) {
+        if (failed_ || stopping_.load()) return false;
+        boost::system::error_code ec;
+        net::write(socket_, net::buffer(text), ec);
+        if (ec) failed_ = true;
+        return !failed_;
+    }
+
+private:
+    tcp::socket& socket_;
+    const std::atomic<bool>& stopping_;
+    bool failed_ = false;
+};
+
+class HttpSession : public std::enable_shared_from_this<HttpSession> {
+public:
+    HttpSession(tcp::socket socket, HttpServer::Internals& in) : stream_(std::move(socket)), in_(in) {}
+
+    void start() {
+        net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read(); });
+    }
+
+private:
+    void read() {
+        parser_.emplace();
+        parser_->body_limit(in_.options.max_body_bytes);
+        parser_->header_limit(static_cast<std::uint32_t>(in_.options.max_header_bytes));
+        stream_.expires_after(in_.options.idle_timeout);
+        http::async_read(stream_, buffer_, *parser_,
+                         [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+    }
+
+    void on_read(beast::error_code ec) {
+        if (ec == http::error::end_of_stream || ec == net::error::eof || ec == beast::error::timeout ||
+            ec == net::error::operation_aborted || ec == net::error::connection_reset) {
+            return close();
+        }
+        if (ec) {
+            // The client sent something we will not handle; say why, then close.
+            const unsigned version = parser_->get().version() ? parser_->get().version() : 11;
+            http::status status = http::status::bad_request;
+            std::string code = "MALFORMED_REQUEST";
+            std::string message = "the request is not valid HTTP/1.1: " + ec.message();
+            if (ec == http::error::body_limit) {
+                status = http::status::payload_too_large;
+                code = "BODY_TOO_LARGE";
+                message = "the request body is larger than the server accepts (" + std::to_string(in_.options.max_body_bytes) +
+                          " bytes; server.max_body_bytes)";
+            } else if (ec == http::error::header_limit) {
+                status = http::status::request_header_fields_too_large;
+                code = "HEADERS_TOO_LARGE";
+                message = "the request headers are larger than " + std::to_string(in_.options.max_header_bytes) + " bytes";
+            }
+            Response response = in_.on_error(status, code, message, version);
+            response.keep_alive(false);
+            in_.request_started();
+            return write(std::move(response), true);
+        }
+        stream_.expires_never();
+        in_.request_started();
+        auto request = std::make_shared<Request>(parser_->release());
+        net::post(in_.handlers, [self = shared_from_this(), request] {
+            Reply reply = self->in_.handle(*request);
+            const bool close = !request->keep_alive() || self->in_.stopping.load();
+            const unsigned version = request->version();
+            net::post(self->stream_.get_executor(), [self, reply = std::move(reply), close, version]() mutable {
+                self->answer(std::move(reply), close, version);
+            });
+        });
+    }
+
+    void answer(Reply reply, bool close_after, unsigned version) {
+        if (auto* response = std::get_if<Response>(&reply)) {
+            response->version(version);
+            response->keep_alive(!close_after);
+            response->prepare_payload();
+            return write(std::move(*response), close_after);
+        }
+        auto& stream = std::get<StreamResponse>(reply);
+        in_.request_done();
+        in_.start_stream(stream_.release_socket(), std::move(stream), version);
+    }
+
+    void write(Response response, bool close_after) {
+        auto shared = std::make_shared<Response>(std::move(response));
+        shared->prepare_payload();
+        stream_.expires_after(in_.options.read_timeout);
+        http::async_write(stream_, *shared, [self = shared_from_this(), shared, close_after](beast::error_code ec, std::size_t) {
+            self->in_.request_done();
+            if (ec || close_after) return self->close();
+            self->read();
+        });
+    }
+
+    void close() {
+        beast::error_code ec;
+        stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+        stream_.socket().close(ec);
+    }
+
+    beast::tcp_stream stream_;
+    beast::flat_buffer buffer_;
+    std::optional<http::request_parser<http::string_body>> parser_;
+    HttpServer::Internals& in_;
+};
+
+}  // namespace
+
+void HttpServer::Internals::accept() {
+    acceptor.async_accept(net::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
+        if (ec == net::error::operation_aborted || !acceptor.is_open()) return;
+        if (!ec) {
+            boost::system::error_code ignored;
+            socket.set_option(tcp::no_delay(true), ignored);
+            std::make_shared<HttpSession>(std::move(socket), *this)->start();
+        } else {
+            spdlog::warn("http: accept failed: {}", ec.message());
+        }
+        accept();
+    });
+}
+
+void HttpServer::Internals::start_stream(tcp::socket socket, StreamResponse stream, unsigned version) {
+    {
+        std::lock_guard lock(streams_mutex);
+        if (streams >= options.max_streams || stopping.load()) {
+            Response busy = on_error(http::status::service_unavailable, stopping ? "SHUTTING_DOWN" : "TOO_MANY_STREAMS",
+                                     stopping ? "the server is shutting down"
+                                              : "too many event streams are open (server.max_streams = " +
+                                                    std::to_string(options.max_streams) + "); close one or try later",
+                                     version);
+            busy.keep_alive(false);
+            busy.prepare_payload();
+            boost::system::error_code ec;
+            http::write(socket, busy, ec);
+            socket.shutdown(tcp::socket::shutdown_both, ec);
+            return;
+        }
+        ++streams;
+        stream_fds.insert(socket.native_handle());
+    }
+    std::thread([this, socket = std::move(socket), stream = std::move(stream), version]() mutable {
+        const int fd = socket.native_handle();
+        http::response<http::empty_body> head{stream.status, version};
+        head.set(http::field::content_type, "text/event-stream");
+        head.set(http::field::cache_control, "no-cache");
+        head.set("X-Accel-Buffering", "no");
+        for (const auto& [name, value] : stream.headers) head.set(name, value);
+        head.keep_alive(false);
+        boost::system::error_code ec;
+        http::response_serializer<http::empty_body> serializer(head);
+        http::write_header(socket, serializer, ec);
+        if (!ec) {
+            SocketEventStream writer(socket, stopping);
+            try {
+                stream.produce(writer);
+            } catch (const std::exception& e) {
+                spdlog::error("http: an event stream failed: {}", e.what());
+            }
+        }
+        {
+            std::lock_guard lock(streams_mutex);
+            stream_fds.erase(fd);
+        }
+        socket.shutdown(tcp::socket::shutdown_both, ec);
+        socket.close(ec);
+        std::lock_guard lock(streams_mutex);
+        --streams;
+        streams_changed.notify_all();
+    }).detach();
+}
+
+HttpServer::HttpServer(HttpServerOptions options, RequestHandler handler, ErrorResponder on_error)
+    : options_(options), internals_(std::make_unique<Internals>(*this, options, std::move(handler), std::move(on_error))) {}
+
+HttpServer::~HttpServer() {
+    stop_accepting();
+    stop();
+}
+
+Status HttpServer::start() {
+    auto& in = *internals_;
+    boost::system::error_code ec;
+    const auto address = net::ip::make_address(options_.host, ec);
+    if (ec) {
+        Error e{"BIND_FAILED", "'" + options_.host + "' is not an IP address", {},
+                {"use an address such as 127.0.0.1 (this machine only), ::1 or 0.0.0.0 in server.listen or --listen"}};
+        e.details["host"] = options_.host;
+        return e;
+    }
+    const tcp::endpoint endpoint(address, options_.port);
+    auto fail = [&](const char* what) {
+        Error e{"BIND_FAILED", std::string(what) + " " + options_.host + ":" + std::to_string(options_.port) + ": " + ec.message(),
+                {}, {}};
+        if (ec == net::error::address_in_use) {
+            e.suggestions.push_back("another process listens on this port: stop it, or choose another with --listen HOST:PORT");
+        } else if (ec == boost::system::errc::address_not_available) {
+            e.suggestions.push_back("the address does not belong to this machine; use 127.0.0.1 or one of its own addresses");
+        } else if (ec == net::error::access_denied) {
+            e.suggestions.push_back("ports below 1024 need privileges; use a port such as 8787");
+        }
+        e.details["host"] = options_.host;
+        e.details["port"] = options_.port;
+        return e;
+    };
+    in.acceptor.open(endpoint.protocol(), ec);
+    if (ec) return fail("cannot open a socket for");
+    in.acceptor.set_option(net::socket_base::reuse_address(true), ec);
+    in.acceptor.bind(endpoint, ec);
+    if (ec) return fail("cannot bind");
+    in.acceptor.listen(net::socket_base::max_listen_connections, ec);
+    if (ec) return fail("cannot listen on");
+    bound_port_ = in.acceptor.local_endpoint().port();
+    in.accept();
+    const unsigned n = std::max(1u, options_.network_threads);
+    for (unsigned i = 0; i < n; ++i) in.network_threads.emplace_back([&in] { in.ioc.run(); });
+    return {};
+}
+
+void HttpServer::stop_accepting() {
+    auto& in = *internals_;
+    net::post(in.ioc, [&in] {
+        boost::system::error_code ec;
+        in.acceptor.close(ec);
+    });
+}
+
+bool HttpServer::wait_idle(std::chrono::milliseconds limit) {
+    auto& in = *internals_;
+    std::unique_lock lock(in.idle_mutex);
+    return in.idle_changed.wait_for(lock, limit, [this] { return in_flight_.load() == 0; });
+}
+
+std::size_t HttpServer::open_streams() const {
+    std::lock_guard lock(internals_->streams_mutex);
+    return internals_->streams;
+}
+
+void HttpServer::stop() {
+    auto& in = *internals_;
+    if (in.stopped) return;
+    in.stopped = true;
+    in.stopping = true;
+    {
+        std::unique_lock lock(in.streams_mutex);
+        for (int fd : in.stream_fds) ::shutdown(fd, SHUT_RDWR);
+        in.streams_changed.wait(lock, [&in] { return in.streams == 0; });
+    }
+    in.handlers.join();
+    in.work.reset();
+    in.ioc.stop();
+    for (auto& t : in.network_threads) {
+        if (t.joinable()) t.join();
+    }
+}
+
+}  // namespace skillhost::server

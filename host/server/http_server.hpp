@@ -1,0 +1,83 @@
+// HTTP/1.1 on Boost.Beast: keep-alive connections read and written on a pool of network threads,
+// requests handled on a separate pool (a handler may block, e.g. on a skill call), event streams on
+// a thread each. Limits every input: header and body sizes, idle and read timeouts, open streams.
+#pragma once
+
+#include "base/error.hpp"
+#include "server/http_exchange.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/thread_pool.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace skillhost::server {
+
+struct HttpServerOptions {
+    std::string host = "127.0.0.1";
+    std::uint16_t port = 8787;  // 0: any free port (see bound_port())
+    unsigned network_threads = 1;
+    unsigned handler_threads = 16;
+    std::size_t max_body_bytes = 1 << 20;
+    std::size_t max_header_bytes = 64 * 1024;
+    unsigned max_streams = 64;
+    std::chrono::seconds idle_timeout{60};  // a keep-alive connection with no request in this long closes
+    std::chrono::seconds read_timeout{30};  // a request must arrive whole within this
+};
+
+// Called on a handler thread for every request; may block. Exceptions are caught by the server and
+// answered 500 with a correlation id (see `on_unexpected`).
+using RequestHandler = std::function<Reply(Request& request)>;
+// Turns something unexpected (an exception, or an input the server itself refuses: oversized body,
+// malformed request, too many streams) into the response the client gets. `status` is the status
+// to answer; `code` and `message` say why.
+using ErrorResponder = std::function<Response(http::status status, std::string_view code, std::string_view message,
+                                              unsigned http_version)>;
+
+class HttpServer {
+public:
+    HttpServer(HttpServerOptions options, RequestHandler handler, ErrorResponder on_error);
+    ~HttpServer();
+    HttpServer(const HttpServer&) = delete;
+    HttpServer& operator=(const HttpServer&) = delete;
+
+    // Binds, listens and starts the threads. BIND_FAILED (address in use, not an address of this
+    // machine, permission) with what to do.
+    Status start();
+    std::uint16_t bound_port() const { return bound_port_; }
+
+    // Stops accepting connections; requests already read are still handled and answered.
+    void stop_accepting();
+    // Waits until no request is being handled (streams do not count) or `limit` passes. True when idle.
+    bool wait_idle(std::chrono::milliseconds limit);
+    // Ends every event stream (their writers report stopping()), closes every connection and joins
+    // every thread. Call after stop_accepting(); idempotent.
+    void stop();
+
+    std::size_t requests_in_flight() const { return in_flight_.load(); }
+    std::size_t open_streams() const;
+
+    // The network code's state (http_server.cpp); not for handlers.
+    struct Internals;
+
+private:
+    friend struct Internals;
+    HttpServerOptions options_;
+    std::unique_ptr<Internals> internals_;
+    std::uint16_t bound_port_ = 0;
+    std::atomic<std::size_t> in_flight_{0};
+};
+
+}  // namespace skillhost::server

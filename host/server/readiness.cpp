@@ -1,0 +1,82 @@
+#include "server/readiness.hpp"
+
+#include "llm/http_client.hpp"
+#include "policy/sqlite_connection.hpp"
+
+#include <boost/json.hpp>
+
+namespace skillhost::server {
+
+namespace json = boost::json;
+
+ReadinessCheck::ReadinessCheck(app::HostRuntime& host, ReadinessOptions options) : host_(host), options_(options) {}
+
+ReadinessCheck::Probe ReadinessCheck::probe_model(const std::string& model_name, const std::string& backend,
+                                                  const std::string& base_url) {
+    const auto now = std::chrono::steady_clock::now();
+    {
+        std::lock_guard lock(mutex_);
+        auto it = probes_.find(model_name);
+        if (it != probes_.end() && now - it->second.at < options_.cache_for) return it->second;
+    }
+    Probe probe;
+    probe.at = now;
+    if (backend != "ollama" && backend != "openai") {
+        probe.ok = true;  // builtin and scripted run in-process
+    } else {
+        http::HttpRequest request;
+        request.method = "GET";
+        std::string base = base_url;
+        while (!base.empty() && base.back() == '/') base.pop_back();
+        request.url = base + (backend == "ollama" ? "/api/tags" : "/models");
+        http::HttpClientOptions o;
+        o.connect_timeout = options_.probe_timeout;
+        o.read_timeout = options_.probe_timeout;
+        o.max_retries = 0;
+        auto response = http::send_http_request(request, o);
+        if (response) {
+            probe.ok = true;  // any HTTP answer: the server is there
+        } else {
+            probe.error = response.error().code + ": " + response.error().message;
+        }
+    }
+    std::lock_guard lock(mutex_);
+    probes_[model_name] = probe;
+    return probe;
+}
+
+json::object ReadinessCheck::check() {
+    bool ready = true;
+    json::object checks;
+
+    const auto snapshot = host_.snapshot();
+    const bool plugins_ok = !snapshot->plugins().empty();
+    json::object plugins{{"ok", plugins_ok}, {"loaded", snapshot->plugins().size()}, {"failed", snapshot->failures().size()},
+                         {"catalog_version", snapshot->version()}};
+    if (!plugins_ok) plugins["error"] = "no plugin is loaded; check the plugin directories (skillhost skills list)";
+    checks["plugins"] = std::move(plugins);
+    ready = ready && plugins_ok;
+
+    json::object database{{"file", host_.config.database_file().string()}};
+    auto connection = policy::SqliteConnection::open(host_.config.database_file(), std::chrono::milliseconds(1000));
+    Status writable = connection ? connection->exec("BEGIN IMMEDIATE; ROLLBACK;") : Status(connection.error());
+    database["ok"] = static_cast<bool>(writable);
+    if (!writable) database["error"] = writable.error().message;
+    checks["database"] = std::move(database);
+    ready = ready && writable;
+
+    bool models_ok = true;
+    json::array roles;
+    for (const auto& r : host_.router->describe()) {
+        const Probe probe = probe_model(r.model_name, r.spec.backend, r.spec.base_url);
+        json::object role{{"role", r.role}, {"model_name", r.model_name}, {"backend", r.spec.backend}, {"reachable", probe.ok}};
+        if (!probe.ok) role["error"] = probe.error;
+        models_ok = models_ok && probe.ok;
+        roles.push_back(std::move(role));
+    }
+    checks["models"] = json::object{{"ok", models_ok}, {"roles", std::move(roles)}};
+    ready = ready && models_ok;
+    return json::object{{"ready", ready}, {"checks", std::move(checks)}};
+}
+
+}  // namespace skillhost::server

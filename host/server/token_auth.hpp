@@ -1,0 +1,47 @@
+// Bearer-token authentication: `Authorization: Bearer TOKEN` names the user a request acts as.
+// Tokens are checked against users.yaml (api_token_sha256) and the tokens the host issued
+// (policy::ApiTokenStore). Only hashes are ever stored or cached.
+#pragma once
+
+#include "base/error.hpp"
+#include "policy/api_token_store.hpp"
+#include "policy/users.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace skillhost::server {
+
+class TokenAuthenticator {
+public:
+    // Both must outlive this.
+    TokenAuthenticator(const policy::UserDirectory& users, const policy::ApiTokenStore& tokens);
+
+    // The user id for an Authorization header value. Errors (all 401): AUTH_MISSING (no header),
+    // AUTH_MALFORMED (not "Bearer TOKEN"), AUTH_INVALID (no user has this token).
+    Result<std::string> authenticate(std::string_view authorization) const;
+
+private:
+    const policy::UserDirectory& users_;
+    const policy::ApiTokenStore& tokens_;
+    struct Cached {
+        std::string user_id;
+        std::chrono::steady_clock::time_point until;
+    };
+    mutable std::mutex cache_mutex_;
+    mutable std::unordered_map<std::string, Cached> cache_;  // by token hash; short-lived (revocation)
+};
+
+// When no owner can authenticate yet (no api_token_sha256 for an owner in users.yaml and no stored
+// token for one), issues a token for the first owner and writes it to <home>/owner.token, readable
+// only by its owner (0600). Returns that file, or nullopt when an owner token already existed.
+Result<std::optional<std::filesystem::path>> ensure_owner_token(const policy::UserDirectory& users,
+                                                                policy::ApiTokenStore& tokens,
+                                                                const std::filesystem::path& home);
+
+}  // namespace skillhost::server

@@ -1,0 +1,83 @@
+#include "daemon_process.hpp"
+
+#include "policy/api_token.hpp"
+
+#include <csignal>
+#include <fstream>
+#include <stdexcept>
+#include <thread>
+
+namespace skillhost::testing {
+
+namespace fs = std::filesystem;
+
+DaemonProcess::DaemonProcess(DaemonSetup setup) {
+    fs::create_directories(plugins_dir());
+    fs::create_directories(home());
+    std::string config = "plugin_dirs: [" + plugins_dir().string() + "]\nreload_debounce_ms: 20\nserver:\n  listen: 127.0.0.1:0\n";
+    config += setup.server_yaml;
+    write_file(etc() / "skillhost.yaml", config);
+    std::string users = "users:\n";
+    for (const char* line : {"{id: owner, role: owner, trust: bounded_auto", "{id: alice, role: standard, trust: supervised_auto",
+                             "{id: eve, role: guest, trust: observe, default_mode: emulation"}) {
+        const std::string text(line);
+        const std::string id = text.substr(5, text.find(',') - 5);
+        users += "  - " + text + ", api_token_sha256: " + policy::hash_api_token(token(id)) + "}\n";
+    }
+    write_file(etc() / "users.yaml", users);
+    write_file(etc() / "policy.yaml", setup.policy_yaml);
+    if (!setup.models_yaml.empty()) write_file(etc() / "models.yaml", setup.models_yaml);
+    if (!setup.script_yaml.empty()) write_file(etc() / "script.yaml", setup.script_yaml);
+    if (setup.echo_fixture) {
+        const fs::path source = fs::path(SKILLHOST_TEST_FIXTURES_BINARY_DIR) / "echo";
+        for (const auto& entry : fs::directory_iterator(source)) {
+            if (entry.is_regular_file()) fs::copy_file(entry.path(), plugins_dir() / entry.path().filename());
+        }
+    }
+}
+
+DaemonProcess::~DaemonProcess() {
+    if (process_) {
+        process_->signal(SIGKILL);
+        process_->wait(std::chrono::seconds(5));
+    }
+}
+
+void DaemonProcess::start() {
+    const fs::path port_file = home() / "port";
+    fs::remove(port_file);
+    process_ = std::make_unique<ChildProcess>(std::vector<std::string>{SKILLHOST_BINARY, "serve", "--config",
+                                                                       (etc() / "skillhost.yaml").string(), "--home",
+                                                                       home().string(), "--port-file", port_file.string()},
+                                              std::map<std::string, std::string>{{"SKILLHOST_LOG_LEVEL", "info"}});
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < deadline) {
+        std::ifstream in(port_file);
+        unsigned port = 0;
+        if (in >> port && port) {
+            port_ = static_cast<std::uint16_t>(port);
+            return;
+        }
+        if (::kill(process_->pid(), 0) != 0) break;  // it exited
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    throw std::runtime_error("skillhost serve did not start listening; its log:\n" + process_->stderr_text());
+}
+
+int DaemonProcess::stop(std::chrono::milliseconds timeout) {
+    process_->signal(SIGTERM);
+    const int code = process_->wait(timeout);
+    return code;
+}
+
+std::string DaemonProcess::log() { return process_ ? process_->stderr_text() : std::string(); }
+
+HttpResult DaemonProcess::get(const std::string& target, std::string_view user) {
+    return http_request(port_, RequestSpec{"GET", target, "", user.empty() ? "" : token(user), {}});
+}
+
+HttpResult DaemonProcess::post(const std::string& target, const std::string& body, std::string_view user) {
+    return http_request(port_, RequestSpec{"POST", target, body, user.empty() ? "" : token(user), {}});
+}
+
+}  // namespace skillhost::testing

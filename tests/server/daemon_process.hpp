@@ -1,0 +1,55 @@
+// `skillhost serve` started the way a user starts it, on a temporary home: etc/ with users (each
+// with a known API token), policy and models as a test needs, the built-in plugins plus the echo
+// fixture, listening on a free loopback port.
+#pragma once
+
+#include "http_test_client.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace skillhost::testing {
+
+struct DaemonSetup {
+    // Users: owner (owner, bounded_auto), alice (standard, supervised_auto), eve (guest, observe,
+    // emulation), each with token "<id>-token" in users.yaml as a hash.
+    std::string policy_yaml;
+    std::string models_yaml;               // empty: the built-in model for every role
+    std::string script_yaml;               // written to etc/script.yaml (for a scripted model)
+    std::string server_yaml;               // extra lines under `server:` (indented by two spaces)
+    bool echo_fixture = true;
+};
+
+class DaemonProcess {
+public:
+    explicit DaemonProcess(DaemonSetup setup = {});
+    ~DaemonProcess();
+
+    // Starts `skillhost serve` and waits until it listens. Throws when it does not.
+    void start();
+    std::uint16_t port() const { return port_; }
+    // Sends SIGTERM and waits for the exit code.
+    int stop(std::chrono::milliseconds timeout = std::chrono::seconds(30));
+    ChildProcess& process() { return *process_; }
+    std::string log();  // stderr so far
+
+    static std::string token(std::string_view user) { return std::string(user) + "-token"; }
+    HttpResult get(const std::string& target, std::string_view user = "owner");
+    HttpResult post(const std::string& target, const std::string& body, std::string_view user = "owner");
+
+    std::filesystem::path home() const { return dir_.path() / "home"; }
+    std::filesystem::path etc() const { return dir_.path() / "etc"; }
+    std::filesystem::path plugins_dir() const { return dir_.path() / "plugins"; }
+
+private:
+    TempDir dir_{"skillhost-serve"};
+    std::unique_ptr<ChildProcess> process_;
+    std::uint16_t port_ = 0;
+};
+
+}  // namespace skillhost::testing

@@ -1,0 +1,268 @@
+// Operator runs through `skillhost serve`: live event streams, approval from a second client
+// resuming a streamed run, cancellation, guidance, readiness with a model down, graceful shutdown.
+#include "daemon_process.hpp"
+
+#include <boost/json.hpp>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <future>
+#include <thread>
+
+namespace skillhost::testing {
+namespace {
+
+using ::testing::HasSubstr;
+namespace json = boost::json;
+
+std::string act(const std::string& tool, const std::string& args) {
+    return json::serialize(json::object{{"thought", "use " + tool}, {"action", json::object{{"tool", tool}, {"args", json::parse(args)}}}});
+}
+std::string respond() { return R"({"thought":"the data answers the goal","respond":true,"response_style":"default"})"; }
+
+// A script for the orchestrator role only (the other roles stay on the built-in model).
+DaemonSetup scripted(const std::vector<std::string>& replies) {
+    DaemonSetup setup;
+    setup.models_yaml = "models:\n  script: {backend: scripted, script: script.yaml}\nroles:\n  orchestrator: script\n";
+    json::array entries;
+    for (const auto& r : replies) entries.push_back(json::object{{"role", "orchestrator"}, {"response", r}});
+    setup.script_yaml = json::serialize(entries);  // JSON is YAML
+    return setup;
+}
+
+json::value wait_for_status(DaemonProcess& d, const std::string& id, const std::string& status, std::string_view user = "alice") {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    json::value last;
+    while (std::chrono::steady_clock::now() < deadline) {
+        auto r = d.get("/v1/runs/" + id, user);
+        if (r.status == 200) {
+            last = r.json();
+            if (last.at("status").as_string() == status) return last;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ADD_FAILURE() << "run " << id << " never became " << status << "; last: " << json::serialize(last);
+    return last;
+}
+
+TEST(ServeRuns, AScriptedRunStreamsEveryEventFromStartToCompletion) {
+    DaemonProcess d(scripted({act("task_list", "{}"), respond()}));
+    d.start();
+    SseStream stream(d.port(), RequestSpec{"POST", "/v1/runs", R"({"goal":"Which tasks are still open in my task list?"})",
+                                           DaemonProcess::token("alice"), {}});
+    ASSERT_EQ(stream.status(), 200) << stream.body_text();
+    EXPECT_THAT(stream.headers().at("content-type"), HasSubstr("text/event-stream"));
+    auto first = stream.next();
+    ASSERT_TRUE(first);
+    EXPECT_EQ(first->name, "run");
+    const std::string id(first->json().at("run_id").as_string());
+    EXPECT_EQ(stream.headers().at("x-run-id"), id);
+
+    std::vector<std::string> names;
+    std::optional<SseEvent> end;
+    while (auto e = stream.next()) {
+        names.push_back(e->name);
+        if (e->name == "end") {
+            end = e;
+            break;
+        }
+    }
+    ASSERT_TRUE(end) << "stream ended without an end event; saw " << ::testing::PrintToString(names) << "\n" << d.log();
+    EXPECT_THAT(names, ::testing::IsSupersetOf({"thought", "action", "observation"}));
+    EXPECT_EQ(end->json().at("status").as_string(), "completed") << end->data;
+    EXPECT_FALSE(stream.next(std::chrono::seconds(5)));  // the server closes the stream after `end`
+    EXPECT_TRUE(stream.ended());
+
+    auto stored = d.get("/v1/runs/" + id, "alice");
+    ASSERT_EQ(stored.status, 200);
+    EXPECT_EQ(stored.json().at("status").as_string(), "completed");
+    EXPECT_EQ(d.get("/v1/runs/" + id, "eve").status, 404);  // not hers
+    auto listed = d.get("/v1/runs", "alice");
+    EXPECT_THAT(listed.body, HasSubstr(id));
+    EXPECT_THAT(d.get("/metrics", "").body, HasSubstr("skillhost_runs{status=\"completed\"} 1"));
+}
+
+TEST(ServeRuns, ApprovingFromASecondClientResumesTheRunTheFirstIsStreaming) {
+    DaemonSetup setup;  // the built-in model plans task_create; policy asks before it runs
+    setup.policy_yaml = "global:\n  ask: [\"task_create\"]\n";
+    DaemonProcess d(setup);
+    d.start();
+    SseStream stream(d.port(), RequestSpec{"POST", "/v1/runs", R"({"goal":"Create a task to call the dentist"})",
+                                           DaemonProcess::token("alice"), {}});
+    ASSERT_EQ(stream.status(), 200);
+    auto paused = stream.next_named("status");
+    ASSERT_TRUE(paused) << d.log();
+    EXPECT_EQ(paused->json().at("status").as_string(), "awaiting_approval");
+    const std::string approval(paused->json().at("approval_id").as_string());
+    const std::string run_id(paused->json().at("run_id").as_string());
+
+    // A second watcher attaches while the run waits.
+    SseStream watcher(d.port(), RequestSpec{"GET", "/v1/runs/" + run_id + "/events", "", DaemonProcess::token("alice"), {}});
+    ASSERT_EQ(watcher.status(), 200);
+
+    auto approved = d.post("/v1/approvals/" + approval + "/approve", "", "owner");
+    ASSERT_EQ(approved.status, 200) << approved.body;
+    EXPECT_TRUE(approved.json().at("run").at("resumed").as_bool());
+
+    auto observation = stream.next_named("observation");
+    ASSERT_TRUE(observation);
+    EXPECT_THAT(observation->data, HasSubstr("task_create"));
+    auto end = stream.next_named("end");
+    ASSERT_TRUE(end) << d.log();
+    EXPECT_EQ(end->json().at("status").as_string(), "completed") << end->data;
+    auto watcher_end = watcher.next_named("end");
+    ASSERT_TRUE(watcher_end);
+    EXPECT_EQ(watcher_end->json().at("status").as_string(), "completed");
+
+    auto tasks = d.post("/v1/skills/task_list/call", "{}", "alice");
+    EXPECT_THAT(tasks.body, HasSubstr("call the dentist"));
+}
+
+TEST(ServeRuns, RejectingResumesTheRunWithTheRefusal) {
+    DaemonSetup setup;
+    setup.policy_yaml = "global:\n  ask: [\"task_create\"]\n";
+    DaemonProcess d(setup);
+    d.start();
+    auto started = d.post("/v1/runs", R"({"goal":"Create a task to call the dentist"})", "alice");
+    ASSERT_EQ(started.status, 202) << started.body;
+    const std::string id(started.json().at("run_id").as_string());
+    auto paused = wait_for_status(d, id, "awaiting_approval");
+    const std::string approval(paused.at("approval_id").as_string());
+    auto rejected = d.post("/v1/approvals/" + approval + "/reject", R"({"reason":"not today"})", "owner");
+    ASSERT_EQ(rejected.status, 200) << rejected.body;
+    auto done = wait_for_status(d, id, "completed");
+    EXPECT_THAT(json::serialize(done), HasSubstr("not today"));
+    auto tasks = d.post("/v1/skills/task_list/call", "{}", "alice");
+    EXPECT_THAT(tasks.body, ::testing::Not(HasSubstr("dentist")));
+}
+
+TEST(ServeRuns, CancellingAWorkingRunStopsItAndAFinishedOneIs409) {
+    DaemonProcess d(scripted({act("sleep", R"({"ms":900})"), act("sleep", R"({"ms":900})"), respond()}));
+    d.start();
+    auto started = d.post("/v1/runs", R"({"goal":"Sleep a while, then sleep again and tell me about it"})", "alice");
+    ASSERT_EQ(started.status, 202) << started.body;
+    const std::string id(started.json().at("run_id").as_string());
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    auto cancel = d.post("/v1/runs/" + id + "/cancel", "", "alice");
+    ASSERT_EQ(cancel.status, 200) << cancel.body;
+    EXPECT_TRUE(cancel.json().at("cancel_requested").as_bool());
+    auto done = wait_for_status(d, id, "cancelled");
+    EXPECT_EQ(done.at("error").at("code").as_string(), "RUN_CANCELLED");
+    auto again = d.post("/v1/runs/" + id + "/cancel", "", "alice");
+    EXPECT_EQ(again.status, 409);
+    EXPECT_EQ(again.error_code(), "RUN_ALREADY_FINISHED");
+}
+
+TEST(ServeRuns, TooManyConcurrentRunsPerUserIs429) {
+    DaemonSetup setup = scripted({act("sleep", R"({"ms":900})"), respond()});
+    setup.server_yaml = "  max_runs_per_user: 1\n";
+    DaemonProcess d(setup);
+    d.start();
+    auto first = d.post("/v1/runs", R"({"goal":"Sleep for a while please and report back"})", "alice");
+    ASSERT_EQ(first.status, 202) << first.body;
+    auto second = d.post("/v1/runs", R"({"goal":"And another one"})", "alice");
+    EXPECT_EQ(second.status, 429) << second.body;
+    EXPECT_EQ(second.error_code(), "TOO_MANY_RUNS");
+    EXPECT_EQ(d.post("/v1/skills/noop/call", "{}", "owner").status, 200);  // other work goes on
+}
+
+TEST(ServeRuns, AStuckRunIsGuidedThroughTheApi) {
+    DaemonProcess d(scripted({act("fs_read", R"({"path":"a.txt"})"), act("fs_read", R"({"path":"b.txt"})"),
+                              act("fs_read", R"({"path":"c.txt"})"), act("task_list", "{}"), respond()}));
+    d.start();
+    auto started = d.post("/v1/runs", R"({"goal":"Read my notes files and tell me what they say"})", "alice");
+    ASSERT_EQ(started.status, 202);
+    const std::string id(started.json().at("run_id").as_string());
+    wait_for_status(d, id, "needs_guidance");
+    auto empty = d.post("/v1/runs/" + id + "/guidance", R"({"text":"  "})", "alice");
+    EXPECT_EQ(empty.status, 400);
+    EXPECT_EQ(empty.error_code(), "GUIDANCE_EMPTY");
+    SseStream stream(d.port(), RequestSpec{"POST", "/v1/runs/" + id + "/guidance", R"({"text":"Look at the task list instead"})",
+                                           DaemonProcess::token("alice"), {}});
+    ASSERT_EQ(stream.status(), 200) << stream.body_text();
+    auto end = stream.next_named("end");
+    ASSERT_TRUE(end) << d.log();
+    EXPECT_EQ(end->json().at("status").as_string(), "completed") << end->data;
+    auto again = d.post("/v1/runs/" + id + "/guidance", R"({"text":"more"})", "alice");
+    EXPECT_EQ(again.status, 409);
+    EXPECT_EQ(again.error_code(), "RUN_NOT_WAITING_FOR_GUIDANCE");
+}
+
+TEST(ServeRuns, WithTheModelDownReadinessSaysWhyAndRunsFailAsResources) {
+    DaemonSetup setup;
+    setup.models_yaml =
+        "models:\n  down: {backend: ollama, model: nothing, base_url: \"http://127.0.0.1:9\", retries: 0, timeouts: {connect_ms: 500}}\n"
+        "roles:\n  orchestrator: down\n  classifier: down\n";
+    DaemonProcess d(setup);
+    d.start();
+    auto ready = d.get("/readyz", "");
+    EXPECT_EQ(ready.status, 503) << ready.body;
+    EXPECT_FALSE(ready.json().at("ready").as_bool());
+    const auto roles = ready.json().at("checks").at("models").at("roles").as_array();
+    bool orchestrator_named = false;
+    for (const auto& r : roles) {
+        if (r.at("role").as_string() != "orchestrator") continue;
+        orchestrator_named = true;
+        EXPECT_FALSE(r.at("reachable").as_bool());
+        EXPECT_THAT(json::serialize(r), HasSubstr("HTTP_UNREACHABLE"));
+    }
+    EXPECT_TRUE(orchestrator_named) << ready.body;
+    EXPECT_EQ(d.get("/healthz", "").status, 200);  // alive, just not ready
+
+    auto started = d.post("/v1/runs", R"({"goal":"Which tasks are open and which are overdue?"})", "alice");
+    ASSERT_EQ(started.status, 202) << started.body;  // a failing run is not an HTTP error
+    auto failed = wait_for_status(d, std::string(started.json().at("run_id").as_string()), "failed");
+    EXPECT_THAT(json::serialize(failed.at("error")), HasSubstr("LLM_"));
+}
+
+TEST(ServeShutdown, SigtermLetsInFlightRequestsFinishThenExitsCleanly) {
+    DaemonProcess d;
+    d.start();
+    auto in_flight = std::async(std::launch::async, [&d] { return d.post("/v1/skills/sleep/call", R"({"args":{"ms":800}})", "alice"); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    d.process().signal(SIGTERM);
+    auto answer = in_flight.get();
+    EXPECT_EQ(answer.status, 200) << answer.body;
+    EXPECT_EQ(answer.json().at("result").at("slept_ms").to_number<int>(), 800);
+    EXPECT_EQ(d.process().wait(std::chrono::seconds(20)), 0);
+    EXPECT_THAT(d.log(), HasSubstr("SIGTERM"));
+    EXPECT_THROW(d.get("/healthz", ""), std::exception);  // nobody listens any more
+}
+
+TEST(ServeShutdown, SighupRescansAndHotReloadShowsInTheCatalogAndMetrics) {
+    DaemonSetup setup;
+    setup.echo_fixture = false;
+    DaemonProcess d(setup);
+    d.start();
+    auto before = d.get("/v1/skills", "alice");
+    EXPECT_THAT(before.body, ::testing::Not(HasSubstr("\"noop\"")));
+    const auto source = std::filesystem::path(SKILLHOST_TEST_FIXTURES_BINARY_DIR) / "echo";
+    const auto staging = d.home() / "staging";
+    std::filesystem::create_directories(staging);
+    std::vector<std::filesystem::path> manifests;
+    for (const auto& e : std::filesystem::directory_iterator(source)) {
+        if (!e.is_regular_file()) continue;
+        std::filesystem::copy_file(e.path(), staging / e.path().filename());
+    }
+    for (const auto& e : std::filesystem::directory_iterator(staging)) {
+        if (e.path().extension() == ".yaml") manifests.push_back(e.path());
+        else std::filesystem::rename(e.path(), d.plugins_dir() / e.path().filename());
+    }
+    for (const auto& m : manifests) std::filesystem::rename(m, d.plugins_dir() / m.filename());
+    d.process().signal(SIGHUP);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    bool seen = false;
+    while (!seen && std::chrono::steady_clock::now() < deadline) {
+        seen = d.get("/v1/skills", "alice").body.find("\"noop\"") != std::string::npos;
+        if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_TRUE(seen) << d.log();
+    EXPECT_EQ(d.post("/v1/skills/noop/call", "{}", "alice").status, 200);
+    auto metrics = d.get("/metrics", "").body;
+    EXPECT_THAT(metrics, HasSubstr("skillhost_catalog_version 2"));
+    EXPECT_THAT(metrics, ::testing::ContainsRegex("skillhost_catalog_reloads_total [1-9]"));
+}
+
+}  // namespace
+}  // namespace skillhost::testing
