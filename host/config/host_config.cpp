@@ -134,7 +134,7 @@ bool parse_listen_address(std::string_view text, std::string& host, std::uint16_
         problem = "the port in '" + std::string(text) + "' must be a number from 0 to 65535";
         return false;
     }
-    host = std::string(h);
+    host = h == "localhost" ? std::string("127.0.0.1") : std::string(h);  // listen on an address, not a name
     port = static_cast<std::uint16_t>(value);
     return true;
 }

@@ -48,8 +48,16 @@ Reply list_approvals(ApiServices& s, ApiRequest& req) {
         filter.states = {*parsed};
     }
     auto wanted_user = req.query_string("user");
-    if (req.user->role != policy::Role::owner) filter.user_id = req.user->user_id;
-    else if (wanted_user) filter.user_id = *wanted_user;
+    if (req.user->role != policy::Role::owner) {
+        if (wanted_user && *wanted_user != req.user->user_id) {
+            Error e{"FORBIDDEN", "only owners may list other users' approvals", {}, {}};
+            e.details["step"] = "role";
+            throw ApiFailure(http::status::forbidden, std::move(e));
+        }
+        filter.user_id = req.user->user_id;
+    } else if (wanted_user) {
+        filter.user_id = *wanted_user;
+    }
     auto records = s.host.approvals->list(filter);
     if (!records) throw ApiFailure(records.error());
     json::array out;

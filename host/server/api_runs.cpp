@@ -26,7 +26,7 @@ json::object visible_run(ApiServices& s, const ApiRequest& req, const std::strin
     if (run.error().code != "RUN_NOT_FOUND") throw ApiFailure(run.error());
     auto user = s.runs.user_of(id);
     if (!user || !may_see(*req.user, *user)) throw ApiFailure(run_not_found(id));
-    return json::object{{"id", id}, {"user_id", *user}, {"status", "running"}};
+    return json::object{{"id", id}, {"user", *user}, {"status", "running"}};
 }
 
 json::object accepted(const std::string& id) {
@@ -46,6 +46,15 @@ Reply start_run(ApiServices& s, ApiRequest& req) {
     if (auto mode = string_field(body, "mode", false)) {
         auto parsed = policy::parse_cognitive_mode(*mode);
         if (!parsed) throw bad_field("FIELD_INVALID", "mode", "field 'mode' must be dual, agent or emulation, not '" + *mode + "'");
+        // A run may narrow the user's mode (to emulation), never widen it: only owners choose freely.
+        if (*parsed != user.mode && *parsed != policy::CognitiveMode::emulation && user.role != policy::Role::owner) {
+            Error e{"MODE_NOT_ALLOWED", "user " + user.user_id + " is in " + policy::to_string(user.mode) +
+                                            " mode; a run may only narrow it to emulation",
+                    {}, {"an owner can change the user's mode with `skillhost mode set`"}};
+            e.details["field"] = "mode";
+            e.details["step"] = "mode";
+            throw ApiFailure(http::status::forbidden, std::move(e));
+        }
         user.mode = *parsed;
     }
     op::RunOptions options;
@@ -62,6 +71,11 @@ Reply start_run(ApiServices& s, ApiRequest& req) {
 
     std::shared_ptr<EventChannel> channel;
     if (req.wants_event_stream()) {
+        if (!s.stream_available()) {
+            throw ApiFailure(http::status::service_unavailable,
+                             Error{"TOO_MANY_STREAMS", "no more event streams can open now (server.max_streams, or shutting down)",
+                                   {}, {"start the run without Accept: text/event-stream and poll GET /v1/runs/{id}"}});
+        }
         channel = std::make_shared<EventChannel>();
         channel->push(StreamEvent{"run", json::serialize(accepted(id))});
     }
@@ -102,7 +116,7 @@ Reply list_runs(ApiServices& s, ApiRequest& req) {
     if (!runs) throw ApiFailure(runs.error());
     json::array out;
     for (const auto& run : runs.value()) {
-        json::object o{{"id", run.id},         {"goal", run.goal},   {"user_id", run.user_id},
+        json::object o{{"id", run.id},         {"goal", run.goal},   {"user", run.user_id},
                        {"mode", run.mode},     {"status", store::to_string(run.status)},
                        {"steps", run.steps.size()}, {"created_ms", run.created_ms}};
         if (!run.approval_id.empty()) o["approval_id"] = run.approval_id;

@@ -23,6 +23,9 @@ struct ApiServices {
     std::function<MetricGauges()> gauges;
     // {ready, checks: {...}}: plugins loaded, database writable, model roles reachable.
     std::function<boost::json::object()> readiness;
+    // False when no more event streams may open (server.max_streams, shutdown): checked before a
+    // streamed run starts, so a refused stream never leaves a run the client cannot see.
+    std::function<bool()> stream_available;
 };
 
 void add_skill_routes(RouteTable& routes, ApiServices& services);     // /v1/skills, /v1/catalog
@@ -32,7 +35,7 @@ void add_audit_routes(RouteTable& routes, ApiServices& services);     // /v1/aud
 void add_health_routes(RouteTable& routes, ApiServices& services);    // /healthz /readyz /metrics /v1/whoami
 
 // An SSE response that forwards `channel` until it ends, with a heartbeat every 15 s (so a client
-// that left is noticed) and a final `shutdown` event when the server stops first.
+// that left is noticed). When the server stops first, the stream just closes.
 StreamResponse stream_channel(std::shared_ptr<EventChannel> channel);
 
 // Owners see everything; other users only what is theirs.

@@ -4,14 +4,25 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
+
 namespace skillhost::server {
 
 namespace json = boost::json;
 
 namespace {
 
+// What the user may see in their mode; with ?all=true (owners only) every loaded skill. A user
+// never learns the shape of a skill their mode or trust hides.
 std::vector<const catalog::CatalogEntry*> entries_for(ApiServices& s, const catalog::CatalogSnapshot& snap, const ApiRequest& req) {
-    if (req.query_flag("all")) return catalog::all_entries(snap);
+    if (req.query_flag("all")) {
+        if (req.user->role != policy::Role::owner) {
+            Error e{"FORBIDDEN", "only owners may list every skill (all=true); without it you see the skills you may call", {}, {}};
+            e.details["step"] = "role";
+            throw ApiFailure(http::status::forbidden, std::move(e));
+        }
+        return catalog::all_entries(snap);
+    }
     return s.host.pipeline->visible_entries(snap, *req.user);
 }
 
@@ -53,6 +64,10 @@ void add_skill_routes(RouteTable& routes, ApiServices& s) {
         req.allow_query({});
         const auto snapshot = s.host.snapshot();
         const auto* entry = snapshot->find(req.param("id"));
+        if (entry && req.user->role != policy::Role::owner) {
+            const auto visible = s.host.pipeline->visible_entries(*snapshot, *req.user);
+            if (std::find(visible.begin(), visible.end(), entry) == visible.end()) entry = nullptr;
+        }
         if (!entry) {
             Error e{"SKILL_NOT_FOUND", "no skill named '" + req.param("id") + "' is loaded", {},
                     {"GET /v1/skills lists the skills you can call"}};

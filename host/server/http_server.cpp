@@ -185,7 +185,7 @@ private:
     void write(Response response, bool close_after) {
         auto shared = std::make_shared<Response>(std::move(response));
         shared->prepare_payload();
-        stream_.expires_after(in_.options.read_timeout);
+        stream_.expires_after(in_.options.write_timeout);
         http::async_write(stream_, *shared, [self = shared_from_this(), shared, close_after](beast::error_code ec, std::size_t) {
             self->in_.request_done();
             if (ec || close_after) return self->close();
@@ -335,6 +335,11 @@ bool HttpServer::wait_idle(std::chrono::milliseconds limit) {
 std::size_t HttpServer::open_streams() const {
     std::lock_guard lock(internals_->streams_mutex);
     return internals_->streams;
+}
+
+bool HttpServer::stream_available() const {
+    std::lock_guard lock(internals_->streams_mutex);
+    return !internals_->stopping.load() && internals_->streams < internals_->options.max_streams;
 }
 
 void HttpServer::stop() {

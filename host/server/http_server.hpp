@@ -33,8 +33,8 @@ struct HttpServerOptions {
     std::size_t max_body_bytes = 1 << 20;
     std::size_t max_header_bytes = 64 * 1024;
     unsigned max_streams = 64;
-    std::chrono::seconds idle_timeout{60};  // a keep-alive connection with no request in this long closes
-    std::chrono::seconds read_timeout{30};  // a request must arrive whole within this
+    std::chrono::seconds idle_timeout{60};   // a connection whose next request does not arrive whole in this long closes
+    std::chrono::seconds write_timeout{30};  // a response must be taken by the client within this
 };
 
 // Called on a handler thread for every request; may block. Exceptions are caught by the server and
@@ -68,6 +68,8 @@ public:
 
     std::size_t requests_in_flight() const { return in_flight_.load(); }
     std::size_t open_streams() const;
+    // False when a new event stream would be refused (max_streams reached, or stopping).
+    bool stream_available() const;
 
     // The network code's state (http_server.cpp); not for handlers.
     struct Internals;

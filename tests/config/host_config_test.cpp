@@ -92,3 +92,69 @@ TEST(HostConfig, MissingFileSaysSo) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(HostConfigServer, DefaultsAreLoopbackWithSaneLimits) {
+    ConfigSources s;
+    s.home = "/tmp/some-home";
+    auto cfg = load_host_config(s);
+    ASSERT_TRUE(cfg.ok());
+    EXPECT_EQ(cfg->server.host, "127.0.0.1");
+    EXPECT_EQ(cfg->server.port, 8787);
+    EXPECT_FALSE(cfg->server.allow_remote);
+    EXPECT_EQ(cfg->server.max_runs_per_user, 4u);
+}
+
+TEST(HostConfigServer, ReadsEverySettingAndNamesTheWrongOne) {
+    TempDir dir;
+    write_file(dir / "skillhost.yaml",
+               "server:\n  listen: \"[::1]:9000\"\n  allow_remote: true\n  threads: 3\n  handler_threads: 8\n"
+               "  max_body_bytes: 4096\n  max_runs_per_user: 2\n  max_streams: 5\n  shutdown_grace_ms: 1500\n");
+    ConfigSources s;
+    s.config_file = dir / "skillhost.yaml";
+    s.home = dir / "home";
+    auto cfg = load_host_config(s);
+    ASSERT_TRUE(cfg.ok()) << cfg.error().message;
+    EXPECT_EQ(cfg->server.host, "::1");
+    EXPECT_EQ(cfg->server.port, 9000);
+    EXPECT_TRUE(cfg->server.allow_remote);
+    EXPECT_EQ(cfg->server.threads, 3u);
+    EXPECT_EQ(cfg->server.handler_threads, 8u);
+    EXPECT_EQ(cfg->server.max_body_bytes, 4096u);
+    EXPECT_EQ(cfg->server.max_runs_per_user, 2u);
+    EXPECT_EQ(cfg->server.max_streams, 5u);
+    EXPECT_EQ(cfg->server.shutdown_grace, std::chrono::milliseconds(1500));
+
+    for (const auto& [yaml, key] : std::vector<std::pair<std::string, std::string>>{
+             {"server:\n  listen: 8787\n", "server.listen"},
+             {"server:\n  listen: \"host:99999\"\n", "server.listen"},
+             {"server:\n  threads: -1\n", "server.threads"},
+             {"server:\n  max_body_bytes: 10\n", "server.max_body_bytes"},
+             {"server:\n  porto: 1\n", "server.porto"},
+             {"server: [1]\n", "server"}}) {
+        write_file(dir / "skillhost.yaml", yaml);
+        auto bad = load_host_config(s);
+        ASSERT_FALSE(bad.ok()) << yaml;
+        EXPECT_EQ(bad.error().code, "CONFIG_INVALID");
+        EXPECT_EQ(bad.error().details.at("key").as_string(), key) << bad.error().message;
+        EXPECT_NE(bad.error().message.find("skillhost.yaml:"), std::string::npos) << bad.error().message;
+    }
+}
+
+TEST(HostConfigServer, ListenAddressesParseOrSayWhatIsWrong) {
+    std::string host;
+    std::uint16_t port = 0;
+    std::string problem;
+    EXPECT_TRUE(skillhost::config::parse_listen_address("0.0.0.0:80", host, port, problem));
+    EXPECT_EQ(host, "0.0.0.0");
+    EXPECT_EQ(port, 80);
+    EXPECT_TRUE(skillhost::config::parse_listen_address("localhost:0", host, port, problem));
+    EXPECT_EQ(host, "127.0.0.1");
+    EXPECT_FALSE(skillhost::config::parse_listen_address(":80", host, port, problem));
+    EXPECT_NE(problem.find("host part"), std::string::npos);
+    EXPECT_FALSE(skillhost::config::parse_listen_address("::1:80", host, port, problem));
+    EXPECT_FALSE(skillhost::config::parse_listen_address("[::1]80", host, port, problem));
+}
+
+}  // namespace

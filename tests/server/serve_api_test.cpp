@@ -86,6 +86,13 @@ TEST_F(ServeApi, SkillsListedAreThoseTheUserMaySeeInTheirMode) {
     ASSERT_EQ(one.status, 200);
     EXPECT_EQ(one.json().at("id").as_string(), "add");
 
+    // What a mode hides stays hidden: no listing of everything, no schema of a hidden skill.
+    EXPECT_EQ(d().get("/v1/skills?all=true", "eve").status, 403);
+    EXPECT_EQ(d().get("/v1/catalog?all=true", "alice").status, 403);
+    EXPECT_EQ(d().get("/v1/skills/fs_write", "eve").status, 404);
+    EXPECT_EQ(d().get("/v1/skills/fs_write", "alice").status, 200);
+    EXPECT_EQ(d().get("/v1/skills?all=true", "owner").status, 200);
+
     auto missing = d().get("/v1/skills/no_such_skill", "alice");
     EXPECT_EQ(missing.status, 404);
     EXPECT_EQ(missing.error_code(), "SKILL_NOT_FOUND");
@@ -151,6 +158,13 @@ TEST_F(ServeApi, BadRequestBodiesAre400NamingTheField) {
     auto bad_mode = d().post("/v1/runs", R"({"goal":"hi","mode":"turbo"})", "alice");
     EXPECT_EQ(bad_mode.status, 400);
     EXPECT_EQ(bad_mode.json().at("error").at("details").at("field").as_string(), "mode");
+}
+
+TEST_F(ServeApi, ARunMayNarrowTheUsersModeButNeverWidenIt) {
+    auto widened = d().post("/v1/runs", R"({"goal":"Write a note","mode":"agent"})", "eve");
+    EXPECT_EQ(widened.status, 403) << widened.body;
+    EXPECT_EQ(widened.error_code(), "MODE_NOT_ALLOWED");
+    EXPECT_EQ(widened.json().at("error").at("details").at("step").as_string(), "mode");
 }
 
 TEST_F(ServeApi, PolicyRefusalsAre403WithTheStepThatDecided) {
