@@ -29,7 +29,7 @@ using Clock = std::chrono::steady_clock;
 
 // How long a caller spins for a result before blocking: long enough to cover a trivial skill's
 // round trip through a running worker, short enough not to matter for anything slower.
-constexpr auto caller_spin = std::chrono::microseconds(30);
+const auto caller_spin = hand_off_spin(std::chrono::microseconds(30));
 // How often a blocked caller looks at an external cancel flag (nobody signals it).
 constexpr auto cancel_poll = std::chrono::milliseconds(2);
 
@@ -64,7 +64,7 @@ public:
         }
         done.store(true, std::memory_order_seq_cst);
         if (caller_waiting.load(std::memory_order_seq_cst)) {
-            std::lock_guard lock(mutex);
+            { std::lock_guard lock(mutex); }  // orders with the caller's check; notify unlocked
             finished.notify_one();
         }
     }

@@ -17,6 +17,12 @@
 
 namespace skillhost::exec {
 
+std::chrono::microseconds hand_off_spin(std::chrono::microseconds wanted) {
+    static const unsigned cpus = std::thread::hardware_concurrency();
+    return cpus > 2 ? wanted : std::chrono::microseconds(0);
+}
+
+
 namespace {
 
 struct Worker {
@@ -140,7 +146,9 @@ void WorkerPool::submit(std::shared_ptr<PoolJob> job) {
         worker->job = std::move(job);
         worker->has_job.store(true, std::memory_order_seq_cst);
         if (worker->sleeping.load(std::memory_order_seq_cst)) {
-            std::lock_guard worker_lock(worker->mutex);
+            // Taking the worker's lock once orders this with its predicate check; notifying after
+            // releasing it lets the woken worker run at once instead of blocking on the lock.
+            { std::lock_guard worker_lock(worker->mutex); }
             worker->wake.notify_one();
         }
         return;
