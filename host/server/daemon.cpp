@@ -71,12 +71,19 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
     });
 
     d->services_.reset(new ApiServices{host, d->operators_, *d->runs_, d->metrics_, [self] { return self->gauges(); },
-                                       [self] { return self->readiness_->check(); }});
+                                       [self] { return self->readiness_->check(); },
+                                       [self] { return self->server_->stream_available(); }});
     add_health_routes(d->routes_, *d->services_);
     add_skill_routes(d->routes_, *d->services_);
     add_run_routes(d->routes_, *d->services_);
     add_approval_routes(d->routes_, *d->services_);
     add_audit_routes(d->routes_, *d->services_);
+    McpHttpOptions mcp_options;
+    mcp_options.loopback_only = is_loopback(d->settings_.host);
+    d->mcp_ = std::make_unique<McpHttpEndpoint>(host, mcp_options);
+    for (auto verb : {http::verb::post, http::verb::get, http::verb::delete_}) {
+        d->routes_.add(verb, "/mcp", [self](ApiRequest& req) { return self->mcp_->handle(req); });
+    }
 
     HttpServerOptions http;
     http.host = d->settings_.host;
@@ -96,13 +103,14 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
 Daemon::~Daemon() { shutdown(); }
 
 Status Daemon::start() {
-    auto token_file = ensure_owner_token(*host_.users, *tokens_, host_.config.home);
-    if (!token_file) return token_file.error();
-    owner_token_file_ = token_file.value();
     if (auto recovered = host_.approvals->recover_interrupted(); recovered && !recovered->empty()) {
         spdlog::warn("serve: {} approved call(s) were interrupted by an earlier stop and are marked failed", recovered->size());
     }
     if (auto st = server_->start(); !st) return st;
+    // After binding: a start that cannot listen leaves no token behind that nobody was told about.
+    auto token_file = ensure_owner_token(*host_.users, *tokens_, host_.config.home);
+    if (!token_file) return token_file.error();
+    owner_token_file_ = token_file.value();
     if (!is_loopback(settings_.host)) {
         spdlog::warn("serve: listening on {} accepts connections from other machines; every request still needs a token",
                      settings_.host);
@@ -154,13 +162,19 @@ Reply Daemon::dispatch(Request& request) {
             auto user_id = auth_->authenticate(request[http::field::authorization]);
             if (!user_id) {
                 const bool auth_error = user_id.error().code.rfind("AUTH_", 0) == 0;
-                Response r = error_response(auth_error ? http::status::unauthorized : status_for(user_id.error()), user_id.error(),
-                                            request.version());
-                if (auth_error) r.set(http::field::www_authenticate, "Bearer realm=\"skillhost\"");
+                if (!auth_error) {
+                    return error_reply(http::status::internal_server_error, user_id.error().code,
+                                       user_id.error().code + ": " + user_id.error().message, request.version());
+                }
+                Response r = error_response(http::status::unauthorized, user_id.error(), request.version());
+                r.set(http::field::www_authenticate, "Bearer realm=\"skillhost\"");
                 return r;
             }
             auto context = policy::resolve_user_context(*host_.users, *host_.modes, user_id.value());
-            if (!context) return error_response(http::status::internal_server_error, context.error(), request.version());
+            if (!context) {
+                return error_reply(http::status::internal_server_error, context.error().code,
+                                   context.error().code + ": " + context.error().message, request.version());
+            }
             user = std::move(context.value());
             api.user = &user;
         }
@@ -220,6 +234,7 @@ void Daemon::shutdown() {
         runs_->wait_idle(std::chrono::seconds(30));
     }
     if (!requests_done) server_->wait_idle(std::chrono::seconds(5));
+    mcp_->close_all();
     server_->stop();
     runs_.reset();
     spdlog::info("serve: stopped");

@@ -8,6 +8,7 @@
 #include "base/error.hpp"
 #include "config/host_config.hpp"
 #include "server/http_server.hpp"
+#include "server/mcp_http.hpp"
 #include "server/metrics.hpp"
 #include "server/readiness.hpp"
 #include "server/route_table.hpp"
@@ -62,6 +63,7 @@ private:
     std::unique_ptr<RunHub> runs_;
     std::unique_ptr<ReadinessCheck> readiness_;
     std::unique_ptr<ApiServices> services_;
+    std::unique_ptr<McpHttpEndpoint> mcp_;
     RouteTable routes_;
     std::unique_ptr<HttpServer> server_;
     std::optional<std::filesystem::path> owner_token_file_;

@@ -1,0 +1,304 @@
+#include "server/mcp_http.hpp"
+
+#include "mcp/json_rpc.hpp"
+#include "mcp/protocol_version.hpp"
+#include "server/api_services.hpp"
+#include "store/run_record.hpp"
+
+#include <boost/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+namespace skillhost::server {
+
+namespace json = boost::json;
+
+struct McpHttpEndpoint::Session {
+    std::string id;
+    std::string user_id;
+    std::chrono::steady_clock::time_point last_used = std::chrono::steady_clock::now();
+    std::mutex mutex;  // guards waiting and server_stream
+    // POSTed requests waiting for their response, by JSON-RPC id (serialized).
+    std::map<std::string, std::shared_ptr<EventChannel>> waiting;
+    std::weak_ptr<EventChannel> server_stream;  // the GET stream, if open
+    std::unique_ptr<mcp::McpSession> mcp;       // last: closed before the rest goes
+
+    // Where a message from the server goes: a response to the POST that asked; anything else to
+    // the GET stream, or (none open) to the requests in flight, which it concerns.
+    void route(const std::string& text) {
+        json::value message;
+        boost::system::error_code ec;
+        message = json::parse(text, ec);
+        const json::object* obj = ec ? nullptr : message.if_object();
+        std::lock_guard lock(mutex);
+        if (obj && obj->contains("id") && !obj->contains("method")) {
+            auto it = waiting.find(json::serialize(obj->at("id")));
+            if (it != waiting.end()) {
+                it->second->push(StreamEvent{"message", text});
+                it->second->close();
+                waiting.erase(it);
+                return;
+            }
+        }
+        if (auto stream = server_stream.lock(); stream && !stream->closed()) {
+            stream->push(StreamEvent{"message", text});
+            return;
+        }
+        for (auto& [key, channel] : waiting) channel->push(StreamEvent{"message", text});
+    }
+};
+
+namespace {
+
+Response rpc_error_response(http::status status, int code, std::string message) {
+    return json_response(status, json::object{{"jsonrpc", "2.0"}, {"id", nullptr},
+                                              {"error", json::object{{"code", code}, {"message", std::move(message)}}}});
+}
+
+std::string host_name(std::string_view host) {
+    if (!host.empty() && host.front() == '[') {
+        const auto close = host.find(']');
+        return std::string(host.substr(0, close == std::string_view::npos ? host.size() : close + 1));
+    }
+    return std::string(host.substr(0, host.find(':')));
+}
+
+bool is_loopback_name(std::string_view name) { return name == "localhost" || name == "127.0.0.1" || name == "[::1]"; }
+
+// "http://localhost:8787" -> "localhost"; empty when it is not an http(s) origin.
+std::string origin_host(std::string_view origin) {
+    for (std::string_view scheme : {"http://", "https://"}) {
+        if (origin.rfind(scheme, 0) == 0) return host_name(origin.substr(scheme.size()));
+    }
+    return {};
+}
+
+}  // namespace
+
+McpHttpEndpoint::McpHttpEndpoint(app::HostRuntime& host, McpHttpOptions options) : host_(host), options_(std::move(options)) {}
+
+McpHttpEndpoint::~McpHttpEndpoint() { close_all(); }
+
+std::size_t McpHttpEndpoint::session_count() const {
+    std::lock_guard lock(mutex_);
+    return sessions_.size();
+}
+
+void McpHttpEndpoint::close_all() {
+    std::map<std::string, std::shared_ptr<Session>> sessions;
+    {
+        std::lock_guard lock(mutex_);
+        sessions.swap(sessions_);
+    }
+    for (auto& [id, session] : sessions) {
+        session->mcp->close();
+        std::lock_guard lock(session->mutex);
+        for (auto& [key, channel] : session->waiting) channel->close();
+        if (auto stream = session->server_stream.lock()) stream->close();
+    }
+}
+
+void McpHttpEndpoint::expire_idle() {
+    std::vector<std::shared_ptr<Session>> expired;
+    {
+        std::lock_guard lock(mutex_);
+        const auto now = std::chrono::steady_clock::now();
+        for (auto it = sessions_.begin(); it != sessions_.end();) {
+            if (now - it->second->last_used > options_.idle_expiry && it->second->mcp->calls_in_flight() == 0) {
+                expired.push_back(it->second);
+                it = sessions_.erase(it);
+            } else {
+                ++it;
+            }
+        }
+    }
+    for (auto& s : expired) s->mcp->close();
+}
+
+Reply McpHttpEndpoint::handle(ApiRequest& req) {
+    // DNS rebinding: a browser page from elsewhere must not reach a loopback server.
+    const std::string host = host_name(std::string_view(req.raw[http::field::host]));
+    if (options_.loopback_only && !is_loopback_name(host)) {
+        Error e{"HOST_NOT_ALLOWED", "the Host header '" + host + "' does not name this server (localhost, 127.0.0.1 or [::1])",
+                {}, {}};
+        throw ApiFailure(http::status::forbidden, std::move(e));
+    }
+    const std::string origin(req.raw[http::field::origin]);
+    if (!origin.empty()) {
+        const bool listed = std::find(options_.allowed_origins.begin(), options_.allowed_origins.end(), origin) !=
+                            options_.allowed_origins.end();
+        if (!listed && !is_loopback_name(origin_host(origin))) {
+            Error e{"ORIGIN_NOT_ALLOWED", "requests from origin '" + origin + "' are not allowed", {},
+                    {"only pages served from this machine may call /mcp from a browser"}};
+            throw ApiFailure(http::status::forbidden, std::move(e));
+        }
+    }
+    const std::string version(req.raw["MCP-Protocol-Version"]);
+    if (!version.empty() && std::find(mcp::kSupportedProtocolVersions.begin(), mcp::kSupportedProtocolVersions.end(), version) ==
+                                mcp::kSupportedProtocolVersions.end()) {
+        return rpc_error_response(http::status::bad_request, mcp::rpc_code::invalid_request,
+                                  "unsupported MCP-Protocol-Version '" + version + "'; this server speaks 2025-11-25, 2025-06-18 and 2025-03-26");
+    }
+    switch (req.raw.method()) {
+        case http::verb::post: return post(req);
+        case http::verb::get: return open_stream(req);
+        default: return end_session(req);
+    }
+}
+
+std::shared_ptr<McpHttpEndpoint::Session> McpHttpEndpoint::session_for(ApiRequest& req) {
+    const std::string id(req.raw["Mcp-Session-Id"]);
+    if (id.empty()) {
+        Error e{"MCP_SESSION_REQUIRED", "this request needs the Mcp-Session-Id header from the initialize response", {}, {}};
+        throw ApiFailure(http::status::bad_request, std::move(e));
+    }
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(id);
+    if (it == sessions_.end() || it->second->user_id != req.user->user_id) {
+        Error e{"MCP_SESSION_NOT_FOUND", "no MCP session " + id + " (it ended or expired); initialize a new one", {}, {}};
+        throw ApiFailure(http::status::not_found, std::move(e));
+    }
+    it->second->last_used = std::chrono::steady_clock::now();
+    return it->second;
+}
+
+Reply McpHttpEndpoint::initialize(ApiRequest& req, const json::value& message) {
+    expire_idle();
+    {
+        std::lock_guard lock(mutex_);
+        const auto mine = std::count_if(sessions_.begin(), sessions_.end(),
+                                        [&](const auto& kv) { return kv.second->user_id == req.user->user_id; });
+        if (static_cast<std::size_t>(mine) >= options_.max_sessions_per_user) {
+            Error e{"TOO_MANY_SESSIONS", "user " + req.user->user_id + " already has " + std::to_string(mine) + " MCP sessions", {},
+                    {"end unused sessions with DELETE /mcp"}};
+            throw ApiFailure(http::status::too_many_requests, std::move(e));
+        }
+    }
+    auto session = std::make_shared<Session>();
+    session->id = store::new_id("mcp");
+    session->user_id = req.user->user_id;
+    Session* raw = session.get();
+    session->mcp = std::make_unique<mcp::McpSession>(*host_.pipeline, host_.watched->catalog(), *req.user, mcp::McpSessionOptions{},
+                                                     [raw](const std::string& text) { raw->route(text); });
+    auto channel = std::make_shared<EventChannel>();
+    {
+        std::lock_guard lock(session->mutex);
+        session->waiting[json::serialize(message.at("id"))] = channel;
+    }
+    session->mcp->handle_message(message);
+    auto reply = channel->next(std::chrono::seconds(10));
+    if (!reply) throw ApiFailure(Error{"INTERNAL", "the MCP session did not answer initialize", {}, {}});
+    json::value parsed = json::parse(reply->data);
+    if (parsed.as_object().contains("error")) return json_response(http::status::ok, parsed);
+    {
+        std::lock_guard lock(mutex_);
+        sessions_[session->id] = session;
+    }
+    Response r = text_response(http::status::ok, reply->data, "application/json");
+    r.set("Mcp-Session-Id", session->id);
+    return r;
+}
+
+Reply McpHttpEndpoint::post(ApiRequest& req) {
+    json::value message;
+    boost::system::error_code ec;
+    message = json::parse(req.raw.body(), ec);
+    if (ec) return rpc_error_response(http::status::bad_request, mcp::rpc_code::parse_error, "the body is not JSON: " + ec.message());
+    if (!message.is_object()) {
+        return rpc_error_response(http::status::bad_request, mcp::rpc_code::invalid_request,
+                                  "the body must be one JSON-RPC message (batches were removed in MCP 2025-06-18)");
+    }
+    const auto& obj = message.as_object();
+    const json::value* method = obj.if_contains("method");
+    const json::value* id = obj.if_contains("id");
+    if (method && method->is_string() && method->as_string() == "initialize" && id) return initialize(req, message);
+
+    auto session = session_for(req);
+    if (!method || !id) {
+        // A notification, or the client's response to our request (elicitation): accepted.
+        session->mcp->handle_message(message);
+        if (method && method->is_string() && method->as_string() == "notifications/cancelled") {
+            // A cancelled request gets no response: end the stream that waits for it.
+            const auto* params = obj.if_contains("params");
+            const auto* request_id = params && params->is_object() ? params->as_object().if_contains("requestId") : nullptr;
+            if (request_id) {
+                std::lock_guard lock(session->mutex);
+                if (auto it = session->waiting.find(json::serialize(*request_id)); it != session->waiting.end()) {
+                    it->second->close();
+                    session->waiting.erase(it);
+                }
+            }
+        }
+        Response r{http::status::accepted, req.raw.version()};
+        r.set(http::field::server, "skillhost");
+        return r;
+    }
+    auto channel = std::make_shared<EventChannel>();
+    {
+        std::lock_guard lock(session->mutex);
+        session->waiting[json::serialize(*id)] = channel;
+    }
+    session->mcp->handle_message(message);
+    if (req.wants_event_stream()) {
+        StreamResponse stream = stream_channel(channel);
+        stream.headers.emplace_back("Mcp-Session-Id", session->id);
+        return stream;
+    }
+    // JSON only: wait for the response itself (messages before it cannot be delivered this way).
+    const auto deadline = std::chrono::steady_clock::now() + options_.json_reply_limit;
+    while (std::chrono::steady_clock::now() < deadline) {
+        auto event = channel->next(std::chrono::milliseconds(500));
+        if (!event) {
+            if (channel->ended()) break;
+            continue;
+        }
+        json::value parsed = json::parse(event->data, ec);
+        if (!ec && parsed.is_object() && parsed.as_object().contains("id") && !parsed.as_object().contains("method")) {
+            Response r = text_response(http::status::ok, event->data, "application/json");
+            r.set("Mcp-Session-Id", session->id);
+            return r;
+        }
+    }
+    {
+        std::lock_guard lock(session->mutex);
+        session->waiting.erase(json::serialize(*id));
+    }
+    return rpc_error_response(http::status::gateway_timeout, mcp::rpc_code::internal_error, "no response in time");
+}
+
+Reply McpHttpEndpoint::open_stream(ApiRequest& req) {
+    auto session = session_for(req);
+    if (!req.wants_event_stream()) {
+        Error e{"NOT_ACCEPTABLE", "GET /mcp opens the server's event stream; send Accept: text/event-stream", {}, {}};
+        throw ApiFailure(http::status::not_acceptable, std::move(e));
+    }
+    auto channel = std::make_shared<EventChannel>();
+    {
+        std::lock_guard lock(session->mutex);
+        if (auto old = session->server_stream.lock()) old->close();  // one server stream per session
+        session->server_stream = channel;
+    }
+    StreamResponse stream = stream_channel(channel);
+    stream.headers.emplace_back("Mcp-Session-Id", session->id);
+    return stream;
+}
+
+Reply McpHttpEndpoint::end_session(ApiRequest& req) {
+    auto session = session_for(req);
+    {
+        std::lock_guard lock(mutex_);
+        sessions_.erase(session->id);
+    }
+    session->mcp->close();
+    {
+        std::lock_guard lock(session->mutex);
+        for (auto& [key, channel] : session->waiting) channel->close();
+        if (auto stream = session->server_stream.lock()) stream->close();
+    }
+    Response r{http::status::no_content, req.raw.version()};
+    r.set(http::field::server, "skillhost");
+    return r;
+}
+
+}  // namespace skillhost::server

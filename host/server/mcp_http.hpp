@@ -1,0 +1,58 @@
+// MCP over Streamable HTTP on the daemon's /mcp: POST carries one JSON-RPC message (answered as
+// JSON, or as an event stream when the client accepts one, so progress and elicitation requests
+// can arrive before the response), GET opens the session's server stream (list_changed and other
+// notifications), DELETE ends the session. Sessions are named by Mcp-Session-Id, belong to the
+// token's user, and run mcp::McpSession, the same protocol code as `skillhost mcp` on stdio.
+// Origin and Host are checked against DNS rebinding.
+#pragma once
+
+#include "app/host_runtime.hpp"
+#include "mcp/mcp_session.hpp"
+#include "server/api_request.hpp"
+#include "server/event_channel.hpp"
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace skillhost::server {
+
+struct McpHttpOptions {
+    bool loopback_only = true;                  // the server listens on loopback: Host must name it
+    std::vector<std::string> allowed_origins;   // besides http(s)://localhost|127.0.0.1|[::1][:port]
+    std::chrono::minutes idle_expiry{60};       // sessions unused this long are closed
+    std::size_t max_sessions_per_user = 32;
+    std::chrono::minutes json_reply_limit{10};  // a JSON (non-streamed) POST waits this long at most
+};
+
+class McpHttpEndpoint {
+public:
+    // `host` must be a live runtime and outlive this.
+    McpHttpEndpoint(app::HostRuntime& host, McpHttpOptions options);
+    ~McpHttpEndpoint();
+
+    Reply handle(ApiRequest& request);
+    std::size_t session_count() const;
+    // Closes every session (their calls are cancelled) and ends their streams.
+    void close_all();
+
+private:
+    struct Session;
+
+    Reply post(ApiRequest& request);
+    Reply open_stream(ApiRequest& request);
+    Reply end_session(ApiRequest& request);
+    Reply initialize(ApiRequest& request, const boost::json::value& message);
+    std::shared_ptr<Session> session_for(ApiRequest& request);
+    void expire_idle();
+
+    app::HostRuntime& host_;
+    const McpHttpOptions options_;
+    mutable std::mutex mutex_;
+    std::map<std::string, std::shared_ptr<Session>> sessions_;
+};
+
+}  // namespace skillhost::server

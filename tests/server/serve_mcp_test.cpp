@@ -1,0 +1,200 @@
+// MCP over Streamable HTTP on `skillhost serve`'s /mcp: sessions, JSON and event-stream answers,
+// list_changed on the server stream, elicitation for approvals, cancellation, and every refusal.
+#include "daemon_process.hpp"
+
+#include <boost/json.hpp>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <thread>
+
+namespace skillhost::testing {
+namespace {
+
+using ::testing::HasSubstr;
+namespace json = boost::json;
+
+const std::string kAccept = "application/json, text/event-stream";
+
+struct McpClient {
+    DaemonProcess& d;
+    std::string user = "alice";
+    std::string session;
+
+    RequestSpec spec(const json::value& body, bool with_session = true) const {
+        RequestSpec s{"POST", "/mcp", json::serialize(body), DaemonProcess::token(user), {{"Accept", "application/json"}}};
+        if (with_session && !session.empty()) s.headers.emplace_back("Mcp-Session-Id", session);
+        return s;
+    }
+    HttpResult post(const json::value& body) const { return http_request(d.port(), spec(body)); }
+    // A request answered as JSON.
+    json::value request(const std::string& method, json::object params = {}, json::value id = 1) const {
+        auto r = post(json::object{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}});
+        EXPECT_EQ(r.status, 200) << r.body;
+        return r.json();
+    }
+    void initialize(json::object capabilities = {}) {
+        auto r = http_request(d.port(), spec(json::object{{"jsonrpc", "2.0"}, {"id", 0}, {"method", "initialize"},
+                                                          {"params", {{"protocolVersion", "2025-11-25"},
+                                                                      {"capabilities", capabilities},
+                                                                      {"clientInfo", {{"name", "test"}, {"version", "1"}}}}}},
+                                             false));
+        ASSERT_EQ(r.status, 200) << r.body;
+        ASSERT_TRUE(r.headers.count("mcp-session-id")) << r.body;
+        session = r.headers["mcp-session-id"];
+        EXPECT_EQ(r.json().at("result").at("protocolVersion").as_string(), "2025-11-25");
+        auto ack = post(json::object{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
+        EXPECT_EQ(ack.status, 202);
+    }
+    // A request answered as an event stream.
+    std::unique_ptr<SseStream> stream(const json::value& body) const {
+        RequestSpec s = spec(body);
+        s.headers = {{"Mcp-Session-Id", session}, {"Accept", kAccept}};
+        return std::make_unique<SseStream>(d.port(), s);
+    }
+};
+
+DaemonSetup setup_with(std::string policy = "") {
+    DaemonSetup s;
+    s.policy_yaml = std::move(policy);
+    return s;
+}
+
+TEST(ServeMcp, ASessionListsAndCallsToolsOverJsonAndEventStreams) {
+    DaemonProcess d(setup_with());
+    d.start();
+    McpClient c{d, "alice", ""};
+    c.initialize();
+    auto tools = c.request("tools/list");
+    std::vector<std::string> names;
+    for (const auto& t : tools.at("result").at("tools").as_array()) names.emplace_back(t.at("name").as_string());
+    EXPECT_THAT(names, ::testing::IsSupersetOf({"add", "task_list", "fs_read"}));
+
+    auto call = c.request("tools/call", {{"name", "add"}, {"arguments", {{"a", 19}, {"b", 23}}}}, 2);
+    EXPECT_EQ(call.at("result").at("structuredContent").at("sum").to_number<int>(), 42);
+
+    auto stream = c.stream(json::object{{"jsonrpc", "2.0"}, {"id", "s1"}, {"method", "tools/call"},
+                                        {"params", {{"name", "add"}, {"arguments", {{"a", 1}, {"b", 2}}}}}});
+    ASSERT_EQ(stream->status(), 200);
+    auto answer = stream->next();
+    ASSERT_TRUE(answer);
+    EXPECT_EQ(answer->json().at("id").as_string(), "s1");
+    EXPECT_EQ(answer->json().at("result").at("structuredContent").at("sum").to_number<int>(), 3);
+    EXPECT_FALSE(stream->next(std::chrono::seconds(5)));  // the stream ends with its response
+
+    auto unknown = c.request("tools/call", {{"name", "no_such_tool"}, {"arguments", json::object()}}, 3);
+    EXPECT_EQ(unknown.at("error").at("code").to_number<int>(), -32602);
+}
+
+TEST(ServeMcp, RequestsWithoutAValidSessionTokenOriginOrHostAreRefused) {
+    DaemonProcess d(setup_with());
+    d.start();
+    McpClient c{d, "alice", ""};
+    const json::object ping{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "ping"}};
+    EXPECT_EQ(c.post(ping).status, 400);  // no session yet
+    c.session = "mcp-doesnotexist";
+    EXPECT_EQ(c.post(ping).status, 404);
+    c.session.clear();
+    c.initialize();
+    EXPECT_EQ(c.post(ping).status, 200);
+
+    McpClient bob{d, "owner", c.session};  // someone else's session
+    EXPECT_EQ(bob.post(ping).status, 404);
+
+    RequestSpec no_token = c.spec(ping);
+    no_token.token.clear();
+    EXPECT_EQ(http_request(d.port(), no_token).status, 401);
+
+    RequestSpec evil = c.spec(ping);
+    evil.headers.emplace_back("Origin", "https://evil.example");
+    EXPECT_EQ(http_request(d.port(), evil).status, 403);
+    RequestSpec local = c.spec(ping);
+    local.headers.emplace_back("Origin", "http://localhost:3000");
+    EXPECT_EQ(http_request(d.port(), local).status, 200);
+
+    RequestSpec rebound = c.spec(ping);
+    rebound.headers.emplace_back("Host", "attacker.example:8787");
+    EXPECT_EQ(http_request(d.port(), rebound).status, 403);
+
+    RequestSpec old_version = c.spec(ping);
+    old_version.headers.emplace_back("MCP-Protocol-Version", "2024-01-01");
+    EXPECT_EQ(http_request(d.port(), old_version).status, 400);
+
+    auto batch = c.post(json::array{ping, ping});
+    EXPECT_EQ(batch.status, 400);
+    EXPECT_EQ(batch.json().at("error").at("code").to_number<int>(), -32600);
+
+    RequestSpec end{"DELETE", "/mcp", "", DaemonProcess::token("alice"), {{"Mcp-Session-Id", c.session}}};
+    EXPECT_EQ(http_request(d.port(), end).status, 204);
+    EXPECT_EQ(c.post(ping).status, 404);  // the session is gone
+}
+
+TEST(ServeMcp, TheServerStreamAnnouncesToolsInstalledDuringTheSession) {
+    DaemonSetup setup;
+    setup.echo_fixture = false;
+    DaemonProcess d(setup);
+    d.start();
+    McpClient c{d, "alice", ""};
+    c.initialize();
+    SseStream events(d.port(), RequestSpec{"GET", "/mcp", "", DaemonProcess::token("alice"), {{"Mcp-Session-Id", c.session}}});
+    ASSERT_EQ(events.status(), 200);
+    const auto source = std::filesystem::path(SKILLHOST_TEST_FIXTURES_BINARY_DIR) / "echo";
+    const auto staging = d.home() / "staging";
+    std::filesystem::create_directories(staging);
+    for (const auto& e : std::filesystem::directory_iterator(source)) std::filesystem::copy_file(e.path(), staging / e.path().filename());
+    std::filesystem::rename(staging / "libecho.so", d.plugins_dir() / "libecho.so");
+    std::filesystem::rename(staging / "echo.yaml", d.plugins_dir() / "echo.yaml");
+    auto changed = events.next(std::chrono::seconds(20));
+    ASSERT_TRUE(changed) << d.log();
+    EXPECT_EQ(changed->json().at("method").as_string(), "notifications/tools/list_changed");
+    auto tools = c.request("tools/list");
+    EXPECT_THAT(json::serialize(tools), HasSubstr("\"add\""));
+}
+
+TEST(ServeMcp, ApprovalIsAskedThroughElicitationOnTheCallsStream) {
+    DaemonProcess d(setup_with("global:\n  ask: [\"add\"]\n"));
+    d.start();
+    McpClient c{d, "alice", ""};
+    c.initialize({{"elicitation", json::object()}});
+    for (const std::string decision : {"approve", "reject"}) {
+        auto stream = c.stream(json::object{{"jsonrpc", "2.0"}, {"id", "call-" + decision}, {"method", "tools/call"},
+                                            {"params", {{"name", "add"}, {"arguments", {{"a", 2}, {"b", 3}}}}}});
+        ASSERT_EQ(stream->status(), 200);
+        auto ask = stream->next();
+        ASSERT_TRUE(ask) << d.log();
+        ASSERT_EQ(ask->json().at("method").as_string(), "elicitation/create") << ask->data;
+        auto reply = c.post(json::object{{"jsonrpc", "2.0"}, {"id", ask->json().at("id")},
+                                         {"result", {{"action", "accept"}, {"content", {{"decision", decision}, {"reason", "test"}}}}}});
+        EXPECT_EQ(reply.status, 202);
+        auto result = stream->next();
+        ASSERT_TRUE(result);
+        EXPECT_EQ(result->json().at("id").as_string(), "call-" + decision);
+        if (decision == "approve") {
+            EXPECT_EQ(result->json().at("result").at("structuredContent").at("sum").to_number<int>(), 5) << result->data;
+        } else {
+            EXPECT_TRUE(result->json().at("result").at("isError").as_bool()) << result->data;
+        }
+    }
+}
+
+TEST(ServeMcp, CancellingACallStopsItAndEndsItsStream) {
+    DaemonProcess d(setup_with());
+    d.start();
+    McpClient c{d, "alice", ""};
+    c.initialize();
+    const auto started = std::chrono::steady_clock::now();
+    auto stream = c.stream(json::object{{"jsonrpc", "2.0"}, {"id", "slow"}, {"method", "tools/call"},
+                                        {"params", {{"name", "sleep"}, {"arguments", {{"ms", 900}}}}}});
+    ASSERT_EQ(stream->status(), 200);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    auto cancel = c.post(json::object{{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"},
+                                      {"params", {{"requestId", "slow"}, {"reason", "stop"}}}});
+    EXPECT_EQ(cancel.status, 202);
+    EXPECT_FALSE(stream->next(std::chrono::seconds(5)));  // no response for a cancelled request
+    EXPECT_TRUE(stream->ended());
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(850));
+    EXPECT_EQ(c.request("ping").at("result"), json::object());
+}
+
+}  // namespace
+}  // namespace skillhost::testing
