@@ -14,13 +14,6 @@
 #include <random>
 #include <thread>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define SKILLHOST_CPU_RELAX() _mm_pause()
-#else
-#define SKILLHOST_CPU_RELAX() std::this_thread::yield()
-#endif
-
 namespace skillhost::exec {
 namespace {
 
@@ -29,7 +22,7 @@ using Clock = std::chrono::steady_clock;
 
 // How long a caller spins for a result before blocking: long enough to cover a trivial skill's
 // round trip through a running worker, short enough not to matter for anything slower.
-const auto caller_spin = hand_off_spin(std::chrono::microseconds(30));
+constexpr auto caller_spin = std::chrono::microseconds(30);
 // How often a blocked caller looks at an external cancel flag (nobody signals it).
 constexpr auto cancel_poll = std::chrono::milliseconds(2);
 
@@ -90,7 +83,7 @@ public:
         const auto spin_until = Clock::now() + caller_spin;
         unsigned spins = 0;
         while (!done.load(std::memory_order_acquire)) {
-            SKILLHOST_CPU_RELAX();
+            hand_off_pause();
             if ((++spins & 63) == 0 && Clock::now() >= spin_until) break;
         }
         if (done.load(std::memory_order_acquire)) return Wait::finished;

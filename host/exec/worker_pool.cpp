@@ -10,16 +10,19 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
-#define SKILLHOST_CPU_RELAX() _mm_pause()
-#else
-#define SKILLHOST_CPU_RELAX() std::this_thread::yield()
 #endif
 
 namespace skillhost::exec {
 
-std::chrono::microseconds hand_off_spin(std::chrono::microseconds wanted) {
-    static const unsigned cpus = std::thread::hardware_concurrency();
-    return cpus > 2 ? wanted : std::chrono::microseconds(0);
+void hand_off_pause() noexcept {
+    static const bool few_cpus = std::thread::hardware_concurrency() <= 2;
+#if defined(__x86_64__) || defined(__i386__)
+    if (!few_cpus) {
+        _mm_pause();
+        return;
+    }
+#endif
+    std::this_thread::yield();
 }
 
 
@@ -61,7 +64,7 @@ bool wait_for_job(State& state, Worker& worker) {
     const auto spin_until = std::chrono::steady_clock::now() + state.options.spin;
     unsigned spins = 0;
     while (!worker.has_job.load(std::memory_order_acquire)) {
-        SKILLHOST_CPU_RELAX();
+        hand_off_pause();
         if ((++spins & 63) == 0 && std::chrono::steady_clock::now() >= spin_until) break;
     }
     for (;;) {

@@ -19,14 +19,14 @@ public:
     virtual void run() noexcept = 0;
 };
 
-// How long a thread waiting for a hand-off spins before parking: `wanted` on machines with more than
-// two CPUs, zero on one or two, where a spinning thread takes the CPU the thread it waits for needs.
-std::chrono::microseconds hand_off_spin(std::chrono::microseconds wanted);
+// One step of a thread spinning for a hand-off from another thread: a CPU pause, or on machines with
+// one or two CPUs a yield, so the spinning thread does not hold the CPU the other one needs.
+void hand_off_pause() noexcept;
 
 struct WorkerPoolOptions {
     std::size_t keep_workers = 2;   // parked workers kept when idle
     std::size_t max_workers = 64;   // beyond this, jobs wait in a queue
-    std::chrono::microseconds spin = hand_off_spin(std::chrono::microseconds(50));
+    std::chrono::microseconds spin{50};
     std::chrono::milliseconds idle_exit{30000};
 };
 
