@@ -5,6 +5,7 @@
 #include "server/api_services.hpp"
 #include "store/run_record.hpp"
 
+#include <boost/asio/ip/address.hpp>
 #include <boost/json.hpp>
 #include <spdlog/spdlog.h>
 
@@ -20,12 +21,19 @@ struct McpHttpEndpoint::Session {
     std::chrono::steady_clock::time_point last_used = std::chrono::steady_clock::now();
     std::mutex mutex;  // guards waiting and server_stream
     // POSTed requests waiting for their response, by JSON-RPC id (serialized).
-    std::map<std::string, std::shared_ptr<EventChannel>> waiting;
+    struct Waiting {
+        std::shared_ptr<EventChannel> channel;
+        bool streamed = false;  // answered as an event stream (can carry messages before the response)
+    };
+    std::map<std::string, Waiting> waiting;
     std::weak_ptr<EventChannel> server_stream;  // the GET stream, if open
     std::unique_ptr<mcp::McpSession> mcp;       // last: closed before the rest goes
 
-    // Where a message from the server goes: a response to the POST that asked; anything else to
-    // the GET stream, or (none open) to the requests in flight, which it concerns.
+    // Where a message from the server goes:
+    // - a response: to the POST that asked;
+    // - progress and requests to the client (elicitation) concern calls in flight: to the streamed
+    //   POSTs waiting (the spec's "related to the originating request"), else the GET stream;
+    // - anything else (tools/list_changed, log messages): to the GET stream.
     void route(const std::string& text) {
         json::value message;
         boost::system::error_code ec;
@@ -35,17 +43,33 @@ struct McpHttpEndpoint::Session {
         if (obj && obj->contains("id") && !obj->contains("method")) {
             auto it = waiting.find(json::serialize(obj->at("id")));
             if (it != waiting.end()) {
-                it->second->push(StreamEvent{"message", text});
-                it->second->close();
+                it->second.channel->push(StreamEvent{"message", text});
+                it->second.channel->close();
                 waiting.erase(it);
                 return;
             }
         }
-        if (auto stream = server_stream.lock(); stream && !stream->closed()) {
-            stream->push(StreamEvent{"message", text});
-            return;
+        const json::value* method = obj ? obj->if_contains("method") : nullptr;
+        const bool concerns_calls =
+            obj && (obj->contains("id") || (method && method->is_string() && method->as_string() == "notifications/progress"));
+        if (concerns_calls) {
+            bool delivered = false;
+            for (auto& [key, w] : waiting) {
+                if (!w.streamed) continue;
+                w.channel->push(StreamEvent{"message", text});
+                delivered = true;
+            }
+            if (delivered) return;
         }
-        for (auto& [key, channel] : waiting) channel->push(StreamEvent{"message", text});
+        if (auto stream = server_stream.lock(); stream && !stream->closed()) stream->push(StreamEvent{"message", text});
+    }
+
+    // Ends every stream of the session (DELETE, expiry, shutdown).
+    void close_streams() {
+        std::lock_guard lock(mutex);
+        for (auto& [key, w] : waiting) w.channel->close();
+        waiting.clear();
+        if (auto stream = server_stream.lock()) stream->close();
     }
 };
 
@@ -64,7 +88,12 @@ std::string host_name(std::string_view host) {
     return std::string(host.substr(0, host.find(':')));
 }
 
-bool is_loopback_name(std::string_view name) { return name == "localhost" || name == "127.0.0.1" || name == "[::1]"; }
+bool is_loopback_name(std::string_view name) {
+    if (name == "localhost" || name == "[::1]") return true;
+    boost::system::error_code ec;
+    const auto address = boost::asio::ip::make_address(std::string(name), ec);
+    return !ec && address.is_loopback();
+}
 
 // "http://localhost:8787" -> "localhost"; empty when it is not an http(s) origin.
 std::string origin_host(std::string_view origin) {
@@ -93,9 +122,7 @@ void McpHttpEndpoint::close_all() {
     }
     for (auto& [id, session] : sessions) {
         session->mcp->close();
-        std::lock_guard lock(session->mutex);
-        for (auto& [key, channel] : session->waiting) channel->close();
-        if (auto stream = session->server_stream.lock()) stream->close();
+        session->close_streams();
     }
 }
 
@@ -105,7 +132,8 @@ void McpHttpEndpoint::expire_idle() {
         std::lock_guard lock(mutex_);
         const auto now = std::chrono::steady_clock::now();
         for (auto it = sessions_.begin(); it != sessions_.end();) {
-            if (now - it->second->last_used > options_.idle_expiry && it->second->mcp->calls_in_flight() == 0) {
+            const bool watched = !it->second->server_stream.expired();  // an open GET stream is use
+            if (now - it->second->last_used > options_.idle_expiry && it->second->mcp->calls_in_flight() == 0 && !watched) {
                 expired.push_back(it->second);
                 it = sessions_.erase(it);
             } else {
@@ -113,7 +141,10 @@ void McpHttpEndpoint::expire_idle() {
             }
         }
     }
-    for (auto& s : expired) s->mcp->close();
+    for (auto& s : expired) {
+        s->mcp->close();
+        s->close_streams();
+    }
 }
 
 Reply McpHttpEndpoint::handle(ApiRequest& req) {
@@ -184,7 +215,7 @@ Reply McpHttpEndpoint::initialize(ApiRequest& req, const json::value& message) {
     auto channel = std::make_shared<EventChannel>();
     {
         std::lock_guard lock(session->mutex);
-        session->waiting[json::serialize(message.at("id"))] = channel;
+        session->waiting[json::serialize(message.at("id"))] = Session::Waiting{channel, false};
     }
     session->mcp->handle_message(message);
     auto reply = channel->next(std::chrono::seconds(10));
@@ -225,7 +256,7 @@ Reply McpHttpEndpoint::post(ApiRequest& req) {
             if (request_id) {
                 std::lock_guard lock(session->mutex);
                 if (auto it = session->waiting.find(json::serialize(*request_id)); it != session->waiting.end()) {
-                    it->second->close();
+                    it->second.channel->close();
                     session->waiting.erase(it);
                 }
             }
@@ -234,13 +265,24 @@ Reply McpHttpEndpoint::post(ApiRequest& req) {
         r.set(http::field::server, "skillhost");
         return r;
     }
+    const bool streamed = req.wants_event_stream();
+    if (streamed && options_.stream_available && !options_.stream_available()) {
+        // Refused before the session sees the request, so nothing runs that the client cannot follow.
+        throw ApiFailure(http::status::service_unavailable,
+                         Error{"TOO_MANY_STREAMS", "no more event streams can open now (server.max_streams, or shutting down)",
+                               {}, {"retry later, or send the request with Accept: application/json only"}});
+    }
     auto channel = std::make_shared<EventChannel>();
     {
         std::lock_guard lock(session->mutex);
-        session->waiting[json::serialize(*id)] = channel;
+        auto [slot, fresh] = session->waiting.try_emplace(json::serialize(*id), Session::Waiting{channel, streamed});
+        if (!fresh) {
+            return rpc_error_response(http::status::bad_request, mcp::rpc_code::invalid_request,
+                                      "a request with id " + json::serialize(*id) + " is still in flight in this session; use a new id");
+        }
     }
     session->mcp->handle_message(message);
-    if (req.wants_event_stream()) {
+    if (streamed) {
         StreamResponse stream = stream_channel(channel);
         stream.headers.emplace_back("Mcp-Session-Id", session->id);
         return stream;
@@ -291,11 +333,7 @@ Reply McpHttpEndpoint::end_session(ApiRequest& req) {
         sessions_.erase(session->id);
     }
     session->mcp->close();
-    {
-        std::lock_guard lock(session->mutex);
-        for (auto& [key, channel] : session->waiting) channel->close();
-        if (auto stream = session->server_stream.lock()) stream->close();
-    }
+    session->close_streams();
     Response r{http::status::no_content, req.raw.version()};
     r.set(http::field::server, "skillhost");
     return r;

@@ -12,6 +12,7 @@
 #include "server/event_channel.hpp"
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -26,6 +27,9 @@ struct McpHttpOptions {
     std::chrono::minutes idle_expiry{60};       // sessions unused this long are closed
     std::size_t max_sessions_per_user = 32;
     std::chrono::minutes json_reply_limit{10};  // a JSON (non-streamed) POST waits this long at most
+    // False when no event stream may open now (the server's limit); checked before a streamed
+    // request reaches the session.
+    std::function<bool()> stream_available;
 };
 
 class McpHttpEndpoint {

@@ -38,11 +38,28 @@ private:
     std::string run_id_;
 };
 
-RunHub::RunHub(op::Operator& op, store::RunStore& runs, RunHubOptions options) : op_(op), runs_(runs), options_(options) {}
+RunHub::RunHub(op::Operator& op, store::RunStore& runs, RunHubOptions options) : op_(op), runs_(runs), options_(options) {
+    poller_ = std::thread([this] {
+        std::unique_lock lock(mutex_);
+        while (!stopping_) {
+            poll_wake_.wait_for(lock, options_.paused_poll, [this] { return stopping_; });
+            if (stopping_) break;
+            lock.unlock();
+            poll_paused();
+            lock.lock();
+        }
+    });
+}
 
 RunHub::~RunHub() {
     stop_accepting();
     cancel_all();
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    poll_wake_.notify_all();
+    poller_.join();
     std::unique_lock lock(mutex_);
     idle_.wait(lock, [this] { return working_ == 0; });
     for (auto& [id, tracked] : tracked_) {
@@ -145,6 +162,7 @@ void RunHub::finish(const std::string& run_id, const Result<store::Run>& outcome
     } else if (terminal(outcome->status)) {
         end_locked(run_id, outcome->to_json());
     } else if (it != tracked_.end()) {
+        it->second.paused_status = store::to_string(outcome->status);
         const StreamEvent event{"status", json::serialize(status_event(outcome.value()))};
         if (it->second.history.size() < options_.history_limit) it->second.history.push_back(event);
         for (auto& weak : it->second.subscribers) {
@@ -153,6 +171,37 @@ void RunHub::finish(const std::string& run_id, const Result<store::Run>& outcome
     }
     prune_locked();
     idle_.notify_all();
+}
+
+void RunHub::poll_paused() {
+    std::vector<std::pair<std::string, std::string>> watched;  // run id, last status streamed
+    {
+        std::lock_guard lock(mutex_);
+        prune_locked();
+        for (const auto& [id, tracked] : tracked_) {
+            if (!tracked.working) watched.emplace_back(id, tracked.paused_status);
+        }
+    }
+    for (const auto& [id, seen] : watched) {
+        auto run = runs_.get(id);
+        if (!run) continue;
+        const std::string status = store::to_string(run->status);
+        if (status == seen) continue;
+        std::lock_guard lock(mutex_);
+        auto it = tracked_.find(id);
+        if (it == tracked_.end() || it->second.working) continue;  // resumed here meanwhile
+        if (terminal(run->status)) {
+            end_locked(id, run->to_json());
+            continue;
+        }
+        it->second.paused_status = status;
+        json::object o = status_event(run.value());
+        if (run->status == RunStatus::running) o["note"] = "the run was resumed by another process; its events are not streamed here";
+        const StreamEvent event{"status", json::serialize(o)};
+        for (auto& weak : it->second.subscribers) {
+            if (auto channel = weak.lock()) channel->push(event);
+        }
+    }
 }
 
 Result<std::string> RunHub::start(std::string goal, const policy::UserContext& user, op::RunOptions options,
@@ -278,6 +327,7 @@ Result<std::shared_ptr<EventChannel>> RunHub::attach(const std::string& run_id) 
     }
     auto& tracked = tracked_[run_id];
     tracked.user_id = run->user_id;
+    tracked.paused_status = store::to_string(run->status);
     channel->push(StreamEvent{"status", json::serialize(status_event(run.value()))});
     tracked.subscribers.push_back(channel);
     return channel;

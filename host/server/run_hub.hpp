@@ -23,6 +23,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace skillhost::server {
@@ -30,6 +31,9 @@ namespace skillhost::server {
 struct RunHubOptions {
     unsigned max_runs_per_user = 4;
     std::size_t history_limit = 2000;  // events kept per run for clients that attach late
+    // How often paused runs that clients watch are looked up in the store: a run resumed by
+    // another process (`skillhost approvals approve` on the CLI) still ends its streams here.
+    std::chrono::milliseconds paused_poll{500};
 };
 
 class RunHub {
@@ -83,6 +87,7 @@ private:
         std::shared_ptr<std::atomic<bool>> cancel;
         std::vector<StreamEvent> history;
         std::vector<std::weak_ptr<EventChannel>> subscribers;
+        std::string paused_status;  // the status last streamed while paused
     };
     class Publisher;
 
@@ -99,6 +104,8 @@ private:
     // Sends the final `end` event (the run record) to every subscriber, closes them, forgets the run.
     void end_locked(const std::string& run_id, const boost::json::object& record);
     void prune_locked();
+    // Looks up the watched paused runs in the store and reports what changed elsewhere.
+    void poll_paused();
     static void subscribe_locked(Tracked& tracked, const std::shared_ptr<EventChannel>& channel);
 
     op::Operator& op_;
@@ -109,6 +116,9 @@ private:
     std::map<std::string, Tracked> tracked_;
     std::size_t working_ = 0;
     bool accepting_ = true;
+    bool stopping_ = false;
+    std::condition_variable poll_wake_;
+    std::thread poller_;  // last: started after everything it uses
 };
 
 }  // namespace skillhost::server

@@ -156,6 +156,9 @@ TEST(ServeMcp, ApprovalIsAskedThroughElicitationOnTheCallsStream) {
     d.start();
     McpClient c{d, "alice", ""};
     c.initialize({{"elicitation", json::object()}});
+    // With the server stream open too, the approval question still comes on the call's own stream.
+    SseStream server_stream(d.port(), RequestSpec{"GET", "/mcp", "", DaemonProcess::token("alice"), {{"Mcp-Session-Id", c.session}}});
+    ASSERT_EQ(server_stream.status(), 200);
     for (const std::string decision : {"approve", "reject"}) {
         auto stream = c.stream(json::object{{"jsonrpc", "2.0"}, {"id", "call-" + decision}, {"method", "tools/call"},
                                             {"params", {{"name", "add"}, {"arguments", {{"a", 2}, {"b", 3}}}}}});
@@ -187,6 +190,8 @@ TEST(ServeMcp, CancellingACallStopsItAndEndsItsStream) {
                                         {"params", {{"name", "sleep"}, {"arguments", {{"ms", 900}}}}}});
     ASSERT_EQ(stream->status(), 200);
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    auto same_id = c.post(json::object{{"jsonrpc", "2.0"}, {"id", "slow"}, {"method", "ping"}});
+    EXPECT_EQ(same_id.status, 400) << same_id.body;  // its id is still in flight
     auto cancel = c.post(json::object{{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"},
                                       {"params", {{"requestId", "slow"}, {"reason", "stop"}}}});
     EXPECT_EQ(cancel.status, 202);

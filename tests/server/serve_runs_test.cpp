@@ -1,6 +1,7 @@
 // Operator runs through `skillhost serve`: live event streams, approval from a second client
 // resuming a streamed run, cancellation, guidance, readiness with a model down, graceful shutdown.
 #include "daemon_process.hpp"
+#include "support/subprocess.hpp"
 
 #include <boost/json.hpp>
 #include <gmock/gmock.h>
@@ -117,6 +118,25 @@ TEST(ServeRuns, ApprovingFromASecondClientResumesTheRunTheFirstIsStreaming) {
 
     auto tasks = d.post("/v1/skills/task_list/call", "{}", "alice");
     EXPECT_THAT(tasks.body, HasSubstr("call the dentist"));
+}
+
+TEST(ServeRuns, AStreamedRunApprovedFromTheCliStillEndsItsStream) {
+    DaemonSetup setup;
+    setup.policy_yaml = "global:\n  ask: [\"task_create\"]\n";
+    DaemonProcess d(setup);
+    d.start();
+    SseStream stream(d.port(), RequestSpec{"POST", "/v1/runs", R"({"goal":"Create a task to call the dentist"})",
+                                           DaemonProcess::token("alice"), {}});
+    auto paused = stream.next_named("status");
+    ASSERT_TRUE(paused) << d.log();
+    const std::string approval(paused->json().at("approval_id").as_string());
+    // Another process (the CLI) approves and resumes the run; the daemon's stream must still end.
+    auto cli = run_process({SKILLHOST_BINARY, "approvals", "approve", approval, "--config", (d.etc() / "skillhost.yaml").string(),
+                            "--home", d.home().string()});
+    ASSERT_EQ(cli.exit_code, 0) << cli.out << cli.err;
+    auto end = stream.next_named("end");
+    ASSERT_TRUE(end) << d.log();
+    EXPECT_EQ(end->json().at("status").as_string(), "completed") << end->data;
 }
 
 TEST(ServeRuns, RejectingResumesTheRunWithTheRefusal) {
