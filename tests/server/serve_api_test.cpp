@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sqlite3.h>
 #include <sys/stat.h>
 
 #include <fstream>
@@ -246,6 +247,30 @@ TEST_F(ServeApi, AuditQueryShowsOnlyYourOwnRecordsUnlessOwner) {
     EXPECT_EQ(theirs.status, 403);
     auto bad = d().get("/v1/audit?kind=everything", "owner");
     EXPECT_EQ(bad.status, 400);
+}
+
+TEST(ServeErrors, SomethingUnexpectedIsA500WithACorrelationIdThatIsAlsoLogged) {
+    DaemonProcess d;
+    d.start();
+    auto started = d.post("/v1/skills/noop/call", "{}", "alice");
+    ASSERT_EQ(started.status, 200);
+    // Damage the run store behind the server's back: a run record that is not JSON.
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((d.home() / "skillhost.db").c_str(), &db), SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    const char* sql = "INSERT INTO runs (id, user_id, status, goal, created_ms, updated_ms, record) "
+                      "VALUES ('run-broken', 'alice', 'completed', 'x', 1, 1, '{not json')";
+    ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+    sqlite3_close(db);
+
+    auto r = d.get("/v1/runs", "alice");
+    ASSERT_EQ(r.status, 500) << r.body;
+    const std::string id(r.json().at("error").at("details").at("correlation_id").as_string());
+    EXPECT_EQ(id.rfind("req-", 0), 0u);
+    EXPECT_THAT(r.json().at("error").at("message").as_string().c_str(), HasSubstr(id));
+    EXPECT_THAT(d.log(), HasSubstr(id));
+    EXPECT_THAT(d.log(), HasSubstr("RUN_RECORD_INVALID"));
+    EXPECT_EQ(d.get("/healthz", "").status, 200);  // and it keeps serving
 }
 
 TEST(ServeOwnerToken, FirstStartCreatesAnOwnerOnlyTokenFileAndSaysWhere) {
