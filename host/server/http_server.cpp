@@ -240,8 +240,12 @@ void HttpServer::Internals::start_stream(tcp::socket socket, StreamResponse stre
         ++streams;
         stream_fds.insert(socket.native_handle());
     }
-    std::thread([this, socket = std::move(socket), stream = std::move(stream), version]() mutable {
-        const int fd = socket.native_handle();
+    // The socket is owned through a pointer so the thread can destroy it before it reports itself
+    // done: once `streams` reaches zero, stop() may destroy the io_context the socket belongs to.
+    auto owned = std::make_unique<tcp::socket>(std::move(socket));
+    std::thread([this, owned = std::move(owned), stream = std::move(stream), version]() mutable {
+        tcp::socket& sock = *owned;
+        const int fd = sock.native_handle();
         http::response<http::empty_body> head{stream.status, version};
         head.set(http::field::content_type, "text/event-stream");
         head.set(http::field::cache_control, "no-cache");
@@ -250,9 +254,9 @@ void HttpServer::Internals::start_stream(tcp::socket socket, StreamResponse stre
         head.keep_alive(false);
         boost::system::error_code ec;
         http::response_serializer<http::empty_body> serializer(head);
-        http::write_header(socket, serializer, ec);
+        http::write_header(sock, serializer, ec);
         if (!ec) {
-            SocketEventStream writer(socket, stopping);
+            SocketEventStream writer(sock, stopping);
             try {
                 stream.produce(writer);
             } catch (const std::exception& e) {
@@ -263,8 +267,10 @@ void HttpServer::Internals::start_stream(tcp::socket socket, StreamResponse stre
             std::lock_guard lock(streams_mutex);
             stream_fds.erase(fd);
         }
-        socket.shutdown(tcp::socket::shutdown_both, ec);
-        socket.close(ec);
+        sock.shutdown(tcp::socket::shutdown_both, ec);
+        sock.close(ec);
+        owned.reset();
+        stream.produce = nullptr;
         std::lock_guard lock(streams_mutex);
         --streams;
         streams_changed.notify_all();
