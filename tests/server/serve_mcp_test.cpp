@@ -1,6 +1,7 @@
 // MCP over Streamable HTTP on `skillhost serve`'s /mcp: sessions, JSON and event-stream answers,
 // list_changed on the server stream, elicitation for approvals, cancellation, and every refusal.
 #include "daemon_process.hpp"
+#include "support/subprocess.hpp"
 
 #include <boost/json.hpp>
 #include <gmock/gmock.h>
@@ -199,6 +200,20 @@ TEST(ServeMcp, CancellingACallStopsItAndEndsItsStream) {
     EXPECT_TRUE(stream->ended());
     EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(850));
     EXPECT_EQ(c.request("ping").at("result"), json::object());
+}
+
+// The official TypeScript SDK client (npm @modelcontextprotocol/sdk) over Streamable HTTP against
+// the real daemon: connect with a token, list, call, approve through elicitation, see list_changed.
+TEST(ServeMcp, TheOfficialTypeScriptSdkClientWorksOverStreamableHttp) {
+    DaemonProcess d(setup_with("global:\n  ask: [\"add\"]\n"));
+    d.start();
+    auto r = run_process({"/bin/sh", SKILLHOST_MCP_HTTP_SDK_SCRIPT, SKILLHOST_MCP_HTTP_SDK_CACHE,
+                          "http://127.0.0.1:" + std::to_string(d.port()) + "/mcp", DaemonProcess::token("alice"),
+                          d.plugins_dir().string(), std::string(SKILLHOST_TEST_FIXTURES_BINARY_DIR) + "/plain_c"},
+                         {}, {}, 240000);
+    if (r.exit_code == 77) GTEST_SKIP() << "node/npm or the npm registry is not available: " << r.err;
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err << "\n" << d.log();
+    EXPECT_NE(r.out.find("all checks passed"), std::string::npos) << r.out << r.err;
 }
 
 }  // namespace
