@@ -79,18 +79,12 @@ Result<ChatResponse> OllamaBackend::chat(const ChatRequest& request, const std::
 
     LineSplitter lines([&](std::string_view line) {
         if (stream_error || line.empty()) return;
-        json::error_code ec;
-        const auto parsed = json::parse(line, ec);
-        if (ec || !parsed.is_object()) {
-            stream_error = bad_response_error(server, "a stream line is not JSON", line);
+        auto parsed = server_object(server, line, "a stream line");
+        if (!parsed) {
+            stream_error = parsed.error();
             return;
         }
-        const auto& object = parsed.as_object();
-        if (object.contains("error")) {
-            stream_error = bad_response_error(server, "the stream reported: " + server_error_text(line), line);
-            stream_error->code = "LLM_HTTP_ERROR";
-            return;
-        }
+        const auto& object = parsed.value();
         if (const auto* content = message_content(object)) {
             response.content.append(content->data(), content->size());
             if (!content->empty()) on_delta(std::string_view(content->data(), content->size()));
@@ -103,35 +97,22 @@ Result<ChatResponse> OllamaBackend::chat(const ChatRequest& request, const std::
 
     http::BodyChunkHandler on_chunk;
     if (stream) on_chunk = [&lines](std::string_view chunk) { lines.feed(chunk); };
-    auto http_response = http::send_http_request(http_request, client_options(spec_, cancel), on_chunk);
-    if (!http_response) return remote_transport_error(server, spec_, http_response.error());
-    if (http_response->status / 100 != 2) return remote_status_error(server, *http_response);
+    auto http_response = send_to_model(server, spec_, http_request, cancel, on_chunk);
+    if (!http_response) return http_response.error();
 
     if (stream) {
         lines.finish();
         if (stream_error) return *stream_error;
         if (!saw_done) return bad_response_error(server, "the stream ended without a final `done` message", "");
     } else {
-        json::error_code ec;
-        const auto parsed = json::parse(http_response->body, ec);
-        if (ec || !parsed.is_object()) return bad_response_error(server, "the body is not a JSON object", http_response->body);
-        const auto& object = parsed.as_object();
-        if (object.contains("error")) {
-            Error error = bad_response_error(server, server_error_text(http_response->body), http_response->body);
-            error.code = "LLM_HTTP_ERROR";
-            return error;
-        }
-        const auto* content = message_content(object);
+        auto object = server_object(server, http_response->body, "the body");
+        if (!object) return object.error();
+        const auto* content = message_content(object.value());
         if (!content) return bad_response_error(server, "no message.content in the answer", http_response->body);
         response.content = std::string(*content);
-        read_usage(object, response);
+        read_usage(object.value(), response);
     }
-    if (response.prompt_tokens == 0 && response.completion_tokens == 0) {
-        response.prompt_tokens = estimate_prompt_tokens(request);
-        response.completion_tokens = estimate_tokens(response.content);
-        response.tokens_estimated = true;
-    }
-    response.latency = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started);
+    finish_response(request, response, started);
     return response;
 }
 

@@ -139,4 +139,33 @@ http::HttpClientOptions client_options(const ModelSpec& spec, const std::atomic<
     return options;
 }
 
+Result<http::HttpResponse> send_to_model(const RemoteServer& server, const ModelSpec& spec, const http::HttpRequest& request,
+                                         const std::atomic<bool>* cancel, const http::BodyChunkHandler& on_chunk) {
+    auto response = http::send_http_request(request, client_options(spec, cancel), on_chunk);
+    if (!response) return remote_transport_error(server, spec, response.error());
+    if (response->status / 100 != 2) return remote_status_error(server, *response);
+    return response;
+}
+
+Result<boost::json::object> server_object(const RemoteServer& server, std::string_view text, std::string_view what) {
+    boost::json::error_code ec;
+    auto parsed = boost::json::parse(text, ec);
+    if (ec || !parsed.is_object()) return bad_response_error(server, std::string(what) + " is not a JSON object", text);
+    if (parsed.as_object().contains("error")) {
+        Error error = bad_response_error(server, "the server reported: " + server_error_text(text), text);
+        error.code = "LLM_HTTP_ERROR";
+        return error;
+    }
+    return std::move(parsed.as_object());
+}
+
+void finish_response(const ChatRequest& request, ChatResponse& response, std::chrono::steady_clock::time_point started) {
+    if (response.prompt_tokens == 0 && response.completion_tokens == 0) {
+        response.prompt_tokens = estimate_prompt_tokens(request);
+        response.completion_tokens = estimate_tokens(response.content);
+        response.tokens_estimated = true;
+    }
+    response.latency = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+}
+
 }  // namespace skillhost::llm

@@ -1,11 +1,18 @@
-// Turns HTTP-level failures of a model server into LLM_* errors whose messages say what to do.
+// Talking to a model server: one exchange, and HTTP-level failures turned into LLM_* errors whose
+// messages say what to do. Shared by the ollama and openai backends.
 #pragma once
 
 #include "base/error.hpp"
+#include "llm/chat_types.hpp"
 #include "llm/http_client.hpp"
 #include "llm/model_config.hpp"
 
+#include <boost/json/object.hpp>
+
+#include <atomic>
+#include <chrono>
 #include <string>
+#include <string_view>
 
 namespace skillhost::llm {
 
@@ -34,5 +41,19 @@ std::string server_error_text(std::string_view body);
 
 // Options for the HTTP client from a model's timeouts and retries.
 http::HttpClientOptions client_options(const ModelSpec& spec, const std::atomic<bool>* cancel);
+
+// Sends the request with the model's options; transport failures and non-2xx answers become the
+// LLM_* errors above. `on_chunk` (may be empty) receives a streamed 2xx body.
+Result<http::HttpResponse> send_to_model(const RemoteServer& server, const ModelSpec& spec, const http::HttpRequest& request,
+                                         const std::atomic<bool>* cancel, const http::BodyChunkHandler& on_chunk);
+
+// One JSON object from the server (a body, or one event of a stream; `what` names it in
+// messages). Not an object: LLM_BAD_RESPONSE; an object with an "error" field: LLM_HTTP_ERROR with
+// the server's message.
+Result<boost::json::object> server_object(const RemoteServer& server, std::string_view text, std::string_view what);
+
+// The last touches of every remote answer: token counts estimated (and marked so) when the server
+// reported none, and the latency since `started`.
+void finish_response(const ChatRequest& request, ChatResponse& response, std::chrono::steady_clock::time_point started);
 
 }  // namespace skillhost::llm

@@ -269,3 +269,21 @@ TEST(OpenAiBackend, CancellingAStreamReturnsPromptly) {
 
 }  // namespace
 }  // namespace skillhost::llm
+
+namespace skillhost::llm {
+namespace {
+
+// Some servers answer 200 with only an error object (e.g. a proxy in front of the model).
+TEST(OpenAiBackend, ASuccessfulAnswerCarryingAnErrorObjectIsAnHttpErrorWithTheServersMessage) {
+    LoopbackServer server([](const RecordedRequest&, Connection& c) {
+        c.respond(200, R"({"error":{"message":"model is loading, try again","type":"unavailable"}})");
+    });
+    OpenAiBackend backend(openai_spec(server.url()));
+    auto response = backend.chat(structured_request(), nullptr, {});
+    ASSERT_FALSE(response.ok());
+    EXPECT_EQ(response.error().code, "LLM_HTTP_ERROR");
+    EXPECT_NE(response.error().message.find("model is loading"), std::string::npos) << response.error().message;
+}
+
+}  // namespace
+}  // namespace skillhost::llm
