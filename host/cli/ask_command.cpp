@@ -17,6 +17,7 @@ struct AskArgs {
     std::string goal;
     std::string mode;
     std::string user;
+    std::vector<std::string> history;
     bool stream = false;
     bool debug = false;
     bool json = false;
@@ -59,7 +60,9 @@ int run_ask(CliContext& ctx, const AskArgs& a) {
         context.mode = *mode;
     }
     StreamPrinter printer(a.debug);
-    auto run = rt.op->run(a.goal, context, {}, a.stream || a.debug ? &printer : nullptr);
+    op::RunOptions options;
+    options.history = a.history;
+    auto run = rt.op->run(a.goal, context, options, a.stream || a.debug ? &printer : nullptr);
     if (!run) return fail_setup(run.error(), a.json);
     if (a.debug) {
         const auto view = rt.op->planner_catalog(*rt.host->catalog, context);
@@ -148,11 +151,15 @@ void register_operator_commands(CLI::App& app, CliContext& ctx) {
     ask->add_option("GOAL", a->goal, "What you want, in your own words")->required();
     ask->add_option("--mode", a->mode, "Cognitive mode for this run: dual, agent or emulation");
     ask->add_option("--user", a->user, "Act as this user (default: the configured default user)");
+    ask->add_option("--history", a->history,
+                    "An earlier turn of the conversation, oldest first; repeat for several (\"User: ...\", \"Assistant: ...\")")
+        ->type_name("TEXT");
     ask->add_flag("--stream", a->stream, "Print thoughts, actions and observations as they happen (stderr)");
     ask->add_flag("--debug", a->debug, "Print the scratchpad, the catalog and token use, and write a JSON dump");
     ask->add_flag("--json", a->json, "Print the whole run record as JSON");
     ctx.add_global_options(*ask);
-    ask->footer("Example: skillhost ask \"What tasks do I have?\"");
+    ask->footer("Example: skillhost ask \"What tasks do I have?\"\n"
+                "         skillhost ask \"And the overdue ones?\" --history \"User: What tasks do I have?\"");
     ask->callback([&ctx, a] { ctx.exit_code = run_ask(ctx, *a); });
     register_runs_commands(app, ctx);
 }

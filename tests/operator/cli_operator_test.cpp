@@ -53,6 +53,14 @@ TEST_F(CliOperator, AskAnswersFromTheTaskListAndTheRunIsListed) {
     EXPECT_THAT(audited.out, HasSubstr("\"backend\":\"builtin\""));
 }
 
+TEST_F(CliOperator, HistoryTurnsGoIntoTheRunOldestFirst) {
+    auto json = run({"ask", "What tasks do I have?", "--json", "--history", "User: hello", "--history",
+                     "Assistant: Hi! How can I help?"});
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    auto record = boost::json::parse(json.out).as_object();
+    EXPECT_EQ(record.at("history"), (boost::json::array{"User: hello", "Assistant: Hi! How can I help?"}));
+}
+
 TEST_F(CliOperator, StreamPrintsEventsOnStderrAndKeepsStdoutForTheAnswer) {
     auto asked = run({"ask", "Create a task to call the dentist", "--stream"});
     ASSERT_EQ(asked.exit_code, 0) << asked.err;
