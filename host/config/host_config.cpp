@@ -65,7 +65,7 @@ std::optional<Error> read_bounded(const fs::path& file, const YAML::Node& v, con
 std::optional<Error> read_server(const fs::path& file, const YAML::Node& node, ServerSettings& server) {
     if (!node.IsMap()) return config_error(file, node.Mark(), "server", "expected a mapping (listen, threads, ...)");
     static const std::set<std::string> keys{"listen", "allow_remote", "threads", "handler_threads", "max_body_bytes",
-                                            "max_runs_per_user", "max_streams", "shutdown_grace_ms"};
+                                            "max_runs_per_user", "max_streams", "shutdown_grace_ms", "mcp_allowed_origins"};
     for (const auto& kv : node) {
         const std::string key = kv.first.as<std::string>();
         const std::string name = "server." + key;
@@ -89,6 +89,16 @@ std::optional<Error> read_server(const fs::path& file, const YAML::Node& node, S
                 bad = read_bounded(file, v, name, 1, 1000, server.max_runs_per_user);
             } else if (key == "max_streams") {
                 bad = read_bounded(file, v, name, 1, 100000, server.max_streams);
+            } else if (key == "mcp_allowed_origins") {
+                if (!v.IsSequence()) return config_error(file, v.Mark(), name, "expected a list of origins such as https://app.example");
+                for (const auto& origin : v) {
+                    const std::string text = origin.as<std::string>();
+                    if (text.rfind("http://", 0) != 0 && text.rfind("https://", 0) != 0) {
+                        return config_error(file, origin.Mark(), name,
+                                            "'" + text + "' is not an origin; write scheme://host[:port], e.g. https://app.example");
+                    }
+                    server.mcp_allowed_origins.push_back(text);
+                }
             } else if (key == "shutdown_grace_ms") {
                 long long ms = 0;
                 bad = read_bounded(file, v, name, 0, 3600000, ms);

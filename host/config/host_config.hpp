@@ -24,6 +24,8 @@ struct ServerSettings {
     unsigned max_runs_per_user = 4;   // operator runs working at once per user; more: 429
     unsigned max_streams = 64;        // open event streams (SSE); more: 503
     std::chrono::milliseconds shutdown_grace{10000};  // SIGTERM: how long in-flight work may finish
+    // Browser origins (scheme://host[:port]) allowed to call /mcp besides this machine's own.
+    std::vector<std::string> mcp_allowed_origins;
 };
 
 // "127.0.0.1:8787", "[::1]:8787", "0.0.0.0:9000". False (with `problem`) when it is not HOST:PORT.

@@ -80,6 +80,7 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
     add_audit_routes(d->routes_, *d->services_);
     McpHttpOptions mcp_options;
     mcp_options.loopback_only = is_loopback(d->settings_.host);
+    mcp_options.allowed_origins = d->settings_.mcp_allowed_origins;
     mcp_options.stream_available = [self] { return self->server_->stream_available(); };
     d->mcp_ = std::make_unique<McpHttpEndpoint>(host, mcp_options);
     for (auto verb : {http::verb::post, http::verb::get, http::verb::delete_}) {

@@ -110,7 +110,8 @@ TEST(HostConfigServer, ReadsEverySettingAndNamesTheWrongOne) {
     TempDir dir;
     write_file(dir / "skillhost.yaml",
                "server:\n  listen: \"[::1]:9000\"\n  allow_remote: true\n  threads: 3\n  handler_threads: 8\n"
-               "  max_body_bytes: 4096\n  max_runs_per_user: 2\n  max_streams: 5\n  shutdown_grace_ms: 1500\n");
+               "  max_body_bytes: 4096\n  max_runs_per_user: 2\n  max_streams: 5\n  shutdown_grace_ms: 1500\n"
+               "  mcp_allowed_origins: [\"https://app.example\"]\n");
     ConfigSources s;
     s.config_file = dir / "skillhost.yaml";
     s.home = dir / "home";
@@ -125,6 +126,7 @@ TEST(HostConfigServer, ReadsEverySettingAndNamesTheWrongOne) {
     EXPECT_EQ(cfg->server.max_runs_per_user, 2u);
     EXPECT_EQ(cfg->server.max_streams, 5u);
     EXPECT_EQ(cfg->server.shutdown_grace, std::chrono::milliseconds(1500));
+    EXPECT_EQ(cfg->server.mcp_allowed_origins, std::vector<std::string>{"https://app.example"});
 
     for (const auto& [yaml, key] : std::vector<std::pair<std::string, std::string>>{
              {"server:\n  listen: 8787\n", "server.listen"},
@@ -132,6 +134,7 @@ TEST(HostConfigServer, ReadsEverySettingAndNamesTheWrongOne) {
              {"server:\n  threads: -1\n", "server.threads"},
              {"server:\n  max_body_bytes: 10\n", "server.max_body_bytes"},
              {"server:\n  porto: 1\n", "server.porto"},
+             {"server:\n  mcp_allowed_origins: [app.example]\n", "server.mcp_allowed_origins"},
              {"server: [1]\n", "server"}}) {
         write_file(dir / "skillhost.yaml", yaml);
         auto bad = load_host_config(s);

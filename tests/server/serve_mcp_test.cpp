@@ -88,7 +88,9 @@ TEST(ServeMcp, ASessionListsAndCallsToolsOverJsonAndEventStreams) {
 }
 
 TEST(ServeMcp, RequestsWithoutAValidSessionTokenOriginOrHostAreRefused) {
-    DaemonProcess d(setup_with());
+    DaemonSetup setup = setup_with();
+    setup.server_yaml = "  mcp_allowed_origins: [\"https://app.example\"]\n";
+    DaemonProcess d(setup);
     d.start();
     McpClient c{d, "alice", ""};
     const json::object ping{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "ping"}};
@@ -112,6 +114,9 @@ TEST(ServeMcp, RequestsWithoutAValidSessionTokenOriginOrHostAreRefused) {
     RequestSpec local = c.spec(ping);
     local.headers.emplace_back("Origin", "http://localhost:3000");
     EXPECT_EQ(http_request(d.port(), local).status, 200);
+    RequestSpec listed = c.spec(ping);
+    listed.headers.emplace_back("Origin", "https://app.example");  // server.mcp_allowed_origins
+    EXPECT_EQ(http_request(d.port(), listed).status, 200);
 
     RequestSpec rebound = c.spec(ping);
     rebound.headers.emplace_back("Host", "attacker.example:8787");
