@@ -167,7 +167,7 @@ TEST_F(McpStdioTest, AnUnknownUserIsRefusedOnStderrWithNothingOnStdout) {
 // connect, paginated tools/list, tools/call, list_changed after installing a plugin.
 TEST_F(McpStdioTest, TheOfficialTypeScriptSdkClientConnectsListsCallsAndSeesListChanged) {
     auto r = skillhost::testing::run_process(
-        {"/bin/sh", SKILLHOST_MCP_SDK_SCRIPT, SKILLHOST_MCP_SDK_CACHE, SKILLHOST_MCP_PROBE, home.config_file(), home.home_dir(),
+        {"/bin/sh", SKILLHOST_MCP_SDK_SCRIPT, SKILLHOST_MCP_SDK_CACHE, SKILLHOST_MCP_SDK_CLIENT, SKILLHOST_MCP_PROBE, home.config_file(), home.home_dir(),
          home.plugins_dir().string(), std::string(SKILLHOST_TEST_FIXTURES_BINARY_DIR) + "/plain_c"},
         {}, {}, 240000);
     if (r.exit_code == 77) GTEST_SKIP() << "node/npm or the npm registry is not available: " << r.err;

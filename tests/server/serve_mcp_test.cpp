@@ -212,7 +212,7 @@ TEST(ServeMcp, CancellingACallStopsItAndEndsItsStream) {
 TEST(ServeMcp, TheOfficialTypeScriptSdkClientWorksOverStreamableHttp) {
     DaemonProcess d(setup_with("global:\n  ask: [\"add\"]\n"));
     d.start();
-    auto r = run_process({"/bin/sh", SKILLHOST_MCP_HTTP_SDK_SCRIPT, SKILLHOST_MCP_HTTP_SDK_CACHE,
+    auto r = run_process({"/bin/sh", SKILLHOST_MCP_SDK_SCRIPT, SKILLHOST_MCP_HTTP_SDK_CACHE, SKILLHOST_MCP_HTTP_SDK_CLIENT,
                           "http://127.0.0.1:" + std::to_string(d.port()) + "/mcp", DaemonProcess::token("alice"),
                           d.plugins_dir().string(), std::string(SKILLHOST_TEST_FIXTURES_BINARY_DIR) + "/plain_c"},
                          {}, {}, 240000);
