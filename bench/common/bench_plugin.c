@@ -59,6 +59,8 @@ SKILLHOST_EXPORT const skillhost_plugin* skillhost_plugin_entry(void) {
         plugin.skills = skills;
         plugin.init = NULL;
         plugin.shutdown = NULL;
+        plugin.skill_struct_size = (uint32_t)sizeof(skillhost_skill);
+        plugin.get_extension = NULL;
         plugin.name = plugin_name;
     }
     return &plugin;

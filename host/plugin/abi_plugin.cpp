@@ -1,6 +1,7 @@
 #include "plugin/abi_plugin.hpp"
 
 #include "plugin/abi_strings.hpp"
+#include "plugin/descriptor_view.hpp"
 #include "plugin/result_capture.hpp"
 
 #include <boost/json/parse.hpp>
@@ -66,8 +67,10 @@ AbiPlugin::AbiPlugin(boost::dll::shared_library library, const skillhost_plugin*
       version_(from_abi(descriptor->version)),
       host_context_{manifest_.name, std::move(completions)},
       services_(make_host_services(host_context_)) {
-    for (std::uint32_t i = 0; i < descriptor_->skill_count; ++i)
-        skills_.emplace(descriptor_->skills[i].id, descriptor_->skills[i].invoke);
+    for (std::uint32_t i = 0; i < descriptor_->skill_count; ++i) {
+        const skillhost_skill& skill = skill_at(*descriptor_, i);
+        skills_.emplace(skill.id, skill.invoke);
+    }
 }
 
 Result<std::shared_ptr<LoadedPlugin>> AbiPlugin::start(boost::dll::shared_library library,
@@ -79,6 +82,7 @@ Result<std::shared_ptr<LoadedPlugin>> AbiPlugin::start(boost::dll::shared_librar
                                                     std::move(loaded_from), std::move(completions)));
     if (descriptor->init == nullptr) {
         plugin->initialized_ = true;
+        plugin->query_extensions();
         return std::shared_ptr<LoadedPlugin>(std::move(plugin));
     }
 
@@ -100,6 +104,7 @@ Result<std::shared_ptr<LoadedPlugin>> AbiPlugin::start(boost::dll::shared_librar
     if (status == SKILLHOST_STATUS_OK) {
         plugin->state_ = state;
         plugin->initialized_ = true;
+        plugin->query_extensions();
         if (written.written == RawOutcome::Written::error)
             spdlog::warn("[plugin {}] init() succeeded but also wrote error {}: {}", plugin->manifest_.name,
                          written.error_code, written.error_message);
@@ -136,6 +141,25 @@ AbiPlugin::~AbiPlugin() {
         }
     }
     // library_ unloads after this body, once every member pointing into it is gone.
+}
+
+const void* AbiPlugin::extension(std::string_view id) const {
+    const auto found = extensions_.find(id);
+    return found == extensions_.end() ? nullptr : found->second;
+}
+
+void AbiPlugin::query_extensions() {
+    const auto lookup = plugin_get_extension(*descriptor_);
+    if (lookup == nullptr) return;
+    // Asked once, here on the loading thread, as the ABI promises the plugin.
+    for (const char* id : {SKILLHOST_EXT_PLUGIN_INFO}) {
+        try {
+            if (const void* table = lookup(state_, id)) extensions_.emplace(id, table);
+        } catch (...) {
+            spdlog::warn("[plugin {}] get_extension(\"{}\") let an exception escape; treated as not offered",
+                         manifest_.name, id);
+        }
+    }
 }
 
 manifest::AbiVersion AbiPlugin::abi_version() const {

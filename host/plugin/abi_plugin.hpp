@@ -36,8 +36,11 @@ public:
     manifest::AbiVersion abi_version() const override;
     const std::filesystem::path& loaded_from() const override { return loaded_from_; }
     RawOutcome invoke(const CallContext& context, std::string_view args_json) const override;
+    const void* extension(std::string_view id) const override;
 
 private:
+    void query_extensions();
+
     AbiPlugin(boost::dll::shared_library library, const skillhost_plugin* descriptor, manifest::Manifest manifest,
               std::filesystem::path loaded_from, std::shared_ptr<CompletionService> completions);
 
@@ -48,6 +51,8 @@ private:
     std::filesystem::path loaded_from_;
     std::string version_;
     std::map<std::string, skillhost_invoke_fn, std::less<>> skills_;
+    // The plugin-side extensions this host knows, as the plugin answered after init().
+    std::map<std::string, const void*, std::less<>> extensions_;
     // The plugin keeps pointers to both until shutdown(); they live inside this object, which is
     // never moved (it is only handed out through shared_ptr).
     PluginHostContext host_context_;

@@ -1,6 +1,7 @@
 #include "plugin/descriptor_check.hpp"
 
 #include "plugin/abi_strings.hpp"
+#include "plugin/descriptor_view.hpp"
 
 #include <boost/json/array.hpp>
 
@@ -48,9 +49,20 @@ Status check_skills(const skillhost_plugin& plugin, const manifest::Manifest& ma
         return error;
     }
 
+    const std::size_t stride = skill_stride(plugin);
+    if (stride < skill_layout_1_0 || stride > max_skill_stride) {
+        Error error{"INVALID_DESCRIPTOR", "plugin '" + name + "' declares skill_struct_size " +
+                                              std::to_string(stride) + ", outside " +
+                                              std::to_string(skill_layout_1_0) + ".." +
+                                              std::to_string(max_skill_stride) +
+                                              "; set it to sizeof(skillhost_skill)"};
+        error.details["skill_struct_size"] = stride;
+        return error;
+    }
+
     std::set<std::string> library_ids;
     for (std::uint32_t i = 0; i < plugin.skill_count; ++i) {
-        const skillhost_skill& skill = plugin.skills[i];
+        const skillhost_skill& skill = skill_at(plugin, i);
         if (skill.id == nullptr) {
             Error error{"INVALID_DESCRIPTOR", "plugin '" + name + "' has a skill with a NULL id at index " +
                                                   std::to_string(i) + "; give every skill its manifest id"};
@@ -137,7 +149,9 @@ Status check_descriptor(const skillhost_plugin& plugin, const manifest::Manifest
         return error;
     }
 
-    if (manifest.abi.major != plugin.abi_version.major || manifest.abi.minor != plugin.abi_version.minor) {
+    // The manifest states the oldest ABI the plugin needs, so a host can refuse it before loading the
+    // library. A library built against a newer minor of the same major still honours it.
+    if (manifest.abi.major != plugin.abi_version.major || manifest.abi.minor > plugin.abi_version.minor) {
         const std::string library_abi = to_string(plugin.abi_version);
         Error error{"ABI_MISMATCH", "plugin '" + manifest.name + "': its manifest declares abi_version " +
                                         manifest_abi_text(manifest.abi) + " but its library was built for " +

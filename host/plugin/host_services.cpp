@@ -100,6 +100,16 @@ skillhost_status complete(void* host_context, const skillhost_call_context* call
     return SKILLHOST_STATUS_ERROR;
 }
 
+// The extension tables are immutable and shared by every plugin: host_context tells them apart.
+const skillhost_llm_v1 llm_extension{&complete};
+
+const void* get_extension(void*, const char* id) noexcept {
+    if (id == nullptr) return nullptr;
+    const std::string_view wanted(id);
+    if (wanted == SKILLHOST_EXT_LLM) return &llm_extension;
+    return nullptr;
+}
+
 }  // namespace
 
 skillhost_host_services make_host_services(PluginHostContext& context) {
@@ -111,6 +121,7 @@ skillhost_host_services make_host_services(PluginHostContext& context) {
     services.report_progress = &report_progress;
     services.is_cancelled = &is_cancelled;
     services.complete = &complete;
+    services.get_extension = &get_extension;
     return services;
 }
 

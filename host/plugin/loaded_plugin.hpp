@@ -53,6 +53,12 @@ public:
     // whose manifest says `concurrency: serial`. The host itself writes an error outcome only when
     // the skill id is unknown (SKILL_NOT_FOUND) or data_dir cannot be created (DATA_DIR_UNAVAILABLE).
     virtual RawOutcome invoke(const CallContext& context, std::string_view args_json) const = 0;
+    // The plugin's table for an ABI extension id (e.g. SKILLHOST_EXT_PLUGIN_INFO), or null when the
+    // plugin does not offer it. Valid as long as this object.
+    virtual const void* extension(std::string_view id) const {
+        (void)id;
+        return nullptr;
+    }
 };
 
 }  // namespace skillhost::plugin

@@ -29,7 +29,8 @@ private:
     // A plugin may write from a worker thread while another write is in progress.
     std::mutex mutex_;
     RawOutcome outcome_;
-    skillhost_result_writer writer_{this, &ResultCapture::on_result, &ResultCapture::on_error};
+    skillhost_result_writer writer_{this, &ResultCapture::on_result, &ResultCapture::on_error,
+                                    static_cast<std::uint32_t>(sizeof(skillhost_result_writer))};
 };
 
 }  // namespace skillhost::plugin

@@ -20,6 +20,13 @@ using test::fixture_dir;
 using test::fixture_manifest;
 using test::TempDir;
 
+#define SKILLHOST_TEST_TEXT(x) #x
+#define SKILLHOST_TEST_VERSION(major, minor, patch) \
+    SKILLHOST_TEST_TEXT(major) "." SKILLHOST_TEST_TEXT(minor) "." SKILLHOST_TEST_TEXT(patch)
+// The ABI version this host implements, as its messages write it ("1.1.0").
+constexpr const char* kHostAbi =
+    SKILLHOST_TEST_VERSION(SKILLHOST_ABI_VERSION_MAJOR, SKILLHOST_ABI_VERSION_MINOR, SKILLHOST_ABI_VERSION_PATCH);
+
 struct BrokenFixture {
     std::string fixture;
     std::string code;
@@ -61,8 +68,8 @@ INSTANTIATE_TEST_SUITE_P(
                       {"skillhost_fixture_symbol_nobody_defines", "undefined symbol"}},
         BrokenFixture{"missing_entry", "ENTRY_MISSING", {"skillhost_plugin_entry", "SKILLHOST_PLUGIN"}},
         BrokenFixture{"entry_null", "ENTRY_RETURNED_NULL", {"NULL"}},
-        BrokenFixture{"wrong_major", "ABI_INCOMPATIBLE", {"'wrong_major'", "2.0.0", "1.0.0", "SkillhostSDK 1.x"}},
-        BrokenFixture{"newer_minor", "ABI_INCOMPATIBLE", {"'newer_minor'", "1.99.0", "1.0.0"}},
+        BrokenFixture{"wrong_major", "ABI_INCOMPATIBLE", {"'wrong_major'", "2.0.0", kHostAbi, "SkillhostSDK 1.x"}},
+        BrokenFixture{"newer_minor", "ABI_INCOMPATIBLE", {"'newer_minor'", "1.99.0", kHostAbi}},
         BrokenFixture{"struct_too_small", "STRUCT_TOO_SMALL", {"16 bytes", "sizeof(skillhost_plugin)"}},
         BrokenFixture{"name_mismatch", "NAME_MISMATCH", {"'name_mismatch'", "'other_name'"}},
         BrokenFixture{"skills_mismatch", "SKILLS_MISMATCH", {"'a'", "'c'"}},
@@ -91,7 +98,7 @@ TEST_F(LoadErrorDetailsTest, AbiIncompatibleNamesBothVersionsInDetails) {
     auto loaded = loader.load_file(fixture_manifest("wrong_major"));
     ASSERT_FALSE(loaded.ok());
     EXPECT_EQ(loaded.error().details.at("plugin_abi"), "2.0.0");
-    EXPECT_EQ(loaded.error().details.at("host_abi"), "1.0.0");
+    EXPECT_EQ(loaded.error().details.at("host_abi"), kHostAbi);
     EXPECT_FALSE(loaded.error().suggestions.empty());
 }
 
@@ -114,14 +121,24 @@ TEST_F(LoadErrorDetailsTest, LoadFailureNamesTheOriginalFileNotThePrivateCopy) {
 TEST_F(LoadErrorDetailsTest, ManifestAbiMustAgreeWithTheLibrary) {
     auto manifest = manifest::load_manifest(fixture_manifest("echo"));
     ASSERT_TRUE(manifest.ok()) << manifest.error().message;
-    manifest->abi.minor = 7;  // the library was built for 1.0
+    manifest->abi.minor = 7;  // the library was built for 1.1: the manifest claims a newer minor
 
     auto loaded = loader.load(manifest.value());
 
     ASSERT_FALSE(loaded.ok());
     EXPECT_EQ(loaded.error().code, "ABI_MISMATCH");
     EXPECT_THAT(loaded.error().message, HasSubstr("1.7"));
-    EXPECT_THAT(loaded.error().message, HasSubstr("1.0.0"));
+    EXPECT_THAT(loaded.error().message, HasSubstr("1.1.0"));
+}
+
+TEST_F(LoadErrorDetailsTest, ManifestMayStateAnOlderMinorThanTheLibrary) {
+    auto manifest = manifest::load_manifest(fixture_manifest("echo"));
+    ASSERT_TRUE(manifest.ok()) << manifest.error().message;
+    manifest->abi.minor = 0;  // "needs 1.0"; the library was built against the 1.1 header
+
+    auto loaded = loader.load(manifest.value());
+
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message;
 }
 
 TEST_F(LoadErrorDetailsTest, UnusableCacheDirectoryIsPrivateCopyFailed) {

@@ -40,7 +40,7 @@ struct RecordingWriter {
             self->details = str(details);
         }
     }
-    skillhost_result_writer writer() { return {this, &on_result, &on_error}; }
+    skillhost_result_writer writer() { return {this, &on_result, &on_error, sizeof(skillhost_result_writer)}; }
 };
 
 // A host-services table whose functions record what the plugin asked for.

@@ -334,6 +334,8 @@ static const skillhost_plugin hello_plugin = {
     hello_skills,
     NULL, /* init: nothing to prepare */
     NULL, /* shutdown: nothing to release */
+    (uint32_t)sizeof(skillhost_skill), /* 1.1: the stride of hello_skills */
+    NULL, /* 1.1 get_extension: this plugin offers no extensions */
 };
 
 SKILLHOST_EXPORT const skillhost_plugin* skillhost_plugin_entry(void) { return &hello_plugin; }

@@ -81,7 +81,16 @@ public:
     }
     // Asks the host's model router for a completion by role. Returns the `content` text, or
     // throws SkillError (code LLM_UNAVAILABLE or the host's error code) when no model answers.
+    // Uses the "skillhost.llm/1" extension on 1.1 hosts and the 1.0 member on older ones.
     std::string complete(std::string_view role, const Json& request) const;
+
+    // The host's table for extension `id` (e.g. SKILLHOST_EXT_LLM), or nullptr when the host does
+    // not offer it (unknown id, or a 1.0 host without extensions).
+    const void* extension(const char* id) const {
+        if (!host_ || !SKILLHOST_HAS_MEMBER(skillhost_host_services, host_, get_extension) || !host_->get_extension)
+            return nullptr;
+        return host_->get_extension(host_->host_context, id);
+    }
 
     const skillhost_call_context& raw_context() const { return *ctx_; }
 
@@ -116,7 +125,9 @@ struct CapturedResult {
         self->code.assign(from_view(code));
         self->message.assign(from_view(message));
     }
-    skillhost_result_writer writer() { return {this, &on_result, &on_error}; }
+    skillhost_result_writer writer() {
+        return {this, &on_result, &on_error, static_cast<uint32_t>(sizeof(skillhost_result_writer))};
+    }
 };
 
 inline const skillhost_host_services*& host_services() {
@@ -179,6 +190,20 @@ inline Hooks& hooks() {
     return h;
 }
 
+// The plugin's extension lookup, registered with SKILLHOST_PLUGIN_EXTENSIONS (none by default).
+using ExtensionLookup = const void* (*)(const char* id);
+inline ExtensionLookup& extension_lookup() {
+    static ExtensionLookup lookup = nullptr;
+    return lookup;
+}
+inline const void* get_extension(void*, const char* id) noexcept {
+    try {
+        return (extension_lookup() && id) ? extension_lookup()(id) : nullptr;
+    } catch (...) {
+        return nullptr;
+    }
+}
+
 inline skillhost_status init(const skillhost_host_services* host, void** state,
                              const skillhost_result_writer* error_writer) noexcept {
     try {
@@ -211,11 +236,15 @@ inline void shutdown(void*) noexcept {
 }  // namespace detail
 
 inline std::string Call::complete(std::string_view role, const Json& request) const {
-    if (!host_ || !host_->complete) throw SkillError("LLM_UNAVAILABLE", "this host offers no model service");
+    using CompleteFn = decltype(skillhost_llm_v1::complete);
+    CompleteFn complete_fn = host_ ? host_->complete : nullptr;
+    if (const auto* llm = static_cast<const skillhost_llm_v1*>(extension(SKILLHOST_EXT_LLM)); llm && llm->complete)
+        complete_fn = llm->complete;
+    if (!complete_fn) throw SkillError("LLM_UNAVAILABLE", "this host offers no model service");
     detail::CapturedResult captured;
     skillhost_result_writer w = captured.writer();
     std::string body = request.dump();
-    skillhost_status st = host_->complete(host_->host_context, ctx_, to_view(role), to_view(body), &w);
+    skillhost_status st = complete_fn(host_->host_context, ctx_, to_view(role), to_view(body), &w);
     if (st != SKILLHOST_STATUS_OK || !captured.ok)
         throw SkillError(captured.code.empty() ? "LLM_UNAVAILABLE" : captured.code,
                          captured.message.empty() ? "no model answered the completion request" : captured.message);
@@ -247,8 +276,25 @@ inline std::string Call::complete(std::string_view role, const Json& request) co
                                                 static_cast<uint32_t>(sizeof skills / sizeof skills[0]), \
                                                 skills,                                               \
                                                 &::skillhost::detail::init,                           \
-                                                &::skillhost::detail::shutdown};                      \
+                                                &::skillhost::detail::shutdown,                       \
+                                                static_cast<uint32_t>(sizeof(skillhost_skill)),       \
+                                                &::skillhost::detail::get_extension};                 \
         return &plugin;                                                                               \
+    }
+
+// Offers plugin extensions (ABI 1.1): lookup_fn is const void*(const char* id), returning the
+// table for ids the plugin implements and nullptr for every other id. Use once per library:
+//   static const skillhost_plugin_info_v1 info = {"Converts units", nullptr};
+//   static const void* my_extensions(const char* id) {
+//       return std::string_view(id) == SKILLHOST_EXT_PLUGIN_INFO ? &info : nullptr;
+//   }
+//   SKILLHOST_PLUGIN_EXTENSIONS(my_extensions)
+#define SKILLHOST_PLUGIN_EXTENSIONS(lookup_fn)                                                        \
+    namespace {                                                                                       \
+    const bool skillhost_extensions_registered_ = [] {                                                \
+        ::skillhost::detail::extension_lookup() = lookup_fn;                                          \
+        return true;                                                                                  \
+    }();                                                                                              \
     }
 
 // Registers optional init/shutdown hooks: SKILLHOST_PLUGIN_HOOKS(my_init, my_shutdown)

@@ -32,16 +32,35 @@
  *  - `const char*` members of static descriptors (plugin name, skill ids) are NUL-terminated and live
  *    as long as the library is loaded.
  *
- * Threading
- * ---------
- *  - skillhost_plugin_entry and init/shutdown are called from one host thread at a time, never
- *    concurrently with each other or with any skill invocation.
- *  - A skill's invoke() may be called concurrently from several host threads, for the same or
- *    different skills, unless the manifest declares `concurrency: serial` for that skill; the host
- *    then never runs two invocations of it at once.
- *  - Host service functions may be called from any thread, but only between the return of init()
- *    and the start of shutdown(). The per-call services (progress, cancellation, completion) may only
- *    be used during the invoke() call whose context they are given.
+ * Threading and lifetime annotations
+ * ----------------------------------
+ * Every function pointer and function below carries one bracketed tag saying who calls it, from which
+ * thread and when (grep for the tag):
+ *  [load-thread]  called by the host on the thread that loads the plugin: the entry function,
+ *                 init(), shutdown() and the plugin's get_extension(). Never concurrently with each
+ *                 other or with any invoke() of the same load.
+ *  [call-thread]  called by the host on a worker thread to run one call: invoke(). Several may run
+ *                 at once (same or different skills) unless the manifest says `concurrency: serial`
+ *                 for that skill; the host then never runs two invocations of it at once.
+ *  [any-thread]   a host service the plugin may call from any of its threads, between the return of
+ *                 init() and the start of shutdown().
+ *  [during-call]  a host service tied to one call: usable from any thread, but only while the
+ *                 invoke() owning its `call` context has not returned.
+ *
+ * Extensions (ABI 1.1)
+ * --------------------
+ * New host services and optional plugin features are reached by a versioned string id, the way CLAP
+ * does it, instead of growing the core tables:
+ *  - host side:   services->get_extension(services->host_context, "skillhost.llm/1")
+ *  - plugin side: plugin->get_extension(plugin_state, id), queried by the host after init().
+ * Both return a pointer to a table of the documented type, or NULL when the id is unknown: an old
+ * host or an old plugin simply answers NULL, so every extension is optional for the other side. An
+ * extension's table never changes; a changed extension gets a new id ("skillhost.llm/2"). The ids
+ * this header defines are listed under "Extensions" near its end.
+ *
+ * Writing a plugin that also runs on a 1.0 host: read `get_extension` only when
+ * SKILLHOST_HAS_MEMBER(skillhost_host_services, host, get_extension) is true, and fall back to the
+ * 1.0 members (e.g. host->complete) otherwise.
  */
 #ifndef SKILLHOST_SKILL_ABI_H
 #define SKILLHOST_SKILL_ABI_H
@@ -56,7 +75,7 @@ extern "C" {
 /* ---- Version --------------------------------------------------------------------------------- */
 
 #define SKILLHOST_ABI_VERSION_MAJOR 1
-#define SKILLHOST_ABI_VERSION_MINOR 0
+#define SKILLHOST_ABI_VERSION_MINOR 1
 #define SKILLHOST_ABI_VERSION_PATCH 0
 
 /* Name of the one symbol a plugin exports. */
@@ -67,6 +86,15 @@ extern "C" {
 #else
 #define SKILLHOST_EXPORT __attribute__((visibility("default")))
 #endif
+
+/*
+ * True when the struct at `ptr` (of type `type`, with a `struct_size` member holding sizeof() as
+ * its producer compiled it) is large enough to contain `member`. Check it before reading any member
+ * appended after the struct's first release. Example:
+ *     if (SKILLHOST_HAS_MEMBER(skillhost_host_services, host, get_extension)) ...
+ */
+#define SKILLHOST_HAS_MEMBER(type, ptr, member) \
+    ((ptr) != NULL && (size_t)(ptr)->struct_size >= offsetof(type, member) + sizeof(((const type*)0)->member))
 
 /* A semantic version. Layout fixed forever. */
 typedef struct skillhost_version {
@@ -106,13 +134,17 @@ typedef int32_t skillhost_log_level;
 
 /*
  * Where a plugin writes its answer. Passed in by the host; the plugin never allocates for the host.
+ * (The plugin also builds one itself to receive the answer of a host service such as complete().)
  *
  * Lifetime: the writer and its context are valid only during the call it was passed to.
- * Threading: call it from the thread running that call, or from any thread as long as the call has
- *            not returned yet.
+ * Threading: [during-call] call it from the thread running that call, or from any thread as long as
+ *            the call has not returned yet.
  * Semantics: the FIRST write_result or write_error counts; later writes are ignored and reported as
  *            a plugin contract violation. The host copies the bytes before returning, so the plugin
  *            may free or reuse its buffers immediately after.
+ * Growth:    since 1.1 the writer ends with `struct_size`, and later members are appended after it.
+ *            A writer made by a 1.0 peer has no struct_size at all, so test the producer's version
+ *            first; SKILLHOST_WRITER_HAS_MEMBER below does both checks.
  */
 typedef struct skillhost_result_writer {
     /* Opaque host data; pass it back as the first argument. */
@@ -127,7 +159,16 @@ typedef struct skillhost_result_writer {
      * what to do; `details_json` is a JSON object with machine-readable details, or empty. */
     void (*write_error)(void* writer_context, skillhost_string_view code,
                         skillhost_string_view message, skillhost_string_view details_json);
+
+    /* 1.1: sizeof(skillhost_result_writer) as its producer compiled it. Absent in 1.0 writers. */
+    uint32_t struct_size;
 } skillhost_result_writer;
+
+/* True when `writer`, made by a peer speaking ABI `producer_version` (a skillhost_version), has
+ * `member`. A plugin passes host->host_abi_version for writers the host hands it. */
+#define SKILLHOST_WRITER_HAS_MEMBER(producer_version, writer, member)                        \
+    ((producer_version).major == 1 && (producer_version).minor >= 1 &&                       \
+     SKILLHOST_HAS_MEMBER(skillhost_result_writer, writer, member))
 
 /* ---- Per-call context ------------------------------------------------------------------------ */
 
@@ -151,44 +192,55 @@ typedef struct skillhost_call_context {
 
 /*
  * Services the host offers a plugin. Passed to init(); the table and host_context stay valid until
- * shutdown() returns. Every function takes host_context first. Check struct_size before using any
- * member added after version 1.0.
+ * shutdown() returns. Every function takes host_context first. Check struct_size (with
+ * SKILLHOST_HAS_MEMBER) before using any member added after version 1.0.
  */
 typedef struct skillhost_host_services {
     uint32_t struct_size;     /* sizeof(skillhost_host_services) as the host compiled it */
     skillhost_version host_abi_version; /* the ABI version the host implements */
     void* host_context;       /* opaque; pass back as the first argument of every function */
 
-    /* Writes one line to the host log, attributed to the plugin. Any thread. `message` is copied. */
+    /* [any-thread] Writes one line to the host log, attributed to the plugin. `message` is copied. */
     void (*log)(void* host_context, skillhost_log_level level, skillhost_string_view message);
 
-    /* Reports progress of the running call (e.g. 3 of 10 files). `total` <= 0 means unknown.
-     * `message` may be empty. Only during the invoke() that owns `call`. */
+    /* [during-call] Reports progress of the running call (e.g. 3 of 10 files). `total` <= 0 means
+     * unknown. `message` may be empty (copied). */
     void (*report_progress)(void* host_context, const skillhost_call_context* call, double progress,
                             double total, skillhost_string_view message);
 
-    /* Returns 1 when the host wants the call to stop (deadline passed, client cancelled), else 0.
-     * Long-running skills should poll it and return SKILLHOST_STATUS_CANCELLED. Cheap; any thread,
-     * only during the invoke() that owns `call`. */
+    /* [during-call] Returns 1 when the host wants the call to stop (deadline passed, client
+     * cancelled), else 0. Long-running skills should poll it and return SKILLHOST_STATUS_CANCELLED.
+     * Cheap. */
     int32_t (*is_cancelled)(void* host_context, const skillhost_call_context* call);
 
     /*
-     * Asks the host's model router for a completion by role ("persona", "summarizer", ...).
+     * [during-call] Asks the host's model router for a completion by role ("persona", ...).
+     * Since 1.1 also reachable as the "skillhost.llm/1" extension (same function and contract).
      * request_json: {"messages":[{"role":"system"|"user"|"assistant","content":"..."}],
      *                "temperature"?: number, "max_tokens"?: integer, "json_schema"?: object}
      * On success the writer receives {"content":"...","model":"...","backend":"..."} and the
      * function returns SKILLHOST_STATUS_OK. Returns SKILLHOST_STATUS_UNAVAILABLE (and writes an
-     * error) when no model serves that role. Blocking; only during the invoke() that owns `call`.
+     * error) when no model serves that role. Blocking.
      */
     skillhost_status (*complete)(void* host_context, const skillhost_call_context* call,
                                  skillhost_string_view role, skillhost_string_view request_json,
                                  const skillhost_result_writer* writer);
+
+    /* ---- appended in 1.1 ---- */
+
+    /*
+     * [any-thread] Returns the host's table for extension `id` (NUL-terminated, e.g.
+     * SKILLHOST_EXT_LLM), or NULL when the host does not offer it. The table stays valid until
+     * shutdown() returns; the same id always returns the same pointer. Cheap: look an extension up
+     * once in init() and keep the pointer.
+     */
+    const void* (*get_extension)(void* host_context, const char* id);
 } skillhost_host_services;
 
 /* ---- Plugin description ---------------------------------------------------------------------- */
 
 /*
- * Runs one skill. `plugin_state` is what init() stored. `args_json` is a JSON object already
+ * [call-thread] Runs one skill. `plugin_state` is what init() stored. `args_json` is a JSON object already
  * validated against the manifest's input schema, with defaults applied (lifetime: this call).
  * Answer through `writer`, then return SKILLHOST_STATUS_OK (result written) or an error status
  * (error written). Must not throw C++ exceptions or longjmp across this boundary.
@@ -199,7 +251,11 @@ typedef skillhost_status (*skillhost_invoke_fn)(void* plugin_state,
                                                 skillhost_string_view args_json,
                                                 const skillhost_result_writer* writer);
 
-/* One skill the library implements. Static lifetime (as long as the library is loaded). */
+/*
+ * One skill the library implements. Static lifetime (as long as the library is loaded).
+ * Growth: the host walks `skills` with the stride skillhost_plugin.skill_struct_size (1.1), so later
+ * minors may append members here; a 1.0 plugin's array has exactly these two members.
+ */
 typedef struct skillhost_skill {
     const char* id;             /* NUL-terminated; must equal a skill id in the manifest */
     skillhost_invoke_fn invoke; /* never NULL */
@@ -218,7 +274,7 @@ typedef struct skillhost_plugin {
     const skillhost_skill* skills; /* `skill_count` entries, ids unique */
 
     /*
-     * Prepares the plugin. Called once per load, before any invoke(), on one thread. Must tolerate
+     * [load-thread] Prepares the plugin. Called once per load, before any invoke(). Must tolerate
      * being called again after shutdown() (the host may reload). Stores plugin-wide state in
      * *out_plugin_state (may stay NULL). On failure, write an error to `error_writer` and return a
      * non-OK status: the plugin is not used and shutdown() is not called. `host` stays valid until
@@ -228,17 +284,61 @@ typedef struct skillhost_plugin {
                              const skillhost_result_writer* error_writer);
 
     /*
-     * Releases everything init() acquired. Called once, after the last invoke() returned, on one
-     * thread; calling it twice with the same state must be harmless. May be NULL.
+     * [load-thread] Releases everything init() acquired. Called once, after the last invoke()
+     * returned; calling it twice with the same state must be harmless. May be NULL.
      */
     void (*shutdown)(void* plugin_state);
+
+    /* ---- appended in 1.1 (read only when struct_size covers them) ---- */
+
+    /* sizeof(skillhost_skill) as the plugin was compiled: the stride of `skills`. */
+    uint32_t skill_struct_size;
+
+    /*
+     * [load-thread] Returns the plugin's table for extension `id` (NUL-terminated), or NULL when
+     * the plugin does not implement it. Called after init() succeeded, with the state init() stored;
+     * the table must stay valid until shutdown(). May be NULL (the plugin has no extensions).
+     */
+    const void* (*get_extension)(void* plugin_state, const char* id);
 } skillhost_plugin;
 
 /*
- * The one exported function. Must be callable any number of times and always return the same
- * static descriptor; must not allocate, start threads or call back into the host.
+ * [load-thread] The one exported function. Must be callable any number of times and always return
+ * the same static descriptor; must not allocate, start threads or call back into the host.
  */
 typedef const skillhost_plugin* (*skillhost_plugin_entry_fn)(void);
+
+/*
+ * The entry's prototype, so the compiler checks a plugin's definition against it. Define it in
+ * exactly one source file of the plugin:
+ *     SKILLHOST_EXPORT const skillhost_plugin* skillhost_plugin_entry(void) { return &my_plugin; }
+ * (skill.hpp's SKILLHOST_PLUGIN does this for C++ plugins.)
+ */
+SKILLHOST_EXPORT const skillhost_plugin* skillhost_plugin_entry(void);
+
+/* ---- Extensions ------------------------------------------------------------------------------ */
+
+/*
+ * "skillhost.llm/1" — host extension: the model router, as the 1.0 `complete` member.
+ *   const skillhost_llm_v1* llm = host->get_extension(host->host_context, SKILLHOST_EXT_LLM);
+ */
+#define SKILLHOST_EXT_LLM "skillhost.llm/1"
+typedef struct skillhost_llm_v1 {
+    /* [during-call] Exactly skillhost_host_services.complete: same request, answer and statuses. */
+    skillhost_status (*complete)(void* host_context, const skillhost_call_context* call,
+                                 skillhost_string_view role, skillhost_string_view request_json,
+                                 const skillhost_result_writer* writer);
+} skillhost_llm_v1;
+
+/*
+ * "skillhost.plugin_info/1" — plugin extension: what the plugin says about itself beyond the
+ * descriptor. The host reads it after init() and shows it in `skills show` and `plugin check`.
+ */
+#define SKILLHOST_EXT_PLUGIN_INFO "skillhost.plugin_info/1"
+typedef struct skillhost_plugin_info_v1 {
+    const char* description; /* NUL-terminated, one sentence, static lifetime; may be NULL */
+    const char* homepage;    /* NUL-terminated URL, static lifetime; may be NULL */
+} skillhost_plugin_info_v1;
 
 #ifdef __cplusplus
 } /* extern "C" */
