@@ -8,8 +8,6 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
-#include <regex>
-#include <shared_mutex>
 
 namespace skillhost::exec {
 namespace {
@@ -98,38 +96,6 @@ std::string enum_text(const std::vector<json::value>& values) {
     return out;
 }
 
-// Manifest patterns are few and reused on every call; compiling std::regex costs far more than
-// matching, so compiled patterns are kept for the life of the process. This is a pure memo of a
-// pure function, not state anyone observes.
-class PatternCache {
-public:
-    // nullptr when the pattern does not compile.
-    const std::regex* get(const std::string& pattern) {
-        {
-            std::shared_lock lock(mutex_);
-            if (auto it = compiled_.find(pattern); it != compiled_.end()) return it->second.get();
-        }
-        std::unique_ptr<std::regex> re;
-        try {
-            re = std::make_unique<std::regex>(pattern, std::regex::ECMAScript);
-        } catch (const std::regex_error&) {
-            re = nullptr;
-        }
-        std::unique_lock lock(mutex_);
-        auto [it, inserted] = compiled_.emplace(pattern, std::move(re));
-        return it->second.get();
-    }
-
-private:
-    std::shared_mutex mutex_;
-    std::map<std::string, std::unique_ptr<std::regex>, std::less<>> compiled_;
-};
-
-PatternCache& pattern_cache() {
-    static PatternCache cache;
-    return cache;
-}
-
 std::vector<std::string_view> property_names(const Schema& schema) {
     std::vector<std::string_view> names;
     names.reserve(schema.properties.size());
@@ -176,7 +142,7 @@ public:
             }
         }
         if (v.is_number()) check_range(schema, as_double(v), path);
-        if (v.is_string() && schema.pattern) check_pattern(*schema.pattern, v.get_string(), path);
+        if (v.is_string() && schema.pattern) check_pattern(schema, v.get_string(), path);
         if (v.is_array() && schema.items) {
             const auto& items = v.get_array();
             for (std::size_t i = 0; i < items.size(); ++i)
@@ -223,14 +189,20 @@ private:
             add(path, "must be at most " + format_number(*schema.maximum) + ", got " + format_number(d));
     }
 
-    void check_pattern(const std::string& pattern, json::string_view text, const std::string& path) {
-        const std::regex* re = pattern_cache().get(pattern);
-        if (!re) {
-            add(path, "the manifest's pattern /" + pattern +
-                          "/ is not a valid ECMAScript regular expression; report this to the plugin author");
-            return;
+    void check_pattern(const Schema& schema, json::string_view text, const std::string& path) {
+        const std::string& pattern = *schema.pattern;
+        // Manifests arrive with their patterns compiled; a schema built in code is compiled here.
+        std::shared_ptr<const manifest::Pattern> compiled = schema.compiled_pattern;
+        if (!compiled) {
+            auto fresh = manifest::Pattern::compile(pattern);
+            if (!fresh) {
+                add(path, "the manifest's pattern /" + pattern + "/ cannot be used (" + fresh.error().message +
+                              "); report this to the plugin author");
+                return;
+            }
+            compiled = std::move(fresh.value());
         }
-        if (!std::regex_search(text.begin(), text.end(), *re))
+        if (!compiled->found_in(std::string_view(text.data(), text.size())))
             add(path, "must match the pattern /" + pattern + "/, got " + shown(json::value(text)));
     }
 

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <regex>
 
 namespace skillhost::manifest::detail {
 
@@ -196,16 +195,12 @@ bool check_constraints(const json::value& value, const Schema& schema, const Fie
             ok = false;
         }
     }
-    if (value.is_string() && schema.pattern) {
-        try {
-            const std::regex pattern(*schema.pattern, std::regex::ECMAScript);
-            const std::string text(value.get_string());
-            if (!std::regex_search(text, pattern)) {
-                problems.add(field, json::serialize(value) + " does not match the pattern " + *schema.pattern);
-                ok = false;
-            }
-        } catch (const std::regex_error&) {
-            // The pattern itself is reported where it is declared.
+    // A pattern that did not compile has no compiled form; it is reported where it is declared.
+    if (value.is_string() && schema.pattern && schema.compiled_pattern) {
+        const json::string& text = value.get_string();
+        if (!schema.compiled_pattern->found_in(std::string_view(text.data(), text.size()))) {
+            problems.add(field, json::serialize(value) + " does not match the pattern " + *schema.pattern);
+            ok = false;
         }
     }
     return ok;

@@ -1,5 +1,6 @@
 #include "manifest/manifest.hpp"
 
+#include "manifest/identifier_text.hpp"
 #include "manifest/skill_reader.hpp"
 #include "manifest/yaml_field.hpp"
 
@@ -12,7 +13,6 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <regex>
 
 namespace skillhost::manifest {
 
@@ -52,8 +52,7 @@ void read_name(const FieldMap& map, Manifest& manifest, ProblemList& problems) {
     if (name == nullptr) return;
     auto text = read_string(*name, problems);
     if (!text) return;
-    static const std::regex name_pattern("^[a-z][a-z0-9_-]*$");
-    if (!std::regex_match(*text, name_pattern)) {
+    if (!is_plugin_name(*text)) {
         problems.add(*name, "invalid plugin name \"" + *text +
                                 "\"; expected a lowercase letter followed by lowercase letters, digits, _ or - "
                                 "(pattern ^[a-z][a-z0-9_-]*$)");
@@ -67,15 +66,14 @@ void read_abi_version(const FieldMap& map, Manifest& manifest, ProblemList& prob
                                         problems);
     if (field == nullptr) return;
     // The scalar's text is used as written, so an unquoted 1.0 reads as "1.0" (and 1.10 as "1.10").
-    static const std::regex version_pattern("^([0-9]{1,9})\\.([0-9]{1,9})$");
-    std::smatch parts;
     const std::string text = field->value.IsScalar() ? field->value.Scalar() : std::string();
-    if (!field->value.IsScalar() || !std::regex_match(text, parts, version_pattern)) {
+    const auto version = parse_major_minor(text);
+    if (!field->value.IsScalar() || !version) {
         problems.add(*field, "expected \"major.minor\" such as \"1.0\", got " + describe(field->value));
         return;
     }
-    manifest.abi.major = static_cast<std::uint32_t>(std::stoul(parts[1].str()));
-    manifest.abi.minor = static_cast<std::uint32_t>(std::stoul(parts[2].str()));
+    manifest.abi.major = version->major;
+    manifest.abi.minor = version->minor;
 }
 
 void read_skills(const FieldMap& map, Manifest& manifest, ProblemList& problems) {

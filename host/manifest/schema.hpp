@@ -1,6 +1,8 @@
 // The JSON-Schema subset manifests use for skill inputs and outputs.
 #pragma once
 
+#include "manifest/pattern.hpp"
+
 #include <boost/json/value.hpp>
 
 #include <memory>
@@ -24,7 +26,8 @@ struct Schema {
     std::vector<boost::json::value> enum_values;
     std::optional<double> minimum;
     std::optional<double> maximum;
-    std::optional<std::string> pattern;          // ECMAScript regex, matched anywhere (as JSON Schema)
+    std::optional<std::string> pattern;          // regex, matched anywhere (as JSON Schema)
+    std::shared_ptr<const Pattern> compiled_pattern;  // `pattern`, compiled when the manifest was read
     std::shared_ptr<const Schema> items;         // for arrays
     std::vector<std::pair<std::string, Schema>> properties;  // for objects, in manifest order
     std::vector<std::string> required;           // for objects

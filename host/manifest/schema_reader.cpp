@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <memory>
-#include <regex>
 
 namespace skillhost::manifest::detail {
 
@@ -95,13 +94,14 @@ void read_required(const Field& field, Schema& schema, ProblemList& problems) {
 void read_pattern(const Field& field, Schema& schema, ProblemList& problems) {
     auto text = read_string(field, problems);
     if (!text) return;
-    try {
-        const std::regex compiled(*text, std::regex::ECMAScript);
-        schema.pattern = std::move(*text);
-    } catch (const std::regex_error& error) {
-        problems.add(field, "invalid regular expression \"" + *text + "\": " + error.what() +
-                                "; write an ECMAScript (JavaScript-style) regex");
+    auto compiled = Pattern::compile(*text);
+    if (!compiled) {
+        problems.add(field, "invalid regular expression \"" + text->substr(0, 200) + "\": " + compiled.error().message +
+                                "; write a regex in RE2 syntax (JavaScript-style without lookaround or backreferences)");
+        return;
     }
+    schema.compiled_pattern = std::move(compiled.value());
+    schema.pattern = std::move(*text);
 }
 
 void read_enum(const Field& field, Schema& schema, ProblemList& problems) {

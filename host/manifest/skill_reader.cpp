@@ -1,12 +1,12 @@
 #include "manifest/skill_reader.hpp"
 
+#include "manifest/identifier_text.hpp"
 #include "manifest/json_from_yaml.hpp"
 #include "manifest/schema_reader.hpp"
 
 #include <boost/json/value.hpp>
 
 #include <array>
-#include <regex>
 
 namespace skillhost::manifest::detail {
 
@@ -36,8 +36,7 @@ void read_id(const FieldMap& map, SkillSpec& skill, ProblemList& problems) {
     }
     auto text = read_string(*id, problems);
     if (!text) return;
-    static const std::regex id_pattern("^[a-z][a-z0-9_]*$");
-    if (!std::regex_match(*text, id_pattern)) {
+    if (!is_skill_id(*text)) {
         problems.add(*id, "invalid skill id \"" + *text +
                               "\"; expected a lowercase letter followed by lowercase letters, digits or _ "
                               "(pattern ^[a-z][a-z0-9_]*$)");
@@ -91,9 +90,8 @@ void read_path_inputs(const Field& field, SkillSpec& skill, ProblemList& problem
 void read_error_hints(const Field& field, SkillSpec& skill, ProblemList& problems) {
     auto map = FieldMap::read(field, std::nullopt, problems);
     if (!map) return;
-    static const std::regex code_pattern("^[A-Z][A-Z0-9_]*$");
     for (const auto& [code, entry] : map->entries()) {
-        if (!std::regex_match(code, code_pattern)) {
+        if (!is_error_code(code)) {
             problems.add(entry, "invalid error code \"" + code +
                                     "\"; expected UPPER_SNAKE_CASE like the codes the skill returns (e.g. NOT_FOUND)");
             continue;

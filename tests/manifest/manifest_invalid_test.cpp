@@ -202,6 +202,18 @@ TEST(ManifestInvalid, PatternThatDoesNotCompile) {
                    "skills[0].inputs.properties.code.pattern", 10, 39, "invalid regular expression \"[a-\"");
 }
 
+TEST(ManifestInvalid, PatternsThatCannotRunInLinearTimeAreRefusedWithWhy) {
+    for (const char* pattern : {R"((?=a)b)", R"((?<=a)b)", R"((a)\1)"}) {
+        const std::string manifest = kHead + "  - id: ping\n    description: Pings\n    inputs:\n      properties:\n" +
+                                     "        code: {type: string, pattern: '" + pattern + "'}\n";
+        auto parsed = parse(manifest);
+        ASSERT_FALSE(parsed.ok()) << pattern;
+        EXPECT_NE(parsed.error().message.find("skills[0].inputs.properties.code.pattern"), std::string::npos) << pattern;
+        EXPECT_NE(parsed.error().message.find("invalid regular expression"), std::string::npos)
+            << parsed.error().message;
+    }
+}
+
 TEST(ManifestInvalid, KeywordThatDoesNotFitTheType) {
     expect_problem(parse(kHead + R"(  - id: ping
     description: Pings
