@@ -2,7 +2,8 @@
 #include "cli/cli_context.hpp"
 #include "cli/operator_commands.hpp"
 #include "cli/output.hpp"
-#include "policy/utc_time.hpp"
+#include "app/approval_actions.hpp"
+#include "base/utc_time.hpp"
 
 #include <iostream>
 
@@ -17,7 +18,7 @@ struct ApprovalArgs {
     bool json = false;
 };
 
-std::string short_time(policy::TimePoint t) { return policy::format_utc_timestamp(t).substr(0, 19); }
+std::string short_time(TimePoint t) { return format_utc_timestamp(t).substr(0, 19); }
 
 void print_record_line(const policy::ApprovalRecord& r) {
     std::cout << r.id << "  " << policy::to_string(r.state) << "  " << r.user_id << "  " << r.skill_id << "  "
@@ -31,8 +32,8 @@ void print_record(const policy::ApprovalRecord& r) {
               << "skill:        " << r.skill_id << "\n"
               << "preview:      " << r.preview << "\n"
               << "arguments:    " << boost::json::serialize(r.arguments) << "\n"
-              << "requested:    " << policy::format_utc_timestamp(r.requested_at) << " by " << r.requested_by << "\n"
-              << "expires:      " << policy::format_utc_timestamp(r.expires_at) << "\n";
+              << "requested:    " << format_utc_timestamp(r.requested_at) << " by " << r.requested_by.to_text() << "\n"
+              << "expires:      " << format_utc_timestamp(r.expires_at) << "\n";
     if (!r.resolved_by.empty()) std::cout << "resolved by:  " << r.resolved_by << "\n";
     if (!r.reason.empty()) std::cout << "reason:       " << r.reason << "\n";
     if (!r.result.is_null()) std::cout << "result:       " << boost::json::serialize(r.result) << "\n";
@@ -52,26 +53,39 @@ Result<std::pair<HostRuntime*, policy::UserContext>> acting(CliContext& ctx, con
     return std::make_pair(rt.value(), u.value());
 }
 
-// An approval requested by an operator run ("run:<id>") resumes that run with the real outcome
-// (the result, or the rejection), so the run continues without a separate `runs resume`.
-std::optional<boost::json::object> resume_waiting_run(CliContext& ctx, const policy::ApprovalRecord& record, bool json) {
-    if (record.requested_by.rfind("run:", 0) != 0) return std::nullopt;
-    const std::string run_id = record.requested_by.substr(4);
-    auto rt = make_operator_runtime(ctx);
-    Result<store::Run> run = rt ? rt->op->resume_after_approval(run_id) : Result<store::Run>(rt.error());
-    if (!run) {
-        if (!json) {
-            std::cout << "\nThe run " << run_id << " that asked for this could not resume:\n";
-            print_error(run.error());
+// The run that waited on an approval resumes here, in-process, with the real outcome (the result,
+// or the rejection), so it continues without a separate `runs resume`. The resumed run is kept for
+// printing after the approval itself.
+struct InProcessResumer {
+    CliContext& ctx;
+    std::optional<store::Run> resumed;
+
+    app::RunResumer callback() {
+        return [this](const std::string& run_id) {
+            app::RunResumption resumption{run_id, std::nullopt, {}};
+            auto rt = make_operator_runtime(ctx);
+            Result<store::Run> run = rt ? rt->op->resume_after_approval(run_id) : Result<store::Run>(rt.error());
+            if (!run) {
+                resumption.error = run.error();
+                return resumption;
+            }
+            resumption.details = run->to_json();
+            resumed = std::move(run.value());
+            return resumption;
+        };
+    }
+
+    void print(const app::ApprovalResolution& resolution) const {
+        if (!resolution.run) return;
+        if (resolution.run->error) {
+            std::cout << "\nThe run " << resolution.run->run_id << " that asked for this could not resume:\n";
+            print_error(*resolution.run->error);
+        } else if (resumed) {
+            std::cout << "\nResumed run " << resolution.run->run_id << ":\n";
+            print_run(*resumed, false);
         }
-        return boost::json::object{{"run_id", run_id}, {"error", run.error().to_json()}};
     }
-    if (!json) {
-        std::cout << "\nResumed run " << run_id << ":\n";
-        print_run(run.value(), false);
-    }
-    return run->to_json();
-}
+};
 
 int run_list(CliContext& ctx, const ApprovalArgs& a) {
     auto who = acting(ctx, a.user);
@@ -117,42 +131,42 @@ int run_approve(CliContext& ctx, const ApprovalArgs& a) {
     auto who = acting(ctx, a.user);
     if (!who) return fail_setup(who.error(), a.json);
     auto [host, user] = who.value();
-    auto outcome = host->pipeline->approve(*host->catalog, a.id, host->resolver(user));
-    if (!outcome) return report(outcome.error(), a.json);
-    const auto& o = outcome.value();
+    InProcessResumer resumer{ctx, std::nullopt};
+    auto resolution = app::approve_and_resume(*host, a.id, user, resumer.callback());
+    if (!resolution) return report(resolution.error(), a.json);
+    const policy::ApprovalRecord& record = resolution->record;
+    const exec::SkillResult& result = *resolution->call;
     if (a.json) {
-        boost::json::object out{{"approval", o.record.to_json()}, {"call", o.result.to_json()}};
-        if (auto run = resume_waiting_run(ctx, o.record, true)) out["run"] = std::move(*run);
-        print_json(out);
-        return o.result.ok ? kExitOk : kExitFailed;
+        print_json(resolution->to_json());
+        return result.ok ? kExitOk : kExitFailed;
     }
-    if (o.result.ok) {
-        std::cout << "Approved " << o.record.id << " and ran " << o.record.skill_id << " (" << policy::to_string(o.record.state)
+    if (result.ok) {
+        std::cout << "Approved " << record.id << " and ran " << record.skill_id << " (" << policy::to_string(record.state)
                   << "):\n";
-        print_json(o.result.output);
+        print_json(result.output);
     } else {
-        std::cout << "Approved " << o.record.id << ", but " << o.record.skill_id << " failed ("
-                  << policy::to_string(o.record.state) << "):\n";
-        print_error(o.result.error);
+        std::cout << "Approved " << record.id << ", but " << record.skill_id << " failed ("
+                  << policy::to_string(record.state) << "):\n";
+        print_error(result.error);
     }
-    resume_waiting_run(ctx, o.record, false);
-    return o.result.ok ? kExitOk : kExitFailed;
+    resumer.print(resolution.value());
+    return result.ok ? kExitOk : kExitFailed;
 }
 
 int run_reject(CliContext& ctx, const ApprovalArgs& a) {
     auto who = acting(ctx, a.user);
     if (!who) return fail_setup(who.error(), a.json);
     auto [host, user] = who.value();
-    auto r = host->pipeline->reject(a.id, host->resolver(user), a.reason);
-    if (!r) return report(r.error(), a.json);
+    InProcessResumer resumer{ctx, std::nullopt};
+    auto resolution = app::reject_and_resume(*host, a.id, user, a.reason, resumer.callback());
+    if (!resolution) return report(resolution.error(), a.json);
     if (a.json) {
-        boost::json::object out{{"approval", r->to_json()}};
-        if (auto run = resume_waiting_run(ctx, r.value(), true)) out["run"] = std::move(*run);
-        print_json(out);
+        print_json(resolution->to_json());
         return kExitOk;
     }
-    std::cout << "Rejected " << r->id << " (" << r->skill_id << "): " << r->reason << "\n";
-    resume_waiting_run(ctx, r.value(), false);
+    const policy::ApprovalRecord& record = resolution->record;
+    std::cout << "Rejected " << record.id << " (" << record.skill_id << "): " << record.reason << "\n";
+    resumer.print(resolution.value());
     return kExitOk;
 }
 

@@ -145,7 +145,7 @@ Result<ApprovalOutcome> CallPipeline::approve(const catalog::CatalogSnapshot& ca
     req.skill_id = record.skill_id;
     req.args = prepared.value();
     req.user = user.value();
-    req.requested_by = "approval:" + record.id;
+    req.requested_by = policy::Requester::approval(record.id);
     SkillResult result = parts_.executor->call(catalog, req.skill_id, req.args, caller_for(req.user), req.options);
     report_call(req, result);
     auto done = parts_.approvals->complete(record.id, result.ok, result.to_json(),

@@ -12,6 +12,7 @@
 #include "policy/approval_queue.hpp"
 #include "policy/audit_log.hpp"
 #include "policy/policy_engine.hpp"
+#include "policy/requester.hpp"
 #include "policy/user_context.hpp"
 
 #include <boost/json/value.hpp>
@@ -28,7 +29,7 @@ struct CallRequest {
     std::string skill_id;
     boost::json::value args = boost::json::object();
     policy::UserContext user;
-    std::string requested_by = "direct";  // or "run:<run id>" for operator calls
+    policy::Requester requested_by;  // direct unless an operator run or an approval asked
     CallOptions options;
 };
 

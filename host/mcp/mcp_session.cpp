@@ -291,7 +291,7 @@ void McpSession::run_call(const json::value& id, std::string skill_id, json::val
     request.skill_id = std::move(skill_id);
     request.args = std::move(args);
     request.user = user_;
-    request.requested_by = "mcp";
+    request.requested_by = policy::Requester::mcp();
     request.options.cancel = cancel;
     if (!progress_token.is_null()) {
         request.options.on_progress = [this, progress_token](double progress, double total, std::string_view message) {
@@ -348,6 +348,9 @@ std::optional<json::object> McpSession::approve_through_client(const exec::CallR
                                         : rejected.error();
         return render_call_result(refused, user_.user_id);
     }
+    // The pipeline directly rather than app::approve_and_resume: this approval is the session's own
+    // call (requested by "mcp"), never an operator run's, so there is no run to resume, and the
+    // session holds the pipeline, not the whole runtime.
     auto snapshot = catalog_.snapshot();
     auto approved = pipeline_.approve(*snapshot, approval_id, resolver);
     exec::CallOutcome result;

@@ -385,7 +385,7 @@ bool Operator::execute_action(Session& session, std::string thought, store::Acti
     request.skill_id = action.tool;
     request.args = action.args;
     request.user = session.user;
-    request.requested_by = "run:" + run.id;
+    request.requested_by = policy::Requester::run(run.id);
     request.options.cancel = session.cancel;
     const auto outcome = parts_.pipeline->call(*session.catalog, request);
     if (outcome.approval_id) {
@@ -506,7 +506,7 @@ void Operator::finish_with_answer(Session& session, std::string style, std::stri
         request.skill_id = std::string(kResponseSkill);
         request.args = args;
         request.user = session.user;
-        request.requested_by = "run:" + run.id;
+        request.requested_by = policy::Requester::run(run.id);
         const auto outcome = session.catalog->find(kResponseSkill) ? parts_.pipeline->call(*session.catalog, request)
                                                                    : exec::CallOutcome{};
         const auto* answer = outcome.result.ok && outcome.result.output.is_object()

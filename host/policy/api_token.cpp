@@ -1,6 +1,6 @@
 #include "policy/api_token.hpp"
 
-#include "policy/sha256.hpp"
+#include "base/sha256.hpp"
 
 #include <openssl/crypto.h>
 

@@ -25,7 +25,7 @@ Result<std::string> generate_api_token() {
 }
 
 Result<std::unique_ptr<ApiTokenStore>> ApiTokenStore::open(const std::filesystem::path& database_file) {
-    auto connection = SqliteConnection::open(database_file);
+    auto connection = db::SqliteConnection::open(database_file);
     if (!connection) return connection.error();
     if (auto st = connection->exec(
             "CREATE TABLE IF NOT EXISTS api_tokens ("
@@ -49,7 +49,7 @@ Result<IssuedToken> ApiTokenStore::issue(std::string_view user_id, std::string_v
     issued.label = std::string(label);
     issued.created_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
     std::lock_guard lock(mutex_);
-    SqliteStatement insert(connection_, "INSERT INTO api_tokens (sha256, user_id, label, created_ms) VALUES (?, ?, ?, ?)");
+    db::SqliteStatement insert(connection_, "INSERT INTO api_tokens (sha256, user_id, label, created_ms) VALUES (?, ?, ?, ?)");
     if (!insert.prepared()) return connection_.error("storing an API token");
     insert.bind(1, issued.sha256).bind(2, issued.user_id).bind(3, issued.label).bind(4, issued.created_ms);
     if (insert.step() != SQLITE_DONE) return connection_.error("storing an API token");
@@ -60,7 +60,7 @@ Result<std::optional<std::string>> ApiTokenStore::user_for(std::string_view toke
     // The lookup is by hash: an attacker's timing can at most learn a prefix of a hash they chose.
     const std::string digest = hash_api_token(token);
     std::lock_guard lock(mutex_);
-    SqliteStatement select(connection_, "SELECT user_id FROM api_tokens WHERE sha256 = ?");
+    db::SqliteStatement select(connection_, "SELECT user_id FROM api_tokens WHERE sha256 = ?");
     if (!select.prepared()) return connection_.error("checking an API token");
     select.bind(1, digest);
     const int rc = select.step();
@@ -71,7 +71,7 @@ Result<std::optional<std::string>> ApiTokenStore::user_for(std::string_view toke
 
 Result<std::vector<IssuedToken>> ApiTokenStore::list(std::string_view user_id) const {
     std::lock_guard lock(mutex_);
-    SqliteStatement select(connection_, user_id.empty()
+    db::SqliteStatement select(connection_, user_id.empty()
                                             ? "SELECT sha256, user_id, label, created_ms FROM api_tokens ORDER BY created_ms"
                                             : "SELECT sha256, user_id, label, created_ms FROM api_tokens WHERE user_id = ? "
                                               "ORDER BY created_ms");
@@ -99,7 +99,7 @@ Result<int> ApiTokenStore::revoke(std::string_view sha256_prefix) {
         return e;
     }
     std::lock_guard lock(mutex_);
-    SqliteStatement remove(connection_, "DELETE FROM api_tokens WHERE substr(sha256, 1, ?) = ?");
+    db::SqliteStatement remove(connection_, "DELETE FROM api_tokens WHERE substr(sha256, 1, ?) = ?");
     if (!remove.prepared()) return connection_.error("revoking an API token");
     remove.bind(1, static_cast<std::int64_t>(sha256_prefix.size())).bind(2, sha256_prefix);
     if (remove.step() != SQLITE_DONE) return connection_.error("revoking an API token");

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "base/error.hpp"
-#include "policy/sqlite_connection.hpp"
+#include "db/sqlite_connection.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -42,9 +42,9 @@ public:
     Result<int> revoke(std::string_view sha256_prefix);
 
 private:
-    explicit ApiTokenStore(SqliteConnection connection) : connection_(std::move(connection)) {}
+    explicit ApiTokenStore(db::SqliteConnection connection) : connection_(std::move(connection)) {}
     mutable std::mutex mutex_;
-    SqliteConnection connection_;
+    db::SqliteConnection connection_;
 };
 
 }  // namespace skillhost::policy

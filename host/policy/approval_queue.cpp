@@ -60,14 +60,14 @@ boost::json::value parse_stored_json(const std::string& text) {
     return value;
 }
 
-ApprovalRecord row_to_record(const SqliteStatement& row) {
+ApprovalRecord row_to_record(const db::SqliteStatement& row) {
     ApprovalRecord record;
     record.id = row.text(0);
     record.user_id = row.text(1);
     record.skill_id = row.text(2);
     record.arguments = parse_stored_json(row.text(3));
     record.requested_at = from_ms(row.integer(4));
-    record.requested_by = row.text(5);
+    record.requested_by = Requester::from_text(row.text(5));
     record.preview = row.text(6);
     record.expires_at = from_ms(row.integer(7));
     record.state = parse_approval_state(row.text(8)).value_or(ApprovalState::failed);
@@ -132,12 +132,12 @@ Error not_allowed(const Resolver& resolver, const ApprovalRecord& record) {
 
 }  // namespace
 
-ApprovalQueue::ApprovalQueue(SqliteConnection connection, ApprovalQueueOptions options)
+ApprovalQueue::ApprovalQueue(db::SqliteConnection connection, ApprovalQueueOptions options)
     : connection_(std::move(connection)), options_(std::move(options)) {}
 
 Result<std::unique_ptr<ApprovalQueue>> ApprovalQueue::open(const std::filesystem::path& database_file,
                                                            ApprovalQueueOptions options) {
-    auto connection = SqliteConnection::open(database_file);
+    auto connection = db::SqliteConnection::open(database_file);
     if (!connection) return connection.error();
     if (auto st = connection->exec(schema_sql); !st) return st.error();
     std::unique_ptr<ApprovalQueue> queue(new ApprovalQueue(std::move(*connection), std::move(options)));
@@ -161,7 +161,7 @@ void ApprovalQueue::audit(const ApprovalRecord& record, std::string_view transit
 }
 
 Result<ApprovalRecord> ApprovalQueue::read(std::string_view id) const {
-    SqliteStatement select(connection_, std::string(select_columns) + " WHERE id = ?");
+    db::SqliteStatement select(connection_, std::string(select_columns) + " WHERE id = ?");
     if (!select.prepared()) return connection_.error("reading an approval");
     select.bind(1, id);
     const int rc = select.step();
@@ -177,17 +177,17 @@ Result<ApprovalRecord> ApprovalQueue::enqueue(const ApprovalRequest& request) {
     record.user_id = request.user_id;
     record.skill_id = request.skill_id;
     record.arguments = request.arguments;
-    record.requested_by = request.requested_by.empty() ? "direct" : request.requested_by;
+    record.requested_by = request.requested_by;
     record.preview = request.preview.empty() ? request.skill_id : request.preview;
     record.requested_at = now();
     record.expires_at = record.requested_at + options_.ttl;
-    SqliteStatement insert(connection_,
+    db::SqliteStatement insert(connection_,
                            "INSERT INTO approvals (id, user_id, skill_id, arguments, requested_at_ms, requested_by,"
                            " preview, expires_at_ms, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')");
     if (!insert.prepared()) return connection_.error("queueing an approval");
     insert.bind(1, record.id).bind(2, record.user_id).bind(3, record.skill_id)
         .bind(4, boost::json::serialize(record.arguments)).bind(5, to_ms(record.requested_at))
-        .bind(6, record.requested_by).bind(7, record.preview).bind(8, to_ms(record.expires_at));
+        .bind(6, record.requested_by.to_text()).bind(7, record.preview).bind(8, to_ms(record.expires_at));
     if (insert.step() != SQLITE_DONE) return connection_.error("queueing an approval");
     audit(record, "requested", record.user_id);
     return record;
@@ -209,7 +209,7 @@ Result<std::vector<ApprovalRecord>> ApprovalQueue::list(const ApprovalFilter& fi
     }
     sql += " ORDER BY requested_at_ms DESC, id";
     if (filter.limit > 0) sql += " LIMIT " + std::to_string(filter.limit);
-    SqliteStatement select(connection_, sql);
+    db::SqliteStatement select(connection_, sql);
     if (!select.prepared()) return connection_.error("listing approvals");
     int index = 1;
     if (filter.user_id) select.bind(index++, *filter.user_id);
@@ -221,10 +221,10 @@ Result<std::vector<ApprovalRecord>> ApprovalQueue::list(const ApprovalFilter& fi
     return out;
 }
 
-Error ApprovalQueue::expire_now(SqliteTransaction& transaction, ApprovalRecord& record, TimePoint at,
+Error ApprovalQueue::expire_now(db::SqliteTransaction& transaction, ApprovalRecord& record, TimePoint at,
                                 std::string_view actor) {
     const std::string reason = "expired at " + format_utc_timestamp(record.expires_at) + " before anyone resolved it";
-    SqliteStatement expire(connection_,
+    db::SqliteStatement expire(connection_,
                            "UPDATE approvals SET state = 'expired', resolved_at_ms = ?, reason = ? "
                            "WHERE id = ? AND state = 'pending'");
     expire.bind(1, to_ms(at)).bind(2, reason).bind(3, record.id);
@@ -246,7 +246,7 @@ Error ApprovalQueue::expire_now(SqliteTransaction& transaction, ApprovalRecord& 
 
 Result<ApprovalRecord> ApprovalQueue::claim_for_execution(std::string_view id, const Resolver& resolver) {
     std::lock_guard lock(mutex_);
-    SqliteTransaction transaction(connection_);
+    db::SqliteTransaction transaction(connection_);
     if (!transaction.begun()) return transaction.begun().error();
     auto record = read(id);
     if (!record) return record.error();
@@ -255,7 +255,7 @@ Result<ApprovalRecord> ApprovalQueue::claim_for_execution(std::string_view id, c
     const TimePoint at = now();
     if (at >= record->expires_at) return expire_now(transaction, *record, at, resolver.user_id);
     const ProcessIdentity self = current_process_identity();
-    SqliteStatement claim(connection_,
+    db::SqliteStatement claim(connection_,
                           "UPDATE approvals SET state = 'approved', resolved_by = ?, resolved_at_ms = ?,"
                           " claim_host = ?, claim_pid = ?, claim_start_ticks = ? WHERE id = ? AND state = 'pending'");
     claim.bind(1, resolver.user_id).bind(2, to_ms(at)).bind(3, self.host).bind(4, self.pid)
@@ -274,7 +274,7 @@ Result<ApprovalRecord> ApprovalQueue::claim_for_execution(std::string_view id, c
 Result<ApprovalRecord> ApprovalQueue::complete(std::string_view id, bool ok, const boost::json::value& result,
                                                std::string_view reason) {
     std::lock_guard lock(mutex_);
-    SqliteTransaction transaction(connection_);
+    db::SqliteTransaction transaction(connection_);
     if (!transaction.begun()) return transaction.begun().error();
     auto record = read(id);
     if (!record) return record.error();
@@ -289,7 +289,7 @@ Result<ApprovalRecord> ApprovalQueue::complete(std::string_view id, bool ok, con
     }
     const TimePoint at = now();
     const ApprovalState state = ok ? ApprovalState::executed : ApprovalState::failed;
-    SqliteStatement update(connection_,
+    db::SqliteStatement update(connection_,
                            "UPDATE approvals SET state = ?, completed_at_ms = ?, result = ?, reason = ? "
                            "WHERE id = ? AND state = 'approved'");
     update.bind(1, to_string(state)).bind(2, to_ms(at)).bind(3, boost::json::serialize(result));
@@ -310,7 +310,7 @@ Result<ApprovalRecord> ApprovalQueue::complete(std::string_view id, bool ok, con
 
 Result<ApprovalRecord> ApprovalQueue::reject(std::string_view id, const Resolver& resolver, std::string_view reason) {
     std::lock_guard lock(mutex_);
-    SqliteTransaction transaction(connection_);
+    db::SqliteTransaction transaction(connection_);
     if (!transaction.begun()) return transaction.begun().error();
     auto record = read(id);
     if (!record) return record.error();
@@ -318,7 +318,7 @@ Result<ApprovalRecord> ApprovalQueue::reject(std::string_view id, const Resolver
     if (record->state != ApprovalState::pending) return already_resolved(*record);
     const TimePoint at = now();
     if (at >= record->expires_at) return expire_now(transaction, *record, at, resolver.user_id);
-    SqliteStatement update(connection_,
+    db::SqliteStatement update(connection_,
                            "UPDATE approvals SET state = 'rejected', resolved_by = ?, resolved_at_ms = ?, reason = ? "
                            "WHERE id = ? AND state = 'pending'");
     update.bind(1, resolver.user_id).bind(2, to_ms(at)).bind(3, reason).bind(4, id);
@@ -336,11 +336,11 @@ Result<ApprovalRecord> ApprovalQueue::reject(std::string_view id, const Resolver
 
 Result<std::vector<std::string>> ApprovalQueue::expire_due(TimePoint at) {
     std::lock_guard lock(mutex_);
-    SqliteTransaction transaction(connection_);
+    db::SqliteTransaction transaction(connection_);
     if (!transaction.begun()) return transaction.begun().error();
     std::vector<ApprovalRecord> due;
     {
-        SqliteStatement select(connection_, std::string(select_columns) +
+        db::SqliteStatement select(connection_, std::string(select_columns) +
                                                  " WHERE state = 'pending' AND expires_at_ms <= ? ORDER BY expires_at_ms");
         select.bind(1, to_ms(at));
         int rc = 0;
@@ -349,7 +349,7 @@ Result<std::vector<std::string>> ApprovalQueue::expire_due(TimePoint at) {
     }
     for (auto& record : due) {
         record.reason = "expired at " + format_utc_timestamp(record.expires_at) + " before anyone resolved it";
-        SqliteStatement update(connection_,
+        db::SqliteStatement update(connection_,
                                "UPDATE approvals SET state = 'expired', resolved_at_ms = ?, reason = ? "
                                "WHERE id = ? AND state = 'pending'");
         update.bind(1, to_ms(at)).bind(2, record.reason).bind(3, record.id);
@@ -368,7 +368,7 @@ Result<std::vector<std::string>> ApprovalQueue::expire_due(TimePoint at) {
 
 Result<std::vector<std::string>> ApprovalQueue::recover_interrupted() {
     std::lock_guard lock(mutex_);
-    SqliteTransaction transaction(connection_);
+    db::SqliteTransaction transaction(connection_);
     if (!transaction.begun()) return transaction.begun().error();
     struct Claimed {
         std::string id;
@@ -376,7 +376,7 @@ Result<std::vector<std::string>> ApprovalQueue::recover_interrupted() {
     };
     std::vector<Claimed> claimed;
     {
-        SqliteStatement select(connection_,
+        db::SqliteStatement select(connection_,
                                "SELECT id, claim_host, claim_pid, claim_start_ticks FROM approvals WHERE state = 'approved'");
         int rc = 0;
         while ((rc = select.step()) == SQLITE_ROW) {
@@ -388,7 +388,7 @@ Result<std::vector<std::string>> ApprovalQueue::recover_interrupted() {
     std::vector<std::string> recovered;
     for (const auto& entry : claimed) {
         if (process_is_alive(entry.claimer)) continue;
-        SqliteStatement update(connection_,
+        db::SqliteStatement update(connection_,
                                "UPDATE approvals SET state = 'failed', completed_at_ms = ?, reason = ? "
                                "WHERE id = ? AND state = 'approved'");
         update.bind(1, to_ms(at)).bind(2, interrupted_reason).bind(3, entry.id);

@@ -15,7 +15,7 @@
 
 #include "base/error.hpp"
 #include "policy/approval_record.hpp"
-#include "policy/sqlite_connection.hpp"
+#include "db/sqlite_connection.hpp"
 #include "policy/users.hpp"
 
 #include <boost/json/value.hpp>
@@ -38,7 +38,7 @@ struct ApprovalRequest {
     std::string user_id;
     std::string skill_id;
     boost::json::value arguments;
-    std::string requested_by = "direct";  // or "run:<run id>"
+    Requester requested_by;
     std::string preview;                  // make_approval_preview()
 };
 
@@ -105,15 +105,15 @@ public:
     std::chrono::milliseconds ttl() const { return options_.ttl; }
 
 private:
-    ApprovalQueue(SqliteConnection connection, ApprovalQueueOptions options);
+    ApprovalQueue(db::SqliteConnection connection, ApprovalQueueOptions options);
     TimePoint now() const;
     Result<ApprovalRecord> read(std::string_view id) const;
     void audit(const ApprovalRecord& record, std::string_view transition, std::string_view actor) const;
     // Marks a pending approval found past its expiry as expired, commits, and returns APPROVAL_EXPIRED.
-    Error expire_now(SqliteTransaction& transaction, ApprovalRecord& record, TimePoint at, std::string_view actor);
+    Error expire_now(db::SqliteTransaction& transaction, ApprovalRecord& record, TimePoint at, std::string_view actor);
 
     mutable std::mutex mutex_;  // one connection, used by one thread at a time
-    SqliteConnection connection_;
+    db::SqliteConnection connection_;
     ApprovalQueueOptions options_;
 };
 

@@ -32,7 +32,7 @@ boost::json::object ApprovalRecord::to_json() const {
     out["skill"] = skill_id;
     out["arguments"] = arguments;
     out["requested_at"] = format_utc_timestamp(requested_at);
-    out["requested_by"] = requested_by;
+    out["requested_by"] = requested_by.to_text();
     out["preview"] = preview;
     out["expires_at"] = format_utc_timestamp(expires_at);
     out["state"] = to_string(state);
@@ -62,7 +62,7 @@ std::string ApprovalRecord::to_text() const {
     field("skill", skill_id);
     field("preview", preview);
     field("arguments", boost::json::serialize(arguments));
-    field("requested_by", requested_by);
+    field("requested_by", requested_by.to_text());
     field("requested_at", format_utc_timestamp(requested_at));
     field("expires_at", format_utc_timestamp(expires_at));
     field("resolved_by", resolved_by);

@@ -1,7 +1,8 @@
 // One queued call waiting for (or past) a human decision.
 #pragma once
 
-#include "policy/utc_time.hpp"
+#include "base/utc_time.hpp"
+#include "policy/requester.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
@@ -24,7 +25,7 @@ struct ApprovalRecord {
     std::string skill_id;
     boost::json::value arguments;
     TimePoint requested_at;
-    std::string requested_by;  // "direct" or "run:<run id>"
+    Requester requested_by;
     std::string preview;       // what will happen, for the approver
     TimePoint expires_at;
     ApprovalState state = ApprovalState::pending;

@@ -132,7 +132,7 @@ Status AuditLog::record_skill_call(const SkillCallAudit& call) {
     fields["user"] = call.user_id;
     fields["skill"] = call.skill_id;
     fields["call_id"] = call.call_id;
-    fields["requested_by"] = call.requested_by;
+    fields["requested_by"] = call.requested_by.to_text();
     fields["args_sha256"] = argument_digest(call.arguments);
     fields["arguments"] = call.arguments;
     fields["duration_ms"] = milliseconds(call.duration);
@@ -148,7 +148,7 @@ Status AuditLog::record_approval(const ApprovalRecord& record, std::string_view 
     fields["transition"] = transition;
     fields["state"] = to_string(record.state);
     fields["actor"] = actor;
-    fields["requested_by"] = record.requested_by;
+    fields["requested_by"] = record.requested_by.to_text();
     fields["args_sha256"] = argument_digest(record.arguments);
     if (!record.reason.empty()) fields["reason"] = record.reason;
     return append("approval", std::move(fields));

@@ -28,7 +28,7 @@ struct SkillCallAudit {
     std::string user_id;
     std::string skill_id;
     std::string call_id;
-    std::string requested_by = "direct";  // "direct", "run:<id>", "approval:<id>"
+    Requester requested_by;
     boost::json::value arguments;
     std::chrono::microseconds duration{0};
     bool ok = false;

@@ -1,6 +1,6 @@
 #include "policy/audit_reader.hpp"
 
-#include "policy/glob.hpp"
+#include "base/glob.hpp"
 
 #include <boost/json/parse.hpp>
 

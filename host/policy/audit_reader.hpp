@@ -2,7 +2,7 @@
 #pragma once
 
 #include "base/error.hpp"
-#include "policy/utc_time.hpp"
+#include "base/utc_time.hpp"
 
 #include <boost/json/object.hpp>
 

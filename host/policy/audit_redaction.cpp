@@ -1,6 +1,6 @@
 #include "policy/audit_redaction.hpp"
 
-#include "policy/sha256.hpp"
+#include "base/sha256.hpp"
 
 #include <boost/json/serialize.hpp>
 

@@ -26,11 +26,11 @@ struct CallAuthorization {
     Error error() const { return decision.to_error(approval ? std::string_view(approval->id) : std::string_view()); }
 };
 
-// `args` must already be validated with defaults applied. `requested_by` is "direct" or
-// "run:<id>". `audit` may be null. Errors only when the queue or the audit log cannot be written;
+// `args` must already be validated with defaults applied. `requested_by` says who asked (an
+// operator run's approvals resume that run). `audit` may be null. Errors only when the queue or the audit log cannot be written;
 // a call that could not be queued must not run.
 Result<CallAuthorization> authorize_call(const PolicyEngine& engine, ApprovalQueue& queue, AuditLog* audit,
                                          const UserContext& user, const manifest::SkillSpec& skill,
-                                         const boost::json::value& args, std::string_view requested_by = "direct");
+                                         const boost::json::value& args, const Requester& requested_by = {});
 
 }  // namespace skillhost::policy

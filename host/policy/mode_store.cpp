@@ -7,7 +7,7 @@
 namespace skillhost::policy {
 
 Result<std::unique_ptr<ModeStore>> ModeStore::open(const std::filesystem::path& database_file) {
-    auto connection = SqliteConnection::open(database_file);
+    auto connection = db::SqliteConnection::open(database_file);
     if (!connection) return connection.error();
     if (auto st = connection->exec(
             "CREATE TABLE IF NOT EXISTS user_modes ("
@@ -22,7 +22,7 @@ Result<std::unique_ptr<ModeStore>> ModeStore::open(const std::filesystem::path& 
 
 Result<std::optional<CognitiveMode>> ModeStore::stored_mode(std::string_view user_id) const {
     std::lock_guard lock(mutex_);
-    SqliteStatement select(connection_, "SELECT mode FROM user_modes WHERE user_id = ?");
+    db::SqliteStatement select(connection_, "SELECT mode FROM user_modes WHERE user_id = ?");
     if (!select.prepared()) return connection_.error("reading the cognitive mode");
     select.bind(1, user_id);
     const int rc = select.step();
@@ -50,7 +50,7 @@ Result<CognitiveMode> ModeStore::effective_mode(const User& user) const {
 
 Status ModeStore::set_mode(std::string_view user_id, CognitiveMode mode) {
     std::lock_guard lock(mutex_);
-    SqliteStatement upsert(connection_,
+    db::SqliteStatement upsert(connection_,
                            "INSERT INTO user_modes (user_id, mode, updated_at_ms) VALUES (?, ?, ?) "
                            "ON CONFLICT(user_id) DO UPDATE SET mode = excluded.mode, updated_at_ms = excluded.updated_at_ms");
     if (!upsert.prepared()) return connection_.error("saving the cognitive mode");
@@ -63,7 +63,7 @@ Status ModeStore::set_mode(std::string_view user_id, CognitiveMode mode) {
 
 Status ModeStore::clear_mode(std::string_view user_id) {
     std::lock_guard lock(mutex_);
-    SqliteStatement remove(connection_, "DELETE FROM user_modes WHERE user_id = ?");
+    db::SqliteStatement remove(connection_, "DELETE FROM user_modes WHERE user_id = ?");
     if (!remove.prepared()) return connection_.error("clearing the cognitive mode");
     remove.bind(1, user_id);
     if (remove.step() != SQLITE_DONE) return connection_.error("clearing the cognitive mode");

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "base/error.hpp"
-#include "policy/sqlite_connection.hpp"
+#include "db/sqlite_connection.hpp"
 #include "policy/users.hpp"
 
 #include <filesystem>
@@ -27,9 +27,9 @@ public:
     Status clear_mode(std::string_view user_id);
 
 private:
-    explicit ModeStore(SqliteConnection connection) : connection_(std::move(connection)) {}
+    explicit ModeStore(db::SqliteConnection connection) : connection_(std::move(connection)) {}
     mutable std::mutex mutex_;
-    SqliteConnection connection_;
+    db::SqliteConnection connection_;
 };
 
 }  // namespace skillhost::policy

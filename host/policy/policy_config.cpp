@@ -1,7 +1,7 @@
 #include "policy/policy_config.hpp"
 
-#include "policy/config_problem.hpp"
-#include "policy/duration_text.hpp"
+#include "base/config_problem.hpp"
+#include "base/duration_text.hpp"
 
 #include <yaml-cpp/yaml.h>
 

@@ -1,6 +1,6 @@
 #include "policy/policy_engine.hpp"
 
-#include "policy/glob.hpp"
+#include "base/glob.hpp"
 
 namespace skillhost::policy {
 

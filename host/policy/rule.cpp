@@ -1,6 +1,6 @@
 #include "policy/rule.hpp"
 
-#include "policy/glob.hpp"
+#include "base/glob.hpp"
 
 #include <boost/json/serialize.hpp>
 

@@ -1,7 +1,7 @@
 #include "policy/users.hpp"
 
 #include "policy/api_token.hpp"
-#include "policy/config_problem.hpp"
+#include "base/config_problem.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -43,15 +43,6 @@ std::optional<CognitiveMode> parse_cognitive_mode(std::string_view text) {
     if (text == "agent") return CognitiveMode::agent;
     if (text == "emulation") return CognitiveMode::emulation;
     return std::nullopt;
-}
-
-bool is_valid_user_id(std::string_view id) {
-    if (id.empty() || id.size() > 64) return false;
-    auto lower_or_digit = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-    if (!lower_or_digit(id.front())) return false;
-    return std::all_of(id.begin(), id.end(), [&](char c) {
-        return lower_or_digit(c) || c == '.' || c == '_' || c == '-';
-    });
 }
 
 UserDirectory::UserDirectory(std::vector<User> users, std::filesystem::path file)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "base/error.hpp"
+#include "base/user_id.hpp"
 #include "manifest/skill_spec.hpp"
 
 #include <filesystem>
@@ -65,8 +66,5 @@ Result<UserDirectory> load_users(const std::filesystem::path& file,
 // Same from text; `file` locates relative workspaces and names the file in messages.
 Result<UserDirectory> parse_users(std::string_view yaml_text, const std::filesystem::path& file,
                                   const std::filesystem::path& workspace_base);
-
-// Valid user ids are used as directory names: [a-z0-9][a-z0-9._-]{0,63}.
-bool is_valid_user_id(std::string_view id);
 
 }  // namespace skillhost::policy

@@ -1,6 +1,8 @@
 // /v1/approvals: list, show, approve (runs the call; a waiting operator run resumes), reject.
 #include "server/api_services.hpp"
 
+#include "app/approval_actions.hpp"
+
 #include <boost/json.hpp>
 
 namespace skillhost::server {
@@ -21,14 +23,19 @@ policy::ApprovalRecord visible_approval(ApiServices& s, const ApiRequest& req, c
     return std::move(record.value());
 }
 
-// An approval an operator run asked for ("run:<id>") resumes that run; its event streams continue.
-json::value resume_run(ApiServices& s, const policy::ApprovalRecord& record) {
-    if (record.requested_by.rfind("run:", 0) != 0) return nullptr;
-    const std::string run_id = record.requested_by.substr(4);
-    if (auto st = s.runs.resume_after_approval(run_id); !st) {
-        return json::object{{"run_id", run_id}, {"resumed", false}, {"error", st.error().to_json()}};
-    }
-    return json::object{{"run_id", run_id}, {"resumed", true}, {"status", "running"}, {"events", "/v1/runs/" + run_id + "/events"}};
+// The run that waited on an approval resumes in the run hub, so its event streams continue.
+app::RunResumer hub_resumer(ApiServices& s) {
+    return [&s](const std::string& run_id) {
+        app::RunResumption resumption{run_id, std::nullopt, {}};
+        if (auto st = s.runs.resume_after_approval(run_id); !st) {
+            resumption.error = st.error();
+            resumption.details = json::object{{"resumed", false}};
+        } else {
+            resumption.details = json::object{
+                {"resumed", true}, {"status", "running"}, {"events", "/v1/runs/" + run_id + "/events"}};
+        }
+        return resumption;
+    };
 }
 
 Reply list_approvals(ApiServices& s, ApiRequest& req) {
@@ -70,12 +77,9 @@ Reply approve(ApiServices& s, ApiRequest& req) {
     allow_fields(req.json_body(), {});
     const std::string id = req.param("id");
     (void)visible_approval(s, req, id);
-    const auto snapshot = s.host.snapshot();
-    auto outcome = s.host.pipeline->approve(*snapshot, id, s.host.resolver(*req.user));
-    if (!outcome) throw ApiFailure(outcome.error());
-    json::object out{{"approval", outcome->record.to_json()}, {"call", outcome->result.to_json()}};
-    if (auto run = resume_run(s, outcome->record); !run.is_null()) out["run"] = std::move(run);
-    return json_response(http::status::ok, out);
+    auto resolution = app::approve_and_resume(s.host, id, *req.user, hub_resumer(s));
+    if (!resolution) throw ApiFailure(resolution.error());
+    return json_response(http::status::ok, resolution->to_json());
 }
 
 Reply reject(ApiServices& s, ApiRequest& req) {
@@ -88,11 +92,9 @@ Reply reject(ApiServices& s, ApiRequest& req) {
     }
     const std::string id = req.param("id");
     (void)visible_approval(s, req, id);
-    auto record = s.host.pipeline->reject(id, s.host.resolver(*req.user), reason);
-    if (!record) throw ApiFailure(record.error());
-    json::object out{{"approval", record->to_json()}};
-    if (auto run = resume_run(s, record.value()); !run.is_null()) out["run"] = std::move(run);
-    return json_response(http::status::ok, out);
+    auto resolution = app::reject_and_resume(s.host, id, *req.user, reason, hub_resumer(s));
+    if (!resolution) throw ApiFailure(resolution.error());
+    return json_response(http::status::ok, resolution->to_json());
 }
 
 }  // namespace

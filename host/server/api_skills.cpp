@@ -33,7 +33,7 @@ Reply call_skill(ApiServices& s, ApiRequest& req) {
     exec::CallRequest call;
     call.skill_id = req.param("id");
     call.user = *req.user;
-    call.requested_by = "api";
+    call.requested_by = policy::Requester::api();
     if (const auto* args = body.if_contains("args"); args && !args->is_null()) {
         if (!args->is_object()) throw bad_field("FIELD_WRONG_TYPE", "args", "field 'args' must be a JSON object of the skill's arguments");
         call.args = *args;

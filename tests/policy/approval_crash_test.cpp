@@ -49,7 +49,7 @@ TEST(ApprovalCrashDurability, AClaimWhoseProcessDiedIsMarkedInterruptedAndNeverR
     {
         auto queue = ApprovalQueue::open(db);
         ASSERT_TRUE(queue.ok()) << queue.error().message;
-        id = (*queue)->enqueue({"bob", "fs_write", boost::json::object{{"n", 1}}, "direct", "write"})->id;
+        id = (*queue)->enqueue({"bob", "fs_write", boost::json::object{{"n", 1}}, Requester::direct(), "write"})->id;
     }
     const pid_t child = spawn_claimer(db, effects, true);
     int status = 0;
@@ -81,7 +81,7 @@ TEST(ApprovalCrashDurability, SigkillAtRandomMomentsNeverRunsAnApprovalTwice) {
         auto queue = ApprovalQueue::open(db);
         ASSERT_TRUE(queue.ok()) << queue.error().message;
         for (int i = 0; i < approvals; ++i) {
-            ApprovalRequest request{"bob", "fs_write", boost::json::object{{"n", i}}, "direct", "write #" + std::to_string(i)};
+            ApprovalRequest request{"bob", "fs_write", boost::json::object{{"n", i}}, Requester::direct(), "write #" + std::to_string(i)};
             ASSERT_TRUE((*queue)->enqueue(request).ok());
         }
     }

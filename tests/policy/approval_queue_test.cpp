@@ -52,7 +52,7 @@ TEST(ApprovalQueue, EnqueueStoresAPendingRecordWithPreviewAndExpiry) {
     ManualClock clock;
     auto queue = open_queue(dir.path() / "skillhost.db", {std::chrono::hours(2), clock.function(), nullptr});
     auto request = write_request();
-    request.requested_by = "run:run-42";
+    request.requested_by = Requester::run("run-42");
     auto record = queue->enqueue(request);
     ASSERT_TRUE(record.ok()) << record.error().message;
     EXPECT_THAT(record->id, ::testing::MatchesRegex("apr-[0-9a-f]{16}"));
@@ -62,7 +62,8 @@ TEST(ApprovalQueue, EnqueueStoresAPendingRecordWithPreviewAndExpiry) {
     ASSERT_TRUE(stored.ok());
     EXPECT_EQ(stored->user_id, "bob");
     EXPECT_EQ(stored->skill_id, "fs_write");
-    EXPECT_EQ(stored->requested_by, "run:run-42");
+    EXPECT_EQ(stored->requested_by, Requester::run("run-42"));
+    EXPECT_EQ(stored->requested_by.run_id(), "run-42");
     EXPECT_EQ(stored->arguments, request.arguments);
     EXPECT_EQ(stored->preview, R"(Write a file (fs_write): path="notes/a.md", content="hello")");
     EXPECT_EQ(stored->requested_at, TimePoint(std::chrono::milliseconds(clock.ms->load())));

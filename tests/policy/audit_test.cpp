@@ -2,7 +2,7 @@
 #include "policy/audit_reader.hpp"
 #include "policy/audit_redaction.hpp"
 #include "policy/policy_engine.hpp"
-#include "policy/sha256.hpp"
+#include "base/sha256.hpp"
 #include "policy_test_support.hpp"
 
 #include <boost/json/parse.hpp>

@@ -30,7 +30,7 @@ const UserContext bob{"bob", Role::standard, manifest::TrustLevel::supervised_au
 TEST(CallAuthorization, AStandardUserWritingAFileGetsAnApprovalIdAndNothingRuns) {
     Gate gate;
     const auto args = boost::json::parse(R"({"path":"notes/a.md","content":"hello"})");
-    auto auth = authorize_call(gate.engine, *gate.queue, gate.audit.get(), bob, testing::fs_write_skill(), args, "run:r1");
+    auto auth = authorize_call(gate.engine, *gate.queue, gate.audit.get(), bob, testing::fs_write_skill(), args, Requester::run("r1"));
     ASSERT_TRUE(auth.ok()) << auth.error().message;
     EXPECT_FALSE(auth->may_run());
     ASSERT_TRUE(auth->approval.has_value());
@@ -40,7 +40,7 @@ TEST(CallAuthorization, AStandardUserWritingAFileGetsAnApprovalIdAndNothingRuns)
     const auto stored = gate.queue->get(auth->approval->id);
     ASSERT_TRUE(stored.ok());
     EXPECT_EQ(stored->state, ApprovalState::pending);
-    EXPECT_EQ(stored->requested_by, "run:r1");
+    EXPECT_EQ(stored->requested_by.run_id(), "r1");
     EXPECT_EQ(stored->arguments, args);
     EXPECT_THAT(stored->preview, HasSubstr("path=\"notes/a.md\""));
     auto decisions = read_audit_log(gate.dir.path() / "audit", {std::nullopt, std::nullopt, std::string("decision"), std::nullopt});

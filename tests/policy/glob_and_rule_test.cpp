@@ -1,4 +1,4 @@
-#include "policy/glob.hpp"
+#include "base/glob.hpp"
 #include "policy/rule.hpp"
 #include "policy_test_support.hpp"
 

@@ -1,5 +1,5 @@
-#include "policy/duration_text.hpp"
-#include "policy/utc_time.hpp"
+#include "base/duration_text.hpp"
+#include "base/utc_time.hpp"
 
 #include <gtest/gtest.h>
 
