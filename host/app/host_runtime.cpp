@@ -1,7 +1,7 @@
 #include "app/host_runtime.hpp"
 
 #include "app/audit_llm_observer.hpp"
-#include "llm/router_completion_service.hpp"
+#include "app/router_completion_service.hpp"
 #include "policy/user_context.hpp"
 
 namespace skillhost::app {
@@ -79,7 +79,7 @@ Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config
     if (!router) return router.error();
     rt->router = std::move(router.value());
 
-    auto completions = std::make_shared<llm::RouterCompletionService>(rt->router);
+    auto completions = std::make_shared<app::RouterCompletionService>(rt->router);
     if (options.live_catalog) {
         reload::LiveCatalogOptions catalog_options = reload::live_catalog_options(rt->config);
         catalog_options.loader.completions = completions;

@@ -1,8 +1,8 @@
-#include "llm/router_completion_service.hpp"
+#include "app/router_completion_service.hpp"
 
 #include <boost/json.hpp>
 
-namespace skillhost::llm {
+namespace skillhost::app {
 namespace {
 
 namespace json = boost::json;
@@ -17,12 +17,12 @@ Error bad_request(const std::string& problem) {
 
 }  // namespace
 
-Result<ChatRequest> chat_request_from_abi(std::string_view role, std::string_view request_json) {
+Result<llm::ChatRequest> chat_request_from_abi(std::string_view role, std::string_view request_json) {
     json::error_code ec;
     const auto parsed = json::parse(request_json, ec);
     if (ec || !parsed.is_object()) return bad_request("it is not a JSON object");
     const auto& object = parsed.as_object();
-    ChatRequest request;
+    llm::ChatRequest request;
     request.role = std::string(role);
     const auto* messages = object.if_contains("messages");
     if (!messages || !messages->is_array() || messages->as_array().empty()) {
@@ -67,7 +67,7 @@ Result<ChatRequest> chat_request_from_abi(std::string_view role, std::string_vie
     return request;
 }
 
-RouterCompletionService::RouterCompletionService(std::shared_ptr<ModelRouter> router) : router_(std::move(router)) {}
+RouterCompletionService::RouterCompletionService(std::shared_ptr<llm::ModelRouter> router) : router_(std::move(router)) {}
 
 Result<std::string> RouterCompletionService::complete(std::string_view user_id, std::string_view role,
                                                       std::string_view request_json) {
@@ -87,4 +87,4 @@ Result<std::string> RouterCompletionService::complete(std::string_view user_id, 
         {"content", response->content}, {"model", response->model}, {"backend", response->backend}});
 }
 
-}  // namespace skillhost::llm
+}  // namespace skillhost::app

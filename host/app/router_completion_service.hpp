@@ -7,24 +7,24 @@
 
 #include <memory>
 
-namespace skillhost::llm {
+namespace skillhost::app {
 
 class RouterCompletionService final : public plugin::CompletionService {
 public:
-    explicit RouterCompletionService(std::shared_ptr<ModelRouter> router);
+    explicit RouterCompletionService(std::shared_ptr<llm::ModelRouter> router);
 
     // request_json: the ABI's {"messages", "temperature"?, "max_tokens"?, "json_schema"?}, plus two
-    // optional host extensions: "cognitive_mode" (string) and "context" (object, see ChatRequest).
+    // optional host extensions: "cognitive_mode" (string) and "context" (object, see llm::ChatRequest).
     // Errors: LLM_BAD_REQUEST for a malformed request, LLM_UNAVAILABLE when no model serves the role
     // (the plugin layer turns that into SKILLHOST_STATUS_UNAVAILABLE), otherwise the router's error.
     Result<std::string> complete(std::string_view user_id, std::string_view role,
                                  std::string_view request_json) override;
 
 private:
-    std::shared_ptr<ModelRouter> router_;
+    std::shared_ptr<llm::ModelRouter> router_;
 };
 
-// Parses the ABI completion request into a ChatRequest for `role` (exposed for tests).
-Result<ChatRequest> chat_request_from_abi(std::string_view role, std::string_view request_json);
+// Parses the ABI completion request into a llm::ChatRequest for `role` (exposed for tests).
+Result<llm::ChatRequest> chat_request_from_abi(std::string_view role, std::string_view request_json);
 
-}  // namespace skillhost::llm
+}  // namespace skillhost::app

@@ -1,9 +1,9 @@
-#include "policy/config_problem.hpp"
+#include "base/config_problem.hpp"
 
 #include <boost/json/array.hpp>
 #include <yaml-cpp/yaml.h>
 
-namespace skillhost::policy {
+namespace skillhost {
 
 std::string ConfigProblem::to_string() const {
     std::string out = file;
@@ -56,4 +56,4 @@ Error config_error(std::string code, const std::vector<ConfigProblem>& problems,
     return error;
 }
 
-}  // namespace skillhost::policy
+}  // namespace skillhost

@@ -11,7 +11,7 @@ namespace YAML {
 class Node;
 }
 
-namespace skillhost::policy {
+namespace skillhost {
 
 struct ConfigProblem {
     std::string file;
@@ -33,4 +33,4 @@ ConfigProblem problem_at(const std::string& file, const YAML::Node& node, std::s
 Error config_error(std::string code, const std::vector<ConfigProblem>& problems,
                    std::string_view what_to_do);
 
-}  // namespace skillhost::policy
+}  // namespace skillhost

@@ -1,8 +1,8 @@
-#include "policy/duration_text.hpp"
+#include "base/duration_text.hpp"
 
 #include <charconv>
 
-namespace skillhost::policy {
+namespace skillhost {
 
 std::optional<std::chrono::milliseconds> parse_duration_text(std::string_view text) {
     std::size_t digits = 0;
@@ -32,4 +32,4 @@ std::string format_duration_text(std::chrono::milliseconds duration) {
     return std::to_string(ms) + "ms";
 }
 
-}  // namespace skillhost::policy
+}  // namespace skillhost

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace skillhost::policy {
+namespace skillhost {
 
 // A positive whole number followed by ms, s, m, h or d. nullopt for anything else.
 std::optional<std::chrono::milliseconds> parse_duration_text(std::string_view text);
@@ -14,4 +14,4 @@ std::optional<std::chrono::milliseconds> parse_duration_text(std::string_view te
 // The shortest exact form, e.g. 86400000 ms -> "24h".
 std::string format_duration_text(std::chrono::milliseconds duration);
 
-}  // namespace skillhost::policy
+}  // namespace skillhost

@@ -1,8 +1,8 @@
-#include "policy/glob.hpp"
+#include "base/glob.hpp"
 
 #include <vector>
 
-namespace skillhost::policy {
+namespace skillhost {
 
 namespace {
 
@@ -62,4 +62,4 @@ bool glob_match(std::string_view pattern, std::string_view text) {
     return GlobMatcher(pattern, text).match(0, 0);
 }
 
-}  // namespace skillhost::policy
+}  // namespace skillhost

@@ -5,8 +5,8 @@
 
 #include <string_view>
 
-namespace skillhost::policy {
+namespace skillhost {
 
 bool glob_match(std::string_view pattern, std::string_view text);
 
-}  // namespace skillhost::policy
+}  // namespace skillhost

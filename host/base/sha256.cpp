@@ -1,10 +1,10 @@
-#include "policy/sha256.hpp"
+#include "base/sha256.hpp"
 
 #include <openssl/evp.h>
 
 #include <array>
 
-namespace skillhost::policy {
+namespace skillhost {
 
 std::string sha256_hex(std::string_view data) {
     std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
@@ -23,4 +23,4 @@ std::string sha256_hex(std::string_view data) {
     return out;
 }
 
-}  // namespace skillhost::policy
+}  // namespace skillhost

@@ -4,8 +4,8 @@
 #include <string>
 #include <string_view>
 
-namespace skillhost::policy {
+namespace skillhost {
 
 std::string sha256_hex(std::string_view data);
 
-}  // namespace skillhost::policy
+}  // namespace skillhost

@@ -1,11 +1,11 @@
-#include "policy/utc_time.hpp"
+#include "base/utc_time.hpp"
 
-#include "policy/duration_text.hpp"
+#include "base/duration_text.hpp"
 
 #include <cstdio>
 #include <ctime>
 
-namespace skillhost::policy {
+namespace skillhost {
 
 namespace {
 
@@ -95,4 +95,4 @@ Result<TimePoint> parse_time_or_age(std::string_view text, TimePoint now) {
     return TimePoint(std::chrono::seconds(timegm(&tm))) + std::chrono::milliseconds(millis);
 }
 
-}  // namespace skillhost::policy
+}  // namespace skillhost

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace skillhost::policy {
+namespace skillhost {
 
 using TimePoint = std::chrono::system_clock::time_point;
 
@@ -21,4 +21,4 @@ std::string format_utc_date(TimePoint time);
 // back from `now` ("90s", "15m", "2h", "7d"). INVALID_TIME otherwise.
 Result<TimePoint> parse_time_or_age(std::string_view text, TimePoint now);
 
-}  // namespace skillhost::policy
+}  // namespace skillhost

@@ -3,7 +3,7 @@
 #include "cli/cli_context.hpp"
 #include "cli/output.hpp"
 #include "policy/audit_reader.hpp"
-#include "policy/utc_time.hpp"
+#include "base/utc_time.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -52,7 +52,7 @@ int run_tail(CliContext& ctx, const AuditArgs& a) {
     if (!a.skill.empty()) filter.skill = a.skill;
     if (!a.kind.empty()) filter.kind = a.kind;
     if (!a.since.empty()) {
-        auto t = policy::parse_time_or_age(a.since, std::chrono::system_clock::now());
+        auto t = parse_time_or_age(a.since, std::chrono::system_clock::now());
         if (!t) return fail_setup(t.error(), a.json);
         filter.since = t.value();
     }

@@ -1,7 +1,7 @@
 // `skillhost models list` and `skillhost models test ROLE`.
 #include "cli/cli_context.hpp"
 #include "cli/output.hpp"
-#include "llm/role_test.hpp"
+#include "llm/role_check.hpp"
 
 #include <iomanip>
 #include <iostream>

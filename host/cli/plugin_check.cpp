@@ -5,7 +5,7 @@
 #include "cli/output.hpp"
 #include "cli/scratch_dir.hpp"
 #include "llm/model_router.hpp"
-#include "llm/router_completion_service.hpp"
+#include "app/router_completion_service.hpp"
 #include "manifest/manifest.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -162,7 +162,7 @@ int run_check(CliContext& ctx, const std::string& manifest_file, bool json) {
     if (!cfg) return fail_setup(cfg.error(), json);
     auto router = llm::ModelRouter::load(cfg->etc_dir / "models.yaml");
     if (!router) return fail_setup(router.error(), json);
-    lo.completions = std::make_shared<llm::RouterCompletionService>(router.value());
+    lo.completions = std::make_shared<app::RouterCompletionService>(router.value());
     std::filesystem::create_directories(lo.cache_dir);
     plugin::PluginLoader loader(lo);
     auto loaded = loader.load(m.value());

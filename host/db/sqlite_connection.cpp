@@ -1,10 +1,10 @@
-#include "policy/sqlite_connection.hpp"
+#include "db/sqlite_connection.hpp"
 
 #include <sqlite3.h>
 
 #include <string>
 
-namespace skillhost::policy {
+namespace skillhost::db {
 
 Result<SqliteConnection> SqliteConnection::open(const std::filesystem::path& file,
                                                 std::chrono::milliseconds busy_timeout) {
@@ -120,4 +120,4 @@ Status SqliteTransaction::commit() {
     return {};
 }
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::db

@@ -14,7 +14,7 @@
 struct sqlite3;
 struct sqlite3_stmt;
 
-namespace skillhost::policy {
+namespace skillhost::db {
 
 class SqliteConnection {
 public:
@@ -80,4 +80,4 @@ private:
     bool open_ = false;
 };
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::db

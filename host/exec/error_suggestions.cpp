@@ -43,7 +43,7 @@ const Table& table() {
         {"MODE_NOT_ALLOWED",
          {"The user's cognitive mode does not allow this skill (e.g. emulation allows read-only skills only)."}},
         {"LLM_UNAVAILABLE", {"No model is configured for this role; configure one in models.yaml or skip this step."}},
-        {"INVALID_USER_ID", {"Use a plain user id (letters, digits, '-', '_', '.'), not a path."}},
+        {"INVALID_USER_ID", {"Use a user id as users.yaml defines them: 1-64 of a-z 0-9 . _ -, starting with a letter or digit."}},
         {"EXECUTOR_UNAVAILABLE",
          {"The host could not start the call (out of threads or memory); wait a moment and call again."}},
     };

@@ -1,5 +1,6 @@
 #include "exec/executor.hpp"
 
+#include "base/user_id.hpp"
 #include "exec/argument_validation.hpp"
 #include "exec/error_suggestions.hpp"
 #include "exec/near_names.hpp"
@@ -117,14 +118,6 @@ private:
 std::int64_t unix_ms_deadline(std::chrono::milliseconds timeout) {
     return std::chrono::ceil<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch() + timeout)
         .count();
-}
-
-bool is_plain_user_id(std::string_view id) {
-    if (id.empty() || id == "." || id == ".." || id.size() > 128) return false;
-    return std::all_of(id.begin(), id.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-               c == '_' || c == '.' || c == '@';
-    });
 }
 
 std::string text_prefix(std::string_view text, std::size_t limit = 80) {
@@ -319,9 +312,9 @@ SkillResult Executor::call(const catalog::CatalogSnapshot& catalog, std::string_
         auto prepared = prepare_arguments(spec.id, spec.inputs, args);
         if (!prepared) return fail(std::move(prepared.error()));
 
-        if (!is_plain_user_id(caller.user_id)) {
+        if (!is_valid_user_id(caller.user_id)) {
             Error error{"INVALID_USER_ID", "user id \"" + text_prefix(caller.user_id, 40) +
-                                               "\" is not a plain name; use letters, digits, '-', '_', '.' or '@'"};
+                                               "\" is not a valid user id; use " + std::string(user_id_rule)};
             error.details["user_id"] = text_prefix(caller.user_id, 128);
             return fail(std::move(error));
         }

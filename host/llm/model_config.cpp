@@ -1,7 +1,7 @@
 #include "llm/model_config.hpp"
 
 #include "llm/chat_types.hpp"
-#include "llm/url.hpp"
+#include "net/url.hpp"
 
 #include <yaml-cpp/yaml.h>
 

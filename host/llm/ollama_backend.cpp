@@ -1,8 +1,8 @@
 #include "llm/ollama_backend.hpp"
 
-#include "llm/http_client.hpp"
+#include "net/http_client.hpp"
 #include "llm/line_splitter.hpp"
-#include "llm/url.hpp"
+#include "net/url.hpp"
 #include "llm/remote_errors.hpp"
 
 #include <boost/json.hpp>

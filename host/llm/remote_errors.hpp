@@ -4,7 +4,7 @@
 
 #include "base/error.hpp"
 #include "llm/chat_types.hpp"
-#include "llm/http_client.hpp"
+#include "net/http_client.hpp"
 #include "llm/model_config.hpp"
 
 #include <boost/json/object.hpp>

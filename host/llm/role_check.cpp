@@ -1,4 +1,4 @@
-#include "llm/role_test.hpp"
+#include "llm/role_check.hpp"
 
 #include <boost/json.hpp>
 

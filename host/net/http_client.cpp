@@ -1,6 +1,6 @@
-#include "llm/http_client.hpp"
+#include "net/http_client.hpp"
 
-#include "llm/url.hpp"
+#include "net/url.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>

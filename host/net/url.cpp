@@ -1,4 +1,4 @@
-#include "llm/url.hpp"
+#include "net/url.hpp"
 
 #include <cctype>
 

@@ -1,6 +1,6 @@
 #include "operator/operator_config.hpp"
 
-#include "policy/config_problem.hpp"
+#include "base/config_problem.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -11,8 +11,6 @@
 namespace skillhost::op {
 namespace {
 
-using policy::ConfigProblem;
-using policy::problem_at;
 
 struct Reader {
     std::string file;
@@ -60,12 +58,12 @@ Result<OperatorConfig> parse_operator_config(std::string_view yaml_text, const s
         root = YAML::Load(std::string(yaml_text));
     } catch (const YAML::ParserException& e) {
         reader.problems.push_back(ConfigProblem{file.string(), e.mark.line + 1, e.mark.column + 1, "", e.msg});
-        return policy::config_error("OPERATOR_CONFIG_INVALID", reader.problems, "fix etc/operator.yaml");
+        return config_error("OPERATOR_CONFIG_INVALID", reader.problems, "fix etc/operator.yaml");
     }
     if (!root || root.IsNull()) return config;
     if (!root.IsMap()) {
         reader.problems.push_back(problem_at(file.string(), root, "", "expected a mapping of operator settings"));
-        return policy::config_error("OPERATOR_CONFIG_INVALID", reader.problems, "fix etc/operator.yaml");
+        return config_error("OPERATOR_CONFIG_INVALID", reader.problems, "fix etc/operator.yaml");
     }
     static const std::set<std::string> known = {"max_steps", "trim_to_last_n", "verbatim", "grounding", "error_retry",
                                                 "max_retries", "critic", "observation", "dump_dir", "default_style"};
@@ -130,7 +128,7 @@ Result<OperatorConfig> parse_operator_config(std::string_view yaml_text, const s
         }
     }
     if (!reader.problems.empty()) {
-        return policy::config_error("OPERATOR_CONFIG_INVALID", reader.problems, "fix etc/operator.yaml");
+        return config_error("OPERATOR_CONFIG_INVALID", reader.problems, "fix etc/operator.yaml");
     }
     return config;
 }

@@ -1,6 +1,6 @@
 // /v1/audit: query the audit log with filters, or follow it as an event stream.
 #include "policy/audit_reader.hpp"
-#include "policy/utc_time.hpp"
+#include "base/utc_time.hpp"
 #include "server/api_services.hpp"
 
 #include <boost/json.hpp>
@@ -36,7 +36,7 @@ policy::AuditFilter audit_filter(const ApiRequest& req) {
         filter.kind = *kind;
     }
     if (auto since = req.query_string("since")) {
-        auto t = policy::parse_time_or_age(*since, std::chrono::system_clock::now());
+        auto t = parse_time_or_age(*since, std::chrono::system_clock::now());
         if (!t) {
             Error e = t.error();
             e.code = "INVALID_QUERY";

@@ -1,7 +1,7 @@
 #include "server/readiness.hpp"
 
-#include "llm/http_client.hpp"
-#include "policy/sqlite_connection.hpp"
+#include "net/http_client.hpp"
+#include "db/sqlite_connection.hpp"
 
 #include <boost/json.hpp>
 
@@ -58,7 +58,7 @@ json::object ReadinessCheck::check() {
     ready = ready && plugins_ok;
 
     json::object database{{"file", host_.config.database_file().string()}};
-    auto connection = policy::SqliteConnection::open(host_.config.database_file(), std::chrono::milliseconds(1000));
+    auto connection = db::SqliteConnection::open(host_.config.database_file(), std::chrono::milliseconds(1000));
     Status writable = connection ? connection->exec("BEGIN IMMEDIATE; ROLLBACK;") : Status(connection.error());
     database["ok"] = static_cast<bool>(writable);
     if (!writable) database["error"] = writable.error().message;

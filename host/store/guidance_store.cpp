@@ -54,7 +54,7 @@ std::string fts_any_words_query(std::string_view text) {
 }
 
 Result<std::unique_ptr<GuidanceStore>> GuidanceStore::open(const std::filesystem::path& database_file) {
-    auto connection = policy::SqliteConnection::open(database_file);
+    auto connection = db::SqliteConnection::open(database_file);
     if (!connection) return connection.error();
     if (auto st = connection->exec(kSchema); !st) return st.error();
     return std::unique_ptr<GuidanceStore>(new GuidanceStore(std::move(connection.value())));
@@ -64,7 +64,7 @@ Status GuidanceStore::add_guidance(GuidanceRecord& record) {
     std::lock_guard lock(mutex_);
     if (record.id.empty()) record.id = new_id("gdn");
     record.created_ms = unix_ms_now();
-    policy::SqliteStatement statement(connection_,
+    db::SqliteStatement statement(connection_,
                                       "INSERT INTO guidance(id, run_id, user_id, goal, situation, text, outcome, created_ms)"
                                       " VALUES(?,?,?,?,?,?,?,?)");
     statement.bind(1, record.id).bind(2, record.run_id).bind(3, record.user_id).bind(4, record.goal);
@@ -76,7 +76,7 @@ Status GuidanceStore::add_guidance(GuidanceRecord& record) {
 
 Status GuidanceStore::set_outcome(std::string_view guidance_id, std::string_view outcome) {
     std::lock_guard lock(mutex_);
-    policy::SqliteStatement statement(connection_, "UPDATE guidance SET outcome = ? WHERE id = ?");
+    db::SqliteStatement statement(connection_, "UPDATE guidance SET outcome = ? WHERE id = ?");
     statement.bind(1, outcome).bind(2, guidance_id);
     if (statement.step() != SQLITE_DONE) return connection_.error("recording the outcome of guidance");
     return {};
@@ -84,7 +84,7 @@ Status GuidanceStore::set_outcome(std::string_view guidance_id, std::string_view
 
 Result<GuidanceRecord> GuidanceStore::get_guidance(std::string_view id) const {
     std::lock_guard lock(mutex_);
-    policy::SqliteStatement statement(
+    db::SqliteStatement statement(
         connection_, "SELECT id, run_id, user_id, goal, situation, text, outcome, created_ms FROM guidance WHERE id = ?");
     statement.bind(1, id);
     const int rc = statement.step();
@@ -114,10 +114,10 @@ Status GuidanceStore::add_playbook(Playbook& playbook) {
     playbook.created_ms = unix_ms_now();
     boost::json::array steps;
     for (const auto& step : playbook.steps) steps.emplace_back(step);
-    policy::SqliteTransaction transaction(connection_);
+    db::SqliteTransaction transaction(connection_);
     if (!transaction.begun()) return transaction.begun();
     {
-        policy::SqliteStatement statement(
+        db::SqliteStatement statement(
             connection_,
             "INSERT INTO playbooks(id, user_id, goal, guidance, steps, source_guidance_id, created_ms) VALUES(?,?,?,?,?,?,?)");
         statement.bind(1, playbook.id).bind(2, playbook.user_id).bind(3, playbook.goal).bind(4, playbook.guidance);
@@ -125,7 +125,7 @@ Status GuidanceStore::add_playbook(Playbook& playbook) {
         if (statement.step() != SQLITE_DONE) return connection_.error("storing a playbook");
     }
     {
-        policy::SqliteStatement statement(connection_, "INSERT INTO playbooks_fts(id, goal, guidance) VALUES(?,?,?)");
+        db::SqliteStatement statement(connection_, "INSERT INTO playbooks_fts(id, goal, guidance) VALUES(?,?,?)");
         statement.bind(1, playbook.id).bind(2, playbook.goal).bind(3, playbook.guidance);
         if (statement.step() != SQLITE_DONE) return connection_.error("indexing a playbook");
     }
@@ -138,7 +138,7 @@ Result<std::vector<Playbook>> GuidanceStore::find_playbooks(std::string_view use
     const std::string query = fts_any_words_query(goal);
     if (query.empty()) return found;
     std::lock_guard lock(mutex_);
-    policy::SqliteStatement statement(
+    db::SqliteStatement statement(
         connection_,
         "SELECT p.id, p.user_id, p.goal, p.guidance, p.steps, p.source_guidance_id, p.created_ms,"
         " CAST(-bm25(playbooks_fts) * 1000 AS INTEGER)"

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "base/error.hpp"
-#include "policy/sqlite_connection.hpp"
+#include "db/sqlite_connection.hpp"
 
 #include <boost/json/object.hpp>
 
@@ -54,9 +54,9 @@ public:
                                                  std::size_t limit = 3) const;
 
 private:
-    explicit GuidanceStore(policy::SqliteConnection connection) : connection_(std::move(connection)) {}
+    explicit GuidanceStore(db::SqliteConnection connection) : connection_(std::move(connection)) {}
     mutable std::mutex mutex_;
-    policy::SqliteConnection connection_;
+    db::SqliteConnection connection_;
 };
 
 // An FTS5 query matching any of the goal's words (quoted, so punctuation cannot break the syntax).

@@ -16,7 +16,7 @@ constexpr const char* kSchema =
 }  // namespace
 
 Result<std::unique_ptr<RunStore>> RunStore::open(const std::filesystem::path& database_file) {
-    auto connection = policy::SqliteConnection::open(database_file);
+    auto connection = db::SqliteConnection::open(database_file);
     if (!connection) return connection.error();
     if (auto st = connection->exec(kSchema); !st) return st.error();
     return std::unique_ptr<RunStore>(new RunStore(std::move(connection.value())));
@@ -26,7 +26,7 @@ Status RunStore::save(Run& run) {
     std::lock_guard lock(mutex_);
     run.updated_ms = unix_ms_now();
     if (run.created_ms == 0) run.created_ms = run.updated_ms;
-    policy::SqliteStatement statement(
+    db::SqliteStatement statement(
         connection_,
         "INSERT INTO runs(id, user_id, status, goal, created_ms, updated_ms, record) VALUES(?,?,?,?,?,?,?) "
         "ON CONFLICT(id) DO UPDATE SET status=excluded.status, updated_ms=excluded.updated_ms, record=excluded.record");
@@ -44,7 +44,7 @@ Status RunStore::save(Run& run) {
 
 Result<Run> RunStore::get(std::string_view id) const {
     std::lock_guard lock(mutex_);
-    policy::SqliteStatement statement(connection_, "SELECT record FROM runs WHERE id = ?");
+    db::SqliteStatement statement(connection_, "SELECT record FROM runs WHERE id = ?");
     if (!statement.prepared()) return connection_.error("preparing to read a run");
     statement.bind(1, id);
     const int rc = statement.step();
@@ -71,7 +71,7 @@ Result<std::vector<Run>> RunStore::list(const RunFilter& filter) const {
     std::string sql = "SELECT record FROM runs WHERE (?1 IS NULL OR user_id = ?1) AND (?2 IS NULL OR status = ?2) "
                       "ORDER BY created_ms DESC, rowid DESC";
     if (filter.limit > 0) sql += " LIMIT " + std::to_string(filter.limit);
-    policy::SqliteStatement statement(connection_, sql);
+    db::SqliteStatement statement(connection_, sql);
     if (!statement.prepared()) return connection_.error("preparing to list runs");
     if (filter.user_id) statement.bind(1, *filter.user_id); else statement.bind_null(1);
     if (filter.status) statement.bind(2, std::string_view(to_string(*filter.status))); else statement.bind_null(2);
@@ -92,7 +92,7 @@ Result<std::vector<Run>> RunStore::list(const RunFilter& filter) const {
 
 Result<std::map<std::string, std::uint64_t>> RunStore::count_by_status() const {
     std::lock_guard lock(mutex_);
-    policy::SqliteStatement statement(connection_, "SELECT status, COUNT(*) FROM runs GROUP BY status");
+    db::SqliteStatement statement(connection_, "SELECT status, COUNT(*) FROM runs GROUP BY status");
     if (!statement.prepared()) return connection_.error("counting runs");
     std::map<std::string, std::uint64_t> counts;
     for (int rc = statement.step(); rc != SQLITE_DONE; rc = statement.step()) {

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "base/error.hpp"
-#include "policy/sqlite_connection.hpp"
+#include "db/sqlite_connection.hpp"
 #include "store/run_record.hpp"
 
 #include <cstdint>
@@ -39,9 +39,9 @@ public:
     Result<std::map<std::string, std::uint64_t>> count_by_status() const;
 
 private:
-    explicit RunStore(policy::SqliteConnection connection) : connection_(std::move(connection)) {}
+    explicit RunStore(db::SqliteConnection connection) : connection_(std::move(connection)) {}
     mutable std::mutex mutex_;
-    policy::SqliteConnection connection_;
+    db::SqliteConnection connection_;
 };
 
 }  // namespace skillhost::store

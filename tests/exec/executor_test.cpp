@@ -352,6 +352,18 @@ TEST_F(ExecutorTest, UserIdThatIsAPathIsRefused) {
     EXPECT_FALSE(fs::exists(*fixture_home_ / "etc"));
 }
 
+TEST_F(ExecutorTest, UserIdsFollowTheUsersYamlRule) {
+    // The same rule as users.yaml: an id the user directory refuses is refused here too.
+    for (const char* id : {"Alice", "bob@example.org", "", ".hidden"}) {
+        caller_.user_id = id;
+        const auto result = call("whoami", "{}");
+        ASSERT_FALSE(result.ok) << id;
+        EXPECT_EQ(result.error.code, "INVALID_USER_ID") << id;
+    }
+    caller_.user_id = "alice.b-2_x";
+    EXPECT_TRUE(call("whoami", "{}").ok);
+}
+
 TEST_F(ExecutorTest, CallIdsAreUnique) {
     std::set<std::string> ids;
     for (int i = 0; i < 200; ++i) ids.insert(call("noop", "{}").call_id);

@@ -1,5 +1,5 @@
-#include "llm/http_client.hpp"
-#include "llm/url.hpp"
+#include "net/http_client.hpp"
+#include "net/url.hpp"
 #include "loopback_server.hpp"
 
 #include <gtest/gtest.h>

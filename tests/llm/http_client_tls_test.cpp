@@ -1,5 +1,5 @@
 // The HTTP client verifies TLS peers: a self-signed certificate is refused with a clear error.
-#include "llm/http_client.hpp"
+#include "net/http_client.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl.hpp>

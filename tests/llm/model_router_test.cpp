@@ -1,6 +1,5 @@
 #include "llm/model_router.hpp"
-#include "llm/role_test.hpp"
-#include "llm/router_completion_service.hpp"
+#include "llm/role_check.hpp"
 #include "llm/scripted_backend.hpp"
 #include "loopback_server.hpp"
 
@@ -179,43 +178,6 @@ TEST(RoleTest, TheBuiltinModelPassesTheStructuredOutputCheck) {
     EXPECT_TRUE(result.ok);
     EXPECT_TRUE(result.structured_output_ok);
     EXPECT_EQ(result.backend, "builtin");
-}
-
-TEST(RouterCompletionService, ServesThePluginCompletionByRole) {
-    auto router = std::make_shared<ModelRouter>(config_from(kTwoModels));
-    ASSERT_TRUE(router->set_backend("talker", script({{"persona", std::nullopt, "You have 2 tasks.", 0}})).ok());
-    RouterCompletionService service(router);
-    auto answer = service.complete("alice", "persona",
-                                   R"({"messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"tasks?"}],"temperature":0,"max_tokens":64})");
-    ASSERT_TRUE(answer.ok()) << answer.error().message;
-    const auto parsed = json::parse(*answer).as_object();
-    EXPECT_EQ(parsed.at("content").as_string(), "You have 2 tasks.");
-    EXPECT_EQ(parsed.at("backend").as_string(), "scripted");
-    EXPECT_TRUE(parsed.contains("model"));
-}
-
-TEST(RouterCompletionService, RejectsMalformedRequestsAndUnservedRoles) {
-    auto router = std::make_shared<ModelRouter>(config_from("models:\n  a: {backend: ollama, model: m}\nroles: {orchestrator: a}\n"));
-    RouterCompletionService service(router);
-    auto malformed = service.complete("alice", "persona", R"({"messages":"hello"})");
-    ASSERT_FALSE(malformed.ok());
-    EXPECT_EQ(malformed.error().code, "LLM_BAD_REQUEST");
-    auto bad_role = service.complete("alice", "persona", R"({"messages":[{"role":"robot","content":"x"}]})");
-    ASSERT_FALSE(bad_role.ok());
-    EXPECT_EQ(bad_role.error().code, "LLM_BAD_REQUEST");
-    auto unserved = service.complete("alice", "persona", R"({"messages":[{"role":"user","content":"x"}]})");
-    ASSERT_FALSE(unserved.ok());
-    EXPECT_EQ(unserved.error().code, "LLM_UNAVAILABLE");  // the plugin sees SKILLHOST_STATUS_UNAVAILABLE
-}
-
-TEST(RouterCompletionService, PassesContextAndModeThrough) {
-    auto request = chat_request_from_abi(
-        "classifier", R"({"messages":[{"role":"user","content":"hi"}],"cognitive_mode":"emulation",
-                          "context":{"task":"classify","message":"hi"},"json_schema":{"type":"object"}})");
-    ASSERT_TRUE(request.ok()) << request.error().message;
-    EXPECT_EQ(request->cognitive_mode, "emulation");
-    EXPECT_EQ(request->context.at("task").as_string(), "classify");
-    EXPECT_TRUE(request->json_schema.has_value());
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 #include "operator/operator_host.hpp"
 
-#include "llm/router_completion_service.hpp"
+#include "app/router_completion_service.hpp"
 #include "plugin/plugin_loader.hpp"
 #include "policy/policy_config.hpp"
 
@@ -42,7 +42,7 @@ OperatorHost::OperatorHost(std::vector<Reply> script, op::OperatorConfig config,
     }
 
     plugin::PluginLoader loader(
-        plugin::LoaderOptions{home_ / "plugin-cache", std::make_shared<llm::RouterCompletionService>(router_)});
+        plugin::LoaderOptions{home_ / "plugin-cache", std::make_shared<app::RouterCompletionService>(router_)});
     std::vector<std::shared_ptr<plugin::LoadedPlugin>> plugins;
     for (const char* name : {"tasks", "fs", "memory", "conversational_response"}) {
         auto loaded = loader.load_file(fs::path(SKILLHOST_BUILTIN_PLUGIN_DIR) / (std::string(name) + ".yaml"));
