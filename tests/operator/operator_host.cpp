@@ -30,6 +30,7 @@ OperatorHost::OperatorHost(std::vector<Reply> script, op::OperatorConfig config,
                 models.roles[reply.role] = "scripted";
             }
             entry.response = reply.text;
+            if (!reply.match.empty()) entry.match = reply.match;
             entries.push_back(std::move(entry));
         }
         auto backend = llm::ScriptedBackend::create(std::move(entries));

@@ -21,10 +21,12 @@
 
 namespace skillhost::testing {
 
-// One scripted reply: for `role` (any when empty), the text the model answers.
+// One scripted reply: for `role` (any when empty), the text the model answers; with `match`, only
+// for a request whose last message matches it (a regex).
 struct Reply {
     std::string role;
     std::string text;
+    std::string match = {};
 };
 
 class OperatorHost {

@@ -1,0 +1,133 @@
+// What happens after a failed grounding check, end to end with the scripted backend: one
+// regeneration told exactly what was unsupported, then the observations instead of the answer.
+#include "operator/grounding_fixture.hpp"
+
+#include <boost/json.hpp>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace skillhost::testing {
+namespace {
+
+using ::testing::Contains;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::string system_prompt(const llm::ChatRequest& request) {
+    return request.messages.empty() ? std::string() : request.messages.front().content;
+}
+
+TEST(GroundingPaths, ARegeneratedAnswerThatPassesReachesTheUser) {
+    OperatorHost host({{"orchestrator", act("task_list", "{}")},
+                       {"orchestrator", respond("default")},
+                       {"persona", "You have seven open tasks; the first is to repaint the lighthouse."},
+                       {"persona", "You have five open tasks; the first is to renew the boat insurance."}});
+    seed_demo_data(host);
+    EventLog events;
+    auto run = host.op().run("How is my week looking?", host.user(), {}, &events);
+    ASSERT_TRUE(run.ok());
+    EXPECT_EQ(run->status, store::RunStatus::completed);
+    EXPECT_EQ(run->answer, "You have five open tasks; the first is to renew the boat insurance.");
+    EXPECT_TRUE(run->grounding.checked);
+    EXPECT_TRUE(run->grounding.passed);
+    EXPECT_EQ(run->grounding.outcome, "passed_after_regeneration");
+    EXPECT_THAT(run->grounding.offending, Contains("seven"));
+    EXPECT_TRUE(run->grounding.regenerated_offending.empty());
+    // The persona was told exactly which item was unsupported, and why.
+    const auto persona = host.requests_for("persona");
+    ASSERT_EQ(persona.size(), 2u);
+    EXPECT_THAT(system_prompt(persona[0]), Not(HasSubstr("do not support")));
+    EXPECT_THAT(system_prompt(persona[1]), HasSubstr("do not support"));
+    EXPECT_THAT(system_prompt(persona[1]), HasSubstr("- seven (count): the observations give 5"));
+    EXPECT_TRUE(events.has(op::RunEventType::warning, "asking the model once more"));
+    const auto counts = host.op().grounding_counts();
+    EXPECT_EQ(counts.checks, 1u);
+    EXPECT_EQ(counts.failures, 1u);
+    EXPECT_EQ(counts.regenerated, 1u);
+    EXPECT_EQ(counts.withheld, 0u);
+}
+
+TEST(GroundingPaths, TwoUnsupportedAnswersGiveTheUserTheObservationsAndTheRunRecordsWhy) {
+    OperatorHost host({{"orchestrator", act("task_list", "{}")},
+                       {"orchestrator", respond("summary")},
+                       {"persona", "Your friend Marcus says all your tasks are done."},
+                       {"persona", "As Marcus confirmed, everything is done."}});
+    seed_demo_data(host);
+    EventLog events;
+    auto run = host.op().run("How is my week looking?", host.user(), {}, &events);
+    ASSERT_TRUE(run.ok());
+    EXPECT_EQ(run->status, store::RunStatus::completed);
+    EXPECT_FALSE(run->grounding.passed);
+    EXPECT_EQ(run->grounding.outcome, "withheld");
+    EXPECT_THAT(run->grounding.offending, Contains("Marcus"));
+    EXPECT_THAT(run->grounding.regenerated_offending, Contains("Marcus"));
+    // One line saying the answer could not be verified, then the structured observations.
+    EXPECT_THAT(run->answer, ::testing::StartsWith("The model's answer could not be verified"));
+    EXPECT_THAT(run->answer, HasSubstr("Renew the boat insurance"));
+    EXPECT_THAT(run->answer, Not(HasSubstr("Marcus")));
+    EXPECT_TRUE(events.has(op::RunEventType::warning, "showing the observations instead"));
+    // The stored run has the check, the items and the outcome.
+    auto stored = host.runs().get(run->id);
+    ASSERT_TRUE(stored.ok());
+    const auto grounding = stored->to_json().at("grounding");
+    EXPECT_EQ(grounding.at("outcome"), "withheld");
+    EXPECT_EQ(grounding.at("result"), "failed");
+    EXPECT_THAT(boost::json::serialize(grounding.at("offending")), HasSubstr("Marcus"));
+    EXPECT_EQ(host.op().grounding_counts().withheld, 1u);
+}
+
+TEST(GroundingPaths, ThePlannersStyleCannotSwitchTheCheckOff) {
+    for (const char* style : {"default", "summary", "strict", "verbatim"}) {
+        OperatorHost host({{"orchestrator", act("task_list", "{}")},
+                           {"orchestrator", act("memory_recent", "{}")},
+                           {"orchestrator", respond(style)},
+                           {"persona", "Your tasks are at https://tasks.example.com/alice."},
+                           {"persona", "Your tasks are at https://tasks.example.com/alice."}});
+        seed_demo_data(host);
+        auto run = host.op().run("How is my week looking?", host.user());
+        ASSERT_TRUE(run.ok());
+        EXPECT_TRUE(run->grounding.checked) << style;
+        EXPECT_EQ(run->grounding.outcome, "withheld") << style;
+    }
+}
+
+TEST(GroundingPaths, ConfigurationTurnsTheCheckOff) {
+    op::OperatorConfig config;
+    config.grounding = false;
+    OperatorHost host({{"orchestrator", act("task_list", "{}")},
+                       {"orchestrator", respond("strict")},
+                       {"persona", "You have seven open tasks."}},
+                      config);
+    seed_demo_data(host);
+    auto run = host.op().run("How is my week looking?", host.user());
+    ASSERT_TRUE(run.ok());
+    EXPECT_FALSE(run->grounding.checked);
+    EXPECT_EQ(run->answer, "You have seven open tasks.");
+    EXPECT_EQ(host.op().grounding_counts().checks, 0u);
+}
+
+TEST(GroundingPaths, SmallTalkWithoutObservationsIsNotChecked) {
+    OperatorHost host({{"orchestrator", respond("default")}, {"persona", "Hello Alice! Nice to hear from you."}});
+    auto run = host.op().run("Please plan nothing and just greet me", host.user());
+    ASSERT_TRUE(run.ok());
+    EXPECT_EQ(run->status, store::RunStatus::completed);
+    EXPECT_FALSE(run->grounding.checked);
+    EXPECT_EQ(run->answer, "Hello Alice! Nice to hear from you.");
+}
+
+TEST(GroundingPaths, TheLightweightOperatorsAnswersAreChecked) {
+    OperatorHost host({{"classifier", R"({"intent":"temporal","confidence":0.9})"},
+                       {"persona", "Yesterday you had lunch with Jonathan."},
+                       {"persona", "Yesterday you had lunch with Jonathan."}});
+    host.mode = policy::CognitiveMode::emulation;
+    seed_demo_data(host);
+    auto run = host.op().run("What did I do yesterday?", host.user(policy::CognitiveMode::emulation));
+    ASSERT_TRUE(run.ok());
+    EXPECT_EQ(run->route, "temporal");
+    EXPECT_TRUE(run->grounding.checked);
+    EXPECT_EQ(run->grounding.outcome, "withheld");
+    EXPECT_THAT(run->grounding.offending, Contains("Jonathan"));
+}
+
+}  // namespace
+}  // namespace skillhost::testing
