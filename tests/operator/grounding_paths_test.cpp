@@ -1,6 +1,7 @@
 // What happens after a failed grounding check, end to end with the scripted backend: one
 // regeneration told exactly what was unsupported, then the observations instead of the answer.
 #include "operator/grounding_fixture.hpp"
+#include "server/metrics.hpp"
 
 #include <boost/json.hpp>
 #include <gmock/gmock.h>
@@ -74,6 +75,13 @@ TEST(GroundingPaths, TwoUnsupportedAnswersGiveTheUserTheObservationsAndTheRunRec
     EXPECT_EQ(grounding.at("result"), "failed");
     EXPECT_THAT(boost::json::serialize(grounding.at("offending")), HasSubstr("Marcus"));
     EXPECT_EQ(host.op().grounding_counts().withheld, 1u);
+    // The audit log has the check: run, outcome and each item with its reason.
+    std::string audit;
+    for (const auto& file : std::filesystem::directory_iterator(host.audit_dir())) audit += read_file(file.path());
+    EXPECT_THAT(audit, HasSubstr("\"kind\":\"grounding\""));
+    EXPECT_THAT(audit, HasSubstr("\"run_id\":\"" + run->id + "\""));
+    EXPECT_THAT(audit, HasSubstr("\"outcome\":\"withheld\""));
+    EXPECT_THAT(audit, HasSubstr("{\"kind\":\"name\",\"text\":\"Marcus\",\"reason\":\"no observation mentions this name\"}"));
 }
 
 TEST(GroundingPaths, ThePlannersStyleCannotSwitchTheCheckOff) {
@@ -127,6 +135,25 @@ TEST(GroundingPaths, TheLightweightOperatorsAnswersAreChecked) {
     EXPECT_TRUE(run->grounding.checked);
     EXPECT_EQ(run->grounding.outcome, "withheld");
     EXPECT_THAT(run->grounding.offending, Contains("Jonathan"));
+}
+
+TEST(GroundingPaths, MetricsCountChecksAndFailuresByWhatTheUserGot) {
+    OperatorHost host({{"orchestrator", act("task_list", "{}")},
+                       {"orchestrator", respond("default")},
+                       {"persona", "You have seven open tasks."},
+                       {"persona", "You have seven open tasks."}});
+    seed_demo_data(host);
+    ASSERT_TRUE(host.op().run("How is my week looking?", host.user()).ok());
+    const auto counts = host.op().grounding_counts();
+    server::MetricGauges gauges;
+    gauges.grounding_checks = counts.checks;
+    gauges.grounding_failures = counts.failures;
+    gauges.grounding_regenerated = counts.regenerated;
+    gauges.grounding_withheld = counts.withheld;
+    const std::string text = server::Metrics().render(gauges);
+    EXPECT_THAT(text, HasSubstr("# TYPE skillhost_grounding_checks_total counter\nskillhost_grounding_checks_total 1\n"));
+    EXPECT_THAT(text, HasSubstr("skillhost_grounding_failures_total{outcome=\"withheld\"} 1\n"));
+    EXPECT_THAT(text, HasSubstr("skillhost_grounding_failures_total{outcome=\"passed_after_regeneration\"} 0\n"));
 }
 
 }  // namespace

@@ -66,7 +66,12 @@ OperatorHost::OperatorHost(std::vector<Reply> script, op::OperatorConfig config,
     EXPECT_TRUE(queue.ok());
     approvals_ = std::move(queue.value());
 
+    auto audit = policy::AuditLog::open(audit_dir());
+    EXPECT_TRUE(audit.ok());
+    if (audit) audit_ = std::move(audit.value());
+
     exec::PipelineParts pipeline_parts;
+    pipeline_parts.audit = audit_.get();
     pipeline_parts.policy = policy_.get();
     pipeline_parts.approvals = approvals_.get();
     pipeline_parts.executor = &executor_;
