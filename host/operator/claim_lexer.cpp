@@ -522,7 +522,7 @@ private:
         }
         std::string norm = canonical_number(digits);
         double value = std::strtod(norm.c_str(), nullptr);
-        if (thousands) {
+        if (thousands && value < 1e12) {
             value *= 1000;
             norm = canonical_number(std::to_string(static_cast<long long>(value)));
         }

@@ -15,6 +15,13 @@ bool one_of(std::string_view w, std::initializer_list<std::string_view> words) {
     return std::find(words.begin(), words.end(), w) != words.end();
 }
 
+// At most `bytes` bytes of text, not cutting a UTF-8 sequence.
+std::string_view utf8_prefix(std::string_view text, std::size_t bytes) {
+    if (text.size() <= bytes) return text;
+    while (bytes > 0 && (static_cast<unsigned char>(text[bytes]) & 0xC0) == 0x80) --bytes;
+    return text.substr(0, bytes);
+}
+
 bool common(std::string_view norm) { return is_common_word(norm) || is_common_word(singular(norm)); }
 
 std::string upper(std::string text) {
@@ -33,9 +40,7 @@ public:
 
     std::vector<UnsupportedClaim> run() {
         if (answer_.size() > kMaxCheckedAnswerBytes) {
-            std::size_t cut = kMaxCheckedAnswerBytes;
-            while (cut > 0 && (static_cast<unsigned char>(answer_[cut]) & 0xC0) == 0x80) --cut;
-            answer_ = answer_.substr(0, cut);
+            answer_ = utf8_prefix(answer_, kMaxCheckedAnswerBytes);
             report("length", "(answer of more than " + std::to_string(kMaxCheckedAnswerBytes) + " bytes)",
                    "only the first " + std::to_string(kMaxCheckedAnswerBytes) + " bytes of an answer are checked");
         }
@@ -67,7 +72,7 @@ private:
     std::string span(std::size_t first, std::size_t last) const {
         const std::size_t begin = tokens_[first].offset;
         const std::size_t end = tokens_[last].offset + tokens_[last].text.size();
-        std::string text(answer_.substr(begin, std::min(end - begin, kMaxSpanBytes)));
+        std::string text(utf8_prefix(answer_.substr(begin, end - begin), kMaxSpanBytes));
         for (auto& c : text) {
             if (c == '\n' || c == '\r' || c == '\t') c = ' ';
         }
@@ -90,7 +95,7 @@ private:
                 case ClaimValue::Kind::ordinal:
                     if (!(literal(v.norm) || v.value <= static_cast<double>(f_.max_list) ||
                           v.value <= static_cast<double>(f_.max_lines) ||
-                          f_.days_of_month.contains(static_cast<int>(v.value)))) {
+                          (v.value <= 31 && f_.days_of_month.contains(static_cast<int>(v.value))))) {
                         report("number", span(v.first, v.last), "no list in the observations has that many items");
                     }
                     break;
@@ -213,6 +218,11 @@ private:
 
     void check_number(const ClaimValue& v) {
         const std::string text = span(v.first, v.last);
+        // Numbers too large to count anything can only be quoted from the data.
+        if (!(v.value >= 0 && v.value < 1e15)) {
+            if (!literal(v.norm)) report("number", text, "no observation has this number");
+            return;
+        }
         if (v.percent) {
             if (!literal(v.norm) && !(v.integer && f_.percentages.contains(static_cast<std::int64_t>(v.value)))) {
                 report("number", text, "no observation has this percentage, and no share of a listed group gives it");
@@ -433,7 +443,7 @@ private:
         for (std::string_view prefix : {"[ ] ", "[x] ", "[X] "}) {
             if (title.starts_with(prefix)) title.remove_prefix(prefix.size());
         }
-        title = title.substr(0, 300);
+        title = utf8_prefix(title, 300);
         std::size_t cut = title.size();
         for (std::string_view separator : {" \u2014 ", " \u2013 ", " - ", " (", ": ", ":**", " [", ", ", " | ", "; "}) {
             cut = std::min(cut, title.find(separator));

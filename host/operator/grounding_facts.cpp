@@ -125,7 +125,8 @@ std::vector<ClaimValue> read_values(const std::vector<Token>& t) {
             v.minutes = k.minutes;
             v.twelve_hour_unknown = k.twelve_hour_unknown;
         } else if (k.kind == Token::Kind::number) {
-            if (!(day_number(k) || k.ordinal) || !day_month_date(t, i, k.ordinal ? static_cast<int>(k.value) : day_number(k), v)) {
+            const int day = k.ordinal && k.value >= 1 && k.value <= 31 ? static_cast<int>(k.value) : day_number(k);
+            if (day == 0 || !day_month_date(t, i, day, v)) {
                 v.kind = k.ordinal ? ClaimValue::Kind::ordinal : ClaimValue::Kind::number;
                 v.norm = k.norm;
                 v.value = k.value;
