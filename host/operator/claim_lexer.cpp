@@ -712,7 +712,10 @@ bool is_common_word(std::string_view w) {
         "simply", "sadly", "surprisingly", "together", "typically", "usually", "yours", "welcome", "sounds",
         "looking", "seems", "nope", "yep", "wow", "oh", "ah", "hmm", "well", "congratulations", "congrats",
         "great", "awesome", "perfect", "excellent", "unclear", "unknown", "missing", "nobody", "someone",
-        "somebody", "everyone", "everybody", "anyone", "anybody", "something", "otherwise", "done", "whoops"};
+        "somebody", "everyone", "everybody", "anyone", "anybody", "something", "otherwise", "done", "whoops",
+        // The first halves of contractions ("don't" is "don" + "t").
+        "don", "won", "isn", "aren", "wasn", "weren", "doesn", "didn", "couldn", "shouldn", "wouldn", "haven",
+        "hasn", "hadn", "let", "here", "there", "ain"};
     static const std::vector<std::string_view> sorted = [] {
         std::vector<std::string_view> v(std::begin(words), std::end(words));
         std::sort(v.begin(), v.end());

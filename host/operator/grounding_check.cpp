@@ -406,7 +406,9 @@ private:
         }
         std::vector<std::string> norms;
         for (std::size_t k = first; k <= last; ++k) norms.push_back(tokens_[k].norm);
-        if (f_.has_phrase(norms) || (norms.size() > 1 && f_.in_one_record(norms, false))) return;
+        // A multi-word name may be a title-cased paraphrase ("Boat Insurance Renewal"): its words,
+        // stemmed, must then all be in one record — an invented surname still is not.
+        if (f_.has_phrase(norms) || (norms.size() > 1 && f_.in_one_record(norms, true))) return;
         report("name", span(first, last), "no observation mentions this name");
     }
 

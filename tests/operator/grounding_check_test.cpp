@@ -81,6 +81,7 @@ TEST(GroundingCheck, ProperNamesAreLookedUpButSentenceStartsAndCommonWordsAreNot
     const auto facts = GroundingFacts::from_observations(
         {observed("memory_search", R"({"results":[{"id":1,"text":"Lunch with Maya Okafor at Harbor Café."}]})")}, "Who did I meet?");
     EXPECT_THAT(texts("Yesterday you had lunch with Maya Okafor at Harbor Café. Enjoy!", facts), IsEmpty());
+    EXPECT_THAT(texts("Don't forget: Lunch With Maya Okafor at Harbor Café went well.", facts), IsEmpty());
     EXPECT_THAT(texts("You had lunch with Maya Smith and Jonathan.", facts),
                 ::testing::UnorderedElementsAre("Maya Smith", "Jonathan"));
 }

@@ -2,6 +2,9 @@
 // persona, answers — with one invented item (liar) or with a faithful paraphrase (truthful) — in
 // every response style. Everything but the model is real: plugins, pipeline, operator, run store.
 // The liar persona repeats its lie when asked to regenerate, so a caught lie is withheld.
+// Task records carry the time they were created (now), so the invented dates and times over tasks
+// lie before the fixture's dates (24 November 2026) and times are invented over memories: no test
+// run date can make a lie true.
 #include "operator/grounding_fixture.hpp"
 
 #include <boost/json.hpp>
@@ -30,10 +33,10 @@ const std::vector<Case> kLies = {
      "Call the harbour master"},
     {"tasks", "\u2022 Order two more lockboxes\n\u2022 Fix the mooring chain", "Fix the mooring chain"},
     {"tasks", "* Prepare the budget review for the council\n* Paint the boat shed", "Paint the boat shed"},
-    {"tasks", "The insurance renewal is due Saturday at 5:30 pm.", "5:30 pm"},
+    {"memories", "The team meeting started at 5:30 pm.", "5:30 pm"},
     {"tasks", "Marcus from the council wants the budget review by Monday.", "Marcus"},
     {"tasks", "You can renew the insurance at https://harbor-insure.example.com/renew.", "harbor-insure.example.com"},
-    {"tasks", "The boat insurance is due on 2 December.", "2 December"},
+    {"tasks", "The boat insurance is due on 12 November.", "12 November"},
     {"tasks", "Good news: all your tasks are done!", "done"},
     {"tasks", "You're 60% through your task list.", "60%"},
     {"tasks", "The insurance renewal will cost about \u20AC450.", "450"},
@@ -42,9 +45,9 @@ const std::vector<Case> kLies = {
     {"tasks", "Send the budget to council@harbor.example.org before Monday.", "council@harbor.example.org"},
     {"tasks", "The rotation notes are in docs/rotation-plan.md.", "docs/rotation-plan.md"},
     {"tasks", "Your task \"Renew the sailing licence\" is due soon.", "Renew the sailing licence"},
-    {"tasks", "The lockbox order is due 2026-12-09.", "2026-12-09"},
-    {"tasks", "The budget review is due 15/12.", "15/12"},
-    {"tasks", "Priya's devices need booking by Nov 29.", "Nov 29"},
+    {"tasks", "The lockbox order is due 2026-11-09.", "2026-11-09"},
+    {"tasks", "The budget review is due 15/11.", "15/11"},
+    {"tasks", "Priya's devices need booking by Nov 20.", "Nov 20"},
     {"tasks", "The insurance is due Friday 28 November.", "Friday 28 November"},
     {"tasks", "Tom\u00E1s Rivera is waiting for your review.", "Rivera"},
     {"tasks", "You're all caught up \u2014 nothing left to do this week.", "caught up"},
