@@ -715,7 +715,9 @@ bool is_common_word(std::string_view w) {
         "somebody", "everyone", "everybody", "anyone", "anybody", "something", "otherwise", "done", "whoops",
         // The first halves of contractions ("don't" is "don" + "t").
         "don", "won", "isn", "aren", "wasn", "weren", "doesn", "didn", "couldn", "shouldn", "wouldn", "haven",
-        "hasn", "hadn", "let", "here", "there", "ain"};
+        "hasn", "hadn", "let", "here", "there", "ain",
+        // Words of the host's own answer templates (the built-in model's renderings).
+        "contents", "content", "entries", "steps", "step", "failed", "suggestions", "truncated", "returned"};
     static const std::vector<std::string_view> sorted = [] {
         std::vector<std::string_view> v(std::begin(words), std::end(words));
         std::sort(v.begin(), v.end());

@@ -137,6 +137,19 @@ TEST(GroundingPaths, TheLightweightOperatorsAnswersAreChecked) {
     EXPECT_THAT(run->grounding.offending, Contains("Jonathan"));
 }
 
+TEST(GroundingPaths, TheBuiltinModelsRenderingsPassTheCheck) {
+    // No persona in the script: the built-in model writes the answers from its templates.
+    for (const std::string data : {"tasks", "memories", "README.md", "docs/budget.csv", "missing.txt"}) {
+        OperatorHost host({{"orchestrator", read_action(data)}, {"orchestrator", respond("default")}});
+        seed_demo_data(host);
+        auto run = host.op().run(goal_for(data), host.user());
+        ASSERT_TRUE(run.ok());
+        EXPECT_TRUE(run->grounding.checked) << data;
+        EXPECT_EQ(run->grounding.outcome, "passed") << data << ": " << run->to_json().at("grounding") << "\n" << run->answer;
+        EXPECT_THAT(run->answer, HasSubstr("(answered by the built-in model, no LLM)")) << data;
+    }
+}
+
 TEST(GroundingPaths, MetricsCountChecksAndFailuresByWhatTheUserGot) {
     OperatorHost host({{"orchestrator", act("task_list", "{}")},
                        {"orchestrator", respond("default")},
