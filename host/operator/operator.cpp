@@ -1,5 +1,6 @@
 #include "operator/operator.hpp"
 
+#include "operator/claim_lexer.hpp"
 #include "operator/grounding_check.hpp"
 #include "operator/observation_format.hpp"
 #include "operator/operator_session.hpp"
@@ -13,7 +14,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <regex>
+#include <ctime>
 
 namespace skillhost::op {
 
@@ -27,12 +28,75 @@ std::int64_t micros_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Goals that ask to see data rather than to reason about it; one read-only call answers them.
+// Goals that ask to see data rather than to reason about it; one read-only call answers them:
+// "list/show/read ...", "what tasks do I have", "what's on my list".
 bool is_retrieval_goal(std::string_view goal) {
-    static const std::regex pattern(
-        R"(\b(list|show|display|print|read|open|view|cat)\b|^\s*what\b.*\b(tasks|files|todos?)\b.*\b(have|are|open|pending)\b|\bwhat('s| is) (on|in) my\b)",
-        std::regex::icase);
-    return std::regex_search(goal.begin(), goal.end(), pattern);
+    std::vector<std::string> words;
+    for (const auto& t : lex(goal.substr(0, 2000), 400)) {
+        if (t.kind == Token::Kind::word) words.push_back(t.norm);
+    }
+    const auto is = [](const std::string& w, std::initializer_list<std::string_view> set) {
+        return std::find(set.begin(), set.end(), w) != set.end();
+    };
+    for (const auto& w : words) {
+        if (is(w, {"list", "show", "display", "print", "read", "open", "view", "cat"})) return true;
+    }
+    for (std::size_t i = 0; i + 3 < words.size(); ++i) {
+        if (words[i] == "what" && is(words[i + 1], {"s", "is"}) && is(words[i + 2], {"on", "in"}) && words[i + 3] == "my") {
+            return true;
+        }
+    }
+    if (words.empty() || words.front() != "what") return false;
+    const auto noun = std::find_if(words.begin(), words.end(),
+                                   [&](const std::string& w) { return is(w, {"tasks", "files", "todo", "todos"}); });
+    return noun != words.end() &&
+           std::any_of(noun + 1, words.end(), [&](const std::string& w) { return is(w, {"have", "are", "open", "pending"}); });
+}
+
+// The local date, so "due in 5 days" can be compared with the observed dates.
+std::tuple<int, int, int> local_today() {
+    const std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    localtime_r(&now, &tm);
+    return {tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday};
+}
+
+std::string without_builtin_marker(std::string answer) {
+    if (auto pos = answer.find("(answered by the built-in model"); pos != std::string::npos) answer.erase(pos);
+    return answer;
+}
+
+std::string join(const std::vector<std::string>& items) {
+    std::string out;
+    for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+    return out;
+}
+
+json::array claim_texts_json(const std::vector<std::string>& items) {
+    json::array out;
+    for (const auto& item : items) out.emplace_back(item);
+    return out;
+}
+
+std::vector<std::string> claim_texts(const std::vector<UnsupportedClaim>& claims) {
+    std::vector<std::string> out;
+    for (const auto& c : claims) out.push_back(c.text);
+    return out;
+}
+
+json::array claims_json(const std::vector<UnsupportedClaim>& claims) {
+    json::array out;
+    for (const auto& c : claims) out.push_back(json::object{{"kind", c.kind}, {"text", c.text}, {"reason", c.reason}});
+    return out;
+}
+
+// What the persona is told when its answer had unsupported items: each one and why.
+std::string correction_for(const std::vector<UnsupportedClaim>& claims) {
+    std::string text =
+        "Your previous answer said things the observations do not support. Write the answer again from the "
+        "observations only; leave these out or correct them:\n";
+    for (const auto& c : claims) text += "- " + c.text + " (" + c.kind + "): " + c.reason + "\n";
+    return text;
 }
 
 json::object observation_for_answer(const store::ScratchpadEntry& entry) {
@@ -471,6 +535,79 @@ void Operator::finish_stuck(Session& session, std::string reason) {
     session.finished = true;
 }
 
+std::optional<std::string> Operator::write_answer(Session& session, const json::object& args) {
+    auto& run = session.run;
+    exec::CallRequest request;
+    request.skill_id = std::string(kResponseSkill);
+    request.args = args;
+    request.user = session.user;
+    request.requested_by = policy::Requester::run(run.id);
+    const auto outcome = session.catalog->find(kResponseSkill) ? parts_.pipeline->call(*session.catalog, request)
+                                                               : exec::CallOutcome{};
+    const auto* answer = outcome.result.ok && outcome.result.output.is_object()
+                             ? outcome.result.output.as_object().if_contains("answer")
+                             : nullptr;
+    if (answer && answer->is_string()) {
+        session.add_tokens("persona", llm::estimate_tokens(json::serialize(args)), llm::estimate_tokens(answer->as_string()));
+        return std::string(answer->as_string());
+    }
+    const std::string why = session.catalog->find(kResponseSkill)
+                                ? outcome.result.error.code + ": " + outcome.result.error.message
+                                : std::string("the conversational_response skill is not loaded");
+    session.emit(RunEventType::warning, "answering with the structured observations: " + why);
+    return std::nullopt;
+}
+
+void Operator::ground_answer(Session& session, json::object args, const std::vector<store::ScratchpadEntry>& observed) {
+    auto& run = session.run;
+    auto& grounding = run.grounding;
+    const GroundingFacts facts = GroundingFacts::from_observations(observed, run.goal, local_today());
+    const auto first = unsupported_claims(without_builtin_marker(run.answer), facts);
+    grounding.checked = true;
+    grounding.offending = claim_texts(first);
+    grounding_counts_.checks += 1;
+    if (first.empty()) {
+        grounding.passed = true;
+        grounding.outcome = "passed";
+    } else {
+        grounding_counts_.failures += 1;
+        session.emit(RunEventType::warning,
+                     "the answer had data not in any observation (" + join(grounding.offending) +
+                         "); asking the model once more, told exactly what is unsupported",
+                     json::object{{"grounding", "failed"}, {"items", claims_json(first)}});
+        std::string instructions = args.contains("instructions") ? std::string(args["instructions"].as_string()) + "\n" : "";
+        args["instructions"] = instructions + correction_for(first);
+        std::vector<UnsupportedClaim> second;
+        auto retry = write_answer(session, args);
+        if (retry) second = unsupported_claims(without_builtin_marker(*retry), facts);
+        grounding.regenerated_offending = claim_texts(second);
+        if (retry && second.empty()) {
+            grounding.passed = true;
+            grounding.outcome = "passed_after_regeneration";
+            grounding_counts_.regenerated += 1;
+            run.answer = std::move(*retry);
+        } else {
+            grounding.passed = false;
+            grounding.outcome = "withheld";
+            grounding_counts_.withheld += 1;
+            session.emit(RunEventType::warning,
+                         "the regenerated answer could not be verified either; showing the observations instead",
+                         json::object{{"grounding", "withheld"}, {"items", claims_json(second)}});
+            run.answer = "The model's answer could not be verified against the data, so here is what the tools returned.\n\n" +
+                         structured_rendering(observed);
+        }
+    }
+    if (auto* audit = parts_.pipeline->parts().audit) {
+        json::object record{{"user", run.user_id},      {"run_id", run.id},
+                            {"style", run.response_style}, {"outcome", grounding.outcome},
+                            {"items", claims_json(first)}};
+        if (!first.empty()) record["regenerated_items"] = claim_texts_json(grounding.regenerated_offending);
+        if (auto written = audit->append("grounding", std::move(record)); !written) {
+            spdlog::warn("audit: {}", written.error().message);
+        }
+    }
+}
+
 void Operator::finish_with_answer(Session& session, std::string style, std::string instructions) {
     auto& run = session.run;
     const auto steps = session.attempt_steps();
@@ -502,42 +639,13 @@ void Operator::finish_with_answer(Session& session, std::string style, std::stri
             for (const auto& h : run.history) history.emplace_back(h);
             args["history"] = std::move(history);
         }
-        exec::CallRequest request;
-        request.skill_id = std::string(kResponseSkill);
-        request.args = args;
-        request.user = session.user;
-        request.requested_by = policy::Requester::run(run.id);
-        const auto outcome = session.catalog->find(kResponseSkill) ? parts_.pipeline->call(*session.catalog, request)
-                                                                   : exec::CallOutcome{};
-        const auto* answer = outcome.result.ok && outcome.result.output.is_object()
-                                 ? outcome.result.output.as_object().if_contains("answer")
-                                 : nullptr;
-        if (answer && answer->is_string()) {
-            run.answer = std::string(answer->as_string());
-            session.add_tokens("persona", llm::estimate_tokens(json::serialize(args)), llm::estimate_tokens(run.answer));
+        auto answer = write_answer(session, args);
+        if (answer) {
+            run.answer = std::move(*answer);
+            // Only small talk with no observations is exempt; the style does not matter.
+            if (parts_.config.grounding && !observed_steps.empty()) ground_answer(session, args, observed_steps);
         } else {
-            const std::string why = session.catalog->find(kResponseSkill)
-                                        ? outcome.result.error.code + ": " + outcome.result.error.message
-                                        : std::string("the conversational_response skill is not loaded");
-            session.emit(RunEventType::warning, "answering with the structured observations: " + why);
             run.answer = structured_rendering(observed_steps);
-        }
-        if (style == "strict" && parts_.config.grounding) {
-            run.grounding.checked = true;
-            std::string checked_answer = run.answer;
-            if (auto pos = checked_answer.find("(answered by the built-in model"); pos != std::string::npos) {
-                checked_answer.erase(pos);
-            }
-            run.grounding.offending = ungrounded_items(checked_answer, observation_haystack(observed_steps));
-            run.grounding.passed = run.grounding.offending.empty();
-            if (!run.grounding.passed) {
-                std::string items;
-                for (const auto& item : run.grounding.offending) items += (items.empty() ? "" : ", ") + item;
-                session.emit(RunEventType::warning, "the answer had data not in any observation (" + items +
-                                                        "); showing the observations instead",
-                             json::object{{"grounding", "failed"}});
-                run.answer = structured_rendering(observed_steps);
-            }
         }
     }
 
@@ -577,7 +685,7 @@ void Operator::finish_with_answer(Session& session, std::string style, std::stri
     run.finished_ms = store::unix_ms_now();
     session.finished = true;
     json::object data{{"answer", run.answer}, {"verbatim", run.verbatim}, {"style", run.response_style}};
-    if (run.grounding.checked) data["grounding"] = run.grounding.passed ? "passed" : "failed";
+    if (run.grounding.checked) data["grounding"] = run.grounding.outcome;
     session.emit(RunEventType::completion, run.answer, std::move(data));
 }
 

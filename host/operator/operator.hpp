@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -73,6 +74,18 @@ public:
 
     const OperatorConfig& config() const { return parts_.config; }
 
+    // Grounding checks since this operator was made, for /metrics.
+    struct GroundingCounts {
+        std::uint64_t checks = 0;       // model answers checked against their observations
+        std::uint64_t failures = 0;     // first answers with unsupported items
+        std::uint64_t regenerated = 0;  // ... whose one regeneration passed
+        std::uint64_t withheld = 0;     // ... where the user got the observations instead
+    };
+    GroundingCounts grounding_counts() const {
+        return {grounding_counts_.checks.load(), grounding_counts_.failures.load(), grounding_counts_.regenerated.load(),
+                grounding_counts_.withheld.load()};
+    }
+
     // The planner's view of the catalog for this user (text and builtin-backend context), cached per
     // catalog version and mode. Public for the CLI's --debug and the benchmarks.
     struct PlannerCatalog {
@@ -93,6 +106,10 @@ private:
     bool plan_step(Session& session, struct PlannerOutput& out);
     bool execute_action(Session& session, std::string thought, store::Action action);
     void finish_with_answer(Session& session, std::string style, std::string instructions = {});
+    // The conversational_response skill's answer; nullopt (and a warning) when it gave none.
+    std::optional<std::string> write_answer(Session& session, const boost::json::object& args);
+    // Checks run.answer against the observations; regenerates once, then withholds it.
+    void ground_answer(Session& session, boost::json::object args, const std::vector<store::ScratchpadEntry>& observed);
     void finish_stuck(Session& session, std::string reason);
     void finish_failed(Session& session, Error error);
     bool pause_for_approval(Session& session, std::string approval_id, const store::Action& action, Error error);
@@ -103,6 +120,9 @@ private:
     OperatorParts parts_;
     std::mutex catalog_cache_mutex_;
     std::map<std::string, std::shared_ptr<const PlannerCatalog>> catalog_cache_;
+    struct {
+        std::atomic<std::uint64_t> checks{0}, failures{0}, regenerated{0}, withheld{0};
+    } grounding_counts_;
 };
 
 }  // namespace skillhost::op

@@ -211,6 +211,11 @@ MetricGauges Daemon::gauges() const {
     g.streams_open = server_->open_streams();
     if (auto counts = operators_.runs->count_by_status()) g.runs_by_status = std::move(counts.value());
     g.runs_active = runs_->working_count();
+    const auto grounding = operators_.op->grounding_counts();
+    g.grounding_checks = grounding.checks;
+    g.grounding_failures = grounding.failures;
+    g.grounding_regenerated = grounding.regenerated;
+    g.grounding_withheld = grounding.withheld;
     return g;
 }
 

@@ -150,6 +150,13 @@ std::string Metrics::render(const MetricGauges& g) const {
     gauge(out, "skillhost_runs_active", "Operator runs working in this process.", g.runs_active);
     header(out, "skillhost_runs", "gauge", "Operator runs in the run store, by status.");
     for (const auto& [status, n] : g.runs_by_status) sample(out, "skillhost_runs", metric_label("status", status), std::to_string(n));
+    header(out, "skillhost_grounding_checks_total", "counter", "Model answers checked against the observations they came from.");
+    sample(out, "skillhost_grounding_checks_total", "", std::to_string(g.grounding_checks));
+    header(out, "skillhost_grounding_failures_total", "counter",
+           "Checked answers with items the observations do not support, by what the user got.");
+    sample(out, "skillhost_grounding_failures_total", metric_label("outcome", "passed_after_regeneration"),
+           std::to_string(g.grounding_regenerated));
+    sample(out, "skillhost_grounding_failures_total", metric_label("outcome", "withheld"), std::to_string(g.grounding_withheld));
     return out;
 }
 

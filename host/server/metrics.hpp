@@ -26,6 +26,11 @@ struct MetricGauges {
     std::uint64_t streams_open = 0;
     std::map<std::string, std::uint64_t> runs_by_status;  // from the run store
     std::uint64_t runs_active = 0;                        // working in this process now
+    // The operator's grounding checks since it started (monotonic counters kept by the operator).
+    std::uint64_t grounding_checks = 0;       // model answers checked against their observations
+    std::uint64_t grounding_failures = 0;     // first answers with unsupported items
+    std::uint64_t grounding_regenerated = 0;  // ... whose regeneration passed
+    std::uint64_t grounding_withheld = 0;     // ... replaced by the observations
 };
 
 class Metrics {

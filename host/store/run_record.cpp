@@ -147,6 +147,8 @@ json::object Run::to_json() const {
     out["verbatim"] = verbatim;
     json::object g{{"checked", grounding.checked}, {"passed", grounding.passed}};
     g["offending"] = to_array(grounding.offending);
+    if (!grounding.regenerated_offending.empty()) g["regenerated_offending"] = to_array(grounding.regenerated_offending);
+    if (!grounding.outcome.empty()) g["outcome"] = grounding.outcome;
     g["result"] = !grounding.checked ? "not_checked" : grounding.passed ? "passed" : "failed";
     out["grounding"] = std::move(g);
     if (error) out["error"] = error_json(*error);
@@ -202,6 +204,8 @@ Result<Run> Run::from_json(const json::value& value) {
         const auto* passed = g->as_object().if_contains("passed");
         run.grounding.passed = !passed || !passed->is_bool() || passed->as_bool();
         run.grounding.offending = strings(g->as_object(), "offending");
+        run.grounding.regenerated_offending = strings(g->as_object(), "regenerated_offending");
+        run.grounding.outcome = str(g->as_object(), "outcome");
     }
     if (const auto* e = o.if_contains("error"); e && e->is_object()) run.error = error_from(e->as_object());
     run.approval_id = str(o, "approval_id");

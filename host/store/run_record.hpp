@@ -64,8 +64,10 @@ struct TokenUsage {
 
 struct GroundingResult {
     bool checked = false;
-    bool passed = true;
-    std::vector<std::string> offending;  // items in the answer not found in any observation
+    bool passed = true;                  // the answer the user got is the model's, and it was supported
+    std::vector<std::string> offending;  // items of the first answer not found in any observation
+    std::vector<std::string> regenerated_offending;  // the same for the one regenerated answer
+    std::string outcome;  // passed | passed_after_regeneration | withheld (empty: not checked)
 };
 
 struct Run {

@@ -30,6 +30,7 @@ OperatorHost::OperatorHost(std::vector<Reply> script, op::OperatorConfig config,
                 models.roles[reply.role] = "scripted";
             }
             entry.response = reply.text;
+            if (!reply.match.empty()) entry.match = reply.match;
             entries.push_back(std::move(entry));
         }
         auto backend = llm::ScriptedBackend::create(std::move(entries));
@@ -65,7 +66,12 @@ OperatorHost::OperatorHost(std::vector<Reply> script, op::OperatorConfig config,
     EXPECT_TRUE(queue.ok());
     approvals_ = std::move(queue.value());
 
+    auto audit = policy::AuditLog::open(audit_dir());
+    EXPECT_TRUE(audit.ok());
+    if (audit) audit_ = std::move(audit.value());
+
     exec::PipelineParts pipeline_parts;
+    pipeline_parts.audit = audit_.get();
     pipeline_parts.policy = policy_.get();
     pipeline_parts.approvals = approvals_.get();
     pipeline_parts.executor = &executor_;

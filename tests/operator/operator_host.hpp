@@ -10,6 +10,7 @@
 #include "llm/scripted_backend.hpp"
 #include "operator/operator.hpp"
 #include "policy/approval_queue.hpp"
+#include "policy/audit_log.hpp"
 #include "policy/policy_engine.hpp"
 #include "store/guidance_store.hpp"
 #include "store/run_store.hpp"
@@ -21,10 +22,12 @@
 
 namespace skillhost::testing {
 
-// One scripted reply: for `role` (any when empty), the text the model answers.
+// One scripted reply: for `role` (any when empty), the text the model answers; with `match`, only
+// for a request whose last message matches it (a regex).
 struct Reply {
     std::string role;
     std::string text;
+    std::string match = {};
 };
 
 class OperatorHost {
@@ -50,6 +53,8 @@ public:
     std::vector<llm::ChatRequest> requests_for(const std::string& role) const;
     const std::filesystem::path& workspace() const { return workspace_; }
     const std::filesystem::path& home() const { return home_.path(); }
+    // The audit log every call (and every grounding check) is written to: <home>/audit.
+    std::filesystem::path audit_dir() const { return home_.path() / "audit"; }
 
     policy::CognitiveMode mode = policy::CognitiveMode::agent;
     manifest::TrustLevel trust = manifest::TrustLevel::supervised_auto;
@@ -64,6 +69,7 @@ private:
     std::shared_ptr<catalog::CatalogSnapshot> catalog_;
     std::unique_ptr<policy::PolicyEngine> policy_;
     std::unique_ptr<policy::ApprovalQueue> approvals_;
+    std::unique_ptr<policy::AuditLog> audit_;
     exec::Executor executor_;
     std::unique_ptr<exec::CallPipeline> pipeline_;
     std::unique_ptr<store::RunStore> runs_;

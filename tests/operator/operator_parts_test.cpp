@@ -66,27 +66,42 @@ TEST(ActionKey, IgnoresKeyOrderAndALeadingDotSlash) {
     EXPECT_NE(action_key(a), action_key(c));
 }
 
-TEST(Grounding, FindsInventedNumbersDatesQuotesAndTitles) {
-    const std::string haystack = "tasks\nwater the plants\nopen\n1\n2026-11-30\n";
-    const auto offending = ungrounded_items(
-        "You have 2 tasks:\n- Water the plants (open)\n- Buy milk — due 2026-12-01\nNote: \"urgent\"", haystack);
-    EXPECT_THAT(offending, ::testing::UnorderedElementsAre("Buy milk", "2026-12-01", "urgent", "2"));
-}
-
-TEST(Grounding, AcceptsAnswersMadeOfObservedData) {
-    const std::string haystack = "tasks\nwater the plants\nopen\n1\n2026-11-30\n";
-    EXPECT_THAT(ungrounded_items("1. Water the plants (open), due 2026-11-30\nThat is 1 task.", haystack), IsEmpty());
-}
-
-TEST(Grounding, HaystackHoldsEveryStringAndNumberOfTheRawPayloads) {
+store::ScratchpadEntry task_observation(const std::string& raw) {
     store::ScratchpadEntry entry;
     entry.action = store::Action{"task_list", {}};
     store::Observation obs;
     obs.success = true;
-    obs.raw = json::parse(R"({"tasks":[{"title":"Call \"Bob\"","id":7}],"count":1})");
+    obs.raw = json::parse(raw);
     entry.observation = obs;
-    const auto haystack = observation_haystack({entry});
-    EXPECT_THAT(ungrounded_items("- Call \"Bob\" (id 7), 1 task", haystack), IsEmpty());
+    return entry;
+}
+
+std::vector<std::string> unsupported_texts(std::string_view answer, const GroundingFacts& facts) {
+    std::vector<std::string> out;
+    for (const auto& claim : unsupported_claims(answer, facts)) out.push_back(claim.text);
+    return out;
+}
+
+TEST(Grounding, FindsInventedNumbersDatesQuotesAndTitles) {
+    const auto facts = GroundingFacts::from_observations(
+        {task_observation(R"({"tasks":[{"id":1,"title":"Water the plants","status":"open","due":"2026-11-30"}],"count":1})")},
+        "goal");
+    const auto offending = unsupported_texts(
+        "You have 2 tasks:\n- Water the plants (open)\n- Buy milk — due 2026-12-01\nNote: \"urgent\"", facts);
+    EXPECT_THAT(offending, ::testing::UnorderedElementsAre("Buy milk", "2026-12-01", "\"urgent\"", "2"));
+}
+
+TEST(Grounding, AcceptsAnswersMadeOfObservedData) {
+    const auto facts = GroundingFacts::from_observations(
+        {task_observation(R"({"tasks":[{"id":1,"title":"Water the plants","status":"open","due":"2026-11-30"}],"count":1})")},
+        "goal");
+    EXPECT_THAT(unsupported_texts("1. Water the plants (open), due 2026-11-30\nThat is 1 task.", facts), IsEmpty());
+}
+
+TEST(Grounding, FactsHoldEveryStringAndNumberOfTheRawPayloads) {
+    const auto facts =
+        GroundingFacts::from_observations({task_observation(R"({"tasks":[{"title":"Call \"Bob\"","id":7}],"count":1})")}, "");
+    EXPECT_THAT(unsupported_texts("- Call \"Bob\" (id 7), 1 task", facts), IsEmpty());
 }
 
 TEST(ObservationFormat, StructuredRendersListsAsBulletsWithTheirFields) {
