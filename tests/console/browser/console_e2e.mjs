@@ -1,0 +1,191 @@
+// The web console end to end, in headless Chromium driven by puppeteer-core, against a real
+// `skillhost serve` (started by console_browser_test.cpp, whose policy asks before task_create).
+// Each step waits for what the page shows, never for a fixed time. A screenshot per page goes to
+// the artifacts directory. Prints "all console checks passed" at the end; exits 1 on a failure.
+// Usage: node console_e2e.mjs '{"url", "token", "plugins_dir", "fixture_dir", "shots"}'
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import puppeteer from "puppeteer-core";
+
+const cfg = JSON.parse(process.argv[2]);
+const WAIT = { timeout: 30000 };
+fs.mkdirSync(cfg.shots, { recursive: true });
+const profile = fs.mkdtempSync(path.join(os.tmpdir(), "skillhost-chromium-"));
+
+let step = "start";
+const problems = [];  // console errors and CSP refusals seen on the page
+
+function check(ok, what) {
+  if (!ok) throw new Error("check failed: " + what);
+  console.log("ok - " + what);
+}
+
+async function text(page, selector) {
+  return page.$eval(selector, (e) => e.textContent);
+}
+
+async function waitText(page, selector, needle) {
+  await page.waitForFunction(
+    (sel, want) => [...document.querySelectorAll(sel)].some((e) => e.textContent.includes(want)),
+    WAIT, selector, needle);
+}
+
+async function shot(page, name) {
+  await page.screenshot({ path: path.join(cfg.shots, name + ".png"), fullPage: true });
+}
+
+async function go(page, view) {
+  step = "open " + view;
+  await page.click(`.tabs a[data-view="${view}"]`);
+  await page.waitForSelector(`#view-${view}:not([hidden])`, WAIT);
+}
+
+// Starts a run from the Ask form; resolves when its approval card is shown.
+async function askForApproval(page, goal) {
+  await go(page, "ask");
+  await page.$eval("#goal", (e) => { e.value = ""; });
+  await page.type("#goal", goal);
+  await page.click("#ask-submit");
+  await page.waitForSelector(".approval-card .approve", WAIT);
+}
+
+const browser = await puppeteer.launch({
+  executablePath: process.env.SKILLHOST_CHROMIUM || "/usr/bin/chromium",
+  headless: true,
+  userDataDir: profile,
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-dev-shm-usage"],
+});
+
+let page = null;
+try {
+  page = await browser.newPage();
+  await page.setViewport({ width: 1100, height: 800 });
+  page.on("console", (m) => { if (m.type() === "error") problems.push(m.text()); });
+  page.on("pageerror", (e) => problems.push(String(e)));
+
+  step = "sign in with a wrong token";
+  const response = await page.goto(cfg.url, { waitUntil: "load" });
+  check(response.status() === 200, "GET / answers 200");
+  check((response.headers()["content-security-policy"] || "").includes("default-src 'self'"), "the page has a strict CSP");
+  await page.type("#token", "not-a-token");
+  await page.keyboard.press("Enter");
+  await waitText(page, "#signin-error", "AUTH_INVALID");
+  check((await text(page, "#signin-error")).includes("does not belong to any user"), "a wrong token is refused in the API's words");
+  await shot(page, "signin");
+
+  step = "sign in";
+  await page.$eval("#token", (e) => { e.value = ""; });
+  await page.type("#token", cfg.token);
+  await page.click("#signin-form button");
+  await waitText(page, "#who", "owner");
+  check(await page.$eval("#app", (e) => !e.hidden), "signed in, the console shows");
+  check(await page.evaluate(() => document.cookie === ""), "no cookies are set");
+  check(await page.evaluate(() => sessionStorage.getItem("skillhost.token") !== null), "the token is in session storage");
+  await page.evaluate(() => { window.__samePage = true; });  // proves later steps needed no reload
+
+  step = "ask, approve inline";
+  await askForApproval(page, "Create a task to call the dentist");
+  check(await page.$(".ev-thought") !== null, "thoughts streamed in");
+  await waitText(page, ".ev-action", "task_create");
+  await waitText(page, ".approval-card .preview", "call the dentist");
+  await waitText(page, ".approval-card .rule", "policy.yaml");
+  await shot(page, "ask-approval");
+  await page.click(".approval-card .approve");
+  await waitText(page, ".ev-observation", "task_create");
+  await waitText(page, ".ev-end", "completed");
+  check((await text(page, ".ev-completion")).includes("call the dentist"), "the answer arrives after the approval");
+  await shot(page, "ask");
+
+  step = "reject from the approvals inbox";
+  await askForApproval(page, "Create a task to water the plants");
+  await go(page, "approvals");
+  await page.waitForSelector("#approvals-pending li[data-approval]", WAIT);
+  await waitText(page, "#approvals-pending .preview", "water the plants");
+  await shot(page, "approvals");
+  await page.type("#approvals-pending li[data-approval] input.reason", "not today");
+  await page.click("#approvals-pending li[data-approval] button.danger");
+  await waitText(page, "#approvals-history li", "not today");
+  await waitText(page, "#approvals-history li", "rejected");
+  await go(page, "ask");
+  await waitText(page, ".ev-end", "completed");
+  await waitText(page, "#transcript li:not(.ev-approval_required)", "not today");
+  check(true, "the rejected run went on with the reason");
+
+  step = "runs";
+  await go(page, "runs");
+  await waitText(page, "#runs-list button", "water the plants");
+  const runButtons = await page.$$("#runs-list button");
+  check(runButtons.length >= 2, "both runs are listed");
+  await page.evaluate(() => [...document.querySelectorAll("#runs-list button")].find((b) => b.textContent.includes("dentist")).click());
+  await page.waitForSelector("#run-detail .steps li", WAIT);
+  await waitText(page, "#run-detail", "task_create");
+  await shot(page, "runs");
+
+  step = "skills update on hot reload";
+  await go(page, "skills");
+  await page.waitForSelector('[data-plugin="echo"]', WAIT);
+  check(await page.$('[data-plugin="plain_c"]') === null, "plain_c is not installed yet");
+  const staging = path.join(path.dirname(cfg.plugins_dir), "console-staging");
+  fs.mkdirSync(staging, { recursive: true });
+  const files = fs.readdirSync(cfg.fixture_dir).filter((f) => fs.statSync(path.join(cfg.fixture_dir, f)).isFile());
+  for (const f of files) fs.copyFileSync(path.join(cfg.fixture_dir, f), path.join(staging, f));
+  for (const f of files.filter((f) => !f.endsWith(".yaml"))) fs.renameSync(path.join(staging, f), path.join(cfg.plugins_dir, f));
+  for (const f of files.filter((f) => f.endsWith(".yaml"))) fs.renameSync(path.join(staging, f), path.join(cfg.plugins_dir, f));
+  await page.waitForSelector('[data-plugin="plain_c"] [data-skill="upper"]', WAIT);
+  await waitText(page, "#status", "catalog changed");
+  check(await page.evaluate(() => window.__samePage === true), "the new plugin appeared without reloading the page");
+  check((await text(page, '[data-skill="upper"]')).includes("inputs:"), "a skill shows its inputs");
+  await shot(page, "skills");
+
+  step = "audit live tail";
+  await go(page, "audit");
+  await page.select("#audit-kind", "skill_call");
+  await page.click("#audit-filter button");
+  await page.waitForSelector('#audit-table[data-live="true"]', WAIT);  // the tail is open
+  // A call made by another client shows up in the open tail.
+  const call = await fetch(new URL("/v1/skills/upper/call", cfg.url), {
+    method: "POST", headers: { Authorization: "Bearer " + cfg.token, "Content-Type": "application/json" },
+    body: JSON.stringify({ args: { text: "live tail" } }),
+  });
+  check(call.status === 200, "a skill call through the API works (" + call.status + ")");
+  await waitText(page, "#audit-rows td", "upper");
+  const kinds = await page.$$eval("#audit-rows tr td:nth-child(2)", (tds) => tds.map((t) => t.textContent));
+  check(kinds.length > 0 && kinds.every((k) => k === "skill_call"), "the kind filter holds: " + kinds.join(","));
+  await shot(page, "audit");
+
+  step = "health";
+  await go(page, "health");
+  await waitText(page, "#health-ready", "Ready: yes");
+  await page.waitForSelector('#health-metrics dd[data-metric="skillhost_skills_loaded"]', WAIT);
+  await shot(page, "health");
+
+  step = "accessibility and narrow screens";
+  const unlabeled = await page.evaluate(() => [...document.querySelectorAll("input, select, textarea")]
+    .filter((e) => !e.labels || e.labels.length === 0).map((e) => e.id || e.outerHTML));
+  check(unlabeled.length === 0, "every form field has a label: " + unlabeled.join(" "));
+  await page.setViewport({ width: 390, height: 844 });
+  await go(page, "approvals");
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  check(overflow <= 1, "nothing overflows a 390 px wide screen (" + overflow + " px)");
+  await shot(page, "narrow-approvals");
+
+  step = "sign out";
+  await page.click("#sign-out");
+  await page.waitForSelector("#signin:not([hidden])", WAIT);
+  check(await page.evaluate(() => sessionStorage.getItem("skillhost.token") === null), "signing out forgets the token");
+
+  const refused = problems.filter((p) => /Content Security Policy|Refused to/i.test(p));
+  check(refused.length === 0, "no CSP refusals: " + refused.join(" | "));
+  console.log("all console checks passed");
+} catch (e) {
+  console.error(`FAILED at step "${step}": ${e.message}`);
+  if (problems.length) console.error("page console errors:\n  " + problems.join("\n  "));
+  process.exitCode = 1;
+  if (page) await shot(page, "failure").catch(() => {});
+} finally {
+  await browser.close();
+  fs.rmSync(profile, { recursive: true, force: true });
+}
