@@ -30,7 +30,7 @@ TEST(ConsoleBrowser, SignInAskApproveRejectRunsSkillsAuditAndHealthInChromium) {
     const json::object config{{"url", "http://127.0.0.1:" + std::to_string(d.port()) + "/"},
                               {"token", DaemonProcess::token("owner")},
                               {"plugins_dir", d.plugins_dir().string()},
-                              {"fixture_dir", std::string(SKILLHOST_TEST_FIXTURES_BINARY_DIR) + "/plain_c"},
+                              {"fixtures_dir", SKILLHOST_TEST_FIXTURES_BINARY_DIR},
                               {"shots", SKILLHOST_CONSOLE_SCREENSHOTS}};
     auto r = run_process({"/bin/sh", SKILLHOST_CONSOLE_BROWSER_RUNNER, SKILLHOST_CONSOLE_BROWSER_CACHE,
                           SKILLHOST_CONSOLE_BROWSER_SCRIPT, json::serialize(config)},

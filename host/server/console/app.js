@@ -195,6 +195,7 @@ function route() {
     else a.removeAttribute('aria-current');
   }
   const changed = current !== next;
+  if (changed) say('');  // a message belongs to the page it was said on
   current = next;
   if (changed) $(next + '-title').focus();
   views[next].show();
@@ -538,16 +539,17 @@ function schemaSummary(schema) {
 }
 
 function skillItem(summary, full) {
-  const tags = el('ul', { class: 'tags', 'aria-label': 'properties' },
-    el('li', { class: 'risk-' + summary.risk, text: 'risk ' + summary.risk }),
-    el('li', { text: 'min trust ' + summary.min_trust }),
-    summary.read_only ? el('li', { text: 'read only' }) : null,
-    summary.requires_approval ? el('li', { text: 'requires approval' }) : null,
-    full && full.annotations && full.annotations.destructive ? el('li', { text: 'destructive' }) : null,
-    full && full.annotations && full.annotations.open_world ? el('li', { text: 'open world' }) : null,
+  const tags = el('span', { class: 'tags' },
+    el('span', { class: 'risk-' + summary.risk, text: 'risk ' + summary.risk }),
+    el('span', { text: 'min trust ' + summary.min_trust }),
+    summary.read_only ? el('span', { text: 'read only' }) : null,
+    summary.requires_approval ? el('span', { text: 'requires approval' }) : null,
+    full && full.annotations && full.annotations.destructive ? el('span', { text: 'destructive' }) : null,
+    full && full.annotations && full.annotations.open_world ? el('span', { text: 'open world' }) : null,
     // Permissions and isolation, once the API reports them.
-    summary.isolation || (full && full.isolation) ? el('li', { text: 'isolation ' + (summary.isolation || full.isolation) }) : null);
-  const item = el('div', { class: 'skill', 'data-skill': summary.id }, el('h4', {}, el('code', { text: summary.id }), ' — ' + (summary.title || '')), tags);
+    summary.isolation || (full && full.isolation) ? el('span', { text: 'isolation ' + (summary.isolation || full.isolation) }) : null);
+  const item = el('details', { class: 'skill', 'data-skill': summary.id },
+    el('summary', {}, el('code', { text: summary.id }), ' — ' + (summary.title || ''), tags));
   if (full) {
     if (full.description) item.append(el('p', { text: full.description }));
     item.append(el('p', { class: 'mono' }, 'inputs: ' + schemaSummary(full.inputs)), el('p', { class: 'mono' }, 'outputs: ' + schemaSummary(full.outputs)));
@@ -575,12 +577,15 @@ async function refreshSkills(force) {
     }
     $('skills-meta').textContent = 'Catalog version ' + list.catalog_version + ': ' + list.skills.length + ' skills from ' + plugins.size +
       ' plugins. It updates by itself when plugins are installed or removed.';
+    const open = new Set([...document.querySelectorAll('#skills-plugins details[open]')].map((d) => d.dataset.skill));
     const box = clear($('skills-plugins'));
     for (const [key, entries] of [...plugins.entries()].sort()) {
       const name = key.split(' ')[0];
       box.append(el('section', { class: 'plugin', 'data-plugin': name, 'aria-label': 'plugin ' + name },
-        el('h3', {}, name, el('span', { class: 'meta', text: ' ' + key.split(' ')[1] })), entries.map((s) => skillItem(s, byId.get(s.id)))));
+        el('h3', {}, name, el('span', { class: 'meta', text: ' ' + key.split(' ')[1] + ' · ' + entries.length + (entries.length === 1 ? ' skill' : ' skills') })),
+        entries.map((s) => skillItem(s, byId.get(s.id)))));
     }
+    for (const d of box.querySelectorAll('details')) if (open.has(d.dataset.skill)) d.open = true;
     const failures = clear($('skills-failures'));
     for (const f of list.failures || []) {
       failures.append(el('div', { class: 'failure', role: 'note' }, el('strong', { text: 'Failed to load ' + (f.plugin || f.manifest) }),
@@ -613,12 +618,15 @@ function auditQuery() {
   return q;
 }
 
+// The few fields that say what happened; the whole record is one click away.
+const AUDIT_SUMMARY_FIELDS = ['outcome', 'step', 'state', 'event', 'reason', 'code', 'requested_by', 'duration_ms', 'role', 'model'];
+
 function auditRow(r) {
-  const summary = Object.assign({}, r);
-  for (const k of ['ts', 'timestamp', 'kind', 'user', 'user_id', 'skill', 'skill_id']) delete summary[k];
-  return el('tr', {}, el('td', { class: 'mono', text: r.ts || r.timestamp || '' }), el('td', { text: r.kind || '' }),
-    el('td', { text: r.user || r.user_id || '' }), el('td', { class: 'mono', text: r.skill || r.skill_id || '' }),
-    el('td', { class: 'what mono', text: JSON.stringify(summary) }));
+  const summary = AUDIT_SUMMARY_FIELDS.filter((k) => r[k] !== undefined && r[k] !== null && r[k] !== '')
+    .map((k) => k + ': ' + (typeof r[k] === 'object' ? JSON.stringify(r[k]) : r[k])).join(' · ');
+  return el('tr', {}, el('td', { class: 'mono nowrap', text: (r.ts || '').replace('T', ' ') }), el('td', { class: 'nowrap', text: r.kind || '' }),
+    el('td', { class: 'nowrap', text: r.user || '' }), el('td', { class: 'mono nowrap', text: r.skill || '' }),
+    el('td', { class: 'what' }, summary, el('details', {}, el('summary', { text: 'record' }), el('pre', { text: pretty(r) }))));
 }
 
 function addAuditRow(r, atTop) {

@@ -2,7 +2,7 @@
 // `skillhost serve` (started by console_browser_test.cpp, whose policy asks before task_create).
 // Each step waits for what the page shows, never for a fixed time. A screenshot per page goes to
 // the artifacts directory. Prints "all console checks passed" at the end; exits 1 on a failure.
-// Usage: node console_e2e.mjs '{"url", "token", "plugins_dir", "fixture_dir", "shots"}'
+// Usage: node console_e2e.mjs '{"url", "token", "plugins_dir", "fixtures_dir", "shots"}'
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -31,14 +31,25 @@ async function waitText(page, selector, needle) {
     WAIT, selector, needle);
 }
 
-async function shot(page, name) {
-  await page.screenshot({ path: path.join(cfg.shots, name + ".png"), fullPage: true });
+async function shot(page, name, fullPage = true) {
+  await page.screenshot({ path: path.join(cfg.shots, name + ".png"), fullPage });
 }
 
 async function go(page, view) {
   step = "open " + view;
   await page.click(`.tabs a[data-view="${view}"]`);
   await page.waitForSelector(`#view-${view}:not([hidden])`, WAIT);
+}
+
+// Installs a built plugin the way an operator would: the files are staged beside the watched
+// directory and moved in, the manifest last, so the watcher never sees half a plugin.
+function install(dir) {
+  const staging = path.join(path.dirname(cfg.plugins_dir), "console-staging");
+  fs.mkdirSync(staging, { recursive: true });
+  const files = fs.readdirSync(dir).filter((f) => fs.statSync(path.join(dir, f)).isFile());
+  for (const f of files) fs.copyFileSync(path.join(dir, f), path.join(staging, f));
+  for (const f of files.filter((f) => !f.endsWith(".yaml"))) fs.renameSync(path.join(staging, f), path.join(cfg.plugins_dir, f));
+  for (const f of files.filter((f) => f.endsWith(".yaml"))) fs.renameSync(path.join(staging, f), path.join(cfg.plugins_dir, f));
 }
 
 // Starts a run from the Ask form; resolves when its approval card is shown.
@@ -128,17 +139,16 @@ try {
   await go(page, "skills");
   await page.waitForSelector('[data-plugin="echo"]', WAIT);
   check(await page.$('[data-plugin="plain_c"]') === null, "plain_c is not installed yet");
-  const staging = path.join(path.dirname(cfg.plugins_dir), "console-staging");
-  fs.mkdirSync(staging, { recursive: true });
-  const files = fs.readdirSync(cfg.fixture_dir).filter((f) => fs.statSync(path.join(cfg.fixture_dir, f)).isFile());
-  for (const f of files) fs.copyFileSync(path.join(cfg.fixture_dir, f), path.join(staging, f));
-  for (const f of files.filter((f) => !f.endsWith(".yaml"))) fs.renameSync(path.join(staging, f), path.join(cfg.plugins_dir, f));
-  for (const f of files.filter((f) => f.endsWith(".yaml"))) fs.renameSync(path.join(staging, f), path.join(cfg.plugins_dir, f));
+  install(path.join(cfg.fixtures_dir, "plain_c"));
   await page.waitForSelector('[data-plugin="plain_c"] [data-skill="upper"]', WAIT);
   await waitText(page, "#status", "catalog changed");
   check(await page.evaluate(() => window.__samePage === true), "the new plugin appeared without reloading the page");
-  check((await text(page, '[data-skill="upper"]')).includes("inputs:"), "a skill shows its inputs");
-  await shot(page, "skills");
+  await page.click('[data-skill="upper"] > summary');
+  check((await text(page, '[data-skill="upper"]')).includes("inputs: text: string"), "a skill shows its inputs");
+  install(path.join(cfg.fixtures_dir, "missing_entry"));  // a plugin that cannot load
+  await waitText(page, "#skills-failures .failure", "missing_entry");
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await shot(page, "skills", false);  // the top: the change notice and the failure (the whole catalog is long)
 
   step = "audit live tail";
   await go(page, "audit");
