@@ -452,19 +452,23 @@ views.approvals = {
 
 // ---- Runs ---------------------------------------------------------------------------------------
 
-const runs = { selected: null };
+// Redrawn only when something changed, so focus and typed guidance survive the polling.
+const runs = { selected: null, timer: null, listKey: null, detailKey: null };
 
 async function refreshRuns() {
   const status = $('runs-status').value;
   try {
     const data = await api('GET', '/v1/runs?limit=50' + (status ? '&status=' + encodeURIComponent(status) : ''));
     $('runs-error').textContent = '';
+    const key = JSON.stringify(data.runs.map((r) => [r.id, r.status, r.steps]));
+    if (key === runs.listKey) return;
+    runs.listKey = key;
     const list = clear($('runs-list'));
     if (!data.runs.length) list.append(el('li', { class: 'meta', text: 'No runs.' }));
     for (const r of data.runs) {
       const button = el('button', { type: 'button', 'data-run': r.id, 'aria-current': r.id === runs.selected ? 'true' : null },
         stateTag(r.status), ' ', r.goal, el('br'), el('span', { class: 'meta', text: r.id + ' · ' + r.user + ' · ' + r.steps + ' steps · ' + new Date(r.created_ms).toLocaleString() }));
-      button.addEventListener('click', () => showRun(r.id));
+      button.addEventListener('click', () => showRun(r.id, true));
       list.append(el('li', {}, button));
     }
   } catch (e) {
@@ -484,12 +488,16 @@ function stepItem(s) {
   return item;
 }
 
-async function showRun(id) {
+async function showRun(id, force) {
   runs.selected = id;
   for (const b of document.querySelectorAll('#runs-list button')) b.setAttribute('aria-current', String(b.dataset.run === id));
-  const detail = clear($('run-detail'));
+  const detail = $('run-detail');
   try {
     const r = await api('GET', '/v1/runs/' + encodeURIComponent(id));
+    const key = JSON.stringify([r.id, r.status, (r.steps || []).length, r.updated_ms]);
+    if (!force && key === runs.detailKey) return;
+    runs.detailKey = key;
+    clear(detail);
     const error = el('p', { class: 'error', role: 'alert' });
     detail.append(el('h3', { text: r.goal || id }), el('p', { class: 'meta' }, stateTag(r.status), ' · ' + r.id + ' · ' + (r.user || '')));
     if (r.answer) detail.append(el('p', {}, el('strong', { text: 'Answer: ' }), r.answer));
@@ -499,7 +507,7 @@ async function showRun(id) {
       actions.append(el('button', { type: 'button', class: 'danger', text: 'Cancel run', onclick: async () => {
         try {
           await api('POST', '/v1/runs/' + encodeURIComponent(id) + '/cancel');
-          say('Run ' + id + ' cancelled.');
+          say('Cancelling run ' + id + '; it stops at its next step.');
           refreshRuns();
           showRun(id);
         } catch (e) { error.textContent = String(e); }
@@ -517,12 +525,25 @@ async function showRun(id) {
     if (r.status === 'needs_guidance') guidanceForm(id, detail);
     detail.append(el('h4', { text: 'Steps' }), el('ol', { class: 'steps' }, (r.steps || []).map(stepItem)));
   } catch (e) {
-    detail.append(el('p', { class: 'error', text: String(e) }));
+    runs.detailKey = null;
+    clear(detail).append(el('p', { class: 'error', text: String(e) }));
   }
 }
 
-$('runs-filter').addEventListener('submit', (ev) => { ev.preventDefault(); refreshRuns(); });
-views.runs = { show() { refreshRuns(); if (runs.selected) showRun(runs.selected); } };
+$('runs-filter').addEventListener('submit', (ev) => { ev.preventDefault(); runs.listKey = null; refreshRuns(); });
+function pollRuns() {
+  refreshRuns();
+  if (runs.selected) showRun(runs.selected, false);
+}
+
+views.runs = {
+  show() {
+    runs.listKey = runs.detailKey = null;
+    pollRuns();
+    if (!runs.timer) runs.timer = setInterval(pollRuns, POLL_MS);
+  },
+  hide() { clearInterval(runs.timer); runs.timer = null; },
+};
 
 // ---- Skills -------------------------------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 // `skillhost serve` (started by console_browser_test.cpp, whose policy asks before task_create).
 // Each step waits for what the page shows, never for a fixed time. A screenshot per page goes to
 // the artifacts directory. Prints "all console checks passed" at the end; exits 1 on a failure.
-// Usage: node console_e2e.mjs '{"url", "token", "plugins_dir", "fixtures_dir", "shots"}'
+// Usage: node console_e2e.mjs '{"scenario": "owner"|"guidance", "url", "token", "plugins_dir", "fixtures_dir", "shots"}'
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -70,13 +70,9 @@ const browser = await puppeteer.launch({
     "--disable-dev-shm-usage"],
 });
 
-let page = null;
-try {
-  page = await browser.newPage();
-  await page.setViewport({ width: 1100, height: 800 });
-  page.on("console", (m) => { if (m.type() === "error") problems.push(m.text()); });
-  page.on("pageerror", (e) => problems.push(String(e)));
-
+// The owner: sign-in, ask and approve inline, reject from the inbox, runs, skills with hot reload,
+// the audit tail, health, labels and a narrow screen, sign-out.
+async function ownerScenario(page) {
   step = "sign in with a wrong token";
   const response = await page.goto(cfg.url, { waitUntil: "load" });
   check(response.status() === 200, "GET / answers 200");
@@ -186,6 +182,65 @@ try {
   await page.click("#sign-out");
   await page.waitForSelector("#signin:not([hidden])", WAIT);
   check(await page.evaluate(() => sessionStorage.getItem("skillhost.token") === null), "signing out forgets the token");
+
+}
+
+// A standard user (alice) with a scripted model: a run that gets stuck is guided from Ask; a working
+// run is cancelled from Runs; an owner-only query is refused in the API's words.
+async function guidanceScenario(page) {
+  step = "sign in as alice";
+  await page.goto(cfg.url, { waitUntil: "load" });
+  await page.type("#token", cfg.token);
+  await page.keyboard.press("Enter");
+  await waitText(page, "#who", "alice");
+  check((await text(page, "#who")).includes("standard"), "the header shows the user's role");
+
+  step = "guide a stuck run";
+  await go(page, "ask");
+  await page.type("#goal", "Read my notes files and tell me what they say");
+  await page.click("#ask-submit");
+  await waitText(page, ".ev-status", "needs_guidance");
+  await page.waitForSelector(".ev-status form input", WAIT);
+  await shot(page, "ask-guidance");
+  await page.type(".ev-status form input", "Look at the task list instead");
+  await page.click(".ev-status form button");
+  await waitText(page, ".ev-end", "completed");
+  await waitText(page, ".ev-action", "task_list");
+  check(true, "the guided run went on and completed");
+
+  step = "cancel a working run from Runs";
+  const started = await fetch(new URL("/v1/runs", cfg.url), {
+    method: "POST", headers: { Authorization: "Bearer " + cfg.token, "Content-Type": "application/json" },
+    body: JSON.stringify({ goal: "Sleep a while, then sleep again and tell me about it" }),
+  });
+  check(started.status === 202, "a run started through the API (" + started.status + ")");
+  const runId = (await started.json()).run_id;
+  await go(page, "runs");
+  await page.waitForSelector(`#runs-list button[data-run="${runId}"]`, WAIT);
+  await page.click(`#runs-list button[data-run="${runId}"]`);
+  await page.waitForSelector("#run-detail button.danger", WAIT);
+  await page.click("#run-detail button.danger");
+  await waitText(page, "#run-detail .state", "cancelled");
+  await waitText(page, "#run-detail .error", "RUN_CANCELLED");
+  await shot(page, "runs-cancelled");
+
+  step = "an owner-only query";
+  await go(page, "audit");
+  await page.type("#audit-user", "owner");
+  await page.click("#audit-filter button");
+  await waitText(page, "#audit-error", "FORBIDDEN: only owners may read other users' audit records");
+  check(true, "the API's refusal is shown in its words");
+}
+
+let page = null;
+try {
+  page = await browser.newPage();
+  await page.setViewport({ width: 1100, height: 800 });
+  page.on("console", (m) => { if (m.type() === "error") problems.push(m.text()); });
+  page.on("pageerror", (e) => problems.push(String(e)));
+
+  if (cfg.scenario === "guidance") await guidanceScenario(page);
+  else await ownerScenario(page);
 
   const refused = problems.filter((p) => /Content Security Policy|Refused to/i.test(p));
   check(refused.length === 0, "no CSP refusals: " + refused.join(" | "));
