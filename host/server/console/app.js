@@ -152,10 +152,19 @@ async function signIn(candidate) {
   route();
 }
 
+// What one user saw is not left in the page for the next one who signs in at this tab.
+const USER_CONTENT = ['transcript', 'ask-run', 'ask-error', 'approvals-pending', 'approvals-history', 'runs-list', 'run-detail',
+  'skills-plugins', 'skills-failures', 'skills-meta', 'audit-rows', 'audit-meta', 'health-ready', 'health-metrics', 'pending-count', 'status'];
+
 function onSignedOut(error) {
   sessionStorage.removeItem(TOKEN_KEY);
   me = null;
   stopBackground();
+  if (ask.controller) ask.controller.abort();
+  for (const id of USER_CONTENT) clear($(id));
+  approvals.shown = null;
+  runs.selected = runs.listKey = runs.detailKey = null;
+  skills.version = null;
   $('app').hidden = true;
   $('who').hidden = true;
   $('sign-out').hidden = true;

@@ -36,7 +36,6 @@ async function shot(page, name, fullPage = true) {
 }
 
 async function go(page, view) {
-  step = "open " + view;
   await page.click(`.tabs a[data-view="${view}"]`);
   await page.waitForSelector(`#view-${view}:not([hidden])`, WAIT);
 }
@@ -182,6 +181,8 @@ async function ownerScenario(page) {
   await page.click("#sign-out");
   await page.waitForSelector("#signin:not([hidden])", WAIT);
   check(await page.evaluate(() => sessionStorage.getItem("skillhost.token") === null), "signing out forgets the token");
+  check(await page.evaluate(() => ["transcript", "audit-rows", "runs-list", "approvals-history"].every((id) => !document.getElementById(id).children.length)),
+    "signing out leaves nothing of what the user saw in the page");
 
 }
 
