@@ -172,9 +172,11 @@ async function ownerScenario(page) {
     .filter((e) => !e.labels || e.labels.length === 0).map((e) => e.id || e.outerHTML));
   check(unlabeled.length === 0, "every form field has a label: " + unlabeled.join(" "));
   await page.setViewport({ width: 390, height: 844 });
-  await go(page, "approvals");
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  check(overflow <= 1, "nothing overflows a 390 px wide screen (" + overflow + " px)");
+  for (const view of ["ask", "runs", "skills", "audit", "health", "approvals"]) {
+    await go(page, view);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    check(overflow <= 1, view + ": nothing overflows a 390 px wide screen (" + overflow + " px)");
+  }
   await shot(page, "narrow-approvals");
 
   step = "sign out";
