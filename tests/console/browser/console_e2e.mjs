@@ -88,6 +88,9 @@ async function ownerScenario(page) {
   await page.click("#signin-form button");
   await waitText(page, "#who", "owner");
   check(await page.$eval("#app", (e) => !e.hidden), "signed in, the console shows");
+  check(await page.evaluate(() => document.activeElement.id === "ask-title"), "the focus moves to the page's heading");
+  await page.keyboard.press("Tab");
+  check(await page.evaluate(() => document.activeElement.id === "goal"), "Tab goes on to the goal field");
   check(await page.evaluate(() => document.cookie === ""), "no cookies are set");
   check(await page.evaluate(() => sessionStorage.getItem("skillhost.token") !== null), "the token is in session storage");
   await page.evaluate(() => { window.__samePage = true; });  // proves later steps needed no reload
