@@ -2,6 +2,7 @@
 
 #include "policy/user_context.hpp"
 #include "server/api_services.hpp"
+#include "server/console_routes.hpp"
 
 #include <boost/asio/ip/address.hpp>
 #include <boost/json.hpp>
@@ -78,6 +79,7 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
     add_run_routes(d->routes_, *d->services_);
     add_approval_routes(d->routes_, *d->services_);
     add_audit_routes(d->routes_, *d->services_);
+    add_console_routes(d->routes_);
     McpHttpOptions mcp_options;
     mcp_options.loopback_only = is_loopback(d->settings_.host);
     mcp_options.allowed_origins = d->settings_.mcp_allowed_origins;
