@@ -37,7 +37,7 @@ Run sample_run(const std::string& user, RunStatus status) {
     run.tokens["orchestrator"] = TokenUsage{120, 30, 2};
     run.answer = "hi";
     run.verbatim = true;
-    run.grounding = GroundingResult{true, false, {"Buy milk"}};
+    run.grounding = GroundingResult{true, false, {"Buy milk"}, {"Buy bread"}, "withheld"};
     run.error = Error{"RUN_STUCK", "stuck", {}, {"guide it"}};
     run.error->details["type"] = "stuck";
     run.approval_id = "apr-0000000000000001";
