@@ -137,6 +137,10 @@ Match match_items(const std::vector<const json::object*>& items, const std::stri
     const auto target_words = keywords_of(target);
     Match match;
     for (const auto* item : items) {
+        if (item_id(*item) == target) {
+            match.exact.push_back(item);
+            continue;
+        }
         const int want = static_cast<int>(target_words.size());
         if (words_found(target_words, keywords_of(item_title(*item))) == want) {
             match.exact.push_back(item);
@@ -149,15 +153,16 @@ Match match_items(const std::vector<const json::object*>& items, const std::stri
     return match;
 }
 
-std::string describe_change(const ItemChange& change, GoalVerb verb) {
-    if (verb == GoalVerb::remove) return "delete it";
+// What the change does, as an instruction ("rename it to ...") or as done ("renamed it to ...").
+std::string describe_change(const ItemChange& change, GoalVerb verb, bool done = false) {
+    if (verb == GoalVerb::remove) return done ? "deleted it" : "delete it";
     std::string text;
     const auto add = [&](const std::string& part) { text += (text.empty() ? "" : ", ") + part; };
-    if (change.title) add("rename it to \"" + *change.title + "\"");
+    if (change.title) add((done ? "renamed it to \"" : "rename it to \"") + *change.title + "\"");
     if (change.status) add("set its status to " + *change.status);
     if (change.priority) add("set its priority to " + *change.priority);
-    if (change.tag) add("tag it " + *change.tag);
-    if (change.due) add("make it due " + *change.due);
+    if (change.tag) add((done ? "tagged it " : "tag it ") + *change.tag);
+    if (change.due) add((done ? "made it due " : "make it due ") + *change.due);
     return text;
 }
 
@@ -241,16 +246,18 @@ std::optional<json::object> plan_item_change(const GoalAnalysis& goal, const std
     // The change was made (or failed): answer with it.
     if (const Step* done = last_step_of(steps, changer->id)) {
         if (done->ok) {
-            std::string now;
+            // The changed item as the tool returned it: {"task": {...}}.
+            std::string item = "the " + noun;
             if (const auto* record = done->data.is_object() ? done->data.as_object().if_contains(noun) : nullptr;
                 record && record->is_object()) {
-                now = " It is now \"" + item_title(record->as_object()) + "\"";
-                if (auto id = item_id(record->as_object()); !id.empty()) now += " (id " + id + ")";
-                now += ".";
+                item = "\"" + item_title(record->as_object()) + "\"";
+                if (auto id = item_id(record->as_object()); !id.empty()) item += " (id " + id + ")";
             }
+            const std::string what = describe_change(goal.change, goal.verb, true);
             return respond(changer->id + " made the change; answering with the result.",
-                           "Done with " + changer->id + " (" + describe_change(goal.change, goal.verb) + ") on the " +
-                               noun + " matching \"" + goal.target + "\"." + now);
+                           goal.verb == GoalVerb::remove ? "Done: " + changer->id + " deleted " + item + "."
+                                                         : "Done: " + changer->id + " " + what + "; the " + noun +
+                                                               " is now " + item + ".");
         }
         std::string note = "I found the " + noun + " but " + changer->id + " failed";
         if (!done->error_code.empty()) note += " (" + done->error_code + ": " + done->error_message + ")";
@@ -262,6 +269,16 @@ std::optional<json::object> plan_item_change(const GoalAnalysis& goal, const std
         return act("The goal first asks for the " + noun + " list; listing with " + lister->id + ".", lister->id, {});
     }
     // Find the item: with the search tool, or when that failed, in the full list.
+    // "Complete task 3": an id is looked up in the list, not searched for as words.
+    const bool by_id = std::all_of(goal.target.begin(), goal.target.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (by_id && lister) finder = nullptr;
+    if (by_id && lister && !tried_tool(steps, lister->id)) {
+        json::object args;
+        if (declares(*lister, "include_completed")) args["include_completed"] = true;
+        if (declares(*lister, "limit")) args["limit"] = 500;
+        return act("The goal names " + noun + " " + goal.target + " by id; listing to find it with " + lister->id + ".",
+                   lister->id, std::move(args));
+    }
     const Step* found = finder ? last_step_of(steps, finder->id) : nullptr;
     if (finder && !found) {
         json::object args{{text_input(*finder), goal.target}};
@@ -312,6 +329,106 @@ std::optional<json::object> plan_item_change(const GoalAnalysis& goal, const std
                changer->id, std::move(args));
 }
 
+std::optional<json::object> plan_named_file(const GoalAnalysis& goal, const std::vector<Tool>& tools,
+                                            const std::vector<Step>& steps) {
+    // "Read the README file": a file named without its exact path is found in the listing, then read.
+    if (goal.domain != GoalDomain::file || goal.file_name || goal.glob || goal.directory) return std::nullopt;
+    if (!has_any_phrase(goal.lower, {"read", "open", "show me the", "contents of", "content of", "what's in",
+                                     "what is in", "display", "cat", "print"})) {
+        return std::nullopt;
+    }
+    static const std::set<std::string> generic = {"file", "content", "me", "doc", "document", "read", "display",
+                                                  "print", "cat", "workspace"};
+    std::vector<std::string> name;
+    for (const auto& word : goal.content_words) {
+        if (!generic.contains(word)) name.push_back(word);
+    }
+    if (name.empty()) return std::nullopt;
+    const Tool* lister = list_tool(tools, GoalDomain::file);
+    const Tool* reader = nullptr;
+    for (const auto& tool : tools) {
+        if (tool.read_only && tool_in_domain(tool, GoalDomain::file) && tool_does(tool, GoalVerb::read) &&
+            declares(tool, "path")) {
+            reader = &tool;
+            break;
+        }
+    }
+    if (!lister || !reader) return std::nullopt;
+    if (const Step* read = last_step_of(steps, reader->id)) {
+        return respond(read->ok ? "The file was read; answering with it." : reader->id + " failed; reporting it.");
+    }
+    const Step* listed = last_step_of(steps, lister->id);
+    if (!listed) {
+        json::object args;
+        if (declares(*lister, "recursive")) args["recursive"] = true;
+        return act("The goal names a file without its path; listing the workspace with " + lister->id + " to find it.",
+                   lister->id, std::move(args));
+    }
+    if (!listed->ok) return std::nullopt;
+    std::vector<const json::object*> files;
+    for (const auto* entry : items_of(listed->data)) {
+        if (item_text(*entry, "type") == "directory") continue;
+        std::string path = item_text(*entry, "path");
+        if (path.empty()) path = item_text(*entry, "name");
+        const std::string base = path.substr(path.find_last_of('/') + 1);
+        if (words_found(name, keywords_of(base)) == static_cast<int>(name.size())) files.push_back(entry);
+    }
+    std::string wanted;
+    for (const auto& word : name) wanted += (wanted.empty() ? "" : " ") + word;
+    if (files.size() == 1) {
+        std::string path = item_text(*files.front(), "path");
+        if (path.empty()) path = item_text(*files.front(), "name");
+        return act(lister->id + " shows one file named like \"" + wanted + "\": " + path + "; reading it.", reader->id,
+                   json::object{{"path", path}});
+    }
+    if (files.empty()) {
+        return respond("No file is named like the goal says.",
+                       "No file in the workspace is named like \"" + wanted + "\"; nothing was read.");
+    }
+    return respond("Several files match; asking which one.", "Several files are named like \"" + wanted + "\":" +
+                                                                  list_candidates(files) + "\nWhich one do you mean?");
+}
+
+namespace {
+
+// The honest answer when no tool can do what the goal asks: what cannot be done and the closest skills.
+json::object explain_gap(const GoalAnalysis& goal, const std::vector<Tool>& tools, const std::string& what) {
+    std::string object;
+    if (goal.domain != GoalDomain::none) {
+        object = goal.domain == GoalDomain::memory ? " memories" : " " + domain_noun(goal.domain) + "s";
+    } else if (const auto at = find_phrase(goal.lower, goal.action_word); at != std::string::npos) {
+        // "send an email", "book a flight": the action's object when an article introduces it.
+        std::vector<std::string> words;
+        std::string word;
+        for (std::size_t i = at + goal.action_word.size(); i < goal.lower.size() && words.size() < 2; ++i) {
+            const char c = goal.lower[i];
+            if (c == ' ' || c == ',' || c == '.' || c == '?' || c == '!') {
+                if (!word.empty()) words.push_back(std::move(word));
+                word.clear();
+            } else {
+                word += c;
+            }
+        }
+        if (!word.empty() && words.size() < 2) words.push_back(word);
+        static const std::set<std::string> articles = {"a", "an", "the", "my", "some", "all"};
+        if (words.size() == 2 && articles.contains(words[0])) object = " " + words[0] + " " + words[1];
+    }
+
+    std::vector<RankedTool> ranked = rank_tools(tools, goal);
+    // Tools for the same data are closest, whatever they do.
+    std::stable_partition(ranked.begin(), ranked.end(),
+                          [&](const RankedTool& r) { return tool_in_domain(*r.tool, goal.domain); });
+    std::string closest;
+    for (std::size_t i = 0; i < ranked.size() && i < 3; ++i) {
+        closest += "\n- " + ranked[i].tool->id + ": " + short_description(*ranked[i].tool);
+    }
+    std::string note = "I can't do that: none of the available skills can " + what + object + ", so nothing was done.";
+    if (!closest.empty()) note += "\nThe closest skills are:" + closest;
+    return respond("No tool can " + what + object + "; saying so and naming the closest skills.", note, "default");
+}
+
+}  // namespace
+
 std::optional<json::object> plan_capability_gap(const GoalAnalysis& goal, const std::vector<Tool>& tools) {
     // Doing things in the world: only a tool that names the action can.
     static const std::set<std::string> outward = {
@@ -337,26 +454,18 @@ std::optional<json::object> plan_capability_gap(const GoalAnalysis& goal, const 
         if (!can) what = (goal.action_word.empty() ? std::string(to_string(goal.verb)) : goal.action_word);
     }
     if (what.empty()) return std::nullopt;
-    std::string object;
-    if (goal.domain != GoalDomain::none) {
-        object = goal.domain == GoalDomain::memory ? " memories" : " " + domain_noun(goal.domain) + "s";
-    } else if (const auto at = find_phrase(goal.lower, goal.action_word); at != std::string::npos) {
-        // "send an email": the action's object, a word or an article and a word.
-        const auto words = keywords_of(goal.lower.substr(at + goal.action_word.size(), 40));
-        for (std::size_t i = 0; i < words.size() && i < 2; ++i) {
-            object += " " + words[i];
-            if (words[i] != "a" && words[i] != "an" && words[i] != "the" && words[i] != "my") break;
-        }
-    }
+    return explain_gap(goal, tools, what);
+}
 
-    const std::vector<RankedTool> ranked = rank_tools(tools, goal);
-    std::string closest;
-    for (std::size_t i = 0; i < ranked.size() && i < 3; ++i) {
-        closest += "\n- " + ranked[i].tool->id + ": " + short_description(*ranked[i].tool);
-    }
-    std::string note = "I can't do that: none of the available skills can " + what + object + ", so nothing was done.";
-    if (!closest.empty()) note += "\nThe closest skills are:" + closest;
-    return respond("No tool can " + what + object + "; saying so and naming the closest skills.", note, "default");
+std::optional<json::object> plan_no_fit(const GoalAnalysis& goal, const std::vector<Tool>& tools) {
+    static const std::set<std::string> not_actions = {
+        "what", "which", "who", "whom", "whose", "where", "when", "why", "how", "is", "are", "was", "were", "do", "does",
+        "did", "can", "could", "would", "will", "should", "tell", "show", "list", "give", "hello", "hi", "hey", "thanks",
+        "thank", "ok", "okay", "bye", "goodbye", "good", "cool", "nice", "great", "yes", "no", "sure", "i", "my", "the",
+        "a", "an", "it", "this", "that", "there", "any", "have", "has", "am", "let"};
+    if (goal.action_word.empty() || not_actions.contains(goal.action_word)) return std::nullopt;
+    if (!goal.lower.empty() && goal.lower.find('?') != std::string::npos) return std::nullopt;
+    return explain_gap(goal, tools, goal.action_word);
 }
 
 }  // namespace skillhost::llm::builtin

@@ -62,7 +62,11 @@ std::optional<boost::json::object> plan_entity_question(const GoalAnalysis& goal
                                                         const std::vector<Step>& steps);
 std::optional<boost::json::object> plan_item_change(const GoalAnalysis& goal, const std::vector<Tool>& tools,
                                                     const std::vector<Step>& steps);
+std::optional<boost::json::object> plan_named_file(const GoalAnalysis& goal, const std::vector<Tool>& tools,
+                                                   const std::vector<Step>& steps);
 std::optional<boost::json::object> plan_capability_gap(const GoalAnalysis& goal, const std::vector<Tool>& tools);
+// When no tool fits an imperative goal ("restart the router"): the same honest answer.
+std::optional<boost::json::object> plan_no_fit(const GoalAnalysis& goal, const std::vector<Tool>& tools);
 
 // Tool ranking for a goal (higher fits better), shared by lookups and the capability answer.
 int score_tool(const Tool& tool, const GoalAnalysis& goal);

@@ -169,6 +169,7 @@ json::object plan_next_step(const json::object& context) {
     }
     if (auto reply = plan_entity_question(goal, tools, steps)) return *reply;
     if (auto reply = plan_item_change(goal, tools, steps)) return *reply;
+    if (auto reply = plan_named_file(goal, tools, steps)) return *reply;
 
     for (const auto& step : steps) {
         if (step.ok) {
@@ -246,6 +247,7 @@ json::object plan_next_step(const json::object& context) {
         return respond("The actions tried did not succeed and no other tool fits; reporting what failed.",
                        failure_note(steps, tools, goal));
     }
+    if (auto reply = plan_no_fit(goal, tools); reply && missing.empty()) return *reply;
     if (goal.verb == GoalVerb::none && goal.domain == GoalDomain::none) {
         return respond("The goal does not ask for data any tool provides; answering directly.");
     }

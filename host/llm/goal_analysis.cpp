@@ -61,7 +61,7 @@ const std::set<std::string>& change_words() {
         "mark", "done", "complete", "completed", "finish", "finished", "close", "closed", "rename", "change", "set",
         "update", "edit", "priority", "high", "medium", "low", "urgent", "normal", "prioritise", "prioritize",
         "reprioritise", "reprioritize", "re", "deprioritise", "deprioritize", "tag", "label", "as", "one", "unfinished",
-        "unfinish", "pending", "cancel", "cancelled", "canceled", "reopen", "start", "started", "progres", "delete", "remove",
+        "unfinish", "pending", "cancel", "cancelled", "canceled", "reopen", "start", "started", "progress", "delete", "remove",
         "erase", "due", "date", "title", "name", "item", "entry", "tick", "off", "check", "then", "so", "not",
         "should", "be", "instead", "first", "important", "asap", "status", "titled", "mine", "just", "only", "move",
         "reschedule", "postpone", "deadline", "working"};
@@ -463,7 +463,8 @@ void find_change(std::string_view goal, GoalAnalysis& analysis) {
     };
     if (const auto rename = first_phrase(lower, {"rename", "retitle", "change the title of", "change the name of"})) {
         if (const auto to = find_phrase(lower, "to", rename.end()); to != std::string::npos) {
-            analysis.change.title = analysis.quoted ? *analysis.quoted : value_after(to + 2);
+            // value_after drops the quotes of 'Rename "A" to "B"'.
+            analysis.change.title = value_after(to + 2);
             target_text = std::string(goal.substr(rename.end(), to - rename.end()));
         }
     }
@@ -507,7 +508,8 @@ void find_change(std::string_view goal, GoalAnalysis& analysis) {
     }
     std::vector<std::string> target;
     for (auto& word : keywords_of(target_text)) {
-        if (stop_words().contains(word) || change_words().contains(word) || word.size() < 2) continue;
+        const bool number = std::all_of(word.begin(), word.end(), is_digit);  // "task 5"
+        if (stop_words().contains(word) || change_words().contains(word) || (word.size() < 2 && !number)) continue;
         if (target_text.size() == goal.size() && value_words.contains(word)) continue;
         if (std::find(target.begin(), target.end(), word) == target.end()) target.push_back(std::move(word));
     }

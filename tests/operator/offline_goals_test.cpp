@@ -174,7 +174,7 @@ std::vector<Goal> goals() {
         {"chain", "Mark the boat insurance task as done", {"Renew the boat insurance"}, {},
          task_field("Renew the boat insurance", "status", "done")},
         {"chain", "Find my unfinished tasks and rename the one about the budget to Budget review v2",
-         {"It is now \"Budget review v2\""}, {}, [](OperatorHost& host, const store::Run& run) -> std::string {
+         {"now \"Budget review v2\" (id 4)"}, {}, [](OperatorHost& host, const store::Run& run) -> std::string {
              if (task_titled(host, "Budget review v2").is_null()) return "not renamed";
              if (!task_titled(host, "Prepare the budget review for the council").is_null()) return "old title still there";
              std::vector<std::string> tools;
@@ -201,7 +201,23 @@ std::vector<Goal> goals() {
         {"chain", "Rename the task about test devices to \"Book Android test devices\"", {}, {},
          task_field("Book Android test devices", "priority", "low")},
 
+        {"chain", "Mark 'Renew the boat insurance' as done", {}, {}, task_field("Renew the boat insurance", "status", "done")},
+        {"chain", "Rename \"Order two more lockboxes\" to \"Order three lockboxes\"", {}, {},
+         task_field("Order three lockboxes", "priority", "medium")},
+        {"chain", "Change the priority of the budget review to high", {}, {},
+         task_field("Prepare the budget review for the council", "priority", "high")},
+        {"chain", "Set the boat insurance task to in progress", {}, {},
+         task_field("Renew the boat insurance", "status", "in_progress")},
+        {"chain", "Complete task 5", {}, {}, task_field("Book test devices for Priya", "status", "done")},
+        {"chain", "Show my tasks and mark the insurance one as done", {}, {},
+         task_field("Renew the boat insurance", "status", "done")},
+        {"chain", "Please finish the insurance renewal", {}, {}, task_field("Renew the boat insurance", "status", "done")},
+        {"chain", "Read the README file", {"community boat-share"}, {}},
+        {"chain", "Open the lockbox file", {"Codes rotate every Monday"}, {}},
+        {"chain", "Show me the budget file", {"boat maintenance,1250"}, {}},
+
         // Ambiguous or unknown references: ask, name the candidates, change nothing.
+        {"ambiguous", "Delete all my tasks", {"Which task"}, {}, nothing_changed()},
         {"ambiguous", "Mark the lockbox task as done",
          {"Order two more lockboxes", "Review Tomás's lockbox rotation fix", "Which one"}, {}, nothing_changed()},
         {"ambiguous", "Mark the review task as done",
@@ -219,7 +235,15 @@ std::vector<Goal> goals() {
         {"entity", "Who is Maya?", {"README.md"}, {"Renew the boat"}},
         {"entity", "What do you know about the insurer?", {"Called the insurer"}, {"Kick-off"}},
 
+        {"entity", "Tell me everything about the lockbox",
+         {"Reviewed the lockbox rotation design", "Order two more lockboxes", "notes/lockbox.md"}, {}},
+        {"entity", "What do you know about Harbor?", {"README.md"}, {}},
+
         // Impossible requests: say so, name the closest skills, do nothing.
+        {"impossible", "Translate the README into French", {"none of the available skills can translate"}, {},
+         nothing_changed()},
+        {"impossible", "Restart the web server", {"none of the available skills can restart"}, {}, nothing_changed()},
+        {"impossible", "Email Tomás the budget", {"none of the available skills can email"}, {}, nothing_changed()},
         {"impossible", "Delete the file notes/lockbox.md", {"none of the available skills can delete files", "fs_"},
          {"I found no data"}, file_still_there("notes/lockbox.md")},
         {"impossible", "Send an email to Priya about the launch", {"none of the available skills can send an email"},
@@ -263,30 +287,63 @@ std::string judge(const Goal& goal) {
     return {};
 }
 
-TEST(OfflineGoals, PassRateOverTheDemoData) {
-    const auto table = goals();
-    ASSERT_GE(table.size(), 40u);
+// The pass rate over every goal run in this process (all of them when the binary runs alone, as
+// docs/operator.md shows); ctest runs one category per process.
+struct Tally {
     std::size_t passed = 0;
-    std::map<std::string, std::pair<int, int>> by_category;
-    for (const auto& goal : table) {
+    std::size_t total = 0;
+};
+Tally& tally() {
+    static Tally counts;
+    return counts;
+}
+
+class ReportPassRate final : public ::testing::Environment {
+public:
+    void TearDown() override {
+        if (tally().total == 0) return;
+        const double rate = static_cast<double>(tally().passed) / static_cast<double>(tally().total);
+        std::cout << "offline goals: " << tally().passed << "/" << tally().total << " passed ("
+                  << static_cast<int>(rate * 100.0 + 0.5) << "%)\n";
+    }
+};
+[[maybe_unused]] ::testing::Environment* const kReport = ::testing::AddGlobalTestEnvironment(new ReportPassRate);
+
+TEST(OfflineGoals, TheTableHasAtLeastFortyGoalsInEveryCategory) {
+    const auto table = goals();
+    EXPECT_GE(table.size(), 40u);
+    std::map<std::string, int> counts;
+    for (const auto& goal : table) ++counts[goal.category];
+    for (const char* category : {"lookup", "write", "chain", "ambiguous", "entity", "impossible", "broken"}) {
+        EXPECT_GE(counts[category], 3) << category;
+    }
+}
+
+// One category per test, so each stays well inside the per-test time limit (also under sanitizers).
+class OfflineGoalCategory : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OfflineGoalCategory, PassRate) {
+    std::size_t passed = 0, total = 0;
+    for (const auto& goal : goals()) {
+        if (goal.category != GetParam()) continue;
+        ++total;
         const std::string why = judge(goal);
-        auto& [ok, all] = by_category[goal.category];
-        ++all;
         if (why.empty()) {
             ++passed;
-            ++ok;
         } else {
             std::cout << "[ FAILED GOAL ] (" << goal.category << ") " << goal.goal << ": " << why << "\n";
         }
     }
-    const double rate = static_cast<double>(passed) / static_cast<double>(table.size());
-    for (const auto& [category, counts] : by_category) {
-        std::cout << "  " << category << ": " << counts.first << "/" << counts.second << "\n";
-    }
-    std::cout << "offline goals: " << passed << "/" << table.size() << " passed (" << static_cast<int>(rate * 100.0 + 0.5)
-              << "%)\n";
-    EXPECT_GE(rate, 0.95);
+    ASSERT_GT(total, 0u);
+    tally().passed += passed;
+    tally().total += total;
+    std::cout << GetParam() << ": " << passed << "/" << total << " goals passed\n";
+    EXPECT_GE(static_cast<double>(passed) / static_cast<double>(total), 0.95);
 }
+
+INSTANTIATE_TEST_SUITE_P(DemoData, OfflineGoalCategory,
+                         ::testing::Values("lookup", "write", "chain", "ambiguous", "entity", "impossible", "broken"),
+                         [](const ::testing::TestParamInfo<std::string>& param) { return param.param; });
 
 // The chain that needs approval: the run pauses before the delete, and the approved call deletes the
 // task found by description, exactly once.
