@@ -68,6 +68,9 @@ const std::set<std::string>& change_words() {
     return words;
 }
 
+// At most this many words go into a search query or an item's description.
+constexpr std::size_t kMaxQueryWords = 12;
+
 // Longest first, so "last week" wins over "week".
 constexpr std::array<std::string_view, 13> kTimePhrases = {
     "this morning", "this afternoon", "this evening", "last night", "last week", "last month", "last year",
@@ -507,11 +510,12 @@ void find_change(std::string_view goal, GoalAnalysis& analysis) {
         for (auto& w : keywords_of(*value)) value_words.insert(std::move(w));
     }
     std::vector<std::string> target;
+    std::set<std::string> seen;
     for (auto& word : keywords_of(target_text)) {
         const bool number = std::all_of(word.begin(), word.end(), is_digit);  // "task 5"
         if (stop_words().contains(word) || change_words().contains(word) || (word.size() < 2 && !number)) continue;
         if (target_text.size() == goal.size() && value_words.contains(word)) continue;
-        if (std::find(target.begin(), target.end(), word) == target.end()) target.push_back(std::move(word));
+        if (target.size() < kMaxQueryWords && seen.insert(word).second) target.push_back(std::move(word));
     }
     for (const auto& word : target) analysis.target += (analysis.target.empty() ? "" : " ") + word;
     if (analysis.quoted && analysis.quoted != analysis.change.title && analysis.quoted != analysis.change.tag) {
@@ -591,16 +595,18 @@ GoalAnalysis analyse_goal(std::string_view goal) {
     if (analysis.time_phrase) {
         for (auto& w : keywords_of(*analysis.time_phrase)) time_words.insert(w);
     }
+    std::set<std::string> seen;
     for (const auto& word : analysis.words) {
         if (stops.contains(word) || time_words.contains(word) || word.size() < 2) continue;
-        if (std::find(analysis.content_words.begin(), analysis.content_words.end(), word) == analysis.content_words.end()) {
-            analysis.content_words.push_back(word);
-        }
+        if (seen.insert(word).second) analysis.content_words.push_back(word);
     }
     if (analysis.quoted) {
         analysis.query = *analysis.quoted;
     } else {
-        for (const auto& word : analysis.content_words) analysis.query += (analysis.query.empty() ? "" : " ") + word;
+        // A search needs a few words; thousands would only slow the skill down.
+        for (std::size_t i = 0; i < analysis.content_words.size() && i < kMaxQueryWords; ++i) {
+            analysis.query += (analysis.query.empty() ? "" : " ") + analysis.content_words[i];
+        }
     }
     return analysis;
 }

@@ -475,8 +475,12 @@ TEST(BuiltinModel, HugeGoalsOfRepeatedPatternsAreHandled) {
         while (repeated.size() < n) repeated += piece;
         goals.push_back(repeated);
     }
+    std::string distinct = "Mark";
+    for (int i = 0; distinct.size() < n; ++i) distinct += " w" + std::to_string(i);
+    goals.push_back(distinct + " as done");
     for (const auto& goal : goals) {
         const auto analysis = builtin::analyse_goal(goal);
+        EXPECT_LE(analysis.target.size(), 200u);
         EXPECT_EQ(analysis.lower.size(), goal.size());
         const auto reply = plan(goal);
         EXPECT_TRUE(reply.contains("thought"));
