@@ -463,9 +463,23 @@ std::optional<json::object> plan_no_fit(const GoalAnalysis& goal, const std::vec
         "did", "can", "could", "would", "will", "should", "tell", "show", "list", "give", "hello", "hi", "hey", "thanks",
         "thank", "ok", "okay", "bye", "goodbye", "good", "cool", "nice", "great", "yes", "no", "sure", "i", "my", "the",
         "a", "an", "it", "this", "that", "there", "any", "have", "has", "am", "let"};
-    if (goal.action_word.empty() || not_actions.contains(goal.action_word)) return std::nullopt;
-    if (!goal.lower.empty() && goal.lower.find('?') != std::string::npos) return std::nullopt;
-    return explain_gap(goal, tools, goal.action_word);
+    static const std::set<std::string> greetings = {"hello", "hi", "hey", "thanks", "thank", "ok", "okay", "bye",
+                                                    "goodbye", "good", "cool", "nice", "great", "yes", "no", "sure"};
+    if (goal.action_word.empty() || greetings.contains(goal.action_word) || goal.content_words.empty()) {
+        return std::nullopt;
+    }
+    const bool question = not_actions.contains(goal.action_word) || goal.lower.find('?') != std::string::npos;
+    if (!question) return explain_gap(goal, tools, goal.action_word);
+    // A question about something no skill has data on ("What's the weather in Lisbon?").
+    std::string closest;
+    for (const auto& ranked : rank_tools(tools, goal)) {
+        if (closest.size() > 200) break;
+        closest += (closest.empty() ? "" : ", ") + ranked.tool->id;
+    }
+    return respond("No tool has data for this question; saying so.",
+                   "None of the available skills has data that answers this, so I cannot answer it from your "
+                   "data. The skills I have: " + closest + ".",
+                   "default");
 }
 
 }  // namespace skillhost::llm::builtin

@@ -122,6 +122,12 @@ json::object recovery_args(const Tool& tool, const GoalAnalysis& goal) {
     return args;
 }
 
+bool shares_words(const Tool& tool, const GoalAnalysis& goal) {
+    return std::any_of(goal.content_words.begin(), goal.content_words.end(), [&](const std::string& word) {
+        return tool.id_words.contains(word) || tool.description_words.contains(word);
+    });
+}
+
 std::string describe_goal(const GoalAnalysis& goal) {
     std::string text = "The goal asks to " + std::string(to_string(goal.verb));
     if (goal.domain != GoalDomain::none) text += " " + std::string(to_string(goal.domain)) + " data";
@@ -222,9 +228,13 @@ json::object plan_next_step(const json::object& context) {
 
     constexpr int kMinimumScore = 4;
     std::string missing;
+    // "Write a poem" names no data and nothing to create: no tool fits it.
+    const bool creates_nothing_known = goal.verb == GoalVerb::create && goal.domain == GoalDomain::none && !goal.title;
     for (const auto& candidate : ranked) {
-        if (candidate.score < kMinimumScore) break;
+        if (candidate.score < kMinimumScore || creates_nothing_known) break;
         const Tool& tool = *candidate.tool;
+        // Without a kind of data in the goal, a tool must share a word with it ("weather").
+        if (goal.domain == GoalDomain::none && !shares_words(tool, goal)) continue;
         // After a failure, only tools for the same data are an alternative.
         if (!steps.empty() && goal.domain != GoalDomain::none && !tool_in_domain(tool, goal.domain)) continue;
         json::object args = extract_args(tool, goal, goal_text);

@@ -364,8 +364,8 @@ GoalVerb find_verb(const std::string& lower, bool has_file, bool has_priority) {
     if (asks_to_recall(lower)) return GoalVerb::recall;
     if (asks_to_tag(lower)) return GoalVerb::update;
     // "make the lockbox task high priority" changes a task; "make a task" creates one.
-    if (has_priority && starts_with_any_phrase(lower, {"make", "please make"}) &&
-        !has_any_phrase(lower, {"make a", "make an", "make new"})) {
+    if (has_priority && starts_with_any_phrase(lower, {"make", "please make", "give", "please give"}) &&
+        !has_any_phrase(lower, {"make a", "make an", "make new", "give me"})) {
         return GoalVerb::update;
     }
     if (has_any_phrase(lower, {"create", "add", "make", "remind me", "remember that", "note that", "new task",
@@ -393,7 +393,7 @@ GoalVerb find_verb(const std::string& lower, bool has_file, bool has_priority) {
 
 GoalDomain find_domain(const std::string& lower, GoalVerb verb, bool has_file, bool has_time) {
     if (has_any_phrase(lower, {"task", "tasks", "todo", "todos", "to-do", "to-dos", "to do list", "working on",
-                               "reminder", "reminders"}) &&
+                               "reminder", "reminders", "remind me"}) &&
         !has_phrase(lower, "remember that")) {
         return GoalDomain::task;
     }
@@ -580,6 +580,11 @@ GoalAnalysis analyse_goal(std::string_view goal) {
     analysis.verb = find_verb(lower, analysis.file_name.has_value(), analysis.priority.has_value());
     analysis.domain = find_domain(lower, analysis.verb, analysis.file_name.has_value(), analysis.time_phrase.has_value());
     if (analysis.verb == GoalVerb::none && analysis.domain != GoalDomain::none) analysis.verb = GoalVerb::list;
+    // "Which tasks are about the lockbox?": a question about some tasks is a search, not the list.
+    if (analysis.verb == GoalVerb::list && analysis.domain == GoalDomain::task &&
+        has_any_phrase(lower, {"about", "regarding", "related to", "status of", "the one", "called", "named"})) {
+        analysis.verb = GoalVerb::search;
+    }
     if (analysis.verb == GoalVerb::create) analysis.title = find_title(goal, lower, analysis.quoted);
     analysis.wants_completed =
         has_any_phrase(lower, {"completed", "finished", "done", "closed", "all tasks", "including done"});
