@@ -462,7 +462,8 @@ std::optional<json::object> plan_no_fit(const GoalAnalysis& goal, const std::vec
         "what", "which", "who", "whom", "whose", "where", "when", "why", "how", "is", "are", "was", "were", "do", "does",
         "did", "can", "could", "would", "will", "should", "tell", "show", "list", "give", "hello", "hi", "hey", "thanks",
         "thank", "ok", "okay", "bye", "goodbye", "good", "cool", "nice", "great", "yes", "no", "sure", "i", "my", "the",
-        "a", "an", "it", "this", "that", "there", "any", "have", "has", "am", "let"};
+        "a", "an", "it", "this", "that", "there", "any", "have", "has", "am", "let", "summarize", "summarise",
+        "explain", "describe", "recap", "count"};
     static const std::set<std::string> greetings = {"hello", "hi", "hey", "thanks", "thank", "ok", "okay", "bye",
                                                     "goodbye", "good", "cool", "nice", "great", "yes", "no", "sure"};
     if (goal.action_word.empty() || greetings.contains(goal.action_word) || goal.content_words.empty()) {

@@ -99,6 +99,8 @@ std::optional<std::string> find_time_phrase(const std::string& lower) {
     for (auto phrase : kTimePhrases) {
         if (has_phrase(lower, phrase)) return std::string(phrase);
     }
+    if (has_phrase(lower, "my week")) return std::string("this week");
+    if (has_phrase(lower, "my day")) return std::string("today");
     return std::nullopt;
 }
 
@@ -393,7 +395,7 @@ GoalVerb find_verb(const std::string& lower, bool has_file, bool has_priority) {
 
 GoalDomain find_domain(const std::string& lower, GoalVerb verb, bool has_file, bool has_time) {
     if (has_any_phrase(lower, {"task", "tasks", "todo", "todos", "to-do", "to-dos", "to do list", "working on",
-                               "reminder", "reminders", "remind me"}) &&
+                               "reminder", "reminders", "remind me", "due", "overdue", "deadline", "deadlines"}) &&
         !has_phrase(lower, "remember that")) {
         return GoalDomain::task;
     }
@@ -444,6 +446,28 @@ std::optional<std::string> find_entity(std::string_view goal, const std::string&
     const auto words = split(entity, " ");
     if (entity.empty() || words.size() > 5) return std::nullopt;
     return entity;
+}
+
+// "What did Priya say?", "Is Maya on the team?": a question whose subject is a capitalised name (not
+// the first word, not "I") is about that name.
+std::optional<std::string> find_named_subject(std::string_view goal, const std::string& lower) {
+    if (!starts_with_any_phrase(lower, {"what", "who", "when", "where", "which", "how", "did", "does", "do", "is",
+                                        "are", "has", "have", "any"})) {
+        return std::nullopt;
+    }
+    const auto tokens = split(goal, " \t\r\n");
+    std::string name;
+    for (std::size_t i = 1; i < tokens.size(); ++i) {
+        const std::string word = trim(tokens[i].text, ".,;:!?\"'()");
+        const bool capital = !word.empty() && word.front() >= 'A' && word.front() <= 'Z' && word != "I";
+        if (capital) {
+            name += (name.empty() ? "" : " ") + (word.ends_with("'s") ? word.substr(0, word.size() - 2) : word);
+        } else if (!name.empty() || i >= 2) {
+            break;  // the name is the question's subject, right after "what did" — not "the weather in Lisbon"
+        }
+    }
+    if (name.empty() || name.size() > 60) return std::nullopt;
+    return name;
 }
 
 std::optional<std::string> find_date(std::string_view text) {
@@ -591,7 +615,10 @@ GoalAnalysis analyse_goal(std::string_view goal) {
     analysis.only_unfinished =
         has_any_phrase(lower, {"unfinished", "open", "pending", "incomplete", "not done", "outstanding"});
     analysis.action_word = find_action_word(lower);
-    if (analysis.domain == GoalDomain::none && !analysis.file_name) analysis.entity = find_entity(goal, lower);
+    if (analysis.domain == GoalDomain::none && !analysis.file_name) {
+        analysis.entity = find_entity(goal, lower);
+        if (!analysis.entity) analysis.entity = find_named_subject(goal, lower);
+    }
     if (analysis.verb == GoalVerb::update || analysis.verb == GoalVerb::remove) find_change(goal, analysis);
 
     analysis.words = keywords_of(goal);

@@ -160,6 +160,8 @@ std::vector<Goal> goals() {
         {"lookup", "Find my task about the budget", {"Prepare the budget review for the council"}, {"Renew the boat"}},
         {"lookup", "Which tasks mention Priya?", {"Book test devices for Priya"}, {"Renew the boat"}},
         {"lookup", "Hello!", {"Hello"}, {"Renew the boat"}},
+        {"lookup", "Summarize my week", {"Called the insurer"}, {"none of the available skills"}},
+        {"lookup", "What's due this week?", {"Review Tomás's lockbox rotation fix"}, {}},
         {"lookup", "Which tasks are about the lockbox?", {"Order two more lockboxes", "Review Tomás's lockbox"},
          {"Renew the boat"}},
         {"write", "Create a task to call the dentist", {"dentist"}, {},
@@ -238,6 +240,7 @@ std::vector<Goal> goals() {
         {"entity", "Tell me about Tomás",
          {"Reviewed the lockbox rotation design", "Review Tomás's lockbox rotation fix", "lockbox.md"}, {}},
         {"entity", "Who is Maya?", {"README.md"}, {"Renew the boat"}},
+        {"entity", "What did Priya say?", {"Priya needs test devices"}, {"Kick-off"}},
         {"entity", "What do you know about the insurer?", {"Called the insurer"}, {"Kick-off"}},
 
         {"entity", "Tell me everything about the lockbox",
