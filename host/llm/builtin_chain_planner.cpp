@@ -227,6 +227,8 @@ std::optional<json::object> plan_entity_question(const GoalAnalysis& goal, const
 std::optional<json::object> plan_item_change(const GoalAnalysis& goal, const std::vector<Tool>& tools,
                                              const std::vector<Step>& steps) {
     if (goal.verb != GoalVerb::update && goal.verb != GoalVerb::remove) return std::nullopt;
+    // "Set an alarm": naming neither the data nor a change a tool makes, it is not a change to an item.
+    if (goal.domain == GoalDomain::none && goal.verb == GoalVerb::update && !goal.change.any()) return std::nullopt;
     // Only tasks have items changed by id among the built-in data; other domains say so below.
     const GoalDomain domain = goal.domain == GoalDomain::none ? GoalDomain::task : goal.domain;
     const Tool* changer = change_tool(tools, domain, goal.verb);

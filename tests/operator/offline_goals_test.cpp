@@ -251,6 +251,7 @@ std::vector<Goal> goals() {
         {"impossible", "Translate the README into French", {"none of the available skills can translate"}, {},
          nothing_changed()},
         {"impossible", "Restart the web server", {"none of the available skills can restart"}, {}, nothing_changed()},
+        {"impossible", "Set an alarm for 7am", {"none of the available skills can set an alarm"}, {}, nothing_changed()},
         {"impossible", "Write a poem", {"none of the available skills can write"}, {}, nothing_changed()},
         {"impossible", "What's the weather in Lisbon?", {"None of the available skills has data"}, {}},
         {"impossible", "Email Tomás the budget", {"none of the available skills can email"}, {}, nothing_changed()},
