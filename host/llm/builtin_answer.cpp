@@ -1,10 +1,11 @@
 #include "llm/builtin_answer.hpp"
 
+#include "llm/builtin_text_scan.hpp"
+
 #include <boost/json.hpp>
 
 #include <array>
 #include <cctype>
-#include <regex>
 
 namespace skillhost::llm::builtin {
 namespace {
@@ -167,6 +168,21 @@ std::string render_answer(const json::object& context) {
             }
         }
     }
+    std::string note;
+    if (const auto* instructions = context.if_contains("instructions"); instructions && instructions->is_string()) {
+        const std::string_view text = instructions->as_string();
+        if (const auto at = text.find(kNoteLead); at != std::string_view::npos) {
+            note = std::string(text.substr(at + kNoteLead.size()));
+        }
+    }
+    if (!note.empty()) {
+        // The note names what failed and the suggested fixes itself when something did.
+        const bool note_reports_failures = note.find(" failed") != std::string::npos;
+        std::string text = note;
+        if (!answer.empty()) text += "\n\n" + answer;
+        if (!failures.empty() && !note_reports_failures) text += "\n\nSome steps failed:\n" + failures;
+        return text + "\n\n" + std::string(kBuiltinMarker);
+    }
     if (answer.empty() && failures.empty()) {
         answer = "I found no data for this request.";
     } else if (answer.empty()) {
@@ -178,12 +194,11 @@ std::string render_answer(const json::object& context) {
 }
 
 std::string casual_reply(std::string_view message) {
-    std::string text(message);
-    for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string text = lowercase(message);
     std::string reply;
-    if (std::regex_search(text, std::regex(R"(^\s*(hi|hello|hey|good (morning|afternoon|evening))\b)"))) {
+    if (starts_with_any_phrase(text, {"hi", "hello", "hey", "good morning", "good afternoon", "good evening"})) {
         reply = "Hello! ";
-    } else if (std::regex_search(text, std::regex(R"(^\s*(thanks|thank you)\b)"))) {
+    } else if (starts_with_any_phrase(text, {"thanks", "thank you"})) {
         reply = "You're welcome! ";
     }
     reply += "No language model is configured, so I can answer questions about your tasks, files and memory, "

@@ -12,7 +12,13 @@ namespace skillhost::llm::builtin {
 // Appended to every free-text answer of the builtin model, so nobody mistakes it for an LLM's.
 inline constexpr std::string_view kBuiltinMarker = "(answered by the built-in model, no LLM)";
 
-// `context`: {"goal", "style": "default"|"strict"|"summary", "observations":[{tool, args, ok, data, error}]}.
+// How the operator hands the planner's note (the candidates of an ambiguous reference, why no tool
+// can do the goal) to the answer: instructions that start with this line, the note after it.
+inline constexpr std::string_view kNoteLead = "Tell the user this first, in these words:\n";
+
+// `context`: {"goal", "style": "default"|"strict"|"summary", "observations":[{tool, args, ok, data, error}],
+// "instructions"?}. A planner's note in the instructions comes first; then the data, then failures
+// (left out when the note already reports them).
 std::string render_answer(const boost::json::object& context);
 
 // A reply when no data was asked for (casual messages), honest about what the builtin model is.

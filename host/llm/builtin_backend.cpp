@@ -2,6 +2,7 @@
 
 #include "llm/builtin_answer.hpp"
 #include "llm/builtin_classifier.hpp"
+#include "llm/builtin_critic.hpp"
 #include "llm/builtin_planner.hpp"
 
 #include <boost/json.hpp>
@@ -34,7 +35,10 @@ Result<ChatResponse> BuiltinBackend::chat(const ChatRequest& request, const std:
     std::string task = context_string(request.context, "task");
     if (task.empty()) {
         // Without a context (a plugin's completion request, say), the role says what is wanted.
-        task = request.role == "classifier" ? "classify" : request.role == "orchestrator" ? "plan" : "chat";
+        task = request.role == "classifier"     ? "classify"
+               : request.role == "orchestrator" ? "plan"
+               : request.role == "critic"       ? "critic"
+                                                : "chat";
     }
 
     std::string content;
@@ -48,6 +52,8 @@ Result<ChatResponse> BuiltinBackend::chat(const ChatRequest& request, const std:
         content = json::serialize(builtin::classify_intent(message));
     } else if (task == "answer") {
         content = builtin::render_answer(request.context);
+    } else if (task == "critic") {
+        content = json::serialize(builtin::critique(last_user_message(request)));
     } else if (task == "probe") {
         // `models test`: show that structured output works end to end.
         content = request.json_schema ? R"({"ok":true})" : "ok";
@@ -56,7 +62,7 @@ Result<ChatResponse> BuiltinBackend::chat(const ChatRequest& request, const std:
     } else {
         Error error{"LLM_BAD_REQUEST",
                     "the built-in model does not know the task '" + task +
-                        "' — use plan, classify, answer, probe or chat in the request context",
+                        "' — use plan, classify, answer, critic, probe or chat in the request context",
                     {}, {}};
         error.details["task"] = task;
         return error;

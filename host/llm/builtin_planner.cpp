@@ -1,168 +1,14 @@
 #include "llm/builtin_planner.hpp"
 
-#include "llm/goal_analysis.hpp"
-
-#include <boost/json.hpp>
+#include "llm/builtin_plan_context.hpp"
+#include "llm/builtin_text_scan.hpp"
 
 #include <algorithm>
-#include <map>
-#include <set>
 
 namespace skillhost::llm::builtin {
 namespace {
 
 namespace json = boost::json;
-
-struct Tool {
-    std::string id;
-    std::set<std::string> id_words;
-    std::set<std::string> description_words;
-    json::object properties;
-    std::vector<std::string> required;
-    std::vector<std::pair<std::set<std::string>, json::object>> examples;  // description words, args
-    bool read_only = false;
-    std::size_t order = 0;
-};
-
-struct Step {
-    std::string tool;
-    json::object args;
-    bool ok = false;
-    std::string error_code;
-};
-
-std::string string_field(const json::object& object, std::string_view key) {
-    const auto* value = object.if_contains(key);
-    return value && value->is_string() ? std::string(value->as_string()) : std::string();
-}
-
-std::set<std::string> word_set(std::string_view text) {
-    const auto words = keywords_of(text);
-    return {words.begin(), words.end()};
-}
-
-std::vector<Tool> read_tools(const json::object& context) {
-    std::vector<Tool> tools;
-    const auto* list = context.if_contains("tools");
-    if (!list || !list->is_array()) return tools;
-    for (const auto& item : list->as_array()) {
-        if (!item.is_object()) continue;
-        const auto& object = item.as_object();
-        Tool tool;
-        tool.id = string_field(object, "id");
-        if (tool.id.empty()) continue;
-        tool.id_words = word_set(tool.id);
-        tool.description_words = word_set(string_field(object, "description"));
-        if (const auto* inputs = object.if_contains("inputs"); inputs && inputs->is_object()) {
-            if (const auto* props = inputs->as_object().if_contains("properties"); props && props->is_object()) {
-                tool.properties = props->as_object();
-            }
-            if (const auto* required = inputs->as_object().if_contains("required"); required && required->is_array()) {
-                for (const auto& name : required->as_array()) {
-                    if (name.is_string()) tool.required.emplace_back(name.as_string());
-                }
-            }
-        }
-        if (const auto* examples = object.if_contains("examples"); examples && examples->is_array()) {
-            for (const auto& example : examples->as_array()) {
-                if (!example.is_object()) continue;
-                const auto* args = example.as_object().if_contains("args");
-                tool.examples.emplace_back(word_set(string_field(example.as_object(), "description")),
-                                           args && args->is_object() ? args->as_object() : json::object{});
-            }
-        }
-        if (const auto* read_only = object.if_contains("read_only"); read_only && read_only->is_bool()) {
-            tool.read_only = read_only->as_bool();
-        }
-        tool.order = tools.size();
-        tools.push_back(std::move(tool));
-    }
-    return tools;
-}
-
-std::vector<Step> read_steps(const json::object& context) {
-    std::vector<Step> steps;
-    const auto* list = context.if_contains("steps");
-    if (!list || !list->is_array()) return steps;
-    for (const auto& item : list->as_array()) {
-        if (!item.is_object()) continue;
-        const auto& object = item.as_object();
-        Step step;
-        step.tool = string_field(object, "tool");
-        if (const auto* args = object.if_contains("args"); args && args->is_object()) step.args = args->as_object();
-        if (const auto* ok = object.if_contains("ok"); ok && ok->is_bool()) step.ok = ok->as_bool();
-        step.error_code = string_field(object, "error_code");
-        steps.push_back(std::move(step));
-    }
-    return steps;
-}
-
-// Words a tool uses for each intent and each data domain.
-const std::map<GoalVerb, std::set<std::string>>& verb_words() {
-    static const std::map<GoalVerb, std::set<std::string>> words = {
-        {GoalVerb::list, {"list", "all"}},
-        {GoalVerb::read, {"read", "get", "show", "open", "view", "content"}},
-        {GoalVerb::search, {"search", "find", "query", "lookup"}},
-        {GoalVerb::create, {"create", "add", "capture", "write", "new", "save"}},
-        {GoalVerb::update, {"update", "edit", "complete", "modify"}},
-        {GoalVerb::remove, {"delete", "remove"}},
-        {GoalVerb::recall, {"recent", "timeline", "history", "happened"}}};
-    return words;
-}
-
-const std::map<GoalDomain, std::set<std::string>>& domain_words() {
-    static const std::map<GoalDomain, std::set<std::string>> words = {
-        {GoalDomain::task, {"task", "todo"}},
-        {GoalDomain::file, {"fs", "file", "directory", "folder", "workspace"}},
-        {GoalDomain::memory, {"memory", "memorie", "episodic", "remember"}}};
-    return words;
-}
-
-bool any_in(const std::set<std::string>& haystack, const std::set<std::string>& needles) {
-    return std::any_of(needles.begin(), needles.end(), [&](const auto& w) { return haystack.contains(w); });
-}
-
-int score_tool(const Tool& tool, const GoalAnalysis& goal) {
-    int score = 0;
-    if (goal.domain != GoalDomain::none) {
-        const auto& words = domain_words().at(goal.domain);
-        if (any_in(tool.id_words, words)) {
-            score += 4;
-        } else if (any_in(tool.description_words, words)) {
-            score += 2;
-        } else {
-            score -= 2;  // a tool for other data
-        }
-    }
-    if (goal.verb != GoalVerb::none) {
-        const auto& words = verb_words().at(goal.verb);
-        if (any_in(tool.id_words, words)) {
-            score += 4;
-        } else if (goal.verb == GoalVerb::recall && any_in(tool.id_words, verb_words().at(GoalVerb::search))) {
-            score += 2;  // searching memory is the next best way to recall
-        } else if (goal.verb == GoalVerb::list && any_in(tool.id_words, verb_words().at(GoalVerb::recall))) {
-            score += 1;
-        }
-    }
-    int overlap = 0;
-    for (const auto& word : goal.content_words) {
-        if (tool.id_words.contains(word) || tool.description_words.contains(word)) ++overlap;
-    }
-    score += std::min(overlap, 3);
-    for (const auto& [words, args] : tool.examples) {
-        if (goal.content_words.empty() || words.empty()) continue;
-        int shared = 0;
-        for (const auto& word : goal.words) shared += words.contains(word) ? 1 : 0;
-        if (shared * 2 >= static_cast<int>(words.size())) {
-            score += 2;
-            break;
-        }
-    }
-    const bool writes = goal.verb == GoalVerb::create || goal.verb == GoalVerb::update || goal.verb == GoalVerb::remove;
-    if (!tool.read_only && !writes) score -= 4;  // never change data for a question
-    if (tool.read_only && writes) score -= 3;
-    return score;
-}
 
 // The enum of a property, when it has one; a value outside it is not used.
 bool allowed_value(const json::object& property, const std::string& value) {
@@ -174,12 +20,38 @@ bool allowed_value(const json::object& property, const std::string& value) {
     return false;
 }
 
-std::string property_type(const json::object& property) {
-    return string_field(property, "type");
+std::string property_type(const json::object& property) { return string_field(property, "type"); }
+
+// A value for `input` learnt from the tool's examples: the example "Weather in Paris" with
+// {city: "Paris"} says the city follows "in", so "the weather in Lisbon" gives "Lisbon".
+std::optional<std::string> value_like_examples(const Tool& tool, std::string_view input, std::string_view goal) {
+    const std::string lower_goal = lowercase(goal);
+    for (const auto& [description, args] : tool.examples) {
+        const auto* value = args.if_contains(input);
+        if (!value || !value->is_string() || value->as_string().empty()) continue;
+        const std::string lower_description = lowercase(description);
+        const auto at = find_phrase(lower_description, lowercase(std::string(value->as_string())));
+        if (at == std::string::npos || at < 2) continue;
+        // The word just before the value in the example.
+        std::size_t end = at;
+        while (end > 0 && lower_description[end - 1] == ' ') --end;
+        std::size_t start = end;
+        while (start > 0 && is_word_byte(lower_description[start - 1])) --start;
+        if (start == end) continue;
+        const std::string lead = lower_description.substr(start, end - start) + " ";
+        const auto found = find_phrase(lower_goal, lead);
+        if (found == std::string::npos) continue;
+        std::string rest(goal.substr(found + lead.size()));
+        const auto stop = rest.find_first_of(",.?!;\n");
+        if (stop != std::string::npos) rest.resize(stop);
+        rest = trim(rest);
+        if (!rest.empty() && rest.size() <= 80) return rest;
+    }
+    return std::nullopt;
 }
 
 // Fills the tool's inputs from what the goal says; only properties the tool declares.
-json::object extract_args(const Tool& tool, const GoalAnalysis& goal) {
+json::object extract_args(const Tool& tool, const GoalAnalysis& goal, std::string_view goal_text) {
     json::object args;
     const auto put = [&](std::string_view name, const std::string& value) {
         const auto* property = tool.properties.if_contains(name);
@@ -206,7 +78,7 @@ json::object extract_args(const Tool& tool, const GoalAnalysis& goal) {
     if (goal.glob) {
         put("pattern", *goal.glob);
         put("glob", *goal.glob);
-    } else if (goal.file_name && tool.properties.contains("pattern") && !tool.properties.contains("path")) {
+    } else if (goal.file_name && declares(tool, "pattern") && !declares(tool, "path")) {
         put("pattern", *goal.file_name);
     }
     const auto set_flag = [&](std::string_view name) {
@@ -216,12 +88,23 @@ json::object extract_args(const Tool& tool, const GoalAnalysis& goal) {
     // A file-type pattern ("all markdown files") means the whole tree, not one directory.
     if (goal.glob && !goal.directory) set_flag("recursive");
     if (goal.wants_completed) set_flag("include_completed");
-    return args;
-}
 
-bool has_required(const Tool& tool, const json::object& args) {
-    return std::all_of(tool.required.begin(), tool.required.end(),
-                       [&](const std::string& name) { return args.contains(name); });
+    // A tool from another plugin: its required text inputs, learnt from its examples, or the goal's
+    // words when only one is missing.
+    std::vector<std::string> missing;
+    for (const auto& name : tool.required) {
+        const auto* property = tool.properties.if_contains(name);
+        if (args.contains(name) || !property || !property->is_object()) continue;
+        const std::string type = property_type(property->as_object());
+        if (!type.empty() && type != "string") continue;
+        if (auto value = value_like_examples(tool, name, goal_text)) {
+            put(name, *value);
+        } else {
+            missing.push_back(name);
+        }
+    }
+    if (missing.size() == 1 && !goal.query.empty()) put(missing.front(), goal.query);
+    return args;
 }
 
 // After a failed read of a missing file, look for it by name instead.
@@ -230,22 +113,19 @@ json::object recovery_args(const Tool& tool, const GoalAnalysis& goal) {
     if (!goal.file_name) return args;
     const std::string base = goal.file_name->substr(goal.file_name->find_last_of('/') + 1);
     for (const char* name : {"pattern", "name", "glob"}) {
-        if (tool.properties.contains(name)) {
+        if (declares(tool, name)) {
             args[name] = base;
             return args;
         }
     }
-    if (tool.properties.contains("query")) args["query"] = base;
+    if (declares(tool, "query")) args["query"] = base;
     return args;
 }
 
-json::object respond(std::string thought) {
-    return json::object{{"thought", std::move(thought)}, {"respond", true}};
-}
-
-json::object act(std::string thought, const std::string& tool, json::object args) {
-    return json::object{{"thought", std::move(thought)},
-                        {"action", json::object{{"tool", tool}, {"args", std::move(args)}}}};
+bool shares_words(const Tool& tool, const GoalAnalysis& goal) {
+    return std::any_of(goal.content_words.begin(), goal.content_words.end(), [&](const std::string& word) {
+        return tool.id_words.contains(word) || tool.description_words.contains(word);
+    });
 }
 
 std::string describe_goal(const GoalAnalysis& goal) {
@@ -253,6 +133,31 @@ std::string describe_goal(const GoalAnalysis& goal) {
     if (goal.domain != GoalDomain::none) text += " " + std::string(to_string(goal.domain)) + " data";
     if (goal.time_phrase) text += " for " + *goal.time_phrase;
     return text;
+}
+
+// What failed, with the fixes the tools suggested, for the answer; without any, the other tools
+// for the same data are the alternative.
+std::string failure_note(const std::vector<Step>& steps, const std::vector<Tool>& tools, const GoalAnalysis& goal) {
+    std::string note;
+    bool suggested = false;
+    for (const auto& step : steps) {
+        if (step.ok) continue;
+        note += (note.empty() ? "" : "\n") + step.tool + " failed";
+        if (!step.error_code.empty()) note += " (" + step.error_code + ")";
+        if (!step.error_message.empty()) note += ": " + step.error_message;
+        for (const auto& suggestion : step.suggestions) note += "\n  Suggested: " + suggestion;
+        suggested = suggested || !step.suggestions.empty();
+    }
+    if (note.empty() || suggested) return note;
+    std::string others;
+    for (const auto& tool : tools) {
+        const bool used = std::any_of(steps.begin(), steps.end(), [&](const Step& s) { return s.tool == tool.id; });
+        if (used || !tool.read_only || !tool_in_domain(tool, goal.domain)) continue;
+        others += (others.empty() ? "" : ", ") + tool.id;
+    }
+    note += "\n  Suggested: fix the cause above and ask again";
+    if (!others.empty()) note += ", or ask for what " + others + " can give instead";
+    return note + ".";
 }
 
 }  // namespace
@@ -263,18 +168,30 @@ json::object plan_next_step(const json::object& context) {
     const std::vector<Tool> tools = read_tools(context);
     const std::vector<Step> steps = read_steps(context);
 
+    constexpr std::size_t kMaxSteps = 6;
+    if (steps.size() >= kMaxSteps) {
+        return respond("Took " + std::to_string(steps.size()) + " actions; answering with what they found.",
+                       failure_note(steps, tools, goal));
+    }
+    if (auto reply = plan_entity_question(goal, tools, steps)) return *reply;
+    if (auto reply = plan_item_change(goal, tools, steps)) return *reply;
+    if (auto reply = plan_named_file(goal, tools, steps)) return *reply;
+
     for (const auto& step : steps) {
         if (step.ok) {
             return respond("The observation from " + step.tool + " has the data for the goal; answering from it.");
         }
     }
+    if (steps.empty()) {
+        if (auto reply = plan_capability_gap(goal, tools)) return *reply;
+    }
     constexpr std::size_t kMaxAttempts = 3;
     if (steps.size() >= kMaxAttempts) {
-        return respond("Tried " + std::to_string(steps.size()) + " actions without success; reporting what failed.");
+        return respond("Tried " + std::to_string(steps.size()) + " actions without success; reporting what failed.",
+                       failure_note(steps, tools, goal));
     }
     const auto tried = [&](const std::string& id, const json::object& args) {
-        return std::any_of(steps.begin(), steps.end(),
-                           [&](const Step& s) { return s.tool == id && s.args == args; });
+        return std::any_of(steps.begin(), steps.end(), [&](const Step& s) { return s.tool == id && s.args == args; });
     };
     const auto tried_tool = [&](const std::string& id) {
         return std::any_of(steps.begin(), steps.end(), [&](const Step& s) { return s.tool == id; });
@@ -284,9 +201,7 @@ json::object plan_next_step(const json::object& context) {
     if (!steps.empty() && steps.back().error_code == "FILE_NOT_FOUND") {
         for (const auto& tool : tools) {
             if (!tool.read_only || tried_tool(tool.id)) continue;
-            const bool file_tool = any_in(tool.id_words, domain_words().at(GoalDomain::file));
-            const bool finds = any_in(tool.id_words, verb_words().at(GoalVerb::search));
-            if (!file_tool || !finds) continue;
+            if (!tool_in_domain(tool, GoalDomain::file) || !tool_does(tool, GoalVerb::search)) continue;
             json::object args = recovery_args(tool, goal);
             if (!args.empty() && has_required(tool, args)) {
                 return act(steps.back().tool + " reported FILE_NOT_FOUND; searching for the file by name with " +
@@ -295,25 +210,34 @@ json::object plan_next_step(const json::object& context) {
             }
         }
     }
-
-    if (goal.verb == GoalVerb::none && goal.domain == GoalDomain::none) {
-        return respond("The goal does not ask for data any tool provides; answering directly.");
+    // A failed step whose error names another tool as the fix: follow the suggestion.
+    if (!steps.empty() && !steps.back().ok) {
+        for (const auto& suggestion : steps.back().suggestions) {
+            for (const auto& tool : tools) {
+                if (tried_tool(tool.id) || find_phrase(suggestion, tool.id) == std::string::npos) continue;
+                json::object args = extract_args(tool, goal, goal_text);
+                if (!has_required(tool, args)) continue;
+                return act(steps.back().tool + " failed with " + steps.back().error_code + "; its error suggests " +
+                               tool.id + ".",
+                           tool.id, std::move(args));
+            }
+        }
     }
 
-    struct Candidate {
-        const Tool* tool;
-        int score;
-    };
-    std::vector<Candidate> ranked;
-    for (const auto& tool : tools) ranked.push_back({&tool, score_tool(tool, goal)});
-    std::stable_sort(ranked.begin(), ranked.end(), [](const Candidate& a, const Candidate& b) { return a.score > b.score; });
+    const std::vector<RankedTool> ranked = rank_tools(tools, goal);
 
     constexpr int kMinimumScore = 4;
     std::string missing;
+    // "Write a poem" names no data and nothing to create: no tool fits it.
+    const bool creates_nothing_known = goal.verb == GoalVerb::create && goal.domain == GoalDomain::none && !goal.title;
     for (const auto& candidate : ranked) {
-        if (candidate.score < kMinimumScore) break;
+        if (candidate.score < kMinimumScore || creates_nothing_known) break;
         const Tool& tool = *candidate.tool;
-        json::object args = extract_args(tool, goal);
+        // Without a kind of data in the goal, a tool must share a word with it ("weather").
+        if (goal.domain == GoalDomain::none && !shares_words(tool, goal)) continue;
+        // After a failure, only tools for the same data are an alternative.
+        if (!steps.empty() && goal.domain != GoalDomain::none && !tool_in_domain(tool, goal.domain)) continue;
+        json::object args = extract_args(tool, goal, goal_text);
         if (!has_required(tool, args)) {
             if (missing.empty()) {
                 for (const auto& name : tool.required) {
@@ -325,14 +249,21 @@ json::object plan_next_step(const json::object& context) {
         }
         if (tried(tool.id, args)) continue;
         std::string thought = describe_goal(goal) + "; " + tool.id + " fits best";
+        if (!steps.empty()) thought = steps.back().tool + " failed; trying " + tool.id + " instead";
         if (!args.empty()) thought += ", with arguments taken from the goal";
         return act(thought + ".", tool.id, std::move(args));
     }
     if (!steps.empty()) {
-        return respond("The actions tried did not succeed and no other tool fits; reporting what failed.");
+        return respond("The actions tried did not succeed and no other tool fits; reporting what failed.",
+                       failure_note(steps, tools, goal));
+    }
+    if (auto reply = plan_no_fit(goal, tools); reply && missing.empty()) return *reply;
+    if (goal.verb == GoalVerb::none && goal.domain == GoalDomain::none) {
+        return respond("The goal does not ask for data any tool provides; answering directly.");
     }
     if (!missing.empty()) {
-        return respond("No tool can be called: " + missing + ", which the goal does not say.");
+        return respond("No tool can be called: " + missing + ", which the goal does not say.",
+                       "I could not do this: " + missing + ", which the request does not say.");
     }
     return respond("No available tool matches the goal; answering directly.");
 }

@@ -1,5 +1,6 @@
 // What the builtin model reads out of a goal without a language model: the intent verb, the data
-// domain, and the common arguments (a file name, a title, a time phrase, a search query).
+// domain, the common arguments (a file name, a title, a time phrase, a search query), and for
+// multi-step goals the item the goal is about, the change to make to it, and the entity asked after.
 #pragma once
 
 #include <optional>
@@ -15,6 +16,16 @@ enum class GoalDomain { none, task, file, memory };
 std::string_view to_string(GoalVerb verb);
 std::string_view to_string(GoalDomain domain);
 
+// A change to one existing item ("mark X as done", "rename X to Y", "tag X as Z").
+struct ItemChange {
+    std::optional<std::string> status;    // open | in_progress | done | cancelled
+    std::optional<std::string> title;     // the new title
+    std::optional<std::string> priority;  // low | medium | high
+    std::optional<std::string> tag;       // a tag to add
+    std::optional<std::string> due;       // YYYY-MM-DD
+    bool any() const { return status || title || priority || tag || due; }
+};
+
 struct GoalAnalysis {
     std::string lower;                  // the goal in lower case
     std::vector<std::string> words;     // lower-case words, file names kept whole
@@ -29,7 +40,18 @@ struct GoalAnalysis {
     std::optional<std::string> title;       // for create: "call the dentist"
     std::optional<std::string> glob;        // "*.md"
     bool wants_completed = false;           // "completed tasks", "all tasks including done"
+    bool only_unfinished = false;           // "unfinished", "open", "pending"
     std::string query;                      // search words, or the quoted text
+
+    // The imperative the goal starts with ("delete", "send", "book"), after "please", "can you".
+    std::string action_word;
+    // "What do you know about Priya?": the entity asked after, as written ("Priya").
+    std::optional<std::string> entity;
+    // update/remove: the words describing the item to change ("boat insurance"), and the change.
+    std::string target;
+    ItemChange change;
+    // "Find my unfinished tasks and rename ...": the goal asks to list before it changes.
+    bool lists_first = false;
 };
 
 GoalAnalysis analyse_goal(std::string_view goal);

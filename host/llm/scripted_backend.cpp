@@ -3,18 +3,26 @@
 #include <boost/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
 namespace skillhost::llm {
 namespace {
 
+std::string lower_case(std::string text) {
+    std::transform(text.begin(), text.end(), text.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return text;
+}
+
 namespace json = boost::json;
 
 Error script_error(const std::string& source, int line, const std::string& problem) {
     Error error{"LLM_SCRIPT_INVALID",
                 source + (line > 0 ? ":" + std::to_string(line) : "") + ": " + problem +
-                    " — each entry needs `response` and may have `role` and `match` (a regex)",
+                    " — each entry needs `response` and may have `role` and `match` (text to look for)",
                 {}, {}};
     error.details["file"] = source;
     if (line > 0) error.details["line"] = line;
@@ -100,11 +108,10 @@ Result<std::shared_ptr<ScriptedBackend>> ScriptedBackend::create(std::vector<Scr
     for (auto& entry : entries) {
         Slot slot;
         if (entry.match) {
-            try {
-                slot.pattern.emplace(*entry.match, std::regex::ECMAScript | std::regex::icase);
-            } catch (const std::regex_error& e) {
-                return script_error(source, entry.line, "`match` is not a valid regex ('" + *entry.match + "'): " + e.what());
+            if (entry.match->empty()) {
+                return script_error(source, entry.line, "`match` is empty: give text the last message must contain");
             }
+            slot.pattern = lower_case(*entry.match);
         }
         slot.entry = std::move(entry);
         slots.push_back(std::move(slot));
@@ -170,6 +177,7 @@ Result<ChatResponse> ScriptedBackend::chat(const ChatRequest& request, const std
         return Error{"LLM_CANCELLED", "the request to the scripted backend was cancelled", {}, {}};
     }
     const std::string last = request.messages.empty() ? std::string() : request.messages.back().content;
+    const std::string last_lower = lower_case(last);
     std::string content;
     {
         std::lock_guard lock(mutex_);
@@ -178,7 +186,7 @@ Result<ChatResponse> ScriptedBackend::chat(const ChatRequest& request, const std
         for (auto& slot : slots_) {
             if (slot.used || (!slot.entry.role && !slot.pattern)) continue;
             if (slot.entry.role && *slot.entry.role != request.role) continue;
-            if (slot.pattern && !std::regex_search(last, *slot.pattern)) continue;
+            if (slot.pattern && last_lower.find(*slot.pattern) == std::string::npos) continue;
             chosen = &slot;
             break;
         }

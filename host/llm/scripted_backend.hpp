@@ -1,7 +1,7 @@
 // Replays canned responses from a script, for tests and reproducible demos.
 //
-// Script entries: {role?, match?, response}. `role` limits an entry to one role, `match` is a regex
-// searched in the last message. A request takes the first unused entry whose role/match fit; if no
+// Script entries: {role?, match?, response}. `role` limits an entry to one role, `match` is text
+// looked for in the last message, ignoring case. A request takes the first unused entry whose role/match fit; if no
 // such constrained entry exists, the next unused entry without constraints, in order. Each entry
 // answers once.
 #pragma once
@@ -11,14 +11,13 @@
 #include <filesystem>
 #include <mutex>
 #include <optional>
-#include <regex>
 #include <vector>
 
 namespace skillhost::llm {
 
 struct ScriptEntry {
     std::optional<std::string> role;
-    std::optional<std::string> match;  // ECMAScript regex, searched in the last message
+    std::optional<std::string> match;  // text found in the last message, ignoring case
     std::string response;              // a JSON response object is stored serialized
     int line = 0;                      // where it was defined, for messages
 };
@@ -26,7 +25,7 @@ struct ScriptEntry {
 class ScriptedBackend final : public ChatBackend {
 public:
     // `source` names the script in messages ("(inline)" for scripts built in code).
-    // Errors LLM_SCRIPT_INVALID for a bad regex.
+    // Errors LLM_SCRIPT_INVALID for an empty `match`.
     static Result<std::shared_ptr<ScriptedBackend>> create(std::vector<ScriptEntry> entries,
                                                            std::string source = "(inline)");
     // YAML (a list, or {responses: [...]}) or JSONL (one object a line, for .jsonl/.ndjson files).
@@ -44,7 +43,7 @@ public:
 private:
     struct Slot {
         ScriptEntry entry;
-        std::optional<std::regex> pattern;
+        std::optional<std::string> pattern;  // `match` in lower case
         bool used = false;
     };
     ScriptedBackend(std::vector<Slot> slots, std::string source);

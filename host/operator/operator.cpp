@@ -1,5 +1,6 @@
 #include "operator/operator.hpp"
 
+#include "llm/builtin_answer.hpp"
 #include "operator/claim_lexer.hpp"
 #include "operator/grounding_check.hpp"
 #include "operator/observation_format.hpp"
@@ -393,7 +394,9 @@ void Operator::react(Session& session) {
             entry.thought = plan.thought;
             entry.started_ms = store::unix_ms_now();
             run.steps.push_back(std::move(entry));
-            finish_with_answer(session, style);
+            // The planner's note (ambiguous candidates, what no tool can do) is for the user.
+            finish_with_answer(session, style,
+                               plan.note.empty() ? std::string() : std::string(llm::builtin::kNoteLead) + plan.note);
             return;
         }
         if (!execute_action(session, plan.thought, *plan.action)) return;

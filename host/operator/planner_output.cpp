@@ -30,7 +30,8 @@ const json::object& planner_schema() {
           "required": ["tool", "args"]
         },
         "respond": {"type": "boolean"},
-        "response_style": {"type": "string", "enum": ["default", "strict", "summary", "verbatim"]}
+        "response_style": {"type": "string", "enum": ["default", "strict", "summary", "verbatim"]},
+        "note": {"type": "string"}
       },
       "required": ["thought"]
     })").as_object();
@@ -91,6 +92,7 @@ Result<PlannerOutput> parse_planner_output(std::string_view text) {
             out.response_style = s;
         }
     }
+    if (const auto* note = o.if_contains("note"); note && note->is_string()) out.note = std::string(note->as_string());
     if (const auto* action = o.if_contains("action"); action && !action->is_null()) {
         if (!action->is_object()) return invalid("action must be an object {tool, args}", text);
         const auto& a = action->as_object();

@@ -1,4 +1,4 @@
-// The planner's answer: {thought, action?:{tool,args}, respond?, response_style?}. Models wrap JSON
+// The planner's answer: {thought, action?:{tool,args}, respond?, response_style?, note?}. Models wrap JSON
 // in prose or code fences and get fields wrong; parsing repairs what it safely can and otherwise
 // says exactly what is wrong, so the retry prompt can quote it.
 #pragma once
@@ -19,6 +19,7 @@ struct PlannerOutput {
     std::optional<store::Action> action;
     bool respond = false;
     std::string response_style;  // "", default, strict, summary, verbatim
+    std::string note;            // with respond: what the answer must tell the user (candidates, limits)
     bool repaired = false;       // the JSON had to be cut out of surrounding text
 };
 

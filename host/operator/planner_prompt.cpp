@@ -11,6 +11,8 @@ namespace {
 
 namespace json = boost::json;
 
+constexpr std::size_t kMaxBuiltinStepData = 64 * 1024;
+
 constexpr std::string_view kRules =
     "You are the planner of a tool-using assistant. Decide the next step towards the user's goal.\n"
     "Rules:\n"
@@ -21,7 +23,9 @@ constexpr std::string_view kRules =
     "- When the observations answer the goal, respond. Use response_style \"strict\" for factual data,\n"
     "  \"summary\" for long results, \"verbatim\" to show one tool's output as it is.\n"
     "- Answer only with JSON: {\"thought\": \"...\", \"action\": {\"tool\": \"id\", \"args\": {...}}}\n"
-    "  or {\"thought\": \"...\", \"respond\": true, \"response_style\": \"default|strict|summary|verbatim\"}.\n";
+    "  or {\"thought\": \"...\", \"respond\": true, \"response_style\": \"default|strict|summary|verbatim\"}.\n"
+    "- When no tool can do what the goal asks, or a reference is ambiguous, respond with a \"note\" that says so\n"
+    "  (naming the closest tools, or the candidates to choose from).\n";
 
 json::value sorted(const json::value& v) {
     if (v.is_object()) {
@@ -138,6 +142,15 @@ llm::ChatRequest build_planner_request(const PlannerPromptInput& input) {
         const bool ok = entry.observation && entry.observation->success;
         s["ok"] = ok;
         s["error_code"] = entry.observation && entry.observation->error ? entry.observation->error->code : std::string();
+        // The builtin planner chains steps on what they returned (the id a find gave) and follows
+        // the fixes an error suggests, so it gets the data and the error itself, within a bound.
+        if (ok && json::serialize(entry.observation->raw).size() <= kMaxBuiltinStepData) s["data"] = entry.observation->raw;
+        if (entry.observation && entry.observation->error) {
+            s["error_message"] = entry.observation->error->message;
+            json::array suggestions;
+            for (const auto& suggestion : entry.observation->error->suggestions) suggestions.emplace_back(suggestion);
+            s["suggestions"] = std::move(suggestions);
+        }
         s["observation_summary"] = input.condensed.size() == steps.size() ? input.condensed[i] : condensed_step(entry);
         step_context.push_back(std::move(s));
     }

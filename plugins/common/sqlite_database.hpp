@@ -103,9 +103,16 @@ public:
         }
         // The busy timeout comes first: switching to WAL itself needs a lock another call may hold.
         sqlite3_busy_timeout(db_, 10000);
-        exec("PRAGMA journal_mode=WAL");
-        exec("PRAGMA synchronous=NORMAL");
-        exec("PRAGMA foreign_keys=ON");
+        try {
+            exec("PRAGMA journal_mode=WAL");
+            exec("PRAGMA synchronous=NORMAL");
+            exec("PRAGMA foreign_keys=ON");
+        } catch (...) {
+            // A file that is not a database fails here; the destructor will not run, so close now.
+            sqlite3_close(db_);
+            db_ = nullptr;
+            throw;
+        }
     }
     ~Database() { sqlite3_close(db_); }
     Database(const Database&) = delete;

@@ -45,6 +45,9 @@ Json conversational_response(const Call& call, const Json& args) {
     // The host's builtin model reads this instead of the prose; remote models ignore it.
     request["context"] = Json::object(
         {{"task", "answer"}, {"goal", goal}, {"style", style}, {"observations", observations}});
+    if (const Json* instructions = args.find("instructions"); instructions && instructions->is_string()) {
+        request["context"]["instructions"] = *instructions;
+    }
 
     std::string answer = call.complete("persona", request);
     if (answer.empty()) {

@@ -304,3 +304,190 @@ TEST(BuiltinPlanner, MoreEverydayQuestions) {
 
 }  // namespace
 }  // namespace skillhost::llm
+
+namespace skillhost::llm {
+namespace {
+
+json::object step(const std::string& tool, const std::string& args, bool ok, const std::string& data_or_error = "{}") {
+    json::object s{{"tool", tool}, {"args", json::parse(args)}, {"ok", ok}};
+    if (ok) {
+        s["data"] = json::parse(data_or_error);
+    } else {
+        s["error_code"] = data_or_error;
+        s["error_message"] = "the database is unreadable";
+        s["suggestions"] = json::array{"Check the tasks database with `skillhost doctor`"};
+    }
+    return s;
+}
+
+const char* kInsuranceFound =
+    R"({"tasks":[{"id":1,"title":"Renew the boat insurance","status":"open","tags":["admin","finance"]}],"count":1})";
+const char* kLockboxesFound =
+    R"({"tasks":[{"id":3,"title":"Review Tomás's lockbox rotation fix","tags":[]},
+                 {"id":2,"title":"Order two more lockboxes","tags":["hardware"]}],"count":2})";
+
+TEST(BuiltinChains, FindsTheItemThenChangesItByTheIdTheFindReturned) {
+    const auto find = plan("Mark the boat insurance task as done");
+    ASSERT_TRUE(find.contains("action")) << json::serialize(find);
+    EXPECT_EQ(find.at("action").at("tool").as_string(), "task_find");
+    EXPECT_EQ(find.at("action").at("args").at("query").as_string(), "boat insurance");
+
+    json::array steps{step("task_find", R"({"query":"boat insurance"})", true, kInsuranceFound)};
+    const auto update = plan("Mark the boat insurance task as done", steps);
+    ASSERT_TRUE(update.contains("action")) << json::serialize(update);
+    EXPECT_EQ(update.at("action").at("tool").as_string(), "task_update");
+    EXPECT_EQ(update.at("action").at("args"), json::parse(R"({"id":1,"status":"done"})"));
+
+    steps.push_back(step("task_update", R"({"id":1,"status":"done"})", true, R"({"task":{"id":1},"changed":["status"]})"));
+    const auto done = plan("Mark the boat insurance task as done", steps);
+    EXPECT_TRUE(done.at("respond").as_bool());
+}
+
+TEST(BuiltinChains, ListsFirstWhenAskedThenRenamesAndKeepsTagsWhenTagging) {
+    const std::string goal = "Find my unfinished tasks and rename the one about the budget to Budget review v2";
+    EXPECT_EQ(plan(goal).at("action").at("tool").as_string(), "task_list");
+    json::array steps{step("task_list", "{}", true, R"({"tasks":[]})")};
+    const auto find = plan(goal, steps);
+    EXPECT_EQ(find.at("action").at("args"), json::parse(R"({"query":"budget","include_completed":false})"));
+    steps.push_back(step("task_find", R"({"query":"budget"})", true,
+                         R"({"tasks":[{"id":4,"title":"Prepare the budget review for the council"}]})"));
+    EXPECT_EQ(plan(goal, steps).at("action").at("args"), json::parse(R"({"id":4,"title":"Budget review v2"})"));
+
+    json::array tag_steps{step("task_find", R"({"query":"boat insurance"})", true, kInsuranceFound)};
+    const auto tag = plan("Tag the boat insurance task as paperwork", tag_steps);
+    EXPECT_EQ(tag.at("action").at("args"), json::parse(R"({"id":1,"tags":["admin","finance","paperwork"]})"));
+}
+
+TEST(BuiltinChains, AnAmbiguousReferenceNamesTheCandidatesAndChangesNothing) {
+    json::array steps{step("task_find", R"({"query":"lockbox"})", true, kLockboxesFound)};
+    const auto reply = plan("Mark the lockbox task as done", steps);
+    ASSERT_FALSE(reply.contains("action")) << json::serialize(reply);
+    const std::string note(reply.at("note").as_string());
+    EXPECT_NE(note.find("Order two more lockboxes (id 2)"), std::string::npos) << note;
+    EXPECT_NE(note.find("Review Tomás's lockbox rotation fix (id 3)"), std::string::npos) << note;
+    EXPECT_NE(note.find("Which one"), std::string::npos) << note;
+}
+
+TEST(BuiltinChains, AFailedFindFallsBackToTheListAndThenReportsWithTheSuggestion) {
+    json::array steps{step("task_find", R"({"query":"boat insurance"})", false, "STORE_ERROR")};
+    const auto list = plan("Mark the boat insurance task as done", steps);
+    EXPECT_EQ(list.at("action").at("tool").as_string(), "task_list");
+    steps.push_back(step("task_list", "{}", false, "STORE_ERROR"));
+    const auto reply = plan("Mark the boat insurance task as done", steps);
+    const std::string note(reply.at("note").as_string());
+    EXPECT_NE(note.find("nothing was changed"), std::string::npos) << note;
+    EXPECT_NE(note.find("Suggested: Check the tasks database"), std::string::npos) << note;
+}
+
+TEST(BuiltinEntity, SearchesMemoryTasksAndFilesForTheName) {
+    const std::string goal = "What do you know about Priya?";
+    json::array steps;
+    std::vector<std::string> tools;
+    for (int i = 0; i < 4; ++i) {
+        const auto reply = plan(goal, steps);
+        if (!reply.contains("action")) {
+            EXPECT_NE(std::string(reply.at("note").as_string()).find("Priya"), std::string::npos);
+            break;
+        }
+        const auto& action = reply.at("action").as_object();
+        EXPECT_NE(json::serialize(action.at("args")).find("Priya"), std::string::npos);
+        tools.emplace_back(action.at("tool").as_string());
+        steps.push_back(step(tools.back(), json::serialize(action.at("args")), true, R"({"results":[]})"));
+    }
+    EXPECT_EQ(tools, (std::vector<std::string>{"memory_search", "task_find", "fs_search"}));
+}
+
+TEST(BuiltinCapability, SaysWhatNoToolCanDoAndNamesTheClosest) {
+    const auto reply = plan("Delete the file notes/lockbox.md");
+    ASSERT_FALSE(reply.contains("action")) << json::serialize(reply);
+    const std::string note(reply.at("note").as_string());
+    EXPECT_NE(note.find("none of the available skills can delete files"), std::string::npos) << note;
+    EXPECT_NE(note.find("fs_write"), std::string::npos) << note;
+
+    const auto email = plan("Please send an email to Priya");
+    EXPECT_NE(std::string(email.at("note").as_string()).find("can send an email"), std::string::npos)
+        << json::serialize(email);
+}
+
+TEST(BuiltinCatalog, PlansAThirdPartySkillFromItsManifest) {
+    json::array tools = builtin_tools();
+    tools.push_back(json::parse(R"({"id":"weather_forecast","description":"The weather forecast for a city.",
+        "inputs":{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer"}},"required":["city"]},
+        "examples":[{"description":"Weather in Paris","args":{"city":"Paris"}}],"read_only":true})"));
+    tools.push_back(json::parse(R"({"id":"email_send","description":"Sends an e-mail.",
+        "inputs":{"type":"object","properties":{"to":{"type":"string"},"body":{"type":"string"}},"required":["to","body"]},
+        "examples":[{"description":"Send an e-mail to sam@example.com","args":{"to":"sam@example.com","body":"Hi"}}],
+        "read_only":false})"));
+    const auto run = [&](const std::string& goal) {
+        ChatRequest request;
+        request.role = "orchestrator";
+        request.context = json::object{{"task", "plan"}, {"goal", goal}, {"tools", tools}, {"steps", json::array{}}};
+        auto response = BuiltinBackend().chat(request, nullptr, {});
+        EXPECT_TRUE(response.ok());
+        return json::parse(response->content).as_object();
+    };
+    const auto weather = run("What's the weather in Lisbon?");
+    ASSERT_TRUE(weather.contains("action")) << json::serialize(weather);
+    EXPECT_EQ(weather.at("action").at("tool").as_string(), "weather_forecast");
+    EXPECT_EQ(weather.at("action").at("args"), json::parse(R"({"city":"Lisbon"})"));
+    // With a tool that sends mail installed, the goal is no longer impossible.
+    const auto email = run("Send an email to Priya");
+    EXPECT_FALSE(email.contains("note") && std::string(email.at("note").as_string()).find("none of") != std::string::npos)
+        << json::serialize(email);
+}
+
+TEST(BuiltinRetry, AFailedLookupReportsTheErrorAndItsSuggestion) {
+    json::array steps{step("task_list", "{}", false, "STORE_ERROR")};
+    const auto reply = plan("What tasks do I have?", steps);
+    ASSERT_FALSE(reply.contains("action")) << json::serialize(reply);
+    const std::string note(reply.at("note").as_string());
+    EXPECT_NE(note.find("task_list failed (STORE_ERROR)"), std::string::npos) << note;
+    EXPECT_NE(note.find("Suggested: Check the tasks database"), std::string::npos) << note;
+}
+
+TEST(BuiltinCritic, RejectsEmptyAnswersAndHiddenFailures) {
+    const auto review = [](const std::string& text) {
+        ChatRequest request;
+        request.role = "critic";
+        request.messages = {{"system", "review"}, {"user", text}};
+        request.context = json::object{{"task", "critic"}};
+        auto response = BuiltinBackend().chat(request, nullptr, {});
+        EXPECT_TRUE(response.ok());
+        return json::parse(response->content).as_object();
+    };
+    EXPECT_FALSE(review("Goal: x\nObservations:\ntask_list:\n- a\nAnswer:\n  ").at("approved").as_bool());
+    EXPECT_FALSE(review("Goal: x\nObservations:\ntask_list failed: STORE_ERROR — bad\nAnswer:\nAll fine.")
+                     .at("approved").as_bool());
+    EXPECT_TRUE(review("Goal: x\nObservations:\ntask_list failed: STORE_ERROR — bad\nAnswer:\ntask_list failed.")
+                    .at("approved").as_bool());
+    EXPECT_TRUE(review("Goal: x\nObservations:\ntask_list:\n- Buy milk\nAnswer:\n- Buy milk").at("approved").as_bool());
+}
+
+// Hostile input: every scan is linear, so 100,000 characters of the worst shapes for a
+// backtracking regex neither crash nor take long.
+TEST(BuiltinModel, HugeGoalsOfRepeatedPatternsAreHandled) {
+    const std::size_t n = 100000;
+    std::vector<std::string> goals = {"\"" + std::string(n, 'a'), "'" + std::string(n, 'a'), std::string(n, 'a'),
+                                      std::string(n, '"'),        std::string(n, '*'),       std::string(n, ' ')};
+    std::string repeated;
+    for (const char* piece : {"last ", "a/", "task to ", "high priority ", "rename x to ", "\xE2\x80\x9C"}) {
+        repeated.clear();
+        while (repeated.size() < n) repeated += piece;
+        goals.push_back(repeated);
+    }
+    std::string distinct = "Mark";
+    for (int i = 0; distinct.size() < n; ++i) distinct += " w" + std::to_string(i);
+    goals.push_back(distinct + " as done");
+    for (const auto& goal : goals) {
+        const auto analysis = builtin::analyse_goal(goal);
+        EXPECT_LE(analysis.target.size(), 200u);
+        EXPECT_EQ(analysis.lower.size(), goal.size());
+        const auto reply = plan(goal);
+        EXPECT_TRUE(reply.contains("thought"));
+        EXPECT_FALSE(classify(goal).empty());
+        EXPECT_FALSE(builtin::casual_reply(goal).empty());
+    }
+}
+
+}  // namespace
+}  // namespace skillhost::llm

@@ -36,13 +36,13 @@ ChatRequest ask(const std::string& role, const std::string& message) {
     return request;
 }
 
-TEST(ScriptedBackend, MatchesByRoleAndRegexBeforeOrder) {
+TEST(ScriptedBackend, MatchesByRoleAndTextBeforeOrder) {
     TempDir dir;
     const auto script = dir.write("demo.yaml", R"(
 - response: first in order
 - role: classifier
   response: {intent: task, confidence: 0.9}
-- match: "README\\.md"
+- match: "readme.md"
   response: '{"thought":"read it","action":{"tool":"fs_read","args":{"path":"README.md"}}}'
 - response: second in order
 )");
@@ -108,10 +108,10 @@ TEST(ScriptedBackend, BadScriptsAreReportedWithTheirLine) {
     EXPECT_EQ(missing_response.error().code, "LLM_SCRIPT_INVALID");
     EXPECT_EQ(missing_response.error().details.at("line").as_int64(), 3);
 
-    auto bad_regex = ScriptedBackend::load(dir.write("b.yaml", "- match: \"([unclosed\"\n  response: x\n"));
-    ASSERT_FALSE(bad_regex.ok());
-    EXPECT_EQ(bad_regex.error().code, "LLM_SCRIPT_INVALID");
-    EXPECT_NE(bad_regex.error().message.find("regex"), std::string::npos);
+    auto empty_match = ScriptedBackend::load(dir.write("b.yaml", "- match: \"\"\n  response: x\n"));
+    ASSERT_FALSE(empty_match.ok());
+    EXPECT_EQ(empty_match.error().code, "LLM_SCRIPT_INVALID");
+    EXPECT_NE(empty_match.error().message.find("`match` is empty"), std::string::npos);
 
     auto bad_json = ScriptedBackend::load(dir.write("c.jsonl", "{\"response\":\"ok\"}\n{not json}\n"));
     ASSERT_FALSE(bad_json.ok());
