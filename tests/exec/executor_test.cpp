@@ -65,6 +65,10 @@ public:
         std::lock_guard lock(mutex_);
         return max_active_;
     }
+    bool has_returned() const {
+        std::lock_guard lock(mutex_);
+        return returned_;
+    }
     bool cancelled_when_returned() const {
         std::lock_guard lock(mutex_);
         return cancelled_when_returned_;
@@ -394,17 +398,30 @@ TEST_F(ExecutorTest, ExecutorOutlivesNothingItDoesNotOwn) {
     // A call that timed out leaves a worker inside the plugin; destroying the executor and the
     // catalog must neither wait for it nor pull the library from under it.
     auto executor = std::make_unique<Executor>();
+    auto [snapshot, recorder] = recorded("hangs");
     CallOptions options;
     options.timeout = std::chrono::milliseconds(20);
-    const auto result = executor->call(*catalog_, "forever", json::parse(R"({"ms":2000})"), caller_, options);
+    // 10 s: long enough that even a starved test process sees the timeout, not the plugin's answer.
+    const auto result = executor->call(*snapshot, "forever", json::parse(R"({"ms":10000})"), caller_, options);
     EXPECT_EQ(result.error.code, "TIMEOUT");
-    const auto started = Clock::now();
+    std::weak_ptr<RecordingPlugin> hung = recorder;  // from here on only the hung call holds it
+    recorder.reset();
     executor.reset();
+    snapshot.reset();
     catalog_.reset();
     plugins_.clear();
-    EXPECT_LT(Clock::now() - started, std::chrono::milliseconds(1500)) << "waited for the hung plugin";
-    // Stay past the plugin's 2 s, so that it returns into code that must still be loaded.
-    std::this_thread::sleep_until(started + std::chrono::milliseconds(2500));
+    {
+        auto still_held = hung.lock();
+        ASSERT_TRUE(still_held) << "the plugin was released while a call was still inside it";
+        EXPECT_FALSE(still_held->has_returned()) << "destroying the executor waited for the hung plugin";
+    }
+    // The plugin returns into code that must still be loaded, then its worker lets go of it.
+    bool released = false;
+    for (int i = 0; i < 6000 && !released; ++i) {
+        released = hung.expired();
+        if (!released) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    EXPECT_TRUE(released) << "the hung call never let go of its plugin";
 }
 
 }  // namespace
