@@ -61,6 +61,11 @@ Error remote_transport_error(const RemoteServer& server, const ModelSpec& spec, 
                      server);
     } else if (http_error.code == "HTTP_TLS_ERROR") {
         error = make("LLM_UNREACHABLE", server.label + " at " + server.base_url + ": " + http_error.message, server);
+    } else if (http_error.code == "HTTP_RESPONSE_TOO_LARGE") {
+        error = make("LLM_RESPONSE_TOO_LARGE",
+                     "model " + server.model + " at " + server.base_url + " sent more than the host reads from one answer (" +
+                         http_error.message + ") — lower max_tokens, or check that base_url points at " + server.label,
+                     server);
     } else if (http_error.code == "HTTP_PROTOCOL_ERROR") {
         error = make("LLM_BAD_RESPONSE",
                      server.label + " at " + server.base_url + " sent a broken response: " + http_error.message +

@@ -12,6 +12,19 @@ namespace skillhost::mcp {
 void StdioTransport::read_lines(const std::function<void(std::string_view line)>& on_line, std::size_t max_line_bytes) {
     std::string pending;
     bool oversized = false;
+    // Adds bytes of the current line, or, once the line is past the limit, keeps only a prefix (it
+    // fails to parse and is answered with a parse error) and drops the rest of the line.
+    const auto append = [&](const char* data, std::size_t size) {
+        if (oversized) return;
+        if (pending.size() + size <= max_line_bytes) {
+            pending.append(data, size);
+            return;
+        }
+        constexpr std::size_t kPrefix = 64;
+        if (pending.size() < kPrefix) pending.append(data, std::min(size, kPrefix - pending.size()));
+        pending.resize(std::min(pending.size(), kPrefix));
+        oversized = true;
+    };
     char buffer[65536];
     for (;;) {
         const ssize_t n = ::read(in_fd_, buffer, sizeof buffer);
@@ -24,18 +37,13 @@ void StdioTransport::read_lines(const std::function<void(std::string_view line)>
         std::size_t start = 0;
         for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
             if (buffer[i] != '\n') continue;
-            if (!oversized) pending.append(buffer + start, i - start);
+            append(buffer + start, i - start);
             on_line(pending);
             pending.clear();
             oversized = false;
             start = i + 1;
         }
-        if (!oversized) pending.append(buffer + start, static_cast<std::size_t>(n) - start);
-        if (pending.size() > max_line_bytes) {
-            // Keep a prefix (it fails to parse and is answered with a parse error) and drop the rest.
-            pending.resize(std::min<std::size_t>(pending.size(), 64));
-            oversized = true;
-        }
+        append(buffer + start, static_cast<std::size_t>(n) - start);
     }
     if (!pending.empty()) on_line(pending);  // a last message without its newline
 }

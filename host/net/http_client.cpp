@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <cctype>
 #include <exception>
-#include <limits>
 #include <openssl/ssl.h>
 
 namespace skillhost::http {
@@ -28,7 +27,7 @@ using tcp = asio::ip::tcp;
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
-enum class Failure { none, connect, connect_timeout, read_timeout, cancelled, tls, protocol };
+enum class Failure { none, connect, connect_timeout, read_timeout, cancelled, tls, protocol, too_large };
 
 struct AttemptResult {
     Failure failure = Failure::none;
@@ -116,13 +115,15 @@ asio::awaitable<void> exchange_message(Exchange& ex, Stream& stream, AttemptResu
 
     beast::flat_buffer buffer;
     bhttp::response_parser<bhttp::buffer_body> parser;
-    parser.body_limit(std::numeric_limits<std::uint64_t>::max());
+    parser.body_limit(ex.options.max_response_bytes);  // a Content-Length past it fails with the header
     started = Clock::now();
     lowest.expires_after(read_timeout);
     co_await bhttp::async_read_header(stream, buffer, parser, await_ec(ec));
     if (ec) {
         if (ex.cancelled) {
             out.failure = Failure::cancelled;
+        } else if (ec == bhttp::error::body_limit) {
+            out.failure = Failure::too_large;
         } else if (timed_out(ec, started, read_timeout)) {
             out.failure = Failure::read_timeout;
             out.reason = "no response within " + std::to_string(read_timeout.count()) + " ms";
@@ -163,6 +164,8 @@ asio::awaitable<void> exchange_message(Exchange& ex, Stream& stream, AttemptResu
         if (ec) {
             if (ex.cancelled) {
                 out.failure = Failure::cancelled;
+            } else if (ec == bhttp::error::body_limit) {
+                out.failure = Failure::too_large;
             } else if (timed_out(ec, started, read_timeout)) {
                 out.failure = Failure::read_timeout;
                 out.reason = "the response stalled: nothing arrived for " +
@@ -316,7 +319,7 @@ asio::awaitable<void> poll_cancellation(Exchange& ex) {
     }
 }
 
-Error transport_error(const Url& url, const AttemptResult& result) {
+Error transport_error(const Url& url, const AttemptResult& result, const HttpClientOptions& options) {
     Error error;
     std::string phase;
     switch (result.failure) {
@@ -344,6 +347,14 @@ Error transport_error(const Url& url, const AttemptResult& result) {
             error.message = "TLS with " + url.origin() + " failed: " + result.reason +
                             " — check the certificate, or use http:// for a local server";
             phase = "connect";
+            break;
+        case Failure::too_large:
+            error.code = "HTTP_RESPONSE_TOO_LARGE";
+            error.message = url.origin() + " sent a response body larger than " + std::to_string(options.max_response_bytes) +
+                            " bytes; the rest was not read";
+            error.suggestions = {"check that the URL points at the intended server; a model answer this large is a runaway"};
+            error.details["limit_bytes"] = options.max_response_bytes;
+            phase = "read";
             break;
         case Failure::protocol:
         case Failure::none:
@@ -381,7 +392,7 @@ Result<HttpResponse> send_http_request(const HttpRequest& request, const HttpCli
         AttemptResult cancelled;
         cancelled.failure = Failure::cancelled;
         cancelled.response.attempts = 0;
-        return transport_error(*url, cancelled);
+        return transport_error(*url, cancelled, options);
     }
 
     asio::io_context ioc;
@@ -403,9 +414,9 @@ Result<HttpResponse> send_http_request(const HttpRequest& request, const HttpCli
         AttemptResult broken;
         broken.failure = Failure::protocol;
         broken.reason = e.what();
-        return transport_error(*url, broken);
+        return transport_error(*url, broken, options);
     }
-    if (exchange.outcome.failure != Failure::none) return transport_error(*url, exchange.outcome);
+    if (exchange.outcome.failure != Failure::none) return transport_error(*url, exchange.outcome, options);
     return std::move(exchange.outcome.response);
 }
 

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -43,6 +44,9 @@ struct HttpClientOptions {
     std::chrono::milliseconds backoff_initial{250};
     std::chrono::milliseconds backoff_max{4000};
     std::chrono::milliseconds retry_after_cap{10000};  // a server's Retry-After is honoured up to this
+    // The most body bytes read from one response, streamed or not: a model server that never stops
+    // sending must not fill the host's memory. More is HTTP_RESPONSE_TOO_LARGE.
+    std::uint64_t max_response_bytes = std::uint64_t{32} << 20;
     const std::atomic<bool>* cancel = nullptr;         // polled; true aborts the request promptly
     std::chrono::milliseconds cancel_poll_interval{20};
 };
@@ -52,8 +56,9 @@ using BodyChunkHandler = std::function<void(std::string_view chunk)>;
 
 // Sends the request and returns the final response (any status, including 4xx/5xx after the
 // retries are used up). Transport failures are Errors with codes HTTP_BAD_URL, HTTP_UNREACHABLE,
-// HTTP_TIMEOUT (details.phase: connect|read), HTTP_CANCELLED, HTTP_TLS_ERROR, HTTP_PROTOCOL_ERROR;
-// details always carry the url and the number of attempts.
+// HTTP_TIMEOUT (details.phase: connect|read), HTTP_CANCELLED, HTTP_TLS_ERROR, HTTP_PROTOCOL_ERROR,
+// HTTP_RESPONSE_TOO_LARGE (details.limit_bytes); details always carry the url and the number of
+// attempts.
 Result<HttpResponse> send_http_request(const HttpRequest& request, const HttpClientOptions& options,
                                        const BodyChunkHandler& on_body_chunk = {});
 

@@ -2,6 +2,8 @@
 #include "catalog/catalog_snapshot.hpp"
 #include "catalog/manifest_only_plugin.hpp"
 #include "manifest/manifest.hpp"
+#include "plugin/plugin_loader.hpp"
+#include "support/temp_dir.hpp"
 
 #include <boost/json/parse.hpp>
 #include <gmock/gmock.h>
@@ -184,16 +186,21 @@ TEST(RenderText, FifteenTypicalSkillsFitTheTokenBudget) {
     EXPECT_LE(text.size() / 4, 2000u) << text;
 }
 
-// The real built-in manifests (manifests/*.yaml) against the same budget.
+// The real built-in plugins, loaded as the host loads them, against the same budget.
 TEST(RenderText, BuiltInCatalogFitsTheTokenBudget) {
+    testing::TempDir home("skillhost-catalog-builtin");
+    plugin::PluginLoader loader(plugin::LoaderOptions{home / "cache", {}});
     std::vector<std::shared_ptr<plugin::LoadedPlugin>> plugins;
-    for (const auto& file : std::filesystem::directory_iterator(SKILLHOST_MANIFESTS_DIR)) {
+    for (const auto& file : std::filesystem::directory_iterator(SKILLHOST_BUILTIN_PLUGIN_DIR)) {
         if (file.path().extension() != ".yaml") continue;
-        auto m = manifest::load_manifest(file.path());
-        ASSERT_TRUE(m.ok()) << m.error().message;
-        plugins.push_back(std::make_shared<testing::ManifestOnlyPlugin>(std::move(m.value())));
+        auto loaded = loader.load_file(file.path());
+        ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+        plugins.push_back(loaded.value());
     }
-    ASSERT_FALSE(plugins.empty());
+    ASSERT_EQ(plugins.size(), static_cast<std::size_t>(std::count_if(
+                                  std::filesystem::directory_iterator(SKILLHOST_MANIFESTS_DIR), {},
+                                  [](const auto& f) { return f.path().extension() == ".yaml"; })))
+        << "every manifest in manifests/ is a built plugin";
     const CatalogSnapshot catalog(1, plugins, {});
     ASSERT_TRUE(catalog.failures().empty()) << catalog.failures().front().error.message;
     const std::string& text = catalog.render(RenderFormat::text);

@@ -13,14 +13,16 @@ using skillhost::testing::TempDir;
 using skillhost::testing::write_file;
 
 TEST(HostConfig, DefaultsIncludeBuiltinPluginsBesideTheExecutable) {
+    // An install prefix of the test's own: a real /opt/skillhost/etc on this machine must not leak in.
+    TempDir prefix;
     ConfigSources s;
     s.home = "/tmp/some-home";
-    s.executable = "/opt/skillhost/bin/skillhost";
+    s.executable = prefix / "bin/skillhost";
     auto cfg = load_host_config(s);
     ASSERT_TRUE(cfg.ok()) << cfg.error().message;
     EXPECT_EQ(cfg->home, "/tmp/some-home");
     ASSERT_EQ(cfg->plugin_dirs.size(), 1u);
-    EXPECT_EQ(cfg->plugin_dirs[0], "/opt/skillhost/lib/skillhost/plugins");
+    EXPECT_EQ(cfg->plugin_dirs[0], std::filesystem::weakly_canonical(prefix.path()) / "lib/skillhost/plugins");
     EXPECT_EQ(cfg->users_dir(), "/tmp/some-home/users");
     EXPECT_EQ(cfg->default_user, "owner");
 }

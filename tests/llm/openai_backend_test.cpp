@@ -237,7 +237,7 @@ TEST(OpenAiBackend, UnreachableServerSaysWhatToDo) {
 
 TEST(OpenAiBackend, ASlowAnswerTimesOut) {
     LoopbackServer server([](const RecordedRequest&, Connection& c) {
-        if (!c.wait_for_client_close(600ms)) c.respond(200, kCompletion);
+        if (!c.wait_for_client_close(30s)) c.respond(200, kCompletion);
     });
     ModelSpec spec = openai_spec(server.url());
     spec.read_timeout = 150ms;
@@ -250,10 +250,10 @@ TEST(OpenAiBackend, CancellingAStreamReturnsPromptly) {
     LoopbackServer server([](const RecordedRequest&, Connection& c) {
         c.start_chunked(200, "text/event-stream");
         c.chunk("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Once\"}}]}\n\n");
-        c.wait_for_client_close(4s);
+        c.wait_for_client_close(60s);
     });
     ModelSpec spec = openai_spec(server.url());
-    spec.read_timeout = 10s;
+    spec.read_timeout = 60s;
     std::atomic<bool> cancel{false};
     std::string streamed;
     const auto started = std::chrono::steady_clock::now();
@@ -264,7 +264,7 @@ TEST(OpenAiBackend, CancellingAStreamReturnsPromptly) {
     ASSERT_FALSE(response.ok());
     EXPECT_EQ(response.error().code, "LLM_CANCELLED");
     EXPECT_EQ(streamed, "Once");
-    EXPECT_LT(std::chrono::steady_clock::now() - started, 1s);
+    EXPECT_LT(std::chrono::steady_clock::now() - started, 30s) << "it waited for the server, not the cancel";
 }
 
 }  // namespace

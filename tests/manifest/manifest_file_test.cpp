@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <grp.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace skillhost::manifest {
@@ -50,14 +52,39 @@ TEST_F(ManifestFile, DirectoryIsUnreadable) {
     EXPECT_NE(result.error().message.find("Is a directory"), std::string::npos) << result.error().message;
 }
 
+// load_manifest(path) in a child process that runs as an unprivileged user: root reads files
+// regardless of their permissions, and CI runs as root. Returns "<code>\n<message>".
+std::string load_as_unprivileged_user(const std::filesystem::path& path) {
+    int fds[2];
+    if (::pipe(fds) != 0) return "pipe failed";
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::close(fds[0]);
+        constexpr uid_t nobody = 65534;
+        if (::geteuid() == 0 && (::setgroups(0, nullptr) != 0 || ::setgid(nobody) != 0 || ::setuid(nobody) != 0)) _exit(3);
+        const auto result = load_manifest(path);
+        const std::string said = result.ok() ? std::string("ok\n") : result.error().code + "\n" + result.error().message;
+        const bool written = ::write(fds[1], said.data(), said.size()) == static_cast<ssize_t>(said.size());
+        _exit(written ? 0 : 4);
+    }
+    ::close(fds[1]);
+    std::string said;
+    char buffer[512];
+    for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;) said.append(buffer, static_cast<std::size_t>(n));
+    ::close(fds[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "the child failed with status " + std::to_string(status);
+    return said;
+}
+
 TEST_F(ManifestFile, UnpermittedFileIsUnreadable) {
-    if (::geteuid() == 0) GTEST_SKIP() << "root reads files regardless of permissions";
+    std::filesystem::permissions(dir_, std::filesystem::perms::all);  // the unprivileged user may look inside
     const auto path = write("locked.yaml", "name: demo\n");
     std::filesystem::permissions(path, std::filesystem::perms::none);
-    const auto result = load_manifest(path);
-    ASSERT_FALSE(result.ok());
-    EXPECT_EQ(result.error().code, "MANIFEST_UNREADABLE");
-    EXPECT_NE(result.error().message.find("Permission denied"), std::string::npos) << result.error().message;
+    const std::string said = load_as_unprivileged_user(path);
+    EXPECT_EQ(said.rfind("MANIFEST_UNREADABLE\n", 0), 0u) << said;
+    EXPECT_NE(said.find("Permission denied"), std::string::npos) << said;
 }
 
 TEST_F(ManifestFile, EmptyFileIsInvalid) {

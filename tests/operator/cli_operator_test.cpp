@@ -7,6 +7,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <future>
+
 namespace skillhost::testing {
 namespace {
 
@@ -18,7 +21,15 @@ protected:
         args.insert(args.begin(), SKILLHOST_OPERATOR_PROBE);
         return run_process(args, {{"SKILLHOST_HOME", home.path().string()}, {"SKILLHOST_CONFIG", ""}});
     }
+    // A configuration whose owner has trust `suggest`: every write asks first, so `ask` pauses at
+    // task_create. Returns the --config path.
+    std::string suggest_trust_config() {
+        write_file(etc / "skillhost.yaml", "plugin_dirs: []\n");
+        write_file(etc / "users.yaml", "users:\n  - {id: owner, role: owner, trust: suggest}\n");
+        return (etc / "skillhost.yaml").string();
+    }
     TempDir home{"skillhost-cli-operator"};
+    TempDir etc{"skillhost-cli-operator-etc"};
 };
 
 TEST_F(CliOperator, AskAnswersFromTheTaskListAndTheRunIsListed) {
@@ -72,11 +83,7 @@ TEST_F(CliOperator, StreamPrintsEventsOnStderrAndKeepsStdoutForTheAnswer) {
 }
 
 TEST_F(CliOperator, ApprovingAPausedActionResumesTheRunToItsAnswer) {
-    // At trust `suggest` every write asks first, so the run pauses at task_create.
-    TempDir etc{"skillhost-cli-operator-etc"};
-    write_file(etc / "skillhost.yaml", "plugin_dirs: []\n");
-    write_file(etc / "users.yaml", "users:\n  - {id: owner, role: owner, trust: suggest}\n");
-    const std::string config = (etc / "skillhost.yaml").string();
+    const std::string config = suggest_trust_config();
 
     auto asked = run({"ask", "Create a task to call the dentist", "--json", "--config", config});
     auto paused = boost::json::parse(asked.out).as_object();
@@ -105,6 +112,133 @@ TEST_F(CliOperator, ErrorsSayWhatToDo) {
     auto bad_mode = run({"ask", "hi", "--mode", "dreaming"});
     EXPECT_NE(bad_mode.exit_code, 0);
     EXPECT_THAT(bad_mode.err, HasSubstr("INVALID_MODE"));
+}
+
+TEST_F(CliOperator, RunsResumeSaysWhyARunCannotContinue) {
+    const std::string config = suggest_trust_config();
+    auto asked = run({"ask", "Create a task to call the dentist", "--json", "--config", config});
+    auto paused = boost::json::parse(asked.out).as_object();
+    ASSERT_EQ(paused.at("status"), "awaiting_approval") << asked.out << asked.err;
+    const std::string id(paused.at("id").as_string());
+    const std::string approval(paused.at("approval_id").as_string());
+
+    // Still pending: resuming says so and how to resolve it.
+    auto early = run({"runs", "resume", id, "--config", config});
+    EXPECT_NE(early.exit_code, 0);
+    EXPECT_THAT(early.err, HasSubstr("APPROVAL_STILL_PENDING"));
+    EXPECT_THAT(early.err, HasSubstr("skillhost approvals approve " + approval));
+
+    // Rejecting resumes the run (it answers without the action); a second resume is refused.
+    auto rejected = run({"approvals", "reject", approval, "--reason", "not now", "--json", "--config", config});
+    ASSERT_EQ(rejected.exit_code, 0) << rejected.out << rejected.err;
+    auto again = run({"runs", "resume", id, "--json", "--config", config});
+    EXPECT_NE(again.exit_code, 0);
+    EXPECT_THAT(again.out + again.err, HasSubstr("RUN_NOT_AWAITING_APPROVAL"));
+    auto missing = run({"runs", "resume", "run-0000000000000000"});
+    EXPECT_NE(missing.exit_code, 0);
+    EXPECT_THAT(missing.err, HasSubstr("RUN_NOT_FOUND"));
+    EXPECT_THAT(run({"call", "task_list", "--config", config}).out, ::testing::Not(HasSubstr("dentist")));
+}
+
+TEST_F(CliOperator, TokenCreateListRevokeStoresOnlyTheHash) {
+    auto created = run({"token", "create", "--label", "ci", "--json"});
+    ASSERT_EQ(created.exit_code, 0) << created.err;
+    auto token = boost::json::parse(created.out).as_object();
+    const std::string secret(token.at("token").as_string());
+    const std::string id(token.at("id").as_string());
+    EXPECT_EQ(secret.rfind("shk_", 0), 0u) << secret;
+    EXPECT_EQ(token.at("user_id"), "owner");
+    EXPECT_EQ(id.size(), 12u);
+
+    auto plain = run({"token", "create", "--label", "laptop"});
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    EXPECT_EQ(plain.out.rfind("shk_", 0), 0u) << "stdout carries only the token: " << plain.out;
+    EXPECT_THAT(plain.err, HasSubstr("shown only now"));
+
+    auto listed = run({"token", "list", "--json"});
+    ASSERT_EQ(listed.exit_code, 0) << listed.err;
+    bool listed_with_label = false;
+    const auto tokens = boost::json::parse(listed.out);
+    for (const auto& t : tokens.at("tokens").as_array())
+        listed_with_label = listed_with_label || (t.at("id") == id.c_str() && t.at("label") == "ci");
+    EXPECT_TRUE(listed_with_label) << listed.out;
+    EXPECT_THAT(listed.out, ::testing::Not(HasSubstr(secret)));
+
+    auto unknown_user = run({"token", "create", "--user", "mallory"});
+    EXPECT_NE(unknown_user.exit_code, 0);
+    EXPECT_THAT(unknown_user.err, HasSubstr("USER_NOT_FOUND"));
+    auto short_id = run({"token", "revoke", "abc"});
+    EXPECT_NE(short_id.exit_code, 0);
+    EXPECT_THAT(short_id.err, HasSubstr("INVALID_TOKEN_ID"));
+
+    auto revoked = run({"token", "revoke", id, "--json"});
+    ASSERT_EQ(revoked.exit_code, 0) << revoked.err;
+    EXPECT_EQ(boost::json::parse(revoked.out).at("revoked"), 1);
+    auto twice = run({"token", "revoke", id});
+    EXPECT_NE(twice.exit_code, 0);
+    EXPECT_THAT(twice.err, HasSubstr("TOKEN_NOT_FOUND"));
+    auto after = run({"token", "list"});
+    EXPECT_THAT(after.out, ::testing::Not(HasSubstr(id)));
+    EXPECT_THAT(after.out, HasSubstr("laptop"));
+}
+
+TEST_F(CliOperator, DemoSeedFillsTheHomeOnceUnlessForced) {
+    auto seeded = run({"demo", "seed", "--json"});
+    ASSERT_EQ(seeded.exit_code, 0) << seeded.out << seeded.err;
+    auto summary = boost::json::parse(seeded.out).as_object();
+    EXPECT_EQ(summary.at("user"), "owner");
+    const auto tasks = summary.at("tasks").as_int64();
+    EXPECT_GT(tasks, 0);
+    EXPECT_GT(summary.at("memories").as_int64(), 0);
+    EXPECT_GT(summary.at("files").as_int64(), 0);
+    EXPECT_TRUE(std::filesystem::is_directory(std::string(summary.at("workspace").as_string())));
+
+    auto listed = run({"call", "task_list"});
+    ASSERT_EQ(listed.exit_code, 0) << listed.err;
+    // The seeding calls went through the pipeline like any other: the audit log has them, and its
+    // filters (a skill glob, a kind) find them and nothing else.
+    auto audited = run({"audit", "tail", "--skill", "task_*", "--kind", "skill_call", "-n", "1000", "--json"});
+    ASSERT_EQ(audited.exit_code, 0) << audited.err;
+    EXPECT_THAT(audited.out, HasSubstr("task_create"));
+    EXPECT_THAT(audited.out, ::testing::Not(HasSubstr("memory_capture")));
+    auto memories = run({"audit", "tail", "--skill", "memory_*", "--json"});
+    EXPECT_THAT(memories.out, HasSubstr("memory_capture"));
+    EXPECT_THAT(memories.out, ::testing::Not(HasSubstr("task_create")));
+    auto again = run({"demo", "seed"});
+    EXPECT_NE(again.exit_code, 0);
+    EXPECT_THAT(again.err, HasSubstr("DEMO_ALREADY_SEEDED"));
+    EXPECT_THAT(again.err, HasSubstr("--force"));
+    auto forced = run({"demo", "seed", "--force", "--json"});
+    ASSERT_EQ(forced.exit_code, 0) << forced.err;
+    EXPECT_EQ(boost::json::parse(forced.out).at("tasks").as_int64(), tasks);
+}
+
+// Two processes writing one home at once (the task store, the audit log, skillhost.db): every
+// write of each lands, none is lost or torn.
+TEST_F(CliOperator, TwoProcessesWritingOneHomeLoseNothing) {
+    constexpr int per_process = 12;
+    auto writer = [this](char who) {
+        std::vector<ProcessResult> results;
+        for (int i = 0; i < per_process; ++i)
+            results.push_back(run({"call", "task_create", "--args",
+                                   std::string(R"({"title":"task )") + who + std::to_string(i) + R"("})"}));
+        return results;
+    };
+    auto a = std::async(std::launch::async, writer, 'a');
+    auto b = std::async(std::launch::async, writer, 'b');
+    for (auto* results : {&a, &b})
+        for (const auto& r : results->get()) ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+
+    auto listed = run({"call", "task_list", "--json"});
+    ASSERT_EQ(listed.exit_code, 0) << listed.err;
+    for (char who : {'a', 'b'})
+        for (int i = 0; i < per_process; ++i)
+            EXPECT_THAT(listed.out, HasSubstr("\"task " + std::string(1, who) + std::to_string(i) + "\"")) << who << i;
+    auto audited = run({"audit", "tail", "--skill", "task_create", "--kind", "skill_call", "-n", "1000", "--json"});
+    ASSERT_EQ(audited.exit_code, 0) << audited.err;
+    std::size_t lines = 0;
+    for (std::size_t at = 0; (at = audited.out.find('\n', at)) != std::string::npos; ++at) ++lines;
+    EXPECT_EQ(lines, 2u * per_process) << audited.out;
 }
 
 }  // namespace

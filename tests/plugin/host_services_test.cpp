@@ -212,11 +212,19 @@ TEST(HostServicesDirect, ThrowingProgressListenerDoesNotEscape) {
     PluginHostContext host{"direct", nullptr};
     skillhost_host_services services = make_host_services(host);
     CallControl control;
-    control.on_progress = [](double, double, std::string_view) { throw std::runtime_error("listener broke"); };
+    std::vector<double> heard;
+    control.on_progress = [&heard](double progress, double, std::string_view) {
+        heard.push_back(progress);
+        throw std::runtime_error("listener broke");
+    };
     skillhost_call_context call{};
     call.host_call = &control;
-    services.report_progress(services.host_context, &call, 1, 1, {"m", 1});
-    SUCCEED();  // reaching here without terminate() is the point
+    // An escaping exception would terminate the process here (the services are noexcept C functions).
+    services.report_progress(services.host_context, &call, 1, 2, {"m", 1});
+    services.report_progress(services.host_context, &call, 2, 2, {"m", 1});
+    // Both reports reached the listener: the first throw did not disable or skip anything.
+    EXPECT_EQ(heard, (std::vector<double>{1, 2}));
+    EXPECT_EQ(services.is_cancelled(services.host_context, &call), 0);
 }
 
 }  // namespace

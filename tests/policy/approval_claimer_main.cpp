@@ -1,7 +1,7 @@
 // Child process for the crash-durability test: claims every pending approval it can, "executes"
-// each by appending "<id> <pid>" to an effects log, then records the outcome. The test kills it with
-// SIGKILL at random moments and checks that nothing ran twice and no approval is left in an
-// impossible state.
+// each by appending "<id> <pid>" to an effects log, then records the outcome. With --hold-after N it
+// tells the test on file descriptor 3 when it is inside the execution of its Nth claim and waits
+// there, so the test's SIGKILL lands between claim and completion every time, not by luck.
 #include "policy/approval_queue.hpp"
 
 #include <fcntl.h>
@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <string>
 
@@ -17,10 +18,14 @@ int main(int argc, char** argv) {
     // --stop-after-claim: claim one approval, record its effect and exit without completing it,
     // as a host that dies mid-execution would.
     const bool stop_after_claim = argc == 4 && std::string(argv[3]) == "--stop-after-claim";
-    if (argc != 3 && !stop_after_claim) {
-        std::fprintf(stderr, "usage: %s DATABASE EFFECTS_LOG [--stop-after-claim]\n", argv[0]);
+    // --hold-after N: after the Nth claim's effect, write "claimed <id>\n" to fd 3 and wait to be killed.
+    const bool hold = argc == 5 && std::string(argv[3]) == "--hold-after";
+    const long hold_after = hold ? std::strtol(argv[4], nullptr, 10) : 0;
+    if ((argc != 3 && !stop_after_claim && !hold) || (hold && hold_after < 1)) {
+        std::fprintf(stderr, "usage: %s DATABASE EFFECTS_LOG [--stop-after-claim | --hold-after N]\n", argv[0]);
         return 2;
     }
+    long claims = 0;
     auto queue = ApprovalQueue::open(argv[1]);
     if (!queue) {
         std::fprintf(stderr, "%s\n", queue.error().message.c_str());
@@ -47,6 +52,11 @@ int main(int argc, char** argv) {
             const std::string line = record.id + " " + std::to_string(getpid()) + "\n";
             if (::write(effects, line.data(), line.size()) != static_cast<ssize_t>(line.size())) return 2;
             if (stop_after_claim) _exit(0);
+            if (hold && ++claims == hold_after) {
+                const std::string claimed = "claimed " + record.id + "\n";
+                if (::write(3, claimed.data(), claimed.size()) != static_cast<ssize_t>(claimed.size())) return 2;
+                while (true) ::pause();  // inside the execution until the test's SIGKILL
+            }
             // Widen the window between the effect and recording it, where a kill hurts most.
             const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(random() % 400);
             while (std::chrono::steady_clock::now() < until) {

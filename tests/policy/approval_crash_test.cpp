@@ -4,13 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
-#include <iostream>
+#include <fcntl.h>
 #include <fstream>
 #include <map>
+#include <poll.h>
 #include <random>
+#include <set>
 #include <sstream>
 #include <sys/wait.h>
-#include <thread>
 #include <unistd.h>
 
 namespace skillhost::policy {
@@ -70,9 +71,46 @@ TEST(ApprovalCrashDurability, AClaimWhoseProcessDiedIsMarkedInterruptedAndNeverR
     EXPECT_TRUE((*(*queue)->recover_interrupted()).empty());  // recovery is idempotent
 }
 
-// Kills claimer processes with SIGKILL at random moments, restarts, and checks after every
-// restart that no approval ran twice and every approval is in a state it can legally be in.
-TEST(ApprovalCrashDurability, SigkillAtRandomMomentsNeverRunsAnApprovalTwice) {
+// A claimer that stops inside the execution of its `hold_after`th claim and says so on a pipe.
+struct HeldClaimer {
+    pid_t pid = -1;
+    int claimed_fd = -1;  // read end: "claimed <id>\n", or end of file if it ran out of work
+};
+
+HeldClaimer spawn_held_claimer(const std::filesystem::path& db, const std::filesystem::path& effects, int hold_after) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) return {};
+    const std::string n = std::to_string(hold_after);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        ::dup2(fds[1], 3);  // dup2 clears O_CLOEXEC on the copy
+        execl(SKILLHOST_APPROVAL_CLAIMER, SKILLHOST_APPROVAL_CLAIMER, db.c_str(), effects.c_str(), "--hold-after",
+              n.c_str(), static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    ::close(fds[1]);
+    return {pid, fds[0]};
+}
+
+// What the claimer wrote before it held or exited ("" at end of file); waits up to a minute.
+std::string read_claimed(int fd) {
+    std::string text;
+    char buffer[256];
+    while (text.find('\n') == std::string::npos) {
+        pollfd p{fd, POLLIN, 0};
+        if (::poll(&p, 1, 60000) != 1) return "timed out";
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n <= 0) break;
+        text.append(buffer, static_cast<std::size_t>(n));
+    }
+    return text;
+}
+
+// Two claimers at a time run a random number of approvals each and are SIGKILLed inside the
+// execution of the next one (they signal when they are there). After every restart: no approval
+// ran twice, every approval is in a state it can legally be in, and exactly the approvals the
+// killed claimers held are marked interrupted.
+TEST(ApprovalCrashDurability, SigkillInsideExecutionNeverRunsAnApprovalTwice) {
     TempDir dir;
     const auto db = dir.path() / "skillhost.db";
     const auto effects = dir.path() / "effects.log";
@@ -88,19 +126,29 @@ TEST(ApprovalCrashDurability, SigkillAtRandomMomentsNeverRunsAnApprovalTwice) {
     const unsigned seed = std::random_device{}();
     SCOPED_TRACE("seed " + std::to_string(seed));
     std::mt19937 random(seed);
-    int interrupted_total = 0;
-    const auto started = std::chrono::steady_clock::now();
+    std::set<std::string> killed_inside;  // ids the killed claimers held
+    int kills = 0;
     for (int round = 0; round < 12; ++round) {
-        const pid_t a = spawn_claimer(db, effects);
-        const pid_t b = spawn_claimer(db, effects);
-        ASSERT_GT(a, 0);
-        ASSERT_GT(b, 0);
-        std::this_thread::sleep_for(std::chrono::milliseconds(5 + random() % 40));
-        kill(a, SIGKILL);
-        kill(b, SIGKILL);
-        int status = 0;
-        waitpid(a, &status, 0);
-        waitpid(b, &status, 0);
+        HeldClaimer claimers[2] = {spawn_held_claimer(db, effects, 1 + static_cast<int>(random() % 4)),
+                                   spawn_held_claimer(db, effects, 1 + static_cast<int>(random() % 4))};
+        for (auto& c : claimers) {
+            ASSERT_GT(c.pid, 0);
+            const std::string said = read_claimed(c.claimed_fd);
+            ::close(c.claimed_fd);
+            int status = 0;
+            if (said.rfind("claimed ", 0) == 0) {
+                ASSERT_EQ(kill(c.pid, SIGKILL), 0);
+                ASSERT_EQ(waitpid(c.pid, &status, 0), c.pid);
+                EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "status " << status;
+                killed_inside.insert(said.substr(8, said.size() - 9));
+                ++kills;
+            } else {
+                // It found nothing left to claim before its turn to hold: it must have finished cleanly.
+                ASSERT_EQ(said, "") << "the claimer neither held a claim nor exited";
+                ASSERT_EQ(waitpid(c.pid, &status, 0), c.pid);
+                EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+            }
+        }
 
         // "Restart": reopening recovers claims whose process died.
         auto queue = ApprovalQueue::open(db);
@@ -110,7 +158,7 @@ TEST(ApprovalCrashDurability, SigkillAtRandomMomentsNeverRunsAnApprovalTwice) {
         ASSERT_TRUE(all.ok());
         ASSERT_EQ(all->size(), static_cast<std::size_t>(approvals));
         int pending = 0;
-        interrupted_total = 0;
+        std::set<std::string> interrupted;
         for (const auto& record : *all) {
             const int times = ran.count(record.id) ? ran.at(record.id) : 0;
             ASSERT_LE(times, 1) << record.id << " executed twice";
@@ -123,16 +171,19 @@ TEST(ApprovalCrashDurability, SigkillAtRandomMomentsNeverRunsAnApprovalTwice) {
                     ASSERT_EQ(times, 1) << record.id << " is executed but never ran";
                     break;
                 case ApprovalState::failed:
-                    // Killed between claim and complete: it may or may not have had its effect.
+                    // Killed between claim and complete: it had its effect, and is never re-run.
                     ASSERT_EQ(record.reason, interrupted_reason);
-                    ++interrupted_total;
+                    ASSERT_EQ(times, 1) << record.id << " is interrupted but never ran";
+                    interrupted.insert(record.id);
                     break;
                 default:
                     FAIL() << record.id << " is " << to_string(record.state) << " after a restart";
             }
         }
+        ASSERT_EQ(interrupted, killed_inside) << "round " << round;
         if (pending == 0) break;
     }
+    ASSERT_GE(kills, 2) << "no claimer was ever killed inside an execution";
     // Let one claimer finish whatever is left, undisturbed.
     const pid_t last = spawn_claimer(db, effects);
     int status = 0;
@@ -144,19 +195,21 @@ TEST(ApprovalCrashDurability, SigkillAtRandomMomentsNeverRunsAnApprovalTwice) {
     const auto ran = executions(effects);
     auto final_state = (*queue)->list();
     ASSERT_TRUE(final_state.ok());
+    std::size_t failed = 0;
     for (const auto& record : *final_state) {
         const int times = ran.count(record.id) ? ran.at(record.id) : 0;
-        EXPECT_LE(times, 1) << record.id;
+        EXPECT_EQ(times, 1) << record.id;
         EXPECT_TRUE(record.state == ApprovalState::executed || record.state == ApprovalState::failed)
             << record.id << " is " << to_string(record.state);
         // An interrupted approval is never re-run, by anyone.
         if (record.state == ApprovalState::failed) {
+            ++failed;
             EXPECT_EQ((*queue)->claim_for_execution(record.id, {"owner", Role::owner}).error().code,
                       "APPROVAL_ALREADY_RESOLVED");
         }
     }
-    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(20));
-    std::cout << "interrupted approvals after the kills: " << interrupted_total << "\n";
+    EXPECT_EQ(failed, killed_inside.size());
+    EXPECT_EQ(static_cast<int>(killed_inside.size()), kills);
 }
 
 }  // namespace

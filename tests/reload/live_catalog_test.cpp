@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <boost/json/serialize.hpp>
 
 #include <atomic>
@@ -199,7 +201,7 @@ TEST_F(LiveCatalogTest, ARemovedManifestTakesItsSkillsOutWhileHeldCallsStillWork
     const auto manifest = install_fixture("echo", plugins);
     LiveCatalog catalog(options());
     catalog.rescan();
-    const auto held = catalog.snapshot();  // like an in-flight call
+    auto held = catalog.snapshot();  // like an in-flight call
 
     std::filesystem::remove(manifest);
     std::filesystem::remove(plugins / "libecho.so");
@@ -210,6 +212,18 @@ TEST_F(LiveCatalogTest, ARemovedManifestTakesItsSkillsOutWhileHeldCallsStillWork
     EXPECT_EQ(catalog.snapshot()->find("echo"), nullptr);
     EXPECT_TRUE(catalog.snapshot()->failures().empty());
     EXPECT_EQ(test::call_skill(*held, "add", R"({"a":2,"b":3})").at("sum"), 5);
+
+    // The library stays mapped exactly as long as the held snapshot keeps the plugin.
+    const auto mapped_file = held->find("add")->plugin->loaded_from();
+    const auto mappings = [&mapped_file] {
+        std::ifstream maps("/proc/self/maps");
+        int count = 0;
+        for (std::string line; std::getline(maps, line);) count += line.find(mapped_file.string()) != std::string::npos;
+        return count;
+    };
+    EXPECT_GT(mappings(), 0);
+    held.reset();
+    EXPECT_EQ(mappings(), 0) << "the removed plugin's library is still mapped";
 }
 
 TEST_F(LiveCatalogTest, AManifestOutsideThePluginDirectoriesIsRefused) {

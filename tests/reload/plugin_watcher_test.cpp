@@ -5,13 +5,19 @@
 #include "reload_test_support.hpp"
 
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <condition_variable>
 #include <csignal>
 #include <cstdlib>
+#include <fstream>
 #include <future>
+#include <mutex>
+#include <sstream>
 
 namespace skillhost::reload {
 namespace {
@@ -105,7 +111,7 @@ TEST_F(PluginWatcherTest, ACallInFlightDuringAnUpdateFinishesOnTheOldVersion) {
     ASSERT_TRUE(wait_until([&] { return catalog().snapshot().use_count() > 2; }));
 
     install_fixture_library("echo_v2", plugins, "libecho.so");
-    ASSERT_TRUE(wait_until([&] { return test::echo_build(catalog()) == 2; }));
+    ASSERT_TRUE(wait_until([&] { return test::echo_build(catalog()) == 2; }, 30s));
     EXPECT_FALSE(finished) << "the update should be visible while the 1.5 s call is still running";
     const auto new_call = call("version", boost::json::object{});
     ASSERT_TRUE(new_call.ok) << new_call.error.message;
@@ -147,7 +153,7 @@ TEST_F(PluginWatcherTest, ABrokenUpdateKeepsTheOldVersionServingAndSaysWhy) {
 
     // Fixing it clears the failure.
     install_fixture_library("echo_v2", plugins, "libecho.so");
-    ASSERT_TRUE(wait_until([&] { return test::echo_build(catalog()) == 2; }));
+    ASSERT_TRUE(wait_until([&] { return test::echo_build(catalog()) == 2; }, 30s));
     EXPECT_TRUE(catalog().snapshot()->failures().empty());
 }
 
@@ -168,8 +174,9 @@ TEST_F(PluginWatcherTest, AManifestOnlyChangeIsPickedUp) {
 
 TEST_F(PluginWatcherTest, ABurstOfRewritesCausesOneRebuild) {
     const auto manifest = install_fixture("echo", plugins);
-    // A wide window so that 20 copies of a library surely land inside it even on a busy machine.
-    const auto debounce = 500ms;
+    // A wide window so that 20 copies of a library (a few ms each) surely land inside it even on a
+    // busy machine.
+    const auto debounce = 3s;
     start_watching(debounce);
     test::ChangeLog log(catalog());
 
@@ -178,7 +185,7 @@ TEST_F(PluginWatcherTest, ABurstOfRewritesCausesOneRebuild) {
     const auto burst = std::chrono::steady_clock::now() - burst_start;
     ASSERT_LT(burst, debounce) << "the burst itself took longer than the debounce window";
 
-    ASSERT_TRUE(wait_until([&] { return test::echo_build(catalog()) == 2; }));
+    ASSERT_TRUE(wait_until([&] { return test::echo_build(catalog()) == 2; }, 30s));
     // Give a wrongly scheduled second rebuild the chance to show up before counting.
     std::this_thread::sleep_for(debounce * 2);
     EXPECT_EQ(log.count_for(manifest), 1u);
@@ -224,7 +231,7 @@ TEST_F(PluginWatcherTest, TheWatchedDirectoryRemovedAndRecreatedComesBack) {
 
     // And after all that the directory is still watched.
     install_fixture_library("echo_v2", plugins, "libecho.so");
-    ASSERT_TRUE(wait_until([&] { return test::echo_build(catalog()) == 2; }));
+    ASSERT_TRUE(wait_until([&] { return test::echo_build(catalog()) == 2; }, 30s));
 }
 
 TEST_F(PluginWatcherTest, AMissingDirectoryAndItsParentAreWaitedFor) {
@@ -270,6 +277,70 @@ TEST_F(PluginWatcherTest, ARescanRequestedFromASignalHandlerSeesUnwatchedChanges
     ::sigaction(SIGHUP, &previous, nullptr);
     ASSERT_TRUE(wait_until([&] { return catalog().snapshot()->find("echo")->plugin != loaded; }));
     (void)manifest;
+}
+
+// When the inotify queue overflows, events are lost; the watcher must notice (IN_Q_OVERFLOW) and
+// rescan everything. The watching thread is held inside a catalog update (subscribers run on it)
+// while the directory gets more events than the kernel queues, then a plugin is installed whose
+// events are therefore lost: only the overflow's rescan can find it.
+TEST_F(PluginWatcherTest, AnOverflowedEventQueueLeadsToAFullRescan) {
+    std::ostringstream captured;
+    auto previous = spdlog::default_logger();
+    spdlog::set_default_logger(std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(captured)));
+    struct RestoreLogger {
+        std::shared_ptr<spdlog::logger> logger;
+        ~RestoreLogger() { spdlog::set_default_logger(logger); }
+    } restore{previous};
+
+    start_watching();
+    // Shared with the watching thread, and opened however this test ends.
+    struct Gate {
+        std::mutex mutex;
+        std::condition_variable changed;
+        bool armed = true, inside = false, open = false;
+        void let_go() {
+            {
+                std::lock_guard lock(mutex);
+                open = true;
+            }
+            changed.notify_all();
+        }
+    };
+    auto gate = std::make_shared<Gate>();
+    struct OpenAtExit {
+        std::shared_ptr<Gate> gate;
+        ~OpenAtExit() { gate->let_go(); }
+    } open_at_exit{gate};
+    auto subscription = catalog().subscribe([gate](const CatalogUpdate&) {
+        std::unique_lock lock(gate->mutex);
+        if (!gate->armed) return;
+        gate->armed = false;
+        gate->inside = true;
+        gate->changed.notify_all();
+        gate->changed.wait(lock, [&] { return gate->open; });  // the watching thread waits here
+    });
+    install_fixture("plain_c", plugins);
+    {
+        std::unique_lock lock(gate->mutex);
+        ASSERT_TRUE(gate->changed.wait_for(lock, 30s, [&] { return gate->inside; })) << "the watcher never rebuilt";
+    }
+
+    std::size_t queue_limit = 16384;
+    std::ifstream("/proc/sys/fs/inotify/max_queued_events") >> queue_limit;
+    const auto junk = plugins / "junk.tmp";
+    for (std::size_t i = 0; i < queue_limit; ++i) {  // at least two events each: created, deleted
+        const int fd = ::open(junk.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+        ASSERT_GE(fd, 0);
+        ::close(fd);
+        ::unlink(junk.c_str());
+    }
+    install_fixture("echo", plugins);  // its events find the queue full
+    gate->let_go();
+
+    EXPECT_TRUE(wait_until([&] { return has_skill("add"); }, 60s)) << "the lost installation was never picked up";
+    EXPECT_TRUE(has_skill("upper"));
+    watcher_.reset();  // flushes nothing more into `captured` after this
+    EXPECT_NE(captured.str().find("inotify queue overflowed"), std::string::npos) << captured.str();
 }
 
 TEST_F(PluginWatcherTest, StopIsPromptAndStartTwiceIsRefused) {

@@ -1,10 +1,14 @@
-// Drives a plugin written with skill.hpp through the raw C ABI, as the host does: what reaches the
-// writer for each way a skill can end, and what the Call object shows of the context and services.
+// Drives a plugin written with skill.hpp through the raw C ABI, as the host does: the plugin is its
+// own shared library, loaded with dlopen; the test plays the host's side of the ABI (the writer and
+// the services table) to see what reaches the writer for each way a skill can end, and what the
+// Call object shows of the context and services.
 #include "skill_test_plugin.hpp"
 
 #include <skillhost/json.hpp>
 
 #include <gtest/gtest.h>
+
+#include <dlfcn.h>
 
 #include <cstring>
 #include <stdexcept>
@@ -41,6 +45,29 @@ struct RecordingWriter {
         }
     }
     skillhost_result_writer writer() { return {this, &on_result, &on_error, sizeof(skillhost_result_writer)}; }
+};
+
+// The test plugin's library, loaded with dlopen for one test and unloaded after it (so every test
+// starts with fresh static state, as a freshly loaded plugin does).
+class TestPluginLibrary {
+public:
+    TestPluginLibrary() : handle_(::dlopen(SKILLHOST_SDK_TEST_PLUGIN, RTLD_NOW | RTLD_LOCAL)) {
+        if (!handle_) throw std::runtime_error(std::string("dlopen failed: ") + ::dlerror());
+        entry_ = reinterpret_cast<const skillhost_plugin* (*)()>(::dlsym(handle_, "skillhost_plugin_entry"));
+        counters_ = reinterpret_cast<PluginHookCounters* (*)()>(::dlsym(handle_, SKILLHOST_TEST_PLUGIN_COUNTERS_SYMBOL));
+        if (!entry_ || !counters_) throw std::runtime_error("the test plugin lacks an exported symbol");
+    }
+    ~TestPluginLibrary() { ::dlclose(handle_); }
+    TestPluginLibrary(const TestPluginLibrary&) = delete;
+    TestPluginLibrary& operator=(const TestPluginLibrary&) = delete;
+
+    const skillhost_plugin* entry() const { return entry_(); }
+    PluginHookCounters& counters() const { return *counters_(); }
+
+private:
+    void* handle_;
+    const skillhost_plugin* (*entry_)() = nullptr;
+    PluginHookCounters* (*counters_)() = nullptr;
 };
 
 // A host-services table whose functions record what the plugin asked for.
@@ -94,8 +121,7 @@ struct FakeHost {
 class SkillBoundary : public ::testing::Test {
 protected:
     void SetUp() override {
-        test_plugin_hook_counters() = PluginHookCounters{};
-        plugin_ = skillhost_plugin_entry();
+        plugin_ = library_.entry();
         ASSERT_NE(plugin_, nullptr);
         RecordingWriter init_errors;
         skillhost_result_writer w = init_errors.writer();
@@ -123,6 +149,7 @@ protected:
         return skill(id).invoke(state_, &context_, view(args), &w);
     }
 
+    TestPluginLibrary library_;
     FakeHost host_;
     const skillhost_plugin* plugin_ = nullptr;
     void* state_ = nullptr;
@@ -132,7 +159,7 @@ protected:
 };
 
 TEST_F(SkillBoundary, DescriptorCarriesVersionNameAndSkillsInOrder) {
-    EXPECT_EQ(skillhost_plugin_entry(), plugin_);  // the same static descriptor every time
+    EXPECT_EQ(library_.entry(), plugin_);  // the same static descriptor every time
     EXPECT_EQ(plugin_->abi_version.major, uint32_t{SKILLHOST_ABI_VERSION_MAJOR});
     EXPECT_EQ(plugin_->abi_version.minor, uint32_t{SKILLHOST_ABI_VERSION_MINOR});
     EXPECT_EQ(plugin_->abi_version.patch, uint32_t{SKILLHOST_ABI_VERSION_PATCH});
@@ -295,31 +322,32 @@ TEST_F(SkillBoundary, LogReachesTheHostWithItsLevel) {
 }
 
 TEST(SkillPluginLifecycle, InitHookRunsOnceAndShutdownIsSafeTwiceAndAfterReinit) {
-    test_plugin_hook_counters() = PluginHookCounters{};
+    TestPluginLibrary library;
     FakeHost host;
-    const skillhost_plugin* plugin = skillhost_plugin_entry();
+    const skillhost_plugin* plugin = library.entry();
     RecordingWriter errors;
     skillhost_result_writer w = errors.writer();
     void* state = nullptr;
+    EXPECT_EQ(library.counters().init_calls, 0);
     ASSERT_EQ(plugin->init(&host.services, &state, &w), SKILLHOST_STATUS_OK);
-    EXPECT_EQ(test_plugin_hook_counters().init_calls, 1);
+    EXPECT_EQ(library.counters().init_calls, 1);
     plugin->shutdown(state);
     plugin->shutdown(state);
-    EXPECT_EQ(test_plugin_hook_counters().shutdown_calls, 1);
+    EXPECT_EQ(library.counters().shutdown_calls, 1);
 
     // The host may load the same library again after a shutdown.
     ASSERT_EQ(plugin->init(&host.services, &state, &w), SKILLHOST_STATUS_OK);
-    EXPECT_EQ(test_plugin_hook_counters().init_calls, 2);
+    EXPECT_EQ(library.counters().init_calls, 2);
     plugin->shutdown(state);
-    EXPECT_EQ(test_plugin_hook_counters().shutdown_calls, 2);
+    EXPECT_EQ(library.counters().shutdown_calls, 2);
     EXPECT_EQ(errors.writes, 0);
 }
 
 TEST(SkillPluginLifecycle, InitHookThrowingSkillErrorRefusesTheLoadWithItsCode) {
-    test_plugin_hook_counters() = PluginHookCounters{};
-    test_plugin_hook_counters().refuse_init = true;
+    TestPluginLibrary library;
+    library.counters().refuse_init = true;
     FakeHost host;
-    const skillhost_plugin* plugin = skillhost_plugin_entry();
+    const skillhost_plugin* plugin = library.entry();
     RecordingWriter errors;
     skillhost_result_writer w = errors.writer();
     void* state = nullptr;
@@ -327,7 +355,6 @@ TEST(SkillPluginLifecycle, InitHookThrowingSkillErrorRefusesTheLoadWithItsCode) 
     ASSERT_EQ(errors.writes, 1);
     EXPECT_EQ(errors.code, "CONFIG_MISSING");
     EXPECT_EQ(errors.message, "set the plugin's config first");
-    test_plugin_hook_counters().refuse_init = false;
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-// A plugin written with skill.hpp's macros, compiled into the test binary. SKILLHOST_PLUGIN
-// defines the extern "C" skillhost_plugin_entry, so it lives alone in this translation unit and
-// skill_boundary_test.cpp drives it through the C ABI exactly as the host would.
+// A plugin written with skill.hpp's macros, built as its own shared library like an author's
+// plugin; skill_boundary_test.cpp loads it with dlopen and drives it through the C ABI exactly as
+// the host would.
 #include "skill_test_plugin.hpp"
 
 #include <skillhost/skill.hpp>
@@ -74,7 +74,9 @@ void on_shutdown() { ++counters.shutdown_calls; }
 
 }  // namespace
 
-PluginHookCounters& test_plugin_hook_counters() { return counters; }
+extern "C" __attribute__((visibility("default"))) PluginHookCounters* skillhost_test_plugin_hook_counters(void) {
+    return &counters;
+}
 
 SKILLHOST_PLUGIN_HOOKS(on_init, on_shutdown)
 

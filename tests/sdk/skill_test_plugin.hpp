@@ -1,4 +1,5 @@
-// What the in-binary test plugin exposes to its test besides the C ABI entry point.
+// What the test plugin (a real shared library, loaded with dlopen) exports besides the C ABI entry
+// point: its init/shutdown counters, so the test can see what the hooks did.
 #pragma once
 
 #include <skillhost/skill_abi.h>
@@ -9,6 +10,6 @@ struct PluginHookCounters {
     bool refuse_init = false;  // makes the init hook throw SkillError("CONFIG_MISSING")
 };
 
-PluginHookCounters& test_plugin_hook_counters();
-
-extern "C" const skillhost_plugin* skillhost_plugin_entry(void);
+// The symbol the test looks up with dlsym.
+#define SKILLHOST_TEST_PLUGIN_COUNTERS_SYMBOL "skillhost_test_plugin_hook_counters"
+extern "C" PluginHookCounters* skillhost_test_plugin_hook_counters(void);

@@ -192,11 +192,11 @@ TEST_F(Testkit, ATimeoutOverrideEndsTheCallAtItsDeadline) {
     CallSettings settings;
     settings.timeout = std::chrono::milliseconds(100);
     auto started = std::chrono::steady_clock::now();
-    SkillCallResult r = plugin.call("sleep", R"({"ms":1500})", settings);
+    SkillCallResult r = plugin.call("sleep", R"({"ms":5000})", settings);
     EXPECT_SKILL_ERROR(r, "TIMEOUT");
     EXPECT_EQ(r.error_details()["timeout_ms"].as_int(), 100);
     // The skill itself sleeps on; the caller is answered at the deadline, long before it wakes.
-    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(1200));
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(4000));
 }
 
 TEST_F(Testkit, CancellingFromAnotherThreadStopsTheSkill) {

@@ -300,5 +300,15 @@ TEST(ServeOwnerToken, FirstStartCreatesAnOwnerOnlyTokenFileAndSaysWhere) {
     EXPECT_EQ(http_request(d.port(), RequestSpec{"GET", "/v1/whoami", "", token, {}}).status, 200);
 }
 
+TEST_F(ServeApi, OversizedHeadersAre431AndTheServerCarriesOn) {
+    // 64 KiB is the server's header limit; twenty 4 KB headers go past it.
+    RequestSpec spec{"GET", "/v1/skills", "", DaemonProcess::token("alice"), {}};
+    for (int i = 0; i < 20; ++i) spec.headers.emplace_back("X-Padding-" + std::to_string(i), std::string(4000, 'h'));
+    auto r = http_request(d().port(), spec);
+    EXPECT_EQ(r.status, 431) << r.body;
+    EXPECT_EQ(r.error_code(), "HEADERS_TOO_LARGE");
+    EXPECT_EQ(d().get("/healthz", "").status, 200);
+}
+
 }  // namespace
 }  // namespace skillhost::testing

@@ -191,19 +191,21 @@ TEST(ServeMcp, CancellingACallStopsItAndEndsItsStream) {
     d.start();
     McpClient c{d, "alice", ""};
     c.initialize();
+    // A skill that would answer after 20 s: an answer on the stream means the cancel did not work.
+    constexpr auto skill_time = std::chrono::seconds(20);
     const auto started = std::chrono::steady_clock::now();
     auto stream = c.stream(json::object{{"jsonrpc", "2.0"}, {"id", "slow"}, {"method", "tools/call"},
-                                        {"params", {{"name", "sleep"}, {"arguments", {{"ms", 900}}}}}});
-    ASSERT_EQ(stream->status(), 200);
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+                                        {"params", {{"name", "sleep"}, {"arguments", {{"ms", 20000}}}}}});
+    ASSERT_EQ(stream->status(), 200);  // the endpoint registers the id before it opens the stream
     auto same_id = c.post(json::object{{"jsonrpc", "2.0"}, {"id", "slow"}, {"method", "ping"}});
     EXPECT_EQ(same_id.status, 400) << same_id.body;  // its id is still in flight
     auto cancel = c.post(json::object{{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"},
                                       {"params", {{"requestId", "slow"}, {"reason", "stop"}}}});
     EXPECT_EQ(cancel.status, 202);
-    EXPECT_FALSE(stream->next(std::chrono::seconds(5)));  // no response for a cancelled request
+    // Waits past the moment the uncancelled skill would have answered: the stream ends with no response.
+    EXPECT_FALSE(stream->next(skill_time + std::chrono::seconds(10)));
     EXPECT_TRUE(stream->ended());
-    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(850));
+    EXPECT_LT(std::chrono::steady_clock::now() - started, skill_time) << "the skill ran to its end";
     EXPECT_EQ(c.request("ping").at("result"), json::object());
 }
 
@@ -215,10 +217,77 @@ TEST(ServeMcp, TheOfficialTypeScriptSdkClientWorksOverStreamableHttp) {
     auto r = run_process({"/bin/sh", SKILLHOST_MCP_SDK_SCRIPT, SKILLHOST_MCP_HTTP_SDK_CACHE, SKILLHOST_MCP_HTTP_SDK_CLIENT,
                           "http://127.0.0.1:" + std::to_string(d.port()) + "/mcp", DaemonProcess::token("alice"),
                           d.plugins_dir().string(), std::string(SKILLHOST_TEST_FIXTURES_BINARY_DIR) + "/plain_c"},
-                         {}, {}, 240000);
-    if (r.exit_code == 77) GTEST_SKIP() << "node/npm or the npm registry is not available: " << r.err;
+                         {}, {}, 100000);  // below ctest's 120 s, so a hang reports its output
+    if (r.exit_code == 77) GTEST_SKIP() << "node or npm is not installed (outside CI only): " << r.err;
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err << "\n" << d.log();
     EXPECT_NE(r.out.find("all checks passed"), std::string::npos) << r.out << r.err;
+}
+
+// server.max_streams caps open event streams: one more is refused with 503 before the session
+// sees the request, answers as JSON still work, and a closed stream frees its place.
+TEST(ServeMcp, EventStreamsBeyondMaxStreamsAre503UntilOneCloses) {
+    DaemonSetup setup = setup_with();
+    setup.server_yaml = "  max_streams: 1\n";
+    DaemonProcess d(setup);
+    d.start();
+    McpClient c{d, "alice", ""};
+    c.initialize();
+    const json::object add{{"jsonrpc", "2.0"}, {"id", "s"}, {"method", "tools/call"},
+                           {"params", {{"name", "add"}, {"arguments", {{"a", 1}, {"b", 2}}}}}};
+    auto server_stream = std::make_unique<SseStream>(
+        d.port(), RequestSpec{"GET", "/mcp", "", DaemonProcess::token("alice"),
+                              {{"Mcp-Session-Id", c.session}, {"Accept", "text/event-stream"}}});
+    ASSERT_EQ(server_stream->status(), 200) << server_stream->body_text();
+
+    auto refused = c.stream(add);
+    EXPECT_EQ(refused->status(), 503) << refused->body_text();
+    EXPECT_THAT(refused->body_text(), HasSubstr("TOO_MANY_STREAMS"));
+    EXPECT_EQ(c.request("tools/call", {{"name", "add"}, {"arguments", {{"a", 2}, {"b", 2}}}}, 7)
+                  .at("result").at("structuredContent").at("sum").to_number<int>(), 4);
+
+    // The client goes away; the server notices when its next write fails (a keep-alive comment is
+    // written after 15 s of quiet) and frees the slot.
+    server_stream.reset();
+    int status = 0;
+    for (int attempt = 0; attempt < 3000 && status != 200; ++attempt) {
+        auto again = c.stream(json::object{{"jsonrpc", "2.0"}, {"id", "s" + std::to_string(attempt)}, {"method", "tools/call"},
+                                           {"params", {{"name", "add"}, {"arguments", {{"a", 1}, {"b", 2}}}}}});
+        status = again->status();
+        if (status != 200) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    EXPECT_EQ(status, 200) << "the closed stream's slot was never freed";
+}
+
+// Each user may hold 32 MCP sessions; the 33rd is refused with what to do, other users are not
+// affected, and ending a session makes room.
+TEST(ServeMcp, SessionsPerUserAreCappedAndEndingOneMakesRoom) {
+    DaemonProcess d(setup_with());
+    d.start();
+    std::vector<McpClient> sessions;
+    for (int i = 0; i < 32; ++i) {
+        sessions.push_back(McpClient{d, "alice", ""});
+        sessions.back().initialize();
+        ASSERT_FALSE(sessions.back().session.empty()) << "session " << i;
+    }
+    McpClient one_more{d, "alice", ""};
+    auto refused = http_request(d.port(), one_more.spec(json::object{{"jsonrpc", "2.0"}, {"id", 0}, {"method", "initialize"},
+                                                                      {"params", {{"protocolVersion", "2025-11-25"},
+                                                                                  {"capabilities", json::object()},
+                                                                                  {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}},
+                                                         false));
+    EXPECT_EQ(refused.status, 429) << refused.body;
+    EXPECT_EQ(refused.error_code(), "TOO_MANY_SESSIONS");
+    EXPECT_THAT(refused.body, HasSubstr("DELETE /mcp"));
+
+    McpClient owner{d, "owner", ""};
+    owner.initialize();
+    EXPECT_FALSE(owner.session.empty());
+
+    auto ended = http_request(d.port(), RequestSpec{"DELETE", "/mcp", "", DaemonProcess::token("alice"),
+                                                    {{"Mcp-Session-Id", sessions.front().session}}});
+    EXPECT_EQ(ended.status, 204) << ended.body;
+    one_more.initialize();
+    EXPECT_FALSE(one_more.session.empty());
 }
 
 }  // namespace

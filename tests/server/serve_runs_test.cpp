@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <filesystem>
 #include <future>
 #include <thread>
 
@@ -239,8 +240,15 @@ TEST(ServeRuns, WithTheModelDownReadinessSaysWhyAndRunsFailAsResources) {
 TEST(ServeShutdown, SigtermLetsInFlightRequestsFinishThenExitsCleanly) {
     DaemonProcess d;
     d.start();
-    auto in_flight = std::async(std::launch::async, [&d] { return d.post("/v1/skills/sleep/call", R"({"args":{"ms":800}})", "alice"); });
-    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    const auto started_file = d.home() / "sleep-started";
+    json::object body{{"args", {{"ms", 800}, {"started_file", started_file.string()}}}};
+    auto in_flight = std::async(std::launch::async, [&d, text = json::serialize(body)] {
+        return d.post("/v1/skills/sleep/call", text, "alice");
+    });
+    // SIGTERM once the skill is running (it creates the file), not after a guessed delay.
+    for (int i = 0; i < 6000 && !std::filesystem::exists(started_file); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ASSERT_TRUE(std::filesystem::exists(started_file)) << d.log();
     d.process().signal(SIGTERM);
     auto answer = in_flight.get();
     EXPECT_EQ(answer.status, 200) << answer.body;
@@ -282,6 +290,38 @@ TEST(ServeShutdown, SighupRescansAndHotReloadShowsInTheCatalogAndMetrics) {
     auto metrics = d.get("/metrics", "").body;
     EXPECT_THAT(metrics, HasSubstr("skillhost_catalog_version 2"));
     EXPECT_THAT(metrics, ::testing::ContainsRegex("skillhost_catalog_reloads_total [1-9]"));
+}
+
+// A request still running when shutdown_grace is over does not keep the daemon: it stops anyway,
+// cleanly, long before the skill would have finished.
+// DISABLED: it fails today: Daemon::shutdown waits for the 60 s skill call (the HTTP server's stop
+// joins the handler thread that is inside the call), so shutdown_grace does not bound shutdown.
+// Enable it with the fix in host/server (reported in issue 21's closing note).
+TEST(ServeShutdown, DISABLED_WorkStillRunningAfterTheGracePeriodDoesNotKeepTheDaemon) {
+    DaemonSetup setup;
+    setup.server_yaml = "  shutdown_grace_ms: 300\n";
+    DaemonProcess d(setup);
+    d.start();
+    const auto started_file = d.home() / "sleep-started";
+    json::object body{{"args", {{"ms", 60000}, {"started_file", started_file.string()}}}, {"timeout_ms", 120000}};
+    auto in_flight = std::async(std::launch::async, [&d, text = json::serialize(body)] {
+        try {
+            return d.post("/v1/skills/sleep/call", text, "alice").status;
+        } catch (const std::exception&) {
+            return -1;  // the connection closed without an answer
+        }
+    });
+    for (int i = 0; i < 6000 && !std::filesystem::exists(started_file); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ASSERT_TRUE(std::filesystem::exists(started_file)) << d.log();
+    const auto signalled = std::chrono::steady_clock::now();
+    d.process().signal(SIGTERM);
+    EXPECT_EQ(d.process().wait(std::chrono::seconds(90)), 0) << d.log();
+    EXPECT_LT(std::chrono::steady_clock::now() - signalled, std::chrono::seconds(55)) << "it waited for the 60 s skill";
+    EXPECT_THAT(d.log(), HasSubstr("waiting up to"));
+    EXPECT_THAT(d.log(), HasSubstr("serve: stopped"));
+    const int status = in_flight.get();
+    EXPECT_NE(status, 200) << "the 60 s skill cannot have finished";
 }
 
 }  // namespace

@@ -130,6 +130,14 @@ TEST(EventChannel, DeliversInOrderEndsAfterCloseAndCutsOffASlowReader) {
     EXPECT_TRUE(slow.closed());
 }
 
+// The bytes of an SQLite database as they are on disk: the main file and its write-ahead log.
+std::string database_files_on_disk(const std::filesystem::path& db) {
+    std::string bytes = testing::read_file(db);
+    const std::filesystem::path wal = db.string() + "-wal";
+    if (std::filesystem::exists(wal)) bytes += testing::read_file(wal);
+    return bytes;
+}
+
 TEST(ApiTokenStore, IssuesTokensStoresOnlyHashesAndRevokes) {
     testing::TempDir dir("token-store");
     auto store = policy::ApiTokenStore::open(dir.path() / "skillhost.db");
@@ -143,8 +151,11 @@ TEST(ApiTokenStore, IssuesTokensStoresOnlyHashesAndRevokes) {
     auto listed = store.value()->list("alice");
     ASSERT_EQ(listed->size(), 1u);
     EXPECT_TRUE(listed->at(0).token.empty());
-    const std::string db = testing::read_file(dir.path() / "skillhost.db");
-    EXPECT_EQ(db.find(issued->token), std::string::npos);
+    // In WAL mode new rows live in skillhost.db-wal until a checkpoint: read every file SQLite
+    // keeps on disk, and prove the read sees the row by finding its hash there.
+    const std::string on_disk = database_files_on_disk(dir.path() / "skillhost.db");
+    EXPECT_NE(on_disk.find(issued->sha256), std::string::npos) << "the issued row is not in the files read";
+    EXPECT_EQ(on_disk.find(issued->token), std::string::npos);
     EXPECT_FALSE(store.value()->revoke("abc").ok());  // too short to be an id
     EXPECT_EQ(store.value()->revoke(issued->sha256.substr(0, 12)).value(), 1);
     EXPECT_FALSE(store.value()->user_for(issued->token).value());

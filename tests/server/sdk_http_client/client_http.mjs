@@ -59,8 +59,15 @@ const sum = await client.callTool({ name: "add", arguments: { a: 19, b: 23 } });
 check(elicited === 1, "the call that needs approval asked through elicitation");
 check(!sum.isError && sum.structuredContent?.sum === 42, "the approved call returns structuredContent {sum: 42}");
 
-// Give the client's server stream (GET) a moment to open before the catalog changes.
-await new Promise((resolve) => setTimeout(resolve, 300));
+// The catalog may change only once the client's server stream (GET /mcp) is open, or the
+// notification has nowhere to go: wait until the server counts an open event stream.
+async function openStreams() {
+  const metrics = await (await fetch(new URL("/metrics", url))).text();
+  const line = metrics.split("\n").find((l) => l.startsWith("skillhost_event_streams_open "));
+  return line ? Number(line.split(" ")[1]) : 0;
+}
+while ((await openStreams()) < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+check(true, "the server stream is open");
 const staging = path.join(path.dirname(pluginsDir), "sdk-http-staging");
 fs.mkdirSync(staging, { recursive: true });
 const files = fs.readdirSync(newPluginDir).filter((f) => fs.statSync(path.join(newPluginDir, f)).isFile());

@@ -1,0 +1,147 @@
+// The worker pool the executor runs skill calls on: hung jobs (a plugin that never returns) take
+// workers only up to max_workers, later jobs queue and run as workers come free, and workers past
+// keep_workers retire after idle_exit. Jobs block on latches the test opens, so every step is
+// ordered by events, never by sleeps.
+#include "exec/worker_pool.hpp"
+
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace skillhost::exec {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Counts jobs that started, are running and finished; each job waits until released.
+class Board {
+public:
+    void started() {
+        std::lock_guard lock(mutex_);
+        ++started_;
+        ++running_;
+        max_running_ = std::max(max_running_, running_);
+        changed_.notify_all();
+    }
+    void wait_released() {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return released_ > 0; });
+        --released_;
+    }
+    void finished() {
+        std::lock_guard lock(mutex_);
+        --running_;
+        ++finished_;
+        changed_.notify_all();
+    }
+    void release(int jobs) {
+        std::lock_guard lock(mutex_);
+        released_ += jobs;
+        changed_.notify_all();
+    }
+    // Waits (bounded) until `started` jobs have started; true if they did.
+    bool wait_started(int count, std::chrono::milliseconds limit = 30s) {
+        std::unique_lock lock(mutex_);
+        return changed_.wait_for(lock, limit, [&] { return started_ >= count; });
+    }
+    bool wait_finished(int count, std::chrono::milliseconds limit = 30s) {
+        std::unique_lock lock(mutex_);
+        return changed_.wait_for(lock, limit, [&] { return finished_ >= count; });
+    }
+    int started_count() {
+        std::lock_guard lock(mutex_);
+        return started_;
+    }
+    int max_running() {
+        std::lock_guard lock(mutex_);
+        return max_running_;
+    }
+
+private:
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    int started_ = 0, running_ = 0, max_running_ = 0, finished_ = 0, released_ = 0;
+};
+
+// A job that behaves like a hung plugin until the test releases it.
+class HangingJob final : public PoolJob {
+public:
+    explicit HangingJob(std::shared_ptr<Board> board) : board_(std::move(board)) {}
+    void run() noexcept override {
+        board_->started();
+        board_->wait_released();
+        board_->finished();
+    }
+
+private:
+    std::shared_ptr<Board> board_;
+};
+
+// This process's threads, from /proc (the pool detaches its workers, so they are not otherwise visible).
+std::size_t thread_count() {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) ++n;
+    return n;
+}
+
+TEST(WorkerPool, HungJobsTakeWorkersOnlyUpToTheCapAndTheRestQueue) {
+    auto board = std::make_shared<Board>();
+    {
+        WorkerPool pool(WorkerPoolOptions{1, 3, std::chrono::microseconds(50), 30000ms});
+        for (int i = 0; i < 5; ++i) pool.submit(std::make_shared<HangingJob>(board));
+        ASSERT_TRUE(board->wait_started(3));
+        // Three workers hang; the two other jobs wait in the queue rather than getting threads.
+        // Releasing one hung job lets exactly one queued job start, on the freed worker.
+        board->release(1);
+        ASSERT_TRUE(board->wait_finished(1));
+        ASSERT_TRUE(board->wait_started(4));
+        board->release(1);
+        ASSERT_TRUE(board->wait_finished(2));
+        ASSERT_TRUE(board->wait_started(5));
+        EXPECT_EQ(board->max_running(), 3) << "more jobs ran at once than max_workers";
+        board->release(3);
+        ASSERT_TRUE(board->wait_finished(5));
+    }
+    EXPECT_EQ(board->started_count(), 5);
+}
+
+TEST(WorkerPool, DestroyingThePoolDoesNotWaitForAHungJob) {
+    auto board = std::make_shared<Board>();
+    auto pool = std::make_unique<WorkerPool>(WorkerPoolOptions{1, 2, std::chrono::microseconds(50), 30000ms});
+    pool->submit(std::make_shared<HangingJob>(board));
+    ASSERT_TRUE(board->wait_started(1));
+    pool.reset();  // returns while the job still hangs: its worker owns what it needs
+    board->release(1);
+    EXPECT_TRUE(board->wait_finished(1));
+}
+
+TEST(WorkerPool, WorkersBeyondTheKeptOnesRetireWhenIdle) {
+    auto board = std::make_shared<Board>();
+    WorkerPool pool(WorkerPoolOptions{1, 8, std::chrono::microseconds(50), 50ms});
+    const std::size_t before = thread_count();
+    for (int i = 0; i < 4; ++i) pool.submit(std::make_shared<HangingJob>(board));
+    ASSERT_TRUE(board->wait_started(4));
+    EXPECT_EQ(thread_count(), before + 4) << "each hung job has a worker of its own";
+    board->release(4);
+    ASSERT_TRUE(board->wait_finished(4));
+    // Idle for 50 ms, three of the four retire; one is kept. Poll for the event, bounded.
+    bool retired = false;
+    for (int i = 0; i < 3000 && !retired; ++i) {
+        retired = thread_count() == before + 1;
+        if (!retired) std::this_thread::sleep_for(10ms);
+    }
+    EXPECT_TRUE(retired) << thread_count() - before << " workers left";
+    // The kept worker still serves new jobs.
+    pool.submit(std::make_shared<HangingJob>(board));
+    ASSERT_TRUE(board->wait_started(5));
+    board->release(1);
+    EXPECT_TRUE(board->wait_finished(5));
+}
+
+}  // namespace
+}  // namespace skillhost::exec
