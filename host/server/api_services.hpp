@@ -10,6 +10,7 @@
 
 #include <boost/json/object.hpp>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 
@@ -26,6 +27,9 @@ struct ApiServices {
     // False when no more event streams may open (server.max_streams, shutdown): checked before a
     // streamed run starts, so a refused stream never leaves a run the client cannot see.
     std::function<bool()> stream_available;
+    // Set when shutdown's grace period is over: every skill call the API started is cancelled, so
+    // no call keeps the daemon past server.shutdown_grace_ms.
+    std::shared_ptr<std::atomic<bool>> stop_calls;
 };
 
 void add_skill_routes(RouteTable& routes, ApiServices& services);     // /v1/skills, /v1/catalog

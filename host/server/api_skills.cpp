@@ -39,6 +39,7 @@ Reply call_skill(ApiServices& s, ApiRequest& req) {
         call.args = *args;
     }
     if (auto timeout = int_field(body, "timeout_ms", 1, 3600000)) call.options.timeout = std::chrono::milliseconds(*timeout);
+    call.options.cancel = s.stop_calls;
     const auto snapshot = s.host.snapshot();
     exec::CallOutcome outcome = s.host.pipeline->call(*snapshot, call);
     const auto& result = outcome.result;

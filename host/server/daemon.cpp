@@ -73,7 +73,8 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
 
     d->services_.reset(new ApiServices{host, d->operators_, *d->runs_, d->metrics_, [self] { return self->gauges(); },
                                        [self] { return self->readiness_->check(); },
-                                       [self] { return self->server_->stream_available(); }});
+                                       [self] { return self->server_->stream_available(); },
+                                       std::make_shared<std::atomic<bool>>(false)});
     add_health_routes(d->routes_, *d->services_);
     add_skill_routes(d->routes_, *d->services_);
     add_run_routes(d->routes_, *d->services_);
@@ -242,7 +243,11 @@ void Daemon::shutdown() {
         runs_->cancel_all();
         runs_->wait_idle(std::chrono::seconds(30));
     }
-    if (!requests_done) server_->wait_idle(std::chrono::seconds(5));
+    if (!requests_done) {
+        spdlog::warn("serve: cancelling {} request(s) still running after the grace period", server_->requests_in_flight());
+        services_->stop_calls->store(true);
+        server_->wait_idle(std::chrono::seconds(5));
+    }
     mcp_->close_all();
     server_->stop();
     runs_.reset();

@@ -275,12 +275,14 @@ Status RunHub::guide(const std::string& run_id, std::string text, const policy::
 
 Result<json::object> RunHub::cancel(const std::string& run_id) {
     std::lock_guard lock(mutex_);
+    auto run = runs_.get(run_id);
+    // The store decides whether the run has ended: a run thread saves its final state a moment
+    // before the hub stops tracking it as working, and a cancel in between must not succeed twice.
     auto it = tracked_.find(run_id);
-    if (it != tracked_.end() && it->second.working) {
+    if (it != tracked_.end() && it->second.working && !(run && terminal(run->status))) {
         it->second.cancel->store(true);
         return json::object{{"run_id", run_id}, {"status", "running"}, {"cancel_requested", true}};
     }
-    auto run = runs_.get(run_id);
     if (!run) return run.error();
     if (terminal(run->status)) {
         Error e{"RUN_ALREADY_FINISHED", "run " + run_id + " already ended " + store::to_string(run->status) + "; nothing to cancel",
