@@ -6,9 +6,11 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 
 namespace skillhost_builtin {
@@ -104,7 +106,7 @@ public:
         // The busy timeout comes first: switching to WAL itself needs a lock another call may hold.
         sqlite3_busy_timeout(db_, 10000);
         try {
-            exec("PRAGMA journal_mode=WAL");
+            switch_to_wal();
             exec("PRAGMA synchronous=NORMAL");
             exec("PRAGMA foreign_keys=ON");
         } catch (...) {
@@ -117,6 +119,19 @@ public:
     ~Database() { sqlite3_close(db_); }
     Database(const Database&) = delete;
     Database& operator=(const Database&) = delete;
+
+    // Two processes opening a new database at once: SQLite answers the second one's switch to WAL
+    // with SQLITE_BUSY at once, without the busy handler (waiting could deadlock), so it is retried
+    // here, for about as long as the busy timeout.
+    void switch_to_wal() {
+        for (int attempt = 0;; ++attempt) {
+            int rc = sqlite3_exec(db_, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
+            if (rc == SQLITE_OK) return;
+            if ((rc != SQLITE_BUSY && rc != SQLITE_LOCKED) || attempt >= 500)
+                throw_storage_error(db_, rc, "executing 'PRAGMA journal_mode=WAL'", file_);
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+    }
 
     void exec(std::string_view sql) {
         std::string text(sql);
