@@ -35,7 +35,11 @@ void BM_DiscoverAndLoadPlugins(benchmark::State& state) {
     }
     state.counters["plugins"] = count;
 }
-BENCHMARK(BM_DiscoverAndLoadPlugins)->Arg(200)->Unit(benchmark::kMillisecond)->Repetitions(5)->ReportAggregatesOnly(true);
+BENCHMARK(BM_DiscoverAndLoadPlugins)
+    ->Arg(200)
+    ->Unit(benchmark::kMillisecond)
+    ->Repetitions(5)
+    ->ReportAggregatesOnly(true);
 
 }  // namespace
 

@@ -122,8 +122,7 @@ void BM_WorkerPoolRoundTrip(benchmark::State& state) {
     for (auto _ : state) {
         auto job = std::make_shared<EmptyJob>();
         pool.submit(job);
-        while (!job->done.load(std::memory_order_acquire)) {
-        }
+        while (!job->done.load(std::memory_order_acquire)) {}
     }
 }
 BENCHMARK(BM_WorkerPoolRoundTrip)->Repetitions(5)->ReportAggregatesOnly(true);

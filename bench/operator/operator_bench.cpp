@@ -73,11 +73,13 @@ struct Setup {
                                                                   std::vector<plugin::PluginFailure>{});
         std::vector<std::shared_ptr<plugin::LoadedPlugin>> builtin;
         for (const char* name : {"tasks", "fs", "memory", "conversational_response"}) {
-            auto loaded = loader.load_file(std::filesystem::path(SKILLHOST_BUILTIN_PLUGIN_DIR) / (std::string(name) + ".yaml"));
+            auto loaded =
+                loader.load_file(std::filesystem::path(SKILLHOST_BUILTIN_PLUGIN_DIR) / (std::string(name) + ".yaml"));
             if (!loaded) fail(std::string("cannot load built-in plugin ") + name + ": " + loaded.error().message);
             builtin.push_back(loaded.value());
         }
-        builtin_catalog = std::make_shared<catalog::CatalogSnapshot>(2, std::move(builtin), std::vector<plugin::PluginFailure>{});
+        builtin_catalog =
+            std::make_shared<catalog::CatalogSnapshot>(2, std::move(builtin), std::vector<plugin::PluginFailure>{});
 
         auto queue = policy::ApprovalQueue::open(home.path() / "skillhost.db");
         if (!queue) fail(queue.error().message);
@@ -141,14 +143,15 @@ void BM_ReactStepHostOverhead(benchmark::State& state) {
         auto run = op.run("echo things", s.user);
         if (!run || run->status != store::RunStatus::completed || static_cast<int>(run->steps.size()) != steps) {
             state.SkipWithError(run ? ("run ended " + std::string(store::to_string(run->status)) +
-                                       (run->error ? ": " + run->error->message : std::string())).c_str()
+                                       (run->error ? ": " + run->error->message : std::string()))
+                                          .c_str()
                                     : run.error().message.c_str());
             break;
         }
         total_steps += steps;
     }
-    state.counters["us_per_step"] =
-        benchmark::Counter(static_cast<double>(total_steps) / 1e6, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["us_per_step"] = benchmark::Counter(static_cast<double>(total_steps) / 1e6,
+                                                       benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 // Wall time: the skill runs on the executor's worker thread, so CPU time of this thread undercounts.
 BENCHMARK(BM_ReactStepHostOverhead)
@@ -184,8 +187,9 @@ std::vector<store::ScratchpadEntry> synthetic_steps(int n) {
         e.action = store::Action{"task_list", json::object{{"limit", i}}};
         store::Observation o;
         o.success = true;
-        o.content = "task_list returned:\ntasks (3):\n  - Water the plants (id: 1, status: open)\n"
-                    "  - Renew the passport (id: 2, status: open, priority: high)\n  - Call the dentist (id: 3)\ncount: 3";
+        o.content =
+            "task_list returned:\ntasks (3):\n  - Water the plants (id: 1, status: open)\n"
+            "  - Renew the passport (id: 2, status: open, priority: high)\n  - Call the dentist (id: 3)\ncount: 3";
         e.observation = o;
         steps.push_back(e);
     }

@@ -57,12 +57,18 @@ Options parse_options(int argc, char** argv) {
         const auto eq = arg.find('=');
         const std::string key = arg.substr(0, eq);
         const std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
-        if (key == "--samples") options.samples = std::stoi(value);
-        else if (key == "--debounce-ms") options.debounce_ms = std::stoi(value);
-        else if (key == "--continuous-seconds") options.continuous_seconds = std::stod(value);
-        else if (key == "--replace-every-ms") options.replace_every_ms = std::stoi(value);
-        else if (key == "--continuous-debounce-ms") options.continuous_debounce_ms = std::stoi(value);
-        else if (key == "--verbose") options.verbose = true;
+        if (key == "--samples")
+            options.samples = std::stoi(value);
+        else if (key == "--debounce-ms")
+            options.debounce_ms = std::stoi(value);
+        else if (key == "--continuous-seconds")
+            options.continuous_seconds = std::stod(value);
+        else if (key == "--replace-every-ms")
+            options.replace_every_ms = std::stoi(value);
+        else if (key == "--continuous-debounce-ms")
+            options.continuous_debounce_ms = std::stoi(value);
+        else if (key == "--verbose")
+            options.verbose = true;
         else {
             std::fprintf(stderr,
                          "unknown option %s\nusage: %s [--samples=N] [--debounce-ms=MS] [--continuous-seconds=S] "
@@ -74,7 +80,9 @@ Options parse_options(int argc, char** argv) {
     return options;
 }
 
-double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+double ms(Clock::duration d) {
+    return std::chrono::duration<double, std::milli>(d).count();
+}
 
 double percentile(std::vector<double> values, double p) {
     std::sort(values.begin(), values.end());
@@ -277,12 +285,14 @@ int main(int argc, char** argv) {
     spdlog::set_level(options.verbose ? spdlog::level::debug : spdlog::level::warn);
     bool targets_met = true;
     try {
-        std::printf("Reload latency: rename into the watched directory -> skill in the catalog (debounce %d ms, "
-                    "%d samples)\n\n",
-                    options.debounce_ms, options.samples);
-        std::printf("| plugins installed | median (ms) | p99 (ms) | min (ms) | max (ms) | target: median <= %d ms "
-                    "| rebuild median / p99 (ms) | rename() p99 (ms) |\n",
-                    options.debounce_ms + 20);
+        std::printf(
+            "Reload latency: rename into the watched directory -> skill in the catalog (debounce %d ms, "
+            "%d samples)\n\n",
+            options.debounce_ms, options.samples);
+        std::printf(
+            "| plugins installed | median (ms) | p99 (ms) | min (ms) | max (ms) | target: median <= %d ms "
+            "| rebuild median / p99 (ms) | rename() p99 (ms) |\n",
+            options.debounce_ms + 20);
         std::printf("|---|---|---|---|---|---|---|---|\n");
         for (int installed : {1, 200}) {
             const auto latency = measure_latency(installed, options);

@@ -45,12 +45,15 @@ std::shared_ptr<const catalog::CatalogSnapshot> HostRuntime::snapshot() const {
 
 Result<policy::UserContext> HostRuntime::user(std::string_view id) const {
     std::string_view wanted = id;
-    if (wanted.empty()) wanted = users->find(config.default_user) ? std::string_view(config.default_user)
-                                                                  : std::string_view(users->first_owner().id);
+    if (wanted.empty())
+        wanted = users->find(config.default_user) ? std::string_view(config.default_user)
+                                                  : std::string_view(users->first_owner().id);
     return policy::resolve_user_context(*users, *modes, wanted);
 }
 
-policy::Resolver HostRuntime::resolver(const policy::UserContext& u) const { return policy::Resolver{u.user_id, u.role}; }
+policy::Resolver HostRuntime::resolver(const policy::UserContext& u) const {
+    return policy::Resolver{u.user_id, u.role};
+}
 
 exec::CallerContext HostRuntime::caller(const policy::UserContext& u) const {
     exec::CallerContext c;
@@ -87,8 +90,8 @@ Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config
         catalog_options.on_report = [audit](const reload::ReloadReport& report) {
             (void)audit->append("reload", report.to_json());
         };
-        rt->watched = std::make_unique<reload::WatchedCatalog>(std::move(catalog_options),
-                                                               reload::watcher_options(rt->config));
+        rt->watched =
+            std::make_unique<reload::WatchedCatalog>(std::move(catalog_options), reload::watcher_options(rt->config));
         rt->watched->catalog().rescan();
     } else {
         plugin::LoaderOptions lo;
@@ -96,7 +99,8 @@ Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config
         lo.completions = completions;
         rt->loader = std::make_unique<plugin::PluginLoader>(lo);
         auto report = plugin::discover_plugins(*rt->loader, rt->config.plugin_dirs);
-        rt->catalog = std::make_shared<catalog::CatalogSnapshot>(1, std::move(report.plugins), std::move(report.failures));
+        rt->catalog =
+            std::make_shared<catalog::CatalogSnapshot>(1, std::move(report.plugins), std::move(report.failures));
     }
     rt->executor = std::make_unique<exec::Executor>();
     rt->call_observers = std::make_shared<exec::CallObserverList>();
@@ -109,14 +113,17 @@ Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config
     parts.users_dir = rt->config.users_dir();
     parts.observers = rt->call_observers;
     const HostRuntime* raw = rt.get();
-    parts.resolve_user = [raw](std::string_view id) { return policy::resolve_user_context(*raw->users, *raw->modes, id); };
+    parts.resolve_user = [raw](std::string_view id) {
+        return policy::resolve_user_context(*raw->users, *raw->modes, id);
+    };
     rt->pipeline = std::make_unique<exec::CallPipeline>(std::move(parts));
     return rt;
 }
 
 Status start_watching(HostRuntime& runtime) {
     if (!runtime.watched) {
-        return Error{"CATALOG_NOT_LIVE", "this runtime was loaded with a fixed catalog; it has nothing to watch", {}, {}};
+        return Error{
+            "CATALOG_NOT_LIVE", "this runtime was loaded with a fixed catalog; it has nothing to watch", {}, {}};
     }
     return runtime.watched->start();
 }

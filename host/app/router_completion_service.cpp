@@ -12,7 +12,8 @@ Error bad_request(const std::string& problem) {
                  "the completion request is invalid: " + problem +
                      " — send {\"messages\":[{\"role\":\"system|user|assistant\",\"content\":\"...\"}], "
                      "\"temperature\"?: number, \"max_tokens\"?: integer, \"json_schema\"?: object}",
-                 {}, {}};
+                 {},
+                 {}};
 }
 
 }  // namespace
@@ -49,7 +50,8 @@ Result<llm::ChatRequest> chat_request_from_abi(std::string_view role, std::strin
             if (!value.is_number()) return bad_request("`temperature` must be a number");
             request.temperature = value.to_number<double>();
         } else if (key == "max_tokens") {
-            if (!value.is_int64() || value.as_int64() <= 0) return bad_request("`max_tokens` must be a positive integer");
+            if (!value.is_int64() || value.as_int64() <= 0)
+                return bad_request("`max_tokens` must be a positive integer");
             request.max_tokens = static_cast<int>(value.as_int64());
         } else if (key == "json_schema") {
             if (!value.is_object()) return bad_request("`json_schema` must be an object");
@@ -67,7 +69,8 @@ Result<llm::ChatRequest> chat_request_from_abi(std::string_view role, std::strin
     return request;
 }
 
-RouterCompletionService::RouterCompletionService(std::shared_ptr<llm::ModelRouter> router) : router_(std::move(router)) {}
+RouterCompletionService::RouterCompletionService(std::shared_ptr<llm::ModelRouter> router)
+    : router_(std::move(router)) {}
 
 Result<std::string> RouterCompletionService::complete(std::string_view user_id, std::string_view role,
                                                       std::string_view request_json) {
@@ -83,8 +86,8 @@ Result<std::string> RouterCompletionService::complete(std::string_view user_id, 
         error.details["user"] = std::string(user_id);
         return error;
     }
-    return json::serialize(json::object{
-        {"content", response->content}, {"model", response->model}, {"backend", response->backend}});
+    return json::serialize(
+        json::object{{"content", response->content}, {"model", response->model}, {"backend", response->backend}});
 }
 
 }  // namespace skillhost::app

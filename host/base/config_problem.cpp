@@ -17,8 +17,7 @@ std::string ConfigProblem::to_string() const {
     return out;
 }
 
-ConfigProblem problem_at(const std::string& file, const YAML::Node& node, std::string field,
-                         std::string message) {
+ConfigProblem problem_at(const std::string& file, const YAML::Node& node, std::string field, std::string message) {
     ConfigProblem problem{file, 0, 0, std::move(field), std::move(message)};
     if (node.IsDefined()) {
         const YAML::Mark mark = node.Mark();
@@ -30,14 +29,13 @@ ConfigProblem problem_at(const std::string& file, const YAML::Node& node, std::s
     return problem;
 }
 
-Error config_error(std::string code, const std::vector<ConfigProblem>& problems,
-                   std::string_view what_to_do) {
+Error config_error(std::string code, const std::vector<ConfigProblem>& problems, std::string_view what_to_do) {
     Error error;
     error.code = std::move(code);
     error.message = problems.empty() ? std::string("invalid configuration") : problems.front().to_string();
     if (problems.size() > 1) {
-        error.message += " (and " + std::to_string(problems.size() - 1) + " more problem" +
-                         (problems.size() > 2 ? "s" : "") + ")";
+        error.message +=
+            " (and " + std::to_string(problems.size() - 1) + " more problem" + (problems.size() > 2 ? "s" : "") + ")";
     }
     error.message += "; ";
     error.message += what_to_do;

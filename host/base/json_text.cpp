@@ -17,7 +17,10 @@ void write_pretty(std::string& out, const boost::json::value& v, int indent, int
     };
     if (v.is_object()) {
         const auto& obj = v.get_object();
-        if (obj.empty()) { out += "{}"; return; }
+        if (obj.empty()) {
+            out += "{}";
+            return;
+        }
         out += '{';
         bool first = true;
         for (const auto& kv : obj) {
@@ -32,7 +35,10 @@ void write_pretty(std::string& out, const boost::json::value& v, int indent, int
         out += '}';
     } else if (v.is_array()) {
         const auto& arr = v.get_array();
-        if (arr.empty()) { out += "[]"; return; }
+        if (arr.empty()) {
+            out += "[]";
+            return;
+        }
         out += '[';
         bool first = true;
         for (const auto& item : arr) {

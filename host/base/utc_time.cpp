@@ -79,9 +79,11 @@ Result<TimePoint> parse_time_or_age(std::string_view text, TimePoint now) {
     ok = ok && month >= 1 && month <= 12 && day >= 1 && day <= 31 && hour <= 23 && minute <= 59 && second <= 60;
     if (!ok) {
         Error error{"INVALID_TIME",
-                    "`" + s + "` is not a time; use a UTC date like 2026-11-21, a date and time like "
-                    "2026-11-21T12:30:00Z, or an age like 15m, 2h or 7d",
-                    {}, {}};
+                    "`" + s +
+                        "` is not a time; use a UTC date like 2026-11-21, a date and time like "
+                        "2026-11-21T12:30:00Z, or an age like 15m, 2h or 7d",
+                    {},
+                    {}};
         error.details["value"] = s;
         return error;
     }

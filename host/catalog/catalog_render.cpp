@@ -33,7 +33,8 @@ void append_one_line(std::string& out, std::string_view text) {
 // A sentence ends at ". " before a capital letter, so "e.g. x" does not end one.
 std::string_view first_sentence(std::string_view text) {
     for (std::size_t i = 0; i + 2 < text.size(); ++i) {
-        if (text[i] == '.' && (text[i + 1] == ' ' || text[i + 1] == '\n') && std::isupper(static_cast<unsigned char>(text[i + 2]))) {
+        if (text[i] == '.' && (text[i + 1] == ' ' || text[i + 1] == '\n') &&
+            std::isupper(static_cast<unsigned char>(text[i + 2]))) {
             text = text.substr(0, i + 1);
             break;
         }
@@ -43,8 +44,10 @@ std::string_view first_sentence(std::string_view text) {
 }
 
 void append_value(std::string& out, const json::value& v) {
-    if (v.is_string()) out += v.get_string();
-    else out += json::serialize(v);
+    if (v.is_string())
+        out += v.get_string();
+    else
+        out += json::serialize(v);
 }
 
 void append_number(std::string& out, double d) {
@@ -327,7 +330,8 @@ boost::json::array render_failures(const CatalogSnapshot& snapshot) {
     return out;
 }
 
-boost::json::object render_skill_list(const CatalogSnapshot& snapshot, const std::vector<const CatalogEntry*>& entries) {
+boost::json::object render_skill_list(const CatalogSnapshot& snapshot,
+                                      const std::vector<const CatalogEntry*>& entries) {
     boost::json::object out;
     out["catalog_version"] = snapshot.version();
     boost::json::array skills;

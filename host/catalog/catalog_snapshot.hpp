@@ -17,8 +17,8 @@
 namespace skillhost::catalog {
 
 struct CatalogEntry {
-    const manifest::SkillSpec* spec = nullptr;        // points into plugin->manifest()
-    std::shared_ptr<plugin::LoadedPlugin> plugin;     // keeps the library loaded
+    const manifest::SkillSpec* spec = nullptr;     // points into plugin->manifest()
+    std::shared_ptr<plugin::LoadedPlugin> plugin;  // keeps the library loaded
 };
 
 enum class RenderFormat { text, json, openai, mcp, table };

@@ -18,7 +18,9 @@ struct ApprovalArgs {
     bool json = false;
 };
 
-std::string short_time(TimePoint t) { return format_utc_timestamp(t).substr(0, 19); }
+std::string short_time(TimePoint t) {
+    return format_utc_timestamp(t).substr(0, 19);
+}
 
 void print_record_line(const policy::ApprovalRecord& r) {
     std::cout << r.id << "  " << policy::to_string(r.state) << "  " << r.user_id << "  " << r.skill_id << "  "
@@ -118,12 +120,16 @@ int run_show(CliContext& ctx, const ApprovalArgs& a) {
     auto r = host->approvals->get(a.id);
     if (!r) return report(r.error(), a.json);
     if (user.role != policy::Role::owner && r->user_id != user.user_id) {
-        return report(Error{"APPROVAL_NOT_FOUND", "no approval " + a.id + " for user " + user.user_id, {},
+        return report(Error{"APPROVAL_NOT_FOUND",
+                            "no approval " + a.id + " for user " + user.user_id,
+                            {},
                             {"run `skillhost approvals list` to see yours"}},
                       a.json);
     }
-    if (a.json) print_json(r->to_json());
-    else print_record(r.value());
+    if (a.json)
+        print_json(r->to_json());
+    else
+        print_record(r.value());
     return kExitOk;
 }
 
@@ -141,8 +147,8 @@ int run_approve(CliContext& ctx, const ApprovalArgs& a) {
         return result.ok ? kExitOk : kExitFailed;
     }
     if (result.ok) {
-        std::cout << "Approved " << record.id << " and ran " << record.skill_id << " (" << policy::to_string(record.state)
-                  << "):\n";
+        std::cout << "Approved " << record.id << " and ran " << record.skill_id << " ("
+                  << policy::to_string(record.state) << "):\n";
         print_json(result.output);
     } else {
         std::cout << "Approved " << record.id << ", but " << record.skill_id << " failed ("

@@ -34,8 +34,8 @@ public:
         std::cerr << "[" << op::to_string(event.type) << "] " << text << "\n";
         if (!debug_) return;
         if (const auto* chars = event.data.if_contains("prompt_chars")) {
-            std::cerr << "  prompt: " << json::serialize(*chars) << " chars; planner said: "
-                      << json::serialize(event.data.at("planner_response")) << "\n";
+            std::cerr << "  prompt: " << json::serialize(*chars)
+                      << " chars; planner said: " << json::serialize(event.data.at("planner_response")) << "\n";
         }
     }
 
@@ -68,7 +68,8 @@ int run_ask(CliContext& ctx, const AskArgs& a) {
         const auto view = rt.op->planner_catalog(*rt.host->catalog, context);
         std::cerr << "--- catalog used (" << view->text.size() << " chars, ~" << view->text.size() / 4 << " tokens)\n"
                   << view->text << "\n";
-        std::filesystem::path dir = rt.op->config().dump_dir.empty() ? rt.host->config.home / "runs" : rt.op->config().dump_dir;
+        std::filesystem::path dir =
+            rt.op->config().dump_dir.empty() ? rt.host->config.home / "runs" : rt.op->config().dump_dir;
         std::error_code ec;
         std::filesystem::create_directories(dir, ec);
         const auto file = dir / (run->id + ".json");
@@ -101,7 +102,8 @@ void print_run(const store::Run& run, bool debug) {
     if (debug) {
         for (const auto& step : run.steps) {
             std::cout << "Step " << step.step << ": " << step.thought << "\n";
-            if (step.action) std::cout << "  action: " << step.action->tool << " " << json::serialize(step.action->args) << "\n";
+            if (step.action)
+                std::cout << "  action: " << step.action->tool << " " << json::serialize(step.action->args) << "\n";
             for (const auto& w : step.warnings) std::cout << "  warning: " << w << "\n";
             if (step.observation) {
                 std::cout << "  observation (" << store::to_string(step.observation->mode) << ", "
@@ -126,7 +128,8 @@ void print_run(const store::Run& run, bool debug) {
         case store::RunStatus::completed:
             std::cout << run.answer << "\n";
             if (run.grounding.checked && !run.grounding.passed) {
-                std::cerr << "note: the model's answer contained data not in any observation; showing the data instead\n";
+                std::cerr
+                    << "note: the model's answer contained data not in any observation; showing the data instead\n";
             }
             break;
         case store::RunStatus::awaiting_approval:
@@ -139,27 +142,32 @@ void print_run(const store::Run& run, bool debug) {
             std::cout << "Run " << run.id << " needs guidance: skillhost guide " << run.id << " \"what to do\"\n";
             break;
         default:
-            if (run.error) print_error(*run.error);
-            else std::cout << "Run " << run.id << " ended " << store::to_string(run.status) << "\n";
+            if (run.error)
+                print_error(*run.error);
+            else
+                std::cout << "Run " << run.id << " ended " << store::to_string(run.status) << "\n";
     }
 }
 
 void register_operator_commands(CLI::App& app, CliContext& ctx) {
     auto a = std::make_shared<AskArgs>();
-    auto* ask = app.add_subcommand("ask", "Ask the operator: it plans, calls skills through policy, and answers from "
-                                          "what they returned");
+    auto* ask = app.add_subcommand("ask",
+                                   "Ask the operator: it plans, calls skills through policy, and answers from "
+                                   "what they returned");
     ask->add_option("GOAL", a->goal, "What you want, in your own words")->required();
     ask->add_option("--mode", a->mode, "Cognitive mode for this run: dual, agent or emulation");
     ask->add_option("--user", a->user, "Act as this user (default: the configured default user)");
-    ask->add_option("--history", a->history,
-                    "An earlier turn of the conversation, oldest first; repeat for several (\"User: ...\", \"Assistant: ...\")")
+    ask->add_option(
+           "--history", a->history,
+           "An earlier turn of the conversation, oldest first; repeat for several (\"User: ...\", \"Assistant: ...\")")
         ->type_name("TEXT");
     ask->add_flag("--stream", a->stream, "Print thoughts, actions and observations as they happen (stderr)");
     ask->add_flag("--debug", a->debug, "Print the scratchpad, the catalog and token use, and write a JSON dump");
     ask->add_flag("--json", a->json, "Print the whole run record as JSON");
     ctx.add_global_options(*ask);
-    ask->footer("Example: skillhost ask \"What tasks do I have?\"\n"
-                "         skillhost ask \"And the overdue ones?\" --history \"User: What tasks do I have?\"");
+    ask->footer(
+        "Example: skillhost ask \"What tasks do I have?\"\n"
+        "         skillhost ask \"And the overdue ones?\" --history \"User: What tasks do I have?\"");
     ask->callback([&ctx, a] { ctx.exit_code = run_ask(ctx, *a); });
     register_runs_commands(app, ctx);
 }

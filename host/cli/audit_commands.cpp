@@ -16,7 +16,9 @@ namespace skillhost::cli {
 namespace {
 
 std::atomic<bool> g_stop_follow{false};
-extern "C" void on_interrupt(int) { g_stop_follow = true; }
+extern "C" void on_interrupt(int) {
+    g_stop_follow = true;
+}
 
 struct AuditArgs {
     std::string user, skill, kind, since;
@@ -89,7 +91,8 @@ void register_audit_commands(CLI::App& app, CliContext& ctx) {
     tail->add_option("--skill", a->skill, "Only this skill (a glob such as fs_* works)");
     tail->add_option("--kind", a->kind, "decision | skill_call | approval | llm_call")
         ->check(CLI::IsMember({"decision", "skill_call", "approval", "llm_call", "reload"}));
-    tail->add_option("--since", a->since, "From this time: 2026-11-21, 2026-11-21T12:00, or an age such as 15m, 2h, 7d");
+    tail->add_option("--since", a->since,
+                     "From this time: 2026-11-21, 2026-11-21T12:00, or an age such as 15m, 2h, 7d");
     tail->add_option("-n,--lines", a->lines, "How many of the latest records to print first")->capture_default_str();
     tail->add_flag("--json", a->json, "One JSON object per line");
     ctx.add_global_options(*tail);

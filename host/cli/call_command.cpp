@@ -19,7 +19,9 @@ int run_call(CliContext& ctx, const CallArgs& a) {
     boost::json::value args;
     std::string problem;
     if (!parse_json(a.args, args, problem)) {
-        Error e{"INVALID_ARGS_JSON", "--args is not valid JSON: " + problem, {},
+        Error e{"INVALID_ARGS_JSON",
+                "--args is not valid JSON: " + problem,
+                {},
                 {"quote the JSON for your shell, e.g. --args '{\"path\":\"README.md\"}'"}};
         e.details["args"] = a.args;
         return fail_setup(e, a.json);
@@ -57,9 +59,10 @@ void register_call_command(CLI::App& app, CliContext& ctx) {
     call->add_option("--user", a->user, "Act as this user (default: the configured default user)");
     call->add_flag("--json", a->json, "Print {ok, result | error} as JSON");
     ctx.add_global_options(*call);
-    call->footer("Example: skillhost call fs_read --args '{\"path\":\"README.md\"}'\n"
-                 "A call that needs approval exits 1 with APPROVAL_REQUIRED and the approval id;\n"
-                 "run `skillhost approvals approve ID` to run it.");
+    call->footer(
+        "Example: skillhost call fs_read --args '{\"path\":\"README.md\"}'\n"
+        "A call that needs approval exits 1 with APPROVAL_REQUIRED and the approval id;\n"
+        "run `skillhost approvals approve ID` to run it.");
     call->callback([&ctx, a] { ctx.exit_code = run_call(ctx, *a); });
 }
 

@@ -1,10 +1,10 @@
 #include "cli/cli_context.hpp"
 
-
 namespace skillhost::cli {
 
 void CliContext::add_global_options(CLI::App& app) {
-    app.add_option("--config", options.config_file, "Configuration file (default: $SKILLHOST_CONFIG or built-in defaults)")
+    app.add_option("--config", options.config_file,
+                   "Configuration file (default: $SKILLHOST_CONFIG or built-in defaults)")
         ->type_name("FILE");
     app.add_option("--home", options.home, "Home directory for state (default: $SKILLHOST_HOME or ~/.skillhost)")
         ->type_name("DIR");

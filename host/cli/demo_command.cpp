@@ -35,7 +35,9 @@ std::string local_time(int days_ago, int hour, int minute) {
     return s;
 }
 
-std::string local_date(int days_ahead) { return local_time(-days_ahead, 12, 0).substr(0, 10); }
+std::string local_date(int days_ahead) {
+    return local_time(-days_ahead, 12, 0).substr(0, 10);
+}
 
 struct DemoFile {
     const char* path;
@@ -102,7 +104,9 @@ int run_seed(CliContext& ctx, const std::string& user, bool force, bool json) {
     exec::CallerContext caller = host.caller(who.value());
     fs::path marker = host.config.users_dir() / caller.user_id / ".demo-seeded";
     if (fs::exists(marker) && !force) {
-        Error e{"DEMO_ALREADY_SEEDED", "the demo data is already in " + host.config.home.string(), {},
+        Error e{"DEMO_ALREADY_SEEDED",
+                "the demo data is already in " + host.config.home.string(),
+                {},
                 {"use --force to add it again, or a fresh --home"}};
         return fail_setup(e, json);
     }
@@ -137,7 +141,8 @@ int run_seed(CliContext& ctx, const std::string& user, bool force, bool json) {
         ++tasks;
     }
     for (const auto& m : kMemories) {
-        boost::json::object args{{"text", m.text}, {"kind", m.kind}, {"timestamp", local_time(m.days_ago, m.hour, m.minute)}};
+        boost::json::object args{
+            {"text", m.text}, {"kind", m.kind}, {"timestamp", local_time(m.days_ago, m.hour, m.minute)}};
         boost::json::array tags;
         for (const auto& tag : m.tags) tags.emplace_back(tag);
         args["tags"] = std::move(tags);
@@ -148,9 +153,12 @@ int run_seed(CliContext& ctx, const std::string& user, bool force, bool json) {
     std::ofstream(marker) << "seeded\n";
 
     if (json) {
-        print_json(boost::json::object{{"user", caller.user_id}, {"home", host.config.home.string()},
-                                       {"workspace", caller.workspace_root.string()}, {"files", files},
-                                       {"tasks", tasks}, {"memories", memories}});
+        print_json(boost::json::object{{"user", caller.user_id},
+                                       {"home", host.config.home.string()},
+                                       {"workspace", caller.workspace_root.string()},
+                                       {"files", files},
+                                       {"tasks", tasks},
+                                       {"memories", memories}});
     } else {
         std::cout << "Seeded demo data for user '" << caller.user_id << "' in " << host.config.home.string() << ":\n"
                   << "  " << tasks << " tasks, " << memories << " memories, " << files << " workspace files in "

@@ -33,16 +33,18 @@ int main(int argc, char** argv) {
     configure_logging();
     skillhost::cli::CliContext ctx(self_executable(argv[0]));
 
-    CLI::App app{"skillhost: a native host for the skills an LLM agent uses.\n"
-                 "Plugins (shared libraries with YAML manifests) provide skills; skillhost validates,\n"
-                 "runs and audits every call."};
+    CLI::App app{
+        "skillhost: a native host for the skills an LLM agent uses.\n"
+        "Plugins (shared libraries with YAML manifests) provide skills; skillhost validates,\n"
+        "runs and audits every call."};
     app.name("skillhost");
     app.set_version_flag("--version", std::string("skillhost ") + SKILLHOST_VERSION);
     app.require_subcommand(1);
     app.fallthrough();
     ctx.add_global_options(app);
-    app.footer("Environment: SKILLHOST_HOME, SKILLHOST_CONFIG, SKILLHOST_LOG_LEVEL (debug|info|warn|error).\n"
-               "Run `skillhost COMMAND --help` for a command's options.");
+    app.footer(
+        "Environment: SKILLHOST_HOME, SKILLHOST_CONFIG, SKILLHOST_LOG_LEVEL (debug|info|warn|error).\n"
+        "Run `skillhost COMMAND --help` for a command's options.");
 
     skillhost::cli::register_skills_commands(app, ctx);
     skillhost::cli::register_call_command(app, ctx);

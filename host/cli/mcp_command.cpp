@@ -48,8 +48,8 @@ int run_mcp(CliContext& ctx, const McpArgs& a) {
     options.call_threads = a.call_threads;
     mcp::McpSession session(*host.pipeline, watched.catalog(), user.value(), options,
                             [&transport](const std::string& message) { transport.write_line(message); });
-    spdlog::info("mcp: serving {} tools to user {} on stdio", host.pipeline->visible_entries(*watched.catalog().snapshot(), user.value()).size(),
-                 user->user_id);
+    spdlog::info("mcp: serving {} tools to user {} on stdio",
+                 host.pipeline->visible_entries(*watched.catalog().snapshot(), user.value()).size(), user->user_id);
     transport.read_lines([&session](std::string_view line) { session.handle_line(line); });
     session.close();
     watched.stop();
@@ -60,15 +60,19 @@ int run_mcp(CliContext& ctx, const McpArgs& a) {
 
 void register_mcp_command(CLI::App& app, CliContext& ctx) {
     auto a = std::make_shared<McpArgs>();
-    auto* mcp = app.add_subcommand("mcp", "Serve the skill catalog to an MCP client over stdio (JSON-RPC, one message per line)");
+    auto* mcp = app.add_subcommand(
+        "mcp", "Serve the skill catalog to an MCP client over stdio (JSON-RPC, one message per line)");
     mcp->add_option("--user", a->user, "Act as this user (default: the configured default user)");
-    mcp->add_option("--page-size", a->page_size, "Tools per tools/list page")->check(CLI::Range(1, 10000))->capture_default_str();
+    mcp->add_option("--page-size", a->page_size, "Tools per tools/list page")
+        ->check(CLI::Range(1, 10000))
+        ->capture_default_str();
     mcp->add_option("--call-threads", a->call_threads, "tools/call requests that may run at once")
         ->check(CLI::Range(1, 64))
         ->capture_default_str();
     ctx.add_global_options(*mcp);
-    mcp->footer("Example client configuration: {\"command\": \"skillhost\", \"args\": [\"mcp\", \"--user\", \"alice\"]}\n"
-                "Logs go to stderr (SKILLHOST_LOG_LEVEL); stdout carries only MCP messages.");
+    mcp->footer(
+        "Example client configuration: {\"command\": \"skillhost\", \"args\": [\"mcp\", \"--user\", \"alice\"]}\n"
+        "Logs go to stderr (SKILLHOST_LOG_LEVEL); stdout carries only MCP messages.");
     mcp->callback([&ctx, a] { ctx.exit_code = run_mcp(ctx, *a); });
 }
 

@@ -22,13 +22,19 @@ int run_list(CliContext& ctx, const ModelsArgs& a) {
     if (a.json) {
         boost::json::array arr;
         for (const auto& r : roles)
-            arr.push_back({{"role", r.role}, {"mode", r.mode}, {"model_name", r.model_name}, {"source", r.source},
-                           {"backend", r.spec.backend}, {"model", r.spec.model}, {"base_url", r.spec.base_url}});
+            arr.push_back({{"role", r.role},
+                           {"mode", r.mode},
+                           {"model_name", r.model_name},
+                           {"source", r.source},
+                           {"backend", r.spec.backend},
+                           {"model", r.spec.model},
+                           {"base_url", r.spec.base_url}});
         print_json(boost::json::object{{"roles", std::move(arr)}});
         return kExitOk;
     }
     std::cout << std::left << std::setw(14) << "ROLE" << std::setw(16) << "MODEL" << std::setw(10) << "BACKEND"
-              << std::setw(28) << "NAME" << "FROM\n";
+              << std::setw(28) << "NAME"
+              << "FROM\n";
     for (const auto& r : roles) {
         std::cout << std::setw(14) << r.role << std::setw(16) << r.model_name << std::setw(10) << r.spec.backend
                   << std::setw(28) << (r.spec.model.empty() ? "-" : r.spec.model) << r.source << "\n";
@@ -41,10 +47,15 @@ int run_test(CliContext& ctx, const ModelsArgs& a) {
     if (!rt) return fail_setup(rt.error(), a.json);
     auto result = llm::test_role(*rt.value()->router, a.role, a.mode);
     if (a.json) {
-        boost::json::object o{{"role", result.role}, {"mode", result.mode}, {"model_name", result.model_name},
-                              {"backend", result.backend}, {"model", result.model},
-                              {"latency_ms", result.latency.count()}, {"ok", result.ok},
-                              {"structured_output_ok", result.structured_output_ok}, {"content", result.content}};
+        boost::json::object o{{"role", result.role},
+                              {"mode", result.mode},
+                              {"model_name", result.model_name},
+                              {"backend", result.backend},
+                              {"model", result.model},
+                              {"latency_ms", result.latency.count()},
+                              {"ok", result.ok},
+                              {"structured_output_ok", result.structured_output_ok},
+                              {"content", result.content}};
         if (result.error) o["error"] = result.error->to_json();
         print_json(o);
     } else {
@@ -73,7 +84,8 @@ void register_models_commands(CLI::App& app, CliContext& ctx) {
 
     auto ta = std::make_shared<ModelsArgs>();
     auto* test = models->add_subcommand("test", "Send a tiny request to a role's model: latency, structured output");
-    test->add_option("ROLE", ta->role, "orchestrator | persona | classifier | critic | summarizer | fallback")->required();
+    test->add_option("ROLE", ta->role, "orchestrator | persona | classifier | critic | summarizer | fallback")
+        ->required();
     test->add_option("--mode", ta->mode, "Resolve for this cognitive mode");
     test->add_flag("--json", ta->json, "Machine-readable output");
     ctx.add_global_options(*test);

@@ -8,7 +8,6 @@
 
 #include <CLI/CLI.hpp>
 
-
 namespace skillhost::cli {
 
 using OperatorRuntime = app::OperatorRuntime;

@@ -17,7 +17,9 @@ void print_error_json(const Error& error) {
     std::cout << pretty_json(out) << "\n";
 }
 
-void print_json(const boost::json::value& value) { std::cout << pretty_json(value) << "\n"; }
+void print_json(const boost::json::value& value) {
+    std::cout << pretty_json(value) << "\n";
+}
 
 int fail_setup(const Error& error, bool json) {
     if (json) print_error_json(error);

@@ -95,14 +95,17 @@ void check_skill(CheckReport& report, exec::Executor& executor, const catalog::C
                  const catalog::CatalogEntry& entry, const exec::CallerContext& caller) {
     const auto& spec = *entry.spec;
     if (spec.examples.empty()) {
-        report.add({"examples", spec.id, false, "no examples: add at least one (planners and `plugin check` use them)"});
+        report.add(
+            {"examples", spec.id, false, "no examples: add at least one (planners and `plugin check` use them)"});
     }
     for (std::size_t i = 0; i < spec.examples.size(); ++i) {
         const auto& ex = spec.examples[i];
         auto r = executor.call(snap, spec.id, ex.args, caller);
-        std::string label = "example " + std::to_string(i + 1) + (ex.description.empty() ? "" : " (" + ex.description + ")");
-        report.add({label, spec.id, r.ok,
-                    r.ok ? "ok" : r.error.code + ": " + r.error.message + " — args " + boost::json::serialize(ex.args)});
+        std::string label =
+            "example " + std::to_string(i + 1) + (ex.description.empty() ? "" : " (" + ex.description + ")");
+        report.add(
+            {label, spec.id, r.ok,
+             r.ok ? "ok" : r.error.code + ": " + r.error.message + " — args " + boost::json::serialize(ex.args)});
     }
 
     // The host must reject what the schema forbids before the plugin sees it.
@@ -136,8 +139,9 @@ void check_skill(CheckReport& report, exec::Executor& executor, const catalog::C
         auto outcome = entry.plugin->invoke(cc, probe);
         std::string problem = raw_outcome_problem(outcome);
         report.add({"handles raw invalid args " + probe.substr(0, 40), spec.id, problem.empty(),
-                    problem.empty() ? (outcome.written == plugin::RawOutcome::Written::error ? outcome.error_code : "result")
-                                    : problem});
+                    problem.empty()
+                        ? (outcome.written == plugin::RawOutcome::Written::error ? outcome.error_code : "result")
+                        : problem});
     }
 }
 
@@ -149,8 +153,9 @@ int run_check(CliContext& ctx, const std::string& manifest_file, bool json) {
         if (!json) print_error(m.error());
         return report.finish(manifest_file);
     }
-    report.add({"manifest", "", true, std::to_string(m->skills.size()) + " skills, ABI " +
-                                          std::to_string(m->abi.major) + "." + std::to_string(m->abi.minor)});
+    report.add({"manifest", "", true,
+                std::to_string(m->skills.size()) + " skills, ABI " + std::to_string(m->abi.major) + "." +
+                    std::to_string(m->abi.minor)});
 
     auto scratch = ScratchDir::create("skillhost-check");
     if (!scratch) return fail_setup(scratch.error(), json);
@@ -171,7 +176,8 @@ int run_check(CliContext& ctx, const std::string& manifest_file, bool json) {
         return report.finish(manifest_file);
     }
     report.add({"load", "", true,
-                "ABI accepted, entry found, skills match the manifest, plugin version " + std::string(loaded.value()->version())});
+                "ABI accepted, entry found, skills match the manifest, plugin version " +
+                    std::string(loaded.value()->version())});
 
     catalog::CatalogSnapshot snap(1, {loaded.value()}, {});
     exec::Executor executor;

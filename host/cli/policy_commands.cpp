@@ -20,7 +20,9 @@ int run_explain(CliContext& ctx, const ExplainArgs& a) {
     boost::json::value args;
     std::string problem;
     if (!parse_json(a.args, args, problem)) {
-        return fail_setup(Error{"INVALID_ARGS_JSON", "--args is not valid JSON: " + problem, {},
+        return fail_setup(Error{"INVALID_ARGS_JSON",
+                                "--args is not valid JSON: " + problem,
+                                {},
                                 {"quote the JSON for your shell, e.g. --args '{\"path\":\"notes/a.md\"}'"}},
                           a.json);
     }
@@ -31,7 +33,9 @@ int run_explain(CliContext& ctx, const ExplainArgs& a) {
     if (!user) return fail_setup(user.error(), a.json);
     const auto* entry = host.catalog->find(a.skill);
     if (!entry) {
-        Error e{"SKILL_NOT_FOUND", "no skill named '" + a.skill + "' is loaded, so policy has nothing to decide", {},
+        Error e{"SKILL_NOT_FOUND",
+                "no skill named '" + a.skill + "' is loaded, so policy has nothing to decide",
+                {},
                 {"run `skillhost skills list` to see the loaded skills"}};
         if (a.json) print_error_json(e);
         print_error(e);
@@ -48,7 +52,8 @@ int run_explain(CliContext& ctx, const ExplainArgs& a) {
         return kExitOk;
     }
     if (!prepared)
-        std::cout << "note: these arguments would be refused before policy runs: " << prepared.error().message << "\n\n";
+        std::cout << "note: these arguments would be refused before policy runs: " << prepared.error().message
+                  << "\n\n";
     std::cout << explanation.to_text();
     if (!explanation.to_text().empty() && explanation.to_text().back() != '\n') std::cout << "\n";
     return kExitOk;
@@ -69,8 +74,8 @@ int run_mode_show(CliContext& ctx, const ModeArgs& a) {
     if (!stored) return fail_setup(stored.error(), a.json);
     const char* source = stored.value() ? "set with `skillhost mode set`" : "default from users.yaml";
     if (a.json) {
-        print_json(boost::json::object{{"user", user->user_id}, {"mode", policy::to_string(user->mode)},
-                                       {"stored", stored.value().has_value()}});
+        print_json(boost::json::object{
+            {"user", user->user_id}, {"mode", policy::to_string(user->mode)}, {"stored", stored.value().has_value()}});
     } else {
         std::cout << user->user_id << ": " << policy::to_string(user->mode) << " (" << source << ")\n";
     }
@@ -80,7 +85,9 @@ int run_mode_show(CliContext& ctx, const ModeArgs& a) {
 int run_mode_set(CliContext& ctx, const ModeArgs& a) {
     auto mode = policy::parse_cognitive_mode(a.mode);
     if (!mode) {
-        return fail_setup(Error{"INVALID_MODE", "unknown cognitive mode '" + a.mode + "'", {},
+        return fail_setup(Error{"INVALID_MODE",
+                                "unknown cognitive mode '" + a.mode + "'",
+                                {},
                                 {"use one of: dual, agent, emulation (emulation is read-only)"}},
                           a.json);
     }
@@ -89,8 +96,10 @@ int run_mode_set(CliContext& ctx, const ModeArgs& a) {
     auto user = rt.value()->user(a.user);
     if (!user) return fail_setup(user.error(), a.json);
     if (auto st = rt.value()->modes->set_mode(user->user_id, *mode); !st) return fail_setup(st.error(), a.json);
-    if (a.json) print_json(boost::json::object{{"user", user->user_id}, {"mode", policy::to_string(*mode)}});
-    else std::cout << user->user_id << ": mode set to " << policy::to_string(*mode) << "\n";
+    if (a.json)
+        print_json(boost::json::object{{"user", user->user_id}, {"mode", policy::to_string(*mode)}});
+    else
+        std::cout << user->user_id << ": mode set to " << policy::to_string(*mode) << "\n";
     return kExitOk;
 }
 
@@ -100,8 +109,8 @@ void register_policy_commands(CLI::App& app, CliContext& ctx) {
     auto* pol = app.add_subcommand("policy", "Inspect policy decisions");
     pol->require_subcommand(1);
     auto ea = std::make_shared<ExplainArgs>();
-    auto* explain = pol->add_subcommand(
-        "explain", "Which policy step (mode, rules, trust, approval) decides a call, and why");
+    auto* explain =
+        pol->add_subcommand("explain", "Which policy step (mode, rules, trust, approval) decides a call, and why");
     explain->add_option("SKILL", ea->skill, "Skill id")->required();
     explain->add_option("--args", ea->args, "Arguments as a JSON object")->capture_default_str();
     explain->add_option("--user", ea->user, "The user the call would run for (default: the configured default user)");

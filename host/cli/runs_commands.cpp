@@ -41,7 +41,9 @@ int list_runs(CliContext& ctx, const RunsArgs& a) {
         filter.status = store::parse_run_status(a.status);
         if (!filter.status) {
             Error e{"INVALID_STATUS",
-                    "--status must be running, completed, awaiting_approval, needs_guidance, failed or cancelled", {}, {}};
+                    "--status must be running, completed, awaiting_approval, needs_guidance, failed or cancelled",
+                    {},
+                    {}};
             e.details["status"] = a.status;
             return fail_setup(e, a.json);
         }
@@ -51,9 +53,13 @@ int list_runs(CliContext& ctx, const RunsArgs& a) {
     if (a.json) {
         boost::json::array out;
         for (const auto& run : runs.value()) {
-            out.push_back(boost::json::object{{"id", run.id},        {"goal", run.goal},     {"user", run.user_id},
-                                              {"mode", run.mode},    {"status", store::to_string(run.status)},
-                                              {"steps", run.steps.size()}, {"created_ms", run.created_ms}});
+            out.push_back(boost::json::object{{"id", run.id},
+                                              {"goal", run.goal},
+                                              {"user", run.user_id},
+                                              {"mode", run.mode},
+                                              {"status", store::to_string(run.status)},
+                                              {"steps", run.steps.size()},
+                                              {"created_ms", run.created_ms}});
         }
         print_json(out);
         return kExitOk;
@@ -63,12 +69,13 @@ int list_runs(CliContext& ctx, const RunsArgs& a) {
         return kExitOk;
     }
     std::cout << std::left << std::setw(22) << "ID" << std::setw(20) << "STARTED" << std::setw(10) << "USER"
-              << std::setw(19) << "STATUS" << std::setw(6) << "STEPS" << "GOAL\n";
+              << std::setw(19) << "STATUS" << std::setw(6) << "STEPS"
+              << "GOAL\n";
     for (const auto& run : runs.value()) {
         std::string goal = run.goal.size() > 60 ? run.goal.substr(0, 57) + "..." : run.goal;
-        std::cout << std::left << std::setw(22) << run.id << std::setw(20) << local_time(run.created_ms) << std::setw(10)
-                  << run.user_id << std::setw(19) << store::to_string(run.status) << std::setw(6) << run.steps.size()
-                  << goal << "\n";
+        std::cout << std::left << std::setw(22) << run.id << std::setw(20) << local_time(run.created_ms)
+                  << std::setw(10) << run.user_id << std::setw(19) << store::to_string(run.status) << std::setw(6)
+                  << run.steps.size() << goal << "\n";
     }
     return kExitOk;
 }
@@ -91,8 +98,10 @@ int show_run(CliContext& ctx, const RunsArgs& a) {
 
 int finish(const Result<store::Run>& run, bool json) {
     if (!run) return fail_setup(run.error(), json);
-    if (json) print_json(run->to_json());
-    else print_run(run.value(), false);
+    if (json)
+        print_json(run->to_json());
+    else
+        print_run(run.value(), false);
     return run->status == store::RunStatus::completed ? kExitOk : kExitFailed;
 }
 
@@ -139,7 +148,8 @@ void register_runs_commands(CLI::App& app, CliContext& ctx) {
     resume->callback([&ctx, resume_args] { ctx.exit_code = resume_run(ctx, *resume_args); });
 
     auto guide_args = std::make_shared<RunsArgs>();
-    auto* guide = app.add_subcommand("guide", "Help a stuck run: your advice resumes it and is remembered for similar goals");
+    auto* guide =
+        app.add_subcommand("guide", "Help a stuck run: your advice resumes it and is remembered for similar goals");
     guide->add_option("RUN_ID", guide_args->id, "The run that needs guidance")->required();
     guide->add_option("TEXT", guide_args->text, "What the operator should do differently")->required();
     guide->add_flag("--json", guide_args->json, "Print the run record as JSON");

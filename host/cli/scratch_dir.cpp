@@ -9,8 +9,10 @@ namespace skillhost::cli {
 Result<ScratchDir> ScratchDir::create(const std::string& prefix) {
     std::string tmpl = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
     if (!mkdtemp(tmpl.data()))
-        return Error{"TEMP_DIR_FAILED", "cannot create a temporary directory " + tmpl + ": " + std::strerror(errno),
-                     {}, {"set TMPDIR to a writable directory"}};
+        return Error{"TEMP_DIR_FAILED",
+                     "cannot create a temporary directory " + tmpl + ": " + std::strerror(errno),
+                     {},
+                     {"set TMPDIR to a writable directory"}};
     return ScratchDir(std::filesystem::path(tmpl));
 }
 

@@ -55,14 +55,14 @@ int run_serve(CliContext& ctx, const ServeArgs& a) {
     // How a client on this machine reaches the server (a wildcard address is reached on loopback).
     std::string reach = settings.host == "0.0.0.0" ? "127.0.0.1" : settings.host == "::" ? "::1" : settings.host;
     if (reach.find(':') != std::string::npos) reach = "[" + reach + "]";
-    spdlog::info("serve: listening on http://{}:{} ({} skills from {} plugins; home {})",
-                 reach, d.port(),
+    spdlog::info("serve: listening on http://{}:{} ({} skills from {} plugins; home {})", reach, d.port(),
                  snapshot->entries().size(), snapshot->plugins().size(), host.config.home.string());
     if (d.owner_token_file()) {
-        spdlog::info("serve: created the owner token for user '{}' in {} (readable only by you); use it as "
-                     "`curl -H \"Authorization: Bearer $(cat {})\" http://{}:{}/v1/skills`",
-                     host.users->first_owner().id, d.owner_token_file()->string(), d.owner_token_file()->string(), reach,
-                     d.port());
+        spdlog::info(
+            "serve: created the owner token for user '{}' in {} (readable only by you); use it as "
+            "`curl -H \"Authorization: Bearer $(cat {})\" http://{}:{}/v1/skills`",
+            host.users->first_owner().id, d.owner_token_file()->string(), d.owner_token_file()->string(), reach,
+            d.port());
     }
     if (!a.port_file.empty()) {
         std::ofstream out(a.port_file + ".tmp");
@@ -80,16 +80,19 @@ int run_serve(CliContext& ctx, const ServeArgs& a) {
 
 void register_serve_command(CLI::App& app, CliContext& ctx) {
     auto a = std::make_shared<ServeArgs>();
-    auto* serve = app.add_subcommand("serve", "Run the host daemon: the HTTP API with live event streams, auth and metrics");
+    auto* serve =
+        app.add_subcommand("serve", "Run the host daemon: the HTTP API with live event streams, auth and metrics");
     serve->add_option("--listen", a->listen, "HOST:PORT to listen on (default: server.listen, else 127.0.0.1:8787)");
     serve->add_option("--threads", a->threads, "Network threads (default: server.threads, else one per core)")
         ->check(CLI::Range(1, 256));
     serve->add_flag("--allow-remote", a->allow_remote, "Allow listening on a non-loopback address");
-    serve->add_option("--port-file", a->port_file, "Write the bound port to this file once listening (useful with port 0)");
+    serve->add_option("--port-file", a->port_file,
+                      "Write the bound port to this file once listening (useful with port 0)");
     ctx.add_global_options(*serve);
-    serve->footer("The first start creates an owner token in <home>/owner.token; the log says where.\n"
-                  "Example: curl -H \"Authorization: Bearer $(cat ~/.skillhost/owner.token)\" http://127.0.0.1:8787/v1/skills\n"
-                  "Signals: SIGTERM/SIGINT stop gracefully; SIGHUP rescans the plugin directories. See docs/http-api.md.");
+    serve->footer(
+        "The first start creates an owner token in <home>/owner.token; the log says where.\n"
+        "Example: curl -H \"Authorization: Bearer $(cat ~/.skillhost/owner.token)\" http://127.0.0.1:8787/v1/skills\n"
+        "Signals: SIGTERM/SIGINT stop gracefully; SIGHUP rescans the plugin directories. See docs/http-api.md.");
     serve->callback([&ctx, a] { ctx.exit_code = run_serve(ctx, *a); });
 }
 

@@ -12,7 +12,8 @@ namespace {
 
 void print_failures(const catalog::CatalogSnapshot& snap) {
     if (snap.failures().empty()) return;
-    std::cout << "\n" << snap.failures().size() << (snap.failures().size() == 1 ? " plugin" : " plugins")
+    std::cout << "\n"
+              << snap.failures().size() << (snap.failures().size() == 1 ? " plugin" : " plugins")
               << " failed to load:\n";
     for (const auto& f : snap.failures()) {
         std::cout << "  " << (f.plugin_name.empty() ? f.manifest_file.filename().string() : f.plugin_name) << " ("
@@ -65,7 +66,9 @@ int run_show(CliContext& ctx, const std::string& id, bool json) {
     const auto& snap = *rt.value()->catalog;
     const auto* entry = snap.find(id);
     if (!entry) {
-        Error e{"SKILL_NOT_FOUND", "no skill named '" + id + "' is loaded", {},
+        Error e{"SKILL_NOT_FOUND",
+                "no skill named '" + id + "' is loaded",
+                {},
                 {"run `skillhost skills list` to see the loaded skills"}};
         e.details["skill"] = id;
         if (json) print_error_json(e);
@@ -97,10 +100,11 @@ int run_show(CliContext& ctx, const std::string& id, bool json) {
 }
 
 int run_catalog(CliContext& ctx, const std::string& format, const std::string& user, bool all) {
-    static const std::map<std::string, catalog::RenderFormat> formats{
-        {"text", catalog::RenderFormat::text}, {"json", catalog::RenderFormat::json},
-        {"openai", catalog::RenderFormat::openai}, {"mcp", catalog::RenderFormat::mcp},
-        {"table", catalog::RenderFormat::table}};
+    static const std::map<std::string, catalog::RenderFormat> formats{{"text", catalog::RenderFormat::text},
+                                                                      {"json", catalog::RenderFormat::json},
+                                                                      {"openai", catalog::RenderFormat::openai},
+                                                                      {"mcp", catalog::RenderFormat::mcp},
+                                                                      {"table", catalog::RenderFormat::table}};
     auto rt = ctx.runtime();
     if (!rt) return fail_setup(rt.error(), false);
     std::string text;
@@ -110,11 +114,16 @@ int run_catalog(CliContext& ctx, const std::string& format, const std::string& u
         auto visible = entries_for(*rt.value(), user, false);
         if (!visible) return fail_setup(visible.error(), false);
         const auto& e = visible.value();
-        if (format == "text") text = catalog::render_catalog_text(e);
-        else if (format == "json") text = pretty_json(catalog::render_catalog_json(e));
-        else if (format == "openai") text = pretty_json(catalog::render_catalog_openai(e));
-        else if (format == "mcp") text = pretty_json(catalog::render_catalog_mcp(e));
-        else text = catalog::render_catalog_table(e);
+        if (format == "text")
+            text = catalog::render_catalog_text(e);
+        else if (format == "json")
+            text = pretty_json(catalog::render_catalog_json(e));
+        else if (format == "openai")
+            text = pretty_json(catalog::render_catalog_openai(e));
+        else if (format == "mcp")
+            text = pretty_json(catalog::render_catalog_mcp(e));
+        else
+            text = catalog::render_catalog_table(e);
     }
     std::cout << text;
     if (!text.empty() && text.back() != '\n') std::cout << "\n";
@@ -154,9 +163,8 @@ void register_skills_commands(CLI::App& app, CliContext& ctx) {
         ->check(CLI::IsMember({"text", "json", "openai", "mcp", "table"}))
         ->capture_default_str();
     ctx.add_global_options(*cat);
-    cat->callback([&ctx, format, cat_user, cat_all] {
-        ctx.exit_code = run_catalog(ctx, *format, *cat_user, *cat_all);
-    });
+    cat->callback(
+        [&ctx, format, cat_user, cat_all] { ctx.exit_code = run_catalog(ctx, *format, *cat_user, *cat_all); });
 }
 
 }  // namespace skillhost::cli

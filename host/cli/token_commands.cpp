@@ -31,7 +31,9 @@ int run_create(CliContext& ctx, const TokenArgs& a) {
     auto issued = store.value()->issue(user->user_id, a.label);
     if (!issued) return fail_setup(issued.error(), a.json);
     if (a.json) {
-        print_json(boost::json::object{{"token", issued->token}, {"user_id", issued->user_id}, {"id", issued->sha256.substr(0, 12)},
+        print_json(boost::json::object{{"token", issued->token},
+                                       {"user_id", issued->user_id},
+                                       {"id", issued->sha256.substr(0, 12)},
                                        {"label", issued->label}});
         return kExitOk;
     }
@@ -49,12 +51,16 @@ int run_list(CliContext& ctx, const TokenArgs& a) {
     if (a.json) {
         boost::json::array out;
         for (const auto& t : tokens.value())
-            out.push_back({{"id", t.sha256.substr(0, 12)}, {"user_id", t.user_id}, {"label", t.label}, {"created_ms", t.created_ms}});
+            out.push_back({{"id", t.sha256.substr(0, 12)},
+                           {"user_id", t.user_id},
+                           {"label", t.label},
+                           {"created_ms", t.created_ms}});
         print_json(boost::json::object{{"tokens", std::move(out)}});
         return kExitOk;
     }
     if (tokens->empty()) std::cout << "No tokens issued by skillhost (tokens in users.yaml are not listed here).\n";
-    for (const auto& t : tokens.value()) std::cout << t.sha256.substr(0, 12) << "  " << t.user_id << "  " << t.label << "\n";
+    for (const auto& t : tokens.value())
+        std::cout << t.sha256.substr(0, 12) << "  " << t.user_id << "  " << t.label << "\n";
     return kExitOk;
 }
 
@@ -69,8 +75,11 @@ int run_revoke(CliContext& ctx, const TokenArgs& a) {
         print_error(e);
         return kExitFailed;
     }
-    if (a.json) print_json(boost::json::object{{"revoked", removed.value()}});
-    else std::cout << "Revoked " << removed.value() << " token(s). A running server stops accepting it within 10 seconds.\n";
+    if (a.json)
+        print_json(boost::json::object{{"revoked", removed.value()}});
+    else
+        std::cout << "Revoked " << removed.value()
+                  << " token(s). A running server stops accepting it within 10 seconds.\n";
     return kExitOk;
 }
 

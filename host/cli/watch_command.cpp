@@ -19,7 +19,9 @@ namespace {
 std::atomic<bool> g_stop{false};
 reload::WatchedCatalog* g_watched = nullptr;  // for the SIGHUP handler only
 
-extern "C" void on_stop_signal(int) { g_stop = true; }
+extern "C" void on_stop_signal(int) {
+    g_stop = true;
+}
 extern "C" void on_hangup(int) {
     if (g_watched) g_watched->request_rescan();
 }
@@ -32,14 +34,15 @@ int run_watch(CliContext& ctx, bool json) {
 
     reload::WatchedCatalog watched(reload::live_catalog_options(cfg.value()), reload::watcher_options(cfg.value()));
     policy::AuditLog* log = audit.value().get();
-    watched.catalog().set_report_sink([log](const reload::ReloadReport& report) {
-        (void)log->append("reload", report.to_json());
-    });
+    watched.catalog().set_report_sink(
+        [log](const reload::ReloadReport& report) { (void)log->append("reload", report.to_json()); });
     std::mutex out_mutex;
     auto subscription = watched.catalog().subscribe([&](const reload::CatalogUpdate& update) {
         std::lock_guard lock(out_mutex);
-        if (json) std::cout << compact_json(reload::change_to_json(update.change)) << std::endl;
-        else std::cout << reload::format_change_line(update.change) << std::endl;
+        if (json)
+            std::cout << compact_json(reload::change_to_json(update.change)) << std::endl;
+        else
+            std::cout << reload::format_change_line(update.change) << std::endl;
     });
 
     g_watched = &watched;

@@ -28,8 +28,8 @@ fs::path resolve_against(const fs::path& base_dir, const std::string& text) {
 Error config_error(const fs::path& file, const YAML::Mark& mark, const std::string& key, const std::string& what) {
     Error e;
     e.code = "CONFIG_INVALID";
-    e.message = file.string() + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1) +
-                ": " + key + ": " + what;
+    e.message = file.string() + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1) + ": " +
+                key + ": " + what;
     e.details["file"] = file.string();
     e.details["line"] = mark.line + 1;
     e.details["column"] = mark.column + 1;
@@ -39,8 +39,9 @@ Error config_error(const fs::path& file, const YAML::Mark& mark, const std::stri
 }
 
 const std::set<std::string>& known_keys() {
-    static const std::set<std::string> keys{"home", "plugin_dirs", "default_user", "default_workspace",
-                                            "reload_debounce_ms", "include_builtin_plugins", "server"};
+    static const std::set<std::string> keys{
+        "home",  "plugin_dirs", "default_user", "default_workspace", "reload_debounce_ms", "include_builtin_plugins",
+        "server"};
     return keys;
 }
 
@@ -51,12 +52,13 @@ std::string joined(const std::set<std::string>& names) {
 }
 
 template <class T>
-std::optional<Error> read_bounded(const fs::path& file, const YAML::Node& v, const std::string& key, long long lo, long long hi,
-                                  T& out) {
+std::optional<Error> read_bounded(const fs::path& file, const YAML::Node& v, const std::string& key, long long lo,
+                                  long long hi, T& out) {
     const long long n = v.as<long long>();
     if (n < lo || n > hi) {
-        return config_error(file, v.Mark(), key, "expected " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " +
-                                                     std::to_string(n));
+        return config_error(
+            file, v.Mark(), key,
+            "expected " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " + std::to_string(n));
     }
     out = static_cast<T>(n);
     return std::nullopt;
@@ -64,13 +66,15 @@ std::optional<Error> read_bounded(const fs::path& file, const YAML::Node& v, con
 
 std::optional<Error> read_server(const fs::path& file, const YAML::Node& node, ServerSettings& server) {
     if (!node.IsMap()) return config_error(file, node.Mark(), "server", "expected a mapping (listen, threads, ...)");
-    static const std::set<std::string> keys{"listen", "allow_remote", "threads", "handler_threads", "max_body_bytes",
-                                            "max_runs_per_user", "max_streams", "shutdown_grace_ms", "mcp_allowed_origins"};
+    static const std::set<std::string> keys{"listen",          "allow_remote",      "threads",
+                                            "handler_threads", "max_body_bytes",    "max_runs_per_user",
+                                            "max_streams",     "shutdown_grace_ms", "mcp_allowed_origins"};
     for (const auto& kv : node) {
         const std::string key = kv.first.as<std::string>();
         const std::string name = "server." + key;
         const YAML::Node& v = kv.second;
-        if (!keys.count(key)) return config_error(file, kv.first.Mark(), name, "unknown setting; allowed: " + joined(keys));
+        if (!keys.count(key))
+            return config_error(file, kv.first.Mark(), name, "unknown setting; allowed: " + joined(keys));
         try {
             std::optional<Error> bad;
             if (key == "listen") {
@@ -90,12 +94,14 @@ std::optional<Error> read_server(const fs::path& file, const YAML::Node& node, S
             } else if (key == "max_streams") {
                 bad = read_bounded(file, v, name, 1, 100000, server.max_streams);
             } else if (key == "mcp_allowed_origins") {
-                if (!v.IsSequence()) return config_error(file, v.Mark(), name, "expected a list of origins such as https://app.example");
+                if (!v.IsSequence())
+                    return config_error(file, v.Mark(), name, "expected a list of origins such as https://app.example");
                 for (const auto& origin : v) {
                     const std::string text = origin.as<std::string>();
                     if (text.rfind("http://", 0) != 0 && text.rfind("https://", 0) != 0) {
-                        return config_error(file, origin.Mark(), name,
-                                            "'" + text + "' is not an origin; write scheme://host[:port], e.g. https://app.example");
+                        return config_error(
+                            file, origin.Mark(), name,
+                            "'" + text + "' is not an origin; write scheme://host[:port], e.g. https://app.example");
                     }
                     server.mcp_allowed_origins.push_back(text);
                 }
@@ -163,8 +169,8 @@ Result<HostConfig> load_host_config(const ConfigSources& sources) {
         if (const char* env = std::getenv("SKILLHOST_CONFIG"); env && *env) file = fs::path(env);
     }
     if (!file && !sources.executable.empty()) {
-        fs::path beside = builtin_plugin_dir(sources.executable).parent_path().parent_path().parent_path() /
-                          "etc" / "skillhost" / "skillhost.yaml";
+        fs::path beside = builtin_plugin_dir(sources.executable).parent_path().parent_path().parent_path() / "etc" /
+                          "skillhost" / "skillhost.yaml";
         std::error_code ec;
         if (fs::exists(beside, ec)) file = beside;
     }
@@ -175,8 +181,10 @@ Result<HostConfig> load_host_config(const ConfigSources& sources) {
         std::error_code ec;
         fs::path abs = fs::absolute(*file, ec);
         if (ec || !fs::exists(abs, ec)) {
-            Error e{"CONFIG_NOT_FOUND", "configuration file " + file->string() + " does not exist",
-                    {}, {"pass an existing file with --config, or omit --config to use the defaults"}};
+            Error e{"CONFIG_NOT_FOUND",
+                    "configuration file " + file->string() + " does not exist",
+                    {},
+                    {"pass an existing file with --config, or omit --config to use the defaults"}};
             e.details["file"] = file->string();
             return e;
         }
@@ -201,7 +209,8 @@ Result<HostConfig> load_host_config(const ConfigSources& sources) {
                         home_from_file = resolve_against(cfg.etc_dir, v.as<std::string>());
                     } else if (key == "plugin_dirs") {
                         if (!v.IsSequence()) return config_error(abs, v.Mark(), key, "expected a list of directories");
-                        for (const auto& d : v) cfg.plugin_dirs.push_back(resolve_against(cfg.etc_dir, d.as<std::string>()));
+                        for (const auto& d : v)
+                            cfg.plugin_dirs.push_back(resolve_against(cfg.etc_dir, d.as<std::string>()));
                     } else if (key == "default_user") {
                         cfg.default_user = v.as<std::string>();
                     } else if (key == "default_workspace") {
@@ -209,7 +218,8 @@ Result<HostConfig> load_host_config(const ConfigSources& sources) {
                     } else if (key == "reload_debounce_ms") {
                         int ms = v.as<int>();
                         if (ms < 0 || ms > 60000)
-                            return config_error(abs, v.Mark(), key, "expected 0..60000 milliseconds, got " + std::to_string(ms));
+                            return config_error(abs, v.Mark(), key,
+                                                "expected 0..60000 milliseconds, got " + std::to_string(ms));
                         cfg.reload_debounce = std::chrono::milliseconds(ms);
                     } else if (key == "include_builtin_plugins") {
                         include_builtin = v.as<bool>();

@@ -18,11 +18,11 @@ struct ServerSettings {
     std::string host = "127.0.0.1";  // from `listen: HOST:PORT`; a non-loopback host needs allow_remote
     std::uint16_t port = 8787;       // 0: any free port (tests)
     bool allow_remote = false;
-    unsigned threads = 0;             // network threads; 0: the core count
-    unsigned handler_threads = 16;    // requests handled at once (a skill call may block one)
+    unsigned threads = 0;           // network threads; 0: the core count
+    unsigned handler_threads = 16;  // requests handled at once (a skill call may block one)
     std::size_t max_body_bytes = 1 << 20;
-    unsigned max_runs_per_user = 4;   // operator runs working at once per user; more: 429
-    unsigned max_streams = 64;        // open event streams (SSE); more: 503
+    unsigned max_runs_per_user = 4;                   // operator runs working at once per user; more: 429
+    unsigned max_streams = 64;                        // open event streams (SSE); more: 503
     std::chrono::milliseconds shutdown_grace{10000};  // SIGTERM: how long in-flight work may finish
     // Browser origins (scheme://host[:port]) allowed to call /mcp besides this machine's own.
     std::vector<std::string> mcp_allowed_origins;
@@ -32,9 +32,9 @@ struct ServerSettings {
 bool parse_listen_address(std::string_view text, std::string& host, std::uint16_t& port, std::string& problem);
 
 struct HostConfig {
-    std::filesystem::path config_file;  // empty when running on built-in defaults
-    std::filesystem::path etc_dir;      // users.yaml, policy.yaml, models.yaml, operator.yaml live here
-    std::filesystem::path home;         // skillhost.db, audit/, users/, plugin-cache/
+    std::filesystem::path config_file;               // empty when running on built-in defaults
+    std::filesystem::path etc_dir;                   // users.yaml, policy.yaml, models.yaml, operator.yaml live here
+    std::filesystem::path home;                      // skillhost.db, audit/, users/, plugin-cache/
     std::vector<std::filesystem::path> plugin_dirs;  // each holds manifests and their libraries
     std::string default_user = "owner";
     std::filesystem::path default_workspace;  // a user's workspace when users.yaml gives none

@@ -12,15 +12,16 @@ Result<SqliteConnection> SqliteConnection::open(const std::filesystem::path& fil
     if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
     if (ec) {
         Error error{"DATABASE_ERROR",
-                    "cannot create the directory " + file.parent_path().string() + " for the database: " +
-                        ec.message() + "; check the home directory's permissions",
-                    {}, {}};
+                    "cannot create the directory " + file.parent_path().string() +
+                        " for the database: " + ec.message() + "; check the home directory's permissions",
+                    {},
+                    {}};
         error.details["file"] = file.string();
         return error;
     }
     sqlite3* db = nullptr;
-    const int rc = sqlite3_open_v2(file.c_str(), &db,
-                                   SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+    const int rc =
+        sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
     SqliteConnection connection(db, file);
     if (rc != SQLITE_OK) return connection.error("opening the database");
     sqlite3_busy_timeout(db, static_cast<int>(busy_timeout.count()));
@@ -59,7 +60,8 @@ Error SqliteConnection::error(std::string_view doing) const {
     Error error{"DATABASE_ERROR",
                 "database " + file_.string() + ": " + std::string(doing) + " failed: " + message +
                     "; check that the home directory is writable and not on a network file system",
-                {}, {}};
+                {},
+                {}};
     error.details["file"] = file_.string();
     error.details["sqlite_message"] = message;
     if (db_ != nullptr) error.details["sqlite_code"] = sqlite3_extended_errcode(db_);
@@ -67,13 +69,16 @@ Error SqliteConnection::error(std::string_view doing) const {
 }
 
 SqliteStatement::SqliteStatement(const SqliteConnection& connection, std::string_view sql) {
-    if (sqlite3_prepare_v2(connection.handle(), sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(connection.handle(), sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr) !=
+        SQLITE_OK) {
         sqlite3_finalize(stmt_);
         stmt_ = nullptr;
     }
 }
 
-SqliteStatement::~SqliteStatement() { sqlite3_finalize(stmt_); }
+SqliteStatement::~SqliteStatement() {
+    sqlite3_finalize(stmt_);
+}
 
 SqliteStatement& SqliteStatement::bind(int index, std::string_view text) {
     sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
@@ -90,17 +95,24 @@ SqliteStatement& SqliteStatement::bind_null(int index) {
     return *this;
 }
 
-int SqliteStatement::step() { return stmt_ == nullptr ? SQLITE_MISUSE : sqlite3_step(stmt_); }
+int SqliteStatement::step() {
+    return stmt_ == nullptr ? SQLITE_MISUSE : sqlite3_step(stmt_);
+}
 
 std::string SqliteStatement::text(int column) const {
     const auto* data = sqlite3_column_text(stmt_, column);
     if (data == nullptr) return {};
-    return std::string(reinterpret_cast<const char*>(data), static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column)));
+    return std::string(reinterpret_cast<const char*>(data),
+                       static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column)));
 }
 
-std::int64_t SqliteStatement::integer(int column) const { return sqlite3_column_int64(stmt_, column); }
+std::int64_t SqliteStatement::integer(int column) const {
+    return sqlite3_column_int64(stmt_, column);
+}
 
-bool SqliteStatement::is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
+bool SqliteStatement::is_null(int column) const {
+    return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
+}
 
 SqliteTransaction::SqliteTransaction(SqliteConnection& connection) : connection_(connection) {
     begun_ = connection_.exec("BEGIN IMMEDIATE");

@@ -16,7 +16,6 @@ namespace json = boost::json;
 using manifest::Schema;
 using manifest::SchemaType;
 
-
 const char* kind_of(const json::value& v) {
     switch (v.kind()) {
         case json::kind::null: return "null";
@@ -130,7 +129,8 @@ public:
 
     void check(const Schema& schema, const json::value& v, const std::string& path) {
         if (!matches_type(schema.type, v)) {
-            add(path, std::string("expected ") + manifest::to_string(schema.type) + ", got " + kind_of(v) + " " + shown(v));
+            add(path,
+                std::string("expected ") + manifest::to_string(schema.type) + ", got " + kind_of(v) + " " + shown(v));
             return;
         }
         if (!schema.enum_values.empty()) {
@@ -259,8 +259,8 @@ std::vector<ArgumentProblem> validate_arguments(const manifest::Schema& schema, 
     std::vector<ArgumentProblem> problems;
     const json::value& root = root_of(args);
     if (schema.type == SchemaType::object && !root.is_object()) {
-        problems.push_back({"args", std::string("expected an object of named arguments, got ") + kind_of(root) +
-                                        " " + shown(root)});
+        problems.push_back(
+            {"args", std::string("expected an object of named arguments, got ") + kind_of(root) + " " + shown(root)});
         return problems;
     }
     Validator(problems).check(schema, root, "args");
@@ -294,8 +294,8 @@ Result<boost::json::value> prepare_arguments(std::string_view skill_id, const ma
     const auto& first = problems.front();
     std::string message = std::string(skill_id) + ": " + first.path + ": " + first.message;
     if (problems.size() > 1)
-        message += " (and " + std::to_string(problems.size() - 1) + " more problem" +
-                   (problems.size() > 2 ? "s" : "") + " in details.problems)";
+        message += " (and " + std::to_string(problems.size() - 1) + " more problem" + (problems.size() > 2 ? "s" : "") +
+                   " in details.problems)";
     message += "; fix the arguments and call again";
 
     Error error{"INVALID_ARGS", std::move(message)};

@@ -30,10 +30,8 @@ const Table& table() {
         {"PLUGIN_EXCEPTION",
          {"The skill crashed with an exception; try different arguments, and report this to the plugin "
           "author with the call id."}},
-        {"FILE_NOT_FOUND",
-         {"Check the path: list the directory with fs_list or look for the file with fs_search."}},
-        {"PATH_NOT_ALLOWED",
-         {"Stay inside the workspace: use a path relative to the workspace root (see fs_list)."}},
+        {"FILE_NOT_FOUND", {"Check the path: list the directory with fs_list or look for the file with fs_search."}},
+        {"PATH_NOT_ALLOWED", {"Stay inside the workspace: use a path relative to the workspace root (see fs_list)."}},
         {"TRUST_TOO_LOW",
          {"This skill needs a higher trust level than the user has; ask the user to raise it or choose a "
           "skill that needs less trust."}},
@@ -43,7 +41,8 @@ const Table& table() {
         {"MODE_NOT_ALLOWED",
          {"The user's cognitive mode does not allow this skill (e.g. emulation allows read-only skills only)."}},
         {"LLM_UNAVAILABLE", {"No model is configured for this role; configure one in models.yaml or skip this step."}},
-        {"INVALID_USER_ID", {"Use a user id as users.yaml defines them: 1-64 of a-z 0-9 . _ -, starting with a letter or digit."}},
+        {"INVALID_USER_ID",
+         {"Use a user id as users.yaml defines them: 1-64 of a-z 0-9 . _ -, starting with a letter or digit."}},
         {"EXECUTOR_UNAVAILABLE",
          {"The host could not start the call (out of threads or memory); wait a moment and call again."}},
     };

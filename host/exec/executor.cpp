@@ -49,8 +49,10 @@ public:
             if (serial) serial_lock = std::unique_lock(*serial);
             // A call whose caller already gave up (timed out while queued or waiting for the
             // serial lock) is not started at all.
-            if (!abandoned.load(std::memory_order_acquire)) outcome = plugin->invoke(context, args_json);
-            else host_failure = "abandoned before it started";
+            if (!abandoned.load(std::memory_order_acquire))
+                outcome = plugin->invoke(context, args_json);
+            else
+                host_failure = "abandoned before it started";
         } catch (const std::exception& e) {
             host_failure = e.what();
         } catch (...) {
@@ -97,8 +99,10 @@ public:
             if (deadline && now >= *deadline) return Wait::timed_out;
             auto wake_at = deadline.value_or(Clock::time_point::max());
             if (cancel) wake_at = std::min(wake_at, now + cancel_poll);
-            if (wake_at == Clock::time_point::max()) finished.wait(lock);
-            else finished.wait_until(lock, wake_at);
+            if (wake_at == Clock::time_point::max())
+                finished.wait(lock);
+            else
+                finished.wait_until(lock, wake_at);
         }
         return Wait::finished;
     }
@@ -141,8 +145,8 @@ Error plugin_error(const std::string& plugin_name, std::string_view skill_id, co
         error.code = "PLUGIN_ERROR_UNSPECIFIED";
     }
     if (error.message.empty())
-        error.message = "skill " + std::string(skill_id) + " of plugin " + plugin_name +
-                        " failed with " + error.code + " without a message";
+        error.message = "skill " + std::string(skill_id) + " of plugin " + plugin_name + " failed with " + error.code +
+                        " without a message";
     if (!raw.error_details_json.empty()) {
         boost::system::error_code ec;
         json::value details = json::parse(raw.error_details_json, ec);
@@ -156,15 +160,16 @@ Error plugin_error(const std::string& plugin_name, std::string_view skill_id, co
 }
 
 // Interprets what came back over the ABI. `output` receives the parsed result on success.
-std::optional<Error> interpret(const plugin::RawOutcome& raw, const std::string& plugin_name,
-                               std::string_view skill_id, json::value& output) {
+std::optional<Error> interpret(const plugin::RawOutcome& raw, const std::string& plugin_name, std::string_view skill_id,
+                               json::value& output) {
     using Written = plugin::RawOutcome::Written;
     const std::string who = "skill " + std::string(skill_id) + " of plugin " + plugin_name;
     if (raw.written == Written::error) return plugin_error(plugin_name, skill_id, raw);
     if (raw.status == SKILLHOST_STATUS_OK) {
         if (raw.written == Written::nothing)
-            return Error{"PLUGIN_NO_RESULT", who + " returned OK without writing a result; report this to the "
-                                                   "plugin author"};
+            return Error{"PLUGIN_NO_RESULT", who +
+                                                 " returned OK without writing a result; report this to the "
+                                                 "plugin author"};
         boost::system::error_code ec;
         output = json::parse(raw.result_json, ec);
         if (ec) {
@@ -205,7 +210,6 @@ void add_suggestions(Error& error, const manifest::SkillSpec* spec) {
     error.suggestions = std::move(merged);
 }
 
-
 // A cooperative plugin sees is_cancelled() turn true at its deadline (host services report a
 // passed deadline as cancellation) and may return CANCELLED a moment before the executor's own
 // wait times out. That is still a timeout, unless the caller asked to cancel.
@@ -229,8 +233,10 @@ Error timeout_error(const std::string& skill_id, const std::string& plugin_name,
 boost::json::object SkillResult::to_json() const {
     json::object out;
     out["ok"] = ok;
-    if (ok) out["result"] = output;
-    else out["error"] = error.to_json();
+    if (ok)
+        out["result"] = output;
+    else
+        out["error"] = error.to_json();
     out["skill"] = skill_id;
     if (!plugin_name.empty()) out["plugin"] = plugin_name;
     out["call_id"] = call_id;
@@ -270,8 +276,7 @@ std::shared_ptr<std::mutex> Executor::serial_mutex_for(const catalog::CatalogEnt
 }
 
 SkillResult Executor::call(const catalog::CatalogSnapshot& catalog, std::string_view skill_id,
-                           const boost::json::value& args, const CallerContext& caller,
-                           const CallOptions& options) {
+                           const boost::json::value& args, const CallerContext& caller, const CallOptions& options) {
     const auto started = Clock::now();
     SkillResult result;
     result.skill_id = std::string(skill_id);
@@ -323,8 +328,7 @@ SkillResult Executor::call(const catalog::CatalogSnapshot& catalog, std::string_
             return fail(std::move(error));
         }
 
-        const std::chrono::milliseconds timeout =
-            options.timeout.value_or(std::chrono::milliseconds(spec.timeout_ms));
+        const std::chrono::milliseconds timeout = options.timeout.value_or(std::chrono::milliseconds(spec.timeout_ms));
         std::optional<Clock::time_point> deadline;
         if (timeout.count() > 0) deadline = started + timeout;
 
@@ -376,7 +380,8 @@ SkillResult Executor::call(const catalog::CatalogSnapshot& catalog, std::string_
             return fail(std::move(error));
         }
         const auto& raw = job->outcome;
-        if (stopped_by_deadline(raw, deadline, options.cancel.get())) return fail(timeout_error(spec.id, plugin_name, timeout));
+        if (stopped_by_deadline(raw, deadline, options.cancel.get()))
+            return fail(timeout_error(spec.id, plugin_name, timeout));
         if (raw.extra_writes > 0)
             spdlog::warn("plugin {} skill {} (call {}) wrote {} answer(s) after its first; only the first counts",
                          plugin_name, spec.id, result.call_id, raw.extra_writes);

@@ -64,9 +64,8 @@ public:
     Executor& operator=(const Executor&) = delete;
 
     // Never throws for anything a user or plugin can get wrong.
-    SkillResult call(const catalog::CatalogSnapshot& catalog, std::string_view skill_id,
-                     const boost::json::value& args, const CallerContext& caller,
-                     const CallOptions& options = {});
+    SkillResult call(const catalog::CatalogSnapshot& catalog, std::string_view skill_id, const boost::json::value& args,
+                     const CallerContext& caller, const CallOptions& options = {});
 
 private:
     // Shared with the job: a worker stuck in a serial skill may outlive the executor.

@@ -7,7 +7,9 @@
 namespace skillhost::exec {
 namespace {
 
-char fold(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+char fold(char c) {
+    return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+}
 
 bool contains_folded(std::string_view haystack, std::string_view needle) {
     if (needle.empty() || needle.size() > haystack.size()) return false;
@@ -54,9 +56,10 @@ std::vector<std::string> near_names(std::string_view name, const std::vector<std
         } else if (name.size() >= 3 && (contains_folded(candidate, name) || contains_folded(name, candidate))) {
             // A fragment of the real name ("create" for "task_create") is a near miss too, ranked
             // after every real typo.
-            scored.push_back({allowed + 1 + (candidate.size() > name.size() ? candidate.size() - name.size()
-                                                                              : name.size() - candidate.size()),
-                              i, candidate});
+            scored.push_back(
+                {allowed + 1 +
+                     (candidate.size() > name.size() ? candidate.size() - name.size() : name.size() - candidate.size()),
+                 i, candidate});
         }
     }
     std::stable_sort(scored.begin(), scored.end(), [](const Scored& x, const Scored& y) {

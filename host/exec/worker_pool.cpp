@@ -25,7 +25,6 @@ void hand_off_pause() noexcept {
     std::this_thread::yield();
 }
 
-
 namespace {
 
 struct Worker {
@@ -74,8 +73,7 @@ bool wait_for_job(State& state, Worker& worker) {
             // both sequentially consistent, either we see the job or it sees us asleep and wakes us.
             worker.sleeping.store(true, std::memory_order_seq_cst);
             worker.wake.wait_for(lock, state.options.idle_exit, [&] {
-                return worker.has_job.load(std::memory_order_seq_cst) ||
-                       state.stopping.load(std::memory_order_acquire);
+                return worker.has_job.load(std::memory_order_seq_cst) || state.stopping.load(std::memory_order_acquire);
             });
             worker.sleeping.store(false, std::memory_order_relaxed);
         }

@@ -24,8 +24,8 @@ public:
 void hand_off_pause() noexcept;
 
 struct WorkerPoolOptions {
-    std::size_t keep_workers = 2;   // parked workers kept when idle
-    std::size_t max_workers = 64;   // beyond this, jobs wait in a queue
+    std::size_t keep_workers = 2;  // parked workers kept when idle
+    std::size_t max_workers = 64;  // beyond this, jobs wait in a queue
     std::chrono::microseconds spin{50};
     std::chrono::milliseconds idle_exit{30000};
 };

@@ -12,10 +12,10 @@ namespace {
 
 namespace json = boost::json;
 
-constexpr std::array<std::string_view, 9> kPrimaryFields = {"title", "name", "path", "summary", "text",
+constexpr std::array<std::string_view, 9> kPrimaryFields = {"title",   "name",    "path",    "summary", "text",
                                                             "snippet", "content", "message", "id"};
-constexpr std::array<std::string_view, 12> kDetailFields = {"status", "priority", "due", "tags", "type", "size",
-                                                            "timestamp", "time", "when", "created", "kind", "id"};
+constexpr std::array<std::string_view, 12> kDetailFields = {"status",    "priority", "due",  "tags",    "type", "size",
+                                                            "timestamp", "time",     "when", "created", "kind", "id"};
 
 std::string scalar_text(const json::value& value) {
     if (value.is_string()) return std::string(value.as_string());
@@ -57,7 +57,8 @@ std::string item_line(const json::value& item) {
     for (auto field : kDetailFields) {
         if (field == primary_field) continue;
         const auto* value = object.if_contains(field);
-        if (!value || value->is_null() || (value->is_array() && value->as_array().empty()) || value->is_object()) continue;
+        if (!value || value->is_null() || (value->is_array() && value->as_array().empty()) || value->is_object())
+            continue;
         if (value->is_string() && value->as_string().empty()) continue;
         details += (details.empty() ? "" : ", ") + std::string(field) + ": " + one_line(scalar_text(*value), 60);
     }
@@ -104,10 +105,12 @@ std::string render_data(const json::value& data, const json::object& args, bool 
     }
     const auto& object = data.as_object();
     if (const auto* content = object.if_contains("content"); content && content->is_string()) {
-        std::string path = object.contains("path") ? scalar_text(object.at("path"))
-                                                   : (args.contains("path") ? scalar_text(args.at("path")) : "the file");
+        std::string path = object.contains("path")
+                               ? scalar_text(object.at("path"))
+                               : (args.contains("path") ? scalar_text(args.at("path")) : "the file");
         std::string text = "Contents of " + path + ":\n" + std::string(content->as_string());
-        if (const auto* truncated = object.if_contains("truncated"); truncated && truncated->is_bool() && truncated->as_bool()) {
+        if (const auto* truncated = object.if_contains("truncated");
+            truncated && truncated->is_bool() && truncated->as_bool()) {
             text += "\n(truncated)";
         }
         return text;
@@ -131,12 +134,13 @@ std::string render_error(const json::value& error) {
     if (!error.is_object()) return scalar_text(error);
     const auto& object = error.as_object();
     std::string text;
-    if (const auto* code = object.if_contains("code"); code && code->is_string()) text += std::string(code->as_string());
+    if (const auto* code = object.if_contains("code"); code && code->is_string())
+        text += std::string(code->as_string());
     if (const auto* message = object.if_contains("message"); message && message->is_string()) {
         text += (text.empty() ? "" : " — ") + std::string(message->as_string());
     }
-    if (const auto* suggestions = object.if_contains("suggestions"); suggestions && suggestions->is_array() &&
-                                                                      !suggestions->as_array().empty()) {
+    if (const auto* suggestions = object.if_contains("suggestions");
+        suggestions && suggestions->is_array() && !suggestions->as_array().empty()) {
         text += " (suggestions: " + scalar_text(*suggestions) + ")";
     }
     return text;
@@ -163,8 +167,10 @@ std::string render_answer(const json::object& context) {
                 const json::value data = observation.contains("data") ? observation.at("data") : json::value(nullptr);
                 answer += (answer.empty() ? "" : "\n\n") + render_data(data, args, summary);
             } else {
-                const json::value error = observation.contains("error") ? observation.at("error") : json::value("failed");
-                failures += (failures.empty() ? "" : "\n") + std::string("- ") + tool + " failed: " + render_error(error);
+                const json::value error =
+                    observation.contains("error") ? observation.at("error") : json::value("failed");
+                failures +=
+                    (failures.empty() ? "" : "\n") + std::string("- ") + tool + " failed: " + render_error(error);
             }
         }
     }
@@ -201,8 +207,9 @@ std::string casual_reply(std::string_view message) {
     } else if (starts_with_any_phrase(text, {"thanks", "thank you"})) {
         reply = "You're welcome! ";
     }
-    reply += "No language model is configured, so I can answer questions about your tasks, files and memory, "
-             "but not chat freely. Configure a model in models.yaml to talk.";
+    reply +=
+        "No language model is configured, so I can answer questions about your tasks, files and memory, "
+        "but not chat freely. Configure a model in models.yaml to talk.";
     return reply + "\n\n" + std::string(kBuiltinMarker);
 }
 

@@ -63,7 +63,8 @@ Result<ChatResponse> BuiltinBackend::chat(const ChatRequest& request, const std:
         Error error{"LLM_BAD_REQUEST",
                     "the built-in model does not know the task '" + task +
                         "' — use plan, classify, answer, critic, probe or chat in the request context",
-                    {}, {}};
+                    {},
+                    {}};
         error.details["task"] = task;
         return error;
     }
@@ -76,7 +77,8 @@ Result<ChatResponse> BuiltinBackend::chat(const ChatRequest& request, const std:
     response.prompt_tokens = estimate_prompt_tokens(request);
     response.completion_tokens = estimate_tokens(response.content);
     response.tokens_estimated = true;
-    response.latency = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+    response.latency =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
     return response;
 }
 

@@ -42,7 +42,8 @@ const Tool* search_tool(const std::vector<Tool>& tools, GoalDomain domain) {
 
 const Tool* list_tool(const std::vector<Tool>& tools, GoalDomain domain) {
     for (const auto& tool : tools) {
-        if (tool.read_only && tool_in_domain(tool, domain) && tool_does(tool, GoalVerb::list) && tool.required.empty()) {
+        if (tool.read_only && tool_in_domain(tool, domain) && tool_does(tool, GoalVerb::list) &&
+            tool.required.empty()) {
             return &tool;
         }
     }
@@ -213,8 +214,8 @@ std::optional<json::object> plan_entity_question(const GoalAnalysis& goal, const
         searched.push_back(tool->id);
         if (tried_tool(steps, tool->id)) continue;
         json::object args{{text_input(*tool), *goal.entity}};
-        return act("The goal asks about \"" + *goal.entity + "\"; searching " + domain_noun(domain) + " data for it with " +
-                       tool->id + ".",
+        return act("The goal asks about \"" + *goal.entity + "\"; searching " + domain_noun(domain) +
+                       " data for it with " + tool->id + ".",
                    tool->id, std::move(args));
     }
     if (searched.empty()) return std::nullopt;
@@ -238,8 +239,10 @@ std::optional<json::object> plan_item_change(const GoalAnalysis& goal, const std
     const std::string noun = domain_noun(domain);
     if (goal.verb == GoalVerb::update && !goal.change.any()) {
         return respond("The goal asks to change a " + noun + " but not what to change.",
-                       "Which change do you want? I can set a " + noun + "'s title, status, priority, tags or due date "
-                       "with " + changer->id + ". Nothing was changed.");
+                       "Which change do you want? I can set a " + noun +
+                           "'s title, status, priority, tags or due date "
+                           "with " +
+                           changer->id + ". Nothing was changed.");
     }
     if (goal.target.empty()) {
         return respond("The goal does not say which " + noun + " to change.",
@@ -257,9 +260,9 @@ std::optional<json::object> plan_item_change(const GoalAnalysis& goal, const std
             }
             const std::string what = describe_change(goal.change, goal.verb, true);
             return respond(changer->id + " made the change; answering with the result.",
-                           goal.verb == GoalVerb::remove ? "Done: " + changer->id + " deleted " + item + "."
-                                                         : "Done: " + changer->id + " " + what + "; the " + noun +
-                                                               " is now " + item + ".");
+                           goal.verb == GoalVerb::remove
+                               ? "Done: " + changer->id + " deleted " + item + "."
+                               : "Done: " + changer->id + " " + what + "; the " + noun + " is now " + item + ".");
         }
         std::string note = "I found the " + noun + " but " + changer->id + " failed";
         if (!done->error_code.empty()) note += " (" + done->error_code + ": " + done->error_message + ")";
@@ -326,8 +329,8 @@ std::optional<json::object> plan_item_change(const GoalAnalysis& goal, const std
                        "I found \"" + item_title(item) + "\" but it has no id " + changer->id + " could use.");
     }
     json::object args = change_args(*changer, item, goal.change);
-    return act(found->tool + " found \"" + item_title(item) + "\" (id " + item_id(item) + "); " + changer->id + " will " +
-                   describe_change(goal.change, goal.verb) + ".",
+    return act(found->tool + " found \"" + item_title(item) + "\" (id " + item_id(item) + "); " + changer->id +
+                   " will " + describe_change(goal.change, goal.verb) + ".",
                changer->id, std::move(args));
 }
 
@@ -339,8 +342,8 @@ std::optional<json::object> plan_named_file(const GoalAnalysis& goal, const std:
                                      "what is in", "display", "cat", "print"})) {
         return std::nullopt;
     }
-    static const std::set<std::string> generic = {"file", "content", "me", "doc", "document", "read", "display",
-                                                  "print", "cat", "workspace"};
+    static const std::set<std::string> generic = {"file", "content", "me",    "doc", "document",
+                                                  "read", "display", "print", "cat", "workspace"};
     std::vector<std::string> name;
     for (const auto& word : goal.content_words) {
         if (!generic.contains(word)) name.push_back(word);
@@ -388,7 +391,7 @@ std::optional<json::object> plan_named_file(const GoalAnalysis& goal, const std:
                        "No file in the workspace is named like \"" + wanted + "\"; nothing was read.");
     }
     return respond("Several files match; asking which one.", "Several files are named like \"" + wanted + "\":" +
-                                                                  list_candidates(files) + "\nWhich one do you mean?");
+                                                                 list_candidates(files) + "\nWhich one do you mean?");
 }
 
 namespace {
@@ -434,18 +437,18 @@ json::object explain_gap(const GoalAnalysis& goal, const std::vector<Tool>& tool
 std::optional<json::object> plan_capability_gap(const GoalAnalysis& goal, const std::vector<Tool>& tools) {
     // Doing things in the world: only a tool that names the action can.
     static const std::set<std::string> outward = {
-        "send", "email", "e-mail", "mail", "text", "message", "call", "phone", "book", "buy", "purchase", "order",
-        "pay", "print", "share", "upload", "download", "post", "tweet", "publish", "translate", "move", "copy",
-        "install", "deploy", "run", "execute", "invite", "forward", "reply", "fax", "play", "archive", "zip",
-        "schedule", "rename", "delete", "remove", "erase"};
+        "send",      "email", "e-mail",  "mail",    "text",     "message", "call",     "phone",  "book",    "buy",
+        "purchase",  "order", "pay",     "print",   "share",    "upload",  "download", "post",   "tweet",   "publish",
+        "translate", "move",  "copy",    "install", "deploy",   "run",     "execute",  "invite", "forward", "reply",
+        "fax",       "play",  "archive", "zip",     "schedule", "rename",  "delete",   "remove", "erase"};
     std::string what;
     if (outward.contains(goal.action_word)) {
         const bool named = std::any_of(tools.begin(), tools.end(), [&](const Tool& tool) {
             const auto words = keywords_of(goal.action_word);
             return !words.empty() && (tool.id_words.contains(words.front()));
         });
-        const bool domain_op = (goal.verb == GoalVerb::remove || goal.verb == GoalVerb::update) &&
-                               goal.domain != GoalDomain::none;
+        const bool domain_op =
+            (goal.verb == GoalVerb::remove || goal.verb == GoalVerb::update) && goal.domain != GoalDomain::none;
         if (!named && !domain_op) what = goal.action_word;
     }
     const bool writes = goal.verb == GoalVerb::create || goal.verb == GoalVerb::update || goal.verb == GoalVerb::remove;
@@ -461,13 +464,15 @@ std::optional<json::object> plan_capability_gap(const GoalAnalysis& goal, const 
 
 std::optional<json::object> plan_no_fit(const GoalAnalysis& goal, const std::vector<Tool>& tools) {
     static const std::set<std::string> not_actions = {
-        "what", "which", "who", "whom", "whose", "where", "when", "why", "how", "is", "are", "was", "were", "do", "does",
-        "did", "can", "could", "would", "will", "should", "tell", "show", "list", "give", "hello", "hi", "hey", "thanks",
-        "thank", "ok", "okay", "bye", "goodbye", "good", "cool", "nice", "great", "yes", "no", "sure", "i", "my", "the",
-        "a", "an", "it", "this", "that", "there", "any", "have", "has", "am", "let", "summarize", "summarise",
-        "explain", "describe", "recap", "count"};
-    static const std::set<std::string> greetings = {"hello", "hi", "hey", "thanks", "thank", "ok", "okay", "bye",
-                                                    "goodbye", "good", "cool", "nice", "great", "yes", "no", "sure"};
+        "what",      "which",     "who",     "whom",     "whose", "where", "when",   "why",   "how",  "is",     "are",
+        "was",       "were",      "do",      "does",     "did",   "can",   "could",  "would", "will", "should", "tell",
+        "show",      "list",      "give",    "hello",    "hi",    "hey",   "thanks", "thank", "ok",   "okay",   "bye",
+        "goodbye",   "good",      "cool",    "nice",     "great", "yes",   "no",     "sure",  "i",    "my",     "the",
+        "a",         "an",        "it",      "this",     "that",  "there", "any",    "have",  "has",  "am",     "let",
+        "summarize", "summarise", "explain", "describe", "recap", "count"};
+    static const std::set<std::string> greetings = {"hello", "hi",  "hey",     "thanks", "thank", "ok",
+                                                    "okay",  "bye", "goodbye", "good",   "cool",  "nice",
+                                                    "great", "yes", "no",      "sure"};
     if (goal.action_word.empty() || greetings.contains(goal.action_word) || goal.content_words.empty()) {
         return std::nullopt;
     }
@@ -481,7 +486,8 @@ std::optional<json::object> plan_no_fit(const GoalAnalysis& goal, const std::vec
     }
     return respond("No tool has data for this question; saying so.",
                    "None of the available skills has data that answers this, so I cannot answer it from your "
-                   "data. The skills I have: " + closest + ".",
+                   "data. The skills I have: " +
+                       closest + ".",
                    "default");
 }
 

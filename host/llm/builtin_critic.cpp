@@ -32,10 +32,11 @@ boost::json::object critique(std::string_view review) {
     const std::string answer_lower = lowercase(answer_text);
     const std::string observed_lower = lowercase(observations);
     const bool a_step_failed = observed_lower.find(" failed: ") != std::string::npos;
-    const bool admits_failure = has_any_phrase(answer_lower, {"fail", "failed", "could not", "couldn't", "cannot",
-                                                              "can't", "error", "not found", "unable"});
+    const bool admits_failure = has_any_phrase(
+        answer_lower, {"fail", "failed", "could not", "couldn't", "cannot", "can't", "error", "not found", "unable"});
     if (a_step_failed && !admits_failure) {
-        return verdict(false, "A step failed but the answer does not say so; mention what failed and what to try instead.");
+        return verdict(false,
+                       "A step failed but the answer does not say so; mention what failed and what to try instead.");
     }
     const bool data_observed = !observed_lower.empty() && !has_phrase(observed_lower, "no tool returned data") &&
                                observed_lower.find(":\n") != std::string::npos && !a_step_failed;

@@ -115,7 +115,9 @@ bool tool_does(const Tool& tool, GoalVerb verb) {
     return verb != GoalVerb::none && any_in(tool.id_words, verb_words().at(verb));
 }
 
-bool declares(const Tool& tool, std::string_view input) { return tool.properties.contains(input); }
+bool declares(const Tool& tool, std::string_view input) {
+    return tool.properties.contains(input);
+}
 
 bool has_required(const Tool& tool, const json::object& args) {
     return std::all_of(tool.required.begin(), tool.required.end(),
@@ -204,7 +206,8 @@ int score_tool(const Tool& tool, const GoalAnalysis& goal) {
 std::vector<RankedTool> rank_tools(const std::vector<Tool>& tools, const GoalAnalysis& goal) {
     std::vector<RankedTool> ranked;
     for (const auto& tool : tools) ranked.push_back({&tool, score_tool(tool, goal)});
-    std::stable_sort(ranked.begin(), ranked.end(), [](const RankedTool& a, const RankedTool& b) { return a.score > b.score; });
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const RankedTool& a, const RankedTool& b) { return a.score > b.score; });
     return ranked;
 }
 

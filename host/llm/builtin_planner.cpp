@@ -20,7 +20,9 @@ bool allowed_value(const json::object& property, const std::string& value) {
     return false;
 }
 
-std::string property_type(const json::object& property) { return string_field(property, "type"); }
+std::string property_type(const json::object& property) {
+    return string_field(property, "type");
+}
 
 // A value for `input` learnt from the tool's examples: the example "Weather in Paris" with
 // {city: "Paris"} says the city follows "in", so "the weather in Lisbon" gives "Lisbon".

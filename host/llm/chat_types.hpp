@@ -14,8 +14,8 @@
 namespace skillhost::llm {
 
 // Which job a request does; models.yaml maps each role to a model.
-inline constexpr std::array<std::string_view, 6> kRoles = {
-    "orchestrator", "persona", "classifier", "critic", "summarizer", "fallback"};
+inline constexpr std::array<std::string_view, 6> kRoles = {"orchestrator", "persona",    "classifier",
+                                                           "critic",       "summarizer", "fallback"};
 
 // Cognitive modes that may override role assignments in models.yaml.
 inline constexpr std::array<std::string_view, 3> kModes = {"dual", "agent", "emulation"};

@@ -16,12 +16,22 @@ std::string stem(std::string word) {
     return word;
 }
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_alnum(char c) { return is_alpha(c) || is_digit(c); }
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+bool is_digit(char c) {
+    return c >= '0' && c <= '9';
+}
+bool is_alpha(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+bool is_alnum(char c) {
+    return is_alpha(c) || is_digit(c);
+}
+bool is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
 // Characters of a file or directory name: A-Z a-z 0-9 _ . - (and '/' between path segments).
-bool is_name_char(char c) { return is_alnum(c) || c == '_' || c == '.' || c == '-'; }
+bool is_name_char(char c) {
+    return is_alnum(c) || c == '_' || c == '.' || c == '-';
+}
 
 struct Token {
     std::size_t pos;
@@ -43,28 +53,37 @@ std::vector<Token> split(std::string_view text, std::string_view separators) {
 
 const std::set<std::string>& stop_words() {
     static const std::set<std::string> words = {
-        "a", "an", "the", "my", "me", "i", "you", "your", "do", "does", "did", "is", "are", "was", "were",
-        "what", "which", "who", "where", "when", "how", "have", "has", "had", "to", "of", "in", "on", "for",
-        "about", "with", "and", "or", "all", "any", "some", "please", "can", "could", "would", "will", "there",
-        "that", "this", "it", "its", "from", "at", "by", "be", "am", "tell", "give", "get", "let", "us", "we",
-        "our", "these", "those", "them", "they", "up", "out", "into", "now", "currently", "mention", "mentions",
-        "contain", "containing", "mentioning", "called", "named", "list", "show", "find", "search", "look", "read", "open",
-        "display", "create", "add", "make", "new", "task", "todo", "file", "folder", "directory", "memory",
-        "memorie", "note", "happened", "yesterday", "today", "week", "month", "morning", "last", "past", "ago",
-        "everything", "anything", "something", "thing", "things", "working"};
+        "a",        "an",        "the",       "my",      "me",       "i",       "you",        "your",
+        "do",       "does",      "did",       "is",      "are",      "was",     "were",       "what",
+        "which",    "who",       "where",     "when",    "how",      "have",    "has",        "had",
+        "to",       "of",        "in",        "on",      "for",      "about",   "with",       "and",
+        "or",       "all",       "any",       "some",    "please",   "can",     "could",      "would",
+        "will",     "there",     "that",      "this",    "it",       "its",     "from",       "at",
+        "by",       "be",        "am",        "tell",    "give",     "get",     "let",        "us",
+        "we",       "our",       "these",     "those",   "them",     "they",    "up",         "out",
+        "into",     "now",       "currently", "mention", "mentions", "contain", "containing", "mentioning",
+        "called",   "named",     "list",      "show",    "find",     "search",  "look",       "read",
+        "open",     "display",   "create",    "add",     "make",     "new",     "task",       "todo",
+        "file",     "folder",    "directory", "memory",  "memorie",  "note",    "happened",   "yesterday",
+        "today",    "week",      "month",     "morning", "last",     "past",    "ago",        "everything",
+        "anything", "something", "thing",     "things",  "working"};
     return words;
 }
 
 // Words that say what to change rather than which item: left out of the item's description.
 const std::set<std::string>& change_words() {
     static const std::set<std::string> words = {
-        "mark", "done", "complete", "completed", "finish", "finished", "close", "closed", "rename", "change", "set",
-        "update", "edit", "priority", "high", "medium", "low", "urgent", "normal", "prioritise", "prioritize",
-        "reprioritise", "reprioritize", "re", "deprioritise", "deprioritize", "tag", "label", "as", "one", "unfinished",
-        "unfinish", "pending", "cancel", "cancelled", "canceled", "reopen", "start", "started", "progress", "delete", "remove",
-        "erase", "due", "date", "title", "name", "item", "entry", "tick", "off", "check", "then", "so", "not",
-        "should", "be", "instead", "first", "important", "asap", "status", "titled", "mine", "just", "only", "move",
-        "reschedule", "postpone", "deadline", "working"};
+        "mark",         "done",         "complete",   "completed",    "finish",       "finished",   "close",
+        "closed",       "rename",       "change",     "set",          "update",       "edit",       "priority",
+        "high",         "medium",       "low",        "urgent",       "normal",       "prioritise", "prioritize",
+        "reprioritise", "reprioritize", "re",         "deprioritise", "deprioritize", "tag",        "label",
+        "as",           "one",          "unfinished", "unfinish",     "pending",      "cancel",     "cancelled",
+        "canceled",     "reopen",       "start",      "started",      "progress",     "delete",     "remove",
+        "erase",        "due",          "date",       "title",        "name",         "item",       "entry",
+        "tick",         "off",          "check",      "then",         "so",           "not",        "should",
+        "be",           "instead",      "first",      "important",    "asap",         "status",     "titled",
+        "mine",         "just",         "only",       "move",         "reschedule",   "postpone",   "deadline",
+        "working"};
     return words;
 }
 
@@ -74,27 +93,27 @@ constexpr std::size_t kMaxQueryWords = 12;
 // Longest first, so "last week" wins over "week".
 constexpr std::array<std::string_view, 13> kTimePhrases = {
     "this morning", "this afternoon", "this evening", "last night", "last week", "last month", "last year",
-    "this week", "this month", "this year", "yesterday", "tonight", "today"};
+    "this week",    "this month",     "this year",    "yesterday",  "tonight",   "today"};
 
 std::optional<std::string> find_time_phrase(const std::string& lower) {
     // "last 3 days", "past 12 hours"
     for (std::string_view lead : {"last ", "past "}) {
-      for (auto pos = find_phrase(lower, lead); pos != std::string::npos; pos = find_phrase(lower, lead, pos + 1)) {
-        std::size_t i = pos + lead.size();
-        const std::size_t digits_start = i;
-        while (i < lower.size() && is_digit(lower[i]) && i - digits_start < 4) ++i;
-        const std::size_t digits = i - digits_start;
-        if (digits >= 1 && digits <= 3 && i < lower.size() && lower[i] == ' ') {
-            for (std::string_view unit : {"day", "hour", "week", "month"}) {
-                if (lower.compare(i + 1, unit.size(), unit) != 0) continue;
-                std::size_t end = i + 1 + unit.size();
-                if (end < lower.size() && lower[end] == 's') ++end;
-                if (end == lower.size() || !is_word_byte(lower[end])) {
-                    return "last " + lower.substr(digits_start, digits) + " " + std::string(unit) + "s";
+        for (auto pos = find_phrase(lower, lead); pos != std::string::npos; pos = find_phrase(lower, lead, pos + 1)) {
+            std::size_t i = pos + lead.size();
+            const std::size_t digits_start = i;
+            while (i < lower.size() && is_digit(lower[i]) && i - digits_start < 4) ++i;
+            const std::size_t digits = i - digits_start;
+            if (digits >= 1 && digits <= 3 && i < lower.size() && lower[i] == ' ') {
+                for (std::string_view unit : {"day", "hour", "week", "month"}) {
+                    if (lower.compare(i + 1, unit.size(), unit) != 0) continue;
+                    std::size_t end = i + 1 + unit.size();
+                    if (end < lower.size() && lower[end] == 's') ++end;
+                    if (end == lower.size() || !is_word_byte(lower[end])) {
+                        return "last " + lower.substr(digits_start, digits) + " " + std::string(unit) + "s";
+                    }
                 }
             }
         }
-      }
     }
     for (auto phrase : kTimePhrases) {
         if (has_phrase(lower, phrase)) return std::string(phrase);
@@ -217,7 +236,8 @@ std::string clean_title(std::string title) {
         const std::string name(level);
         erase_phrase(title, name + " priority");
         erase_phrase(title, name + "-priority");
-        for (std::string_view link : {"of ", "to ", "is ", ""}) erase_phrase(title, "priority " + std::string(link) + name);
+        for (std::string_view link : {"of ", "to ", "is ", ""})
+            erase_phrase(title, "priority " + std::string(link) + name);
     }
     for (std::string_view word : {"urgently", "urgent", "asap"}) erase_phrase(title, word);
     std::string collapsed;
@@ -338,9 +358,13 @@ std::optional<std::string> find_glob(std::string_view text, const std::string& l
             return std::string(name);
         }
     }
-    static constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kinds = {{
-        {"markdown", "*.md"}, {"text", "*.txt"}, {"python", "*.py"}, {"json", "*.json"},
-        {"yaml", "*.yaml"}, {"c++", "*.cpp"}, {"cpp", "*.cpp"}}};
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kinds = {{{"markdown", "*.md"},
+                                                                                            {"text", "*.txt"},
+                                                                                            {"python", "*.py"},
+                                                                                            {"json", "*.json"},
+                                                                                            {"yaml", "*.yaml"},
+                                                                                            {"c++", "*.cpp"},
+                                                                                            {"cpp", "*.cpp"}}};
     for (const auto& [kind, pattern] : kinds) {
         if (has_phrase(lower, std::string(kind) + " file") || has_phrase(lower, std::string(kind) + " files")) {
             return std::string(pattern);
@@ -375,11 +399,12 @@ GoalVerb find_verb(const std::string& lower, bool has_file, bool has_priority) {
         return GoalVerb::create;
     }
     if (has_any_phrase(lower, {"delete", "remove", "erase"})) return GoalVerb::remove;
-    if (has_any_phrase(lower, {"mark", "complete", "finish", "update", "rename", "change", "edit", "set", "tag", "label",
-                               "cancel", "reopen", "re-open", "close", "prioritise", "prioritize", "reprioritise",
-                               "reprioritize", "re-prioritise", "re-prioritize", "deprioritise", "deprioritize",
-                               "tick off", "check off", "start working on", "retitle", "move", "reschedule",
-                               "postpone"})) {
+    if (has_any_phrase(lower, {"mark",         "complete",     "finish",       "update",        "rename",
+                               "change",       "edit",         "set",          "tag",           "label",
+                               "cancel",       "reopen",       "re-open",      "close",         "prioritise",
+                               "prioritize",   "reprioritise", "reprioritize", "re-prioritise", "re-prioritize",
+                               "deprioritise", "deprioritize", "tick off",     "check off",     "start working on",
+                               "retitle",      "move",         "reschedule",   "postpone"})) {
         return GoalVerb::update;
     }
     if (has_any_phrase(lower, {"find", "search", "look for", "look up", "grep", "contain", "containing", "mention",
@@ -399,8 +424,8 @@ GoalDomain find_domain(const std::string& lower, GoalVerb verb, bool has_file, b
         !has_phrase(lower, "remember that")) {
         return GoalDomain::task;
     }
-    if (has_file || has_any_phrase(lower, {"file", "files", "folder", "folders", "directory", "directories", "workspace",
-                                           "readme", "document", "documents", "doc", "docs"})) {
+    if (has_file || has_any_phrase(lower, {"file", "files", "folder", "folders", "directory", "directories",
+                                           "workspace", "readme", "document", "documents", "doc", "docs"})) {
         return GoalDomain::file;
     }
     if (verb == GoalVerb::recall || has_time ||
@@ -433,11 +458,10 @@ std::string find_action_word(const std::string& lower) {
 }
 
 std::optional<std::string> find_entity(std::string_view goal, const std::string& lower) {
-    const auto hit = first_phrase(lower, {"what do you know about", "what do i know about", "what do we know about",
-                                          "what do you have on", "what do i have on", "tell me everything about",
-                                          "tell me what you know about", "tell me about", "everything about",
-                                          "anything about", "information about", "info about", "info on",
-                                          "who is", "who's"});
+    const auto hit = first_phrase(
+        lower, {"what do you know about", "what do i know about", "what do we know about", "what do you have on",
+                "what do i have on", "tell me everything about", "tell me what you know about", "tell me about",
+                "everything about", "anything about", "information about", "info about", "info on", "who is", "who's"});
     if (!hit) return std::nullopt;
     std::string entity = trim(goal.substr(hit.end()), " \t\r\n.,;:!?\"'");
     for (std::string_view article : {"the ", "The "}) {
@@ -475,7 +499,8 @@ std::optional<std::string> find_date(std::string_view text) {
         const auto d = text.substr(i, 10);
         const bool shaped = is_digit(d[0]) && is_digit(d[1]) && is_digit(d[2]) && is_digit(d[3]) && d[4] == '-' &&
                             is_digit(d[5]) && is_digit(d[6]) && d[7] == '-' && is_digit(d[8]) && is_digit(d[9]);
-        const bool bounded = (i == 0 || !is_word_byte(text[i - 1])) && (i + 10 == text.size() || !is_word_byte(text[i + 10]));
+        const bool bounded =
+            (i == 0 || !is_word_byte(text[i - 1])) && (i + 10 == text.size() || !is_word_byte(text[i + 10]));
         if (shaped && bounded) return std::string(d);
     }
     return std::nullopt;
@@ -485,9 +510,7 @@ std::optional<std::string> find_date(std::string_view text) {
 void find_change(std::string_view goal, GoalAnalysis& analysis) {
     const std::string& lower = analysis.lower;
     std::string target_text(goal);
-    const auto value_after = [&](std::size_t from) {
-        return trim(goal.substr(from), " \t\r\n.,;:!?\"'");
-    };
+    const auto value_after = [&](std::size_t from) { return trim(goal.substr(from), " \t\r\n.,;:!?\"'"); };
     if (const auto rename = first_phrase(lower, {"rename", "retitle", "change the title of", "change the name of"})) {
         if (const auto to = find_phrase(lower, "to", rename.end()); to != std::string::npos) {
             // value_after drops the quotes of 'Rename "A" to "B"'.
@@ -514,7 +537,8 @@ void find_change(std::string_view goal, GoalAnalysis& analysis) {
         has_any_phrase(lower, {"priority", "prioritise", "prioritize", "reprioritise", "reprioritize", "re-prioritise",
                                "re-prioritize", "deprioritise", "deprioritize", "urgent", "important"});
     if (priority_change && analysis.priority) analysis.change.priority = analysis.priority;
-    if (has_any_phrase(lower, {"due", "deadline", "reschedule", "postpone", "move"})) analysis.change.due = find_date(goal);
+    if (has_any_phrase(lower, {"due", "deadline", "reschedule", "postpone", "move"}))
+        analysis.change.due = find_date(goal);
     if (!analysis.change.title || has_phrase(lower, "mark")) {
         if (has_any_phrase(lower, {"in progress", "in_progress", "start working on", "started", "as started"})) {
             analysis.change.status = "in_progress";
@@ -602,7 +626,8 @@ GoalAnalysis analyse_goal(std::string_view goal) {
     analysis.priority = find_priority(lower);
     analysis.glob = find_glob(goal, lower);
     analysis.verb = find_verb(lower, analysis.file_name.has_value(), analysis.priority.has_value());
-    analysis.domain = find_domain(lower, analysis.verb, analysis.file_name.has_value(), analysis.time_phrase.has_value());
+    analysis.domain =
+        find_domain(lower, analysis.verb, analysis.file_name.has_value(), analysis.time_phrase.has_value());
     if (analysis.verb == GoalVerb::none && analysis.domain != GoalDomain::none) analysis.verb = GoalVerb::list;
     // "Which tasks are about the lockbox?": a question about some tasks is a search, not the list.
     if (analysis.verb == GoalVerb::list && analysis.domain == GoalDomain::task &&

@@ -27,21 +27,21 @@ struct ItemChange {
 };
 
 struct GoalAnalysis {
-    std::string lower;                  // the goal in lower case
-    std::vector<std::string> words;     // lower-case words, file names kept whole
+    std::string lower;                       // the goal in lower case
+    std::vector<std::string> words;          // lower-case words, file names kept whole
     std::vector<std::string> content_words;  // words minus stop words, verbs and domain words
     GoalVerb verb = GoalVerb::none;
     GoalDomain domain = GoalDomain::none;
-    std::optional<std::string> file_name;   // "README.md", "docs/guide.txt"
-    std::optional<std::string> directory;   // "docs" from "in the docs folder"
-    std::optional<std::string> quoted;      // text between quotes
-    std::optional<std::string> time_phrase; // "yesterday", "last week", "last 3 days"
-    std::optional<std::string> priority;    // high | medium | low
-    std::optional<std::string> title;       // for create: "call the dentist"
-    std::optional<std::string> glob;        // "*.md"
-    bool wants_completed = false;           // "completed tasks", "all tasks including done"
-    bool only_unfinished = false;           // "unfinished", "open", "pending"
-    std::string query;                      // search words, or the quoted text
+    std::optional<std::string> file_name;    // "README.md", "docs/guide.txt"
+    std::optional<std::string> directory;    // "docs" from "in the docs folder"
+    std::optional<std::string> quoted;       // text between quotes
+    std::optional<std::string> time_phrase;  // "yesterday", "last week", "last 3 days"
+    std::optional<std::string> priority;     // high | medium | low
+    std::optional<std::string> title;        // for create: "call the dentist"
+    std::optional<std::string> glob;         // "*.md"
+    bool wants_completed = false;            // "completed tasks", "all tasks including done"
+    bool only_unfinished = false;            // "unfinished", "open", "pending"
+    std::string query;                       // search words, or the quoted text
 
     // The imperative the goal starts with ("delete", "send", "book"), after "please", "can you".
     std::string action_word;

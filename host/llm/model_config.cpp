@@ -25,9 +25,10 @@ public:
         const int line = mark.line >= 0 ? mark.line + 1 : 0;
         const int column = mark.column >= 0 ? mark.column + 1 : 0;
         Error error{"MODELS_CONFIG_INVALID",
-                    source_ + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " +
-                        std::string(field) + ": " + std::string(problem),
-                    {}, {}};
+                    source_ + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + std::string(field) +
+                        ": " + std::string(problem),
+                    {},
+                    {}};
         error.details["file"] = source_;
         error.details["line"] = line;
         error.details["column"] = column;
@@ -65,8 +66,7 @@ public:
             return error(node, field, "expected an integer");
         }
         if (value < min || value > max) {
-            return error(node, field,
-                         "expected a value from " + std::to_string(min) + " to " + std::to_string(max));
+            return error(node, field, "expected a value from " + std::to_string(min) + " to " + std::to_string(max));
         }
         return value;
     }
@@ -90,13 +90,13 @@ private:
     std::string source_;
 };
 
-#define SKILLHOST_TRY(var, expr)              \
-    auto var##_result = (expr);               \
+#define SKILLHOST_TRY(var, expr)                    \
+    auto var##_result = (expr);                     \
     if (!var##_result) return var##_result.error(); \
     auto var = std::move(var##_result.value())
 
-#define SKILLHOST_CHECK(expr)                 \
-    do {                                      \
+#define SKILLHOST_CHECK(expr)                                        \
+    do {                                                             \
         if (auto status_ = (expr); !status_) return status_.error(); \
     } while (false)
 
@@ -104,12 +104,12 @@ Result<ModelSpec> parse_model(const ConfigReader& reader, const std::string& nam
                               const std::filesystem::path& base_dir) {
     const std::string where = "models." + name;
     if (!node.IsMap()) return reader.error(node, where, "expected a mapping with at least `backend`");
-    SKILLHOST_CHECK(reader.check_keys(node, where,
-                                      {"backend", "model", "base_url", "api_key_env", "script", "options",
-                                       "timeouts", "retries"}));
+    SKILLHOST_CHECK(reader.check_keys(
+        node, where, {"backend", "model", "base_url", "api_key_env", "script", "options", "timeouts", "retries"}));
     ModelSpec spec;
     spec.name = name;
-    if (!node["backend"]) return reader.error(node, where + ".backend", "missing (ollama, openai, scripted or builtin)");
+    if (!node["backend"])
+        return reader.error(node, where + ".backend", "missing (ollama, openai, scripted or builtin)");
     SKILLHOST_TRY(backend, reader.string(node["backend"], where + ".backend"));
     if (std::find(kBackends.begin(), kBackends.end(), backend) == kBackends.end()) {
         return reader.error(node["backend"], where + ".backend",
@@ -184,7 +184,8 @@ Result<ModelSpec> parse_model(const ConfigReader& reader, const std::string& nam
         }
     }
     if (spec.backend == "scripted" && spec.script.empty()) {
-        return reader.error(node, where + ".script", "missing: the scripted backend needs a script file (YAML or JSONL)");
+        return reader.error(node, where + ".script",
+                            "missing: the scripted backend needs a script file (YAML or JSONL)");
     }
     return spec;
 }
@@ -244,7 +245,8 @@ Result<ModelsConfig> parse_models_config(std::string_view yaml_text, std::string
         Error error{"MODELS_CONFIG_INVALID",
                     std::string(source_name) + ":" + std::to_string(e.mark.line + 1) + ":" +
                         std::to_string(e.mark.column + 1) + ": not valid YAML: " + e.msg,
-                    {}, {"fix the YAML syntax at that position"}};
+                    {},
+                    {"fix the YAML syntax at that position"}};
         error.details["file"] = std::string(source_name);
         error.details["line"] = e.mark.line + 1;
         error.details["column"] = e.mark.column + 1;
@@ -281,8 +283,8 @@ Result<ModelsConfig> parse_models_config(std::string_view yaml_text, std::string
                 const std::string mode = entry.first.as<std::string>();
                 const std::string where = "modes." + mode;
                 if (!is_known_mode(mode)) {
-                    return reader.error(entry.first, where, "unknown cognitive mode '" + mode +
-                                                                "' (expected dual, agent or emulation)");
+                    return reader.error(entry.first, where,
+                                        "unknown cognitive mode '" + mode + "' (expected dual, agent or emulation)");
                 }
                 if (!entry.second.IsMap()) return reader.error(entry.second, where, "expected a mapping with `roles`");
                 SKILLHOST_CHECK(reader.check_keys(entry.second, where, {"roles"}));
@@ -320,7 +322,8 @@ Result<ModelsConfig> parse_models_config(std::string_view yaml_text, std::string
         Error error{"MODELS_CONFIG_INVALID",
                     std::string(source_name) + ":" + std::to_string(e.mark.line + 1) + ":" +
                         std::to_string(e.mark.column + 1) + ": " + e.msg,
-                    {}, {"see docs/models.md for the format of models.yaml"}};
+                    {},
+                    {"see docs/models.md for the format of models.yaml"}};
         error.details["file"] = std::string(source_name);
         return error;
     }
@@ -332,8 +335,7 @@ Result<ModelsConfig> load_models_config(const std::filesystem::path& path) {
     if (!std::filesystem::exists(path, ec)) return default_models_config();
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-        Error error{"MODELS_CONFIG_UNREADABLE",
-                    "cannot read " + path.string() + " — check its permissions", {}, {}};
+        Error error{"MODELS_CONFIG_UNREADABLE", "cannot read " + path.string() + " — check its permissions", {}, {}};
         error.details["file"] = path.string();
         return error;
     }

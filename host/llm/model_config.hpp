@@ -23,7 +23,7 @@ struct ModelSpec {
     std::string backend;  // ollama | openai | scripted | builtin
     std::string model;    // the server's model name; empty for builtin/scripted
     std::string base_url;
-    std::string api_key_env;  // name of the environment variable holding the key (openai)
+    std::string api_key_env;       // name of the environment variable holding the key (openai)
     std::filesystem::path script;  // scripted: resolved against the config file's directory
     ModelOptions options;
     std::chrono::milliseconds connect_timeout{5000};
@@ -40,8 +40,8 @@ struct ModelsConfig {
     std::map<std::string, ModelSpec> models;
     std::map<std::string, std::string> roles;                              // role -> model name
     std::map<std::string, std::map<std::string, std::string>> mode_roles;  // mode -> role -> model
-    std::optional<std::string> single_model;  // every role goes to this model
-    std::string source;                       // file the config came from, or "(defaults)"
+    std::optional<std::string> single_model;                               // every role goes to this model
+    std::string source;                                                    // file the config came from, or "(defaults)"
 };
 
 // Every role served by the builtin model: what a fresh install uses when models.yaml is absent.

@@ -37,7 +37,8 @@ Result<RoleResolution> ModelRouter::resolve(std::string_view role, std::string_v
         Error error{"LLM_NO_MODEL",
                     "'" + std::string(role) +
                         "' is not a model role — use orchestrator, persona, classifier, critic, summarizer or fallback",
-                    {}, {}};
+                    {},
+                    {}};
         error.details["role"] = std::string(role);
         return error;
     }
@@ -67,7 +68,8 @@ Result<RoleResolution> ModelRouter::resolve(std::string_view role, std::string_v
         Error error{"LLM_NO_MODEL",
                     "role " + std::string(role) + " has no model and no fallback is set in " + config_.source +
                         " — add `roles: {" + std::string(role) + ": MODEL}` or `roles: {fallback: MODEL}`",
-                    {}, {}};
+                    {},
+                    {}};
         error.details["role"] = std::string(role);
         error.details["mode"] = std::string(mode);
         error.details["config"] = config_.source;

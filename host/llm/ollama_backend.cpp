@@ -14,8 +14,12 @@ namespace json = boost::json;
 using Clock = std::chrono::steady_clock;
 
 RemoteServer ollama_server(const ModelSpec& spec) {
-    return RemoteServer{"Ollama", spec.base_url, spec.model, "start it with `ollama serve`",
-                        "run `ollama pull " + spec.model + "` (or fix the model name in models.yaml)", {}};
+    return RemoteServer{"Ollama",
+                        spec.base_url,
+                        spec.model,
+                        "start it with `ollama serve`",
+                        "run `ollama pull " + spec.model + "` (or fix the model name in models.yaml)",
+                        {}};
 }
 
 // Reads token counts and the model name from a final (done) message.

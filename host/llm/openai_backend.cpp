@@ -16,7 +16,9 @@ namespace json = boost::json;
 using Clock = std::chrono::steady_clock;
 
 RemoteServer openai_server(const ModelSpec& spec) {
-    return RemoteServer{"the OpenAI-compatible server", spec.base_url, spec.model,
+    return RemoteServer{"the OpenAI-compatible server",
+                        spec.base_url,
+                        spec.model,
                         "start the server (llama.cpp server, vLLM, LM Studio, ...)",
                         "check the model name in models.yaml against GET " +
                             http::join_url(spec.base_url, spec.base_url.ends_with("/v1") ? "/models" : "/v1/models"),
@@ -27,7 +29,8 @@ void read_usage(const json::object& object, ChatResponse& response) {
     const auto* usage = object.if_contains("usage");
     if (!usage || !usage->is_object()) return;
     const auto& u = usage->as_object();
-    if (const auto* n = u.if_contains("prompt_tokens"); n && n->is_int64()) response.prompt_tokens = static_cast<int>(n->as_int64());
+    if (const auto* n = u.if_contains("prompt_tokens"); n && n->is_int64())
+        response.prompt_tokens = static_cast<int>(n->as_int64());
     if (const auto* n = u.if_contains("completion_tokens"); n && n->is_int64()) {
         response.completion_tokens = static_cast<int>(n->as_int64());
     }
@@ -75,7 +78,8 @@ std::string OpenAiBackend::request_body(const ChatRequest& request, bool stream)
     if (request.json_schema) {
         body["response_format"] = json::object{
             {"type", "json_schema"},
-            {"json_schema", json::object{{"name", request.schema_name}, {"schema", *request.json_schema}, {"strict", true}}}};
+            {"json_schema",
+             json::object{{"name", request.schema_name}, {"schema", *request.json_schema}, {"strict", true}}}};
     }
     return json::serialize(body);
 }
@@ -97,7 +101,8 @@ Result<ChatResponse> OpenAiBackend::chat(const ChatRequest& request, const std::
             Error error{"LLM_API_KEY_MISSING",
                         "model " + spec_.name + " needs an API key in the environment variable " + spec_.api_key_env +
                             ", which is not set — export " + spec_.api_key_env + "=... before starting skillhost",
-                        {}, {}};
+                        {},
+                        {}};
             error.details["model"] = spec_.name;
             error.details["api_key_env"] = spec_.api_key_env;
             return error;
@@ -152,7 +157,8 @@ Result<ChatResponse> OpenAiBackend::chat(const ChatRequest& request, const std::
         const auto& object = parsed.value();
         if (!has_choices(object)) return bad_response_error(server, "no `choices` in the answer", http_response->body);
         const auto* content = choice_content(object, "message");
-        if (!content) return bad_response_error(server, "no choices[0].message.content in the answer", http_response->body);
+        if (!content)
+            return bad_response_error(server, "no choices[0].message.content in the answer", http_response->body);
         response.content = std::string(*content);
         if (const auto* model = object.if_contains("model"); model && model->is_string()) {
             response.model = std::string(model->as_string());

@@ -45,13 +45,15 @@ Error remote_transport_error(const RemoteServer& server, const ModelSpec& spec, 
     const bool read_phase = phase && phase->is_string() && phase->as_string() == "read";
     Error error;
     if (http_error.code == "HTTP_CANCELLED") {
-        error = make("LLM_CANCELLED", "the request to " + server.label + " (" + server.model + ") was cancelled", server);
+        error =
+            make("LLM_CANCELLED", "the request to " + server.label + " (" + server.model + ") was cancelled", server);
     } else if (http_error.code == "HTTP_TIMEOUT" && read_phase) {
         error = make("LLM_TIMEOUT",
                      "model " + server.model + " at " + server.base_url + " did not answer within " +
                          std::to_string(spec.read_timeout.count()) +
                          " ms — the model may still be loading or be too slow for this machine; raise "
-                         "models." + spec.name + ".timeouts.read_ms in models.yaml or use a smaller model",
+                         "models." +
+                         spec.name + ".timeouts.read_ms in models.yaml or use a smaller model",
                      server);
     } else if (http_error.code == "HTTP_TIMEOUT") {
         error = make("LLM_TIMEOUT",
@@ -63,8 +65,9 @@ Error remote_transport_error(const RemoteServer& server, const ModelSpec& spec, 
         error = make("LLM_UNREACHABLE", server.label + " at " + server.base_url + ": " + http_error.message, server);
     } else if (http_error.code == "HTTP_RESPONSE_TOO_LARGE") {
         error = make("LLM_RESPONSE_TOO_LARGE",
-                     "model " + server.model + " at " + server.base_url + " sent more than the host reads from one answer (" +
-                         http_error.message + ") — lower max_tokens, or check that base_url points at " + server.label,
+                     "model " + server.model + " at " + server.base_url +
+                         " sent more than the host reads from one answer (" + http_error.message +
+                         ") — lower max_tokens, or check that base_url points at " + server.label,
                      server);
     } else if (http_error.code == "HTTP_PROTOCOL_ERROR") {
         error = make("LLM_BAD_RESPONSE",
@@ -108,7 +111,8 @@ Error remote_status_error(const RemoteServer& server, const http::HttpResponse& 
     } else if (response.status == 503) {
         error = make("LLM_HTTP_ERROR",
                      server.label + " at " + server.base_url + " is unavailable (HTTP 503: " + text + ") after " +
-                         std::to_string(response.attempts) + " attempts — it may be overloaded or loading the model; "
+                         std::to_string(response.attempts) +
+                         " attempts — it may be overloaded or loading the model; "
                          "try again shortly",
                      server);
     } else {
@@ -144,8 +148,9 @@ http::HttpClientOptions client_options(const ModelSpec& spec, const std::atomic<
     return options;
 }
 
-Result<http::HttpResponse> send_to_model(const RemoteServer& server, const ModelSpec& spec, const http::HttpRequest& request,
-                                         const std::atomic<bool>* cancel, const http::BodyChunkHandler& on_chunk) {
+Result<http::HttpResponse> send_to_model(const RemoteServer& server, const ModelSpec& spec,
+                                         const http::HttpRequest& request, const std::atomic<bool>* cancel,
+                                         const http::BodyChunkHandler& on_chunk) {
     auto response = http::send_http_request(request, client_options(spec, cancel), on_chunk);
     if (!response) return remote_transport_error(server, spec, response.error());
     if (response->status / 100 != 2) return remote_status_error(server, *response);
@@ -164,13 +169,15 @@ Result<boost::json::object> server_object(const RemoteServer& server, std::strin
     return std::move(parsed.as_object());
 }
 
-void finish_response(const ChatRequest& request, ChatResponse& response, std::chrono::steady_clock::time_point started) {
+void finish_response(const ChatRequest& request, ChatResponse& response,
+                     std::chrono::steady_clock::time_point started) {
     if (response.prompt_tokens == 0 && response.completion_tokens == 0) {
         response.prompt_tokens = estimate_prompt_tokens(request);
         response.completion_tokens = estimate_tokens(response.content);
         response.tokens_estimated = true;
     }
-    response.latency = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+    response.latency =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
 }
 
 }  // namespace skillhost::llm

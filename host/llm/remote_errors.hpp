@@ -18,10 +18,10 @@ namespace skillhost::llm {
 
 // How a remote backend describes itself in messages.
 struct RemoteServer {
-    std::string label;       // "Ollama", "the OpenAI-compatible server"
+    std::string label;  // "Ollama", "the OpenAI-compatible server"
     std::string base_url;
     std::string model;
-    std::string start_hint;  // "start it with `ollama serve`"
+    std::string start_hint;          // "start it with `ollama serve`"
     std::string missing_model_hint;  // "run `ollama pull MODEL`"
     std::string api_key_env;
 };
@@ -44,8 +44,9 @@ http::HttpClientOptions client_options(const ModelSpec& spec, const std::atomic<
 
 // Sends the request with the model's options; transport failures and non-2xx answers become the
 // LLM_* errors above. `on_chunk` (may be empty) receives a streamed 2xx body.
-Result<http::HttpResponse> send_to_model(const RemoteServer& server, const ModelSpec& spec, const http::HttpRequest& request,
-                                         const std::atomic<bool>* cancel, const http::BodyChunkHandler& on_chunk);
+Result<http::HttpResponse> send_to_model(const RemoteServer& server, const ModelSpec& spec,
+                                         const http::HttpRequest& request, const std::atomic<bool>* cancel,
+                                         const http::BodyChunkHandler& on_chunk);
 
 // One JSON object from the server (a body, or one event of a stream; `what` names it in
 // messages). Not an object: LLM_BAD_RESPONSE; an object with an "error" field: LLM_HTTP_ERROR with

@@ -15,9 +15,9 @@ struct RoleTestResult {
     std::string backend;
     std::string model;
     std::chrono::milliseconds latency{0};
-    bool ok = false;                     // the model answered
+    bool ok = false;                    // the model answered
     bool structured_output_ok = false;  // and the answer was the JSON object asked for
-    std::string content;                 // what it answered (for display)
+    std::string content;                // what it answered (for display)
     std::optional<Error> error;
 };
 

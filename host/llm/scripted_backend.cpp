@@ -23,7 +23,8 @@ Error script_error(const std::string& source, int line, const std::string& probl
     Error error{"LLM_SCRIPT_INVALID",
                 source + (line > 0 ? ":" + std::to_string(line) : "") + ": " + problem +
                     " — each entry needs `response` and may have `role` and `match` (text to look for)",
-                {}, {}};
+                {},
+                {}};
     error.details["file"] = source;
     if (line > 0) error.details["line"] = line;
     return error;
@@ -65,8 +66,8 @@ Result<ScriptEntry> entry_from_yaml(const YAML::Node& node, const std::string& s
         } else if (key == "match") {
             entry.match = field.second.as<std::string>();
         } else if (key == "response") {
-            entry.response = field.second.IsScalar() ? field.second.as<std::string>()
-                                                     : json::serialize(yaml_to_json(field.second));
+            entry.response =
+                field.second.IsScalar() ? field.second.as<std::string>() : json::serialize(yaml_to_json(field.second));
         } else {
             return script_error(source, field.first.Mark().line + 1, "unknown key '" + key + "'");
         }
@@ -88,8 +89,8 @@ Result<ScriptEntry> entry_from_json(const json::value& value, const std::string&
             entry.match = std::string(field.value().as_string());
         } else if (key == "response") {
             has_response = true;
-            entry.response = field.value().is_string() ? std::string(field.value().as_string())
-                                                       : json::serialize(field.value());
+            entry.response =
+                field.value().is_string() ? std::string(field.value().as_string()) : json::serialize(field.value());
         } else {
             return script_error(source, line, "unexpected key '" + key + "' (or a value of the wrong type)");
         }
@@ -124,9 +125,11 @@ Result<std::shared_ptr<ScriptedBackend>> ScriptedBackend::load(const std::filesy
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         Error error{"LLM_SCRIPT_NOT_FOUND",
-                    "cannot read the script " + source + " — check the `script` path in models.yaml (relative paths "
-                    "start at the directory of models.yaml)",
-                    {}, {}};
+                    "cannot read the script " + source +
+                        " — check the `script` path in models.yaml (relative paths "
+                        "start at the directory of models.yaml)",
+                    {},
+                    {}};
         error.details["file"] = source;
         return error;
     }
@@ -207,7 +210,8 @@ Result<ChatResponse> ScriptedBackend::chat(const ChatRequest& request, const std
                             std::to_string(used) + " of " + std::to_string(slots_.size()) +
                             " responses used); last message: \"" + asked +
                             "\" — add an entry for this request to the script",
-                        {}, {}};
+                        {},
+                        {}};
             error.details["file"] = source_;
             error.details["role"] = request.role;
             error.details["last_message"] = asked;
@@ -226,7 +230,8 @@ Result<ChatResponse> ScriptedBackend::chat(const ChatRequest& request, const std
     response.prompt_tokens = estimate_prompt_tokens(request);
     response.completion_tokens = estimate_tokens(response.content);
     response.tokens_estimated = true;
-    response.latency = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+    response.latency =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
     return response;
 }
 

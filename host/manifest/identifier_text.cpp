@@ -5,9 +5,15 @@
 namespace skillhost::manifest {
 namespace {
 
-bool lower(char c) { return c >= 'a' && c <= 'z'; }
-bool upper(char c) { return c >= 'A' && c <= 'Z'; }
-bool digit(char c) { return c >= '0' && c <= '9'; }
+bool lower(char c) {
+    return c >= 'a' && c <= 'z';
+}
+bool upper(char c) {
+    return c >= 'A' && c <= 'Z';
+}
+bool digit(char c) {
+    return c >= '0' && c <= '9';
+}
 
 template <typename First, typename Rest>
 bool shaped(std::string_view text, First first, Rest rest) {

@@ -70,9 +70,9 @@ std::optional<json::value> read_object(const Field& field, const Schema& schema,
     for (const auto& [key, entry] : map->entries()) {
         const Schema* property = schema.property(key);
         if (property == nullptr) {
-            problems.add(entry, "'" + key + "' is not a declared property" + did_you_mean(key, declared) +
-                                    (declared.empty() ? "; none are declared"
-                                                      : "; declared properties: " + join(declared)));
+            problems.add(entry,
+                         "'" + key + "' is not a declared property" + did_you_mean(key, declared) +
+                             (declared.empty() ? "; none are declared" : "; declared properties: " + join(declared)));
             ok = false;
             continue;
         }

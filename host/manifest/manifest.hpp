@@ -17,11 +17,11 @@ struct AbiVersion {
 };
 
 struct Manifest {
-    std::string name;          // plugin name; must equal the library's skillhost_plugin.name
-    std::string version;       // plugin version
+    std::string name;     // plugin name; must equal the library's skillhost_plugin.name
+    std::string version;  // plugin version
     std::string description;
-    std::string library;       // library file name, relative to the manifest's directory
-    AbiVersion abi;            // the ABI version the plugin was written for
+    std::string library;  // library file name, relative to the manifest's directory
+    AbiVersion abi;       // the ABI version the plugin was written for
     std::vector<SkillSpec> skills;
     std::filesystem::path file;  // the manifest file this was read from
 

@@ -42,7 +42,8 @@ constexpr const char* kReferenceHint = "see docs/manifest-reference.md";
 const Field* required_field(const FieldMap& map, std::string_view key, std::string_view what, ProblemList& problems) {
     const Field* field = map.find(key);
     if (field == nullptr) {
-        problems.add(map.self().at, std::string(key), "missing required field '" + std::string(key) + "'; " + std::string(what));
+        problems.add(map.self().at, std::string(key),
+                     "missing required field '" + std::string(key) + "'; " + std::string(what));
     }
     return field;
 }
@@ -62,8 +63,8 @@ void read_name(const FieldMap& map, Manifest& manifest, ProblemList& problems) {
 }
 
 void read_abi_version(const FieldMap& map, Manifest& manifest, ProblemList& problems) {
-    const Field* field = required_field(map, "abi_version", "give the SDK ABI version as \"major.minor\", e.g. \"1.0\"",
-                                        problems);
+    const Field* field =
+        required_field(map, "abi_version", "give the SDK ABI version as \"major.minor\", e.g. \"1.0\"", problems);
     if (field == nullptr) return;
     // The scalar's text is used as written, so an unquoted 1.0 reads as "1.0" (and 1.10 as "1.10").
     const std::string text = field->value.IsScalar() ? field->value.Scalar() : std::string();
@@ -160,11 +161,12 @@ Result<Manifest> parse_manifest(std::string_view yaml_text, const std::filesyste
         }
     } catch (const YAML::Exception& error) {
         // Syntax errors: yaml-cpp knows where, but not which field.
-        const SourcePosition at = error.mark.is_null() ? SourcePosition{}
-                                                       : SourcePosition{error.mark.line + 1, error.mark.column + 1};
-        problems.add(at, "", "YAML syntax error: " + error.msg +
-                                    "; check indentation and brackets, and quote text that contains ': ' or "
-                                    "', ' inside {...} or [...]");
+        const SourcePosition at =
+            error.mark.is_null() ? SourcePosition{} : SourcePosition{error.mark.line + 1, error.mark.column + 1};
+        problems.add(at, "",
+                     "YAML syntax error: " + error.msg +
+                         "; check indentation and brackets, and quote text that contains ': ' or "
+                         "', ' inside {...} or [...]");
     }
     if (!problems.empty()) return invalid_manifest(problems.sorted(), file);
     return manifest;
@@ -177,15 +179,17 @@ Result<Manifest> load_manifest(const std::filesystem::path& file) {
     if (stream) {
         std::array<char, 8192> buffer{};
         std::size_t count = 0;
-        while ((count = std::fread(buffer.data(), 1, buffer.size(), stream.get())) > 0) text.append(buffer.data(), count);
+        while ((count = std::fread(buffer.data(), 1, buffer.size(), stream.get())) > 0)
+            text.append(buffer.data(), count);
         if (std::ferror(stream.get())) failure = errno != 0 ? errno : EIO;
     }
     if (failure != 0) {
         const std::string reason = std::strerror(failure);
-        return Error{"MANIFEST_UNREADABLE",
-                     "cannot read manifest " + file.string() + ": " + reason + "; check that the file exists and is readable",
-                     boost::json::object{{"file", file.string()}, {"reason", reason}},
-                     {"check the path and the file's permissions"}};
+        return Error{
+            "MANIFEST_UNREADABLE",
+            "cannot read manifest " + file.string() + ": " + reason + "; check that the file exists and is readable",
+            boost::json::object{{"file", file.string()}, {"reason", reason}},
+            {"check the path and the file's permissions"}};
     }
     return parse_manifest(text, file);
 }

@@ -11,8 +11,8 @@ Pattern::~Pattern() = default;
 
 Result<std::shared_ptr<const Pattern>> Pattern::compile(std::string_view source) {
     if (source.size() > max_pattern_length) {
-        Error error{"PATTERN_INVALID", "the pattern is " + std::to_string(source.size()) + " characters long; keep it under " +
-                                           std::to_string(max_pattern_length)};
+        Error error{"PATTERN_INVALID", "the pattern is " + std::to_string(source.size()) +
+                                           " characters long; keep it under " + std::to_string(max_pattern_length)};
         return error;
     }
     re2::RE2::Options options;
@@ -23,7 +23,8 @@ Result<std::shared_ptr<const Pattern>> Pattern::compile(std::string_view source)
     auto compiled = std::make_unique<re2::RE2>(re2::StringPiece(source.data(), source.size()), options);
     if (!compiled->ok()) {
         std::string why = compiled->error();
-        if (compiled->error_code() == re2::RE2::ErrorBadPerlOp || compiled->error_code() == re2::RE2::ErrorBadNamedCapture)
+        if (compiled->error_code() == re2::RE2::ErrorBadPerlOp ||
+            compiled->error_code() == re2::RE2::ErrorBadNamedCapture)
             why += " (lookahead, lookbehind and backreferences cannot run in linear time and are not supported)";
         else if (compiled->error_code() == re2::RE2::ErrorPatternTooLarge)
             why += " (the pattern expands to too large a program; simplify its repetitions)";

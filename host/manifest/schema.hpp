@@ -26,11 +26,11 @@ struct Schema {
     std::vector<boost::json::value> enum_values;
     std::optional<double> minimum;
     std::optional<double> maximum;
-    std::optional<std::string> pattern;          // regex, matched anywhere (as JSON Schema)
-    std::shared_ptr<const Pattern> compiled_pattern;  // `pattern`, compiled when the manifest was read
-    std::shared_ptr<const Schema> items;         // for arrays
+    std::optional<std::string> pattern;                      // regex, matched anywhere (as JSON Schema)
+    std::shared_ptr<const Pattern> compiled_pattern;         // `pattern`, compiled when the manifest was read
+    std::shared_ptr<const Schema> items;                     // for arrays
     std::vector<std::pair<std::string, Schema>> properties;  // for objects, in manifest order
-    std::vector<std::string> required;           // for objects
+    std::vector<std::string> required;                       // for objects
 
     const Schema* property(std::string_view name) const;
     bool is_required(std::string_view name) const;

@@ -52,8 +52,8 @@ void check_keyword_fits_type(const FieldMap& map, std::string_view keyword, std:
         if (!expected.empty()) expected += " and ";
         expected += to_string(allowed);
     }
-    problems.add(*field, "'" + std::string(keyword) + "' applies only to " + expected + " schemas, but this schema's type is " +
-                             to_string(type));
+    problems.add(*field, "'" + std::string(keyword) + "' applies only to " + expected +
+                             " schemas, but this schema's type is " + to_string(type));
 }
 
 void read_properties(const Field& field, Schema& schema, ProblemList& problems) {
@@ -77,10 +77,10 @@ void read_required(const Field& field, Schema& schema, ProblemList& problems) {
         auto name = read_string(item, problems);
         if (!name) continue;
         if (schema.property(*name) == nullptr) {
-            problems.add(item, "'" + *name + "' is required but not declared under properties" +
-                                   did_you_mean(*name, declared) +
-                                   (declared.empty() ? "; declare it under properties"
-                                                     : "; declared properties: " + join(declared)));
+            problems.add(
+                item,
+                "'" + *name + "' is required but not declared under properties" + did_you_mean(*name, declared) +
+                    (declared.empty() ? "; declare it under properties" : "; declared properties: " + join(declared)));
             continue;
         }
         if (schema.is_required(*name)) {
@@ -96,8 +96,9 @@ void read_pattern(const Field& field, Schema& schema, ProblemList& problems) {
     if (!text) return;
     auto compiled = Pattern::compile(*text);
     if (!compiled) {
-        problems.add(field, "invalid regular expression \"" + text->substr(0, 200) + "\": " + compiled.error().message +
-                                "; write a regex in RE2 syntax (JavaScript-style without lookaround or backreferences)");
+        problems.add(field,
+                     "invalid regular expression \"" + text->substr(0, 200) + "\": " + compiled.error().message +
+                         "; write a regex in RE2 syntax (JavaScript-style without lookaround or backreferences)");
         return;
     }
     schema.compiled_pattern = std::move(compiled.value());

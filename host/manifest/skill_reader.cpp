@@ -13,11 +13,10 @@ namespace skillhost::manifest::detail {
 namespace {
 
 constexpr std::array<std::string_view, 16> kSkillKeys = {
-    "id",         "title",      "description",       "category",    "inputs",      "outputs",
-    "risk",       "cost",       "min_trust",         "requires_approval", "annotations", "timeout_ms",
-    "concurrency", "path_inputs", "error_hints",     "examples"};
-constexpr std::array<std::string_view, 4> kAnnotationKeys = {"read_only", "destructive", "idempotent",
-                                                             "open_world"};
+    "id",          "title",       "description", "category",          "inputs",      "outputs",
+    "risk",        "cost",        "min_trust",   "requires_approval", "annotations", "timeout_ms",
+    "concurrency", "path_inputs", "error_hints", "examples"};
+constexpr std::array<std::string_view, 4> kAnnotationKeys = {"read_only", "destructive", "idempotent", "open_world"};
 constexpr std::array<std::string_view, 2> kExampleKeys = {"description", "args"};
 constexpr std::array<std::string_view, 3> kRiskNames = {"low", "medium", "high"};
 constexpr std::array<std::string_view, 3> kCostNames = {"free", "cheap", "expensive"};
@@ -179,7 +178,8 @@ std::optional<SkillSpec> read_skill(const Field& field, ProblemList& problems) {
     if (const Field* approval = map->find("requires_approval")) {
         if (auto value = read_bool(*approval, problems)) skill.requires_approval = *value;
     }
-    if (const Field* annotations = map->find("annotations")) read_annotations(*annotations, skill.annotations, problems);
+    if (const Field* annotations = map->find("annotations"))
+        read_annotations(*annotations, skill.annotations, problems);
     if (const Field* timeout = map->find("timeout_ms")) {
         if (auto value = read_integer(*timeout, 1, kMaxTimeoutMs, problems)) {
             skill.timeout_ms = static_cast<std::uint32_t>(*value);

@@ -12,8 +12,7 @@ template <class Enum, std::size_t N>
 using NameTable = std::array<std::pair<Enum, const char*>, N>;
 
 constexpr NameTable<Risk, 3> kRiskNames{{{Risk::low, "low"}, {Risk::medium, "medium"}, {Risk::high, "high"}}};
-constexpr NameTable<Cost, 3> kCostNames{
-    {{Cost::free, "free"}, {Cost::cheap, "cheap"}, {Cost::expensive, "expensive"}}};
+constexpr NameTable<Cost, 3> kCostNames{{{Cost::free, "free"}, {Cost::cheap, "cheap"}, {Cost::expensive, "expensive"}}};
 constexpr NameTable<TrustLevel, 5> kTrustNames{{{TrustLevel::observe, "observe"},
                                                 {TrustLevel::suggest, "suggest"},
                                                 {TrustLevel::supervised_auto, "supervised_auto"},
@@ -40,15 +39,31 @@ std::optional<Enum> parse_name(const NameTable<Enum, N>& table, std::string_view
 
 }  // namespace
 
-const char* to_string(Risk value) { return name_of(kRiskNames, value); }
-const char* to_string(Cost value) { return name_of(kCostNames, value); }
-const char* to_string(TrustLevel value) { return name_of(kTrustNames, value); }
-const char* to_string(Concurrency value) { return name_of(kConcurrencyNames, value); }
+const char* to_string(Risk value) {
+    return name_of(kRiskNames, value);
+}
+const char* to_string(Cost value) {
+    return name_of(kCostNames, value);
+}
+const char* to_string(TrustLevel value) {
+    return name_of(kTrustNames, value);
+}
+const char* to_string(Concurrency value) {
+    return name_of(kConcurrencyNames, value);
+}
 
-std::optional<Risk> parse_risk(std::string_view text) { return parse_name(kRiskNames, text); }
-std::optional<Cost> parse_cost(std::string_view text) { return parse_name(kCostNames, text); }
-std::optional<TrustLevel> parse_trust_level(std::string_view text) { return parse_name(kTrustNames, text); }
-std::optional<Concurrency> parse_concurrency(std::string_view text) { return parse_name(kConcurrencyNames, text); }
+std::optional<Risk> parse_risk(std::string_view text) {
+    return parse_name(kRiskNames, text);
+}
+std::optional<Cost> parse_cost(std::string_view text) {
+    return parse_name(kCostNames, text);
+}
+std::optional<TrustLevel> parse_trust_level(std::string_view text) {
+    return parse_name(kTrustNames, text);
+}
+std::optional<Concurrency> parse_concurrency(std::string_view text) {
+    return parse_name(kConcurrencyNames, text);
+}
 
 const ErrorHint* SkillSpec::hint_for(std::string_view code) const {
     for (const auto& hint : error_hints) {

@@ -25,14 +25,15 @@ std::string join_path(const std::string& parent, std::string_view key) {
     return parent + "." + std::string(key);
 }
 
-bool is_empty_value(const YAML::Node& node) { return node.IsNull() && node.Tag().empty(); }
+bool is_empty_value(const YAML::Node& node) {
+    return node.IsNull() && node.Tag().empty();
+}
 
 // Inside {...}, an unquoted text with ", " or ": " is split into several keys; such "keys" have
 // spaces or punctuation, which real field names never do.
 bool looks_like_split_text(std::string_view key) {
-    return std::any_of(key.begin(), key.end(), [](char c) {
-        return !(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-');
-    });
+    return std::any_of(key.begin(), key.end(),
+                       [](char c) { return !(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'); });
 }
 
 constexpr const char* kQuoteHint =
@@ -52,7 +53,9 @@ Field Field::item(std::size_t index, const YAML::Node& item_value) const {
     return Field{item_value, path + "[" + std::to_string(index) + "]", where};
 }
 
-void ProblemList::add(const Field& where, std::string message) { add(where.at, where.path, std::move(message)); }
+void ProblemList::add(const Field& where, std::string message) {
+    add(where.at, where.path, std::move(message));
+}
 
 void ProblemList::add(SourcePosition at, std::string field, std::string message) {
     problems_.push_back(ManifestProblem{file_, at.line, at.column, std::move(field), std::move(message)});
@@ -93,15 +96,15 @@ std::optional<FieldMap> FieldMap::read(const Field& field, std::optional<KeyList
         Field entry = field.child(key, key_node, value);
         if (map.find(key) != nullptr) {
             const SourcePosition first = map.find(key)->at;
-            problems.add(Field{key_node, entry.path, position_of(key_node)},
-                         "duplicate key '" + key + "' (first given at line " + std::to_string(first.line) +
-                             "); keep only one");
+            problems.add(
+                Field{key_node, entry.path, position_of(key_node)},
+                "duplicate key '" + key + "' (first given at line " + std::to_string(first.line) + "); keep only one");
             continue;
         }
         if (allowed && std::find(allowed->begin(), allowed->end(), key) == allowed->end()) {
             problems.add(Field{key_node, entry.path, position_of(key_node)},
-                         "unknown key '" + key + "'" + did_you_mean(key, *allowed) + "; allowed keys: " +
-                             join(*allowed) + (looks_like_split_text(key) ? kQuoteHint : ""));
+                         "unknown key '" + key + "'" + did_you_mean(key, *allowed) +
+                             "; allowed keys: " + join(*allowed) + (looks_like_split_text(key) ? kQuoteHint : ""));
             continue;
         }
         map.entries_.emplace_back(key, std::move(entry));
@@ -196,8 +199,7 @@ std::string describe(const YAML::Node& node) {
             if (text.size() > 60) text = text.substr(0, 57) + "...";
             return "\"" + text + "\"";
         }
-        case YAML::NodeType::Null:
-            return is_empty_value(node) ? "nothing" : "null";
+        case YAML::NodeType::Null: return is_empty_value(node) ? "nothing" : "null";
         case YAML::NodeType::Undefined: break;
     }
     return "nothing";

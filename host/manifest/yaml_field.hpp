@@ -57,8 +57,7 @@ class FieldMap {
 public:
     // Reports a value that is not a mapping, keys that are not plain strings, duplicate keys and,
     // when `allowed` is given, keys outside it (naming the allowed keys, with a "did you mean").
-    static std::optional<FieldMap> read(const Field& field, std::optional<KeyList> allowed,
-                                        ProblemList& problems);
+    static std::optional<FieldMap> read(const Field& field, std::optional<KeyList> allowed, ProblemList& problems);
 
     const Field* find(std::string_view key) const;
     const Field& self() const { return self_; }

@@ -8,8 +8,8 @@ namespace json = boost::json;
 
 json::object approval_elicitation_params(std::string_view tool, const json::value& args, std::string_view approval_id,
                                          std::string_view why) {
-    std::string message = "skillhost needs your approval to run '" + std::string(tool) + "' with " + compact_json(args) +
-                          " (approval " + std::string(approval_id) + ").";
+    std::string message = "skillhost needs your approval to run '" + std::string(tool) + "' with " +
+                          compact_json(args) + " (approval " + std::string(approval_id) + ").";
     if (!why.empty()) message += " " + std::string(why);
     json::object schema{
         {"type", "object"},

@@ -12,7 +12,9 @@ CallRunner::CallRunner(std::size_t threads) {
     for (std::size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { run(); });
 }
 
-CallRunner::~CallRunner() { shutdown(); }
+CallRunner::~CallRunner() {
+    shutdown();
+}
 
 bool CallRunner::submit(std::function<void()> job) {
     {

@@ -24,7 +24,9 @@ json::object make_request(const json::value& id, std::string_view method, json::
     return json::object{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}};
 }
 
-bool is_valid_id(const json::value& id) { return id.is_string() || id.is_int64() || id.is_uint64(); }
+bool is_valid_id(const json::value& id) {
+    return id.is_string() || id.is_int64() || id.is_uint64();
+}
 
 std::string id_key(const json::value& id) {
     if (id.is_string()) return "s:" + std::string(id.get_string());

@@ -55,10 +55,13 @@ McpSession::McpSession(const exec::CallPipeline& pipeline, reload::LiveCatalog& 
         auto snapshot = catalog_.snapshot();
         visible_fingerprint_ = visible_tools_fingerprint(pipeline_.visible_entries(*snapshot, user_));
     }
-    subscription_ = catalog_.subscribe([this](const reload::CatalogUpdate& update) { on_catalog_update(update.new_snapshot); });
+    subscription_ =
+        catalog_.subscribe([this](const reload::CatalogUpdate& update) { on_catalog_update(update.new_snapshot); });
 }
 
-McpSession::~McpSession() { close(); }
+McpSession::~McpSession() {
+    close();
+}
 
 void McpSession::close() {
     subscription_.reset();
@@ -105,7 +108,8 @@ void McpSession::handle_line(std::string_view text) {
     json::value message;
     std::string problem;
     if (!parse_json(text, message, problem)) {
-        send(make_error(kNullId, rpc_code::parse_error, "parse error: " + problem + "; send one JSON-RPC message per line"));
+        send(make_error(kNullId, rpc_code::parse_error,
+                        "parse error: " + problem + "; send one JSON-RPC message per line"));
         return;
     }
     handle_message(message);
@@ -113,8 +117,9 @@ void McpSession::handle_line(std::string_view text) {
 
 void McpSession::handle_message(const json::value& message) {
     if (message.is_array()) {
-        send(make_error(kNullId, rpc_code::invalid_request,
-                        "JSON-RPC batches are not supported (MCP 2025-06-18 removed them); send each message on its own line"));
+        send(make_error(
+            kNullId, rpc_code::invalid_request,
+            "JSON-RPC batches are not supported (MCP 2025-06-18 removed them); send each message on its own line"));
         return;
     }
     const json::object* obj = message.if_object();
@@ -178,22 +183,25 @@ void McpSession::dispatch_request(const json::value& id, std::string_view method
     if (method == "tools/list") return on_tools_list(id, params);
     if (method == "tools/call") return on_tools_call(id, params);
     if (method == "logging/setLevel") return on_set_level(id, params);
-    send(make_error(id, rpc_code::method_not_found,
-                    "method '" + std::string(method) +
-                        "' is not supported; this server offers initialize, ping, tools/list, tools/call and logging/setLevel",
-                    json::object{{"method", method}}));
+    send(make_error(
+        id, rpc_code::method_not_found,
+        "method '" + std::string(method) +
+            "' is not supported; this server offers initialize, ping, tools/list, tools/call and logging/setLevel",
+        json::object{{"method", method}}));
 }
 
 void McpSession::on_initialize(const json::value& id, const json::value& params) {
     const json::object* p = params.if_object();
     const json::value* requested = p ? p->if_contains("protocolVersion") : nullptr;
     if (!requested || !requested->is_string()) {
-        send(make_error(id, rpc_code::invalid_params,
-                        "initialize needs params.protocolVersion (a string); this server supports " + list_supported_versions()));
+        send(make_error(
+            id, rpc_code::invalid_params,
+            "initialize needs params.protocolVersion (a string); this server supports " + list_supported_versions()));
         return;
     }
     if (initialize_answered_.load()) {
-        send(make_error(id, rpc_code::invalid_request, "initialize was already answered for this session; start a new one to renegotiate"));
+        send(make_error(id, rpc_code::invalid_request,
+                        "initialize was already answered for this session; start a new one to renegotiate"));
         return;
     }
     protocol_version_ = std::string(negotiate_protocol_version(requested->get_string()));
@@ -204,9 +212,11 @@ void McpSession::on_initialize(const json::value& id, const json::value& params)
     json::object result{
         {"protocolVersion", protocol_version_},
         {"capabilities", json::object{{"tools", json::object{{"listChanged", true}}}, {"logging", json::object()}}},
-        {"serverInfo", json::object{{"name", "skillhost"}, {"title", "skillhost"}, {"version", options_.server_version}}},
-        {"instructions", "Tools are skillhost skills, filtered by the policy of user '" + user_.user_id +
-                             "'. Calls that need approval return the approval id; approve with `skillhost approvals approve ID`."}};
+        {"serverInfo",
+         json::object{{"name", "skillhost"}, {"title", "skillhost"}, {"version", options_.server_version}}},
+        {"instructions",
+         "Tools are skillhost skills, filtered by the policy of user '" + user_.user_id +
+             "'. Calls that need approval return the approval id; approve with `skillhost approvals approve ID`."}};
     initialize_answered_.store(true);
     send(make_result(id, std::move(result)));
 }
@@ -216,7 +226,8 @@ void McpSession::on_tools_list(const json::value& id, const json::value& params)
     if (const json::object* p = params.if_object()) {
         if (const json::value* c = p->if_contains("cursor"); c && !c->is_null()) {
             if (!c->is_string()) {
-                send(make_error(id, rpc_code::invalid_params, "params.cursor must be a string (a nextCursor from tools/list)"));
+                send(make_error(id, rpc_code::invalid_params,
+                                "params.cursor must be a string (a nextCursor from tools/list)"));
                 return;
             }
             cursor = std::string(c->get_string());
@@ -237,13 +248,15 @@ void McpSession::on_tools_call(const json::value& id, const json::value& params)
     const json::object* p = params.if_object();
     const json::value* name = p ? p->if_contains("name") : nullptr;
     if (!name || !name->is_string() || name->get_string().empty()) {
-        send(make_error(id, rpc_code::invalid_params, "tools/call needs params.name, the name of a tool from tools/list"));
+        send(make_error(id, rpc_code::invalid_params,
+                        "tools/call needs params.name, the name of a tool from tools/list"));
         return;
     }
     json::value args = json::object();
     if (const json::value* a = p->if_contains("arguments"); a && !a->is_null()) {
         if (!a->is_object()) {
-            send(make_error(id, rpc_code::invalid_params, "params.arguments must be an object matching the tool's inputSchema",
+            send(make_error(id, rpc_code::invalid_params,
+                            "params.arguments must be an object matching the tool's inputSchema",
                             json::object{{"tool", *name}}));
             return;
         }
@@ -258,7 +271,8 @@ void McpSession::on_tools_call(const json::value& id, const json::value& params)
     }
     json::value progress_token = nullptr;
     if (const json::value* meta = p->if_contains("_meta"); meta && meta->is_object())
-        if (const json::value* t = meta->get_object().if_contains("progressToken"); t && (t->is_string() || t->is_number()))
+        if (const json::value* t = meta->get_object().if_contains("progressToken");
+            t && (t->is_string() || t->is_number()))
             progress_token = *t;
 
     auto cancel = std::make_shared<std::atomic<bool>>(false);
@@ -270,15 +284,17 @@ void McpSession::on_tools_call(const json::value& id, const json::value& params)
             return;
         }
         if (in_flight_.contains(key)) {
-            send(make_error(id, rpc_code::invalid_request, "request id " + compact_json(id) + " is already in use by a running call"));
+            send(make_error(id, rpc_code::invalid_request,
+                            "request id " + compact_json(id) + " is already in use by a running call"));
             return;
         }
         in_flight_.emplace(key, InFlight{cancel, false});
     }
-    const bool queued = runner_.submit([this, id_copy = json::value(id), skill_id = std::move(skill_id), args = std::move(args),
-                                        progress_token = std::move(progress_token), cancel]() mutable {
-        run_call(id_copy, std::move(skill_id), std::move(args), std::move(progress_token), cancel);
-    });
+    const bool queued =
+        runner_.submit([this, id_copy = json::value(id), skill_id = std::move(skill_id), args = std::move(args),
+                        progress_token = std::move(progress_token), cancel]() mutable {
+            run_call(id_copy, std::move(skill_id), std::move(args), std::move(progress_token), cancel);
+        });
     if (!queued) {
         std::lock_guard lock(calls_mutex_);
         in_flight_.erase(key);
@@ -328,12 +344,14 @@ void McpSession::run_call(const json::value& id, std::string skill_id, json::val
     send(make_result(id, approved ? std::move(*approved) : render_call_result(outcome, user_.user_id)));
 }
 
-std::optional<json::object> McpSession::approve_through_client(const exec::CallRequest& request, const exec::CallOutcome& outcome,
+std::optional<json::object> McpSession::approve_through_client(const exec::CallRequest& request,
+                                                               const exec::CallOutcome& outcome,
                                                                const std::atomic<bool>& cancel) {
     const std::string& approval_id = *outcome.approval_id;
-    auto response = ask_client("elicitation/create",
-                               approval_elicitation_params(request.skill_id, request.args, approval_id, outcome.result.error.message),
-                               cancel, options_.elicitation_timeout);
+    auto response = ask_client(
+        "elicitation/create",
+        approval_elicitation_params(request.skill_id, request.args, approval_id, outcome.result.error.message), cancel,
+        options_.elicitation_timeout);
     if (!response) return std::nullopt;
     const ApprovalAnswer answer = read_approval_answer(*response);
     const policy::Resolver resolver{user_.user_id, user_.role};
@@ -354,13 +372,15 @@ std::optional<json::object> McpSession::approve_through_client(const exec::CallR
     auto snapshot = catalog_.snapshot();
     auto approved = pipeline_.approve(*snapshot, approval_id, resolver);
     exec::CallOutcome result;
-    if (approved) result.result = std::move(approved->result);
-    else result.result.error = approved.error();
+    if (approved)
+        result.result = std::move(approved->result);
+    else
+        result.result.error = approved.error();
     return render_call_result(result, user_.user_id);
 }
 
-std::optional<json::object> McpSession::ask_client(std::string_view method, json::object params, const std::atomic<bool>& cancel,
-                                                   std::chrono::milliseconds limit) {
+std::optional<json::object> McpSession::ask_client(std::string_view method, json::object params,
+                                                   const std::atomic<bool>& cancel, std::chrono::milliseconds limit) {
     auto pending = std::make_shared<PendingReply>();
     json::value id;
     {
@@ -427,7 +447,8 @@ void McpSession::on_catalog_update(const std::shared_ptr<const catalog::CatalogS
     if (!initialize_answered_.load()) return;  // the client lists tools after initializing anyway
     send(make_notification("notifications/tools/list_changed", json::object()));
     for (const auto& failure : snapshot->failures())
-        log(LogLevel::warning, "plugin " + failure.manifest_file.filename().string() + " is not loaded: " + failure.error.message,
+        log(LogLevel::warning,
+            "plugin " + failure.manifest_file.filename().string() + " is not loaded: " + failure.error.message,
             failure.error.to_json());
 }
 

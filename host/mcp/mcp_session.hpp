@@ -84,7 +84,8 @@ private:
                                                   const std::atomic<bool>& cancel, std::chrono::milliseconds limit);
     void on_client_response(const boost::json::value& id, const boost::json::object& message);
     // Resolves a queued call through elicitation/create; nullopt leaves it pending.
-    std::optional<boost::json::object> approve_through_client(const exec::CallRequest& request, const exec::CallOutcome& outcome,
+    std::optional<boost::json::object> approve_through_client(const exec::CallRequest& request,
+                                                              const exec::CallOutcome& outcome,
                                                               const std::atomic<bool>& cancel);
     void dispatch_request(const boost::json::value& id, std::string_view method, const boost::json::value& params);
     void dispatch_notification(std::string_view method, const boost::json::value& params);

@@ -11,5 +11,7 @@ std::string_view negotiate_protocol_version(std::string_view requested) {
 }  // namespace skillhost::mcp
 
 namespace skillhost::mcp {
-std::string_view skillhost_version() { return SKILLHOST_VERSION; }
+std::string_view skillhost_version() {
+    return SKILLHOST_VERSION;
+}
 }  // namespace skillhost::mcp

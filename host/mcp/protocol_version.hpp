@@ -7,8 +7,7 @@
 namespace skillhost::mcp {
 
 // Newest first.
-inline constexpr std::array<std::string_view, 3> kSupportedProtocolVersions{"2025-11-25", "2025-06-18",
-                                                                            "2025-03-26"};
+inline constexpr std::array<std::string_view, 3> kSupportedProtocolVersions{"2025-11-25", "2025-06-18", "2025-03-26"};
 
 // The client's version when this server supports it, else the latest one (the client then decides
 // whether it can continue, as the MCP lifecycle prescribes).

@@ -19,13 +19,15 @@ Result<ToolPage> page_tools(const std::vector<const catalog::CatalogEntry*>& vis
     if (cursor) {
         if (!cursor->starts_with(kCursorPrefix) || cursor->size() == kCursorPrefix.size()) {
             return Error{"INVALID_CURSOR",
-                         "cursor '" + *cursor + "' was not issued by this server; pass the nextCursor of a previous "
-                                                "tools/list result, or omit it to start from the first page",
+                         "cursor '" + *cursor +
+                             "' was not issued by this server; pass the nextCursor of a previous "
+                             "tools/list result, or omit it to start from the first page",
                          {{"cursor", *cursor}}};
         }
         const std::string after = cursor->substr(kCursorPrefix.size());
-        begin = std::upper_bound(visible.begin(), visible.end(), after,
-                                 [](const std::string& id, const catalog::CatalogEntry* e) { return id < e->spec->id; });
+        begin =
+            std::upper_bound(visible.begin(), visible.end(), after,
+                             [](const std::string& id, const catalog::CatalogEntry* e) { return id < e->spec->id; });
     }
     ToolPage page;
     auto end = begin + static_cast<std::ptrdiff_t>(std::min<std::size_t>(page_size, visible.end() - begin));

@@ -37,10 +37,9 @@ struct AttemptResult {
 
 // Shared by the request coroutine and the cancellation poller; both run on one thread.
 struct Exchange {
-    Exchange(asio::io_context& context, const HttpRequest& req, const Url& target_url,
-             const HttpClientOptions& opts, const BodyChunkHandler& chunk_handler)
-        : ioc(context), request(req), url(target_url), options(opts), on_chunk(chunk_handler),
-          poll_timer(context) {}
+    Exchange(asio::io_context& context, const HttpRequest& req, const Url& target_url, const HttpClientOptions& opts,
+             const BodyChunkHandler& chunk_handler)
+        : ioc(context), request(req), url(target_url), options(opts), on_chunk(chunk_handler), poll_timer(context) {}
 
     asio::io_context& ioc;
     const HttpRequest& request;
@@ -69,7 +68,9 @@ struct AbortScope {
     AbortScope& operator=(const AbortScope&) = delete;
 };
 
-auto await_ec(beast::error_code& ec) { return asio::redirect_error(asio::use_awaitable, ec); }
+auto await_ec(beast::error_code& ec) {
+    return asio::redirect_error(asio::use_awaitable, ec);
+}
 
 bool timed_out(const beast::error_code& ec, Clock::time_point started, milliseconds limit) {
     // A TLS layer may report the expiry of the TCP stream's timer as a different error, so the
@@ -127,8 +128,7 @@ asio::awaitable<void> exchange_message(Exchange& ex, Stream& stream, AttemptResu
         } else if (timed_out(ec, started, read_timeout)) {
             out.failure = Failure::read_timeout;
             out.reason = "no response within " + std::to_string(read_timeout.count()) + " ms";
-        } else if (ec == bhttp::error::end_of_stream || ec == asio::error::connection_reset ||
-                   ec == asio::error::eof) {
+        } else if (ec == bhttp::error::end_of_stream || ec == asio::error::connection_reset || ec == asio::error::eof) {
             out.failure = Failure::connect;
             out.reason = "the server closed the connection without answering";
         } else {
@@ -168,8 +168,8 @@ asio::awaitable<void> exchange_message(Exchange& ex, Stream& stream, AttemptResu
                 out.failure = Failure::too_large;
             } else if (timed_out(ec, started, read_timeout)) {
                 out.failure = Failure::read_timeout;
-                out.reason = "the response stalled: nothing arrived for " +
-                             std::to_string(read_timeout.count()) + " ms";
+                out.reason =
+                    "the response stalled: nothing arrived for " + std::to_string(read_timeout.count()) + " ms";
             } else {
                 out.failure = Failure::protocol;
                 out.reason = "the response body could not be read: " + ec.message();
@@ -250,8 +250,8 @@ asio::awaitable<void> attempt_tls(Exchange& ex, AttemptResult& out) {
             out.failure = Failure::cancelled;
         } else if (timed_out(ec, started, ex.options.connect_timeout)) {
             out.failure = Failure::connect_timeout;
-            out.reason = "the TLS handshake did not finish within " +
-                         std::to_string(ex.options.connect_timeout.count()) + " ms";
+            out.reason =
+                "the TLS handshake did not finish within " + std::to_string(ex.options.connect_timeout.count()) + " ms";
         } else {
             out.failure = Failure::tls;
             out.reason = ec.message();
@@ -264,7 +264,8 @@ asio::awaitable<void> attempt_tls(Exchange& ex, AttemptResult& out) {
 milliseconds retry_delay(const HttpClientOptions& options, const HttpResponse& response, int attempt) {
     const std::string retry_after = response.header("retry-after");
     if (!retry_after.empty() &&
-        std::all_of(retry_after.begin(), retry_after.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) &&
+        std::all_of(retry_after.begin(), retry_after.end(),
+                    [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) &&
         retry_after.size() < 7) {
         return std::min(milliseconds(std::stol(retry_after) * 1000), options.retry_after_cap);
     }
@@ -350,9 +351,10 @@ Error transport_error(const Url& url, const AttemptResult& result, const HttpCli
             break;
         case Failure::too_large:
             error.code = "HTTP_RESPONSE_TOO_LARGE";
-            error.message = url.origin() + " sent a response body larger than " + std::to_string(options.max_response_bytes) +
-                            " bytes; the rest was not read";
-            error.suggestions = {"check that the URL points at the intended server; a model answer this large is a runaway"};
+            error.message = url.origin() + " sent a response body larger than " +
+                            std::to_string(options.max_response_bytes) + " bytes; the rest was not read";
+            error.suggestions = {
+                "check that the URL points at the intended server; a model answer this large is a runaway"};
             error.details["limit_bytes"] = options.max_response_bytes;
             phase = "read";
             break;
@@ -374,8 +376,7 @@ Error transport_error(const Url& url, const AttemptResult& result, const HttpCli
 
 std::string HttpResponse::header(std::string_view name) const {
     for (const auto& [key, value] : headers) {
-        if (key.size() == name.size() &&
-            std::equal(key.begin(), key.end(), name.begin(), [](char a, char b) {
+        if (key.size() == name.size() && std::equal(key.begin(), key.end(), name.begin(), [](char a, char b) {
                 return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
             })) {
             return value;

@@ -47,7 +47,7 @@ struct HttpClientOptions {
     // The most body bytes read from one response, streamed or not: a model server that never stops
     // sending must not fill the host's memory. More is HTTP_RESPONSE_TOO_LARGE.
     std::uint64_t max_response_bytes = std::uint64_t{32} << 20;
-    const std::atomic<bool>* cancel = nullptr;         // polled; true aborts the request promptly
+    const std::atomic<bool>* cancel = nullptr;  // polled; true aborts the request promptly
     std::chrono::milliseconds cancel_poll_interval{20};
 };
 

@@ -9,7 +9,8 @@ Error bad_url(std::string_view text, std::string_view why) {
     Error error{"HTTP_BAD_URL",
                 "'" + std::string(text) + "' is not a usable URL: " + std::string(why) +
                     " — write it as http://HOST:PORT or https://HOST[:PORT][/path]",
-                {}, {}};
+                {},
+                {}};
     error.details["url"] = std::string(text);
     return error;
 }
@@ -30,7 +31,9 @@ std::string Url::host_header() const {
     return default_port ? shown_host : shown_host + ":" + port;
 }
 
-std::string Url::origin() const { return scheme + "://" + host_header(); }
+std::string Url::origin() const {
+    return scheme + "://" + host_header();
+}
 
 Result<Url> parse_url(std::string_view text) {
     Url url;

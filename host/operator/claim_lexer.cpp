@@ -7,10 +7,18 @@
 namespace skillhost::op {
 namespace {
 
-bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_ascii_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_ascii_alnum(char c) { return is_ascii_digit(c) || is_ascii_alpha(c); }
-unsigned char byte(char c) { return static_cast<unsigned char>(c); }
+bool is_ascii_digit(char c) {
+    return c >= '0' && c <= '9';
+}
+bool is_ascii_alpha(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+bool is_ascii_alnum(char c) {
+    return is_ascii_digit(c) || is_ascii_alpha(c);
+}
+unsigned char byte(char c) {
+    return static_cast<unsigned char>(c);
+}
 
 // Length of the UTF-8 sequence starting at text[i] (1 for ASCII and for broken bytes).
 std::size_t sequence_length(std::string_view text, std::size_t i) {
@@ -53,7 +61,8 @@ std::size_t leading_wrapper(std::string_view s) {
     if (s.empty()) return 0;
     static constexpr std::string_view ascii = "([{\"'*_`#><|";
     if (ascii.find(s[0]) != std::string_view::npos) return 1;
-    for (std::string_view w : {"\u201C", "\u201D", "\u2018", "\u2019", "\u00AB", "\u00BB", "\u2022", "\u00BF", "\u00A1"}) {
+    for (std::string_view w :
+         {"\u201C", "\u201D", "\u2018", "\u2019", "\u00AB", "\u00BB", "\u2022", "\u00BF", "\u00A1"}) {
         if (s.starts_with(w)) return w.size();
     }
     return 0;
@@ -69,10 +78,12 @@ std::size_t trailing_wrapper(std::string_view s) {
     return 0;
 }
 
-bool is_dash(std::string_view s) { return s == "-" || s == "\u2013" || s == "\u2014" || s == "--" || s == "|"; }
+bool is_dash(std::string_view s) {
+    return s == "-" || s == "\u2013" || s == "\u2014" || s == "--" || s == "|";
+}
 
-constexpr std::array<std::string_view, 12> kAbbreviations = {"e.g", "i.e", "a.m", "p.m", "etc", "vs", "mr", "mrs",
-                                                               "ms", "dr", "st", "no"};
+constexpr std::array<std::string_view, 12> kAbbreviations = {"e.g", "i.e", "a.m", "p.m", "etc", "vs",
+                                                             "mr",  "mrs", "ms",  "dr",  "st",  "no"};
 
 bool is_abbreviation(std::string_view lower) {
     return std::find(kAbbreviations.begin(), kAbbreviations.end(), lower) != kAbbreviations.end();
@@ -248,8 +259,9 @@ private:
             emit(Token::Kind::url, c, offset).norm = normalise_url(lower);
             return;
         }
-        if (const auto at = lower.find('@'); at != std::string::npos && at > 0 && lower.find('.', at) != std::string::npos &&
-                                              lower.find('/') == std::string::npos) {
+        if (const auto at = lower.find('@'); at != std::string::npos && at > 0 &&
+                                             lower.find('.', at) != std::string::npos &&
+                                             lower.find('/') == std::string::npos) {
             emit(Token::Kind::email, c, offset).norm = fold_lower(c);
             return;
         }
@@ -392,7 +404,8 @@ private:
             }
         }
         if (i < p.size() && is_ascii_digit(p[i])) {
-            if (clock_time(p, lower, offset, trailing) || slash_date(p, offset) || number(p, lower, i, currency, offset, trailing)) {
+            if (clock_time(p, lower, offset, trailing) || slash_date(p, offset) ||
+                number(p, lower, i, currency, offset, trailing)) {
                 return;
             }
             emit(Token::Kind::code, p, offset).norm = fold_lower(p);
@@ -515,8 +528,8 @@ private:
         } else if (suffix == "usd") {
             currency = "usd";
         } else if (!suffix.empty()) {
-            static constexpr std::string_view units[] = {"k", "x", "h", "hr", "hrs", "min", "mins", "s",
-                                                         "d", "km", "kg", "m", "gb", "mb", "kb", "ms"};
+            static constexpr std::string_view units[] = {"k", "x",  "h",  "hr", "hrs", "min", "mins", "s",
+                                                         "d", "km", "kg", "m",  "gb",  "mb",  "kb",   "ms"};
             if (std::find(std::begin(units), std::end(units), suffix) == std::end(units)) return false;
             thousands = suffix == "k";
         }
@@ -531,8 +544,8 @@ private:
         if (integer && !percent && !ordinal && currency.empty() && suffix.empty() && value >= 1 && value <= 12) {
             std::size_t word_end = 0;
             if (const int kind = take_following_clock_word(trailing, word_end); kind != 0) {
-                set_clock(emit(Token::Kind::time, text_.substr(offset, word_end - offset), offset), static_cast<int>(value), 0,
-                          kind);
+                set_clock(emit(Token::Kind::time, text_.substr(offset, word_end - offset), offset),
+                          static_cast<int>(value), 0, kind);
                 return true;
             }
         }
@@ -560,8 +573,8 @@ private:
             Token& t = emit(Token::Kind::word, w, offset + begin);
             t.norm = fold_lower(w);
             const unsigned char b0 = byte(w[0]);
-            t.capitalised = (w[0] >= 'A' && w[0] <= 'Z') ||
-                            (b0 == 0xC3 && w.size() > 1 && byte(w[1]) >= 0x80 && byte(w[1]) <= 0x9E && byte(w[1]) != 0x97);
+            t.capitalised = (w[0] >= 'A' && w[0] <= 'Z') || (b0 == 0xC3 && w.size() > 1 && byte(w[1]) >= 0x80 &&
+                                                             byte(w[1]) <= 0x9E && byte(w[1]) != 0x97);
             int letters = 0;
             bool upper = true;
             for (char ch : w) {
@@ -586,7 +599,9 @@ private:
 
 }  // namespace
 
-std::vector<Token> lex(std::string_view text, std::size_t max_tokens) { return Lexer(text, max_tokens).run(); }
+std::vector<Token> lex(std::string_view text, std::size_t max_tokens) {
+    return Lexer(text, max_tokens).run();
+}
 
 std::string fold_lower(std::string_view text) {
     // Latin-1 letters U+00C0..U+00FF to their ASCII base letter; '*' keeps the byte pair (× ÷).
@@ -615,8 +630,9 @@ std::string fold_lower(std::string_view text) {
 }
 
 int month_number(std::string_view w) {
-    static constexpr std::array<std::string_view, 12> full = {"january", "february", "march",     "april",   "may",      "june",
-                                                              "july",    "august",   "september", "october", "november", "december"};
+    static constexpr std::array<std::string_view, 12> full = {"january",   "february", "march",    "april",
+                                                              "may",       "june",     "july",     "august",
+                                                              "september", "october",  "november", "december"};
     for (std::size_t i = 0; i < full.size(); ++i) {
         if (w == full[i]) return static_cast<int>(i) + 1;
         if (w.size() == 3 && full[i].starts_with(w)) return static_cast<int>(i) + 1;
@@ -637,9 +653,8 @@ int weekday_number(std::string_view w) {
 
 int number_word(std::string_view w) {
     static constexpr std::array<std::string_view, 20> units = {
-        "zero",    "one",     "two",       "three",    "four",     "five",    "six",
-        "seven",   "eight",   "nine",      "ten",      "eleven",   "twelve",  "thirteen",
-        "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"};
+        "zero", "one",    "two",    "three",    "four",     "five",    "six",     "seven",     "eight",    "nine",
+        "ten",  "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"};
     static constexpr std::array<std::string_view, 8> tens = {"twenty", "thirty",  "forty",  "fifty",
                                                              "sixty",  "seventy", "eighty", "ninety"};
     for (std::size_t i = 0; i < units.size(); ++i) {
@@ -656,9 +671,9 @@ int number_word(std::string_view w) {
 
 int ordinal_word(std::string_view w) {
     static constexpr std::array<std::string_view, 18> words = {
-        "third",      "fourth",     "fifth",      "sixth",      "seventh",     "eighth",
-        "ninth",      "tenth",      "eleventh",   "twelfth",    "thirteenth",  "fourteenth",
-        "fifteenth",  "sixteenth",  "seventeenth", "eighteenth", "nineteenth", "twentieth"};
+        "third",     "fourth",    "fifth",       "sixth",      "seventh",    "eighth",
+        "ninth",     "tenth",     "eleventh",    "twelfth",    "thirteenth", "fourteenth",
+        "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth"};
     for (std::size_t i = 0; i < words.size(); ++i) {
         if (w == words[i]) return static_cast<int>(i) + 3;
     }
@@ -668,54 +683,52 @@ int ordinal_word(std::string_view w) {
 bool is_common_word(std::string_view w) {
     // Sorted; binary search.
     static constexpr std::string_view words[] = {
-        "a", "about", "above", "according", "actually", "additionally", "after", "afterwards", "again", "ago",
-        "ahead", "alas", "all", "also", "although", "always", "am", "an", "and", "another", "any", "anything",
-        "are", "around", "as", "at", "available", "based", "be", "because", "been", "before", "being", "below",
-        "best", "both", "busy", "but", "by", "can", "cheers", "check", "clear", "complete", "completed", "consider",
-        "could", "count", "currently", "date", "day", "days", "details", "did", "do", "does", "done", "dont", "due",
-        "during", "each", "either", "else", "empty", "end", "entries", "entry", "even", "event", "events",
-        "every", "everything", "fine", "file", "files", "finally", "first", "for", "found", "friendly", "from",
-        "fyi", "good", "great", "had", "happy", "has", "have", "having", "he", "hello", "her", "here", "heres",
-        "hey", "hi", "high", "his", "hope", "how", "however", "i", "id", "if", "im", "important", "in", "info",
-        "instead", "is", "it", "item", "items", "its", "ive", "just", "keep", "kind", "last", "later", "lastly",
-        "let", "lets", "like", "list", "looking", "looks", "low", "luckily", "main", "many", "may", "maybe",
-        "me", "medium", "meanwhile", "memories", "memory", "might", "more", "moreover", "most", "much", "must",
-        "my", "na", "need", "needs", "new", "next", "nice", "no", "none", "nor", "not", "note", "notes",
-        "nothing", "now", "of", "off", "ok", "okay", "on", "once", "one", "only", "open", "or", "other", "our",
-        "out", "over", "overall", "overdue", "overview", "pending", "perhaps", "please", "plus", "pm", "priority",
-        "ps", "quick", "ready", "recent", "recently", "remaining", "remember", "reminder", "result", "results",
-        "right", "see", "she", "should", "since", "so", "some", "soon", "sorry", "start", "status", "still",
-        "sure", "summary", "tag", "tags", "task", "tasks", "than", "thanks", "that", "thats", "the", "their",
-        "them", "then", "there", "theres", "these", "they", "things", "this", "those", "though", "time", "tip",
-        "to", "today", "todo", "tomorrow", "tonight", "too", "top", "total", "unfortunately", "until", "up",
-        "upcoming", "urgent", "us", "use", "very", "was", "we", "week", "weekend", "well", "were", "what",
-        "whats", "when", "where", "which", "while", "who", "why", "will", "with", "within", "without", "would",
-        "yes", "yesterday", "yet", "you", "youll", "your", "youre", "yours", "youve", "asap", "utc", "gmt", "n",
-        "a.m", "p.m", "ai", "also", "anyway", "bear", "good", "heads", "great", "just", "looks", "note", "okay",
-        "this", "that", "alright", "answer", "answers", "data", "observation", "observations", "tool", "tools",
-        "model", "unable", "cannot", "could", "couldnt", "isnt", "arent", "wasnt", "doesnt", "didnt", "wont", "s",
-        "t", "ll", "re", "ve", "d", "m", "ok", "regarding", "re", "further", "furthermore", "specifically",
-        "certainly", "absolutely", "definitely", "indeed", "otherwise", "unless", "whether", "whatever",
-        "whenever", "wherever", "whoever", "own", "same", "such", "few", "several", "various", "enough", "lot",
-        "lots", "week's", "weeks", "month", "months", "year", "years", "hour", "hours", "minute", "minutes",
-        "morning", "afternoon", "evening", "night", "todays", "tomorrows", "closing", "final", "finished",
-        "in_progress", "progress", "cancelled", "canceled", "archived", "active", "inactive", "general",
+        "a", "about", "above", "according", "actually", "additionally", "after", "afterwards", "again", "ago", "ahead",
+        "alas", "all", "also", "although", "always", "am", "an", "and", "another", "any", "anything", "are", "around",
+        "as", "at", "available", "based", "be", "because", "been", "before", "being", "below", "best", "both", "busy",
+        "but", "by", "can", "cheers", "check", "clear", "complete", "completed", "consider", "could", "count",
+        "currently", "date", "day", "days", "details", "did", "do", "does", "done", "dont", "due", "during", "each",
+        "either", "else", "empty", "end", "entries", "entry", "even", "event", "events", "every", "everything", "fine",
+        "file", "files", "finally", "first", "for", "found", "friendly", "from", "fyi", "good", "great", "had", "happy",
+        "has", "have", "having", "he", "hello", "her", "here", "heres", "hey", "hi", "high", "his", "hope", "how",
+        "however", "i", "id", "if", "im", "important", "in", "info", "instead", "is", "it", "item", "items", "its",
+        "ive", "just", "keep", "kind", "last", "later", "lastly", "let", "lets", "like", "list", "looking", "looks",
+        "low", "luckily", "main", "many", "may", "maybe", "me", "medium", "meanwhile", "memories", "memory", "might",
+        "more", "moreover", "most", "much", "must", "my", "na", "need", "needs", "new", "next", "nice", "no", "none",
+        "nor", "not", "note", "notes", "nothing", "now", "of", "off", "ok", "okay", "on", "once", "one", "only", "open",
+        "or", "other", "our", "out", "over", "overall", "overdue", "overview", "pending", "perhaps", "please", "plus",
+        "pm", "priority", "ps", "quick", "ready", "recent", "recently", "remaining", "remember", "reminder", "result",
+        "results", "right", "see", "she", "should", "since", "so", "some", "soon", "sorry", "start", "status", "still",
+        "sure", "summary", "tag", "tags", "task", "tasks", "than", "thanks", "that", "thats", "the", "their", "them",
+        "then", "there", "theres", "these", "they", "things", "this", "those", "though", "time", "tip", "to", "today",
+        "todo", "tomorrow", "tonight", "too", "top", "total", "unfortunately", "until", "up", "upcoming", "urgent",
+        "us", "use", "very", "was", "we", "week", "weekend", "well", "were", "what", "whats", "when", "where", "which",
+        "while", "who", "why", "will", "with", "within", "without", "would", "yes", "yesterday", "yet", "you", "youll",
+        "your", "youre", "yours", "youve", "asap", "utc", "gmt", "n", "a.m", "p.m", "ai", "also", "anyway", "bear",
+        "good", "heads", "great", "just", "looks", "note", "okay", "this", "that", "alright", "answer", "answers",
+        "data", "observation", "observations", "tool", "tools", "model", "unable", "cannot", "could", "couldnt", "isnt",
+        "arent", "wasnt", "doesnt", "didnt", "wont", "s", "t", "ll", "re", "ve", "d", "m", "ok", "regarding", "re",
+        "further", "furthermore", "specifically", "certainly", "absolutely", "definitely", "indeed", "otherwise",
+        "unless", "whether", "whatever", "whenever", "wherever", "whoever", "own", "same", "such", "few", "several",
+        "various", "enough", "lot", "lots", "week's", "weeks", "month", "months", "year", "years", "hour", "hours",
+        "minute", "minutes", "morning", "afternoon", "evening", "night", "todays", "tomorrows", "closing", "final",
+        "finished", "in_progress", "progress", "cancelled", "canceled", "archived", "active", "inactive", "general",
         // Verbs and adverbs answers start sentences with.
         "add", "aim", "ask", "avoid", "begin", "book", "bring", "call", "choose", "confirm", "continue", "create",
         "decide", "double", "email", "enjoy", "expect", "find", "finish", "focus", "follow", "get", "give", "go",
-        "handle", "head", "hold", "look", "make", "mark", "meet", "move", "nothing", "order", "pick", "plan",
-        "prepare", "prioritise", "prioritize", "put", "reach", "read", "reply", "renew", "review", "schedule",
-        "send", "set", "share", "sound", "sounds", "spend", "stay", "take", "tackle", "tell", "try", "update",
-        "wrap", "write", "apart", "altogether", "besides", "briefly", "clearly", "currently", "especially",
-        "essentially", "fortunately", "generally", "hopefully", "importantly", "interestingly", "mostly",
-        "naturally", "notably", "obviously", "personally", "possibly", "probably", "really", "similarly",
-        "simply", "sadly", "surprisingly", "together", "typically", "usually", "yours", "welcome", "sounds",
-        "looking", "seems", "nope", "yep", "wow", "oh", "ah", "hmm", "well", "congratulations", "congrats",
-        "great", "awesome", "perfect", "excellent", "unclear", "unknown", "missing", "nobody", "someone",
-        "somebody", "everyone", "everybody", "anyone", "anybody", "something", "otherwise", "done", "whoops",
+        "handle", "head", "hold", "look", "make", "mark", "meet", "move", "nothing", "order", "pick", "plan", "prepare",
+        "prioritise", "prioritize", "put", "reach", "read", "reply", "renew", "review", "schedule", "send", "set",
+        "share", "sound", "sounds", "spend", "stay", "take", "tackle", "tell", "try", "update", "wrap", "write",
+        "apart", "altogether", "besides", "briefly", "clearly", "currently", "especially", "essentially", "fortunately",
+        "generally", "hopefully", "importantly", "interestingly", "mostly", "naturally", "notably", "obviously",
+        "personally", "possibly", "probably", "really", "similarly", "simply", "sadly", "surprisingly", "together",
+        "typically", "usually", "yours", "welcome", "sounds", "looking", "seems", "nope", "yep", "wow", "oh", "ah",
+        "hmm", "well", "congratulations", "congrats", "great", "awesome", "perfect", "excellent", "unclear", "unknown",
+        "missing", "nobody", "someone", "somebody", "everyone", "everybody", "anyone", "anybody", "something",
+        "otherwise", "done", "whoops",
         // The first halves of contractions ("don't" is "don" + "t").
-        "don", "won", "isn", "aren", "wasn", "weren", "doesn", "didn", "couldn", "shouldn", "wouldn", "haven",
-        "hasn", "hadn", "let", "here", "there", "ain",
+        "don", "won", "isn", "aren", "wasn", "weren", "doesn", "didn", "couldn", "shouldn", "wouldn", "haven", "hasn",
+        "hadn", "let", "here", "there", "ain",
         // Words of the host's own answer templates (the built-in model's renderings).
         "contents", "content", "entries", "steps", "step", "failed", "suggestions", "truncated", "returned"};
     static const std::vector<std::string_view> sorted = [] {
@@ -746,7 +759,8 @@ std::int64_t days_from_civil(int year, int month, int day) {
     year -= month <= 2 ? 1 : 0;
     const std::int64_t era = (year >= 0 ? year : year - 399) / 400;
     const unsigned yoe = static_cast<unsigned>(year - era * 400);
-    const unsigned doy = (153 * static_cast<unsigned>(month + (month > 2 ? -3 : 9)) + 2) / 5 + static_cast<unsigned>(day) - 1;
+    const unsigned doy =
+        (153 * static_cast<unsigned>(month + (month > 2 ? -3 : 9)) + 2) / 5 + static_cast<unsigned>(day) - 1;
     const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
 }

@@ -20,8 +20,8 @@ struct Token {
     double value = 0;
     bool integer = false;
     bool percent = false;
-    bool ordinal = false;       // 3rd, 28th
-    std::string currency;       // "eur", "usd", "gbp", "jpy" when a symbol was attached
+    bool ordinal = false;  // 3rd, 28th
+    std::string currency;  // "eur", "usd", "gbp", "jpy" when a symbol was attached
     // date: day/month (month 0: unknown); a second reading for ambiguous slash dates (28/11 vs 11/28)
     int year = 0, month = 0, day = 0;
     int alt_month = 0, alt_day = 0;
@@ -35,9 +35,9 @@ struct Token {
     bool item_start = false;      // first token after a list marker ("- ", "2. ")
     bool punct_before = false;    // punctuation (not just spaces) separates it from the previous token
     std::uint32_t sentence = 0;
-    std::uint32_t clause = 0;     // a new clause after , ; : and at every sentence
+    std::uint32_t clause = 0;  // a new clause after , ; : and at every sentence
     std::uint32_t line = 0;
-    std::size_t offset = 0;       // byte offset in the text
+    std::size_t offset = 0;  // byte offset in the text
 };
 
 // At most `max_tokens` tokens are produced (the caller says what happens to the rest).
@@ -47,10 +47,10 @@ std::vector<Token> lex(std::string_view text, std::size_t max_tokens = 200000);
 std::string fold_lower(std::string_view text);
 
 // Vocabulary. All take folded lower-case words.
-int month_number(std::string_view word);    // 1..12, 0 when not a month name or abbreviation
-int weekday_number(std::string_view word);  // 0 Sunday .. 6 Saturday, -1 when not a weekday
-int number_word(std::string_view word);     // "seven" -> 7, "twenty" -> 20, "hundred" -> 100; -1 otherwise
-int ordinal_word(std::string_view word);    // "third" -> 3; -1 otherwise ("first"/"second" are too common)
+int month_number(std::string_view word);     // 1..12, 0 when not a month name or abbreviation
+int weekday_number(std::string_view word);   // 0 Sunday .. 6 Saturday, -1 when not a weekday
+int number_word(std::string_view word);      // "seven" -> 7, "twenty" -> 20, "hundred" -> 100; -1 otherwise
+int ordinal_word(std::string_view word);     // "third" -> 3; -1 otherwise ("first"/"second" are too common)
 bool is_common_word(std::string_view word);  // function words and words answers capitalise without naming anything
 // A crude stem for matching paraphrases: -ing/-ed/-es/-s and a final e dropped, then the first four
 // letters ("filing" and "file", "renewal" and "renew" meet).

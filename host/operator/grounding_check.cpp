@@ -22,7 +22,9 @@ std::string_view utf8_prefix(std::string_view text, std::size_t bytes) {
     return text.substr(0, bytes);
 }
 
-bool common(std::string_view norm) { return is_common_word(norm) || is_common_word(singular(norm)); }
+bool common(std::string_view norm) {
+    return is_common_word(norm) || is_common_word(singular(norm));
+}
 
 std::string upper(std::string text) {
     for (auto& c : text) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
@@ -30,7 +32,8 @@ std::string upper(std::string text) {
 }
 
 const char* weekday_name(int d) {
-    static constexpr const char* names[] = {"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"};
+    static constexpr const char* names[] = {"Sunday",   "Monday", "Tuesday", "Wednesday",
+                                            "Thursday", "Friday", "Saturday"};
     return d >= 0 && d < 7 ? names[d] : "?";
 }
 
@@ -202,8 +205,9 @@ private:
                 c.qualifiers.push_back(status);
                 continue;
             }
-            if (one_of(t.norm, {"and", "or", "but", "to", "in", "on", "at", "due", "for", "with", "by", "from", "is",
-                                "are", "was", "were", "that", "which", "this", "per", "times", "if", "when"})) {
+            if (one_of(t.norm,
+                       {"and", "or",  "but", "to",   "in",   "on",    "at",   "due", "for",   "with", "by",  "from",
+                        "is",  "are", "was", "were", "that", "which", "this", "per", "times", "if",   "when"})) {
                 break;
             }
             if (one_of(t.norm, {"your", "my", "the", "these", "those", "currently", "still", "total", "all", "active",
@@ -254,7 +258,8 @@ private:
             return;
         }
         if (c.noun.empty() && c.qualifiers.empty()) {
-            if (!literal(v.norm) && !f_.counts.contains(value)) report("number", text, "no observation has this number");
+            if (!literal(v.norm) && !f_.counts.contains(value))
+                report("number", text, "no observation has this number");
             return;
         }
         std::set<std::int64_t> exact;
@@ -289,8 +294,9 @@ private:
             std::string counts;
             for (auto n : exact) counts += (counts.empty() ? "" : ", ") + std::to_string(n);
             report("count", text,
-                   exact.empty() ? "no list in the observations matches it"
-                                 : "the observations give " + counts + (c.unknown_qualifier || c.generic ? " at most" : ""));
+                   exact.empty()
+                       ? "no list in the observations matches it"
+                       : "the observations give " + counts + (c.unknown_qualifier || c.generic ? " at most" : ""));
         }
     }
 
@@ -320,7 +326,8 @@ private:
                     break;
                 }
                 case Token::Kind::code:
-                    if (!f_.has_word(t.norm) && !f_.codes.contains(t.norm)) report("code", t.text, "no observation has it");
+                    if (!f_.has_word(t.norm) && !f_.codes.contains(t.norm))
+                        report("code", t.text, "no observation has it");
                     break;
                 default: break;
             }
@@ -362,7 +369,8 @@ private:
         std::vector<std::string> norms;
         for (const auto& t : lex(content, 100)) norms.push_back(t.norm);
         if (norms.empty()) return;
-        if (!f_.has_phrase(norms)) report("quote", "\"" + std::string(content) + "\"", "no observation contains this text");
+        if (!f_.has_phrase(norms))
+            report("quote", "\"" + std::string(content) + "\"", "no observation contains this text");
     }
 
     // ---- proper names ----
@@ -383,7 +391,8 @@ private:
             // Common words split a run: "The Harbor team" names "Harbor".
             std::size_t piece = i;
             for (std::size_t k = i; k <= end + 1; ++k) {
-                const bool boundary = k > end || common(tokens_[k].norm) || f_.list_nouns.contains(singular(tokens_[k].norm));
+                const bool boundary =
+                    k > end || common(tokens_[k].norm) || f_.list_nouns.contains(singular(tokens_[k].norm));
                 if (!boundary) continue;
                 if (k > piece) name(piece, k - 1, i);
                 piece = k + 1;
@@ -475,8 +484,9 @@ private:
         if (f_.status_items.empty()) return;
         std::vector<std::size_t> group;
         for (std::size_t i = 0; i <= tokens_.size(); ++i) {
-            const bool split = i == tokens_.size() || (!group.empty() && tokens_[i].clause != tokens_[group.back()].clause) ||
-                               one_of(tokens_[i].norm, {"and", "but", "while", "whereas", "although", "though", "however"});
+            const bool split =
+                i == tokens_.size() || (!group.empty() && tokens_[i].clause != tokens_[group.back()].clause) ||
+                one_of(tokens_[i].norm, {"and", "but", "while", "whereas", "although", "though", "however"});
             if (split) {
                 if (!group.empty()) status_group(group);
                 group.clear();
@@ -507,10 +517,12 @@ private:
             const std::string previous = g > 0 ? tokens_[group[g - 1]].norm : std::string();
             std::string status = canonical_status(t.norm);
             if (t.norm == "progress" && previous == "in") status = "in_progress";
-            if (one_of(t.norm, {"all", "every", "everything", "each"}) && !one_of(previous, {"not", "t"})) universal = true;
+            if (one_of(t.norm, {"all", "every", "everything", "each"}) && !one_of(previous, {"not", "t"}))
+                universal = true;
             if (one_of(t.norm, {"no", "none", "nothing", "zero"})) none = true;
             if ((t.norm == "up" && previous == "caught") ||
-                (previous == "nothing" && one_of(t.norm, {"left", "to", "remaining", "outstanding", "pending", "open"})) ||
+                (previous == "nothing" &&
+                 one_of(t.norm, {"left", "to", "remaining", "outstanding", "pending", "open"})) ||
                 (previous == "all" && t.norm == "clear")) {
                 all_clear = true;
             }
@@ -543,7 +555,8 @@ private:
         // Statements about every item: filtered by the group's values ("all your high-priority tasks").
         std::vector<std::string> qualifiers;
         for (const auto& n : norms) {
-            if (f_.group_values.contains(n) && canonical_status(n).empty() && n != "in_progress") qualifiers.push_back(n);
+            if (f_.group_values.contains(n) && canonical_status(n).empty() && n != "in_progress")
+                qualifiers.push_back(n);
         }
         const auto selected = [&](const GroundingFacts::StatusItem& item) {
             for (const auto& q : qualifiers) {
@@ -579,8 +592,9 @@ private:
                 }
             }
             if (example) {
-                report("status", text, std::to_string(other) + " of " + std::to_string(total) + " are not " + w.status +
-                                           " (\"" + example->title + "\" has status " + example->status + ")");
+                report("status", text,
+                       std::to_string(other) + " of " + std::to_string(total) + " are not " + w.status + " (\"" +
+                           example->title + "\" has status " + example->status + ")");
                 return;
             }
         }

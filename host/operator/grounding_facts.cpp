@@ -59,8 +59,8 @@ std::string currency_of_word(std::string_view w) {
 }
 
 bool skips_one(std::string_view previous) {
-    static constexpr std::string_view words[] = {"the",  "this", "that",    "which", "each",    "every",  "any",
-                                                 "no",   "another", "some", "someone", "anyone", "every", "only"};
+    static constexpr std::string_view words[] = {"the", "this",    "that", "which",   "each",   "every", "any",
+                                                 "no",  "another", "some", "someone", "anyone", "every", "only"};
     return std::find(std::begin(words), std::end(words), previous) != std::end(words);
 }
 
@@ -96,13 +96,27 @@ std::string singular(std::string_view w) {
 }
 
 std::string canonical_status(std::string_view w) {
-    static const std::map<std::string_view, std::string_view> statuses = {
-        {"done", "done"},           {"complete", "done"},       {"completed", "done"},     {"finished", "done"},
-        {"closed", "done"},         {"resolved", "done"},       {"open", "open"},          {"pending", "open"},
-        {"todo", "open"},           {"outstanding", "open"},    {"unfinished", "open"},    {"in_progress", "in_progress"},
-        {"inprogress", "in_progress"}, {"started", "in_progress"}, {"ongoing", "in_progress"}, {"underway", "in_progress"},
-        {"doing", "in_progress"},   {"cancelled", "cancelled"}, {"canceled", "cancelled"}, {"dropped", "cancelled"},
-        {"abandoned", "cancelled"}};
+    static const std::map<std::string_view, std::string_view> statuses = {{"done", "done"},
+                                                                          {"complete", "done"},
+                                                                          {"completed", "done"},
+                                                                          {"finished", "done"},
+                                                                          {"closed", "done"},
+                                                                          {"resolved", "done"},
+                                                                          {"open", "open"},
+                                                                          {"pending", "open"},
+                                                                          {"todo", "open"},
+                                                                          {"outstanding", "open"},
+                                                                          {"unfinished", "open"},
+                                                                          {"in_progress", "in_progress"},
+                                                                          {"inprogress", "in_progress"},
+                                                                          {"started", "in_progress"},
+                                                                          {"ongoing", "in_progress"},
+                                                                          {"underway", "in_progress"},
+                                                                          {"doing", "in_progress"},
+                                                                          {"cancelled", "cancelled"},
+                                                                          {"canceled", "cancelled"},
+                                                                          {"dropped", "cancelled"},
+                                                                          {"abandoned", "cancelled"}};
     const auto it = statuses.find(w);
     return it == statuses.end() ? std::string() : std::string(it->second);
 }
@@ -372,7 +386,8 @@ private:
         }
         if (item.title.empty()) return;
         for (const auto& t : lex(item.title, 64)) {
-            if (t.kind == Token::Kind::word && t.norm.size() >= 3 && !is_common_word(t.norm)) item.stems.push_back(stem(t.norm));
+            if (t.kind == Token::Kind::word && t.norm.size() >= 3 && !is_common_word(t.norm))
+                item.stems.push_back(stem(t.norm));
         }
         item.values = item_values(object);
         if (f_.status_items.size() < 2000) f_.status_items.push_back(std::move(item));
@@ -404,11 +419,13 @@ private:
         if (!frame.key.empty()) l.nouns.insert(singular(fold_lower(frame.key)));
         // A list of records is what the tool is about ("task_list" -> tasks); a list of scalars
         // (a task's tags) is only what its key says.
-        const bool records = std::any_of(array.begin(), array.end(), [](const json::value& e) { return e.is_object(); });
+        const bool records =
+            std::any_of(array.begin(), array.end(), [](const json::value& e) { return e.is_object(); });
         if (records && !tool_noun.empty()) l.nouns.insert(tool_noun);
         if (frame.parent) {
             for (std::string_view key : {"count", "total"}) {
-                if (const auto* n = frame.parent->if_contains(key); n && n->is_int64()) l.declared.push_back(n->as_int64());
+                if (const auto* n = frame.parent->if_contains(key); n && n->is_int64())
+                    l.declared.push_back(n->as_int64());
             }
         }
         std::map<std::string, std::int64_t> value_counts;
@@ -440,7 +457,8 @@ private:
     std::size_t nodes_ = 0;
 };
 
-GroundingFacts GroundingFacts::from_observations(const std::vector<store::ScratchpadEntry>& steps, std::string_view goal,
+GroundingFacts GroundingFacts::from_observations(const std::vector<store::ScratchpadEntry>& steps,
+                                                 std::string_view goal,
                                                  std::optional<std::tuple<int, int, int>> today) {
     GroundingFacts facts;
     FactsBuilder builder(facts, today);

@@ -25,7 +25,7 @@ struct ClaimValue {
     enum class Kind { number, date, month, weekday, time, ordinal };
     Kind kind = Kind::number;
     std::size_t first = 0, last = 0;  // token indexes, inclusive
-    std::string norm;                  // numbers: canonical text
+    std::string norm;                 // numbers: canonical text
     double value = 0;
     bool integer = false, percent = false;
     std::string currency;
@@ -52,10 +52,11 @@ public:
                                             std::optional<std::tuple<int, int, int>> today = std::nullopt);
 
     struct List {
-        std::set<std::string> nouns;                   // "task", from the key and the tool
+        std::set<std::string> nouns;  // "task", from the key and the tool
         std::size_t size = 0;
-        std::vector<std::int64_t> declared;            // count/total fields beside the list
-        std::vector<std::unordered_set<std::string>> items;  // each item's field values (lower case, canonical statuses too)
+        std::vector<std::int64_t> declared;  // count/total fields beside the list
+        std::vector<std::unordered_set<std::string>>
+            items;  // each item's field values (lower case, canonical statuses too)
     };
     struct StatusItem {
         std::string title;
@@ -73,7 +74,7 @@ public:
     // Lists and statuses.
     std::vector<List> lists;
     std::unordered_set<std::string> group_values, field_keys, list_nouns;
-    std::set<std::int64_t> counts;      // list sizes and count/total fields
+    std::set<std::int64_t> counts;       // list sizes and count/total fields
     std::set<std::int64_t> percentages;  // share of a list's items having one value, rounded both ways
     std::size_t max_list = 0, max_lines = 0;
     std::vector<StatusItem> status_items;

@@ -81,11 +81,14 @@ void render_value(std::string_view name, const json::value& v, std::string& out,
     }
     if (v.is_array()) {
         const auto& items = v.as_array();
-        out += indent + (name.empty() ? std::string("items") : std::string(name)) + " (" + std::to_string(items.size()) + "):\n";
+        out += indent + (name.empty() ? std::string("items") : std::string(name)) + " (" +
+               std::to_string(items.size()) + "):\n";
         if (items.empty()) out += indent + "  (none)\n";
         for (const auto& item : items) {
-            if (item.is_object()) render_record_line(item.as_object(), out, indent + "  ");
-            else out += indent + "  - " + json::serialize(item) + "\n";
+            if (item.is_object())
+                render_record_line(item.as_object(), out, indent + "  ");
+            else
+                out += indent + "  - " + json::serialize(item) + "\n";
         }
         return;
     }

@@ -22,7 +22,6 @@ namespace skillhost::op {
 namespace json = boost::json;
 using store::RunStatus;
 
-
 namespace {
 
 std::int64_t micros_since(std::chrono::steady_clock::time_point start) {
@@ -43,15 +42,18 @@ bool is_retrieval_goal(std::string_view goal) {
         if (is(w, {"list", "show", "display", "print", "read", "open", "view", "cat"})) return true;
     }
     for (std::size_t i = 0; i + 3 < words.size(); ++i) {
-        if (words[i] == "what" && is(words[i + 1], {"s", "is"}) && is(words[i + 2], {"on", "in"}) && words[i + 3] == "my") {
+        if (words[i] == "what" && is(words[i + 1], {"s", "is"}) && is(words[i + 2], {"on", "in"}) &&
+            words[i + 3] == "my") {
             return true;
         }
     }
     if (words.empty() || words.front() != "what") return false;
-    const auto noun = std::find_if(words.begin(), words.end(),
-                                   [&](const std::string& w) { return is(w, {"tasks", "files", "todo", "todos"}); });
-    return noun != words.end() &&
-           std::any_of(noun + 1, words.end(), [&](const std::string& w) { return is(w, {"have", "are", "open", "pending"}); });
+    const auto noun = std::find_if(words.begin(), words.end(), [&](const std::string& w) {
+        return is(w, {"tasks", "files", "todo", "todos"});
+    });
+    return noun != words.end() && std::any_of(noun + 1, words.end(), [&](const std::string& w) {
+               return is(w, {"have", "are", "open", "pending"});
+           });
 }
 
 // The local date, so "due in 5 days" can be compared with the observed dates.
@@ -108,7 +110,8 @@ json::object observation_for_answer(const store::ScratchpadEntry& entry) {
     if (ok) {
         o["data"] = entry.observation->raw;
     } else if (entry.observation && entry.observation->error) {
-        o["error"] = json::object{{"code", entry.observation->error->code}, {"message", entry.observation->error->message}};
+        o["error"] =
+            json::object{{"code", entry.observation->error->code}, {"message", entry.observation->error->message}};
     }
     return o;
 }
@@ -121,7 +124,8 @@ std::string structured_rendering(const std::vector<store::ScratchpadEntry>& step
         if (entry.observation->success) {
             out += entry.action->tool + ":\n" + render_structured(entry.observation->raw);
         } else if (entry.observation->error) {
-            out += entry.action->tool + " failed: " + entry.observation->error->code + " — " + entry.observation->error->message;
+            out += entry.action->tool + " failed: " + entry.observation->error->code + " — " +
+                   entry.observation->error->message;
         }
     }
     return out.empty() ? std::string("No tool returned data for this goal.") : out;
@@ -134,8 +138,8 @@ store::Observation observation_from_result(const exec::SkillResult& result, cons
     obs.success = result.ok;
     if (result.ok) {
         obs.raw = result.output;
-        obs.content = limit_text(render_observation(config.observation_mode, tool, result.output),
-                                 config.observation_max_chars);
+        obs.content =
+            limit_text(render_observation(config.observation_mode, tool, result.output), config.observation_max_chars);
     } else {
         obs.raw = result.error.to_json();
         obs.error = store::ObservationError{result.error.code, result.error.message, result.error.suggestions};
@@ -242,7 +246,8 @@ Result<store::Run> Operator::drive(store::Run& run, const policy::UserContext& u
     session.cancel = std::move(cancel);
     session.max_steps = max_steps > 0 ? max_steps : parts_.config.max_steps;
     if (!session.catalog) {
-        finish_failed(session, Error{"CATALOG_UNAVAILABLE", "no skill catalog is loaded; check the plugin directories", {}, {}});
+        finish_failed(session,
+                      Error{"CATALOG_UNAVAILABLE", "no skill catalog is loaded; check the plugin directories", {}, {}});
         if (auto saved = parts_.runs->save(run); !saved) return saved.error();
         return run;
     }
@@ -341,9 +346,9 @@ bool Operator::plan_step(Session& session, PlannerOutput& out) {
                      json::object{{"reason", parsed.error().details.at("reason")}});
         request.messages.push_back({"assistant", response->content});
         request.messages.push_back(
-            {"user", "That answer is not valid: " + std::string(parsed.error().details.at("reason").as_string()) +
-                         ". Answer again with only a JSON object matching this schema: " +
-                         json::serialize(planner_schema())});
+            {"user",
+             "That answer is not valid: " + std::string(parsed.error().details.at("reason").as_string()) +
+                 ". Answer again with only a JSON object matching this schema: " + json::serialize(planner_schema())});
         request.context["retry_invalid_text"] = response->content;
     }
     return false;
@@ -371,7 +376,8 @@ void Operator::react(Session& session) {
             return e.observation && e.observation->success;
         });
         if (step_count >= session.max_steps - 2 && session.max_steps > 3 && !any_success && step_count > 0) {
-            finish_stuck(session, "no answer within 2 steps of the step limit (" + std::to_string(session.max_steps) + ")");
+            finish_stuck(session,
+                         "no answer within 2 steps of the step limit (" + std::to_string(session.max_steps) + ")");
             return;
         }
         if (step_count >= session.max_steps) {
@@ -424,8 +430,9 @@ bool Operator::execute_action(Session& session, std::string thought, store::Acti
         const auto& prior = run.steps[i];
         if (!prior.observation || prior.observation->success || session.key_of(i) != key) continue;
         ++failures;
-        last_error = prior.observation->error ? prior.observation->error->code + ": " + prior.observation->error->message
-                                              : std::string("failed");
+        last_error = prior.observation->error
+                         ? prior.observation->error->code + ": " + prior.observation->error->message
+                         : std::string("failed");
     }
     entry.action = action;
     session.emit(RunEventType::action, action.tool, json::object{{"tool", action.tool}, {"args", action.args}});
@@ -472,12 +479,14 @@ bool Operator::execute_action(Session& session, std::string thought, store::Acti
     }
     if (same_results >= 2) {
         const std::string warning = "no progress: " + key + " returned the same result " +
-                                    std::to_string(same_results + 1) + " times; use what it returned or try something else";
+                                    std::to_string(same_results + 1) +
+                                    " times; use what it returned or try something else";
         entry.warnings.push_back(warning);
         session.pending_warnings.push_back(warning);
         session.emit(RunEventType::warning, warning);
         entry.observation->success = false;
-        entry.observation->error = store::ObservationError{"NO_PROGRESS", warning, {"Respond with the data already observed"}};
+        entry.observation->error =
+            store::ObservationError{"NO_PROGRESS", warning, {"Respond with the data already observed"}};
     }
     entry.duration_us = micros_since(started);
     session.emit(RunEventType::observation, entry.observation->content,
@@ -493,9 +502,10 @@ bool Operator::pause_for_approval(Session& session, std::string approval_id, con
     error.details["run_id"] = run.id;
     run.error = std::move(error);
     session.finished = true;
-    session.emit(RunEventType::approval_required,
-                 action.tool + " needs approval: skillhost approvals approve " + approval_id + " (then the run resumes)",
-                 json::object{{"approval_id", approval_id}, {"tool", action.tool}, {"args", action.args}});
+    session.emit(
+        RunEventType::approval_required,
+        action.tool + " needs approval: skillhost approvals approve " + approval_id + " (then the run resumes)",
+        json::object{{"approval_id", approval_id}, {"tool", action.tool}, {"args", action.args}});
     return true;
 }
 
@@ -517,7 +527,8 @@ void Operator::finish_stuck(Session& session, std::string reason) {
         if (!step.action) continue;
         json::object t{{"tool", step.action->tool}, {"args", step.action->args}};
         if (step.observation && step.observation->error) {
-            t["error"] = json::object{{"code", step.observation->error->code}, {"message", step.observation->error->message}};
+            t["error"] =
+                json::object{{"code", step.observation->error->code}, {"message", step.observation->error->message}};
             for (const auto& s : step.observation->error->suggestions) {
                 if (std::find(suggestions.begin(), suggestions.end(), s) == suggestions.end()) suggestions.push_back(s);
             }
@@ -527,8 +538,10 @@ void Operator::finish_stuck(Session& session, std::string reason) {
         tried.push_back(std::move(t));
     }
     suggestions.push_back("Tell the operator what to do differently: skillhost guide " + run.id + " \"...\"");
-    Error error{"RUN_STUCK", "the run is stuck: " + reason + " — give guidance with `skillhost guide " + run.id + " \"TEXT\"`",
-                {}, suggestions};
+    Error error{"RUN_STUCK",
+                "the run is stuck: " + reason + " — give guidance with `skillhost guide " + run.id + " \"TEXT\"`",
+                {},
+                suggestions};
     error.details["type"] = "stuck";
     error.details["reason"] = reason;
     error.details["tried"] = std::move(tried);
@@ -545,13 +558,14 @@ std::optional<std::string> Operator::write_answer(Session& session, const json::
     request.args = args;
     request.user = session.user;
     request.requested_by = policy::Requester::run(run.id);
-    const auto outcome = session.catalog->find(kResponseSkill) ? parts_.pipeline->call(*session.catalog, request)
-                                                               : exec::CallOutcome{};
+    const auto outcome =
+        session.catalog->find(kResponseSkill) ? parts_.pipeline->call(*session.catalog, request) : exec::CallOutcome{};
     const auto* answer = outcome.result.ok && outcome.result.output.is_object()
                              ? outcome.result.output.as_object().if_contains("answer")
                              : nullptr;
     if (answer && answer->is_string()) {
-        session.add_tokens("persona", llm::estimate_tokens(json::serialize(args)), llm::estimate_tokens(answer->as_string()));
+        session.add_tokens("persona", llm::estimate_tokens(json::serialize(args)),
+                           llm::estimate_tokens(answer->as_string()));
         return std::string(answer->as_string());
     }
     const std::string why = session.catalog->find(kResponseSkill)
@@ -578,7 +592,8 @@ void Operator::ground_answer(Session& session, json::object args, const std::vec
                      "the answer had data not in any observation (" + join(grounding.offending) +
                          "); asking the model once more, told exactly what is unsupported",
                      json::object{{"grounding", "failed"}, {"items", claims_json(first)}});
-        std::string instructions = args.contains("instructions") ? std::string(args["instructions"].as_string()) + "\n" : "";
+        std::string instructions =
+            args.contains("instructions") ? std::string(args["instructions"].as_string()) + "\n" : "";
         args["instructions"] = instructions + correction_for(first);
         std::vector<UnsupportedClaim> second;
         auto retry = write_answer(session, args);
@@ -596,13 +611,16 @@ void Operator::ground_answer(Session& session, json::object args, const std::vec
             session.emit(RunEventType::warning,
                          "the regenerated answer could not be verified either; showing the observations instead",
                          json::object{{"grounding", "withheld"}, {"items", claims_json(second)}});
-            run.answer = "The model's answer could not be verified against the data, so here is what the tools returned.\n\n" +
-                         structured_rendering(observed);
+            run.answer =
+                "The model's answer could not be verified against the data, so here is what the tools returned.\n\n" +
+                structured_rendering(observed);
         }
     }
     if (auto* audit = parts_.pipeline->parts().audit) {
-        json::object record{{"user", run.user_id},      {"run_id", run.id},
-                            {"style", run.response_style}, {"outcome", grounding.outcome},
+        json::object record{{"user", run.user_id},
+                            {"run_id", run.id},
+                            {"style", run.response_style},
+                            {"outcome", grounding.outcome},
                             {"items", claims_json(first)}};
         if (!first.empty()) record["regenerated_items"] = claim_texts_json(grounding.regenerated_offending);
         if (auto written = audit->append("grounding", std::move(record)); !written) {
@@ -657,11 +675,13 @@ void Operator::finish_with_answer(Session& session, std::string style, std::stri
         llm::ChatRequest critique;
         critique.role = "critic";
         critique.cognitive_mode = run.mode;
-        critique.json_schema = json::parse(
-            R"({"type":"object","properties":{"approved":{"type":"boolean"},"feedback":{"type":"string"}},"required":["approved"]})")
-                                   .as_object();
-        critique.messages = {{"system", "You review answers. Approve an answer only if it answers the goal using only "
-                                        "the observations. Answer with JSON {approved, feedback}."},
+        critique.json_schema =
+            json::parse(
+                R"({"type":"object","properties":{"approved":{"type":"boolean"},"feedback":{"type":"string"}},"required":["approved"]})")
+                .as_object();
+        critique.messages = {{"system",
+                              "You review answers. Approve an answer only if it answers the goal using only "
+                              "the observations. Answer with JSON {approved, feedback}."},
                              {"user", "Goal: " + run.goal + "\nObservations:\n" + structured_rendering(observed_steps) +
                                           "\nAnswer:\n" + run.answer}};
         critique.context = json::object{{"task", "critic"}};
@@ -673,7 +693,8 @@ void Operator::finish_with_answer(Session& session, std::string style, std::stri
             const auto* approved = !ec && parsed.is_object() ? parsed.as_object().if_contains("approved") : nullptr;
             if (approved && approved->is_bool() && !approved->as_bool()) {
                 const auto* feedback = parsed.as_object().if_contains("feedback");
-                std::string text = feedback && feedback->is_string() ? std::string(feedback->as_string()) : "no reason given";
+                std::string text =
+                    feedback && feedback->is_string() ? std::string(feedback->as_string()) : "no reason given";
                 finish_failed(session, Error{"CRITIC_REJECTED", "the critic rejected the answer: " + text, {}, {text}});
                 return;
             }

@@ -82,8 +82,8 @@ public:
         std::uint64_t withheld = 0;     // ... where the user got the observations instead
     };
     GroundingCounts grounding_counts() const {
-        return {grounding_counts_.checks.load(), grounding_counts_.failures.load(), grounding_counts_.regenerated.load(),
-                grounding_counts_.withheld.load()};
+        return {grounding_counts_.checks.load(), grounding_counts_.failures.load(),
+                grounding_counts_.regenerated.load(), grounding_counts_.withheld.load()};
     }
 
     // The planner's view of the catalog for this user (text and builtin-backend context), cached per

@@ -11,7 +11,6 @@
 namespace skillhost::op {
 namespace {
 
-
 struct Reader {
     std::string file;
     std::vector<ConfigProblem> problems;
@@ -20,8 +19,8 @@ struct Reader {
         try {
             const int value = node.as<int>();
             if (value < low || value > high) {
-                problems.push_back(problem_at(file, node, key,
-                                              "must be between " + std::to_string(low) + " and " + std::to_string(high)));
+                problems.push_back(problem_at(
+                    file, node, key, "must be between " + std::to_string(low) + " and " + std::to_string(high)));
                 return;
             }
             out = value;
@@ -65,15 +64,17 @@ Result<OperatorConfig> parse_operator_config(std::string_view yaml_text, const s
         reader.problems.push_back(problem_at(file.string(), root, "", "expected a mapping of operator settings"));
         return config_error("OPERATOR_CONFIG_INVALID", reader.problems, "fix etc/operator.yaml");
     }
-    static const std::set<std::string> known = {"max_steps", "trim_to_last_n", "verbatim", "grounding", "error_retry",
-                                                "max_retries", "critic", "observation", "dump_dir", "default_style"};
+    static const std::set<std::string> known = {"max_steps",   "trim_to_last_n", "verbatim", "grounding",
+                                                "error_retry", "max_retries",    "critic",   "observation",
+                                                "dump_dir",    "default_style"};
     for (const auto& item : root) {
         const std::string key = item.first.as<std::string>();
         const YAML::Node& value = item.second;
         if (!known.contains(key)) {
-            reader.problems.push_back(problem_at(file.string(), item.first, key,
-                                                 "unknown setting; known: critic, default_style, dump_dir, error_retry, "
-                                                 "grounding, max_retries, max_steps, observation, trim_to_last_n, verbatim"));
+            reader.problems.push_back(
+                problem_at(file.string(), item.first, key,
+                           "unknown setting; known: critic, default_style, dump_dir, error_retry, "
+                           "grounding, max_retries, max_steps, observation, trim_to_last_n, verbatim"));
         } else if (key == "max_steps") {
             reader.integer(value, key, 1, 100, config.max_steps);
         } else if (key == "trim_to_last_n") {
@@ -102,7 +103,8 @@ Result<OperatorConfig> parse_operator_config(std::string_view yaml_text, const s
             }
         } else if (key == "observation") {
             if (!value.IsMap()) {
-                reader.problems.push_back(problem_at(file.string(), value, key, "expected a mapping with mode and max_chars"));
+                reader.problems.push_back(
+                    problem_at(file.string(), value, key, "expected a mapping with mode and max_chars"));
                 continue;
             }
             for (const auto& sub : value) {

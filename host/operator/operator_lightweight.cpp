@@ -28,7 +28,8 @@ const json::object& classifier_schema() {
         "reasoning": {"type": "string"}
       },
       "required": ["intent"]
-    })").as_object();
+    })")
+                                           .as_object();
     return schema;
 }
 
@@ -107,7 +108,8 @@ void Operator::lightweight(Session& session, bool full_loop_allowed) {
         llm::ChatRequest chat;
         chat.role = "persona";
         chat.cognitive_mode = run.mode;
-        chat.messages = {{"system", "You are a friendly assistant. Reply briefly. Do not claim facts about the user's data."}};
+        chat.messages = {
+            {"system", "You are a friendly assistant. Reply briefly. Do not claim facts about the user's data."}};
         for (const auto& turn : run.history) chat.messages.push_back({"user", turn});
         chat.messages.push_back({"user", run.goal});
         chat.context = json::object{{"task", "chat"}};

@@ -12,14 +12,16 @@ namespace json = boost::json;
 using store::RunStatus;
 
 Result<store::Run> Operator::resume_after_approval(std::string_view run_id, RunEventSubscriber* events,
-                                                  std::shared_ptr<std::atomic<bool>> cancel) {
+                                                   std::shared_ptr<std::atomic<bool>> cancel) {
     auto loaded = parts_.runs->get(run_id);
     if (!loaded) return loaded.error();
     store::Run run = std::move(loaded.value());
     if (run.status != RunStatus::awaiting_approval || run.approval_id.empty() || run.steps.empty() ||
         !run.steps.back().action) {
         Error error{"RUN_NOT_AWAITING_APPROVAL",
-                    "run " + run.id + " is " + store::to_string(run.status) + ", not waiting for an approval", {}, {}};
+                    "run " + run.id + " is " + store::to_string(run.status) + ", not waiting for an approval",
+                    {},
+                    {}};
         error.details["run_id"] = run.id;
         error.details["status"] = store::to_string(run.status);
         return error;
@@ -34,8 +36,10 @@ Result<store::Run> Operator::resume_after_approval(std::string_view run_id, RunE
         case policy::ApprovalState::approved: {
             Error error{"APPROVAL_STILL_PENDING",
                         "approval " + run.approval_id + " is still " + policy::to_string(record->state) +
-                            " — approve it with `skillhost approvals approve " + run.approval_id + "` or reject it first",
-                        {}, {}};
+                            " — approve it with `skillhost approvals approve " + run.approval_id +
+                            "` or reject it first",
+                        {},
+                        {}};
             error.details["approval_id"] = run.approval_id;
             error.details["run_id"] = run.id;
             return error;
@@ -52,12 +56,15 @@ Result<store::Run> Operator::resume_after_approval(std::string_view run_id, RunE
                 obs.content = limit_text(render_observation(obs.mode, entry.action->tool, obs.raw),
                                          parts_.config.observation_max_chars);
             } else {
-                const json::object* err = o && o->contains("error") && o->at("error").is_object() ? &o->at("error").as_object()
-                                                                                              : nullptr;
-                store::ObservationError oe{"APPROVED_CALL_FAILED", record->reason.empty() ? "the approved call failed" : record->reason, {}};
+                const json::object* err =
+                    o && o->contains("error") && o->at("error").is_object() ? &o->at("error").as_object() : nullptr;
+                store::ObservationError oe{
+                    "APPROVED_CALL_FAILED", record->reason.empty() ? "the approved call failed" : record->reason, {}};
                 if (err) {
-                    if (const auto* c = err->if_contains("code"); c && c->is_string()) oe.code = std::string(c->as_string());
-                    if (const auto* m = err->if_contains("message"); m && m->is_string()) oe.message = std::string(m->as_string());
+                    if (const auto* c = err->if_contains("code"); c && c->is_string())
+                        oe.code = std::string(c->as_string());
+                    if (const auto* m = err->if_contains("message"); m && m->is_string())
+                        oe.message = std::string(m->as_string());
                 }
                 obs.raw = result;
                 obs.content = "FAILED " + oe.code + ": " + oe.message;
@@ -68,13 +75,15 @@ Result<store::Run> Operator::resume_after_approval(std::string_view run_id, RunE
         case policy::ApprovalState::rejected:
         case policy::ApprovalState::expired: {
             const bool rejected = record->state == policy::ApprovalState::rejected;
-            const std::string message = rejected ? "user rejected the action" + (record->reason.empty() ? std::string()
-                                                                                                        : ": " + record->reason)
-                                                 : "the approval expired before anyone approved it";
+            const std::string message =
+                rejected ? "user rejected the action" + (record->reason.empty() ? std::string() : ": " + record->reason)
+                         : "the approval expired before anyone approved it";
             obs.success = false;
             obs.raw = json::object{{"ok", false}, {"approval", record->to_json()}};
-            obs.error = store::ObservationError{rejected ? "USER_REJECTED" : "APPROVAL_EXPIRED", message,
-                                                {"Do not retry this action; find another way or respond with what is known"}};
+            obs.error =
+                store::ObservationError{rejected ? "USER_REJECTED" : "APPROVAL_EXPIRED",
+                                        message,
+                                        {"Do not retry this action; find another way or respond with what is known"}};
             obs.content = "FAILED " + obs.error->code + ": " + message;
             break;
         }
@@ -86,7 +95,8 @@ Result<store::Run> Operator::resume_after_approval(std::string_view run_id, RunE
     auto user = user_for(run);
     if (!user) return user.error();
     if (events) {
-        RunEvent event{RunEventType::observation, run.id, static_cast<int>(run.steps.size()), entry.observation->content,
+        RunEvent event{RunEventType::observation, run.id, static_cast<int>(run.steps.size()),
+                       entry.observation->content,
                        json::object{{"tool", entry.action->tool}, {"success", entry.observation->success}}};
         events->on_event(event);
     }
@@ -95,7 +105,7 @@ Result<store::Run> Operator::resume_after_approval(std::string_view run_id, RunE
 }
 
 Result<store::Run> Operator::guide(std::string_view run_id, std::string_view text, RunEventSubscriber* events,
-                                  std::shared_ptr<std::atomic<bool>> cancel) {
+                                   std::shared_ptr<std::atomic<bool>> cancel) {
     if (text.find_first_not_of(" \t\n") == std::string_view::npos) {
         return Error{"GUIDANCE_EMPTY", "the guidance is empty — say what the operator should do differently", {}, {}};
     }
@@ -103,9 +113,11 @@ Result<store::Run> Operator::guide(std::string_view run_id, std::string_view tex
     if (!loaded) return loaded.error();
     store::Run run = std::move(loaded.value());
     if (run.status != RunStatus::needs_guidance) {
-        Error error{"RUN_NOT_WAITING_FOR_GUIDANCE",
-                    "run " + run.id + " is " + store::to_string(run.status) + "; only runs that need guidance can be guided",
-                    {}, {}};
+        Error error{
+            "RUN_NOT_WAITING_FOR_GUIDANCE",
+            "run " + run.id + " is " + store::to_string(run.status) + "; only runs that need guidance can be guided",
+            {},
+            {}};
         error.details["run_id"] = run.id;
         error.details["status"] = store::to_string(run.status);
         return error;
@@ -154,7 +166,8 @@ void Operator::learn_from_guidance(store::Run& run) {
             playbook.steps.push_back(step.action->tool + " " + json::serialize(step.action->args));
         }
     }
-    if (auto st = parts_.guidance->add_playbook(playbook); !st) spdlog::warn("storing playbook: {}", st.error().message);
+    if (auto st = parts_.guidance->add_playbook(playbook); !st)
+        spdlog::warn("storing playbook: {}", st.error().message);
     run.guidance_id.clear();
 }
 

@@ -29,7 +29,7 @@ struct Operator::Session {
     std::string last_planner_response;
     std::shared_ptr<std::atomic<bool>> cancel;
     bool planner_reads_context = true;  // the orchestrator model is the builtin backend
-    bool finished = false;  // the run left `running` (completed, paused, failed, ...)
+    bool finished = false;              // the run left `running` (completed, paused, failed, ...)
 
     void emit(RunEventType type, std::string text, boost::json::object data = {}) const {
         if (!events) return;

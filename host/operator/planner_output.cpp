@@ -11,7 +11,8 @@ Error invalid(std::string reason, std::string_view text) {
     Error error{"PLANNER_OUTPUT_INVALID",
                 "the planner's answer is not a valid plan: " + reason +
                     " — the model must answer with JSON {thought, action:{tool,args}} or {thought, respond:true}",
-                {}, {"Use a model that supports structured output, or check models.yaml"}};
+                {},
+                {"Use a model that supports structured output, or check models.yaml"}};
     error.details["reason"] = std::move(reason);
     error.details["text"] = std::string(text.substr(0, 2000));
     return error;
@@ -34,7 +35,8 @@ const json::object& planner_schema() {
         "note": {"type": "string"}
       },
       "required": ["thought"]
-    })").as_object();
+    })")
+                                           .as_object();
     return schema;
 }
 
@@ -46,13 +48,18 @@ std::string extract_json_object(std::string_view text) {
         for (std::size_t i = start; i < text.size(); ++i) {
             const char c = text[i];
             if (in_string) {
-                if (escaped) escaped = false;
-                else if (c == '\\') escaped = true;
-                else if (c == '"') in_string = false;
+                if (escaped)
+                    escaped = false;
+                else if (c == '\\')
+                    escaped = true;
+                else if (c == '"')
+                    in_string = false;
                 continue;
             }
-            if (c == '"') in_string = true;
-            else if (c == '{') ++depth;
+            if (c == '"')
+                in_string = true;
+            else if (c == '{')
+                ++depth;
             else if (c == '}' && --depth == 0) {
                 std::string candidate(text.substr(start, i - start + 1));
                 boost::system::error_code ec;

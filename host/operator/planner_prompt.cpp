@@ -85,8 +85,8 @@ std::string condensed_step(const store::ScratchpadEntry& entry) {
     if (entry.observation->success) {
         // The gist is the first line of data; a narrative "<tool> returned:" header says nothing.
         std::string_view content = entry.observation->content;
-        if (auto header_end = content.find(" returned:\n"); header_end != std::string_view::npos &&
-                                                           header_end < content.find('\n')) {
+        if (auto header_end = content.find(" returned:\n");
+            header_end != std::string_view::npos && header_end < content.find('\n')) {
             content.remove_prefix(header_end + 11);
         }
         std::string gist(content.substr(0, content.find('\n')));
@@ -141,10 +141,12 @@ llm::ChatRequest build_planner_request(const PlannerPromptInput& input) {
         json::object s{{"tool", entry.action->tool}, {"args", entry.action->args}};
         const bool ok = entry.observation && entry.observation->success;
         s["ok"] = ok;
-        s["error_code"] = entry.observation && entry.observation->error ? entry.observation->error->code : std::string();
+        s["error_code"] =
+            entry.observation && entry.observation->error ? entry.observation->error->code : std::string();
         // The builtin planner chains steps on what they returned (the id a find gave) and follows
         // the fixes an error suggests, so it gets the data and the error itself, within a bound.
-        if (ok && json::serialize(entry.observation->raw).size() <= kMaxBuiltinStepData) s["data"] = entry.observation->raw;
+        if (ok && json::serialize(entry.observation->raw).size() <= kMaxBuiltinStepData)
+            s["data"] = entry.observation->raw;
         if (entry.observation && entry.observation->error) {
             s["error_message"] = entry.observation->error->message;
             json::array suggestions;
@@ -154,8 +156,8 @@ llm::ChatRequest build_planner_request(const PlannerPromptInput& input) {
         s["observation_summary"] = input.condensed.size() == steps.size() ? input.condensed[i] : condensed_step(entry);
         step_context.push_back(std::move(s));
     }
-    request.context = json::object{{"task", "plan"}, {"goal", *input.goal}, {"tools", *input.catalog_tools},
-                                   {"steps", std::move(step_context)}};
+    request.context = json::object{
+        {"task", "plan"}, {"goal", *input.goal}, {"tools", *input.catalog_tools}, {"steps", std::move(step_context)}};
     return request;
 }
 

@@ -20,8 +20,8 @@ struct PlannerPromptInput {
     const boost::json::array* catalog_tools = nullptr;
     std::span<const store::ScratchpadEntry> steps;  // this attempt's steps
     const std::vector<std::string>* history = nullptr;
-    std::string playbooks;      // rendered playbooks, may be empty
-    std::string retry_context;  // rendered retry context, may be empty
+    std::string playbooks;              // rendered playbooks, may be empty
+    std::string retry_context;          // rendered retry context, may be empty
     std::vector<std::string> warnings;  // loop-guard and progress warnings for this step
     // condensed_step() of each step when the caller already has them (same length as steps); empty:
     // computed here.

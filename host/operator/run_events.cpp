@@ -11,7 +11,8 @@ const char* to_string(RunEventType type) {
 }
 
 boost::json::object RunEvent::to_json() const {
-    return boost::json::object{{"type", to_string(type)}, {"run_id", run_id}, {"step", step}, {"text", text}, {"data", data}};
+    return boost::json::object{
+        {"type", to_string(type)}, {"run_id", run_id}, {"step", step}, {"text", text}, {"data", data}};
 }
 
 }  // namespace skillhost::op

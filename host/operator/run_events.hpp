@@ -14,8 +14,8 @@ struct RunEvent {
     RunEventType type = RunEventType::thought;
     std::string run_id;
     int step = 0;
-    std::string text;           // one human line
-    boost::json::object data;   // the structured payload (action, observation, error, ...)
+    std::string text;          // one human line
+    boost::json::object data;  // the structured payload (action, observation, error, ...)
 
     boost::json::object to_json() const;
 };

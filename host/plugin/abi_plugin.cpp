@@ -74,8 +74,7 @@ AbiPlugin::AbiPlugin(boost::dll::shared_library library, const skillhost_plugin*
 }
 
 Result<std::shared_ptr<LoadedPlugin>> AbiPlugin::start(boost::dll::shared_library library,
-                                                       const skillhost_plugin* descriptor,
-                                                       manifest::Manifest manifest,
+                                                       const skillhost_plugin* descriptor, manifest::Manifest manifest,
                                                        std::filesystem::path loaded_from,
                                                        std::shared_ptr<CompletionService> completions) {
     std::shared_ptr<AbiPlugin> plugin(new AbiPlugin(std::move(library), descriptor, std::move(manifest),
@@ -117,8 +116,8 @@ Result<std::shared_ptr<LoadedPlugin>> AbiPlugin::start(boost::dll::shared_librar
     Error error{"PLUGIN_INIT_FAILED", ""};
     error.details["status"] = status;
     if (written.written == RawOutcome::Written::error) {
-        message += ": " + written.error_code + ": " + written.error_message +
-                   "; fix what the plugin reports, then reload it";
+        message +=
+            ": " + written.error_code + ": " + written.error_message + "; fix what the plugin reports, then reload it";
         error.details["plugin_code"] = written.error_code;
         error.details["plugin_message"] = written.error_message;
         error.details["plugin_details"] = details_value(written.error_details_json);
@@ -172,10 +171,10 @@ RawOutcome AbiPlugin::invoke(const CallContext& context, std::string_view args_j
         std::string known;
         for (const auto& [id, fn] : skills_) known += (known.empty() ? "" : ", ") + id;
         boost::json::object details{{"plugin", manifest_.name}, {"skill", context.skill_id}};
-        return error_outcome("SKILL_NOT_FOUND",
-                             "plugin '" + manifest_.name + "' has no skill '" + context.skill_id +
-                                 "'; its skills are: " + known,
-                             boost::json::serialize(details));
+        return error_outcome(
+            "SKILL_NOT_FOUND",
+            "plugin '" + manifest_.name + "' has no skill '" + context.skill_id + "'; its skills are: " + known,
+            boost::json::serialize(details));
     }
 
     const std::string data_dir = context.data_dir.string();

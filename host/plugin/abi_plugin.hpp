@@ -20,8 +20,7 @@ public:
     // Takes a library whose descriptor passed check_descriptor() and calls the plugin's init().
     // Error PLUGIN_INIT_FAILED carries what the plugin wrote to the error writer.
     static Result<std::shared_ptr<LoadedPlugin>> start(boost::dll::shared_library library,
-                                                       const skillhost_plugin* descriptor,
-                                                       manifest::Manifest manifest,
+                                                       const skillhost_plugin* descriptor, manifest::Manifest manifest,
                                                        std::filesystem::path loaded_from,
                                                        std::shared_ptr<CompletionService> completions);
 

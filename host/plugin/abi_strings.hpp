@@ -12,9 +12,13 @@ inline std::string_view from_abi(skillhost_string_view s) noexcept {
     return s.data ? std::string_view(s.data, s.size) : std::string_view();
 }
 
-inline skillhost_string_view to_abi(std::string_view s) noexcept { return {s.data(), s.size()}; }
+inline skillhost_string_view to_abi(std::string_view s) noexcept {
+    return {s.data(), s.size()};
+}
 
 // A NUL-terminated descriptor string that may be NULL.
-inline std::string_view from_abi(const char* s) noexcept { return s ? std::string_view(s) : std::string_view(); }
+inline std::string_view from_abi(const char* s) noexcept {
+    return s ? std::string_view(s) : std::string_view();
+}
 
 }  // namespace skillhost::plugin

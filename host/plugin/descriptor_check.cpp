@@ -51,11 +51,9 @@ Status check_skills(const skillhost_plugin& plugin, const manifest::Manifest& ma
 
     const std::size_t stride = skill_stride(plugin);
     if (stride < skill_layout_1_0 || stride > max_skill_stride) {
-        Error error{"INVALID_DESCRIPTOR", "plugin '" + name + "' declares skill_struct_size " +
-                                              std::to_string(stride) + ", outside " +
-                                              std::to_string(skill_layout_1_0) + ".." +
-                                              std::to_string(max_skill_stride) +
-                                              "; set it to sizeof(skillhost_skill)"};
+        Error error{"INVALID_DESCRIPTOR", "plugin '" + name + "' declares skill_struct_size " + std::to_string(stride) +
+                                              ", outside " + std::to_string(skill_layout_1_0) + ".." +
+                                              std::to_string(max_skill_stride) + "; set it to sizeof(skillhost_skill)"};
         error.details["skill_struct_size"] = stride;
         return error;
     }
@@ -141,8 +139,8 @@ Status check_abi_version(const skillhost_version& plugin_version, std::string_vi
 Status check_descriptor(const skillhost_plugin& plugin, const manifest::Manifest& manifest) {
     if (plugin.struct_size < plugin_layout_1_0) {
         Error error{"STRUCT_TOO_SMALL", "plugin '" + manifest.name + "' declares a descriptor of " +
-                                            std::to_string(plugin.struct_size) +
-                                            " bytes, smaller than the " + std::to_string(plugin_layout_1_0) +
+                                            std::to_string(plugin.struct_size) + " bytes, smaller than the " +
+                                            std::to_string(plugin_layout_1_0) +
                                             "-byte skill ABI 1.0 layout; set struct_size to sizeof(skillhost_plugin)"};
         error.details["struct_size"] = plugin.struct_size;
         error.details["minimum_size"] = plugin_layout_1_0;
@@ -153,12 +151,11 @@ Status check_descriptor(const skillhost_plugin& plugin, const manifest::Manifest
     // library. A library built against a newer minor of the same major still honours it.
     if (manifest.abi.major != plugin.abi_version.major || manifest.abi.minor > plugin.abi_version.minor) {
         const std::string library_abi = to_string(plugin.abi_version);
-        Error error{"ABI_MISMATCH", "plugin '" + manifest.name + "': its manifest declares abi_version " +
-                                        manifest_abi_text(manifest.abi) + " but its library was built for " +
-                                        library_abi + "; set abi_version: \"" +
-                                        std::to_string(plugin.abi_version.major) + "." +
-                                        std::to_string(plugin.abi_version.minor) +
-                                        "\" in the manifest (or rebuild the library)"};
+        Error error{"ABI_MISMATCH",
+                    "plugin '" + manifest.name + "': its manifest declares abi_version " +
+                        manifest_abi_text(manifest.abi) + " but its library was built for " + library_abi +
+                        "; set abi_version: \"" + std::to_string(plugin.abi_version.major) + "." +
+                        std::to_string(plugin.abi_version.minor) + "\" in the manifest (or rebuild the library)"};
         error.details["manifest_abi"] = manifest_abi_text(manifest.abi);
         error.details["library_abi"] = library_abi;
         return error;

@@ -14,7 +14,9 @@
 namespace skillhost::plugin {
 namespace {
 
-PluginHostContext* context_of(void* host_context) { return static_cast<PluginHostContext*>(host_context); }
+PluginHostContext* context_of(void* host_context) {
+    return static_cast<PluginHostContext*>(host_context);
+}
 
 CallControl* control_of(const skillhost_call_context* call) {
     return call ? static_cast<CallControl*>(call->host_call) : nullptr;
@@ -58,9 +60,9 @@ int32_t is_cancelled(void*, const skillhost_call_context* call) noexcept {
     if (const CallControl* control = control_of(call); control && control->cancelled.load()) return 1;
     // The deadline counts even when the executor has not yet noticed it passed.
     if (call->deadline_unix_ms > 0) {
-        const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                std::chrono::system_clock::now().time_since_epoch())
-                                .count();
+        const auto now_ms =
+            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+                .count();
         if (now_ms >= call->deadline_unix_ms) return 1;
     }
     return 0;
@@ -80,7 +82,8 @@ skillhost_status complete(void* host_context, const skillhost_call_context* call
         if (!context || !context->completions) {
             const std::string message = "no model is configured for role '" + role_text +
                                         "'; configure one in models.yaml or continue without a completion";
-            write_error(writer, "LLM_UNAVAILABLE", message, boost::json::serialize(boost::json::object{{"role", role_text}}));
+            write_error(writer, "LLM_UNAVAILABLE", message,
+                        boost::json::serialize(boost::json::object{{"role", role_text}}));
             return SKILLHOST_STATUS_UNAVAILABLE;
         }
         const std::string_view user_id = call ? from_abi(call->user_id) : std::string_view();

@@ -13,7 +13,7 @@ namespace skillhost::plugin {
 // What the service functions need to know about the plugin calling them; `host_context` points
 // here. Lives as long as the loaded plugin, i.e. past the plugin's shutdown().
 struct PluginHostContext {
-    std::string plugin_name;                       // attributes log lines
+    std::string plugin_name;                         // attributes log lines
     std::shared_ptr<CompletionService> completions;  // null: completions answer UNAVAILABLE
 };
 

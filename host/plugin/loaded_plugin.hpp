@@ -22,21 +22,21 @@ struct CallContext {
     std::string call_id;
     std::string user_id;
     std::string cognitive_mode = "agent";
-    std::filesystem::path data_dir;        // created by the loader before the call if missing
+    std::filesystem::path data_dir;  // created by the loader before the call if missing
     std::filesystem::path workspace_root;
     std::int64_t deadline_unix_ms = 0;
-    CallControl* control = nullptr;        // may be null (no cancellation, no progress)
+    CallControl* control = nullptr;  // may be null (no cancellation, no progress)
 };
 
 // What came back over the ABI, before the executor interprets it.
 struct RawOutcome {
     skillhost_status status = SKILLHOST_STATUS_ERROR;
     enum class Written { nothing, result, error } written = Written::nothing;
-    std::string result_json;   // when written == result
-    std::string error_code;    // when written == error
+    std::string result_json;  // when written == result
+    std::string error_code;   // when written == error
     std::string error_message;
     std::string error_details_json;
-    int extra_writes = 0;      // writes after the first (a contract violation, logged)
+    int extra_writes = 0;  // writes after the first (a contract violation, logged)
 };
 
 class LoadedPlugin {

@@ -39,9 +39,9 @@ std::vector<std::filesystem::path> manifests_in(const std::filesystem::path& dir
     for (; !ec && it != end; it.increment(ec))
         if (is_manifest_file(*it)) files.push_back(it->path());
     if (ec) {
-        report.failures.push_back(directory_failure(dir, "DIR_UNREADABLE",
-                                                    "cannot list plugin directory " + dir.string() + ": " +
-                                                        ec.message() + "; check its permissions"));
+        report.failures.push_back(directory_failure(
+            dir, "DIR_UNREADABLE",
+            "cannot list plugin directory " + dir.string() + ": " + ec.message() + "; check its permissions"));
     }
     std::sort(files.begin(), files.end());
     return files;

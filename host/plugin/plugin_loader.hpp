@@ -60,7 +60,6 @@ struct DiscoveryReport {
 // Every *.yaml / *.yml manifest in the given directories (not recursive, sorted by file name),
 // loaded; failures are collected, never thrown. Missing directories are reported as failures with
 // code DIR_NOT_FOUND. A second manifest with an already loaded plugin name is DUPLICATE_PLUGIN.
-DiscoveryReport discover_plugins(const PluginLoader& loader,
-                                 const std::vector<std::filesystem::path>& manifest_dirs);
+DiscoveryReport discover_plugins(const PluginLoader& loader, const std::vector<std::filesystem::path>& manifest_dirs);
 
 }  // namespace skillhost::plugin

@@ -38,8 +38,7 @@ Error copy_failed(const std::filesystem::path& library, const std::filesystem::p
 }  // namespace
 
 Result<std::filesystem::path> make_private_copy(const std::filesystem::path& library,
-                                                const std::filesystem::path& cache_dir,
-                                                std::string_view plugin_name) {
+                                                const std::filesystem::path& cache_dir, std::string_view plugin_name) {
     std::error_code ec;
     std::filesystem::create_directories(cache_dir, ec);
     if (ec) return copy_failed(library, cache_dir / "x", "cannot create the directory (" + ec.message() + ")");

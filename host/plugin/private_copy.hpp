@@ -13,7 +13,6 @@ namespace skillhost::plugin {
 // Copies `library` to a new, uniquely named file in `cache_dir` (created if missing):
 // "<plugin>-<pid>-<n><extension>". Error PRIVATE_COPY_FAILED says what could not be done.
 Result<std::filesystem::path> make_private_copy(const std::filesystem::path& library,
-                                                const std::filesystem::path& cache_dir,
-                                                std::string_view plugin_name);
+                                                const std::filesystem::path& cache_dir, std::string_view plugin_name);
 
 }  // namespace skillhost::plugin

@@ -9,12 +9,13 @@
 
 namespace skillhost::policy {
 
-std::string hash_api_token(std::string_view token) { return sha256_hex(token); }
+std::string hash_api_token(std::string_view token) {
+    return sha256_hex(token);
+}
 
 bool is_sha256_hex(std::string_view text) {
-    return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char c) {
-               return std::isxdigit(static_cast<unsigned char>(c)) != 0;
-           });
+    return text.size() == 64 && std::all_of(text.begin(), text.end(),
+                                            [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
 }
 
 bool verify_api_token(std::string_view token, std::string_view expected_sha256_hex) {

@@ -13,7 +13,8 @@ namespace skillhost::policy {
 Result<std::string> generate_api_token() {
     std::array<unsigned char, 32> bytes{};
     if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) {
-        return Error{"TOKEN_GENERATION_FAILED", "the system's random number generator failed; no token was created", {}, {}};
+        return Error{
+            "TOKEN_GENERATION_FAILED", "the system's random number generator failed; no token was created", {}, {}};
     }
     static const char* hex = "0123456789abcdef";
     std::string token = "shk_";
@@ -27,12 +28,11 @@ Result<std::string> generate_api_token() {
 Result<std::unique_ptr<ApiTokenStore>> ApiTokenStore::open(const std::filesystem::path& database_file) {
     auto connection = db::SqliteConnection::open(database_file);
     if (!connection) return connection.error();
-    if (auto st = connection->exec(
-            "CREATE TABLE IF NOT EXISTS api_tokens ("
-            " sha256 TEXT PRIMARY KEY,"
-            " user_id TEXT NOT NULL,"
-            " label TEXT NOT NULL,"
-            " created_ms INTEGER NOT NULL)");
+    if (auto st = connection->exec("CREATE TABLE IF NOT EXISTS api_tokens ("
+                                   " sha256 TEXT PRIMARY KEY,"
+                                   " user_id TEXT NOT NULL,"
+                                   " label TEXT NOT NULL,"
+                                   " created_ms INTEGER NOT NULL)");
         !st) {
         return st.error();
     }
@@ -47,9 +47,12 @@ Result<IssuedToken> ApiTokenStore::issue(std::string_view user_id, std::string_v
     issued.sha256 = hash_api_token(issued.token);
     issued.user_id = std::string(user_id);
     issued.label = std::string(label);
-    issued.created_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    issued.created_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
     std::lock_guard lock(mutex_);
-    db::SqliteStatement insert(connection_, "INSERT INTO api_tokens (sha256, user_id, label, created_ms) VALUES (?, ?, ?, ?)");
+    db::SqliteStatement insert(connection_,
+                               "INSERT INTO api_tokens (sha256, user_id, label, created_ms) VALUES (?, ?, ?, ?)");
     if (!insert.prepared()) return connection_.error("storing an API token");
     insert.bind(1, issued.sha256).bind(2, issued.user_id).bind(3, issued.label).bind(4, issued.created_ms);
     if (insert.step() != SQLITE_DONE) return connection_.error("storing an API token");
@@ -71,10 +74,10 @@ Result<std::optional<std::string>> ApiTokenStore::user_for(std::string_view toke
 
 Result<std::vector<IssuedToken>> ApiTokenStore::list(std::string_view user_id) const {
     std::lock_guard lock(mutex_);
-    db::SqliteStatement select(connection_, user_id.empty()
-                                            ? "SELECT sha256, user_id, label, created_ms FROM api_tokens ORDER BY created_ms"
-                                            : "SELECT sha256, user_id, label, created_ms FROM api_tokens WHERE user_id = ? "
-                                              "ORDER BY created_ms");
+    db::SqliteStatement select(
+        connection_, user_id.empty() ? "SELECT sha256, user_id, label, created_ms FROM api_tokens ORDER BY created_ms"
+                                     : "SELECT sha256, user_id, label, created_ms FROM api_tokens WHERE user_id = ? "
+                                       "ORDER BY created_ms");
     if (!select.prepared()) return connection_.error("listing API tokens");
     if (!user_id.empty()) select.bind(1, user_id);
     std::vector<IssuedToken> out;
@@ -93,8 +96,10 @@ Result<std::vector<IssuedToken>> ApiTokenStore::list(std::string_view user_id) c
 
 Result<int> ApiTokenStore::revoke(std::string_view sha256_prefix) {
     if (sha256_prefix.size() < 8 || sha256_prefix.find_first_not_of("0123456789abcdef") != std::string_view::npos) {
-        Error e{"INVALID_TOKEN_ID", "a token id is at least 8 lowercase hex digits of its sha256 (see `skillhost token list`)",
-                {}, {}};
+        Error e{"INVALID_TOKEN_ID",
+                "a token id is at least 8 lowercase hex digits of its sha256 (see `skillhost token list`)",
+                {},
+                {}};
         e.details["id"] = std::string(sha256_prefix);
         return e;
     }

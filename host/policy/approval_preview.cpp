@@ -24,9 +24,12 @@ std::string shown_value(const boost::json::value& value) {
     if (value.is_string()) {
         std::string quoted = "\"";
         for (char c : text) {
-            if (c == '\n') quoted += "\\n";
-            else if (c == '"') quoted += "\\\"";
-            else quoted += c;
+            if (c == '\n')
+                quoted += "\\n";
+            else if (c == '"')
+                quoted += "\\\"";
+            else
+                quoted += c;
         }
         return quoted + "\"";
     }

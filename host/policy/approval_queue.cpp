@@ -50,7 +50,9 @@ std::int64_t to_ms(TimePoint time) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(time.time_since_epoch()).count();
 }
 
-TimePoint from_ms(std::int64_t ms) { return TimePoint(std::chrono::milliseconds(ms)); }
+TimePoint from_ms(std::int64_t ms) {
+    return TimePoint(std::chrono::milliseconds(ms));
+}
 
 boost::json::value parse_stored_json(const std::string& text) {
     if (text.empty()) return nullptr;
@@ -98,7 +100,8 @@ std::string new_approval_id() {
 Error not_found(std::string_view id) {
     Error error{"APPROVAL_NOT_FOUND",
                 "no approval `" + std::string(id) + "`; list them with `skillhost approvals list --all`",
-                {}, {}};
+                {},
+                {}};
     error.details["approval_id"] = std::string(id);
     return error;
 }
@@ -107,8 +110,11 @@ Error already_resolved(const ApprovalRecord& record) {
     std::string how = std::string("is already ") + to_string(record.state);
     if (!record.resolved_by.empty()) how += " (resolved by " + record.resolved_by + ")";
     Error error{"APPROVAL_ALREADY_RESOLVED",
-                "approval " + record.id + " " + how + "; only pending approvals can be approved or rejected — see `skillhost approvals show " + record.id + "`",
-                {}, {}};
+                "approval " + record.id + " " + how +
+                    "; only pending approvals can be approved or rejected — see `skillhost approvals show " +
+                    record.id + "`",
+                {},
+                {}};
     error.details["approval_id"] = record.id;
     error.details["state"] = to_string(record.state);
     error.details["resolved_by"] = record.resolved_by;
@@ -123,7 +129,8 @@ Error not_allowed(const Resolver& resolver, const ApprovalRecord& record) {
     Error error{"NOT_ALLOWED_TO_RESOLVE",
                 "user " + resolver.user_id + " may not resolve approval " + record.id + ", which " + record.user_id +
                     " requested; only the requesting user or an owner may approve or reject it",
-                {}, {}};
+                {},
+                {}};
     error.details["approval_id"] = record.id;
     error.details["user"] = resolver.user_id;
     error.details["requested_for"] = record.user_id;
@@ -182,12 +189,17 @@ Result<ApprovalRecord> ApprovalQueue::enqueue(const ApprovalRequest& request) {
     record.requested_at = now();
     record.expires_at = record.requested_at + options_.ttl;
     db::SqliteStatement insert(connection_,
-                           "INSERT INTO approvals (id, user_id, skill_id, arguments, requested_at_ms, requested_by,"
-                           " preview, expires_at_ms, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')");
+                               "INSERT INTO approvals (id, user_id, skill_id, arguments, requested_at_ms, requested_by,"
+                               " preview, expires_at_ms, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')");
     if (!insert.prepared()) return connection_.error("queueing an approval");
-    insert.bind(1, record.id).bind(2, record.user_id).bind(3, record.skill_id)
-        .bind(4, boost::json::serialize(record.arguments)).bind(5, to_ms(record.requested_at))
-        .bind(6, record.requested_by.to_text()).bind(7, record.preview).bind(8, to_ms(record.expires_at));
+    insert.bind(1, record.id)
+        .bind(2, record.user_id)
+        .bind(3, record.skill_id)
+        .bind(4, boost::json::serialize(record.arguments))
+        .bind(5, to_ms(record.requested_at))
+        .bind(6, record.requested_by.to_text())
+        .bind(7, record.preview)
+        .bind(8, to_ms(record.expires_at));
     if (insert.step() != SQLITE_DONE) return connection_.error("queueing an approval");
     audit(record, "requested", record.user_id);
     return record;
@@ -225,8 +237,8 @@ Error ApprovalQueue::expire_now(db::SqliteTransaction& transaction, ApprovalReco
                                 std::string_view actor) {
     const std::string reason = "expired at " + format_utc_timestamp(record.expires_at) + " before anyone resolved it";
     db::SqliteStatement expire(connection_,
-                           "UPDATE approvals SET state = 'expired', resolved_at_ms = ?, reason = ? "
-                           "WHERE id = ? AND state = 'pending'");
+                               "UPDATE approvals SET state = 'expired', resolved_at_ms = ?, reason = ? "
+                               "WHERE id = ? AND state = 'pending'");
     expire.bind(1, to_ms(at)).bind(2, reason).bind(3, record.id);
     if (expire.step() != SQLITE_DONE) return connection_.error("expiring an approval");
     if (auto st = transaction.commit(); !st) return st.error();
@@ -237,7 +249,8 @@ Error ApprovalQueue::expire_now(db::SqliteTransaction& transaction, ApprovalReco
     Error error{"APPROVAL_EXPIRED",
                 "approval " + record.id + " expired at " + format_utc_timestamp(record.expires_at) +
                     " and will not run; repeat the original call to request a new approval",
-                {}, {}};
+                {},
+                {}};
     error.details["approval_id"] = record.id;
     error.details["expires_at"] = format_utc_timestamp(record.expires_at);
     error.details["state"] = "expired";
@@ -255,11 +268,16 @@ Result<ApprovalRecord> ApprovalQueue::claim_for_execution(std::string_view id, c
     const TimePoint at = now();
     if (at >= record->expires_at) return expire_now(transaction, *record, at, resolver.user_id);
     const ProcessIdentity self = current_process_identity();
-    db::SqliteStatement claim(connection_,
-                          "UPDATE approvals SET state = 'approved', resolved_by = ?, resolved_at_ms = ?,"
-                          " claim_host = ?, claim_pid = ?, claim_start_ticks = ? WHERE id = ? AND state = 'pending'");
-    claim.bind(1, resolver.user_id).bind(2, to_ms(at)).bind(3, self.host).bind(4, self.pid)
-        .bind(5, self.start_ticks).bind(6, id);
+    db::SqliteStatement claim(
+        connection_,
+        "UPDATE approvals SET state = 'approved', resolved_by = ?, resolved_at_ms = ?,"
+        " claim_host = ?, claim_pid = ?, claim_start_ticks = ? WHERE id = ? AND state = 'pending'");
+    claim.bind(1, resolver.user_id)
+        .bind(2, to_ms(at))
+        .bind(3, self.host)
+        .bind(4, self.pid)
+        .bind(5, self.start_ticks)
+        .bind(6, id);
     if (claim.step() != SQLITE_DONE || sqlite3_changes(connection_.handle()) != 1) {
         return connection_.error("claiming an approval");
     }
@@ -281,8 +299,10 @@ Result<ApprovalRecord> ApprovalQueue::complete(std::string_view id, bool ok, con
     if (record->state != ApprovalState::approved) {
         Error error{"APPROVAL_NOT_CLAIMED",
                     "approval " + record->id + " is " + to_string(record->state) +
-                        ", not approved, so its outcome cannot be recorded; see `skillhost approvals show " + record->id + "`",
-                    {}, {}};
+                        ", not approved, so its outcome cannot be recorded; see `skillhost approvals show " +
+                        record->id + "`",
+                    {},
+                    {}};
         error.details["approval_id"] = record->id;
         error.details["state"] = to_string(record->state);
         return error;
@@ -290,11 +310,13 @@ Result<ApprovalRecord> ApprovalQueue::complete(std::string_view id, bool ok, con
     const TimePoint at = now();
     const ApprovalState state = ok ? ApprovalState::executed : ApprovalState::failed;
     db::SqliteStatement update(connection_,
-                           "UPDATE approvals SET state = ?, completed_at_ms = ?, result = ?, reason = ? "
-                           "WHERE id = ? AND state = 'approved'");
+                               "UPDATE approvals SET state = ?, completed_at_ms = ?, result = ?, reason = ? "
+                               "WHERE id = ? AND state = 'approved'");
     update.bind(1, to_string(state)).bind(2, to_ms(at)).bind(3, boost::json::serialize(result));
-    if (reason.empty()) update.bind_null(4);
-    else update.bind(4, reason);
+    if (reason.empty())
+        update.bind_null(4);
+    else
+        update.bind(4, reason);
     update.bind(5, id);
     if (update.step() != SQLITE_DONE || sqlite3_changes(connection_.handle()) != 1) {
         return connection_.error("recording an approval's outcome");
@@ -318,9 +340,10 @@ Result<ApprovalRecord> ApprovalQueue::reject(std::string_view id, const Resolver
     if (record->state != ApprovalState::pending) return already_resolved(*record);
     const TimePoint at = now();
     if (at >= record->expires_at) return expire_now(transaction, *record, at, resolver.user_id);
-    db::SqliteStatement update(connection_,
-                           "UPDATE approvals SET state = 'rejected', resolved_by = ?, resolved_at_ms = ?, reason = ? "
-                           "WHERE id = ? AND state = 'pending'");
+    db::SqliteStatement update(
+        connection_,
+        "UPDATE approvals SET state = 'rejected', resolved_by = ?, resolved_at_ms = ?, reason = ? "
+        "WHERE id = ? AND state = 'pending'");
     update.bind(1, resolver.user_id).bind(2, to_ms(at)).bind(3, reason).bind(4, id);
     if (update.step() != SQLITE_DONE || sqlite3_changes(connection_.handle()) != 1) {
         return connection_.error("rejecting an approval");
@@ -340,8 +363,9 @@ Result<std::vector<std::string>> ApprovalQueue::expire_due(TimePoint at) {
     if (!transaction.begun()) return transaction.begun().error();
     std::vector<ApprovalRecord> due;
     {
-        db::SqliteStatement select(connection_, std::string(select_columns) +
-                                                 " WHERE state = 'pending' AND expires_at_ms <= ? ORDER BY expires_at_ms");
+        db::SqliteStatement select(
+            connection_,
+            std::string(select_columns) + " WHERE state = 'pending' AND expires_at_ms <= ? ORDER BY expires_at_ms");
         select.bind(1, to_ms(at));
         int rc = 0;
         while ((rc = select.step()) == SQLITE_ROW) due.push_back(row_to_record(select));
@@ -350,8 +374,8 @@ Result<std::vector<std::string>> ApprovalQueue::expire_due(TimePoint at) {
     for (auto& record : due) {
         record.reason = "expired at " + format_utc_timestamp(record.expires_at) + " before anyone resolved it";
         db::SqliteStatement update(connection_,
-                               "UPDATE approvals SET state = 'expired', resolved_at_ms = ?, reason = ? "
-                               "WHERE id = ? AND state = 'pending'");
+                                   "UPDATE approvals SET state = 'expired', resolved_at_ms = ?, reason = ? "
+                                   "WHERE id = ? AND state = 'pending'");
         update.bind(1, to_ms(at)).bind(2, record.reason).bind(3, record.id);
         if (update.step() != SQLITE_DONE) return connection_.error("expiring approvals");
         record.state = ApprovalState::expired;
@@ -376,8 +400,8 @@ Result<std::vector<std::string>> ApprovalQueue::recover_interrupted() {
     };
     std::vector<Claimed> claimed;
     {
-        db::SqliteStatement select(connection_,
-                               "SELECT id, claim_host, claim_pid, claim_start_ticks FROM approvals WHERE state = 'approved'");
+        db::SqliteStatement select(
+            connection_, "SELECT id, claim_host, claim_pid, claim_start_ticks FROM approvals WHERE state = 'approved'");
         int rc = 0;
         while ((rc = select.step()) == SQLITE_ROW) {
             claimed.push_back({select.text(0), ProcessIdentity{select.text(1), select.integer(2), select.integer(3)}});
@@ -389,8 +413,8 @@ Result<std::vector<std::string>> ApprovalQueue::recover_interrupted() {
     for (const auto& entry : claimed) {
         if (process_is_alive(entry.claimer)) continue;
         db::SqliteStatement update(connection_,
-                               "UPDATE approvals SET state = 'failed', completed_at_ms = ?, reason = ? "
-                               "WHERE id = ? AND state = 'approved'");
+                                   "UPDATE approvals SET state = 'failed', completed_at_ms = ?, reason = ? "
+                                   "WHERE id = ? AND state = 'approved'");
         update.bind(1, to_ms(at)).bind(2, interrupted_reason).bind(3, entry.id);
         if (update.step() != SQLITE_DONE) return connection_.error("marking interrupted approvals");
         recovered.push_back(entry.id);

@@ -39,7 +39,7 @@ struct ApprovalRequest {
     std::string skill_id;
     boost::json::value arguments;
     Requester requested_by;
-    std::string preview;                  // make_approval_preview()
+    std::string preview;  // make_approval_preview()
 };
 
 // Who is approving or rejecting: the requesting user or any owner may.

@@ -2,7 +2,6 @@
 
 #include <boost/json/serialize.hpp>
 
-
 namespace skillhost::policy {
 
 const char* to_string(ApprovalState state) {
@@ -18,8 +17,8 @@ const char* to_string(ApprovalState state) {
 }
 
 std::optional<ApprovalState> parse_approval_state(std::string_view text) {
-    for (auto state : {ApprovalState::pending, ApprovalState::approved, ApprovalState::executed,
-                       ApprovalState::failed, ApprovalState::rejected, ApprovalState::expired}) {
+    for (auto state : {ApprovalState::pending, ApprovalState::approved, ApprovalState::executed, ApprovalState::failed,
+                       ApprovalState::rejected, ApprovalState::expired}) {
         if (text == to_string(state)) return state;
     }
     return std::nullopt;
@@ -37,8 +36,10 @@ boost::json::object ApprovalRecord::to_json() const {
     out["expires_at"] = format_utc_timestamp(expires_at);
     out["state"] = to_string(state);
     out["resolved_by"] = resolved_by.empty() ? boost::json::value(nullptr) : boost::json::value(resolved_by);
-    out["resolved_at"] = resolved_at ? boost::json::value(format_utc_timestamp(*resolved_at)) : boost::json::value(nullptr);
-    out["completed_at"] = completed_at ? boost::json::value(format_utc_timestamp(*completed_at)) : boost::json::value(nullptr);
+    out["resolved_at"] =
+        resolved_at ? boost::json::value(format_utc_timestamp(*resolved_at)) : boost::json::value(nullptr);
+    out["completed_at"] =
+        completed_at ? boost::json::value(format_utc_timestamp(*completed_at)) : boost::json::value(nullptr);
     out["reason"] = reason.empty() ? boost::json::value(nullptr) : boost::json::value(reason);
     out["result"] = result;
     return out;
@@ -46,8 +47,10 @@ boost::json::object ApprovalRecord::to_json() const {
 
 std::string ApprovalRecord::summary_line() const {
     std::string line = id + "  " + to_string(state) + "  " + user_id + "  " + skill_id + "  ";
-    if (state == ApprovalState::pending) line += "expires " + format_utc_timestamp(expires_at);
-    else if (resolved_at) line += "resolved " + format_utc_timestamp(*resolved_at);
+    if (state == ApprovalState::pending)
+        line += "expires " + format_utc_timestamp(expires_at);
+    else if (resolved_at)
+        line += "resolved " + format_utc_timestamp(*resolved_at);
     return line + "  " + preview;
 }
 

@@ -26,14 +26,14 @@ struct ApprovalRecord {
     boost::json::value arguments;
     TimePoint requested_at;
     Requester requested_by;
-    std::string preview;       // what will happen, for the approver
+    std::string preview;  // what will happen, for the approver
     TimePoint expires_at;
     ApprovalState state = ApprovalState::pending;
-    std::string resolved_by;               // who approved or rejected; empty otherwise
-    std::optional<TimePoint> resolved_at;  // when approved/rejected/expired
-    std::optional<TimePoint> completed_at; // when executed/failed
-    std::string reason;                    // rejection reason, failure reason, expiry note
-    boost::json::value result;             // the skill's result object once executed/failed
+    std::string resolved_by;                // who approved or rejected; empty otherwise
+    std::optional<TimePoint> resolved_at;   // when approved/rejected/expired
+    std::optional<TimePoint> completed_at;  // when executed/failed
+    std::string reason;                     // rejection reason, failure reason, expiry note
+    boost::json::value result;              // the skill's result object once executed/failed
 
     boost::json::object to_json() const;
     // One line for `approvals list`: "apr-… pending bob fs_write expires 2026-… — <preview>".

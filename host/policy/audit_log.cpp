@@ -17,12 +17,15 @@ Error audit_error(const std::filesystem::path& file, std::string_view doing, int
     Error error{"AUDIT_WRITE_FAILED",
                 "audit log " + file.string() + ": " + std::string(doing) + " failed: " + std::strerror(error_number) +
                     "; check that the home directory is writable and has free space",
-                {}, {}};
+                {},
+                {}};
     error.details["file"] = file.string();
     return error;
 }
 
-double milliseconds(std::chrono::microseconds duration) { return static_cast<double>(duration.count()) / 1000.0; }
+double milliseconds(std::chrono::microseconds duration) {
+    return static_cast<double>(duration.count()) / 1000.0;
+}
 
 }  // namespace
 
@@ -43,7 +46,9 @@ AuditLog::~AuditLog() {
     }
 }
 
-std::string AuditLog::file_name_for(TimePoint time) { return format_utc_date(time) + ".jsonl"; }
+std::string AuditLog::file_name_for(TimePoint time) {
+    return format_utc_date(time) + ".jsonl";
+}
 
 Status AuditLog::append(std::string_view kind, boost::json::object fields) {
     const TimePoint at = options_.clock ? options_.clock() : std::chrono::system_clock::now();
@@ -136,7 +141,8 @@ Status AuditLog::record_skill_call(const SkillCallAudit& call) {
     fields["args_sha256"] = argument_digest(call.arguments);
     fields["arguments"] = call.arguments;
     fields["duration_ms"] = milliseconds(call.duration);
-    fields["outcome"] = call.ok ? std::string("ok") : (call.error_code.empty() ? std::string("error") : call.error_code);
+    fields["outcome"] =
+        call.ok ? std::string("ok") : (call.error_code.empty() ? std::string("error") : call.error_code);
     return append("skill_call", std::move(fields));
 }
 
@@ -164,7 +170,8 @@ Status AuditLog::record_llm_call(const LlmCallAudit& call) {
     fields["duration_ms"] = milliseconds(call.duration);
     if (call.input_tokens >= 0) fields["input_tokens"] = call.input_tokens;
     if (call.output_tokens >= 0) fields["output_tokens"] = call.output_tokens;
-    fields["outcome"] = call.ok ? std::string("ok") : (call.error_code.empty() ? std::string("error") : call.error_code);
+    fields["outcome"] =
+        call.ok ? std::string("ok") : (call.error_code.empty() ? std::string("error") : call.error_code);
     return append("llm_call", std::move(fields));
 }
 

@@ -53,8 +53,11 @@ Result<AuditBatch> AuditTail::poll() {
         if (is_day_file(name)) names.push_back(name);
     }
     if (ec) {
-        Error error{"AUDIT_READ_FAILED", "cannot list " + directory_.string() + ": " + ec.message() +
-                                             "; check that the home directory is readable", {}, {}};
+        Error error{
+            "AUDIT_READ_FAILED",
+            "cannot list " + directory_.string() + ": " + ec.message() + "; check that the home directory is readable",
+            {},
+            {}};
         error.details["directory"] = directory_.string();
         return error;
     }
@@ -116,8 +119,8 @@ Result<AuditBatch> read_audit_log(const std::filesystem::path& directory, const 
 }
 
 Status follow_audit_log(const std::filesystem::path& directory, const AuditFilter& filter,
-                        const std::function<void(const AuditBatch&)>& on_batch,
-                        const std::function<bool()>& keep_going, std::chrono::milliseconds interval) {
+                        const std::function<void(const AuditBatch&)>& on_batch, const std::function<bool()>& keep_going,
+                        std::chrono::milliseconds interval) {
     AuditTail tail(directory, filter);
     while (true) {
         auto batch = tail.poll();

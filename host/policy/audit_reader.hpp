@@ -58,8 +58,7 @@ Result<AuditBatch> read_audit_log(const std::filesystem::path& directory, const 
 
 // Polls every `interval`, handing each non-empty batch to on_batch, until keep_going() is false.
 Status follow_audit_log(const std::filesystem::path& directory, const AuditFilter& filter,
-                        const std::function<void(const AuditBatch&)>& on_batch,
-                        const std::function<bool()>& keep_going,
+                        const std::function<void(const AuditBatch&)>& on_batch, const std::function<bool()>& keep_going,
                         std::chrono::milliseconds interval = std::chrono::milliseconds(250));
 
 }  // namespace skillhost::policy

@@ -14,7 +14,7 @@ bool is_secret_key(std::string_view key) {
     std::string lower(key);
     std::transform(lower.begin(), lower.end(), lower.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    static constexpr std::string_view needles[] = {"token", "secret", "password", "passwd", "api_key",
+    static constexpr std::string_view needles[] = {"token",  "secret",  "password",      "passwd", "api_key",
                                                    "apikey", "api-key", "authorization", "cookie", "credential"};
     return std::any_of(std::begin(needles), std::end(needles),
                        [&](std::string_view needle) { return lower.find(needle) != std::string::npos; });
@@ -37,8 +37,10 @@ boost::json::value transform(const boost::json::value& value, std::size_t max_va
         case boost::json::kind::object: {
             boost::json::object out;
             for (const auto& entry : value.get_object()) {
-                if (is_secret_key(entry.key())) out[entry.key()] = "[redacted]";
-                else out[entry.key()] = transform(entry.value(), max_value_chars);
+                if (is_secret_key(entry.key()))
+                    out[entry.key()] = "[redacted]";
+                else
+                    out[entry.key()] = transform(entry.value(), max_value_chars);
             }
             if (max_value_chars != no_limit) {
                 const std::string text = boost::json::serialize(out);
@@ -57,7 +59,8 @@ boost::json::value transform(const boost::json::value& value, std::size_t max_va
         }
         case boost::json::kind::string: {
             const auto& s = value.get_string();
-            if (s.size() > max_value_chars) return boost::json::value(truncated_text(std::string(s.data(), s.size()), max_value_chars));
+            if (s.size() > max_value_chars)
+                return boost::json::value(truncated_text(std::string(s.data(), s.size()), max_value_chars));
             return value;
         }
         default: return value;
@@ -71,8 +74,10 @@ boost::json::value redact_and_truncate(const boost::json::value& value, std::siz
         // The top level keeps its keys so the audit shows which arguments were passed.
         boost::json::object out;
         for (const auto& entry : *object) {
-            if (is_secret_key(entry.key())) out[entry.key()] = "[redacted]";
-            else out[entry.key()] = transform(entry.value(), max_value_chars);
+            if (is_secret_key(entry.key()))
+                out[entry.key()] = "[redacted]";
+            else
+                out[entry.key()] = transform(entry.value(), max_value_chars);
         }
         return out;
     }

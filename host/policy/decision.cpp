@@ -32,7 +32,9 @@ const char* to_string(StepVerdict verdict) {
     return "not reached";
 }
 
-std::string MatchedRule::location() const { return file + ":" + std::to_string(line); }
+std::string MatchedRule::location() const {
+    return file + ":" + std::to_string(line);
+}
 
 boost::json::object MatchedRule::to_json() const {
     boost::json::object out;
@@ -59,7 +61,8 @@ Error Decision::to_error(std::string_view approval_id) const {
         error.suggestions.push_back("do not retry this call with the same arguments; choose another action");
     } else if (code == "TRUST_TOO_LOW") {
         error.message += "; an owner can raise the user's trust in users.yaml, or use a skill that needs less trust";
-        error.suggestions.push_back("use a skill whose min_trust is at most " + std::string(manifest::to_string(current_trust)));
+        error.suggestions.push_back("use a skill whose min_trust is at most " +
+                                    std::string(manifest::to_string(current_trust)));
     } else if (code == "APPROVAL_REQUIRED") {
         if (approval_id.empty()) {
             error.message += "; the call needs approval before it runs";
@@ -96,8 +99,10 @@ boost::json::object Decision::to_json() const {
     out["mode"] = to_string(mode);
     out["current_trust"] = manifest::to_string(current_trust);
     out["required_trust"] = manifest::to_string(required_trust);
-    if (rule) out["rule"] = rule->to_json();
-    else out["rule"] = nullptr;
+    if (rule)
+        out["rule"] = rule->to_json();
+    else
+        out["rule"] = nullptr;
     return out;
 }
 

@@ -39,7 +39,7 @@ struct Decision {
     DecisionStep step = DecisionStep::approval;
     // MODE_FORBIDS, DENIED_BY_RULE, TRUST_TOO_LOW, APPROVAL_REQUIRED; empty when allowed.
     std::string code;
-    std::string reason;  // one human sentence
+    std::string reason;               // one human sentence
     std::optional<MatchedRule> rule;  // the rule that decided or contributed (allow/ask/deny)
     std::string skill_id;
     std::string user_id;

@@ -9,11 +9,10 @@ namespace skillhost::policy {
 Result<std::unique_ptr<ModeStore>> ModeStore::open(const std::filesystem::path& database_file) {
     auto connection = db::SqliteConnection::open(database_file);
     if (!connection) return connection.error();
-    if (auto st = connection->exec(
-            "CREATE TABLE IF NOT EXISTS user_modes ("
-            " user_id TEXT PRIMARY KEY,"
-            " mode TEXT NOT NULL,"
-            " updated_at_ms INTEGER NOT NULL)");
+    if (auto st = connection->exec("CREATE TABLE IF NOT EXISTS user_modes ("
+                                   " user_id TEXT PRIMARY KEY,"
+                                   " mode TEXT NOT NULL,"
+                                   " updated_at_ms INTEGER NOT NULL)");
         !st) {
         return st.error();
     }
@@ -35,7 +34,8 @@ Result<std::optional<CognitiveMode>> ModeStore::stored_mode(std::string_view use
                     "the stored cognitive mode `" + text + "` for user " + std::string(user_id) +
                         " is not dual, agent or emulation; run `skillhost mode set MODE --user " +
                         std::string(user_id) + "` to replace it",
-                    {}, {}};
+                    {},
+                    {}};
         error.details["file"] = connection_.file().string();
         return error;
     }
@@ -50,12 +50,13 @@ Result<CognitiveMode> ModeStore::effective_mode(const User& user) const {
 
 Status ModeStore::set_mode(std::string_view user_id, CognitiveMode mode) {
     std::lock_guard lock(mutex_);
-    db::SqliteStatement upsert(connection_,
-                           "INSERT INTO user_modes (user_id, mode, updated_at_ms) VALUES (?, ?, ?) "
-                           "ON CONFLICT(user_id) DO UPDATE SET mode = excluded.mode, updated_at_ms = excluded.updated_at_ms");
+    db::SqliteStatement upsert(
+        connection_,
+        "INSERT INTO user_modes (user_id, mode, updated_at_ms) VALUES (?, ?, ?) "
+        "ON CONFLICT(user_id) DO UPDATE SET mode = excluded.mode, updated_at_ms = excluded.updated_at_ms");
     if (!upsert.prepared()) return connection_.error("saving the cognitive mode");
-    const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
-        std::chrono::system_clock::now().time_since_epoch());
+    const auto now =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
     upsert.bind(1, user_id).bind(2, to_string(mode)).bind(3, static_cast<std::int64_t>(now.count()));
     if (upsert.step() != SQLITE_DONE) return connection_.error("saving the cognitive mode");
     return {};

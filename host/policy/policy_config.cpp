@@ -64,11 +64,16 @@ public:
         }
         for (const auto& entry : root) {
             const std::string key = entry.first.Scalar();
-            if (key == "global") parse_rule_set(entry.second, "global", "global", config_.global);
-            else if (key == "users") parse_users(entry.second);
-            else if (key == "approvals") parse_approvals(entry.second);
-            else if (key == "audit") parse_audit(entry.second);
-            else add(entry.first, key, "unknown key `" + key + "`; known keys: global, users, approvals, audit");
+            if (key == "global")
+                parse_rule_set(entry.second, "global", "global", config_.global);
+            else if (key == "users")
+                parse_users(entry.second);
+            else if (key == "approvals")
+                parse_approvals(entry.second);
+            else if (key == "audit")
+                parse_audit(entry.second);
+            else
+                add(entry.first, key, "unknown key `" + key + "`; known keys: global, users, approvals, audit");
         }
         if (!problems_.empty()) return fail();
         return config_;
@@ -85,9 +90,12 @@ private:
             const std::string key = entry.first.Scalar();
             std::vector<Rule>* list = nullptr;
             RuleKind kind = RuleKind::deny;
-            if (key == "deny") list = &out.deny, kind = RuleKind::deny;
-            else if (key == "ask") list = &out.ask, kind = RuleKind::ask;
-            else if (key == "allow") list = &out.allow, kind = RuleKind::allow;
+            if (key == "deny")
+                list = &out.deny, kind = RuleKind::deny;
+            else if (key == "ask")
+                list = &out.ask, kind = RuleKind::ask;
+            else if (key == "allow")
+                list = &out.allow, kind = RuleKind::allow;
             else {
                 add(entry.first, field + "." + key, "unknown key `" + key + "`; expected deny, ask or allow");
                 continue;
@@ -118,8 +126,8 @@ private:
             rule.column = item.Mark().column + 1;
             if (auto problem = parse_rule_text(item.Scalar(), rule)) {
                 ConfigProblem p = problem_at(file_, item, item_field,
-                                             "rule `" + item.Scalar() + "`: " + problem->message +
-                                                 " (at character " + std::to_string(problem->offset + 1) + ")");
+                                             "rule `" + item.Scalar() + "`: " + problem->message + " (at character " +
+                                                 std::to_string(problem->offset + 1) + ")");
                 // Point into an unquoted rule; a quoted one starts one column later.
                 const bool quoted = item.Tag() == "!";
                 p.column += static_cast<int>(problem->offset) + (quoted ? 1 : 0);
@@ -180,15 +188,20 @@ private:
             const YAML::Node value = entry.second;
             if (key == "fsync") {
                 auto policy = value.IsScalar() ? parse_fsync_policy(value.Scalar()) : std::nullopt;
-                if (policy) config_.audit.fsync = *policy;
-                else add(value, "audit.fsync", "expected never, always or interval");
+                if (policy)
+                    config_.audit.fsync = *policy;
+                else
+                    add(value, "audit.fsync", "expected never, always or interval");
             } else if (key == "fsync_interval") {
                 if (auto d = duration(value, "audit.fsync_interval")) config_.audit.fsync_interval = *d;
             } else if (key == "max_value_chars") {
                 long long n = 0;
-                const bool ok = value.IsScalar() && YAML::convert<long long>::decode(value, n) && n >= 16 && n <= 1'000'000;
-                if (ok) config_.audit.max_value_chars = static_cast<std::size_t>(n);
-                else add(value, "audit.max_value_chars", "expected a whole number between 16 and 1000000");
+                const bool ok =
+                    value.IsScalar() && YAML::convert<long long>::decode(value, n) && n >= 16 && n <= 1'000'000;
+                if (ok)
+                    config_.audit.max_value_chars = static_cast<std::size_t>(n);
+                else
+                    add(value, "audit.max_value_chars", "expected a whole number between 16 and 1000000");
             } else {
                 add(entry.first, "audit." + key,
                     "unknown key `" + key + "`; known keys: fsync, fsync_interval, max_value_chars");

@@ -104,10 +104,9 @@ Decision PolicyEngine::evaluate(const UserContext& user, const manifest::SkillSp
                       "skill " + skill.id + " is not read-only and user " + user.user_id +
                           " is in emulation mode, which sees and calls only read-only skills");
     }
-    pass(DecisionStep::visibility,
-         user.mode == CognitiveMode::emulation
-             ? "the skill is read-only, so it is visible in emulation mode"
-             : "every skill is visible in " + std::string(to_string(user.mode)) + " mode");
+    pass(DecisionStep::visibility, user.mode == CognitiveMode::emulation
+                                       ? "the skill is read-only, so it is visible in emulation mode"
+                                       : "every skill is visible in " + std::string(to_string(user.mode)) + " mode");
 
     // 2. Rules: deny, then ask, then allow; the user's own rules before the global ones.
     const RuleSet* user_rules = config_.rules_for(user.user_id);
@@ -150,13 +149,20 @@ Decision PolicyEngine::evaluate(const UserContext& user, const manifest::SkillSp
         }
         if (ask_rule != nullptr || allow_rule != nullptr) break;
     }
-    if (ask_rule != nullptr) decision.rule = matched(*ask_rule);
-    else if (allow_rule != nullptr) decision.rule = matched(*allow_rule);
+    if (ask_rule != nullptr)
+        decision.rule = matched(*ask_rule);
+    else if (allow_rule != nullptr)
+        decision.rule = matched(*allow_rule);
     if (story != nullptr) {
         std::string summary;
-        if (ask_rule != nullptr) summary = "ask rule `" + ask_rule->text + "` at " + ask_rule->location() + " matched; approval will be required";
-        else if (allow_rule != nullptr) summary = "allow rule `" + allow_rule->text + "` at " + allow_rule->location() + " matched; the auto-approval ladder is skipped";
-        else summary = "no rule matched (" + std::to_string(considered) + " considered)";
+        if (ask_rule != nullptr)
+            summary =
+                "ask rule `" + ask_rule->text + "` at " + ask_rule->location() + " matched; approval will be required";
+        else if (allow_rule != nullptr)
+            summary = "allow rule `" + allow_rule->text + "` at " + allow_rule->location() +
+                      " matched; the auto-approval ladder is skipped";
+        else
+            summary = "no rule matched (" + std::to_string(considered) + " considered)";
         pass(DecisionStep::rule, std::move(summary), std::move(rule_notes));
     }
 
@@ -173,8 +179,8 @@ Decision PolicyEngine::evaluate(const UserContext& user, const manifest::SkillSp
                       "skill " + skill.id + " is not read-only, which needs trust suggest or higher, but user " +
                           user.user_id + " has observe (observers may only call read-only skills)");
     }
-    pass(DecisionStep::trust, std::string("trust ") + manifest::to_string(user.trust) + " meets the skill's min_trust " +
-                                  manifest::to_string(skill.min_trust));
+    pass(DecisionStep::trust, std::string("trust ") + manifest::to_string(user.trust) +
+                                  " meets the skill's min_trust " + manifest::to_string(skill.min_trust));
 
     // 4. Approval.
     if (skill.requires_approval) {

@@ -18,8 +18,7 @@ public:
 
     // Never throws for anything a user can get wrong. Arguments should already be validated (and
     // defaults applied) so rules see what the skill will see.
-    Decision decide(const UserContext& user, const manifest::SkillSpec& skill,
-                    const boost::json::value& args) const;
+    Decision decide(const UserContext& user, const manifest::SkillSpec& skill, const boost::json::value& args) const;
 
     // Whether the skill appears in this user's catalog (emulation mode shows only read-only skills).
     bool is_visible(const UserContext& user, const manifest::SkillSpec& skill) const;
@@ -31,8 +30,8 @@ public:
     const PolicyConfig& config() const { return config_; }
 
 private:
-    Decision evaluate(const UserContext& user, const manifest::SkillSpec& skill,
-                      const boost::json::value& args, std::vector<ExplainedStep>* story) const;
+    Decision evaluate(const UserContext& user, const manifest::SkillSpec& skill, const boost::json::value& args,
+                      std::vector<ExplainedStep>* story) const;
 
     PolicyConfig config_;
 };

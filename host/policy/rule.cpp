@@ -23,10 +23,12 @@ std::string Rule::location() const {
 
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t'; }
+bool is_space(char c) {
+    return c == ' ' || c == '\t';
+}
 bool is_skill_char(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '.' || c == '-' || c == '*' || c == '?';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+           c == '-' || c == '*' || c == '?';
 }
 bool is_name_char(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
@@ -41,7 +43,8 @@ public:
         const std::size_t start = pos_;
         while (pos_ < text_.size() && is_skill_char(text_[pos_])) ++pos_;
         if (pos_ == start) {
-            if (pos_ == text_.size()) return fail("empty rule; write a skill id or glob such as `fs_write` or `task_*`");
+            if (pos_ == text_.size())
+                return fail("empty rule; write a skill id or glob such as `fs_write` or `task_*`");
             return fail(std::string("unexpected `") + text_[pos_] +
                         "`; a rule starts with a skill id or glob (letters, digits, _ . - * ?)");
         }
@@ -181,7 +184,8 @@ std::optional<std::string> CallArguments::compute(const std::string& name) const
     const auto* value = object->if_contains(name);
     if (value == nullptr) return std::nullopt;
     if (const auto* text = value->if_string()) {
-        const bool is_path = std::find(spec_.path_inputs.begin(), spec_.path_inputs.end(), name) != spec_.path_inputs.end();
+        const bool is_path =
+            std::find(spec_.path_inputs.begin(), spec_.path_inputs.end(), name) != spec_.path_inputs.end();
         if (is_path) return normalise_path_argument(std::string_view(text->data(), text->size()), workspace_);
         return std::string(text->data(), text->size());
     }

@@ -54,8 +54,7 @@ std::optional<RuleSyntaxError> parse_rule_text(std::string_view text, Rule& rule
 // inside it, as an absolute path otherwise.
 class CallArguments {
 public:
-    CallArguments(const boost::json::value& args, const manifest::SkillSpec& spec,
-                  std::filesystem::path workspace);
+    CallArguments(const boost::json::value& args, const manifest::SkillSpec& spec, std::filesystem::path workspace);
     // nullopt when the argument is absent (an absent argument never matches a pattern).
     const std::optional<std::string>& string_form(const std::string& name) const;
 

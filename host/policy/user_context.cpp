@@ -8,15 +8,16 @@ UserContext make_user_context(const User& user, CognitiveMode mode) {
     return UserContext{user.id, user.role, user.trust, mode, user.workspace};
 }
 
-Result<UserContext> resolve_user_context(const UserDirectory& users, const ModeStore& modes,
-                                         std::string_view user_id) {
+Result<UserContext> resolve_user_context(const UserDirectory& users, const ModeStore& modes, std::string_view user_id) {
     const User* user = users.find(user_id);
     if (user == nullptr) {
         Error error{"USER_NOT_FOUND",
                     "no user `" + std::string(user_id) + "` in " +
                         (users.file().empty() ? std::string("the built-in user list") : users.file().string()) +
-                        "; known users: " + users.ids_text() + ". Pass one of them with --user or add the user to users.yaml",
-                    {}, {}};
+                        "; known users: " + users.ids_text() +
+                        ". Pass one of them with --user or add the user to users.yaml",
+                    {},
+                    {}};
         error.details["user"] = std::string(user_id);
         boost::json::array known;
         for (const auto& u : users.users()) known.emplace_back(u.id);

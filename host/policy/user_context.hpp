@@ -24,7 +24,6 @@ struct UserContext {
 UserContext make_user_context(const User& user, CognitiveMode mode);
 
 // Looks the user up and applies their stored mode. USER_NOT_FOUND names the known users.
-Result<UserContext> resolve_user_context(const UserDirectory& users, const ModeStore& modes,
-                                         std::string_view user_id);
+Result<UserContext> resolve_user_context(const UserDirectory& users, const ModeStore& modes, std::string_view user_id);
 
 }  // namespace skillhost::policy

@@ -128,7 +128,8 @@ public:
         }
         const YAML::Node list = root["users"];
         if (!list) {
-            add(root, "users", "missing; list the users, e.g. `users: [{id: owner, role: owner, trust: supervised_auto}]`");
+            add(root, "users",
+                "missing; list the users, e.g. `users: [{id: owner, role: owner, trust: supervised_auto}]`");
             return fail();
         }
         if (!list.IsSequence() || list.size() == 0) {
@@ -149,7 +150,8 @@ public:
         }
         if (problems_.empty() &&
             std::none_of(users.begin(), users.end(), [](const User& u) { return u.role == Role::owner; })) {
-            add(list, "users", "no user has role owner; at least one owner is required to resolve approvals and administer the host");
+            add(list, "users",
+                "no user has role owner; at least one owner is required to resolve approvals and administer the host");
         }
         if (!problems_.empty()) return fail();
         return UserDirectory(std::move(users), path_);
@@ -161,15 +163,16 @@ private:
             add(node, field, "expected a mapping with id, role, trust, ...");
             return std::nullopt;
         }
-        static const std::set<std::string> known = {"id", "display_name", "role", "trust",
-                                                   "workspace", "default_mode", "api_token_sha256"};
+        static const std::set<std::string> known = {"id",           "display_name",    "role", "trust", "workspace",
+                                                    "default_mode", "api_token_sha256"};
         const std::size_t before = problems_.size();
         for (const auto& entry : node) {
             const std::string key = entry.first.Scalar();
             if (known.count(key) == 0) {
                 add(entry.first, field + "." + key,
-                    "unknown key `" + key + "`; known keys: id, display_name, role, trust, workspace, "
-                    "default_mode, api_token_sha256");
+                    "unknown key `" + key +
+                        "`; known keys: id, display_name, role, trust, workspace, "
+                        "default_mode, api_token_sha256");
             }
         }
         User user;
@@ -184,29 +187,40 @@ private:
         }
         user.display_name = scalar(node, "display_name", field, false).value_or(user.id);
         if (auto role = scalar(node, "role", field, true)) {
-            if (auto parsed = parse_role(*role)) user.role = *parsed;
-            else add(node["role"], field + ".role", "`" + *role + "` is not a role; expected owner, standard or guest");
+            if (auto parsed = parse_role(*role))
+                user.role = *parsed;
+            else
+                add(node["role"], field + ".role", "`" + *role + "` is not a role; expected owner, standard or guest");
         }
         if (auto trust = scalar(node, "trust", field, true)) {
-            if (auto parsed = manifest::parse_trust_level(*trust)) user.trust = *parsed;
-            else add(node["trust"], field + ".trust",
-                     "`" + *trust + "` is not a trust level; expected observe, suggest, supervised_auto, bounded_auto or adaptive_auto");
+            if (auto parsed = manifest::parse_trust_level(*trust))
+                user.trust = *parsed;
+            else
+                add(node["trust"], field + ".trust",
+                    "`" + *trust +
+                        "` is not a trust level; expected observe, suggest, supervised_auto, bounded_auto or "
+                        "adaptive_auto");
         }
         if (auto mode = scalar(node, "default_mode", field, false)) {
-            if (auto parsed = parse_cognitive_mode(*mode)) user.default_mode = *parsed;
-            else add(node["default_mode"], field + ".default_mode",
-                     "`" + *mode + "` is not a cognitive mode; expected dual, agent or emulation");
+            if (auto parsed = parse_cognitive_mode(*mode))
+                user.default_mode = *parsed;
+            else
+                add(node["default_mode"], field + ".default_mode",
+                    "`" + *mode + "` is not a cognitive mode; expected dual, agent or emulation");
         }
         if (auto workspace = scalar(node, "workspace", field, false)) {
-            if (workspace->empty()) add(node["workspace"], field + ".workspace", "must not be empty; omit it for the default");
-            else user.workspace = expand_workspace(*workspace, path_);
+            if (workspace->empty())
+                add(node["workspace"], field + ".workspace", "must not be empty; omit it for the default");
+            else
+                user.workspace = expand_workspace(*workspace, path_);
         } else {
             user.workspace = (workspace_base_ / user.id).lexically_normal();
         }
         if (auto hash = scalar(node, "api_token_sha256", field, false)) {
             if (!is_sha256_hex(*hash)) {
                 add(node["api_token_sha256"], field + ".api_token_sha256",
-                    "expected 64 hex digits (the SHA-256 of the token, e.g. `printf %s TOKEN | sha256sum`), never the token itself");
+                    "expected 64 hex digits (the SHA-256 of the token, e.g. `printf %s TOKEN | sha256sum`), never the "
+                    "token itself");
             } else {
                 user.api_token_sha256 = *hash;
                 std::transform(user.api_token_sha256.begin(), user.api_token_sha256.end(),
@@ -235,9 +249,7 @@ private:
         problems_.push_back(problem_at(file_, node, std::move(field), std::move(message)));
     }
 
-    Error fail() const {
-        return config_error("USERS_INVALID", problems_, "fix users.yaml and retry");
-    }
+    Error fail() const { return config_error("USERS_INVALID", problems_, "fix users.yaml and retry"); }
 
     std::string file_;
     std::filesystem::path path_;
@@ -252,8 +264,7 @@ Result<UserDirectory> parse_users(std::string_view yaml_text, const std::filesys
     return UsersParser(file.string(), file, workspace_base).parse(yaml_text);
 }
 
-Result<UserDirectory> load_users(const std::filesystem::path& file,
-                                 const std::filesystem::path& workspace_base) {
+Result<UserDirectory> load_users(const std::filesystem::path& file, const std::filesystem::path& workspace_base) {
     std::error_code ec;
     if (!std::filesystem::exists(file, ec)) return builtin_users(workspace_base);
     std::ifstream in(file, std::ios::binary);

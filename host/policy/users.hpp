@@ -27,10 +27,10 @@ struct User {
     std::string display_name;
     Role role = Role::standard;
     manifest::TrustLevel trust = manifest::TrustLevel::suggest;
-    std::filesystem::path workspace;  // absolute
+    std::filesystem::path workspace;                    // absolute
     CognitiveMode default_mode = CognitiveMode::agent;  // `skillhost mode set` overrides it (ModeStore)
-    std::string api_token_sha256;  // lowercase hex; empty when the user has no API token
-    int line = 0;                  // where the user is declared; 0 for the built-in user
+    std::string api_token_sha256;                       // lowercase hex; empty when the user has no API token
+    int line = 0;                                       // where the user is declared; 0 for the built-in user
 };
 
 class UserDirectory {
@@ -60,8 +60,7 @@ UserDirectory builtin_users(const std::filesystem::path& workspace_base);
 // Reads users.yaml. A missing file gives builtin_users(); any other problem is USERS_INVALID with
 // file:line:column for each problem. Relative workspaces are relative to the file's directory,
 // `~` expands to $HOME, and a user without one gets <workspace_base>/<id>.
-Result<UserDirectory> load_users(const std::filesystem::path& file,
-                                 const std::filesystem::path& workspace_base);
+Result<UserDirectory> load_users(const std::filesystem::path& file, const std::filesystem::path& workspace_base);
 
 // Same from text; `file` locates relative workspaces and names the file in messages.
 Result<UserDirectory> parse_users(std::string_view yaml_text, const std::filesystem::path& file,

@@ -29,7 +29,9 @@ std::map<std::string, const LoadedPlugin*> skills_by_id(const CatalogSnapshot& s
     return out;
 }
 
-auto failure_key(const PluginFailure& f) { return std::tie(f.manifest_file, f.error.code, f.error.message); }
+auto failure_key(const PluginFailure& f) {
+    return std::tie(f.manifest_file, f.error.code, f.error.message);
+}
 
 PluginChange describe(const LoadedPlugin* before, const LoadedPlugin* after) {
     PluginChange change;
@@ -94,8 +96,10 @@ CatalogChange compute_change(const CatalogSnapshot& old_snapshot, const CatalogS
     const auto new_skills = skills_by_id(new_snapshot);
     for (const auto& [id, after] : new_skills) {
         auto it = old_skills.find(id);
-        if (it == old_skills.end()) change.added_skills.push_back(id);
-        else if (it->second != after) change.updated_skills.push_back(id);
+        if (it == old_skills.end())
+            change.added_skills.push_back(id);
+        else if (it->second != after)
+            change.updated_skills.push_back(id);
     }
     for (const auto& [id, before] : old_skills) {
         if (!new_skills.count(id)) change.removed_skills.push_back(id);
@@ -123,7 +127,8 @@ CatalogChange compute_change(const CatalogSnapshot& old_snapshot, const CatalogS
 }
 
 std::string format_change_line(const CatalogChange& change) {
-    std::string line = "catalog v" + std::to_string(change.old_version) + " -> v" + std::to_string(change.new_version) + ":";
+    std::string line =
+        "catalog v" + std::to_string(change.old_version) + " -> v" + std::to_string(change.new_version) + ":";
     std::vector<std::string> parts;
     for (const auto& p : change.added_plugins) parts.push_back("added plugin " + p.name + " " + p.new_version);
     for (const auto& p : change.updated_plugins)

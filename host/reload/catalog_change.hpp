@@ -29,14 +29,14 @@ struct CatalogChange {
     // change; a subscriber interested in one plugin filters on these.
     std::vector<std::filesystem::path> units;
 
-    std::vector<std::string> added_skills;    // sorted skill ids
+    std::vector<std::string> added_skills;  // sorted skill ids
     std::vector<std::string> removed_skills;
     std::vector<std::string> updated_skills;  // same id, now served by another LoadedPlugin
     std::vector<PluginChange> added_plugins;
     std::vector<PluginChange> removed_plugins;
     std::vector<PluginChange> updated_plugins;
-    std::vector<plugin::PluginFailure> new_failures;          // not in the old snapshot
-    std::vector<std::filesystem::path> cleared_failures;      // manifests whose failure went away
+    std::vector<plugin::PluginFailure> new_failures;      // not in the old snapshot
+    std::vector<std::filesystem::path> cleared_failures;  // manifests whose failure went away
 
     bool touches_unit(const std::filesystem::path& manifest_file) const;
     bool empty() const;

@@ -17,17 +17,21 @@ namespace {
 // directory and an ancestor of another.
 constexpr std::uint32_t kWantedMask = IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MOVED_FROM |
                                       IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_MASK_ADD;
-constexpr std::uint32_t kAncestorMask = IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_MASK_ADD;
+constexpr std::uint32_t kAncestorMask =
+    IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_MASK_ADD;
 
-bool is_absent(int error) { return error == ENOENT || error == ENOTDIR; }
+bool is_absent(int error) {
+    return error == ENOENT || error == ENOTDIR;
+}
 
 Error watch_failed(const std::filesystem::path& dir, int error) {
     Error out;
     out.code = "WATCH_FAILED";
     out.message = "cannot watch " + dir.string() + " for plugin changes: " + std::strerror(error);
     if (error == ENOSPC) {
-        out.message += " (the inotify watch limit is reached); raise fs.inotify.max_user_watches, e.g. "
-                       "`sysctl fs.inotify.max_user_watches=524288`";
+        out.message +=
+            " (the inotify watch limit is reached); raise fs.inotify.max_user_watches, e.g. "
+            "`sysctl fs.inotify.max_user_watches=524288`";
         out.suggestions.push_back("sysctl fs.inotify.max_user_watches=524288");
     } else if (error == EACCES) {
         out.message += "; give the host read access to the directory";
@@ -142,8 +146,10 @@ std::vector<std::filesystem::path> DirectoryWatchSet::detach(int wd, bool still_
         lost.push_back(dir);
     }
     for (auto it = ancestors_.begin(); it != ancestors_.end();) {
-        if (it->second == wd) it = ancestors_.erase(it);
-        else ++it;
+        if (it->second == wd)
+            it = ancestors_.erase(it);
+        else
+            ++it;
     }
     if (still_attached) inotify_rm_watch(fd_, wd);
     return lost;

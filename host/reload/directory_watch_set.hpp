@@ -28,7 +28,7 @@ public:
 
     struct Lookup {
         std::vector<std::filesystem::path> dirs;  // wanted directories this descriptor watches
-        bool ancestor = false;                     // also watched as an ancestor of a missing one
+        bool ancestor = false;                    // also watched as an ancestor of a missing one
     };
     Lookup find(int wd) const;
     bool holds_manifests(const std::filesystem::path& dir) const;

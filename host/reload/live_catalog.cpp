@@ -71,8 +71,8 @@ LiveCatalog::LiveCatalog(LiveCatalogOptions options)
           return dirs;
       }()),
       loader_(std::move(options.loader)),
-      current_(std::make_shared<const catalog::CatalogSnapshot>(
-          0, std::vector<std::shared_ptr<plugin::LoadedPlugin>>{}, std::vector<plugin::PluginFailure>{})),
+      current_(std::make_shared<const catalog::CatalogSnapshot>(0, std::vector<std::shared_ptr<plugin::LoadedPlugin>>{},
+                                                                std::vector<plugin::PluginFailure>{})),
       subscribers_(std::make_shared<SubscriberList>()),
       report_sink_(std::move(options.on_report)) {}
 
@@ -88,9 +88,13 @@ std::filesystem::path LiveCatalog::normalize(const std::filesystem::path& path) 
     return absolute;
 }
 
-std::shared_ptr<const catalog::CatalogSnapshot> LiveCatalog::snapshot() const { return current_.load(); }
+std::shared_ptr<const catalog::CatalogSnapshot> LiveCatalog::snapshot() const {
+    return current_.load();
+}
 
-std::uint64_t LiveCatalog::version() const { return current_.load()->version(); }
+std::uint64_t LiveCatalog::version() const {
+    return current_.load()->version();
+}
 
 std::optional<std::size_t> LiveCatalog::directory_index(const std::filesystem::path& manifest_file) const {
     const auto parent = manifest_file.parent_path();
@@ -198,8 +202,8 @@ std::optional<UnitReport> LiveCatalog::evaluate_unit(UnitState& unit) {
         loaded = loader_.load(*parsed);
     } catch (const std::exception& e) {
         // Only resource exhaustion gets here; it must not take the previous version down with it.
-        Error error{"PLUGIN_LOAD_EXCEPTION",
-                    "loading " + unit.manifest_file.string() + " failed unexpectedly: " + e.what() + "; retry the reload"};
+        Error error{"PLUGIN_LOAD_EXCEPTION", "loading " + unit.manifest_file.string() +
+                                                 " failed unexpectedly: " + e.what() + "; retry the reload"};
         error.details["manifest"] = unit.manifest_file.string();
         loaded = std::move(error);
     }
@@ -355,8 +359,8 @@ void LiveCatalog::publish(ReloadReport& report, Clock::time_point started) {
         failures.push_back({unit.manifest_file, name, std::move(error)});
     }
     auto old_snapshot = current_.load();
-    auto new_snapshot =
-        std::make_shared<const catalog::CatalogSnapshot>(old_snapshot->version() + 1, std::move(plugins), std::move(failures));
+    auto new_snapshot = std::make_shared<const catalog::CatalogSnapshot>(old_snapshot->version() + 1,
+                                                                         std::move(plugins), std::move(failures));
     current_.store(new_snapshot);
 
     report.catalog_version_after = new_snapshot->version();

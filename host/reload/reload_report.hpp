@@ -31,9 +31,9 @@ struct UnitReport {
     std::filesystem::path manifest_file;  // for directory_missing: the directory
     std::string plugin_name;              // empty when the manifest could not be read
     UnitOutcome outcome = UnitOutcome::loaded;
-    std::string previous_version;         // the version serving before, if any
-    std::string version;                  // the version serving after, if any
-    std::optional<Error> error;           // for failed / failed_keeping_previous / directory_missing
+    std::string previous_version;  // the version serving before, if any
+    std::string version;           // the version serving after, if any
+    std::optional<Error> error;    // for failed / failed_keeping_previous / directory_missing
     std::chrono::microseconds load_time{0};
 };
 

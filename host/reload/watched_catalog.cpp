@@ -20,7 +20,9 @@ WatchedCatalog::WatchedCatalog(LiveCatalogOptions catalog_options, WatcherOption
     : catalog_(std::make_unique<LiveCatalog>(std::move(catalog_options))),
       watcher_(std::make_unique<PluginWatcher>(*catalog_, watcher_options)) {}
 
-WatchedCatalog::~WatchedCatalog() { stop(); }
+WatchedCatalog::~WatchedCatalog() {
+    stop();
+}
 
 Status WatchedCatalog::start() {
     auto status = watcher_->start();
@@ -28,6 +30,8 @@ Status WatchedCatalog::start() {
     return status;
 }
 
-void WatchedCatalog::stop() { watcher_->stop(); }
+void WatchedCatalog::stop() {
+    watcher_->stop();
+}
 
 }  // namespace skillhost::reload

@@ -15,7 +15,9 @@ policy::ApprovalRecord visible_approval(ApiServices& s, const ApiRequest& req, c
     auto record = s.host.approvals->get(id);
     if (!record) throw ApiFailure(record.error());
     if (!may_see(*req.user, record->user_id)) {
-        Error e{"APPROVAL_NOT_FOUND", "no approval " + id + " for user " + req.user->user_id, {},
+        Error e{"APPROVAL_NOT_FOUND",
+                "no approval " + id + " for user " + req.user->user_id,
+                {},
                 {"GET /v1/approvals lists yours"}};
         e.details["approval_id"] = id;
         throw ApiFailure(std::move(e));
@@ -31,8 +33,8 @@ app::RunResumer hub_resumer(ApiServices& s) {
             resumption.error = st.error();
             resumption.details = json::object{{"resumed", false}};
         } else {
-            resumption.details = json::object{
-                {"resumed", true}, {"status", "running"}, {"events", "/v1/runs/" + run_id + "/events"}};
+            resumption.details =
+                json::object{{"resumed", true}, {"status", "running"}, {"events", "/v1/runs/" + run_id + "/events"}};
         }
         return resumption;
     };
@@ -47,8 +49,10 @@ Reply list_approvals(ApiServices& s, ApiRequest& req) {
     if (state != "all") {
         auto parsed = policy::parse_approval_state(state);
         if (!parsed) {
-            Error e{"INVALID_QUERY", "state must be pending, approved, executed, failed, rejected, expired or all, not '" + state + "'",
-                    {}, {}};
+            Error e{"INVALID_QUERY",
+                    "state must be pending, approved, executed, failed, rejected, expired or all, not '" + state + "'",
+                    {},
+                    {}};
             e.details["parameter"] = "state";
             throw ApiFailure(http::status::bad_request, std::move(e));
         }
@@ -88,7 +92,8 @@ Reply reject(ApiServices& s, ApiRequest& req) {
     allow_fields(body, {"reason"});
     const std::string reason = *string_field(body, "reason", true);
     if (reason.find_first_not_of(" \t\r\n") == std::string::npos) {
-        throw bad_field("FIELD_EMPTY", "reason", "field 'reason' is empty; say why the call is refused (the requester sees it)");
+        throw bad_field("FIELD_EMPTY", "reason",
+                        "field 'reason' is empty; say why the call is refused (the requester sees it)");
     }
     const std::string id = req.param("id");
     (void)visible_approval(s, req, id);

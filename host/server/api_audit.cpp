@@ -28,8 +28,12 @@ policy::AuditFilter audit_filter(const ApiRequest& req) {
     }
     if (auto skill = req.query_string("skill")) filter.skill = *skill;
     if (auto kind = req.query_string("kind")) {
-        if (*kind != "decision" && *kind != "skill_call" && *kind != "approval" && *kind != "llm_call" && *kind != "reload") {
-            Error e{"INVALID_QUERY", "kind must be decision, skill_call, approval, llm_call or reload, not '" + *kind + "'", {}, {}};
+        if (*kind != "decision" && *kind != "skill_call" && *kind != "approval" && *kind != "llm_call" &&
+            *kind != "reload") {
+            Error e{"INVALID_QUERY",
+                    "kind must be decision, skill_call, approval, llm_call or reload, not '" + *kind + "'",
+                    {},
+                    {}};
             e.details["parameter"] = "kind";
             throw ApiFailure(http::status::bad_request, std::move(e));
         }
@@ -60,7 +64,8 @@ Reply query_audit(ApiServices& s, ApiRequest& req) {
     for (std::size_t i = start; i < records.size(); ++i) out.push_back(records[i]);
     json::array problems;
     for (const auto& p : batch->problems) problems.emplace_back(p);
-    return json_response(http::status::ok, json::object{{"records", std::move(out)}, {"problems", std::move(problems)}});
+    return json_response(http::status::ok,
+                         json::object{{"records", std::move(out)}, {"problems", std::move(problems)}});
 }
 
 Reply follow_audit(ApiServices& s, ApiRequest& req) {

@@ -22,12 +22,14 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 }  // namespace
 
 http::status status_for(const Error& error) {
-    static const std::set<std::string, std::less<>> forbidden{"MODE_FORBIDS", "DENIED_BY_RULE", "TRUST_TOO_LOW",
-                                                               "POLICY_DENIED", "NOT_ALLOWED_TO_RESOLVE", "FORBIDDEN",
-                                                               "PATH_NOT_ALLOWED"};
+    static const std::set<std::string, std::less<>> forbidden{
+        "MODE_FORBIDS",           "DENIED_BY_RULE", "TRUST_TOO_LOW",   "POLICY_DENIED",
+        "NOT_ALLOWED_TO_RESOLVE", "FORBIDDEN",      "PATH_NOT_ALLOWED"};
     static const std::set<std::string, std::less<>> conflict{
-        "APPROVAL_ALREADY_RESOLVED", "APPROVAL_EXPIRED",         "APPROVAL_STILL_PENDING", "APPROVAL_NOT_CLAIMED",
-        "RUN_NOT_AWAITING_APPROVAL", "RUN_NOT_WAITING_FOR_GUIDANCE", "RUN_ALREADY_FINISHED", "RUN_BUSY"};
+        "APPROVAL_ALREADY_RESOLVED", "APPROVAL_EXPIRED",
+        "APPROVAL_STILL_PENDING",    "APPROVAL_NOT_CLAIMED",
+        "RUN_NOT_AWAITING_APPROVAL", "RUN_NOT_WAITING_FOR_GUIDANCE",
+        "RUN_ALREADY_FINISHED",      "RUN_BUSY"};
     const std::string_view code = error.code;
     if (code == "APPROVAL_REQUIRED") return http::status::accepted;
     if (ends_with(code, "_NOT_FOUND")) return http::status::not_found;
@@ -67,8 +69,9 @@ Response error_response(http::status status, const Error& error, unsigned versio
 
 std::string new_correlation_id() {
     static std::atomic<std::uint64_t> counter{0};
-    static const std::uint64_t seed = std::random_device{}() ^
-                                      static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+    static const std::uint64_t seed =
+        std::random_device{}() ^
+        static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
     const std::uint64_t n = (seed + counter.fetch_add(1) * 0x9E3779B97F4A7C15ull) & 0xFFFFFFFFFFFFull;
     std::array<char, 20> buf{};
     std::snprintf(buf.data(), buf.size(), "req-%012llx", static_cast<unsigned long long>(n));

@@ -12,7 +12,8 @@ void add_health_routes(RouteTable& routes, ApiServices& s) {
     routes.add(
         http::verb::get, "/healthz",
         [started](ApiRequest&) -> Reply {
-            const auto up = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - started);
+            const auto up =
+                std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - started);
             return json_response(http::status::ok, json::object{{"status", "ok"}, {"uptime_s", up.count()}});
         },
         true);
@@ -27,17 +28,17 @@ void add_health_routes(RouteTable& routes, ApiServices& s) {
     routes.add(
         http::verb::get, "/metrics",
         [&s](ApiRequest&) -> Reply {
-            return text_response(http::status::ok, s.metrics.render(s.gauges()), "text/plain; version=0.0.4; charset=utf-8");
+            return text_response(http::status::ok, s.metrics.render(s.gauges()),
+                                 "text/plain; version=0.0.4; charset=utf-8");
         },
         true);
     routes.add(http::verb::get, "/v1/whoami", [](ApiRequest& req) -> Reply {
         const auto& u = *req.user;
-        return json_response(http::status::ok,
-                             json::object{{"user_id", u.user_id},
-                                          {"role", policy::to_string(u.role)},
-                                          {"mode", policy::to_string(u.mode)},
-                                          {"trust", manifest::to_string(u.trust)},
-                                          {"workspace", u.workspace.string()}});
+        return json_response(http::status::ok, json::object{{"user_id", u.user_id},
+                                                            {"role", policy::to_string(u.role)},
+                                                            {"mode", policy::to_string(u.mode)},
+                                                            {"trust", manifest::to_string(u.trust)},
+                                                            {"workspace", u.workspace.string()}});
     });
 }
 

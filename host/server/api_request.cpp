@@ -53,7 +53,8 @@ bool parse_query(std::string_view text, std::map<std::string, std::string>& out)
     std::size_t start = 0;
     while (start <= text.size() && !text.empty()) {
         const auto end = text.find('&', start);
-        const std::string_view part = text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+        const std::string_view part =
+            text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
         if (!part.empty()) {
             const auto eq = part.find('=');
             std::string key;
@@ -79,13 +80,18 @@ json::object ApiRequest::json_body() const {
     json::value value;
     std::string problem;
     if (!parse_json(body, value, problem)) {
-        Error e{"BODY_NOT_JSON", "the request body is not valid JSON: " + problem, {},
+        Error e{"BODY_NOT_JSON",
+                "the request body is not valid JSON: " + problem,
+                {},
                 {"send a JSON object with Content-Type: application/json"}};
         throw ApiFailure(http::status::bad_request, std::move(e));
     }
     if (!value.is_object()) {
         throw ApiFailure(http::status::bad_request,
-                         Error{"BODY_NOT_OBJECT", std::string("the request body must be a JSON object, not ") + kind_of(value), {}, {}});
+                         Error{"BODY_NOT_OBJECT",
+                               std::string("the request body must be a JSON object, not ") + kind_of(value),
+                               {},
+                               {}});
     }
     return std::move(value.as_object());
 }
@@ -97,8 +103,11 @@ void ApiRequest::allow_query(std::initializer_list<std::string_view> allowed) co
         if (known) continue;
         std::string list;
         for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-        Error e{"INVALID_QUERY", "unknown query parameter '" + key + "'" + (list.empty() ? "; this endpoint takes none" : "; allowed: " + list),
-                {}, {}};
+        Error e{"INVALID_QUERY",
+                "unknown query parameter '" + key + "'" +
+                    (list.empty() ? "; this endpoint takes none" : "; allowed: " + list),
+                {},
+                {}};
         e.details["parameter"] = key;
         throw ApiFailure(http::status::bad_request, std::move(e));
     }
@@ -117,9 +126,11 @@ std::optional<std::int64_t> ApiRequest::query_int(const std::string& name, std::
     const auto& s = it->second;
     auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec != std::errc() || ptr != s.data() + s.size() || v < lo || v > hi) {
-        Error e{"INVALID_QUERY", "query parameter '" + name + "' must be a whole number from " + std::to_string(lo) + " to " +
-                                     std::to_string(hi) + ", not '" + s + "'",
-                {}, {}};
+        Error e{"INVALID_QUERY",
+                "query parameter '" + name + "' must be a whole number from " + std::to_string(lo) + " to " +
+                    std::to_string(hi) + ", not '" + s + "'",
+                {},
+                {}};
         e.details["parameter"] = name;
         throw ApiFailure(http::status::bad_request, std::move(e));
     }
@@ -151,7 +162,8 @@ void allow_fields(const json::object& body, std::initializer_list<std::string_vi
 std::optional<std::string> string_field(const json::object& body, std::string_view name, bool required) {
     const auto* v = body.if_contains(name);
     if (!v || v->is_null()) {
-        if (required) throw bad_field("FIELD_MISSING", name, "field '" + std::string(name) + "' is required (a string)");
+        if (required)
+            throw bad_field("FIELD_MISSING", name, "field '" + std::string(name) + "' is required (a string)");
         return std::nullopt;
     }
     if (!v->is_string()) {
@@ -161,18 +173,23 @@ std::optional<std::string> string_field(const json::object& body, std::string_vi
     return std::string(v->as_string());
 }
 
-std::optional<std::int64_t> int_field(const json::object& body, std::string_view name, std::int64_t lo, std::int64_t hi) {
+std::optional<std::int64_t> int_field(const json::object& body, std::string_view name, std::int64_t lo,
+                                      std::int64_t hi) {
     const auto* v = body.if_contains(name);
     if (!v || v->is_null()) return std::nullopt;
     std::int64_t n = 0;
-    if (v->is_int64()) n = v->as_int64();
-    else if (v->is_uint64() && v->as_uint64() <= static_cast<std::uint64_t>(hi)) n = static_cast<std::int64_t>(v->as_uint64());
+    if (v->is_int64())
+        n = v->as_int64();
+    else if (v->is_uint64() && v->as_uint64() <= static_cast<std::uint64_t>(hi))
+        n = static_cast<std::int64_t>(v->as_uint64());
     else {
-        throw bad_field("FIELD_WRONG_TYPE", name, "field '" + std::string(name) + "' must be a whole number, not " + kind_of(*v));
+        throw bad_field("FIELD_WRONG_TYPE", name,
+                        "field '" + std::string(name) + "' must be a whole number, not " + kind_of(*v));
     }
     if (n < lo || n > hi) {
-        throw bad_field("FIELD_OUT_OF_RANGE", name,
-                        "field '" + std::string(name) + "' must be from " + std::to_string(lo) + " to " + std::to_string(hi));
+        throw bad_field(
+            "FIELD_OUT_OF_RANGE", name,
+            "field '" + std::string(name) + "' must be from " + std::to_string(lo) + " to " + std::to_string(hi));
     }
     return n;
 }

@@ -32,7 +32,8 @@ json::object visible_run(ApiServices& s, const ApiRequest& req, const std::strin
 json::object accepted(const std::string& id) {
     return json::object{{"run_id", id},
                         {"status", "running"},
-                        {"links", json::object{{"self", "/v1/runs/" + id}, {"events", "/v1/runs/" + id + "/events"},
+                        {"links", json::object{{"self", "/v1/runs/" + id},
+                                               {"events", "/v1/runs/" + id + "/events"},
                                                {"cancel", "/v1/runs/" + id + "/cancel"}}}};
 }
 
@@ -41,16 +42,21 @@ Reply start_run(ApiServices& s, ApiRequest& req) {
     json::object body = req.json_body();
     allow_fields(body, {"goal", "mode", "history", "max_steps"});
     const std::string goal = *string_field(body, "goal", true);
-    if (goal.find_first_not_of(" \t\r\n") == std::string::npos) throw bad_field("FIELD_EMPTY", "goal", "field 'goal' is empty; say what you want");
+    if (goal.find_first_not_of(" \t\r\n") == std::string::npos)
+        throw bad_field("FIELD_EMPTY", "goal", "field 'goal' is empty; say what you want");
     policy::UserContext user = *req.user;
     if (auto mode = string_field(body, "mode", false)) {
         auto parsed = policy::parse_cognitive_mode(*mode);
-        if (!parsed) throw bad_field("FIELD_INVALID", "mode", "field 'mode' must be dual, agent or emulation, not '" + *mode + "'");
+        if (!parsed)
+            throw bad_field("FIELD_INVALID", "mode",
+                            "field 'mode' must be dual, agent or emulation, not '" + *mode + "'");
         // A run may narrow the user's mode (to emulation), never widen it: only owners choose freely.
         if (*parsed != user.mode && *parsed != policy::CognitiveMode::emulation && user.role != policy::Role::owner) {
-            Error e{"MODE_NOT_ALLOWED", "user " + user.user_id + " is in " + policy::to_string(user.mode) +
-                                            " mode; a run may only narrow it to emulation",
-                    {}, {"an owner can change the user's mode with `skillhost mode set`"}};
+            Error e{"MODE_NOT_ALLOWED",
+                    "user " + user.user_id + " is in " + policy::to_string(user.mode) +
+                        " mode; a run may only narrow it to emulation",
+                    {},
+                    {"an owner can change the user's mode with `skillhost mode set`"}};
             e.details["field"] = "mode";
             e.details["step"] = "mode";
             throw ApiFailure(http::status::forbidden, std::move(e));
@@ -59,9 +65,11 @@ Reply start_run(ApiServices& s, ApiRequest& req) {
     }
     op::RunOptions options;
     if (const auto* history = body.if_contains("history"); history && !history->is_null()) {
-        if (!history->is_array()) throw bad_field("FIELD_WRONG_TYPE", "history", "field 'history' must be an array of strings");
+        if (!history->is_array())
+            throw bad_field("FIELD_WRONG_TYPE", "history", "field 'history' must be an array of strings");
         for (const auto& turn : history->as_array()) {
-            if (!turn.is_string()) throw bad_field("FIELD_WRONG_TYPE", "history", "every entry of 'history' must be a string");
+            if (!turn.is_string())
+                throw bad_field("FIELD_WRONG_TYPE", "history", "every entry of 'history' must be a string");
             options.history.emplace_back(turn.as_string());
         }
     }
@@ -73,8 +81,10 @@ Reply start_run(ApiServices& s, ApiRequest& req) {
     if (req.wants_event_stream()) {
         if (!s.stream_available()) {
             throw ApiFailure(http::status::service_unavailable,
-                             Error{"TOO_MANY_STREAMS", "no more event streams can open now (server.max_streams, or shutting down)",
-                                   {}, {"start the run without Accept: text/event-stream and poll GET /v1/runs/{id}"}});
+                             Error{"TOO_MANY_STREAMS",
+                                   "no more event streams can open now (server.max_streams, or shutting down)",
+                                   {},
+                                   {"start the run without Accept: text/event-stream and poll GET /v1/runs/{id}"}});
         }
         channel = std::make_shared<EventChannel>();
         channel->push(StreamEvent{"run", json::serialize(accepted(id))});
@@ -95,8 +105,10 @@ Reply list_runs(ApiServices& s, ApiRequest& req) {
         filter.status = store::parse_run_status(*status);
         if (!filter.status) {
             Error e{"INVALID_QUERY",
-                    "status must be running, completed, awaiting_approval, needs_guidance, failed or cancelled, not '" + *status + "'",
-                    {}, {}};
+                    "status must be running, completed, awaiting_approval, needs_guidance, failed or cancelled, not '" +
+                        *status + "'",
+                    {},
+                    {}};
             e.details["parameter"] = "status";
             throw ApiFailure(http::status::bad_request, std::move(e));
         }
@@ -116,9 +128,13 @@ Reply list_runs(ApiServices& s, ApiRequest& req) {
     if (!runs) throw ApiFailure(runs.error());
     json::array out;
     for (const auto& run : runs.value()) {
-        json::object o{{"id", run.id},         {"goal", run.goal},   {"user", run.user_id},
-                       {"mode", run.mode},     {"status", store::to_string(run.status)},
-                       {"steps", run.steps.size()}, {"created_ms", run.created_ms}};
+        json::object o{{"id", run.id},
+                       {"goal", run.goal},
+                       {"user", run.user_id},
+                       {"mode", run.mode},
+                       {"status", store::to_string(run.status)},
+                       {"steps", run.steps.size()},
+                       {"created_ms", run.created_ms}};
         if (!run.approval_id.empty()) o["approval_id"] = run.approval_id;
         out.push_back(std::move(o));
     }

@@ -14,10 +14,14 @@ namespace {
 
 // What the user may see in their mode; with ?all=true (owners only) every loaded skill. A user
 // never learns the shape of a skill their mode or trust hides.
-std::vector<const catalog::CatalogEntry*> entries_for(ApiServices& s, const catalog::CatalogSnapshot& snap, const ApiRequest& req) {
+std::vector<const catalog::CatalogEntry*> entries_for(ApiServices& s, const catalog::CatalogSnapshot& snap,
+                                                      const ApiRequest& req) {
     if (req.query_flag("all")) {
         if (req.user->role != policy::Role::owner) {
-            Error e{"FORBIDDEN", "only owners may list every skill (all=true); without it you see the skills you may call", {}, {}};
+            Error e{"FORBIDDEN",
+                    "only owners may list every skill (all=true); without it you see the skills you may call",
+                    {},
+                    {}};
             e.details["step"] = "role";
             throw ApiFailure(http::status::forbidden, std::move(e));
         }
@@ -35,10 +39,12 @@ Reply call_skill(ApiServices& s, ApiRequest& req) {
     call.user = *req.user;
     call.requested_by = policy::Requester::api();
     if (const auto* args = body.if_contains("args"); args && !args->is_null()) {
-        if (!args->is_object()) throw bad_field("FIELD_WRONG_TYPE", "args", "field 'args' must be a JSON object of the skill's arguments");
+        if (!args->is_object())
+            throw bad_field("FIELD_WRONG_TYPE", "args", "field 'args' must be a JSON object of the skill's arguments");
         call.args = *args;
     }
-    if (auto timeout = int_field(body, "timeout_ms", 1, 3600000)) call.options.timeout = std::chrono::milliseconds(*timeout);
+    if (auto timeout = int_field(body, "timeout_ms", 1, 3600000))
+        call.options.timeout = std::chrono::milliseconds(*timeout);
     call.options.cancel = s.stop_calls;
     const auto snapshot = s.host.snapshot();
     exec::CallOutcome outcome = s.host.pipeline->call(*snapshot, call);
@@ -70,7 +76,9 @@ void add_skill_routes(RouteTable& routes, ApiServices& s) {
             if (std::find(visible.begin(), visible.end(), entry) == visible.end()) entry = nullptr;
         }
         if (!entry) {
-            Error e{"SKILL_NOT_FOUND", "no skill named '" + req.param("id") + "' is loaded", {},
+            Error e{"SKILL_NOT_FOUND",
+                    "no skill named '" + req.param("id") + "' is loaded",
+                    {},
                     {"GET /v1/skills lists the skills you can call"}};
             e.details["skill"] = req.param("id");
             throw ApiFailure(std::move(e));
@@ -90,7 +98,8 @@ void add_skill_routes(RouteTable& routes, ApiServices& s) {
         std::string text = catalog::render_catalog(entries_for(s, *snapshot, req), *format);
         const bool is_json = *format == catalog::RenderFormat::json || *format == catalog::RenderFormat::openai ||
                              *format == catalog::RenderFormat::mcp;
-        Response r = text_response(http::status::ok, std::move(text), is_json ? "application/json" : "text/plain; charset=utf-8");
+        Response r = text_response(http::status::ok, std::move(text),
+                                   is_json ? "application/json" : "text/plain; charset=utf-8");
         r.set("X-Catalog-Version", std::to_string(snapshot->version()));
         return r;
     });

@@ -42,13 +42,16 @@ ConsoleAsset make_asset(const EmbeddedFile& file) {
 
 }  // namespace
 
-ConsoleAssets::ConsoleAssets() : ConsoleAssets(std::vector<EmbeddedFile>(kConsoleFiles, kConsoleFiles + kConsoleFileCount)) {}
+ConsoleAssets::ConsoleAssets()
+    : ConsoleAssets(std::vector<EmbeddedFile>(kConsoleFiles, kConsoleFiles + kConsoleFileCount)) {}
 
 ConsoleAssets::ConsoleAssets(const std::vector<EmbeddedFile>& files) {
     const EmbeddedFile* index = nullptr;
     for (const auto& f : files) {
-        if (std::string_view(f.name) == "index.html") index = &f;
-        else assets_.push_back(make_asset(f));
+        if (std::string_view(f.name) == "index.html")
+            index = &f;
+        else
+            assets_.push_back(make_asset(f));
     }
     if (!index) throw std::logic_error("the console has no index.html (host/server/CMakeLists.txt, console_files)");
     ConsoleAsset page = make_asset(*index);

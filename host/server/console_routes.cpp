@@ -34,18 +34,17 @@ Reply serve(const ApiRequest& req, const ConsoleAsset& asset, bool immutable) {
 
 void add_console_routes(RouteTable& routes, const ConsoleAssets& assets) {
     routes.add(
-        http::verb::get, "/",
-        [&assets](ApiRequest& req) -> Reply {
-            return serve(req, assets.page(), false);
-        },
-        true);
+        http::verb::get, "/", [&assets](ApiRequest& req) -> Reply { return serve(req, assets.page(), false); }, true);
     routes.add(
         http::verb::get, "/console/{hash}/{file}",
         [&assets](ApiRequest& req) -> Reply {
             const ConsoleAsset* asset = assets.find(req.param("hash"), req.param("file"));
             if (!asset) {
                 // Says nothing about what exists: the page names its files, nobody else needs to.
-                Error e{"NOT_FOUND", "no console file at this path; reload the console page (/) to get the current one", {}, {}};
+                Error e{"NOT_FOUND",
+                        "no console file at this path; reload the console page (/) to get the current one",
+                        {},
+                        {}};
                 Response r = error_response(http::status::not_found, e, req.raw.version());
                 set_security_headers(r);
                 return r;

@@ -33,19 +33,21 @@ sigset_t stop_signals() {
     return set;
 }
 
-
 }  // namespace
 
 Daemon::Daemon(app::HostRuntime& host, config::ServerSettings settings) : host_(host), settings_(std::move(settings)) {}
 
 Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::ServerSettings settings) {
     if (!host.watched) {
-        return Error{"CATALOG_NOT_LIVE", "the daemon needs a live catalog (load the runtime with live_catalog)", {}, {}};
+        return Error{
+            "CATALOG_NOT_LIVE", "the daemon needs a live catalog (load the runtime with live_catalog)", {}, {}};
     }
     if (!is_loopback(settings.host) && !settings.allow_remote) {
         Error e{"REMOTE_BIND_NOT_ALLOWED",
-                "listening on " + settings.host + " would accept connections from other machines, which needs an explicit setting",
-                {}, {"set server.allow_remote: true in skillhost.yaml (or pass --allow-remote), or listen on 127.0.0.1"}};
+                "listening on " + settings.host +
+                    " would accept connections from other machines, which needs an explicit setting",
+                {},
+                {"set server.allow_remote: true in skillhost.yaml (or pass --allow-remote), or listen on 127.0.0.1"}};
         e.details["host"] = settings.host;
         return e;
     }
@@ -93,7 +95,8 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
     HttpServerOptions http;
     http.host = d->settings_.host;
     http.port = d->settings_.port;
-    http.network_threads = d->settings_.threads ? d->settings_.threads : std::max(1u, std::thread::hardware_concurrency());
+    http.network_threads =
+        d->settings_.threads ? d->settings_.threads : std::max(1u, std::thread::hardware_concurrency());
     http.handler_threads = d->settings_.handler_threads;
     http.max_body_bytes = d->settings_.max_body_bytes;
     http.max_streams = d->settings_.max_streams;
@@ -105,11 +108,14 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
     return d;
 }
 
-Daemon::~Daemon() { shutdown(); }
+Daemon::~Daemon() {
+    shutdown();
+}
 
 Status Daemon::start() {
     if (auto recovered = host_.approvals->recover_interrupted(); recovered && !recovered->empty()) {
-        spdlog::warn("serve: {} approved call(s) were interrupted by an earlier stop and are marked failed", recovered->size());
+        spdlog::warn("serve: {} approved call(s) were interrupted by an earlier stop and are marked failed",
+                     recovered->size());
     }
     if (auto st = server_->start(); !st) return st;
     // After binding: a start that cannot listen leaves no token behind that nobody was told about.
@@ -117,8 +123,9 @@ Status Daemon::start() {
     if (!token_file) return token_file.error();
     owner_token_file_ = token_file.value();
     if (!is_loopback(settings_.host)) {
-        spdlog::warn("serve: listening on {} accepts connections from other machines; every request still needs a token",
-                     settings_.host);
+        spdlog::warn(
+            "serve: listening on {} accepts connections from other machines; every request still needs a token",
+            settings_.host);
     }
     return {};
 }
@@ -143,20 +150,25 @@ Reply Daemon::dispatch(Request& request) {
         ApiRequest api{request, target.substr(0, question), {}, {}, nullptr};
         if (question != std::string::npos && !parse_query(std::string_view(target).substr(question + 1), api.query)) {
             return error_response(http::status::bad_request,
-                                  Error{"INVALID_QUERY", "the query string has a malformed %-escape", {}, {}}, request.version());
+                                  Error{"INVALID_QUERY", "the query string has a malformed %-escape", {}, {}},
+                                  request.version());
         }
         const auto match = routes_.match(request.method(), api.path);
         if (!match.route) {
             if (!match.allowed_methods.empty()) {
                 std::string allow;
                 for (const auto& m : match.allowed_methods) allow += (allow.empty() ? "" : ", ") + m;
-                Error e{"METHOD_NOT_ALLOWED", std::string(request.method_string()) + " is not allowed on " + api.path + "; use " + allow,
-                        {}, {}};
+                Error e{"METHOD_NOT_ALLOWED",
+                        std::string(request.method_string()) + " is not allowed on " + api.path + "; use " + allow,
+                        {},
+                        {}};
                 Response r = error_response(http::status::method_not_allowed, e, request.version());
                 r.set(http::field::allow, allow);
                 return r;
             }
-            Error e{"NOT_FOUND", "no endpoint " + std::string(request.method_string()) + " " + api.path, {},
+            Error e{"NOT_FOUND",
+                    "no endpoint " + std::string(request.method_string()) + " " + api.path,
+                    {},
                     {"see docs/http-api.md for the endpoints"}};
             return error_response(http::status::not_found, e, request.version());
         }
@@ -187,14 +199,15 @@ Reply Daemon::dispatch(Request& request) {
             return match.route->handler(api);
         } catch (const ApiFailure& failure) {
             if (failure.status == http::status::internal_server_error) {
-                return error_reply(failure.status, failure.error.code, failure.error.code + ": " + failure.error.message,
-                                   request.version());
+                return error_reply(failure.status, failure.error.code,
+                                   failure.error.code + ": " + failure.error.message, request.version());
             }
             return error_response(failure.status, failure.error, request.version());
         }
     }();
-    const unsigned status = std::holds_alternative<Response>(reply) ? std::get<Response>(reply).result_int()
-                                                                     : static_cast<unsigned>(std::get<StreamResponse>(reply).status);
+    const unsigned status = std::holds_alternative<Response>(reply)
+                                ? std::get<Response>(reply).result_int()
+                                : static_cast<unsigned>(std::get<StreamResponse>(reply).status);
     metrics_.record_request(request.method_string(), route_label, status,
                             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     return reply;
@@ -227,14 +240,16 @@ void Daemon::shutdown() {
     stopped_ = true;
     const auto deadline = std::chrono::steady_clock::now() + settings_.shutdown_grace;
     const auto left = [&] {
-        return std::max(std::chrono::milliseconds(0),
-                        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()));
+        return std::max(std::chrono::milliseconds(0), std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                          deadline - std::chrono::steady_clock::now()));
     };
     server_->stop_accepting();
     runs_->stop_accepting();
     const std::size_t requests = server_->requests_in_flight();
     const std::size_t runs = runs_->working_count();
-    if (requests || runs) spdlog::info("serve: stopping; waiting up to {} ms for {} request(s) and {} run(s)", left().count(), requests, runs);
+    if (requests || runs)
+        spdlog::info("serve: stopping; waiting up to {} ms for {} request(s) and {} run(s)", left().count(), requests,
+                     runs);
     const bool requests_done = server_->wait_idle(left());
     const bool runs_done = runs_->wait_idle(left());
     if (!runs_done) {
@@ -244,7 +259,8 @@ void Daemon::shutdown() {
         runs_->wait_idle(std::chrono::seconds(30));
     }
     if (!requests_done) {
-        spdlog::warn("serve: cancelling {} request(s) still running after the grace period", server_->requests_in_flight());
+        spdlog::warn("serve: cancelling {} request(s) still running after the grace period",
+                     server_->requests_in_flight());
         services_->stop_calls->store(true);
         server_->wait_idle(std::chrono::seconds(5));
     }

@@ -47,7 +47,10 @@ struct HttpServer::Internals {
     std::size_t streams = 0;   // stream threads still running
 
     Internals(HttpServer& s, HttpServerOptions o, RequestHandler h, ErrorResponder e)
-        : server(s), options(std::move(o)), handler(std::move(h)), on_error(std::move(e)),
+        : server(s),
+          options(std::move(o)),
+          handler(std::move(h)),
+          on_error(std::move(e)),
           handlers(options.handler_threads) {}
 
     void request_started() { server.in_flight_.fetch_add(1); }
@@ -83,7 +86,9 @@ std::string sse_text(std::string_view event, std::string_view data, std::string_
     std::size_t start = 0;
     while (true) {
         const auto end = data.find('\n', start);
-        out.append("data: ").append(data.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start)).append("\n");
+        out.append("data: ")
+            .append(data.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start))
+            .append("\n");
         if (end == std::string_view::npos) break;
         start = end + 1;
     }
@@ -145,12 +150,13 @@ private:
             if (ec == http::error::body_limit) {
                 status = http::status::payload_too_large;
                 code = "BODY_TOO_LARGE";
-                message = "the request body is larger than the server accepts (" + std::to_string(in_.options.max_body_bytes) +
-                          " bytes; server.max_body_bytes)";
+                message = "the request body is larger than the server accepts (" +
+                          std::to_string(in_.options.max_body_bytes) + " bytes; server.max_body_bytes)";
             } else if (ec == http::error::header_limit) {
                 status = http::status::request_header_fields_too_large;
                 code = "HEADERS_TOO_LARGE";
-                message = "the request headers are larger than " + std::to_string(in_.options.max_header_bytes) + " bytes";
+                message =
+                    "the request headers are larger than " + std::to_string(in_.options.max_header_bytes) + " bytes";
             }
             Response response = in_.on_error(status, code, message, version);
             response.keep_alive(false);
@@ -186,11 +192,12 @@ private:
         auto shared = std::make_shared<Response>(std::move(response));
         shared->prepare_payload();
         stream_.expires_after(in_.options.write_timeout);
-        http::async_write(stream_, *shared, [self = shared_from_this(), shared, close_after](beast::error_code ec, std::size_t) {
-            self->in_.request_done();
-            if (ec || close_after) return self->close();
-            self->read();
-        });
+        http::async_write(stream_, *shared,
+                          [self = shared_from_this(), shared, close_after](beast::error_code ec, std::size_t) {
+                              self->in_.request_done();
+                              if (ec || close_after) return self->close();
+                              self->read();
+                          });
     }
 
     void close() {
@@ -278,7 +285,8 @@ void HttpServer::Internals::start_stream(tcp::socket socket, StreamResponse stre
 }
 
 HttpServer::HttpServer(HttpServerOptions options, RequestHandler handler, ErrorResponder on_error)
-    : options_(options), internals_(std::make_unique<Internals>(*this, options, std::move(handler), std::move(on_error))) {}
+    : options_(options),
+      internals_(std::make_unique<Internals>(*this, options, std::move(handler), std::move(on_error))) {}
 
 HttpServer::~HttpServer() {
     stop_accepting();
@@ -290,19 +298,25 @@ Status HttpServer::start() {
     boost::system::error_code ec;
     const auto address = net::ip::make_address(options_.host, ec);
     if (ec) {
-        Error e{"BIND_FAILED", "'" + options_.host + "' is not an IP address", {},
+        Error e{"BIND_FAILED",
+                "'" + options_.host + "' is not an IP address",
+                {},
                 {"use an address such as 127.0.0.1 (this machine only), ::1 or 0.0.0.0 in server.listen or --listen"}};
         e.details["host"] = options_.host;
         return e;
     }
     const tcp::endpoint endpoint(address, options_.port);
     auto fail = [&](const char* what) {
-        Error e{"BIND_FAILED", std::string(what) + " " + options_.host + ":" + std::to_string(options_.port) + ": " + ec.message(),
-                {}, {}};
+        Error e{"BIND_FAILED",
+                std::string(what) + " " + options_.host + ":" + std::to_string(options_.port) + ": " + ec.message(),
+                {},
+                {}};
         if (ec == net::error::address_in_use) {
-            e.suggestions.push_back("another process listens on this port: stop it, or choose another with --listen HOST:PORT");
+            e.suggestions.push_back(
+                "another process listens on this port: stop it, or choose another with --listen HOST:PORT");
         } else if (ec == boost::system::errc::address_not_available) {
-            e.suggestions.push_back("the address does not belong to this machine; use 127.0.0.1 or one of its own addresses");
+            e.suggestions.push_back(
+                "the address does not belong to this machine; use 127.0.0.1 or one of its own addresses");
         } else if (ec == net::error::access_denied) {
             e.suggestions.push_back("ports below 1024 need privileges; use a port such as 8787");
         }

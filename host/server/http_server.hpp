@@ -33,7 +33,7 @@ struct HttpServerOptions {
     std::size_t max_body_bytes = 1 << 20;
     std::size_t max_header_bytes = 64 * 1024;
     unsigned max_streams = 64;
-    std::chrono::seconds idle_timeout{60};   // a connection whose next request does not arrive whole in this long closes
+    std::chrono::seconds idle_timeout{60};  // a connection whose next request does not arrive whole in this long closes
     std::chrono::seconds write_timeout{30};  // a response must be taken by the client within this
 };
 

@@ -51,7 +51,8 @@ struct McpHttpEndpoint::Session {
         }
         const json::value* method = obj ? obj->if_contains("method") : nullptr;
         const bool concerns_calls =
-            obj && (obj->contains("id") || (method && method->is_string() && method->as_string() == "notifications/progress"));
+            obj &&
+            (obj->contains("id") || (method && method->is_string() && method->as_string() == "notifications/progress"));
         if (concerns_calls) {
             bool delivered = false;
             for (auto& [key, w] : waiting) {
@@ -76,8 +77,10 @@ struct McpHttpEndpoint::Session {
 namespace {
 
 Response rpc_error_response(http::status status, int code, std::string message) {
-    return json_response(status, json::object{{"jsonrpc", "2.0"}, {"id", nullptr},
-                                              {"error", json::object{{"code", code}, {"message", std::move(message)}}}});
+    return json_response(status,
+                         json::object{{"jsonrpc", "2.0"},
+                                      {"id", nullptr},
+                                      {"error", json::object{{"code", code}, {"message", std::move(message)}}}});
 }
 
 std::string host_name(std::string_view host) {
@@ -105,9 +108,12 @@ std::string origin_host(std::string_view origin) {
 
 }  // namespace
 
-McpHttpEndpoint::McpHttpEndpoint(app::HostRuntime& host, McpHttpOptions options) : host_(host), options_(std::move(options)) {}
+McpHttpEndpoint::McpHttpEndpoint(app::HostRuntime& host, McpHttpOptions options)
+    : host_(host), options_(std::move(options)) {}
 
-McpHttpEndpoint::~McpHttpEndpoint() { close_all(); }
+McpHttpEndpoint::~McpHttpEndpoint() {
+    close_all();
+}
 
 std::size_t McpHttpEndpoint::session_count() const {
     std::lock_guard lock(mutex_);
@@ -133,7 +139,8 @@ void McpHttpEndpoint::expire_idle() {
         const auto now = std::chrono::steady_clock::now();
         for (auto it = sessions_.begin(); it != sessions_.end();) {
             const bool watched = !it->second->server_stream.expired();  // an open GET stream is use
-            if (now - it->second->last_used > options_.idle_expiry && it->second->mcp->calls_in_flight() == 0 && !watched) {
+            if (now - it->second->last_used > options_.idle_expiry && it->second->mcp->calls_in_flight() == 0 &&
+                !watched) {
                 expired.push_back(it->second);
                 it = sessions_.erase(it);
             } else {
@@ -151,8 +158,10 @@ Reply McpHttpEndpoint::handle(ApiRequest& req) {
     // DNS rebinding: a browser page from elsewhere must not reach a loopback server.
     const std::string host = host_name(std::string_view(req.raw[http::field::host]));
     if (options_.loopback_only && !is_loopback_name(host)) {
-        Error e{"HOST_NOT_ALLOWED", "the Host header '" + host + "' does not name this server (localhost, 127.0.0.1 or [::1])",
-                {}, {}};
+        Error e{"HOST_NOT_ALLOWED",
+                "the Host header '" + host + "' does not name this server (localhost, 127.0.0.1 or [::1])",
+                {},
+                {}};
         throw ApiFailure(http::status::forbidden, std::move(e));
     }
     const std::string origin(req.raw[http::field::origin]);
@@ -160,16 +169,19 @@ Reply McpHttpEndpoint::handle(ApiRequest& req) {
         const bool listed = std::find(options_.allowed_origins.begin(), options_.allowed_origins.end(), origin) !=
                             options_.allowed_origins.end();
         if (!listed && !is_loopback_name(origin_host(origin))) {
-            Error e{"ORIGIN_NOT_ALLOWED", "requests from origin '" + origin + "' are not allowed", {},
+            Error e{"ORIGIN_NOT_ALLOWED",
+                    "requests from origin '" + origin + "' are not allowed",
+                    {},
                     {"only pages served from this machine may call /mcp from a browser"}};
             throw ApiFailure(http::status::forbidden, std::move(e));
         }
     }
     const std::string version(req.raw["MCP-Protocol-Version"]);
-    if (!version.empty() && std::find(mcp::kSupportedProtocolVersions.begin(), mcp::kSupportedProtocolVersions.end(), version) ==
-                                mcp::kSupportedProtocolVersions.end()) {
+    if (!version.empty() && std::find(mcp::kSupportedProtocolVersions.begin(), mcp::kSupportedProtocolVersions.end(),
+                                      version) == mcp::kSupportedProtocolVersions.end()) {
         return rpc_error_response(http::status::bad_request, mcp::rpc_code::invalid_request,
-                                  "unsupported MCP-Protocol-Version '" + version + "'; this server speaks 2025-11-25, 2025-06-18 and 2025-03-26");
+                                  "unsupported MCP-Protocol-Version '" + version +
+                                      "'; this server speaks 2025-11-25, 2025-06-18 and 2025-03-26");
     }
     switch (req.raw.method()) {
         case http::verb::post: return post(req);
@@ -181,13 +193,17 @@ Reply McpHttpEndpoint::handle(ApiRequest& req) {
 std::shared_ptr<McpHttpEndpoint::Session> McpHttpEndpoint::session_for(ApiRequest& req) {
     const std::string id(req.raw["Mcp-Session-Id"]);
     if (id.empty()) {
-        Error e{"MCP_SESSION_REQUIRED", "this request needs the Mcp-Session-Id header from the initialize response", {}, {}};
+        Error e{"MCP_SESSION_REQUIRED",
+                "this request needs the Mcp-Session-Id header from the initialize response",
+                {},
+                {}};
         throw ApiFailure(http::status::bad_request, std::move(e));
     }
     std::lock_guard lock(mutex_);
     auto it = sessions_.find(id);
     if (it == sessions_.end() || it->second->user_id != req.user->user_id) {
-        Error e{"MCP_SESSION_NOT_FOUND", "no MCP session " + id + " (it ended or expired); initialize a new one", {}, {}};
+        Error e{
+            "MCP_SESSION_NOT_FOUND", "no MCP session " + id + " (it ended or expired); initialize a new one", {}, {}};
         throw ApiFailure(http::status::not_found, std::move(e));
     }
     it->second->last_used = std::chrono::steady_clock::now();
@@ -201,7 +217,9 @@ Reply McpHttpEndpoint::initialize(ApiRequest& req, const json::value& message) {
         const auto mine = std::count_if(sessions_.begin(), sessions_.end(),
                                         [&](const auto& kv) { return kv.second->user_id == req.user->user_id; });
         if (static_cast<std::size_t>(mine) >= options_.max_sessions_per_user) {
-            Error e{"TOO_MANY_SESSIONS", "user " + req.user->user_id + " already has " + std::to_string(mine) + " MCP sessions", {},
+            Error e{"TOO_MANY_SESSIONS",
+                    "user " + req.user->user_id + " already has " + std::to_string(mine) + " MCP sessions",
+                    {},
                     {"end unused sessions with DELETE /mcp"}};
             throw ApiFailure(http::status::too_many_requests, std::move(e));
         }
@@ -210,7 +228,8 @@ Reply McpHttpEndpoint::initialize(ApiRequest& req, const json::value& message) {
     session->id = store::new_id("mcp");
     session->user_id = req.user->user_id;
     Session* raw = session.get();
-    session->mcp = std::make_unique<mcp::McpSession>(*host_.pipeline, host_.watched->catalog(), *req.user, mcp::McpSessionOptions{},
+    session->mcp = std::make_unique<mcp::McpSession>(*host_.pipeline, host_.watched->catalog(), *req.user,
+                                                     mcp::McpSessionOptions{},
                                                      [raw](const std::string& text) { raw->route(text); });
     auto channel = std::make_shared<EventChannel>();
     {
@@ -235,7 +254,9 @@ Reply McpHttpEndpoint::post(ApiRequest& req) {
     json::value message;
     boost::system::error_code ec;
     message = json::parse(req.raw.body(), ec);
-    if (ec) return rpc_error_response(http::status::bad_request, mcp::rpc_code::parse_error, "the body is not JSON: " + ec.message());
+    if (ec)
+        return rpc_error_response(http::status::bad_request, mcp::rpc_code::parse_error,
+                                  "the body is not JSON: " + ec.message());
     if (!message.is_object()) {
         return rpc_error_response(http::status::bad_request, mcp::rpc_code::invalid_request,
                                   "the body must be one JSON-RPC message (batches were removed in MCP 2025-06-18)");
@@ -252,7 +273,8 @@ Reply McpHttpEndpoint::post(ApiRequest& req) {
         if (method && method->is_string() && method->as_string() == "notifications/cancelled") {
             // A cancelled request gets no response: end the stream that waits for it.
             const auto* params = obj.if_contains("params");
-            const auto* request_id = params && params->is_object() ? params->as_object().if_contains("requestId") : nullptr;
+            const auto* request_id =
+                params && params->is_object() ? params->as_object().if_contains("requestId") : nullptr;
             if (request_id) {
                 std::lock_guard lock(session->mutex);
                 if (auto it = session->waiting.find(json::serialize(*request_id)); it != session->waiting.end()) {
@@ -269,16 +291,19 @@ Reply McpHttpEndpoint::post(ApiRequest& req) {
     if (streamed && options_.stream_available && !options_.stream_available()) {
         // Refused before the session sees the request, so nothing runs that the client cannot follow.
         throw ApiFailure(http::status::service_unavailable,
-                         Error{"TOO_MANY_STREAMS", "no more event streams can open now (server.max_streams, or shutting down)",
-                               {}, {"retry later, or send the request with Accept: application/json only"}});
+                         Error{"TOO_MANY_STREAMS",
+                               "no more event streams can open now (server.max_streams, or shutting down)",
+                               {},
+                               {"retry later, or send the request with Accept: application/json only"}});
     }
     auto channel = std::make_shared<EventChannel>();
     {
         std::lock_guard lock(session->mutex);
         auto [slot, fresh] = session->waiting.try_emplace(json::serialize(*id), Session::Waiting{channel, streamed});
         if (!fresh) {
-            return rpc_error_response(http::status::bad_request, mcp::rpc_code::invalid_request,
-                                      "a request with id " + json::serialize(*id) + " is still in flight in this session; use a new id");
+            return rpc_error_response(
+                http::status::bad_request, mcp::rpc_code::invalid_request,
+                "a request with id " + json::serialize(*id) + " is still in flight in this session; use a new id");
         }
     }
     session->mcp->handle_message(message);

@@ -22,9 +22,9 @@
 namespace skillhost::server {
 
 struct McpHttpOptions {
-    bool loopback_only = true;                  // the server listens on loopback: Host must name it
-    std::vector<std::string> allowed_origins;   // besides http(s)://localhost|127.0.0.1|[::1][:port]
-    std::chrono::minutes idle_expiry{60};       // sessions unused this long are closed
+    bool loopback_only = true;                 // the server listens on loopback: Host must name it
+    std::vector<std::string> allowed_origins;  // besides http(s)://localhost|127.0.0.1|[::1][:port]
+    std::chrono::minutes idle_expiry{60};      // sessions unused this long are closed
     std::size_t max_sessions_per_user = 32;
     std::chrono::minutes json_reply_limit{10};  // a JSON (non-streamed) POST waits this long at most
     // False when no event stream may open now (the server's limit); checked before a streamed

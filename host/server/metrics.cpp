@@ -10,10 +10,14 @@ std::string metric_label(std::string_view name, std::string_view value) {
     std::string out(name);
     out += "=\"";
     for (char c : value) {
-        if (c == '\\') out += "\\\\";
-        else if (c == '"') out += "\\\"";
-        else if (c == '\n') out += "\\n";
-        else out += c;
+        if (c == '\\')
+            out += "\\\\";
+        else if (c == '"')
+            out += "\\\"";
+        else if (c == '\n')
+            out += "\\n";
+        else
+            out += c;
     }
     out += '"';
     return out;
@@ -21,7 +25,9 @@ std::string metric_label(std::string_view name, std::string_view value) {
 
 namespace {
 
-std::string number(double v) { return format_json_number(v); }
+std::string number(double v) {
+    return format_json_number(v);
+}
 
 // "0.0001" rather than "1e-04": the bucket labels people read and query by.
 std::string bound_label(double v) {
@@ -56,7 +62,8 @@ void gauge(std::string& out, std::string_view name, std::string_view help, std::
 }  // namespace
 
 Metrics::Metrics()
-    : bounds_{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60} {}
+    : bounds_{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60} {
+}
 
 void Metrics::observe(std::map<Labels, Histogram>& family, const Labels& labels, double value) {
     auto& h = family[labels];
@@ -89,7 +96,8 @@ void Metrics::record_llm_call(const llm::LlmCallRecord& record) {
     std::lock_guard lock(mutex_);
     ++llm_calls_[role + "," + metric_label("outcome", record.ok ? "ok" : "error")];
     observe(llm_seconds_, role, std::chrono::duration<double>(record.latency).count());
-    llm_tokens_[role + "," + metric_label("kind", "prompt")] += static_cast<std::uint64_t>(std::max(0, record.prompt_tokens));
+    llm_tokens_[role + "," + metric_label("kind", "prompt")] +=
+        static_cast<std::uint64_t>(std::max(0, record.prompt_tokens));
     llm_tokens_[role + "," + metric_label("kind", "completion")] +=
         static_cast<std::uint64_t>(std::max(0, record.completion_tokens));
 }
@@ -98,7 +106,8 @@ void Metrics::record_reload(const reload::ReloadReport& report) {
     std::lock_guard lock(mutex_);
     ++reloads_;
     for (const auto& unit : report.units) {
-        if (unit.outcome == reload::UnitOutcome::failed || unit.outcome == reload::UnitOutcome::failed_keeping_previous) ++reload_failures_;
+        if (unit.outcome == reload::UnitOutcome::failed || unit.outcome == reload::UnitOutcome::failed_keeping_previous)
+            ++reload_failures_;
     }
 }
 
@@ -124,16 +133,21 @@ std::string Metrics::render(const MetricGauges& g) const {
     out.reserve(16384);
     {
         std::lock_guard lock(mutex_);
-        render_counters(out, "skillhost_http_requests_total", "HTTP requests answered, by method, route and status.", requests_);
+        render_counters(out, "skillhost_http_requests_total", "HTTP requests answered, by method, route and status.",
+                        requests_);
         render_histograms(out, "skillhost_http_request_duration_seconds", "Time to answer an HTTP request, by route.",
                           request_seconds_, bounds_);
         render_counters(out, "skillhost_skill_calls_total", "Skill calls executed, by skill and outcome (ok, error).",
                         skill_calls_);
-        render_counters(out, "skillhost_skill_errors_total", "Skill calls that failed, by skill and error code.", skill_errors_);
-        render_histograms(out, "skillhost_skill_call_duration_seconds", "Skill call latency, by skill.", skill_seconds_, bounds_);
+        render_counters(out, "skillhost_skill_errors_total", "Skill calls that failed, by skill and error code.",
+                        skill_errors_);
+        render_histograms(out, "skillhost_skill_call_duration_seconds", "Skill call latency, by skill.", skill_seconds_,
+                          bounds_);
         render_counters(out, "skillhost_llm_calls_total", "Model calls, by role and outcome.", llm_calls_);
-        render_histograms(out, "skillhost_llm_call_duration_seconds", "Model call latency, by role.", llm_seconds_, bounds_);
-        render_counters(out, "skillhost_llm_tokens_total", "Model tokens, by role and kind (prompt, completion).", llm_tokens_);
+        render_histograms(out, "skillhost_llm_call_duration_seconds", "Model call latency, by role.", llm_seconds_,
+                          bounds_);
+        render_counters(out, "skillhost_llm_tokens_total", "Model tokens, by role and kind (prompt, completion).",
+                        llm_tokens_);
         header(out, "skillhost_catalog_reloads_total", "counter", "Catalog rebuilds that changed the catalog.");
         sample(out, "skillhost_catalog_reloads_total", "", std::to_string(reloads_));
         header(out, "skillhost_catalog_reload_failures_total", "counter",
@@ -149,19 +163,23 @@ std::string Metrics::render(const MetricGauges& g) const {
     gauge(out, "skillhost_event_streams_open", "Open event streams (SSE).", g.streams_open);
     gauge(out, "skillhost_runs_active", "Operator runs working in this process.", g.runs_active);
     header(out, "skillhost_runs", "gauge", "Operator runs in the run store, by status.");
-    for (const auto& [status, n] : g.runs_by_status) sample(out, "skillhost_runs", metric_label("status", status), std::to_string(n));
-    header(out, "skillhost_grounding_checks_total", "counter", "Model answers checked against the observations they came from.");
+    for (const auto& [status, n] : g.runs_by_status)
+        sample(out, "skillhost_runs", metric_label("status", status), std::to_string(n));
+    header(out, "skillhost_grounding_checks_total", "counter",
+           "Model answers checked against the observations they came from.");
     sample(out, "skillhost_grounding_checks_total", "", std::to_string(g.grounding_checks));
     header(out, "skillhost_grounding_failures_total", "counter",
            "Checked answers with items the observations do not support, by what the user got.");
     sample(out, "skillhost_grounding_failures_total", metric_label("outcome", "passed_after_regeneration"),
            std::to_string(g.grounding_regenerated));
-    sample(out, "skillhost_grounding_failures_total", metric_label("outcome", "withheld"), std::to_string(g.grounding_withheld));
+    sample(out, "skillhost_grounding_failures_total", metric_label("outcome", "withheld"),
+           std::to_string(g.grounding_withheld));
     return out;
 }
 
 void SkillCallMetrics::on_call(std::string_view skill_id, const exec::SkillResult& result) {
-    metrics_.record_skill_call(skill_id, result.ok, result.ok ? std::string_view{} : std::string_view(result.error.code),
+    metrics_.record_skill_call(skill_id, result.ok,
+                               result.ok ? std::string_view{} : std::string_view(result.error.code),
                                std::chrono::duration<double>(result.duration).count());
 }
 

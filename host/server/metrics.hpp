@@ -58,14 +58,14 @@ private:
 
     const std::vector<double> bounds_;
     mutable std::mutex mutex_;
-    std::map<Labels, std::uint64_t> requests_;       // method, route, status
-    std::map<Labels, Histogram> request_seconds_;    // route
-    std::map<Labels, std::uint64_t> skill_calls_;    // skill, outcome
-    std::map<Labels, std::uint64_t> skill_errors_;   // skill, code
-    std::map<Labels, Histogram> skill_seconds_;      // skill
-    std::map<Labels, std::uint64_t> llm_calls_;      // role, outcome
-    std::map<Labels, Histogram> llm_seconds_;        // role
-    std::map<Labels, std::uint64_t> llm_tokens_;     // role, kind
+    std::map<Labels, std::uint64_t> requests_;      // method, route, status
+    std::map<Labels, Histogram> request_seconds_;   // route
+    std::map<Labels, std::uint64_t> skill_calls_;   // skill, outcome
+    std::map<Labels, std::uint64_t> skill_errors_;  // skill, code
+    std::map<Labels, Histogram> skill_seconds_;     // skill
+    std::map<Labels, std::uint64_t> llm_calls_;     // role, outcome
+    std::map<Labels, Histogram> llm_seconds_;       // role
+    std::map<Labels, std::uint64_t> llm_tokens_;    // role, kind
     std::uint64_t reloads_ = 0;
     std::uint64_t reload_failures_ = 0;
 };

@@ -51,7 +51,9 @@ json::object ReadinessCheck::check() {
 
     const auto snapshot = host_.snapshot();
     const bool plugins_ok = !snapshot->plugins().empty();
-    json::object plugins{{"ok", plugins_ok}, {"loaded", snapshot->plugins().size()}, {"failed", snapshot->failures().size()},
+    json::object plugins{{"ok", plugins_ok},
+                         {"loaded", snapshot->plugins().size()},
+                         {"failed", snapshot->failures().size()},
                          {"catalog_version", snapshot->version()}};
     if (!plugins_ok) plugins["error"] = "no plugin is loaded; check the plugin directories (skillhost skills list)";
     checks["plugins"] = std::move(plugins);
@@ -69,7 +71,8 @@ json::object ReadinessCheck::check() {
     json::array roles;
     for (const auto& r : host_.router->describe()) {
         const Probe probe = probe_model(r.model_name, r.spec.backend, r.spec.base_url);
-        json::object role{{"role", r.role}, {"model_name", r.model_name}, {"backend", r.spec.backend}, {"reachable", probe.ok}};
+        json::object role{
+            {"role", r.role}, {"model_name", r.model_name}, {"backend", r.spec.backend}, {"reachable", probe.ok}};
         if (!probe.ok) role["error"] = probe.error;
         models_ok = models_ok && probe.ok;
         roles.push_back(std::move(role));

@@ -38,7 +38,8 @@ private:
     std::string run_id_;
 };
 
-RunHub::RunHub(op::Operator& op, store::RunStore& runs, RunHubOptions options) : op_(op), runs_(runs), options_(options) {
+RunHub::RunHub(op::Operator& op, store::RunStore& runs, RunHubOptions options)
+    : op_(op), runs_(runs), options_(options) {
     poller_ = std::thread([this] {
         std::unique_lock lock(mutex_);
         while (!stopping_) {
@@ -71,16 +72,18 @@ RunHub::~RunHub() {
 
 Status RunHub::admit_locked(const std::string& user_id, bool limited) const {
     if (!accepting_) {
-        return Error{"SHUTTING_DOWN", "the server is shutting down and starts no more runs", {}, {"try again once it is back"}};
+        return Error{
+            "SHUTTING_DOWN", "the server is shutting down and starts no more runs", {}, {"try again once it is back"}};
     }
     if (!limited) return {};
     unsigned mine = 0;
     for (const auto& [id, tracked] : tracked_) mine += tracked.working && tracked.user_id == user_id ? 1 : 0;
     if (mine >= options_.max_runs_per_user) {
         Error e{"TOO_MANY_RUNS",
-                "user " + user_id + " already has " + std::to_string(mine) + " runs working (server.max_runs_per_user = " +
-                    std::to_string(options_.max_runs_per_user) + ")",
-                {}, {"wait for one to finish, or cancel one with POST /v1/runs/{id}/cancel"}};
+                "user " + user_id + " already has " + std::to_string(mine) +
+                    " runs working (server.max_runs_per_user = " + std::to_string(options_.max_runs_per_user) + ")",
+                {},
+                {"wait for one to finish, or cancel one with POST /v1/runs/{id}/cancel"}};
         e.details["user"] = user_id;
         e.details["working"] = mine;
         return e;
@@ -146,8 +149,10 @@ void RunHub::prune_locked() {
             auto c = w.lock();
             return !c || c->closed();
         });
-        if (!it->second.working && subs.empty()) it = tracked_.erase(it);
-        else ++it;
+        if (!it->second.working && subs.empty())
+            it = tracked_.erase(it);
+        else
+            ++it;
     }
 }
 
@@ -196,7 +201,8 @@ void RunHub::poll_paused() {
         }
         it->second.paused_status = status;
         json::object o = status_event(run.value());
-        if (run->status == RunStatus::running) o["note"] = "the run was resumed by another process; its events are not streamed here";
+        if (run->status == RunStatus::running)
+            o["note"] = "the run was resumed by another process; its events are not streamed here";
         const StreamEvent event{"status", json::serialize(o)};
         for (auto& weak : it->second.subscribers) {
             if (auto channel = weak.lock()) channel->push(event);
@@ -215,12 +221,13 @@ Result<std::string> RunHub::start(std::string goal, const policy::UserContext& u
         cancel = begin_locked(id, user.user_id);
         if (events) subscribe_locked(tracked_[id], events);
     }
-    spawn(id, cancel, [this, goal = std::move(goal), user, options = std::move(options)](op::RunEventSubscriber* sink,
-                                                                                         std::shared_ptr<std::atomic<bool>> flag) {
-        op::RunOptions o = options;
-        o.cancel = std::move(flag);
-        return op_.run(goal, user, o, sink);
-    });
+    spawn(id, cancel,
+          [this, goal = std::move(goal), user, options = std::move(options)](op::RunEventSubscriber* sink,
+                                                                             std::shared_ptr<std::atomic<bool>> flag) {
+              op::RunOptions o = options;
+              o.cancel = std::move(flag);
+              return op_.run(goal, user, o, sink);
+          });
     return id;
 }
 
@@ -253,13 +260,19 @@ Status RunHub::guide(const std::string& run_id, std::string text, const policy::
         std::lock_guard lock(mutex_);
         auto it = tracked_.find(run_id);
         if (it != tracked_.end() && it->second.working) {
-            return Error{"RUN_BUSY", "run " + run_id + " is working; guidance is for runs that stopped and asked for it", {}, {}};
+            return Error{"RUN_BUSY",
+                         "run " + run_id + " is working; guidance is for runs that stopped and asked for it",
+                         {},
+                         {}};
         }
         auto run = runs_.get(run_id);
         if (!run) return run.error();
         if (run->status != RunStatus::needs_guidance) {
             Error e{"RUN_NOT_WAITING_FOR_GUIDANCE",
-                    "run " + run_id + " is " + store::to_string(run->status) + "; only runs that need guidance can be guided", {}, {}};
+                    "run " + run_id + " is " + store::to_string(run->status) +
+                        "; only runs that need guidance can be guided",
+                    {},
+                    {}};
             e.details["status"] = store::to_string(run->status);
             return e;
         }
@@ -267,9 +280,11 @@ Status RunHub::guide(const std::string& run_id, std::string text, const policy::
         cancel = begin_locked(run_id, run->user_id);
         if (events) subscribe_locked(tracked_[run_id], events);
     }
-    spawn(run_id, cancel, [this, run_id, text = std::move(text)](op::RunEventSubscriber* sink, std::shared_ptr<std::atomic<bool>> flag) {
-        return op_.guide(run_id, text, sink, std::move(flag));
-    });
+    spawn(
+        run_id, cancel,
+        [this, run_id, text = std::move(text)](op::RunEventSubscriber* sink, std::shared_ptr<std::atomic<bool>> flag) {
+            return op_.guide(run_id, text, sink, std::move(flag));
+        });
     return {};
 }
 
@@ -285,8 +300,10 @@ Result<json::object> RunHub::cancel(const std::string& run_id) {
     }
     if (!run) return run.error();
     if (terminal(run->status)) {
-        Error e{"RUN_ALREADY_FINISHED", "run " + run_id + " already ended " + store::to_string(run->status) + "; nothing to cancel",
-                {}, {}};
+        Error e{"RUN_ALREADY_FINISHED",
+                "run " + run_id + " already ended " + store::to_string(run->status) + "; nothing to cancel",
+                {},
+                {}};
         e.details["status"] = store::to_string(run->status);
         return e;
     }
@@ -321,8 +338,10 @@ Result<std::shared_ptr<EventChannel>> RunHub::attach(const std::string& run_id) 
         // Marked running, but no thread of this process works on it (another process does, or did
         // and stopped): report what is known and end.
         json::object o = status_event(run.value());
-        o["note"] = "this server is not working on the run; it may be running elsewhere, or its host stopped "
-                    "(cancel it with POST /v1/runs/" + run_id + "/cancel)";
+        o["note"] =
+            "this server is not working on the run; it may be running elsewhere, or its host stopped "
+            "(cancel it with POST /v1/runs/" +
+            run_id + "/cancel)";
         channel->push(StreamEvent{"status", json::serialize(o)});
         channel->close();
         return channel;

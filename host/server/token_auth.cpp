@@ -18,7 +18,9 @@ constexpr auto kCacheFor = std::chrono::seconds(10);
 constexpr std::size_t kCacheMax = 4096;
 
 Error unauthorized(const char* code, std::string message) {
-    return Error{code, std::move(message), {},
+    return Error{code,
+                 std::move(message),
+                 {},
                  {"send `Authorization: Bearer TOKEN`; the owner's token is in <home>/owner.token after the first "
                   "`skillhost serve`, and `skillhost token create --user ID` makes one for any user"}};
 }
@@ -29,7 +31,8 @@ TokenAuthenticator::TokenAuthenticator(const policy::UserDirectory& users, const
     : users_(users), tokens_(tokens) {}
 
 Result<std::string> TokenAuthenticator::authenticate(std::string_view authorization) const {
-    if (authorization.empty()) return unauthorized("AUTH_MISSING", "this endpoint needs a bearer token and the request has none");
+    if (authorization.empty())
+        return unauthorized("AUTH_MISSING", "this endpoint needs a bearer token and the request has none");
     constexpr std::string_view scheme = "Bearer ";
     if (authorization.size() <= scheme.size() || strncasecmp(authorization.data(), scheme.data(), scheme.size()) != 0) {
         return unauthorized("AUTH_MALFORMED", "the Authorization header must be `Bearer TOKEN`");
@@ -79,8 +82,11 @@ Result<std::optional<std::filesystem::path>> ensure_owner_token(const policy::Us
     const std::filesystem::path file = home / "owner.token";
     const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) {
-        Error e{"TOKEN_FILE_UNWRITABLE", "cannot write " + file.string() + ": " + std::strerror(errno), {},
-                {"make the home directory writable, or create a token with `skillhost token create --user " + owner.id + "`"}};
+        Error e{"TOKEN_FILE_UNWRITABLE",
+                "cannot write " + file.string() + ": " + std::strerror(errno),
+                {},
+                {"make the home directory writable, or create a token with `skillhost token create --user " + owner.id +
+                 "`"}};
         e.details["file"] = file.string();
         (void)tokens.revoke(token->sha256);
         return e;

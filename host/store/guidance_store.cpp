@@ -22,9 +22,10 @@ constexpr const char* kSchema =
 
 // Words too common to say anything about a goal; matching on them would pull in every playbook.
 const std::set<std::string>& stop_words() {
-    static const std::set<std::string> words = {
-        "a", "an", "the", "and", "or", "of", "to", "in", "on", "for", "with", "my", "me", "i", "is", "are",
-        "what", "do", "does", "did", "have", "has", "please", "can", "you", "it", "this", "that", "from", "at"};
+    static const std::set<std::string> words = {"a",    "an",  "the",  "and",  "or",   "of",  "to",     "in",
+                                                "on",   "for", "with", "my",   "me",   "i",   "is",     "are",
+                                                "what", "do",  "does", "did",  "have", "has", "please", "can",
+                                                "you",  "it",  "this", "that", "from", "at"};
     return words;
 }
 
@@ -64,9 +65,10 @@ Status GuidanceStore::add_guidance(GuidanceRecord& record) {
     std::lock_guard lock(mutex_);
     if (record.id.empty()) record.id = new_id("gdn");
     record.created_ms = unix_ms_now();
-    db::SqliteStatement statement(connection_,
-                                      "INSERT INTO guidance(id, run_id, user_id, goal, situation, text, outcome, created_ms)"
-                                      " VALUES(?,?,?,?,?,?,?,?)");
+    db::SqliteStatement statement(
+        connection_,
+        "INSERT INTO guidance(id, run_id, user_id, goal, situation, text, outcome, created_ms)"
+        " VALUES(?,?,?,?,?,?,?,?)");
     statement.bind(1, record.id).bind(2, record.run_id).bind(3, record.user_id).bind(4, record.goal);
     statement.bind(5, boost::json::serialize(record.situation)).bind(6, record.text).bind(7, record.outcome);
     statement.bind(8, record.created_ms);
@@ -85,7 +87,8 @@ Status GuidanceStore::set_outcome(std::string_view guidance_id, std::string_view
 Result<GuidanceRecord> GuidanceStore::get_guidance(std::string_view id) const {
     std::lock_guard lock(mutex_);
     db::SqliteStatement statement(
-        connection_, "SELECT id, run_id, user_id, goal, situation, text, outcome, created_ms FROM guidance WHERE id = ?");
+        connection_,
+        "SELECT id, run_id, user_id, goal, situation, text, outcome, created_ms FROM guidance WHERE id = ?");
     statement.bind(1, id);
     const int rc = statement.step();
     if (rc == SQLITE_DONE) {
@@ -117,11 +120,13 @@ Status GuidanceStore::add_playbook(Playbook& playbook) {
     db::SqliteTransaction transaction(connection_);
     if (!transaction.begun()) return transaction.begun();
     {
-        db::SqliteStatement statement(
-            connection_,
-            "INSERT INTO playbooks(id, user_id, goal, guidance, steps, source_guidance_id, created_ms) VALUES(?,?,?,?,?,?,?)");
+        db::SqliteStatement statement(connection_,
+                                      "INSERT INTO playbooks(id, user_id, goal, guidance, steps, source_guidance_id, "
+                                      "created_ms) VALUES(?,?,?,?,?,?,?)");
         statement.bind(1, playbook.id).bind(2, playbook.user_id).bind(3, playbook.goal).bind(4, playbook.guidance);
-        statement.bind(5, boost::json::serialize(steps)).bind(6, playbook.source_guidance_id).bind(7, playbook.created_ms);
+        statement.bind(5, boost::json::serialize(steps))
+            .bind(6, playbook.source_guidance_id)
+            .bind(7, playbook.created_ms);
         if (statement.step() != SQLITE_DONE) return connection_.error("storing a playbook");
     }
     {

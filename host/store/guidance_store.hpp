@@ -23,8 +23,8 @@ struct GuidanceRecord {
     std::string run_id;
     std::string user_id;
     std::string goal;
-    boost::json::object situation;  // {tried:[{tool,args,error}], error:{...}}
-    std::string text;               // what the user said
+    boost::json::object situation;    // {tried:[{tool,args,error}], error:{...}}
+    std::string text;                 // what the user said
     std::string outcome = "pending";  // pending | succeeded | failed
     std::int64_t created_ms = 0;
 };

@@ -10,8 +10,8 @@ namespace {
 
 namespace json = boost::json;
 
-constexpr std::array<const char*, 6> kStatusNames = {"running", "completed", "awaiting_approval",
-                                                     "needs_guidance", "failed", "cancelled"};
+constexpr std::array<const char*, 6> kStatusNames = {"running",        "completed", "awaiting_approval",
+                                                     "needs_guidance", "failed",    "cancelled"};
 constexpr std::array<const char*, 3> kModeNames = {"narrative", "structured", "verbatim"};
 
 std::string str(const json::object& o, std::string_view key) {
@@ -66,7 +66,8 @@ json::object entry_json(const ScratchpadEntry& entry) {
     if (entry.action) out["action"] = json::object{{"tool", entry.action->tool}, {"args", entry.action->args}};
     if (entry.observation) {
         const auto& obs = *entry.observation;
-        json::object o{{"mode", to_string(obs.mode)}, {"content", obs.content}, {"raw", obs.raw}, {"success", obs.success}};
+        json::object o{
+            {"mode", to_string(obs.mode)}, {"content", obs.content}, {"raw", obs.raw}, {"success", obs.success}};
         if (obs.error) {
             json::object e{{"code", obs.error->code}, {"message", obs.error->message}};
             e["suggestions"] = to_array(obs.error->suggestions);
@@ -86,7 +87,8 @@ ScratchpadEntry entry_from(const json::object& o) {
     entry.thought = str(o, "thought");
     if (const auto* a = o.if_contains("action"); a && a->is_object()) {
         Action action{str(a->as_object(), "tool"), {}};
-        if (const auto* args = a->as_object().if_contains("args"); args && args->is_object()) action.args = args->as_object();
+        if (const auto* args = a->as_object().if_contains("args"); args && args->is_object())
+            action.args = args->as_object();
         entry.action = std::move(action);
     }
     if (const auto* ov = o.if_contains("observation"); ov && ov->is_object()) {
@@ -110,7 +112,9 @@ ScratchpadEntry entry_from(const json::object& o) {
 
 }  // namespace
 
-const char* to_string(RunStatus status) { return kStatusNames[static_cast<std::size_t>(status)]; }
+const char* to_string(RunStatus status) {
+    return kStatusNames[static_cast<std::size_t>(status)];
+}
 
 std::optional<RunStatus> parse_run_status(std::string_view text) {
     for (std::size_t i = 0; i < kStatusNames.size(); ++i) {
@@ -119,7 +123,9 @@ std::optional<RunStatus> parse_run_status(std::string_view text) {
     return std::nullopt;
 }
 
-const char* to_string(ObservationMode mode) { return kModeNames[static_cast<std::size_t>(mode)]; }
+const char* to_string(ObservationMode mode) {
+    return kModeNames[static_cast<std::size_t>(mode)];
+}
 
 std::optional<ObservationMode> parse_observation_mode(std::string_view text) {
     for (std::size_t i = 0; i < kModeNames.size(); ++i) {
@@ -139,7 +145,8 @@ json::object Run::to_json() const {
     out["finished_ms"] = finished_ms;
     json::object token_json;
     for (const auto& [role, usage] : tokens) {
-        token_json[role] = json::object{{"prompt", usage.prompt}, {"completion", usage.completion}, {"calls", usage.calls}};
+        token_json[role] =
+            json::object{{"prompt", usage.prompt}, {"completion", usage.completion}, {"calls", usage.calls}};
     }
     out["tokens"] = std::move(token_json);
     out["answer"] = answer;
@@ -147,7 +154,8 @@ json::object Run::to_json() const {
     out["verbatim"] = verbatim;
     json::object g{{"checked", grounding.checked}, {"passed", grounding.passed}};
     g["offending"] = to_array(grounding.offending);
-    if (!grounding.regenerated_offending.empty()) g["regenerated_offending"] = to_array(grounding.regenerated_offending);
+    if (!grounding.regenerated_offending.empty())
+        g["regenerated_offending"] = to_array(grounding.regenerated_offending);
     if (!grounding.outcome.empty()) g["outcome"] = grounding.outcome;
     g["result"] = !grounding.checked ? "not_checked" : grounding.passed ? "passed" : "failed";
     out["grounding"] = std::move(g);
@@ -173,7 +181,8 @@ Result<Run> Run::from_json(const json::value& value) {
     run.mode = str(o, "mode");
     const auto status = parse_run_status(str(o, "status"));
     if (run.id.empty() || !status) {
-        Error error{"RUN_RECORD_INVALID", "a stored run has no id or an unknown status; the database may be damaged", {}, {}};
+        Error error{
+            "RUN_RECORD_INVALID", "a stored run has no id or an unknown status; the database may be damaged", {}, {}};
         error.details["id"] = run.id;
         error.details["status"] = str(o, "status");
         return error;
@@ -191,9 +200,9 @@ Result<Run> Run::from_json(const json::value& value) {
     if (const auto* t = o.if_contains("tokens"); t && t->is_object()) {
         for (const auto& [role, usage] : t->as_object()) {
             if (!usage.is_object()) continue;
-            run.tokens[std::string(role)] = TokenUsage{integer(usage.as_object(), "prompt"),
-                                                       integer(usage.as_object(), "completion"),
-                                                       static_cast<int>(integer(usage.as_object(), "calls"))};
+            run.tokens[std::string(role)] =
+                TokenUsage{integer(usage.as_object(), "prompt"), integer(usage.as_object(), "completion"),
+                           static_cast<int>(integer(usage.as_object(), "calls"))};
         }
     }
     run.answer = str(o, "answer");
@@ -212,8 +221,8 @@ Result<Run> Run::from_json(const json::value& value) {
     run.attempt = static_cast<int>(integer(o, "attempt"));
     if (run.attempt < 1) run.attempt = 1;
     const auto first = integer(o, "attempt_first_step");
-    run.attempt_first_step = first > 0 && static_cast<std::size_t>(first) <= run.steps.size()
-                                 ? static_cast<std::size_t>(first) : 0;
+    run.attempt_first_step =
+        first > 0 && static_cast<std::size_t>(first) <= run.steps.size() ? static_cast<std::size_t>(first) : 0;
     run.route = str(o, "route");
     run.playbooks_used = strings(o, "playbooks_used");
     run.guidance_id = str(o, "guidance_id");

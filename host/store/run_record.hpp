@@ -35,8 +35,8 @@ struct ObservationError {
 
 struct Observation {
     ObservationMode mode = ObservationMode::narrative;
-    std::string content;           // what the planner reads
-    boost::json::value raw;        // the skill's output (or error object), always kept
+    std::string content;     // what the planner reads
+    boost::json::value raw;  // the skill's output (or error object), always kept
     bool success = false;
     std::optional<ObservationError> error;
 };
@@ -64,8 +64,8 @@ struct TokenUsage {
 
 struct GroundingResult {
     bool checked = false;
-    bool passed = true;                  // the answer the user got is the model's, and it was supported
-    std::vector<std::string> offending;  // items of the first answer not found in any observation
+    bool passed = true;                              // the answer the user got is the model's, and it was supported
+    std::vector<std::string> offending;              // items of the first answer not found in any observation
     std::vector<std::string> regenerated_offending;  // the same for the one regenerated answer
     std::string outcome;  // passed | passed_after_regeneration | withheld (empty: not checked)
 };
@@ -86,13 +86,13 @@ struct Run {
     std::string response_style;  // default | strict | summary | verbatim
     bool verbatim = false;
     GroundingResult grounding;
-    std::optional<Error> error;      // failed / needs_guidance: what went wrong (type stuck, ...)
-    std::string approval_id;         // while awaiting_approval
+    std::optional<Error> error;  // failed / needs_guidance: what went wrong (type stuck, ...)
+    std::string approval_id;     // while awaiting_approval
     int attempt = 1;
-    std::size_t attempt_first_step = 0;  // index in steps where the current attempt began
-    std::string route;               // react | factual | temporal | task | casual | refused
+    std::size_t attempt_first_step = 0;       // index in steps where the current attempt began
+    std::string route;                        // react | factual | temporal | task | casual | refused
     std::vector<std::string> playbooks_used;  // playbook ids put into the prompt
-    std::string guidance_id;         // the guidance this run was last resumed with
+    std::string guidance_id;                  // the guidance this run was last resumed with
 
     boost::json::object to_json() const;
     static Result<Run> from_json(const boost::json::value& json);

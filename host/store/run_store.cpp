@@ -51,7 +51,8 @@ Result<Run> RunStore::get(std::string_view id) const {
     if (rc == SQLITE_DONE) {
         Error error{"RUN_NOT_FOUND",
                     "there is no run '" + std::string(id) + "' — `skillhost runs list` shows the recent runs",
-                    {}, {"Run `skillhost runs list` to see run ids"}};
+                    {},
+                    {"Run `skillhost runs list` to see run ids"}};
         error.details["run_id"] = std::string(id);
         return error;
     }
@@ -68,20 +69,28 @@ Result<Run> RunStore::get(std::string_view id) const {
 
 Result<std::vector<Run>> RunStore::list(const RunFilter& filter) const {
     std::lock_guard lock(mutex_);
-    std::string sql = "SELECT record FROM runs WHERE (?1 IS NULL OR user_id = ?1) AND (?2 IS NULL OR status = ?2) "
-                      "ORDER BY created_ms DESC, rowid DESC";
+    std::string sql =
+        "SELECT record FROM runs WHERE (?1 IS NULL OR user_id = ?1) AND (?2 IS NULL OR status = ?2) "
+        "ORDER BY created_ms DESC, rowid DESC";
     if (filter.limit > 0) sql += " LIMIT " + std::to_string(filter.limit);
     db::SqliteStatement statement(connection_, sql);
     if (!statement.prepared()) return connection_.error("preparing to list runs");
-    if (filter.user_id) statement.bind(1, *filter.user_id); else statement.bind_null(1);
-    if (filter.status) statement.bind(2, std::string_view(to_string(*filter.status))); else statement.bind_null(2);
+    if (filter.user_id)
+        statement.bind(1, *filter.user_id);
+    else
+        statement.bind_null(1);
+    if (filter.status)
+        statement.bind(2, std::string_view(to_string(*filter.status)));
+    else
+        statement.bind_null(2);
     std::vector<Run> runs;
     for (int rc = statement.step(); rc != SQLITE_DONE; rc = statement.step()) {
         if (rc != SQLITE_ROW) return connection_.error("listing runs");
         boost::system::error_code ec;
         auto value = boost::json::parse(statement.text(0), ec);
         if (ec) {
-            return Error{"RUN_RECORD_INVALID", "a stored run record is not valid JSON; the database may be damaged", {}, {}};
+            return Error{
+                "RUN_RECORD_INVALID", "a stored run record is not valid JSON; the database may be damaged", {}, {}};
         }
         auto run = Run::from_json(value);
         if (!run) return run.error();

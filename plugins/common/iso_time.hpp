@@ -71,9 +71,7 @@ public:
         localtime_r(&t, &tm);
         return static_cast<int>(tm.tm_gmtoff);
     }
-    CivilTime civil(std::int64_t unix_seconds) const {
-        return civil_from_unix(unix_seconds + offset_at(unix_seconds));
-    }
+    CivilTime civil(std::int64_t unix_seconds) const { return civil_from_unix(unix_seconds + offset_at(unix_seconds)); }
     // Local wall-clock time -> unix seconds. Fields may be out of range (day 0, month 13): they
     // are normalised, which is what calendar arithmetic ("yesterday", "last month") relies on.
     std::int64_t to_unix(int year, int month, int day, int hour = 0, int minute = 0, int second = 0) const {
@@ -104,8 +102,8 @@ private:
 
 struct ParsedTime {
     std::int64_t unix_seconds = 0;
-    bool date_only = false;        // "2026-11-21": midnight local time
-    std::optional<int> offset;     // the offset written in the text, if any (seconds east of UTC)
+    bool date_only = false;     // "2026-11-21": midnight local time
+    std::optional<int> offset;  // the offset written in the text, if any (seconds east of UTC)
 };
 
 // Accepts YYYY-MM-DD, and YYYY-MM-DDTHH:MM[:SS[.fraction]] with an optional Z or ±HH:MM / ±HHMM
@@ -125,7 +123,10 @@ inline std::optional<ParsedTime> parse_iso8601(std::string_view s, const LocalZo
         return true;
     };
     auto expect = [&](char c) {
-        if (pos < s.size() && s[pos] == c) { ++pos; return true; }
+        if (pos < s.size() && s[pos] == c) {
+            ++pos;
+            return true;
+        }
         return false;
     };
     CivilTime c;
@@ -155,9 +156,12 @@ inline std::optional<ParsedTime> parse_iso8601(std::string_view s, const LocalZo
             out.offset = 0;
         } else {
             int sign = 0;
-            if (expect('+')) sign = 1;
-            else if (expect('-')) sign = -1;
-            else return std::nullopt;
+            if (expect('+'))
+                sign = 1;
+            else if (expect('-'))
+                sign = -1;
+            else
+                return std::nullopt;
             int oh = 0, om = 0;
             if (!digits(2, oh)) return std::nullopt;
             expect(':');
@@ -167,8 +171,9 @@ inline std::optional<ParsedTime> parse_iso8601(std::string_view s, const LocalZo
         if (pos != s.size()) return std::nullopt;
     }
     if (out.offset) {
-        out.unix_seconds = days_from_civil(c.year, static_cast<unsigned>(c.month), static_cast<unsigned>(c.day)) * 86400 +
-                           c.hour * 3600 + c.minute * 60 + c.second - *out.offset;
+        out.unix_seconds =
+            days_from_civil(c.year, static_cast<unsigned>(c.month), static_cast<unsigned>(c.day)) * 86400 +
+            c.hour * 3600 + c.minute * 60 + c.second - *out.offset;
     } else {
         out.unix_seconds = zone.to_unix(c.year, c.month, c.day, c.hour, c.minute, c.second);
     }
@@ -179,8 +184,7 @@ inline std::optional<ParsedTime> parse_iso8601(std::string_view s, const LocalZo
 inline std::string format_iso8601(std::int64_t unix_seconds, int offset_seconds) {
     CivilTime c = civil_from_unix(unix_seconds + offset_seconds);
     char buf[40];
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d", c.year, c.month, c.day, c.hour, c.minute,
-                  c.second);
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d", c.year, c.month, c.day, c.hour, c.minute, c.second);
     std::string out = buf;
     if (offset_seconds == 0) return out + "Z";
     int a = offset_seconds < 0 ? -offset_seconds : offset_seconds;
@@ -198,6 +202,8 @@ inline std::string format_date(const CivilTime& c) {
     return buf;
 }
 
-inline std::int64_t unix_now() { return static_cast<std::int64_t>(std::time(nullptr)); }
+inline std::int64_t unix_now() {
+    return static_cast<std::int64_t>(std::time(nullptr));
+}
 
 }  // namespace skillhost_builtin

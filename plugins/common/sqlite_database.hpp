@@ -61,8 +61,7 @@ public:
         throw_storage_error(db_, rc, "running a query", file_);
     }
     void run() {
-        while (step()) {
-        }
+        while (step()) {}
     }
     void reset() {
         sqlite3_reset(stmt_);
@@ -74,7 +73,8 @@ public:
     double real(int col) const { return sqlite3_column_double(stmt_, col); }
     std::string text(int col) const {
         const unsigned char* p = sqlite3_column_text(stmt_, col);
-        return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col)))
+        return p ? std::string(reinterpret_cast<const char*>(p),
+                               static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col)))
                  : std::string();
     }
 
@@ -92,8 +92,8 @@ private:
 class Database {
 public:
     explicit Database(std::string file) : file_(std::move(file)) {
-        int rc = sqlite3_open_v2(file_.c_str(), &db_,
-                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+        int rc = sqlite3_open_v2(file_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                                 nullptr);
         if (rc != SQLITE_OK) {
             std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
             sqlite3_close(db_);
@@ -159,8 +159,7 @@ public:
         if (!done_) {
             try {
                 db_.exec("ROLLBACK");
-            } catch (...) {
-            }
+            } catch (...) {}
         }
     }
     WriteTransaction(const WriteTransaction&) = delete;

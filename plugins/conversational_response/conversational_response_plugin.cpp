@@ -43,8 +43,8 @@ Json conversational_response(const Call& call, const Json& args) {
                                                            Json::object({{"role", "user"}, {"content", user}})})}});
     if (style == "strict") request["temperature"] = Json(0.0);
     // The host's builtin model reads this instead of the prose; remote models ignore it.
-    request["context"] = Json::object(
-        {{"task", "answer"}, {"goal", goal}, {"style", style}, {"observations", observations}});
+    request["context"] =
+        Json::object({{"task", "answer"}, {"goal", goal}, {"style", style}, {"observations", observations}});
     if (const Json* instructions = args.find("instructions"); instructions && instructions->is_string()) {
         request["context"]["instructions"] = *instructions;
     }

@@ -39,8 +39,7 @@ bool walk_level(int dir_fd, const std::string& prefix, const WalkOptions& option
         if (visit(entry) == WalkControl::stop) return false;
         if (options.recursive && S_ISDIR(entry.st.st_mode) && depth < options.max_depth) {
             UniqueFd child(::openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-            if (child.valid() && !walk_level(child.get(), entry.relative_path, options, depth + 1, visit))
-                return false;
+            if (child.valid() && !walk_level(child.get(), entry.relative_path, options, depth + 1, visit)) return false;
         }
     }
     return true;

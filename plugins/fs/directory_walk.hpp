@@ -10,7 +10,7 @@
 namespace skillhost_builtin::fs {
 
 struct WalkEntry {
-    int parent_fd = -1;         // open directory holding the entry (valid during the callback)
+    int parent_fd = -1;  // open directory holding the entry (valid during the callback)
     std::string name;
     std::string relative_path;  // from the workspace root, '/'-separated
     struct stat st {};          // not following links

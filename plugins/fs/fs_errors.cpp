@@ -14,7 +14,9 @@ Json base_details(const PathContext& p) {
     return Json::object({{"path", p.requested}, {"root", p.root}});
 }
 
-std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+std::string quoted(std::string_view s) {
+    return "'" + std::string(s) + "'";
+}
 
 }  // namespace
 
@@ -41,8 +43,8 @@ void throw_not_found(const PathContext& p, std::string_view missing_relative) {
 
 void throw_is_directory(const PathContext& p, std::string_view what_to_do) {
     throw SkillError("IS_A_DIRECTORY",
-                     "path " + quoted(p.requested) + " in the workspace root " + quoted(p.root) +
-                         " is a directory; " + std::string(what_to_do),
+                     "path " + quoted(p.requested) + " in the workspace root " + quoted(p.root) + " is a directory; " +
+                         std::string(what_to_do),
                      base_details(p));
 }
 

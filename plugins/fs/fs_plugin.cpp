@@ -11,8 +11,7 @@ std::string modification_time(const struct stat& st) {
 
 }  // namespace skillhost_builtin::fs
 
-SKILLHOST_PLUGIN("fs", "1.0.0",
-                 SKILLHOST_SKILL("fs_list", skillhost_builtin::fs::fs_list),
+SKILLHOST_PLUGIN("fs", "1.0.0", SKILLHOST_SKILL("fs_list", skillhost_builtin::fs::fs_list),
                  SKILLHOST_SKILL("fs_read", skillhost_builtin::fs::fs_read),
                  SKILLHOST_SKILL("fs_write", skillhost_builtin::fs::fs_write),
                  SKILLHOST_SKILL("fs_search", skillhost_builtin::fs::fs_search))

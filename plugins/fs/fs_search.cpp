@@ -51,9 +51,10 @@ Json fs_search(const skillhost::Call& call, const Json& args) {
     const std::string name_pattern = args.string_or("name", "");
     const std::string text = args.string_or("text", "");
     if (name_pattern.empty() && text.empty())
-        throw SkillError("NO_SEARCH_CRITERIA",
-                         "fs_search needs a file name pattern (name, e.g. \"*.md\") or text to look for (text), or both",
-                         Json::object());
+        throw SkillError(
+            "NO_SEARCH_CRITERIA",
+            "fs_search needs a file name pattern (name, e.g. \"*.md\") or text to look for (text), or both",
+            Json::object());
     Workspace workspace(call);
     ResolvedPath path = workspace.resolve(args.string_or("path", "."));
     if (!path.exists) throw_not_found(path.context, path.relative_prefix(path.existing + 1));
@@ -74,7 +75,8 @@ Json fs_search(const skillhost::Call& call, const Json& args) {
     walk_directory(dir.get(), path.relative(), options, [&](const WalkEntry& e) {
         if (call.cancelled()) throw skillhost::Cancelled{};
         if (!name_pattern.empty()) {
-            const char* subject = name_pattern.find('/') != std::string::npos ? e.relative_path.c_str() : e.name.c_str();
+            const char* subject =
+                name_pattern.find('/') != std::string::npos ? e.relative_path.c_str() : e.name.c_str();
             if (::fnmatch(name_pattern.c_str(), subject, 0) != 0) return WalkControl::next;
         }
         Json matches = Json::array();
@@ -105,8 +107,8 @@ Json fs_search(const skillhost::Call& call, const Json& args) {
                 if (line_end == std::string::npos) line_end = data->size();
                 counted_to = hit;
                 std::string line = sanitize_utf8(std::string_view(*data).substr(line_start, line_end - line_start));
-                matches.push_back(Json::object({{"line", line_number},
-                                                {"text", std::string(utf8_prefix(line, kMaxLineBytes))}}));
+                matches.push_back(
+                    Json::object({{"line", line_number}, {"text", std::string(utf8_prefix(line, kMaxLineBytes))}}));
                 if (matches.size() >= kMaxMatchesPerFile || line_end >= data->size()) break;
                 line_start = line_end + 1;
             }
@@ -132,7 +134,8 @@ Json fs_search(const skillhost::Call& call, const Json& args) {
                              {"files_scanned", static_cast<std::int64_t>(files_scanned)},
                              {"bytes_scanned", static_cast<std::int64_t>(bytes_scanned)},
                              {"scan_limit_reached", budget_exhausted}});
-    if (truncated) out["note"] = "stopped at max_results; narrow the search or raise max_results";
+    if (truncated)
+        out["note"] = "stopped at max_results; narrow the search or raise max_results";
     else if (budget_exhausted)
         out["note"] = "stopped after scanning max_bytes_scanned bytes; search a smaller directory or raise the limit";
     return out;

@@ -72,10 +72,11 @@ Json fs_write(const skillhost::Call& call, const Json& args) {
                                        {"bytes", static_cast<std::int64_t>(content.size())},
                                        {"max_bytes", static_cast<std::int64_t>(kMaxWriteBytes)}}));
     if (path.exists && !overwrite)
-        throw SkillError("ALREADY_EXISTS",
-                         "'" + requested + "' already exists in the workspace root '" + workspace.root() +
-                             "'; pass overwrite:true to replace it, or choose another path",
-                         Json::object({{"path", requested}, {"root", workspace.root()}, {"resolved", path.relative()}}));
+        throw SkillError(
+            "ALREADY_EXISTS",
+            "'" + requested + "' already exists in the workspace root '" + workspace.root() +
+                "'; pass overwrite:true to replace it, or choose another path",
+            Json::object({{"path", requested}, {"root", workspace.root()}, {"resolved", path.relative()}}));
     if (path.exists && !S_ISREG(path.st.st_mode))
         throw SkillError("NOT_A_REGULAR_FILE",
                          "'" + requested + "' in the workspace root '" + workspace.root() +
@@ -111,8 +112,9 @@ Json fs_write(const skillhost::Call& call, const Json& args) {
         int err = errno;
         if (err == EEXIST)
             throw SkillError("ALREADY_EXISTS",
-                             "'" + requested + "' was created by someone else while writing; pass overwrite:true to "
-                             "replace it",
+                             "'" + requested +
+                                 "' was created by someone else while writing; pass overwrite:true to "
+                                 "replace it",
                              Json::object({{"path", requested}, {"root", workspace.root()}}));
         if (err == EISDIR || err == ENOTEMPTY) throw_is_directory(ctx, "pass the path of a file to write");
         throw_errno(ctx, err, "renaming the written file into", path.relative());

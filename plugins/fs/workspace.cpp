@@ -95,10 +95,8 @@ ResolvedPath Workspace::resolve(std::string_view requested) const {
     ResolvedPath out;
     out.context = PathContext{std::string(requested), root_};
     const PathContext& ctx = out.context;
-    if (requested.find('\0') != std::string_view::npos)
-        throw_not_allowed(ctx, "nul_byte", "it contains a NUL byte");
-    if (requested.size() > kMaxPathBytes)
-        throw_too_long(ctx, std::to_string(requested.size()) + " bytes");
+    if (requested.find('\0') != std::string_view::npos) throw_not_allowed(ctx, "nul_byte", "it contains a NUL byte");
+    if (requested.size() > kMaxPathBytes) throw_too_long(ctx, std::to_string(requested.size()) + " bytes");
 
     std::vector<std::string> initial = split_path(requested);
     if (!requested.empty() && requested.front() == '/' && !strip_root(initial))
@@ -232,7 +230,8 @@ UniqueFd Workspace::open_directory(const ResolvedPath& path) const {
         return fd;
     }
     UniqueFd parent = walk(path, path.components.size() - 1, false);
-    UniqueFd fd(::openat(parent.get(), path.components.back().c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd fd(
+        ::openat(parent.get(), path.components.back().c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!fd.valid()) throw_errno(ctx, errno, "opening directory", path.relative());
     return fd;
 }

@@ -56,9 +56,9 @@ private:
     // Strips the root from an absolute path's components; false when it is not inside.
     bool strip_root(std::vector<std::string>& components) const;
 
-    std::string root_;                           // as configured
-    std::vector<std::string> root_components_;   // as configured, when it has no ".."
-    std::vector<std::string> real_components_;   // after realpath()
+    std::string root_;                          // as configured
+    std::vector<std::string> root_components_;  // as configured, when it has no ".."
+    std::vector<std::string> real_components_;  // after realpath()
     UniqueFd root_fd_;
 };
 

@@ -52,8 +52,9 @@ Json memory_search(const Call& call, const Json& args) {
     const std::string fts = fts_query_for(query);
     if (fts.empty())
         throw SkillError("INVALID_QUERY",
-                         "the query '" + query + "' contains no words to search for; pass words that appear in the "
-                         "memory, or use memory_recent to list memories by time",
+                         "the query '" + query +
+                             "' contains no words to search for; pass words that appear in the "
+                             "memory, or use memory_recent to list memories by time",
                          Json::object({{"query", query}}));
     const Clock clock = clock_from_args(args);
     MemoryFilter filter = filter_from_args(args, clock, 10);
@@ -79,14 +80,11 @@ Json memory_recent(const Call& call, const Json& args) {
     Json memories = Json::array();
     for (const auto& m : store.recent(filter)) memories.push_back(m.to_json(clock));
     const auto count = static_cast<std::int64_t>(memories.size());
-    return Json::object({{"window", filter.window.to_json(clock)},
-                         {"memories", std::move(memories)},
-                         {"count", count}});
+    return Json::object(
+        {{"window", filter.window.to_json(clock)}, {"memories", std::move(memories)}, {"count", count}});
 }
 
 }  // namespace
 
-SKILLHOST_PLUGIN("memory", "1.0.0",
-                 SKILLHOST_SKILL("memory_capture", memory_capture),
-                 SKILLHOST_SKILL("memory_search", memory_search),
-                 SKILLHOST_SKILL("memory_recent", memory_recent))
+SKILLHOST_PLUGIN("memory", "1.0.0", SKILLHOST_SKILL("memory_capture", memory_capture),
+                 SKILLHOST_SKILL("memory_search", memory_search), SKILLHOST_SKILL("memory_recent", memory_recent))

@@ -51,10 +51,22 @@ constexpr const char* kFilterSql =
     " AND (?5 IS NULL OR instr(char(31) || m.tags || char(31), char(31) || ?5 || char(31)) > 0)";
 
 void bind_filter(Statement& s, const MemoryFilter& f) {
-    if (f.window.since) s.bind(2, *f.window.since); else s.bind_null(2);
-    if (f.window.until) s.bind(3, *f.window.until); else s.bind_null(3);
-    if (f.kind) s.bind(4, *f.kind); else s.bind_null(4);
-    if (f.tag) s.bind(5, *f.tag); else s.bind_null(5);
+    if (f.window.since)
+        s.bind(2, *f.window.since);
+    else
+        s.bind_null(2);
+    if (f.window.until)
+        s.bind(3, *f.window.until);
+    else
+        s.bind_null(3);
+    if (f.kind)
+        s.bind(4, *f.kind);
+    else
+        s.bind_null(4);
+    if (f.tag)
+        s.bind(5, *f.tag);
+    else
+        s.bind_null(5);
     s.bind(6, f.limit);
 }
 
@@ -94,14 +106,18 @@ std::string fts_query_for(std::string_view text) {
     };
     for (char c : text) {
         auto u = static_cast<unsigned char>(c);
-        if (std::isalnum(u) || u >= 0x80) word += c;
-        else flush();
+        if (std::isalnum(u) || u >= 0x80)
+            word += c;
+        else
+            flush();
     }
     flush();
     return query;
 }
 
-MemoryStore::MemoryStore(const skillhost::Call& call) : db_(database_path(call, "memory.db")) { ensure_schema(); }
+MemoryStore::MemoryStore(const skillhost::Call& call) : db_(database_path(call, "memory.db")) {
+    ensure_schema();
+}
 
 void MemoryStore::ensure_schema() {
     {
@@ -118,8 +134,8 @@ void MemoryStore::ensure_schema() {
 Memory MemoryStore::capture(Memory memory) {
     const std::string tags = join_tags(memory.tags);
     WriteTransaction tx(db_);
-    Statement insert = db_.prepare(
-        "INSERT INTO memories (text, tags, kind, occurred_at, created_at) VALUES (?1, ?2, ?3, ?4, ?5)");
+    Statement insert =
+        db_.prepare("INSERT INTO memories (text, tags, kind, occurred_at, created_at) VALUES (?1, ?2, ?3, ?4, ?5)");
     insert.bind(1, memory.text).bind(2, tags).bind(3, memory.kind).bind(4, memory.occurred_at).bind(5, unix_now());
     insert.run();
     memory.id = db_.last_insert_rowid();
@@ -130,12 +146,12 @@ Memory MemoryStore::capture(Memory memory) {
 }
 
 std::vector<Memory> MemoryStore::search(const std::string& fts_query, const MemoryFilter& filter) {
-    Statement stmt = db_.prepare(
-        std::string("SELECT m.id, m.text, m.kind, m.tags, m.occurred_at, bm25(memories_fts, 1.0, 0.5),"
-                    " snippet(memories_fts, 0, '[', ']', '...', 16)"
-                    " FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid"
-                    " WHERE memories_fts MATCH ?1") +
-        kFilterSql + " ORDER BY bm25(memories_fts, 1.0, 0.5), m.occurred_at DESC LIMIT ?6");
+    Statement stmt =
+        db_.prepare(std::string("SELECT m.id, m.text, m.kind, m.tags, m.occurred_at, bm25(memories_fts, 1.0, 0.5),"
+                                " snippet(memories_fts, 0, '[', ']', '...', 16)"
+                                " FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid"
+                                " WHERE memories_fts MATCH ?1") +
+                    kFilterSql + " ORDER BY bm25(memories_fts, 1.0, 0.5), m.occurred_at DESC LIMIT ?6");
     stmt.bind(1, fts_query);
     bind_filter(stmt, filter);
     std::vector<Memory> out;

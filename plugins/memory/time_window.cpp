@@ -28,7 +28,8 @@ std::vector<std::string> words_of(std::string_view phrase) {
 }
 
 std::optional<int> small_number(const std::string& word) {
-    static const char* names[] = {"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"};
+    static const char* names[] = {"zero", "one",   "two",   "three", "four", "five",
+                                  "six",  "seven", "eight", "nine",  "ten"};
     for (int i = 0; i <= 10; ++i)
         if (word == names[i]) return i;
     if (word.empty() || word.size() > 5 || !std::all_of(word.begin(), word.end(), ::isdigit)) return std::nullopt;
@@ -57,9 +58,10 @@ Clock clock_from_args(const Json& args) {
     if (!now || now->is_null()) return clock;
     auto parsed = parse_iso8601(now->as_string(), LocalZone::system());
     if (!parsed)
-        throw SkillError("INVALID_TIMESTAMP",
-                         "now '" + now->as_string() + "' is not an ISO-8601 timestamp; write e.g. 2026-11-21T15:30:00+01:00",
-                         Json::object({{"field", "now"}, {"value", now->as_string()}}));
+        throw SkillError(
+            "INVALID_TIMESTAMP",
+            "now '" + now->as_string() + "' is not an ISO-8601 timestamp; write e.g. 2026-11-21T15:30:00+01:00",
+            Json::object({{"field", "now"}, {"value", now->as_string()}}));
     clock.now = parsed->unix_seconds;
     if (parsed->offset) clock.zone = LocalZone::fixed(*parsed->offset);
     return clock;
@@ -77,7 +79,9 @@ TimeWindow window_from_phrase(std::string_view phrase, const Clock& clock) {
     const LocalZone& z = clock.zone;
     const CivilTime today = z.civil(clock.now);
     auto day_start = [&](int offset_days) { return z.to_unix(today.year, today.month, today.day + offset_days); };
-    auto at = [&](int offset_days, int hour) { return z.to_unix(today.year, today.month, today.day + offset_days, hour); };
+    auto at = [&](int offset_days, int hour) {
+        return z.to_unix(today.year, today.month, today.day + offset_days, hour);
+    };
     TimeWindow tw;
     tw.description = std::string(phrase);
     auto set = [&](std::int64_t s, std::int64_t u) {
@@ -102,8 +106,10 @@ TimeWindow window_from_phrase(std::string_view phrase, const Clock& clock) {
         if (joined == "this week") return set(day_start(monday), day_start(monday + 7));
         return set(day_start(monday - 7), day_start(monday));
     }
-    if (joined == "this month") return set(z.to_unix(today.year, today.month, 1), z.to_unix(today.year, today.month + 1, 1));
-    if (joined == "last month") return set(z.to_unix(today.year, today.month - 1, 1), z.to_unix(today.year, today.month, 1));
+    if (joined == "this month")
+        return set(z.to_unix(today.year, today.month, 1), z.to_unix(today.year, today.month + 1, 1));
+    if (joined == "last month")
+        return set(z.to_unix(today.year, today.month - 1, 1), z.to_unix(today.year, today.month, 1));
     if (joined == "this year") return set(z.to_unix(today.year, 1, 1), z.to_unix(today.year + 1, 1, 1));
     if (joined == "last year") return set(z.to_unix(today.year - 1, 1, 1), z.to_unix(today.year, 1, 1));
     // "last 3 days" / "past 3 days": from midnight N days ago to the end of today.

@@ -50,11 +50,20 @@ std::string normalize_status(std::string_view text) {
         const char* status;
     };
     static const Alias aliases[] = {
-        {"open", "open"},         {"todo", "open"},           {"to_do", "open"},
-        {"pending", "open"},      {"in_progress", "in_progress"}, {"inprogress", "in_progress"},
-        {"doing", "in_progress"}, {"started", "in_progress"}, {"done", "done"},
-        {"complete", "done"},     {"completed", "done"},      {"finished", "done"},
-        {"cancelled", "cancelled"}, {"canceled", "cancelled"},
+        {"open", "open"},
+        {"todo", "open"},
+        {"to_do", "open"},
+        {"pending", "open"},
+        {"in_progress", "in_progress"},
+        {"inprogress", "in_progress"},
+        {"doing", "in_progress"},
+        {"started", "in_progress"},
+        {"done", "done"},
+        {"complete", "done"},
+        {"completed", "done"},
+        {"finished", "done"},
+        {"cancelled", "cancelled"},
+        {"canceled", "cancelled"},
     };
     for (const auto& a : aliases)
         if (s == a.word) return a.status;
@@ -88,9 +97,12 @@ std::string normalize_due(std::string_view text) {
                          Json::object({{"due", std::string(text)}}));
     std::string trimmed(text);
     if (parsed->date_only) return trimmed;
-    return format_iso8601(parsed->unix_seconds, parsed->offset ? *parsed->offset : zone.offset_at(parsed->unix_seconds));
+    return format_iso8601(parsed->unix_seconds,
+                          parsed->offset ? *parsed->offset : zone.offset_at(parsed->unix_seconds));
 }
 
-std::string utc_now_iso() { return format_iso8601(unix_now(), 0); }
+std::string utc_now_iso() {
+    return format_iso8601(unix_now(), 0);
+}
 
 }  // namespace skillhost_builtin::tasks

@@ -21,8 +21,8 @@ struct Task {
     std::string status = "open";
     std::string priority = "medium";
     std::vector<std::string> tags;
-    std::string created_at;  // ISO-8601, UTC
-    std::string updated_at;  // ISO-8601, UTC
+    std::string created_at;                   // ISO-8601, UTC
+    std::string updated_at;                   // ISO-8601, UTC
     std::optional<std::string> due;           // YYYY-MM-DD or an ISO-8601 date-time
     std::optional<std::string> completed_at;  // set while status is done
 

@@ -7,7 +7,9 @@ namespace skillhost_builtin::tasks {
 
 namespace {
 
-bool is_word_byte(unsigned char c) { return std::isalnum(c) || c >= 0x80; }
+bool is_word_byte(unsigned char c) {
+    return std::isalnum(c) || c >= 0x80;
+}
 
 std::string lower(std::string_view s) {
     std::string out(s);
@@ -21,13 +23,14 @@ std::vector<std::string> query_terms(std::string_view query) {
     std::vector<std::string> terms;
     std::string current;
     auto flush = [&] {
-        if (!current.empty() && std::find(terms.begin(), terms.end(), current) == terms.end())
-            terms.push_back(current);
+        if (!current.empty() && std::find(terms.begin(), terms.end(), current) == terms.end()) terms.push_back(current);
         current.clear();
     };
     for (char c : query) {
-        if (is_word_byte(static_cast<unsigned char>(c))) current += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        else flush();
+        if (is_word_byte(static_cast<unsigned char>(c)))
+            current += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        else
+            flush();
     }
     flush();
     return terms;

@@ -48,7 +48,9 @@ void throw_task_not_found(std::int64_t id) {
                      Json::object({{"id", id}}));
 }
 
-TaskStore::TaskStore(const skillhost::Call& call) : db_(database_path(call, "tasks.db")) { ensure_schema(); }
+TaskStore::TaskStore(const skillhost::Call& call) : db_(database_path(call, "tasks.db")) {
+    ensure_schema();
+}
 
 void TaskStore::ensure_schema() {
     {
@@ -102,9 +104,18 @@ std::vector<Task> TaskStore::list(const TaskFilter& filter, std::int64_t& total)
         " AND (?3 IS NULL OR EXISTS (SELECT 1 FROM task_tags g WHERE g.task_id = t.id AND g.tag = ?3))"
         " AND (?1 IS NOT NULL OR ?4 = 1 OR t.status IN ('open', 'in_progress'))";
     auto bind = [&](Statement& s) {
-        if (filter.status) s.bind(1, *filter.status); else s.bind_null(1);
-        if (filter.priority) s.bind(2, *filter.priority); else s.bind_null(2);
-        if (filter.tag) s.bind(3, *filter.tag); else s.bind_null(3);
+        if (filter.status)
+            s.bind(1, *filter.status);
+        else
+            s.bind_null(1);
+        if (filter.priority)
+            s.bind(2, *filter.priority);
+        else
+            s.bind_null(2);
+        if (filter.tag)
+            s.bind(3, *filter.tag);
+        else
+            s.bind_null(3);
         s.bind(4, filter.include_completed ? 1 : 0);
     };
     Statement count = db_.prepare("SELECT count(*)" + where);
@@ -117,7 +128,8 @@ std::vector<Task> TaskStore::list(const TaskFilter& filter, std::int64_t& total)
 }
 
 std::vector<Task> TaskStore::all(bool include_completed) {
-    Statement stmt = db_.prepare(std::string("SELECT ") + kColumns + " FROM tasks t WHERE ?1 = 1 OR t.status IN ('open', 'in_progress')" + kOrder);
+    Statement stmt = db_.prepare(std::string("SELECT ") + kColumns +
+                                 " FROM tasks t WHERE ?1 = 1 OR t.status IN ('open', 'in_progress')" + kOrder);
     stmt.bind(1, include_completed ? 1 : 0);
     return read_tasks(stmt);
 }
@@ -139,9 +151,15 @@ Task TaskStore::create(Task task) {
         "INSERT INTO tasks (title, notes, status, priority, due, created_at, updated_at, completed_at)"
         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
     insert.bind(1, task.title).bind(2, task.notes).bind(3, task.status).bind(4, task.priority);
-    if (task.due) insert.bind(5, *task.due); else insert.bind_null(5);
+    if (task.due)
+        insert.bind(5, *task.due);
+    else
+        insert.bind_null(5);
     insert.bind(6, task.created_at).bind(7, task.updated_at);
-    if (task.completed_at) insert.bind(8, *task.completed_at); else insert.bind_null(8);
+    if (task.completed_at)
+        insert.bind(8, *task.completed_at);
+    else
+        insert.bind_null(8);
     insert.run();
     task.id = db_.last_insert_rowid();
     write_tags(task.id, task.tags);
@@ -161,9 +179,15 @@ std::optional<Task> TaskStore::update(std::int64_t id, const std::function<void(
         "UPDATE tasks SET title = ?2, notes = ?3, status = ?4, priority = ?5, due = ?6, updated_at = ?7,"
         " completed_at = ?8 WHERE id = ?1");
     stmt.bind(1, task.id).bind(2, task.title).bind(3, task.notes).bind(4, task.status).bind(5, task.priority);
-    if (task.due) stmt.bind(6, *task.due); else stmt.bind_null(6);
+    if (task.due)
+        stmt.bind(6, *task.due);
+    else
+        stmt.bind_null(6);
     stmt.bind(7, task.updated_at);
-    if (task.completed_at) stmt.bind(8, *task.completed_at); else stmt.bind_null(8);
+    if (task.completed_at)
+        stmt.bind(8, *task.completed_at);
+    else
+        stmt.bind_null(8);
     stmt.run();
     write_tags(task.id, task.tags);
     tx.commit();

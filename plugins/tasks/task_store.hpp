@@ -13,10 +13,10 @@
 namespace skillhost_builtin::tasks {
 
 struct TaskFilter {
-    std::optional<std::string> status;    // exact canonical status
+    std::optional<std::string> status;  // exact canonical status
     std::optional<std::string> priority;
     std::optional<std::string> tag;
-    bool include_completed = false;       // ignored when `status` is set
+    bool include_completed = false;  // ignored when `status` is set
     std::int64_t limit = 50;
 };
 

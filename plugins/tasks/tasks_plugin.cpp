@@ -47,8 +47,9 @@ Json task_find(const Call& call, const Json& args) {
     const std::string query = args["query"].as_string();
     if (query_terms(query).empty())
         throw SkillError("INVALID_QUERY",
-                         "the query '" + query + "' contains no words to search for; pass words from the task's "
-                         "title, notes or tags",
+                         "the query '" + query +
+                             "' contains no words to search for; pass words from the task's "
+                             "title, notes or tags",
                          Json::object({{"query", query}}));
     TaskStore store(call);
     const auto tasks = store.all(args.bool_or("include_completed", true));
@@ -114,8 +115,10 @@ Json task_update(const Call& call, const Json& args) {
         if (status && *status != t.status) {
             t.status = *status;
             changed.push_back("status");
-            if (t.status == "done") t.completed_at = utc_now_iso();
-            else t.completed_at.reset();
+            if (t.status == "done")
+                t.completed_at = utc_now_iso();
+            else
+                t.completed_at.reset();
         }
         if (tags && *tags != t.tags) {
             t.tags = *tags;
@@ -141,9 +144,6 @@ Json task_delete(const Call& call, const Json& args) {
 
 }  // namespace
 
-SKILLHOST_PLUGIN("tasks", "1.0.0",
-                 SKILLHOST_SKILL("task_list", task_list),
-                 SKILLHOST_SKILL("task_find", task_find),
-                 SKILLHOST_SKILL("task_create", task_create),
-                 SKILLHOST_SKILL("task_update", task_update),
+SKILLHOST_PLUGIN("tasks", "1.0.0", SKILLHOST_SKILL("task_list", task_list), SKILLHOST_SKILL("task_find", task_find),
+                 SKILLHOST_SKILL("task_create", task_create), SKILLHOST_SKILL("task_update", task_update),
                  SKILLHOST_SKILL("task_delete", task_delete))

@@ -52,8 +52,9 @@ TEST(RouterCompletionService, ServesThePluginCompletionByRole) {
     auto router = std::make_shared<ModelRouter>(config_from(kTwoModels));
     ASSERT_TRUE(router->set_backend("talker", script({{"persona", std::nullopt, "You have 2 tasks.", 0}})).ok());
     RouterCompletionService service(router);
-    auto answer = service.complete("alice", "persona",
-                                   R"({"messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"tasks?"}],"temperature":0,"max_tokens":64})");
+    auto answer = service.complete(
+        "alice", "persona",
+        R"({"messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"tasks?"}],"temperature":0,"max_tokens":64})");
     ASSERT_TRUE(answer.ok()) << answer.error().message;
     const auto parsed = json::parse(*answer).as_object();
     EXPECT_EQ(parsed.at("content").as_string(), "You have 2 tasks.");
@@ -62,7 +63,8 @@ TEST(RouterCompletionService, ServesThePluginCompletionByRole) {
 }
 
 TEST(RouterCompletionService, RejectsMalformedRequestsAndUnservedRoles) {
-    auto router = std::make_shared<ModelRouter>(config_from("models:\n  a: {backend: ollama, model: m}\nroles: {orchestrator: a}\n"));
+    auto router = std::make_shared<ModelRouter>(
+        config_from("models:\n  a: {backend: ollama, model: m}\nroles: {orchestrator: a}\n"));
     RouterCompletionService service(router);
     auto malformed = service.complete("alice", "persona", R"({"messages":"hello"})");
     ASSERT_FALSE(malformed.ok());
@@ -76,8 +78,8 @@ TEST(RouterCompletionService, RejectsMalformedRequestsAndUnservedRoles) {
 }
 
 TEST(RouterCompletionService, PassesContextAndModeThrough) {
-    auto request = chat_request_from_abi(
-        "classifier", R"({"messages":[{"role":"user","content":"hi"}],"cognitive_mode":"emulation",
+    auto request = chat_request_from_abi("classifier",
+                                         R"({"messages":[{"role":"user","content":"hi"}],"cognitive_mode":"emulation",
                           "context":{"task":"classify","message":"hi"},"json_schema":{"type":"object"}})");
     ASSERT_TRUE(request.ok()) << request.error().message;
     EXPECT_EQ(request->cognitive_mode, "emulation");
@@ -92,8 +94,10 @@ class ConversationalResponse : public ::testing::Test {
 protected:
     void SetUp() override {
         ASSERT_TRUE(router->set_backend("talker", persona).ok());
-        plugin::PluginLoader loader(plugin::LoaderOptions{home.path() / "cache", std::make_shared<RouterCompletionService>(router)});
-        auto loaded = loader.load_file(std::filesystem::path(SKILLHOST_BUILTIN_PLUGIN_DIR) / "conversational_response.yaml");
+        plugin::PluginLoader loader(
+            plugin::LoaderOptions{home.path() / "cache", std::make_shared<RouterCompletionService>(router)});
+        auto loaded =
+            loader.load_file(std::filesystem::path(SKILLHOST_BUILTIN_PLUGIN_DIR) / "conversational_response.yaml");
         ASSERT_TRUE(loaded.ok()) << loaded.error().message;
         plugin = loaded.value();
     }
@@ -117,12 +121,13 @@ protected:
         std::filesystem::path dir;
         const std::filesystem::path& path() const { return dir; }
     };
-    std::filesystem::path home_dir = std::filesystem::temp_directory_path() /
-                                     ("skillhost-conversational-" + std::to_string(::getpid()) + "-" +
-                                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::path home_dir =
+        std::filesystem::temp_directory_path() / ("skillhost-conversational-" + std::to_string(::getpid()) + "-" +
+                                                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
     Home home{home_dir};
     std::shared_ptr<ModelRouter> router = std::make_shared<ModelRouter>(config_from(kTwoModels));
-    std::shared_ptr<ScriptedBackend> persona = script({{"persona", std::nullopt, "You have one task: Water the plants.", 0}});
+    std::shared_ptr<ScriptedBackend> persona =
+        script({{"persona", std::nullopt, "You have one task: Water the plants.", 0}});
     std::shared_ptr<plugin::LoadedPlugin> plugin;
 };
 
@@ -156,9 +161,12 @@ TEST_F(ConversationalResponse, AnEmptyAnswerOrNoPersonaModelIsAStructuredError) 
     auto empty = answer(R"({"goal":"g","observations":[]})");
     EXPECT_EQ(empty.error_code, "EMPTY_ANSWER") << empty.error_message;
 
-    auto unserved_router = std::make_shared<ModelRouter>(config_from("models:\n  a: {backend: ollama, model: m}\nroles: {orchestrator: a}\n"));
-    plugin::PluginLoader loader(plugin::LoaderOptions{home.path() / "cache2", std::make_shared<RouterCompletionService>(unserved_router)});
-    auto loaded = loader.load_file(std::filesystem::path(SKILLHOST_BUILTIN_PLUGIN_DIR) / "conversational_response.yaml");
+    auto unserved_router = std::make_shared<ModelRouter>(
+        config_from("models:\n  a: {backend: ollama, model: m}\nroles: {orchestrator: a}\n"));
+    plugin::PluginLoader loader(
+        plugin::LoaderOptions{home.path() / "cache2", std::make_shared<RouterCompletionService>(unserved_router)});
+    auto loaded =
+        loader.load_file(std::filesystem::path(SKILLHOST_BUILTIN_PLUGIN_DIR) / "conversational_response.yaml");
     ASSERT_TRUE(loaded.ok()) << loaded.error().message;
     plugin = loaded.value();
     auto unserved = answer(R"({"goal":"g","observations":[]})");

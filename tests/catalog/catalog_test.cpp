@@ -20,9 +20,9 @@ namespace json = boost::json;
 using manifest::Schema;
 using manifest::SchemaType;
 using manifest::SkillSpec;
-using testing::manifest_only_plugin;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using testing::manifest_only_plugin;
 using ::testing::Not;
 
 Schema typed(SchemaType type, std::string description = {}) {
@@ -127,7 +127,8 @@ TEST(CatalogSnapshot, RenderIsCachedPerFormat) {
     EXPECT_NE(&text, &mcp);
     EXPECT_EQ(&mcp, &catalog.render(RenderFormat::mcp));
     EXPECT_EQ(text, render_catalog_text(all_entries(catalog)));
-    EXPECT_EQ(json::parse(catalog.render(RenderFormat::openai)), json::value(render_catalog_openai(all_entries(catalog))));
+    EXPECT_EQ(json::parse(catalog.render(RenderFormat::openai)),
+              json::value(render_catalog_openai(all_entries(catalog))));
     EXPECT_EQ(json::parse(catalog.render(RenderFormat::json)), json::value(render_catalog_json(all_entries(catalog))));
     EXPECT_EQ(catalog.render(RenderFormat::table), render_catalog_table(all_entries(catalog)));
 }
@@ -167,8 +168,8 @@ TEST(RenderText, SkillWithoutInputsSaysNone) {
 // budget of 2,000 tokens (estimated as characters / 4).
 TEST(RenderText, FifteenTypicalSkillsFitTheTokenBudget) {
     std::vector<SkillSpec> skills;
-    const char* names[] = {"fs_read",     "fs_write",   "fs_list",      "fs_search",    "fs_stat",
-                           "task_create", "task_list",  "task_update",  "task_delete",  "task_complete",
+    const char* names[] = {"fs_read",     "fs_write",   "fs_list",       "fs_search",     "fs_stat",
+                           "task_create", "task_list",  "task_update",   "task_delete",   "task_complete",
                            "memory_save", "memory_get", "memory_search", "memory_forget", "web_fetch"};
     for (const char* name : names) {
         SkillSpec spec = skill(name, std::string("Performs ") + name + " for the current user's workspace.");
@@ -197,9 +198,9 @@ TEST(RenderText, BuiltInCatalogFitsTheTokenBudget) {
         ASSERT_TRUE(loaded.ok()) << loaded.error().message;
         plugins.push_back(loaded.value());
     }
-    ASSERT_EQ(plugins.size(), static_cast<std::size_t>(std::count_if(
-                                  std::filesystem::directory_iterator(SKILLHOST_MANIFESTS_DIR), {},
-                                  [](const auto& f) { return f.path().extension() == ".yaml"; })))
+    ASSERT_EQ(plugins.size(),
+              static_cast<std::size_t>(std::count_if(std::filesystem::directory_iterator(SKILLHOST_MANIFESTS_DIR), {},
+                                                     [](const auto& f) { return f.path().extension() == ".yaml"; })))
         << "every manifest in manifests/ is a built plugin";
     const CatalogSnapshot catalog(1, plugins, {});
     ASSERT_TRUE(catalog.failures().empty()) << catalog.failures().front().error.message;
@@ -294,7 +295,8 @@ TEST(RenderJson, CarriesEverythingTheManifestSays) {
     EXPECT_EQ(task.at("concurrency"), "parallel");
     EXPECT_EQ(task.at("inputs").at("properties").at("title").at("type"), "string");
     EXPECT_EQ(task.at("outputs").at("properties").at("id").at("type"), "string");
-    EXPECT_EQ(task.at("error_hints"), json::parse(R"([{"code":"TASK_EXISTS","suggestions":["Use task_update for an existing task."]}])"));
+    EXPECT_EQ(task.at("error_hints"),
+              json::parse(R"([{"code":"TASK_EXISTS","suggestions":["Use task_update for an existing task."]}])"));
     EXPECT_EQ(task.at("examples"), json::parse(R"([{"description":"A simple task","args":{"title":"Buy milk"}}])"));
     EXPECT_EQ(skills.at(0).at("annotations"),
               json::parse(R"({"read_only":true,"destructive":false,"idempotent":true,"open_world":false})"));

@@ -68,8 +68,8 @@ TEST_F(CliPolicyTest, WriteNeedsApprovalAndApprovingRunsItOnce) {
 }
 
 TEST_F(CliPolicyTest, RejectedApprovalNeverRuns) {
-    auto call = skillhost({"call", "fs_write", "--user", "alice", "--json", "--args",
-                           R"({"path":"notes/no.md","content":"x"})"});
+    auto call = skillhost(
+        {"call", "fs_write", "--user", "alice", "--json", "--args", R"({"path":"notes/no.md","content":"x"})"});
     std::string id(boost::json::parse(call.out).at("error").at("details").at("approval_id").as_string());
     auto reject = skillhost({"approvals", "reject", id, "--reason", "not now"});  // as the owner
     ASSERT_EQ(reject.exit_code, 0) << reject.err;
@@ -89,8 +89,8 @@ TEST_F(CliPolicyTest, EmulationUserCannotSeeOrCallWrites) {
 }
 
 TEST_F(CliPolicyTest, PolicyExplainTellsEachStory) {
-    auto ask = skillhost({"policy", "explain", "fs_write", "--user", "alice", "--args",
-                          R"({"path":"notes/a.md","content":"x"})"});
+    auto ask = skillhost(
+        {"policy", "explain", "fs_write", "--user", "alice", "--args", R"({"path":"notes/a.md","content":"x"})"});
     ASSERT_EQ(ask.exit_code, 0) << ask.err;
     EXPECT_NE(ask.out.find("ask"), std::string::npos) << ask.out;
     EXPECT_NE(ask.out.find("supervised_auto"), std::string::npos) << ask.out;
@@ -101,7 +101,8 @@ TEST_F(CliPolicyTest, PolicyExplainTellsEachStory) {
     EXPECT_NE(deny.out.find("DENIED_BY_RULE"), std::string::npos) << deny.out;
     EXPECT_NE(deny.out.find("policy.yaml:3"), std::string::npos) << deny.out;
 
-    auto mode = skillhost({"policy", "explain", "fs_write", "--user", "eve", "--args", R"({"path":"a.md","content":"x"})"});
+    auto mode =
+        skillhost({"policy", "explain", "fs_write", "--user", "eve", "--args", R"({"path":"a.md","content":"x"})"});
     EXPECT_NE(mode.out.find("MODE_FORBIDS"), std::string::npos) << mode.out;
 
     auto allow = skillhost({"policy", "explain", "fs_read", "--user", "alice", "--args", R"({"path":"a.md"})"});

@@ -21,10 +21,14 @@ protected:
     std::string home = (dir / "home").string();
 
     void SetUp() override {
-        write_file(config, "include_builtin_plugins: false\n"
-                           "plugin_dirs:\n"
-                           "  - " + kFixtures + "/echo\n"
-                           "  - " + kFixtures + "/wrong_major\n");
+        write_file(config,
+                   "include_builtin_plugins: false\n"
+                   "plugin_dirs:\n"
+                   "  - " +
+                       kFixtures +
+                       "/echo\n"
+                       "  - " +
+                       kFixtures + "/wrong_major\n");
         // adaptive_auto runs every call without approval, so these tests see the skills' own results.
         write_file(dir / "users.yaml", "users:\n  - {id: owner, role: owner, trust: adaptive_auto}\n");
     }

@@ -29,7 +29,8 @@ TEST(CliWatch, PrintsInstallsBrokenUpdatesAndRemovals) {
     TempDir dir{"skillhost-watch"};
     fs::path plugins = dir / "plugins";
     fs::create_directories(plugins);
-    write_file(dir / "skillhost.yaml", "include_builtin_plugins: false\nplugin_dirs: [plugins]\nreload_debounce_ms: 50\n");
+    write_file(dir / "skillhost.yaml",
+               "include_builtin_plugins: false\nplugin_dirs: [plugins]\nreload_debounce_ms: 50\n");
     ChildProcess watch({SKILLHOST_BINARY, "watch", "--json", "--config", (dir / "skillhost.yaml").string(), "--home",
                         (dir / "home").string()});
 

@@ -39,7 +39,8 @@ void run_scenario(DaemonProcess& d, const std::string& scenario, const std::stri
         if (in_ci()) FAIL() << "CI=true and the browser test cannot run: " << r.err;
         GTEST_SKIP() << "chromium, node, npm or the npm registry is not available: " << r.err;
     }
-    EXPECT_EQ(r.exit_code, 0) << r.out << r.err << "\nscreenshots: " << SKILLHOST_CONSOLE_SCREENSHOTS << "\n" << d.log();
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err << "\nscreenshots: " << SKILLHOST_CONSOLE_SCREENSHOTS << "\n"
+                              << d.log();
     EXPECT_NE(r.out.find("all console checks passed"), std::string::npos) << r.out << r.err;
 }
 
@@ -52,7 +53,8 @@ TEST(ConsoleBrowser, SignInAskApproveRejectRunsSkillsAuditAndHealthInChromium) {
 }
 
 std::string act(const std::string& tool, const std::string& args) {
-    return json::serialize(json::object{{"thought", "use " + tool}, {"action", json::object{{"tool", tool}, {"args", json::parse(args)}}}});
+    return json::serialize(json::object{{"thought", "use " + tool},
+                                        {"action", json::object{{"tool", tool}, {"args", json::parse(args)}}}});
 }
 
 TEST(ConsoleBrowser, AStuckRunIsGuidedAndAWorkingOneCancelledInChromium) {
@@ -60,10 +62,10 @@ TEST(ConsoleBrowser, AStuckRunIsGuidedAndAWorkingOneCancelledInChromium) {
     // guidance to the task list and answers; the next run sleeps until it is cancelled.
     const std::string respond = R"({"thought":"the data answers the goal","respond":true,"response_style":"default"})";
     json::array script;
-    for (const auto& reply : {act("fs_read", R"({"path":"a.txt"})"), act("fs_read", R"({"path":"b.txt"})"),
-                              act("fs_read", R"({"path":"c.txt"})"), act("task_list", "{}"), respond,
-                              act("sleep", R"({"ms":3000})"), act("sleep", R"({"ms":3000})"), act("sleep", R"({"ms":3000})"),
-                              respond}) {
+    for (const auto& reply :
+         {act("fs_read", R"({"path":"a.txt"})"), act("fs_read", R"({"path":"b.txt"})"),
+          act("fs_read", R"({"path":"c.txt"})"), act("task_list", "{}"), respond, act("sleep", R"({"ms":3000})"),
+          act("sleep", R"({"ms":3000})"), act("sleep", R"({"ms":3000})"), respond}) {
         script.push_back(json::object{{"role", "orchestrator"}, {"response", reply}});
     }
     DaemonSetup setup;

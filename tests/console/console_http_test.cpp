@@ -12,18 +12,18 @@
 namespace skillhost::testing {
 namespace {
 
-using ::testing::HasSubstr;
-using ::testing::Not;
 using server::ConsoleAssets;
 using server::EmbeddedFile;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 EmbeddedFile file(const char* name, const char* text) {
     return {name, reinterpret_cast<const unsigned char*>(text), std::char_traits<char>::length(text)};
 }
 
 TEST(ConsoleAssets, ThePageNamesEachFileByItsContentHash) {
-    ConsoleAssets assets({file("index.html", "<script src=\"{{asset:a.js}}\"></script>{{asset:a.css}}"), file("a.js", "one"),
-                          file("a.css", "two")});
+    ConsoleAssets assets({file("index.html", "<script src=\"{{asset:a.js}}\"></script>{{asset:a.css}}"),
+                          file("a.js", "one"), file("a.css", "two")});
     const auto* js = assets.find(assets.all()[1].hash, "a.js");
     ASSERT_NE(js, nullptr);
     EXPECT_EQ(js->body, "one");
@@ -71,7 +71,8 @@ void expect_security_headers(const HttpResult& r) {
 // The hashed paths the page refers to ("/console/<hash>/<file>").
 std::vector<std::string> asset_paths(const std::string& html) {
     std::vector<std::string> out;
-    for (std::size_t pos = html.find("\"/console/"); pos != std::string::npos; pos = html.find("\"/console/", pos + 1)) {
+    for (std::size_t pos = html.find("\"/console/"); pos != std::string::npos;
+         pos = html.find("\"/console/", pos + 1)) {
         out.push_back(html.substr(pos + 1, html.find('"', pos + 1) - pos - 1));
     }
     return out;
@@ -117,7 +118,8 @@ TEST_F(ConsoleServed, FilesAreServedWithTheirTypesAndCachedForGood) {
         EXPECT_EQ(r.headers.at("cache-control"), "public, max-age=31536000, immutable") << path;
         expect_security_headers(r);
         EXPECT_FALSE(r.body.empty());
-        auto cached = http_request(d.port(), RequestSpec{"GET", path, "", "", {{"If-None-Match", r.headers.at("etag")}}});
+        auto cached =
+            http_request(d.port(), RequestSpec{"GET", path, "", "", {{"If-None-Match", r.headers.at("etag")}}});
         EXPECT_EQ(cached.status, 304) << path;
     }
     EXPECT_EQ(types, (std::set<std::string>{"text/javascript; charset=utf-8", "text/css; charset=utf-8"}));
@@ -129,11 +131,12 @@ TEST_F(ConsoleServed, AnyOtherPathRevealsNothing) {
     ASSERT_FALSE(paths.empty());
     const std::string hash = paths[0].substr(9, 16);
     const std::string app_js = d.get(paths[0], "").body;
-    for (const std::string& target : std::vector<std::string>{
-             "/console/0000000000000000/app.js", "/console/" + hash + "/index.html", "/console/" + hash + "/app.css.map",
-          "/console/" + hash + "/../app.js", "/console/" + hash + "/%2e%2e%2fskillhost.yaml", "/console/" + hash,
-          "/console/", "/index.html", "/app.js", "/etc/passwd", "/../../etc/passwd", "/.git/config", "/skillhost.yaml",
-          "/owner.token", "/console/" + hash + "/app.js/x"}) {
+    for (const std::string& target :
+         std::vector<std::string>{"/console/0000000000000000/app.js", "/console/" + hash + "/index.html",
+                                  "/console/" + hash + "/app.css.map", "/console/" + hash + "/../app.js",
+                                  "/console/" + hash + "/%2e%2e%2fskillhost.yaml", "/console/" + hash, "/console/",
+                                  "/index.html", "/app.js", "/etc/passwd", "/../../etc/passwd", "/.git/config",
+                                  "/skillhost.yaml", "/owner.token", "/console/" + hash + "/app.js/x"}) {
         auto r = d.get(target, "");
         EXPECT_EQ(r.status, 404) << target << ": " << r.body;
         EXPECT_EQ(r.error_code(), "NOT_FOUND") << target;

@@ -43,9 +43,9 @@ Schema task_inputs() {
     status.default_value = json::value("open");
     filter.properties = {{"status", status}, {"owner", typed(SchemaType::string)}};
     filter.required = {"owner"};
-    root.properties = {{"title", title},   {"priority", priority}, {"count", count}, {"ratio", ratio},
-                       {"code", code},     {"tags", tags},         {"filter", filter},
-                       {"done", typed(SchemaType::boolean)}};
+    root.properties = {
+        {"title", title}, {"priority", priority}, {"count", count},   {"ratio", ratio},
+        {"code", code},   {"tags", tags},         {"filter", filter}, {"done", typed(SchemaType::boolean)}};
     root.required = {"title", "priority"};
     return root;
 }
@@ -178,8 +178,8 @@ TEST(ArgumentValidation, ArrayItemsAreCheckedWithTheirIndex) {
 }
 
 TEST(ArgumentValidation, NestedObjectsAreCheckedRecursively) {
-    auto problems = validate_arguments(
-        task_inputs(), json::parse(R"({"title":"x","filter":{"status":"gone","ownr":"ann"}})"));
+    auto problems =
+        validate_arguments(task_inputs(), json::parse(R"({"title":"x","filter":{"status":"gone","ownr":"ann"}})"));
     ASSERT_EQ(problems.size(), 3u);
     EXPECT_EQ(problems[0].path, "args.filter.status");
     EXPECT_EQ(problems[1].path, "args.filter.owner");

@@ -254,7 +254,8 @@ TEST_F(ExecutorTest, ManifestTimeoutAppliesWithoutAnOverride) {
     const auto result = call("forever", R"({"ms":5000})");
     EXPECT_EQ(result.error.code, "TIMEOUT");
     EXPECT_EQ(result.error.details.at("timeout_ms"), 200);
-    EXPECT_LT(Clock::now() - started, std::chrono::milliseconds(4000)) << "waited for the plugin, not the manifest's 200 ms";
+    EXPECT_LT(Clock::now() - started, std::chrono::milliseconds(4000))
+        << "waited for the plugin, not the manifest's 200 ms";
 }
 
 TEST_F(ExecutorTest, CooperativeSkillStopsWhenCancelledFromAnotherThread) {
@@ -353,8 +354,8 @@ TEST_F(ExecutorTest, ProgressReportsReachTheCaller) {
     std::vector<std::string> reports;
     CallOptions options;
     options.on_progress = [&](double done, double total, std::string_view message) {
-        reports.push_back(std::to_string(static_cast<int>(done)) + "/" + std::to_string(static_cast<int>(total)) +
-                          " " + std::string(message));
+        reports.push_back(std::to_string(static_cast<int>(done)) + "/" + std::to_string(static_cast<int>(total)) + " " +
+                          std::string(message));
     };
     const auto result = call("progress", "{}", options);
     ASSERT_TRUE(result.ok) << result.error.message;
@@ -362,9 +363,9 @@ TEST_F(ExecutorTest, ProgressReportsReachTheCaller) {
 }
 
 TEST_F(ExecutorTest, PluginSeesTheCallContextAndItsDataDirExists) {
-    const auto before = std::chrono::duration_cast<std::chrono::milliseconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count();
+    const auto before =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
     const auto result = call("whoami", "{}");
     ASSERT_TRUE(result.ok) << result.error.message;
     const auto& out = result.output;

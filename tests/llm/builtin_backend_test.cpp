@@ -37,7 +37,8 @@ json::value to_json(const YAML::Node& node) {
 
 // The planner's tool list built from the real built-in manifests, as the operator builds it.
 json::array builtin_tools() {
-    const std::filesystem::path manifests = std::filesystem::path(SKILLHOST_TEST_FIXTURES_SOURCE_DIR) / ".." / ".." / "manifests";
+    const std::filesystem::path manifests =
+        std::filesystem::path(SKILLHOST_TEST_FIXTURES_SOURCE_DIR) / ".." / ".." / "manifests";
     json::array tools;
     for (const char* name : {"tasks.yaml", "fs.yaml", "memory.yaml"}) {
         const YAML::Node manifest = YAML::LoadFile((manifests / name).string());
@@ -60,7 +61,8 @@ json::object plan(const std::string& goal, json::array steps = {}) {
     request.role = "orchestrator";
     request.messages = {{"system", "plan"}, {"user", goal}};
     request.json_schema = json::object{{"type", "object"}};
-    request.context = json::object{{"task", "plan"}, {"goal", goal}, {"tools", builtin_tools()}, {"steps", std::move(steps)}};
+    request.context =
+        json::object{{"task", "plan"}, {"goal", goal}, {"tools", builtin_tools()}, {"steps", std::move(steps)}};
     BuiltinBackend backend;
     auto response = backend.chat(request, nullptr, {});
     EXPECT_TRUE(response.ok());
@@ -120,15 +122,17 @@ TEST(BuiltinPlanner, ExtractsPriorityQuotesAndTimePhrases) {
 }
 
 TEST(BuiltinPlanner, RespondsOnceAStepSucceeded) {
-    json::array steps{json::object{{"tool", "task_list"}, {"args", json::object{}}, {"ok", true},
-                                   {"observation_summary", "3 tasks"}}};
+    json::array steps{json::object{
+        {"tool", "task_list"}, {"args", json::object{}}, {"ok", true}, {"observation_summary", "3 tasks"}}};
     const auto step = plan("What tasks do I have?", steps);
     EXPECT_FALSE(step.contains("action"));
     EXPECT_EQ(step.at("respond").as_bool(), true);
 }
 
 TEST(BuiltinPlanner, AMissingFileIsLookedForByName) {
-    json::array steps{json::object{{"tool", "fs_read"}, {"args", json::object{{"path", "notes/todo.md"}}}, {"ok", false},
+    json::array steps{json::object{{"tool", "fs_read"},
+                                   {"args", json::object{{"path", "notes/todo.md"}}},
+                                   {"ok", false},
                                    {"error_code", "FILE_NOT_FOUND"}}};
     const auto step = plan("Show me notes/todo.md", steps);
     ASSERT_TRUE(step.contains("action")) << json::serialize(step);
@@ -137,8 +141,8 @@ TEST(BuiltinPlanner, AMissingFileIsLookedForByName) {
 }
 
 TEST(BuiltinPlanner, NeverRepeatsAFailedActionAndGivesUpCleanly) {
-    json::array steps{json::object{{"tool", "task_list"}, {"args", json::object{}}, {"ok", false},
-                                   {"error_code", "TIMEOUT"}}};
+    json::array steps{
+        json::object{{"tool", "task_list"}, {"args", json::object{}}, {"ok", false}, {"error_code", "TIMEOUT"}}};
     const auto step = plan("What tasks do I have?", steps);
     if (step.contains("action")) {
         EXPECT_FALSE(step.at("action").at("tool").as_string() == "task_list" &&
@@ -198,7 +202,8 @@ std::string answer(json::array observations, const std::string& style = "default
     ChatRequest request;
     request.role = "persona";
     request.messages = {{"user", "answer"}};
-    request.context = json::object{{"task", "answer"}, {"goal", "g"}, {"style", style}, {"observations", std::move(observations)}};
+    request.context =
+        json::object{{"task", "answer"}, {"goal", "g"}, {"style", style}, {"observations", std::move(observations)}};
     auto response = BuiltinBackend().chat(request, nullptr, {});
     EXPECT_TRUE(response.ok());
     EXPECT_EQ(response->backend, "builtin");
@@ -211,14 +216,18 @@ TEST(BuiltinAnswer, RendersAListWithItsKeyFieldsAndTheMarker) {
         {"id":2,"title":"Write the report","status":"in_progress","priority":"medium","tags":["work"]}],"count":2})");
     const std::string text = answer(json::array{json::object{{"tool", "task_list"}, {"ok", true}, {"data", data}}});
     EXPECT_NE(text.find("2 tasks:"), std::string::npos) << text;
-    EXPECT_NE(text.find("- Call the dentist (status: open, priority: high, due: 2026-11-23, id: 1)"), std::string::npos) << text;
-    EXPECT_NE(text.find("- Write the report (status: in_progress, priority: medium, tags: work, id: 2)"), std::string::npos) << text;
+    EXPECT_NE(text.find("- Call the dentist (status: open, priority: high, due: 2026-11-23, id: 1)"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("- Write the report (status: in_progress, priority: medium, tags: work, id: 2)"),
+              std::string::npos)
+        << text;
     EXPECT_TRUE(text.ends_with(std::string(builtin::kBuiltinMarker))) << text;
 }
 
 TEST(BuiltinAnswer, SummaryStyleIsOneLine) {
     const auto data = json::parse(R"({"tasks":[{"title":"A"},{"title":"B"}]})");
-    const std::string text = answer(json::array{json::object{{"tool", "task_list"}, {"ok", true}, {"data", data}}}, "summary");
+    const std::string text =
+        answer(json::array{json::object{{"tool", "task_list"}, {"ok", true}, {"data", data}}}, "summary");
     EXPECT_EQ(text, "2 tasks: A; B.\n\n" + std::string(builtin::kBuiltinMarker));
 }
 
@@ -229,7 +238,8 @@ TEST(BuiltinAnswer, ShowsFileContentsVerbatim) {
 }
 
 TEST(BuiltinAnswer, ReportsFailuresWithCodeMessageAndSuggestions) {
-    const auto error = json::parse(R"({"code":"FILE_NOT_FOUND","message":"no such file: notes.md","suggestions":["fs_list the directory"]})");
+    const auto error = json::parse(
+        R"({"code":"FILE_NOT_FOUND","message":"no such file: notes.md","suggestions":["fs_list the directory"]})");
     const std::string text = answer(json::array{json::object{{"tool", "fs_read"}, {"ok", false}, {"error", error}}});
     EXPECT_NE(text.find("I could not get the data"), std::string::npos);
     EXPECT_NE(text.find("fs_read failed: FILE_NOT_FOUND — no such file: notes.md (suggestions: fs_list the directory)"),
@@ -238,8 +248,8 @@ TEST(BuiltinAnswer, ReportsFailuresWithCodeMessageAndSuggestions) {
 }
 
 TEST(BuiltinAnswer, EmptyListsAndNoObservationsSaySo) {
-    EXPECT_TRUE(answer(json::array{json::object{{"tool", "memory_recent"}, {"ok", true},
-                                                {"data", json::parse(R"({"memories":[]})")}}})
+    EXPECT_TRUE(answer(json::array{json::object{
+                           {"tool", "memory_recent"}, {"ok", true}, {"data", json::parse(R"({"memories":[]})")}}})
                     .starts_with("No memories found."));
     EXPECT_TRUE(answer(json::array{}).starts_with("I found no data for this request."));
 }
@@ -338,7 +348,8 @@ TEST(BuiltinChains, FindsTheItemThenChangesItByTheIdTheFindReturned) {
     EXPECT_EQ(update.at("action").at("tool").as_string(), "task_update");
     EXPECT_EQ(update.at("action").at("args"), json::parse(R"({"id":1,"status":"done"})"));
 
-    steps.push_back(step("task_update", R"({"id":1,"status":"done"})", true, R"({"task":{"id":1},"changed":["status"]})"));
+    steps.push_back(
+        step("task_update", R"({"id":1,"status":"done"})", true, R"({"task":{"id":1},"changed":["status"]})"));
     const auto done = plan("Mark the boat insurance task as done", steps);
     EXPECT_TRUE(done.at("respond").as_bool());
 }
@@ -432,7 +443,8 @@ TEST(BuiltinCatalog, PlansAThirdPartySkillFromItsManifest) {
     EXPECT_EQ(weather.at("action").at("args"), json::parse(R"({"city":"Lisbon"})"));
     // With a tool that sends mail installed, the goal is no longer impossible.
     const auto email = run("Send an email to Priya");
-    EXPECT_FALSE(email.contains("note") && std::string(email.at("note").as_string()).find("none of") != std::string::npos)
+    EXPECT_FALSE(email.contains("note") &&
+                 std::string(email.at("note").as_string()).find("none of") != std::string::npos)
         << json::serialize(email);
 }
 
@@ -457,9 +469,11 @@ TEST(BuiltinCritic, RejectsEmptyAnswersAndHiddenFailures) {
     };
     EXPECT_FALSE(review("Goal: x\nObservations:\ntask_list:\n- a\nAnswer:\n  ").at("approved").as_bool());
     EXPECT_FALSE(review("Goal: x\nObservations:\ntask_list failed: STORE_ERROR — bad\nAnswer:\nAll fine.")
-                     .at("approved").as_bool());
+                     .at("approved")
+                     .as_bool());
     EXPECT_TRUE(review("Goal: x\nObservations:\ntask_list failed: STORE_ERROR — bad\nAnswer:\ntask_list failed.")
-                    .at("approved").as_bool());
+                    .at("approved")
+                    .as_bool());
     EXPECT_TRUE(review("Goal: x\nObservations:\ntask_list:\n- Buy milk\nAnswer:\n- Buy milk").at("approved").as_bool());
 }
 

@@ -85,7 +85,8 @@ TEST(HttpClient, DoesNotRetryAServerError) {
 
 TEST(HttpClient, ConnectionRefusedIsUnreachableAfterRetries) {
     const int port = llm::testing::closed_port();
-    auto response = send_http_request({"GET", "http://127.0.0.1:" + std::to_string(port) + "/", {}, ""}, fast_options());
+    auto response =
+        send_http_request({"GET", "http://127.0.0.1:" + std::to_string(port) + "/", {}, ""}, fast_options());
     ASSERT_FALSE(response.ok());
     EXPECT_EQ(response.error().code, "HTTP_UNREACHABLE");
     EXPECT_EQ(response.error().details.at("attempts").as_int64(), 3);
@@ -174,7 +175,8 @@ TEST(HttpClient, CancellingAnInFlightRequestReturnsPromptlyAndClosesTheConnectio
     options.cancel = &cancel;
     const auto started = std::chrono::steady_clock::now();
     // Cancelled once the first piece arrived: the request is in flight, the server still holds it.
-    auto response = send_http_request({"POST", server.url() + "/", {}, ""}, options, [&](std::string_view) { cancel = true; });
+    auto response =
+        send_http_request({"POST", server.url() + "/", {}, ""}, options, [&](std::string_view) { cancel = true; });
     const auto elapsed = std::chrono::steady_clock::now() - started;
     ASSERT_FALSE(response.ok());
     EXPECT_EQ(response.error().code, "HTTP_CANCELLED");
@@ -248,7 +250,8 @@ TEST(HttpClient, HttpsAgainstAPlainServerIsATlsError) {
     LoopbackServer server([](const RecordedRequest&, Connection& c) { c.respond(400, "not tls", "text/plain"); });
     auto options = fast_options();
     options.max_retries = 0;
-    auto response = send_http_request({"GET", "https://127.0.0.1:" + std::to_string(server.port()) + "/", {}, ""}, options);
+    auto response =
+        send_http_request({"GET", "https://127.0.0.1:" + std::to_string(server.port()) + "/", {}, ""}, options);
     ASSERT_FALSE(response.ok());
     EXPECT_EQ(response.error().code, "HTTP_TLS_ERROR");
 }

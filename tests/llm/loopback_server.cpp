@@ -51,7 +51,8 @@ bool read_request(int fd, RecordedRequest& request) {
     request.target = request_line.substr(first_space + 1, second_space - first_space - 1);
     while (line_end != std::string::npos && line_end < head.size()) {
         const std::size_t next = head.find("\r\n", line_end + 2);
-        const std::string line = head.substr(line_end + 2, next == std::string::npos ? std::string::npos : next - line_end - 2);
+        const std::string line =
+            head.substr(line_end + 2, next == std::string::npos ? std::string::npos : next - line_end - 2);
         const auto colon = line.find(':');
         if (colon != std::string::npos) {
             std::string name = line.substr(0, colon);
@@ -105,7 +106,9 @@ bool Connection::chunk(std::string_view data) {
     return write(size) && write(data) && write("\r\n");
 }
 
-bool Connection::end_chunked() { return write("0\r\n\r\n"); }
+bool Connection::end_chunked() {
+    return write("0\r\n\r\n");
+}
 
 bool Connection::wait_for_client_close(std::chrono::milliseconds limit) {
     const auto deadline = std::chrono::steady_clock::now() + limit;
@@ -129,7 +132,8 @@ LoopbackServer::LoopbackServer(Handler handler) : handler_(std::move(handler)) {
     address.sin_family = AF_INET;
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     address.sin_port = 0;
-    if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 || ::listen(listen_fd_, 16) != 0) {
+    if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+        ::listen(listen_fd_, 16) != 0) {
         ::close(listen_fd_);
         throw std::runtime_error("bind/listen on 127.0.0.1 failed");
     }

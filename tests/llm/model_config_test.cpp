@@ -16,7 +16,8 @@ void expect_error_at(const std::string& yaml, int line, const std::string& fragm
     ASSERT_FALSE(config.ok()) << yaml;
     EXPECT_EQ(config.error().code, "MODELS_CONFIG_INVALID");
     EXPECT_EQ(config.error().details.at("line").as_int64(), line) << config.error().message;
-    EXPECT_TRUE(config.error().message.starts_with("models.yaml:" + std::to_string(line) + ":")) << config.error().message;
+    EXPECT_TRUE(config.error().message.starts_with("models.yaml:" + std::to_string(line) + ":"))
+        << config.error().message;
     EXPECT_NE(config.error().message.find(fragment), std::string::npos) << config.error().message;
 }
 
@@ -99,7 +100,8 @@ TEST(ModelsConfig, ErrorsPointAtTheLineAndSayWhatIsExpected) {
     expect_error_at("models:\n  local:\n    backend: llamafile\n", 3, "unknown backend 'llamafile'");
     expect_error_at("models:\n  local: {backend: ollama, model: m}\nroles:\n  orchestrator: lcoal\n", 4,
                     "unknown model 'lcoal'");
-    expect_error_at("models:\n  local: {backend: ollama, model: m}\nroles:\n  planner: local\n", 4, "unknown role 'planner'");
+    expect_error_at("models:\n  local: {backend: ollama, model: m}\nroles:\n  planner: local\n", 4,
+                    "unknown role 'planner'");
     expect_error_at("models:\n  local:\n    backend: ollama\n    model: m\n    base_url: localhost:11434\n", 5,
                     "not a usable URL");
     expect_error_at("models:\n  local:\n    backend: ollama\n    model: m\n    options: {temperature: hot}\n", 5,

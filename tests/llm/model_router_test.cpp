@@ -90,8 +90,9 @@ TEST(ModelRouter, SingleModelSendsEveryRoleToOneModel) {
 TEST(ModelRouter, RoutesCallsAndReportsThemToTheObserver) {
     auto observer = std::make_shared<CollectingLlmCallObserver>();
     ModelRouter router(config_from(kTwoModels), observer);
-    ASSERT_TRUE(router.set_backend("planner", script({{std::nullopt, std::nullopt, R"({"thought":"ok"})", 0},
-                                                      {std::nullopt, std::nullopt, "not json", 0}}))
+    ASSERT_TRUE(router
+                    .set_backend("planner", script({{std::nullopt, std::nullopt, R"({"thought":"ok"})", 0},
+                                                    {std::nullopt, std::nullopt, "not json", 0}}))
                     .ok());
     ASSERT_TRUE(router.set_backend("talker", script({{std::nullopt, std::nullopt, "Hello!", 0}})).ok());
 
@@ -133,7 +134,8 @@ TEST(ModelRouter, DefaultConfigAnswersWithTheBuiltinModel) {
 }
 
 TEST(ModelRouter, AScriptedModelLoadsItsScriptFromTheConfig) {
-    auto router = ModelRouter(config_from("models:\n  s: {backend: scripted, script: /nonexistent/demo.yaml}\nroles: {persona: s}\n"));
+    auto router = ModelRouter(
+        config_from("models:\n  s: {backend: scripted, script: /nonexistent/demo.yaml}\nroles: {persona: s}\n"));
     auto response = router.chat(request_for("persona"));
     ASSERT_FALSE(response.ok());
     EXPECT_EQ(response.error().code, "LLM_SCRIPT_NOT_FOUND");
@@ -142,11 +144,13 @@ TEST(ModelRouter, AScriptedModelLoadsItsScriptFromTheConfig) {
 
 TEST(ModelRouter, ReachesAnOllamaServerNamedInTheConfig) {
     LoopbackServer server([](const RecordedRequest&, Connection& c) {
-        c.respond(200, R"({"model":"llama3.2","message":{"role":"assistant","content":"{\"ok\":true}"},"done":true,"prompt_eval_count":20,"eval_count":4})");
+        c.respond(
+            200,
+            R"({"model":"llama3.2","message":{"role":"assistant","content":"{\"ok\":true}"},"done":true,"prompt_eval_count":20,"eval_count":4})");
     });
     auto observer = std::make_shared<CollectingLlmCallObserver>();
-    ModelRouter router(config_from("models:\n  local:\n    backend: ollama\n    model: llama3.2\n    base_url: " + server.url() +
-                                   "\nroles: {fallback: local}\n"),
+    ModelRouter router(config_from("models:\n  local:\n    backend: ollama\n    model: llama3.2\n    base_url: " +
+                                   server.url() + "\nroles: {fallback: local}\n"),
                        observer);
     const RoleTestResult result = test_role(router, "critic");
     EXPECT_TRUE(result.ok) << (result.error ? result.error->message : "");
@@ -163,8 +167,9 @@ TEST(ModelRouter, ReachesAnOllamaServerNamedInTheConfig) {
 
 TEST(RoleTest, ReportsAnUnreachableModelWithoutThrowing) {
     const std::string url = "http://127.0.0.1:" + std::to_string(testing::closed_port());
-    ModelRouter router(config_from("models:\n  local:\n    backend: ollama\n    model: m\n    retries: 0\n    base_url: " + url +
-                                   "\nroles: {orchestrator: local}\n"));
+    ModelRouter router(
+        config_from("models:\n  local:\n    backend: ollama\n    model: m\n    retries: 0\n    base_url: " + url +
+                    "\nroles: {orchestrator: local}\n"));
     const RoleTestResult result = test_role(router, "orchestrator");
     EXPECT_FALSE(result.ok);
     ASSERT_TRUE(result.error.has_value());
@@ -190,7 +195,8 @@ TEST(ModelRouter, LoadsModelsYamlAndReportsItsErrorsWithThePath) {
     const auto dir = std::filesystem::temp_directory_path() / ("skillhost-router-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     std::ofstream(dir / "script.yaml") << "- response: scripted hello\n";
-    std::ofstream(dir / "models.yaml") << "models:\n  demo:\n    backend: scripted\n    script: script.yaml\nroles:\n  persona: demo\n";
+    std::ofstream(dir / "models.yaml")
+        << "models:\n  demo:\n    backend: scripted\n    script: script.yaml\nroles:\n  persona: demo\n";
     std::ofstream(dir / "broken.yaml") << "models:\n  demo:\n    backend: scripted\n    scrpt: script.yaml\n";
 
     auto router = ModelRouter::load(dir / "models.yaml");

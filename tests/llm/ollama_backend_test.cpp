@@ -98,12 +98,16 @@ TEST(OllamaBackend, EstimatesTokensWhenTheServerReportsNone) {
 TEST(OllamaBackend, StreamsNdjsonDeltas) {
     LoopbackServer server([](const RecordedRequest&, Connection& c) {
         c.start_chunked();
-        c.chunk(R"({"message":{"role":"assistant","content":"Hel"},"done":false})" "\n");
+        c.chunk(R"({"message":{"role":"assistant","content":"Hel"},"done":false})"
+                "\n");
         std::this_thread::sleep_for(30ms);
         // A line split across two chunks must still parse.
         c.chunk(R"({"message":{"role":"assistant","con)");
-        c.chunk(R"(tent":"lo"},"done":false})" "\n");
-        c.chunk(R"({"model":"qwen2.5:7b","message":{"role":"assistant","content":""},"done":true,"prompt_eval_count":5,"eval_count":2})" "\n");
+        c.chunk(R"(tent":"lo"},"done":false})"
+                "\n");
+        c.chunk(
+            R"({"model":"qwen2.5:7b","message":{"role":"assistant","content":""},"done":true,"prompt_eval_count":5,"eval_count":2})"
+            "\n");
         c.end_chunked();
     });
     OllamaBackend backend(ollama_spec(server.url()));
@@ -129,7 +133,8 @@ TEST(OllamaBackend, MalformedJsonIsABadResponse) {
 TEST(OllamaBackend, AStreamWithoutDoneIsABadResponse) {
     LoopbackServer server([](const RecordedRequest&, Connection& c) {
         c.start_chunked();
-        c.chunk(R"({"message":{"role":"assistant","content":"Hel"},"done":false})" "\n");
+        c.chunk(R"({"message":{"role":"assistant","content":"Hel"},"done":false})"
+                "\n");
         c.end_chunked();
     });
     OllamaBackend backend(ollama_spec(server.url()));
@@ -178,7 +183,8 @@ TEST(OllamaBackend, RateLimitIsRetriedThenSucceeds) {
 }
 
 TEST(OllamaBackend, ServiceUnavailableAfterAllRetriesSaysSo) {
-    LoopbackServer server([](const RecordedRequest&, Connection& c) { c.respond(503, R"({"error":"loading model"})"); });
+    LoopbackServer server(
+        [](const RecordedRequest&, Connection& c) { c.respond(503, R"({"error":"loading model"})"); });
     OllamaBackend backend(ollama_spec(server.url()));
     auto response = backend.chat(planner_request(), nullptr, {});
     ASSERT_FALSE(response.ok());
@@ -200,7 +206,8 @@ TEST(OllamaBackend, UnreachableServerSaysHowToStartIt) {
 TEST(OllamaBackend, AStalledStreamTimesOut) {
     LoopbackServer server([](const RecordedRequest&, Connection& c) {
         c.start_chunked();
-        c.chunk(R"({"message":{"role":"assistant","content":"Hel"},"done":false})" "\n");
+        c.chunk(R"({"message":{"role":"assistant","content":"Hel"},"done":false})"
+                "\n");
         c.wait_for_client_close(3s);
     });
     ModelSpec spec = ollama_spec(server.url());

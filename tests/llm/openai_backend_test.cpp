@@ -157,7 +157,8 @@ TEST(OpenAiBackend, MalformedJsonAndMissingChoicesAreBadResponses) {
     ASSERT_FALSE(first.ok());
     EXPECT_EQ(first.error().code, "LLM_BAD_RESPONSE");
 
-    LoopbackServer empty([](const RecordedRequest&, Connection& c) { c.respond(200, R"({"object":"chat.completion"})"); });
+    LoopbackServer empty(
+        [](const RecordedRequest&, Connection& c) { c.respond(200, R"({"object":"chat.completion"})"); });
     auto second = OpenAiBackend(openai_spec(empty.url())).chat(structured_request(), nullptr, {});
     ASSERT_FALSE(second.ok());
     EXPECT_EQ(second.error().code, "LLM_BAD_RESPONSE");
@@ -219,7 +220,8 @@ TEST(OpenAiBackend, UnknownModelIsModelNotFound) {
 }
 
 TEST(OpenAiBackend, HttpServerErrorIsReported) {
-    LoopbackServer server([](const RecordedRequest&, Connection& c) { c.respond(500, "upstream exploded", "text/plain"); });
+    LoopbackServer server(
+        [](const RecordedRequest&, Connection& c) { c.respond(500, "upstream exploded", "text/plain"); });
     auto response = OpenAiBackend(openai_spec(server.url())).chat(structured_request(), nullptr, {});
     ASSERT_FALSE(response.ok());
     EXPECT_EQ(response.error().code, "LLM_HTTP_ERROR");

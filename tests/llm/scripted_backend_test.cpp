@@ -58,8 +58,7 @@ TEST(ScriptedBackend, MatchesByRoleAndTextBeforeOrder) {
     auto classified = scripted.chat(ask("classifier", "What tasks do I have?"), nullptr, {});
     ASSERT_TRUE(classified.ok());
     // A YAML mapping response is sent as JSON, with numbers as numbers.
-    EXPECT_EQ(boost::json::parse(classified->content),
-              boost::json::parse(R"({"intent":"task","confidence":0.9})"));
+    EXPECT_EQ(boost::json::parse(classified->content), boost::json::parse(R"({"intent":"task","confidence":0.9})"));
 
     EXPECT_EQ(scripted.chat(ask("persona", "anything"), nullptr, {})->content, "first in order");
     EXPECT_EQ(scripted.chat(ask("orchestrator", "anything else"), nullptr, {})->content, "second in order");
@@ -78,7 +77,9 @@ TEST(ScriptedBackend, AConstrainedEntryIsNotUsedForOtherRoles) {
 
 TEST(ScriptedBackend, ExhaustionNamesTheScriptAndWhatWasAsked) {
     TempDir dir;
-    const auto script = dir.write("short.jsonl", "{\"response\": \"only one\"}\n\n{\"role\": \"classifier\", \"response\": {\"intent\": \"casual\"}}\n");
+    const auto script = dir.write(
+        "short.jsonl",
+        "{\"response\": \"only one\"}\n\n{\"role\": \"classifier\", \"response\": {\"intent\": \"casual\"}}\n");
     auto backend = ScriptedBackend::load(script);
     ASSERT_TRUE(backend.ok()) << backend.error().message;
     EXPECT_EQ((*backend)->chat(ask("orchestrator", "first"), nullptr, {})->content, "only one");
@@ -103,7 +104,8 @@ TEST(ScriptedBackend, StreamsTheWholeResponseAsOneDelta) {
 
 TEST(ScriptedBackend, BadScriptsAreReportedWithTheirLine) {
     TempDir dir;
-    auto missing_response = ScriptedBackend::load(dir.write("a.yaml", "- role: persona\n  response: ok\n- role: critic\n"));
+    auto missing_response =
+        ScriptedBackend::load(dir.write("a.yaml", "- role: persona\n  response: ok\n- role: critic\n"));
     ASSERT_FALSE(missing_response.ok());
     EXPECT_EQ(missing_response.error().code, "LLM_SCRIPT_INVALID");
     EXPECT_EQ(missing_response.error().details.at("line").as_int64(), 3);
@@ -117,7 +119,7 @@ TEST(ScriptedBackend, BadScriptsAreReportedWithTheirLine) {
     ASSERT_FALSE(bad_json.ok());
     EXPECT_EQ(bad_json.error().details.at("line").as_int64(), 2);
 
-    auto absent = ScriptedBackend::load(dir.write("d.yaml", "") .parent_path() / "nope.yaml");
+    auto absent = ScriptedBackend::load(dir.write("d.yaml", "").parent_path() / "nope.yaml");
     ASSERT_FALSE(absent.ok());
     EXPECT_EQ(absent.error().code, "LLM_SCRIPT_NOT_FOUND");
 }

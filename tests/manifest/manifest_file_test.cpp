@@ -18,9 +18,9 @@ const std::filesystem::path kFixtures = std::filesystem::path(SKILLHOST_TEST_FIX
 class ManifestFile : public ::testing::Test {
 protected:
     void SetUp() override {
-        dir_ = std::filesystem::temp_directory_path() /
-               ("skillhost-manifest-test-" + std::to_string(::getpid()) + "-" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        dir_ =
+            std::filesystem::temp_directory_path() / ("skillhost-manifest-test-" + std::to_string(::getpid()) + "-" +
+                                                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
         std::filesystem::create_directories(dir_);
     }
     void TearDown() override { std::filesystem::remove_all(dir_); }
@@ -61,9 +61,11 @@ std::string load_as_unprivileged_user(const std::filesystem::path& path) {
     if (pid == 0) {
         ::close(fds[0]);
         constexpr uid_t nobody = 65534;
-        if (::geteuid() == 0 && (::setgroups(0, nullptr) != 0 || ::setgid(nobody) != 0 || ::setuid(nobody) != 0)) _exit(3);
+        if (::geteuid() == 0 && (::setgroups(0, nullptr) != 0 || ::setgid(nobody) != 0 || ::setuid(nobody) != 0))
+            _exit(3);
         const auto result = load_manifest(path);
-        const std::string said = result.ok() ? std::string("ok\n") : result.error().code + "\n" + result.error().message;
+        const std::string said =
+            result.ok() ? std::string("ok\n") : result.error().code + "\n" + result.error().message;
         const bool written = ::write(fds[1], said.data(), said.size()) == static_cast<ssize_t>(said.size());
         _exit(written ? 0 : 4);
     }

@@ -30,9 +30,11 @@ void expect_problem(const Result<Manifest>& result, const std::string& field, in
 }
 
 TEST(ManifestInvalid, UnknownTopLevelKeyNamesTheAllowedKeysAndTheNearMiss) {
-    const auto result = parse("name: demo\ndescripton: x\n" + kHead.substr(11) + "  - id: ping\n    description: Pings\n");
+    const auto result =
+        parse("name: demo\ndescripton: x\n" + kHead.substr(11) + "  - id: ping\n    description: Pings\n");
     expect_problem(result, "descripton", 2, 1, "unknown key 'descripton' (did you mean 'description'?)");
-    expect_problem(result, "descripton", 2, 1, "allowed keys: name, version, description, library, abi_version, skills");
+    expect_problem(result, "descripton", 2, 1,
+                   "allowed keys: name, version, description, library, abi_version, skills");
 }
 
 TEST(ManifestInvalid, UnknownSkillKey) {
@@ -41,7 +43,8 @@ TEST(ManifestInvalid, UnknownSkillKey) {
 }
 
 TEST(ManifestInvalid, UnknownKeyWithoutANearMissListsTheAllowedKeys) {
-    const ManifestProblem problem = only_problem(parse(kHead + "  - id: ping\n    description: Pings\n    colour: red\n"));
+    const ManifestProblem problem =
+        only_problem(parse(kHead + "  - id: ping\n    description: Pings\n    colour: red\n"));
     EXPECT_EQ(problem.field, "skills[0].colour");
     EXPECT_EQ(problem.message.find("did you mean"), std::string::npos) << problem.message;
     EXPECT_NE(problem.message.find("allowed keys: id, title, description"), std::string::npos) << problem.message;
@@ -58,8 +61,9 @@ TEST(ManifestInvalid, UnknownSchemaKeyDeepInTheInputs) {
 }
 
 TEST(ManifestInvalid, MissingRequiredTopLevelField) {
-    expect_problem(parse("name: demo\nversion: 1.0.0\nabi_version: \"1.0\"\nskills:\n  - id: ping\n    description: Pings\n"),
-                   "library", 1, 1, "missing required field 'library'");
+    expect_problem(
+        parse("name: demo\nversion: 1.0.0\nabi_version: \"1.0\"\nskills:\n  - id: ping\n    description: Pings\n"),
+        "library", 1, 1, "missing required field 'library'");
 }
 
 TEST(ManifestInvalid, MissingSkillDescription) {
@@ -75,8 +79,8 @@ TEST(ManifestInvalid, EmptyDescriptionIsPositionedAtItsKey) {
 }
 
 TEST(ManifestInvalid, BadPluginName) {
-    expect_problem(parse("name: My Plugin\n" + kHead.substr(11) + "  - id: ping\n    description: Pings\n"), "name", 1, 7,
-                   "pattern ^[a-z][a-z0-9_-]*$");
+    expect_problem(parse("name: My Plugin\n" + kHead.substr(11) + "  - id: ping\n    description: Pings\n"), "name", 1,
+                   7, "pattern ^[a-z][a-z0-9_-]*$");
 }
 
 TEST(ManifestInvalid, BadSkillId) {
@@ -112,8 +116,8 @@ TEST(ManifestInvalid, BadAbiVersions) {
 }
 
 TEST(ManifestInvalid, WrongValueTypesSayWhatWasExpected) {
-    expect_problem(parse(kHead + "  - id: ping\n    description: Pings\n    timeout_ms: fast\n"), "skills[0].timeout_ms", 8,
-                   17, "expected a whole number from 1 to 3600000, got \"fast\"");
+    expect_problem(parse(kHead + "  - id: ping\n    description: Pings\n    timeout_ms: fast\n"),
+                   "skills[0].timeout_ms", 8, 17, "expected a whole number from 1 to 3600000, got \"fast\"");
     expect_problem(parse(kHead + "  - id: ping\n    description: Pings\n    timeout_ms: 3600001\n"),
                    "skills[0].timeout_ms", 8, 17, "out of range");
     expect_problem(parse(kHead + "  - id: ping\n    description: Pings\n    requires_approval: maybe\n"),
@@ -208,7 +212,8 @@ TEST(ManifestInvalid, PatternsThatCannotRunInLinearTimeAreRefusedWithWhy) {
                                      "        code: {type: string, pattern: '" + pattern + "'}\n";
         auto parsed = parse(manifest);
         ASSERT_FALSE(parsed.ok()) << pattern;
-        EXPECT_NE(parsed.error().message.find("skills[0].inputs.properties.code.pattern"), std::string::npos) << pattern;
+        EXPECT_NE(parsed.error().message.find("skills[0].inputs.properties.code.pattern"), std::string::npos)
+            << pattern;
         EXPECT_NE(parsed.error().message.find("invalid regular expression"), std::string::npos)
             << parsed.error().message;
     }
@@ -318,8 +323,9 @@ TEST(ManifestInvalid, ExampleArgsMustFitTheInputs) {
 }
 
 TEST(ManifestInvalid, ErrorHintsNeedUpperSnakeCodesAndSuggestions) {
-    expect_problem(parse(kHead + "  - id: ping\n    description: Pings\n    error_hints:\n      not_found: [Look it up]\n"),
-                   "skills[0].error_hints.not_found", 9, 18, "invalid error code \"not_found\"");
+    expect_problem(
+        parse(kHead + "  - id: ping\n    description: Pings\n    error_hints:\n      not_found: [Look it up]\n"),
+        "skills[0].error_hints.not_found", 9, 18, "invalid error code \"not_found\"");
     expect_problem(parse(kHead + "  - id: ping\n    description: Pings\n    error_hints:\n      NOT_FOUND: []\n"),
                    "skills[0].error_hints.NOT_FOUND", 9, 18, "at least one suggestion");
     expect_problem(parse(kHead + "  - id: ping\n    description: Pings\n    error_hints:\n      NOT_FOUND: {a: b}\n"),
@@ -327,8 +333,8 @@ TEST(ManifestInvalid, ErrorHintsNeedUpperSnakeCodesAndSuggestions) {
 }
 
 TEST(ManifestInvalid, DuplicateYamlKey) {
-    expect_problem(parse(kHead + "  - id: ping\n    description: Pings\n    risk: low\n    risk: high\n"), "skills[0].risk",
-                   9, 5, "duplicate key 'risk' (first given at line 8)");
+    expect_problem(parse(kHead + "  - id: ping\n    description: Pings\n    risk: low\n    risk: high\n"),
+                   "skills[0].risk", 9, 5, "duplicate key 'risk' (first given at line 8)");
 }
 
 TEST(ManifestInvalid, MoreThanOneYamlDocument) {

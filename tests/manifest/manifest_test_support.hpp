@@ -12,7 +12,9 @@
 
 namespace skillhost::manifest::testing {
 
-inline Result<Manifest> parse(std::string_view yaml) { return parse_manifest(yaml, "test.yaml"); }
+inline Result<Manifest> parse(std::string_view yaml) {
+    return parse_manifest(yaml, "test.yaml");
+}
 
 // Every problem from a failed parse's details.problems, in reported order.
 inline std::vector<ManifestProblem> problems_of(const Result<Manifest>& result) {
@@ -22,11 +24,10 @@ inline std::vector<ManifestProblem> problems_of(const Result<Manifest>& result) 
     if (list == nullptr || !list->is_array()) return out;
     for (const auto& item : list->as_array()) {
         const auto& problem = item.as_object();
-        out.push_back(ManifestProblem{std::string(problem.at("file").as_string()),
-                                      static_cast<int>(problem.at("line").as_int64()),
-                                      static_cast<int>(problem.at("column").as_int64()),
-                                      std::string(problem.at("field").as_string()),
-                                      std::string(problem.at("message").as_string())});
+        out.push_back(ManifestProblem{
+            std::string(problem.at("file").as_string()), static_cast<int>(problem.at("line").as_int64()),
+            static_cast<int>(problem.at("column").as_int64()), std::string(problem.at("field").as_string()),
+            std::string(problem.at("message").as_string())});
     }
     return out;
 }

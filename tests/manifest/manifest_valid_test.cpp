@@ -99,8 +99,8 @@ TEST(ManifestValid, FullManifestRoundTripsEveryField) {
     ASSERT_EQ(list.error_hints.size(), 2u);
     const ErrorHint* not_found = list.hint_for("TASK_NOT_FOUND");
     ASSERT_NE(not_found, nullptr);
-    EXPECT_EQ(not_found->suggestions, (std::vector<std::string>{"Use task_find to look up the id by title",
-                                                                "Use task_list to see all tasks"}));
+    EXPECT_EQ(not_found->suggestions,
+              (std::vector<std::string>{"Use task_find to look up the id by title", "Use task_list to see all tasks"}));
     const ErrorHint* locked = list.hint_for("STORE_LOCKED");
     ASSERT_NE(locked, nullptr);
     EXPECT_EQ(locked->suggestions, std::vector<std::string>{"Try again in a moment"});
@@ -136,7 +136,8 @@ skills:
     EXPECT_EQ(manifest.abi.major, 1u);
     EXPECT_EQ(manifest.abi.minor, 3u);
     EXPECT_EQ(manifest.description, "");
-    EXPECT_EQ(manifest.library_path(), std::filesystem::path("/opt/plugins/libdemo.so")) << "absolute library paths stay";
+    EXPECT_EQ(manifest.library_path(), std::filesystem::path("/opt/plugins/libdemo.so"))
+        << "absolute library paths stay";
     ASSERT_EQ(manifest.skills.size(), 1u);
     const SkillSpec& ping = manifest.skills[0];
     EXPECT_EQ(ping.title, "ping");

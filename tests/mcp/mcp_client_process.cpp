@@ -14,10 +14,12 @@
 
 namespace skillhost::testing {
 
-InteractiveProcess::InteractiveProcess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env) {
+InteractiveProcess::InteractiveProcess(const std::vector<std::string>& argv,
+                                       const std::map<std::string, std::string>& env) {
     int to_child[2];
     int from_child[2];
-    if (::pipe2(to_child, O_CLOEXEC) != 0 || ::pipe2(from_child, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+    if (::pipe2(to_child, O_CLOEXEC) != 0 || ::pipe2(from_child, O_CLOEXEC) != 0)
+        throw std::runtime_error("pipe failed");
     char err_template[] = "/tmp/skillhost-mcp-stderr-XXXXXX";
     const int err_fd = ::mkstemp(err_template);
     if (err_fd < 0) throw std::runtime_error("mkstemp failed");
@@ -74,7 +76,8 @@ std::optional<std::string> InteractiveProcess::read_line(std::chrono::millisecon
             buffer_.erase(0, nl + 1);
             return line;
         }
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0) return std::nullopt;
         pollfd p{out_fd_, POLLIN, 0};
         const int r = ::poll(&p, 1, static_cast<int>(left.count()));

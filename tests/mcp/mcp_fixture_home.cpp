@@ -7,8 +7,8 @@ namespace skillhost::testing {
 
 McpFixtureHome::McpFixtureHome(std::string_view users_yaml, std::string_view policy_yaml) {
     std::filesystem::create_directories(plugins_dir());
-    write_file(dir_ / "etc/skillhost.yaml",
-               "plugin_dirs: [" + plugins_dir().string() + "]\ninclude_builtin_plugins: false\nreload_debounce_ms: 20\n");
+    write_file(dir_ / "etc/skillhost.yaml", "plugin_dirs: [" + plugins_dir().string() +
+                                                "]\ninclude_builtin_plugins: false\nreload_debounce_ms: 20\n");
     write_file(dir_ / "etc/users.yaml", std::string(users_yaml));
     write_file(dir_ / "etc/policy.yaml", std::string(policy_yaml));
 }
@@ -30,7 +30,8 @@ void McpFixtureHome::install_fixture(std::string_view fixture) const {
         }
         std::filesystem::rename(entry.path(), plugins_dir() / entry.path().filename());
     }
-    if (manifests.empty()) throw std::runtime_error("fixture " + std::string(fixture) + " has no manifest; build skillhost_test_fixtures");
+    if (manifests.empty())
+        throw std::runtime_error("fixture " + std::string(fixture) + " has no manifest; build skillhost_test_fixtures");
     for (const auto& m : manifests) std::filesystem::rename(m, plugins_dir() / m.filename());
 }
 

@@ -49,11 +49,12 @@ public:
         if (!u) throw std::runtime_error(u.error().message);
         skillhost::mcp::McpSessionOptions options;
         options.page_size = page_size;
-        session = std::make_unique<McpSession>(*rt->pipeline, *catalog, u.value(), options, [this](const std::string& text) {
-            std::lock_guard lock(mutex);
-            received.push_back(json::parse(text).as_object());
-            arrived.notify_all();
-        });
+        session =
+            std::make_unique<McpSession>(*rt->pipeline, *catalog, u.value(), options, [this](const std::string& text) {
+                std::lock_guard lock(mutex);
+                received.push_back(json::parse(text).as_object());
+                arrived.notify_all();
+            });
     }
 
     void initialize(std::string user = "owner", std::size_t page_size = 50, json::object capabilities = {},
@@ -83,7 +84,8 @@ public:
     }
 
     // Waits for (and removes) the first message that matches; fails the test after kWait.
-    json::object wait_for(const std::function<bool(const json::object&)>& match, std::chrono::milliseconds limit = kWait) {
+    json::object wait_for(const std::function<bool(const json::object&)>& match,
+                          std::chrono::milliseconds limit = kWait) {
         std::unique_lock lock(mutex);
         json::object found;
         const bool ok = arrived.wait_for(lock, limit, [&] {
@@ -136,7 +138,8 @@ TEST(McpSession, InitializeAnswersEachSupportedVersionAndTheLatestOtherwise) {
     SessionHarness h;
     for (std::string_view version : {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "1999-01-01"}) {
         h.open("owner");
-        auto r = h.request("initialize", {{"protocolVersion", version}, {"capabilities", json::object()},
+        auto r = h.request("initialize", {{"protocolVersion", version},
+                                          {"capabilities", json::object()},
                                           {"clientInfo", {{"name", "t"}, {"version", "1"}}}});
         ASSERT_TRUE(r.contains("result")) << json::serialize(r);
         const auto& result = r.at("result").as_object();
@@ -189,7 +192,8 @@ TEST(McpSession, ToolsListPagesThroughWhatTheUserMaySee) {
     } while (!cursor.is_null() && pages < 20);
     auto u = h.rt->user("owner");
     std::vector<std::string> expected;
-    for (const auto* e : h.rt->pipeline->visible_entries(*h.catalog->snapshot(), u.value())) expected.push_back(e->spec->id);
+    for (const auto* e : h.rt->pipeline->visible_entries(*h.catalog->snapshot(), u.value()))
+        expected.push_back(e->spec->id);
     EXPECT_EQ(names, expected);
     EXPECT_EQ(names.size(), 11u) << "owner (bounded_auto) sees every echo skill";
     EXPECT_EQ(pages, 3);
@@ -325,10 +329,13 @@ TEST(McpSession, CancellingASlowCallStopsItAndItIsNotAnswered) {
     // The skill sleeps in 5 ms slices and stops when cancelled; uncancelled it would answer after 3 s.
     constexpr auto skill_time = 3s;
     const auto started = std::chrono::steady_clock::now();
-    h.send({{"jsonrpc", "2.0"}, {"id", "slow"}, {"method", "tools/call"},
+    h.send({{"jsonrpc", "2.0"},
+            {"id", "slow"},
+            {"method", "tools/call"},
             {"params", {{"name", "sleep"}, {"arguments", {{"ms", 3000}}}}}});
     EXPECT_EQ(h.session->calls_in_flight(), 1u);
-    h.send({{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"},
+    h.send({{"jsonrpc", "2.0"},
+            {"method", "notifications/cancelled"},
             {"params", {{"requestId", "slow"}, {"reason", "user pressed stop"}}}});
     while (h.session->calls_in_flight() != 0 && std::chrono::steady_clock::now() - started < kWait)
         std::this_thread::sleep_for(5ms);
@@ -337,7 +344,8 @@ TEST(McpSession, CancellingASlowCallStopsItAndItIsNotAnswered) {
     // Wait past the moment an uncancelled call would have answered, then look for its answer.
     std::this_thread::sleep_until(started + skill_time + 500ms);
     EXPECT_TRUE(h.request("ping").contains("result"));
-    for (const auto& m : h.take_all()) EXPECT_NE(m.if_contains("id") ? *m.if_contains("id") : json::value(), json::value("slow"));
+    for (const auto& m : h.take_all())
+        EXPECT_NE(m.if_contains("id") ? *m.if_contains("id") : json::value(), json::value("slow"));
     // Cancelling something that is not running is ignored.
     h.send({{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 999}}}});
     EXPECT_TRUE(h.request("ping").contains("result"));
@@ -347,12 +355,18 @@ TEST(McpSession, CallsInFlightTogetherEachGetTheirOwnAnswer) {
     SessionHarness h;
     h.initialize();
     // Several calls at once, a slow one among them: each response carries its own id and result.
-    h.send({{"jsonrpc", "2.0"}, {"id", "slow"}, {"method", "tools/call"}, {"params", {{"name", "sleep"}, {"arguments", {{"ms", 300}}}}}});
+    h.send({{"jsonrpc", "2.0"},
+            {"id", "slow"},
+            {"method", "tools/call"},
+            {"params", {{"name", "sleep"}, {"arguments", {{"ms", 300}}}}}});
     for (int i = 0; i < 6; ++i)
-        h.send({{"jsonrpc", "2.0"}, {"id", 100 + i}, {"method", "tools/call"},
+        h.send({{"jsonrpc", "2.0"},
+                {"id", 100 + i},
+                {"method", "tools/call"},
                 {"params", {{"name", "add"}, {"arguments", {{"a", i}, {"b", 1000}}}}}});
     for (int i = 0; i < 6; ++i) {
-        auto r = h.wait_for([i](const json::object& m) { return m.contains("id") && m.at("id") == json::value(100 + i); });
+        auto r =
+            h.wait_for([i](const json::object& m) { return m.contains("id") && m.at("id") == json::value(100 + i); });
         EXPECT_EQ(r.at("result").at("structuredContent").at("sum").to_number<int>(), 1000 + i);
     }
     auto slow = h.wait_for([](const json::object& m) { return m.contains("id") && m.at("id") == "slow"; });
@@ -363,7 +377,8 @@ TEST(McpSession, CallsInFlightTogetherEachGetTheirOwnAnswer) {
 TEST(McpSession, ProgressReportsBecomeProgressNotificationsForCallsWithAToken) {
     SessionHarness h;
     h.initialize();
-    auto r = h.request("tools/call", {{"name", "progress"}, {"arguments", json::object()}, {"_meta", {{"progressToken", "p1"}}}});
+    auto r = h.request("tools/call",
+                       {{"name", "progress"}, {"arguments", json::object()}, {"_meta", {{"progressToken", "p1"}}}});
     EXPECT_EQ(r.at("result").at("isError"), json::value(false)) << json::serialize(r);
     auto messages = h.take_all();
     std::vector<double> progress;
@@ -401,15 +416,19 @@ protected:
 
     // Starts a call of add(2, 3) and returns the elicitation/create request it caused.
     json::object call_and_expect_elicitation() {
-        h.send({{"jsonrpc", "2.0"}, {"id", "c1"}, {"method", "tools/call"},
+        h.send({{"jsonrpc", "2.0"},
+                {"id", "c1"},
+                {"method", "tools/call"},
                 {"params", {{"name", "add"}, {"arguments", {{"a", 2}, {"b", 3}}}}}});
-        return h.wait_for([](const json::object& m) { return m.contains("method") && m.at("method") == "elicitation/create"; });
+        return h.wait_for(
+            [](const json::object& m) { return m.contains("method") && m.at("method") == "elicitation/create"; });
     }
     void answer(const json::object& request, json::object result) {
         h.send({{"jsonrpc", "2.0"}, {"id", request.at("id")}, {"result", std::move(result)}});
     }
     json::object call_response() {
-        return h.wait_for([](const json::object& m) { return m.contains("id") && m.at("id") == "c1" && !m.contains("method"); });
+        return h.wait_for(
+            [](const json::object& m) { return m.contains("id") && m.at("id") == "c1" && !m.contains("method"); });
     }
     std::string approval_in(const json::object& elicitation) {
         const std::string message(elicitation.at("params").at("message").as_string());
@@ -436,8 +455,9 @@ TEST_F(ElicitationTest, ApprovingInTheClientRunsTheCallAndReturnsItsRealResult) 
 
 TEST_F(ElicitationTest, RejectingOrDecliningRefusesTheCallAndRecordsTheRejection) {
     h.initialize("owner", 50, {{"elicitation", json::object()}});
-    for (json::object reply : {json::object{{"action", "accept"}, {"content", {{"decision", "reject"}, {"reason", "not today"}}}},
-                               json::object{{"action", "decline"}}}) {
+    for (json::object reply :
+         {json::object{{"action", "accept"}, {"content", {{"decision", "reject"}, {"reason", "not today"}}}},
+          json::object{{"action", "decline"}}}) {
         auto ask = call_and_expect_elicitation();
         const std::string id = approval_in(ask);
         answer(ask, reply);

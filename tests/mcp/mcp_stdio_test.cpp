@@ -26,9 +26,11 @@ protected:
     void SetUp() override { home.install_fixture("echo"); }
 
     std::unique_ptr<InteractiveProcess> start(std::vector<std::string> extra = {}) {
-        std::vector<std::string> argv{SKILLHOST_MCP_PROBE, "mcp", "--config", home.config_file(), "--home", home.home_dir()};
+        std::vector<std::string> argv{SKILLHOST_MCP_PROBE, "mcp",    "--config",
+                                      home.config_file(),  "--home", home.home_dir()};
         argv.insert(argv.end(), extra.begin(), extra.end());
-        return std::make_unique<InteractiveProcess>(argv, std::map<std::string, std::string>{{"SKILLHOST_LOG_LEVEL", "debug"}});
+        return std::make_unique<InteractiveProcess>(
+            argv, std::map<std::string, std::string>{{"SKILLHOST_LOG_LEVEL", "debug"}});
     }
 
     // Every line on stdout must be a JSON-RPC message; returns the next one.
@@ -48,7 +50,8 @@ protected:
     }
 
     // The response to `id`, skipping notifications (collected into `notifications`).
-    static json::object response(InteractiveProcess& p, std::int64_t id, std::vector<json::object>* notifications = nullptr) {
+    static json::object response(InteractiveProcess& p, std::int64_t id,
+                                 std::vector<json::object>* notifications = nullptr) {
         for (int i = 0; i < 100; ++i) {
             auto m = next(p);
             if (m.empty()) return m;
@@ -60,12 +63,15 @@ protected:
     }
 
     static void send(InteractiveProcess& p, std::int64_t id, std::string_view method, json::object params = {}) {
-        p.write_line(json::serialize(json::object{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}}));
+        p.write_line(json::serialize(
+            json::object{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}}));
     }
 
     static void initialize(InteractiveProcess& p, json::object capabilities = {}) {
-        send(p, 1, "initialize", {{"protocolVersion", "2025-06-18"}, {"capabilities", std::move(capabilities)},
-                                  {"clientInfo", {{"name", "stdio-test"}, {"version", "1"}}}});
+        send(p, 1, "initialize",
+             {{"protocolVersion", "2025-06-18"},
+              {"capabilities", std::move(capabilities)},
+              {"clientInfo", {{"name", "stdio-test"}, {"version", "1"}}}});
         auto r = response(p, 1);
         ASSERT_EQ(r.at("result").at("protocolVersion").as_string(), "2025-06-18") << json::serialize(r);
         p.write_line(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
@@ -129,14 +135,18 @@ TEST_F(McpStdioTest, InstallingAPluginDuringTheSessionSendsListChanged) {
 TEST_F(McpStdioTest, TheClientIsAskedForApprovalAndApprovingRunsTheCall) {
     auto p = start({"--user", "alice"});  // supervised_auto: `fail` (medium risk, not read-only) needs approval
     initialize(*p, {{"elicitation", json::object()}});
-    send(*p, 2, "tools/call", {{"name", "fail"}, {"arguments", {{"reason", "approved failure"}}}, {"_meta", {{"progressToken", 7}}}});
+    send(*p, 2, "tools/call",
+         {{"name", "fail"}, {"arguments", {{"reason", "approved failure"}}}, {"_meta", {{"progressToken", 7}}}});
     auto ask = next(*p);
     ASSERT_EQ(ask.at("method"), "elicitation/create") << json::serialize(ask);
-    p->write_line(json::serialize(json::object{{"jsonrpc", "2.0"}, {"id", ask.at("id")},
-                                               {"result", {{"action", "accept"}, {"content", {{"decision", "approve"}}}}}}));
+    p->write_line(
+        json::serialize(json::object{{"jsonrpc", "2.0"},
+                                     {"id", ask.at("id")},
+                                     {"result", {{"action", "accept"}, {"content", {{"decision", "approve"}}}}}}));
     auto r = response(*p, 2);
     // The skill really ran: its own failure comes back, not APPROVAL_REQUIRED.
-    EXPECT_EQ(r.at("result").at("_meta").at("skillhost/error").at("code").as_string(), "ECHO_FAILED") << json::serialize(r);
+    EXPECT_EQ(r.at("result").at("_meta").at("skillhost/error").at("code").as_string(), "ECHO_FAILED")
+        << json::serialize(r);
     EXPECT_EQ(p->close_and_wait(kWait), 0);
 }
 
@@ -168,7 +178,8 @@ TEST_F(McpStdioTest, AnUnknownUserIsRefusedOnStderrWithNothingOnStdout) {
 TEST_F(McpStdioTest, AnOversizedLineIsOneParseErrorAndTheSessionGoesOn) {
     auto p = start();
     initialize(*p);
-    p->write_line(R"({"jsonrpc":"2.0","id":5,"method":"ping","params":{"pad":")" + std::string((64u << 20) + 4096, 'x') + "\"}}");
+    p->write_line(R"({"jsonrpc":"2.0","id":5,"method":"ping","params":{"pad":")" +
+                  std::string((64u << 20) + 4096, 'x') + "\"}}");
     auto refused = next(*p);
     ASSERT_TRUE(refused.contains("error")) << json::serialize(refused) << p->stderr_text().substr(0, 2000);
     EXPECT_EQ(refused.at("error").at("code").to_number<int>(), -32700) << json::serialize(refused);
@@ -183,8 +194,9 @@ TEST_F(McpStdioTest, AnOversizedLineIsOneParseErrorAndTheSessionGoesOn) {
 // connect, paginated tools/list, tools/call, list_changed after installing a plugin.
 TEST_F(McpStdioTest, TheOfficialTypeScriptSdkClientConnectsListsCallsAndSeesListChanged) {
     auto r = skillhost::testing::run_process(
-        {"/bin/sh", SKILLHOST_MCP_SDK_SCRIPT, SKILLHOST_MCP_SDK_CACHE, SKILLHOST_MCP_SDK_CLIENT, SKILLHOST_MCP_PROBE, home.config_file(), home.home_dir(),
-         home.plugins_dir().string(), std::string(SKILLHOST_TEST_FIXTURES_BINARY_DIR) + "/plain_c"},
+        {"/bin/sh", SKILLHOST_MCP_SDK_SCRIPT, SKILLHOST_MCP_SDK_CACHE, SKILLHOST_MCP_SDK_CLIENT, SKILLHOST_MCP_PROBE,
+         home.config_file(), home.home_dir(), home.plugins_dir().string(),
+         std::string(SKILLHOST_TEST_FIXTURES_BINARY_DIR) + "/plain_c"},
         {}, {}, 100000);  // below ctest's 120 s, so a hang reports its output
     if (r.exit_code == 77) GTEST_SKIP() << "node or npm is not installed (outside CI only): " << r.err;
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;

@@ -25,13 +25,12 @@ store::ScratchpadEntry observed(const std::string& tool, const std::string& raw_
 }
 
 GroundingFacts task_facts(std::string_view goal = "How is my week looking?") {
-    return GroundingFacts::from_observations(
-        {observed("task_list", R"({"tasks":[
+    return GroundingFacts::from_observations({observed("task_list", R"({"tasks":[
             {"id":1,"title":"Water the plants","status":"open","priority":"high","tags":["home"],"due":"2026-11-28"},
             {"id":2,"title":"Call the dentist","status":"done","priority":"low","tags":[],"due":null},
             {"id":3,"title":"File the tax return","status":"open","priority":"high","tags":["admin"],"due":"2026-12-05T17:30:00"}],
             "count":3,"total":3})")},
-        goal, std::tuple{2026, 11, 24});
+                                             goal, std::tuple{2026, 11, 24});
 }
 
 std::vector<std::string> texts(std::string_view answer, const GroundingFacts& facts) {
@@ -67,10 +66,13 @@ TEST(GroundingCheck, TimesInTwelveAndTwentyFourHourForms) {
 
 TEST(GroundingCheck, UrlsEmailsPathsCodesAndQuotes) {
     const auto facts = GroundingFacts::from_observations(
-        {observed("fs_read", R"({"path":"notes/plan.md","content":"See https://example.com/plan or mail ops@example.com. Ticket AB-12, build v2."})")},
+        {observed(
+            "fs_read",
+            R"({"path":"notes/plan.md","content":"See https://example.com/plan or mail ops@example.com. Ticket AB-12, build v2."})")},
         "Summarise notes/plan.md");
-    EXPECT_THAT(texts("See https://example.com/plan, mail ops@example.com, read plan.md; ticket AB-12, build v2.", facts),
-                IsEmpty());
+    EXPECT_THAT(
+        texts("See https://example.com/plan, mail ops@example.com, read plan.md; ticket AB-12, build v2.", facts),
+        IsEmpty());
     EXPECT_THAT(texts("See https://example.org/plan and mail dev@example.com, read notes/other.md, build v3.", facts),
                 ::testing::UnorderedElementsAre("https://example.org/plan", "dev@example.com", "notes/other.md", "v3"));
     EXPECT_THAT(texts("It says \"build v2\" and \u201Cplan is done\u201D.", facts),
@@ -79,7 +81,8 @@ TEST(GroundingCheck, UrlsEmailsPathsCodesAndQuotes) {
 
 TEST(GroundingCheck, ProperNamesAreLookedUpButSentenceStartsAndCommonWordsAreNot) {
     const auto facts = GroundingFacts::from_observations(
-        {observed("memory_search", R"({"results":[{"id":1,"text":"Lunch with Maya Okafor at Harbor Café."}]})")}, "Who did I meet?");
+        {observed("memory_search", R"({"results":[{"id":1,"text":"Lunch with Maya Okafor at Harbor Café."}]})")},
+        "Who did I meet?");
     EXPECT_THAT(texts("Yesterday you had lunch with Maya Okafor at Harbor Café. Enjoy!", facts), IsEmpty());
     EXPECT_THAT(texts("Don't forget: Lunch With Maya Okafor at Harbor Café went well.", facts), IsEmpty());
     EXPECT_THAT(texts("You had lunch with Maya Smith and Jonathan.", facts),
@@ -129,25 +132,23 @@ TEST(GroundingCheck, ReasonsSayWhatTheDataHas) {
 
 struct Elapsed {
     std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-    double seconds() const {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    }
+    double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
 };
 
 TEST(GroundingCheckHostile, HundredThousandQuotesAndBackticks) {
     const auto facts = task_facts();
     Elapsed t;
     for (const std::string& answer : {std::string(100000, '"'), std::string(100000, '`'),
-                                     [] {
-                                         std::string s;
-                                         for (int i = 0; i < 33000; ++i) s += "\u201C";
-                                         return s;
-                                     }(),
-                                     [] {
-                                         std::string s;
-                                         for (int i = 0; i < 20000; ++i) s += "\"ab\" ";
-                                         return s;
-                                     }()}) {
+                                      [] {
+                                          std::string s;
+                                          for (int i = 0; i < 33000; ++i) s += "\u201C";
+                                          return s;
+                                      }(),
+                                      [] {
+                                          std::string s;
+                                          for (int i = 0; i < 20000; ++i) s += "\"ab\" ";
+                                          return s;
+                                      }()}) {
         const auto claims = unsupported_claims(answer, facts);
         EXPECT_LE(claims.size(), 200u);
     }
@@ -205,7 +206,8 @@ TEST(GroundingCheckHostile, DeepAndWideObservationsAreWalkedWithoutRecursion) {
     json::value deep = json::array{"leaf"};
     for (int i = 0; i < 2000; ++i) deep = json::array{std::move(deep)};
     json::array wide;
-    for (int i = 0; i < 100000; ++i) wide.push_back(json::object{{"title", "item " + std::to_string(i)}, {"status", "open"}});
+    for (int i = 0; i < 100000; ++i)
+        wide.push_back(json::object{{"title", "item " + std::to_string(i)}, {"status", "open"}});
     store::ScratchpadEntry a, b;
     a.action = b.action = store::Action{"task_list", {}};
     a.observation = b.observation = store::Observation{};

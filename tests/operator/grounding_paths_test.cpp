@@ -81,7 +81,8 @@ TEST(GroundingPaths, TwoUnsupportedAnswersGiveTheUserTheObservationsAndTheRunRec
     EXPECT_THAT(audit, HasSubstr("\"kind\":\"grounding\""));
     EXPECT_THAT(audit, HasSubstr("\"run_id\":\"" + run->id + "\""));
     EXPECT_THAT(audit, HasSubstr("\"outcome\":\"withheld\""));
-    EXPECT_THAT(audit, HasSubstr("{\"kind\":\"name\",\"text\":\"Marcus\",\"reason\":\"no observation mentions this name\"}"));
+    EXPECT_THAT(audit,
+                HasSubstr("{\"kind\":\"name\",\"text\":\"Marcus\",\"reason\":\"no observation mentions this name\"}"));
 }
 
 TEST(GroundingPaths, ThePlannersStyleCannotSwitchTheCheckOff) {
@@ -145,7 +146,8 @@ TEST(GroundingPaths, TheBuiltinModelsRenderingsPassTheCheck) {
         auto run = host.op().run(goal_for(data), host.user());
         ASSERT_TRUE(run.ok());
         EXPECT_TRUE(run->grounding.checked) << data;
-        EXPECT_EQ(run->grounding.outcome, "passed") << data << ": " << run->to_json().at("grounding") << "\n" << run->answer;
+        EXPECT_EQ(run->grounding.outcome, "passed") << data << ": " << run->to_json().at("grounding") << "\n"
+                                                    << run->answer;
         EXPECT_THAT(run->answer, HasSubstr("(answered by the built-in model, no LLM)")) << data;
     }
 }
@@ -164,7 +166,8 @@ TEST(GroundingPaths, MetricsCountChecksAndFailuresByWhatTheUserGot) {
     gauges.grounding_regenerated = counts.regenerated;
     gauges.grounding_withheld = counts.withheld;
     const std::string text = server::Metrics().render(gauges);
-    EXPECT_THAT(text, HasSubstr("# TYPE skillhost_grounding_checks_total counter\nskillhost_grounding_checks_total 1\n"));
+    EXPECT_THAT(text,
+                HasSubstr("# TYPE skillhost_grounding_checks_total counter\nskillhost_grounding_checks_total 1\n"));
     EXPECT_THAT(text, HasSubstr("skillhost_grounding_failures_total{outcome=\"withheld\"} 1\n"));
     EXPECT_THAT(text, HasSubstr("skillhost_grounding_failures_total{outcome=\"passed_after_regeneration\"} 0\n"));
 }

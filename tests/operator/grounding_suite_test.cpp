@@ -88,7 +88,8 @@ const std::vector<Case> kLies = {
 const std::vector<Case> kTruths = {
     // tasks
     {"tasks", "You have five open tasks this week.", ""},
-    {"tasks", "Two of them are high priority: renewing the boat insurance and reviewing Tom\u00E1s's lockbox rotation fix.", ""},
+    {"tasks",
+     "Two of them are high priority: renewing the boat insurance and reviewing Tom\u00E1s's lockbox rotation fix.", ""},
     {"tasks", "The boat insurance renewal is due on 28 November.", ""},
     {"tasks", "Your next deadline is Tom\u00E1s's review, due Wednesday 25 November.", ""},
     {"tasks",
@@ -96,7 +97,8 @@ const std::vector<Case> kTruths = {
      "lockbox rotation fix (high)\n4. Prepare the budget review for the council\n5. Book test devices for Priya",
      ""},
     {"tasks",
-     "- Boat insurance renewal \u2014 due Nov 28\n- Lockbox order \u2014 due Dec 3\n- Budget review prep for the council "
+     "- Boat insurance renewal \u2014 due Nov 28\n- Lockbox order \u2014 due Dec 3\n- Budget review prep for the "
+     "council "
      "\u2014 due 30/11",
      ""},
     {"tasks", "All five tasks are still open.", ""},
@@ -105,7 +107,9 @@ const std::vector<Case> kTruths = {
     {"tasks", "The insurance renewal is the most urgent: it's high priority and due Saturday.", ""},
     {"tasks", "You have 2 high-priority and 2 medium-priority tasks, plus 1 low-priority one.", ""},
     {"tasks", "Two tasks are tagged finance: the insurance renewal and the council budget review.", ""},
-    {"tasks", "Your task list: insurance renewal, lockbox order, Tom\u00E1s's review, the council budget and Priya's devices.", ""},
+    {"tasks",
+     "Your task list: insurance renewal, lockbox order, Tom\u00E1s's review, the council budget and Priya's devices.",
+     ""},
     {"tasks", "Nothing is due before 25 November.", ""},
     {"tasks", "The budget review for the council is due Monday, 30 November.", ""},
     {"tasks", "Your earliest deadline is the lockbox rotation review on 2026-11-25.", ""},
@@ -121,7 +125,8 @@ const std::vector<Case> kTruths = {
     {"memories", "You noted that the council prefers budgets as a one-page PDF.", ""},
     {"memories", "You captured seven memories.", ""},
     {"memories",
-     "- Team meeting: launch moved to 12 December\n- Call with the insurer about renewing the boat insurance\n- Lockbox "
+     "- Team meeting: launch moved to 12 December\n- Call with the insurer about renewing the boat insurance\n- "
+     "Lockbox "
      "rotation review with Tom\u00E1s\n- First draft of the council budget",
      ""},
     {"memories", "Five of the seven were events, one was a note and one was guidance.", ""},
@@ -145,13 +150,15 @@ const std::vector<Case> kTruths = {
      "the council is next Thursday.",
      ""},
     {"notes/meeting-notes.md",
-     "1. Launch moved to 12 December\n2. Priya needs test devices\n3. Budget review with the council next Thursday", ""},
+     "1. Launch moved to 12 December\n2. Priya needs test devices\n3. Budget review with the council next Thursday",
+     ""},
     {"notes/lockbox.md", "Lockbox codes rotate every Monday at 06:00, handled by a job in the backend.", ""},
     {"notes/lockbox.md",
      "The codes change each Monday at 6 am; the open question is bookings that span a rotation, and Tom\u00E1s will "
      "propose a fix.",
      ""},
-    {"docs/budget.csv", "The budget has three items: lockboxes \u20AC480, boat maintenance \u20AC1,250 and insurance \u20AC900.", ""},
+    {"docs/budget.csv",
+     "The budget has three items: lockboxes \u20AC480, boat maintenance \u20AC1,250 and insurance \u20AC900.", ""},
     {"docs/budget.csv", "Boat maintenance is the biggest cost at 1250 euros.", ""},
     {"docs/budget.csv", "Insurance costs \u20AC900 and lockboxes \u20AC480.", ""},
     {"docs/budget.csv", "In total the budget comes to \u20AC2,630.", ""},
@@ -217,7 +224,8 @@ TEST(GroundingSuite, EveryInventedItemIsCaughtInEveryStyle) {
         ASSERT_EQ(o.run.status, store::RunStatus::completed) << describe(o);
         EXPECT_EQ(o.run.response_style, o.style);
         bool named = false;
-        for (const auto& item : o.run.grounding.offending) named = named || item.find(o.c->invented) != std::string::npos;
+        for (const auto& item : o.run.grounding.offending)
+            named = named || item.find(o.c->invented) != std::string::npos;
         const bool withheld = o.run.grounding.checked && o.run.grounding.outcome == "withheld";
         if (named && withheld) {
             ++caught;
@@ -246,8 +254,8 @@ TEST(GroundingSuite, TruthfulParaphrasesReachTheUserInEveryStyle) {
             EXPECT_EQ(o.run.answer, o.c->answer);
         }
     }
-    std::cout << "[grounding] truthful suite: " << withheld << " of " << outcomes.size() << " truthful answers withheld ("
-              << kTruths.size() << " answers x " << kStyles.size() << " styles)\n";
+    std::cout << "[grounding] truthful suite: " << withheld << " of " << outcomes.size()
+              << " truthful answers withheld (" << kTruths.size() << " answers x " << kStyles.size() << " styles)\n";
     // Target: at most 1 truthful answer in 40 withheld.
     EXPECT_LE(withheld * 40, outcomes.size()) << withheld << " withheld";
 }

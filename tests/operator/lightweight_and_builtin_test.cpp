@@ -12,10 +12,10 @@ namespace skillhost::testing {
 namespace {
 
 namespace json = boost::json;
-using ::testing::HasSubstr;
-using ::testing::Not;
 using policy::CognitiveMode;
 using store::RunStatus;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string yesterday_noon() {
     std::time_t t = std::time(nullptr) - 24 * 3600;
@@ -105,7 +105,8 @@ TEST(Lightweight, ComplexIntentInEmulationSaysWhatItCannotDo) {
 }
 
 TEST(Lightweight, ClassifierModelDecidesWhenItAnswersWithValidJson) {
-    OperatorHost host(std::vector<Reply>{{"classifier", R"({"intent":"task","confidence":0.9,"reasoning":"about work"})"}});
+    OperatorHost host(
+        std::vector<Reply>{{"classifier", R"({"intent":"task","confidence":0.9,"reasoning":"about work"})"}});
     auto run = host.op().run("anything on my plate", host.user(CognitiveMode::emulation));
     ASSERT_TRUE(run.ok());
     EXPECT_EQ(run->route, "task");

@@ -34,7 +34,9 @@ std::string local_time(int days_ago, int hour, int minute) {
     return text;
 }
 
-std::string due_in(int days) { return local_time(-days, 12, 0).substr(0, 10); }
+std::string due_in(int days) {
+    return local_time(-days, 12, 0).substr(0, 10);
+}
 
 // The demo data: the same tasks, memories and files as `skillhost demo seed`.
 void seed_demo(OperatorHost& host) {
@@ -71,8 +73,10 @@ void seed_demo(OperatorHost& host) {
                                                                  {"tags", json::parse(tags)},
                                                                  {"timestamp", local_time(days_ago, hour, minute)}}));
     };
-    memory("Team meeting: launch moved to 12 December; Priya needs test devices.", "event", R"(["meeting","work"])", 1, 10, 0);
-    memory("Called the insurer about renewing the boat insurance; they will send a quote.", "event", R"(["admin"])", 1, 14, 30);
+    memory("Team meeting: launch moved to 12 December; Priya needs test devices.", "event", R"(["meeting","work"])", 1,
+           10, 0);
+    memory("Called the insurer about renewing the boat insurance; they will send a quote.", "event", R"(["admin"])", 1,
+           14, 30);
     memory("Reviewed the lockbox rotation design with Tomás.", "event", R"(["backend","meeting"])", 1, 16, 0);
     memory("Wrote the first draft of the council budget.", "event", R"(["finance"])", 0, 9, 15);
     memory("Kick-off meeting with the harbour master about mooring slots.", "event", R"(["meeting"])", 8, 11, 0);
@@ -127,7 +131,8 @@ Effect nothing_changed() {
     return [](OperatorHost& host, const store::Run&) -> std::string {
         auto all = host.call("task_list", R"({"include_completed":true,"limit":100})");
         for (const auto& task : all.output.at("tasks").as_array()) {
-            if (task.at("status").as_string() != "open") return "task " + json::serialize(task.at("title")) + " changed";
+            if (task.at("status").as_string() != "open")
+                return "task " + json::serialize(task.at("title")) + " changed";
         }
         return task_count(host) == 5 ? "" : "the number of tasks changed";
     };
@@ -145,7 +150,9 @@ std::vector<Goal> goals() {
         // Lookups: one read answers them.
         {"lookup", "What's on my task list?", {"Renew the boat insurance", "Book test devices for Priya"}, {}},
         {"lookup", "What tasks do I have?", {"Order two more lockboxes", "Prepare the budget review"}, {}},
-        {"lookup", "Show only my high priority tasks", {"Renew the boat insurance", "Review Tomás's lockbox"},
+        {"lookup",
+         "Show only my high priority tasks",
+         {"Renew the boat insurance", "Review Tomás's lockbox"},
          {"Order two more lockboxes", "Book test devices"}},
         {"lookup", "Show me README.md", {"community boat-share", "Priya (mobile)"}, {}},
         {"lookup", "Read notes/lockbox.md", {"Codes rotate every Monday"}, {}},
@@ -154,7 +161,10 @@ std::vector<Goal> goals() {
         {"lookup", "What meetings happened yesterday?", {"Team meeting"}, {"Kick-off meeting"}},
         {"lookup", "Which task is due first?", {"Review Tomás's lockbox rotation fix"}, {}},
         {"lookup", "Find files mentioning budget", {"meeting-notes.md"}, {"lockbox.md"}},
-        {"lookup", "List all markdown files", {"README.md", "notes/lockbox.md", "notes/meeting-notes.md"}, {"budget.csv"}},
+        {"lookup",
+         "List all markdown files",
+         {"README.md", "notes/lockbox.md", "notes/meeting-notes.md"},
+         {"budget.csv"}},
         {"lookup", "List the files in the notes folder", {"lockbox.md", "meeting-notes.md"}, {"README.md"}},
         {"lookup", "Search my memory for the insurer", {"Called the insurer"}, {"Kick-off"}},
         {"lookup", "Find my task about the budget", {"Prepare the budget review for the council"}, {"Renew the boat"}},
@@ -162,26 +172,44 @@ std::vector<Goal> goals() {
         {"lookup", "Hello!", {"Hello"}, {"Renew the boat"}},
         {"lookup", "Summarize my week", {"Called the insurer"}, {"none of the available skills"}},
         {"lookup", "What's due this week?", {"Review Tomás's lockbox rotation fix"}, {}},
-        {"lookup", "Which tasks are about the lockbox?", {"Order two more lockboxes", "Review Tomás's lockbox"},
+        {"lookup",
+         "Which tasks are about the lockbox?",
+         {"Order two more lockboxes", "Review Tomás's lockbox"},
          {"Renew the boat"}},
-        {"write", "Create a task to call the dentist", {"dentist"}, {},
+        {"write",
+         "Create a task to call the dentist",
+         {"dentist"},
+         {},
          task_field("call the dentist", "status", "open")},
-        {"write", "Add a high priority task to renew the passport", {"passport"}, {},
+        {"write",
+         "Add a high priority task to renew the passport",
+         {"passport"},
+         {},
          task_field("renew the passport", "priority", "high")},
         {"write", "Remind me to call Priya tomorrow", {}, {}, task_field("call Priya tomorrow", "status", "open")},
-        {"write", "Remember that the harbour master prefers e-mail", {}, {},
+        {"write",
+         "Remember that the harbour master prefers e-mail",
+         {},
+         {},
          [](OperatorHost& host, const store::Run&) -> std::string {
              auto found = host.call("memory_search", R"({"query":"harbour master prefers"})");
              return json::serialize(found.output).find("prefers e-mail") != std::string::npos ? "" : "not remembered";
          }},
 
         // Find-then-act chains: the find's id feeds the change.
-        {"chain", "Mark the boat insurance task as done", {"Renew the boat insurance"}, {},
+        {"chain",
+         "Mark the boat insurance task as done",
+         {"Renew the boat insurance"},
+         {},
          task_field("Renew the boat insurance", "status", "done")},
-        {"chain", "Find my unfinished tasks and rename the one about the budget to Budget review v2",
-         {"now \"Budget review v2\" (id 4)"}, {}, [](OperatorHost& host, const store::Run& run) -> std::string {
+        {"chain",
+         "Find my unfinished tasks and rename the one about the budget to Budget review v2",
+         {"now \"Budget review v2\" (id 4)"},
+         {},
+         [](OperatorHost& host, const store::Run& run) -> std::string {
              if (task_titled(host, "Budget review v2").is_null()) return "not renamed";
-             if (!task_titled(host, "Prepare the budget review for the council").is_null()) return "old title still there";
+             if (!task_titled(host, "Prepare the budget review for the council").is_null())
+                 return "old title still there";
              std::vector<std::string> tools;
              for (const auto& step : run.steps) {
                  if (step.action) tools.push_back(step.action->tool);
@@ -189,35 +217,82 @@ std::vector<Goal> goals() {
              const std::vector<std::string> chain{"task_list", "task_find", "task_update"};
              return tools == chain ? "" : "the chain was not task_list → task_find → task_update";
          }},
-        {"chain", "Set the priority of the lockbox rotation review to low", {}, {},
+        {"chain",
+         "Set the priority of the lockbox rotation review to low",
+         {},
+         {},
          task_field("Review Tomás's lockbox rotation fix", "priority", "low")},
-        {"chain", "Make the task about test devices high priority", {}, {},
+        {"chain",
+         "Make the task about test devices high priority",
+         {},
+         {},
          task_field("Book test devices for Priya", "priority", "high")},
-        {"chain", "Tag the boat insurance task as paperwork", {"paperwork"}, {},
+        {"chain",
+         "Tag the boat insurance task as paperwork",
+         {"paperwork"},
+         {},
          task_field("Renew the boat insurance", "tags", R"(["admin","finance","paperwork"])")},
-        {"chain", "Start working on the lockbox rotation review", {}, {},
+        {"chain",
+         "Start working on the lockbox rotation review",
+         {},
+         {},
          task_field("Review Tomás's lockbox rotation fix", "status", "in_progress")},
-        {"chain", "Cancel the task about ordering lockboxes", {}, {},
+        {"chain",
+         "Cancel the task about ordering lockboxes",
+         {},
+         {},
          task_field("Order two more lockboxes", "status", "cancelled")},
-        {"chain", "Complete the task about renewing the boat insurance", {}, {},
+        {"chain",
+         "Complete the task about renewing the boat insurance",
+         {},
+         {},
          task_field("Renew the boat insurance", "status", "done")},
-        {"chain", "Move the lockbox rotation review to 2031-12-20", {}, {},
+        {"chain",
+         "Move the lockbox rotation review to 2031-12-20",
+         {},
+         {},
          task_field("Review Tomás's lockbox rotation fix", "due", "2031-12-20")},
-        {"chain", "Rename the task about test devices to \"Book Android test devices\"", {}, {},
+        {"chain",
+         "Rename the task about test devices to \"Book Android test devices\"",
+         {},
+         {},
          task_field("Book Android test devices", "priority", "low")},
 
-        {"chain", "Mark 'Renew the boat insurance' as done", {}, {}, task_field("Renew the boat insurance", "status", "done")},
-        {"chain", "Rename \"Order two more lockboxes\" to \"Order three lockboxes\"", {}, {},
+        {"chain",
+         "Mark 'Renew the boat insurance' as done",
+         {},
+         {},
+         task_field("Renew the boat insurance", "status", "done")},
+        {"chain",
+         "Rename \"Order two more lockboxes\" to \"Order three lockboxes\"",
+         {},
+         {},
          task_field("Order three lockboxes", "priority", "medium")},
-        {"chain", "Change the priority of the budget review to high", {}, {},
+        {"chain",
+         "Change the priority of the budget review to high",
+         {},
+         {},
          task_field("Prepare the budget review for the council", "priority", "high")},
-        {"chain", "Set the boat insurance task to in progress", {}, {},
+        {"chain",
+         "Set the boat insurance task to in progress",
+         {},
+         {},
          task_field("Renew the boat insurance", "status", "in_progress")},
         {"chain", "Complete task 5", {}, {}, task_field("Book test devices for Priya", "status", "done")},
-        {"chain", "Show my tasks and mark the insurance one as done", {}, {},
+        {"chain",
+         "Show my tasks and mark the insurance one as done",
+         {},
+         {},
          task_field("Renew the boat insurance", "status", "done")},
-        {"chain", "Please finish the insurance renewal", {}, {}, task_field("Renew the boat insurance", "status", "done")},
-        {"chain", "Give the budget task a high priority", {}, {},
+        {"chain",
+         "Please finish the insurance renewal",
+         {},
+         {},
+         task_field("Renew the boat insurance", "status", "done")},
+        {"chain",
+         "Give the budget task a high priority",
+         {},
+         {},
          task_field("Prepare the budget review for the council", "priority", "high")},
         {"chain", "Read the README file", {"community boat-share"}, {}},
         {"chain", "Open the lockbox file", {"Codes rotate every Monday"}, {}},
@@ -225,55 +300,97 @@ std::vector<Goal> goals() {
 
         // Ambiguous or unknown references: ask, name the candidates, change nothing.
         {"ambiguous", "Delete all my tasks", {"Which task"}, {}, nothing_changed()},
-        {"ambiguous", "Mark the lockbox task as done",
-         {"Order two more lockboxes", "Review Tomás's lockbox rotation fix", "Which one"}, {}, nothing_changed()},
-        {"ambiguous", "Mark the review task as done",
-         {"Review Tomás's lockbox rotation fix", "Prepare the budget review for the council", "Which one"}, {},
+        {"ambiguous",
+         "Mark the lockbox task as done",
+         {"Order two more lockboxes", "Review Tomás's lockbox rotation fix", "Which one"},
+         {},
+         nothing_changed()},
+        {"ambiguous",
+         "Mark the review task as done",
+         {"Review Tomás's lockbox rotation fix", "Prepare the budget review for the council", "Which one"},
+         {},
          nothing_changed()},
         {"ambiguous", "Rename the lockbox task to Order three lockboxes", {"Which one"}, {}, nothing_changed()},
         {"ambiguous", "Mark the dentist task as done", {"No task matches"}, {}, nothing_changed()},
         {"ambiguous", "Mark it as done", {"Which task"}, {}, nothing_changed()},
 
         // Entity questions: memory, tasks and files.
-        {"entity", "What do you know about Priya?",
-         {"Book test devices for Priya", "Priya needs test devices", "meeting-notes.md"}, {"Kick-off"}},
-        {"entity", "Tell me about Tomás",
-         {"Reviewed the lockbox rotation design", "Review Tomás's lockbox rotation fix", "lockbox.md"}, {}},
+        {"entity",
+         "What do you know about Priya?",
+         {"Book test devices for Priya", "Priya needs test devices", "meeting-notes.md"},
+         {"Kick-off"}},
+        {"entity",
+         "Tell me about Tomás",
+         {"Reviewed the lockbox rotation design", "Review Tomás's lockbox rotation fix", "lockbox.md"},
+         {}},
         {"entity", "Who is Maya?", {"README.md"}, {"Renew the boat"}},
         {"entity", "What did Priya say?", {"Priya needs test devices"}, {"Kick-off"}},
         {"entity", "What do you know about the insurer?", {"Called the insurer"}, {"Kick-off"}},
 
-        {"entity", "Tell me everything about the lockbox",
-         {"Reviewed the lockbox rotation design", "Order two more lockboxes", "notes/lockbox.md"}, {}},
+        {"entity",
+         "Tell me everything about the lockbox",
+         {"Reviewed the lockbox rotation design", "Order two more lockboxes", "notes/lockbox.md"},
+         {}},
         {"entity", "What do you know about Harbor?", {"README.md"}, {}},
 
         // Impossible requests: say so, name the closest skills, do nothing.
-        {"impossible", "Translate the README into French", {"none of the available skills can translate"}, {},
+        {"impossible",
+         "Translate the README into French",
+         {"none of the available skills can translate"},
+         {},
          nothing_changed()},
         {"impossible", "Restart the web server", {"none of the available skills can restart"}, {}, nothing_changed()},
-        {"impossible", "Set an alarm for 7am", {"none of the available skills can set an alarm"}, {}, nothing_changed()},
+        {"impossible",
+         "Set an alarm for 7am",
+         {"none of the available skills can set an alarm"},
+         {},
+         nothing_changed()},
         {"impossible", "Write a poem", {"none of the available skills can write"}, {}, nothing_changed()},
         {"impossible", "What's the weather in Lisbon?", {"None of the available skills has data"}, {}},
         {"impossible", "Email Tomás the budget", {"none of the available skills can email"}, {}, nothing_changed()},
-        {"impossible", "Delete the file notes/lockbox.md", {"none of the available skills can delete files", "fs_"},
-         {"I found no data"}, file_still_there("notes/lockbox.md")},
-        {"impossible", "Send an email to Priya about the launch", {"none of the available skills can send an email"},
-         {"sent"}, nothing_changed()},
+        {"impossible",
+         "Delete the file notes/lockbox.md",
+         {"none of the available skills can delete files", "fs_"},
+         {"I found no data"},
+         file_still_there("notes/lockbox.md")},
+        {"impossible",
+         "Send an email to Priya about the launch",
+         {"none of the available skills can send an email"},
+         {"sent"},
+         nothing_changed()},
         {"impossible", "Book a flight to Lisbon", {"none of the available skills can book"}, {}, nothing_changed()},
-        {"impossible", "Rename the file README.md to README.txt", {"none of the available skills can rename files"}, {},
+        {"impossible",
+         "Rename the file README.md to README.txt",
+         {"none of the available skills can rename files"},
+         {},
          file_still_there("README.md")},
-        {"impossible", "Delete my memory about the insurer", {"none of the available skills can delete memories"}, {},
+        {"impossible",
+         "Delete my memory about the insurer",
+         {"none of the available skills can delete memories"},
+         {},
          [](OperatorHost& host, const store::Run&) -> std::string {
              auto found = host.call("memory_search", R"({"query":"insurer"})");
              return found.output.at("results").as_array().empty() ? "the memory is gone" : "";
          }},
 
         // Broken skills and missing data: the error is observed and an alternative is suggested.
-        {"broken", "What tasks do I have?", {"task_list failed", "Suggested"}, {"Renew the boat"}, nullptr,
+        {"broken",
+         "What tasks do I have?",
+         {"task_list failed", "Suggested"},
+         {"Renew the boat"},
+         nullptr,
          [](OperatorHost& host) { break_database(host, "tasks.db"); }},
-        {"broken", "Mark the boat insurance task as done", {"failed", "nothing was changed"}, {}, nullptr,
+        {"broken",
+         "Mark the boat insurance task as done",
+         {"failed", "nothing was changed"},
+         {},
+         nullptr,
          [](OperatorHost& host) { break_database(host, "tasks.db"); }},
-        {"broken", "What did I do yesterday?", {"failed"}, {"Called the insurer"}, nullptr,
+        {"broken",
+         "What did I do yesterday?",
+         {"failed"},
+         {"Called the insurer"},
+         nullptr,
          [](OperatorHost& host) { break_database(host, "memory.db"); }},
         {"broken", "Show me lockbox.md", {"notes/lockbox.md"}, {}},
     };
@@ -285,7 +402,8 @@ std::string judge(const Goal& goal) {
     if (goal.setup) goal.setup(host);
     auto run = host.op().run(goal.goal, host.user());
     if (!run.ok()) return "the run could not be stored: " + run.error().message;
-    if (run->status != goal.status) return "status " + std::string(store::to_string(run->status)) + ": " + json::serialize(run->to_json());
+    if (run->status != goal.status)
+        return "status " + std::string(store::to_string(run->status)) + ": " + json::serialize(run->to_json());
     for (const auto& text : goal.must) {
         if (run->answer.find(text) == std::string::npos) return "the answer lacks \"" + text + "\":\n" + run->answer;
     }

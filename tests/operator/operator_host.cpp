@@ -127,7 +127,8 @@ exec::SkillResult OperatorHost::call(const std::string& skill, const std::string
     request.args = boost::json::parse(args_json);
     request.user = user(policy::CognitiveMode::agent, manifest::TrustLevel::adaptive_auto);
     auto outcome = pipeline_->call(*catalog_, request);
-    EXPECT_TRUE(outcome.result.ok) << skill << ": " << outcome.result.error.code << ": " << outcome.result.error.message;
+    EXPECT_TRUE(outcome.result.ok) << skill << ": " << outcome.result.error.code << ": "
+                                   << outcome.result.error.message;
     return outcome.result;
 }
 
@@ -154,12 +155,14 @@ bool EventLog::has(op::RunEventType type, const std::string& text_part) const {
 }
 
 std::string act(const std::string& tool, const std::string& args_json, const std::string& thought) {
-    return boost::json::serialize(boost::json::object{
-        {"thought", thought}, {"action", boost::json::object{{"tool", tool}, {"args", boost::json::parse(args_json)}}}});
+    return boost::json::serialize(
+        boost::json::object{{"thought", thought},
+                            {"action", boost::json::object{{"tool", tool}, {"args", boost::json::parse(args_json)}}}});
 }
 
 std::string respond(const std::string& style, const std::string& thought) {
-    return boost::json::serialize(boost::json::object{{"thought", thought}, {"respond", true}, {"response_style", style}});
+    return boost::json::serialize(
+        boost::json::object{{"thought", thought}, {"respond", true}, {"response_style", style}});
 }
 
 }  // namespace skillhost::testing

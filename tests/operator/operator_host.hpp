@@ -33,8 +33,7 @@ struct Reply {
 class OperatorHost {
 public:
     // `script`: replies served in order per role; roles without replies use the builtin model.
-    explicit OperatorHost(std::vector<Reply> script = {}, op::OperatorConfig config = {},
-                          std::string policy_yaml = {});
+    explicit OperatorHost(std::vector<Reply> script = {}, op::OperatorConfig config = {}, std::string policy_yaml = {});
 
     policy::UserContext user(policy::CognitiveMode mode = policy::CognitiveMode::agent,
                              manifest::TrustLevel trust = manifest::TrustLevel::supervised_auto) const;

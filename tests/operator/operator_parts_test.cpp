@@ -36,7 +36,8 @@ TEST(PlannerOutput, ReadsARespondWithStyle) {
 }
 
 TEST(PlannerOutput, RepairsJsonInsideACodeFenceWithBracesInStrings) {
-    auto out = parse_planner_output("ok:\n```json\n{\"thought\":\"a } b {\",\"action\":{\"tool\":\"fs_read\",\"args\":{\"path\":\"x\"}}}\n```");
+    auto out = parse_planner_output(
+        "ok:\n```json\n{\"thought\":\"a } b {\",\"action\":{\"tool\":\"fs_read\",\"args\":{\"path\":\"x\"}}}\n```");
     ASSERT_TRUE(out.ok());
     EXPECT_TRUE(out->repaired);
     EXPECT_EQ(out->thought, "a } b {");
@@ -84,7 +85,8 @@ std::vector<std::string> unsupported_texts(std::string_view answer, const Ground
 
 TEST(Grounding, FindsInventedNumbersDatesQuotesAndTitles) {
     const auto facts = GroundingFacts::from_observations(
-        {task_observation(R"({"tasks":[{"id":1,"title":"Water the plants","status":"open","due":"2026-11-30"}],"count":1})")},
+        {task_observation(
+            R"({"tasks":[{"id":1,"title":"Water the plants","status":"open","due":"2026-11-30"}],"count":1})")},
         "goal");
     const auto offending = unsupported_texts(
         "You have 2 tasks:\n- Water the plants (open)\n- Buy milk — due 2026-12-01\nNote: \"urgent\"", facts);
@@ -93,14 +95,15 @@ TEST(Grounding, FindsInventedNumbersDatesQuotesAndTitles) {
 
 TEST(Grounding, AcceptsAnswersMadeOfObservedData) {
     const auto facts = GroundingFacts::from_observations(
-        {task_observation(R"({"tasks":[{"id":1,"title":"Water the plants","status":"open","due":"2026-11-30"}],"count":1})")},
+        {task_observation(
+            R"({"tasks":[{"id":1,"title":"Water the plants","status":"open","due":"2026-11-30"}],"count":1})")},
         "goal");
     EXPECT_THAT(unsupported_texts("1. Water the plants (open), due 2026-11-30\nThat is 1 task.", facts), IsEmpty());
 }
 
 TEST(Grounding, FactsHoldEveryStringAndNumberOfTheRawPayloads) {
-    const auto facts =
-        GroundingFacts::from_observations({task_observation(R"({"tasks":[{"title":"Call \"Bob\"","id":7}],"count":1})")}, "");
+    const auto facts = GroundingFacts::from_observations(
+        {task_observation(R"({"tasks":[{"title":"Call \"Bob\"","id":7}],"count":1})")}, "");
     EXPECT_THAT(unsupported_texts("- Call \"Bob\" (id 7), 1 task", facts), IsEmpty());
 }
 

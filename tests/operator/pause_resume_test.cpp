@@ -9,8 +9,8 @@ namespace skillhost::testing {
 namespace {
 
 namespace json = boost::json;
-using ::testing::HasSubstr;
 using store::RunStatus;
+using ::testing::HasSubstr;
 
 std::string all_text(const llm::ChatRequest& request) {
     std::string out;
@@ -25,9 +25,8 @@ TEST(Approvals, RunPausesThenResumesWithTheApprovedCallsRealResultAfterARestart)
                        {"orchestrator", respond("default")}});
     host.trust = manifest::TrustLevel::suggest;  // suggest asks before every change
     EventLog events;
-    auto run = host.op().run("Create a task to call the dentist", host.user(policy::CognitiveMode::agent,
-                                                                             manifest::TrustLevel::suggest),
-                             {}, &events);
+    auto run = host.op().run("Create a task to call the dentist",
+                             host.user(policy::CognitiveMode::agent, manifest::TrustLevel::suggest), {}, &events);
     ASSERT_TRUE(run.ok());
     EXPECT_EQ(run->status, RunStatus::awaiting_approval);
     ASSERT_FALSE(run->approval_id.empty());

@@ -9,9 +9,9 @@ namespace skillhost::testing {
 namespace {
 
 namespace json = boost::json;
+using store::RunStatus;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using store::RunStatus;
 
 std::string all_text(const llm::ChatRequest& request) {
     std::string out;
@@ -95,7 +95,8 @@ TEST(ReactLoop, LoopGuardRefusesAnActionThatFailedTwiceThenTheRunAsksForGuidance
 }
 
 TEST(ReactLoop, AutoFixesALeadingSlashOnAWorkspacePath) {
-    OperatorHost host({{"orchestrator", act("fs_read", R"({"path":"/README.md"})")}, {"orchestrator", respond("default")}});
+    OperatorHost host(
+        {{"orchestrator", act("fs_read", R"({"path":"/README.md"})")}, {"orchestrator", respond("default")}});
     write_file(host.workspace() / "README.md", "# Hello\nThe project readme.\n");
     auto run = host.op().run("Summarise the readme", host.user());
     ASSERT_TRUE(run.ok());
@@ -106,7 +107,8 @@ TEST(ReactLoop, AutoFixesALeadingSlashOnAWorkspacePath) {
 }
 
 TEST(ReactLoop, AutoFixesAUniqueCloseFileName) {
-    OperatorHost host({{"orchestrator", act("fs_read", R"({"path":"notes/todo.md"})")}, {"orchestrator", respond("default")}});
+    OperatorHost host(
+        {{"orchestrator", act("fs_read", R"({"path":"notes/todo.md"})")}, {"orchestrator", respond("default")}});
     write_file(host.workspace() / "notes" / "todos.md", "- water plants\n");
     auto run = host.op().run("Summarise my todo notes", host.user());
     ASSERT_TRUE(run.ok());
@@ -198,7 +200,8 @@ TEST(ReactLoop, TrimsOlderStepsToOneLineEach) {
     op::OperatorConfig config;
     config.trim_to_last_n = 2;
     std::vector<Reply> script;
-    for (int i = 1; i <= 5; ++i) script.push_back({"orchestrator", act("task_list", "{\"limit\":" + std::to_string(i) + "}")});
+    for (int i = 1; i <= 5; ++i)
+        script.push_back({"orchestrator", act("task_list", "{\"limit\":" + std::to_string(i) + "}")});
     script.push_back({"orchestrator", respond("default")});
     OperatorHost host(script, config);
     host.call("task_create", R"({"title":"Water the plants"})");

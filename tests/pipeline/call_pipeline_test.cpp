@@ -82,9 +82,7 @@ protected:
         pipeline = std::make_unique<exec::CallPipeline>(std::move(parts));
     }
 
-    policy::UserContext user(const std::string& id) {
-        return policy::resolve_user_context(*users, *modes, id).value();
-    }
+    policy::UserContext user(const std::string& id) { return policy::resolve_user_context(*users, *modes, id).value(); }
 
     exec::CallOutcome call(const std::string& who, const std::string& skill, boost::json::value args) {
         exec::CallRequest r;

@@ -70,10 +70,10 @@ TEST_F(HostServicesTest, PassedDeadlineCountsAsCancelled) {
     auto echo = load_fixture("echo");
     ASSERT_TRUE(echo);
     CallContext call = context("sleep");
-    call.deadline_unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                std::chrono::system_clock::now().time_since_epoch())
-                                .count() -
-                            1;
+    call.deadline_unix_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count() -
+        1;
     RawOutcome out = echo->invoke(call, R"({"ms":20000})");
     EXPECT_EQ(out.status, SKILLHOST_STATUS_CANCELLED);
 }
@@ -102,10 +102,10 @@ TEST_F(HostServicesTest, SkillSeesItsCallContextAndDataDirExists) {
     RawOutcome out = echo->invoke(call, "{}");
 
     ASSERT_EQ(out.written, RawOutcome::Written::result) << out.error_message;
-    EXPECT_EQ(parse(out.result_json), parse(R"({"user_id":"bob","cognitive_mode":"emulation","data_dir":")" +
-                                            call.data_dir.string() +
-                                            R"(","data_dir_exists":true,"workspace_root":"/srv/workspaces/bob",)"
-                                            R"("call_id":"call-42","skill_id":"whoami","deadline_unix_ms":4102444800000})"));
+    EXPECT_EQ(parse(out.result_json),
+              parse(R"({"user_id":"bob","cognitive_mode":"emulation","data_dir":")" + call.data_dir.string() +
+                    R"(","data_dir_exists":true,"workspace_root":"/srv/workspaces/bob",)"
+                    R"("call_id":"call-42","skill_id":"whoami","deadline_unix_ms":4102444800000})"));
     EXPECT_TRUE(std::filesystem::is_directory(call.data_dir));
 }
 
@@ -168,7 +168,8 @@ TEST_F(HostServicesTest, CompletionReachesTheCompletionService) {
 TEST_F(HostServicesTest, PluginLogLinesAreAttributedToThePlugin) {
     std::ostringstream captured;
     auto previous = spdlog::default_logger();
-    auto logger = std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(captured));
+    auto logger =
+        std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(captured));
     logger->set_level(spdlog::level::debug);
     spdlog::set_default_logger(logger);
 

@@ -127,12 +127,10 @@ TEST_F(InvokeTest, ConcurrentCallsEachGetTheirOwnResult) {
     std::vector<std::thread> threads;
     std::vector<RawOutcome> outcomes(8);
     for (int i = 0; i < 8; ++i)
-        threads.emplace_back([&, i] {
-            outcomes[i] = echo->invoke(context("add"), R"({"a":)" + std::to_string(i) + R"(,"b":1000})");
-        });
+        threads.emplace_back(
+            [&, i] { outcomes[i] = echo->invoke(context("add"), R"({"a":)" + std::to_string(i) + R"(,"b":1000})"); });
     for (auto& t : threads) t.join();
-    for (int i = 0; i < 8; ++i)
-        EXPECT_EQ(parse(outcomes[i].result_json).at("sum").as_int64(), 1000 + i);
+    for (int i = 0; i < 8; ++i) EXPECT_EQ(parse(outcomes[i].result_json).at("sum").as_int64(), 1000 + i);
 }
 
 }  // namespace

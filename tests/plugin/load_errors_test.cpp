@@ -14,11 +14,11 @@
 namespace skillhost::plugin {
 namespace {
 
-using ::testing::HasSubstr;
-using ::testing::Not;
 using test::fixture_dir;
 using test::fixture_manifest;
 using test::TempDir;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 #define SKILLHOST_TEST_TEXT(x) #x
 #define SKILLHOST_TEST_VERSION(major, minor, patch) \
@@ -33,7 +33,9 @@ struct BrokenFixture {
     std::vector<std::string> message_mentions;
 };
 
-std::ostream& operator<<(std::ostream& out, const BrokenFixture& f) { return out << f.fixture; }
+std::ostream& operator<<(std::ostream& out, const BrokenFixture& f) {
+    return out << f.fixture;
+}
 
 class LoadErrorTest : public ::testing::TestWithParam<BrokenFixture> {
 protected:
@@ -64,8 +66,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BrokenFixture{"missing_library", "LIBRARY_NOT_FOUND", {"libmissing_library.so", "missing_library.yaml"}},
         BrokenFixture{"not_a_library", "LIBRARY_LOAD_FAILED", {"libnot_a_library.so"}},
-        BrokenFixture{"undefined_symbol", "LIBRARY_LOAD_FAILED",
-                      {"skillhost_fixture_symbol_nobody_defines", "undefined symbol"}},
+        BrokenFixture{
+            "undefined_symbol", "LIBRARY_LOAD_FAILED", {"skillhost_fixture_symbol_nobody_defines", "undefined symbol"}},
         BrokenFixture{"missing_entry", "ENTRY_MISSING", {"skillhost_plugin_entry", "SKILLHOST_PLUGIN"}},
         BrokenFixture{"entry_null", "ENTRY_RETURNED_NULL", {"NULL"}},
         BrokenFixture{"wrong_major", "ABI_INCOMPATIBLE", {"'wrong_major'", "2.0.0", kHostAbi, "SkillhostSDK 1.x"}},

@@ -40,6 +40,8 @@ protected:
     }
 };
 
-inline boost::json::value parse(std::string_view text) { return boost::json::parse(text); }
+inline boost::json::value parse(std::string_view text) {
+    return boost::json::parse(text);
+}
 
 }  // namespace skillhost::plugin::testing

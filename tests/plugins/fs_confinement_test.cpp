@@ -23,7 +23,9 @@ using ::testing::Not;
 
 constexpr const char* kSentinel = "SENTINEL-7f3a-do-not-leak";
 
-std::string quoted(const std::string& s) { return json::serialize(json::value(s)); }
+std::string quoted(const std::string& s) {
+    return json::serialize(json::value(s));
+}
 
 // Every regular file below `dir` (following nothing), with its content.
 std::map<std::string, std::string> snapshot(const fs::path& dir) {
@@ -55,8 +57,8 @@ protected:
         fs::create_symlink("../outside/sentinel.txt", ws / "link_file");
         fs::create_symlink(outside / "sentinel.txt", ws / "link_file_abs");
         fs::create_directory_symlink(evil, ws / "link_evil");
-        fs::create_directory_symlink("..", ws / "docs/up");            // inside: docs/up is the root
-        fs::create_directory_symlink("../..", ws / "docs/up_twice");   // leads above the root
+        fs::create_directory_symlink("..", ws / "docs/up");           // inside: docs/up is the root
+        fs::create_directory_symlink("../..", ws / "docs/up_twice");  // leads above the root
         fs::create_symlink("loop_b", ws / "loop_a");
         fs::create_symlink("loop_a", ws / "loop_b");
         fs::create_symlink("self", ws / "self");
@@ -81,7 +83,8 @@ protected:
                  {"fs_list", "{\"path\":" + p + ",\"recursive\":true}"},
                  {"fs_search", "{\"path\":" + p + ",\"text\":\"SENTINEL\"}"},
                  {"fs_write", "{\"path\":" + p + ",\"content\":\"PWNED\",\"overwrite\":true,\"create_dirs\":true}"},
-                 {"fs_write", "{\"path\":" + quoted(path + "/new.txt") + ",\"content\":\"PWNED\",\"create_dirs\":true}"}}) {
+                 {"fs_write",
+                  "{\"path\":" + quoted(path + "/new.txt") + ",\"content\":\"PWNED\",\"create_dirs\":true}"}}) {
             auto r = host.call(skill, args);
             EXPECT_FALSE(r.ok) << skill << " on " << path << " succeeded: " << output_text(r);
             EXPECT_THAT(output_text(r), Not(HasSubstr(kSentinel))) << skill << " on " << path;
@@ -228,13 +231,14 @@ TEST_F(FsConfinementTest, RootReachedThroughASymlinkConfinesToItsTarget) {
     host.workspace_root = base / "workspace-link";
     auto relative = host.call("fs_read", R"({"path":"docs/readme.md"})");
     ASSERT_TRUE(relative.ok) << output_text(relative);
-    auto via_link = host.call("fs_read", "{\"path\":" + quoted((base / "workspace-link/docs/readme.md").string()) + "}");
+    auto via_link =
+        host.call("fs_read", "{\"path\":" + quoted((base / "workspace-link/docs/readme.md").string()) + "}");
     ASSERT_TRUE(via_link.ok) << output_text(via_link);
     auto via_real = host.call("fs_read", "{\"path\":" + quoted((ws / "docs/readme.md").string()) + "}");
     ASSERT_TRUE(via_real.ok) << output_text(via_real);
-    for (const std::string& path : std::vector<std::string>{"../outside/sentinel.txt", "link_dir/sentinel.txt",
-                                                            (outside / "sentinel.txt").string(),
-                                                            (base / "workspace-link/../outside/sentinel.txt").string()}) {
+    for (const std::string& path : std::vector<std::string>{
+             "../outside/sentinel.txt", "link_dir/sentinel.txt", (outside / "sentinel.txt").string(),
+             (base / "workspace-link/../outside/sentinel.txt").string()}) {
         for (const auto& code : attack(path)) EXPECT_EQ(code, "PATH_NOT_ALLOWED") << path;
     }
     auto w = host.call("fs_write", R"({"path":"made-via-link.txt","content":"ok"})");

@@ -17,7 +17,9 @@ namespace json = boost::json;
 using ::testing::Contains;
 using ::testing::HasSubstr;
 
-std::string quoted(const std::string& s) { return json::serialize(json::value(s)); }
+std::string quoted(const std::string& s) {
+    return json::serialize(json::value(s));
+}
 
 class FsTest : public ::testing::Test {
 protected:
@@ -46,7 +48,8 @@ TEST_F(FsTest, ListShowsEntriesSortedWithTypeSizeAndTime) {
     const auto& readme = field(r, "entries").as_array().at(0).as_object();
     EXPECT_EQ(readme.at("type"), "file");
     EXPECT_EQ(readme.at("size"), 33);
-    EXPECT_THAT(std::string(readme.at("mtime").as_string()), ::testing::MatchesRegex("[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z"));
+    EXPECT_THAT(std::string(readme.at("mtime").as_string()),
+                ::testing::MatchesRegex("[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z"));
     EXPECT_EQ(field(r, "entries").as_array().at(1).at("type"), "directory");
 }
 
@@ -90,7 +93,9 @@ TEST_F(FsTest, ReadReturnsWholeTextFile) {
 }
 
 TEST_F(FsTest, ReadTruncatesAtMaxBytesWithoutSplittingACharacter) {
-    write_file(ws / "accent.txt", "ab\xC3\xA9" "cd");  // "abécd": é is two bytes at offsets 2-3
+    write_file(ws / "accent.txt",
+               "ab\xC3\xA9"
+               "cd");  // "abécd": é is two bytes at offsets 2-3
     auto r = host.call("fs_read", R"({"path":"accent.txt","max_bytes":3})");
     ASSERT_TRUE(r.ok) << output_text(r);
     EXPECT_EQ(field(r, "content"), "ab");
@@ -265,11 +270,11 @@ TEST_F(FsTest, SearchNeedsCriteria) {
 
 TEST_F(FsTest, NoWorkspaceIsAClearError) {
     host.workspace_root.clear();
-    for (const auto& [skill, args] : std::vector<std::pair<std::string, std::string>>{
-             {"fs_list", "{}"},
-             {"fs_read", R"({"path":"x"})"},
-             {"fs_write", R"({"path":"x","content":"y"})"},
-             {"fs_search", R"({"name":"*"})"}}) {
+    for (const auto& [skill, args] :
+         std::vector<std::pair<std::string, std::string>>{{"fs_list", "{}"},
+                                                          {"fs_read", R"({"path":"x"})"},
+                                                          {"fs_write", R"({"path":"x","content":"y"})"},
+                                                          {"fs_search", R"({"name":"*"})"}}) {
         auto r = host.call(skill, args);
         ASSERT_FALSE(r.ok) << skill;
         EXPECT_EQ(r.error.code, "NO_WORKSPACE") << skill;

@@ -21,7 +21,8 @@ protected:
     BuiltinHost host;
 
     void SetUp() override {
-        capture("Planning meeting with Dana about the roadmap", "event", "2026-11-20T10:00:00+01:00", R"(["work","meeting"])");
+        capture("Planning meeting with Dana about the roadmap", "event", "2026-11-20T10:00:00+01:00",
+                R"(["work","meeting"])");
         capture("Late dinner with Sam", "event", "2026-11-20T21:30:00+01:00");
         capture("Dentist appointment, next one in six months", "event", "2026-11-21T08:30:00+01:00");
         capture("Budget meeting moved to Monday", "note", "2026-11-21T13:15:00+01:00", R"(["work"])");
@@ -29,11 +30,12 @@ protected:
         capture("Quarterly meeting with the board", "event", "2026-10-15T11:00:00+01:00");
     }
 
-    void capture(const std::string& text, const std::string& kind, const std::string& ts, const std::string& tags = "[]",
-                 const std::string& user = "alice") {
-        auto r = host.call("memory_capture", "{\"text\":\"" + text + "\",\"kind\":\"" + kind + "\",\"timestamp\":\"" + ts +
-                                                 "\",\"tags\":" + tags + "}",
-                           user);
+    void capture(const std::string& text, const std::string& kind, const std::string& ts,
+                 const std::string& tags = "[]", const std::string& user = "alice") {
+        auto r = host.call(
+            "memory_capture",
+            "{\"text\":\"" + text + "\",\"kind\":\"" + kind + "\",\"timestamp\":\"" + ts + "\",\"tags\":" + tags + "}",
+            user);
         ASSERT_TRUE(r.ok) << output_text(r);
     }
     std::vector<std::string> texts(const exec::SkillResult& r, const char* list) {
@@ -49,7 +51,9 @@ protected:
 };
 
 TEST_F(MemoryTest, CaptureReturnsTheStoredMemory) {
-    auto r = host.call("memory_capture", R"({"text":"Prefer short answers","kind":"guidance","tags":["Style"],"timestamp":"2026-11-21T09:00:00+01:00"})");
+    auto r = host.call(
+        "memory_capture",
+        R"({"text":"Prefer short answers","kind":"guidance","tags":["Style"],"timestamp":"2026-11-21T09:00:00+01:00"})");
     ASSERT_TRUE(r.ok) << output_text(r);
     const auto& m = field(r, "memory").as_object();
     EXPECT_EQ(m.at("kind"), "guidance");
@@ -66,7 +70,8 @@ TEST_F(MemoryTest, CaptureWithoutTimestampUsesNow) {
 }
 
 TEST_F(MemoryTest, SearchFindsWordFormsRankedWithSnippetsInsideTheWindow) {
-    auto r = host.call("memory_search", std::string(R"({"query":"meetings","when":"yesterday","now":")") + kNow + "\"}");
+    auto r =
+        host.call("memory_search", std::string(R"({"query":"meetings","when":"yesterday","now":")") + kNow + "\"}");
     EXPECT_EQ(texts(r, "results"), (std::vector<std::string>{"Planning meeting with Dana about the roadmap"}));
     const auto& hit = field(r, "results").as_array().at(0).as_object();
     EXPECT_EQ(hit.at("timestamp"), "2026-11-20T10:00:00+01:00");
@@ -90,11 +95,15 @@ TEST_F(MemoryTest, SearchFiltersByKindTagAndSinceUntil) {
     std::string now = std::string(",\"now\":\"") + kNow + "\"}";
     EXPECT_EQ(texts(host.call("memory_search", R"({"query":"meeting","kind":"note")" + now), "results"),
               (std::vector<std::string>{"Budget meeting moved to Monday"}));
-    EXPECT_EQ(texts(host.call("memory_search", R"({"query":"meeting","tag":"MEETING","when":"this week")" + now), "results"),
-              (std::vector<std::string>{"Planning meeting with Dana about the roadmap"}));
-    EXPECT_EQ(texts(host.call("memory_search", R"({"query":"meeting","since":"2026-10-01T00:00:00+01:00","until":"2026-11-01T00:00:00+01:00"})"),
-                    "results"),
-              (std::vector<std::string>{"Quarterly meeting with the board"}));
+    EXPECT_EQ(
+        texts(host.call("memory_search", R"({"query":"meeting","tag":"MEETING","when":"this week")" + now), "results"),
+        (std::vector<std::string>{"Planning meeting with Dana about the roadmap"}));
+    EXPECT_EQ(
+        texts(
+            host.call("memory_search",
+                      R"({"query":"meeting","since":"2026-10-01T00:00:00+01:00","until":"2026-11-01T00:00:00+01:00"})"),
+            "results"),
+        (std::vector<std::string>{"Quarterly meeting with the board"}));
 }
 
 TEST_F(MemoryTest, RelativeWindowsFollowTheInjectedNow) {
@@ -103,7 +112,8 @@ TEST_F(MemoryTest, RelativeWindowsFollowTheInjectedNow) {
     EXPECT_EQ(recent("this morning"), (std::vector<std::string>{"Dentist appointment, next one in six months"}));
     EXPECT_EQ(recent("this afternoon"), (std::vector<std::string>{"Budget meeting moved to Monday"}));
     EXPECT_EQ(recent("last night"), (std::vector<std::string>{"Late dinner with Sam"}));
-    EXPECT_EQ(recent("yesterday"), (std::vector<std::string>{"Late dinner with Sam", "Planning meeting with Dana about the roadmap"}));
+    EXPECT_EQ(recent("yesterday"),
+              (std::vector<std::string>{"Late dinner with Sam", "Planning meeting with Dana about the roadmap"}));
     EXPECT_EQ(recent("last week"), (std::vector<std::string>{"Team offsite meeting in Lisbon"}));
     EXPECT_EQ(recent("this week").size(), 4u);
     EXPECT_EQ(recent("last month"), (std::vector<std::string>{"Quarterly meeting with the board"}));

@@ -32,8 +32,9 @@ protected:
 };
 
 TEST_F(TasksTest, CreatedTaskIsListedWithAllItsFields) {
-    auto r = host.call("task_create",
-                       R"({"title":"Submit report","notes":"Q3 numbers","priority":"high","tags":["Work"," finance "],"due":"2026-12-01"})");
+    auto r = host.call(
+        "task_create",
+        R"({"title":"Submit report","notes":"Q3 numbers","priority":"high","tags":["Work"," finance "],"due":"2026-12-01"})");
     ASSERT_TRUE(r.ok) << output_text(r);
     const auto& task = field(r, "task").as_object();
     EXPECT_GE(task.at("id").as_int64(), 1);
@@ -41,7 +42,8 @@ TEST_F(TasksTest, CreatedTaskIsListedWithAllItsFields) {
     EXPECT_EQ(task.at("priority"), "high");
     EXPECT_EQ(task.at("tags"), (json::array{"work", "finance"}));
     EXPECT_EQ(task.at("due"), "2026-12-01");
-    EXPECT_THAT(std::string(task.at("created").as_string()), ::testing::MatchesRegex("[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z"));
+    EXPECT_THAT(std::string(task.at("created").as_string()),
+                ::testing::MatchesRegex("[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z"));
 
     auto list = host.call("task_list", "{}");
     ASSERT_TRUE(list.ok) << output_text(list);
@@ -78,7 +80,8 @@ TEST_F(TasksTest, FindRanksTitleMatchesAboveNotesMatches) {
     const auto& best = field(r, "tasks").as_array().at(0).as_object();
     EXPECT_GT(best.at("score").to_number<double>(), field(r, "tasks").as_array().at(1).at("score").to_number<double>());
     EXPECT_EQ(best.at("matched"), json::array{"title"});
-    EXPECT_EQ(titles(host.call("task_find", R"({"query":"work"})")), (std::vector<std::string>{"Write quarterly report"}));
+    EXPECT_EQ(titles(host.call("task_find", R"({"query":"work"})")),
+              (std::vector<std::string>{"Write quarterly report"}));
 }
 
 TEST_F(TasksTest, FindWithoutWordsIsInvalidQuery) {
@@ -108,7 +111,8 @@ TEST_F(TasksTest, UpdateChangesFieldsAndRecordsCompletion) {
 
 TEST_F(TasksTest, UnknownIdIsTaskNotFoundWithLookupHints) {
     for (const char* skill : {"task_update", "task_delete"}) {
-        auto r = host.call(skill, std::string(R"({"id":4242)") + (std::string(skill) == "task_update" ? R"(,"title":"x"})" : "}"));
+        auto r = host.call(
+            skill, std::string(R"({"id":4242)") + (std::string(skill) == "task_update" ? R"(,"title":"x"})" : "}"));
         ASSERT_FALSE(r.ok) << skill;
         EXPECT_EQ(r.error.code, "TASK_NOT_FOUND") << skill;
         EXPECT_THAT(r.error.message, HasSubstr("4242"));
@@ -177,10 +181,13 @@ TEST_F(TasksTest, ConcurrentCreatesFromTwoThreadsAllLandWithDistinctIds) {
     for (int t = 0; t < 2; ++t)
         threads.emplace_back([&, t] {
             for (int i = 0; i < kPerThread; ++i) {
-                auto r = host.call("task_create", "{\"title\":\"thread " + std::to_string(t) + " task " +
-                                                      std::to_string(i) + "\",\"tags\":[\"t" + std::to_string(t) + "\"]}");
-                if (r.ok) ids[t].push_back(field(r, "task").at("id").as_int64());
-                else ADD_FAILURE() << output_text(r);
+                auto r =
+                    host.call("task_create", "{\"title\":\"thread " + std::to_string(t) + " task " + std::to_string(i) +
+                                                 "\",\"tags\":[\"t" + std::to_string(t) + "\"]}");
+                if (r.ok)
+                    ids[t].push_back(field(r, "task").at("id").as_int64());
+                else
+                    ADD_FAILURE() << output_text(r);
             }
         });
     for (auto& th : threads) th.join();

@@ -59,8 +59,7 @@ int main(int argc, char** argv) {
             }
             // Widen the window between the effect and recording it, where a kill hurts most.
             const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(random() % 400);
-            while (std::chrono::steady_clock::now() < until) {
-            }
+            while (std::chrono::steady_clock::now() < until) {}
             auto done = (*queue)->complete(record.id, true, boost::json::object{{"by", getpid()}});
             if (!done) {
                 std::fprintf(stderr, "%s\n", done.error().message.c_str());

@@ -19,7 +19,8 @@ namespace {
 
 using testing::TempDir;
 
-pid_t spawn_claimer(const std::filesystem::path& db, const std::filesystem::path& effects, bool stop_after_claim = false) {
+pid_t spawn_claimer(const std::filesystem::path& db, const std::filesystem::path& effects,
+                    bool stop_after_claim = false) {
     const pid_t pid = fork();
     if (pid == 0) {
         execl(SKILLHOST_APPROVAL_CLAIMER, SKILLHOST_APPROVAL_CLAIMER, db.c_str(), effects.c_str(),
@@ -119,7 +120,8 @@ TEST(ApprovalCrashDurability, SigkillInsideExecutionNeverRunsAnApprovalTwice) {
         auto queue = ApprovalQueue::open(db);
         ASSERT_TRUE(queue.ok()) << queue.error().message;
         for (int i = 0; i < approvals; ++i) {
-            ApprovalRequest request{"bob", "fs_write", boost::json::object{{"n", i}}, Requester::direct(), "write #" + std::to_string(i)};
+            ApprovalRequest request{"bob", "fs_write", boost::json::object{{"n", i}}, Requester::direct(),
+                                    "write #" + std::to_string(i)};
             ASSERT_TRUE((*queue)->enqueue(request).ok());
         }
     }
@@ -167,17 +169,14 @@ TEST(ApprovalCrashDurability, SigkillInsideExecutionNeverRunsAnApprovalTwice) {
                     ASSERT_EQ(times, 0) << record.id << " ran but is still pending";
                     ++pending;
                     break;
-                case ApprovalState::executed:
-                    ASSERT_EQ(times, 1) << record.id << " is executed but never ran";
-                    break;
+                case ApprovalState::executed: ASSERT_EQ(times, 1) << record.id << " is executed but never ran"; break;
                 case ApprovalState::failed:
                     // Killed between claim and complete: it had its effect, and is never re-run.
                     ASSERT_EQ(record.reason, interrupted_reason);
                     ASSERT_EQ(times, 1) << record.id << " is interrupted but never ran";
                     interrupted.insert(record.id);
                     break;
-                default:
-                    FAIL() << record.id << " is " << to_string(record.state) << " after a restart";
+                default: FAIL() << record.id << " is " << to_string(record.state) << " after a restart";
             }
         }
         ASSERT_EQ(interrupted, killed_inside) << "round " << round;

@@ -69,7 +69,10 @@ TEST(ApprovalQueue, EnqueueStoresAPendingRecordWithPreviewAndExpiry) {
     EXPECT_EQ(stored->requested_at, TimePoint(std::chrono::milliseconds(clock.ms->load())));
     EXPECT_FALSE(stored->resolved_at.has_value());
     EXPECT_EQ(queue->get("apr-nope").error().code, "APPROVAL_NOT_FOUND");
-    EXPECT_THAT(stored->summary_line(), ::testing::MatchesRegex("apr-[0-9a-f]{16}  pending  bob  fs_write  expires 2027-.*Z  Write a file \\(fs_write\\): path=.*"));
+    EXPECT_THAT(
+        stored->summary_line(),
+        ::testing::MatchesRegex(
+            "apr-[0-9a-f]{16}  pending  bob  fs_write  expires 2027-.*Z  Write a file \\(fs_write\\): path=.*"));
     EXPECT_THAT(stored->to_text(), HasSubstr("requested_by: run:run-42\n"));
     EXPECT_THAT(stored->to_text(), HasSubstr("state: pending\n"));
     EXPECT_EQ(stored->to_text().find("resolved_by"), std::string::npos);
@@ -265,7 +268,8 @@ TEST(ApprovalQueue, EveryTransitionIsAudited) {
     ASSERT_TRUE(queue->complete(id, true, nullptr).ok());
     const auto rejected = queue->enqueue(write_request())->id;
     ASSERT_TRUE(queue->reject(rejected, bob, "no").ok());
-    auto log = read_audit_log(dir.path() / "audit", {std::nullopt, std::nullopt, std::string("approval"), std::nullopt});
+    auto log =
+        read_audit_log(dir.path() / "audit", {std::nullopt, std::nullopt, std::string("approval"), std::nullopt});
     ASSERT_TRUE(log.ok());
     std::vector<std::string> transitions;
     for (const auto& record : log->records) transitions.emplace_back(record.at("transition").as_string());
@@ -276,8 +280,8 @@ TEST(ApprovalQueue, EveryTransitionIsAudited) {
 
 TEST(ApprovalPreview, ShowsKeyArgumentsShortenedAndSecretsRedacted) {
     auto spec = testing::fs_write_skill();
-    const auto args = boost::json::parse(
-        R"({"content":")" + std::string(100, 'x') + R"(","path":"notes/a.md","api_token":"abc","n":3})");
+    const auto args = boost::json::parse(R"({"content":")" + std::string(100, 'x') +
+                                         R"(","path":"notes/a.md","api_token":"abc","n":3})");
     const std::string preview = make_approval_preview(spec, args);
     EXPECT_THAT(preview, ::testing::StartsWith(R"(Write a file (fs_write): path="notes/a.md", content="xxxx)"));
     EXPECT_THAT(preview, HasSubstr("… (100 chars)"));

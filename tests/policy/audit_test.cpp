@@ -61,7 +61,8 @@ TEST(AuditLog, WritesOneJsonLinePerRecordIntoTheDaysFile) {
     call.ok = false;
     call.error_code = "TIMEOUT";
     ASSERT_TRUE(f.log->record_skill_call(call).ok());
-    LlmCallAudit llm{"bob", "run-1", "planner", "scripted", "canned", std::chrono::microseconds(2000), 120, 30, true, ""};
+    LlmCallAudit llm{"bob", "run-1", "planner", "scripted", "canned", std::chrono::microseconds(2000),
+                     120,   30,      true,      ""};
     ASSERT_TRUE(f.log->record_llm_call(llm).ok());
 
     const auto day1 = lines_of(f.audit_dir() / "2026-11-21.jsonl");
@@ -89,8 +90,9 @@ TEST(AuditLog, RecordsDecisionsWithTheirRule) {
     ASSERT_TRUE(config.ok());
     const PolicyEngine engine(std::move(*config));
     const auto args = boost::json::parse(R"({"path":"secrets/k","content":"x"})");
-    const Decision d = engine.decide({"bob", Role::standard, manifest::TrustLevel::adaptive_auto, CognitiveMode::agent, {}},
-                                     testing::fs_write_skill(), args);
+    const Decision d =
+        engine.decide({"bob", Role::standard, manifest::TrustLevel::adaptive_auto, CognitiveMode::agent, {}},
+                      testing::fs_write_skill(), args);
     ASSERT_TRUE(f.log->record_decision(d, args).ok());
     const auto lines = lines_of(f.audit_dir() / "2026-11-21.jsonl");
     ASSERT_EQ(lines.size(), 1u);
@@ -235,10 +237,12 @@ TEST(AuditReader, FiltersByUserSkillKindAndSince) {
 
 TEST(AuditReader, FormatsOneReadableLinePerRecord) {
     const auto record = boost::json::parse(R"({"ts":"2026-11-21T12:00:00.000Z","kind":"skill_call","user":"bob",
-        "skill":"fs_write","outcome":"TIMEOUT","duration_ms":1234.56,"args_sha256":"ab"})").as_object();
+        "skill":"fs_write","outcome":"TIMEOUT","duration_ms":1234.56,"args_sha256":"ab"})")
+                            .as_object();
     EXPECT_EQ(format_audit_record(record), "2026-11-21T12:00:00.000Z skill_call bob fs_write TIMEOUT 1234.6ms");
     const auto decision = boost::json::parse(R"({"ts":"t","kind":"decision","user":"bob","skill":"x","outcome":"deny",
-        "code":"DENIED_BY_RULE","reason":"denied by rule"})").as_object();
+        "code":"DENIED_BY_RULE","reason":"denied by rule"})")
+                              .as_object();
     EXPECT_EQ(format_audit_record(decision), "t decision bob x deny DENIED_BY_RULE — denied by rule");
 }
 
@@ -264,9 +268,11 @@ TEST(AuditReader, TailReturnsOnlyNewRecordsAndWaitsForUnfinishedLines) {
     ASSERT_TRUE(f.log->append("note", {{"user", "alice"}}).ok());
     EXPECT_EQ(tail.poll()->records.size(), 1u);
     // A half-written line (another process mid-write) is not returned until it is complete.
-    std::ofstream(f.audit_dir() / "2026-11-21.jsonl", std::ios::app) << R"({"ts":"2026-11-21T15:00:00.000Z","kind":"note",)";
+    std::ofstream(f.audit_dir() / "2026-11-21.jsonl", std::ios::app)
+        << R"({"ts":"2026-11-21T15:00:00.000Z","kind":"note",)";
     EXPECT_EQ(tail.poll()->records.size(), 0u);
-    std::ofstream(f.audit_dir() / "2026-11-21.jsonl", std::ios::app) << R"("user":"bob"})" << "\n";
+    std::ofstream(f.audit_dir() / "2026-11-21.jsonl", std::ios::app) << R"("user":"bob"})"
+                                                                     << "\n";
     EXPECT_EQ(tail.poll()->records.size(), 1u);
     // A new day's file is picked up.
     *f.now = at("2026-11-22T00:00:01Z");

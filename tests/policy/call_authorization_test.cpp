@@ -30,7 +30,8 @@ const UserContext bob{"bob", Role::standard, manifest::TrustLevel::supervised_au
 TEST(CallAuthorization, AStandardUserWritingAFileGetsAnApprovalIdAndNothingRuns) {
     Gate gate;
     const auto args = boost::json::parse(R"({"path":"notes/a.md","content":"hello"})");
-    auto auth = authorize_call(gate.engine, *gate.queue, gate.audit.get(), bob, testing::fs_write_skill(), args, Requester::run("r1"));
+    auto auth = authorize_call(gate.engine, *gate.queue, gate.audit.get(), bob, testing::fs_write_skill(), args,
+                               Requester::run("r1"));
     ASSERT_TRUE(auth.ok()) << auth.error().message;
     EXPECT_FALSE(auth->may_run());
     ASSERT_TRUE(auth->approval.has_value());
@@ -43,7 +44,8 @@ TEST(CallAuthorization, AStandardUserWritingAFileGetsAnApprovalIdAndNothingRuns)
     EXPECT_EQ(stored->requested_by.run_id(), "r1");
     EXPECT_EQ(stored->arguments, args);
     EXPECT_THAT(stored->preview, HasSubstr("path=\"notes/a.md\""));
-    auto decisions = read_audit_log(gate.dir.path() / "audit", {std::nullopt, std::nullopt, std::string("decision"), std::nullopt});
+    auto decisions =
+        read_audit_log(gate.dir.path() / "audit", {std::nullopt, std::nullopt, std::string("decision"), std::nullopt});
     ASSERT_EQ(decisions->records.size(), 1u);
     EXPECT_EQ(decisions->records[0].at("code").as_string(), "APPROVAL_REQUIRED");
 }

@@ -58,7 +58,8 @@ Rule rule(std::string_view text) {
 
 TEST(RuleMatching, SkillGlobAndAllArgumentPatternsMustMatch) {
     const auto spec = testing::fs_write_skill();
-    const auto args = boost::json::parse(R"({"path":"notes/today.md","content":"hi","mode":"append","count":3,"force":true})");
+    const auto args =
+        boost::json::parse(R"({"path":"notes/today.md","content":"hi","mode":"append","count":3,"force":true})");
     const CallArguments call(args, spec, {});
     EXPECT_TRUE(rule_matches(rule("fs_write"), "fs_write", call));
     EXPECT_TRUE(rule_matches(rule("fs_*"), "fs_write", call));

@@ -14,9 +14,10 @@ using testing::TempDir;
 TEST(ModeStore, AChosenModeSurvivesReopeningAndOverridesTheDefault) {
     TempDir dir;
     const auto db = dir.path() / "home/skillhost.db";
-    auto users = parse_users("users:\n  - {id: owner, role: owner, trust: supervised_auto, default_mode: agent}\n"
-                             "  - {id: kid, role: guest, trust: suggest, default_mode: emulation}\n",
-                             dir.path() / "users.yaml", dir.path() / "ws");
+    auto users = parse_users(
+        "users:\n  - {id: owner, role: owner, trust: supervised_auto, default_mode: agent}\n"
+        "  - {id: kid, role: guest, trust: suggest, default_mode: emulation}\n",
+        dir.path() / "users.yaml", dir.path() / "ws");
     ASSERT_TRUE(users.ok()) << users.error().message;
     {
         auto modes = ModeStore::open(db);

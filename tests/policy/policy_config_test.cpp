@@ -101,18 +101,18 @@ TEST_P(BadRuleText, NamesTheProblemAndWhereItIs) {
     EXPECT_THAT(problem->message, HasSubstr(GetParam().fragment));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Cases, BadRuleText,
-    ::testing::Values(BadRuleCase{"empty", "", 0, "empty rule"},
-                      BadRuleCase{"bad_start", "(path=x)", 0, "starts with a skill id"},
-                      BadRuleCase{"unclosed", "fs_write(path=notes/**", 22, "missing `)`"},
-                      BadRuleCase{"no_equals", "fs_write(path)", 13, "expected `=`"},
-                      BadRuleCase{"empty_args", "fs_write()", 9, "empty argument list"},
-                      BadRuleCase{"duplicate", "fs_write(path=a, path=b)", 17, "appears twice"},
-                      BadRuleCase{"trailing", "fs_write(path=a) extra", 17, "after the rule"},
-                      BadRuleCase{"unterminated_quote", "fs_write(path=\"abc)", 19, "unterminated"},
-                      BadRuleCase{"space_in_id", "fs write", 3, "after the rule"}),
-    [](const auto& test_info) { return std::string(test_info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Cases, BadRuleText,
+                         ::testing::Values(BadRuleCase{"empty", "", 0, "empty rule"},
+                                           BadRuleCase{"bad_start", "(path=x)", 0, "starts with a skill id"},
+                                           BadRuleCase{"unclosed", "fs_write(path=notes/**", 22, "missing `)`"},
+                                           BadRuleCase{"no_equals", "fs_write(path)", 13, "expected `=`"},
+                                           BadRuleCase{"empty_args", "fs_write()", 9, "empty argument list"},
+                                           BadRuleCase{"duplicate", "fs_write(path=a, path=b)", 17, "appears twice"},
+                                           BadRuleCase{"trailing", "fs_write(path=a) extra", 17, "after the rule"},
+                                           BadRuleCase{"unterminated_quote", "fs_write(path=\"abc)", 19,
+                                                       "unterminated"},
+                                           BadRuleCase{"space_in_id", "fs write", 3, "after the rule"}),
+                         [](const auto& test_info) { return std::string(test_info.param.name); });
 
 struct BadPolicyCase {
     const char* name;

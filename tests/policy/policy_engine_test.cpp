@@ -13,7 +13,8 @@ using manifest::TrustLevel;
 using ::testing::HasSubstr;
 using testing::make_skill;
 
-UserContext user(std::string id, TrustLevel trust, CognitiveMode mode = CognitiveMode::agent, Role role = Role::standard) {
+UserContext user(std::string id, TrustLevel trust, CognitiveMode mode = CognitiveMode::agent,
+                 Role role = Role::standard) {
     return UserContext{std::move(id), role, trust, mode, {}};
 }
 
@@ -117,7 +118,8 @@ users:
     // Another user only gets the global rules.
     const Decision carol = engine.decide(user("carol", TrustLevel::adaptive_auto), make_skill("task_list"), no_args);
     EXPECT_EQ(carol.rule->scope, "global");
-    EXPECT_EQ(engine.decide(user("carol", TrustLevel::adaptive_auto), make_skill("notes_add"), no_args).rule, std::nullopt);
+    EXPECT_EQ(engine.decide(user("carol", TrustLevel::adaptive_auto), make_skill("notes_add"), no_args).rule,
+              std::nullopt);
 }
 
 TEST(Rules, AllowSkipsTheLadderButNotApprovalTrustOrMode) {
@@ -126,10 +128,12 @@ TEST(Rules, AllowSkipsTheLadderButNotApprovalTrustOrMode) {
     const Decision skipped = engine.decide(suggesting, make_skill("deploy", {Risk::high}), no_args);
     EXPECT_TRUE(skipped.allowed());
     EXPECT_THAT(skipped.reason, HasSubstr("skips the auto-approval ladder"));
-    EXPECT_EQ(engine.decide(suggesting, make_skill("deploy", {Risk::low, false, TrustLevel::observe, true}), no_args).code,
-              "APPROVAL_REQUIRED");
-    EXPECT_EQ(engine.decide(suggesting, make_skill("deploy", {Risk::low, false, TrustLevel::bounded_auto}), no_args).code,
-              "TRUST_TOO_LOW");
+    EXPECT_EQ(
+        engine.decide(suggesting, make_skill("deploy", {Risk::low, false, TrustLevel::observe, true}), no_args).code,
+        "APPROVAL_REQUIRED");
+    EXPECT_EQ(
+        engine.decide(suggesting, make_skill("deploy", {Risk::low, false, TrustLevel::bounded_auto}), no_args).code,
+        "TRUST_TOO_LOW");
     EXPECT_EQ(engine.decide(user("sam", TrustLevel::observe), make_skill("deploy"), no_args).code, "TRUST_TOO_LOW");
 }
 
@@ -176,24 +180,25 @@ TEST_P(Ladder, AutoApprovesByRiskAndTrust) {
     EXPECT_TRUE(engine.decide(user("u", c.trust), make_skill("look", {c.risk, true}), no_args).allowed());
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Table, Ladder,
-    ::testing::Values(LadderCase{TrustLevel::suggest, Risk::low, false}, LadderCase{TrustLevel::suggest, Risk::medium, false},
-                      LadderCase{TrustLevel::suggest, Risk::high, false},
-                      LadderCase{TrustLevel::supervised_auto, Risk::low, true},
-                      LadderCase{TrustLevel::supervised_auto, Risk::medium, false},
-                      LadderCase{TrustLevel::supervised_auto, Risk::high, false},
-                      LadderCase{TrustLevel::bounded_auto, Risk::low, true},
-                      LadderCase{TrustLevel::bounded_auto, Risk::medium, true},
-                      LadderCase{TrustLevel::bounded_auto, Risk::high, false},
-                      LadderCase{TrustLevel::adaptive_auto, Risk::low, true},
-                      LadderCase{TrustLevel::adaptive_auto, Risk::medium, true},
-                      LadderCase{TrustLevel::adaptive_auto, Risk::high, true}));
+INSTANTIATE_TEST_SUITE_P(Table, Ladder,
+                         ::testing::Values(LadderCase{TrustLevel::suggest, Risk::low, false},
+                                           LadderCase{TrustLevel::suggest, Risk::medium, false},
+                                           LadderCase{TrustLevel::suggest, Risk::high, false},
+                                           LadderCase{TrustLevel::supervised_auto, Risk::low, true},
+                                           LadderCase{TrustLevel::supervised_auto, Risk::medium, false},
+                                           LadderCase{TrustLevel::supervised_auto, Risk::high, false},
+                                           LadderCase{TrustLevel::bounded_auto, Risk::low, true},
+                                           LadderCase{TrustLevel::bounded_auto, Risk::medium, true},
+                                           LadderCase{TrustLevel::bounded_auto, Risk::high, false},
+                                           LadderCase{TrustLevel::adaptive_auto, Risk::low, true},
+                                           LadderCase{TrustLevel::adaptive_auto, Risk::medium, true},
+                                           LadderCase{TrustLevel::adaptive_auto, Risk::high, true}));
 
 TEST(Approval, RequiresApprovalAlwaysAsksEvenAtTheTop) {
     const PolicyEngine engine(PolicyConfig{});
-    const Decision d = engine.decide(user("root", TrustLevel::adaptive_auto, CognitiveMode::agent, Role::owner),
-                                     make_skill("payments_send", {Risk::low, false, TrustLevel::observe, true}), no_args);
+    const Decision d =
+        engine.decide(user("root", TrustLevel::adaptive_auto, CognitiveMode::agent, Role::owner),
+                      make_skill("payments_send", {Risk::low, false, TrustLevel::observe, true}), no_args);
     EXPECT_TRUE(d.needs_approval());
     EXPECT_THAT(d.reason, HasSubstr("requires_approval"));
 }
@@ -217,8 +222,8 @@ TEST(Explain, TellsTheStoryOfEveryStep) {
   allow: ["fs_write(path=notes/**)"]
 )~");
     const auto bob = user("bob", TrustLevel::supervised_auto);
-    const Explanation e = engine.explain(bob, testing::fs_write_skill(),
-                                         boost::json::parse(R"({"path":"notes/a.md","content":"x"})"));
+    const Explanation e =
+        engine.explain(bob, testing::fs_write_skill(), boost::json::parse(R"({"path":"notes/a.md","content":"x"})"));
     ASSERT_EQ(e.steps.size(), 4u);
     EXPECT_EQ(e.steps[0].verdict, StepVerdict::passed);
     EXPECT_EQ(e.steps[1].verdict, StepVerdict::passed);
@@ -226,7 +231,8 @@ TEST(Explain, TellsTheStoryOfEveryStep) {
     EXPECT_EQ(e.steps[3].verdict, StepVerdict::decided);
     EXPECT_TRUE(e.decision.allowed());
     const std::string text = e.to_text();
-    EXPECT_THAT(text, HasSubstr("deny rule `fs_write(path=secrets/**)` (global) at policy.yaml:2: the skill matches but path=notes/a.md does not match secrets/**"));
+    EXPECT_THAT(text, HasSubstr("deny rule `fs_write(path=secrets/**)` (global) at policy.yaml:2: the skill matches "
+                                "but path=notes/a.md does not match secrets/**"));
     EXPECT_THAT(text, HasSubstr("allow rule `fs_write(path=notes/**)` (global) at policy.yaml:4: matches"));
     EXPECT_THAT(text, HasSubstr("decision: allow at step approval"));
     EXPECT_EQ(e.to_json().at("steps").as_array().size(), 4u);
@@ -237,14 +243,16 @@ TEST(Explain, TellsTheStoryOfEveryStep) {
     for (std::size_t i = 1; i < 4; ++i) EXPECT_EQ(mode.steps[i].verdict, StepVerdict::not_reached);
     EXPECT_THAT(mode.to_text(), HasSubstr("decision: deny (MODE_FORBIDS) at step visibility"));
 
-    const Explanation queued = engine.explain(bob, testing::fs_write_skill(),
-                                              boost::json::parse(R"({"path":"other/a.md","content":"x"})"));
+    const Explanation queued =
+        engine.explain(bob, testing::fs_write_skill(), boost::json::parse(R"({"path":"other/a.md","content":"x"})"));
     EXPECT_EQ(queued.decision.code, "APPROVAL_REQUIRED");
     EXPECT_THAT(queued.to_text(), HasSubstr("path=other/a.md does not match notes/**"));
     EXPECT_THAT(queued.to_text(), HasSubstr("supervised_auto runs low risk without asking"));
     // explain and decide always agree.
-    EXPECT_EQ(engine.decide(bob, testing::fs_write_skill(), boost::json::parse(R"({"path":"other/a.md","content":"x"})")).code,
-              queued.decision.code);
+    EXPECT_EQ(
+        engine.decide(bob, testing::fs_write_skill(), boost::json::parse(R"({"path":"other/a.md","content":"x"})"))
+            .code,
+        queued.decision.code);
 }
 
 }  // namespace

@@ -24,7 +24,8 @@ TEST(UsersFile, ReadsEveryFieldAndResolvesWorkspaces) {
     trust: bounded_auto
     workspace: work/alice
     default_mode: dual
-    api_token_sha256: )") + "BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD" + R"~(
+    api_token_sha256: )") + "BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD" +
+                                                      R"~(
   - id: bob
     role: standard
     trust: suggest
@@ -153,9 +154,10 @@ TEST(ApiToken, VerifiesOnlyTheRightTokenAgainstWellFormedHashes) {
 }
 
 TEST(ApiToken, AuthenticateFindsTheUserWhoseHashMatches) {
-    const std::string yaml = "users:\n  - {id: a, role: owner, trust: suggest, api_token_sha256: " +
-                             hash_api_token("token-a") + "}\n  - {id: b, role: standard, trust: suggest, api_token_sha256: " +
-                             hash_api_token("token-b") + "}\n  - {id: c, role: guest, trust: observe}\n";
+    const std::string yaml =
+        "users:\n  - {id: a, role: owner, trust: suggest, api_token_sha256: " + hash_api_token("token-a") +
+        "}\n  - {id: b, role: standard, trust: suggest, api_token_sha256: " + hash_api_token("token-b") +
+        "}\n  - {id: c, role: guest, trust: observe}\n";
     auto users = parse_users(yaml, "users.yaml", "/tmp/ws");
     ASSERT_TRUE(users.ok()) << users.error().message;
     ASSERT_NE(users->authenticate("token-b"), nullptr);

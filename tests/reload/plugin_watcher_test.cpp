@@ -257,7 +257,9 @@ TEST_F(PluginWatcherTest, TemporaryNamesAreIgnored) {
 }
 
 PluginWatcher* signal_target = nullptr;
-void on_sighup(int) { signal_target->request_rescan(); }
+void on_sighup(int) {
+    signal_target->request_rescan();
+}
 
 TEST_F(PluginWatcherTest, ARescanRequestedFromASignalHandlerSeesUnwatchedChanges) {
     const auto manifest = install_fixture("echo", plugins);
@@ -286,7 +288,8 @@ TEST_F(PluginWatcherTest, ARescanRequestedFromASignalHandlerSeesUnwatchedChanges
 TEST_F(PluginWatcherTest, AnOverflowedEventQueueLeadsToAFullRescan) {
     std::ostringstream captured;
     auto previous = spdlog::default_logger();
-    spdlog::set_default_logger(std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(captured)));
+    spdlog::set_default_logger(
+        std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(captured)));
     struct RestoreLogger {
         std::shared_ptr<spdlog::logger> logger;
         ~RestoreLogger() { spdlog::set_default_logger(logger); }

@@ -39,8 +39,8 @@ TEST(Abi11Plugin, FindsTheLlmExtensionAndNotAnUnknownOne) {
 
     ASSERT_TRUE(probe.ok) << probe.to_json();
     const Json result = probe.result();
-    EXPECT_EQ(result["host_abi"].as_string(), std::to_string(SKILLHOST_ABI_VERSION_MAJOR) + "." +
-                                                   std::to_string(SKILLHOST_ABI_VERSION_MINOR));
+    EXPECT_EQ(result["host_abi"].as_string(),
+              std::to_string(SKILLHOST_ABI_VERSION_MAJOR) + "." + std::to_string(SKILLHOST_ABI_VERSION_MINOR));
     EXPECT_TRUE(result["llm"].as_bool());
     EXPECT_TRUE(result["llm_same_as_member"].as_bool());
     EXPECT_FALSE(result["unknown"].as_bool());

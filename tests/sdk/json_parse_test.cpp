@@ -57,8 +57,8 @@ TEST(JsonParse, DecodesEveryStandardEscape) {
 
 TEST(JsonParse, DecodesUnicodeEscapesToUtf8) {
     EXPECT_EQ(Json::parse(R"("\u0041")").as_string(), "A");
-    EXPECT_EQ(Json::parse(R"("\u00e9")").as_string(), "\xC3\xA9");          // é
-    EXPECT_EQ(Json::parse(R"("\u20AC")").as_string(), "\xE2\x82\xAC");      // €
+    EXPECT_EQ(Json::parse(R"("\u00e9")").as_string(), "\xC3\xA9");      // é
+    EXPECT_EQ(Json::parse(R"("\u20AC")").as_string(), "\xE2\x82\xAC");  // €
     EXPECT_EQ(Json::parse(R"("\u0000")").as_string(), std::string(1, '\0'));
 }
 

@@ -72,7 +72,8 @@ TEST(JsonValue, ReplacesInvalidUtf8WhenDumpingSoTheHostAcceptsTheResult) {
     EXPECT_EQ(Json(cut).dump(), "\"caf" + replacement + "\"");
     EXPECT_EQ(Json(std::string("\xFF")).dump(), "\"" + replacement + "\"");
     EXPECT_EQ(Json(std::string("\xC0\xAF")).dump(), "\"" + replacement + replacement + "\"");  // overlong '/'
-    EXPECT_EQ(Json(std::string("\xED\xA0\x80")).dump(), "\"" + replacement + replacement + replacement + "\"");  // surrogate
+    EXPECT_EQ(Json(std::string("\xED\xA0\x80")).dump(),
+              "\"" + replacement + replacement + replacement + "\"");                            // surrogate
     EXPECT_EQ(Json(std::string("\xF4\x90\x80\x80")).dump().size(), 2 + 4 * replacement.size());  // > U+10FFFF
     // Valid sequences of every length pass through unchanged.
     std::string valid = "A\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80";

@@ -20,8 +20,12 @@ namespace {
 
 using skillhost::Json;
 
-skillhost_string_view view(std::string_view s) { return {s.data(), s.size()}; }
-std::string str(skillhost_string_view s) { return s.data ? std::string(s.data, s.size) : std::string(); }
+skillhost_string_view view(std::string_view s) {
+    return {s.data(), s.size()};
+}
+std::string str(skillhost_string_view s) {
+    return s.data ? std::string(s.data, s.size) : std::string();
+}
 
 // The host's side of skillhost_result_writer: records every write so a test can check that
 // exactly one happened.
@@ -54,7 +58,8 @@ public:
     TestPluginLibrary() : handle_(::dlopen(SKILLHOST_SDK_TEST_PLUGIN, RTLD_NOW | RTLD_LOCAL)) {
         if (!handle_) throw std::runtime_error(std::string("dlopen failed: ") + ::dlerror());
         entry_ = reinterpret_cast<const skillhost_plugin* (*)()>(::dlsym(handle_, "skillhost_plugin_entry"));
-        counters_ = reinterpret_cast<PluginHookCounters* (*)()>(::dlsym(handle_, SKILLHOST_TEST_PLUGIN_COUNTERS_SYMBOL));
+        counters_ =
+            reinterpret_cast<PluginHookCounters* (*)()>(::dlsym(handle_, SKILLHOST_TEST_PLUGIN_COUNTERS_SYMBOL));
         if (!entry_ || !counters_) throw std::runtime_error("the test plugin lacks an exported symbol");
     }
     ~TestPluginLibrary() { ::dlclose(handle_); }
@@ -166,9 +171,9 @@ TEST_F(SkillBoundary, DescriptorCarriesVersionNameAndSkillsInOrder) {
     EXPECT_EQ(plugin_->struct_size, sizeof(skillhost_plugin));
     EXPECT_STREQ(plugin_->name, "sdk_test_plugin");
     EXPECT_STREQ(plugin_->version, "2.3.4");
-    const std::vector<std::string> expected = {"echo_context", "fail_with_code", "fail_with_scalar_details",
-                                               "read_integer", "throw_std_exception", "throw_non_exception",
-                                               "wait_for_cancel", "ask_model", "log_line"};
+    const std::vector<std::string> expected = {"echo_context",    "fail_with_code",      "fail_with_scalar_details",
+                                               "read_integer",    "throw_std_exception", "throw_non_exception",
+                                               "wait_for_cancel", "ask_model",           "log_line"};
     ASSERT_EQ(plugin_->skill_count, expected.size());
     for (std::size_t i = 0; i < expected.size(); ++i) {
         EXPECT_EQ(plugin_->skills[i].id, expected[i]);

@@ -14,12 +14,14 @@ namespace fs = std::filesystem;
 DaemonProcess::DaemonProcess(DaemonSetup setup) {
     fs::create_directories(plugins_dir());
     fs::create_directories(home());
-    std::string config = "plugin_dirs: [" + plugins_dir().string() + "]\nreload_debounce_ms: 20\nserver:\n  listen: 127.0.0.1:0\n";
+    std::string config =
+        "plugin_dirs: [" + plugins_dir().string() + "]\nreload_debounce_ms: 20\nserver:\n  listen: 127.0.0.1:0\n";
     config += setup.server_yaml;
     write_file(etc() / "skillhost.yaml", config);
     std::string users = "users:\n";
-    for (const char* line : {"{id: owner, role: owner, trust: bounded_auto", "{id: alice, role: standard, trust: supervised_auto",
-                             "{id: eve, role: guest, trust: observe, default_mode: emulation"}) {
+    for (const char* line :
+         {"{id: owner, role: owner, trust: bounded_auto", "{id: alice, role: standard, trust: supervised_auto",
+          "{id: eve, role: guest, trust: observe, default_mode: emulation"}) {
         const std::string text(line);
         const std::string id = text.substr(5, text.find(',') - 5);
         users += "  - " + text + ", api_token_sha256: " + policy::hash_api_token(token(id)) + "}\n";
@@ -46,10 +48,10 @@ DaemonProcess::~DaemonProcess() {
 void DaemonProcess::start() {
     const fs::path port_file = home() / "port";
     fs::remove(port_file);
-    process_ = std::make_unique<ChildProcess>(std::vector<std::string>{SKILLHOST_BINARY, "serve", "--config",
-                                                                       (etc() / "skillhost.yaml").string(), "--home",
-                                                                       home().string(), "--port-file", port_file.string()},
-                                              std::map<std::string, std::string>{{"SKILLHOST_LOG_LEVEL", "info"}});
+    process_ = std::make_unique<ChildProcess>(
+        std::vector<std::string>{SKILLHOST_BINARY, "serve", "--config", (etc() / "skillhost.yaml").string(), "--home",
+                                 home().string(), "--port-file", port_file.string()},
+        std::map<std::string, std::string>{{"SKILLHOST_LOG_LEVEL", "info"}});
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     while (std::chrono::steady_clock::now() < deadline) {
         std::ifstream in(port_file);
@@ -70,7 +72,9 @@ int DaemonProcess::stop(std::chrono::milliseconds timeout) {
     return code;
 }
 
-std::string DaemonProcess::log() { return process_ ? process_->stderr_text() : std::string(); }
+std::string DaemonProcess::log() {
+    return process_ ? process_->stderr_text() : std::string();
+}
 
 HttpResult DaemonProcess::get(const std::string& target, std::string_view user) {
     return http_request(port_, RequestSpec{"GET", target, "", user.empty() ? "" : token(user), {}});

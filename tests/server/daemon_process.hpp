@@ -19,9 +19,9 @@ struct DaemonSetup {
     // Users: owner (owner, bounded_auto), alice (standard, supervised_auto), eve (guest, observe,
     // emulation), each with token "<id>-token" in users.yaml as a hash.
     std::string policy_yaml;
-    std::string models_yaml;               // empty: the built-in model for every role
-    std::string script_yaml;               // written to etc/script.yaml (for a scripted model)
-    std::string server_yaml;               // extra lines under `server:` (indented by two spaces)
+    std::string models_yaml;  // empty: the built-in model for every role
+    std::string script_yaml;  // written to etc/script.yaml (for a scripted model)
+    std::string server_yaml;  // extra lines under `server:` (indented by two spaces)
     bool echo_fixture = true;
 };
 

@@ -40,7 +40,9 @@ http::request<http::string_body> make_request(const RequestSpec& spec) {
 
 }  // namespace
 
-boost::json::value HttpResult::json() const { return boost::json::parse(body); }
+boost::json::value HttpResult::json() const {
+    return boost::json::parse(body);
+}
 
 std::string HttpResult::error_code() const {
     boost::system::error_code ec;
@@ -73,7 +75,9 @@ HttpResult http_request(std::uint16_t port, const RequestSpec& spec, std::chrono
     return out;
 }
 
-boost::json::value SseEvent::json() const { return boost::json::parse(data); }
+boost::json::value SseEvent::json() const {
+    return boost::json::parse(data);
+}
 
 SseStream::SseStream(std::uint16_t port, const RequestSpec& spec) {
     socket_.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
@@ -114,7 +118,8 @@ SseStream::~SseStream() {
 
 bool SseStream::fill(std::chrono::steady_clock::time_point deadline) {
     if (ended_) return false;
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
     if (left <= 0) return false;
     pollfd p{socket_.native_handle(), POLLIN, 0};
     if (::poll(&p, 1, static_cast<int>(left)) <= 0) return false;
@@ -163,7 +168,8 @@ std::optional<SseEvent> SseStream::next(std::chrono::milliseconds timeout) {
 std::optional<SseEvent> SseStream::next_named(const std::string& name, std::chrono::milliseconds timeout) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (true) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0) return std::nullopt;
         auto event = next(left);
         if (!event) return std::nullopt;

@@ -32,7 +32,8 @@ struct RequestSpec {
     std::vector<std::pair<std::string, std::string>> headers;
 };
 
-HttpResult http_request(std::uint16_t port, const RequestSpec& spec, std::chrono::milliseconds timeout = std::chrono::seconds(30));
+HttpResult http_request(std::uint16_t port, const RequestSpec& spec,
+                        std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
 struct SseEvent {
     std::string name;
@@ -50,7 +51,8 @@ public:
     // The next event, or nullopt at the end of the stream or when `timeout` passes.
     std::optional<SseEvent> next(std::chrono::milliseconds timeout = std::chrono::seconds(20));
     // Reads events until one is named `name`; nullopt at the end or timeout.
-    std::optional<SseEvent> next_named(const std::string& name, std::chrono::milliseconds timeout = std::chrono::seconds(20));
+    std::optional<SseEvent> next_named(const std::string& name,
+                                       std::chrono::milliseconds timeout = std::chrono::seconds(20));
     bool ended() const { return ended_; }
     std::string body_text() const { return buffer_; }  // unread text (e.g. a non-stream error body)
 

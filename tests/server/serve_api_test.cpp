@@ -43,7 +43,8 @@ TEST_F(ServeApi, RequestsWithoutAValidTokenAre401WithTheReason) {
     EXPECT_EQ(wrong.status, 401);
     EXPECT_EQ(wrong.error_code(), "AUTH_INVALID");
 
-    auto malformed = http_request(d().port(), RequestSpec{"GET", "/v1/skills", "", "", {{"Authorization", "Basic abc"}}});
+    auto malformed =
+        http_request(d().port(), RequestSpec{"GET", "/v1/skills", "", "", {{"Authorization", "Basic abc"}}});
     EXPECT_EQ(malformed.status, 401);
     EXPECT_EQ(malformed.error_code(), "AUTH_MALFORMED");
 }
@@ -230,7 +231,8 @@ TEST_F(ServeApi, MetricsCountCallsPerSkillWithLatencyHistograms) {
     EXPECT_THAT(m, HasSubstr("skillhost_skill_calls_total{skill=\"noop\",outcome=\"ok\"} 2"));
     EXPECT_THAT(m, HasSubstr("skillhost_skill_call_duration_seconds_count{skill=\"noop\"} 2"));
     EXPECT_THAT(m, HasSubstr("skillhost_skill_call_duration_seconds_bucket{skill=\"noop\",le=\"+Inf\"} 2"));
-    EXPECT_THAT(m, HasSubstr("skillhost_http_requests_total{method=\"POST\",route=\"/v1/skills/{id}/call\",status=\"200\"}"));
+    EXPECT_THAT(
+        m, HasSubstr("skillhost_http_requests_total{method=\"POST\",route=\"/v1/skills/{id}/call\",status=\"200\"}"));
     EXPECT_THAT(m, HasSubstr("skillhost_catalog_version 1"));
     EXPECT_THAT(m, HasSubstr("# TYPE skillhost_approvals_pending gauge"));
     EXPECT_THAT(m, HasSubstr("# TYPE skillhost_llm_call_duration_seconds histogram"));
@@ -258,8 +260,9 @@ TEST(ServeErrors, SomethingUnexpectedIsA500WithACorrelationIdThatIsAlsoLogged) {
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open((d.home() / "skillhost.db").c_str(), &db), SQLITE_OK);
     sqlite3_busy_timeout(db, 5000);
-    const char* sql = "INSERT INTO runs (id, user_id, status, goal, created_ms, updated_ms, record) "
-                      "VALUES ('run-broken', 'alice', 'completed', 'x', 1, 1, '{not json')";
+    const char* sql =
+        "INSERT INTO runs (id, user_id, status, goal, created_ms, updated_ms, record) "
+        "VALUES ('run-broken', 'alice', 'completed', 'x', 1, 1, '{not json')";
     ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
     sqlite3_close(db);
 

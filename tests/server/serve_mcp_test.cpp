@@ -23,7 +23,8 @@ struct McpClient {
     std::string session;
 
     RequestSpec spec(const json::value& body, bool with_session = true) const {
-        RequestSpec s{"POST", "/mcp", json::serialize(body), DaemonProcess::token(user), {{"Accept", "application/json"}}};
+        RequestSpec s{
+            "POST", "/mcp", json::serialize(body), DaemonProcess::token(user), {{"Accept", "application/json"}}};
         if (with_session && !session.empty()) s.headers.emplace_back("Mcp-Session-Id", session);
         return s;
     }
@@ -35,10 +36,13 @@ struct McpClient {
         return r.json();
     }
     void initialize(json::object capabilities = {}) {
-        auto r = http_request(d.port(), spec(json::object{{"jsonrpc", "2.0"}, {"id", 0}, {"method", "initialize"},
-                                                          {"params", {{"protocolVersion", "2025-11-25"},
-                                                                      {"capabilities", capabilities},
-                                                                      {"clientInfo", {{"name", "test"}, {"version", "1"}}}}}},
+        auto r = http_request(d.port(), spec(json::object{{"jsonrpc", "2.0"},
+                                                          {"id", 0},
+                                                          {"method", "initialize"},
+                                                          {"params",
+                                                           {{"protocolVersion", "2025-11-25"},
+                                                            {"capabilities", capabilities},
+                                                            {"clientInfo", {{"name", "test"}, {"version", "1"}}}}}},
                                              false));
         ASSERT_EQ(r.status, 200) << r.body;
         ASSERT_TRUE(r.headers.count("mcp-session-id")) << r.body;
@@ -74,7 +78,9 @@ TEST(ServeMcp, ASessionListsAndCallsToolsOverJsonAndEventStreams) {
     auto call = c.request("tools/call", {{"name", "add"}, {"arguments", {{"a", 19}, {"b", 23}}}}, 2);
     EXPECT_EQ(call.at("result").at("structuredContent").at("sum").to_number<int>(), 42);
 
-    auto stream = c.stream(json::object{{"jsonrpc", "2.0"}, {"id", "s1"}, {"method", "tools/call"},
+    auto stream = c.stream(json::object{{"jsonrpc", "2.0"},
+                                        {"id", "s1"},
+                                        {"method", "tools/call"},
                                         {"params", {{"name", "add"}, {"arguments", {{"a", 1}, {"b", 2}}}}}});
     ASSERT_EQ(stream->status(), 200);
     auto answer = stream->next();
@@ -142,12 +148,14 @@ TEST(ServeMcp, TheServerStreamAnnouncesToolsInstalledDuringTheSession) {
     d.start();
     McpClient c{d, "alice", ""};
     c.initialize();
-    SseStream events(d.port(), RequestSpec{"GET", "/mcp", "", DaemonProcess::token("alice"), {{"Mcp-Session-Id", c.session}}});
+    SseStream events(d.port(),
+                     RequestSpec{"GET", "/mcp", "", DaemonProcess::token("alice"), {{"Mcp-Session-Id", c.session}}});
     ASSERT_EQ(events.status(), 200);
     const auto source = std::filesystem::path(SKILLHOST_TEST_FIXTURES_BINARY_DIR) / "echo";
     const auto staging = d.home() / "staging";
     std::filesystem::create_directories(staging);
-    for (const auto& e : std::filesystem::directory_iterator(source)) std::filesystem::copy_file(e.path(), staging / e.path().filename());
+    for (const auto& e : std::filesystem::directory_iterator(source))
+        std::filesystem::copy_file(e.path(), staging / e.path().filename());
     std::filesystem::rename(staging / "libecho.so", d.plugins_dir() / "libecho.so");
     std::filesystem::rename(staging / "echo.yaml", d.plugins_dir() / "echo.yaml");
     auto changed = events.next(std::chrono::seconds(20));
@@ -163,23 +171,29 @@ TEST(ServeMcp, ApprovalIsAskedThroughElicitationOnTheCallsStream) {
     McpClient c{d, "alice", ""};
     c.initialize({{"elicitation", json::object()}});
     // With the server stream open too, the approval question still comes on the call's own stream.
-    SseStream server_stream(d.port(), RequestSpec{"GET", "/mcp", "", DaemonProcess::token("alice"), {{"Mcp-Session-Id", c.session}}});
+    SseStream server_stream(
+        d.port(), RequestSpec{"GET", "/mcp", "", DaemonProcess::token("alice"), {{"Mcp-Session-Id", c.session}}});
     ASSERT_EQ(server_stream.status(), 200);
     for (const std::string decision : {"approve", "reject"}) {
-        auto stream = c.stream(json::object{{"jsonrpc", "2.0"}, {"id", "call-" + decision}, {"method", "tools/call"},
+        auto stream = c.stream(json::object{{"jsonrpc", "2.0"},
+                                            {"id", "call-" + decision},
+                                            {"method", "tools/call"},
                                             {"params", {{"name", "add"}, {"arguments", {{"a", 2}, {"b", 3}}}}}});
         ASSERT_EQ(stream->status(), 200);
         auto ask = stream->next();
         ASSERT_TRUE(ask) << d.log();
         ASSERT_EQ(ask->json().at("method").as_string(), "elicitation/create") << ask->data;
-        auto reply = c.post(json::object{{"jsonrpc", "2.0"}, {"id", ask->json().at("id")},
-                                         {"result", {{"action", "accept"}, {"content", {{"decision", decision}, {"reason", "test"}}}}}});
+        auto reply = c.post(json::object{
+            {"jsonrpc", "2.0"},
+            {"id", ask->json().at("id")},
+            {"result", {{"action", "accept"}, {"content", {{"decision", decision}, {"reason", "test"}}}}}});
         EXPECT_EQ(reply.status, 202);
         auto result = stream->next();
         ASSERT_TRUE(result);
         EXPECT_EQ(result->json().at("id").as_string(), "call-" + decision);
         if (decision == "approve") {
-            EXPECT_EQ(result->json().at("result").at("structuredContent").at("sum").to_number<int>(), 5) << result->data;
+            EXPECT_EQ(result->json().at("result").at("structuredContent").at("sum").to_number<int>(), 5)
+                << result->data;
         } else {
             EXPECT_TRUE(result->json().at("result").at("isError").as_bool()) << result->data;
         }
@@ -194,12 +208,15 @@ TEST(ServeMcp, CancellingACallStopsItAndEndsItsStream) {
     // A skill that would answer after 20 s: an answer on the stream means the cancel did not work.
     constexpr auto skill_time = std::chrono::seconds(20);
     const auto started = std::chrono::steady_clock::now();
-    auto stream = c.stream(json::object{{"jsonrpc", "2.0"}, {"id", "slow"}, {"method", "tools/call"},
+    auto stream = c.stream(json::object{{"jsonrpc", "2.0"},
+                                        {"id", "slow"},
+                                        {"method", "tools/call"},
                                         {"params", {{"name", "sleep"}, {"arguments", {{"ms", 20000}}}}}});
     ASSERT_EQ(stream->status(), 200);  // the endpoint registers the id before it opens the stream
     auto same_id = c.post(json::object{{"jsonrpc", "2.0"}, {"id", "slow"}, {"method", "ping"}});
     EXPECT_EQ(same_id.status, 400) << same_id.body;  // its id is still in flight
-    auto cancel = c.post(json::object{{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"},
+    auto cancel = c.post(json::object{{"jsonrpc", "2.0"},
+                                      {"method", "notifications/cancelled"},
                                       {"params", {{"requestId", "slow"}, {"reason", "stop"}}}});
     EXPECT_EQ(cancel.status, 202);
     // Waits past the moment the uncancelled skill would have answered: the stream ends with no response.
@@ -214,10 +231,11 @@ TEST(ServeMcp, CancellingACallStopsItAndEndsItsStream) {
 TEST(ServeMcp, TheOfficialTypeScriptSdkClientWorksOverStreamableHttp) {
     DaemonProcess d(setup_with("global:\n  ask: [\"add\"]\n"));
     d.start();
-    auto r = run_process({"/bin/sh", SKILLHOST_MCP_SDK_SCRIPT, SKILLHOST_MCP_HTTP_SDK_CACHE, SKILLHOST_MCP_HTTP_SDK_CLIENT,
-                          "http://127.0.0.1:" + std::to_string(d.port()) + "/mcp", DaemonProcess::token("alice"),
-                          d.plugins_dir().string(), std::string(SKILLHOST_TEST_FIXTURES_BINARY_DIR) + "/plain_c"},
-                         {}, {}, 100000);  // below ctest's 120 s, so a hang reports its output
+    auto r =
+        run_process({"/bin/sh", SKILLHOST_MCP_SDK_SCRIPT, SKILLHOST_MCP_HTTP_SDK_CACHE, SKILLHOST_MCP_HTTP_SDK_CLIENT,
+                     "http://127.0.0.1:" + std::to_string(d.port()) + "/mcp", DaemonProcess::token("alice"),
+                     d.plugins_dir().string(), std::string(SKILLHOST_TEST_FIXTURES_BINARY_DIR) + "/plain_c"},
+                    {}, {}, 100000);  // below ctest's 120 s, so a hang reports its output
     if (r.exit_code == 77) GTEST_SKIP() << "node or npm is not installed (outside CI only): " << r.err;
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err << "\n" << d.log();
     EXPECT_NE(r.out.find("all checks passed"), std::string::npos) << r.out << r.err;
@@ -232,10 +250,15 @@ TEST(ServeMcp, EventStreamsBeyondMaxStreamsAre503UntilOneCloses) {
     d.start();
     McpClient c{d, "alice", ""};
     c.initialize();
-    const json::object add{{"jsonrpc", "2.0"}, {"id", "s"}, {"method", "tools/call"},
+    const json::object add{{"jsonrpc", "2.0"},
+                           {"id", "s"},
+                           {"method", "tools/call"},
                            {"params", {{"name", "add"}, {"arguments", {{"a", 1}, {"b", 2}}}}}};
     auto server_stream = std::make_unique<SseStream>(
-        d.port(), RequestSpec{"GET", "/mcp", "", DaemonProcess::token("alice"),
+        d.port(), RequestSpec{"GET",
+                              "/mcp",
+                              "",
+                              DaemonProcess::token("alice"),
                               {{"Mcp-Session-Id", c.session}, {"Accept", "text/event-stream"}}});
     ASSERT_EQ(server_stream->status(), 200) << server_stream->body_text();
 
@@ -243,14 +266,20 @@ TEST(ServeMcp, EventStreamsBeyondMaxStreamsAre503UntilOneCloses) {
     EXPECT_EQ(refused->status(), 503) << refused->body_text();
     EXPECT_THAT(refused->body_text(), HasSubstr("TOO_MANY_STREAMS"));
     EXPECT_EQ(c.request("tools/call", {{"name", "add"}, {"arguments", {{"a", 2}, {"b", 2}}}}, 7)
-                  .at("result").at("structuredContent").at("sum").to_number<int>(), 4);
+                  .at("result")
+                  .at("structuredContent")
+                  .at("sum")
+                  .to_number<int>(),
+              4);
 
     // The client goes away; the server notices when its next write fails (a keep-alive comment is
     // written after 15 s of quiet) and frees the slot.
     server_stream.reset();
     int status = 0;
     for (int attempt = 0; attempt < 3000 && status != 200; ++attempt) {
-        auto again = c.stream(json::object{{"jsonrpc", "2.0"}, {"id", "s" + std::to_string(attempt)}, {"method", "tools/call"},
+        auto again = c.stream(json::object{{"jsonrpc", "2.0"},
+                                           {"id", "s" + std::to_string(attempt)},
+                                           {"method", "tools/call"},
                                            {"params", {{"name", "add"}, {"arguments", {{"a", 1}, {"b", 2}}}}}});
         status = again->status();
         if (status != 200) std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -270,11 +299,15 @@ TEST(ServeMcp, SessionsPerUserAreCappedAndEndingOneMakesRoom) {
         ASSERT_FALSE(sessions.back().session.empty()) << "session " << i;
     }
     McpClient one_more{d, "alice", ""};
-    auto refused = http_request(d.port(), one_more.spec(json::object{{"jsonrpc", "2.0"}, {"id", 0}, {"method", "initialize"},
-                                                                      {"params", {{"protocolVersion", "2025-11-25"},
-                                                                                  {"capabilities", json::object()},
-                                                                                  {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}},
-                                                         false));
+    auto refused =
+        http_request(d.port(), one_more.spec(json::object{{"jsonrpc", "2.0"},
+                                                          {"id", 0},
+                                                          {"method", "initialize"},
+                                                          {"params",
+                                                           {{"protocolVersion", "2025-11-25"},
+                                                            {"capabilities", json::object()},
+                                                            {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}},
+                                             false));
     EXPECT_EQ(refused.status, 429) << refused.body;
     EXPECT_EQ(refused.error_code(), "TOO_MANY_SESSIONS");
     EXPECT_THAT(refused.body, HasSubstr("DELETE /mcp"));
@@ -283,8 +316,10 @@ TEST(ServeMcp, SessionsPerUserAreCappedAndEndingOneMakesRoom) {
     owner.initialize();
     EXPECT_FALSE(owner.session.empty());
 
-    auto ended = http_request(d.port(), RequestSpec{"DELETE", "/mcp", "", DaemonProcess::token("alice"),
-                                                    {{"Mcp-Session-Id", sessions.front().session}}});
+    auto ended = http_request(
+        d.port(),
+        RequestSpec{
+            "DELETE", "/mcp", "", DaemonProcess::token("alice"), {{"Mcp-Session-Id", sessions.front().session}}});
     EXPECT_EQ(ended.status, 204) << ended.body;
     one_more.initialize();
     EXPECT_FALSE(one_more.session.empty());

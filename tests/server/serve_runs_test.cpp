@@ -19,9 +19,12 @@ using ::testing::HasSubstr;
 namespace json = boost::json;
 
 std::string act(const std::string& tool, const std::string& args) {
-    return json::serialize(json::object{{"thought", "use " + tool}, {"action", json::object{{"tool", tool}, {"args", json::parse(args)}}}});
+    return json::serialize(json::object{{"thought", "use " + tool},
+                                        {"action", json::object{{"tool", tool}, {"args", json::parse(args)}}}});
 }
-std::string respond() { return R"({"thought":"the data answers the goal","respond":true,"response_style":"default"})"; }
+std::string respond() {
+    return R"({"thought":"the data answers the goal","respond":true,"response_style":"default"})";
+}
 
 // A script for the orchestrator role only (the other roles stay on the built-in model).
 DaemonSetup scripted(const std::vector<std::string>& replies) {
@@ -33,7 +36,8 @@ DaemonSetup scripted(const std::vector<std::string>& replies) {
     return setup;
 }
 
-json::value wait_for_status(DaemonProcess& d, const std::string& id, const std::string& status, std::string_view user = "alice") {
+json::value wait_for_status(DaemonProcess& d, const std::string& id, const std::string& status,
+                            std::string_view user = "alice") {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     json::value last;
     while (std::chrono::steady_clock::now() < deadline) {
@@ -51,8 +55,11 @@ json::value wait_for_status(DaemonProcess& d, const std::string& id, const std::
 TEST(ServeRuns, AScriptedRunStreamsEveryEventFromStartToCompletion) {
     DaemonProcess d(scripted({act("task_list", "{}"), respond()}));
     d.start();
-    SseStream stream(d.port(), RequestSpec{"POST", "/v1/runs", R"({"goal":"Which tasks are still open in my task list?"})",
-                                           DaemonProcess::token("alice"), {}});
+    SseStream stream(d.port(), RequestSpec{"POST",
+                                           "/v1/runs",
+                                           R"({"goal":"Which tasks are still open in my task list?"})",
+                                           DaemonProcess::token("alice"),
+                                           {}});
     ASSERT_EQ(stream.status(), 200) << stream.body_text();
     EXPECT_THAT(stream.headers().at("content-type"), HasSubstr("text/event-stream"));
     auto first = stream.next();
@@ -90,8 +97,10 @@ TEST(ServeRuns, ApprovingFromASecondClientResumesTheRunTheFirstIsStreaming) {
     setup.policy_yaml = "global:\n  ask: [\"task_create\"]\n";
     DaemonProcess d(setup);
     d.start();
-    SseStream stream(d.port(), RequestSpec{"POST", "/v1/runs", R"({"goal":"Create a task to call the dentist"})",
-                                           DaemonProcess::token("alice"), {}});
+    SseStream stream(
+        d.port(),
+        RequestSpec{
+            "POST", "/v1/runs", R"({"goal":"Create a task to call the dentist"})", DaemonProcess::token("alice"), {}});
     ASSERT_EQ(stream.status(), 200);
     auto paused = stream.next_named("status");
     ASSERT_TRUE(paused) << d.log();
@@ -100,7 +109,8 @@ TEST(ServeRuns, ApprovingFromASecondClientResumesTheRunTheFirstIsStreaming) {
     const std::string run_id(paused->json().at("run_id").as_string());
 
     // A second watcher attaches while the run waits.
-    SseStream watcher(d.port(), RequestSpec{"GET", "/v1/runs/" + run_id + "/events", "", DaemonProcess::token("alice"), {}});
+    SseStream watcher(d.port(),
+                      RequestSpec{"GET", "/v1/runs/" + run_id + "/events", "", DaemonProcess::token("alice"), {}});
     ASSERT_EQ(watcher.status(), 200);
 
     auto approved = d.post("/v1/approvals/" + approval + "/approve", "", "owner");
@@ -126,14 +136,16 @@ TEST(ServeRuns, AStreamedRunApprovedFromTheCliStillEndsItsStream) {
     setup.policy_yaml = "global:\n  ask: [\"task_create\"]\n";
     DaemonProcess d(setup);
     d.start();
-    SseStream stream(d.port(), RequestSpec{"POST", "/v1/runs", R"({"goal":"Create a task to call the dentist"})",
-                                           DaemonProcess::token("alice"), {}});
+    SseStream stream(
+        d.port(),
+        RequestSpec{
+            "POST", "/v1/runs", R"({"goal":"Create a task to call the dentist"})", DaemonProcess::token("alice"), {}});
     auto paused = stream.next_named("status");
     ASSERT_TRUE(paused) << d.log();
     const std::string approval(paused->json().at("approval_id").as_string());
     // Another process (the CLI) approves and resumes the run; the daemon's stream must still end.
-    auto cli = run_process({SKILLHOST_BINARY, "approvals", "approve", approval, "--config", (d.etc() / "skillhost.yaml").string(),
-                            "--home", d.home().string()});
+    auto cli = run_process({SKILLHOST_BINARY, "approvals", "approve", approval, "--config",
+                            (d.etc() / "skillhost.yaml").string(), "--home", d.home().string()});
     ASSERT_EQ(cli.exit_code, 0) << cli.out << cli.err;
     auto end = stream.next_named("end");
     ASSERT_TRUE(end) << d.log();
@@ -199,8 +211,11 @@ TEST(ServeRuns, AStuckRunIsGuidedThroughTheApi) {
     auto empty = d.post("/v1/runs/" + id + "/guidance", R"({"text":"  "})", "alice");
     EXPECT_EQ(empty.status, 400);
     EXPECT_EQ(empty.error_code(), "GUIDANCE_EMPTY");
-    SseStream stream(d.port(), RequestSpec{"POST", "/v1/runs/" + id + "/guidance", R"({"text":"Look at the task list instead"})",
-                                           DaemonProcess::token("alice"), {}});
+    SseStream stream(d.port(), RequestSpec{"POST",
+                                           "/v1/runs/" + id + "/guidance",
+                                           R"({"text":"Look at the task list instead"})",
+                                           DaemonProcess::token("alice"),
+                                           {}});
     ASSERT_EQ(stream.status(), 200) << stream.body_text();
     auto end = stream.next_named("end");
     ASSERT_TRUE(end) << d.log();
@@ -213,7 +228,8 @@ TEST(ServeRuns, AStuckRunIsGuidedThroughTheApi) {
 TEST(ServeRuns, WithTheModelDownReadinessSaysWhyAndRunsFailAsResources) {
     DaemonSetup setup;
     setup.models_yaml =
-        "models:\n  down: {backend: ollama, model: nothing, base_url: \"http://127.0.0.1:9\", retries: 0, timeouts: {connect_ms: 500}}\n"
+        "models:\n  down: {backend: ollama, model: nothing, base_url: \"http://127.0.0.1:9\", retries: 0, timeouts: "
+        "{connect_ms: 500}}\n"
         "roles:\n  orchestrator: down\n  classifier: down\n";
     DaemonProcess d(setup);
     d.start();
@@ -274,8 +290,10 @@ TEST(ServeShutdown, SighupRescansAndHotReloadShowsInTheCatalogAndMetrics) {
         std::filesystem::copy_file(e.path(), staging / e.path().filename());
     }
     for (const auto& e : std::filesystem::directory_iterator(staging)) {
-        if (e.path().extension() == ".yaml") manifests.push_back(e.path());
-        else std::filesystem::rename(e.path(), d.plugins_dir() / e.path().filename());
+        if (e.path().extension() == ".yaml")
+            manifests.push_back(e.path());
+        else
+            std::filesystem::rename(e.path(), d.plugins_dir() / e.path().filename());
     }
     for (const auto& m : manifests) std::filesystem::rename(m, d.plugins_dir() / m.filename());
     d.process().signal(SIGHUP);

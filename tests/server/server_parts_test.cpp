@@ -22,8 +22,14 @@ using ::testing::HasSubstr;
 TEST(RouteTable, MatchesPatternsCapturesParametersAndKnowsOtherMethods) {
     RouteTable routes;
     int hit = 0;
-    routes.add(http::verb::get, "/v1/runs/{id}", [&hit](ApiRequest&) -> Reply { hit = 1; return Response{}; });
-    routes.add(http::verb::post, "/v1/runs/{id}/cancel", [&hit](ApiRequest&) -> Reply { hit = 2; return Response{}; });
+    routes.add(http::verb::get, "/v1/runs/{id}", [&hit](ApiRequest&) -> Reply {
+        hit = 1;
+        return Response{};
+    });
+    routes.add(http::verb::post, "/v1/runs/{id}/cancel", [&hit](ApiRequest&) -> Reply {
+        hit = 2;
+        return Response{};
+    });
     auto m = routes.match(http::verb::get, "/v1/runs/run-1");
     ASSERT_NE(m.route, nullptr);
     EXPECT_EQ(m.params.at("id"), "run-1");

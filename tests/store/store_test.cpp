@@ -141,7 +141,8 @@ TEST(GuidanceStore, FindsPlaybooksBySimilarGoalForThatUserOnly) {
     TempDir home;
     auto store = GuidanceStore::open(home / "skillhost.db");
     ASSERT_TRUE(store.ok());
-    Playbook budget{"", "alice", "find the quarterly budget", "it is in finance/budget.xlsx", {"fs_read finance"}, "gdn-1"};
+    Playbook budget{"",     "alice", "find the quarterly budget", "it is in finance/budget.xlsx", {"fs_read finance"},
+                    "gdn-1"};
     Playbook garden{"", "alice", "plan the garden", "use the garden notes", {}, "gdn-2"};
     Playbook bobs{"", "bob", "find the budget", "bob's budget is elsewhere", {}, "gdn-3"};
     for (auto* p : {&budget, &garden, &bobs}) ASSERT_TRUE((*store)->add_playbook(*p).ok());

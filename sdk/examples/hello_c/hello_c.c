@@ -57,7 +57,9 @@ static void buffer_append(text_buffer* b, const char* bytes, size_t n) {
     b->data[b->size] = '\0';
 }
 
-static void buffer_append_text(text_buffer* b, const char* text) { buffer_append(b, text, strlen(text)); }
+static void buffer_append_text(text_buffer* b, const char* text) {
+    buffer_append(b, text, strlen(text));
+}
 
 /* Appends `s` as a JSON string literal, escaping quotes, backslashes and control characters. */
 static void buffer_append_json_string(text_buffer* b, const char* s, size_t n) {
@@ -251,7 +253,9 @@ bad:
 
 /* ---- Skills ------------------------------------------------------------------------------------- */
 
-static int is_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+static int is_space(unsigned char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
 
 static skillhost_status word_count(void* plugin_state, const skillhost_call_context* call,
                                    skillhost_string_view args_json, const skillhost_result_writer* writer) {
@@ -305,7 +309,8 @@ static skillhost_status greet(void* plugin_state, const skillhost_call_context* 
     if (!message.failed) buffer_append_json_string(&result, message.data, message.size);
     buffer_append_text(&result, "}");
     if (message.failed || result.failed) {
-        status = fail(writer, SKILLHOST_STATUS_ERROR, "OUT_OF_MEMORY", "the greeting did not fit in memory; use a shorter name");
+        status = fail(writer, SKILLHOST_STATUS_ERROR, "OUT_OF_MEMORY",
+                      "the greeting did not fit in memory; use a shorter name");
     } else {
         skillhost_string_view out;
         out.data = result.data;
@@ -332,10 +337,12 @@ static const skillhost_plugin hello_plugin = {
     "1.0.0",
     (uint32_t)(sizeof hello_skills / sizeof hello_skills[0]),
     hello_skills,
-    NULL, /* init: nothing to prepare */
-    NULL, /* shutdown: nothing to release */
+    NULL,                              /* init: nothing to prepare */
+    NULL,                              /* shutdown: nothing to release */
     (uint32_t)sizeof(skillhost_skill), /* 1.1: the stride of hello_skills */
-    NULL, /* 1.1 get_extension: this plugin offers no extensions */
+    NULL,                              /* 1.1 get_extension: this plugin offers no extensions */
 };
 
-SKILLHOST_EXPORT const skillhost_plugin* skillhost_plugin_entry(void) { return &hello_plugin; }
+SKILLHOST_EXPORT const skillhost_plugin* skillhost_plugin_entry(void) {
+    return &hello_plugin;
+}

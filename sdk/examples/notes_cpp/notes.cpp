@@ -61,6 +61,4 @@ Json note_list(const Call& call, const Json& args) {
 
 }  // namespace
 
-SKILLHOST_PLUGIN("notes_cpp", "1.0.0",
-                 SKILLHOST_SKILL("note_add", note_add),
-                 SKILLHOST_SKILL("note_list", note_list))
+SKILLHOST_PLUGIN("notes_cpp", "1.0.0", SKILLHOST_SKILL("note_add", note_add), SKILLHOST_SKILL("note_list", note_list))

@@ -146,8 +146,7 @@ public:
 
     // Numbers compare by value (1 == 1.0); objects compare as sets of members (order ignored).
     friend bool operator==(const Json& a, const Json& b) {
-        if (a.is_number() && b.is_number() && a.kind() != b.kind())
-            return a.as_double() == b.as_double();
+        if (a.is_number() && b.is_number() && a.kind() != b.kind()) return a.as_double() == b.as_double();
         if (a.is_object() && b.is_object()) {
             const Object& members = std::get<Object>(a.value_);
             if (members.size() != b.size()) return false;
@@ -178,7 +177,7 @@ public:
     }
 
     std::string describe() const {
-        static const char* names[] = {"null", "a boolean", "an integer", "a number",
+        static const char* names[] = {"null",     "a boolean", "an integer", "a number",
                                       "a string", "an array",  "an object"};
         return names[value_.index()];
     }
@@ -284,7 +283,10 @@ private:
             case Kind::integer: out += std::to_string(std::get<std::int64_t>(value_)); break;
             case Kind::number: {
                 double d = std::get<double>(value_);
-                if (!std::isfinite(d)) { out += "null"; break; }  // JSON has no NaN or infinity
+                if (!std::isfinite(d)) {
+                    out += "null";
+                    break;
+                }  // JSON has no NaN or infinity
                 write_double(out, d);
                 break;
             }
@@ -350,18 +352,25 @@ private:
         }
         Json value() {
             if (pos >= text.size()) fail("unexpected end of input, expected a value");
-            if (++depth > max_depth)
-                fail("nesting deeper than " + std::to_string(max_depth) + " levels");
+            if (++depth > max_depth) fail("nesting deeper than " + std::to_string(max_depth) + " levels");
             Json v;
             char c = text[pos];
-            if (c == '{') v = object_value();
-            else if (c == '[') v = array_value();
-            else if (c == '"') v = Json(string_value());
-            else if (consume("true")) v = Json(true);
-            else if (consume("false")) v = Json(false);
-            else if (consume("null")) v = Json();
-            else if (c == '-' || is_digit(c)) v = number_value();
-            else fail("unexpected character " + describe_char(c) + ", expected a value");
+            if (c == '{')
+                v = object_value();
+            else if (c == '[')
+                v = array_value();
+            else if (c == '"')
+                v = Json(string_value());
+            else if (consume("true"))
+                v = Json(true);
+            else if (consume("false"))
+                v = Json(false);
+            else if (consume("null"))
+                v = Json();
+            else if (c == '-' || is_digit(c))
+                v = number_value();
+            else
+                fail("unexpected character " + describe_char(c) + ", expected a value");
             --depth;
             return v;
         }
@@ -369,7 +378,10 @@ private:
             Object obj;
             ++pos;
             skip_space();
-            if (pos < text.size() && text[pos] == '}') { ++pos; return Json(std::move(obj)); }
+            if (pos < text.size() && text[pos] == '}') {
+                ++pos;
+                return Json(std::move(obj));
+            }
             for (;;) {
                 skip_space();
                 if (pos >= text.size() || text[pos] != '"') fail("expected a quoted member name");
@@ -382,11 +394,21 @@ private:
                 // A repeated member name keeps its first position and takes the last value.
                 bool replaced = false;
                 for (auto& m : obj)
-                    if (m.first == key) { m.second = std::move(member); replaced = true; break; }
+                    if (m.first == key) {
+                        m.second = std::move(member);
+                        replaced = true;
+                        break;
+                    }
                 if (!replaced) obj.emplace_back(std::move(key), std::move(member));
                 skip_space();
-                if (pos < text.size() && text[pos] == ',') { ++pos; continue; }
-                if (pos < text.size() && text[pos] == '}') { ++pos; return Json(std::move(obj)); }
+                if (pos < text.size() && text[pos] == ',') {
+                    ++pos;
+                    continue;
+                }
+                if (pos < text.size() && text[pos] == '}') {
+                    ++pos;
+                    return Json(std::move(obj));
+                }
                 fail("expected ',' or '}' in object");
             }
         }
@@ -394,13 +416,22 @@ private:
             Array arr;
             ++pos;
             skip_space();
-            if (pos < text.size() && text[pos] == ']') { ++pos; return Json(std::move(arr)); }
+            if (pos < text.size() && text[pos] == ']') {
+                ++pos;
+                return Json(std::move(arr));
+            }
             for (;;) {
                 skip_space();
                 arr.push_back(value());
                 skip_space();
-                if (pos < text.size() && text[pos] == ',') { ++pos; continue; }
-                if (pos < text.size() && text[pos] == ']') { ++pos; return Json(std::move(arr)); }
+                if (pos < text.size() && text[pos] == ',') {
+                    ++pos;
+                    continue;
+                }
+                if (pos < text.size() && text[pos] == ']') {
+                    ++pos;
+                    return Json(std::move(arr));
+                }
                 fail("expected ',' or ']' in array");
             }
         }
@@ -411,10 +442,14 @@ private:
             for (int i = 0; i < 4; ++i) {
                 char h = text[pos++];
                 v <<= 4;
-                if (h >= '0' && h <= '9') v |= static_cast<unsigned>(h - '0');
-                else if (h >= 'a' && h <= 'f') v |= static_cast<unsigned>(h - 'a' + 10);
-                else if (h >= 'A' && h <= 'F') v |= static_cast<unsigned>(h - 'A' + 10);
-                else fail_at(pos - 1, "bad hex digit " + describe_char(h) + " in \\u escape");
+                if (h >= '0' && h <= '9')
+                    v |= static_cast<unsigned>(h - '0');
+                else if (h >= 'a' && h <= 'f')
+                    v |= static_cast<unsigned>(h - 'a' + 10);
+                else if (h >= 'A' && h <= 'F')
+                    v |= static_cast<unsigned>(h - 'A' + 10);
+                else
+                    fail_at(pos - 1, "bad hex digit " + describe_char(h) + " in \\u escape");
             }
             return v;
         }
@@ -444,7 +479,10 @@ private:
                 if (c == '"') return out;
                 if (static_cast<unsigned char>(c) < 0x20)
                     fail_at(pos - 1, "control character " + describe_char(c) + " in string; escape it");
-                if (c != '\\') { out += c; continue; }
+                if (c != '\\') {
+                    out += c;
+                    continue;
+                }
                 if (pos >= text.size()) break;
                 std::size_t escape_at = pos - 1;
                 char e = text[pos++];
@@ -538,11 +576,16 @@ private:
             long leading_fraction_zeros = 0;
             bool significant_seen = false;
             for (; i < token.size() && is_digit(token[i]); ++i)
-                if (significant_seen || token[i] != '0') { significant_seen = true; ++integer_digits; }
+                if (significant_seen || token[i] != '0') {
+                    significant_seen = true;
+                    ++integer_digits;
+                }
             if (i < token.size() && token[i] == '.') {
                 for (++i; i < token.size() && is_digit(token[i]); ++i) {
-                    if (!significant_seen && token[i] == '0') ++leading_fraction_zeros;
-                    else significant_seen = true;
+                    if (!significant_seen && token[i] == '0')
+                        ++leading_fraction_zeros;
+                    else
+                        significant_seen = true;
                 }
             }
             long exponent = 0;

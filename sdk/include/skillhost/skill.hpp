@@ -27,7 +27,9 @@
 
 namespace skillhost {
 
-inline skillhost_string_view to_view(std::string_view s) { return {s.data(), s.size()}; }
+inline skillhost_string_view to_view(std::string_view s) {
+    return {s.data(), s.size()};
+}
 inline std::string_view from_view(skillhost_string_view s) {
     return s.data ? std::string_view(s.data, s.size) : std::string_view();
 }
@@ -51,8 +53,7 @@ enum class LogLevel { debug = SKILLHOST_LOG_DEBUG, info, warn, error };
 // Valid only while the skill function runs.
 class Call {
 public:
-    Call(const skillhost_host_services* host, const skillhost_call_context* ctx)
-        : host_(host), ctx_(ctx) {}
+    Call(const skillhost_host_services* host, const skillhost_call_context* ctx) : host_(host), ctx_(ctx) {}
 
     std::string_view skill_id() const { return from_view(ctx_->skill_id); }
     std::string_view call_id() const { return from_view(ctx_->call_id); }
@@ -117,8 +118,7 @@ struct CapturedResult {
         self->written = self->ok = true;
         self->json.assign(from_view(json));
     }
-    static void on_error(void* ctx, skillhost_string_view code, skillhost_string_view message,
-                         skillhost_string_view) {
+    static void on_error(void* ctx, skillhost_string_view code, skillhost_string_view message, skillhost_string_view) {
         auto* self = static_cast<CapturedResult*>(ctx);
         if (self->written) return;
         self->written = true;
@@ -141,8 +141,10 @@ inline void write_error(const skillhost_result_writer* w, std::string_view code,
     // The ABI wants details as a JSON object (or nothing); wrap anything else instead of sending
     // the host something it has to reject.
     std::string d;
-    if (details.is_object()) d = details.dump();
-    else if (!details.is_null()) d = Json::object({{"value", details}}).dump();
+    if (details.is_object())
+        d = details.dump();
+    else if (!details.is_null())
+        d = Json::object({{"value", details}}).dump();
     w->write_error(w->writer_context, to_view(code), to_view(message), to_view(d));
 }
 
@@ -228,8 +230,7 @@ inline skillhost_status init(const skillhost_host_services* host, void** state,
 inline void shutdown(void*) noexcept {
     try {
         if (hooks().on_shutdown && host_services()) hooks().on_shutdown();
-    } catch (...) {
-    }
+    } catch (...) {}
     host_services() = nullptr;
 }
 
@@ -254,8 +255,7 @@ inline std::string Call::complete(std::string_view role, const Json& request) co
         Json answer = Json::parse(captured.json);
         const Json* content = answer.find("content");
         if (content && content->is_string()) return content->as_string();
-    } catch (const JsonError&) {
-    }
+    } catch (const JsonError&) {}
     throw SkillError("LLM_INVALID_RESPONSE", "the host's completion answer has no text content; retry the call",
                      Json::object({{"response", captured.json}}));
 }
@@ -263,23 +263,26 @@ inline std::string Call::complete(std::string_view role, const Json& request) co
 }  // namespace skillhost
 
 // One skill: its manifest id and the C++ function implementing it.
-#define SKILLHOST_SKILL(id, fn) skillhost_skill{id, &::skillhost::detail::invoke<fn>}
+#define SKILLHOST_SKILL(id, fn)              \
+    skillhost_skill {                        \
+        id, &::skillhost::detail::invoke<fn> \
+    }
 
 // Defines the plugin's one exported entry point. Use once per library.
-#define SKILLHOST_PLUGIN(plugin_name, plugin_version, ...)                                            \
-    extern "C" SKILLHOST_EXPORT const skillhost_plugin* skillhost_plugin_entry(void) {               \
-        static const skillhost_skill skills[] = {__VA_ARGS__};                                        \
-        static const skillhost_plugin plugin = {SKILLHOST_ABI_VERSION_INIT,                           \
-                                                static_cast<uint32_t>(sizeof(skillhost_plugin)),      \
-                                                plugin_name,                                          \
-                                                plugin_version,                                       \
+#define SKILLHOST_PLUGIN(plugin_name, plugin_version, ...)                                               \
+    extern "C" SKILLHOST_EXPORT const skillhost_plugin* skillhost_plugin_entry(void) {                   \
+        static const skillhost_skill skills[] = {__VA_ARGS__};                                           \
+        static const skillhost_plugin plugin = {SKILLHOST_ABI_VERSION_INIT,                              \
+                                                static_cast<uint32_t>(sizeof(skillhost_plugin)),         \
+                                                plugin_name,                                             \
+                                                plugin_version,                                          \
                                                 static_cast<uint32_t>(sizeof skills / sizeof skills[0]), \
-                                                skills,                                               \
-                                                &::skillhost::detail::init,                           \
-                                                &::skillhost::detail::shutdown,                       \
-                                                static_cast<uint32_t>(sizeof(skillhost_skill)),       \
-                                                &::skillhost::detail::get_extension};                 \
-        return &plugin;                                                                               \
+                                                skills,                                                  \
+                                                &::skillhost::detail::init,                              \
+                                                &::skillhost::detail::shutdown,                          \
+                                                static_cast<uint32_t>(sizeof(skillhost_skill)),          \
+                                                &::skillhost::detail::get_extension};                    \
+        return &plugin;                                                                                  \
     }
 
 // Offers plugin extensions (ABI 1.1): lookup_fn is const void*(const char* id), returning the
@@ -289,20 +292,20 @@ inline std::string Call::complete(std::string_view role, const Json& request) co
 //       return std::string_view(id) == SKILLHOST_EXT_PLUGIN_INFO ? &info : nullptr;
 //   }
 //   SKILLHOST_PLUGIN_EXTENSIONS(my_extensions)
-#define SKILLHOST_PLUGIN_EXTENSIONS(lookup_fn)                                                        \
-    namespace {                                                                                       \
-    const bool skillhost_extensions_registered_ = [] {                                                \
-        ::skillhost::detail::extension_lookup() = lookup_fn;                                          \
-        return true;                                                                                  \
-    }();                                                                                              \
+#define SKILLHOST_PLUGIN_EXTENSIONS(lookup_fn)               \
+    namespace {                                              \
+    const bool skillhost_extensions_registered_ = [] {       \
+        ::skillhost::detail::extension_lookup() = lookup_fn; \
+        return true;                                         \
+    }();                                                     \
     }
 
 // Registers optional init/shutdown hooks: SKILLHOST_PLUGIN_HOOKS(my_init, my_shutdown)
 // where my_init is void(const skillhost_host_services*) and my_shutdown is void().
-#define SKILLHOST_PLUGIN_HOOKS(init_fn, shutdown_fn)                                                  \
-    namespace {                                                                                       \
-    const bool skillhost_hooks_registered_ = [] {                                                     \
-        ::skillhost::detail::hooks() = ::skillhost::detail::Hooks{init_fn, shutdown_fn};              \
-        return true;                                                                                  \
-    }();                                                                                              \
+#define SKILLHOST_PLUGIN_HOOKS(init_fn, shutdown_fn)                                     \
+    namespace {                                                                          \
+    const bool skillhost_hooks_registered_ = [] {                                        \
+        ::skillhost::detail::hooks() = ::skillhost::detail::Hooks{init_fn, shutdown_fn}; \
+        return true;                                                                     \
+    }();                                                                                 \
     }

@@ -117,11 +117,11 @@ typedef struct skillhost_string_view {
 /* Status codes returned by plugin functions. A plain int32_t so its size is fixed across compilers.
  * Unknown values received from a newer peer are treated as SKILLHOST_STATUS_ERROR. */
 typedef int32_t skillhost_status;
-#define SKILLHOST_STATUS_OK 0          /* success; for invoke(): a result was written */
-#define SKILLHOST_STATUS_ERROR 1       /* failure; for invoke(): an error should have been written */
+#define SKILLHOST_STATUS_OK 0           /* success; for invoke(): a result was written */
+#define SKILLHOST_STATUS_ERROR 1        /* failure; for invoke(): an error should have been written */
 #define SKILLHOST_STATUS_INVALID_ARGS 2 /* the arguments were unusable (host reports INVALID_ARGS) */
-#define SKILLHOST_STATUS_CANCELLED 3   /* the skill stopped because the host asked it to */
-#define SKILLHOST_STATUS_UNAVAILABLE 4 /* a host service is not available (e.g. no LLM configured) */
+#define SKILLHOST_STATUS_CANCELLED 3    /* the skill stopped because the host asked it to */
+#define SKILLHOST_STATUS_UNAVAILABLE 4  /* a host service is not available (e.g. no LLM configured) */
 
 /* Log levels for skillhost_host_services.log. */
 typedef int32_t skillhost_log_level;
@@ -157,8 +157,8 @@ typedef struct skillhost_result_writer {
     /* A structured error. `code` is an UPPER_SNAKE identifier (e.g. "TASK_NOT_FOUND") that the
      * manifest's error hints can refer to; `message` is one human sentence saying what is wrong and
      * what to do; `details_json` is a JSON object with machine-readable details, or empty. */
-    void (*write_error)(void* writer_context, skillhost_string_view code,
-                        skillhost_string_view message, skillhost_string_view details_json);
+    void (*write_error)(void* writer_context, skillhost_string_view code, skillhost_string_view message,
+                        skillhost_string_view details_json);
 
     /* 1.1: sizeof(skillhost_result_writer) as its producer compiled it. Absent in 1.0 writers. */
     uint32_t struct_size;
@@ -166,8 +166,8 @@ typedef struct skillhost_result_writer {
 
 /* True when `writer`, made by a peer speaking ABI `producer_version` (a skillhost_version), has
  * `member`. A plugin passes host->host_abi_version for writers the host hands it. */
-#define SKILLHOST_WRITER_HAS_MEMBER(producer_version, writer, member)                        \
-    ((producer_version).major == 1 && (producer_version).minor >= 1 &&                       \
+#define SKILLHOST_WRITER_HAS_MEMBER(producer_version, writer, member)  \
+    ((producer_version).major == 1 && (producer_version).minor >= 1 && \
      SKILLHOST_HAS_MEMBER(skillhost_result_writer, writer, member))
 
 /* ---- Per-call context ------------------------------------------------------------------------ */
@@ -177,15 +177,15 @@ typedef struct skillhost_result_writer {
  * Lifetime: valid only until invoke() returns; every string view points into host memory.
  */
 typedef struct skillhost_call_context {
-    uint32_t struct_size;               /* sizeof(skillhost_call_context) as the host compiled it */
-    skillhost_string_view skill_id;     /* the skill being invoked */
-    skillhost_string_view call_id;      /* unique id of this call (for logs and correlation) */
-    skillhost_string_view user_id;      /* the user on whose behalf the call runs */
+    uint32_t struct_size;                 /* sizeof(skillhost_call_context) as the host compiled it */
+    skillhost_string_view skill_id;       /* the skill being invoked */
+    skillhost_string_view call_id;        /* unique id of this call (for logs and correlation) */
+    skillhost_string_view user_id;        /* the user on whose behalf the call runs */
     skillhost_string_view cognitive_mode; /* "dual", "agent" or "emulation" */
-    skillhost_string_view data_dir;     /* this plugin's private directory for this user; exists */
+    skillhost_string_view data_dir;       /* this plugin's private directory for this user; exists */
     skillhost_string_view workspace_root; /* the user's workspace root (absolute); may be empty */
-    int64_t deadline_unix_ms;           /* wall-clock deadline in ms since the epoch; 0 = none */
-    void* host_call;                    /* opaque host handle for the per-call services below */
+    int64_t deadline_unix_ms;             /* wall-clock deadline in ms since the epoch; 0 = none */
+    void* host_call;                      /* opaque host handle for the per-call services below */
 } skillhost_call_context;
 
 /* ---- Host services --------------------------------------------------------------------------- */
@@ -196,17 +196,17 @@ typedef struct skillhost_call_context {
  * SKILLHOST_HAS_MEMBER) before using any member added after version 1.0.
  */
 typedef struct skillhost_host_services {
-    uint32_t struct_size;     /* sizeof(skillhost_host_services) as the host compiled it */
+    uint32_t struct_size;               /* sizeof(skillhost_host_services) as the host compiled it */
     skillhost_version host_abi_version; /* the ABI version the host implements */
-    void* host_context;       /* opaque; pass back as the first argument of every function */
+    void* host_context;                 /* opaque; pass back as the first argument of every function */
 
     /* [any-thread] Writes one line to the host log, attributed to the plugin. `message` is copied. */
     void (*log)(void* host_context, skillhost_log_level level, skillhost_string_view message);
 
     /* [during-call] Reports progress of the running call (e.g. 3 of 10 files). `total` <= 0 means
      * unknown. `message` may be empty (copied). */
-    void (*report_progress)(void* host_context, const skillhost_call_context* call, double progress,
-                            double total, skillhost_string_view message);
+    void (*report_progress)(void* host_context, const skillhost_call_context* call, double progress, double total,
+                            skillhost_string_view message);
 
     /* [during-call] Returns 1 when the host wants the call to stop (deadline passed, client
      * cancelled), else 0. Long-running skills should poll it and return SKILLHOST_STATUS_CANCELLED.
@@ -222,9 +222,8 @@ typedef struct skillhost_host_services {
      * function returns SKILLHOST_STATUS_OK. Returns SKILLHOST_STATUS_UNAVAILABLE (and writes an
      * error) when no model serves that role. Blocking.
      */
-    skillhost_status (*complete)(void* host_context, const skillhost_call_context* call,
-                                 skillhost_string_view role, skillhost_string_view request_json,
-                                 const skillhost_result_writer* writer);
+    skillhost_status (*complete)(void* host_context, const skillhost_call_context* call, skillhost_string_view role,
+                                 skillhost_string_view request_json, const skillhost_result_writer* writer);
 
     /* ---- appended in 1.1 ---- */
 
@@ -246,10 +245,8 @@ typedef struct skillhost_host_services {
  * (error written). Must not throw C++ exceptions or longjmp across this boundary.
  * Threading: see the file comment (concurrent unless the manifest says `concurrency: serial`).
  */
-typedef skillhost_status (*skillhost_invoke_fn)(void* plugin_state,
-                                                const skillhost_call_context* call,
-                                                skillhost_string_view args_json,
-                                                const skillhost_result_writer* writer);
+typedef skillhost_status (*skillhost_invoke_fn)(void* plugin_state, const skillhost_call_context* call,
+                                                skillhost_string_view args_json, const skillhost_result_writer* writer);
 
 /*
  * One skill the library implements. Static lifetime (as long as the library is loaded).
@@ -325,9 +322,8 @@ SKILLHOST_EXPORT const skillhost_plugin* skillhost_plugin_entry(void);
 #define SKILLHOST_EXT_LLM "skillhost.llm/1"
 typedef struct skillhost_llm_v1 {
     /* [during-call] Exactly skillhost_host_services.complete: same request, answer and statuses. */
-    skillhost_status (*complete)(void* host_context, const skillhost_call_context* call,
-                                 skillhost_string_view role, skillhost_string_view request_json,
-                                 const skillhost_result_writer* writer);
+    skillhost_status (*complete)(void* host_context, const skillhost_call_context* call, skillhost_string_view role,
+                                 skillhost_string_view request_json, const skillhost_result_writer* writer);
 } skillhost_llm_v1;
 
 /*

@@ -26,8 +26,8 @@ fs::path make_temporary_home() {
     std::string pattern = (fs::temp_directory_path() / "skillhost-testkit-XXXXXX").string();
     if (::mkdtemp(pattern.data()) == nullptr)
         throw LoadError("TESTKIT_HOME_FAILED",
-                        "could not create a temporary host home in " + fs::temp_directory_path().string() +
-                            ": " + std::error_code(errno, std::generic_category()).message() +
+                        "could not create a temporary host home in " + fs::temp_directory_path().string() + ": " +
+                            std::error_code(errno, std::generic_category()).message() +
                             "; check that TMPDIR is writable",
                         "{}", {});
     return fs::path(pattern);
@@ -143,9 +143,15 @@ SkillCallResult LoadedPluginUnderTest::call(std::string_view skill_id, std::stri
     return result;
 }
 
-const std::string& LoadedPluginUnderTest::name() const { return state_->plugin->manifest().name; }
-const std::string& LoadedPluginUnderTest::version() const { return state_->version; }
-const fs::path& LoadedPluginUnderTest::home() const { return state_->home; }
+const std::string& LoadedPluginUnderTest::name() const {
+    return state_->plugin->manifest().name;
+}
+const std::string& LoadedPluginUnderTest::version() const {
+    return state_->version;
+}
+const fs::path& LoadedPluginUnderTest::home() const {
+    return state_->home;
+}
 
 std::vector<std::string> LoadedPluginUnderTest::skill_ids() const {
     std::vector<std::string> ids;

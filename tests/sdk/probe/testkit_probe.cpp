@@ -11,7 +11,9 @@ namespace {
 using skillhost::Call;
 using skillhost::Json;
 
-Json echo(const Call&, const Json& args) { return Json::object({{"message", args["message"]}, {"times", args["times"]}}); }
+Json echo(const Call&, const Json& args) {
+    return Json::object({{"message", args["message"]}, {"times", args["times"]}});
+}
 
 Json fail(const Call&, const Json& args) {
     throw skillhost::SkillError("PROBE_FAILED", "the probe failed on purpose; pass ok=true",
@@ -46,9 +48,5 @@ Json sleep(const Call&, const Json& args) {
 
 }  // namespace
 
-SKILLHOST_PLUGIN("testkit_probe", "0.4.2",
-                 SKILLHOST_SKILL("echo", echo),
-                 SKILLHOST_SKILL("fail", fail),
-                 SKILLHOST_SKILL("context", context),
-                 SKILLHOST_SKILL("wait", wait),
-                 SKILLHOST_SKILL("sleep", sleep))
+SKILLHOST_PLUGIN("testkit_probe", "0.4.2", SKILLHOST_SKILL("echo", echo), SKILLHOST_SKILL("fail", fail),
+                 SKILLHOST_SKILL("context", context), SKILLHOST_SKILL("wait", wait), SKILLHOST_SKILL("sleep", sleep))

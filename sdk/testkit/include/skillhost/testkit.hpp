@@ -37,8 +37,7 @@ namespace skillhost::testkit {
 // what() is "CODE: message" — the same text `skillhost skills list` shows for that plugin.
 class SKILLHOST_TESTKIT_API LoadError : public std::runtime_error {
 public:
-    LoadError(std::string code, std::string message, std::string details_json,
-              std::vector<std::string> suggestions);
+    LoadError(std::string code, std::string message, std::string details_json, std::vector<std::string> suggestions);
     const std::string& code() const { return code_; }
     const std::string& message() const { return message_; }
     // A JSON object with machine-readable details (e.g. the manifest problems with line:column).
@@ -55,10 +54,10 @@ private:
 // What one call returned, as the host's executor reports it to every front end.
 struct SkillCallResult {
     bool ok = false;
-    std::string result_json;         // the skill's result (a JSON value) when ok
-    std::string error_code;          // when !ok: e.g. INVALID_ARGS, TIMEOUT, or the plugin's code
+    std::string result_json;  // the skill's result (a JSON value) when ok
+    std::string error_code;   // when !ok: e.g. INVALID_ARGS, TIMEOUT, or the plugin's code
     std::string error_message;
-    std::string error_details_json;  // a JSON object; "{}" when there are none
+    std::string error_details_json;        // a JSON object; "{}" when there are none
     std::vector<std::string> suggestions;  // the manifest's error hints for the code + host hints
     std::string call_id;
     std::chrono::microseconds duration{0};
@@ -74,11 +73,11 @@ struct SkillCallResult {
         } else {
             Json hints = Json::array();
             for (const auto& s : suggestions) hints.push_back(s);
-            envelope["error"] = Json::object({{"code", error_code},
-                                              {"message", error_message},
-                                              {"details", error_details_json.empty() ? Json::object()
-                                                                                     : Json::parse(error_details_json)},
-                                              {"suggestions", hints}});
+            envelope["error"] = Json::object(
+                {{"code", error_code},
+                 {"message", error_message},
+                 {"details", error_details_json.empty() ? Json::object() : Json::parse(error_details_json)},
+                 {"suggestions", hints}});
         }
         return envelope.dump();
     }
@@ -107,8 +106,7 @@ class SKILLHOST_TESTKIT_API LoadedPluginUnderTest {
 public:
     // Reads and validates the manifest, loads the library it names, and calls the plugin's init().
     // Throws LoadError naming what failed.
-    static LoadedPluginUnderTest load(const std::filesystem::path& manifest_file,
-                                      const LoadSettings& settings = {});
+    static LoadedPluginUnderTest load(const std::filesystem::path& manifest_file, const LoadSettings& settings = {});
 
     LoadedPluginUnderTest(LoadedPluginUnderTest&&) noexcept;
     LoadedPluginUnderTest& operator=(LoadedPluginUnderTest&&) noexcept;
@@ -123,10 +121,10 @@ public:
     SkillCallResult call(std::string_view skill_id, std::string_view args_json = "{}",
                          const CallSettings& settings = {}) const;
 
-    const std::string& name() const;                 // the manifest's plugin name
-    const std::string& version() const;              // the library's self-reported version
-    std::vector<std::string> skill_ids() const;      // in manifest order
-    const std::filesystem::path& home() const;       // this plugin's host home
+    const std::string& name() const;             // the manifest's plugin name
+    const std::string& version() const;          // the library's self-reported version
+    std::vector<std::string> skill_ids() const;  // in manifest order
+    const std::filesystem::path& home() const;   // this plugin's host home
     // The plugin's private data directory for `user_id` (what Call::data_dir() gives the skill).
     std::filesystem::path data_dir(std::string_view user_id = "tester") const;
 

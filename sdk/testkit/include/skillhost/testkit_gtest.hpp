@@ -20,7 +20,9 @@
 namespace skillhost::testkit {
 
 // Lets GoogleTest print a SkillCallResult in failure messages.
-inline void PrintTo(const SkillCallResult& result, std::ostream* out) { *out << result.to_json(); }
+inline void PrintTo(const SkillCallResult& result, std::ostream* out) {
+    *out << result.to_json();
+}
 
 inline ::testing::AssertionResult skill_succeeded(const char* expression, const SkillCallResult& result) {
     if (result.ok) return ::testing::AssertionSuccess();
@@ -31,11 +33,11 @@ inline ::testing::AssertionResult skill_succeeded(const char* expression, const 
 inline ::testing::AssertionResult skill_failed_with(const char* expression, const char* code_expression,
                                                     const SkillCallResult& result, const std::string& code) {
     if (result.ok)
-        return ::testing::AssertionFailure() << expression << " succeeded, expected error " << code
-                                             << " (" << code_expression << ")\n  result: " << result.result_json;
+        return ::testing::AssertionFailure() << expression << " succeeded, expected error " << code << " ("
+                                             << code_expression << ")\n  result: " << result.result_json;
     if (result.error_code != code)
-        return ::testing::AssertionFailure() << expression << " failed with " << result.error_code
-                                             << ", expected " << code << "\n  full outcome: " << result.to_json();
+        return ::testing::AssertionFailure() << expression << " failed with " << result.error_code << ", expected "
+                                             << code << "\n  full outcome: " << result.to_json();
     return ::testing::AssertionSuccess();
 }
 
