@@ -123,14 +123,21 @@ bool listed(const std::vector<std::string>& names, std::string_view name) {
     return false;
 }
 
+// Whether an object may carry fields its schema does not declare: arguments may not (a misspelt
+// argument is a mistake worth naming), results may (JSON Schema's default, what MCP clients apply).
+enum class UnknownFields { refuse, allow };
+
 class Validator {
 public:
-    explicit Validator(std::vector<ArgumentProblem>& problems) : problems_(problems) {}
+    Validator(std::vector<ArgumentProblem>& problems, UnknownFields unknown_fields)
+        : problems_(problems), unknown_fields_(unknown_fields) {}
 
     void check(const Schema& schema, const json::value& v, const std::string& path) {
+        if (v.is_null() && schema.nullable) return;
         if (!matches_type(schema.type, v)) {
-            add(path,
-                std::string("expected ") + manifest::to_string(schema.type) + ", got " + kind_of(v) + " " + shown(v));
+            add(path, std::string("expected ") + manifest::to_string(schema.type) +
+                          (schema.nullable ? " or null" : "") + ", got " +
+                          (v.is_null() ? std::string("null") : kind_of(v) + std::string(" ") + shown(v)));
             return;
         }
         if (!schema.enum_values.empty()) {
@@ -163,6 +170,7 @@ public:
                 add(path + "." + name, message + ")");
             }
         }
+        if (unknown_fields_ == UnknownFields::allow) return;
         for (const auto& field : object) {
             const std::string_view key = field.key();
             if (find_property(schema, key)) continue;
@@ -207,6 +215,7 @@ private:
     }
 
     std::vector<ArgumentProblem>& problems_;
+    UnknownFields unknown_fields_;
 };
 
 void fill_defaults(const Schema& schema, json::value& v) {
@@ -263,8 +272,36 @@ std::vector<ArgumentProblem> validate_arguments(const manifest::Schema& schema, 
             {"args", std::string("expected an object of named arguments, got ") + kind_of(root) + " " + shown(root)});
         return problems;
     }
-    Validator(problems).check(schema, root, "args");
+    Validator(problems, UnknownFields::refuse).check(schema, root, "args");
     return problems;
+}
+
+std::vector<ArgumentProblem> validate_result(const manifest::Schema& schema, const boost::json::value& result) {
+    std::vector<ArgumentProblem> problems;
+    Validator(problems, UnknownFields::allow).check(schema, result, "result");
+    return problems;
+}
+
+Status check_result(std::string_view skill_id, std::string_view plugin_name, const manifest::Schema& schema,
+                    const boost::json::value& result) {
+    auto problems = validate_result(schema, result);
+    if (problems.empty()) return {};
+    const auto& first = problems.front();
+    std::string message = std::string(skill_id) +
+                          " returned a result that breaks its manifest's outputs: " + first.path + ": " + first.message;
+    if (problems.size() > 1) message += " (and " + std::to_string(problems.size() - 1) + " more in details.problems)";
+    message += "; this is a bug in the plugin '" + std::string(plugin_name) +
+               "': its author must fix the result or declare the field in outputs (a field that may be missing "
+               "is written as type: [T, \"null\"])";
+    Error error{"PLUGIN_INVALID_RESULT", std::move(message)};
+    error.details["skill"] = skill_id;
+    error.details["plugin"] = plugin_name;
+    json::array listed_problems;
+    constexpr std::size_t kMaxListed = 20;
+    for (std::size_t i = 0; i < problems.size() && i < kMaxListed; ++i)
+        listed_problems.push_back(json::object{{"path", problems[i].path}, {"message", problems[i].message}});
+    error.details["problems"] = std::move(listed_problems);
+    return error;
 }
 
 boost::json::value apply_defaults(const manifest::Schema& schema, const boost::json::value& args) {

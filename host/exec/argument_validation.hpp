@@ -20,6 +20,16 @@ struct ArgumentProblem {
 // nested properties; unknown fields are problems listing the allowed ones). Returns every problem.
 std::vector<ArgumentProblem> validate_arguments(const manifest::Schema& schema, const boost::json::value& args);
 
+// Validates a skill's result against its `outputs` schema. As JSON Schema, objects may carry fields
+// the schema does not declare; everything declared (types, nullability, required, enum, bounds,
+// pattern, items) must hold, since MCP clients reject a result that breaks the output schema.
+std::vector<ArgumentProblem> validate_result(const manifest::Schema& schema, const boost::json::value& result);
+
+// validate_result as an error: PLUGIN_INVALID_RESULT naming the first broken field (all of them,
+// up to 20, in details.problems) and saying that the plugin's author must fix it.
+Status check_result(std::string_view skill_id, std::string_view plugin_name, const manifest::Schema& schema,
+                    const boost::json::value& result);
+
 // Returns `args` with defaults from the schema applied to absent properties (recursively).
 boost::json::value apply_defaults(const manifest::Schema& schema, const boost::json::value& args);
 

@@ -389,6 +389,9 @@ SkillResult Executor::call(const catalog::CatalogSnapshot& catalog, std::string_
             error->details["plugin"] = plugin_name;
             return fail(std::move(*error));
         }
+        // Every front end hands results to clients that check them against the declared outputs.
+        if (auto checked = check_result(spec.id, plugin_name, spec.outputs, result.output); !checked)
+            return fail(std::move(checked.error()));
         result.ok = true;
         result.duration = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started);
         return result;

@@ -137,7 +137,9 @@ std::optional<json::value> infer(const Field& field, ProblemList& problems) {
 
 std::optional<json::value> convert(const Field& field, const Schema& schema, ProblemList& problems) {
     const YAML::Node& node = field.value;
-    const std::string expected = std::string("expected ") + article_type(schema.type) + ", got " + describe(node);
+    const std::string expected = std::string("expected ") + article_type(schema.type) +
+                                 (schema.nullable ? " or null" : "") + ", got " + describe(node);
+    if (schema.nullable && is_null_value(node)) return json::value(nullptr);
     switch (schema.type) {
         case SchemaType::any: return infer(field, problems);
         case SchemaType::object:

@@ -50,11 +50,18 @@ boost::json::value bound_value(double bound) {
 
 boost::json::object Schema::to_json_schema(bool closed_objects) const {
     boost::json::object out;
-    if (type != SchemaType::any) out["type"] = to_string(type);
+    if (type != SchemaType::any && nullable && type != SchemaType::null) {
+        out["type"] = boost::json::array{to_string(type), "null"};
+    } else if (type != SchemaType::any) {
+        out["type"] = to_string(type);
+    }
     if (!description.empty()) out["description"] = description;
     if (!enum_values.empty()) {
         boost::json::array options;
         for (const auto& option : enum_values) options.push_back(option);
+        // JSON Schema checks enum apart from type: a nullable enum must list null to accept it.
+        if (nullable && std::none_of(options.begin(), options.end(), [](const auto& v) { return v.is_null(); }))
+            options.emplace_back(nullptr);
         out["enum"] = std::move(options);
     }
     if (default_value) out["default"] = *default_value;

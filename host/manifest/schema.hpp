@@ -21,6 +21,8 @@ const char* to_string(SchemaType type);
 // items, properties. Objects never accept properties they do not declare.
 struct Schema {
     SchemaType type = SchemaType::any;
+    // The value may also be null: `type: [string, "null"]` or `nullable: true` in the manifest.
+    bool nullable = false;
     std::string description;
     std::optional<boost::json::value> default_value;
     std::vector<boost::json::value> enum_values;

@@ -10,8 +10,9 @@ namespace skillhost::manifest::detail {
 
 namespace {
 
-constexpr std::array<std::string_view, 10> kSchemaKeys = {
-    "type", "description", "required", "default", "enum", "minimum", "maximum", "pattern", "items", "properties"};
+constexpr std::array<std::string_view, 11> kSchemaKeys = {"type",    "nullable", "description", "required",
+                                                          "default", "enum",     "minimum",     "maximum",
+                                                          "pattern", "items",    "properties"};
 constexpr std::array<std::string_view, 7> kTypeNames = {"string", "integer", "number", "boolean",
                                                         "array",  "object",  "null"};
 
@@ -23,13 +24,32 @@ SchemaType type_from_name(std::string_view name) {
     return SchemaType::any;
 }
 
-SchemaType declared_type(const FieldMap& map, SchemaRole role, ProblemList& problems) {
+// `type: [T, "null"]` (in either order): T, and the value may be null. Other unions are not part of
+// the subset, since a host and its clients must agree on what every field holds.
+SchemaType declared_union(const Field& type, bool& nullable, ProblemList& problems) {
+    const std::string wrong =
+        "a list of types must be one type and \"null\", e.g. [string, \"null\"] for a string "
+        "that may be missing; got ";
+    auto items = read_list(type, problems);
+    if (!items) return SchemaType::any;
+    std::vector<std::string> names;
+    for (const Field& item : *items) {
+        auto name = read_choice(item, kTypeNames, problems);
+        if (!name) return SchemaType::any;
+        names.push_back(std::move(*name));
+    }
+    const bool one_and_null = names.size() == 2 && (names[0] == "null") != (names[1] == "null");
+    if (!one_and_null) {
+        problems.add(type, wrong + "[" + join(names) + "]");
+        return SchemaType::any;
+    }
+    nullable = true;
+    return type_from_name(names[0] == "null" ? names[1] : names[0]);
+}
+
+SchemaType declared_type(const FieldMap& map, SchemaRole role, bool& nullable, ProblemList& problems) {
     if (const Field* type = map.find("type")) {
-        if (type->value.IsSequence()) {
-            problems.add(*type, "expected one type name (" + join(kTypeNames) +
-                                    "); lists of types are not supported, use a single type");
-            return SchemaType::any;
-        }
+        if (type->value.IsSequence()) return declared_union(*type, nullable, problems);
         const auto name = read_choice(*type, kTypeNames, problems);
         return name ? type_from_name(*name) : SchemaType::any;
     }
@@ -142,7 +162,10 @@ Schema read_schema(const Field& field, SchemaRole role, ProblemList& problems) {
     auto map = FieldMap::read(field, KeyList(kSchemaKeys), problems);
     if (!map) return schema;
 
-    schema.type = declared_type(*map, role, problems);
+    schema.type = declared_type(*map, role, schema.nullable, problems);
+    if (const Field* nullable = map->find("nullable")) {
+        if (auto flag = read_bool(*nullable, problems)) schema.nullable = schema.nullable || *flag;
+    }
     if (role == SchemaRole::input_object && schema.type != SchemaType::object) {
         if (const Field* type = map->find("type"); type && schema.type != SchemaType::any) {
             problems.add(*type, std::string("inputs must be an object schema, got type ") + to_string(schema.type) +

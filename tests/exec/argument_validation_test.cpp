@@ -257,5 +257,50 @@ TEST(PrepareArguments, NonObjectArgumentsAreInvalid) {
     EXPECT_THAT(prepared.error().suggestions[0], HasSubstr("noop takes no arguments"));
 }
 
+TEST(ArgumentValidation, NullIsAcceptedOnlyWhereTheSchemaSaysNullable) {
+    Schema root = typed(SchemaType::object);
+    Schema due = typed(SchemaType::string);
+    due.nullable = true;
+    root.properties = {{"due", due}, {"title", typed(SchemaType::string)}};
+    EXPECT_TRUE(validate_arguments(root, json::parse(R"({"due": null, "title": "x"})")).empty());
+    const auto problems = validate_arguments(root, json::parse(R"({"due": "2026-01-01", "title": null})"));
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_EQ(problems[0].path, "args.title");
+    EXPECT_EQ(problems[0].message, "expected string, got null");
+    const auto wrong = validate_arguments(root, json::parse(R"({"due": 3})"));
+    ASSERT_EQ(wrong.size(), 1u);
+    EXPECT_EQ(wrong[0].message, "expected string or null, got integer 3");
+}
+
+// Results are checked like arguments, except that objects may carry fields the schema does not
+// list (JSON Schema's default, which is what MCP clients apply to structured results).
+TEST(ResultValidation, DeclaredFieldsMustHoldAndUndeclaredOnesMayBeAdded) {
+    Schema item = typed(SchemaType::object);
+    Schema due = typed(SchemaType::string);
+    item.properties = {{"id", typed(SchemaType::integer)}, {"due", due}};
+    item.required = {"id"};
+    Schema outputs = typed(SchemaType::object);
+    Schema tasks = typed(SchemaType::array);
+    tasks.items = std::make_shared<Schema>(item);
+    outputs.properties = {{"tasks", tasks}};
+
+    EXPECT_TRUE(validate_result(outputs, json::parse(R"({"tasks": [{"id": 1, "due": "x", "extra": true}],
+                                                         "count": 1})"))
+                    .empty());
+    const auto problems = validate_result(outputs, json::parse(R"({"tasks": [{"id": 1}, {"due": null}]})"));
+    ASSERT_EQ(problems.size(), 2u);
+    EXPECT_EQ(problems[0].path, "result.tasks[1].id");
+    EXPECT_THAT(problems[0].message, HasSubstr("missing required field"));
+    EXPECT_EQ(problems[1].path, "result.tasks[1].due");
+    EXPECT_EQ(problems[1].message, "expected string, got null");
+
+    auto status = check_result("task_list", "tasks", outputs, json::parse(R"({"tasks": [{"id": "one"}]})"));
+    ASSERT_FALSE(status.ok());
+    EXPECT_EQ(status.error().code, "PLUGIN_INVALID_RESULT");
+    EXPECT_THAT(status.error().message, HasSubstr("result.tasks[0].id: expected integer, got string \"one\""));
+    EXPECT_THAT(status.error().message, HasSubstr("plugin 'tasks'"));
+    EXPECT_EQ(status.error().details.at("problems").as_array().size(), 1u);
+}
+
 }  // namespace
 }  // namespace skillhost::exec

@@ -73,5 +73,40 @@ TEST(JsonSchema, NullTypeAndArraysWithoutItems) {
     EXPECT_STREQ(to_string(SchemaType::boolean), "boolean");
 }
 
+// A field that may be missing is declared as [T, "null"] (or nullable: true) and published as a
+// type union, so MCP and OpenAI clients validating results accept its null.
+TEST(JsonSchema, NullableFieldsBecomeATypeUnionWithNull) {
+    const Manifest manifest = parsed_ok(parse(R"yaml(name: demo
+version: 1.0.0
+library: libdemo.so
+abi_version: "1.0"
+skills:
+  - id: task_list
+    description: Lists tasks
+    inputs: {}
+    outputs:
+      type: object
+      properties:
+        due: {type: [string, "null"], description: Due date or null}
+        done_at: {type: "null"}
+        state: {type: string, nullable: true, enum: [open, done]}
+        count: {type: ["null", integer]}
+)yaml"));
+    const Schema& outputs = manifest.skills.at(0).outputs;
+    EXPECT_TRUE(outputs.property("due")->nullable);
+    EXPECT_EQ(outputs.property("due")->type, SchemaType::string);
+    EXPECT_EQ(outputs.property("count")->type, SchemaType::integer);
+    const json::value expected = json::parse(R"({
+        "type": "object",
+        "properties": {
+            "due": {"type": ["string", "null"], "description": "Due date or null"},
+            "done_at": {"type": "null"},
+            "state": {"type": ["string", "null"], "enum": ["open", "done", null]},
+            "count": {"type": ["integer", "null"]}
+        }
+    })");
+    EXPECT_EQ(json::value(outputs.to_json_schema(false)), expected) << json::serialize(outputs.to_json_schema(false));
+}
+
 }  // namespace
 }  // namespace skillhost::manifest

@@ -241,6 +241,25 @@ TEST(ManifestInvalid, UnknownSchemaType) {
                    "unknown value \"str\"; expected one of string, integer, number, boolean, array, object, null");
 }
 
+TEST(ManifestInvalid, ATypeListOtherThanOneTypeAndNull) {
+    expect_problem(parse(kHead + R"(  - id: ping
+    description: Pings
+    inputs:
+      properties:
+        name: {type: [string, integer]}
+)"),
+                   "skills[0].inputs.properties.name.type", 10, 22,
+                   "a list of types must be one type and \"null\", e.g. [string, \"null\"] for a string that may be "
+                   "missing; got [string, integer]");
+    expect_problem(parse(kHead + R"(  - id: ping
+    description: Pings
+    inputs:
+      properties:
+        name: {type: [strin, "null"]}
+)"),
+                   "skills[0].inputs.properties.name.type[0]", 10, 23, "unknown value \"strin\"");
+}
+
 TEST(ManifestInvalid, PropertyWrittenAsABareTypeName) {
     expect_problem(parse(kHead + R"(  - id: ping
     description: Pings
