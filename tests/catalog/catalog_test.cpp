@@ -1,6 +1,5 @@
 #include "catalog/catalog_render.hpp"
 #include "catalog/catalog_snapshot.hpp"
-#include "catalog/manifest_only_plugin.hpp"
 #include "manifest/manifest.hpp"
 #include "plugin/plugin_loader.hpp"
 #include "support/temp_dir.hpp"
@@ -17,72 +16,27 @@ namespace skillhost::catalog {
 namespace {
 
 namespace json = boost::json;
-using manifest::Schema;
-using manifest::SchemaType;
-using manifest::SkillSpec;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using testing::manifest_only_plugin;
 using ::testing::Not;
 
-Schema typed(SchemaType type, std::string description = {}) {
-    Schema s;
-    s.type = type;
-    s.description = std::move(description);
-    return s;
-}
-
-SkillSpec skill(std::string id, std::string description = "Does something useful.") {
-    SkillSpec spec;
-    spec.id = std::move(id);
-    spec.title = "Title of " + spec.id;
-    spec.description = std::move(description);
-    spec.category = "testing";
-    spec.inputs = typed(SchemaType::object);
-    spec.outputs = typed(SchemaType::any);
-    spec.risk = manifest::Risk::low;
-    spec.cost = manifest::Cost::free;
-    return spec;
-}
-
-SkillSpec task_create() {
-    SkillSpec spec = skill("task_create", "Creates a task\n  in the user's task list.");
-    spec.title = "Create task";
-    Schema title = typed(SchemaType::string, "Short title");
-    Schema priority = typed(SchemaType::string, "How urgent");
-    priority.enum_values = {json::value("low"), json::value("medium"), json::value("high")};
-    priority.default_value = json::value("medium");
-    Schema tags = typed(SchemaType::array);
-    tags.items = std::make_shared<Schema>(typed(SchemaType::string));
-    Schema estimate = typed(SchemaType::integer, "Minutes");
-    estimate.minimum = 1;
-    estimate.maximum = 480;
-    spec.inputs.properties = {{"title", title}, {"priority", priority}, {"tags", tags}, {"estimate", estimate}};
-    spec.inputs.required = {"title"};
-    spec.outputs = typed(SchemaType::object);
-    spec.outputs.properties = {{"id", typed(SchemaType::string, "New task id")}};
-    spec.risk = manifest::Risk::medium;
-    spec.requires_approval = true;
-    spec.min_trust = manifest::TrustLevel::supervised_auto;
-    spec.annotations.idempotent = false;
-    spec.error_hints = {{"TASK_EXISTS", {"Use task_update for an existing task."}}};
-    spec.examples = {{"A simple task", json::object{{"title", "Buy milk"}}}};
-    return spec;
-}
-
-SkillSpec fs_read() {
-    SkillSpec spec = skill("fs_read", "Reads a text file inside the workspace.");
-    spec.inputs.properties = {{"path", typed(SchemaType::string, "File path")}};
-    spec.inputs.required = {"path"};
-    spec.annotations.read_only = true;
-    spec.annotations.idempotent = true;
-    spec.concurrency = manifest::Concurrency::serial;
-    return spec;
+// The shape fixtures (tests/fixtures/shapes): real libraries whose manifests have the shapes these
+// tests render, loaded by the host's own loader.
+std::shared_ptr<plugin::LoadedPlugin> shape(const std::string& name) {
+    static testing::TempDir cache("skillhost-catalog-shapes");
+    static plugin::PluginLoader loader(plugin::LoaderOptions{cache / "cache", {}});
+    const auto manifest =
+        std::filesystem::path(SKILLHOST_TEST_FIXTURES_BINARY_DIR) / ("shapes_" + name) / (name + ".yaml");
+    auto loaded = loader.load_file(manifest);
+    if (!loaded) {
+        ADD_FAILURE() << manifest << ": " << loaded.error().code << ": " << loaded.error().message;
+        return nullptr;
+    }
+    return loaded.value();
 }
 
 CatalogSnapshot two_plugin_catalog() {
-    return CatalogSnapshot(7, {manifest_only_plugin("tasks", {task_create()}), manifest_only_plugin("fs", {fs_read()})},
-                           {});
+    return CatalogSnapshot(7, {shape("tasks"), shape("fs")}, {});
 }
 
 TEST(CatalogSnapshot, EntriesAreSortedAndFindable) {
@@ -99,8 +53,8 @@ TEST(CatalogSnapshot, EntriesAreSortedAndFindable) {
 }
 
 TEST(CatalogSnapshot, DuplicateSkillIdRejectsTheLaterPluginWhole) {
-    auto first = manifest_only_plugin("tasks", {task_create()});
-    auto second = manifest_only_plugin("tasks_copy", {skill("task_archive"), task_create()});
+    auto first = shape("tasks");
+    auto second = shape("tasks_copy");
     plugin::PluginFailure earlier{"/plugins/broken.yaml", "", Error{"MANIFEST_INVALID", "bad"}};
     const CatalogSnapshot catalog(1, {first, second}, {earlier});
 
@@ -148,9 +102,7 @@ TEST(RenderText, IsCompactAndCarriesWhatThePlannerNeeds) {
 }
 
 TEST(RenderText, KeepsOnlyTheFirstSentenceOfDescriptions) {
-    SkillSpec spec = skill("task_delete", "Removes a task for good, e.g. a duplicate. To keep it, use task_update.");
-    spec.inputs.properties = {{"id", typed(SchemaType::integer, "The task id. Get it from task_find.")}};
-    const CatalogSnapshot catalog(1, {manifest_only_plugin("p", {spec})}, {});
+    const CatalogSnapshot catalog(1, {shape("sentences")}, {});
     EXPECT_EQ(catalog.render(RenderFormat::text),
               "Skills (inputs are strings unless a type is shown):\n"
               "- task_delete: Removes a task for good, e.g. a duplicate\n"
@@ -160,29 +112,15 @@ TEST(RenderText, KeepsOnlyTheFirstSentenceOfDescriptions) {
 }
 
 TEST(RenderText, SkillWithoutInputsSaysNone) {
-    const CatalogSnapshot catalog(1, {manifest_only_plugin("p", {skill("noop", "Does nothing.")})}, {});
+    const CatalogSnapshot catalog(1, {shape("noop")}, {});
     EXPECT_THAT(catalog.render(RenderFormat::text), HasSubstr("  inputs: none\n"));
 }
 
 // A realistic built-in set: 15 skills with 2-4 described inputs each must fit the operator's prompt
 // budget of 2,000 tokens (estimated as characters / 4).
 TEST(RenderText, FifteenTypicalSkillsFitTheTokenBudget) {
-    std::vector<SkillSpec> skills;
-    const char* names[] = {"fs_read",     "fs_write",   "fs_list",       "fs_search",     "fs_stat",
-                           "task_create", "task_list",  "task_update",   "task_delete",   "task_complete",
-                           "memory_save", "memory_get", "memory_search", "memory_forget", "web_fetch"};
-    for (const char* name : names) {
-        SkillSpec spec = skill(name, std::string("Performs ") + name + " for the current user's workspace.");
-        spec.inputs.properties = {{"path", typed(SchemaType::string, "Path relative to the workspace")},
-                                  {"limit", typed(SchemaType::integer, "Maximum number of items")},
-                                  {"query", typed(SchemaType::string, "What to look for")}};
-        spec.inputs.required = {"path"};
-        spec.outputs = typed(SchemaType::object);
-        spec.outputs.properties = {{"items", typed(SchemaType::array)}, {"count", typed(SchemaType::integer)}};
-        spec.annotations.read_only = true;
-        skills.push_back(spec);
-    }
-    const CatalogSnapshot catalog(1, {manifest_only_plugin("builtin", skills)}, {});
+    const CatalogSnapshot catalog(1, {shape("typical")}, {});
+    ASSERT_EQ(catalog.entries().size(), 15u);
     const std::string& text = catalog.render(RenderFormat::text);
     EXPECT_LE(text.size() / 4, 2000u) << text;
 }
@@ -261,7 +199,7 @@ TEST(RenderMcp, ToolHasObjectSchemasAndAnnotations) {
 }
 
 TEST(RenderMcp, InputSchemaIsAnObjectEvenWithoutInputs) {
-    const CatalogSnapshot catalog(1, {manifest_only_plugin("p", {skill("noop")})}, {});
+    const CatalogSnapshot catalog(1, {shape("noop")}, {});
     const json::value tools = json::parse(catalog.render(RenderFormat::mcp));
     const auto& schema = tools.at(0).at("inputSchema").as_object();
     EXPECT_EQ(schema.at("type"), "object");
