@@ -128,7 +128,6 @@ TEST(GroundingPaths, TheLightweightOperatorsAnswersAreChecked) {
     OperatorHost host({{"classifier", R"({"intent":"temporal","confidence":0.9})"},
                        {"persona", "Yesterday you had lunch with Jonathan."},
                        {"persona", "Yesterday you had lunch with Jonathan."}});
-    host.mode = policy::CognitiveMode::emulation;
     seed_demo_data(host);
     auto run = host.op().run("What did I do yesterday?", host.user(policy::CognitiveMode::emulation));
     ASSERT_TRUE(run.ok());

@@ -1,34 +1,71 @@
 #include "operator/operator_host.hpp"
 
-#include "app/router_completion_service.hpp"
-#include "plugin/plugin_loader.hpp"
-#include "policy/policy_config.hpp"
+#include "policy/user_context.hpp"
 
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <stdexcept>
 
 namespace skillhost::testing {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// etc/models.yaml: the builtin model for every role, except the roles the script answers, which go
+// to the model "scripted". Its script file is a placeholder: the host replaces that backend with the
+// test's own, whose requests the test reads back.
+std::string models_yaml(const std::vector<Reply>& script) {
+    std::string yaml = "models:\n  builtin: {backend: builtin}\n";
+    if (!script.empty()) yaml += "  scripted: {backend: scripted, script: placeholder-script.yaml}\n";
+    yaml += "roles:\n";
+    std::vector<std::string> scripted;
+    for (const auto& reply : script) {
+        if (!reply.role.empty() && std::find(scripted.begin(), scripted.end(), reply.role) == scripted.end())
+            scripted.push_back(reply.role);
+    }
+    for (const char* role : {"orchestrator", "persona", "classifier", "critic", "summarizer", "fallback"}) {
+        const bool by_script = std::find(scripted.begin(), scripted.end(), role) != scripted.end();
+        yaml += std::string("  ") + role + ": " + (by_script ? "scripted" : "builtin") + "\n";
+    }
+    for (const auto& role : scripted) {
+        if (yaml.find("  " + role + ":") == std::string::npos) yaml += "  " + role + ": scripted\n";
+    }
+    return yaml;
+}
+
+}  // namespace
+
 OperatorHost::OperatorHost(std::vector<Reply> script, op::OperatorConfig config, std::string policy_yaml)
     : home_("skillhost-operator"), config_(std::move(config)) {
     workspace_ = home_ / "workspace";
+    const fs::path etc = home_ / "etc";
     fs::create_directories(workspace_);
+    fs::create_directories(etc);
+    write_users(trust_);
+    if (!policy_yaml.empty()) write_file(etc / "policy.yaml", policy_yaml);
+    write_file(etc / "models.yaml", models_yaml(script));
+    if (!script.empty()) write_file(etc / "placeholder-script.yaml", "- response: placeholder\n");
 
-    llm::ModelsConfig models = llm::default_models_config();
+    config::HostConfig host_config;
+    host_config.etc_dir = etc;
+    host_config.home = home_.path();
+    host_config.plugin_dirs = {fs::path(SKILLHOST_BUILTIN_PLUGIN_DIR)};
+    host_config.default_user = "alice";
+    host_config.default_workspace = home_ / "workspaces";
+    auto runtime = app::load_host_runtime(host_config);
+    // Thrown, not ADD_FAILURE: a test must not go on with no host (gtest reports the exception).
+    if (!runtime) throw std::runtime_error(runtime.error().code + ": " + runtime.error().message);
+    runtime_ = std::move(runtime.value());
+    EXPECT_EQ(runtime_->catalog->plugins().size(), 4u) << "tasks, fs, memory and conversational_response";
+
     if (!script.empty()) {
-        llm::ModelSpec scripted;
-        scripted.name = "scripted";
-        scripted.backend = "scripted";
-        models.models.emplace("scripted", scripted);
         std::vector<llm::ScriptEntry> entries;
         for (const auto& reply : script) {
             llm::ScriptEntry entry;
-            if (!reply.role.empty()) {
-                entry.role = reply.role;
-                models.roles[reply.role] = "scripted";
-            }
+            if (!reply.role.empty()) entry.role = reply.role;
             entry.response = reply.text;
             if (!reply.match.empty()) entry.match = reply.match;
             entries.push_back(std::move(entry));
@@ -36,70 +73,35 @@ OperatorHost::OperatorHost(std::vector<Reply> script, op::OperatorConfig config,
         auto backend = llm::ScriptedBackend::create(std::move(entries));
         EXPECT_TRUE(backend.ok());
         script_ = backend.value();
-    }
-    router_ = std::make_shared<llm::ModelRouter>(models);
-    if (script_) {
-        EXPECT_TRUE(router_->set_backend("scripted", script_).ok());
+        EXPECT_TRUE(runtime_->router->set_backend("scripted", script_).ok());
     }
 
-    plugin::PluginLoader loader(
-        plugin::LoaderOptions{home_ / "plugin-cache", std::make_shared<app::RouterCompletionService>(router_)});
-    std::vector<std::shared_ptr<plugin::LoadedPlugin>> plugins;
-    for (const char* name : {"tasks", "fs", "memory", "conversational_response"}) {
-        auto loaded = loader.load_file(fs::path(SKILLHOST_BUILTIN_PLUGIN_DIR) / (std::string(name) + ".yaml"));
-        if (!loaded) {
-            ADD_FAILURE() << name << ": " << loaded.error().code << ": " << loaded.error().message;
-            continue;
-        }
-        plugins.push_back(loaded.value());
-    }
-    catalog_ = std::make_shared<catalog::CatalogSnapshot>(1, std::move(plugins), std::vector<plugin::PluginFailure>{});
-
-    policy::PolicyConfig policy_config;
-    if (!policy_yaml.empty()) {
-        auto parsed = policy::parse_policy_config(policy_yaml, home_ / "policy.yaml");
-        EXPECT_TRUE(parsed.ok()) << (parsed ? "" : parsed.error().message);
-        if (parsed) policy_config = parsed.value();
-    }
-    policy_ = std::make_unique<policy::PolicyEngine>(policy_config);
-    auto queue = policy::ApprovalQueue::open(home_ / "skillhost.db");
-    EXPECT_TRUE(queue.ok());
-    approvals_ = std::move(queue.value());
-
-    auto audit = policy::AuditLog::open(audit_dir());
-    EXPECT_TRUE(audit.ok());
-    if (audit) audit_ = std::move(audit.value());
-
-    exec::PipelineParts pipeline_parts;
-    pipeline_parts.audit = audit_.get();
-    pipeline_parts.policy = policy_.get();
-    pipeline_parts.approvals = approvals_.get();
-    pipeline_parts.executor = &executor_;
-    pipeline_parts.users_dir = home_ / "users";
-    pipeline_parts.resolve_user = [this](std::string_view id) -> Result<policy::UserContext> {
-        policy::UserContext u = user(mode, trust);
-        u.user_id = std::string(id);
-        return u;
-    };
-    pipeline_ = std::make_unique<exec::CallPipeline>(pipeline_parts);
-
-    auto runs = store::RunStore::open(home_ / "skillhost.db");
+    auto runs = store::RunStore::open(host_config.database_file());
     EXPECT_TRUE(runs.ok());
     runs_ = std::move(runs.value());
-    auto guidance = store::GuidanceStore::open(home_ / "skillhost.db");
+    auto guidance = store::GuidanceStore::open(host_config.database_file());
     EXPECT_TRUE(guidance.ok());
     guidance_ = std::move(guidance.value());
     operator_ = std::make_unique<op::Operator>(parts());
 }
 
+void OperatorHost::write_users(manifest::TrustLevel trust) const {
+    std::string yaml = "users:\n";
+    yaml += "  - id: alice\n    display_name: Alice\n    role: standard\n    default_mode: agent\n";
+    yaml += std::string("    trust: ") + manifest::to_string(trust) + "\n";
+    yaml += "    workspace: " + workspace_.string() + "\n";
+    yaml += "  - id: owner\n    role: owner\n    trust: supervised_auto\n";  // users.yaml needs an owner
+    write_file(home_ / "etc" / "users.yaml", yaml);
+}
+
 op::OperatorParts OperatorHost::parts() const {
     op::OperatorParts p;
-    p.pipeline = pipeline_.get();
-    p.router = router_.get();
+    p.pipeline = runtime_->pipeline.get();
+    p.router = runtime_->router.get();
     p.runs = runs_.get();
     p.guidance = guidance_.get();
-    auto snapshot = catalog_;
-    p.catalog = [snapshot] { return std::shared_ptr<const catalog::CatalogSnapshot>(snapshot); };
+    app::HostRuntime* runtime = runtime_.get();
+    p.catalog = [runtime] { return runtime->snapshot(); };
     p.config = config_;
     return p;
 }
@@ -111,24 +113,31 @@ std::unique_ptr<op::Operator> OperatorHost::restarted_operator() {
     return std::make_unique<op::Operator>(parts());
 }
 
-policy::UserContext OperatorHost::user(policy::CognitiveMode m, manifest::TrustLevel t) const {
-    policy::UserContext u;
-    u.user_id = "alice";
-    u.role = policy::Role::standard;
-    u.trust = t;
-    u.mode = m;
-    u.workspace = workspace_;
-    return u;
+policy::UserContext OperatorHost::user(policy::CognitiveMode mode, manifest::TrustLevel trust) {
+    if (trust != trust_) {
+        // users.yaml changed: read it again, as a restarted host would.
+        write_users(trust);
+        auto users = policy::load_users(home_ / "etc" / "users.yaml", home_ / "workspaces");
+        EXPECT_TRUE(users.ok()) << (users ? "" : users.error().message);
+        if (users) runtime_->users = std::make_unique<policy::UserDirectory>(std::move(users.value()));
+        trust_ = trust;
+    }
+    EXPECT_TRUE(runtime_->modes->set_mode("alice", mode).ok());
+    auto resolved = runtime_->user("alice");
+    EXPECT_TRUE(resolved.ok()) << (resolved ? "" : resolved.error().message);
+    return resolved ? resolved.value() : policy::UserContext{};
 }
 
 exec::SkillResult OperatorHost::call(const std::string& skill, const std::string& args_json) {
+    const manifest::TrustLevel previous = trust_;
     exec::CallRequest request;
     request.skill_id = skill;
     request.args = boost::json::parse(args_json);
     request.user = user(policy::CognitiveMode::agent, manifest::TrustLevel::adaptive_auto);
-    auto outcome = pipeline_->call(*catalog_, request);
+    auto outcome = runtime_->pipeline->call(*runtime_->catalog, request);
     EXPECT_TRUE(outcome.result.ok) << skill << ": " << outcome.result.error.code << ": "
                                    << outcome.result.error.message;
+    user(policy::CognitiveMode::agent, previous);
     return outcome.result;
 }
 

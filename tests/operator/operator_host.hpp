@@ -1,17 +1,15 @@
-// A complete host for operator tests: the real built-in plugins (tasks, fs, memory,
-// conversational_response) loaded by the real loader, the real policy engine, approval queue and
-// CallPipeline, run/guidance stores in a temporary skillhost.db, and a model router whose roles go
-// to the builtin model unless a test gives it a script.
+// A complete host for operator tests, assembled the way `skillhost ask` assembles it: a temporary
+// home with etc/users.yaml (the user "alice"), etc/policy.yaml and etc/models.yaml, opened by
+// app::load_host_runtime (users, mode store, policy, audit log, approval queue, model router, the
+// real built-in plugins from the build's plugin directory, executor and call pipeline), plus the run
+// and guidance stores in its skillhost.db. Model roles go to the builtin model unless a test gives
+// them a script.
 #pragma once
 
+#include "app/host_runtime.hpp"
 #include "exec/call_pipeline.hpp"
-#include "exec/executor.hpp"
-#include "llm/model_router.hpp"
 #include "llm/scripted_backend.hpp"
 #include "operator/operator.hpp"
-#include "policy/approval_queue.hpp"
-#include "policy/audit_log.hpp"
-#include "policy/policy_engine.hpp"
 #include "store/guidance_store.hpp"
 #include "store/run_store.hpp"
 #include "support/temp_dir.hpp"
@@ -33,19 +31,24 @@ struct Reply {
 class OperatorHost {
 public:
     // `script`: replies served in order per role; roles without replies use the builtin model.
+    // `policy_yaml`: the text of etc/policy.yaml (none: the built-in default policy).
     explicit OperatorHost(std::vector<Reply> script = {}, op::OperatorConfig config = {}, std::string policy_yaml = {});
 
+    // alice as the host resolves her (users.yaml and the mode store), after making `mode` her
+    // stored mode (as `skillhost mode set` does) and `trust` her trust in users.yaml.
     policy::UserContext user(policy::CognitiveMode mode = policy::CognitiveMode::agent,
-                             manifest::TrustLevel trust = manifest::TrustLevel::supervised_auto) const;
+                             manifest::TrustLevel trust = manifest::TrustLevel::supervised_auto);
 
-    // A direct call through the pipeline (demo data: tasks, memories, files).
+    // A direct call through the pipeline (demo data: tasks, memories, files), as alice with
+    // adaptive_auto trust so that seeding needs no approval.
     exec::SkillResult call(const std::string& skill, const std::string& args_json);
 
     op::Operator& op() { return *operator_; }
     // A fresh Operator over the same database: what a restarted host sees.
     std::unique_ptr<op::Operator> restarted_operator();
-    const exec::CallPipeline& pipeline() const { return *pipeline_; }
-    const catalog::CatalogSnapshot& catalog() const { return *catalog_; }
+    const exec::CallPipeline& pipeline() const { return *runtime_->pipeline; }
+    const catalog::CatalogSnapshot& catalog() const { return *runtime_->catalog; }
+    app::HostRuntime& runtime() { return *runtime_; }
     store::RunStore& runs() { return *runs_; }
     store::GuidanceStore& guidance() { return *guidance_; }
     std::shared_ptr<llm::ScriptedBackend> script() const { return script_; }
@@ -55,22 +58,15 @@ public:
     // The audit log every call (and every grounding check) is written to: <home>/audit.
     std::filesystem::path audit_dir() const { return home_.path() / "audit"; }
 
-    policy::CognitiveMode mode = policy::CognitiveMode::agent;
-    manifest::TrustLevel trust = manifest::TrustLevel::supervised_auto;
-
 private:
     op::OperatorParts parts() const;
+    void write_users(manifest::TrustLevel trust) const;
 
     TempDir home_;
     std::filesystem::path workspace_;
-    std::shared_ptr<llm::ModelRouter> router_;
     std::shared_ptr<llm::ScriptedBackend> script_;
-    std::shared_ptr<catalog::CatalogSnapshot> catalog_;
-    std::unique_ptr<policy::PolicyEngine> policy_;
-    std::unique_ptr<policy::ApprovalQueue> approvals_;
-    std::unique_ptr<policy::AuditLog> audit_;
-    exec::Executor executor_;
-    std::unique_ptr<exec::CallPipeline> pipeline_;
+    std::unique_ptr<app::HostRuntime> runtime_;
+    manifest::TrustLevel trust_ = manifest::TrustLevel::supervised_auto;
     std::unique_ptr<store::RunStore> runs_;
     std::unique_ptr<store::GuidanceStore> guidance_;
     op::OperatorConfig config_;

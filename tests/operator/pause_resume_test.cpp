@@ -23,7 +23,6 @@ const policy::Resolver kAlice{"alice", policy::Role::standard};
 TEST(Approvals, RunPausesThenResumesWithTheApprovedCallsRealResultAfterARestart) {
     OperatorHost host({{"orchestrator", act("task_create", R"({"title":"Call the dentist"})")},
                        {"orchestrator", respond("default")}});
-    host.trust = manifest::TrustLevel::suggest;  // suggest asks before every change
     EventLog events;
     auto run = host.op().run("Create a task to call the dentist",
                              host.user(policy::CognitiveMode::agent, manifest::TrustLevel::suggest), {}, &events);
@@ -60,7 +59,6 @@ TEST(Approvals, RunPausesThenResumesWithTheApprovedCallsRealResultAfterARestart)
 TEST(Approvals, ARejectedActionBecomesAnObservationAndThePlannerAdapts) {
     OperatorHost host({{"orchestrator", act("fs_write", R"({"path":"notes.txt","content":"hi"})")},
                        {"orchestrator", respond("default", "the user did not want the file written")}});
-    host.trust = manifest::TrustLevel::suggest;
     auto run = host.op().run("Write hi into notes.txt",
                              host.user(policy::CognitiveMode::agent, manifest::TrustLevel::suggest));
     ASSERT_TRUE(run.ok());
