@@ -3,6 +3,7 @@
 // and the public SDK headers and the built-in plugins include nothing of the host.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <filesystem>
 #include <fstream>
@@ -132,6 +133,77 @@ TEST(ArchitectureLayers, SdkHeadersAndBuiltinPluginsIncludeNothingOfTheHost) {
         }
     }
     for (const auto& violation : violations) ADD_FAILURE() << violation;
+}
+
+// The front-end exceptions block: "folder/header.hpp  reason" per line.
+std::map<std::string, std::string> read_front_end_exceptions(const fs::path& doc) {
+    std::ifstream in(doc);
+    std::map<std::string, std::string> allowed;
+    std::string line;
+    bool inside = false;
+    while (std::getline(in, line)) {
+        if (line.find("<!-- front-end-includes:begin -->") != std::string::npos) {
+            inside = true;
+            continue;
+        }
+        if (line.find("<!-- front-end-includes:end -->") != std::string::npos) break;
+        if (!inside || line.starts_with("```")) continue;
+        std::istringstream words(line);
+        std::string header;
+        std::string reason;
+        if (!(words >> header)) continue;
+        std::getline(words, reason);
+        allowed.emplace(header, reason);
+    }
+    return allowed;
+}
+
+// The quoted include path of a line ("policy/users.hpp"), or empty.
+std::string included_path(const std::string& line) {
+    const std::size_t start = line.find_first_not_of(" \t");
+    if (start == std::string::npos || line.compare(start, 10, "#include \"") != 0) return {};
+    const std::size_t quote = line.find('"', start + 10);
+    return quote == std::string::npos ? std::string() : line.substr(start + 10, quote - start - 10);
+}
+
+// Front ends reach lower subsystems only through app, or through a header docs/architecture.md
+// lists with its reason; a listed header nobody includes any more is a stale line.
+TEST(ArchitectureLayers, FrontEndsUseLowerSubsystemsOnlyThroughAppOrADocumentedException) {
+    const auto allowed = read_front_end_exceptions(source_dir / "docs" / "architecture.md");
+    ASSERT_GE(allowed.size(), 5u) << "docs/architecture.md has no front-end-includes block between its markers";
+    const std::vector<std::string> front_ends = {"cli", "server", "mcp"};
+    const std::vector<std::string> open_to_front_ends = {"cli", "server", "mcp", "app", "config", "net", "base"};
+    const auto levels = read_layers(source_dir / "docs" / "architecture.md");
+    std::map<std::string, int> uses;
+    for (const auto& front_end : front_ends) {
+        for (const auto& entry : fs::recursive_directory_iterator(source_dir / "host" / front_end)) {
+            if (!entry.is_regular_file() || !is_source(entry.path())) continue;
+            std::ifstream in(entry.path());
+            std::string line;
+            std::size_t number = 0;
+            while (std::getline(in, line)) {
+                ++number;
+                const std::string path = included_path(line);
+                const std::size_t slash = path.find('/');
+                if (slash == std::string::npos) continue;
+                const std::string folder = path.substr(0, slash);
+                if (!levels.contains(folder)) continue;
+                if (std::find(open_to_front_ends.begin(), open_to_front_ends.end(), folder) != open_to_front_ends.end())
+                    continue;
+                if (allowed.contains(path)) {
+                    ++uses[path];
+                    continue;
+                }
+                ADD_FAILURE() << fs::relative(entry.path(), source_dir).string() << ":" << number << ": " << front_end
+                              << "/ includes " << path
+                              << " directly; go through app/ or list the header with its reason in the "
+                                 "front-end-includes block of docs/architecture.md";
+            }
+        }
+    }
+    for (const auto& [header, reason] : allowed)
+        EXPECT_TRUE(uses.contains(header)) << header << " is listed as a front-end exception but no front end "
+                                           << "includes it; delete its line from docs/architecture.md";
 }
 
 TEST(ArchitectureLayers, TheCheckSeesAnUpwardInclude) {
