@@ -16,7 +16,9 @@ json::object render_call_result(const exec::CallOutcome& outcome, std::string_vi
     const exec::SkillResult& r = outcome.result;
     json::object out;
     if (r.ok) {
-        out["content"] = json::array{json::object{{"type", "text"}, {"text", compact_json(r.output)}}};
+        // A text result is shown as its text, not as a quoted JSON string; anything else as JSON.
+        std::string text = r.output.is_string() ? std::string(r.output.get_string()) : compact_json(r.output);
+        out["content"] = json::array{json::object{{"type", "text"}, {"text", std::move(text)}}};
         if (r.output.is_object()) out["structuredContent"] = r.output;
         out["isError"] = false;
         return out;

@@ -4,6 +4,7 @@
 
 #include "cli/cli_context.hpp"
 #include "mcp/mcp_session.hpp"
+#include "mcp/tool_result.hpp"
 #include "policy/approval_queue.hpp"
 #include "reload/watched_catalog.hpp"
 
@@ -227,6 +228,20 @@ TEST(McpSession, ASuccessfulCallCarriesStructuredContentAndATextCopy) {
     EXPECT_EQ(result.at("structuredContent").at("sum").to_number<int>(), 5);
     EXPECT_EQ(json::parse(tool_text(r)), result.at("structuredContent"));
     EXPECT_EQ(result.at("content").at(0).at("type").as_string(), "text");
+}
+
+// The renderer on its own: a skill whose result is a JSON string answers with that text.
+TEST(McpToolResult, ATextResultIsItsTextNotAQuotedJsonString) {
+    skillhost::exec::CallOutcome outcome;
+    outcome.result.ok = true;
+    outcome.result.output = "This is a simple text response";
+    const json::object rendered = skillhost::mcp::render_call_result(outcome, "owner");
+    EXPECT_EQ(rendered.at("content").at(0).at("text").as_string(), "This is a simple text response");
+    EXPECT_FALSE(rendered.contains("structuredContent")) << "only objects are structured content";
+
+    outcome.result.output = json::array{1, "two"};
+    EXPECT_EQ(skillhost::mcp::render_call_result(outcome, "owner").at("content").at(0).at("text").as_string(),
+              R"([1,"two"])");
 }
 
 TEST(McpSession, ASkillFailureIsAToolResultWithCodeMessageAndSuggestions) {
