@@ -1,7 +1,7 @@
 #include "llm/model_router.hpp"
 #include "llm/role_check.hpp"
 #include "llm/scripted_backend.hpp"
-#include "loopback_server.hpp"
+#include "support/loopback_server.hpp"
 
 #include <boost/json.hpp>
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 #include "llm/openai_backend.hpp"
-#include "loopback_server.hpp"
+#include "support/loopback_server.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 #include "net/http_client.hpp"
 #include "net/url.hpp"
-#include "loopback_server.hpp"
+#include "support/loopback_server.hpp"
 
 #include <gtest/gtest.h>
 
