@@ -1,5 +1,8 @@
 // The services a plugin gets from the host: progress, cancellation, the per-call context, model
 // completions and logging — exercised through real plugins, and directly with hostile inputs.
+#include "app/router_completion_service.hpp"
+#include "llm/model_router.hpp"
+#include "llm/scripted_backend.hpp"
 #include "plugin/call_control.hpp"
 #include "plugin/host_services.hpp"
 #include "plugin_test_support.hpp"
@@ -20,6 +23,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using testing::parse;
+using ::testing::StartsWith;
 
 class HostServicesTest : public testing::LoaderTest {};
 
@@ -133,36 +137,48 @@ TEST_F(HostServicesTest, CompletionWithoutModelIsUnavailable) {
     EXPECT_THAT(out.error_message, HasSubstr("persona"));
 }
 
-class RecordingCompletions : public CompletionService {
-public:
-    Result<std::string> complete(std::string_view user_id, std::string_view role,
-                                 std::string_view request_json) override {
-        user = user_id;
-        this->role = role;
-        request = boost::json::parse(request_json);
-        if (role == "broken") return Error{"LLM_FAILED", "the model server answered 500"};
-        return std::string(R"({"content":"four","model":"fake","backend":"scripted"})");
-    }
-    std::string user, role;
-    boost::json::value request;
-};
+// The real completion service over a real model router: "summarizer" goes to a scripted model
+// (the one part tests may replace), "critic" to an Ollama server that is not there.
+TEST_F(HostServicesTest, CompletionReachesTheModelTheRoleIsRoutedTo) {
+    llm::ModelsConfig models = llm::default_models_config();
+    llm::ModelSpec scripted;
+    scripted.name = "scripted";
+    scripted.backend = "scripted";
+    models.models.emplace(scripted.name, scripted);
+    llm::ModelSpec absent;
+    absent.name = "absent";
+    absent.backend = "ollama";
+    absent.model = "llama3";
+    absent.base_url = "http://127.0.0.1:1";  // nothing listens on port 1
+    absent.retries = 0;
+    models.models.emplace(absent.name, absent);
+    models.roles["summarizer"] = "scripted";
+    models.roles["critic"] = "absent";
+    auto router = std::make_shared<llm::ModelRouter>(models);
+    llm::ScriptEntry reply;
+    reply.response = "four";
+    auto script = llm::ScriptedBackend::create({reply});
+    ASSERT_TRUE(script.ok());
+    ASSERT_TRUE(router->set_backend("scripted", script.value()).ok());
 
-TEST_F(HostServicesTest, CompletionReachesTheCompletionService) {
-    auto completions = std::make_shared<RecordingCompletions>();
-    auto loaded = make_loader(completions).load_file(test::fixture_manifest("echo"));
+    auto loaded =
+        make_loader(std::make_shared<app::RouterCompletionService>(router)).load_file(test::fixture_manifest("echo"));
     ASSERT_TRUE(loaded.ok()) << loaded.error().message;
 
     RawOutcome out = loaded.value()->invoke(context("ask"), R"({"prompt":"2+2?","role":"summarizer"})");
-
     ASSERT_EQ(out.written, RawOutcome::Written::result) << out.error_message;
     EXPECT_EQ(parse(out.result_json), parse(R"({"content":"four"})"));
-    EXPECT_EQ(completions->user, "alice");
-    EXPECT_EQ(completions->role, "summarizer");
-    EXPECT_EQ(completions->request.at("messages").at(0).at("content"), "2+2?");
+    const auto requests = script.value()->requests();
+    ASSERT_EQ(requests.size(), 1u);
+    EXPECT_EQ(requests[0].role, "summarizer");
+    ASSERT_FALSE(requests[0].messages.empty());
+    EXPECT_EQ(requests[0].messages.back().content, "2+2?");
 
-    RawOutcome failed = loaded.value()->invoke(context("ask"), R"({"prompt":"x","role":"broken"})");
-    EXPECT_EQ(failed.error_code, "LLM_FAILED");
-    EXPECT_THAT(failed.error_message, HasSubstr("500"));
+    RawOutcome failed = loaded.value()->invoke(context("ask"), R"({"prompt":"x","role":"critic"})");
+    ASSERT_EQ(failed.written, RawOutcome::Written::error);
+    EXPECT_THAT(failed.error_code, StartsWith("LLM_"));
+    EXPECT_THAT(failed.error_message, HasSubstr("127.0.0.1:1"));
+    EXPECT_EQ(script.value()->requests().size(), 1u) << "the critic's request must not reach the scripted model";
 }
 
 TEST_F(HostServicesTest, PluginLogLinesAreAttributedToThePlugin) {
