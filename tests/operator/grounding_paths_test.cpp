@@ -128,8 +128,8 @@ TEST(GroundingPaths, TheLightweightOperatorsAnswersAreChecked) {
     OperatorHost host({{"classifier", R"({"intent":"temporal","confidence":0.9})"},
                        {"persona", "Yesterday you had lunch with Jonathan."},
                        {"persona", "Yesterday you had lunch with Jonathan."}});
+    seed_demo_data(host);  // in agent mode: the pipeline reads the user's mode at every call
     host.mode = policy::CognitiveMode::emulation;
-    seed_demo_data(host);
     auto run = host.op().run("What did I do yesterday?", host.user(policy::CognitiveMode::emulation));
     ASSERT_TRUE(run.ok());
     EXPECT_EQ(run->route, "temporal");
