@@ -238,9 +238,15 @@ Status Operator::check_goal(std::string_view goal) const {
     return error;
 }
 
+Status Operator::check_start(std::string_view goal, const policy::UserContext& user) const {
+    if (!user.credential.may(policy::Scope::call))
+        return policy::missing_scope_error(policy::Scope::call, "starting a run", user.credential);
+    return check_goal(goal);
+}
+
 Result<store::Run> Operator::run(std::string_view goal, const policy::UserContext& user, const RunOptions& options,
                                  RunEventSubscriber* events) {
-    if (auto st = check_goal(goal); !st) return st.error();
+    if (auto st = check_start(goal, user); !st) return st.error();
     store::Run run;
     run.id = options.id.empty() ? store::new_id("run") : options.id;
     run.goal = std::string(goal);

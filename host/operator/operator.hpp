@@ -58,6 +58,9 @@ public:
     // GOAL_TOO_LONG when `goal` has more characters than operator.yaml's max_goal_chars: what the
     // limit is and how to shorten. Front ends check before they accept a run; run() checks too.
     Status check_goal(std::string_view goal) const;
+    // check_goal, and MISSING_SCOPE when the user's credential may not call skills (a run would
+    // only fail at its first call, after spending model time).
+    Status check_start(std::string_view goal, const policy::UserContext& user) const;
 
     // Runs `goal` for `user` in the user's mode. The returned run is also persisted. Errors only when
     // the run cannot even be stored; everything that goes wrong inside a run is in run.error.

@@ -215,7 +215,7 @@ void RunHub::poll_paused() {
 
 Result<std::string> RunHub::start(std::string goal, const policy::UserContext& user, op::RunOptions options,
                                   std::shared_ptr<EventChannel> events) {
-    if (auto st = op_.check_goal(goal); !st) return st.error();
+    if (auto st = op_.check_start(goal, user); !st) return st.error();
     std::shared_ptr<std::atomic<bool>> cancel;
     if (options.id.empty()) options.id = store::new_id("run");
     const std::string id = options.id;

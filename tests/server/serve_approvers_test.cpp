@@ -84,6 +84,9 @@ TEST_F(ServeApprovers, AnApproveOnlyTokenCannotCallSkills) {
     auto call = d().post_with("/v1/skills/echo/call", R"({"args":{"text":"hi"}})", approver);
     EXPECT_EQ(call.status, 403) << call.body;
     EXPECT_EQ(call.error_code(), "MISSING_SCOPE");
+    auto run = d().post_with("/v1/runs", R"({"goal":"Which tasks are still open?"})", approver);
+    EXPECT_EQ(run.status, 403) << run.body;
+    EXPECT_EQ(run.error_code(), "MISSING_SCOPE");
 }
 
 TEST_F(ServeApprovers, AnOwnersTokenWithoutAdminActsOnlyForItsOwnUser) {
