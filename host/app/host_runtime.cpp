@@ -24,6 +24,7 @@ Status load_policy(HostRuntime& rt) {
     rt.audit = std::move(audit.value());
     policy::ApprovalQueueOptions qo;
     qo.ttl = rt.policy_config.approval_ttl;
+    qo.require_approver = rt.policy_config.require_approver;
     qo.audit = rt.audit.get();
     auto queue = policy::ApprovalQueue::open(cfg.database_file(), qo);
     if (!queue) return queue.error();
@@ -52,7 +53,7 @@ Result<policy::UserContext> HostRuntime::user(std::string_view id) const {
 }
 
 policy::Resolver HostRuntime::resolver(const policy::UserContext& u) const {
-    return policy::Resolver{u.user_id, u.role};
+    return policy::Resolver{u.user_id, u.role, u.credential, false};
 }
 
 exec::CallerContext HostRuntime::caller(const policy::UserContext& u) const {

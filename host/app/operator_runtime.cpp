@@ -1,5 +1,9 @@
 #include "app/operator_runtime.hpp"
 
+#include "app/run_ownership.hpp"
+
+#include <spdlog/spdlog.h>
+
 namespace skillhost::app {
 
 Result<OperatorRuntime> make_operator_runtime(HostRuntime& host) {
@@ -8,8 +12,16 @@ Result<OperatorRuntime> make_operator_runtime(HostRuntime& host) {
     const auto& config = host.config;
     auto operator_config = op::load_operator_config(config.etc_dir / "operator.yaml");
     if (!operator_config) return operator_config.error();
-    auto runs = store::RunStore::open(config.database_file());
+    auto runs = store::RunStore::open(config.database_file(), this_process_run_ownership());
     if (!runs) return runs.error();
+    // A host that died mid-run left it `running` forever; whoever opens the store next says so.
+    auto interrupted = runs.value()->mark_interrupted();
+    if (!interrupted) return interrupted.error();
+    for (const auto& id : interrupted.value())
+        spdlog::warn(
+            "run {} was being driven by a process that stopped; marked interrupted (resume it with "
+            "`skillhost runs resume {}`)",
+            id, id);
     rt.runs = std::move(runs.value());
     auto guidance = store::GuidanceStore::open(config.database_file());
     if (!guidance) return guidance.error();

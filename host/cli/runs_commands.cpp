@@ -108,7 +108,7 @@ int finish(const Result<store::Run>& run, bool json) {
 int resume_run(CliContext& ctx, const RunsArgs& a) {
     auto rt = make_operator_runtime(ctx);
     if (!rt) return fail_setup(rt.error(), a.json);
-    return finish(rt->op->resume_after_approval(a.id), a.json);
+    return finish(rt->op->resume(a.id), a.json);
 }
 
 int guide_run(CliContext& ctx, const RunsArgs& a) {
@@ -141,7 +141,9 @@ void register_runs_commands(CLI::App& app, CliContext& ctx) {
     show->callback([&ctx, show_args] { ctx.exit_code = show_run(ctx, *show_args); });
 
     auto resume_args = std::make_shared<RunsArgs>();
-    auto* resume = runs->add_subcommand("resume", "Continue a run whose approval was approved or rejected");
+    auto* resume = runs->add_subcommand(
+        "resume",
+        "Continue a run whose approval was approved or rejected, or an interrupted run from its last saved step");
     resume->add_option("ID", resume_args->id, "Run id")->required();
     resume->add_flag("--json", resume_args->json, "Print the run record as JSON");
     ctx.add_global_options(*resume);

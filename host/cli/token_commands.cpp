@@ -12,6 +12,7 @@ struct TokenArgs {
     std::string user;
     std::string label;
     std::string id;
+    std::string scope = "call";
     bool json = false;
 };
 
@@ -26,20 +27,23 @@ int run_create(CliContext& ctx, const TokenArgs& a) {
     if (!rt) return fail_setup(rt.error(), a.json);
     auto user = rt.value()->user(a.user);
     if (!user) return fail_setup(user.error(), a.json);
+    auto scopes = policy::Scopes::parse(a.scope);
+    if (!scopes) return fail_setup(scopes.error(), a.json);
     auto store = open_store(ctx);
     if (!store) return fail_setup(store.error(), a.json);
-    auto issued = store.value()->issue(user->user_id, a.label);
+    auto issued = store.value()->issue(user->user_id, a.label, scopes.value());
     if (!issued) return fail_setup(issued.error(), a.json);
     if (a.json) {
         print_json(boost::json::object{{"token", issued->token},
                                        {"user_id", issued->user_id},
                                        {"id", issued->sha256.substr(0, 12)},
-                                       {"label", issued->label}});
+                                       {"label", issued->label},
+                                       {"scopes", issued->scopes.to_text()}});
         return kExitOk;
     }
     std::cout << issued->token << "\n";
-    std::cerr << "Token for user " << issued->user_id << " (id " << issued->sha256.substr(0, 12)
-              << "). It is shown only now; store it safely.\n";
+    std::cerr << "Token for user " << issued->user_id << " (id " << issued->sha256.substr(0, 12) << ", scopes "
+              << issued->scopes.to_text() << "). It is shown only now; store it safely.\n";
     return kExitOk;
 }
 
@@ -54,13 +58,15 @@ int run_list(CliContext& ctx, const TokenArgs& a) {
             out.push_back({{"id", t.sha256.substr(0, 12)},
                            {"user_id", t.user_id},
                            {"label", t.label},
+                           {"scopes", t.scopes.to_text()},
                            {"created_ms", t.created_ms}});
         print_json(boost::json::object{{"tokens", std::move(out)}});
         return kExitOk;
     }
     if (tokens->empty()) std::cout << "No tokens issued by skillhost (tokens in users.yaml are not listed here).\n";
     for (const auto& t : tokens.value())
-        std::cout << t.sha256.substr(0, 12) << "  " << t.user_id << "  " << t.label << "\n";
+        std::cout << t.sha256.substr(0, 12) << "  " << t.user_id << "  " << t.scopes.to_text() << "  " << t.label
+                  << "\n";
     return kExitOk;
 }
 
@@ -92,6 +98,10 @@ void register_token_commands(CLI::App& app, CliContext& ctx) {
     auto* create = token->add_subcommand("create", "Create a token for a user and print it (shown only once)");
     create->add_option("--user", ca->user, "The user the token acts as (default: the configured default user)");
     create->add_option("--label", ca->label, "What the token is for, e.g. \"ci\"");
+    create->add_option("--scope", ca->scope,
+                       "What the token may do, comma-separated: call (run skills and runs), approve (resolve "
+                       "approvals; never the token's own calls), admin (act on other users' data as an owner). "
+                       "Default: call");
     create->add_flag("--json", ca->json, "Machine-readable output");
     ctx.add_global_options(*create);
     create->callback([&ctx, ca] { ctx.exit_code = run_create(ctx, *ca); });

@@ -3,6 +3,7 @@
 #include "catalog/catalog_render.hpp"
 #include "exec/argument_validation.hpp"
 #include "policy/call_authorization.hpp"
+#include "policy/call_path_rules.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -49,7 +50,29 @@ void CallPipeline::report_call(const CallRequest& request, const SkillResult& re
     if (auto st = parts_.audit->record_skill_call(a); !st) spdlog::warn("audit: {}", st.error().message);
 }
 
-CallOutcome CallPipeline::call(const catalog::CatalogSnapshot& catalog, const CallRequest& request) const {
+CallOptions CallPipeline::with_path_rules(const CallOptions& options, const policy::UserContext& user,
+                                          const manifest::SkillSpec& spec, const boost::json::value& args) const {
+    CallOptions out = options;
+    if (auto rules = policy::CallPathRules::for_call(*parts_.policy, user, spec, args)) {
+        out.path_allowed = [rules](std::string_view path) { return rules->allows(path); };
+    }
+    return out;
+}
+
+policy::UserContext CallPipeline::current_user(const policy::UserContext& user) const {
+    if (!parts_.resolve_user) return user;
+    auto now = parts_.resolve_user(user.user_id);
+    if (!now) return user;
+    policy::UserContext out = policy::with_credential(std::move(now.value()), user.credential);
+    // A narrower mode the caller chose (a run started in emulation) stays narrow.
+    if (user.mode == policy::CognitiveMode::emulation) out.mode = policy::CognitiveMode::emulation;
+    return out;
+}
+
+CallOutcome CallPipeline::call(const catalog::CatalogSnapshot& catalog, const CallRequest& asked) const {
+    // Mode and trust as they are now, not as when the session, run or resume began.
+    CallRequest request = asked;
+    request.user = current_user(asked.user);
     CallOutcome out;
     const catalog::CatalogEntry* entry = catalog.find(request.skill_id);
     if (!entry) {
@@ -94,13 +117,15 @@ CallOutcome CallPipeline::call(const catalog::CatalogSnapshot& catalog, const Ca
         return out;
     }
 
-    out.result = parts_.executor->call(catalog, spec.id, prepared.value(), caller_for(request.user), request.options);
+    out.result = parts_.executor->call(catalog, spec.id, prepared.value(), caller_for(request.user),
+                                       with_path_rules(request.options, request.user, spec, prepared.value()));
     report_call(request, out.result);
     return out;
 }
 
 std::vector<const catalog::CatalogEntry*> CallPipeline::visible_entries(const catalog::CatalogSnapshot& catalog,
-                                                                        const policy::UserContext& user) const {
+                                                                        const policy::UserContext& asked) const {
+    const policy::UserContext user = current_user(asked);
     std::vector<const catalog::CatalogEntry*> out;
     for (const auto* e : catalog::all_entries(catalog)) {
         if (!parts_.policy->is_visible(user, *e->spec)) continue;
@@ -146,7 +171,8 @@ Result<ApprovalOutcome> CallPipeline::approve(const catalog::CatalogSnapshot& ca
     req.args = prepared.value();
     req.user = user.value();
     req.requested_by = policy::Requester::approval(record.id);
-    SkillResult result = parts_.executor->call(catalog, req.skill_id, req.args, caller_for(req.user), req.options);
+    SkillResult result = parts_.executor->call(catalog, req.skill_id, req.args, caller_for(req.user),
+                                               with_path_rules(req.options, req.user, *entry->spec, req.args));
     report_call(req, result);
     auto done = parts_.approvals->complete(record.id, result.ok, result.to_json(),
                                            result.ok ? "" : result.error.code + ": " + result.error.message);

@@ -62,6 +62,8 @@ class CallPipeline {
 public:
     explicit CallPipeline(PipelineParts parts);
 
+    // The user's mode, trust and role are read at this call (resolve_user), not taken from when
+    // the session or run that asks began.
     CallOutcome call(const catalog::CatalogSnapshot& catalog, const CallRequest& request) const;
 
     // Skills this user may see in their mode (for catalogs shown to people, planners and MCP).
@@ -81,6 +83,12 @@ public:
 
 private:
     CallerContext caller_for(const policy::UserContext& user) const;
+    // The user as they are now (mode, trust, role), keeping the caller's credential and a narrower
+    // mode the caller chose.
+    policy::UserContext current_user(const policy::UserContext& user) const;
+    // `options` plus the call's rules for paths the plugin touches (path_check extension).
+    CallOptions with_path_rules(const CallOptions& options, const policy::UserContext& user,
+                                const manifest::SkillSpec& spec, const boost::json::value& args) const;
     // Tells the observers and the audit log about an executed call.
     void report_call(const CallRequest& request, const SkillResult& result) const;
 

@@ -352,6 +352,7 @@ SkillResult Executor::call(const catalog::CatalogSnapshot& catalog, std::string_
         job->context.deadline_unix_ms = deadline ? unix_ms_deadline(timeout) : 0;
         job->context.control = &job->control;
         if (options.on_progress) job->forward_progress_to(options.on_progress);
+        job->control.path_allowed = options.path_allowed;
         job->args_json = json::serialize(*prepared);
         if (spec.concurrency == manifest::Concurrency::serial) job->serial = serial_mutex_for(*entry);
 

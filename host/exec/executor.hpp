@@ -41,6 +41,9 @@ struct CallOptions {
     std::function<void(double, double, std::string_view)> on_progress;
     // Set from another thread to cancel (e.g. MCP notifications/cancelled); may be null.
     std::shared_ptr<std::atomic<bool>> cancel;
+    // The call's rules for paths the plugin touches beyond its arguments (path_check extension);
+    // empty: nothing is withheld. Runs on the plugin's thread, possibly after call() returned.
+    std::function<bool(std::string_view path)> path_allowed{};
 };
 
 struct SkillResult {

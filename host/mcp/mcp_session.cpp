@@ -326,7 +326,10 @@ void McpSession::run_call(const json::value& id, std::string skill_id, json::val
         outcome = pipeline_.call(*snapshot, request);
     }
     std::optional<json::object> approved;
-    if (outcome.approval_id && client_elicits_.load()) approved = approve_through_client(request, outcome, *cancel);
+    // Only a session whose credential may approve asks its client: an agent's call-only token must
+    // not be able to answer for the approver.
+    if (outcome.approval_id && client_elicits_.load() && user_.credential.may(policy::Scope::approve))
+        approved = approve_through_client(request, outcome, *cancel);
     bool answer = true;
     {
         std::lock_guard lock(calls_mutex_);
@@ -354,7 +357,7 @@ std::optional<json::object> McpSession::approve_through_client(const exec::CallR
         options_.elicitation_timeout);
     if (!response) return std::nullopt;
     const ApprovalAnswer answer = read_approval_answer(*response);
-    const policy::Resolver resolver{user_.user_id, user_.role};
+    const policy::Resolver resolver{user_.user_id, user_.role, user_.credential, true};
     if (answer.kind == ApprovalAnswer::Kind::undecided) return std::nullopt;
     if (answer.kind == ApprovalAnswer::Kind::reject) {
         auto rejected = pipeline_.reject(approval_id, resolver, answer.reason);

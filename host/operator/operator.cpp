@@ -192,8 +192,16 @@ Result<policy::UserContext> Operator::user_for(const store::Run& run) const {
     }
     auto user = resolve(run.user_id);
     if (!user) return user.error();
-    // The run keeps the mode it started in.
+    // The run keeps the mode it started in (the pipeline still applies the user's current mode
+    // when that is narrower) and the credential it was started with.
     if (auto mode = policy::parse_cognitive_mode(run.mode)) user->mode = *mode;
+    if (!run.token_id.empty()) {
+        policy::Credential credential;
+        credential.token_id = run.token_id;
+        auto scopes = policy::Scopes::parse(run.token_scopes);
+        credential.scopes = scopes ? scopes.value() : policy::Scopes();
+        return policy::with_credential(std::move(user.value()), std::move(credential));
+    }
     return user;
 }
 
@@ -214,13 +222,38 @@ std::string Operator::playbook_text(store::Run& run, const policy::UserContext& 
     return text;
 }
 
+Status Operator::check_goal(std::string_view goal) const {
+    // Characters, not bytes: a limit stated in characters must not refuse non-Latin text early.
+    std::size_t chars = 0;
+    for (unsigned char c : goal) chars += (c & 0xC0) != 0x80 ? 1 : 0;
+    const auto limit = static_cast<std::size_t>(parts_.config.max_goal_chars);
+    if (chars <= limit) return {};
+    Error error{"GOAL_TOO_LONG",
+                "the goal has " + std::to_string(chars) + " characters; the limit is " + std::to_string(limit),
+                {},
+                {"state the goal in fewer words and put long material in a file the skills can read, or raise "
+                 "max_goal_chars in operator.yaml"}};
+    error.details["chars"] = chars;
+    error.details["max_goal_chars"] = limit;
+    return error;
+}
+
+Status Operator::check_start(std::string_view goal, const policy::UserContext& user) const {
+    if (!user.credential.may(policy::Scope::call))
+        return policy::missing_scope_error(policy::Scope::call, "starting a run", user.credential);
+    return check_goal(goal);
+}
+
 Result<store::Run> Operator::run(std::string_view goal, const policy::UserContext& user, const RunOptions& options,
                                  RunEventSubscriber* events) {
+    if (auto st = check_start(goal, user); !st) return st.error();
     store::Run run;
     run.id = options.id.empty() ? store::new_id("run") : options.id;
     run.goal = std::string(goal);
     run.user_id = user.user_id;
     run.mode = policy::to_string(user.mode);
+    run.token_id = user.credential.token_id;
+    run.token_scopes = user.credential.is_token() ? user.credential.scopes.to_text() : std::string();
     run.history = options.history;
     run.created_ms = store::unix_ms_now();
     if (auto saved = parts_.runs->save(run); !saved) return saved.error();

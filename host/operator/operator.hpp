@@ -55,6 +55,13 @@ class Operator {
 public:
     explicit Operator(OperatorParts parts);
 
+    // GOAL_TOO_LONG when `goal` has more characters than operator.yaml's max_goal_chars: what the
+    // limit is and how to shorten. Front ends check before they accept a run; run() checks too.
+    Status check_goal(std::string_view goal) const;
+    // check_goal, and MISSING_SCOPE when the user's credential may not call skills (a run would
+    // only fail at its first call, after spending model time).
+    Status check_start(std::string_view goal, const policy::UserContext& user) const;
+
     // Runs `goal` for `user` in the user's mode. The returned run is also persisted. Errors only when
     // the run cannot even be stored; everything that goes wrong inside a run is in run.error.
     Result<store::Run> run(std::string_view goal, const policy::UserContext& user, const RunOptions& options = {},
@@ -65,6 +72,16 @@ public:
     // `cancel` as in RunOptions.
     Result<store::Run> resume_after_approval(std::string_view run_id, RunEventSubscriber* events = nullptr,
                                              std::shared_ptr<std::atomic<bool>> cancel = nullptr);
+
+    // Continues an interrupted run (its process died) from its last saved step. RUN_NOT_FOUND,
+    // RUN_NOT_INTERRUPTED, RUN_ALREADY_RESUMED (another process resumed it first).
+    Result<store::Run> resume_interrupted(std::string_view run_id, RunEventSubscriber* events = nullptr,
+                                          std::shared_ptr<std::atomic<bool>> cancel = nullptr);
+    // `runs resume`: an interrupted run continues from its last saved step, any other run as
+    // resume_after_approval. Resuming is a compare-and-set on the stored status: of two processes
+    // resuming one run, the second gets RUN_ALREADY_RESUMED.
+    Result<store::Run> resume(std::string_view run_id, RunEventSubscriber* events = nullptr,
+                              std::shared_ptr<std::atomic<bool>> cancel = nullptr);
 
     // Continues a needs_guidance run with the user's advice; the guidance is stored with its situation
     // and, when the resumed run succeeds, becomes a playbook. RUN_NOT_FOUND, RUN_NOT_WAITING_FOR_GUIDANCE,

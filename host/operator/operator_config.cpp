@@ -64,9 +64,9 @@ Result<OperatorConfig> parse_operator_config(std::string_view yaml_text, const s
         reader.problems.push_back(problem_at(file.string(), root, "", "expected a mapping of operator settings"));
         return config_error("OPERATOR_CONFIG_INVALID", reader.problems, "fix etc/operator.yaml");
     }
-    static const std::set<std::string> known = {"max_steps",   "trim_to_last_n", "verbatim", "grounding",
-                                                "error_retry", "max_retries",    "critic",   "observation",
-                                                "dump_dir",    "default_style"};
+    static const std::set<std::string> known = {"max_steps",   "trim_to_last_n", "verbatim",      "grounding",
+                                                "error_retry", "max_retries",    "critic",        "observation",
+                                                "dump_dir",    "default_style",  "max_goal_chars"};
     for (const auto& item : root) {
         const std::string key = item.first.as<std::string>();
         const YAML::Node& value = item.second;
@@ -74,9 +74,12 @@ Result<OperatorConfig> parse_operator_config(std::string_view yaml_text, const s
             reader.problems.push_back(
                 problem_at(file.string(), item.first, key,
                            "unknown setting; known: critic, default_style, dump_dir, error_retry, "
-                           "grounding, max_retries, max_steps, observation, trim_to_last_n, verbatim"));
+                           "grounding, max_goal_chars, max_retries, max_steps, observation, trim_to_last_n, "
+                           "verbatim"));
         } else if (key == "max_steps") {
             reader.integer(value, key, 1, 100, config.max_steps);
+        } else if (key == "max_goal_chars") {
+            reader.integer(value, key, 16, 1'000'000, config.max_goal_chars);
         } else if (key == "trim_to_last_n") {
             reader.integer(value, key, 1, 100, config.trim_to_last_n);
         } else if (key == "max_retries") {

@@ -12,13 +12,14 @@
 namespace skillhost::op {
 
 struct OperatorConfig {
-    int max_steps = 10;       // planner steps per attempt
-    int trim_to_last_n = 5;   // scratchpad steps shown in full; older ones get one line each
-    bool verbatim = true;     // single read-only retrievals answer with the tool output itself
-    bool grounding = true;    // model answers (every style) are checked against the observations
-    bool error_retry = true;  // failed runs are retried with a retry context
-    int max_retries = 1;      // extra attempts after the first
-    bool critic = false;      // the critic role reviews answers before they are accepted
+    int max_steps = 10;          // planner steps per attempt
+    int max_goal_chars = 10000;  // longer goals are refused with GOAL_TOO_LONG before a run starts
+    int trim_to_last_n = 5;      // scratchpad steps shown in full; older ones get one line each
+    bool verbatim = true;        // single read-only retrievals answer with the tool output itself
+    bool grounding = true;       // model answers (every style) are checked against the observations
+    bool error_retry = true;     // failed runs are retried with a retry context
+    int max_retries = 1;         // extra attempts after the first
+    bool critic = false;         // the critic role reviews answers before they are accepted
     store::ObservationMode observation_mode = store::ObservationMode::narrative;
     std::size_t observation_max_chars = 4000;  // longer observation text is cut (raw payload kept)
     std::string default_style = "default";     // response style when the planner names none

@@ -94,14 +94,47 @@ Result<store::Run> Operator::resume_after_approval(std::string_view run_id, RunE
     run.error.reset();
     auto user = user_for(run);
     if (!user) return user.error();
+    // Compare-and-set: of two processes resuming this run (the daemon after an approval and a
+    // `runs resume`), only the first drives it, so no skill call is repeated.
+    if (auto claimed = parts_.runs->claim(run, RunStatus::awaiting_approval); !claimed) return claimed.error();
     if (events) {
         RunEvent event{RunEventType::observation, run.id, static_cast<int>(run.steps.size()),
                        entry.observation->content,
                        json::object{{"tool", entry.action->tool}, {"success", entry.observation->success}}};
         events->on_event(event);
     }
-    if (auto saved = parts_.runs->save(run); !saved) return saved.error();
     return drive(run, user.value(), events, 0, std::move(cancel));
+}
+
+Result<store::Run> Operator::resume_interrupted(std::string_view run_id, RunEventSubscriber* events,
+                                                std::shared_ptr<std::atomic<bool>> cancel) {
+    auto loaded = parts_.runs->get(run_id);
+    if (!loaded) return loaded.error();
+    store::Run run = std::move(loaded.value());
+    if (run.status != RunStatus::interrupted) {
+        Error error{"RUN_NOT_INTERRUPTED",
+                    "run " + run.id + " is " + store::to_string(run.status) +
+                        "; only interrupted runs (their process died) continue from their last saved step",
+                    {},
+                    {}};
+        error.details["run_id"] = run.id;
+        error.details["status"] = store::to_string(run.status);
+        return error;
+    }
+    auto user = user_for(run);
+    if (!user) return user.error();
+    run.status = RunStatus::running;
+    run.error.reset();
+    if (auto claimed = parts_.runs->claim(run, RunStatus::interrupted); !claimed) return claimed.error();
+    return drive(run, user.value(), events, 0, std::move(cancel));
+}
+
+Result<store::Run> Operator::resume(std::string_view run_id, RunEventSubscriber* events,
+                                    std::shared_ptr<std::atomic<bool>> cancel) {
+    auto loaded = parts_.runs->get(run_id);
+    if (!loaded) return loaded.error();
+    if (loaded->status == RunStatus::interrupted) return resume_interrupted(run_id, events, std::move(cancel));
+    return resume_after_approval(run_id, events, std::move(cancel));
 }
 
 Result<store::Run> Operator::guide(std::string_view run_id, std::string_view text, RunEventSubscriber* events,
@@ -141,7 +174,7 @@ Result<store::Run> Operator::guide(std::string_view run_id, std::string_view tex
     run.error.reset();
     // The guided continuation is a fresh attempt: old failures must not re-trigger stuck detection.
     run.attempt_first_step = run.steps.size();
-    if (auto saved = parts_.runs->save(run); !saved) return saved.error();
+    if (auto claimed = parts_.runs->claim(run, RunStatus::needs_guidance); !claimed) return claimed.error();
     return drive(run, user.value(), events, 0, std::move(cancel));
 }
 

@@ -103,13 +103,28 @@ skillhost_status complete(void* host_context, const skillhost_call_context* call
     return SKILLHOST_STATUS_ERROR;
 }
 
+int32_t is_path_allowed(void*, const skillhost_call_context* call, skillhost_string_view path,
+                        int32_t /*operation: every operation is judged by the same rules*/) noexcept {
+    const CallControl* control = control_of(call);
+    if (!control) return 0;
+    if (path.size > 0 && path.data == nullptr) return 0;
+    if (!control->path_allowed) return 1;
+    try {
+        return control->path_allowed(from_abi(path)) ? 1 : 0;
+    } catch (...) {
+        return 0;  // fail closed: a path the host cannot judge is withheld
+    }
+}
+
 // The extension tables are immutable and shared by every plugin: host_context tells them apart.
 const skillhost_llm_v1 llm_extension{&complete};
+const skillhost_path_check_v1 path_check_extension{&is_path_allowed};
 
 const void* get_extension(void*, const char* id) noexcept {
     if (id == nullptr) return nullptr;
     const std::string_view wanted(id);
     if (wanted == SKILLHOST_EXT_LLM) return &llm_extension;
+    if (wanted == SKILLHOST_EXT_PATH_CHECK) return &path_check_extension;
     return nullptr;
 }
 

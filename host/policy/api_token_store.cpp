@@ -32,14 +32,30 @@ Result<std::unique_ptr<ApiTokenStore>> ApiTokenStore::open(const std::filesystem
                                    " sha256 TEXT PRIMARY KEY,"
                                    " user_id TEXT NOT NULL,"
                                    " label TEXT NOT NULL,"
-                                   " created_ms INTEGER NOT NULL)");
+                                   " created_ms INTEGER NOT NULL,"
+                                   " scopes TEXT NOT NULL DEFAULT 'call,approve,admin')");
         !st) {
         return st.error();
+    }
+    // Tables created before token scopes get the column; their tokens keep every scope.
+    int rc = SQLITE_ERROR;
+    {
+        db::SqliteStatement probe(*connection, "SELECT 1 FROM pragma_table_info('api_tokens') WHERE name = 'scopes'");
+        if (!probe.prepared()) return connection->error("reading the api_tokens table");
+        rc = probe.step();
+    }
+    if (rc == SQLITE_DONE) {
+        if (auto st = connection->exec("ALTER TABLE api_tokens ADD COLUMN scopes TEXT NOT NULL DEFAULT "
+                                       "'call,approve,admin'");
+            !st)
+            return st.error();
+    } else if (rc != SQLITE_ROW) {
+        return connection->error("reading the api_tokens table");
     }
     return std::unique_ptr<ApiTokenStore>(new ApiTokenStore(std::move(*connection)));
 }
 
-Result<IssuedToken> ApiTokenStore::issue(std::string_view user_id, std::string_view label) {
+Result<IssuedToken> ApiTokenStore::issue(std::string_view user_id, std::string_view label, Scopes scopes) {
     auto token = generate_api_token();
     if (!token) return token.error();
     IssuedToken issued;
@@ -47,37 +63,56 @@ Result<IssuedToken> ApiTokenStore::issue(std::string_view user_id, std::string_v
     issued.sha256 = hash_api_token(issued.token);
     issued.user_id = std::string(user_id);
     issued.label = std::string(label);
+    issued.scopes = scopes;
     issued.created_ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
             .count();
     std::lock_guard lock(mutex_);
-    db::SqliteStatement insert(connection_,
-                               "INSERT INTO api_tokens (sha256, user_id, label, created_ms) VALUES (?, ?, ?, ?)");
+    db::SqliteStatement insert(
+        connection_, "INSERT INTO api_tokens (sha256, user_id, label, created_ms, scopes) VALUES (?, ?, ?, ?, ?)");
     if (!insert.prepared()) return connection_.error("storing an API token");
-    insert.bind(1, issued.sha256).bind(2, issued.user_id).bind(3, issued.label).bind(4, issued.created_ms);
+    insert.bind(1, issued.sha256)
+        .bind(2, issued.user_id)
+        .bind(3, issued.label)
+        .bind(4, issued.created_ms)
+        .bind(5, scopes.to_text());
     if (insert.step() != SQLITE_DONE) return connection_.error("storing an API token");
     return issued;
 }
 
 Result<std::optional<std::string>> ApiTokenStore::user_for(std::string_view token) const {
+    auto grant = grant_for(token);
+    if (!grant) return grant.error();
+    if (!grant.value()) return std::optional<std::string>{};
+    return std::optional<std::string>((*grant)->user_id);
+}
+
+Result<std::optional<TokenGrant>> ApiTokenStore::grant_for(std::string_view token) const {
     // The lookup is by hash: an attacker's timing can at most learn a prefix of a hash they chose.
     const std::string digest = hash_api_token(token);
     std::lock_guard lock(mutex_);
-    db::SqliteStatement select(connection_, "SELECT user_id FROM api_tokens WHERE sha256 = ?");
+    db::SqliteStatement select(connection_, "SELECT user_id, scopes FROM api_tokens WHERE sha256 = ?");
     if (!select.prepared()) return connection_.error("checking an API token");
     select.bind(1, digest);
     const int rc = select.step();
-    if (rc == SQLITE_DONE) return std::optional<std::string>{};
+    if (rc == SQLITE_DONE) return std::optional<TokenGrant>{};
     if (rc != SQLITE_ROW) return connection_.error("checking an API token");
-    return std::optional<std::string>(select.text(0));
+    TokenGrant grant;
+    grant.user_id = select.text(0);
+    grant.credential.token_id = token_id_of_hash(digest);
+    // A stored value this version cannot read grants nothing rather than everything.
+    auto scopes = Scopes::parse(select.text(1));
+    grant.credential.scopes = scopes ? scopes.value() : Scopes();
+    return std::optional<TokenGrant>(std::move(grant));
 }
 
 Result<std::vector<IssuedToken>> ApiTokenStore::list(std::string_view user_id) const {
     std::lock_guard lock(mutex_);
     db::SqliteStatement select(
-        connection_, user_id.empty() ? "SELECT sha256, user_id, label, created_ms FROM api_tokens ORDER BY created_ms"
-                                     : "SELECT sha256, user_id, label, created_ms FROM api_tokens WHERE user_id = ? "
-                                       "ORDER BY created_ms");
+        connection_, user_id.empty()
+                         ? "SELECT sha256, user_id, label, created_ms, scopes FROM api_tokens ORDER BY created_ms"
+                         : "SELECT sha256, user_id, label, created_ms, scopes FROM api_tokens WHERE user_id = ? "
+                           "ORDER BY created_ms");
     if (!select.prepared()) return connection_.error("listing API tokens");
     if (!user_id.empty()) select.bind(1, user_id);
     std::vector<IssuedToken> out;
@@ -88,6 +123,8 @@ Result<std::vector<IssuedToken>> ApiTokenStore::list(std::string_view user_id) c
         t.user_id = select.text(1);
         t.label = select.text(2);
         t.created_ms = select.integer(3);
+        auto scopes = Scopes::parse(select.text(4));
+        t.scopes = scopes ? scopes.value() : Scopes();
         out.push_back(std::move(t));
     }
     if (rc != SQLITE_DONE) return connection_.error("listing API tokens");

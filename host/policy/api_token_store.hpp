@@ -5,6 +5,7 @@
 
 #include "base/error.hpp"
 #include "db/sqlite_connection.hpp"
+#include "policy/credential.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -23,6 +24,13 @@ struct IssuedToken {
     std::string user_id;
     std::string label;
     std::int64_t created_ms = 0;
+    Scopes scopes = Scopes::all();
+};
+
+// Who a stored token acts as, and what it may do.
+struct TokenGrant {
+    std::string user_id;
+    Credential credential;
 };
 
 // "shk_" followed by 64 hex digits of 32 random bytes (OpenSSL's RAND_bytes).
@@ -33,9 +41,12 @@ public:
     static Result<std::unique_ptr<ApiTokenStore>> open(const std::filesystem::path& database_file);
 
     // Creates a token for `user_id`; the returned IssuedToken is the only place the token appears.
-    Result<IssuedToken> issue(std::string_view user_id, std::string_view label);
+    // Tokens stored before scopes existed keep every scope (they could do everything then).
+    Result<IssuedToken> issue(std::string_view user_id, std::string_view label, Scopes scopes = Scopes::all());
     // The user a presented token belongs to, or nullopt.
     Result<std::optional<std::string>> user_for(std::string_view token) const;
+    // The user and credential (id, scopes) of a presented token, or nullopt.
+    Result<std::optional<TokenGrant>> grant_for(std::string_view token) const;
     // Tokens (without the secret) of one user, or of everyone when `user_id` is empty.
     Result<std::vector<IssuedToken>> list(std::string_view user_id = {}) const;
     // Removes the tokens whose hash starts with `sha256_prefix` (at least 8 hex digits). How many.

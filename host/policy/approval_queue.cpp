@@ -44,7 +44,7 @@ constexpr const char* schema_sql =
 
 constexpr const char* select_columns =
     "SELECT id, user_id, skill_id, arguments, requested_at_ms, requested_by, preview, expires_at_ms, state,"
-    " resolved_by, resolved_at_ms, completed_at_ms, reason, result FROM approvals";
+    " resolved_by, resolved_at_ms, completed_at_ms, reason, result, requested_token FROM approvals";
 
 std::int64_t to_ms(TimePoint time) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(time.time_since_epoch()).count();
@@ -78,6 +78,7 @@ ApprovalRecord row_to_record(const db::SqliteStatement& row) {
     if (!row.is_null(11)) record.completed_at = from_ms(row.integer(11));
     record.reason = row.text(12);
     record.result = parse_stored_json(row.text(13));
+    record.requested_token = row.text(14);
     return record;
 }
 
@@ -137,6 +138,45 @@ Error not_allowed(const Resolver& resolver, const ApprovalRecord& record) {
     return error;
 }
 
+// Databases created before token scopes lack the column; their approvals came from no token.
+Status add_requested_token_column(db::SqliteConnection& connection) {
+    int rc = SQLITE_ERROR;
+    {
+        db::SqliteStatement probe(connection,
+                                  "SELECT 1 FROM pragma_table_info('approvals') WHERE name = 'requested_token'");
+        if (!probe.prepared()) return connection.error("reading the approvals table");
+        rc = probe.step();
+    }
+    if (rc == SQLITE_ROW) return {};
+    if (rc != SQLITE_DONE) return connection.error("reading the approvals table");
+    return connection.exec("ALTER TABLE approvals ADD COLUMN requested_token TEXT");
+}
+
+std::optional<Error> approver_problem(const Resolver& resolver, const ApprovalRecord& record, bool approving) {
+    if (!resolver.credential.may(Scope::approve)) {
+        Error e = missing_scope_error(Scope::approve, approving ? "approving a call" : "rejecting a call",
+                                      resolver.credential);
+        e.details["approval_id"] = record.id;
+        return e;
+    }
+    // An admin token is the owner's own full authority (the console's sign-in); any other token
+    // that asked for a call is the agent the approval exists to check.
+    if (approving && !resolver.answers_prompt && resolver.credential.is_token() &&
+        !resolver.credential.may(Scope::admin) && resolver.credential.token_id == record.requested_token) {
+        Error e{"SELF_APPROVAL",
+                "approval " + record.id + " was requested with token " + record.requested_token +
+                    ", and a token without the admin scope cannot approve the calls it asked for",
+                {},
+                {"approve it with another token that has the approve scope, or at the terminal with `skillhost "
+                 "approvals approve " +
+                 record.id + "`"}};
+        e.details["approval_id"] = record.id;
+        e.details["token_id"] = record.requested_token;
+        return e;
+    }
+    return std::nullopt;
+}
+
 }  // namespace
 
 ApprovalQueue::ApprovalQueue(db::SqliteConnection connection, ApprovalQueueOptions options)
@@ -147,6 +187,7 @@ Result<std::unique_ptr<ApprovalQueue>> ApprovalQueue::open(const std::filesystem
     auto connection = db::SqliteConnection::open(database_file);
     if (!connection) return connection.error();
     if (auto st = connection->exec(schema_sql); !st) return st.error();
+    if (auto st = add_requested_token_column(*connection); !st) return st.error();
     std::unique_ptr<ApprovalQueue> queue(new ApprovalQueue(std::move(*connection), std::move(options)));
     auto recovered = queue->recover_interrupted();
     if (!recovered) return recovered.error();
@@ -186,11 +227,13 @@ Result<ApprovalRecord> ApprovalQueue::enqueue(const ApprovalRequest& request) {
     record.arguments = request.arguments;
     record.requested_by = request.requested_by;
     record.preview = request.preview.empty() ? request.skill_id : request.preview;
+    record.requested_token = request.requested_token;
     record.requested_at = now();
     record.expires_at = record.requested_at + options_.ttl;
     db::SqliteStatement insert(connection_,
                                "INSERT INTO approvals (id, user_id, skill_id, arguments, requested_at_ms, requested_by,"
-                               " preview, expires_at_ms, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')");
+                               " preview, expires_at_ms, state, requested_token)"
+                               " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)");
     if (!insert.prepared()) return connection_.error("queueing an approval");
     insert.bind(1, record.id)
         .bind(2, record.user_id)
@@ -200,6 +243,10 @@ Result<ApprovalRecord> ApprovalQueue::enqueue(const ApprovalRequest& request) {
         .bind(6, record.requested_by.to_text())
         .bind(7, record.preview)
         .bind(8, to_ms(record.expires_at));
+    if (record.requested_token.empty())
+        insert.bind_null(9);
+    else
+        insert.bind(9, record.requested_token);
     if (insert.step() != SQLITE_DONE) return connection_.error("queueing an approval");
     audit(record, "requested", record.user_id);
     return record;
@@ -264,6 +311,9 @@ Result<ApprovalRecord> ApprovalQueue::claim_for_execution(std::string_view id, c
     auto record = read(id);
     if (!record) return record.error();
     if (!may_resolve(resolver, *record)) return not_allowed(resolver, *record);
+    if (options_.require_approver) {
+        if (auto problem = approver_problem(resolver, *record, true)) return *problem;
+    }
     if (record->state != ApprovalState::pending) return already_resolved(*record);
     const TimePoint at = now();
     if (at >= record->expires_at) return expire_now(transaction, *record, at, resolver.user_id);
@@ -337,6 +387,9 @@ Result<ApprovalRecord> ApprovalQueue::reject(std::string_view id, const Resolver
     auto record = read(id);
     if (!record) return record.error();
     if (!may_resolve(resolver, *record)) return not_allowed(resolver, *record);
+    if (options_.require_approver) {
+        if (auto problem = approver_problem(resolver, *record, false)) return *problem;
+    }
     if (record->state != ApprovalState::pending) return already_resolved(*record);
     const TimePoint at = now();
     if (at >= record->expires_at) return expire_now(transaction, *record, at, resolver.user_id);

@@ -15,6 +15,7 @@
 
 #include "base/error.hpp"
 #include "policy/approval_record.hpp"
+#include "policy/credential.hpp"
 #include "db/sqlite_connection.hpp"
 #include "policy/users.hpp"
 
@@ -39,13 +40,20 @@ struct ApprovalRequest {
     std::string skill_id;
     boost::json::value arguments;
     Requester requested_by;
-    std::string preview;  // make_approval_preview()
+    std::string preview;            // make_approval_preview()
+    std::string requested_token{};  // id of the token the call came with; empty: the terminal user
 };
 
-// Who is approving or rejecting: the requesting user or any owner may.
+// Who is approving or rejecting: the requesting user or any owner may; with require_approver, only
+// with a credential that has the approve scope, and never with the (non-admin) token that requested
+// the call.
 struct Resolver {
     std::string user_id;
     Role role = Role::standard;
+    Credential credential{};  // default: the terminal user (all scopes)
+    // The answer comes from the person a host prompt reached (MCP elicitation, shown by the client
+    // to its user): the session's token asked the host, not the client, so it is not self-approval.
+    bool answers_prompt = false;
 };
 
 struct ApprovalFilter {
@@ -60,6 +68,9 @@ struct ApprovalQueueOptions {
     std::function<TimePoint()> clock;
     // When set, every transition is also appended to the audit log. Not owned.
     AuditLog* audit = nullptr;
+    // policy.yaml approvals.require_approver: resolving needs the approve scope, and the token
+    // that requested a call cannot approve it.
+    bool require_approver = true;
 };
 
 inline constexpr std::string_view interrupted_reason =
@@ -81,6 +92,8 @@ public:
 
     // pending -> approved for `resolver`, who then must execute it and call complete().
     // Errors: APPROVAL_NOT_FOUND; NOT_ALLOWED_TO_RESOLVE (neither the requester nor an owner);
+    // MISSING_SCOPE (require_approver and no approve scope); SELF_APPROVAL (require_approver and
+    // the resolver's token, without the admin scope, is the one that requested the call);
     // APPROVAL_EXPIRED (past expires_at: the row is marked expired); APPROVAL_ALREADY_RESOLVED
     // (details.state says approved/executed/failed/rejected/expired and who resolved it).
     Result<ApprovalRecord> claim_for_execution(std::string_view id, const Resolver& resolver);

@@ -32,6 +32,7 @@ boost::json::object ApprovalRecord::to_json() const {
     out["arguments"] = arguments;
     out["requested_at"] = format_utc_timestamp(requested_at);
     out["requested_by"] = requested_by.to_text();
+    if (!requested_token.empty()) out["requested_token"] = requested_token;
     out["preview"] = preview;
     out["expires_at"] = format_utc_timestamp(expires_at);
     out["state"] = to_string(state);

@@ -26,7 +26,8 @@ struct ApprovalRecord {
     boost::json::value arguments;
     TimePoint requested_at;
     Requester requested_by;
-    std::string preview;  // what will happen, for the approver
+    std::string requested_token;  // id of the token the call came with; empty: the terminal user
+    std::string preview;          // what will happen, for the approver
     TimePoint expires_at;
     ApprovalState state = ApprovalState::pending;
     std::string resolved_by;                // who approved or rejected; empty otherwise

@@ -7,13 +7,19 @@ namespace skillhost::policy {
 Result<CallAuthorization> authorize_call(const PolicyEngine& engine, ApprovalQueue& queue, AuditLog* audit,
                                          const UserContext& user, const manifest::SkillSpec& skill,
                                          const boost::json::value& args, const Requester& requested_by) {
+    if (!user.credential.may(Scope::call)) {
+        Error e = missing_scope_error(Scope::call, "calling skill " + skill.id, user.credential);
+        e.details["skill_id"] = skill.id;
+        return e;
+    }
     CallAuthorization authorization{engine.decide(user, skill, args), std::nullopt};
     if (audit != nullptr) {
         // An unaudited call must not run: the audit trail is part of the policy.
         if (auto st = audit->record_decision(authorization.decision, args); !st) return st.error();
     }
     if (authorization.decision.needs_approval()) {
-        ApprovalRequest request{user.user_id, skill.id, args, requested_by, make_approval_preview(skill, args)};
+        ApprovalRequest request{
+            user.user_id, skill.id, args, requested_by, make_approval_preview(skill, args), user.credential.token_id};
         auto record = queue.enqueue(request);
         if (!record) return record.error();
         authorization.approval = std::move(*record);

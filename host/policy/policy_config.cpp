@@ -172,8 +172,14 @@ private:
             const std::string key = entry.first.Scalar();
             if (key == "ttl") {
                 if (auto d = duration(entry.second, "approvals.ttl")) config_.approval_ttl = *d;
+            } else if (key == "require_approver") {
+                if (auto b = boolean(entry.second, "approvals.require_approver")) config_.require_approver = *b;
+            } else if (key == "stdio_elicitation_approves") {
+                if (auto b = boolean(entry.second, "approvals.stdio_elicitation_approves"))
+                    config_.stdio_elicitation_approves = *b;
             } else {
-                add(entry.first, "approvals." + key, "unknown key `" + key + "`; the only key is ttl");
+                add(entry.first, "approvals." + key,
+                    "unknown key `" + key + "`; known keys: ttl, require_approver, stdio_elicitation_approves");
             }
         }
     }
@@ -209,6 +215,13 @@ private:
         }
     }
 
+    std::optional<bool> boolean(const YAML::Node& node, const std::string& field) {
+        bool value = false;
+        if (node.IsScalar() && YAML::convert<bool>::decode(node, value)) return value;
+        add(node, field, "expected true or false");
+        return std::nullopt;
+    }
+
     std::optional<std::chrono::milliseconds> duration(const YAML::Node& node, const std::string& field) {
         auto parsed = node.IsScalar() ? parse_duration_text(node.Scalar()) : std::nullopt;
         if (!parsed) add(node, field, "expected a duration such as 500ms, 90s, 15m, 24h or 7d");
@@ -232,9 +245,24 @@ Result<PolicyConfig> parse_policy_config(std::string_view yaml_text, const std::
     return PolicyParser(file).parse(yaml_text);
 }
 
+std::string_view default_policy_yaml() {
+    // Keep equal to the rules etc/policy.yaml ships (a test compares them): a fresh home without a
+    // policy file must not be more open than the file a new user would read.
+    return "global:\n"
+           "  deny:\n"
+           "    - \"fs_*(path=**/.ssh/**)\"\n"
+           "    - \"fs_*(path=**/*.pem)\"\n";
+}
+
+Result<PolicyConfig> default_policy_config() {
+    auto config = parse_policy_config(default_policy_yaml(), "(built-in default policy)");
+    if (config) config->file.clear();
+    return config;
+}
+
 Result<PolicyConfig> load_policy_config(const std::filesystem::path& file) {
     std::error_code ec;
-    if (!std::filesystem::exists(file, ec)) return PolicyConfig{};
+    if (!std::filesystem::exists(file, ec)) return default_policy_config();
     std::ifstream in(file, std::ios::binary);
     if (!in) {
         Error error{"POLICY_INVALID", "cannot read " + file.string() + "; check that the file is readable", {}, {}};

@@ -35,12 +35,23 @@ struct PolicyConfig {
     RuleSet global;
     std::vector<UserRules> users;
     std::chrono::milliseconds approval_ttl = std::chrono::hours(24);
+    // approvals.require_approver: resolving an approval needs a credential with the approve scope,
+    // and the token that requested a call cannot approve it.
+    bool require_approver = true;
+    // approvals.stdio_elicitation_approves: over `skillhost mcp` (stdio) the client's answer to an
+    // approval elicitation approves, since the client runs for the user at the terminal.
+    bool stdio_elicitation_approves = true;
     AuditOptions audit;
 
     const RuleSet* rules_for(std::string_view user_id) const;
 };
 
-// Reads policy.yaml. A missing file means no rules and default settings; anything wrong is
+// The built-in default policy: the deny rules etc/policy.yaml ships (credentials under `.ssh`
+// and `*.pem` keys are never touched by fs skills) with default settings.
+std::string_view default_policy_yaml();
+Result<PolicyConfig> default_policy_config();
+
+// Reads policy.yaml. A missing file means the built-in default policy; anything wrong is
 // POLICY_INVALID with file:line:column per problem (rule syntax errors point into the rule).
 Result<PolicyConfig> load_policy_config(const std::filesystem::path& file);
 Result<PolicyConfig> parse_policy_config(std::string_view yaml_text, const std::filesystem::path& file);

@@ -184,12 +184,14 @@ std::optional<std::string> CallArguments::compute(const std::string& name) const
     const auto* value = object->if_contains(name);
     if (value == nullptr) return std::nullopt;
     if (const auto* text = value->if_string()) {
-        const bool is_path =
-            std::find(spec_.path_inputs.begin(), spec_.path_inputs.end(), name) != spec_.path_inputs.end();
-        if (is_path) return normalise_path_argument(std::string_view(text->data(), text->size()), workspace_);
+        if (is_path(name)) return normalise_path_argument(std::string_view(text->data(), text->size()), workspace_);
         return std::string(text->data(), text->size());
     }
     return boost::json::serialize(*value);
+}
+
+bool CallArguments::is_path(std::string_view name) const {
+    return std::find(spec_.path_inputs.begin(), spec_.path_inputs.end(), name) != spec_.path_inputs.end();
 }
 
 bool rule_matches_skill(const Rule& rule, std::string_view skill_id) {
@@ -200,9 +202,20 @@ bool rule_matches(const Rule& rule, std::string_view skill_id, const CallArgumen
     if (!rule_matches_skill(rule, skill_id)) return false;
     for (const auto& argument : rule.arguments) {
         const auto& form = args.string_form(argument.name);
-        if (!form || !glob_match(argument.pattern, *form)) return false;
+        if (!form) return false;
+        if (glob_match(argument.pattern, *form)) continue;
+        if (!args.is_path(argument.name) || !path_pattern_covers_directory(argument.pattern, *form)) return false;
     }
     return true;
+}
+
+bool path_pattern_covers_directory(std::string_view pattern, std::string_view path) {
+    // `secret/**` names everything inside secret/; listing or searching secret/ itself reveals
+    // those very entries, so the rule covers the directory too.
+    constexpr std::string_view inside = "/**";
+    if (!pattern.ends_with(inside) || pattern.size() == inside.size()) return false;
+    while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+    return glob_match(pattern.substr(0, pattern.size() - inside.size()), path);
 }
 
 }  // namespace skillhost::policy

@@ -57,6 +57,8 @@ public:
     CallArguments(const boost::json::value& args, const manifest::SkillSpec& spec, std::filesystem::path workspace);
     // nullopt when the argument is absent (an absent argument never matches a pattern).
     const std::optional<std::string>& string_form(const std::string& name) const;
+    // Whether the manifest declares the input a filesystem path.
+    bool is_path(std::string_view name) const;
 
 private:
     std::optional<std::string> compute(const std::string& name) const;
@@ -67,6 +69,10 @@ private:
 };
 
 bool rule_matches(const Rule& rule, std::string_view skill_id, const CallArguments& args);
+// True when `pattern` ends in `/**` and `path` is the directory it names the inside of: a rule on
+// `**/.ssh/**` covers `.ssh` itself, since listing the directory shows what the rule hides.
+bool path_pattern_covers_directory(std::string_view pattern, std::string_view path);
+
 // True when the skill id part matches (used by explanations: "matches the skill but not path=...").
 bool rule_matches_skill(const Rule& rule, std::string_view skill_id);
 

@@ -5,7 +5,13 @@
 namespace skillhost::policy {
 
 UserContext make_user_context(const User& user, CognitiveMode mode) {
-    return UserContext{user.id, user.role, user.trust, mode, user.workspace};
+    return UserContext{user.id, user.role, user.trust, mode, user.workspace, {}};
+}
+
+UserContext with_credential(UserContext user, Credential credential) {
+    if (user.role == Role::owner && !credential.may(Scope::admin)) user.role = Role::standard;
+    user.credential = std::move(credential);
+    return user;
 }
 
 Result<UserContext> resolve_user_context(const UserDirectory& users, const ModeStore& modes, std::string_view user_id) {

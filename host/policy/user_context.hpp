@@ -4,6 +4,7 @@
 
 #include "base/error.hpp"
 #include "manifest/skill_spec.hpp"
+#include "policy/credential.hpp"
 #include "policy/mode_store.hpp"
 #include "policy/users.hpp"
 
@@ -19,9 +20,15 @@ struct UserContext {
     manifest::TrustLevel trust = manifest::TrustLevel::suggest;
     CognitiveMode mode = CognitiveMode::agent;
     std::filesystem::path workspace;
+    // How this request was authenticated; the terminal user (all scopes, no token) by default.
+    Credential credential{};
 };
 
 UserContext make_user_context(const User& user, CognitiveMode mode);
+
+// The context a request authenticated with `credential` acts in: without the admin scope an owner
+// keeps only a standard user's powers (their own approvals, runs and settings, nobody else's).
+UserContext with_credential(UserContext user, Credential credential);
 
 // Looks the user up and applies their stored mode. USER_NOT_FOUND names the known users.
 Result<UserContext> resolve_user_context(const UserDirectory& users, const ModeStore& modes, std::string_view user_id);

@@ -23,13 +23,14 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 
 http::status status_for(const Error& error) {
     static const std::set<std::string, std::less<>> forbidden{
-        "MODE_FORBIDS",           "DENIED_BY_RULE", "TRUST_TOO_LOW",   "POLICY_DENIED",
-        "NOT_ALLOWED_TO_RESOLVE", "FORBIDDEN",      "PATH_NOT_ALLOWED"};
+        "MODE_FORBIDS", "DENIED_BY_RULE",   "TRUST_TOO_LOW", "POLICY_DENIED", "NOT_ALLOWED_TO_RESOLVE",
+        "FORBIDDEN",    "PATH_NOT_ALLOWED", "MISSING_SCOPE", "SELF_APPROVAL"};
     static const std::set<std::string, std::less<>> conflict{
         "APPROVAL_ALREADY_RESOLVED", "APPROVAL_EXPIRED",
         "APPROVAL_STILL_PENDING",    "APPROVAL_NOT_CLAIMED",
         "RUN_NOT_AWAITING_APPROVAL", "RUN_NOT_WAITING_FOR_GUIDANCE",
-        "RUN_ALREADY_FINISHED",      "RUN_BUSY"};
+        "RUN_ALREADY_FINISHED",      "RUN_BUSY",
+        "RUN_ALREADY_RESUMED",       "RUN_NOT_INTERRUPTED"};
     const std::string_view code = error.code;
     if (code == "APPROVAL_REQUIRED") return http::status::accepted;
     if (ends_with(code, "_NOT_FOUND")) return http::status::not_found;
@@ -40,6 +41,7 @@ http::status status_for(const Error& error) {
         return http::status::bad_request;
     }
     if (code == "TOO_MANY_RUNS") return http::status::too_many_requests;
+    if (code == "GOAL_TOO_LONG") return http::status::payload_too_large;
     if (code == "SHUTTING_DOWN") return http::status::service_unavailable;
     return http::status::internal_server_error;
 }

@@ -187,12 +187,12 @@ Reply Daemon::dispatch(Request& request) {
                 r.set(http::field::www_authenticate, "Bearer realm=\"skillhost\"");
                 return r;
             }
-            auto context = policy::resolve_user_context(*host_.users, *host_.modes, user_id.value());
+            auto context = policy::resolve_user_context(*host_.users, *host_.modes, user_id->user_id);
             if (!context) {
                 return error_reply(http::status::internal_server_error, context.error().code,
                                    context.error().code + ": " + context.error().message, request.version());
             }
-            user = std::move(context.value());
+            user = policy::with_credential(std::move(context.value()), user_id->credential);
             api.user = &user;
         }
         try {

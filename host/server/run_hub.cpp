@@ -161,7 +161,10 @@ void RunHub::finish(const std::string& run_id, const Result<store::Run>& outcome
     auto it = tracked_.find(run_id);
     if (it != tracked_.end()) it->second.working = false;
     --working_;
-    if (!outcome) {
+    if (!outcome && outcome.error().code == "RUN_ALREADY_RESUMED" && it != tracked_.end()) {
+        // Another process drives the run now; poll_paused follows it in the store for the streams.
+        it->second.paused_status.clear();
+    } else if (!outcome) {
         spdlog::warn("run {}: {}: {}", run_id, outcome.error().code, outcome.error().message);
         end_locked(run_id, json::object{{"id", run_id}, {"error", outcome.error().to_json()}});
     } else if (terminal(outcome->status)) {
@@ -212,6 +215,7 @@ void RunHub::poll_paused() {
 
 Result<std::string> RunHub::start(std::string goal, const policy::UserContext& user, op::RunOptions options,
                                   std::shared_ptr<EventChannel> events) {
+    if (auto st = op_.check_start(goal, user); !st) return st.error();
     std::shared_ptr<std::atomic<bool>> cancel;
     if (options.id.empty()) options.id = store::new_id("run");
     const std::string id = options.id;

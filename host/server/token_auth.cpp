@@ -30,7 +30,7 @@ Error unauthorized(const char* code, std::string message) {
 TokenAuthenticator::TokenAuthenticator(const policy::UserDirectory& users, const policy::ApiTokenStore& tokens)
     : users_(users), tokens_(tokens) {}
 
-Result<std::string> TokenAuthenticator::authenticate(std::string_view authorization) const {
+Result<policy::TokenGrant> TokenAuthenticator::authenticate(std::string_view authorization) const {
     if (authorization.empty())
         return unauthorized("AUTH_MISSING", "this endpoint needs a bearer token and the request has none");
     constexpr std::string_view scheme = "Bearer ";
@@ -47,23 +47,24 @@ Result<std::string> TokenAuthenticator::authenticate(std::string_view authorizat
     {
         std::lock_guard lock(cache_mutex_);
         auto it = cache_.find(digest);
-        if (it != cache_.end() && it->second.until > now) return it->second.user_id;
+        if (it != cache_.end() && it->second.until > now) return it->second.grant;
     }
-    std::string user_id;
+    policy::TokenGrant grant;
     if (const auto* user = users_.authenticate(token)) {
-        user_id = user->id;
+        grant.user_id = user->id;
+        grant.credential.token_id = policy::token_id_of_hash(digest);  // users.yaml tokens: every scope
     } else {
-        auto stored = tokens_.user_for(token);
+        auto stored = tokens_.grant_for(token);
         if (!stored) return stored.error();
-        if (!stored.value() || !users_.find(**stored)) {
+        if (!stored.value() || !users_.find((*stored)->user_id)) {
             return unauthorized("AUTH_INVALID", "the bearer token does not belong to any user");
         }
-        user_id = **stored;
+        grant = std::move(**stored);
     }
     std::lock_guard lock(cache_mutex_);
     if (cache_.size() >= kCacheMax) cache_.clear();
-    cache_[digest] = Cached{user_id, now + kCacheFor};
-    return user_id;
+    cache_[digest] = Cached{grant, now + kCacheFor};
+    return grant;
 }
 
 Result<std::optional<std::filesystem::path>> ensure_owner_token(const policy::UserDirectory& users,

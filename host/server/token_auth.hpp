@@ -22,15 +22,17 @@ public:
     // Both must outlive this.
     TokenAuthenticator(const policy::UserDirectory& users, const policy::ApiTokenStore& tokens);
 
-    // The user id for an Authorization header value. Errors (all 401): AUTH_MISSING (no header),
-    // AUTH_MALFORMED (not "Bearer TOKEN"), AUTH_INVALID (no user has this token).
-    Result<std::string> authenticate(std::string_view authorization) const;
+    // The user and credential (token id and scopes) for an Authorization header value. A token
+    // from users.yaml has every scope; an issued one has the scopes it was created with. Errors (all
+    // 401): AUTH_MISSING (no header), AUTH_MALFORMED (not "Bearer TOKEN"), AUTH_INVALID (no user has
+    // this token).
+    Result<policy::TokenGrant> authenticate(std::string_view authorization) const;
 
 private:
     const policy::UserDirectory& users_;
     const policy::ApiTokenStore& tokens_;
     struct Cached {
-        std::string user_id;
+        policy::TokenGrant grant;
         std::chrono::steady_clock::time_point until;
     };
     mutable std::mutex cache_mutex_;

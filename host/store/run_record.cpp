@@ -10,8 +10,8 @@ namespace {
 
 namespace json = boost::json;
 
-constexpr std::array<const char*, 6> kStatusNames = {"running",        "completed", "awaiting_approval",
-                                                     "needs_guidance", "failed",    "cancelled"};
+constexpr std::array<const char*, 7> kStatusNames = {"running", "completed", "awaiting_approval", "needs_guidance",
+                                                     "failed",  "cancelled", "interrupted"};
 constexpr std::array<const char*, 3> kModeNames = {"narrative", "structured", "verbatim"};
 
 std::string str(const json::object& o, std::string_view key) {
@@ -143,6 +143,10 @@ json::object Run::to_json() const {
     out["created_ms"] = created_ms;
     out["updated_ms"] = updated_ms;
     out["finished_ms"] = finished_ms;
+    if (!token_id.empty()) {
+        out["token_id"] = token_id;
+        out["token_scopes"] = token_scopes;
+    }
     json::object token_json;
     for (const auto& [role, usage] : tokens) {
         token_json[role] =
@@ -179,6 +183,8 @@ Result<Run> Run::from_json(const json::value& value) {
     run.goal = str(o, "goal");
     run.user_id = str(o, "user");
     run.mode = str(o, "mode");
+    run.token_id = str(o, "token_id");
+    run.token_scopes = str(o, "token_scopes");
     const auto status = parse_run_status(str(o, "status"));
     if (run.id.empty() || !status) {
         Error error{

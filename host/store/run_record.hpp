@@ -17,7 +17,9 @@
 
 namespace skillhost::store {
 
-enum class RunStatus { running, completed, awaiting_approval, needs_guidance, failed, cancelled };
+// interrupted: the process driving it died (found at the next start); resumable from the last
+// persisted step with `runs resume`.
+enum class RunStatus { running, completed, awaiting_approval, needs_guidance, failed, cancelled, interrupted };
 const char* to_string(RunStatus);
 std::optional<RunStatus> parse_run_status(std::string_view);
 
@@ -75,6 +77,10 @@ struct Run {
     std::string goal;
     std::string user_id;
     std::string mode;  // dual | agent | emulation
+    // The credential the run was started with (policy::Credential as text), so its calls after a
+    // resume are still requested by that token; both empty: the user at the terminal.
+    std::string token_id;
+    std::string token_scopes;  // "call,approve"
     RunStatus status = RunStatus::running;
     std::vector<ScratchpadEntry> steps;
     std::vector<std::string> history;  // earlier conversation turns and user guidance, in order

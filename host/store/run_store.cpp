@@ -15,11 +15,30 @@ constexpr const char* kSchema =
 
 }  // namespace
 
-Result<std::unique_ptr<RunStore>> RunStore::open(const std::filesystem::path& database_file) {
+Result<std::unique_ptr<RunStore>> RunStore::open(const std::filesystem::path& database_file, RunOwnership ownership) {
     auto connection = db::SqliteConnection::open(database_file);
     if (!connection) return connection.error();
     if (auto st = connection->exec(kSchema); !st) return st.error();
-    return std::unique_ptr<RunStore>(new RunStore(std::move(connection.value())));
+    // Databases from before run ownership get the column; their running runs have no owner.
+    int rc = SQLITE_ERROR;
+    {
+        db::SqliteStatement probe(*connection, "SELECT 1 FROM pragma_table_info('runs') WHERE name = 'owner'");
+        if (!probe.prepared()) return connection->error("reading the runs table");
+        rc = probe.step();
+    }
+    if (rc == SQLITE_DONE) {
+        if (auto st = connection->exec("ALTER TABLE runs ADD COLUMN owner TEXT"); !st) return st.error();
+    } else if (rc != SQLITE_ROW) {
+        return connection->error("reading the runs table");
+    }
+    return std::unique_ptr<RunStore>(new RunStore(std::move(connection.value()), std::move(ownership)));
+}
+
+void RunStore::bind_owner(db::SqliteStatement& statement, int index, const Run& run) const {
+    if (run.status == RunStatus::running && !ownership_.self.empty())
+        statement.bind(index, ownership_.self);
+    else
+        statement.bind_null(index);
 }
 
 Status RunStore::save(Run& run) {
@@ -28,8 +47,9 @@ Status RunStore::save(Run& run) {
     if (run.created_ms == 0) run.created_ms = run.updated_ms;
     db::SqliteStatement statement(
         connection_,
-        "INSERT INTO runs(id, user_id, status, goal, created_ms, updated_ms, record) VALUES(?,?,?,?,?,?,?) "
-        "ON CONFLICT(id) DO UPDATE SET status=excluded.status, updated_ms=excluded.updated_ms, record=excluded.record");
+        "INSERT INTO runs(id, user_id, status, goal, created_ms, updated_ms, record, owner) VALUES(?,?,?,?,?,?,?,?) "
+        "ON CONFLICT(id) DO UPDATE SET status=excluded.status, updated_ms=excluded.updated_ms, record=excluded.record,"
+        " owner=excluded.owner");
     if (!statement.prepared()) return connection_.error("preparing to save a run");
     statement.bind(1, run.id)
         .bind(2, run.user_id)
@@ -38,8 +58,90 @@ Status RunStore::save(Run& run) {
         .bind(5, run.created_ms)
         .bind(6, run.updated_ms)
         .bind(7, boost::json::serialize(run.to_json()));
+    bind_owner(statement, 8, run);
     if (statement.step() != SQLITE_DONE) return connection_.error("saving run " + run.id);
     return {};
+}
+
+Status RunStore::claim(Run& run, RunStatus expected) {
+    std::lock_guard lock(mutex_);
+    run.updated_ms = unix_ms_now();
+    db::SqliteStatement update(connection_,
+                               "UPDATE runs SET status = ?, updated_ms = ?, record = ?, owner = ? "
+                               "WHERE id = ? AND status = ?");
+    if (!update.prepared()) return connection_.error("preparing to resume a run");
+    update.bind(1, std::string_view(to_string(run.status)))
+        .bind(2, run.updated_ms)
+        .bind(3, boost::json::serialize(run.to_json()));
+    bind_owner(update, 4, run);
+    update.bind(5, run.id).bind(6, std::string_view(to_string(expected)));
+    if (update.step() != SQLITE_DONE) return connection_.error("resuming run " + run.id);
+    if (sqlite3_changes(connection_.handle()) == 1) return {};
+    std::string found = "gone";
+    db::SqliteStatement select(connection_, "SELECT status FROM runs WHERE id = ?");
+    if (select.prepared()) {
+        select.bind(1, run.id);
+        if (select.step() == SQLITE_ROW) found = select.text(0);
+    }
+    Error error{"RUN_ALREADY_RESUMED",
+                "run " + run.id + " is no longer " + to_string(expected) + " (it is " + found +
+                    "): another process resumed it first, so this one does not drive it",
+                {},
+                {"follow it with `skillhost runs show " + run.id + "`"}};
+    error.details["run_id"] = run.id;
+    error.details["expected"] = to_string(expected);
+    error.details["status"] = found;
+    return error;
+}
+
+Result<std::vector<std::string>> RunStore::mark_interrupted() {
+    std::lock_guard lock(mutex_);
+    struct Orphan {
+        std::string id, owner, record;
+    };
+    std::vector<Orphan> orphans;
+    {
+        db::SqliteStatement select(connection_,
+                                   "SELECT id, owner, record FROM runs WHERE status = 'running' AND owner IS NOT NULL");
+        if (!select.prepared()) return connection_.error("looking for interrupted runs");
+        int rc = 0;
+        while ((rc = select.step()) == SQLITE_ROW) {
+            Orphan o{select.text(0), select.text(1), select.text(2)};
+            if (o.owner == ownership_.self || !ownership_.is_alive || ownership_.is_alive(o.owner)) continue;
+            orphans.push_back(std::move(o));
+        }
+        if (rc != SQLITE_DONE) return connection_.error("looking for interrupted runs");
+    }
+    std::vector<std::string> marked;
+    for (auto& orphan : orphans) {
+        boost::system::error_code ec;
+        auto value = boost::json::parse(orphan.record, ec);
+        if (ec) continue;  // get() reports such a record as RUN_RECORD_INVALID
+        auto parsed = Run::from_json(value);
+        if (!parsed) continue;
+        Run run = std::move(parsed.value());
+        run.status = RunStatus::interrupted;
+        run.updated_ms = unix_ms_now();
+        Error error{"RUN_INTERRUPTED",
+                    "the process driving this run stopped before it finished; it continues from its last saved "
+                    "step with `skillhost runs resume " +
+                        run.id + "`",
+                    {},
+                    {}};
+        error.details["run_id"] = run.id;
+        run.error = std::move(error);
+        db::SqliteStatement update(connection_,
+                                   "UPDATE runs SET status = 'interrupted', updated_ms = ?, record = ?, owner = NULL "
+                                   "WHERE id = ? AND status = 'running' AND owner = ?");
+        if (!update.prepared()) return connection_.error("marking a run interrupted");
+        update.bind(1, run.updated_ms)
+            .bind(2, boost::json::serialize(run.to_json()))
+            .bind(3, run.id)
+            .bind(4, orphan.owner);
+        if (update.step() != SQLITE_DONE) return connection_.error("marking run " + run.id + " interrupted");
+        if (sqlite3_changes(connection_.handle()) == 1) marked.push_back(run.id);
+    }
+    return marked;
 }
 
 Result<Run> RunStore::get(std::string_view id) const {

@@ -36,6 +36,7 @@ bool walk_level(int dir_fd, const std::string& prefix, const WalkOptions& option
         entry.name = name;
         entry.relative_path = prefix == "." ? name : prefix + "/" + name;
         if (::fstatat(dir_fd, name.c_str(), &entry.st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // vanished
+        if (options.admit && !options.admit(entry)) continue;
         if (visit(entry) == WalkControl::stop) return false;
         if (options.recursive && S_ISDIR(entry.st.st_mode) && depth < options.max_depth) {
             UniqueFd child(::openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));

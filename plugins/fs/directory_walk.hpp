@@ -22,6 +22,8 @@ struct WalkOptions {
     bool recursive = false;
     bool include_hidden = false;  // names starting with '.'
     int max_depth = 64;
+    // Entries it refuses are neither visited nor descended into; empty admits every entry.
+    std::function<bool(const WalkEntry&)> admit;
 };
 
 // Calls `visit` for each entry, sorted by name within a directory, parents before children.

@@ -1,5 +1,6 @@
 #include "directory_walk.hpp"
 #include "fs_skills.hpp"
+#include "path_guard.hpp"
 #include "workspace.hpp"
 
 #include <fnmatch.h>
@@ -19,6 +20,8 @@ Json fs_list(const skillhost::Call& call, const Json& args) {
     WalkOptions options;
     options.recursive = args.bool_or("recursive", false);
     options.include_hidden = args.bool_or("include_hidden", false);
+    PathGuard guard(call, SKILLHOST_PATH_LIST);
+    options.admit = [&guard](const WalkEntry& e) { return guard.allows(e.relative_path); };
 
     UniqueFd dir = workspace.open_directory(path);
     Json entries = Json::array();
@@ -38,11 +41,13 @@ Json fs_list(const skillhost::Call& call, const Json& args) {
         return WalkControl::next;
     });
     const auto count = static_cast<std::int64_t>(entries.size());
-    return Json::object({{"path", path.relative()},
-                         {"root", workspace.root()},
-                         {"entries", std::move(entries)},
-                         {"count", count},
-                         {"truncated", truncated}});
+    Json out = Json::object({{"path", path.relative()},
+                             {"root", workspace.root()},
+                             {"entries", std::move(entries)},
+                             {"count", count},
+                             {"truncated", truncated}});
+    guard.describe(out);
+    return out;
 }
 
 }  // namespace skillhost_builtin::fs

@@ -1,5 +1,6 @@
 #include "directory_walk.hpp"
 #include "fs_skills.hpp"
+#include "path_guard.hpp"
 #include "text_content.hpp"
 #include "workspace.hpp"
 
@@ -67,6 +68,8 @@ Json fs_search(const skillhost::Call& call, const Json& args) {
     WalkOptions options;
     options.recursive = true;
     options.include_hidden = args.bool_or("include_hidden", false);
+    PathGuard guard(call, SKILLHOST_PATH_SEARCH);
+    options.admit = [&guard](const WalkEntry& e) { return guard.allows(e.relative_path); };
 
     Json results = Json::array();
     std::size_t bytes_scanned = 0, files_scanned = 0;
@@ -134,6 +137,7 @@ Json fs_search(const skillhost::Call& call, const Json& args) {
                              {"files_scanned", static_cast<std::int64_t>(files_scanned)},
                              {"bytes_scanned", static_cast<std::int64_t>(bytes_scanned)},
                              {"scan_limit_reached", budget_exhausted}});
+    guard.describe(out);
     if (truncated)
         out["note"] = "stopped at max_results; narrow the search or raise max_results";
     else if (budget_exhausted)

@@ -290,5 +290,48 @@ TEST(ApprovalPreview, ShowsKeyArgumentsShortenedAndSecretsRedacted) {
     EXPECT_EQ(preview.find("abc"), std::string::npos);
 }
 
+Credential token(std::string id, Scopes scopes) {
+    Credential c;
+    c.token_id = std::move(id);
+    c.scopes = scopes;
+    return c;
+}
+
+TEST(ApprovalQueue, ResolvingNeedsTheApproveScopeAndNeverTheAskingToken) {
+    TempDir dir;
+    auto queue = open_queue(dir.path() / "skillhost.db");
+    auto request = write_request();
+    request.requested_token = "agent0000001";
+    const auto call_and_approve = Scopes::only(Scope::call).with(Scope::approve);
+
+    auto id = queue->enqueue(request)->id;
+    EXPECT_EQ(queue->get(id)->requested_token, "agent0000001");
+    const Resolver call_only{"bob", Role::standard, token("other0000001", Scopes::only(Scope::call)), false};
+    EXPECT_EQ(queue->claim_for_execution(id, call_only).error().code, "MISSING_SCOPE");
+    EXPECT_EQ(queue->reject(id, call_only, "no").error().code, "MISSING_SCOPE");
+    const Resolver itself{"bob", Role::standard, token("agent0000001", call_and_approve), false};
+    EXPECT_EQ(queue->claim_for_execution(id, itself).error().code, "SELF_APPROVAL");
+    EXPECT_EQ(queue->get(id)->state, ApprovalState::pending);
+    // The person a host prompt reached (MCP elicitation), an admin token, the terminal: they may.
+    EXPECT_TRUE(queue->claim_for_execution(id, Resolver{"bob", Role::standard, itself.credential, true}).ok());
+    auto second = queue->enqueue(request)->id;
+    const Resolver admin{"bob", Role::standard, token("agent0000001", Scopes::all()), false};
+    EXPECT_TRUE(queue->claim_for_execution(second, admin).ok());
+    auto third = queue->enqueue(request)->id;
+    EXPECT_TRUE(queue->claim_for_execution(third, bob).ok());  // no token: the user at the terminal
+}
+
+TEST(ApprovalQueue, WithoutRequireApproverAnyCredentialOfTheUserResolves) {
+    TempDir dir;
+    ApprovalQueueOptions options;
+    options.require_approver = false;
+    auto queue = open_queue(dir.path() / "skillhost.db", options);
+    auto request = write_request();
+    request.requested_token = "agent0000001";
+    auto id = queue->enqueue(request)->id;
+    const Resolver itself{"bob", Role::standard, token("agent0000001", Scopes::only(Scope::call)), false};
+    EXPECT_TRUE(queue->claim_for_execution(id, itself).ok());
+}
+
 }  // namespace
 }  // namespace skillhost::policy

@@ -98,6 +98,28 @@ TEST(RuleMatching, PathArgumentsAreNormalisedSoTraversalCannotDodgeARule) {
     EXPECT_EQ(check("notes/link/key"), std::pair(true, false));
 }
 
+TEST(RuleMatching, ARuleOnADirectorysInsideCoversTheDirectoryItself) {
+    TempDir dir;
+    const auto workspace = dir.path() / "ws";
+    std::filesystem::create_directories(workspace / "home/.ssh");
+    const auto spec = testing::fs_write_skill();
+    auto denied = [&](const char* pattern, const char* path) {
+        boost::json::value args = {{"path", path}, {"content", "x"}};
+        return rule_matches(rule(pattern), "fs_write", CallArguments(args, spec, workspace));
+    };
+    EXPECT_TRUE(denied("fs_write(path=**/.ssh/**)", ".ssh"));
+    EXPECT_TRUE(denied("fs_write(path=**/.ssh/**)", "home/.ssh"));
+    EXPECT_TRUE(denied("fs_write(path=**/.ssh/**)", "home/.ssh/"));
+    EXPECT_TRUE(denied("fs_write(path=secrets/**)", "secrets"));
+    EXPECT_FALSE(denied("fs_write(path=**/.ssh/**)", "home"));
+    EXPECT_FALSE(denied("fs_write(path=**/.ssh/**)", ".sshx"));
+    EXPECT_FALSE(denied("fs_write(path=**/*.pem)", "."));
+    // Only path inputs: a plain string argument is matched as written.
+    auto note = testing::make_skill("note_add");
+    boost::json::value args = {{"title", "secrets"}};
+    EXPECT_FALSE(rule_matches(rule("note_add(title=secrets/**)"), "note_add", CallArguments(args, note, {})));
+}
+
 TEST(RuleMatching, NonPathArgumentsAreMatchedVerbatim) {
     auto spec = testing::make_skill("note_add");
     boost::json::value args = {{"title", "notes/../secrets"}};

@@ -63,16 +63,31 @@ TEST(PolicyFile, ReadsRulesWithTheirLocationsAndSettings) {
     EXPECT_EQ(config->audit.max_value_chars, 64u);
 }
 
-TEST(PolicyFile, MissingOrEmptyFileMeansNoRulesAndDefaults) {
+TEST(PolicyFile, AMissingFileMeansTheBuiltInDefaultAndAnEmptyOneNoRules) {
     TempDir dir;
     auto missing = load_policy_config(dir.path() / "policy.yaml");
     ASSERT_TRUE(missing.ok());
-    EXPECT_EQ(missing->global.size(), 0u);
+    EXPECT_TRUE(missing->file.empty());
+    ASSERT_EQ(missing->global.deny.size(), 2u);
+    EXPECT_EQ(missing->global.deny[0].text, "fs_*(path=**/.ssh/**)");
+    EXPECT_EQ(missing->global.deny[1].text, "fs_*(path=**/*.pem)");
     EXPECT_EQ(missing->approval_ttl, std::chrono::hours(24));
     EXPECT_EQ(missing->audit.fsync, FsyncPolicy::interval);
     auto empty = load_policy_config(dir.write("policy.yaml", "# nothing yet\n"));
     ASSERT_TRUE(empty.ok()) << empty.error().message;
     EXPECT_EQ(empty->global.size(), 0u);
+}
+
+TEST(PolicyFile, ApproversAreRequiredUnlessTheFileSaysOtherwise) {
+    auto defaults = parse_policy_config("approvals:\n  ttl: 1h\n", "policy.yaml");
+    ASSERT_TRUE(defaults.ok()) << defaults.error().message;
+    EXPECT_TRUE(defaults->require_approver);
+    EXPECT_TRUE(defaults->stdio_elicitation_approves);
+    auto relaxed = parse_policy_config("approvals:\n  require_approver: false\n  stdio_elicitation_approves: false\n",
+                                       "policy.yaml");
+    ASSERT_TRUE(relaxed.ok()) << relaxed.error().message;
+    EXPECT_FALSE(relaxed->require_approver);
+    EXPECT_FALSE(relaxed->stdio_elicitation_approves);
 }
 
 TEST(RuleText, QuotedPatternsMayContainCommasAndParentheses) {
@@ -145,6 +160,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadPolicyCase{"rules_not_a_list", "global:\n  deny: fs_write\n", "policy.yaml:2:9", "expected a list"},
         BadPolicyCase{"bad_ttl", "approvals:\n  ttl: forever\n", "policy.yaml:2:8", "expected a duration"},
         BadPolicyCase{"bad_fsync", "audit:\n  fsync: sometimes\n", "policy.yaml:2:10", "never, always or interval"},
+        BadPolicyCase{"bad_require_approver", "approvals:\n  require_approver: maybe\n", "policy.yaml:2:21",
+                      "expected true or false"},
         BadPolicyCase{"bad_user_id", "users:\n  Bob Smith:\n    deny: [x]\n", "policy.yaml:2:3", "not a valid user id"},
         BadPolicyCase{"syntax", "global:\n  deny: [x\n", "policy.yaml:3:1", "YAML syntax error"}),
     [](const auto& test_info) { return std::string(test_info.param.name); });
@@ -178,6 +195,24 @@ TEST(ShippedConfiguration, EtcUsersAndPolicyAreValid) {
     ASSERT_TRUE(policy.ok()) << policy.error().message;
     EXPECT_FALSE(policy->file.empty());
     EXPECT_TRUE(check_policy_users(*policy, *users).ok());
+}
+
+// A fresh home (no policy.yaml) must be exactly as closed as the file a new user reads.
+TEST(ShippedConfiguration, TheBuiltInDefaultPolicyIsWhatEtcPolicyShips) {
+    const std::filesystem::path etc = std::filesystem::path(SKILLHOST_TEST_FIXTURES_SOURCE_DIR) / "../../etc";
+    auto shipped = load_policy_config(etc / "policy.yaml");
+    ASSERT_TRUE(shipped.ok()) << shipped.error().message;
+    auto builtin = default_policy_config();
+    ASSERT_TRUE(builtin.ok()) << builtin.error().message;
+    for (RuleKind kind : {RuleKind::deny, RuleKind::ask, RuleKind::allow}) {
+        std::vector<std::string> a, b;
+        for (const auto& r : shipped->global.of(kind)) a.push_back(r.text);
+        for (const auto& r : builtin->global.of(kind)) b.push_back(r.text);
+        EXPECT_EQ(a, b) << to_string(kind);
+    }
+    EXPECT_FALSE(shipped->global.deny.empty());
+    EXPECT_TRUE(shipped->users.empty());
+    EXPECT_EQ(shipped->approval_ttl, builtin->approval_ttl);
 }
 
 }  // namespace

@@ -1,3 +1,4 @@
+#include "policy/call_path_rules.hpp"
 #include "policy/policy_engine.hpp"
 #include "policy_test_support.hpp"
 
@@ -253,6 +254,44 @@ TEST(Explain, TellsTheStoryOfEveryStep) {
         engine.decide(bob, testing::fs_write_skill(), boost::json::parse(R"({"path":"other/a.md","content":"x"})"))
             .code,
         queued.decision.code);
+}
+
+}  // namespace
+}  // namespace skillhost::policy
+
+namespace skillhost::policy {
+namespace {
+
+TEST(CallPathRules, WithholdsPathsDenyRulesAndUnapprovedAskRulesMatch) {
+    const PolicyEngine engine = engine_from(
+        "global:\n  deny: [\"fs_*(path=**/.ssh/**)\", \"fs_*(path=**/*.pem)\"]\n  ask: "
+        "[\"fs_read(path=private/**)\"]\n");
+    const auto spec = testing::fs_read_skill();
+    const UserContext alice = user("alice", TrustLevel::suggest);
+    auto rules = CallPathRules::for_call(engine, alice, spec, boost::json::value{{"path", "."}});
+    ASSERT_NE(rules, nullptr);
+    EXPECT_TRUE(rules->allows("docs/notes.txt"));
+    EXPECT_FALSE(rules->allows(".ssh"));
+    EXPECT_FALSE(rules->allows("home/.ssh/id_ed25519"));
+    EXPECT_FALSE(rules->allows("deep/server.pem"));
+    EXPECT_FALSE(rules->allows("private/diary.txt"));  // asked for, never approved for this call
+    EXPECT_FALSE(rules->allows(""));
+    // A call the approver let into private/ may touch what is inside it; deny rules still hold.
+    auto approved = CallPathRules::for_call(engine, alice, spec, boost::json::value{{"path", "private"}});
+    ASSERT_NE(approved, nullptr);
+    EXPECT_TRUE(approved->allows("private/diary.txt"));
+    EXPECT_FALSE(approved->allows("private/key.pem"));
+}
+
+TEST(CallPathRules, NothingToCheckWithoutPathRulesOrPathInputs) {
+    const PolicyEngine open_engine(PolicyConfig{});
+    EXPECT_EQ(CallPathRules::for_call(open_engine, user("alice", TrustLevel::suggest), testing::fs_read_skill(),
+                                      boost::json::value{{"path", "."}}),
+              nullptr);
+    const PolicyEngine engine = engine_from("global:\n  deny: [\"*(path=**/.ssh/**)\"]\n");
+    EXPECT_EQ(CallPathRules::for_call(engine, user("alice", TrustLevel::suggest), testing::make_skill("note_add"),
+                                      boost::json::value{{"title", "x"}}),
+              nullptr);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include "policy/api_token.hpp"
 
+#include <boost/json/parse.hpp>
+
 #include <csignal>
 #include <fstream>
 #include <stdexcept>
@@ -82,6 +84,23 @@ HttpResult DaemonProcess::get(const std::string& target, std::string_view user) 
 
 HttpResult DaemonProcess::post(const std::string& target, const std::string& body, std::string_view user) {
     return http_request(port_, RequestSpec{"POST", target, body, user.empty() ? "" : token(user), {}});
+}
+
+HttpResult DaemonProcess::post_with(const std::string& target, const std::string& body, const std::string& bearer) {
+    return http_request(port_, RequestSpec{"POST", target, body, bearer, {}});
+}
+
+ProcessResult DaemonProcess::cli(std::vector<std::string> args, int timeout_ms) {
+    std::vector<std::string> argv{SKILLHOST_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--config", (etc() / "skillhost.yaml").string(), "--home", home().string()});
+    return run_process(argv, {{"SKILLHOST_LOG_LEVEL", "warn"}}, {}, timeout_ms);
+}
+
+std::string DaemonProcess::create_token(std::string_view user, std::string_view scopes) {
+    auto created = cli({"token", "create", "--user", std::string(user), "--scope", std::string(scopes), "--json"});
+    if (created.exit_code != 0) throw std::runtime_error("token create failed: " + created.err);
+    return std::string(boost::json::parse(created.out).at("token").as_string());
 }
 
 }  // namespace skillhost::testing

@@ -5,6 +5,7 @@
 
 #include "http_test_client.hpp"
 #include "support/child_process.hpp"
+#include "support/subprocess.hpp"
 #include "support/temp_dir.hpp"
 
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace skillhost::testing {
 
@@ -39,6 +41,12 @@ public:
     std::string log();  // stderr so far
 
     static std::string token(std::string_view user) { return std::string(user) + "-token"; }
+    // Runs `skillhost ARGS --config <etc>/skillhost.yaml --home <home>` next to the daemon, as a
+    // user at the terminal would.
+    ProcessResult cli(std::vector<std::string> args, int timeout_ms = 60000);
+    // `skillhost token create --user USER --scope SCOPES`: the new token.
+    std::string create_token(std::string_view user, std::string_view scopes);
+    HttpResult post_with(const std::string& target, const std::string& body, const std::string& bearer);
     HttpResult get(const std::string& target, std::string_view user = "owner");
     HttpResult post(const std::string& target, const std::string& body, std::string_view user = "owner");
 

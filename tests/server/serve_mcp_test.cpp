@@ -21,10 +21,14 @@ struct McpClient {
     DaemonProcess& d;
     std::string user = "alice";
     std::string session;
+    std::string bearer{};  // empty: the user's token from users.yaml
 
     RequestSpec spec(const json::value& body, bool with_session = true) const {
-        RequestSpec s{
-            "POST", "/mcp", json::serialize(body), DaemonProcess::token(user), {{"Accept", "application/json"}}};
+        RequestSpec s{"POST",
+                      "/mcp",
+                      json::serialize(body),
+                      bearer.empty() ? DaemonProcess::token(user) : bearer,
+                      {{"Accept", "application/json"}}};
         if (with_session && !session.empty()) s.headers.emplace_back("Mcp-Session-Id", session);
         return s;
     }
@@ -198,6 +202,65 @@ TEST(ServeMcp, ApprovalIsAskedThroughElicitationOnTheCallsStream) {
             EXPECT_TRUE(result->json().at("result").at("isError").as_bool()) << result->data;
         }
     }
+}
+
+TEST(ServeMcp, ASessionWhoseTokenMayNotApproveNeverAsksItsClientToApprove) {
+    DaemonProcess d(setup_with("global:\n  ask: [\"add\"]\n"));
+    d.start();
+    McpClient c{d, "alice", "", d.create_token("alice", "call")};
+    c.initialize({{"elicitation", json::object()}});
+    auto stream = c.stream(json::object{{"jsonrpc", "2.0"},
+                                        {"id", "agent-call"},
+                                        {"method", "tools/call"},
+                                        {"params", {{"name", "add"}, {"arguments", {{"a", 2}, {"b", 3}}}}}});
+    ASSERT_EQ(stream->status(), 200);
+    auto first = stream->next();
+    ASSERT_TRUE(first) << d.log();
+    // The answer itself, not an elicitation/create the agent could answer for the approver.
+    ASSERT_FALSE(first->json().as_object().contains("method")) << first->data;
+    EXPECT_EQ(first->json().at("id").as_string(), "agent-call");
+    EXPECT_TRUE(first->json().at("result").at("isError").as_bool()) << first->data;
+    EXPECT_THAT(first->data, HasSubstr("APPROVAL_REQUIRED"));
+    auto pending = d.get("/v1/approvals?state=pending", "alice");
+    ASSERT_EQ(pending.status, 200);
+    EXPECT_EQ(pending.json().at("approvals").as_array().size(), 1u) << pending.body;
+}
+
+TEST(ServeMcp, AModeSwitchDuringASessionAppliesToItsNextCallAndListing) {
+    DaemonProcess d(setup_with());
+    d.start();
+    McpClient c{d, "alice", ""};
+    c.initialize();
+    auto names = [&] {
+        std::vector<std::string> out;
+        const json::value listed = c.request("tools/list");
+        for (const auto& t : listed.at("result").at("tools").as_array()) out.emplace_back(t.at("name").as_string());
+        return out;
+    };
+    EXPECT_THAT(names(), ::testing::Contains("task_create"));
+    auto switched = d.cli({"mode", "set", "emulation", "--user", "alice"});
+    ASSERT_EQ(switched.exit_code, 0) << switched.err;
+    EXPECT_THAT(names(), ::testing::Not(::testing::Contains("task_create")));
+    auto call = c.request("tools/call", {{"name", "task_create"}, {"arguments", {{"title", "sneak in"}}}}, 7);
+    EXPECT_TRUE(call.at("result").at("isError").as_bool()) << call;
+    EXPECT_THAT(json::serialize(call), HasSubstr("MODE_FORBIDS"));
+    auto tasks = d.post("/v1/skills/task_list/call", "{}", "alice");
+    EXPECT_THAT(tasks.body, ::testing::Not(HasSubstr("sneak in")));
+}
+
+TEST(ServeMcp, ALongArgumentIsRefusedAndTheDaemonStaysHealthy) {
+    DaemonProcess d(setup_with());
+    d.start();
+    McpClient c{d, "alice", ""};
+    c.initialize();
+    const std::string title = "\"" + std::string(100'000, 'a');
+    auto call = c.post(json::object{{"jsonrpc", "2.0"},
+                                    {"id", 9},
+                                    {"method", "tools/call"},
+                                    {"params", {{"name", "task_create"}, {"arguments", {{"title", title}}}}}});
+    EXPECT_NE(call.status, 0) << "the daemon closed the connection";
+    EXPECT_EQ(d.get("/healthz", "").status, 200);
+    EXPECT_EQ(c.request("ping").at("result"), json::object());
 }
 
 TEST(ServeMcp, CancellingACallStopsItAndEndsItsStream) {

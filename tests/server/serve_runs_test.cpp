@@ -225,6 +225,95 @@ TEST(ServeRuns, AStuckRunIsGuidedThroughTheApi) {
     EXPECT_EQ(again.error_code(), "RUN_NOT_WAITING_FOR_GUIDANCE");
 }
 
+TEST(ServeRuns, AModeSwitchBeforeGuidanceAppliesToTheResumedRunsCalls) {
+    DaemonProcess d(scripted({act("fs_read", R"({"path":"a.txt"})"), act("fs_read", R"({"path":"b.txt"})"),
+                              act("fs_read", R"({"path":"c.txt"})"),
+                              act("task_create", R"({"title":"after guidance"})"), respond()}));
+    d.start();
+    auto started = d.post("/v1/runs", R"({"goal":"Read my notes files and tell me what they say"})", "alice");
+    ASSERT_EQ(started.status, 202) << started.body;
+    const std::string id(started.json().at("run_id").as_string());
+    wait_for_status(d, id, "needs_guidance");
+    auto switched = d.cli({"mode", "set", "emulation", "--user", "alice"});
+    ASSERT_EQ(switched.exit_code, 0) << switched.err;
+    auto guided = d.post("/v1/runs/" + id + "/guidance", R"({"text":"Write it down as a task"})", "alice");
+    ASSERT_EQ(guided.status, 202) << guided.body;
+    // However the run ends, the planner's task_create must not have run in emulation mode.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    std::string status;
+    while (std::chrono::steady_clock::now() < deadline) {
+        auto r = d.get("/v1/runs/" + id, "alice");
+        status = r.status == 200 ? std::string(r.json().at("status").as_string()) : "";
+        if (status == "completed" || status == "failed") break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    EXPECT_TRUE(status == "completed" || status == "failed") << status << "\n" << d.log();
+    auto tasks = d.post("/v1/skills/task_list/call", "{}", "alice");
+    EXPECT_THAT(tasks.body, ::testing::Not(HasSubstr("after guidance")));
+}
+
+TEST(ServeRuns, ALongGoalIsRefusedWithItsLimitAndTheDaemonStaysHealthy) {
+    DaemonProcess d;
+    write_file(d.etc() / "operator.yaml", "max_goal_chars: 60\n");
+    d.start();
+    const std::string huge = "{\"goal\":" + json::serialize(json::value("\"" + std::string(100'000, 'a'))) + "}";
+    auto refused = d.post("/v1/runs", huge, "alice");
+    EXPECT_EQ(refused.status, 413) << refused.body;
+    EXPECT_EQ(refused.error_code(), "GOAL_TOO_LONG");
+    EXPECT_EQ(refused.json().at("error").at("details").at("max_goal_chars").to_number<int>(), 60);
+    EXPECT_EQ(d.get("/healthz", "").status, 200);
+
+    SseStream streamed(
+        d.port(),
+        RequestSpec{"POST", "/v1/runs", huge, DaemonProcess::token("alice"), {{"Accept", "text/event-stream"}}});
+    EXPECT_EQ(streamed.status(), 413);
+    auto longer =
+        d.post("/v1/runs", R"({"goal":"Create a task to call the dentist tomorrow morning at nine o'clock"})", "alice");
+    EXPECT_EQ(longer.error_code(), "GOAL_TOO_LONG");
+    auto fits = d.post("/v1/runs", R"({"goal":"Which tasks are still open?"})", "alice");
+    EXPECT_EQ(fits.status, 202) << fits.body;
+
+    auto ask = d.cli({"ask", "\"" + std::string(100'000, 'a'), "--user", "alice"});
+    EXPECT_NE(ask.exit_code, 0);
+    EXPECT_NE(ask.exit_code, -1) << "ask crashed: signal " << ask.signal;
+    EXPECT_THAT(ask.err, HasSubstr("GOAL_TOO_LONG"));
+    EXPECT_EQ(d.get("/healthz", "").status, 200);
+}
+
+TEST(ServeRuns, ARunOfAKilledDaemonIsInterruptedAndResumesFromItsLastSavedStep) {
+    DaemonSetup setup = scripted({act("sleep", R"({"ms":5000,"started_file":"STARTED"})"), respond()});
+    DaemonProcess d(setup);
+    const auto started_file = d.home() / "sleep-started";
+    // The script names the file relative to nothing; give it the absolute path.
+    std::string script = setup.script_yaml;
+    script.replace(script.find("STARTED"), 7, started_file.string());
+    write_file(d.etc() / "script.yaml", script);
+    d.start();
+    auto started = d.post("/v1/runs", R"({"goal":"Sleep a while and tell me about it"})", "alice");
+    ASSERT_EQ(started.status, 202) << started.body;
+    const std::string id(started.json().at("run_id").as_string());
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!std::filesystem::exists(started_file) && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_TRUE(std::filesystem::exists(started_file)) << d.log();
+    d.process().signal(SIGKILL);  // mid-skill: the run is `running` in the database
+    d.process().wait(std::chrono::seconds(10));
+
+    std::filesystem::remove(started_file);
+    d.start();
+    auto after = d.get("/v1/runs/" + id, "alice");
+    ASSERT_EQ(after.status, 200) << after.body;
+    EXPECT_EQ(after.json().at("status").as_string(), "interrupted") << after.body;
+    EXPECT_EQ(after.json().at("error").at("code").as_string(), "RUN_INTERRUPTED");
+
+    auto resumed = d.cli({"runs", "resume", id, "--json"});
+    EXPECT_EQ(resumed.exit_code, 0) << resumed.err << resumed.out;
+    EXPECT_EQ(d.get("/v1/runs/" + id, "alice").json().at("status").as_string(), "completed");
+    auto again = d.cli({"runs", "resume", id});
+    EXPECT_NE(again.exit_code, 0);
+    EXPECT_THAT(again.err + again.out, HasSubstr("RUN_NOT_AWAITING_APPROVAL"));
+}
+
 TEST(ServeRuns, WithTheModelDownReadinessSaysWhyAndRunsFailAsResources) {
     DaemonSetup setup;
     setup.models_yaml =

@@ -1,6 +1,7 @@
 // Runs, guidance and playbooks in a real skillhost.db.
 #include "store/guidance_store.hpp"
 #include "store/run_store.hpp"
+#include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
 
 #include <boost/json.hpp>
@@ -164,6 +165,97 @@ TEST(GuidanceStore, FindsPlaybooksBySimilarGoalForThatUserOnly) {
 TEST(GuidanceStore, FtsQueryQuotesWordsAndDropsStopWords) {
     EXPECT_EQ(fts_any_words_query("What is the budget?"), "\"budget\"");
     EXPECT_EQ(fts_any_words_query("the a of"), "");
+}
+
+TEST(RunStore, ResumingIsACompareAndSetSoOnlyOneOfTwoResumersDrivesTheRun) {
+    TempDir home;
+    auto first = RunStore::open(home / "skillhost.db", RunOwnership{"host/1/1", nullptr});
+    auto second = RunStore::open(home / "skillhost.db", RunOwnership{"host/2/2", nullptr});
+    ASSERT_TRUE(first.ok() && second.ok());
+    store::Run run = sample_run("alice", RunStatus::awaiting_approval);
+    ASSERT_TRUE((*first)->save(run).ok());
+    // Both read it while it still waits, as two processes resuming after the approval would.
+    auto a = (*first)->get(run.id);
+    auto b = (*second)->get(run.id);
+    ASSERT_TRUE(a.ok() && b.ok());
+    a->status = RunStatus::running;
+    b->status = RunStatus::running;
+    b->steps.clear();  // what the loser would have written must not land
+    ASSERT_TRUE((*first)->claim(*a, RunStatus::awaiting_approval).ok());
+    auto lost = (*second)->claim(*b, RunStatus::awaiting_approval);
+    ASSERT_FALSE(lost.ok());
+    EXPECT_EQ(lost.error().code, "RUN_ALREADY_RESUMED");
+    EXPECT_EQ(lost.error().details.at("status").as_string(), "running");
+    auto stored = (*first)->get(run.id);
+    ASSERT_TRUE(stored.ok());
+    EXPECT_EQ(stored->status, RunStatus::running);
+    EXPECT_EQ(stored->steps.size(), 1u);
+}
+
+TEST(RunStore, OfManyProcessesResumingOneRunExactlyOneClaimsIt) {
+    TempDir home;
+    const auto db = home / "skillhost.db";
+    auto store = RunStore::open(db);
+    ASSERT_TRUE(store.ok());
+    store::Run run = sample_run("alice", RunStatus::awaiting_approval);
+    ASSERT_TRUE((*store)->save(run).ok());
+    const auto start = home / "start";
+    std::vector<std::unique_ptr<skillhost::testing::ChildProcess>> racers;
+    for (int i = 0; i < 4; ++i) {
+        racers.push_back(std::make_unique<skillhost::testing::ChildProcess>(
+            std::vector<std::string>{SKILLHOST_RUN_RESUMER, db.string(), run.id, start.string()}));
+    }
+    testing::write_file(start, "go");
+    int drivers = 0, losers = 0;
+    for (auto& racer : racers) {
+        const int code = racer->wait(std::chrono::seconds(60));
+        if (code == 0) ++drivers;
+        if (code == 3) ++losers;
+        EXPECT_TRUE(code == 0 || code == 3) << "exit " << code << ": " << racer->stderr_text();
+    }
+    EXPECT_EQ(drivers, 1);
+    EXPECT_EQ(losers, 3);
+}
+
+TEST(RunStore, RunsOfADeadProcessBecomeInterruptedAndRunsOfLiveOnesStay) {
+    TempDir home;
+    const auto db = home / "skillhost.db";
+    auto alive = [](std::string_view owner) { return owner != "host/dead/1"; };
+    auto dead_host = RunStore::open(db, RunOwnership{"host/dead/1", alive});
+    auto live_cli = RunStore::open(db, RunOwnership{"host/cli/2", alive});
+    auto unowned = RunStore::open(db);
+    ASSERT_TRUE(dead_host.ok() && live_cli.ok() && unowned.ok());
+    store::Run orphan = sample_run("alice", RunStatus::running);
+    orphan.error.reset();
+    store::Run driven = sample_run("alice", RunStatus::running);
+    store::Run legacy = sample_run("alice", RunStatus::running);
+    store::Run paused = sample_run("alice", RunStatus::awaiting_approval);
+    ASSERT_TRUE((*dead_host)->save(orphan).ok());
+    ASSERT_TRUE((*dead_host)->save(paused).ok());  // paused runs are owned by nobody
+    ASSERT_TRUE((*live_cli)->save(driven).ok());
+    ASSERT_TRUE((*unowned)->save(legacy).ok());
+
+    auto restarted = RunStore::open(db, RunOwnership{"host/new/3", alive});
+    ASSERT_TRUE(restarted.ok());
+    auto marked = (*restarted)->mark_interrupted();
+    ASSERT_TRUE(marked.ok()) << marked.error().message;
+    EXPECT_EQ(marked.value(), std::vector<std::string>{orphan.id});
+    auto back = (*restarted)->get(orphan.id);
+    ASSERT_TRUE(back.ok());
+    EXPECT_EQ(back->status, RunStatus::interrupted);
+    ASSERT_TRUE(back->error);
+    EXPECT_EQ(back->error->code, "RUN_INTERRUPTED");
+    EXPECT_THAT(back->error->message, HasSubstr("runs resume " + orphan.id));
+    EXPECT_EQ(back->steps.size(), 1u);  // resumable from its last saved step
+    EXPECT_EQ((*restarted)->get(driven.id)->status, RunStatus::running);
+    EXPECT_EQ((*restarted)->get(legacy.id)->status, RunStatus::running);
+    EXPECT_EQ((*restarted)->get(paused.id)->status, RunStatus::awaiting_approval);
+    EXPECT_TRUE((*restarted)->mark_interrupted()->empty());  // once
+
+    // Resuming it is a compare-and-set from interrupted, like any other resume.
+    back->status = RunStatus::running;
+    EXPECT_TRUE((*restarted)->claim(*back, RunStatus::interrupted).ok());
+    EXPECT_EQ((*live_cli)->claim(*back, RunStatus::interrupted).error().code, "RUN_ALREADY_RESUMED");
 }
 
 }  // namespace

@@ -85,6 +85,16 @@ public:
     // Uses the "skillhost.llm/1" extension on 1.1 hosts and the 1.0 member on older ones.
     std::string complete(std::string_view role, const Json& request) const;
 
+    // Whether the call's rules allow `operation` on `path` (relative to workspace_root() or
+    // absolute), through the "skillhost.path_check/1" extension. Ask before touching any path the
+    // caller did not pass as an argument (directory entries, link targets); skip denied ones and
+    // report how many were withheld. True on a host without the extension: it has no per-path rules.
+    bool path_allowed(std::string_view path, skillhost_path_operation operation) const {
+        const auto* check = static_cast<const skillhost_path_check_v1*>(extension(SKILLHOST_EXT_PATH_CHECK));
+        if (!check || !check->is_allowed) return true;
+        return check->is_allowed(host_->host_context, ctx_, to_view(path), operation) == 1;
+    }
+
     // The host's table for extension `id` (e.g. SKILLHOST_EXT_LLM), or nullptr when the host does
     // not offer it (unknown id, or a 1.0 host without extensions).
     const void* extension(const char* id) const {

@@ -327,6 +327,36 @@ typedef struct skillhost_llm_v1 {
 } skillhost_llm_v1;
 
 /*
+ * "skillhost.path_check/1" — host extension: the call's path rules, asked per path.
+ *   const skillhost_path_check_v1* paths = host->get_extension(host->host_context, SKILLHOST_EXT_PATH_CHECK);
+ * The host checks a skill's path arguments (the manifest's `paths`) against the user's rules before
+ * the call, but only the plugin knows every other path it touches: the entries of a listed or
+ * searched directory, the target of a resolved link. Before listing, reading, searching or writing
+ * such a path, ask is_allowed(); skip a denied path (and, for a directory, everything below it)
+ * and tell the caller how many were withheld, without naming them.
+ * A host without this extension (NULL) has no per-path rules to offer.
+ */
+#define SKILLHOST_EXT_PATH_CHECK "skillhost.path_check/1"
+
+/* What the plugin is about to do with a path; rules may one day differ per operation. */
+typedef enum skillhost_path_operation {
+    SKILLHOST_PATH_LIST = 0,   /* show it as an entry of a listing */
+    SKILLHOST_PATH_READ = 1,   /* read its content */
+    SKILLHOST_PATH_SEARCH = 2, /* look into it (a file's content or a directory's entries) */
+    SKILLHOST_PATH_WRITE = 3   /* create, change or delete it */
+} skillhost_path_operation;
+
+typedef struct skillhost_path_check_v1 {
+    /*
+     * [during-call] Returns 1 when the rules of `call` allow `operation` on `path`, else 0.
+     * `path` (UTF-8, copied by the host) is relative to the call's workspace_root or absolute, as a
+     * path argument would be. Fails closed: 0 for a NULL call or a path the host cannot interpret. Cheap (no I/O beyond resolving links the path goes through).
+     */
+    int32_t (*is_allowed)(void* host_context, const skillhost_call_context* call, skillhost_string_view path,
+                          int32_t operation);
+} skillhost_path_check_v1;
+
+/*
  * "skillhost.plugin_info/1" — plugin extension: what the plugin says about itself beyond the
  * descriptor. The host reads it after init() and shows it in `skills show` and `plugin check`.
  */

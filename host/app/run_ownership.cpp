@@ -1,0 +1,37 @@
+#include "app/run_ownership.hpp"
+
+#include "policy/process_identity.hpp"
+
+#include <charconv>
+#include <string>
+
+namespace skillhost::app {
+namespace {
+
+// "<host>/<pid>/<start ticks>"; host names hold no '/'.
+std::string owner_text(const policy::ProcessIdentity& id) {
+    return id.host + "/" + std::to_string(id.pid) + "/" + std::to_string(id.start_ticks);
+}
+
+bool owner_is_alive(std::string_view text) {
+    const auto last = text.rfind('/');
+    if (last == std::string_view::npos || last == 0) return true;  // unreadable: assume alive
+    const auto middle = text.rfind('/', last - 1);
+    if (middle == std::string_view::npos) return true;
+    policy::ProcessIdentity id;
+    id.host = std::string(text.substr(0, middle));
+    const auto pid = text.substr(middle + 1, last - middle - 1);
+    const auto ticks = text.substr(last + 1);
+    if (std::from_chars(pid.data(), pid.data() + pid.size(), id.pid).ec != std::errc() ||
+        std::from_chars(ticks.data(), ticks.data() + ticks.size(), id.start_ticks).ec != std::errc())
+        return true;
+    return policy::process_is_alive(id);
+}
+
+}  // namespace
+
+store::RunOwnership this_process_run_ownership() {
+    return store::RunOwnership{owner_text(policy::current_process_identity()), &owner_is_alive};
+}
+
+}  // namespace skillhost::app
