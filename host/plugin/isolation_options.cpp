@@ -1,10 +1,17 @@
 #include "plugin/isolation_options.hpp"
 
+#include "plugin/supervision_counters.hpp"
+
 #include <unistd.h>
 
 #include <system_error>
 
 namespace skillhost::plugin {
+
+SupervisionCounters& supervision_counters() {
+    static SupervisionCounters counters;
+    return counters;
+}
 
 std::string_view to_string(IsolationMode mode) {
     return mode == IsolationMode::process ? "process" : "in_process";
@@ -18,7 +25,8 @@ std::string_view to_string(SandboxMode mode) {
     }
 }
 
-IsolationMode IsolationOptions::mode_for(std::string_view plugin_name, const std::filesystem::path& manifest_file) const {
+IsolationMode IsolationOptions::mode_for(std::string_view plugin_name,
+                                         const std::filesystem::path& manifest_file) const {
     if (const auto named = plugin_modes.find(plugin_name); named != plugin_modes.end()) return named->second;
     std::error_code ec;
     const auto dir = std::filesystem::weakly_canonical(manifest_file, ec).parent_path();

@@ -1,5 +1,7 @@
 #include "plugin/process_plugin.hpp"
 
+#include "plugin/supervision_counters.hpp"
+
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <spdlog/spdlog.h>
@@ -58,6 +60,7 @@ ProcessPlugin::ProcessPlugin(manifest::Manifest manifest, LoaderOptions options,
 ProcessPlugin::~ProcessPlugin() {
     // Each connection closes its socket; the runners finish, call shutdown() and exit.
     std::lock_guard lock(runners_mutex_);
+    for (auto& [user, runner] : runners_) runner->begin_close();
     runners_.clear();
 }
 
@@ -83,6 +86,14 @@ std::size_t ProcessPlugin::runner_count() const {
         std::count_if(runners_.begin(), runners_.end(), [](const auto& entry) { return entry.second->accepting(); }));
 }
 
+std::vector<pid_t> ProcessPlugin::runner_pids() const {
+    std::lock_guard lock(runners_mutex_);
+    std::vector<pid_t> pids;
+    for (const auto& [user, runner] : runners_)
+        if (runner->accepting()) pids.push_back(runner->pid());
+    return pids;
+}
+
 RunnerLaunch ProcessPlugin::launch_for(const CallContext* context) const {
     const IsolationOptions& iso = options_.isolation;
     RunnerLaunch launch;
@@ -92,6 +103,7 @@ RunnerLaunch ProcessPlugin::launch_for(const CallContext* context) const {
     launch.completions = options_.completions;
     launch.kill_grace = iso.kill_grace;
     const manifest::Permissions& granted = manifest_.permissions;
+    launch.llm_allowed = !granted.declared || granted.llm;
     launch.args = {"--manifest",         manifest_.file.string(),
                    "--sandbox",          std::string(to_string(iso.sandbox)),
                    "--memory-mb",        std::to_string(iso.limits.memory_mb),
@@ -128,7 +140,7 @@ void ProcessPlugin::record_exit(const std::shared_ptr<Supervision>& supervision,
     {
         std::lock_guard lock(supervision->mutex);
         const auto now = Clock::now();
-        ++supervision->total_crashes;
+        (exit.killed_by_host ? supervision_counters().kills : supervision_counters().crashes).fetch_add(1);
         supervision->crashes.push_back(now);
         while (!supervision->crashes.empty() && now - supervision->crashes.front() > options.crash_window)
             supervision->crashes.pop_front();
@@ -147,6 +159,7 @@ void ProcessPlugin::record_exit(const std::shared_ptr<Supervision>& supervision,
             q.details["window_s"] = minutes;
             q.details["last_exit"] = exit.description;
             supervision->quarantine = q;
+            supervision_counters().quarantines.fetch_add(1);
             quarantined = std::move(q);
         }
     }
@@ -182,10 +195,11 @@ Result<std::shared_ptr<RunnerConnection>> ProcessPlugin::runner_for(const CallCo
             deadline = now + std::chrono::milliseconds(context.deadline_unix_ms - now_ms);
         }
         if (deadline && *deadline < start_at) {
-            Error error{"PLUGIN_RESTARTING",
-                        "plugin '" + manifest_.name + "' crashed recently and restarts in " +
-                            std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(start_at - now).count()) +
-                            " ms, after this call's deadline; call again in a moment"};
+            Error error{
+                "PLUGIN_RESTARTING",
+                "plugin '" + manifest_.name + "' crashed recently and restarts in " +
+                    std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(start_at - now).count()) +
+                    " ms, after this call's deadline; call again in a moment"};
             error.details["plugin"] = manifest_.name;
             return error;
         }
@@ -196,7 +210,7 @@ Result<std::shared_ptr<RunnerConnection>> ProcessPlugin::runner_for(const CallCo
     if (!started) return started.error();
     if (restart) {
         std::lock_guard slock(supervision_->mutex);
-        ++supervision_->total_restarts;
+        supervision_counters().restarts.fetch_add(1);
     }
     runners_.emplace(context.user_id, started.value());
     return started;
@@ -215,8 +229,8 @@ RawOutcome ProcessPlugin::invoke(const CallContext& context, std::string_view ar
         std::error_code ec;
         std::filesystem::create_directories(context.data_dir, ec);
         if (ec) {
-            Error error{"DATA_DIR_UNAVAILABLE", "cannot create the plugin data directory " +
-                                                    context.data_dir.string() + " (" + ec.message() +
+            Error error{"DATA_DIR_UNAVAILABLE", "cannot create the plugin data directory " + context.data_dir.string() +
+                                                    " (" + ec.message() +
                                                     "); check that the skillhost home is writable"};
             error.details["data_dir"] = context.data_dir.string();
             return error_outcome(error);

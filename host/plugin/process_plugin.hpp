@@ -39,6 +39,8 @@ public:
 
     // Runner processes alive now (for metrics and tests).
     std::size_t runner_count() const;
+    // Their process ids (for benchmarks that read their memory and CPU time).
+    std::vector<pid_t> runner_pids() const;
 
 private:
     // Crash history shared with the runners' exit callbacks, which may outlive a call.
@@ -48,7 +50,6 @@ private:
         unsigned consecutive = 0;                                   // since the last good call
         std::chrono::steady_clock::time_point next_start{};
         std::optional<Error> quarantine;
-        std::uint64_t total_crashes = 0, total_restarts = 0;
     };
 
     ProcessPlugin(manifest::Manifest manifest, LoaderOptions options, std::filesystem::path runner,

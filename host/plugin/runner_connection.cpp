@@ -1,5 +1,7 @@
 #include "plugin/runner_connection.hpp"
 
+#include "plugin/supervision_counters.hpp"
+
 #include <boost/json/serialize.hpp>
 #include <spdlog/spdlog.h>
 
@@ -121,38 +123,40 @@ Result<std::shared_ptr<RunnerConnection>> RunnerConnection::start(RunnerLaunch l
     }
 
     std::shared_ptr<RunnerConnection> connection(new RunnerConnection(std::move(launch), pid, fds[0]));
+    supervision_counters().runners.fetch_add(1);
     connection->reader_ = std::thread([raw = connection.get()] { raw->read_loop(); });
 
     std::unique_lock lock(connection->mutex_);
-    const bool decided = connection->state_changed_.wait_for(
-        lock, start_timeout, [&] { return connection->state_ != State::starting; });
+    const bool decided =
+        connection->state_changed_.wait_for(lock, start_timeout, [&] { return connection->state_ != State::starting; });
     if (connection->state_ == State::ready) return connection;
     const std::string& name = connection->launch_.plugin_name;
     if (!decided) {
         lock.unlock();
         connection->kill("it did not finish loading within " + std::to_string(start_timeout.count()) + " s");
-        return Error{"RUNNER_START_FAILED",
-                     "the runner for plugin '" + name + "' did not finish loading it within " +
-                         std::to_string(start_timeout.count()) + " s; check that its init() returns"};
+        return Error{"RUNNER_START_FAILED", "the runner for plugin '" + name + "' did not finish loading it within " +
+                                                std::to_string(start_timeout.count()) +
+                                                " s; check that its init() returns"};
     }
     if (connection->state_ == State::load_failed) return connection->load_error_;
     return connection->load_error_;  // ended: finish() wrote why
 }
 
 RunnerConnection::RunnerConnection(RunnerLaunch launch, pid_t pid, int fd)
-    : launch_(std::move(launch)),
-      pid_(pid),
-      channel_(std::make_shared<RunnerChannel>(fd)),
-      started_at_(Clock::now()) {}
+    : launch_(std::move(launch)), pid_(pid), channel_(std::make_shared<RunnerChannel>(fd)), started_at_(Clock::now()) {}
 
 RunnerConnection::~RunnerConnection() {
+    begin_close();
+    if (reader_.joinable()) reader_.join();
+}
+
+void RunnerConnection::begin_close() {
     {
         std::lock_guard lock(mutex_);
         closing_ = true;
     }
     // The runner reads EOF, finishes its calls, calls the plugin's shutdown() and exits.
     ::shutdown(channel_->fd, SHUT_RDWR);
-    if (reader_.joinable()) reader_.join();
 }
 
 bool RunnerConnection::accepting() const {
@@ -172,14 +176,9 @@ std::optional<RawOutcome> RunnerConnection::call(const CallContext& context, std
     auto pending = std::make_shared<Pending>();
     pending->control = context.control;
     pending->skill_id = context.skill_id;
-    wire::CallRequest request{context.skill_id,
-                              context.call_id,
-                              context.user_id,
-                              context.cognitive_mode,
-                              context.data_dir.string(),
-                              context.workspace_root.string(),
-                              context.deadline_unix_ms,
-                              std::string(args_json)};
+    wire::CallRequest request{context.skill_id,         context.call_id,           context.user_id,
+                              context.cognitive_mode,   context.data_dir.string(), context.workspace_root.string(),
+                              context.deadline_unix_ms, std::string(args_json)};
     std::uint64_t id = 0;
     {
         std::lock_guard lock(mutex_);
@@ -192,9 +191,9 @@ std::optional<RawOutcome> RunnerConnection::call(const CallContext& context, std
 
     std::optional<Clock::time_point> deadline;
     if (context.deadline_unix_ms > 0) {
-        const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                std::chrono::system_clock::now().time_since_epoch())
-                                .count();
+        const auto now_ms =
+            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+                .count();
         deadline = Clock::now() + std::chrono::milliseconds(context.deadline_unix_ms - now_ms);
     }
     bool cancel_sent = false;
@@ -240,8 +239,8 @@ void RunnerConnection::read_loop() {
             continue;
         }
         if (status == wire::ReadStatus::too_large)
-            protocol_problem = "it sent a frame of " + std::to_string(frame.header.size) + " bytes, over the limit of " +
-                               std::to_string(max_payload);
+            protocol_problem = "it sent a frame of " + std::to_string(frame.header.size) +
+                               " bytes, over the limit of " + std::to_string(max_payload);
         break;
     }
     if (!protocol_problem.empty()) kill(protocol_problem);
@@ -351,6 +350,16 @@ void RunnerConnection::answer_completion(std::uint64_t request_id, std::string_v
     if (!r.ok()) return;
     // A completion can take seconds: it must not hold up the results of other calls, so it is
     // answered on its own thread (one per LLM request, never per skill call).
+    if (!launch_.llm_allowed) {
+        const std::string& plugin = launch_.plugin_name;
+        channel_->send(wire::FrameType::completion_reply, request_id,
+                       wire::encode(host_error("LLM_NOT_PERMITTED",
+                                               "plugin '" + plugin +
+                                                   "' asked for a completion but its manifest does not declare "
+                                                   "`permissions: {llm: true}`; the plugin author must declare it",
+                                               {{"plugin", plugin}, {"role", role}})));
+        return;
+    }
     std::thread([channel = channel_, completions = launch_.completions, request_id, user = std::move(user),
                  role = std::move(role), request = std::move(request)] {
         RawOutcome answer;
@@ -373,8 +382,8 @@ void RunnerConnection::answer_completion(std::uint64_t request_id, std::string_v
                     if (e.code == "LLM_UNAVAILABLE") answer.status = SKILLHOST_STATUS_UNAVAILABLE;
                 }
             } catch (const std::exception& e) {
-                answer = host_error("LLM_FAILED", std::string("the completion request failed in the host: ") + e.what(),
-                                    {});
+                answer =
+                    host_error("LLM_FAILED", std::string("the completion request failed in the host: ") + e.what(), {});
             }
         }
         channel->send(wire::FrameType::completion_reply, request_id, wire::encode(answer));
@@ -391,10 +400,10 @@ RunnerExit RunnerConnection::reap() {
     if (got == 0) {
         // It closed the socket but lives on (a plugin closing fd 3, or a hang in shutdown()).
         ::kill(pid_, SIGKILL);
-        while ((got = ::waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {
-        }
+        while ((got = ::waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {}
     }
     reaped_.store(true);
+    supervision_counters().runners.fetch_sub(1);
     if (got == pid_) {
         if (WIFSIGNALED(status)) exit.signal = WTERMSIG(status);
         if (WIFEXITED(status)) exit.exit_status = WEXITSTATUS(status);
@@ -414,10 +423,10 @@ void RunnerConnection::finish(RunnerExit exit) {
         exit.kill_reason = kill_reason_;
         exit.expected = !exit.killed_by_host && (closing_ || retiring_) && exit.exit_status == 0;
         if (state_ == State::starting) {
-            load_error_ = Error{"RUNNER_START_FAILED", "the runner for plugin '" + launch_.plugin_name + "' " +
-                                                           exit.description +
-                                                           " before the plugin was ready; its library or init() "
-                                                           "crashes on load (see the log above)"};
+            load_error_ =
+                Error{"RUNNER_START_FAILED", "the runner for plugin '" + launch_.plugin_name + "' " + exit.description +
+                                                 " before the plugin was ready; its library or init() "
+                                                 "crashes on load (see the log above)"};
             load_error_.details["plugin"] = launch_.plugin_name;
             load_error_.details["exit"] = exit.description;
         }

@@ -43,6 +43,8 @@ struct RunnerLaunch {
     std::string plugin_name;
     std::size_t max_result_bytes = 0;
     std::shared_ptr<CompletionService> completions;
+    // False when the manifest declares permissions without `llm: true`: completions are refused.
+    bool llm_allowed = true;
     std::chrono::milliseconds kill_grace{2000};
     // Called once from the reader thread when the process has ended and its calls were failed.
     std::function<void(const RunnerExit&)> on_exit;
@@ -77,6 +79,9 @@ public:
     std::optional<RawOutcome> call(const CallContext& context, std::string_view args_json);
 
     bool accepting() const;
+    // Tells the runner to finish (it reads end-of-file) without waiting for it; the destructor
+    // then waits. Lets a plugin close all its runners at once instead of one after another.
+    void begin_close();
     pid_t pid() const { return pid_; }
     const wire::ReadyInfo& ready_info() const { return ready_; }
     std::chrono::steady_clock::time_point started_at() const { return started_at_; }

@@ -117,8 +117,7 @@ ReadStatus read_frame(int fd, std::size_t max_payload, Frame& out) {
     if (header < 0) return ReadStatus::broken;
     if (out.header.size > max_payload) return ReadStatus::too_large;
     out.payload.resize(out.header.size);
-    if (out.header.size > 0 && read_exactly(fd, out.payload.data(), out.payload.size()) != 1)
-        return ReadStatus::broken;
+    if (out.header.size > 0 && read_exactly(fd, out.payload.data(), out.payload.size()) != 1) return ReadStatus::broken;
     return ReadStatus::frame;
 }
 

@@ -41,7 +41,7 @@ protected:
         if (text.starts_with("[plugin ")) {
             if (const auto end = text.find("] "); end != std::string_view::npos) text.remove_prefix(end + 2);
         }
-        const std::int64_t level = msg.level <= spdlog::level::debug ? SKILLHOST_LOG_DEBUG
+        const std::int64_t level = msg.level <= spdlog::level::debug  ? SKILLHOST_LOG_DEBUG
                                    : msg.level == spdlog::level::info ? SKILLHOST_LOG_INFO
                                    : msg.level == spdlog::level::warn ? SKILLHOST_LOG_WARN
                                                                       : SKILLHOST_LOG_ERROR;

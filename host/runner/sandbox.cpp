@@ -47,10 +47,10 @@ constexpr std::uint64_t fs_make_sock = 1ULL << 9;
 constexpr std::uint64_t fs_make_fifo = 1ULL << 10;
 constexpr std::uint64_t fs_make_block = 1ULL << 11;
 constexpr std::uint64_t fs_make_sym = 1ULL << 12;
-constexpr std::uint64_t fs_refer = 1ULL << 13;     // ABI 2
-constexpr std::uint64_t fs_truncate = 1ULL << 14;  // ABI 3
-constexpr std::uint64_t fs_ioctl_dev = 1ULL << 15; // ABI 5
-constexpr std::uint64_t net_bind_tcp = 1ULL << 0;  // ABI 4
+constexpr std::uint64_t fs_refer = 1ULL << 13;      // ABI 2
+constexpr std::uint64_t fs_truncate = 1ULL << 14;   // ABI 3
+constexpr std::uint64_t fs_ioctl_dev = 1ULL << 15;  // ABI 5
+constexpr std::uint64_t net_bind_tcp = 1ULL << 0;   // ABI 4
 constexpr std::uint64_t net_connect_tcp = 1ULL << 1;
 constexpr std::uint64_t scope_abstract_unix = 1ULL << 0;  // ABI 6
 constexpr std::uint64_t scope_signal = 1ULL << 1;
@@ -64,8 +64,8 @@ long landlock_create_ruleset(const RulesetAttr* attr, std::size_t size, std::uin
 }
 
 // Each system directory a dynamically linked library may need, read-only.
-const char* const system_read_paths[] = {"/usr", "/lib", "/lib64", "/lib32", "/etc", "/proc",
-                                         "/sys/devices/system/cpu", "/opt"};
+const char* const system_read_paths[] = {"/usr", "/lib", "/lib64", "/lib32", "/etc", "/proc", "/sys/devices/system/cpu",
+                                         "/opt"};
 const char* const device_paths[] = {"/dev/null", "/dev/zero", "/dev/urandom", "/dev/random"};
 
 struct Landlock {
@@ -79,8 +79,9 @@ struct Landlock {
 void allow(int ruleset, const std::filesystem::path& path, std::uint64_t access, std::uint64_t handled) {
     const int fd = ::open(path.c_str(), O_PATH | O_CLOEXEC);
     if (fd < 0) return;
-    struct stat st{};
-    if (::fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode)) access &= fs_read_file | fs_write_file | fs_truncate | fs_ioctl_dev;
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
+        access &= fs_read_file | fs_write_file | fs_truncate | fs_ioctl_dev;
     PathBeneathAttr rule{access & handled, fd};
     ::syscall(SYS_landlock_add_rule, ruleset, rule_path_beneath, &rule, 0);
     ::close(fd);
@@ -103,8 +104,9 @@ int apply_landlock(const SandboxRequest& request, boost::json::object& report, s
     if (ll.abi >= 6) ll.scoped = scope_abstract_unix | scope_signal;
 
     RulesetAttr attr{ll.handled_fs, ll.handled_net, ll.scoped};
-    const std::size_t size = ll.abi >= 6 ? sizeof attr : ll.abi >= 4 ? offsetof(RulesetAttr, scoped)
-                                                                      : offsetof(RulesetAttr, handled_access_net);
+    const std::size_t size = ll.abi >= 6   ? sizeof attr
+                             : ll.abi >= 4 ? offsetof(RulesetAttr, scoped)
+                                           : offsetof(RulesetAttr, handled_access_net);
     const int ruleset = static_cast<int>(landlock_create_ruleset(&attr, size, 0));
     if (ruleset < 0) {
         problem = std::string("Landlock refused the ruleset (") + std::strerror(errno) + ")";
@@ -128,7 +130,8 @@ int apply_landlock(const SandboxRequest& request, boost::json::object& report, s
     report["landlock_abi"] = ll.abi;
     report["filesystem"] = "restricted";
     report["exec"] = "denied";
-    report["tcp"] = request.network ? "allowed" : (ll.handled_net != 0 ? "denied (landlock)" : "not restricted by landlock");
+    report["tcp"] =
+        request.network ? "allowed" : (ll.handled_net != 0 ? "denied (landlock)" : "not restricted by landlock");
     report["scoped_signals_and_abstract_sockets"] = ll.scoped != 0;
     return ll.abi;
 }
@@ -236,8 +239,9 @@ Result<boost::json::object> apply_sandbox(const SandboxRequest& request) {
         report["landlock_problem"] = problem;
         if (request.mode == plugin::SandboxMode::require)
             return Error{"SANDBOX_UNAVAILABLE",
-                         problem + "; the plugin cannot be confined as `sandbox: require` demands; use a kernel with "
-                                   "Landlock (5.13+, enabled in the LSM list) or set sandbox: best_effort"};
+                         problem +
+                             "; the plugin cannot be confined as `sandbox: require` demands; use a kernel with "
+                             "Landlock (5.13+, enabled in the LSM list) or set sandbox: best_effort"};
     }
     std::string seccomp_problem;
     if (apply_seccomp(request.network, seccomp_problem)) {

@@ -149,7 +149,8 @@ TEST_F(ProcessPluginTest, HealthyCallsAnswerWhileAnotherCallHangsInTheSameRunner
     auto plugin = load("hostile");
     ASSERT_TRUE(plugin);
     CallControl hang_control;
-    auto hanging = std::async(std::launch::async, [&] { return plugin->invoke(timed("hang", 60000, &hang_control), "{}"); });
+    auto hanging =
+        std::async(std::launch::async, [&] { return plugin->invoke(timed("hang", 60000, &hang_control), "{}"); });
     std::vector<std::future<RawOutcome>> healthy;
     for (int i = 0; i < 8; ++i)
         healthy.push_back(std::async(std::launch::async, [&] { return plugin->invoke(context("ok"), "{}"); }));

@@ -55,9 +55,7 @@ protected:
         return boost::json::parse(outcome.result_json).as_object();
     }
 
-    static std::string path_args(const std::filesystem::path& path) {
-        return R"({"path":")" + path.string() + R"("})";
-    }
+    static std::string path_args(const std::filesystem::path& path) { return R"({"path":")" + path.string() + R"("})"; }
 
     std::filesystem::path workspace;
 };
