@@ -99,7 +99,9 @@ void noop_calls(benchmark::State& state, plugin::IsolationMode mode) {
     }
     const double cpu_after = cpu_seconds(runners);
     std::sort(micros.begin(), micros.end());
-    auto at = [&](double q) { return micros.empty() ? 0.0 : micros[static_cast<std::size_t>(q * (micros.size() - 1))]; };
+    auto at = [&](double q) {
+        return micros.empty() ? 0.0 : micros[static_cast<std::size_t>(q * (micros.size() - 1))];
+    };
     state.counters["p50_us"] = at(0.50);
     state.counters["p99_us"] = at(0.99);
     state.counters["cpu_us_per_call"] = micros.empty() ? 0.0 : (cpu_after - cpu_before) * 1e6 / micros.size();
@@ -140,3 +142,4 @@ void BM_RunnerColdStartAndFirstCall(benchmark::State& state) {
 BENCHMARK(BM_RunnerColdStartAndFirstCall)->UseRealTime()->Iterations(50);
 
 }  // namespace
+BENCHMARK_MAIN();

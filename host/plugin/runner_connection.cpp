@@ -109,8 +109,20 @@ Result<std::shared_ptr<RunnerConnection>> RunnerConnection::start(RunnerLaunch l
     std::vector<std::string> env_strings = runner_environment();
     std::vector<char*> argv = c_strings(argv_strings);
     std::vector<char*> envp = c_strings(env_strings);
+    // Its own process group (a Ctrl-C meant for the host must not crash its runners), no blocked
+    // signals and default handlers, whatever the spawning thread had.
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    posix_spawnattr_setsigdefault(&attributes, &all);
+    posix_spawnattr_setpgroup(&attributes, 0);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
     pid_t pid = 0;
-    const int spawned = ::posix_spawn(&pid, launch.runner.c_str(), &actions, nullptr, argv.data(), envp.data());
+    const int spawned = ::posix_spawn(&pid, launch.runner.c_str(), &actions, &attributes, argv.data(), envp.data());
+    posix_spawnattr_destroy(&attributes);
     posix_spawn_file_actions_destroy(&actions);
     ::close(fds[1]);
     if (spawned != 0) {

@@ -146,8 +146,8 @@ TEST(HostileDaemon, McpCallsOfACrashingSkillAnswerAnErrorResult) {
     install_fixture("hostile", d.plugins_dir());
     d.start();
     auto post = [&](const json::object& body, const std::string& session) {
-        RequestSpec spec{"POST", "/mcp", json::serialize(body), DaemonProcess::token("owner"),
-                         {{"Accept", "application/json"}}};
+        RequestSpec spec{
+            "POST", "/mcp", json::serialize(body), DaemonProcess::token("owner"), {{"Accept", "application/json"}}};
         if (!session.empty()) spec.headers.emplace_back("Mcp-Session-Id", session);
         return http_request(d.port(), spec);
     };
