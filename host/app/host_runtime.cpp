@@ -1,5 +1,7 @@
 #include "app/host_runtime.hpp"
 
+#include "plugin/isolation_config.hpp"
+
 #include "app/audit_llm_observer.hpp"
 #include "app/router_completion_service.hpp"
 #include "policy/user_context.hpp"
@@ -91,6 +93,9 @@ Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config
         catalog_options.on_report = [audit](const reload::ReloadReport& report) {
             (void)audit->append("reload", report.to_json());
         };
+        catalog_options.loader.isolation.on_supervision_event = [audit](const Error& event) {
+            (void)audit->append("plugin_supervision", event.to_json());
+        };
         rt->watched =
             std::make_unique<reload::WatchedCatalog>(std::move(catalog_options), reload::watcher_options(rt->config));
         rt->watched->catalog().rescan();
@@ -98,6 +103,11 @@ Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config
         plugin::LoaderOptions lo;
         lo.cache_dir = rt->config.plugin_cache_dir();
         lo.completions = completions;
+        lo.isolation = plugin::isolation_options(rt->config);
+        policy::AuditLog* audit = rt->audit.get();
+        lo.isolation.on_supervision_event = [audit](const Error& event) {
+            (void)audit->append("plugin_supervision", event.to_json());
+        };
         rt->loader = std::make_unique<plugin::PluginLoader>(lo);
         auto report = plugin::discover_plugins(*rt->loader, rt->config.plugin_dirs);
         rt->catalog =

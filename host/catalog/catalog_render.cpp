@@ -135,6 +135,14 @@ void append_notes(std::string& out, const SkillSpec& spec) {
     out += '\n';
 }
 
+// What the plugin may touch when it runs isolated, so a user sees it before enabling the plugin.
+json::object permissions_json(const manifest::Manifest& m) {
+    return json::object{{"workspace", manifest::to_string(m.permissions.workspace)},
+                        {"network", m.permissions.network},
+                        {"llm", m.permissions.llm},
+                        {"declared", m.permissions.declared}};
+}
+
 json::object skill_json(const CatalogEntry& entry) {
     const SkillSpec& spec = *entry.spec;
     const auto& m = entry.plugin->manifest();
@@ -155,6 +163,8 @@ json::object skill_json(const CatalogEntry& entry) {
                                       {"destructive", spec.annotations.destructive},
                                       {"idempotent", spec.annotations.idempotent},
                                       {"open_world", spec.annotations.open_world}};
+    out["permissions"] = permissions_json(m);
+    out["isolation"] = entry.plugin->isolated() ? "process" : "in_process";
     out["timeout_ms"] = spec.timeout_ms;
     out["concurrency"] = manifest::to_string(spec.concurrency);
     json::array paths;
@@ -261,6 +271,8 @@ boost::json::object render_mcp_tool(const CatalogEntry& entry) {
                                        {"destructiveHint", spec.annotations.destructive},
                                        {"idempotentHint", spec.annotations.idempotent},
                                        {"openWorldHint", spec.annotations.open_world}};
+    tool["_meta"] = json::object{{"skillhost/permissions", permissions_json(entry.plugin->manifest())},
+                                 {"skillhost/isolation", entry.plugin->isolated() ? "process" : "in_process"}};
     return tool;
 }
 

@@ -1,5 +1,6 @@
 // `skillhost plugin check MANIFEST`: the author's conformance check. Loads the plugin exactly as the
 // host does, then calls every skill with its manifest examples and with generated invalid arguments.
+#include "plugin/isolation_config.hpp"
 #include "catalog/catalog_render.hpp"
 #include "cli/cli_context.hpp"
 #include "cli/output.hpp"
@@ -81,6 +82,8 @@ std::string raw_outcome_problem(const plugin::RawOutcome& o) {
     using W = plugin::RawOutcome::Written;
     if (o.written == W::nothing) return "returned without writing a result or an error";
     if (o.written == W::error) {
+        // The runner died: the skill crashed (or ignored its deadline), whatever it would have said.
+        if (o.error_code == "PLUGIN_CRASHED" || o.error_code == "PLUGIN_KILLED") return o.error_message;
         if (o.error_code.empty()) return "wrote an error with an empty code";
         if (o.error_message.empty()) return "wrote error " + o.error_code + " with an empty message";
         return {};
@@ -136,6 +139,11 @@ void check_skill(CheckReport& report, exec::Executor& executor, const catalog::C
         cc.data_dir = caller.users_dir / caller.user_id / "plugins" / entry.plugin->manifest().name;
         cc.workspace_root = caller.workspace_root;
         cc.control = &control;
+        // A skill that never returns is killed by its runner's supervisor after the deadline.
+        cc.deadline_unix_ms =
+            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch() +
+                                                                  std::chrono::milliseconds(spec.timeout_ms))
+                .count();
         auto outcome = entry.plugin->invoke(cc, probe);
         std::string problem = raw_outcome_problem(outcome);
         report.add({"handles raw invalid args " + probe.substr(0, 40), spec.id, problem.empty(),
@@ -168,6 +176,14 @@ int run_check(CliContext& ctx, const std::string& manifest_file, bool json) {
     auto router = llm::ModelRouter::load(cfg->etc_dir / "models.yaml");
     if (!router) return fail_setup(router.error(), json);
     lo.completions = std::make_shared<app::RouterCompletionService>(router.value());
+    // Every skill runs in a runner, so a crash is reported for that skill instead of ending the
+    // check; crashes neither quarantine the plugin nor delay the next skill.
+    lo.isolation = plugin::isolation_options(cfg.value());
+    lo.isolation.default_mode = plugin::IsolationMode::process;
+    lo.isolation.plugin_modes.clear();
+    lo.isolation.builtin_dirs.clear();
+    lo.isolation.crash_limit = 0;
+    lo.isolation.restart_backoff = std::chrono::milliseconds(0);
     std::filesystem::create_directories(lo.cache_dir);
     plugin::PluginLoader loader(lo);
     auto loaded = loader.load(m.value());

@@ -87,7 +87,13 @@ int run_show(CliContext& ctx, const std::string& id, bool json) {
               << "risk:        " << manifest::to_string(s.risk) << ", cost " << manifest::to_string(s.cost) << "\n"
               << "min trust:   " << manifest::to_string(s.min_trust) << "\n"
               << "approval:    " << (s.requires_approval ? "always required" : "by policy") << "\n"
-              << "timeout:     " << s.timeout_ms << " ms, " << manifest::to_string(s.concurrency) << "\n\n"
+              << "timeout:     " << s.timeout_ms << " ms, " << manifest::to_string(s.concurrency) << "\n"
+              << "runs:        "
+              << (entry->plugin->isolated() ? "isolated (own sandboxed process)" : "in the host process") << "\n"
+              << "permissions: workspace " << manifest::to_string(entry->plugin->manifest().permissions.workspace)
+              << ", network " << (entry->plugin->manifest().permissions.network ? "yes" : "no") << ", llm "
+              << (entry->plugin->manifest().permissions.llm ? "yes" : "no")
+              << (entry->plugin->manifest().permissions.declared ? "" : " (not declared)") << "\n\n"
               << s.description << "\n\n"
               << catalog::render_catalog_text({entry});
     if (!s.examples.empty()) {

@@ -40,8 +40,8 @@ Error config_error(const fs::path& file, const YAML::Mark& mark, const std::stri
 
 const std::set<std::string>& known_keys() {
     static const std::set<std::string> keys{
-        "home",  "plugin_dirs", "default_user", "default_workspace", "reload_debounce_ms", "include_builtin_plugins",
-        "server"};
+        "home",   "plugin_dirs", "default_user", "default_workspace", "reload_debounce_ms", "include_builtin_plugins",
+        "server", "isolation"};
     return keys;
 }
 
@@ -109,6 +109,73 @@ std::optional<Error> read_server(const fs::path& file, const YAML::Node& node, S
                 long long ms = 0;
                 bad = read_bounded(file, v, name, 0, 3600000, ms);
                 server.shutdown_grace = std::chrono::milliseconds(ms);
+            }
+            if (bad) return bad;
+        } catch (const YAML::BadConversion&) {
+            return config_error(file, v.Mark(), name, "has the wrong type (see docs/configuration.md)");
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<Error> read_mode(const fs::path& file, const YAML::Node& v, const std::string& name, std::string& out) {
+    const std::string text = v.as<std::string>();
+    if (text != "process" && text != "in_process")
+        return config_error(file, v.Mark(), name, "expected process or in_process, got '" + text + "'");
+    out = text;
+    return std::nullopt;
+}
+
+std::optional<Error> read_isolation(const fs::path& file, const YAML::Node& node, IsolationSettings& iso) {
+    if (!node.IsMap()) return config_error(file, node.Mark(), "isolation", "expected a mapping (mode, sandbox, ...)");
+    static const std::set<std::string> keys{
+        "mode",           "plugins",          "sandbox",     "runner",          "memory_mb",          "cpu_seconds",
+        "open_files",     "max_result_bytes", "crash_limit", "crash_window_ms", "restart_backoff_ms", "kill_grace_ms",
+        "idle_timeout_ms"};
+    for (const auto& kv : node) {
+        const std::string key = kv.first.as<std::string>();
+        const YAML::Node& v = kv.second;
+        const std::string name = "isolation." + key;
+        if (!keys.count(key))
+            return config_error(file, kv.first.Mark(), name, "unknown setting; allowed: " + joined(keys));
+        std::optional<Error> bad;
+        long long ms = 0;
+        try {
+            if (key == "mode") {
+                bad = read_mode(file, v, name, iso.default_mode);
+            } else if (key == "plugins") {
+                if (!v.IsMap()) return config_error(file, v.Mark(), name, "expected a mapping of plugin name to mode");
+                for (const auto& entry : v) {
+                    std::string mode;
+                    const std::string plugin = entry.first.as<std::string>();
+                    if (auto wrong = read_mode(file, entry.second, name + "." + plugin, mode)) return wrong;
+                    iso.plugins.emplace_back(plugin, mode);
+                }
+            } else if (key == "sandbox") {
+                const std::string text = v.as<std::string>();
+                if (text != "require" && text != "best_effort" && text != "off")
+                    return config_error(file, v.Mark(), name,
+                                        "expected require, best_effort or off, got '" + text + "'");
+                iso.sandbox = text;
+            } else if (key == "runner") {
+                iso.runner = resolve_against(file.parent_path(), v.as<std::string>());
+            } else if (key == "memory_mb") {
+                bad = read_bounded(file, v, name, 0, 1LL << 20, iso.memory_mb);
+            } else if (key == "cpu_seconds") {
+                bad = read_bounded(file, v, name, 0, 1LL << 30, iso.cpu_seconds);
+            } else if (key == "open_files") {
+                bad = read_bounded(file, v, name, 0, 1LL << 20, iso.open_files);
+            } else if (key == "max_result_bytes") {
+                bad = read_bounded(file, v, name, 1024, 1LL << 30, iso.max_result_bytes);
+            } else if (key == "crash_limit") {
+                bad = read_bounded(file, v, name, 0, 1000000, iso.crash_limit);
+            } else {
+                bad = read_bounded(file, v, name, 0, 86400000LL, ms);
+                const std::chrono::milliseconds value(ms);
+                if (key == "crash_window_ms") iso.crash_window = value;
+                if (key == "restart_backoff_ms") iso.restart_backoff = value;
+                if (key == "kill_grace_ms") iso.kill_grace = value;
+                if (key == "idle_timeout_ms") iso.idle_timeout = value;
             }
             if (bad) return bad;
         } catch (const YAML::BadConversion&) {
@@ -225,6 +292,8 @@ Result<HostConfig> load_host_config(const ConfigSources& sources) {
                         include_builtin = v.as<bool>();
                     } else if (key == "server") {
                         if (auto bad = read_server(abs, v, cfg.server)) return *bad;
+                    } else if (key == "isolation") {
+                        if (auto bad = read_isolation(abs, v, cfg.isolation)) return *bad;
                     }
                 } catch (const YAML::BadConversion&) {
                     return config_error(abs, v.Mark(), key, "has the wrong type (see docs/configuration.md)");
@@ -245,6 +314,7 @@ Result<HostConfig> load_host_config(const ConfigSources& sources) {
     if (cfg.etc_dir.empty()) cfg.etc_dir = cfg.home / "etc";
     if (include_builtin && !sources.executable.empty()) {
         cfg.plugin_dirs.insert(cfg.plugin_dirs.begin(), builtin_plugin_dir(sources.executable));
+        cfg.builtin_plugin_dirs.push_back(cfg.plugin_dirs.front());
     }
     if (cfg.default_workspace.empty()) cfg.default_workspace = cfg.home / "workspace";
     return cfg;

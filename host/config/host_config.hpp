@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace skillhost::config {
@@ -28,6 +29,24 @@ struct ServerSettings {
     std::vector<std::string> mcp_allowed_origins;
 };
 
+// `isolation:` in skillhost.yaml: how plugins are kept apart from the host. Only this file decides
+// a plugin's mode; a manifest never can.
+struct IsolationSettings {
+    std::string default_mode = "process";  // for plugins not shipped with skillhost: process | in_process
+    std::vector<std::pair<std::string, std::string>> plugins;  // `plugins: {name: mode}` overrides
+    std::string sandbox = "best_effort";                       // require | best_effort | off
+    std::filesystem::path runner;                              // empty: beside the skillhost binary
+    std::uint64_t memory_mb = 1024;
+    std::uint64_t cpu_seconds = 0;
+    std::uint64_t open_files = 256;
+    std::size_t max_result_bytes = std::size_t{16} << 20;
+    unsigned crash_limit = 5;
+    std::chrono::milliseconds crash_window{600000};
+    std::chrono::milliseconds restart_backoff{100};
+    std::chrono::milliseconds kill_grace{2000};
+    std::chrono::milliseconds idle_timeout{300000};
+};
+
 // "127.0.0.1:8787", "[::1]:8787", "0.0.0.0:9000". False (with `problem`) when it is not HOST:PORT.
 bool parse_listen_address(std::string_view text, std::string& host, std::uint16_t& port, std::string& problem);
 
@@ -40,6 +59,10 @@ struct HostConfig {
     std::filesystem::path default_workspace;  // a user's workspace when users.yaml gives none
     std::chrono::milliseconds reload_debounce{100};
     ServerSettings server;
+    IsolationSettings isolation;
+    // The directories of plugins shipped with skillhost (in_process unless `isolation.plugins` says
+    // otherwise); a subset of plugin_dirs.
+    std::vector<std::filesystem::path> builtin_plugin_dirs;
 
     std::filesystem::path users_dir() const { return home / "users"; }
     std::filesystem::path plugin_cache_dir() const { return home / "plugin-cache"; }

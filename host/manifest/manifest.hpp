@@ -16,6 +16,18 @@ struct AbiVersion {
     std::uint32_t minor = 0;
 };
 
+// What a plugin may touch when it runs isolated (`permissions:` in the manifest). Without the block
+// a plugin gets nothing beyond its own library and its per-user data directory.
+struct Permissions {
+    enum class Workspace { none, read, read_write };
+    Workspace workspace = Workspace::none;
+    bool network = false;
+    bool llm = false;
+    bool declared = false;  // the manifest has a `permissions:` block
+};
+
+std::string_view to_string(Permissions::Workspace workspace);
+
 struct Manifest {
     std::string name;     // plugin name; must equal the library's skillhost_plugin.name
     std::string version;  // plugin version
@@ -23,6 +35,7 @@ struct Manifest {
     std::string library;  // library file name, relative to the manifest's directory
     AbiVersion abi;       // the ABI version the plugin was written for
     std::vector<SkillSpec> skills;
+    Permissions permissions;
     std::filesystem::path file;  // the manifest file this was read from
 
     std::filesystem::path library_path() const { return file.parent_path() / library; }

@@ -23,6 +23,14 @@ const SkillSpec* Manifest::skill(std::string_view id) const {
     return nullptr;
 }
 
+std::string_view to_string(Permissions::Workspace workspace) {
+    switch (workspace) {
+        case Permissions::Workspace::read: return "read";
+        case Permissions::Workspace::read_write: return "read_write";
+        default: return "none";
+    }
+}
+
 std::string ManifestProblem::to_string() const {
     std::string out = file;
     if (line > 0) out += ":" + std::to_string(line) + ":" + std::to_string(column);
@@ -35,8 +43,10 @@ namespace {
 
 using namespace detail;
 
-constexpr std::array<std::string_view, 6> kManifestKeys = {"name",    "version",     "description",
-                                                           "library", "abi_version", "skills"};
+constexpr std::array<std::string_view, 7> kManifestKeys = {"name",        "version", "description", "library",
+                                                           "abi_version", "skills",  "permissions"};
+constexpr std::array<std::string_view, 3> kPermissionKeys = {"workspace", "network", "llm"};
+constexpr std::array<std::string_view, 3> kWorkspaceAccess = {"none", "read", "read_write"};
 constexpr const char* kReferenceHint = "see docs/manifest-reference.md";
 
 const Field* required_field(const FieldMap& map, std::string_view key, std::string_view what, ProblemList& problems) {
@@ -101,6 +111,29 @@ void read_skills(const FieldMap& map, Manifest& manifest, ProblemList& problems)
     }
 }
 
+// `permissions:` says what the plugin may touch when it runs isolated; the host enforces it in the
+// runner's sandbox, and shows it before a user enables the plugin.
+void read_permissions(const FieldMap& map, Manifest& manifest, ProblemList& problems) {
+    const Field* field = map.find("permissions");
+    if (field == nullptr) return;
+    auto entries = FieldMap::read(*field, KeyList(kPermissionKeys), problems);
+    if (!entries) return;
+    manifest.permissions.declared = true;
+    if (const Field* workspace = entries->find("workspace")) {
+        if (auto choice = read_choice(*workspace, KeyList(kWorkspaceAccess), problems)) {
+            manifest.permissions.workspace = *choice == "read"         ? Permissions::Workspace::read
+                                             : *choice == "read_write" ? Permissions::Workspace::read_write
+                                                                       : Permissions::Workspace::none;
+        }
+    }
+    if (const Field* network = entries->find("network")) {
+        if (auto value = read_bool(*network, problems)) manifest.permissions.network = *value;
+    }
+    if (const Field* llm = entries->find("llm")) {
+        if (auto value = read_bool(*llm, problems)) manifest.permissions.llm = *value;
+    }
+}
+
 void read_manifest(const Field& root, Manifest& manifest, ProblemList& problems) {
     if (root.value.IsNull() || !root.value.IsDefined()) {
         problems.add(root, "the manifest is empty; expected a mapping with keys " + join(kManifestKeys));
@@ -121,6 +154,7 @@ void read_manifest(const Field& root, Manifest& manifest, ProblemList& problems)
     }
     read_abi_version(*map, manifest, problems);
     read_skills(*map, manifest, problems);
+    read_permissions(*map, manifest, problems);
 }
 
 Error invalid_manifest(const std::vector<ManifestProblem>& problems, const std::filesystem::path& file) {

@@ -59,14 +59,15 @@ boost::json::value details_value(const std::string& text) {
 
 AbiPlugin::AbiPlugin(boost::dll::shared_library library, const skillhost_plugin* descriptor,
                      manifest::Manifest manifest, std::filesystem::path loaded_from,
-                     std::shared_ptr<CompletionService> completions)
+                     std::shared_ptr<CompletionService> completions, std::size_t max_result_bytes)
     : library_(std::move(library)),
       descriptor_(descriptor),
       manifest_(std::move(manifest)),
       loaded_from_(std::move(loaded_from)),
       version_(from_abi(descriptor->version)),
       host_context_{manifest_.name, std::move(completions)},
-      services_(make_host_services(host_context_)) {
+      services_(make_host_services(host_context_)),
+      max_result_bytes_(max_result_bytes) {
     for (std::uint32_t i = 0; i < descriptor_->skill_count; ++i) {
         const skillhost_skill& skill = skill_at(*descriptor_, i);
         skills_.emplace(skill.id, skill.invoke);
@@ -76,9 +77,10 @@ AbiPlugin::AbiPlugin(boost::dll::shared_library library, const skillhost_plugin*
 Result<std::shared_ptr<LoadedPlugin>> AbiPlugin::start(boost::dll::shared_library library,
                                                        const skillhost_plugin* descriptor, manifest::Manifest manifest,
                                                        std::filesystem::path loaded_from,
-                                                       std::shared_ptr<CompletionService> completions) {
+                                                       std::shared_ptr<CompletionService> completions,
+                                                       std::size_t max_result_bytes) {
     std::shared_ptr<AbiPlugin> plugin(new AbiPlugin(std::move(library), descriptor, std::move(manifest),
-                                                    std::move(loaded_from), std::move(completions)));
+                                                    std::move(loaded_from), std::move(completions), max_result_bytes));
     if (descriptor->init == nullptr) {
         plugin->initialized_ = true;
         plugin->query_extensions();
@@ -202,7 +204,7 @@ RawOutcome AbiPlugin::invoke(const CallContext& context, std::string_view args_j
     call.deadline_unix_ms = context.deadline_unix_ms;
     call.host_call = context.control;
 
-    ResultCapture capture;
+    ResultCapture capture(max_result_bytes_);
     skillhost_status status = SKILLHOST_STATUS_ERROR;
     try {
         status = skill->second(state_, &call, to_abi(args_json), capture.writer());

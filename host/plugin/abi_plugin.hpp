@@ -6,6 +6,7 @@
 #include "plugin/completion_service.hpp"
 #include "plugin/host_services.hpp"
 #include "plugin/loaded_plugin.hpp"
+#include "plugin/result_capture.hpp"
 
 #include <boost/dll/shared_library.hpp>
 
@@ -22,7 +23,8 @@ public:
     static Result<std::shared_ptr<LoadedPlugin>> start(boost::dll::shared_library library,
                                                        const skillhost_plugin* descriptor, manifest::Manifest manifest,
                                                        std::filesystem::path loaded_from,
-                                                       std::shared_ptr<CompletionService> completions);
+                                                       std::shared_ptr<CompletionService> completions,
+                                                       std::size_t max_result_bytes = kDefaultMaxResultBytes);
 
     // Calls shutdown() (if init succeeded), then unloads the library.
     ~AbiPlugin() override;
@@ -41,7 +43,8 @@ private:
     void query_extensions();
 
     AbiPlugin(boost::dll::shared_library library, const skillhost_plugin* descriptor, manifest::Manifest manifest,
-              std::filesystem::path loaded_from, std::shared_ptr<CompletionService> completions);
+              std::filesystem::path loaded_from, std::shared_ptr<CompletionService> completions,
+              std::size_t max_result_bytes);
 
     // Declared first so it is destroyed last: everything below may point into the library.
     boost::dll::shared_library library_;
@@ -56,6 +59,7 @@ private:
     // never moved (it is only handed out through shared_ptr).
     PluginHostContext host_context_;
     skillhost_host_services services_;
+    std::size_t max_result_bytes_;
     void* state_ = nullptr;
     bool initialized_ = false;
 };

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -59,6 +60,13 @@ public:
         (void)id;
         return nullptr;
     }
+    // True when the plugin runs in supervised runner processes rather than in the host.
+    virtual bool isolated() const { return false; }
+    // Why the plugin is quarantined (PLUGIN_QUARANTINED, naming its crashes), or nullopt. A
+    // quarantined plugin answers every call with that error until a new version is loaded.
+    virtual std::optional<Error> quarantine() const { return std::nullopt; }
+    // What the runner's sandbox enforces (empty for in-process plugins).
+    virtual boost::json::object sandbox() const { return {}; }
 };
 
 }  // namespace skillhost::plugin

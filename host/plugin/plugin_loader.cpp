@@ -3,6 +3,7 @@
 #include "plugin/abi_plugin.hpp"
 #include "plugin/descriptor_check.hpp"
 #include "plugin/private_copy.hpp"
+#include "plugin/process_plugin.hpp"
 
 #include <boost/dll/shared_library.hpp>
 
@@ -62,7 +63,16 @@ Result<std::shared_ptr<LoadedPlugin>> PluginLoader::load(const manifest::Manifes
         return with_paths(std::move(error), manifest);
     }
 
-    Result<std::filesystem::path> copy = make_private_copy(library_path, options_.cache_dir, name);
+    // In `process` mode the plugin's code never runs in this process: a runner loads it.
+    if (options_.isolation.mode_for(name, manifest.file) == IsolationMode::process) {
+        Result<std::shared_ptr<LoadedPlugin>> started = ProcessPlugin::start(manifest, options_);
+        if (!started) return with_paths(std::move(started.error()), manifest);
+        return started;
+    }
+
+    Result<std::filesystem::path> copy = options_.private_copy
+                                             ? make_private_copy(library_path, options_.cache_dir, name)
+                                             : Result<std::filesystem::path>(library_path);
     if (!copy) return with_paths(std::move(copy.error()), manifest);
 
     boost::dll::fs::error_code load_ec;
@@ -70,7 +80,7 @@ Result<std::shared_ptr<LoadedPlugin>> PluginLoader::load(const manifest::Manifes
                                        boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
     std::string failure = load_ec ? load_failure_text(load_ec, copy.value(), library_path) : std::string();
     // The mapping keeps the code alive; removing the file at once leaves nothing behind on a crash.
-    std::filesystem::remove(copy.value(), ec);
+    if (options_.private_copy) std::filesystem::remove(copy.value(), ec);
     if (load_ec) {
         Error error{"LIBRARY_LOAD_FAILED", "plugin '" + name + "': cannot load " + library_path.string() + ": " +
                                                failure +
@@ -111,7 +121,8 @@ Result<std::shared_ptr<LoadedPlugin>> PluginLoader::load(const manifest::Manifes
     if (Status status = check_descriptor(*descriptor, manifest); !status) return with_paths(status.error(), manifest);
 
     Result<std::shared_ptr<LoadedPlugin>> started =
-        AbiPlugin::start(std::move(library), descriptor, manifest, std::move(copy.value()), options_.completions);
+        AbiPlugin::start(std::move(library), descriptor, manifest, std::move(copy.value()), options_.completions,
+                         options_.isolation.max_result_bytes);
     if (!started) return with_paths(std::move(started.error()), manifest);
     return started;
 }

@@ -4,6 +4,7 @@
 #include "base/error.hpp"
 #include "manifest/manifest.hpp"
 #include "plugin/completion_service.hpp"
+#include "plugin/isolation_options.hpp"
 #include "plugin/loaded_plugin.hpp"
 
 #include <filesystem>
@@ -14,12 +15,20 @@
 namespace skillhost::plugin {
 
 struct LoaderOptions {
+    LoaderOptions() = default;
+    explicit LoaderOptions(std::filesystem::path cache, std::shared_ptr<CompletionService> completion_service = {})
+        : cache_dir(std::move(cache)), completions(std::move(completion_service)) {}
+
     // Where private copies of loaded libraries go (one file per load, deleted as soon as it is
     // mapped, so nothing is left behind even after a crash). Created if missing; empty means
     // <system temp dir>/skillhost-plugin-cache.
     std::filesystem::path cache_dir;
     // Optional: serves the host-services `complete` function. Null: completions are UNAVAILABLE.
     std::shared_ptr<CompletionService> completions;
+    // False in a plugin runner: a process of its own maps the library only once.
+    bool private_copy = true;
+    // In-process or in runner processes, limits and supervision (isolation_options.hpp).
+    IsolationOptions isolation;
 };
 
 // A plugin that could not be loaded, kept so `skills list` and the audit log can say why.

@@ -2,9 +2,24 @@
 
 #include "plugin/abi_strings.hpp"
 
+#include <string>
 #include <utility>
 
 namespace skillhost::plugin {
+
+// Called with mutex_ held, before anything is copied.
+bool ResultCapture::too_large(std::size_t size) {
+    if (size <= max_bytes_) return false;
+    outcome_.written = RawOutcome::Written::error;
+    outcome_.error_code = "RESULT_TOO_LARGE";
+    outcome_.error_message = "the skill wrote " + std::to_string(size) + " bytes, more than the limit of " +
+                             std::to_string(max_bytes_) +
+                             " bytes; ask for less at once (paging, filters) or raise "
+                             "isolation.max_result_bytes in skillhost.yaml";
+    outcome_.error_details_json =
+        "{\"size\":" + std::to_string(size) + ",\"limit\":" + std::to_string(max_bytes_) + "}";
+    return true;
+}
 
 RawOutcome ResultCapture::take() {
     std::lock_guard lock(mutex_);
@@ -20,6 +35,7 @@ void ResultCapture::on_result(void* context, skillhost_string_view result_json) 
             ++self->outcome_.extra_writes;
             return;
         }
+        if (self->too_large(result_json.size)) return;
         self->outcome_.written = RawOutcome::Written::result;
         self->outcome_.result_json.assign(from_abi(result_json));
     } catch (...) {
@@ -38,6 +54,7 @@ void ResultCapture::on_error(void* context, skillhost_string_view code, skillhos
             ++self->outcome_.extra_writes;
             return;
         }
+        if (self->too_large(code.size + message.size + details_json.size)) return;
         self->outcome_.written = RawOutcome::Written::error;
         self->outcome_.error_code.assign(from_abi(code));
         self->outcome_.error_message.assign(from_abi(message));

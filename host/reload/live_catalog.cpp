@@ -70,13 +70,47 @@ LiveCatalog::LiveCatalog(LiveCatalogOptions options)
           for (const auto& dir : options.plugin_dirs) dirs.push_back(normalize(dir));
           return dirs;
       }()),
-      loader_(std::move(options.loader)),
+      loader_(with_quarantine_inbox(std::move(options.loader), quarantine_inbox_)),
       current_(std::make_shared<const catalog::CatalogSnapshot>(0, std::vector<std::shared_ptr<plugin::LoadedPlugin>>{},
                                                                 std::vector<plugin::PluginFailure>{})),
       subscribers_(std::make_shared<SubscriberList>()),
-      report_sink_(std::move(options.on_report)) {}
+      report_sink_(std::move(options.on_report)) {
+    std::lock_guard lock(quarantine_inbox_->mutex);
+    quarantine_inbox_->catalog = this;
+}
 
-LiveCatalog::~LiveCatalog() = default;
+LiveCatalog::~LiveCatalog() {
+    std::lock_guard lock(quarantine_inbox_->mutex);
+    quarantine_inbox_->catalog = nullptr;
+}
+
+plugin::LoaderOptions LiveCatalog::with_quarantine_inbox(plugin::LoaderOptions options,
+                                                         const std::shared_ptr<QuarantineInbox>& inbox) {
+    auto earlier = std::move(options.isolation.on_quarantine);
+    options.isolation.on_quarantine = [inbox, earlier](const std::string& plugin_name) {
+        if (earlier) earlier(plugin_name);
+        std::lock_guard lock(inbox->mutex);
+        if (inbox->catalog) inbox->catalog->rescan();
+    };
+    return options;
+}
+
+std::optional<UnitReport> LiveCatalog::quarantine_unit(UnitState& unit) {
+    if (!unit.serving) return std::nullopt;
+    std::optional<Error> reason = unit.serving->quarantine();
+    if (!reason) return std::nullopt;
+    UnitReport report;
+    report.manifest_file = unit.manifest_file;
+    report.plugin_name = unit.serving->manifest().name;
+    report.outcome = UnitOutcome::quarantined;
+    report.previous_version = std::string(unit.serving->version());
+    reason->details["manifest"] = unit.manifest_file.string();
+    report.error = *reason;
+    unit.failure = plugin::PluginFailure{unit.manifest_file, report.plugin_name, std::move(*reason)};
+    unit.serving.reset();
+    spdlog::error("plugin {} quarantined; its skills left the catalog", report.plugin_name);
+    return report;
+}
 
 std::filesystem::path LiveCatalog::normalize(const std::filesystem::path& path) {
     std::error_code ec;
@@ -274,6 +308,7 @@ ReloadReport LiveCatalog::rescan() {
                 auto [it, inserted] = units_.try_emplace(key);
                 if (inserted) it->second.manifest_file = key.second;
                 if (auto unit_report = evaluate_unit(it->second)) report.units.push_back(std::move(*unit_report));
+                if (auto quarantined = quarantine_unit(it->second)) report.units.push_back(std::move(*quarantined));
             }
         }
         for (auto it = units_.begin(); it != units_.end();) {

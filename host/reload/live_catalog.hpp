@@ -106,6 +106,9 @@ private:
 
     std::optional<std::size_t> directory_index(const std::filesystem::path& manifest_file) const;
     std::optional<UnitReport> evaluate_unit(UnitState& unit);
+    // Takes a plugin its supervisor quarantined out of the catalog (it stays out until its files
+    // change, i.e. a new version is installed).
+    std::optional<UnitReport> quarantine_unit(UnitState& unit);
     UnitReport record_failure(UnitState& unit, Error error, const std::string& plugin_name);
     UnitReport removal_report(const UnitState& unit) const;
     void refresh_directory_failures(std::vector<UnitReport>& reports);
@@ -113,6 +116,15 @@ private:
     void publish(ReloadReport& report, std::chrono::steady_clock::time_point started);
     void deliver_pending();
 
+    // Lets a quarantine (reported from another thread) trigger a rescan while this catalog lives.
+    struct QuarantineInbox {
+        std::mutex mutex;
+        LiveCatalog* catalog = nullptr;
+    };
+    static plugin::LoaderOptions with_quarantine_inbox(plugin::LoaderOptions options,
+                                                       const std::shared_ptr<QuarantineInbox>& inbox);
+
+    const std::shared_ptr<QuarantineInbox> quarantine_inbox_ = std::make_shared<QuarantineInbox>();
     const std::vector<std::filesystem::path> plugin_dirs_;
     const plugin::PluginLoader loader_;
 

@@ -11,6 +11,7 @@ const char* to_string(UnitOutcome outcome) {
         case UnitOutcome::removed: return "removed";
         case UnitOutcome::failed: return "failed";
         case UnitOutcome::failed_keeping_previous: return "failed_keeping_previous";
+        case UnitOutcome::quarantined: return "quarantined";
         case UnitOutcome::directory_missing: return "directory_missing";
     }
     return "unknown";

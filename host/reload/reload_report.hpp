@@ -23,6 +23,7 @@ enum class UnitOutcome {
     failed,                   // could not be loaded and nothing was serving
     failed_keeping_previous,  // the new version could not be loaded; the previous one keeps serving
     directory_missing,        // a configured plugin directory does not exist (any plugins from it left)
+    quarantined,              // its runner crashed too often; its skills left until a new version loads
 };
 
 const char* to_string(UnitOutcome outcome);

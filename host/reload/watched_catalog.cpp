@@ -1,11 +1,14 @@
 #include "reload/watched_catalog.hpp"
 
+#include "plugin/isolation_config.hpp"
+
 namespace skillhost::reload {
 
 LiveCatalogOptions live_catalog_options(const config::HostConfig& config) {
     LiveCatalogOptions options;
     options.plugin_dirs = config.plugin_dirs;
     options.loader.cache_dir = config.plugin_cache_dir();
+    options.loader.isolation = plugin::isolation_options(config);
     return options;
 }
 

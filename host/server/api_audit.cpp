@@ -29,9 +29,10 @@ policy::AuditFilter audit_filter(const ApiRequest& req) {
     if (auto skill = req.query_string("skill")) filter.skill = *skill;
     if (auto kind = req.query_string("kind")) {
         if (*kind != "decision" && *kind != "skill_call" && *kind != "approval" && *kind != "llm_call" &&
-            *kind != "reload") {
+            *kind != "reload" && *kind != "plugin_supervision") {
             Error e{"INVALID_QUERY",
-                    "kind must be decision, skill_call, approval, llm_call or reload, not '" + *kind + "'",
+                    "kind must be decision, skill_call, approval, llm_call, reload or plugin_supervision, not '" +
+                        *kind + "'",
                     {},
                     {}};
             e.details["parameter"] = "kind";

@@ -1,6 +1,7 @@
 #include "server/metrics.hpp"
 
 #include "base/json_text.hpp"
+#include "plugin/supervision_counters.hpp"
 
 #include <algorithm>
 
@@ -153,6 +154,20 @@ std::string Metrics::render(const MetricGauges& g) const {
         header(out, "skillhost_catalog_reload_failures_total", "counter",
                "Plugins that failed to load or reload (a failed reload keeps the previous version).");
         sample(out, "skillhost_catalog_reload_failures_total", "", std::to_string(reload_failures_));
+    }
+    {
+        const plugin::SupervisionCounters& runners = plugin::supervision_counters();
+        header(out, "skillhost_plugin_crashes_total", "counter", "Plugin runner processes that crashed or exited.");
+        sample(out, "skillhost_plugin_crashes_total", "", std::to_string(runners.crashes.load()));
+        header(out, "skillhost_plugin_kills_total", "counter",
+               "Plugin runners killed because a call ignored its deadline or cancellation.");
+        sample(out, "skillhost_plugin_kills_total", "", std::to_string(runners.kills.load()));
+        header(out, "skillhost_plugin_restarts_total", "counter", "Plugin runners started again after a crash.");
+        sample(out, "skillhost_plugin_restarts_total", "", std::to_string(runners.restarts.load()));
+        header(out, "skillhost_plugin_quarantines_total", "counter", "Plugins quarantined after repeated crashes.");
+        sample(out, "skillhost_plugin_quarantines_total", "", std::to_string(runners.quarantines.load()));
+        header(out, "skillhost_plugin_runners", "gauge", "Plugin runner processes alive.");
+        sample(out, "skillhost_plugin_runners", "", std::to_string(runners.runners.load()));
     }
     gauge(out, "skillhost_catalog_version", "Version of the catalog being served.", g.catalog_version);
     gauge(out, "skillhost_plugins_loaded", "Plugins in the catalog.", g.plugins_loaded);

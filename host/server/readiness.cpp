@@ -59,6 +59,19 @@ json::object ReadinessCheck::check() {
     checks["plugins"] = std::move(plugins);
     ready = ready && plugins_ok;
 
+    // What isolation enforces, per plugin: a user sees which plugins run confined and how.
+    json::array isolated;
+    for (const auto& loaded : snapshot->plugins()) {
+        json::object entry{{"plugin", loaded->manifest().name},
+                           {"mode", loaded->isolated() ? "process" : "in_process"}};
+        if (loaded->isolated()) entry["sandbox"] = loaded->sandbox();
+        isolated.push_back(std::move(entry));
+    }
+    checks["isolation"] = json::object{{"ok", true},
+                                       {"sandbox", host_.config.isolation.sandbox},
+                                       {"default_mode", host_.config.isolation.default_mode},
+                                       {"plugins", std::move(isolated)}};
+
     json::object database{{"file", host_.config.database_file().string()}};
     auto connection = db::SqliteConnection::open(host_.config.database_file(), std::chrono::milliseconds(1000));
     Status writable = connection ? connection->exec("BEGIN IMMEDIATE; ROLLBACK;") : Status(connection.error());

@@ -345,7 +345,8 @@ TEST(ServeRuns, WithTheModelDownReadinessSaysWhyAndRunsFailAsResources) {
 TEST(ServeShutdown, SigtermLetsInFlightRequestsFinishThenExitsCleanly) {
     DaemonProcess d;
     d.start();
-    const auto started_file = d.home() / "sleep-started";
+    // Inside echo's own data directory: the isolated plugin may write nowhere else.
+    const auto started_file = d.home() / "users" / "alice" / "plugins" / "echo" / "sleep-started";
     json::object body{{"args", {{"ms", 800}, {"started_file", started_file.string()}}}};
     auto in_flight = std::async(std::launch::async, [&d, text = json::serialize(body)] {
         return d.post("/v1/skills/sleep/call", text, "alice");
@@ -406,7 +407,8 @@ TEST(ServeShutdown, WorkStillRunningAfterTheGracePeriodDoesNotKeepTheDaemon) {
     setup.server_yaml = "  shutdown_grace_ms: 300\n";
     DaemonProcess d(setup);
     d.start();
-    const auto started_file = d.home() / "sleep-started";
+    // Inside echo's own data directory: the isolated plugin may write nowhere else.
+    const auto started_file = d.home() / "users" / "alice" / "plugins" / "echo" / "sleep-started";
     json::object body{{"args", {{"ms", 60000}, {"started_file", started_file.string()}}}, {"timeout_ms", 120000}};
     auto in_flight = std::async(std::launch::async, [&d, text = json::serialize(body)] {
         try {

@@ -1,0 +1,256 @@
+#include "plugin/process_plugin.hpp"
+
+#include "plugin/supervision_counters.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <thread>
+#include <utility>
+
+namespace skillhost::plugin {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr auto max_backoff = std::chrono::milliseconds(5000);
+
+RawOutcome error_outcome(const Error& error) {
+    RawOutcome outcome;
+    outcome.status = SKILLHOST_STATUS_ERROR;
+    outcome.written = RawOutcome::Written::error;
+    outcome.error_code = error.code;
+    outcome.error_message = error.message;
+    outcome.error_details_json = boost::json::serialize(error.details);
+    return outcome;
+}
+
+bool crash_code(const RawOutcome& outcome) {
+    return outcome.written == RawOutcome::Written::error &&
+           (outcome.error_code == "PLUGIN_CRASHED" || outcome.error_code == "PLUGIN_KILLED");
+}
+
+}  // namespace
+
+Result<std::shared_ptr<LoadedPlugin>> ProcessPlugin::start(const manifest::Manifest& manifest,
+                                                           const LoaderOptions& options) {
+    Result<std::filesystem::path> runner = find_runner(options.isolation.runner);
+    if (!runner) return runner.error();
+    // The check runner has no user: no data directory, no workspace.
+    std::shared_ptr<ProcessPlugin> plugin(new ProcessPlugin(manifest, options, runner.value(), {}));
+    Result<std::shared_ptr<RunnerConnection>> probe = RunnerConnection::start(plugin->launch_for(nullptr));
+    if (!probe) return probe.error();
+    plugin->ready_ = probe.value()->ready_info();
+    plugin->info_.description = plugin->ready_.has_info ? plugin->ready_.description.c_str() : nullptr;
+    plugin->info_.homepage = plugin->ready_.has_info ? plugin->ready_.homepage.c_str() : nullptr;
+    return std::shared_ptr<LoadedPlugin>(std::move(plugin));
+}
+
+ProcessPlugin::ProcessPlugin(manifest::Manifest manifest, LoaderOptions options, std::filesystem::path runner,
+                             wire::ReadyInfo ready)
+    : manifest_(std::move(manifest)),
+      options_(std::move(options)),
+      runner_(std::move(runner)),
+      library_(manifest_.library_path()),
+      ready_(std::move(ready)),
+      supervision_(std::make_shared<Supervision>()) {}
+
+ProcessPlugin::~ProcessPlugin() {
+    // Each connection closes its socket; the runners finish, call shutdown() and exit.
+    std::lock_guard lock(runners_mutex_);
+    for (auto& [user, runner] : runners_) runner->begin_close();
+    runners_.clear();
+}
+
+const void* ProcessPlugin::extension(std::string_view id) const {
+    if (id == SKILLHOST_EXT_PLUGIN_INFO && ready_.has_info) return &info_;
+    return nullptr;
+}
+
+std::optional<Error> ProcessPlugin::quarantine() const {
+    std::lock_guard lock(supervision_->mutex);
+    return supervision_->quarantine;
+}
+
+boost::json::object ProcessPlugin::sandbox() const {
+    std::error_code ec;
+    boost::json::value parsed = boost::json::parse(ready_.sandbox_json, ec);
+    return !ec && parsed.is_object() ? parsed.get_object() : boost::json::object{};
+}
+
+std::size_t ProcessPlugin::runner_count() const {
+    std::lock_guard lock(runners_mutex_);
+    return static_cast<std::size_t>(
+        std::count_if(runners_.begin(), runners_.end(), [](const auto& entry) { return entry.second->accepting(); }));
+}
+
+std::vector<pid_t> ProcessPlugin::runner_pids() const {
+    std::lock_guard lock(runners_mutex_);
+    std::vector<pid_t> pids;
+    for (const auto& [user, runner] : runners_)
+        if (runner->accepting()) pids.push_back(runner->pid());
+    return pids;
+}
+
+RunnerLaunch ProcessPlugin::launch_for(const CallContext* context) const {
+    const IsolationOptions& iso = options_.isolation;
+    RunnerLaunch launch;
+    launch.runner = runner_;
+    launch.plugin_name = manifest_.name;
+    launch.max_result_bytes = iso.max_result_bytes;
+    launch.completions = options_.completions;
+    launch.kill_grace = iso.kill_grace;
+    const manifest::Permissions& granted = manifest_.permissions;
+    launch.llm_allowed = !granted.declared || granted.llm;
+    launch.args = {"--manifest",         manifest_.file.string(),
+                   "--sandbox",          std::string(to_string(iso.sandbox)),
+                   "--memory-mb",        std::to_string(iso.limits.memory_mb),
+                   "--cpu-seconds",      std::to_string(iso.limits.cpu_seconds),
+                   "--open-files",       std::to_string(iso.limits.open_files),
+                   "--max-result-bytes", std::to_string(iso.max_result_bytes),
+                   "--idle-ms",          std::to_string(iso.idle_timeout.count()),
+                   "--network",          granted.network ? "1" : "0",
+                   "--workspace-access", std::string(manifest::to_string(granted.workspace))};
+    if (context) {
+        launch.args.insert(launch.args.end(), {"--data-dir", context->data_dir.string()});
+        if (!context->workspace_root.empty())
+            launch.args.insert(launch.args.end(), {"--workspace", context->workspace_root.string()});
+    }
+    launch.on_exit = [supervision = supervision_, plugin = manifest_.name, options = iso](const RunnerExit& exit) {
+        record_exit(supervision, exit, plugin, options);
+    };
+    return launch;
+}
+
+void ProcessPlugin::record_exit(const std::shared_ptr<Supervision>& supervision, const RunnerExit& exit,
+                                const std::string& plugin, const IsolationOptions& options) {
+    if (exit.expected) return;
+    Error event{exit.killed_by_host ? "PLUGIN_KILLED" : "PLUGIN_CRASHED",
+                "the runner of plugin '" + plugin + "' " + exit.description +
+                    (exit.killed_by_host ? " (killed by the host: " + exit.kill_reason + ")" : std::string())};
+    event.details["plugin"] = plugin;
+    event.details["exit"] = exit.description;
+    boost::json::array skills;
+    for (const auto& skill : exit.skills) skills.push_back(boost::json::value(skill));
+    event.details["skills"] = std::move(skills);
+    if (exit.signal) event.details["signal"] = exit.signal;
+    std::optional<Error> quarantined;
+    {
+        std::lock_guard lock(supervision->mutex);
+        const auto now = Clock::now();
+        (exit.killed_by_host ? supervision_counters().kills : supervision_counters().crashes).fetch_add(1);
+        supervision->crashes.push_back(now);
+        while (!supervision->crashes.empty() && now - supervision->crashes.front() > options.crash_window)
+            supervision->crashes.pop_front();
+        ++supervision->consecutive;
+        auto backoff = options.restart_backoff * (1u << std::min(supervision->consecutive - 1, 10u));
+        supervision->next_start = now + std::min<std::chrono::milliseconds>(backoff, max_backoff);
+        if (!supervision->quarantine && options.crash_limit > 0 && supervision->crashes.size() >= options.crash_limit) {
+            const auto minutes = std::chrono::duration_cast<std::chrono::seconds>(options.crash_window).count();
+            Error q{"PLUGIN_QUARANTINED",
+                    "plugin '" + plugin + "' is quarantined: its runner crashed " +
+                        std::to_string(supervision->crashes.size()) + " times within " + std::to_string(minutes) +
+                        " s (last: " + exit.description +
+                        "); install a fixed version (hot reload lifts the quarantine) or ask its author"};
+            q.details["plugin"] = plugin;
+            q.details["crashes"] = supervision->crashes.size();
+            q.details["window_s"] = minutes;
+            q.details["last_exit"] = exit.description;
+            supervision->quarantine = q;
+            supervision_counters().quarantines.fetch_add(1);
+            quarantined = std::move(q);
+        }
+    }
+    if (options.on_supervision_event) options.on_supervision_event(event);
+    if (quarantined) {
+        spdlog::error("{}", quarantined->message);
+        if (options.on_supervision_event) options.on_supervision_event(*quarantined);
+        // Not on this (reader) thread: rebuilding the catalog may drop the last reference to the
+        // plugin, whose destructor joins this thread.
+        if (options.on_quarantine) std::thread([notify = options.on_quarantine, plugin] { notify(plugin); }).detach();
+    }
+}
+
+Result<std::shared_ptr<RunnerConnection>> ProcessPlugin::runner_for(const CallContext& context) const {
+    std::lock_guard lock(runners_mutex_);
+    auto found = runners_.find(context.user_id);
+    if (found != runners_.end() && found->second->accepting()) return found->second;
+
+    Clock::time_point start_at;
+    bool restart = false;
+    {
+        std::lock_guard slock(supervision_->mutex);
+        start_at = supervision_->next_start;
+        restart = supervision_->consecutive > 0;
+    }
+    const auto now = Clock::now();
+    if (start_at > now) {
+        std::optional<Clock::time_point> deadline;
+        if (context.deadline_unix_ms > 0) {
+            const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    std::chrono::system_clock::now().time_since_epoch())
+                                    .count();
+            deadline = now + std::chrono::milliseconds(context.deadline_unix_ms - now_ms);
+        }
+        if (deadline && *deadline < start_at) {
+            Error error{
+                "PLUGIN_RESTARTING",
+                "plugin '" + manifest_.name + "' crashed recently and restarts in " +
+                    std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(start_at - now).count()) +
+                    " ms, after this call's deadline; call again in a moment"};
+            error.details["plugin"] = manifest_.name;
+            return error;
+        }
+        std::this_thread::sleep_until(start_at);
+    }
+    if (found != runners_.end()) runners_.erase(found);
+    Result<std::shared_ptr<RunnerConnection>> started = RunnerConnection::start(launch_for(&context));
+    if (!started) return started.error();
+    if (restart) {
+        std::lock_guard slock(supervision_->mutex);
+        supervision_counters().restarts.fetch_add(1);
+    }
+    runners_.emplace(context.user_id, started.value());
+    return started;
+}
+
+RawOutcome ProcessPlugin::invoke(const CallContext& context, std::string_view args_json) const {
+    if (std::optional<Error> quarantined = quarantine()) return error_outcome(*quarantined);
+    if (manifest_.skill(context.skill_id) == nullptr) {
+        Error error{"SKILL_NOT_FOUND", "plugin '" + manifest_.name + "' has no skill '" + context.skill_id + "'"};
+        error.details["plugin"] = manifest_.name;
+        error.details["skill"] = context.skill_id;
+        return error_outcome(error);
+    }
+    // The runner's sandbox grants the data directory only if it exists when the runner starts.
+    if (!context.data_dir.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(context.data_dir, ec);
+        if (ec) {
+            Error error{"DATA_DIR_UNAVAILABLE", "cannot create the plugin data directory " + context.data_dir.string() +
+                                                    " (" + ec.message() +
+                                                    "); check that the skillhost home is writable"};
+            error.details["data_dir"] = context.data_dir.string();
+            return error_outcome(error);
+        }
+    }
+    // A runner that retires (idle) between lookup and send answers nullopt: take a fresh one.
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        Result<std::shared_ptr<RunnerConnection>> runner = runner_for(context);
+        if (!runner) return error_outcome(runner.error());
+        std::optional<RawOutcome> outcome = runner.value()->call(context, args_json);
+        if (!outcome) continue;
+        if (!crash_code(*outcome)) {
+            std::lock_guard lock(supervision_->mutex);
+            supervision_->consecutive = 0;
+        }
+        return std::move(*outcome);
+    }
+    return error_outcome(Error{"RUNNER_START_FAILED", "plugin '" + manifest_.name +
+                                                          "': its runner kept exiting before taking the call; "
+                                                          "check the log"});
+}
+
+}  // namespace skillhost::plugin

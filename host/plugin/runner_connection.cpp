@@ -1,0 +1,488 @@
+#include "plugin/runner_connection.hpp"
+
+#include "plugin/supervision_counters.hpp"
+
+#include <boost/json/serialize.hpp>
+#include <spdlog/spdlog.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+
+namespace skillhost::plugin {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How long a runner may take to load its plugin before the host gives up on it.
+constexpr auto start_timeout = std::chrono::seconds(20);
+// How long a closed runner may take to exit on its own before it is killed.
+constexpr auto exit_grace = std::chrono::seconds(2);
+// How often a waiting call looks at its cancellation flag (nobody signals it).
+constexpr auto cancel_poll = std::chrono::milliseconds(10);
+// Host -> runner frames: the arguments of one call, bounded like any request body.
+constexpr std::size_t max_frame_overhead = 64 * 1024;
+
+RawOutcome host_error(std::string code, std::string message, boost::json::object details) {
+    RawOutcome outcome;
+    outcome.status = SKILLHOST_STATUS_ERROR;
+    outcome.written = RawOutcome::Written::error;
+    outcome.error_code = std::move(code);
+    outcome.error_message = std::move(message);
+    outcome.error_details_json = boost::json::serialize(details);
+    return outcome;
+}
+
+// The environment a runner starts with: nothing of the host's (tokens, keys, proxies), only what
+// the dynamic linker and the sanitizers of a test build need.
+std::vector<std::string> runner_environment() {
+    std::vector<std::string> env{"PATH=/usr/bin:/bin", "LANG=C.UTF-8"};
+    for (const char* name : {"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS"})
+        if (const char* value = std::getenv(name)) env.push_back(std::string(name) + "=" + value);
+    return env;
+}
+
+std::vector<char*> c_strings(std::vector<std::string>& strings) {
+    std::vector<char*> out;
+    for (auto& s : strings) out.push_back(s.data());
+    out.push_back(nullptr);
+    return out;
+}
+
+std::string describe_status(int status) {
+    if (WIFSIGNALED(status)) {
+        const int sig = WTERMSIG(status);
+        return "killed by signal " + std::to_string(sig) + " (" + signal_name(sig) + ")";
+    }
+    if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+    return "ended with wait status " + std::to_string(status);
+}
+
+}  // namespace
+
+std::string signal_name(int signal) {
+    switch (signal) {
+        case SIGSEGV: return "SIGSEGV";
+        case SIGABRT: return "SIGABRT";
+        case SIGKILL: return "SIGKILL";
+        case SIGBUS: return "SIGBUS";
+        case SIGFPE: return "SIGFPE";
+        case SIGILL: return "SIGILL";
+        case SIGXCPU: return "SIGXCPU";
+        case SIGTERM: return "SIGTERM";
+        case SIGSYS: return "SIGSYS";
+        case SIGTRAP: return "SIGTRAP";
+        default: return "signal " + std::to_string(signal);
+    }
+}
+
+RunnerChannel::~RunnerChannel() {
+    ::close(fd);
+}
+
+bool RunnerChannel::send(wire::FrameType type, std::uint64_t id, std::string_view payload) {
+    std::lock_guard lock(write_mutex);
+    return wire::write_frame(fd, type, id, payload);
+}
+
+Result<std::shared_ptr<RunnerConnection>> RunnerConnection::start(RunnerLaunch launch) {
+    int fds[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+        const std::string reason = std::strerror(errno);
+        return Error{"RUNNER_START_FAILED", "cannot create the socket to a plugin runner for '" + launch.plugin_name +
+                                                "': " + reason + "; check the process's open-file limit"};
+    }
+    // The runner finds its end of the socket as fd 3 (dup2 clears close-on-exec for it only).
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 3);
+    std::vector<std::string> argv_strings{launch.runner.string()};
+    argv_strings.insert(argv_strings.end(), launch.args.begin(), launch.args.end());
+    std::vector<std::string> env_strings = runner_environment();
+    std::vector<char*> argv = c_strings(argv_strings);
+    std::vector<char*> envp = c_strings(env_strings);
+    // Its own process group (a Ctrl-C meant for the host must not crash its runners), no blocked
+    // signals and default handlers, whatever the spawning thread had.
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    posix_spawnattr_setsigdefault(&attributes, &all);
+    posix_spawnattr_setpgroup(&attributes, 0);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+    pid_t pid = 0;
+    const int spawned = ::posix_spawn(&pid, launch.runner.c_str(), &actions, &attributes, argv.data(), envp.data());
+    posix_spawnattr_destroy(&attributes);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(fds[1]);
+    if (spawned != 0) {
+        ::close(fds[0]);
+        Error error{"RUNNER_START_FAILED", "cannot start the plugin runner " + launch.runner.string() + " for '" +
+                                               launch.plugin_name + "': " + std::strerror(spawned) +
+                                               "; reinstall skillhost or set isolation.runner in skillhost.yaml"};
+        error.details["runner"] = launch.runner.string();
+        return error;
+    }
+
+    std::shared_ptr<RunnerConnection> connection(new RunnerConnection(std::move(launch), pid, fds[0]));
+    supervision_counters().runners.fetch_add(1);
+    connection->reader_ = std::thread([raw = connection.get()] { raw->read_loop(); });
+
+    std::unique_lock lock(connection->mutex_);
+    const bool decided =
+        connection->state_changed_.wait_for(lock, start_timeout, [&] { return connection->state_ != State::starting; });
+    if (connection->state_ == State::ready) return connection;
+    const std::string& name = connection->launch_.plugin_name;
+    if (!decided) {
+        lock.unlock();
+        connection->kill("it did not finish loading within " + std::to_string(start_timeout.count()) + " s");
+        return Error{"RUNNER_START_FAILED", "the runner for plugin '" + name + "' did not finish loading it within " +
+                                                std::to_string(start_timeout.count()) +
+                                                " s; check that its init() returns"};
+    }
+    if (connection->state_ == State::load_failed) return connection->load_error_;
+    return connection->load_error_;  // ended: finish() wrote why
+}
+
+RunnerConnection::RunnerConnection(RunnerLaunch launch, pid_t pid, int fd)
+    : launch_(std::move(launch)), pid_(pid), channel_(std::make_shared<RunnerChannel>(fd)), started_at_(Clock::now()) {}
+
+RunnerConnection::~RunnerConnection() {
+    begin_close();
+    if (reader_.joinable()) reader_.join();
+}
+
+void RunnerConnection::begin_close() {
+    {
+        std::lock_guard lock(mutex_);
+        closing_ = true;
+    }
+    // The runner reads EOF, finishes its calls, calls the plugin's shutdown() and exits.
+    ::shutdown(channel_->fd, SHUT_RDWR);
+}
+
+bool RunnerConnection::accepting() const {
+    std::lock_guard lock(mutex_);
+    return state_ == State::ready && !retiring_ && !closing_;
+}
+
+void RunnerConnection::kill(const std::string& reason) {
+    {
+        std::lock_guard lock(mutex_);
+        if (kill_reason_.empty()) kill_reason_ = reason;
+    }
+    if (!reaped_.load()) ::kill(pid_, SIGKILL);
+}
+
+std::optional<RawOutcome> RunnerConnection::call(const CallContext& context, std::string_view args_json) {
+    auto pending = std::make_shared<Pending>();
+    pending->control = context.control;
+    pending->skill_id = context.skill_id;
+    wire::CallRequest request{context.skill_id,         context.call_id,           context.user_id,
+                              context.cognitive_mode,   context.data_dir.string(), context.workspace_root.string(),
+                              context.deadline_unix_ms, std::string(args_json)};
+    std::uint64_t id = 0;
+    {
+        std::lock_guard lock(mutex_);
+        if (state_ != State::ready || retiring_ || closing_) return std::nullopt;
+        id = next_call_++;
+        pending_.emplace(id, pending);
+    }
+    // A failed send means the runner is gone: the reader fails every pending call, this one too.
+    channel_->send(wire::FrameType::call, id, wire::encode(request));
+
+    std::optional<Clock::time_point> deadline;
+    if (context.deadline_unix_ms > 0) {
+        const auto now_ms =
+            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+                .count();
+        deadline = Clock::now() + std::chrono::milliseconds(context.deadline_unix_ms - now_ms);
+    }
+    bool cancel_sent = false;
+    constexpr auto never = Clock::time_point::max();
+    Clock::time_point kill_at = deadline ? *deadline + launch_.kill_grace : never;
+    std::unique_lock lock(pending->mutex);
+    while (!pending->done) {
+        if (context.control && !cancel_sent && context.control->cancelled.load()) {
+            cancel_sent = true;
+            lock.unlock();
+            channel_->send(wire::FrameType::cancel, id, {});
+            lock.lock();
+            kill_at = std::min(kill_at, Clock::now() + launch_.kill_grace);
+            continue;
+        }
+        const auto now = Clock::now();
+        if (now >= kill_at) {
+            lock.unlock();
+            kill("skill '" + context.skill_id + "' was still running " + std::to_string(launch_.kill_grace.count()) +
+                 " ms after its deadline or cancellation");
+            lock.lock();
+            kill_at = never;  // the reader ends the call once the process is gone
+            continue;
+        }
+        auto wake = kill_at;
+        if (context.control && !cancel_sent) wake = std::min(wake, now + cancel_poll);
+        if (wake == never)
+            pending->finished.wait(lock);
+        else
+            pending->finished.wait_until(lock, wake);
+    }
+    return std::move(pending->outcome);
+}
+
+void RunnerConnection::read_loop() {
+    const std::size_t max_payload = launch_.max_result_bytes + max_frame_overhead;
+    wire::Frame frame;
+    std::string protocol_problem;
+    for (;;) {
+        const wire::ReadStatus status = wire::read_frame(channel_->fd, max_payload, frame);
+        if (status == wire::ReadStatus::frame) {
+            handle(frame);
+            continue;
+        }
+        if (status == wire::ReadStatus::too_large)
+            protocol_problem = "it sent a frame of " + std::to_string(frame.header.size) +
+                               " bytes, over the limit of " + std::to_string(max_payload);
+        break;
+    }
+    if (!protocol_problem.empty()) kill(protocol_problem);
+    finish(reap());
+}
+
+void RunnerConnection::handle(wire::Frame& frame) {
+    using wire::FrameType;
+    switch (static_cast<FrameType>(frame.header.type)) {
+        case FrameType::ready: {
+            std::optional<wire::ReadyInfo> info = wire::decode_ready(frame.payload);
+            std::lock_guard lock(mutex_);
+            if (info) {
+                ready_ = std::move(*info);
+                state_ = State::ready;
+            } else {
+                state_ = State::load_failed;
+                load_error_ = Error{"RUNNER_PROTOCOL_ERROR", "the runner sent an unreadable ready message"};
+            }
+            state_changed_.notify_all();
+            return;
+        }
+        case FrameType::load_failed: {
+            std::lock_guard lock(mutex_);
+            load_error_ = wire::decode_error(frame.payload);
+            state_ = State::load_failed;
+            state_changed_.notify_all();
+            return;
+        }
+        case FrameType::result: {
+            std::shared_ptr<Pending> pending;
+            {
+                std::lock_guard lock(mutex_);
+                auto found = pending_.find(frame.header.id);
+                if (found == pending_.end()) return;  // a call already ended by a kill
+                pending = std::move(found->second);
+                pending_.erase(found);
+                shut_down_if_drained();
+            }
+            std::optional<RawOutcome> outcome = wire::decode_outcome(frame.payload);
+            std::lock_guard lock(pending->mutex);
+            pending->outcome = outcome ? std::move(*outcome)
+                                       : host_error("RUNNER_PROTOCOL_ERROR",
+                                                    "the runner of plugin '" + launch_.plugin_name +
+                                                        "' sent an unreadable result; report this as a skillhost bug",
+                                                    {{"plugin", launch_.plugin_name}, {"skill", pending->skill_id}});
+            pending->done = true;
+            pending->finished.notify_one();
+            return;
+        }
+        case FrameType::progress: {
+            std::shared_ptr<Pending> pending;
+            {
+                std::lock_guard lock(mutex_);
+                auto found = pending_.find(frame.header.id);
+                if (found == pending_.end()) return;
+                pending = found->second;
+            }
+            wire::PayloadReader r(frame.payload);
+            const double progress = r.real();
+            const double total = r.real();
+            const std::string_view message = r.text();
+            if (!r.ok()) return;
+            // Under the call's lock: the call cannot return (and its control go away) meanwhile.
+            std::lock_guard lock(pending->mutex);
+            if (!pending->done && pending->control && pending->control->on_progress) {
+                try {
+                    pending->control->on_progress(progress, total, message);
+                } catch (...) {
+                    spdlog::warn("[plugin {}] a progress listener failed", launch_.plugin_name);
+                }
+            }
+            return;
+        }
+        case FrameType::completion_request: answer_completion(frame.header.id, frame.payload); return;
+        case FrameType::log: {
+            wire::PayloadReader r(frame.payload);
+            const std::int64_t level = r.integer();
+            const std::string_view message = r.text();
+            if (!r.ok()) return;
+            const auto spd = level <= SKILLHOST_LOG_DEBUG  ? spdlog::level::debug
+                             : level == SKILLHOST_LOG_INFO ? spdlog::level::info
+                             : level == SKILLHOST_LOG_WARN ? spdlog::level::warn
+                                                           : spdlog::level::err;
+            spdlog::log(spd, "[plugin {}] {}", launch_.plugin_name, message);
+            return;
+        }
+        case FrameType::idle: {
+            std::lock_guard lock(mutex_);
+            retiring_ = true;
+            shut_down_if_drained();
+            return;
+        }
+        default: return;  // a frame type from a newer runner: ignored
+    }
+}
+
+void RunnerConnection::shut_down_if_drained() {
+    if (retiring_ && pending_.empty()) ::shutdown(channel_->fd, SHUT_WR);
+}
+
+void RunnerConnection::answer_completion(std::uint64_t request_id, std::string_view payload) {
+    wire::PayloadReader r(payload);
+    std::string user(r.text());
+    std::string role(r.text());
+    std::string request(r.text());
+    if (!r.ok()) return;
+    // A completion can take seconds: it must not hold up the results of other calls, so it is
+    // answered on its own thread (one per LLM request, never per skill call).
+    if (!launch_.llm_allowed) {
+        const std::string& plugin = launch_.plugin_name;
+        channel_->send(wire::FrameType::completion_reply, request_id,
+                       wire::encode(host_error("LLM_NOT_PERMITTED",
+                                               "plugin '" + plugin +
+                                                   "' asked for a completion but its manifest does not declare "
+                                                   "`permissions: {llm: true}`; the plugin author must declare it",
+                                               {{"plugin", plugin}, {"role", role}})));
+        return;
+    }
+    std::thread([channel = channel_, completions = launch_.completions, request_id, user = std::move(user),
+                 role = std::move(role), request = std::move(request)] {
+        RawOutcome answer;
+        if (!completions) {
+            answer = host_error("LLM_UNAVAILABLE",
+                                "no model is configured for role '" + role +
+                                    "'; configure one in models.yaml or continue without a completion",
+                                {{"role", role}});
+            answer.status = SKILLHOST_STATUS_UNAVAILABLE;
+        } else {
+            try {
+                Result<std::string> done = completions->complete(user, role, request);
+                if (done.ok()) {
+                    answer.status = SKILLHOST_STATUS_OK;
+                    answer.written = RawOutcome::Written::result;
+                    answer.result_json = std::move(done.value());
+                } else {
+                    const Error& e = done.error();
+                    answer = host_error(e.code, e.message, e.details);
+                    if (e.code == "LLM_UNAVAILABLE") answer.status = SKILLHOST_STATUS_UNAVAILABLE;
+                }
+            } catch (const std::exception& e) {
+                answer =
+                    host_error("LLM_FAILED", std::string("the completion request failed in the host: ") + e.what(), {});
+            }
+        }
+        channel->send(wire::FrameType::completion_reply, request_id, wire::encode(answer));
+    }).detach();
+}
+
+RunnerExit RunnerConnection::reap() {
+    RunnerExit exit;
+    int status = 0;
+    const auto give_up = Clock::now() + exit_grace;
+    pid_t got = 0;
+    while ((got = ::waitpid(pid_, &status, WNOHANG)) == 0 && Clock::now() < give_up)
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    if (got == 0) {
+        // It closed the socket but lives on (a plugin closing fd 3, or a hang in shutdown()).
+        ::kill(pid_, SIGKILL);
+        while ((got = ::waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {}
+    }
+    reaped_.store(true);
+    supervision_counters().runners.fetch_sub(1);
+    if (got == pid_) {
+        if (WIFSIGNALED(status)) exit.signal = WTERMSIG(status);
+        if (WIFEXITED(status)) exit.exit_status = WEXITSTATUS(status);
+        exit.description = describe_status(status);
+    } else {
+        exit.description = "ended (its status could not be read)";
+    }
+    return exit;
+}
+
+void RunnerConnection::finish(RunnerExit exit) {
+    std::map<std::uint64_t, std::shared_ptr<Pending>> orphans;
+    {
+        std::lock_guard lock(mutex_);
+        orphans.swap(pending_);
+        exit.killed_by_host = !kill_reason_.empty();
+        exit.kill_reason = kill_reason_;
+        exit.expected = !exit.killed_by_host && (closing_ || retiring_) && exit.exit_status == 0;
+        if (state_ == State::starting) {
+            load_error_ =
+                Error{"RUNNER_START_FAILED", "the runner for plugin '" + launch_.plugin_name + "' " + exit.description +
+                                                 " before the plugin was ready; its library or init() "
+                                                 "crashes on load (see the log above)"};
+            load_error_.details["plugin"] = launch_.plugin_name;
+            load_error_.details["exit"] = exit.description;
+        }
+        state_ = State::ended;
+        state_changed_.notify_all();
+    }
+    for (auto& [id, pending] : orphans) exit.skills.push_back(pending->skill_id);
+    if (!exit.expected) {
+        spdlog::warn("[plugin {}] runner {} {}{}", launch_.plugin_name, pid_, exit.description,
+                     exit.killed_by_host ? " (killed by the host: " + exit.kill_reason + ")" : std::string());
+    }
+    // Recorded before the calls learn of it, so a caller retrying at once sees the backoff and
+    // any quarantine this crash caused.
+    if (launch_.on_exit) launch_.on_exit(exit);
+    const std::string& plugin = launch_.plugin_name;
+    for (auto& [id, pending] : orphans) {
+        boost::json::object details{{"plugin", plugin}, {"skill", pending->skill_id}, {"exit", exit.description}};
+        if (exit.signal != 0) {
+            details["signal"] = exit.signal;
+            details["signal_name"] = signal_name(exit.signal);
+        } else if (exit.exit_status >= 0) {
+            details["exit_status"] = exit.exit_status;
+        }
+        RawOutcome outcome;
+        if (exit.killed_by_host) {
+            details["reason"] = exit.kill_reason;
+            outcome = host_error("PLUGIN_KILLED",
+                                 "the runner of plugin '" + plugin + "' was killed while running skill '" +
+                                     pending->skill_id + "' because " + exit.kill_reason +
+                                     "; the skill must poll is_cancelled(); the runner restarts on the next call",
+                                 details);
+        } else {
+            outcome = host_error("PLUGIN_CRASHED",
+                                 "plugin '" + plugin + "' crashed (" + exit.description + ") while running skill '" +
+                                     pending->skill_id +
+                                     "'; the host kept running and restarts the plugin on the next call; report "
+                                     "this to the plugin author",
+                                 details);
+        }
+        std::lock_guard lock(pending->mutex);
+        pending->outcome = std::move(outcome);
+        pending->done = true;
+        pending->finished.notify_one();
+    }
+}
+
+}  // namespace skillhost::plugin

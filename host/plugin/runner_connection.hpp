@@ -1,0 +1,134 @@
+// The host's end of one plugin runner process: spawns it, waits until the plugin is loaded, sends
+// calls and matches their results, forwards progress, log lines and LLM completions, and notices
+// when the process ends. One reader thread per runner; no thread or process per call.
+#pragma once
+
+#include "base/error.hpp"
+#include "plugin/completion_service.hpp"
+#include "plugin/loaded_plugin.hpp"
+#include "plugin/runner_protocol.hpp"
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace skillhost::plugin {
+
+// How a runner process ended, in words a user can act on.
+struct RunnerExit {
+    int exit_status = -1;  // when it exited
+    int signal = 0;        // when a signal ended it
+    bool killed_by_host = false;
+    std::string kill_reason;          // why the host killed it
+    std::string description;          // "killed by signal 11 (SIGSEGV)", "exited with status 3"
+    std::vector<std::string> skills;  // skills that were running when it ended
+    bool expected = false;            // an idle exit or a host shutdown: not a crash
+};
+
+struct RunnerLaunch {
+    std::filesystem::path runner;
+    std::vector<std::string> args;
+    std::string plugin_name;
+    std::size_t max_result_bytes = 0;
+    std::shared_ptr<CompletionService> completions;
+    // False when the manifest declares permissions without `llm: true`: completions are refused.
+    bool llm_allowed = true;
+    std::chrono::milliseconds kill_grace{2000};
+    // Called once from the reader thread when the process has ended and its calls were failed.
+    std::function<void(const RunnerExit&)> on_exit;
+};
+
+// The socket, shared with threads answering LLM completions so it outlives none of its users.
+struct RunnerChannel {
+    explicit RunnerChannel(int fd_) : fd(fd_) {}
+    ~RunnerChannel();
+    RunnerChannel(const RunnerChannel&) = delete;
+    RunnerChannel& operator=(const RunnerChannel&) = delete;
+    bool send(wire::FrameType type, std::uint64_t id, std::string_view payload);
+    const int fd;
+    std::mutex write_mutex;
+};
+
+class RunnerConnection {
+public:
+    // Spawns the runner and waits until it reports the plugin loaded. Errors: RUNNER_START_FAILED
+    // (spawn failed, or the runner died before it was ready), or the load error the runner reports
+    // (LIBRARY_LOAD_FAILED, SKILLS_MISMATCH, SANDBOX_UNAVAILABLE, ...).
+    static Result<std::shared_ptr<RunnerConnection>> start(RunnerLaunch launch);
+
+    // Closes the connection; a runner still alive after a short grace is killed. Joins the reader.
+    ~RunnerConnection();
+    RunnerConnection(const RunnerConnection&) = delete;
+    RunnerConnection& operator=(const RunnerConnection&) = delete;
+
+    // Runs one call in the runner. nullopt: the runner no longer takes calls (it is retiring or
+    // gone); start another. A runner dying meanwhile ends the call with PLUGIN_CRASHED, and one the
+    // host kills (the call ignored cancellation past the grace) with PLUGIN_KILLED.
+    std::optional<RawOutcome> call(const CallContext& context, std::string_view args_json);
+
+    bool accepting() const;
+    // Tells the runner to finish (it reads end-of-file) without waiting for it; the destructor
+    // then waits. Lets a plugin close all its runners at once instead of one after another.
+    void begin_close();
+    pid_t pid() const { return pid_; }
+    const wire::ReadyInfo& ready_info() const { return ready_; }
+    std::chrono::steady_clock::time_point started_at() const { return started_at_; }
+
+    // SIGKILL now; every call in flight ends with PLUGIN_KILLED and `reason`.
+    void kill(const std::string& reason);
+
+private:
+    struct Pending {
+        std::mutex mutex;
+        std::condition_variable finished;
+        bool done = false;
+        RawOutcome outcome;
+        CallControl* control = nullptr;
+        std::string skill_id;
+    };
+    enum class State { starting, ready, load_failed, ended };
+
+    RunnerConnection(RunnerLaunch launch, pid_t pid, int fd);
+    void read_loop();
+    void handle(wire::Frame& frame);
+    void answer_completion(std::uint64_t request_id, std::string_view payload);
+    void finish(RunnerExit exit);
+    RunnerExit reap();
+    void shut_down_if_drained();  // mutex_ held
+
+    RunnerLaunch launch_;
+    const pid_t pid_;
+    std::shared_ptr<RunnerChannel> channel_;
+    const std::chrono::steady_clock::time_point started_at_;
+
+    mutable std::mutex mutex_;
+    std::condition_variable state_changed_;
+    State state_ = State::starting;
+    Error load_error_;
+    wire::ReadyInfo ready_;
+    bool retiring_ = false;
+    bool closing_ = false;  // the host is closing it: its end is expected
+    std::string kill_reason_;
+    std::uint64_t next_call_ = 1;
+    std::map<std::uint64_t, std::shared_ptr<Pending>> pending_;
+    std::atomic<bool> reaped_{false};
+
+    std::thread reader_;
+};
+
+// "SIGSEGV" for 11; "signal N" for one without a name.
+std::string signal_name(int signal);
+
+}  // namespace skillhost::plugin

@@ -1,0 +1,209 @@
+#include "plugin/runner_protocol.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <limits>
+
+namespace skillhost::plugin::wire {
+
+PayloadWriter& PayloadWriter::text(std::string_view value) {
+    const auto size = static_cast<std::uint32_t>(value.size());
+    bytes_.append(reinterpret_cast<const char*>(&size), sizeof size);
+    bytes_.append(value);
+    return *this;
+}
+
+PayloadWriter& PayloadWriter::integer(std::int64_t value) {
+    bytes_.append(reinterpret_cast<const char*>(&value), sizeof value);
+    return *this;
+}
+
+PayloadWriter& PayloadWriter::real(double value) {
+    bytes_.append(reinterpret_cast<const char*>(&value), sizeof value);
+    return *this;
+}
+
+std::string_view PayloadReader::take(std::size_t size) {
+    if (!ok_ || rest_.size() < size) {
+        ok_ = false;
+        return {};
+    }
+    std::string_view out = rest_.substr(0, size);
+    rest_.remove_prefix(size);
+    return out;
+}
+
+std::string_view PayloadReader::text() {
+    std::uint32_t size = 0;
+    const std::string_view raw = take(sizeof size);
+    if (!ok_) return {};
+    std::memcpy(&size, raw.data(), sizeof size);
+    return take(size);
+}
+
+std::int64_t PayloadReader::integer() {
+    std::int64_t value = 0;
+    const std::string_view raw = take(sizeof value);
+    if (ok_) std::memcpy(&value, raw.data(), sizeof value);
+    return value;
+}
+
+double PayloadReader::real() {
+    double value = 0;
+    const std::string_view raw = take(sizeof value);
+    if (ok_) std::memcpy(&value, raw.data(), sizeof value);
+    return value;
+}
+
+bool write_frame(int fd, FrameType type, std::uint64_t id, std::string_view payload) {
+    if (payload.size() > std::numeric_limits<std::uint32_t>::max()) return false;
+    FrameHeader header{static_cast<std::uint32_t>(payload.size()), static_cast<std::uint16_t>(type), 0, id};
+    iovec parts[2] = {{&header, sizeof header}, {const_cast<char*>(payload.data()), payload.size()}};
+    int count = payload.empty() ? 1 : 2;
+    iovec* next = parts;
+    while (count > 0) {
+        msghdr message{};
+        message.msg_iov = next;
+        message.msg_iovlen = static_cast<std::size_t>(count);
+        // MSG_NOSIGNAL: a runner that died must not take the host down with SIGPIPE.
+        const ssize_t written = ::sendmsg(fd, &message, MSG_NOSIGNAL);
+        if (written < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        auto left = static_cast<std::size_t>(written);
+        while (count > 0 && left >= next->iov_len) {
+            left -= next->iov_len;
+            ++next;
+            --count;
+        }
+        if (count > 0) {
+            next->iov_base = static_cast<char*>(next->iov_base) + left;
+            next->iov_len -= left;
+        }
+    }
+    return true;
+}
+
+namespace {
+
+// 1: all read; 0: closed before the first byte; -1: error or closed midway.
+int read_exactly(int fd, char* into, std::size_t size) {
+    std::size_t done = 0;
+    while (done < size) {
+        const ssize_t got = ::read(fd, into + done, size - done);
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        if (got == 0) return done == 0 ? 0 : -1;
+        done += static_cast<std::size_t>(got);
+    }
+    return 1;
+}
+
+}  // namespace
+
+ReadStatus read_frame(int fd, std::size_t max_payload, Frame& out) {
+    const int header = read_exactly(fd, reinterpret_cast<char*>(&out.header), sizeof out.header);
+    if (header == 0) return ReadStatus::closed;
+    if (header < 0) return ReadStatus::broken;
+    if (out.header.size > max_payload) return ReadStatus::too_large;
+    out.payload.resize(out.header.size);
+    if (out.header.size > 0 && read_exactly(fd, out.payload.data(), out.payload.size()) != 1) return ReadStatus::broken;
+    return ReadStatus::frame;
+}
+
+std::string encode(const CallRequest& r) {
+    PayloadWriter w;
+    w.text(r.skill_id).text(r.call_id).text(r.user_id).text(r.cognitive_mode).text(r.data_dir).text(r.workspace_root);
+    w.integer(r.deadline_unix_ms).text(r.args_json);
+    return std::move(w.bytes());
+}
+
+std::optional<CallRequest> decode_call(std::string_view payload) {
+    PayloadReader r(payload);
+    CallRequest out;
+    out.skill_id = r.text();
+    out.call_id = r.text();
+    out.user_id = r.text();
+    out.cognitive_mode = r.text();
+    out.data_dir = r.text();
+    out.workspace_root = r.text();
+    out.deadline_unix_ms = r.integer();
+    out.args_json = r.text();
+    if (!r.ok()) return std::nullopt;
+    return out;
+}
+
+std::string encode(const RawOutcome& o) {
+    PayloadWriter w;
+    w.integer(o.status).integer(static_cast<std::int64_t>(o.written)).text(o.result_json);
+    w.text(o.error_code).text(o.error_message).text(o.error_details_json).integer(o.extra_writes);
+    return std::move(w.bytes());
+}
+
+std::optional<RawOutcome> decode_outcome(std::string_view payload) {
+    PayloadReader r(payload);
+    RawOutcome out;
+    out.status = static_cast<skillhost_status>(r.integer());
+    const std::int64_t written = r.integer();
+    out.result_json = r.text();
+    out.error_code = r.text();
+    out.error_message = r.text();
+    out.error_details_json = r.text();
+    out.extra_writes = static_cast<int>(r.integer());
+    if (!r.ok() || written < 0 || written > 2) return std::nullopt;
+    out.written = static_cast<RawOutcome::Written>(written);
+    return out;
+}
+
+std::string encode(const Error& error) {
+    PayloadWriter w;
+    w.text(error.code).text(error.message).text(boost::json::serialize(error.details));
+    return std::move(w.bytes());
+}
+
+Error decode_error(std::string_view payload) {
+    PayloadReader r(payload);
+    Error error;
+    error.code = r.text();
+    error.message = r.text();
+    const std::string_view details = r.text();
+    if (!r.ok() || error.code.empty())
+        return Error{"RUNNER_PROTOCOL_ERROR", "the plugin runner sent an unreadable load failure"};
+    std::error_code ec;
+    boost::json::value parsed = boost::json::parse(details, ec);
+    if (!ec && parsed.is_object()) error.details = std::move(parsed.get_object());
+    return error;
+}
+
+std::string encode(const ReadyInfo& info) {
+    PayloadWriter w;
+    w.text(info.version).integer(info.abi_major).integer(info.abi_minor).integer(info.has_info ? 1 : 0);
+    w.text(info.description).text(info.homepage).text(info.sandbox_json);
+    return std::move(w.bytes());
+}
+
+std::optional<ReadyInfo> decode_ready(std::string_view payload) {
+    PayloadReader r(payload);
+    ReadyInfo info;
+    info.version = r.text();
+    info.abi_major = static_cast<std::uint32_t>(r.integer());
+    info.abi_minor = static_cast<std::uint32_t>(r.integer());
+    info.has_info = r.integer() != 0;
+    info.description = r.text();
+    info.homepage = r.text();
+    info.sandbox_json = r.text();
+    if (!r.ok()) return std::nullopt;
+    return info;
+}
+
+}  // namespace skillhost::plugin::wire

@@ -1,0 +1,165 @@
+// skillhost-runner: loads one plugin library, unchanged, in a process of its own and serves its
+// skills to the host over the socket the host passes as fd 3. It sandboxes itself before the
+// plugin's code (even its library constructors) runs. Started only by the host (ProcessPlugin).
+#include "manifest/manifest.hpp"
+#include "plugin/plugin_loader.hpp"
+#include "plugin/runner_protocol.hpp"
+#include "runner/call_server.hpp"
+#include "runner/sandbox.hpp"
+
+#include <boost/json/serialize.hpp>
+#include <spdlog/sinks/base_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace {
+
+using namespace skillhost;
+using plugin::wire::FrameType;
+
+constexpr int host_fd = 3;
+
+// Log lines go to the host, which attributes them to the plugin itself.
+class HostLogSink final : public spdlog::sinks::base_sink<std::mutex> {
+public:
+    explicit HostLogSink(runner::HostLink& link) : link_(link) {}
+
+protected:
+    void sink_it_(const spdlog::details::log_msg& msg) override {
+        std::string_view text(msg.payload.data(), msg.payload.size());
+        // The plugin's own lines arrive as "[plugin NAME] text"; the host adds that prefix itself.
+        if (text.starts_with("[plugin ")) {
+            if (const auto end = text.find("] "); end != std::string_view::npos) text.remove_prefix(end + 2);
+        }
+        const std::int64_t level = msg.level <= spdlog::level::debug  ? SKILLHOST_LOG_DEBUG
+                                   : msg.level == spdlog::level::info ? SKILLHOST_LOG_INFO
+                                   : msg.level == spdlog::level::warn ? SKILLHOST_LOG_WARN
+                                                                      : SKILLHOST_LOG_ERROR;
+        plugin::wire::PayloadWriter w;
+        w.integer(level).text(text.substr(0, 64 * 1024));
+        link_.send(FrameType::log, 0, w.bytes());
+    }
+    void flush_() override {}
+
+private:
+    runner::HostLink& link_;
+};
+
+std::map<std::string, std::string> parse_args(int argc, char** argv) {
+    std::map<std::string, std::string> out;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        std::string key = argv[i];
+        if (key.starts_with("--")) out[key.substr(2)] = argv[i + 1];
+    }
+    return out;
+}
+
+std::uint64_t number(const std::map<std::string, std::string>& args, const std::string& key, std::uint64_t fallback) {
+    const auto found = args.find(key);
+    if (found == args.end()) return fallback;
+    char* end = nullptr;
+    const unsigned long long value = std::strtoull(found->second.c_str(), &end, 10);
+    return end && *end == '\0' ? value : fallback;
+}
+
+std::string text(const std::map<std::string, std::string>& args, const std::string& key) {
+    const auto found = args.find(key);
+    return found == args.end() ? std::string() : found->second;
+}
+
+[[noreturn]] void fail(runner::HostLink& link, const Error& error) {
+    link.send(FrameType::load_failed, 0, plugin::wire::encode(error));
+    std::_Exit(2);
+}
+
+// Nothing the host had open may reach the plugin, and its stdout is the MCP channel in stdio mode:
+// the plugin's stdout goes to stderr (the host's log), its stdin is empty.
+void isolate_descriptors() {
+    ::syscall(SYS_close_range, host_fd + 1, ~0U, 0);
+    const int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null >= 0) {
+        ::dup2(null, 0);
+        ::close(null);
+    }
+    ::dup2(2, 1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    isolate_descriptors();
+    ::signal(SIGPIPE, SIG_IGN);
+    runner::HostLink link(host_fd);
+    if (::fcntl(host_fd, F_GETFD) < 0) {
+        std::fprintf(stderr, "skillhost-runner: started without the host's socket; only skillhost starts it\n");
+        return 2;
+    }
+    const auto args = parse_args(argc, argv);
+    spdlog::default_logger()->sinks().clear();
+    spdlog::default_logger()->sinks().push_back(std::make_shared<HostLogSink>(link));
+    spdlog::set_level(spdlog::level::debug);
+
+    Result<manifest::Manifest> manifest = manifest::load_manifest(text(args, "manifest"));
+    if (!manifest) fail(link, manifest.error());
+
+    runner::SandboxRequest sandbox;
+    const std::string mode = text(args, "sandbox");
+    sandbox.mode = mode == "off"       ? plugin::SandboxMode::off
+                   : mode == "require" ? plugin::SandboxMode::require
+                                       : plugin::SandboxMode::best_effort;
+    sandbox.limits.memory_mb = number(args, "memory-mb", sandbox.limits.memory_mb);
+    sandbox.limits.cpu_seconds = number(args, "cpu-seconds", 0);
+    sandbox.limits.open_files = number(args, "open-files", sandbox.limits.open_files);
+    sandbox.read_only.push_back(manifest->library_path().parent_path());
+    sandbox.read_only.push_back(manifest->file.parent_path());
+    if (const std::string data_dir = text(args, "data-dir"); !data_dir.empty()) sandbox.read_write.push_back(data_dir);
+    sandbox.workspace = text(args, "workspace");
+    const std::string access = text(args, "workspace-access");
+    sandbox.workspace_access = access == "read"         ? runner::WorkspaceAccess::read
+                               : access == "read_write" ? runner::WorkspaceAccess::read_write
+                                                        : runner::WorkspaceAccess::none;
+    sandbox.network = text(args, "network") == "1";
+    Result<boost::json::object> enforced = runner::apply_sandbox(sandbox);
+    if (!enforced) fail(link, enforced.error());
+
+    runner::RemoteCompletions completions(link);
+    plugin::LoaderOptions options;
+    options.private_copy = false;  // this process maps the library once and nothing else
+    options.completions = std::shared_ptr<plugin::CompletionService>(&completions, [](plugin::CompletionService*) {});
+    options.isolation.max_result_bytes = number(args, "max-result-bytes", options.isolation.max_result_bytes);
+    Result<std::shared_ptr<plugin::LoadedPlugin>> loaded = plugin::PluginLoader(options).load(manifest.value());
+    if (!loaded) fail(link, loaded.error());
+
+    plugin::wire::ReadyInfo ready;
+    ready.version = std::string(loaded.value()->version());
+    ready.abi_major = loaded.value()->abi_version().major;
+    ready.abi_minor = loaded.value()->abi_version().minor;
+    if (const auto* info =
+            static_cast<const skillhost_plugin_info_v1*>(loaded.value()->extension(SKILLHOST_EXT_PLUGIN_INFO))) {
+        ready.has_info = true;
+        ready.description = info->description ? info->description : "";
+        ready.homepage = info->homepage ? info->homepage : "";
+    }
+    ready.sandbox_json = boost::json::serialize(enforced.value());
+    link.send(FrameType::ready, 0, plugin::wire::encode(ready));
+
+    {
+        runner::CallServer server(link, loaded.value(), completions,
+                                  std::chrono::milliseconds(number(args, "idle-ms", 300000)));
+        // A call that ignores cancellation still runs inside the plugin: leave without unloading.
+        if (!server.serve()) std::_Exit(0);
+    }
+    // The plugin's shutdown() runs only when no call is left running in it.
+    loaded.value().reset();
+    std::_Exit(0);
+}

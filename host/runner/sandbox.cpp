@@ -1,0 +1,260 @@
+#include "runner/sandbox.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+namespace skillhost::runner {
+namespace {
+
+// The Landlock ABI up to version 7, declared here because the system header may be older than the
+// kernel. Layouts are the kernel's (include/uapi/linux/landlock.h).
+struct RulesetAttr {
+    std::uint64_t handled_access_fs;
+    std::uint64_t handled_access_net;  // ABI 4
+    std::uint64_t scoped;              // ABI 6
+};
+struct __attribute__((packed)) PathBeneathAttr {
+    std::uint64_t allowed_access;
+    std::int32_t parent_fd;
+};
+constexpr std::uint32_t rule_path_beneath = 1;
+constexpr std::uint32_t create_ruleset_version = 1;
+
+constexpr std::uint64_t fs_execute = 1ULL << 0;
+constexpr std::uint64_t fs_write_file = 1ULL << 1;
+constexpr std::uint64_t fs_read_file = 1ULL << 2;
+constexpr std::uint64_t fs_read_dir = 1ULL << 3;
+constexpr std::uint64_t fs_remove_dir = 1ULL << 4;
+constexpr std::uint64_t fs_remove_file = 1ULL << 5;
+constexpr std::uint64_t fs_make_char = 1ULL << 6;
+constexpr std::uint64_t fs_make_dir = 1ULL << 7;
+constexpr std::uint64_t fs_make_reg = 1ULL << 8;
+constexpr std::uint64_t fs_make_sock = 1ULL << 9;
+constexpr std::uint64_t fs_make_fifo = 1ULL << 10;
+constexpr std::uint64_t fs_make_block = 1ULL << 11;
+constexpr std::uint64_t fs_make_sym = 1ULL << 12;
+constexpr std::uint64_t fs_refer = 1ULL << 13;      // ABI 2
+constexpr std::uint64_t fs_truncate = 1ULL << 14;   // ABI 3
+constexpr std::uint64_t fs_ioctl_dev = 1ULL << 15;  // ABI 5
+constexpr std::uint64_t net_bind_tcp = 1ULL << 0;   // ABI 4
+constexpr std::uint64_t net_connect_tcp = 1ULL << 1;
+constexpr std::uint64_t scope_abstract_unix = 1ULL << 0;  // ABI 6
+constexpr std::uint64_t scope_signal = 1ULL << 1;
+
+constexpr std::uint64_t fs_read = fs_read_file | fs_read_dir;
+constexpr std::uint64_t fs_write = fs_write_file | fs_remove_dir | fs_remove_file | fs_make_dir | fs_make_reg |
+                                   fs_make_sym | fs_make_sock | fs_make_fifo | fs_truncate;
+
+long landlock_create_ruleset(const RulesetAttr* attr, std::size_t size, std::uint32_t flags) {
+    return ::syscall(SYS_landlock_create_ruleset, attr, size, flags);
+}
+
+// Each system directory a dynamically linked library may need, read-only.
+const char* const system_read_paths[] = {"/usr", "/lib", "/lib64", "/lib32", "/etc", "/proc", "/sys/devices/system/cpu",
+                                         "/opt"};
+const char* const device_paths[] = {"/dev/null", "/dev/zero", "/dev/urandom", "/dev/random"};
+
+struct Landlock {
+    int abi = 0;
+    std::uint64_t handled_fs = 0;
+    std::uint64_t handled_net = 0;
+    std::uint64_t scoped = 0;
+};
+
+// Adds a path-beneath rule; a path that does not exist is simply not granted.
+void allow(int ruleset, const std::filesystem::path& path, std::uint64_t access, std::uint64_t handled) {
+    const int fd = ::open(path.c_str(), O_PATH | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
+        access &= fs_read_file | fs_write_file | fs_truncate | fs_ioctl_dev;
+    PathBeneathAttr rule{access & handled, fd};
+    ::syscall(SYS_landlock_add_rule, ruleset, rule_path_beneath, &rule, 0);
+    ::close(fd);
+}
+
+// Returns the ABI applied (0: not available) and fills `problem` when the kernel refused.
+int apply_landlock(const SandboxRequest& request, boost::json::object& report, std::string& problem) {
+    const long abi = landlock_create_ruleset(nullptr, 0, create_ruleset_version);
+    if (abi < 1) {
+        problem = std::string("Landlock is not available (") + std::strerror(errno) + ")";
+        return 0;
+    }
+    Landlock ll;
+    ll.abi = static_cast<int>(abi);
+    ll.handled_fs = fs_execute | fs_read | fs_write | fs_make_char | fs_make_block;
+    if (ll.abi >= 2) ll.handled_fs |= fs_refer;
+    if (ll.abi < 3) ll.handled_fs &= ~fs_truncate;
+    if (ll.abi >= 5) ll.handled_fs |= fs_ioctl_dev;
+    if (ll.abi >= 4 && !request.network) ll.handled_net = net_bind_tcp | net_connect_tcp;
+    if (ll.abi >= 6) ll.scoped = scope_abstract_unix | scope_signal;
+
+    RulesetAttr attr{ll.handled_fs, ll.handled_net, ll.scoped};
+    const std::size_t size = ll.abi >= 6   ? sizeof attr
+                             : ll.abi >= 4 ? offsetof(RulesetAttr, scoped)
+                                           : offsetof(RulesetAttr, handled_access_net);
+    const int ruleset = static_cast<int>(landlock_create_ruleset(&attr, size, 0));
+    if (ruleset < 0) {
+        problem = std::string("Landlock refused the ruleset (") + std::strerror(errno) + ")";
+        return 0;
+    }
+    for (const char* path : system_read_paths) allow(ruleset, path, fs_read, ll.handled_fs);
+    for (const char* path : device_paths) allow(ruleset, path, fs_read | fs_write_file, ll.handled_fs);
+    for (const auto& path : request.read_only) allow(ruleset, path, fs_read, ll.handled_fs);
+    for (const auto& path : request.read_write) allow(ruleset, path, fs_read | fs_write | fs_refer, ll.handled_fs);
+    if (!request.workspace.empty() && request.workspace_access != WorkspaceAccess::none)
+        allow(ruleset, request.workspace,
+              request.workspace_access == WorkspaceAccess::read ? fs_read : fs_read | fs_write | fs_refer,
+              ll.handled_fs);
+    const long restricted = ::syscall(SYS_landlock_restrict_self, ruleset, 0);
+    const int saved = errno;
+    ::close(ruleset);
+    if (restricted != 0) {
+        problem = std::string("Landlock could not restrict the runner (") + std::strerror(saved) + ")";
+        return 0;
+    }
+    report["landlock_abi"] = ll.abi;
+    report["filesystem"] = "restricted";
+    report["exec"] = "denied";
+    report["tcp"] =
+        request.network ? "allowed" : (ll.handled_net != 0 ? "denied (landlock)" : "not restricted by landlock");
+    report["scoped_signals_and_abstract_sockets"] = ll.scoped != 0;
+    return ll.abi;
+}
+
+#if defined(__x86_64__)
+constexpr std::uint32_t audit_arch = AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__)
+constexpr std::uint32_t audit_arch = AUDIT_ARCH_AARCH64;
+#else
+constexpr std::uint32_t audit_arch = 0;
+#endif
+
+// seccomp: exec is refused (EACCES) whatever Landlock offers, and so are internet and raw sockets
+// when the manifest does not declare network access (UDP included, which Landlock does not cover).
+bool apply_seccomp(bool network, std::string& problem) {
+    if (audit_arch == 0) {
+        problem = "seccomp filter not built for this architecture";
+        return false;
+    }
+    constexpr std::uint32_t deny = SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA);
+    constexpr std::uint32_t allow_all = SECCOMP_RET_ALLOW;
+    const std::uint32_t nr = offsetof(seccomp_data, nr);
+    const std::uint32_t arch = offsetof(seccomp_data, arch);
+    const std::uint32_t arg0 = offsetof(seccomp_data, args);  // low 32 bits (little endian)
+    // clang-format off
+    sock_filter program[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, arch),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, audit_arch, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, nr),
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1),  // the x32 numbering: nothing needs it
+        BPF_STMT(BPF_RET | BPF_K, deny),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, deny),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execveat, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, deny),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_uring_setup, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, deny),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 6),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, arg0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET6, 1, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_PACKET, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, network ? allow_all : deny),
+        BPF_STMT(BPF_RET | BPF_K, allow_all),
+        BPF_STMT(BPF_RET | BPF_K, allow_all),
+    };
+    // clang-format on
+    sock_fprog filter{static_cast<unsigned short>(sizeof program / sizeof program[0]), program};
+    if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &filter) != 0) {
+        problem = std::string("seccomp refused the filter (") + std::strerror(errno) + ")";
+        return false;
+    }
+    return true;
+}
+
+bool sanitizer_build() {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    return true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+    return true;
+#else
+    return false;
+#endif
+#else
+    return false;
+#endif
+}
+
+void set_limit(int resource, std::uint64_t value, boost::json::object& limits, const char* name) {
+    if (value == 0) return;
+    rlimit limit{static_cast<rlim_t>(value), static_cast<rlim_t>(value)};
+    if (::setrlimit(resource, &limit) == 0) limits[name] = value;
+}
+
+}  // namespace
+
+Result<boost::json::object> apply_sandbox(const SandboxRequest& request) {
+    boost::json::object report;
+    report["mode"] = plugin::to_string(request.mode);
+    boost::json::object limits;
+    set_limit(RLIMIT_NOFILE, request.limits.open_files, limits, "open_files");
+    set_limit(RLIMIT_CPU, request.limits.cpu_seconds, limits, "cpu_seconds");
+    // Sanitizers reserve terabytes of address space: an address-space limit would stop the runner.
+    if (!sanitizer_build()) set_limit(RLIMIT_AS, request.limits.memory_mb << 20, limits, "memory_bytes");
+    set_limit(RLIMIT_CORE, 0, limits, "core");
+    rlimit no_core{0, 0};
+    ::setrlimit(RLIMIT_CORE, &no_core);  // a crash dump would hold the plugin's (and user's) data
+    report["limits"] = std::move(limits);
+    if (request.mode == plugin::SandboxMode::off) return report;
+
+    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+        if (request.mode == plugin::SandboxMode::require)
+            return Error{"SANDBOX_UNAVAILABLE", "the runner cannot set no_new_privs (" +
+                                                    std::string(std::strerror(errno)) +
+                                                    "); set sandbox: best_effort in skillhost.yaml to run unsandboxed"};
+    } else {
+        report["no_new_privs"] = true;
+    }
+
+    std::string problem;
+    if (apply_landlock(request, report, problem) == 0) {
+        report["filesystem"] = "not restricted";
+        report["landlock_problem"] = problem;
+        if (request.mode == plugin::SandboxMode::require)
+            return Error{"SANDBOX_UNAVAILABLE",
+                         problem +
+                             "; the plugin cannot be confined as `sandbox: require` demands; use a kernel with "
+                             "Landlock (5.13+, enabled in the LSM list) or set sandbox: best_effort"};
+    }
+    std::string seccomp_problem;
+    if (apply_seccomp(request.network, seccomp_problem)) {
+        report["seccomp"] = true;
+        report["exec"] = "denied";
+        report["internet_sockets"] = request.network ? "allowed" : "denied";
+    } else {
+        report["seccomp"] = false;
+        report["seccomp_problem"] = seccomp_problem;
+        if (request.mode == plugin::SandboxMode::require)
+            return Error{"SANDBOX_UNAVAILABLE", seccomp_problem + "; set sandbox: best_effort to run without it"};
+    }
+    return report;
+}
+
+}  // namespace skillhost::runner

@@ -1,0 +1,97 @@
+// Supervision of runner processes: restarts, quarantine after repeated crashes, idle exit, events.
+#include "isolation_test_support.hpp"
+#include "plugin/process_plugin.hpp"
+
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace skillhost::plugin::testing {
+namespace {
+
+class SupervisionTest : public IsolationTest {};
+
+TEST_F(SupervisionTest, RepeatedCrashesQuarantineThePluginUntilANewLoad) {
+    options.isolation.crash_limit = 3;
+    std::mutex mutex;
+    std::condition_variable told;
+    std::vector<std::string> quarantined;
+    std::vector<Error> events;
+    options.isolation.on_quarantine = [&](const std::string& name) {
+        std::lock_guard lock(mutex);
+        quarantined.push_back(name);
+        told.notify_all();
+    };
+    options.isolation.on_supervision_event = [&](const Error& event) {
+        std::lock_guard lock(mutex);
+        events.push_back(event);
+    };
+    auto plugin = load("hostile");
+    ASSERT_TRUE(plugin);
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(plugin->invoke(context("segfault"), "{}").error_code, "PLUGIN_CRASHED");
+
+    std::optional<Error> reason = plugin->quarantine();
+    ASSERT_TRUE(reason);
+    EXPECT_EQ(reason->code, "PLUGIN_QUARANTINED");
+    EXPECT_NE(reason->message.find("3 times"), std::string::npos) << reason->message;
+    RawOutcome refused = plugin->invoke(context("ok"), "{}");
+    EXPECT_EQ(refused.error_code, "PLUGIN_QUARANTINED");
+    {
+        std::unique_lock lock(mutex);
+        ASSERT_TRUE(told.wait_for(lock, std::chrono::seconds(30), [&] { return !quarantined.empty(); }));
+        EXPECT_EQ(quarantined.front(), "hostile");
+        int crashes = 0, quarantines = 0;
+        for (const auto& event : events) {
+            crashes += event.code == "PLUGIN_CRASHED";
+            quarantines += event.code == "PLUGIN_QUARANTINED";
+        }
+        EXPECT_EQ(crashes, 3);
+        EXPECT_EQ(quarantines, 1);
+        EXPECT_EQ(events.front().details.at("skills").as_array().at(0).as_string(), "segfault");
+    }
+    // A new load (what hot reload does for a new version) starts clean.
+    auto reloaded = load("hostile");
+    ASSERT_TRUE(reloaded);
+    EXPECT_FALSE(reloaded->quarantine());
+    EXPECT_EQ(reloaded->invoke(context("ok"), "{}").result_json, R"({"ok":true})");
+}
+
+TEST_F(SupervisionTest, CrashesOutsideTheWindowDoNotAddUp) {
+    options.isolation.crash_limit = 2;
+    options.isolation.crash_window = std::chrono::milliseconds(1);
+    auto plugin = load("hostile");
+    ASSERT_TRUE(plugin);
+    for (int i = 0; i < 3; ++i) {
+        EXPECT_EQ(plugin->invoke(context("segfault"), "{}").error_code, "PLUGIN_CRASHED");
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));  // leave the 1 ms window
+    }
+    EXPECT_FALSE(plugin->quarantine());
+}
+
+TEST_F(SupervisionTest, ARestartThatWouldMissTheDeadlineSaysSo) {
+    options.isolation.restart_backoff = std::chrono::milliseconds(4000);
+    auto plugin = load("hostile");
+    ASSERT_TRUE(plugin);
+    EXPECT_EQ(plugin->invoke(context("segfault"), "{}").error_code, "PLUGIN_CRASHED");
+    CallControl control;
+    RawOutcome outcome = plugin->invoke(timed("ok", 50, &control), "{}");
+    EXPECT_EQ(outcome.error_code, "PLUGIN_RESTARTING");
+}
+
+TEST_F(SupervisionTest, IdleRunnersExitAndTheNextCallStartsAnother) {
+    options.isolation.idle_timeout = std::chrono::milliseconds(50);
+    auto plugin = load("hostile");
+    ASSERT_TRUE(plugin);
+    auto* process = dynamic_cast<ProcessPlugin*>(plugin.get());
+    EXPECT_EQ(plugin->invoke(context("ok"), "{}").result_json, R"({"ok":true})");
+    for (int i = 0; i < 2000 && process->runner_count() > 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    EXPECT_EQ(process->runner_count(), 0u);
+    EXPECT_EQ(plugin->invoke(context("ok"), "{}").result_json, R"({"ok":true})");
+    // An idle exit is not a crash.
+    EXPECT_FALSE(plugin->quarantine());
+}
+
+}  // namespace
+}  // namespace skillhost::plugin::testing

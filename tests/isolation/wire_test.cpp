@@ -1,0 +1,80 @@
+// The runner wire format: frames and payloads round-trip, and hostile input is bounded.
+#include "plugin/runner_protocol.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace skillhost::plugin::wire {
+namespace {
+
+struct SocketPair {
+    int fds[2];
+    SocketPair() { EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0); }
+    ~SocketPair() {
+        ::close(fds[0]);
+        ::close(fds[1]);
+    }
+};
+
+TEST(RunnerWire, CallAndOutcomeRoundTripThroughASocket) {
+    SocketPair pair;
+    CallRequest request{"echo", "call-7", "alice", "agent", "/data", "/ws", 1234, R"({"text":"hi"})"};
+    ASSERT_TRUE(write_frame(pair.fds[0], FrameType::call, 7, encode(request)));
+    Frame frame;
+    ASSERT_EQ(read_frame(pair.fds[1], 1 << 20, frame), ReadStatus::frame);
+    EXPECT_EQ(frame.header.id, 7u);
+    EXPECT_EQ(frame.header.type, static_cast<std::uint16_t>(FrameType::call));
+    auto decoded = decode_call(frame.payload);
+    ASSERT_TRUE(decoded);
+    EXPECT_EQ(decoded->skill_id, "echo");
+    EXPECT_EQ(decoded->user_id, "alice");
+    EXPECT_EQ(decoded->deadline_unix_ms, 1234);
+    EXPECT_EQ(decoded->args_json, R"({"text":"hi"})");
+
+    RawOutcome outcome;
+    outcome.status = SKILLHOST_STATUS_ERROR;
+    outcome.written = RawOutcome::Written::error;
+    outcome.error_code = "X";
+    outcome.error_message = "m";
+    outcome.extra_writes = 2;
+    auto back = decode_outcome(encode(outcome));
+    ASSERT_TRUE(back);
+    EXPECT_EQ(back->written, RawOutcome::Written::error);
+    EXPECT_EQ(back->error_code, "X");
+    EXPECT_EQ(back->extra_writes, 2);
+}
+
+TEST(RunnerWire, OversizedFrameIsRefusedBeforeItsPayloadIsRead) {
+    SocketPair pair;
+    ASSERT_TRUE(write_frame(pair.fds[0], FrameType::result, 1, std::string(4096, 'x')));
+    Frame frame;
+    EXPECT_EQ(read_frame(pair.fds[1], 1024, frame), ReadStatus::too_large);
+    EXPECT_TRUE(frame.payload.empty());
+}
+
+TEST(RunnerWire, TruncatedPayloadsDecodeAsNothing) {
+    const std::string full = encode(CallRequest{"a", "b", "c", "d", "e", "f", 1, "{}"});
+    for (std::size_t cut = 0; cut < full.size(); ++cut)
+        EXPECT_FALSE(decode_call(std::string_view(full).substr(0, cut))) << cut;
+    // A length field claiming more than is there.
+    std::string lying = full;
+    lying[0] = '\xff';
+    lying[1] = '\xff';
+    EXPECT_FALSE(decode_call(lying));
+    EXPECT_FALSE(decode_outcome("short"));
+}
+
+TEST(RunnerWire, PeerClosingMidFrameIsBrokenNotAFrame) {
+    SocketPair pair;
+    FrameHeader header{100, static_cast<std::uint16_t>(FrameType::result), 0, 1};
+    ASSERT_EQ(::write(pair.fds[0], &header, sizeof header), static_cast<ssize_t>(sizeof header));
+    ASSERT_EQ(::write(pair.fds[0], "abc", 3), 3);
+    ::shutdown(pair.fds[0], SHUT_WR);
+    Frame frame;
+    EXPECT_EQ(read_frame(pair.fds[1], 1024, frame), ReadStatus::broken);
+}
+
+}  // namespace
+}  // namespace skillhost::plugin::wire
