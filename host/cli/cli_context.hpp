@@ -10,12 +10,14 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace skillhost::cli {
 
 struct GlobalOptions {
-    std::string config_file;  // --config
-    std::string home;         // --home
+    std::string config_file;               // --config
+    std::string home;                      // --home
+    std::vector<std::string> plugin_dirs;  // --plugin-dir, repeatable
 };
 
 using HostRuntime = app::HostRuntime;
@@ -27,7 +29,7 @@ public:
     GlobalOptions options;
     int exit_code = 0;
 
-    // Adds --config and --home to a (sub)command, so they work before or after the command name.
+    // Adds --config, --home and --plugin-dir to a (sub)command, so they work before or after the command name.
     void add_global_options(CLI::App& app);
 
     Result<config::HostConfig> load_config() const;

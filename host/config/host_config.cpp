@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -39,9 +40,14 @@ Error config_error(const fs::path& file, const YAML::Mark& mark, const std::stri
 }
 
 const std::set<std::string>& known_keys() {
-    static const std::set<std::string> keys{
-        "home",  "plugin_dirs", "default_user", "default_workspace", "reload_debounce_ms", "include_builtin_plugins",
-        "server"};
+    static const std::set<std::string> keys{"home",
+                                            "plugin_dirs",
+                                            "default_user",
+                                            "default_workspace",
+                                            "reload_debounce_ms",
+                                            "include_builtin_plugins",
+                                            "include_home_plugins",
+                                            "server"};
     return keys;
 }
 
@@ -176,6 +182,7 @@ Result<HostConfig> load_host_config(const ConfigSources& sources) {
     }
 
     bool include_builtin = true;
+    bool include_home = true;
     std::optional<fs::path> home_from_file;
     if (file) {
         std::error_code ec;
@@ -223,6 +230,8 @@ Result<HostConfig> load_host_config(const ConfigSources& sources) {
                         cfg.reload_debounce = std::chrono::milliseconds(ms);
                     } else if (key == "include_builtin_plugins") {
                         include_builtin = v.as<bool>();
+                    } else if (key == "include_home_plugins") {
+                        include_home = v.as<bool>();
                     } else if (key == "server") {
                         if (auto bad = read_server(abs, v, cfg.server)) return *bad;
                     }
@@ -246,6 +255,31 @@ Result<HostConfig> load_host_config(const ConfigSources& sources) {
     if (include_builtin && !sources.executable.empty()) {
         cfg.plugin_dirs.insert(cfg.plugin_dirs.begin(), builtin_plugin_dir(sources.executable));
     }
+    // Only when it exists: a missing optional directory is not a failure worth reporting on every command.
+    if (std::error_code ec; include_home && fs::is_directory(cfg.home_plugin_dir(), ec)) {
+        cfg.plugin_dirs.push_back(cfg.home_plugin_dir());
+    }
+    for (const auto& dir : sources.extra_plugin_dirs) {
+        std::error_code ec;
+        const fs::path abs = fs::absolute(expand_home(dir.string()), ec).lexically_normal();
+        if (ec || !fs::is_directory(abs, ec)) {
+            Error e{"PLUGIN_DIR_NOT_FOUND",
+                    "--plugin-dir " + dir.string() + " is not a directory",
+                    {},
+                    {"pass the directory that holds the plugin's manifest and library, e.g. "
+                     "--plugin-dir build/plugins after `cmake --build build`"}};
+            e.details["plugin_dir"] = abs.string();
+            return e;
+        }
+        cfg.plugin_dirs.push_back(abs);
+    }
+    // The same directory twice would load every plugin in it twice (and fail on duplicate skill ids).
+    std::vector<fs::path> unique_dirs;
+    for (auto& dir : cfg.plugin_dirs) {
+        if (std::find(unique_dirs.begin(), unique_dirs.end(), dir.lexically_normal()) == unique_dirs.end())
+            unique_dirs.push_back(dir.lexically_normal());
+    }
+    cfg.plugin_dirs = std::move(unique_dirs);
     if (cfg.default_workspace.empty()) cfg.default_workspace = cfg.home / "workspace";
     return cfg;
 }

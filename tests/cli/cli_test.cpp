@@ -140,6 +140,36 @@ TEST_F(CliTest, PluginCheckFailsABrokenPluginAndSaysWhy) {
     EXPECT_NE(r.out.find("SKILLS_MISMATCH"), std::string::npos) << r.out;
 }
 
+TEST_F(CliTest, PluginCheckReportsEveryManifestProblemNotJustTheFirst) {
+    // Three independent mistakes: a bad plugin name, an unknown risk, a missing skill description.
+    const auto manifest = dir / "broken.yaml";
+    write_file(manifest,
+               "name: Broken\n"
+               "version: 1.0.0\n"
+               "library: libbroken.so\n"
+               "abi_version: \"1.1\"\n"
+               "skills:\n"
+               "  - id: one\n"
+               "    description: first\n"
+               "    risk: extreme\n"
+               "  - id: two\n");
+    auto text = skillhost({"plugin", "check", manifest.string()});
+    EXPECT_EQ(text.exit_code, 1);
+    EXPECT_EQ(text.out.find("more)"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("broken.yaml:1:7: name:"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("skills[0].risk"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("skills[1]"), std::string::npos) << text.out;
+
+    auto json = skillhost({"plugin", "check", manifest.string(), "--json"});
+    EXPECT_EQ(json.exit_code, 1);
+    auto v = boost::json::parse(json.out).as_object();
+    std::size_t manifest_failures = 0;
+    for (const auto& check : v.at("checks").as_array())
+        if (check.at("check").as_string() == "manifest" && !check.at("ok").as_bool()) ++manifest_failures;
+    EXPECT_GE(manifest_failures, 3u) << json.out;
+    EXPECT_EQ(v.at("failed").as_int64(), static_cast<std::int64_t>(manifest_failures));
+}
+
 TEST_F(CliTest, BadConfigNamesFileLineAndKey) {
     write_file(config, "plugin_dirs: []\nhoem: /tmp/x\n");
     auto r = skillhost({"skills", "list"});
@@ -159,6 +189,31 @@ TEST_F(CliTest, ModelsListAndTestTheBuiltinModel) {
     auto bad = skillhost({"models", "test", "oracle"});
     EXPECT_EQ(bad.exit_code, 1);
     EXPECT_NE(bad.err.find("not a model role"), std::string::npos) << bad.err;
+}
+
+// Trying a plugin needs no configuration file: --plugin-dir, or an install into <home>/plugins.
+TEST(CliPluginDirs, PluginDirOptionAndTheHomePluginDirectoryNeedNoConfigFile) {
+    TempDir dir{"skillhost-plugin-dirs"};
+    const std::string home = (dir / "home").string();
+    auto call = run_process({SKILLHOST_BINARY, "call", "--plugin-dir", kFixtures + "/echo", "add", "--args",
+                             R"({"a":2,"b":3})", "--json", "--home", home});
+    ASSERT_EQ(call.exit_code, 0) << call.out << call.err;
+    EXPECT_EQ(boost::json::parse(call.out).at("result").at("sum").as_int64(), 5);
+
+    auto missing =
+        run_process({SKILLHOST_BINARY, "skills", "list", "--plugin-dir", (dir / "nope").string(), "--home", home});
+    EXPECT_EQ(missing.exit_code, 2);
+    EXPECT_NE(missing.err.find("PLUGIN_DIR_NOT_FOUND"), std::string::npos) << missing.err;
+
+    std::filesystem::create_directories(dir / "home/plugins");
+    for (const auto* file : {"libplain_c.so", "plain_c.yaml"})
+        std::filesystem::copy_file(kFixtures + "/plain_c/" + file, dir / "home/plugins" / file);
+    auto list = run_process({SKILLHOST_BINARY, "skills", "list", "--json", "--home", home});
+    ASSERT_EQ(list.exit_code, 0) << list.err;
+    bool found = false;
+    const auto listed = boost::json::parse(list.out);
+    for (const auto& s : listed.at("skills").as_array()) found = found || s.at("plugin").as_string() == "plain_c";
+    EXPECT_TRUE(found) << list.out;
 }
 
 TEST_F(CliTest, HelpAndUsageErrors) {
