@@ -48,6 +48,9 @@ private:
 void register_skills_commands(CLI::App& app, CliContext& ctx);
 void register_call_command(CLI::App& app, CliContext& ctx);
 void register_plugin_commands(CLI::App& app, CliContext& ctx);
+// Subcommands of `plugin` besides check.
+void register_plugin_new_command(CLI::App& plugin, CliContext& ctx);
+void register_plugin_validate_command(CLI::App& plugin, CliContext& ctx);
 void register_demo_commands(CLI::App& app, CliContext& ctx);
 void register_approval_commands(CLI::App& app, CliContext& ctx);
 void register_policy_commands(CLI::App& app, CliContext& ctx);

@@ -224,6 +224,8 @@ void register_plugin_commands(CLI::App& app, CliContext& ctx) {
     check->add_flag("--json", *json, "Machine-readable report");
     ctx.add_global_options(*check);
     check->callback([&ctx, file, json] { ctx.exit_code = run_check(ctx, *file, *json); });
+    register_plugin_new_command(*plugin, ctx);
+    register_plugin_validate_command(*plugin, ctx);
 }
 
 }  // namespace skillhost::cli

@@ -216,6 +216,63 @@ TEST(CliPluginDirs, PluginDirOptionAndTheHomePluginDirectoryNeedNoConfigFile) {
     EXPECT_TRUE(found) << list.out;
 }
 
+TEST(CliPluginNew, WritesAProjectWhoseManifestValidatesAndRefusesBadRequests) {
+    TempDir dir{"skillhost-plugin-new"};
+    for (const std::string lang : {"c", "cpp"}) {
+        const auto project = dir / ("demo_" + lang);
+        auto r =
+            run_process({SKILLHOST_BINARY, "plugin", "new", "demo_" + lang, "--lang", lang, "--dir", project.string()});
+        ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+        for (const auto* file : {"CMakeLists.txt", "README.md", ".gitignore"})
+            EXPECT_TRUE(std::filesystem::is_regular_file(project / file)) << file;
+        EXPECT_TRUE(std::filesystem::is_regular_file(project / ("src/demo_" + lang + (lang == "c" ? ".c" : ".cpp"))));
+        EXPECT_TRUE(std::filesystem::is_regular_file(project / ("tests/demo_" + lang + "_test.cpp")));
+        const auto manifest = project / ("demo_" + lang + ".yaml");
+        auto valid = run_process(
+            {SKILLHOST_BINARY, "plugin", "validate", manifest.string(), "--library", "libdemo_" + lang + ".so"});
+        EXPECT_EQ(valid.exit_code, 0) << valid.err;
+        EXPECT_EQ(valid.err, "") << "the generated manifest needs no note either";
+        EXPECT_NE(r.out.find("demo_" + lang + "_hello"), std::string::npos) << r.out;
+    }
+    auto again =
+        run_process({SKILLHOST_BINARY, "plugin", "new", "demo_c", "--lang", "c", "--dir", (dir / "demo_c").string()});
+    EXPECT_EQ(again.exit_code, 2);
+    EXPECT_NE(again.err.find("DIRECTORY_NOT_EMPTY"), std::string::npos) << again.err;
+    auto bad_name =
+        run_process({SKILLHOST_BINARY, "plugin", "new", "My-Plugin", "--lang", "c", "--dir", (dir / "x").string()});
+    EXPECT_EQ(bad_name.exit_code, 2);
+    EXPECT_NE(bad_name.err.find("INVALID_PLUGIN_NAME"), std::string::npos) << bad_name.err;
+    auto bad_lang =
+        run_process({SKILLHOST_BINARY, "plugin", "new", "demo", "--lang", "rust", "--dir", (dir / "y").string()});
+    EXPECT_EQ(bad_lang.exit_code, 2);
+    EXPECT_NE(bad_lang.err.find("INVALID_LANGUAGE"), std::string::npos) << bad_lang.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "x"));
+    EXPECT_FALSE(std::filesystem::exists(dir / "y"));
+}
+
+TEST(CliPluginValidate, ListsEveryProblemCompilerStyleAndNotesAMissingRisk) {
+    TempDir dir{"skillhost-plugin-validate"};
+    const auto broken = dir / "broken.yaml";
+    write_file(broken,
+               "name: broken\nversion: 1.0.0\nlibrary: libbroken.so\nabi_version: \"1.1\"\nskills:\n"
+               "  - id: one\n    description: first\n    risk: extreme\n    cost: nothing\n");
+    auto r = run_process({SKILLHOST_BINARY, "plugin", "validate", broken.string()});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find(broken.string() + ":8:11: error: skills[0].risk"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(broken.string() + ":9:11: error: skills[0].cost"), std::string::npos) << r.err;
+
+    const auto riskless = dir / "riskless.yaml";
+    write_file(riskless,
+               "name: riskless\nversion: 1.0.0\nlibrary: libriskless.so\nabi_version: \"1.1\"\nskills:\n"
+               "  - id: one\n    description: first\n");
+    auto note = run_process({SKILLHOST_BINARY, "plugin", "validate", riskless.string()});
+    EXPECT_EQ(note.exit_code, 0) << note.err;
+    EXPECT_NE(note.err.find("note: skill 'one' has no risk, so it is medium"), std::string::npos) << note.err;
+    auto library = run_process({SKILLHOST_BINARY, "plugin", "validate", riskless.string(), "--library", "libother.so"});
+    EXPECT_EQ(library.exit_code, 1);
+    EXPECT_NE(library.err.find("library: the manifest names 'libriskless.so'"), std::string::npos) << library.err;
+}
+
 TEST_F(CliTest, HelpAndUsageErrors) {
     auto help = run_process({SKILLHOST_BINARY, "--help"});
     EXPECT_EQ(help.exit_code, 0);
