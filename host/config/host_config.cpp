@@ -255,10 +255,7 @@ Result<HostConfig> load_host_config(const ConfigSources& sources) {
     if (include_builtin && !sources.executable.empty()) {
         cfg.plugin_dirs.insert(cfg.plugin_dirs.begin(), builtin_plugin_dir(sources.executable));
     }
-    // Only when it exists: a missing optional directory is not a failure worth reporting on every command.
-    if (std::error_code ec; include_home && fs::is_directory(cfg.home_plugin_dir(), ec)) {
-        cfg.plugin_dirs.push_back(cfg.home_plugin_dir());
-    }
+    std::vector<fs::path> extra;
     for (const auto& dir : sources.extra_plugin_dirs) {
         std::error_code ec;
         const fs::path abs = fs::absolute(expand_home(dir.string()), ec).lexically_normal();
@@ -271,7 +268,15 @@ Result<HostConfig> load_host_config(const ConfigSources& sources) {
             e.details["plugin_dir"] = abs.string();
             return e;
         }
-        cfg.plugin_dirs.push_back(abs);
+        extra.push_back(abs);
+    }
+    // --plugin-dir goes before the file's directories and the home's, so the build an author is
+    // trying wins over an installed copy of the same plugin (the later one is a DUPLICATE_PLUGIN).
+    cfg.plugin_dirs.insert(cfg.plugin_dirs.begin() + (include_builtin && !sources.executable.empty() ? 1 : 0),
+                           extra.begin(), extra.end());
+    // Only when it exists: a missing optional directory is not a failure worth reporting on every command.
+    if (std::error_code ec; include_home && fs::is_directory(cfg.home_plugin_dir(), ec)) {
+        cfg.plugin_dirs.push_back(cfg.home_plugin_dir());
     }
     // The same directory twice would load every plugin in it twice (and fail on duplicate skill ids).
     std::vector<fs::path> unique_dirs;

@@ -53,7 +53,7 @@ struct ConfigSources {
     std::optional<std::filesystem::path> config_file;  // --config
     std::optional<std::filesystem::path> home;         // --home (wins over the file and $SKILLHOST_HOME)
     std::filesystem::path executable;                  // to find the built-in plugins beside it
-    // --plugin-dir (repeatable): searched after the file's plugin_dirs, so a plugin can be tried
+    // --plugin-dir (repeatable): searched before the file's plugin_dirs, so a plugin can be tried
     // without writing a configuration file. Relative to the working directory; each must exist.
     std::vector<std::filesystem::path> extra_plugin_dirs;
 };
@@ -62,8 +62,8 @@ struct ConfigSources {
 // exists, else built-in defaults. Home: --home, else $SKILLHOST_HOME, else the file's `home`, else
 // ~/.skillhost. Relative paths in the file are relative to the file's directory. `~` expands.
 // Plugin directories, in search order: the built-in one (unless include_builtin_plugins: false),
-// the file's plugin_dirs, <home>/plugins when it exists (unless include_home_plugins: false; the
-// place docs/plugin-authors.md installs to), then --plugin-dir. Duplicates are dropped.
+// --plugin-dir, the file's plugin_dirs, then <home>/plugins when it exists (unless
+// include_home_plugins: false; the place docs/plugin-authors.md installs to). Duplicates are dropped.
 // Errors (CONFIG_INVALID) carry file:line:column and the key; a --plugin-dir that is not a
 // directory is PLUGIN_DIR_NOT_FOUND.
 Result<HostConfig> load_host_config(const ConfigSources& sources);

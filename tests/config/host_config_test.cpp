@@ -180,8 +180,8 @@ TEST(HostConfig, HomePluginDirIsSearchedWhenItExistsThenPluginDirOptions) {
     auto with = load_host_config(s);
     ASSERT_TRUE(with.ok()) << with.error().message;
     ASSERT_EQ(with->plugin_dirs.size(), 2u) << "the home's directory given again is not searched twice";
-    EXPECT_EQ(with->plugin_dirs[0], dir / "home/plugins");
-    EXPECT_EQ(with->plugin_dirs[1], dir / "build/plugins");
+    EXPECT_EQ(with->plugin_dirs[0], dir / "build/plugins") << "the build being tried wins over an installed copy";
+    EXPECT_EQ(with->plugin_dirs[1], dir / "home/plugins");
 
     write_file(dir / "skillhost.yaml", "include_home_plugins: false\n");
     s.config_file = dir / "skillhost.yaml";
