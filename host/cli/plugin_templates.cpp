@@ -2,7 +2,8 @@
 
 namespace skillhost::cli::templates {
 
-const std::string_view kCMakeLists = R"tmpl(# @NAME@: a skillhost plugin, built out of tree against the installed SkillhostSDK package.
+const std::string_view kCMakeLists =
+    R"tmpl(# @NAME@: a skillhost plugin, built out of tree against the installed SkillhostSDK package.
 #   cmake -S . -B build && cmake --build build    build (the manifest is validated first)
 #   ctest --test-dir build                        its tests, then `skillhost plugin check`
 #   cmake --install build                         into ~/.skillhost/plugins, where the host looks
@@ -49,7 +50,8 @@ if(@NAME@_BUILD_TESTS)
 endif()
 )tmpl";
 
-const std::string_view kManifest = R"tmpl(# Manifest of @NAME@: what the library provides. The host validates every call's arguments against
+const std::string_view kManifest =
+    R"tmpl(# Manifest of @NAME@: what the library provides. The host validates every call's arguments against
 # it, shows it to agents and MCP clients, and applies policy by it. Every field is described in
 # docs/manifest-reference.md (installed in share/skillhost/docs/).
 
@@ -94,7 +96,8 @@ skills:
         args: {name: Ada}
 )tmpl";
 
-const std::string_view kSourceC = R"tmpl(/* @NAME@: a skillhost plugin in C99. skill_c.h reads the arguments and writes the result; the host
+const std::string_view kSourceC =
+    R"tmpl(/* @NAME@: a skillhost plugin in C99. skill_c.h reads the arguments and writes the result; the host
  * has already validated the arguments against @NAME@.yaml. invoke() may run on several threads at
  * once: keep no mutable global state. */
 #include <skillhost/skill_abi.h>
@@ -149,7 +152,8 @@ SKILLHOST_EXPORT const skillhost_plugin* skillhost_plugin_entry(void) {
 }
 )tmpl";
 
-const std::string_view kSourceCpp = R"tmpl(// @NAME@: a skillhost plugin in C++. The host has already validated the arguments against
+const std::string_view kSourceCpp =
+    R"tmpl(// @NAME@: a skillhost plugin in C++. The host has already validated the arguments against
 // @NAME@.yaml; a skill function may run on several threads at once.
 #include <skillhost/skill.hpp>
 
@@ -174,7 +178,8 @@ static Json hello(const Call& call, const Json& args) {
 SKILLHOST_PLUGIN(SKILLHOST_PLUGIN_NAME, SKILLHOST_PLUGIN_VERSION, SKILLHOST_SKILL("@SKILL@", hello))
 )tmpl";
 
-const std::string_view kTest = R"tmpl(// @NAME@'s tests. The test kit loads the plugin exactly as the host does (manifest validation,
+const std::string_view kTest =
+    R"tmpl(// @NAME@'s tests. The test kit loads the plugin exactly as the host does (manifest validation,
 // ABI check, manifest/library agreement) and runs every call through the host's executor.
 #include <skillhost/testkit_gtest.hpp>
 

@@ -136,10 +136,14 @@ static inline int skillhost__hex4(const char* p, unsigned* out) {
     for (i = 0; i < 4; ++i) {
         char h = p[i];
         v <<= 4;
-        if (h >= '0' && h <= '9') v |= (unsigned)(h - '0');
-        else if (h >= 'a' && h <= 'f') v |= (unsigned)(h - 'a' + 10);
-        else if (h >= 'A' && h <= 'F') v |= (unsigned)(h - 'A' + 10);
-        else return 0;
+        if (h >= '0' && h <= '9')
+            v |= (unsigned)(h - '0');
+        else if (h >= 'a' && h <= 'f')
+            v |= (unsigned)(h - 'a' + 10);
+        else if (h >= 'A' && h <= 'F')
+            v |= (unsigned)(h - 'A' + 10);
+        else
+            return 0;
     }
     *out = v;
     return 1;
@@ -334,9 +338,12 @@ static inline skillhost_arg_status skillhost_arg_bool(skillhost_string_view args
     skillhost_json_cursor v;
     skillhost_arg_status status = skillhost__find_member(args, name, &v);
     if (status != SKILLHOST_ARG_OK) return status;
-    if (v.end - v.p == 4 && memcmp(v.p, "true", 4) == 0) *out = 1;
-    else if (v.end - v.p == 5 && memcmp(v.p, "false", 5) == 0) *out = 0;
-    else return SKILLHOST_ARG_WRONG_TYPE;
+    if (v.end - v.p == 4 && memcmp(v.p, "true", 4) == 0)
+        *out = 1;
+    else if (v.end - v.p == 5 && memcmp(v.p, "false", 5) == 0)
+        *out = 0;
+    else
+        return SKILLHOST_ARG_WRONG_TYPE;
     return SKILLHOST_ARG_OK;
 }
 
@@ -352,7 +359,8 @@ typedef struct skillhost_json_out {
     int failed; /* 1: out of memory, 2: too large, 3: too deep or unbalanced */
 } skillhost_json_out;
 
-#define SKILLHOST_JSON_OUT_INIT {NULL, 0, 0, 0, {0}, {0}, 0}
+#define SKILLHOST_JSON_OUT_INIT \
+    { NULL, 0, 0, 0, {0}, {0}, 0 }
 
 static inline void skillhost__append(skillhost_json_out* out, const char* bytes, size_t n) {
     if (out->failed) return;
