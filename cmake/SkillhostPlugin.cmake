@@ -9,9 +9,30 @@
 # under a temporary name renamed into place. NO_INSTALL (or SKILLHOST_PLUGIN_NO_INSTALL set in the
 # calling directory, as skillhost's own tests/ tree does for its test plugins) adds no install rule.
 #
+# The manifest's top-level `name` and `version` become the compile definitions SKILLHOST_PLUGIN_NAME
+# and SKILLHOST_PLUGIN_VERSION (string literals), so the code need not repeat them; editing the
+# manifest re-runs the configure step. When SKILLHOST_EXECUTABLE names a skillhost binary (the
+# installed package sets it), the manifest is validated as a build step with
+# `skillhost plugin validate`: a broken manifest fails the build with file:line:column of the
+# source manifest, not of its copy.
+#
 # Shared by this source tree and the installed SkillhostSDK package, so built-in plugins are built
 # exactly as third-party ones. Needs CMake 3.21 (file(COPY_FILE) in the install step).
 include_guard(GLOBAL)
+
+# Reads a top-level `key: value` of a block-style manifest (quotes and a trailing comment removed).
+function(_skillhost_manifest_scalar manifest key out_var)
+  file(STRINGS "${manifest}" lines REGEX "^${key}:")
+  set(value "")
+  if(lines)
+    list(GET lines 0 line)
+    string(REGEX REPLACE "^${key}:[ \t]*" "" value "${line}")
+    string(REGEX REPLACE "[ \t]+#.*$" "" value "${value}")
+    string(STRIP "${value}" value)
+    string(REGEX REPLACE "^[\"']([^\"']*)[\"']$" "\\1" value "${value}")
+  endif()
+  set(${out_var} "${value}" PARENT_SCOPE)
+endfunction()
 
 function(skillhost_add_plugin name)
   cmake_parse_arguments(PARSE_ARGV 1 arg "NO_INSTALL" "MANIFEST;OUTPUT_DIR;INSTALL_DESTINATION" "SOURCES;LINK_LIBRARIES")
@@ -46,15 +67,33 @@ function(skillhost_add_plugin name)
     target_link_options(${name} PRIVATE -Wl,--no-undefined)
   endif()
 
+  # The name and version are written once, in the manifest.
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${manifest_path}")
+  _skillhost_manifest_scalar("${manifest_path}" name plugin_name)
+  _skillhost_manifest_scalar("${manifest_path}" version plugin_version)
+  if(plugin_name MATCHES "^[a-z][a-z0-9_-]*$")
+    target_compile_definitions(${name} PRIVATE "SKILLHOST_PLUGIN_NAME=\"${plugin_name}\"")
+  endif()
+  if(plugin_version MATCHES "^[A-Za-z0-9.+_-]+$")
+    target_compile_definitions(${name} PRIVATE "SKILLHOST_PLUGIN_VERSION=\"${plugin_version}\"")
+  endif()
+
   # The manifest copy is a build output of its own (not a post-build step of the library), so
-  # editing only the manifest still updates the copy beside the library.
+  # editing only the manifest still updates the copy beside the library. With a validator, the
+  # copy is made only from a manifest that passed it.
   get_filename_component(manifest_name "${manifest_path}" NAME)
   set(manifest_copy "${arg_OUTPUT_DIR}/${manifest_name}")
+  set(validate_command)
+  if(SKILLHOST_EXECUTABLE)
+    set(validate_command COMMAND "${SKILLHOST_EXECUTABLE}" plugin validate "${manifest_path}"
+      --library "${CMAKE_SHARED_MODULE_PREFIX}${name}${CMAKE_SHARED_MODULE_SUFFIX}")
+  endif()
   add_custom_command(OUTPUT "${manifest_copy}"
+    ${validate_command}
     COMMAND ${CMAKE_COMMAND} -E make_directory "${arg_OUTPUT_DIR}"
     COMMAND ${CMAKE_COMMAND} -E copy "${manifest_path}" "${manifest_copy}"
     DEPENDS "${manifest_path}"
-    COMMENT "skillhost: placing manifest ${manifest_name} beside ${name}"
+    COMMENT "skillhost: checking manifest ${manifest_name} and placing it beside ${name}"
     VERBATIM)
   add_custom_target(${name}_manifest DEPENDS "${manifest_copy}")
   add_dependencies(${name} ${name}_manifest)

@@ -8,6 +8,12 @@ void CliContext::add_global_options(CLI::App& app) {
         ->type_name("FILE");
     app.add_option("--home", options.home, "Home directory for state (default: $SKILLHOST_HOME or ~/.skillhost)")
         ->type_name("DIR");
+    app.add_option("--plugin-dir", options.plugin_dirs,
+                   "Also load the plugins in DIR (repeatable), e.g. build/plugins: try a plugin without a "
+                   "configuration file")
+        ->type_name("DIR")
+        ->allow_extra_args(false)  // one DIR per --plugin-dir, so a following SKILL stays positional
+        ->take_all();
 }
 
 Result<config::HostConfig> CliContext::load_config() const {
@@ -15,6 +21,7 @@ Result<config::HostConfig> CliContext::load_config() const {
     if (!options.config_file.empty()) sources.config_file = options.config_file;
     if (!options.home.empty()) sources.home = options.home;
     sources.executable = executable_;
+    for (const auto& dir : options.plugin_dirs) sources.extra_plugin_dirs.emplace_back(dir);
     return config::load_host_config(sources);
 }
 

@@ -10,12 +10,14 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace skillhost::cli {
 
 struct GlobalOptions {
-    std::string config_file;  // --config
-    std::string home;         // --home
+    std::string config_file;               // --config
+    std::string home;                      // --home
+    std::vector<std::string> plugin_dirs;  // --plugin-dir, repeatable
 };
 
 using HostRuntime = app::HostRuntime;
@@ -27,7 +29,7 @@ public:
     GlobalOptions options;
     int exit_code = 0;
 
-    // Adds --config and --home to a (sub)command, so they work before or after the command name.
+    // Adds --config, --home and --plugin-dir to a (sub)command, so they work before or after the command name.
     void add_global_options(CLI::App& app);
 
     Result<config::HostConfig> load_config() const;
@@ -46,6 +48,9 @@ private:
 void register_skills_commands(CLI::App& app, CliContext& ctx);
 void register_call_command(CLI::App& app, CliContext& ctx);
 void register_plugin_commands(CLI::App& app, CliContext& ctx);
+// Subcommands of `plugin` besides check.
+void register_plugin_new_command(CLI::App& plugin, CliContext& ctx);
+void register_plugin_validate_command(CLI::App& plugin, CliContext& ctx);
 void register_demo_commands(CLI::App& app, CliContext& ctx);
 void register_approval_commands(CLI::App& app, CliContext& ctx);
 void register_policy_commands(CLI::App& app, CliContext& ctx);

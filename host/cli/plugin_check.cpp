@@ -153,12 +153,30 @@ void check_skill(CheckReport& report, exec::Executor& executor, const catalog::C
     }
 }
 
+// One FAIL line per manifest problem, so an author fixes them all in one round instead of one per run.
+void report_manifest_problems(CheckReport& report, const Error& error) {
+    const auto* problems = error.details.if_contains("problems");
+    if (problems == nullptr || !problems->is_array() || problems->as_array().empty()) {
+        report.add({"manifest", "", false, error.code + ": " + error.message});
+        return;
+    }
+    for (const auto& item : problems->as_array()) {
+        const auto& p = item.as_object();
+        manifest::ManifestProblem problem;
+        problem.file = std::string(p.at("file").as_string());
+        problem.line = static_cast<int>(p.at("line").to_number<std::int64_t>());
+        problem.column = static_cast<int>(p.at("column").to_number<std::int64_t>());
+        problem.field = std::string(p.at("field").as_string());
+        problem.message = std::string(p.at("message").as_string());
+        report.add({"manifest", "", false, problem.to_string()});
+    }
+}
+
 int run_check(CliContext& ctx, const std::string& manifest_file, bool json) {
     CheckReport report(json);
     auto m = manifest::load_manifest(manifest_file);
     if (!m) {
-        report.add({"manifest", "", false, m.error().message});
-        if (!json) print_error(m.error());
+        report_manifest_problems(report, m.error());
         return report.finish(manifest_file);
     }
     report.add({"manifest", "", true,
@@ -222,6 +240,8 @@ void register_plugin_commands(CLI::App& app, CliContext& ctx) {
     check->add_flag("--json", *json, "Machine-readable report");
     ctx.add_global_options(*check);
     check->callback([&ctx, file, json] { ctx.exit_code = run_check(ctx, *file, *json); });
+    register_plugin_new_command(*plugin, ctx);
+    register_plugin_validate_command(*plugin, ctx);
 }
 
 }  // namespace skillhost::cli

@@ -38,6 +38,9 @@ int run_watch(CliContext& ctx, bool json) {
         [log](const reload::ReloadReport& report) { (void)log->append("reload", report.to_json()); });
     std::mutex out_mutex;
     auto subscription = watched.catalog().subscribe([&](const reload::CatalogUpdate& update) {
+        // A reload that changed nothing visible (a manifest restored byte for byte, a library
+        // reinstalled unchanged) is not news for an author.
+        if (update.change.empty()) return;
         std::lock_guard lock(out_mutex);
         if (json)
             std::cout << compact_json(reload::change_to_json(update.change)) << std::endl;

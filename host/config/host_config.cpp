@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -39,9 +40,15 @@ Error config_error(const fs::path& file, const YAML::Mark& mark, const std::stri
 }
 
 const std::set<std::string>& known_keys() {
-    static const std::set<std::string> keys{
-        "home",   "plugin_dirs", "default_user", "default_workspace", "reload_debounce_ms", "include_builtin_plugins",
-        "server", "isolation"};
+    static const std::set<std::string> keys{"home",
+                                            "plugin_dirs",
+                                            "default_user",
+                                            "default_workspace",
+                                            "reload_debounce_ms",
+                                            "include_builtin_plugins",
+                                            "include_home_plugins",
+                                            "server",
+                                            "isolation"};
     return keys;
 }
 
@@ -243,6 +250,7 @@ Result<HostConfig> load_host_config(const ConfigSources& sources) {
     }
 
     bool include_builtin = true;
+    bool include_home = true;
     std::optional<fs::path> home_from_file;
     if (file) {
         std::error_code ec;
@@ -290,6 +298,8 @@ Result<HostConfig> load_host_config(const ConfigSources& sources) {
                         cfg.reload_debounce = std::chrono::milliseconds(ms);
                     } else if (key == "include_builtin_plugins") {
                         include_builtin = v.as<bool>();
+                    } else if (key == "include_home_plugins") {
+                        include_home = v.as<bool>();
                     } else if (key == "server") {
                         if (auto bad = read_server(abs, v, cfg.server)) return *bad;
                     } else if (key == "isolation") {
@@ -316,6 +326,36 @@ Result<HostConfig> load_host_config(const ConfigSources& sources) {
         cfg.plugin_dirs.insert(cfg.plugin_dirs.begin(), builtin_plugin_dir(sources.executable));
         cfg.builtin_plugin_dirs.push_back(cfg.plugin_dirs.front());
     }
+    std::vector<fs::path> extra;
+    for (const auto& dir : sources.extra_plugin_dirs) {
+        std::error_code ec;
+        const fs::path abs = fs::absolute(expand_home(dir.string()), ec).lexically_normal();
+        if (ec || !fs::is_directory(abs, ec)) {
+            Error e{"PLUGIN_DIR_NOT_FOUND",
+                    "--plugin-dir " + dir.string() + " is not a directory",
+                    {},
+                    {"pass the directory that holds the plugin's manifest and library, e.g. "
+                     "--plugin-dir build/plugins after `cmake --build build`"}};
+            e.details["plugin_dir"] = abs.string();
+            return e;
+        }
+        extra.push_back(abs);
+    }
+    // --plugin-dir goes before the file's directories and the home's, so the build an author is
+    // trying wins over an installed copy of the same plugin (the later one is a DUPLICATE_PLUGIN).
+    cfg.plugin_dirs.insert(cfg.plugin_dirs.begin() + (include_builtin && !sources.executable.empty() ? 1 : 0),
+                           extra.begin(), extra.end());
+    // Only when it exists: a missing optional directory is not a failure worth reporting on every command.
+    if (std::error_code ec; include_home && fs::is_directory(cfg.home_plugin_dir(), ec)) {
+        cfg.plugin_dirs.push_back(cfg.home_plugin_dir());
+    }
+    // The same directory twice would load every plugin in it twice (and fail on duplicate skill ids).
+    std::vector<fs::path> unique_dirs;
+    for (auto& dir : cfg.plugin_dirs) {
+        if (std::find(unique_dirs.begin(), unique_dirs.end(), dir.lexically_normal()) == unique_dirs.end())
+            unique_dirs.push_back(dir.lexically_normal());
+    }
+    cfg.plugin_dirs = std::move(unique_dirs);
     if (cfg.default_workspace.empty()) cfg.default_workspace = cfg.home / "workspace";
     return cfg;
 }

@@ -68,18 +68,27 @@ struct HostConfig {
     std::filesystem::path plugin_cache_dir() const { return home / "plugin-cache"; }
     std::filesystem::path database_file() const { return home / "skillhost.db"; }
     std::filesystem::path audit_dir() const { return home / "audit"; }
+    // Where an author installs a plugin for this home without writing a configuration file.
+    std::filesystem::path home_plugin_dir() const { return home / "plugins"; }
 };
 
 struct ConfigSources {
     std::optional<std::filesystem::path> config_file;  // --config
     std::optional<std::filesystem::path> home;         // --home (wins over the file and $SKILLHOST_HOME)
     std::filesystem::path executable;                  // to find the built-in plugins beside it
+    // --plugin-dir (repeatable): searched before the file's plugin_dirs, so a plugin can be tried
+    // without writing a configuration file. Relative to the working directory; each must exist.
+    std::vector<std::filesystem::path> extra_plugin_dirs;
 };
 
 // Resolution: --config, else $SKILLHOST_CONFIG, else <exe>/../etc/skillhost/skillhost.yaml if it
 // exists, else built-in defaults. Home: --home, else $SKILLHOST_HOME, else the file's `home`, else
 // ~/.skillhost. Relative paths in the file are relative to the file's directory. `~` expands.
-// Errors (CONFIG_INVALID) carry file:line:column and the key.
+// Plugin directories, in search order: the built-in one (unless include_builtin_plugins: false),
+// --plugin-dir, the file's plugin_dirs, then <home>/plugins when it exists (unless
+// include_home_plugins: false; the place docs/plugin-authors.md installs to). Duplicates are dropped.
+// Errors (CONFIG_INVALID) carry file:line:column and the key; a --plugin-dir that is not a
+// directory is PLUGIN_DIR_NOT_FOUND.
 Result<HostConfig> load_host_config(const ConfigSources& sources);
 
 // The built-in plugin directory for an executable at `exe`: <exe dir>/../lib/skillhost/plugins.

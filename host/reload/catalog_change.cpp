@@ -1,6 +1,9 @@
 #include "reload/catalog_change.hpp"
 
+#include "catalog/catalog_render.hpp"
+
 #include <boost/json/array.hpp>
+#include <boost/json/serialize.hpp>
 
 #include <algorithm>
 #include <map>
@@ -43,6 +46,30 @@ PluginChange describe(const LoadedPlugin* before, const LoadedPlugin* after) {
     return change;
 }
 
+bool code_differs(const LoadedPlugin& before, const LoadedPlugin& after, const CodeIdentity& code_identity) {
+    if (!code_identity) return true;
+    const auto old_code = code_identity(before);
+    const auto new_code = code_identity(after);
+    return !old_code || !new_code || *old_code != *new_code;
+}
+
+// Everything the catalog tells clients about one skill (description, schemas, risk, hints, ...).
+std::string described(const CatalogSnapshot& snapshot, const std::string& id) {
+    const auto* entry = snapshot.find(id);
+    return entry ? boost::json::serialize(catalog::render_catalog_json({entry})) : std::string();
+}
+
+bool plugin_differs(const LoadedPlugin& before, const LoadedPlugin& after, const CodeIdentity& code_identity) {
+    const auto& old_skills = before.manifest().skills;
+    const auto& new_skills = after.manifest().skills;
+    const bool same_ids = std::equal(old_skills.begin(), old_skills.end(), new_skills.begin(), new_skills.end(),
+                                     [](const auto& a, const auto& b) { return a.id == b.id; });
+    if (before.version() != after.version() || before.manifest().description != after.manifest().description ||
+        !same_ids)
+        return true;
+    return code_differs(before, after, code_identity);
+}
+
 void add_unit(std::vector<std::filesystem::path>& units, const std::filesystem::path& file) {
     if (std::find(units.begin(), units.end(), file) == units.end()) units.push_back(file);
 }
@@ -68,11 +95,13 @@ bool CatalogChange::empty() const {
            removed_plugins.empty() && updated_plugins.empty() && new_failures.empty() && cleared_failures.empty();
 }
 
-CatalogChange compute_change(const CatalogSnapshot& old_snapshot, const CatalogSnapshot& new_snapshot) {
+CatalogChange compute_change(const CatalogSnapshot& old_snapshot, const CatalogSnapshot& new_snapshot,
+                             const CodeIdentity& code_identity) {
     CatalogChange change;
     change.old_version = old_snapshot.version();
     change.new_version = new_snapshot.version();
 
+    std::vector<std::pair<const LoadedPlugin*, const LoadedPlugin*>> reloaded;  // (before, after)
     const auto old_plugins = plugins_by_manifest(old_snapshot);
     const auto new_plugins = plugins_by_manifest(new_snapshot);
     for (const auto& [file, after] : new_plugins) {
@@ -81,7 +110,7 @@ CatalogChange compute_change(const CatalogSnapshot& old_snapshot, const CatalogS
             change.added_plugins.push_back(describe(nullptr, after));
             add_unit(change.units, file);
         } else if (it->second != after) {
-            change.updated_plugins.push_back(describe(it->second, after));
+            reloaded.emplace_back(it->second, after);
             add_unit(change.units, file);
         }
     }
@@ -94,15 +123,25 @@ CatalogChange compute_change(const CatalogSnapshot& old_snapshot, const CatalogS
 
     const auto old_skills = skills_by_id(old_snapshot);
     const auto new_skills = skills_by_id(new_snapshot);
+    std::set<const LoadedPlugin*> plugins_with_updated_skills;
     for (const auto& [id, after] : new_skills) {
         auto it = old_skills.find(id);
-        if (it == old_skills.end())
+        if (it == old_skills.end()) {
             change.added_skills.push_back(id);
-        else if (it->second != after)
+        } else if (it->second != after && (code_differs(*it->second, *after, code_identity) ||
+                                           described(old_snapshot, id) != described(new_snapshot, id))) {
             change.updated_skills.push_back(id);
+            plugins_with_updated_skills.insert(after);
+        }
     }
     for (const auto& [id, before] : old_skills) {
         if (!new_skills.count(id)) change.removed_skills.push_back(id);
+    }
+
+    // A reloaded plugin is an update only when something about it (or one of its skills) changed.
+    for (const auto& [before, after] : reloaded) {
+        if (plugins_with_updated_skills.count(after) || plugin_differs(*before, *after, code_identity))
+            change.updated_plugins.push_back(describe(before, after));
     }
 
     std::set<std::tuple<const std::filesystem::path&, const std::string&, const std::string&>> old_failures;
@@ -132,7 +171,8 @@ std::string format_change_line(const CatalogChange& change) {
     std::vector<std::string> parts;
     for (const auto& p : change.added_plugins) parts.push_back("added plugin " + p.name + " " + p.new_version);
     for (const auto& p : change.updated_plugins)
-        parts.push_back("updated plugin " + p.name + " " + p.old_version + " -> " + p.new_version);
+        parts.push_back("updated plugin " + p.name + " " +
+                        (p.old_version == p.new_version ? p.new_version : p.old_version + " -> " + p.new_version));
     for (const auto& p : change.removed_plugins) parts.push_back("removed plugin " + p.name + " " + p.old_version);
     if (!change.added_skills.empty()) parts.push_back("skills added: " + join_limited(change.added_skills, 8));
     if (!change.updated_skills.empty()) parts.push_back("skills updated: " + join_limited(change.updated_skills, 8));

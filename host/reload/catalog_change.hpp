@@ -8,7 +8,9 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,10 +33,13 @@ struct CatalogChange {
 
     std::vector<std::string> added_skills;  // sorted skill ids
     std::vector<std::string> removed_skills;
-    std::vector<std::string> updated_skills;  // same id, now served by another LoadedPlugin
+    // Same id, now served by another LoadedPlugin whose description of it or whose code differs. A
+    // reload that changed nothing an agent or client could see (same manifest content for the
+    // skill, same library bytes) is not an update.
+    std::vector<std::string> updated_skills;
     std::vector<PluginChange> added_plugins;
     std::vector<PluginChange> removed_plugins;
-    std::vector<PluginChange> updated_plugins;
+    std::vector<PluginChange> updated_plugins;            // reloaded with another version, manifest or library
     std::vector<plugin::PluginFailure> new_failures;      // not in the old snapshot
     std::vector<std::filesystem::path> cleared_failures;  // manifests whose failure went away
 
@@ -49,12 +54,16 @@ struct CatalogUpdate {
     CatalogChange change;
 };
 
-CatalogChange compute_change(const catalog::CatalogSnapshot& old_snapshot,
-                             const catalog::CatalogSnapshot& new_snapshot);
+// What identifies the code a loaded plugin runs (a hash of its library's bytes), or nullopt when
+// unknown; unknown code counts as changed.
+using CodeIdentity = std::function<std::optional<std::uint64_t>(const plugin::LoadedPlugin&)>;
+
+CatalogChange compute_change(const catalog::CatalogSnapshot& old_snapshot, const catalog::CatalogSnapshot& new_snapshot,
+                             const CodeIdentity& code_identity = {});
 
 // One human line, e.g.
-//   "catalog v3 -> v4: updated plugin echo 1.0.0 -> 2.0.0 (4 skills); failed: broken.yaml
-//    ABI_INCOMPATIBLE: ..."
+//   "catalog v3 -> v4: updated plugin echo 1.0.0 -> 2.0.0; skills updated: add; failed: broken.yaml
+//    ABI_INCOMPATIBLE: ..." (a plugin updated without a version change: "updated plugin echo 1.0.0")
 std::string format_change_line(const CatalogChange& change);
 
 // {"old_version","new_version","trigger","units":[...],

@@ -229,6 +229,11 @@ std::optional<UnitReport> LiveCatalog::evaluate_unit(UnitState& unit) {
     // the older one, so the replacement's event triggers another (correct) reload.
     unit.library_file = parsed->library_path();
     unit.library_identity = identify_file(unit.library_file);
+    // Hashed before loading: if the file is replaced meanwhile, the next reload sees other bytes and
+    // reports a change rather than hiding one.
+    const auto library_bytes = read_file(unit.library_file);
+    const std::optional<std::uint64_t> library_hash =
+        library_bytes ? std::optional<std::uint64_t>(content_hash(*library_bytes)) : std::nullopt;
 
     const auto start = Clock::now();
     Result<std::shared_ptr<plugin::LoadedPlugin>> loaded = Error{};
@@ -254,6 +259,7 @@ std::optional<UnitReport> LiveCatalog::evaluate_unit(UnitState& unit) {
     if (unit.serving) report.previous_version = std::string(unit.serving->version());
     unit.serving = std::move(loaded.value());
     unit.failure.reset();
+    if (library_hash) code_hashes_[unit.serving.get()] = *library_hash;
     report.version = std::string(unit.serving->version());
     report.load_time = since(start);
     if (report.outcome == UnitOutcome::updated) {
@@ -399,7 +405,19 @@ void LiveCatalog::publish(ReloadReport& report, Clock::time_point started) {
     current_.store(new_snapshot);
 
     report.catalog_version_after = new_snapshot->version();
-    PendingNotification pending{{old_snapshot, new_snapshot, compute_change(*old_snapshot, *new_snapshot)}, report};
+    const CodeIdentity code_identity = [this](const plugin::LoadedPlugin& p) -> std::optional<std::uint64_t> {
+        auto it = code_hashes_.find(&p);
+        return it == code_hashes_.end() ? std::nullopt : std::optional<std::uint64_t>(it->second);
+    };
+    PendingNotification pending{
+        {old_snapshot, new_snapshot, compute_change(*old_snapshot, *new_snapshot, code_identity)}, report};
+    // Only plugins a later snapshot can still be compared with need their hash (a freed plugin's
+    // address may be reused by a new one, whose load then overwrites the entry anyway).
+    std::set<const plugin::LoadedPlugin*> serving;
+    for (const auto& [key, unit] : units_)
+        if (unit.serving) serving.insert(unit.serving.get());
+    for (auto it = code_hashes_.begin(); it != code_hashes_.end();)
+        it = serving.count(it->first) ? std::next(it) : code_hashes_.erase(it);
     pending.update.change.trigger = report.trigger;
     // Units that were re-evaluated but whose visible state did not change (e.g. a failed plugin that
     // failed again the same way) still count as touched by this rebuild.

@@ -130,6 +130,9 @@ private:
 
     mutable std::mutex rebuild_mutex_;  // serialises rebuilds; guards units_ and missing_dirs_
     std::map<UnitKey, UnitState> units_;
+    // A hash of the library bytes each serving plugin was loaded from, so a reload of identical
+    // files is not reported as a change. Entries for plugins no longer in the catalog are dropped.
+    std::map<const plugin::LoadedPlugin*, std::uint64_t> code_hashes_;
     std::vector<plugin::PluginFailure> directory_failures_;
 
     std::atomic<std::shared_ptr<const catalog::CatalogSnapshot>> current_;

@@ -140,6 +140,36 @@ TEST_F(CliTest, PluginCheckFailsABrokenPluginAndSaysWhy) {
     EXPECT_NE(r.out.find("SKILLS_MISMATCH"), std::string::npos) << r.out;
 }
 
+TEST_F(CliTest, PluginCheckReportsEveryManifestProblemNotJustTheFirst) {
+    // Three independent mistakes: a bad plugin name, an unknown risk, a missing skill description.
+    const auto manifest = dir / "broken.yaml";
+    write_file(manifest,
+               "name: Broken\n"
+               "version: 1.0.0\n"
+               "library: libbroken.so\n"
+               "abi_version: \"1.1\"\n"
+               "skills:\n"
+               "  - id: one\n"
+               "    description: first\n"
+               "    risk: extreme\n"
+               "  - id: two\n");
+    auto text = skillhost({"plugin", "check", manifest.string()});
+    EXPECT_EQ(text.exit_code, 1);
+    EXPECT_EQ(text.out.find("more)"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("broken.yaml:1:7: name:"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("skills[0].risk"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("skills[1]"), std::string::npos) << text.out;
+
+    auto json = skillhost({"plugin", "check", manifest.string(), "--json"});
+    EXPECT_EQ(json.exit_code, 1);
+    auto v = boost::json::parse(json.out).as_object();
+    std::size_t manifest_failures = 0;
+    for (const auto& check : v.at("checks").as_array())
+        if (check.at("check").as_string() == "manifest" && !check.at("ok").as_bool()) ++manifest_failures;
+    EXPECT_GE(manifest_failures, 3u) << json.out;
+    EXPECT_EQ(v.at("failed").as_int64(), static_cast<std::int64_t>(manifest_failures));
+}
+
 TEST_F(CliTest, BadConfigNamesFileLineAndKey) {
     write_file(config, "plugin_dirs: []\nhoem: /tmp/x\n");
     auto r = skillhost({"skills", "list"});
@@ -159,6 +189,88 @@ TEST_F(CliTest, ModelsListAndTestTheBuiltinModel) {
     auto bad = skillhost({"models", "test", "oracle"});
     EXPECT_EQ(bad.exit_code, 1);
     EXPECT_NE(bad.err.find("not a model role"), std::string::npos) << bad.err;
+}
+
+// Trying a plugin needs no configuration file: --plugin-dir, or an install into <home>/plugins.
+TEST(CliPluginDirs, PluginDirOptionAndTheHomePluginDirectoryNeedNoConfigFile) {
+    TempDir dir{"skillhost-plugin-dirs"};
+    const std::string home = (dir / "home").string();
+    auto call = run_process({SKILLHOST_BINARY, "call", "--plugin-dir", kFixtures + "/echo", "add", "--args",
+                             R"({"a":2,"b":3})", "--json", "--home", home});
+    ASSERT_EQ(call.exit_code, 0) << call.out << call.err;
+    EXPECT_EQ(boost::json::parse(call.out).at("result").at("sum").as_int64(), 5);
+
+    auto missing =
+        run_process({SKILLHOST_BINARY, "skills", "list", "--plugin-dir", (dir / "nope").string(), "--home", home});
+    EXPECT_EQ(missing.exit_code, 2);
+    EXPECT_NE(missing.err.find("PLUGIN_DIR_NOT_FOUND"), std::string::npos) << missing.err;
+
+    std::filesystem::create_directories(dir / "home/plugins");
+    for (const auto* file : {"libplain_c.so", "plain_c.yaml"})
+        std::filesystem::copy_file(kFixtures + "/plain_c/" + file, dir / "home/plugins" / file);
+    auto list = run_process({SKILLHOST_BINARY, "skills", "list", "--json", "--home", home});
+    ASSERT_EQ(list.exit_code, 0) << list.err;
+    bool found = false;
+    const auto listed = boost::json::parse(list.out);
+    for (const auto& s : listed.at("skills").as_array()) found = found || s.at("plugin").as_string() == "plain_c";
+    EXPECT_TRUE(found) << list.out;
+}
+
+TEST(CliPluginNew, WritesAProjectWhoseManifestValidatesAndRefusesBadRequests) {
+    TempDir dir{"skillhost-plugin-new"};
+    for (const std::string lang : {"c", "cpp"}) {
+        const auto project = dir / ("demo_" + lang);
+        auto r =
+            run_process({SKILLHOST_BINARY, "plugin", "new", "demo_" + lang, "--lang", lang, "--dir", project.string()});
+        ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+        for (const auto* file : {"CMakeLists.txt", "README.md", ".gitignore"})
+            EXPECT_TRUE(std::filesystem::is_regular_file(project / file)) << file;
+        EXPECT_TRUE(std::filesystem::is_regular_file(project / ("src/demo_" + lang + (lang == "c" ? ".c" : ".cpp"))));
+        EXPECT_TRUE(std::filesystem::is_regular_file(project / ("tests/demo_" + lang + "_test.cpp")));
+        const auto manifest = project / ("demo_" + lang + ".yaml");
+        auto valid = run_process(
+            {SKILLHOST_BINARY, "plugin", "validate", manifest.string(), "--library", "libdemo_" + lang + ".so"});
+        EXPECT_EQ(valid.exit_code, 0) << valid.err;
+        EXPECT_EQ(valid.err, "") << "the generated manifest needs no note either";
+        EXPECT_NE(r.out.find("demo_" + lang + "_hello"), std::string::npos) << r.out;
+    }
+    auto again =
+        run_process({SKILLHOST_BINARY, "plugin", "new", "demo_c", "--lang", "c", "--dir", (dir / "demo_c").string()});
+    EXPECT_EQ(again.exit_code, 2);
+    EXPECT_NE(again.err.find("DIRECTORY_NOT_EMPTY"), std::string::npos) << again.err;
+    auto bad_name =
+        run_process({SKILLHOST_BINARY, "plugin", "new", "My-Plugin", "--lang", "c", "--dir", (dir / "x").string()});
+    EXPECT_EQ(bad_name.exit_code, 2);
+    EXPECT_NE(bad_name.err.find("INVALID_PLUGIN_NAME"), std::string::npos) << bad_name.err;
+    auto bad_lang =
+        run_process({SKILLHOST_BINARY, "plugin", "new", "demo", "--lang", "rust", "--dir", (dir / "y").string()});
+    EXPECT_EQ(bad_lang.exit_code, 2);
+    EXPECT_NE(bad_lang.err.find("INVALID_LANGUAGE"), std::string::npos) << bad_lang.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "x"));
+    EXPECT_FALSE(std::filesystem::exists(dir / "y"));
+}
+
+TEST(CliPluginValidate, ListsEveryProblemCompilerStyleAndNotesAMissingRisk) {
+    TempDir dir{"skillhost-plugin-validate"};
+    const auto broken = dir / "broken.yaml";
+    write_file(broken,
+               "name: broken\nversion: 1.0.0\nlibrary: libbroken.so\nabi_version: \"1.1\"\nskills:\n"
+               "  - id: one\n    description: first\n    risk: extreme\n    cost: nothing\n");
+    auto r = run_process({SKILLHOST_BINARY, "plugin", "validate", broken.string()});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find(broken.string() + ":8:11: error: skills[0].risk"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(broken.string() + ":9:11: error: skills[0].cost"), std::string::npos) << r.err;
+
+    const auto riskless = dir / "riskless.yaml";
+    write_file(riskless,
+               "name: riskless\nversion: 1.0.0\nlibrary: libriskless.so\nabi_version: \"1.1\"\nskills:\n"
+               "  - id: one\n    description: first\n");
+    auto note = run_process({SKILLHOST_BINARY, "plugin", "validate", riskless.string()});
+    EXPECT_EQ(note.exit_code, 0) << note.err;
+    EXPECT_NE(note.err.find("note: skill 'one' has no risk, so it is medium"), std::string::npos) << note.err;
+    auto library = run_process({SKILLHOST_BINARY, "plugin", "validate", riskless.string(), "--library", "libother.so"});
+    EXPECT_EQ(library.exit_code, 1);
+    EXPECT_NE(library.err.find("library: the manifest names 'libriskless.so'"), std::string::npos) << library.err;
 }
 
 TEST_F(CliTest, HelpAndUsageErrors) {

@@ -163,3 +163,47 @@ TEST(HostConfigServer, ListenAddressesParseOrSayWhatIsWrong) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(HostConfig, HomePluginDirIsSearchedWhenItExistsThenPluginDirOptions) {
+    TempDir dir;
+    ConfigSources s;
+    s.home = dir / "home";
+    auto without = load_host_config(s);
+    ASSERT_TRUE(without.ok()) << without.error().message;
+    EXPECT_TRUE(without->plugin_dirs.empty()) << "a missing <home>/plugins is not searched";
+
+    std::filesystem::create_directories(dir / "home/plugins");
+    std::filesystem::create_directories(dir / "build/plugins");
+    s.extra_plugin_dirs = {dir / "build/plugins", dir / "home/plugins"};
+    auto with = load_host_config(s);
+    ASSERT_TRUE(with.ok()) << with.error().message;
+    ASSERT_EQ(with->plugin_dirs.size(), 2u) << "the home's directory given again is not searched twice";
+    EXPECT_EQ(with->plugin_dirs[0], dir / "build/plugins") << "the build being tried wins over an installed copy";
+    EXPECT_EQ(with->plugin_dirs[1], dir / "home/plugins");
+
+    write_file(dir / "skillhost.yaml", "include_home_plugins: false\n");
+    s.config_file = dir / "skillhost.yaml";
+    s.extra_plugin_dirs.clear();
+    auto off = load_host_config(s);
+    ASSERT_TRUE(off.ok()) << off.error().message;
+    EXPECT_TRUE(off->plugin_dirs.empty());
+}
+
+TEST(HostConfig, PluginDirOptionThatIsNotADirectoryIsRefused) {
+    TempDir dir;
+    write_file(dir / "file", "x");
+    for (const auto& bad : {dir / "missing", dir / "file"}) {
+        ConfigSources s;
+        s.home = dir / "home";
+        s.extra_plugin_dirs = {bad};
+        auto cfg = load_host_config(s);
+        ASSERT_FALSE(cfg.ok()) << bad;
+        EXPECT_EQ(cfg.error().code, "PLUGIN_DIR_NOT_FOUND");
+        EXPECT_NE(cfg.error().message.find(bad.string()), std::string::npos) << cfg.error().message;
+        EXPECT_FALSE(cfg.error().suggestions.empty());
+    }
+}
+
+}  // namespace

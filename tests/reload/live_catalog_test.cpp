@@ -197,6 +197,44 @@ TEST_F(LiveCatalogTest, AManifestOnlyChangeIsPickedUp) {
     EXPECT_EQ(catalog.snapshot()->find("noop")->spec->description, "Does nothing, now documented better.");
 }
 
+TEST_F(LiveCatalogTest, OnlyRealChangesAreReportedAsUpdates) {
+    const auto manifest = install_fixture("echo", plugins);
+    LiveCatalog catalog(options());
+    catalog.rescan();
+    test::ChangeLog log(catalog);
+    const std::string original = test::read_file(manifest);
+
+    // One skill's description changes: that skill is updated, its siblings are not, and the
+    // plugin's unchanged version is not shown as "1.0.0 -> 1.0.0".
+    std::string text = original;
+    const std::string old_description = "Does nothing and returns an empty object.";
+    ASSERT_NE(text.find(old_description), std::string::npos);
+    text.replace(text.find(old_description), old_description.size(), "Does nothing, documented better.");
+    test::install_bytes(plugins, "echo.yaml", text);
+    ASSERT_TRUE(catalog.reload_unit(manifest).ok());
+    // A comment only: reloaded, but nothing a client could see changed.
+    test::install_bytes(plugins, "echo.yaml", text + "# a comment\n");
+    ASSERT_TRUE(catalog.reload_unit(manifest).ok());
+    // The same library bytes installed again (a new file): no change either.
+    install_fixture_library("echo", plugins, "libecho.so");
+    ASSERT_TRUE(catalog.reload_unit(manifest).ok());
+    // Other library bytes: every skill of the plugin now runs other code.
+    install_fixture_library("echo_v2", plugins, "libecho.so");
+    ASSERT_TRUE(catalog.reload_unit(manifest).ok());
+
+    const auto changes = log.changes();
+    ASSERT_EQ(changes.size(), 4u);
+    EXPECT_EQ(changes[0].updated_skills, std::vector<std::string>{"noop"});
+    ASSERT_EQ(changes[0].updated_plugins.size(), 1u);
+    EXPECT_EQ(format_change_line(changes[0]), "catalog v1 -> v2: updated plugin echo 1.0.0; skills updated: noop");
+    EXPECT_TRUE(changes[1].empty()) << format_change_line(changes[1]);
+    EXPECT_TRUE(changes[2].empty()) << format_change_line(changes[2]);
+    EXPECT_EQ(changes[2].units, std::vector<std::filesystem::path>{manifest}) << "the unit was still rebuilt";
+    EXPECT_GT(changes[3].updated_skills.size(), 1u);
+    EXPECT_EQ(format_change_line(changes[3]).rfind("catalog v4 -> v5: updated plugin echo 1.0.0 -> 2.0.0", 0), 0u)
+        << format_change_line(changes[3]);
+}
+
 TEST_F(LiveCatalogTest, ARemovedManifestTakesItsSkillsOutWhileHeldCallsStillWork) {
     const auto manifest = install_fixture("echo", plugins);
     LiveCatalog catalog(options());

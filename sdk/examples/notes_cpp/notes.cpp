@@ -61,4 +61,6 @@ Json note_list(const Call& call, const Json& args) {
 
 }  // namespace
 
-SKILLHOST_PLUGIN("notes_cpp", "1.0.0", SKILLHOST_SKILL("note_add", note_add), SKILLHOST_SKILL("note_list", note_list))
+// Name and version come from notes_cpp.yaml: skillhost_add_plugin() defines them.
+SKILLHOST_PLUGIN(SKILLHOST_PLUGIN_NAME, SKILLHOST_PLUGIN_VERSION, SKILLHOST_SKILL("note_add", note_add),
+                 SKILLHOST_SKILL("note_list", note_list))
