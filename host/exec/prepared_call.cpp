@@ -15,7 +15,8 @@ Error skill_not_found(const catalog::CatalogSnapshot& catalog, std::string_view 
     for (const auto& e : catalog.entries()) ids.push_back(e.spec->id);
     const auto similar = near_names(skill_id, ids);
     // A hostile id may be long; the message quotes only its start.
-    const std::string shown = skill_id.size() > 80 ? std::string(skill_id.substr(0, 80)) + "..." : std::string(skill_id);
+    const std::string shown =
+        skill_id.size() > 80 ? std::string(skill_id.substr(0, 80)) + "..." : std::string(skill_id);
     Error error{"SKILL_NOT_FOUND", "no skill named \"" + shown + "\" in the catalog"};
     if (!similar.empty()) {
         error.message += "; did you mean " + similar.front() + "?";

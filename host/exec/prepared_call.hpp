@@ -34,8 +34,7 @@ public:
     const boost::json::value& args() const { return args_; }
 
 private:
-    PreparedCall(std::shared_ptr<plugin::LoadedPlugin> plugin, const manifest::SkillSpec* spec,
-                 boost::json::value args)
+    PreparedCall(std::shared_ptr<plugin::LoadedPlugin> plugin, const manifest::SkillSpec* spec, boost::json::value args)
         : plugin_(std::move(plugin)), spec_(spec), args_(std::move(args)) {}
     friend Result<PreparedCall> prepare_call(const catalog::CatalogEntry& entry, const boost::json::value& args);
 
