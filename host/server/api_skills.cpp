@@ -66,15 +66,16 @@ Reply call_skill(ApiServices& s, ApiRequest& req) {
 
     // The handler's own thread runs the call (no hand-off to a worker). Should the plugin still be
     // running at its deadline (or when the server stops calls), the executor's watcher answers
-    // through the early responder while this thread waits for the plugin; while several handler
-    // threads are held like that, calls go to executor workers instead, so hung plugins cannot
-    // take every handler thread.
-    // Counted up by the watcher's answer and down here when the plugin returns, in either order.
-    static std::atomic<int> handlers_held{0};
-    constexpr int kMaxHandlersHeld = 4;
+    // through the early responder while this thread waits for the plugin. At most half of the
+    // handler threads run calls like that at once; beyond, calls go to executor workers, so hung
+    // plugins (or a serial skill's queue) can never hold every handler thread.
+    static std::atomic<unsigned> running_here{0};
+    const unsigned limit = std::max(1u, s.host.config.server.handler_threads / 2);
     EarlyResponder respond = early_responder();
-    if (!respond || handlers_held.load() >= kMaxHandlersHeld) return call_reply(s.host.pipeline->call(*snapshot, call));
-
+    if (!respond || running_here.fetch_add(1) >= limit) {
+        if (respond) running_here.fetch_sub(1);
+        return call_reply(s.host.pipeline->call(*snapshot, call));
+    }
     const auto here = std::this_thread::get_id();
     std::optional<exec::CallOutcome> outcome;
     s.host.pipeline->start(
@@ -86,14 +87,12 @@ Reply call_skill(ApiServices& s, ApiRequest& req) {
             }
             // The watcher's thread, while this handler is still inside the plugin: nothing here may
             // touch the handler's stack, which goes away as soon as the plugin returns.
-            handlers_held.fetch_add(1);
             respond(call_reply(o));
         },
         exec::RunOn::this_thread);
-    if (outcome) return call_reply(*outcome);
-    // Answered early by the watcher; the server drops what this returns.
-    handlers_held.fetch_sub(1);
-    return Response{};
+    running_here.fetch_sub(1);
+    // Empty when the watcher answered early; the server then drops what this returns.
+    return outcome ? Reply(call_reply(*outcome)) : Reply(Response{});
 }
 
 }  // namespace
