@@ -12,7 +12,9 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <condition_variable>
 #include <cstdlib>
+#include <mutex>
 #include <iostream>
 
 namespace {
@@ -54,7 +56,7 @@ void BM_ExecutorCallNoop(benchmark::State& state) {
         benchmark::DoNotOptimize(result);
     }
 }
-BENCHMARK(BM_ExecutorCallNoop)->Repetitions(10)->ReportAggregatesOnly(true);
+BENCHMARK(BM_ExecutorCallNoop)->MeasureProcessCPUTime()->UseRealTime()->Repetitions(10)->ReportAggregatesOnly(true);
 
 void BM_ExecutorCallEchoWithDefaults(benchmark::State& state) {
     auto& s = setup();
@@ -110,11 +112,17 @@ void BM_PrepareArgumentsEcho(benchmark::State& state) {
 }
 BENCHMARK(BM_PrepareArgumentsEcho)->Repetitions(5)->ReportAggregatesOnly(true);
 
-// The hand-off alone: submit an empty job to the executor's kind of pool and spin until it ran.
+// The hand-off alone: submit an empty job to the executor's pool and wait (blocked) until it ran.
 class EmptyJob final : public exec::PoolJob {
 public:
-    std::atomic<bool> done{false};
-    void run() noexcept override { done.store(true, std::memory_order_release); }
+    std::mutex mutex;
+    std::condition_variable ran;
+    bool done = false;
+    void run() noexcept override {
+        std::lock_guard lock(mutex);
+        done = true;
+        ran.notify_one();
+    }
 };
 
 void BM_WorkerPoolRoundTrip(benchmark::State& state) {
@@ -122,10 +130,11 @@ void BM_WorkerPoolRoundTrip(benchmark::State& state) {
     for (auto _ : state) {
         auto job = std::make_shared<EmptyJob>();
         pool.submit(job);
-        while (!job->done.load(std::memory_order_acquire)) {}
+        std::unique_lock lock(job->mutex);
+        job->ran.wait(lock, [&] { return job->done; });
     }
 }
-BENCHMARK(BM_WorkerPoolRoundTrip)->Repetitions(5)->ReportAggregatesOnly(true);
+BENCHMARK(BM_WorkerPoolRoundTrip)->MeasureProcessCPUTime()->UseRealTime()->Repetitions(5)->ReportAggregatesOnly(true);
 
 }  // namespace
 

@@ -12,7 +12,8 @@ namespace skillhost::exec {
 class CallObserver {
 public:
     virtual ~CallObserver() = default;
-    // Called on the calling thread after the call finished, ok or not. Must not throw.
+    // Called after the call finished, ok or not, on the thread that answered it (the caller's, a
+    // worker or the deadline watcher). Must not throw.
     virtual void on_call(std::string_view skill_id, const SkillResult& result) = 0;
 };
 

@@ -1,32 +1,22 @@
 #include "exec/call_pipeline.hpp"
 
 #include "catalog/catalog_render.hpp"
-#include "exec/argument_validation.hpp"
 #include "policy/call_authorization.hpp"
 #include "policy/call_path_rules.hpp"
 
 #include <spdlog/spdlog.h>
 
 namespace skillhost::exec {
-namespace {
-
-SkillResult failed(std::string_view skill_id, Error error) {
-    SkillResult r;
-    r.ok = false;
-    r.skill_id = std::string(skill_id);
-    r.error = std::move(error);
-    return r;
-}
-
-}  // namespace
 
 CallPipeline::CallPipeline(PipelineParts parts) : parts_(std::move(parts)) {}
 
 CallerContext CallPipeline::caller_for(const policy::UserContext& user) const {
     // A user's workspace exists from their first call on, like their plugin data directories.
-    std::error_code ec;
-    if (!user.workspace.empty() && !std::filesystem::exists(user.workspace, ec))
-        std::filesystem::create_directories(user.workspace, ec);
+    if (!user.workspace.empty()) {
+        if (auto ec = workspaces_->ensure(user.workspace.native()))
+            spdlog::warn("cannot create the workspace {} of user {}: {}", user.workspace.string(), user.user_id,
+                         ec.message());
+    }
     CallerContext c;
     c.user_id = user.user_id;
     c.cognitive_mode = policy::to_string(user.mode);
@@ -69,15 +59,12 @@ policy::UserContext CallPipeline::current_user(const policy::UserContext& user) 
     return out;
 }
 
-CallOutcome CallPipeline::call(const catalog::CatalogSnapshot& catalog, const CallRequest& asked) const {
-    // Mode and trust as they are now, not as when the session, run or resume began.
-    CallRequest request = asked;
-    request.user = current_user(asked.user);
+std::variant<CallPipeline::Admitted, CallOutcome> CallPipeline::admit(const catalog::CatalogSnapshot& catalog,
+                                                                      const CallRequest& request) const {
     CallOutcome out;
     const catalog::CatalogEntry* entry = catalog.find(request.skill_id);
     if (!entry) {
-        // The executor words SKILL_NOT_FOUND with the closest skill ids.
-        out.result = parts_.executor->call(catalog, request.skill_id, request.args, caller_for(request.user));
+        out.result = failed_call(request.skill_id, skill_not_found(catalog, request.skill_id));
         return out;
     }
     const manifest::SkillSpec& spec = *entry->spec;
@@ -87,25 +74,24 @@ CallOutcome CallPipeline::call(const catalog::CatalogSnapshot& catalog, const Ca
     if (!parts_.policy->is_visible(request.user, spec)) {
         policy::Decision d = parts_.policy->decide(request.user, spec, request.args);
         if (parts_.audit) (void)parts_.audit->record_decision(d, request.args);
-        out.result = failed(request.skill_id, d.to_error());
+        out.result = failed_call(request.skill_id, d.to_error());
         out.decision = std::move(d);
         return out;
     }
 
-    auto prepared = prepare_arguments(spec.id, spec.inputs, request.args);
+    auto prepared = prepare_call(*entry, request.args);
     if (!prepared) {
-        out.result = failed(request.skill_id, prepared.error());
+        out.result = failed_call(request.skill_id, std::move(prepared.error()), &spec);
         return out;
     }
 
     auto auth = policy::authorize_call(*parts_.policy, *parts_.approvals, parts_.audit, request.user, spec,
-                                       prepared.value(), request.requested_by);
+                                       prepared->args(), request.requested_by);
     if (!auth) {
         // Neither queued nor audited: such a call must not run.
-        out.result = failed(request.skill_id, auth.error());
+        out.result = failed_call(request.skill_id, auth.error());
         return out;
     }
-    out.decision = auth->decision;
     if (!auth->may_run()) {
         Error e = auth->error();
         if (auth->approval) {
@@ -113,14 +99,48 @@ CallOutcome CallPipeline::call(const catalog::CatalogSnapshot& catalog, const Ca
             e.details["preview"] = auth->approval->preview;
             out.approval_id = auth->approval->id;
         }
-        out.result = failed(request.skill_id, std::move(e));
+        out.result = failed_call(request.skill_id, std::move(e));
+        out.decision = std::move(auth->decision);
         return out;
     }
+    return Admitted{std::move(prepared.value()), std::move(auth->decision)};
+}
 
-    out.result = parts_.executor->call(catalog, spec.id, prepared.value(), caller_for(request.user),
-                                       with_path_rules(request.options, request.user, spec, prepared.value()));
+CallOutcome CallPipeline::call(const catalog::CatalogSnapshot& catalog, const CallRequest& asked) const {
+    // Mode and trust as they are now, not as when the session, run or resume began.
+    CallRequest request = asked;
+    request.user = current_user(asked.user);
+    auto admitted = admit(catalog, request);
+    if (auto* refused = std::get_if<CallOutcome>(&admitted)) return std::move(*refused);
+    auto& run = std::get<Admitted>(admitted);
+    CallOutcome out;
+    out.result = parts_.executor->run(run.call, caller_for(request.user),
+                                      with_path_rules(request.options, request.user, run.call.spec(), run.call.args()));
+    out.decision = std::move(run.decision);
     report_call(request, out.result);
     return out;
+}
+
+void CallPipeline::start(const catalog::CatalogSnapshot& catalog, CallRequest request, OutcomeCompletion done,
+                         RunOn where) const {
+    // Mode and trust as they are now, not as when the session, run or resume began.
+    request.user = current_user(request.user);
+    auto admitted = admit(catalog, request);
+    if (auto* refused = std::get_if<CallOutcome>(&admitted)) return done(std::move(*refused));
+    auto& run = std::get<Admitted>(admitted);
+    const CallerContext caller = caller_for(request.user);
+    const CallOptions options = with_path_rules(request.options, request.user, run.call.spec(), run.call.args());
+    parts_.executor->start(
+        run.call, caller, options,
+        [this, request = std::move(request), decision = std::move(run.decision),
+         done = std::move(done)](SkillResult result) mutable {
+            report_call(request, result);
+            CallOutcome out;
+            out.result = std::move(result);
+            out.decision = std::move(decision);
+            done(std::move(out));
+        },
+        where);
 }
 
 std::vector<const catalog::CatalogEntry*> CallPipeline::visible_entries(const catalog::CatalogSnapshot& catalog,
@@ -147,32 +167,32 @@ Result<ApprovalOutcome> CallPipeline::approve(const catalog::CatalogSnapshot& ca
         auto done = parts_.approvals->complete(record.id, false, boost::json::object{{"error", error.to_json()}},
                                                "re-check at approval failed: " + error.code + ": " + error.message);
         if (!done) return done.error();
-        return ApprovalOutcome{done.value(), failed(record.skill_id, std::move(error))};
+        return ApprovalOutcome{done.value(), failed_call(record.skill_id, std::move(error))};
     };
 
-    const catalog::CatalogEntry* entry = catalog.find(record.skill_id);
-    if (!entry) {
-        return refuse(Error{"SKILL_NOT_FOUND",
-                            "skill '" + record.skill_id + "' is no longer loaded, so the approved call cannot run",
-                            {},
-                            {"reinstall the plugin that provides it, then request the action again"}});
+    auto prepared = prepare_call(catalog, record.skill_id, record.arguments);
+    if (!prepared) {
+        Error error = std::move(prepared.error());
+        if (error.code == "SKILL_NOT_FOUND") {
+            error.message += " (it is no longer loaded, so the approved call cannot run)";
+            error.suggestions.push_back("reinstall the plugin that provides it, then request the action again");
+        }
+        return refuse(std::move(error));
     }
     auto user = parts_.resolve_user ? parts_.resolve_user(record.user_id)
                                     : Result<policy::UserContext>(Error{"USER_NOT_FOUND", "no user resolver"});
     if (!user) return refuse(user.error());
-    auto prepared = prepare_arguments(entry->spec->id, entry->spec->inputs, record.arguments);
-    if (!prepared) return refuse(prepared.error());
-    policy::Decision decision = parts_.policy->decide(user.value(), *entry->spec, prepared.value());
-    if (parts_.audit) (void)parts_.audit->record_decision(decision, prepared.value());
+    policy::Decision decision = parts_.policy->decide(user.value(), prepared->spec(), prepared->args());
+    if (parts_.audit) (void)parts_.audit->record_decision(decision, prepared->args());
     if (decision.denied()) return refuse(decision.to_error());
 
     CallRequest req;
     req.skill_id = record.skill_id;
-    req.args = prepared.value();
+    req.args = prepared->args();
     req.user = user.value();
     req.requested_by = policy::Requester::approval(record.id);
-    SkillResult result = parts_.executor->call(catalog, req.skill_id, req.args, caller_for(req.user),
-                                               with_path_rules(req.options, req.user, *entry->spec, req.args));
+    SkillResult result = parts_.executor->run(prepared.value(), caller_for(req.user),
+                                              with_path_rules(req.options, req.user, prepared->spec(), req.args));
     report_call(req, result);
     auto done = parts_.approvals->complete(record.id, result.ok, result.to_json(),
                                            result.ok ? "" : result.error.code + ": " + result.error.message);

@@ -9,6 +9,8 @@
 #include "catalog/catalog_snapshot.hpp"
 #include "exec/call_observer.hpp"
 #include "exec/executor.hpp"
+#include "exec/known_directories.hpp"
+#include "exec/prepared_call.hpp"
 #include "policy/approval_queue.hpp"
 #include "policy/audit_log.hpp"
 #include "policy/policy_engine.hpp"
@@ -21,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace skillhost::exec {
@@ -54,17 +57,28 @@ struct PipelineParts {
     std::filesystem::path users_dir;               // <home>/users
     // Resolves a user as they are now (trust, mode, workspace) for re-checks at approval time.
     std::function<Result<policy::UserContext>(std::string_view user_id)> resolve_user;
-    // Optional: told about every executed call (observers may be added later).
+    // Optional: told about every executed call (observers may be added later), on the thread that
+    // answered it.
     std::shared_ptr<CallObserverList> observers;
 };
+
+// Called exactly once with a call's outcome (see CallPipeline::start).
+using OutcomeCompletion = std::function<void(CallOutcome)>;
 
 class CallPipeline {
 public:
     explicit CallPipeline(PipelineParts parts);
 
-    // The user's mode, trust and role are read at this call (resolve_user), not taken from when
-    // the session or run that asks began.
+    // Runs the call and waits for its outcome. The user's mode, trust and role are read at this
+    // call (resolve_user), not taken from when the session or run that asks began.
     CallOutcome call(const catalog::CatalogSnapshot& catalog, const CallRequest& request) const;
+
+    // Finds the skill, validates the arguments and applies policy (audit included) on this thread,
+    // then starts the plugin call `where` says. `done` gets the outcome exactly once: before start()
+    // returns when the call does not run (unknown skill, invalid arguments, refused, queued for
+    // approval), else on the thread that answers the executor's call (see Executor::start).
+    void start(const catalog::CatalogSnapshot& catalog, CallRequest request, OutcomeCompletion done,
+               RunOn where = RunOn::worker) const;
 
     // Skills this user may see in their mode (for catalogs shown to people, planners and MCP).
     std::vector<const catalog::CatalogEntry*> visible_entries(const catalog::CatalogSnapshot& catalog,
@@ -82,6 +96,14 @@ public:
     const PipelineParts& parts() const { return parts_; }
 
 private:
+    // What admission decided: the prepared call and the policy decision when it may run.
+    struct Admitted {
+        PreparedCall call;
+        policy::Decision decision;
+    };
+    // One lookup in `catalog`, one validation, then policy. An outcome when the call must not run.
+    std::variant<Admitted, CallOutcome> admit(const catalog::CatalogSnapshot& catalog,
+                                              const CallRequest& request) const;
     CallerContext caller_for(const policy::UserContext& user) const;
     // The user as they are now (mode, trust, role), keeping the caller's credential and a narrower
     // mode the caller chose.
@@ -93,6 +115,8 @@ private:
     void report_call(const CallRequest& request, const SkillResult& result) const;
 
     PipelineParts parts_;
+    // Workspaces already created (shared so that the pipeline stays copyable).
+    std::shared_ptr<KnownDirectories> workspaces_ = std::make_shared<KnownDirectories>();
 };
 
 }  // namespace skillhost::exec

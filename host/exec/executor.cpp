@@ -2,8 +2,9 @@
 
 #include "base/user_id.hpp"
 #include "exec/argument_validation.hpp"
+#include "exec/deadline_watcher.hpp"
 #include "exec/error_suggestions.hpp"
-#include "exec/near_names.hpp"
+#include "exec/known_directories.hpp"
 #include "exec/worker_pool.hpp"
 
 #include <boost/json/parse.hpp>
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <mutex>
 #include <random>
 #include <thread>
 
@@ -20,102 +22,6 @@ namespace {
 
 namespace json = boost::json;
 using Clock = std::chrono::steady_clock;
-
-// How long a caller spins for a result before blocking: long enough to cover a trivial skill's
-// round trip through a running worker, short enough not to matter for anything slower.
-constexpr auto caller_spin = std::chrono::microseconds(30);
-// How often a blocked caller looks at an external cancel flag (nobody signals it).
-constexpr auto cancel_poll = std::chrono::milliseconds(2);
-
-// One call as shared between the caller and the worker running it. The worker keeps it (and so
-// the plugin) alive after a caller that gave up at its deadline has returned.
-class CallJob final : public PoolJob {
-public:
-    std::shared_ptr<plugin::LoadedPlugin> plugin;
-    plugin::CallContext context;
-    plugin::CallControl control;
-    std::string args_json;
-    std::shared_ptr<std::mutex> serial;
-
-    plugin::RawOutcome outcome;
-    std::string host_failure;  // an exception that escaped invoke() (the host's side, e.g. bad_alloc)
-
-    std::atomic<bool> done{false};
-    std::atomic<bool> abandoned{false};
-
-    void run() noexcept override {
-        try {
-            std::unique_lock<std::mutex> serial_lock;
-            if (serial) serial_lock = std::unique_lock(*serial);
-            // A call whose caller already gave up (timed out while queued or waiting for the
-            // serial lock) is not started at all.
-            if (!abandoned.load(std::memory_order_acquire))
-                outcome = plugin->invoke(context, args_json);
-            else
-                host_failure = "abandoned before it started";
-        } catch (const std::exception& e) {
-            host_failure = e.what();
-        } catch (...) {
-            host_failure = "unknown exception";
-        }
-        done.store(true, std::memory_order_seq_cst);
-        if (caller_waiting.load(std::memory_order_seq_cst)) {
-            { std::lock_guard lock(mutex); }  // orders with the caller's check; notify unlocked
-            finished.notify_one();
-        }
-    }
-
-    // Forwards progress to the caller's callback until the caller stops listening.
-    void forward_progress_to(std::function<void(double, double, std::string_view)> callback) {
-        caller_progress = std::move(callback);
-        control.on_progress = [this](double progress, double total, std::string_view message) {
-            std::lock_guard lock(progress_mutex);
-            if (caller_listening) caller_progress(progress, total, message);
-        };
-    }
-
-    // After this returns no progress callback runs: the caller's callback may capture its stack.
-    void stop_listening() {
-        std::lock_guard lock(progress_mutex);
-        caller_listening = false;
-    }
-
-    enum class Wait { finished, timed_out, cancelled };
-
-    Wait wait(std::optional<Clock::time_point> deadline, const std::atomic<bool>* cancel) {
-        const auto spin_until = Clock::now() + caller_spin;
-        unsigned spins = 0;
-        while (!done.load(std::memory_order_acquire)) {
-            hand_off_pause();
-            if ((++spins & 63) == 0 && Clock::now() >= spin_until) break;
-        }
-        if (done.load(std::memory_order_acquire)) return Wait::finished;
-
-        std::unique_lock lock(mutex);
-        caller_waiting.store(true, std::memory_order_seq_cst);
-        while (!done.load(std::memory_order_seq_cst)) {
-            if (cancel && cancel->load(std::memory_order_acquire)) return Wait::cancelled;
-            const auto now = Clock::now();
-            if (deadline && now >= *deadline) return Wait::timed_out;
-            auto wake_at = deadline.value_or(Clock::time_point::max());
-            if (cancel) wake_at = std::min(wake_at, now + cancel_poll);
-            if (wake_at == Clock::time_point::max())
-                finished.wait(lock);
-            else
-                finished.wait_until(lock, wake_at);
-        }
-        return Wait::finished;
-    }
-
-private:
-    std::mutex mutex;
-    std::condition_variable finished;
-    std::atomic<bool> caller_waiting{false};
-
-    std::mutex progress_mutex;
-    bool caller_listening = true;
-    std::function<void(double, double, std::string_view)> caller_progress;
-};
 
 // The wall-clock deadline a plugin sees, rounded up to a whole millisecond so the plugin never
 // sees its deadline pass before the executor's own (steady-clock) deadline does.
@@ -244,7 +150,176 @@ boost::json::object SkillResult::to_json() const {
     return out;
 }
 
-Executor::Executor() : call_counter_(0) {
+namespace {
+
+// One call between start() and its answer. Whoever claims `answered` first answers: the thread that
+// ran the plugin, or the deadline watcher (timeout, cancel, shutdown). The loser's work is dropped.
+class CallState final : public WatchedCall, public PoolJob {
+public:
+    std::shared_ptr<plugin::LoadedPlugin> plugin;  // keeps the library (and spec) loaded
+    const manifest::SkillSpec* spec = nullptr;
+    std::string plugin_name;
+    plugin::CallContext context;
+    plugin::CallControl control;
+    std::string args_json;
+    std::shared_ptr<std::mutex> serial;
+    std::chrono::milliseconds timeout{0};
+    std::optional<Clock::time_point> deadline_at;
+    std::shared_ptr<std::atomic<bool>> cancel;
+    Clock::time_point started;
+    std::string call_id;
+    CallCompletion done;
+
+    std::optional<Clock::time_point> deadline() const override { return deadline_at; }
+    bool cancel_requested() const override { return cancel && cancel->load(std::memory_order_acquire); }
+
+    void expire(Expiry why) noexcept override {
+        if (answered_.exchange(true, std::memory_order_acq_rel)) return;
+        control.cancelled.store(true);
+        stop_listening();
+        try {
+            if (why == Expiry::deadline) {
+                // Worth a log line: the plugin still holds its thread until it returns.
+                spdlog::warn("skill {} of plugin {} (call {}) timed out after {} ms; asked it to stop", spec->id,
+                             plugin_name, call_id, timeout.count());
+                return answer(fail(timeout_error(spec->id, plugin_name, timeout)));
+            }
+            const bool running = entered_.load(std::memory_order_acquire);
+            Error error{"CANCELLED",
+                        why == Expiry::shutdown
+                            ? "the call to " + spec->id + " was stopped because the host is shutting down"
+                        : running ? "the call to " + spec->id + " was cancelled while running; it was asked to stop"
+                                  : "the call to " + spec->id + " was cancelled before it started"};
+            error.details["plugin"] = plugin_name;
+            answer(fail(std::move(error)));
+        } catch (const std::exception& e) {
+            spdlog::error("executor: answering call {} failed: {}", call_id, e.what());
+        }
+    }
+
+    // Runs the plugin on this thread and answers unless the watcher answered first.
+    void run() noexcept override {
+        plugin::RawOutcome outcome;
+        std::string host_failure;  // an exception that escaped invoke() (the host's side, e.g. bad_alloc)
+        bool invoked = false;
+        try {
+            std::unique_lock<std::mutex> serial_lock;
+            if (serial) serial_lock = std::unique_lock(*serial);
+            // A call already answered (timed out or cancelled while queued or waiting for the serial
+            // lock) is not started at all.
+            if (!answered_.load(std::memory_order_acquire)) {
+                entered_.store(true, std::memory_order_release);
+                invoked = true;
+                outcome = plugin->invoke(context, args_json);
+            }
+        } catch (const std::exception& e) {
+            host_failure = e.what();
+        } catch (...) {
+            host_failure = "unknown exception";
+        }
+        if (!invoked && host_failure.empty()) return;
+        if (answered_.exchange(true, std::memory_order_acq_rel)) return;
+        stop_watching();
+        stop_listening();
+        try {
+            answer(interpret_outcome(outcome, host_failure));
+        } catch (const std::exception& e) {
+            spdlog::error("executor: answering call {} failed: {}", call_id, e.what());
+        }
+    }
+
+    // Answers before the call started (it will not run).
+    void refuse(Error error) {
+        answered_.store(true);
+        stop_watching();
+        answer(fail(std::move(error)));
+    }
+
+    // Forwards progress to the caller's callback until the caller stops listening.
+    void forward_progress_to(std::function<void(double, double, std::string_view)> callback) {
+        caller_progress_ = std::move(callback);
+        control.on_progress = [this](double progress, double total, std::string_view message) {
+            std::lock_guard lock(progress_mutex_);
+            if (caller_listening_) caller_progress_(progress, total, message);
+        };
+    }
+
+private:
+    SkillResult fail(Error error) const {
+        SkillResult result = failed_call(spec->id, std::move(error), spec);
+        result.plugin_name = plugin_name;
+        result.call_id = call_id;
+        result.duration = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started);
+        return result;
+    }
+
+    SkillResult interpret_outcome(const plugin::RawOutcome& raw, const std::string& host_failure) const {
+        if (!host_failure.empty())
+            return fail(Error{"PLUGIN_ERROR_UNSPECIFIED", "calling " + spec->id + " of plugin " + plugin_name +
+                                                              " failed inside the host: " + host_failure +
+                                                              "; try again"});
+        if (stopped_by_deadline(raw, deadline_at, cancel.get()))
+            return fail(timeout_error(spec->id, plugin_name, timeout));
+        if (raw.extra_writes > 0)
+            spdlog::warn("plugin {} skill {} (call {}) wrote {} answer(s) after its first; only the first counts",
+                         plugin_name, spec->id, call_id, raw.extra_writes);
+        SkillResult result;
+        if (auto error = interpret(raw, plugin_name, spec->id, result.output)) {
+            error->details["plugin"] = plugin_name;
+            return fail(std::move(*error));
+        }
+        // Every front end hands results to clients that check them against the declared outputs.
+        if (auto checked = check_result(spec->id, plugin_name, spec->outputs, result.output); !checked)
+            return fail(checked.error());
+        result.ok = true;
+        result.skill_id = spec->id;
+        result.plugin_name = plugin_name;
+        result.call_id = call_id;
+        result.duration = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started);
+        return result;
+    }
+
+    void answer(SkillResult result) {
+        CallCompletion callback = std::move(done);
+        callback(std::move(result));
+    }
+
+    // After this returns no progress callback runs: the caller's callback may capture its stack.
+    void stop_listening() {
+        if (!control.on_progress) return;
+        std::lock_guard lock(progress_mutex_);
+        caller_listening_ = false;
+    }
+
+    std::atomic<bool> answered_{false};
+    std::atomic<bool> entered_{false};
+    std::mutex progress_mutex_;
+    bool caller_listening_ = true;
+    std::function<void(double, double, std::string_view)> caller_progress_;
+};
+
+// Where a synchronous caller waits for its answer.
+struct Rendezvous {
+    std::mutex mutex;
+    std::condition_variable arrived;
+    std::optional<SkillResult> result;
+};
+
+}  // namespace
+
+SkillResult failed_call(std::string_view skill_id, Error error, const manifest::SkillSpec* spec) {
+    add_suggestions(error, spec);
+    SkillResult result;
+    result.ok = false;
+    result.skill_id = std::string(skill_id);
+    result.error = std::move(error);
+    return result;
+}
+
+Executor::Executor()
+    : directories_(std::make_unique<KnownDirectories>()),
+      call_counter_(0),
+      watcher_(std::make_unique<DeadlineWatcher>()) {
     WorkerPoolOptions options;
     options.keep_workers = std::max(2u, std::thread::hardware_concurrency());
     pool_ = std::make_unique<WorkerPool>(options);
@@ -263,81 +338,57 @@ std::string Executor::next_call_id() {
     return id;
 }
 
-std::shared_ptr<std::mutex> Executor::serial_mutex_for(const catalog::CatalogEntry& entry) {
+std::shared_ptr<std::mutex> Executor::serial_mutex_for(const PreparedCall& call) {
     // Keyed by the loaded plugin instance: a reloaded version is a different library with its own
     // state, so it does not need to wait for calls into the old one.
-    std::string key = std::to_string(reinterpret_cast<std::uintptr_t>(entry.plugin.get()));
+    std::string key = std::to_string(reinterpret_cast<std::uintptr_t>(call.plugin().get()));
     key += '/';
-    key += entry.spec->id;
+    key += call.spec().id;
     std::lock_guard lock(serial_mutexes_guard_);
     auto& slot = serial_mutexes_[key];
     if (!slot) slot = std::make_shared<std::mutex>();
     return slot;
 }
 
-SkillResult Executor::call(const catalog::CatalogSnapshot& catalog, std::string_view skill_id,
-                           const boost::json::value& args, const CallerContext& caller, const CallOptions& options) {
-    const auto started = Clock::now();
-    SkillResult result;
-    result.skill_id = std::string(skill_id);
-    const catalog::CatalogEntry* entry = nullptr;
-    auto fail = [&](Error error) -> SkillResult& {
-        add_suggestions(error, entry ? entry->spec : nullptr);
-        result.ok = false;
-        result.error = std::move(error);
-        result.duration = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started);
-        return result;
-    };
-
+void Executor::start(const PreparedCall& call, const CallerContext& caller, const CallOptions& options,
+                     CallCompletion done, RunOn where) {
+    const manifest::SkillSpec& spec = call.spec();
+    std::shared_ptr<CallState> state;
     try {
-        result.call_id = next_call_id();
-        entry = catalog.find(skill_id);
-        if (!entry) {
-            std::vector<std::string_view> ids;
-            ids.reserve(catalog.entries().size());
-            for (const auto& e : catalog.entries()) ids.push_back(e.spec->id);
-            auto similar = near_names(skill_id, ids);
-            Error error{"SKILL_NOT_FOUND", "no skill named \"" + std::string(skill_id) + "\" in the catalog"};
-            if (!similar.empty()) {
-                error.message += "; did you mean " + similar.front() + "?";
-                for (const auto& s : similar) error.suggestions.push_back("Did you mean " + s + "?");
-            } else {
-                error.message += "; pick a skill id from the catalog";
-            }
-            json::array listed;
-            for (const auto& s : similar) listed.emplace_back(s);
-            error.details["skill"] = skill_id;
-            error.details["similar"] = std::move(listed);
-            return fail(std::move(error));
-        }
-        const manifest::SkillSpec& spec = *entry->spec;
-        const std::string& plugin_name = entry->plugin->manifest().name;
-        result.plugin_name = plugin_name;
-
-        auto prepared = prepare_arguments(spec.id, spec.inputs, args);
-        if (!prepared) return fail(std::move(prepared.error()));
-
+        state = std::make_shared<CallState>();
+        state->started = Clock::now();
+        state->plugin = call.plugin();
+        state->spec = &spec;
+        state->plugin_name = call.plugin()->manifest().name;
+        state->call_id = next_call_id();
+        state->done = std::move(done);
+        state->cancel = options.cancel;
+    } catch (const std::exception& e) {
+        SkillResult result =
+            failed_call(spec.id, Error{"EXECUTOR_UNAVAILABLE", std::string("the host could not run the call: ") +
+                                                                   e.what() + "; wait a moment and retry"});
+        if (state && state->done) return state->done(std::move(result));
+        if (done) done(std::move(result));
+        return;
+    }
+    try {
         if (!is_valid_user_id(caller.user_id)) {
             Error error{"INVALID_USER_ID", "user id \"" + text_prefix(caller.user_id, 40) +
                                                "\" is not a valid user id; use " + std::string(user_id_rule)};
             error.details["user_id"] = text_prefix(caller.user_id, 128);
-            return fail(std::move(error));
+            return state->refuse(std::move(error));
         }
-        if (options.cancel && options.cancel->load()) {
-            Error error{"CANCELLED", "the call to " + spec.id + " was cancelled before it started"};
-            return fail(std::move(error));
-        }
+        if (options.cancel && options.cancel->load())
+            return state->refuse(Error{"CANCELLED", "the call to " + spec.id + " was cancelled before it started"});
 
-        const std::chrono::milliseconds timeout = options.timeout.value_or(std::chrono::milliseconds(spec.timeout_ms));
-        std::optional<Clock::time_point> deadline;
-        if (timeout.count() > 0) deadline = started + timeout;
+        state->timeout = options.timeout.value_or(std::chrono::milliseconds(spec.timeout_ms));
+        if (state->timeout.count() > 0) state->deadline_at = state->started + state->timeout;
 
-        auto job = std::make_shared<CallJob>();
-        job->plugin = entry->plugin;
-        job->context.skill_id = spec.id;
-        job->context.call_id = result.call_id;
-        job->context.user_id = caller.user_id;
-        job->context.cognitive_mode = caller.cognitive_mode;
+        plugin::CallContext& context = state->context;
+        context.skill_id = spec.id;
+        context.call_id = state->call_id;
+        context.user_id = caller.user_id;
+        context.cognitive_mode = caller.cognitive_mode;
         if (!caller.users_dir.empty()) {
             // <users_dir>/<user>/plugins/<plugin>, joined as text: path::operator/ re-parses every
             // component, which shows in the per-call cost. The user id was checked to be one plain name.
@@ -345,61 +396,62 @@ SkillResult Executor::call(const catalog::CatalogSnapshot& catalog, std::string_
             if (dir.back() != '/') dir += '/';
             dir += caller.user_id;
             dir += "/plugins/";
-            dir += plugin_name;
-            job->context.data_dir = std::move(dir);
-        }
-        job->context.workspace_root = caller.workspace_root;
-        job->context.deadline_unix_ms = deadline ? unix_ms_deadline(timeout) : 0;
-        job->context.control = &job->control;
-        if (options.on_progress) job->forward_progress_to(options.on_progress);
-        job->control.path_allowed = options.path_allowed;
-        job->args_json = json::serialize(*prepared);
-        if (spec.concurrency == manifest::Concurrency::serial) job->serial = serial_mutex_for(*entry);
-
-        pool_->submit(job);
-        const auto waited = job->wait(deadline, options.cancel.get());
-        if (waited != CallJob::Wait::finished) {
-            job->control.cancelled.store(true);
-            job->abandoned.store(true, std::memory_order_release);
-            job->stop_listening();
-            if (waited == CallJob::Wait::timed_out) {
-                // Worth a log line: the plugin still holds a worker thread until it returns.
-                spdlog::warn("skill {} of plugin {} (call {}) timed out after {} ms; asked it to stop", spec.id,
-                             plugin_name, result.call_id, timeout.count());
-                return fail(timeout_error(spec.id, plugin_name, timeout));
+            dir += state->plugin_name;
+            if (auto ec = directories_->ensure(dir)) {
+                Error error{"DATA_DIR_UNAVAILABLE", "cannot create the plugin data directory " + dir + " (" +
+                                                        ec.message() + "); check that the skillhost home is writable"};
+                error.details["data_dir"] = dir;
+                error.details["reason"] = ec.message();
+                return state->refuse(std::move(error));
             }
-            Error error{"CANCELLED", "the call to " + spec.id + " was cancelled while running; it was asked to stop"};
-            error.details["plugin"] = plugin_name;
-            return fail(std::move(error));
+            context.data_dir = std::move(dir);
+            context.data_dir_ready = true;
         }
-        job->stop_listening();
+        context.workspace_root = caller.workspace_root;
+        context.deadline_unix_ms = state->deadline_at ? unix_ms_deadline(state->timeout) : 0;
+        context.control = &state->control;
+        if (options.on_progress) state->forward_progress_to(options.on_progress);
+        state->control.path_allowed = options.path_allowed;
+        state->args_json = json::serialize(call.args());
+        if (spec.concurrency == manifest::Concurrency::serial) state->serial = serial_mutex_for(call);
 
-        if (!job->host_failure.empty()) {
-            Error error{"PLUGIN_ERROR_UNSPECIFIED", "calling " + spec.id + " of plugin " + plugin_name +
-                                                        " failed inside the host: " + job->host_failure +
-                                                        "; try again"};
-            return fail(std::move(error));
-        }
-        const auto& raw = job->outcome;
-        if (stopped_by_deadline(raw, deadline, options.cancel.get()))
-            return fail(timeout_error(spec.id, plugin_name, timeout));
-        if (raw.extra_writes > 0)
-            spdlog::warn("plugin {} skill {} (call {}) wrote {} answer(s) after its first; only the first counts",
-                         plugin_name, spec.id, result.call_id, raw.extra_writes);
-        if (auto error = interpret(raw, plugin_name, spec.id, result.output)) {
-            error->details["plugin"] = plugin_name;
-            return fail(std::move(*error));
-        }
-        // Every front end hands results to clients that check them against the declared outputs.
-        if (auto checked = check_result(spec.id, plugin_name, spec.outputs, result.output); !checked)
-            return fail(std::move(checked.error()));
-        result.ok = true;
-        result.duration = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started);
-        return result;
+        watcher_->watch(state);
+        if (where == RunOn::this_thread)
+            state->run();
+        else
+            pool_->submit(state);
     } catch (const std::exception& e) {
-        return fail(Error{"EXECUTOR_UNAVAILABLE",
-                          std::string("the host could not run the call: ") + e.what() + "; wait a moment and retry"});
+        // Only before the call was handed on: afterwards nothing here throws.
+        state->refuse(Error{"EXECUTOR_UNAVAILABLE",
+                            std::string("the host could not run the call: ") + e.what() + "; wait a moment and retry"});
     }
+}
+
+SkillResult Executor::run(const PreparedCall& call, const CallerContext& caller, const CallOptions& options) {
+    auto rendezvous = std::make_shared<Rendezvous>();
+    start(call, caller, options, [rendezvous](SkillResult result) {
+        {
+            std::lock_guard lock(rendezvous->mutex);
+            rendezvous->result = std::move(result);
+        }
+        rendezvous->arrived.notify_one();
+    });
+    std::unique_lock lock(rendezvous->mutex);
+    rendezvous->arrived.wait(lock, [&] { return rendezvous->result.has_value(); });
+    return std::move(*rendezvous->result);
+}
+
+SkillResult Executor::call(const catalog::CatalogSnapshot& catalog, std::string_view skill_id,
+                           const boost::json::value& args, const CallerContext& caller, const CallOptions& options) {
+    const catalog::CatalogEntry* entry = catalog.find(skill_id);
+    if (!entry) return failed_call(skill_id, skill_not_found(catalog, skill_id));
+    auto prepared = prepare_call(*entry, args);
+    if (!prepared) {
+        SkillResult result = failed_call(skill_id, std::move(prepared.error()), entry->spec);
+        result.plugin_name = entry->plugin->manifest().name;
+        return result;
+    }
+    return run(prepared.value(), caller, options);
 }
 
 }  // namespace skillhost::exec

@@ -1,9 +1,10 @@
-// Runs one skill call: validate arguments, apply defaults, enforce the timeout and serial
-// concurrency, call the plugin over the C ABI, and turn every outcome into a SkillResult.
+// Runs one prepared skill call (see prepared_call.hpp): enforces the timeout and serial concurrency,
+// calls the plugin over the C ABI, and turns every outcome into a SkillResult.
 #pragma once
 
 #include "base/error.hpp"
 #include "catalog/catalog_snapshot.hpp"
+#include "exec/prepared_call.hpp"
 #include "plugin/call_control.hpp"
 
 #include <boost/json/object.hpp>
@@ -24,6 +25,8 @@
 namespace skillhost::exec {
 
 class WorkerPool;
+class DeadlineWatcher;
+class KnownDirectories;
 
 // Who a call is for and where their data lives.
 struct CallerContext {
@@ -59,26 +62,55 @@ struct SkillResult {
     boost::json::object to_json() const;
 };
 
+// Called exactly once with a call's answer (see Executor::start).
+using CallCompletion = std::function<void(SkillResult)>;
+
+// Where a started call runs the plugin.
+enum class RunOn {
+    worker,       // a pool worker (one hand-off); start() returns at once
+    this_thread,  // the calling thread; start() returns when the plugin returns
+};
+
+// A failed result for a call that never reached the plugin (or failed in it): the error's
+// suggestions merged with the manifest's hints for its code and the host's generic advice.
+SkillResult failed_call(std::string_view skill_id, Error error, const manifest::SkillSpec* spec = nullptr);
+
 class Executor {
 public:
     Executor();
+    // Answers calls still running with CANCELLED; their plugins keep their threads until they return.
     ~Executor();
     Executor(const Executor&) = delete;
     Executor& operator=(const Executor&) = delete;
 
+    // Starts a prepared call. `done` gets the answer exactly once: on the thread that ran the plugin
+    // when it returned in time; on the deadline watcher's thread with TIMEOUT at the deadline, or
+    // CANCELLED soon after options.cancel turns true (the plugin is asked to stop and keeps its
+    // thread until it returns); or on this thread before start() returns when the call cannot start
+    // (invalid user id, already cancelled, no data directory). Nobody spins or waits meanwhile.
     // Never throws for anything a user or plugin can get wrong.
+    void start(const PreparedCall& call, const CallerContext& caller, const CallOptions& options, CallCompletion done,
+               RunOn where = RunOn::worker);
+
+    // start() on a pool worker, waiting (blocked, not spinning) for the answer.
+    SkillResult run(const PreparedCall& call, const CallerContext& caller, const CallOptions& options = {});
+
+    // Finds and prepares the skill, then run(): for callers without policy (plugin check, test kit).
     SkillResult call(const catalog::CatalogSnapshot& catalog, std::string_view skill_id, const boost::json::value& args,
                      const CallerContext& caller, const CallOptions& options = {});
 
 private:
     // Shared with the job: a worker stuck in a serial skill may outlive the executor.
-    std::shared_ptr<std::mutex> serial_mutex_for(const catalog::CatalogEntry& entry);
+    std::shared_ptr<std::mutex> serial_mutex_for(const PreparedCall& call);
     std::string next_call_id();
 
     std::unique_ptr<WorkerPool> pool_;
+    std::unique_ptr<KnownDirectories> directories_;
     std::atomic<std::uint64_t> call_counter_;
     std::mutex serial_mutexes_guard_;
     std::unordered_map<std::string, std::shared_ptr<std::mutex>> serial_mutexes_;
+    // Last: destroyed first, answering what still runs while the rest is intact.
+    std::unique_ptr<DeadlineWatcher> watcher_;
 };
 
 }  // namespace skillhost::exec

@@ -8,22 +8,7 @@
 #include <thread>
 #include <vector>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
-
 namespace skillhost::exec {
-
-void hand_off_pause() noexcept {
-    static const bool few_cpus = std::thread::hardware_concurrency() <= 2;
-#if defined(__x86_64__) || defined(__i386__)
-    if (!few_cpus) {
-        _mm_pause();
-        return;
-    }
-#endif
-    std::this_thread::yield();
-}
 
 namespace {
 
@@ -42,7 +27,7 @@ struct Worker {
 struct WorkerPool::State {
     WorkerPoolOptions options;
     std::mutex mutex;
-    std::vector<Worker*> idle;  // most recently idle last: it is the one most likely still spinning
+    std::vector<Worker*> idle;  // most recently idle last: its stack and caches are the warmest
     std::deque<std::shared_ptr<PoolJob>> queue;
     std::size_t live = 0;
     std::atomic<bool> stopping{false};
@@ -60,12 +45,6 @@ void remove_idle(State& state, Worker* worker) {
 
 // Waits until a submitter hands this worker a job (true) or the worker should retire (false).
 bool wait_for_job(State& state, Worker& worker) {
-    const auto spin_until = std::chrono::steady_clock::now() + state.options.spin;
-    unsigned spins = 0;
-    while (!worker.has_job.load(std::memory_order_acquire)) {
-        hand_off_pause();
-        if ((++spins & 63) == 0 && std::chrono::steady_clock::now() >= spin_until) break;
-    }
     for (;;) {
         {
             std::unique_lock lock(worker.mutex);

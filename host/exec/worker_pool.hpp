@@ -1,9 +1,8 @@
 // The threads skill calls run on, so that a caller can stop waiting at a deadline while a late or
 // hung skill keeps its thread (the plugin cannot be interrupted, only asked to stop).
 //
-// Built for a short hand-off: a worker that just finished spins briefly before parking, so calls that
-// follow each other closely reach a running thread instead of paying for a futex wake-up. The pool
-// grows when every worker is busy (a hung skill must not block unrelated calls) up to a limit, and
+// A worker that finishes parks at once (no spinning: on a machine with few CPUs a spinning thread
+// takes the CPU the thread it waits for needs). The pool grows when every worker is busy (a hung skill must not block unrelated calls) up to a limit, and
 // workers beyond `keep_workers` retire after being idle for `idle_exit`.
 #pragma once
 
@@ -19,14 +18,9 @@ public:
     virtual void run() noexcept = 0;
 };
 
-// One step of a thread spinning for a hand-off from another thread: a CPU pause, or on machines with
-// one or two CPUs a yield, so the spinning thread does not hold the CPU the other one needs.
-void hand_off_pause() noexcept;
-
 struct WorkerPoolOptions {
     std::size_t keep_workers = 2;  // parked workers kept when idle
     std::size_t max_workers = 64;  // beyond this, jobs wait in a queue
-    std::chrono::microseconds spin{50};
     std::chrono::milliseconds idle_exit{30000};
 };
 

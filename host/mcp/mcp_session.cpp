@@ -2,6 +2,7 @@
 
 #include "base/json_text.hpp"
 #include "catalog/catalog_render.hpp"
+#include "exec/prepared_call.hpp"
 #include "mcp/approval_elicitation.hpp"
 #include "mcp/json_rpc.hpp"
 #include "mcp/protocol_version.hpp"
@@ -76,6 +77,10 @@ void McpSession::close() {
     }
     reply_arrived_.notify_all();
     runner_.shutdown();
+    // Cancelled calls are answered within the executor's watch tick, hung plugins or not; queued
+    // ones start cancelled and are answered at once. Their answers still use this session.
+    std::unique_lock lock(calls_mutex_);
+    calls_changed_.wait(lock, [&] { return in_flight_.empty() && answering_ == 0; });
 }
 
 std::size_t McpSession::calls_in_flight() const {
@@ -84,9 +89,19 @@ std::size_t McpSession::calls_in_flight() const {
 }
 
 void McpSession::send(const json::value& message) {
-    const std::string text = json::serialize(message);
+    OutgoingMessage out;
+    if (const json::object* obj = message.if_object()) {
+        const json::value* id = obj->if_contains("id");
+        if (const json::value* method = obj->if_contains("method")) {
+            out.kind = id ? OutgoingMessage::Kind::request : OutgoingMessage::Kind::notification;
+            if (method->is_string()) out.method = method->get_string();
+        } else
+            out.kind = OutgoingMessage::Kind::response;
+        if (id) out.id_key = id_key(*id);
+    }
+    out.text = json::serialize(message);
     std::lock_guard lock(output_mutex_);
-    sink_(text);
+    sink_(out);
 }
 
 void McpSession::log(LogLevel level, std::string_view message, json::value data) {
@@ -252,7 +267,8 @@ void McpSession::on_tools_call(const json::value& id, const json::value& params)
                         "tools/call needs params.name, the name of a tool from tools/list"));
         return;
     }
-    json::value args = json::object();
+    auto ticket = std::make_shared<CallTicket>();
+    exec::CallRequest& request = ticket->request;
     if (const json::value* a = p->if_contains("arguments"); a && !a->is_null()) {
         if (!a->is_object()) {
             send(make_error(id, rpc_code::invalid_params,
@@ -260,13 +276,16 @@ void McpSession::on_tools_call(const json::value& id, const json::value& params)
                             json::object{{"tool", *name}}));
             return;
         }
-        args = *a;
+        request.args = *a;
     }
-    std::string skill_id(name->get_string());
-    if (!catalog_.snapshot()->find(skill_id)) {
+    request.skill_id = std::string(name->get_string());
+    // The snapshot the call is looked up in here is the one it runs from.
+    ticket->snapshot = catalog_.snapshot();
+    if (!ticket->snapshot->find(request.skill_id)) {
+        Error missing = exec::skill_not_found(*ticket->snapshot, request.skill_id);
         send(make_error(id, rpc_code::invalid_params,
-                        "unknown tool '" + skill_id + "'; call tools/list for the tools this server offers",
-                        json::object{{"tool", skill_id}}));
+                        "unknown tool: " + missing.message + "; call tools/list for the tools this server offers",
+                        json::object{{"tool", missing.details["skill"]}, {"similar", missing.details["similar"]}}));
         return;
     }
     json::value progress_token = nullptr;
@@ -274,8 +293,19 @@ void McpSession::on_tools_call(const json::value& id, const json::value& params)
         if (const json::value* t = meta->get_object().if_contains("progressToken");
             t && (t->is_string() || t->is_number()))
             progress_token = *t;
+    request.user = user_;
+    request.requested_by = policy::Requester::mcp();
+    request.options.cancel = std::make_shared<std::atomic<bool>>(false);
+    if (!progress_token.is_null()) {
+        request.options.on_progress = [this, progress_token](double progress, double total, std::string_view message) {
+            json::object note{{"progressToken", progress_token}, {"progress", progress}};
+            if (total > 0) note["total"] = total;
+            if (!message.empty()) note["message"] = message;
+            send(make_notification("notifications/progress", std::move(note)));
+        };
+    }
+    ticket->id = id;
 
-    auto cancel = std::make_shared<std::atomic<bool>>(false);
     const std::string key = id_key(id);
     {
         std::lock_guard lock(calls_mutex_);
@@ -288,63 +318,100 @@ void McpSession::on_tools_call(const json::value& id, const json::value& params)
                             "request id " + compact_json(id) + " is already in use by a running call"));
             return;
         }
-        in_flight_.emplace(key, InFlight{cancel, false});
+        if (running_calls_ >= std::max<std::size_t>(1, options_.call_threads)) {
+            if (queued_calls_.size() >= options_.max_queued_calls) {
+                send(make_error(id, rpc_code::internal_error,
+                                "too many tool calls are waiting in this session (" +
+                                    std::to_string(queued_calls_.size()) +
+                                    "); wait for answers before sending more, or cancel some"));
+                return;
+            }
+            in_flight_.emplace(key, InFlight{request.options.cancel, false});
+            queued_calls_.push_back(std::move(ticket));
+            return;
+        }
+        in_flight_.emplace(key, InFlight{request.options.cancel, false});
+        ++running_calls_;
     }
-    const bool queued =
-        runner_.submit([this, id_copy = json::value(id), skill_id = std::move(skill_id), args = std::move(args),
-                        progress_token = std::move(progress_token), cancel]() mutable {
-            run_call(id_copy, std::move(skill_id), std::move(args), std::move(progress_token), cancel);
-        });
-    if (!queued) {
-        std::lock_guard lock(calls_mutex_);
-        in_flight_.erase(key);
+    start_call(std::move(ticket));
+}
+
+void McpSession::start_call(std::shared_ptr<CallTicket> ticket) {
+    // A call answered before pipeline_.start() returns (refused, queued for approval, cancelled while
+    // waiting) hands the next queued call back to this loop instead of starting it inside itself, so
+    // a long queue never turns into deep recursion.
+    static thread_local std::shared_ptr<CallTicket>* hand_back = nullptr;
+    if (hand_back) {
+        *hand_back = std::move(ticket);
+        return;
+    }
+    std::shared_ptr<CallTicket> next;
+    struct Reset {
+        ~Reset() { hand_back = nullptr; }
+    } reset;
+    hand_back = &next;
+    while (ticket) {
+        start_one_call(ticket);
+        ticket = std::move(next);
+        next.reset();
     }
 }
 
-void McpSession::run_call(const json::value& id, std::string skill_id, json::value args, json::value progress_token,
-                          std::shared_ptr<std::atomic<bool>> cancel) {
-    exec::CallRequest request;
-    request.skill_id = std::move(skill_id);
-    request.args = std::move(args);
-    request.user = user_;
-    request.requested_by = policy::Requester::mcp();
-    request.options.cancel = cancel;
-    if (!progress_token.is_null()) {
-        request.options.on_progress = [this, progress_token](double progress, double total, std::string_view message) {
-            json::object params{{"progressToken", progress_token}, {"progress", progress}};
-            if (total > 0) params["total"] = total;
-            if (!message.empty()) params["message"] = message;
-            send(make_notification("notifications/progress", std::move(params)));
-        };
-    }
-    exec::CallOutcome outcome;
-    if (cancel->load()) {
-        // Cancelled while it waited for a free slot: never start it.
+void McpSession::start_one_call(const std::shared_ptr<CallTicket>& ticket_ptr) {
+    const std::shared_ptr<CallTicket> ticket = ticket_ptr;
+    if (ticket->request.options.cancel->load()) {
+        // Cancelled while it waited for its turn: never start it.
+        exec::CallOutcome outcome;
         outcome.result.error = Error{"CANCELLED", "the client cancelled the call before it started"};
-    } else {
-        auto snapshot = catalog_.snapshot();
-        outcome = pipeline_.call(*snapshot, request);
+        return finish_call(*ticket, render_call_result(outcome, user_.user_id));
     }
-    std::optional<json::object> approved;
-    // Only a session whose credential may approve asks its client: an agent's call-only token must
-    // not be able to answer for the approver.
-    if (outcome.approval_id && client_elicits_.load() && user_.credential.may(policy::Scope::approve))
-        approved = approve_through_client(request, outcome, *cancel);
+    const auto& snapshot = *ticket->snapshot;
+    pipeline_.start(snapshot, ticket->request, [this, ticket](exec::CallOutcome outcome) mutable {
+        // Only a session whose credential may approve asks its client: an agent's call-only token must
+        // not be able to answer for the approver.
+        if (!outcome.approval_id || !client_elicits_.load() || !user_.credential.may(policy::Scope::approve))
+            return finish_call(*ticket, render_call_result(outcome, user_.user_id));
+        // Asking the client waits for its answer, which this thread may be the one to read.
+        auto shared = std::make_shared<exec::CallOutcome>(std::move(outcome));
+        const bool queued = runner_.submit([this, ticket, shared] {
+            auto approved = approve_through_client(ticket->request, *shared, *ticket->request.options.cancel);
+            finish_call(*ticket, approved ? std::move(*approved) : render_call_result(*shared, user_.user_id));
+        });
+        if (!queued) finish_call(*ticket, render_call_result(*shared, user_.user_id));
+    });
+}
+
+void McpSession::finish_call(const CallTicket& ticket, json::object result) {
     bool answer = true;
+    std::shared_ptr<CallTicket> next;
     {
         std::lock_guard lock(calls_mutex_);
-        auto it = in_flight_.find(id_key(id));
-        if (it != in_flight_.end()) {
+        if (auto it = in_flight_.find(id_key(ticket.id)); it != in_flight_.end()) {
             // MCP: the receiver of notifications/cancelled should not answer the cancelled request.
             answer = !it->second.cancelled_by_client;
+            // Before the answer goes out: a client may reuse the id as soon as it has the answer.
             in_flight_.erase(it);
         }
+        if (!queued_calls_.empty()) {
+            next = std::move(queued_calls_.front());
+            queued_calls_.pop_front();
+        } else {
+            --running_calls_;
+        }
+        ++answering_;
     }
-    if (!answer) {
-        spdlog::debug("mcp: call {} of {} was cancelled by the client", compact_json(id), request.skill_id);
-        return;
+    if (answer)
+        send(make_result(ticket.id, std::move(result)));
+    else
+        spdlog::debug("mcp: call {} of {} was cancelled by the client", compact_json(ticket.id),
+                      ticket.request.skill_id);
+    {
+        std::lock_guard lock(calls_mutex_);
+        --answering_;
+        // Under the lock: once close() sees nothing in flight or answering, the session may be gone.
+        calls_changed_.notify_all();
     }
-    send(make_result(id, approved ? std::move(*approved) : render_call_result(outcome, user_.user_id)));
+    if (next) start_call(std::move(next));
 }
 
 std::optional<json::object> McpSession::approve_through_client(const exec::CallRequest& request,

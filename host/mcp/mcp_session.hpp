@@ -3,8 +3,11 @@
 // through the MessageSink, one compact JSON text per message. The stdio transport and, later, the
 // daemon's Streamable HTTP transport both drive this class.
 //
-// Every tools/call runs through exec::CallPipeline (policy, approvals, audit) as the session's user,
-// on a small pool so the reader stays free for notifications/cancelled.
+// Every tools/call runs through exec::CallPipeline (policy, approvals, audit) as the session's user:
+// admitted on the thread that handed the message in, run on an executor worker (the one hand-off,
+// so the reader stays free for notifications/cancelled) and answered from the thread that finished
+// it. Asking the client to approve a call (elicitation) waits for the client, so it runs on a small
+// pool of its own.
 #pragma once
 
 #include "exec/call_pipeline.hpp"
@@ -19,6 +22,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <optional>
 #include <cstddef>
 #include <functional>
@@ -32,16 +36,29 @@ namespace skillhost::mcp {
 
 struct McpSessionOptions {
     std::string server_version{skillhost_version()};
-    std::size_t page_size = 50;    // tools per tools/list page
-    std::size_t call_threads = 4;  // tools/call requests running at once
+    std::size_t page_size = 50;           // tools per tools/list page
+    std::size_t call_threads = 4;         // tools/call requests running at once (and elicitations waiting)
+    std::size_t max_queued_calls = 1024;  // tools/call requests waiting for one of those; more are refused
     // How long a call waits for the user's answer to an approval elicitation before it returns
     // APPROVAL_REQUIRED (the approval stays pending for the CLI).
     std::chrono::milliseconds elicitation_timeout{std::chrono::minutes(10)};
 };
 
-// Receives one message (compact JSON, no trailing newline). Called from several threads, but never
-// concurrently: the session serialises output.
-using MessageSink = std::function<void(const std::string& message)>;
+// One message from the server, serialized once; what it is comes along so that a transport can
+// route it without parsing it again.
+struct OutgoingMessage {
+    enum class Kind { response, request, notification };
+    Kind kind = Kind::notification;
+    std::string id_key;  // id_key() of a response's or request's id
+    std::string method;  // a request's or notification's method
+    std::string text;    // compact JSON, no trailing newline
+    // A sink that only wants the text may take `const std::string&`.
+    operator const std::string&() const { return text; }
+};
+
+// Receives each message. Called from several threads, but never concurrently: the session
+// serialises output.
+using MessageSink = std::function<void(const OutgoingMessage& message)>;
 
 class McpSession {
 public:
@@ -71,6 +88,12 @@ private:
         std::shared_ptr<std::atomic<bool>> cancel;
         bool cancelled_by_client = false;
     };
+    // A tools/call admitted to the session, waiting for its turn or running.
+    struct CallTicket {
+        boost::json::value id;
+        std::shared_ptr<const catalog::CatalogSnapshot> snapshot;  // the one the call was looked up in
+        exec::CallRequest request;
+    };
 
     // A request this server sent to the client, waiting for its response.
     struct PendingReply {
@@ -95,8 +118,10 @@ private:
     void on_tools_call(const boost::json::value& id, const boost::json::value& params);
     void on_set_level(const boost::json::value& id, const boost::json::value& params);
     void on_cancelled(const boost::json::value& params);
-    void run_call(const boost::json::value& id, std::string skill_id, boost::json::value args,
-                  boost::json::value progress_token, std::shared_ptr<std::atomic<bool>> cancel);
+    void start_call(std::shared_ptr<CallTicket> ticket);
+    void start_one_call(const std::shared_ptr<CallTicket>& ticket);
+    // Sends the call's answer (unless the client cancelled it), then lets the next queued call start.
+    void finish_call(const CallTicket& ticket, boost::json::object result);
     void on_catalog_update(const std::shared_ptr<const catalog::CatalogSnapshot>& snapshot);
 
     const exec::CallPipeline& pipeline_;
@@ -119,13 +144,17 @@ private:
     bool replies_closed_ = false;
 
     mutable std::mutex calls_mutex_;
-    std::map<std::string, InFlight> in_flight_;  // by id_key
+    std::condition_variable calls_changed_;
+    std::map<std::string, InFlight> in_flight_;  // by id_key: every tools/call not yet answered
+    std::deque<std::shared_ptr<CallTicket>> queued_calls_;
+    std::size_t running_calls_ = 0;  // started and not yet finished
+    std::size_t answering_ = 0;      // finish_call()s sending their answer
     bool closing_ = false;
 
     std::mutex fingerprint_mutex_;
     std::string visible_fingerprint_;
 
-    CallRunner runner_;
+    CallRunner runner_;                  // elicitations, which wait for the client
     reload::Subscription subscription_;  // last: released first, before what its callback uses
 };
 

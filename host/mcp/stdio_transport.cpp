@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <sys/uio.h>
 #include <unistd.h>
 
 namespace skillhost::mcp {
@@ -50,17 +51,28 @@ void StdioTransport::read_lines(const std::function<void(std::string_view line)>
 
 bool StdioTransport::write_line(const std::string& message) {
     std::lock_guard lock(write_mutex_);
-    std::string text = message;
-    text += '\n';
-    std::size_t done = 0;
-    while (done < text.size()) {
-        const ssize_t n = ::write(out_fd_, text.data() + done, text.size() - done);
+    // The message and its newline in one system call, without copying the message.
+    static const char newline = '\n';
+    iovec parts[2] = {{const_cast<char*>(message.data()), message.size()}, {const_cast<char*>(&newline), 1}};
+    iovec* next = parts;
+    int left = 2;
+    while (left > 0) {
+        const ssize_t n = ::writev(out_fd_, next, left);
         if (n < 0) {
             if (errno == EINTR) continue;
             spdlog::warn("mcp: writing to stdout failed: {}", std::strerror(errno));
             return false;
         }
-        done += static_cast<std::size_t>(n);
+        auto done = static_cast<std::size_t>(n);
+        while (left > 0 && done >= next->iov_len) {
+            done -= next->iov_len;
+            ++next;
+            --left;
+        }
+        if (left > 0) {
+            next->iov_base = static_cast<char*>(next->iov_base) + done;
+            next->iov_len -= done;
+        }
     }
     return true;
 }

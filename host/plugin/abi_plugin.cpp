@@ -180,7 +180,7 @@ RawOutcome AbiPlugin::invoke(const CallContext& context, std::string_view args_j
     }
 
     const std::string data_dir = context.data_dir.string();
-    if (!data_dir.empty()) {
+    if (!data_dir.empty() && !context.data_dir_ready) {
         std::error_code ec;
         std::filesystem::create_directories(context.data_dir, ec);
         if (ec) {

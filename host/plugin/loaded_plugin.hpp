@@ -23,7 +23,8 @@ struct CallContext {
     std::string call_id;
     std::string user_id;
     std::string cognitive_mode = "agent";
-    std::filesystem::path data_dir;  // created by the loader before the call if missing
+    std::filesystem::path data_dir;  // created by invoke() before the call if missing
+    bool data_dir_ready = false;     // the caller already made data_dir: invoke() skips the syscalls
     std::filesystem::path workspace_root;
     std::int64_t deadline_unix_ms = 0;
     CallControl* control = nullptr;  // may be null (no cancellation, no progress)

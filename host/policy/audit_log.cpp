@@ -3,7 +3,9 @@
 #include "policy/audit_redaction.hpp"
 
 #include <boost/json/serialize.hpp>
+#include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -30,7 +32,9 @@ double milliseconds(std::chrono::microseconds duration) {
 }  // namespace
 
 AuditLog::AuditLog(std::filesystem::path directory, AuditOptions options)
-    : directory_(std::move(directory)), options_(std::move(options)) {}
+    : directory_(std::move(directory)), options_(std::move(options)) {
+    if (options_.fsync == FsyncPolicy::interval) syncer_ = std::thread([this] { interval_syncs(); });
+}
 
 Result<std::unique_ptr<AuditLog>> AuditLog::open(const std::filesystem::path& directory, AuditOptions options) {
     std::error_code ec;
@@ -40,9 +44,30 @@ Result<std::unique_ptr<AuditLog>> AuditLog::open(const std::filesystem::path& di
 }
 
 AuditLog::~AuditLog() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    synced_.notify_all();
+    if (syncer_.joinable()) syncer_.join();
     if (fd_ >= 0) {
-        if (options_.fsync != FsyncPolicy::never && dirty_) ::fdatasync(fd_);
+        if (options_.fsync != FsyncPolicy::never && synced_through_ < written_) ::fdatasync(fd_);
         ::close(fd_);
+    }
+}
+
+void AuditLog::interval_syncs() {
+    std::unique_lock lock(mutex_);
+    while (!stopping_) {
+        // Parked while nothing waits to be synced; a writer that dirties the log wakes it once.
+        synced_.wait(lock, [&] { return stopping_ || synced_through_ < written_; });
+        if (stopping_) return;
+        synced_.wait_for(lock, options_.fsync_interval, [&] { return stopping_; });
+        if (stopping_) return;
+        const std::uint64_t target = written_;
+        lock.unlock();
+        if (auto st = sync_through(target); !st) spdlog::warn("audit: {}", st.error().message);
+        lock.lock();
     }
 }
 
@@ -53,6 +78,7 @@ std::string AuditLog::file_name_for(TimePoint time) {
 Status AuditLog::append(std::string_view kind, boost::json::object fields) {
     const TimePoint at = options_.clock ? options_.clock() : std::chrono::system_clock::now();
     boost::json::object record;
+    record.reserve(fields.size() + 2);
     record["ts"] = format_utc_timestamp(at);
     record["kind"] = kind;
     for (auto& entry : fields) {
@@ -65,53 +91,96 @@ Status AuditLog::append(std::string_view kind, boost::json::object fields) {
     }
     std::string line = boost::json::serialize(record);
     line.push_back('\n');
-    std::lock_guard lock(mutex_);
-    return write_line(line, at);
+    std::uint64_t sequence = 0;
+    bool first_unsynced = false;
+    {
+        std::lock_guard lock(mutex_);
+        auto written = write_line(line, at);
+        if (!written) return written.error();
+        sequence = written.value();
+        first_unsynced = sequence == synced_through_ + 1;
+    }
+    if (options_.fsync == FsyncPolicy::always) return sync_through(sequence);
+    // Wakes the parked interval syncer once per batch, not once per record.
+    if (options_.fsync == FsyncPolicy::interval && first_unsynced) synced_.notify_all();
+    return {};
 }
 
-Status AuditLog::write_line(const std::string& line, TimePoint at) {
+Result<std::uint64_t> AuditLog::write_line(const std::string& line, TimePoint at) {
     const std::string date = format_utc_date(at);
-    const std::filesystem::path file = directory_ / (date + ".jsonl");
     if (date != open_date_ || fd_ < 0) {
+        const std::filesystem::path file = directory_ / (date + ".jsonl");
         if (fd_ >= 0) {
-            if (options_.fsync != FsyncPolicy::never && dirty_) ::fdatasync(fd_);
+            // Day rollover: the old file's records are synced before its descriptor goes.
+            std::unique_lock lock(mutex_, std::adopt_lock);
+            synced_.wait(lock, [&] { return !syncing_; });
+            lock.release();
+            if (options_.fsync != FsyncPolicy::never && synced_through_ < written_) {
+                if (::fdatasync(fd_) != 0) {
+                    failed_through_ = written_;
+                    failed_errno_ = errno;
+                } else {
+                    synced_through_ = written_;
+                }
+            }
+            synced_.notify_all();
             ::close(fd_);
             fd_ = -1;
         }
         fd_ = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
         if (fd_ < 0) return audit_error(file, "opening", errno);
         open_date_ = date;
-        dirty_ = false;
     }
     // One write() per record keeps lines whole when several processes append to the same file.
-    std::size_t written = 0;
-    while (written < line.size()) {
-        const ssize_t n = ::write(fd_, line.data() + written, line.size() - written);
+    std::size_t done = 0;
+    while (done < line.size()) {
+        const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
         if (n < 0) {
             if (errno == EINTR) continue;
-            return audit_error(file, "appending", errno);
+            return audit_error(directory_ / (open_date_ + ".jsonl"), "appending", errno);
         }
-        written += static_cast<std::size_t>(n);
+        done += static_cast<std::size_t>(n);
     }
-    dirty_ = true;
-    const auto now = std::chrono::steady_clock::now();
-    const bool sync = options_.fsync == FsyncPolicy::always ||
-                      (options_.fsync == FsyncPolicy::interval && now - last_sync_ >= options_.fsync_interval);
-    if (sync) return sync_locked();
-    return {};
+    return ++written_;
 }
 
-Status AuditLog::sync_locked() {
-    if (fd_ < 0 || !dirty_) return {};
-    if (::fdatasync(fd_) != 0) return audit_error(directory_ / (open_date_ + ".jsonl"), "syncing", errno);
-    dirty_ = false;
-    last_sync_ = std::chrono::steady_clock::now();
+Status AuditLog::sync_through(std::uint64_t sequence) {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+        if (synced_through_ >= sequence) return {};
+        if (failed_through_ >= sequence)
+            return audit_error(directory_ / (open_date_ + ".jsonl"), "syncing", failed_errno_);
+        if (!syncing_) break;
+        // Another thread is syncing; if that sync began before this record was written, the
+        // next one (led by one of the waiters) covers it.
+        synced_.wait(lock);
+    }
+    syncing_ = true;
+    const std::uint64_t target = written_;  // everything written so far goes to disk with this sync
+    const int fd = fd_;
+    lock.unlock();
+    const int failed = fd >= 0 && ::fdatasync(fd) != 0 ? errno : 0;
+    lock.lock();
+    syncing_ = false;
+    if (failed) {
+        // Every waiter whose record this sync should have covered gets the error.
+        failed_through_ = std::max(failed_through_, target);
+        failed_errno_ = failed;
+    } else {
+        synced_through_ = std::max(synced_through_, target);
+    }
+    synced_.notify_all();
+    if (failed) return audit_error(directory_ / (open_date_ + ".jsonl"), "syncing", failed);
     return {};
 }
 
 Status AuditLog::flush() {
-    std::lock_guard lock(mutex_);
-    return sync_locked();
+    std::uint64_t target = 0;
+    {
+        std::lock_guard lock(mutex_);
+        target = written_;
+    }
+    return sync_through(target);
 }
 
 Status AuditLog::record_decision(const Decision& decision, const boost::json::value& args) {

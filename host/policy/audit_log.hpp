@@ -4,6 +4,11 @@
 // their SHA-256; each record also carries args_sha256 so equal calls can be correlated.
 // Thread-safe; several processes may append to the same day's file (each record is one write()
 // on an O_APPEND descriptor).
+//
+// Durability (AuditOptions::fsync) without a sync on the hot path: with `always`, a record's call
+// returns once an fdatasync that began after its write() finished — concurrent writers share one
+// sync (group commit); with `interval`, a background thread syncs what was written within
+// fsync_interval, so no writer ever waits for the disk; `never` leaves it to the OS.
 #pragma once
 
 #include "base/error.hpp"
@@ -15,12 +20,14 @@
 #include <boost/json/value.hpp>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 
 namespace skillhost::policy {
 
@@ -74,16 +81,25 @@ public:
 
 private:
     AuditLog(std::filesystem::path directory, AuditOptions options);
-    Status write_line(const std::string& line, TimePoint at);
-    Status sync_locked();
+    // Writes under the lock; returns the record's sequence number.
+    Result<std::uint64_t> write_line(const std::string& line, TimePoint at);
+    // Returns once every record up to `sequence` is synced (or the sync failed).
+    Status sync_through(std::uint64_t sequence);
+    void interval_syncs();
 
     std::mutex mutex_;
+    std::condition_variable synced_;  // a sync finished, or the syncer thread should look
     std::filesystem::path directory_;
     AuditOptions options_;
     int fd_ = -1;
     std::string open_date_;
-    std::chrono::steady_clock::time_point last_sync_{};
-    bool dirty_ = false;
+    std::uint64_t written_ = 0;         // records written so far
+    std::uint64_t synced_through_ = 0;  // records known to be on disk (or given up on by a failed sync)
+    std::uint64_t failed_through_ = 0;  // records a failed sync should have covered
+    int failed_errno_ = 0;
+    bool syncing_ = false;  // a thread is in fdatasync outside the lock
+    bool stopping_ = false;
+    std::thread syncer_;  // FsyncPolicy::interval only
 };
 
 }  // namespace skillhost::policy

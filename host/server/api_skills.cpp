@@ -1,10 +1,14 @@
 // GET /v1/skills, GET /v1/skills/{id}, GET /v1/catalog, POST /v1/skills/{id}/call.
 #include "catalog/catalog_render.hpp"
 #include "server/api_services.hpp"
+#include "server/http_server.hpp"
 
 #include <boost/json.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <optional>
+#include <thread>
 
 namespace skillhost::server {
 
@@ -30,6 +34,18 @@ std::vector<const catalog::CatalogEntry*> entries_for(ApiServices& s, const cata
     return s.host.pipeline->visible_entries(snap, *req.user);
 }
 
+// Executed and failed: the call happened, its result is the error (200, ok:false). Not run at all:
+// the status says why (404 unknown skill, 400 bad arguments, 403 refused, 202 queued).
+Response call_reply(const exec::CallOutcome& outcome) {
+    const auto& result = outcome.result;
+    if (result.ok) return json_response(http::status::ok, result.to_json());
+    const bool executed = outcome.decision && !outcome.decision->denied() && !outcome.approval_id;
+    if (executed) return json_response(http::status::ok, result.to_json());
+    json::object out = result.to_json();
+    if (outcome.approval_id) out["approval_id"] = *outcome.approval_id;
+    return json_response(status_for(result.error), out);
+}
+
 Reply call_skill(ApiServices& s, ApiRequest& req) {
     req.allow_query({});
     json::object body = req.json_body();
@@ -47,16 +63,36 @@ Reply call_skill(ApiServices& s, ApiRequest& req) {
         call.options.timeout = std::chrono::milliseconds(*timeout);
     call.options.cancel = s.stop_calls;
     const auto snapshot = s.host.snapshot();
-    exec::CallOutcome outcome = s.host.pipeline->call(*snapshot, call);
-    const auto& result = outcome.result;
-    if (result.ok) return json_response(http::status::ok, result.to_json());
-    // Executed and failed: the call happened, its result is the error (200, ok:false). Not run at
-    // all: the status says why (404 unknown skill, 400 bad arguments, 403 refused, 202 queued).
-    const bool executed = outcome.decision && !outcome.decision->denied() && !outcome.approval_id;
-    if (executed) return json_response(http::status::ok, result.to_json());
-    json::object out = result.to_json();
-    if (outcome.approval_id) out["approval_id"] = *outcome.approval_id;
-    return json_response(status_for(result.error), out);
+
+    // The handler's own thread runs the call (no hand-off to a worker). Should the plugin still be
+    // running at its deadline (or when the server stops calls), the executor's watcher answers
+    // through the early responder while this thread waits for the plugin. At most half of the
+    // handler threads run calls like that at once; beyond, calls go to executor workers, so hung
+    // plugins (or a serial skill's queue) can never hold every handler thread.
+    static std::atomic<unsigned> running_here{0};
+    const unsigned limit = std::max(1u, s.host.config.server.handler_threads / 2);
+    EarlyResponder respond = early_responder();
+    if (!respond || running_here.fetch_add(1) >= limit) {
+        if (respond) running_here.fetch_sub(1);
+        return call_reply(s.host.pipeline->call(*snapshot, call));
+    }
+    const auto here = std::this_thread::get_id();
+    std::optional<exec::CallOutcome> outcome;
+    s.host.pipeline->start(
+        *snapshot, std::move(call),
+        [&outcome, here, respond](exec::CallOutcome o) {
+            if (std::this_thread::get_id() == here) {
+                outcome = std::move(o);
+                return;
+            }
+            // The watcher's thread, while this handler is still inside the plugin: nothing here may
+            // touch the handler's stack, which goes away as soon as the plugin returns.
+            respond(call_reply(o));
+        },
+        exec::RunOn::this_thread);
+    running_here.fetch_sub(1);
+    // Empty when the watcher answered early; the server then drops what this returns.
+    return outcome ? Reply(call_reply(*outcome)) : Reply(Response{});
 }
 
 }  // namespace

@@ -78,6 +78,9 @@ struct HttpServer::Internals {
 
 namespace {
 
+// The responder of the request this handler thread is running, for early_responder().
+thread_local const EarlyResponder* current_responder = nullptr;
+
 std::string sse_text(std::string_view event, std::string_view data, std::string_view id) {
     std::string out;
     out.reserve(data.size() + event.size() + 32);
@@ -167,12 +170,22 @@ private:
         in_.request_started();
         auto request = std::make_shared<Request>(parser_->release());
         net::post(in_.handlers, [self = shared_from_this(), request] {
-            Reply reply = self->in_.handle(*request);
-            const bool close = !request->keep_alive() || self->in_.stopping.load();
+            // The handler's return value answers, unless the handler answered earlier through
+            // early_responder() (from another thread, while it is still busy): whichever is first.
+            auto answered = std::make_shared<std::atomic<bool>>(false);
             const unsigned version = request->version();
-            net::post(self->stream_.get_executor(), [self, reply = std::move(reply), close, version]() mutable {
-                self->answer(std::move(reply), close, version);
-            });
+            const bool keep_alive = request->keep_alive();
+            EarlyResponder respond = [self, answered, keep_alive, version](Reply reply) {
+                if (answered->exchange(true)) return;
+                const bool close = !keep_alive || self->in_.stopping.load();
+                net::post(self->stream_.get_executor(), [self, reply = std::move(reply), close, version]() mutable {
+                    self->answer(std::move(reply), close, version);
+                });
+            };
+            current_responder = &respond;
+            Reply reply = self->in_.handle(*request);
+            current_responder = nullptr;
+            respond(std::move(reply));
         });
     }
 
@@ -213,6 +226,10 @@ private:
 };
 
 }  // namespace
+
+EarlyResponder early_responder() {
+    return current_responder ? *current_responder : EarlyResponder{};
+}
 
 void HttpServer::Internals::accept() {
     acceptor.async_accept(net::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {

@@ -46,6 +46,13 @@ using RequestHandler = std::function<Reply(Request& request)>;
 using ErrorResponder = std::function<Response(http::status status, std::string_view code, std::string_view message,
                                               unsigned http_version)>;
 
+// Answers the request a handler is running, from any thread, before the handler returns (e.g. a
+// skill call answered TIMEOUT at its deadline while the handler's thread is still inside the
+// plugin); the handler's own return value is then dropped. Only the first answer counts.
+using EarlyResponder = std::function<void(Reply)>;
+// The responder of the request the calling handler thread runs; empty outside a handler.
+EarlyResponder early_responder();
+
 class HttpServer {
 public:
     HttpServer(HttpServerOptions options, RequestHandler handler, ErrorResponder on_error);

@@ -20,7 +20,7 @@ struct McpHttpEndpoint::Session {
     std::string user_id;
     std::chrono::steady_clock::time_point last_used = std::chrono::steady_clock::now();
     std::mutex mutex;  // guards waiting and server_stream
-    // POSTed requests waiting for their response, by JSON-RPC id (serialized).
+    // POSTed requests waiting for their response, by mcp::id_key of their JSON-RPC id.
     struct Waiting {
         std::shared_ptr<EventChannel> channel;
         bool streamed = false;  // answered as an event stream (can carry messages before the response)
@@ -34,35 +34,30 @@ struct McpHttpEndpoint::Session {
     // - progress and requests to the client (elicitation) concern calls in flight: to the streamed
     //   POSTs waiting (the spec's "related to the originating request"), else the GET stream;
     // - anything else (tools/list_changed, log messages): to the GET stream.
-    void route(const std::string& text) {
-        json::value message;
-        boost::system::error_code ec;
-        message = json::parse(text, ec);
-        const json::object* obj = ec ? nullptr : message.if_object();
+    void route(const mcp::OutgoingMessage& message) {
+        using Kind = mcp::OutgoingMessage::Kind;
         std::lock_guard lock(mutex);
-        if (obj && obj->contains("id") && !obj->contains("method")) {
-            auto it = waiting.find(json::serialize(obj->at("id")));
+        if (message.kind == Kind::response) {
+            auto it = waiting.find(message.id_key);
             if (it != waiting.end()) {
-                it->second.channel->push(StreamEvent{"message", text});
+                it->second.channel->push(StreamEvent{"message", message.text});
                 it->second.channel->close();
                 waiting.erase(it);
                 return;
             }
         }
-        const json::value* method = obj ? obj->if_contains("method") : nullptr;
-        const bool concerns_calls =
-            obj &&
-            (obj->contains("id") || (method && method->is_string() && method->as_string() == "notifications/progress"));
+        const bool concerns_calls = message.kind != Kind::notification || message.method == "notifications/progress";
         if (concerns_calls) {
             bool delivered = false;
             for (auto& [key, w] : waiting) {
                 if (!w.streamed) continue;
-                w.channel->push(StreamEvent{"message", text});
+                w.channel->push(StreamEvent{"message", message.text});
                 delivered = true;
             }
             if (delivered) return;
         }
-        if (auto stream = server_stream.lock(); stream && !stream->closed()) stream->push(StreamEvent{"message", text});
+        if (auto stream = server_stream.lock(); stream && !stream->closed())
+            stream->push(StreamEvent{"message", message.text});
     }
 
     // Ends every stream of the session (DELETE, expiry, shutdown).
@@ -230,11 +225,11 @@ Reply McpHttpEndpoint::initialize(ApiRequest& req, const json::value& message) {
     Session* raw = session.get();
     session->mcp = std::make_unique<mcp::McpSession>(*host_.pipeline, host_.watched->catalog(), *req.user,
                                                      mcp::McpSessionOptions{},
-                                                     [raw](const std::string& text) { raw->route(text); });
+                                                     [raw](const mcp::OutgoingMessage& out) { raw->route(out); });
     auto channel = std::make_shared<EventChannel>();
     {
         std::lock_guard lock(session->mutex);
-        session->waiting[json::serialize(message.at("id"))] = Session::Waiting{channel, false};
+        session->waiting[mcp::id_key(message.at("id"))] = Session::Waiting{channel, false};
     }
     session->mcp->handle_message(message);
     auto reply = channel->next(std::chrono::seconds(10));
@@ -277,7 +272,7 @@ Reply McpHttpEndpoint::post(ApiRequest& req) {
                 params && params->is_object() ? params->as_object().if_contains("requestId") : nullptr;
             if (request_id) {
                 std::lock_guard lock(session->mutex);
-                if (auto it = session->waiting.find(json::serialize(*request_id)); it != session->waiting.end()) {
+                if (auto it = session->waiting.find(mcp::id_key(*request_id)); it != session->waiting.end()) {
                     it->second.channel->close();
                     session->waiting.erase(it);
                 }
@@ -299,7 +294,7 @@ Reply McpHttpEndpoint::post(ApiRequest& req) {
     auto channel = std::make_shared<EventChannel>();
     {
         std::lock_guard lock(session->mutex);
-        auto [slot, fresh] = session->waiting.try_emplace(json::serialize(*id), Session::Waiting{channel, streamed});
+        auto [slot, fresh] = session->waiting.try_emplace(mcp::id_key(*id), Session::Waiting{channel, streamed});
         if (!fresh) {
             return rpc_error_response(
                 http::status::bad_request, mcp::rpc_code::invalid_request,
@@ -312,7 +307,8 @@ Reply McpHttpEndpoint::post(ApiRequest& req) {
         stream.headers.emplace_back("Mcp-Session-Id", session->id);
         return stream;
     }
-    // JSON only: wait for the response itself (messages before it cannot be delivered this way).
+    // JSON only: wait for the response itself (route() gives a channel that is not streamed nothing
+    // else, so its first event is the response).
     const auto deadline = std::chrono::steady_clock::now() + options_.json_reply_limit;
     while (std::chrono::steady_clock::now() < deadline) {
         auto event = channel->next(std::chrono::milliseconds(500));
@@ -320,16 +316,13 @@ Reply McpHttpEndpoint::post(ApiRequest& req) {
             if (channel->ended()) break;
             continue;
         }
-        json::value parsed = json::parse(event->data, ec);
-        if (!ec && parsed.is_object() && parsed.as_object().contains("id") && !parsed.as_object().contains("method")) {
-            Response r = text_response(http::status::ok, event->data, "application/json");
-            r.set("Mcp-Session-Id", session->id);
-            return r;
-        }
+        Response r = text_response(http::status::ok, event->data, "application/json");
+        r.set("Mcp-Session-Id", session->id);
+        return r;
     }
     {
         std::lock_guard lock(session->mutex);
-        session->waiting.erase(json::serialize(*id));
+        session->waiting.erase(mcp::id_key(*id));
     }
     return rpc_error_response(http::status::gateway_timeout, mcp::rpc_code::internal_error, "no response in time");
 }

@@ -92,7 +92,7 @@ std::size_t thread_count() {
 TEST(WorkerPool, HungJobsTakeWorkersOnlyUpToTheCapAndTheRestQueue) {
     auto board = std::make_shared<Board>();
     {
-        WorkerPool pool(WorkerPoolOptions{1, 3, std::chrono::microseconds(50), 30000ms});
+        WorkerPool pool(WorkerPoolOptions{1, 3, 30000ms});
         for (int i = 0; i < 5; ++i) pool.submit(std::make_shared<HangingJob>(board));
         ASSERT_TRUE(board->wait_started(3));
         // Three workers hang; the two other jobs wait in the queue rather than getting threads.
@@ -112,7 +112,7 @@ TEST(WorkerPool, HungJobsTakeWorkersOnlyUpToTheCapAndTheRestQueue) {
 
 TEST(WorkerPool, DestroyingThePoolDoesNotWaitForAHungJob) {
     auto board = std::make_shared<Board>();
-    auto pool = std::make_unique<WorkerPool>(WorkerPoolOptions{1, 2, std::chrono::microseconds(50), 30000ms});
+    auto pool = std::make_unique<WorkerPool>(WorkerPoolOptions{1, 2, 30000ms});
     pool->submit(std::make_shared<HangingJob>(board));
     ASSERT_TRUE(board->wait_started(1));
     pool.reset();  // returns while the job still hangs: its worker owns what it needs
@@ -122,7 +122,7 @@ TEST(WorkerPool, DestroyingThePoolDoesNotWaitForAHungJob) {
 
 TEST(WorkerPool, WorkersBeyondTheKeptOnesRetireWhenIdle) {
     auto board = std::make_shared<Board>();
-    WorkerPool pool(WorkerPoolOptions{1, 8, std::chrono::microseconds(50), 50ms});
+    WorkerPool pool(WorkerPoolOptions{1, 8, 50ms});
     const std::size_t before = thread_count();
     for (int i = 0; i < 4; ++i) pool.submit(std::make_shared<HangingJob>(board));
     ASSERT_TRUE(board->wait_started(4));

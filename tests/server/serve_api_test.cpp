@@ -8,7 +8,11 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include <atomic>
+#include <filesystem>
 #include <fstream>
+#include <thread>
+#include <vector>
 
 namespace skillhost::testing {
 namespace {
@@ -311,6 +315,40 @@ TEST_F(ServeApi, OversizedHeadersAre431AndTheServerCarriesOn) {
     EXPECT_EQ(r.status, 431) << r.body;
     EXPECT_EQ(r.error_code(), "HEADERS_TOO_LARGE");
     EXPECT_EQ(d().get("/healthz", "").status, 200);
+}
+
+// A call runs on the handler's own thread; when its plugin ignores the deadline, the executor's
+// watcher answers TIMEOUT through the server while that thread is still inside the plugin, and the
+// server keeps answering other requests meanwhile.
+TEST(ServeApiTimeouts, AHungPluginIsAnsweredTimeoutAtItsDeadline) {
+    DaemonSetup setup;
+    setup.server_yaml = "  handler_threads: 4\n";  // two of them may run calls themselves
+    DaemonProcess daemon(setup);
+    const std::filesystem::path hangs = std::filesystem::path(SKILLHOST_TEST_FIXTURES_BINARY_DIR) / "hangs";
+    for (const char* file : {"hangs.yaml", "libhangs.so"})
+        std::filesystem::copy_file(hangs / file, daemon.plugins_dir() / file);
+    daemon.start();
+    const auto started = std::chrono::steady_clock::now();
+    // The plugin sleeps 5 s whatever it is told; the call's deadline is 100 ms.
+    auto late = daemon.post("/v1/skills/forever/call", R"({"args":{"ms":5000},"timeout_ms":100})");
+    const auto took = std::chrono::steady_clock::now() - started;
+    ASSERT_EQ(late.status, 200) << late.body;
+    EXPECT_EQ(late.json().at("ok"), false);
+    EXPECT_EQ(late.error_code(), "TIMEOUT") << late.body;
+    EXPECT_LT(took, std::chrono::milliseconds(4000)) << "the answer waited for the hung plugin";
+    // Several at once, more than the handler threads that may run calls themselves: all answered.
+    std::vector<std::thread> callers;
+    std::atomic<int> timeouts{0};
+    for (int i = 0; i < 6; ++i)
+        callers.emplace_back([&] {
+            auto r = daemon.post("/v1/skills/forever/call", R"({"args":{"ms":3000},"timeout_ms":100})");
+            if (r.status == 200 && r.error_code() == "TIMEOUT") ++timeouts;
+        });
+    for (auto& t : callers) t.join();
+    EXPECT_EQ(timeouts.load(), 6);
+    auto sum = daemon.post("/v1/skills/add/call", R"({"args":{"a":1,"b":2}})");
+    ASSERT_EQ(sum.status, 200) << sum.body;
+    EXPECT_EQ(sum.json().at("result").at("sum"), 3);
 }
 
 }  // namespace
