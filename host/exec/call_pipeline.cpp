@@ -49,19 +49,39 @@ void CallPipeline::report_call(const CallRequest& request, const SkillResult& re
     if (auto st = parts_.audit->record_skill_call(a); !st) spdlog::warn("audit: {}", st.error().message);
 }
 
+// A call refused before policy (unknown skill, invalid arguments) is audited too: a caller
+// probing for skills or argument shapes leaves a trace. Only audited, not counted in the metrics:
+// a client-chosen skill id must not become a metric label.
+void CallPipeline::audit_refusal(const CallRequest& request, std::string_view step, const Error& error) const {
+    if (!parts_.audit) return;
+    boost::json::object fields;
+    fields["user"] = request.user.user_id;
+    fields["skill"] = request.skill_id;
+    fields["mode"] = policy::to_string(request.user.mode);
+    fields["outcome"] = "refused";
+    fields["step"] = step;
+    fields["code"] = error.code;
+    fields["reason"] = error.message;
+    fields["requested_by"] = request.requested_by.to_text();
+    fields["arguments"] = request.args;
+    if (auto st = parts_.audit->append("decision", std::move(fields)); !st)
+        spdlog::warn("audit: {}", st.error().message);
+}
+
 CallOutcome CallPipeline::call(const catalog::CatalogSnapshot& catalog, const CallRequest& request) const {
     CallOutcome out;
     const catalog::CatalogEntry* entry = catalog.find(request.skill_id);
     if (!entry) {
         // The executor words SKILL_NOT_FOUND with the closest skill ids.
         out.result = parts_.executor->call(catalog, request.skill_id, request.args, caller_for(request.user));
+        if (!out.result.ok) audit_refusal(request, "catalog", out.result.error);
         return out;
     }
     const manifest::SkillSpec& spec = *entry->spec;
 
-    // Step 1 of policy (mode visibility) comes before argument validation: a user must not learn
-    // the shape of a skill their mode hides.
-    if (!parts_.policy->is_visible(request.user, spec)) {
+    // Mode visibility and trust come before argument validation: a user must not learn the shape
+    // of a skill their mode or trust hides (INVALID_ARGS would name its fields).
+    if (!parts_.policy->is_visible(request.user, spec) || request.user.trust < spec.min_trust) {
         policy::Decision d = parts_.policy->decide(request.user, spec, request.args);
         if (parts_.audit) (void)parts_.audit->record_decision(d, request.args);
         out.result = failed(request.skill_id, d.to_error());
@@ -71,6 +91,7 @@ CallOutcome CallPipeline::call(const catalog::CatalogSnapshot& catalog, const Ca
 
     auto prepared = prepare_arguments(spec.id, spec.inputs, request.args);
     if (!prepared) {
+        audit_refusal(request, "arguments", prepared.error());
         out.result = failed(request.skill_id, prepared.error());
         return out;
     }

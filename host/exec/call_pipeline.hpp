@@ -82,6 +82,7 @@ public:
 private:
     CallerContext caller_for(const policy::UserContext& user) const;
     // Tells the observers and the audit log about an executed call.
+    void audit_refusal(const CallRequest& request, std::string_view step, const Error& error) const;
     void report_call(const CallRequest& request, const SkillResult& result) const;
 
     PipelineParts parts_;
