@@ -7,6 +7,8 @@ namespace skillhost::app {
 void AuditLlmObserver::on_llm_call(const llm::LlmCallRecord& record) {
     if (!audit_) return;
     policy::LlmCallAudit a;
+    a.user_id = record.user_id;
+    a.run_id = record.run_id;
     a.role = record.role;
     a.backend = record.backend;
     a.model = record.model.empty() ? record.model_name : record.model;

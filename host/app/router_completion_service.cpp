@@ -76,6 +76,7 @@ Result<std::string> RouterCompletionService::complete(std::string_view user_id, 
                                                       std::string_view request_json) {
     auto request = chat_request_from_abi(role, request_json);
     if (!request) return request.error();
+    request->user_id = std::string(user_id);
     auto response = router_->chat(*request);
     if (!response) {
         Error error = response.error();

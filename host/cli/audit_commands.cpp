@@ -1,4 +1,4 @@
-// `skillhost audit tail [--follow] [--user U] [--skill S] [--kind K] [--since T] [--json]`.
+// `skillhost audit tail [--follow] [--user U] [--skill S] [--kind K] [--since T] [--grep TEXT] [--json]`.
 #include "base/json_text.hpp"
 #include "cli/cli_context.hpp"
 #include "cli/output.hpp"
@@ -21,7 +21,7 @@ extern "C" void on_interrupt(int) {
 }
 
 struct AuditArgs {
-    std::string user, skill, kind, since;
+    std::string user, skill, kind, since, grep;
     bool follow = false;
     bool json = false;
     std::size_t lines = 50;
@@ -58,21 +58,37 @@ int run_tail(CliContext& ctx, const AuditArgs& a) {
         if (!t) return fail_setup(t.error(), a.json);
         filter.since = t.value();
     }
+    if (!a.follow) {
+        // Only the last `lines` records: read backwards, not the whole history.
+        auto page = policy::read_audit_page(cfg->audit_dir(), filter, a.lines, [&a](const boost::json::object& r) {
+            return a.grep.empty() || policy::contains_text(r, a.grep);
+        });
+        if (!page) return fail_setup(page.error(), a.json);
+        for (const auto& r : page->batch.records) print_record(r, a.json);
+        for (const auto& p : page->batch.problems) std::cerr << "warning: " << p << "\n";
+        return kExitOk;
+    }
     policy::AuditTail tail(cfg->audit_dir(), filter);
     auto first = tail.poll();
     if (!first) return fail_setup(first.error(), a.json);
     const auto& recs = first->records;
-    std::size_t start = recs.size() > a.lines ? recs.size() - a.lines : 0;
-    for (std::size_t i = start; i < recs.size(); ++i) print_record(recs[i], a.json);
+    const auto shown = [&a](const boost::json::object& r) {
+        return a.grep.empty() || policy::contains_text(r, a.grep);
+    };
+    std::vector<const boost::json::object*> matching;
+    for (const auto& r : recs)
+        if (shown(r)) matching.push_back(&r);
+    const std::size_t start = matching.size() > a.lines ? matching.size() - a.lines : 0;
+    for (std::size_t i = start; i < matching.size(); ++i) print_record(*matching[i], a.json);
     for (const auto& p : first->problems) std::cerr << "warning: " << p << "\n";
-    if (!a.follow) return kExitOk;
     std::cout.flush();
     std::signal(SIGINT, on_interrupt);
     std::signal(SIGTERM, on_interrupt);
     while (!g_stop_follow) {
         auto batch = tail.poll();
         if (!batch) return fail_setup(batch.error(), a.json);
-        for (const auto& r : batch->records) print_record(r, a.json);
+        for (const auto& r : batch->records)
+            if (shown(r)) print_record(r, a.json);
         std::cout.flush();
         for (int i = 0; i < 5 && !g_stop_follow; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
@@ -93,6 +109,8 @@ void register_audit_commands(CLI::App& app, CliContext& ctx) {
         ->check(CLI::IsMember({"decision", "skill_call", "approval", "llm_call", "reload"}));
     tail->add_option("--since", a->since,
                      "From this time: 2026-11-21, 2026-11-21T12:00, or an age such as 15m, 2h, 7d");
+    tail->add_option("--grep", a->grep,
+                     "Only records whose JSON contains this text (plain text, not a pattern), e.g. a call id");
     tail->add_option("-n,--lines", a->lines, "How many of the latest records to print first")->capture_default_str();
     tail->add_flag("--json", a->json, "One JSON object per line");
     ctx.add_global_options(*tail);

@@ -73,9 +73,30 @@ std::optional<Error> read_bounded(const fs::path& file, const YAML::Node& v, con
 
 std::optional<Error> read_server(const fs::path& file, const YAML::Node& node, ServerSettings& server) {
     if (!node.IsMap()) return config_error(file, node.Mark(), "server", "expected a mapping (listen, threads, ...)");
-    static const std::set<std::string> keys{"listen",          "allow_remote",      "threads",
-                                            "handler_threads", "max_body_bytes",    "max_runs_per_user",
-                                            "max_streams",     "shutdown_grace_ms", "mcp_allowed_origins"};
+    static const std::set<std::string> keys{"listen",
+                                            "allow_remote",
+                                            "threads",
+                                            "handler_threads",
+                                            "max_body_bytes",
+                                            "max_runs_per_user",
+                                            "max_streams",
+                                            "max_streams_per_user",
+                                            "max_connections",
+                                            "stream_write_timeout_ms",
+                                            "max_call_timeout_ms",
+                                            "readiness_cache_ms",
+                                            "audit_page_limit",
+                                            "mcp_sessions_per_user",
+                                            "mcp_idle_expiry_ms",
+                                            "shutdown_grace_ms",
+                                            "mcp_allowed_origins"};
+    const auto read_ms = [&](const YAML::Node& v, const std::string& name, long long lo, long long hi,
+                             std::chrono::milliseconds& out) {
+        long long ms = 0;
+        auto bad = read_bounded(file, v, name, lo, hi, ms);
+        if (!bad) out = std::chrono::milliseconds(ms);
+        return bad;
+    };
     for (const auto& kv : node) {
         const std::string key = kv.first.as<std::string>();
         const std::string name = "server." + key;
@@ -100,6 +121,22 @@ std::optional<Error> read_server(const fs::path& file, const YAML::Node& node, S
                 bad = read_bounded(file, v, name, 1, 1000, server.max_runs_per_user);
             } else if (key == "max_streams") {
                 bad = read_bounded(file, v, name, 1, 100000, server.max_streams);
+            } else if (key == "max_streams_per_user") {
+                bad = read_bounded(file, v, name, 1, 100000, server.max_streams_per_user);
+            } else if (key == "max_connections") {
+                bad = read_bounded(file, v, name, 1, 1000000, server.max_connections);
+            } else if (key == "stream_write_timeout_ms") {
+                bad = read_ms(v, name, 100, 3600000, server.stream_write_timeout);
+            } else if (key == "max_call_timeout_ms") {
+                bad = read_ms(v, name, 1, 86400000, server.max_call_timeout);
+            } else if (key == "readiness_cache_ms") {
+                bad = read_ms(v, name, 0, 3600000, server.readiness_cache);
+            } else if (key == "audit_page_limit") {
+                bad = read_bounded(file, v, name, 1, 100000, server.audit_page_limit);
+            } else if (key == "mcp_sessions_per_user") {
+                bad = read_bounded(file, v, name, 1, 10000, server.mcp_sessions_per_user);
+            } else if (key == "mcp_idle_expiry_ms") {
+                bad = read_ms(v, name, 1000, 604800000, server.mcp_idle_expiry);
             } else if (key == "mcp_allowed_origins") {
                 if (!v.IsSequence())
                     return config_error(file, v.Mark(), name, "expected a list of origins such as https://app.example");
@@ -113,9 +150,7 @@ std::optional<Error> read_server(const fs::path& file, const YAML::Node& node, S
                     server.mcp_allowed_origins.push_back(text);
                 }
             } else if (key == "shutdown_grace_ms") {
-                long long ms = 0;
-                bad = read_bounded(file, v, name, 0, 3600000, ms);
-                server.shutdown_grace = std::chrono::milliseconds(ms);
+                bad = read_ms(v, name, 0, 3600000, server.shutdown_grace);
             }
             if (bad) return bad;
         } catch (const YAML::BadConversion&) {

@@ -22,9 +22,17 @@ struct ServerSettings {
     unsigned threads = 0;           // network threads; 0: the core count
     unsigned handler_threads = 16;  // requests handled at once (a skill call may block one)
     std::size_t max_body_bytes = 1 << 20;
-    unsigned max_runs_per_user = 4;                   // operator runs working at once per user; more: 429
-    unsigned max_streams = 64;                        // open event streams (SSE); more: 503
-    std::chrono::milliseconds shutdown_grace{10000};  // SIGTERM: how long in-flight work may finish
+    unsigned max_runs_per_user = 4;                         // operator runs working at once per user; more: 429
+    unsigned max_streams = 64;                              // open event streams (SSE) in all; more: 503
+    unsigned max_streams_per_user = 8;                      // open event streams of one user; more: 429
+    unsigned max_connections = 1024;                        // open connections; more are answered 503 and closed
+    std::chrono::milliseconds stream_write_timeout{30000};  // a stream whose client takes no data this long ends
+    std::chrono::milliseconds max_call_timeout{300000};     // the highest timeout_ms a client may ask for
+    std::chrono::milliseconds readiness_cache{5000};        // /readyz answers from a check at most this old
+    unsigned audit_page_limit = 1000;                       // most records one GET /v1/audit returns
+    unsigned mcp_sessions_per_user = 32;                    // more: the least recently used idle session is closed
+    std::chrono::milliseconds mcp_idle_expiry{3600000};     // MCP sessions unused this long are closed
+    std::chrono::milliseconds shutdown_grace{10000};        // SIGTERM: how long in-flight work may finish
     // Browser origins (scheme://host[:port]) allowed to call /mcp besides this machine's own.
     std::vector<std::string> mcp_allowed_origins;
 };

@@ -59,19 +59,39 @@ policy::UserContext CallPipeline::current_user(const policy::UserContext& user) 
     return out;
 }
 
+// A call refused before policy (unknown skill, invalid arguments) is audited too: a caller
+// probing for skills or argument shapes leaves a trace. Only audited, not counted in the metrics:
+// a client-chosen skill id must not become a metric label.
+void CallPipeline::audit_refusal(const CallRequest& request, std::string_view step, const Error& error) const {
+    if (!parts_.audit) return;
+    boost::json::object fields;
+    fields["user"] = request.user.user_id;
+    fields["skill"] = request.skill_id;
+    fields["mode"] = policy::to_string(request.user.mode);
+    fields["outcome"] = "refused";
+    fields["step"] = step;
+    fields["code"] = error.code;
+    fields["reason"] = error.message;
+    fields["requested_by"] = request.requested_by.to_text();
+    fields["arguments"] = request.args;
+    if (auto st = parts_.audit->append("decision", std::move(fields)); !st)
+        spdlog::warn("audit: {}", st.error().message);
+}
+
 std::variant<CallPipeline::Admitted, CallOutcome> CallPipeline::admit(const catalog::CatalogSnapshot& catalog,
                                                                       const CallRequest& request) const {
     CallOutcome out;
     const catalog::CatalogEntry* entry = catalog.find(request.skill_id);
     if (!entry) {
         out.result = failed_call(request.skill_id, skill_not_found(catalog, request.skill_id));
+        audit_refusal(request, "catalog", out.result.error);
         return out;
     }
     const manifest::SkillSpec& spec = *entry->spec;
 
-    // Step 1 of policy (mode visibility) comes before argument validation: a user must not learn
-    // the shape of a skill their mode hides.
-    if (!parts_.policy->is_visible(request.user, spec)) {
+    // Mode visibility and trust come before argument validation: a user must not learn the shape
+    // of a skill their mode or trust hides (INVALID_ARGS would name its fields).
+    if (!parts_.policy->is_visible(request.user, spec) || request.user.trust < spec.min_trust) {
         policy::Decision d = parts_.policy->decide(request.user, spec, request.args);
         if (parts_.audit) (void)parts_.audit->record_decision(d, request.args);
         out.result = failed_call(request.skill_id, d.to_error());
@@ -81,6 +101,7 @@ std::variant<CallPipeline::Admitted, CallOutcome> CallPipeline::admit(const cata
 
     auto prepared = prepare_call(*entry, request.args);
     if (!prepared) {
+        audit_refusal(request, "arguments", prepared.error());
         out.result = failed_call(request.skill_id, std::move(prepared.error()), &spec);
         return out;
     }

@@ -112,6 +112,7 @@ private:
     CallOptions with_path_rules(const CallOptions& options, const policy::UserContext& user,
                                 const manifest::SkillSpec& spec, const boost::json::value& args) const;
     // Tells the observers and the audit log about an executed call.
+    void audit_refusal(const CallRequest& request, std::string_view step, const Error& error) const;
     void report_call(const CallRequest& request, const SkillResult& result) const;
 
     PipelineParts parts_;

@@ -31,6 +31,9 @@ struct ChatMessage {
 struct ChatRequest {
     std::string role = "orchestrator";
     std::string cognitive_mode;  // empty: no mode override
+    // Who the call is for, carried into the llm_call audit record (empty: not known).
+    std::string user_id;
+    std::string run_id;
     std::vector<ChatMessage> messages;
     // When set, the backend is asked for output matching this JSON Schema (structured output).
     std::optional<boost::json::object> json_schema;

@@ -15,6 +15,8 @@ namespace skillhost::llm {
 struct LlmCallRecord {
     std::string role;
     std::string cognitive_mode;
+    std::string user_id;  // from the request, empty when not known
+    std::string run_id;
     std::string model_name;  // the key in models.yaml
     std::string model;       // the backend's model name
     std::string backend;

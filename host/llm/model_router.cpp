@@ -135,6 +135,8 @@ Result<ChatResponse> ModelRouter::chat(const ChatRequest& request, const std::at
     LlmCallRecord record;
     record.role = request.role;
     record.cognitive_mode = request.cognitive_mode;
+    record.user_id = request.user_id;
+    record.run_id = request.run_id;
     record.streamed = static_cast<bool>(on_delta);
     record.structured_output_requested = request.json_schema.has_value();
 

@@ -23,6 +23,13 @@ const char* to_string(SchemaType type) {
     return "any";
 }
 
+Schema::Schema() = default;
+Schema::~Schema() = default;
+Schema::Schema(const Schema&) = default;
+Schema::Schema(Schema&&) noexcept = default;
+Schema& Schema::operator=(const Schema&) = default;
+Schema& Schema::operator=(Schema&&) noexcept = default;
+
 const Schema* Schema::property(std::string_view name) const {
     for (const auto& [key, schema] : properties) {
         if (key == name) return &schema;

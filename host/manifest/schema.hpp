@@ -20,6 +20,15 @@ const char* to_string(SchemaType type);
 // One node of the subset: type, description, required, default, enum, minimum/maximum, pattern,
 // items, properties. Objects never accept properties they do not declare.
 struct Schema {
+    // Declared here, defined in schema.cpp: clang (14, with libstdc++ 12 in C++20) instantiates a
+    // vector's members at the class definition, where `properties` still holds an incomplete type.
+    Schema();
+    ~Schema();
+    Schema(const Schema&);
+    Schema(Schema&&) noexcept;
+    Schema& operator=(const Schema&);
+    Schema& operator=(Schema&&) noexcept;
+
     SchemaType type = SchemaType::any;
     // The value may also be null: `type: [string, "null"]` or `nullable: true` in the manifest.
     bool nullable = false;

@@ -1,5 +1,6 @@
 #include "net/http_client.hpp"
 
+#include "net/bounded_lookup.hpp"
 #include "net/url.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -181,27 +182,32 @@ asio::awaitable<void> exchange_message(Exchange& ex, Stream& stream, AttemptResu
     co_return;
 }
 
-// Resolves and connects `lowest`; on failure returns false with `out` filled in.
+// Resolves and connects `lowest`; on failure returns false with `out` filled in. The lookup
+// counts against the connect timeout (it blocks this request's own thread, which has nothing
+// else to do meanwhile, and watches the cancel flag itself).
 asio::awaitable<void> connect_tcp(Exchange& ex, beast::tcp_stream& lowest, AttemptResult& out, bool& connected) {
     beast::error_code ec;
-    tcp::resolver resolver(ex.ioc);
-    tcp::resolver::results_type endpoints;
-    {
-        AbortScope scope(ex, [&resolver] { resolver.cancel(); });
-        endpoints = co_await resolver.async_resolve(ex.url.host, ex.url.port, await_ec(ec));
-    }
-    if (ec) {
-        out.failure = ex.cancelled ? Failure::cancelled : Failure::connect;
-        out.reason = "cannot resolve host '" + ex.url.host + "': " + ec.message();
+    const auto lookup_started = Clock::now();
+    LookupResult lookup = resolve_within(ex.url.host, ex.url.port, ex.options.connect_timeout, ex.options.cancel,
+                                         ex.options.cancel_poll_interval,
+                                         ex.options.resolver ? ex.options.resolver : NameResolver(system_resolve));
+    if (!lookup.ok()) {
+        if (lookup.cancelled) ex.cancelled = true;
+        out.failure =
+            lookup.cancelled ? Failure::cancelled : (lookup.timed_out ? Failure::connect_timeout : Failure::connect);
+        out.reason = "cannot resolve host '" + ex.url.host + "': " + lookup.error;
         co_return;
     }
+    const auto left =
+        ex.options.connect_timeout - std::chrono::duration_cast<milliseconds>(Clock::now() - lookup_started);
+    const auto connect_limit = std::max(milliseconds(1), left);
     const auto started = Clock::now();
-    lowest.expires_after(ex.options.connect_timeout);
-    co_await lowest.async_connect(endpoints, await_ec(ec));
+    lowest.expires_after(connect_limit);
+    co_await lowest.async_connect(lookup.endpoints, await_ec(ec));
     if (ec) {
         if (ex.cancelled) {
             out.failure = Failure::cancelled;
-        } else if (timed_out(ec, started, ex.options.connect_timeout)) {
+        } else if (timed_out(ec, started, connect_limit)) {
             out.failure = Failure::connect_timeout;
             out.reason = "no connection within " + std::to_string(ex.options.connect_timeout.count()) + " ms";
         } else {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "base/error.hpp"
+#include "net/bounded_lookup.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -49,6 +50,9 @@ struct HttpClientOptions {
     std::uint64_t max_response_bytes = std::uint64_t{32} << 20;
     const std::atomic<bool>* cancel = nullptr;  // polled; true aborts the request promptly
     std::chrono::milliseconds cancel_poll_interval{20};
+    // How host names are looked up (the system's resolver when empty); tests replace it with one
+    // that never answers. The lookup is bounded by connect_timeout either way.
+    NameResolver resolver;
 };
 
 // Receives each piece of a successful response body as it arrives (already de-chunked).

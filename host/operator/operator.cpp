@@ -351,6 +351,8 @@ bool Operator::plan_step(Session& session, PlannerOutput& out) {
     input.max_steps = session.max_steps;
     input.cognitive_mode = run.mode;
     llm::ChatRequest request = build_planner_request(input);
+    request.user_id = run.user_id;
+    request.run_id = run.id;
 
     for (int attempt = 0; attempt < 2; ++attempt) {
         session.last_prompt_chars = 0;
@@ -708,6 +710,8 @@ void Operator::finish_with_answer(Session& session, std::string style, std::stri
         llm::ChatRequest critique;
         critique.role = "critic";
         critique.cognitive_mode = run.mode;
+        critique.user_id = run.user_id;
+        critique.run_id = run.id;
         critique.json_schema =
             json::parse(
                 R"({"type":"object","properties":{"approved":{"type":"boolean"},"feedback":{"type":"string"}},"required":["approved"]})")

@@ -63,6 +63,8 @@ void Operator::lightweight(Session& session, bool full_loop_allowed) {
     llm::ChatRequest request;
     request.role = "classifier";
     request.cognitive_mode = run.mode;
+    request.user_id = run.user_id;
+    request.run_id = run.id;
     request.json_schema = classifier_schema();
     request.schema_name = "intent";
     request.temperature = 0.0;
@@ -108,6 +110,8 @@ void Operator::lightweight(Session& session, bool full_loop_allowed) {
         llm::ChatRequest chat;
         chat.role = "persona";
         chat.cognitive_mode = run.mode;
+        chat.user_id = run.user_id;
+        chat.run_id = run.id;
         chat.messages = {
             {"system", "You are a friendly assistant. Reply briefly. Do not claim facts about the user's data."}};
         for (const auto& turn : run.history) chat.messages.push_back({"user", turn});

@@ -3,6 +3,7 @@
 #include "base/glob.hpp"
 
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -38,6 +39,10 @@ bool AuditFilter::matches(const boost::json::object& record) const {
     // Timestamps are fixed-width UTC, so string order is time order.
     if (since && string_field(record, "ts") < format_utc_timestamp(*since)) return false;
     return true;
+}
+
+bool contains_text(const boost::json::object& record, std::string_view text) {
+    return boost::json::serialize(record).find(text) != std::string::npos;
 }
 
 AuditTail::AuditTail(std::filesystem::path directory, AuditFilter filter)
@@ -116,6 +121,108 @@ std::string format_audit_record(const boost::json::object& record) {
 
 Result<AuditBatch> read_audit_log(const std::filesystem::path& directory, const AuditFilter& filter) {
     return AuditTail(directory, filter).poll();
+}
+
+namespace {
+
+constexpr std::size_t kChunkBytes = 64 * 1024;
+constexpr std::size_t kMaxLineBytes = 4 * 1024 * 1024;  // the writer truncates far below this
+
+std::vector<std::string> day_files_newest_first(const std::filesystem::path& directory, std::error_code& ec) {
+    std::vector<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(directory, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (is_day_file(name)) names.push_back(name);
+    }
+    std::sort(names.rbegin(), names.rend());
+    return names;
+}
+
+// Reads `file` from its end in chunks, handing each complete line (newest first) with its byte
+// offset to `line`, which returns false to stop. False when `line` asked to stop.
+bool read_lines_backwards(const std::filesystem::path& file,
+                          const std::function<bool(std::string_view, std::uintmax_t)>& line,
+                          std::vector<std::string>& problems, const std::string& name) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return true;  // removed between listing and opening
+    in.seekg(0, std::ios::end);
+    std::uintmax_t pos = static_cast<std::uintmax_t>(std::max<std::streamoff>(0, in.tellg()));
+    std::string carry;  // the start of a line whose beginning lies in an earlier chunk
+    bool first_segment = true;
+    std::string buffer;
+    while (pos > 0) {
+        const std::size_t n = static_cast<std::size_t>(std::min<std::uintmax_t>(kChunkBytes, pos));
+        pos -= n;
+        buffer.assign(n, '\0');
+        in.seekg(static_cast<std::streamoff>(pos));
+        in.read(buffer.data(), static_cast<std::streamsize>(n));
+        if (static_cast<std::size_t>(in.gcount()) != n) return true;  // truncated while reading
+        buffer += carry;
+        std::size_t end = buffer.size();
+        while (true) {
+            const std::size_t newline = end == 0 ? std::string::npos : buffer.rfind('\n', end - 1);
+            if (newline == std::string::npos) break;
+            const std::string_view text(buffer.data() + newline + 1, end - newline - 1);
+            // The segment after the file's last newline is a line still being written.
+            if (!first_segment && !text.empty() && !line(text, pos + newline + 1)) return false;
+            first_segment = false;
+            end = newline;
+        }
+        carry.assign(buffer, 0, end);
+        if (carry.size() > kMaxLineBytes) {
+            problems.push_back(name + " at byte " + std::to_string(pos) + ": a line longer than " +
+                               std::to_string(kMaxLineBytes) + " bytes was skipped");
+            carry.clear();
+            first_segment = true;  // the rest of that line is skipped too, up to its newline
+        }
+    }
+    if (!first_segment && !carry.empty()) return line(carry, 0);
+    return true;
+}
+
+}  // namespace
+
+Result<AuditPage> read_audit_page(const std::filesystem::path& directory, const AuditFilter& filter, std::size_t limit,
+                                  const std::function<bool(const boost::json::object&)>& also) {
+    AuditPage page;
+    std::error_code ec;
+    if (!std::filesystem::is_directory(directory, ec)) return page;
+    const auto names = day_files_newest_first(directory, ec);
+    if (ec) {
+        Error error{"AUDIT_READ_FAILED", "cannot list the audit directory: " + ec.message(), {}, {}};
+        return error;
+    }
+    const std::string since = filter.since ? format_utc_timestamp(*filter.since) : std::string();
+    const std::string first_day = filter.since ? format_utc_date(*filter.since) + ".jsonl" : std::string();
+    std::vector<boost::json::object> newest_first;
+    for (const auto& name : names) {
+        if (name < first_day) break;
+        const bool going = read_lines_backwards(
+            directory / name,
+            [&](std::string_view text, std::uintmax_t offset) {
+                boost::system::error_code parse_error;
+                auto value = boost::json::parse(text, parse_error);
+                if (parse_error || !value.is_object()) {
+                    page.batch.problems.push_back(name + " at byte " + std::to_string(offset) + ": not a JSON object");
+                    return true;
+                }
+                auto& record = value.get_object();
+                // Records are appended in time order: one older than `since` ends the search.
+                if (!since.empty() && string_field(record, "ts") < since) return false;
+                if (!filter.matches(record) || (also && !also(record))) return true;
+                if (newest_first.size() == limit) {
+                    page.more = true;
+                    return false;
+                }
+                newest_first.push_back(std::move(record));
+                return true;
+            },
+            page.batch.problems, name);
+        if (!going) break;
+    }
+    page.batch.records.assign(std::make_move_iterator(newest_first.rbegin()),
+                              std::make_move_iterator(newest_first.rend()));
+    return page;
 }
 
 Status follow_audit_log(const std::filesystem::path& directory, const AuditFilter& filter,

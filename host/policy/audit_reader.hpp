@@ -56,6 +56,23 @@ std::string format_audit_record(const boost::json::object& record);
 // Every matching record now in the log. A missing audit directory is an empty log.
 Result<AuditBatch> read_audit_log(const std::filesystem::path& directory, const AuditFilter& filter);
 
+struct AuditPage {
+    AuditBatch batch;   // the newest `limit` matching records, oldest first
+    bool more = false;  // older matching records may exist (the page is full)
+};
+
+// The newest `limit` matching records, read backwards from the end of the newest day file: only
+// the files and the part of them that the page needs (and nothing older than filter.since) are
+// read, so the cost does not grow with the history. A line still being written is skipped;
+// problems name the file and the byte offset of the line. `also`, when given, must accept a
+// record too (e.g. contains_text).
+Result<AuditPage> read_audit_page(const std::filesystem::path& directory, const AuditFilter& filter, std::size_t limit,
+                                  const std::function<bool(const boost::json::object&)>& also = {});
+
+// True when the record's compact JSON contains `text` (plain text, no pattern syntax): finds a
+// call id, an approval id or a file name among the arguments.
+bool contains_text(const boost::json::object& record, std::string_view text);
+
 // Polls every `interval`, handing each non-empty batch to on_batch, until keep_going() is false.
 Status follow_audit_log(const std::filesystem::path& directory, const AuditFilter& filter,
                         const std::function<void(const AuditBatch&)>& on_batch, const std::function<bool()>& keep_going,

@@ -56,17 +56,19 @@ policy::AuditFilter audit_filter(const ApiRequest& req) {
 Reply query_audit(ApiServices& s, ApiRequest& req) {
     req.allow_query({"user", "skill", "kind", "since", "limit"});
     const auto filter = audit_filter(req);
-    const auto limit = static_cast<std::size_t>(req.query_int("limit", 1, 100000).value_or(100));
-    auto batch = policy::read_audit_log(s.host.config.audit_dir(), filter);
-    if (!batch) throw ApiFailure(batch.error());
-    const auto& records = batch->records;
-    const std::size_t start = records.size() > limit ? records.size() - limit : 0;
+    // At most server.audit_page_limit records per request: older ones are reached with since.
+    const std::int64_t page_limit = s.settings.audit_page_limit;
+    const auto limit = static_cast<std::size_t>(
+        req.query_int("limit", 1, page_limit).value_or(std::min<std::int64_t>(100, page_limit)));
+    auto page = policy::read_audit_page(s.host.config.audit_dir(), filter, limit);
+    if (!page) throw ApiFailure(page.error());
     json::array out;
-    for (std::size_t i = start; i < records.size(); ++i) out.push_back(records[i]);
+    for (auto& record : page->batch.records) out.push_back(std::move(record));
     json::array problems;
-    for (const auto& p : batch->problems) problems.emplace_back(p);
-    return json_response(http::status::ok,
-                         json::object{{"records", std::move(out)}, {"problems", std::move(problems)}});
+    for (const auto& p : page->batch.problems) problems.emplace_back(p);
+    return json_response(
+        http::status::ok,
+        json::object{{"records", std::move(out)}, {"problems", std::move(problems)}, {"more", page->more}});
 }
 
 Reply follow_audit(ApiServices& s, ApiRequest& req) {

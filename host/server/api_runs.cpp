@@ -79,12 +79,14 @@ Reply start_run(ApiServices& s, ApiRequest& req) {
 
     std::shared_ptr<EventChannel> channel;
     if (req.wants_event_stream()) {
-        if (!s.stream_available()) {
-            throw ApiFailure(http::status::service_unavailable,
-                             Error{"TOO_MANY_STREAMS",
-                                   "no more event streams can open now (server.max_streams, or shutting down)",
-                                   {},
-                                   {"start the run without Accept: text/event-stream and poll GET /v1/runs/{id}"}});
+        if (!s.stream_available(user.user_id)) {
+            throw ApiFailure(
+                http::status::service_unavailable,
+                Error{"TOO_MANY_STREAMS",
+                      "no more event streams can open now (server.max_streams, server.max_streams_per_user, or "
+                      "shutting down)",
+                      {},
+                      {"start the run without Accept: text/event-stream and poll GET /v1/runs/{id}"}});
         }
         channel = std::make_shared<EventChannel>();
         channel->push(StreamEvent{"run", json::serialize(accepted(id))});

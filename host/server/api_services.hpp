@@ -3,6 +3,7 @@
 
 #include "app/host_runtime.hpp"
 #include "app/operator_runtime.hpp"
+#include "config/host_config.hpp"
 #include "server/event_channel.hpp"
 #include "server/metrics.hpp"
 #include "server/route_table.hpp"
@@ -24,12 +25,14 @@ struct ApiServices {
     std::function<MetricGauges()> gauges;
     // {ready, checks: {...}}: plugins loaded, database writable, model roles reachable.
     std::function<boost::json::object()> readiness;
-    // False when no more event streams may open (server.max_streams, shutdown): checked before a
+    // False when no more event streams of the user may open (server.max_streams[_per_user], shutdown): checked before a
     // streamed run starts, so a refused stream never leaves a run the client cannot see.
-    std::function<bool()> stream_available;
+    std::function<bool(const std::string& user_id)> stream_available;
     // Set when shutdown's grace period is over: every skill call the API started is cancelled, so
     // no call keeps the daemon past server.shutdown_grace_ms.
     std::shared_ptr<std::atomic<bool>> stop_calls;
+    // The daemon's limits (server: in skillhost.yaml): max_call_timeout, audit_page_limit, ...
+    const config::ServerSettings& settings;
 };
 
 void add_skill_routes(RouteTable& routes, ApiServices& services);     // /v1/skills, /v1/catalog

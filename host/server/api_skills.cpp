@@ -59,7 +59,8 @@ Reply call_skill(ApiServices& s, ApiRequest& req) {
             throw bad_field("FIELD_WRONG_TYPE", "args", "field 'args' must be a JSON object of the skill's arguments");
         call.args = *args;
     }
-    if (auto timeout = int_field(body, "timeout_ms", 1, 3600000))
+    // A client may shorten a call, never keep it past server.max_call_timeout_ms.
+    if (auto timeout = int_field(body, "timeout_ms", 1, s.settings.max_call_timeout.count()))
         call.options.timeout = std::chrono::milliseconds(*timeout);
     call.options.cancel = s.stop_calls;
     const auto snapshot = s.host.snapshot();

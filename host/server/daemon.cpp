@@ -62,7 +62,9 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
     RunHubOptions hub_options;
     hub_options.max_runs_per_user = d->settings_.max_runs_per_user;
     d->runs_ = std::make_unique<RunHub>(*d->operators_.op, *d->operators_.runs, hub_options);
-    d->readiness_ = std::make_unique<ReadinessCheck>(host);
+    ReadinessOptions readiness_options;
+    readiness_options.cache_for = d->settings_.readiness_cache;
+    d->readiness_ = std::make_unique<ReadinessCheck>(host, readiness_options);
 
     Daemon* self = d.get();
     host.call_observers->add(std::make_shared<SkillCallMetrics>(d->metrics_));
@@ -73,10 +75,11 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
         self->metrics_.record_reload(report);
     });
 
-    d->services_.reset(new ApiServices{host, d->operators_, *d->runs_, d->metrics_, [self] { return self->gauges(); },
-                                       [self] { return self->readiness_->check(); },
-                                       [self] { return self->server_->stream_available(); },
-                                       std::make_shared<std::atomic<bool>>(false)});
+    d->services_.reset(
+        new ApiServices{host, d->operators_, *d->runs_, d->metrics_, [self] { return self->gauges(); },
+                        [self] { return self->readiness_->check(); },
+                        [self](const std::string& user) { return self->server_->stream_available(user); },
+                        std::make_shared<std::atomic<bool>>(false), d->settings_});
     add_health_routes(d->routes_, *d->services_);
     add_skill_routes(d->routes_, *d->services_);
     add_run_routes(d->routes_, *d->services_);
@@ -86,7 +89,9 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
     McpHttpOptions mcp_options;
     mcp_options.loopback_only = is_loopback(d->settings_.host);
     mcp_options.allowed_origins = d->settings_.mcp_allowed_origins;
-    mcp_options.stream_available = [self] { return self->server_->stream_available(); };
+    mcp_options.stream_available = [self](const std::string& user) { return self->server_->stream_available(user); };
+    mcp_options.max_sessions_per_user = d->settings_.mcp_sessions_per_user;
+    mcp_options.idle_expiry = d->settings_.mcp_idle_expiry;
     d->mcp_ = std::make_unique<McpHttpEndpoint>(host, mcp_options);
     for (auto verb : {http::verb::post, http::verb::get, http::verb::delete_}) {
         d->routes_.add(verb, "/mcp", [self](ApiRequest& req) { return self->mcp_->handle(req); });
@@ -100,6 +105,9 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
     http.handler_threads = d->settings_.handler_threads;
     http.max_body_bytes = d->settings_.max_body_bytes;
     http.max_streams = d->settings_.max_streams;
+    http.max_streams_per_user = d->settings_.max_streams_per_user;
+    http.max_connections = d->settings_.max_connections;
+    http.stream_write_timeout = d->settings_.stream_write_timeout;
     d->server_ = std::make_unique<HttpServer>(
         http, [self](Request& r) { return self->dispatch(r); },
         [self](http::status s, std::string_view code, std::string_view message, unsigned version) {
@@ -146,6 +154,7 @@ Reply Daemon::dispatch(Request& request) {
     const std::string target(request.target());
     const auto question = target.find('?');
     std::string route_label = "unmatched";
+    std::string authenticated_user;
     Reply reply = [&]() -> Reply {
         ApiRequest api{request, target.substr(0, question), {}, {}, nullptr};
         if (question != std::string::npos && !parse_query(std::string_view(target).substr(question + 1), api.query)) {
@@ -193,6 +202,7 @@ Reply Daemon::dispatch(Request& request) {
                                    context.error().code + ": " + context.error().message, request.version());
             }
             user = policy::with_credential(std::move(context.value()), user_id->credential);
+            authenticated_user = user.user_id;
             api.user = &user;
         }
         try {
@@ -205,6 +215,9 @@ Reply Daemon::dispatch(Request& request) {
             return error_response(failure.status, failure.error, request.version());
         }
     }();
+    // Streams count against their user's limit (server.max_streams_per_user).
+    if (auto* stream = std::get_if<StreamResponse>(&reply); stream && stream->owner.empty())
+        stream->owner = authenticated_user;
     const unsigned status = std::holds_alternative<Response>(reply)
                                 ? std::get<Response>(reply).result_int()
                                 : static_cast<unsigned>(std::get<StreamResponse>(reply).status);

@@ -37,6 +37,7 @@ public:
 struct StreamResponse {
     http::status status = http::status::ok;
     std::vector<std::pair<std::string, std::string>> headers;  // besides Content-Type and Cache-Control
+    std::string owner;  // the user the stream is for: counted against server.max_streams_per_user
     std::function<void(EventStreamWriter&)> produce;
 };
 

@@ -3,6 +3,7 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -15,7 +16,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
+#include <map>
 #include <optional>
+#include <poll.h>
+#include <sstream>
 #include <sys/socket.h>
 
 namespace skillhost::server {
@@ -30,9 +35,18 @@ struct HttpServer::Internals {
     RequestHandler handler;
     ErrorResponder on_error;
 
+    // Declared before the io_context: sessions it still holds when destroyed count themselves out.
+    std::atomic<std::size_t> connections{0};  // open HTTP sessions (streams are counted in `streams`)
+
     net::io_context ioc;
     std::optional<net::executor_work_guard<net::io_context::executor_type>> work{ioc.get_executor()};
     tcp::acceptor acceptor{ioc};
+    // After a failed accept (out of descriptors or memory) the next one waits: retrying at once
+    // would fail the same way, spinning a core and flooding the log.
+    net::steady_timer accept_pause{ioc};
+    std::chrono::milliseconds accept_backoff{0};
+    std::size_t accept_failures = 0;   // in the current episode; used only by the accept chain
+    std::size_t refused_over_cap = 0;  // connections refused since the last one accepted
     net::thread_pool handlers;
     std::vector<std::thread> network_threads;
     std::atomic<bool> stopping{false};
@@ -45,6 +59,7 @@ struct HttpServer::Internals {
     std::condition_variable streams_changed;
     std::set<int> stream_fds;  // open streams' sockets, shut down by stop()
     std::size_t streams = 0;   // stream threads still running
+    std::map<std::string, unsigned> streams_by_owner;
 
     Internals(HttpServer& s, HttpServerOptions o, RequestHandler h, ErrorResponder e)
         : server(s),
@@ -73,6 +88,9 @@ struct HttpServer::Internals {
     }
 
     void accept();
+    void accepted(tcp::socket socket);
+    void refuse_connection(tcp::socket& socket);
+    std::size_t open_connections() const;
     void start_stream(tcp::socket socket, StreamResponse stream, unsigned version);
 };
 
@@ -101,29 +119,63 @@ std::string sse_text(std::string_view event, std::string_view data, std::string_
 
 class SocketEventStream final : public EventStreamWriter {
 public:
-    SocketEventStream(tcp::socket& socket, const std::atomic<bool>& stopping) : socket_(socket), stopping_(stopping) {}
+    SocketEventStream(tcp::socket& socket, const std::atomic<bool>& stopping, std::chrono::milliseconds timeout)
+        : socket_(socket), stopping_(stopping), timeout_(timeout) {}
     bool send(std::string_view event, std::string_view data, std::string_view id) override {
         return write(sse_text(event, data, id));
     }
     bool heartbeat() override { return write(": keep-alive\n\n"); }
     bool stopping() const override { return stopping_.load(); }
+    // Non-blocking sends with a deadline: a client that stops reading (its window full) must not
+    // hold the stream's thread forever.
     bool write(const std::string& text) {
         if (failed_ || stopping_.load()) return false;
-        boost::system::error_code ec;
-        net::write(socket_, net::buffer(text), ec);
-        if (ec) failed_ = true;
+        const int fd = socket_.native_handle();
+        const auto deadline = std::chrono::steady_clock::now() + timeout_;
+        std::size_t done = 0;
+        while (done < text.size()) {
+            const ssize_t n = ::send(fd, text.data() + done, text.size() - done, MSG_NOSIGNAL | MSG_DONTWAIT);
+            if (n > 0) {
+                done += static_cast<std::size_t>(n);
+                continue;
+            }
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+                const auto left =
+                    std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+                if (left.count() <= 0) {
+                    spdlog::info(
+                        "http: an event stream's client took no data for {} ms (server.stream_write_timeout_ms); "
+                        "closing the stream",
+                        timeout_.count());
+                    failed_ = true;
+                    break;
+                }
+                pollfd p{fd, POLLOUT, 0};
+                (void)::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
+                continue;
+            }
+            failed_ = true;  // the client went away (EPIPE, ECONNRESET) or the server shut the socket
+            break;
+        }
         return !failed_;
     }
 
 private:
     tcp::socket& socket_;
     const std::atomic<bool>& stopping_;
+    const std::chrono::milliseconds timeout_;
     bool failed_ = false;
 };
 
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
 public:
-    HttpSession(tcp::socket socket, HttpServer::Internals& in) : stream_(std::move(socket)), in_(in) {}
+    HttpSession(tcp::socket socket, HttpServer::Internals& in) : stream_(std::move(socket)), in_(in) {
+        in_.connections.fetch_add(1);
+    }
+    ~HttpSession() { in_.connections.fetch_sub(1); }
+    HttpSession(const HttpSession&) = delete;
+    HttpSession& operator=(const HttpSession&) = delete;
 
     void start() {
         net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read(); });
@@ -231,37 +283,101 @@ EarlyResponder early_responder() {
     return current_responder ? *current_responder : EarlyResponder{};
 }
 
+std::size_t HttpServer::Internals::open_connections() const {
+    std::lock_guard lock(streams_mutex);
+    return connections.load() + streams;
+}
+
 void HttpServer::Internals::accept() {
     acceptor.async_accept(net::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
         if (ec == net::error::operation_aborted || !acceptor.is_open()) return;
-        if (!ec) {
-            boost::system::error_code ignored;
-            socket.set_option(tcp::no_delay(true), ignored);
-            std::make_shared<HttpSession>(std::move(socket), *this)->start();
-        } else {
-            spdlog::warn("http: accept failed: {}", ec.message());
+        if (ec) {
+            // Typically EMFILE/ENFILE: the pending connection stays in the backlog until a
+            // descriptor frees up. One warning per episode, then pause and retry with backoff.
+            if (accept_failures++ == 0) {
+                spdlog::warn(
+                    "http: accept failed: {}; pausing new connections and retrying (raise the open-file "
+                    "limit or lower server.max_connections)",
+                    ec.message());
+            }
+            accept_backoff =
+                std::min(std::chrono::milliseconds(1000), std::max(std::chrono::milliseconds(10), accept_backoff * 2));
+            accept_pause.expires_after(accept_backoff);
+            accept_pause.async_wait([this](beast::error_code wait_ec) {
+                if (!wait_ec && acceptor.is_open()) accept();
+            });
+            return;
         }
+        if (accept_failures > 0) {
+            spdlog::info("http: accepting connections again after {} failed accept(s)", accept_failures);
+            accept_failures = 0;
+            accept_backoff = std::chrono::milliseconds(0);
+        }
+        accepted(std::move(socket));
         accept();
     });
+}
+
+void HttpServer::Internals::accepted(tcp::socket socket) {
+    if (open_connections() >= options.max_connections) return refuse_connection(socket);
+    if (refused_over_cap > 0) {
+        spdlog::info("http: {} connection(s) were refused at server.max_connections = {}", refused_over_cap,
+                     options.max_connections);
+        refused_over_cap = 0;
+    }
+    boost::system::error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
+    std::make_shared<HttpSession>(std::move(socket), *this)->start();
+}
+
+// Over the cap: a short 503 the client can read, written without waiting (it fits the socket
+// buffer), then the connection closes. Nothing is read, so the refusal costs no handler thread.
+void HttpServer::Internals::refuse_connection(tcp::socket& socket) {
+    if (refused_over_cap++ == 0) {
+        spdlog::warn("http: {} connections are open (server.max_connections); refusing new ones",
+                     options.max_connections);
+    }
+    Response busy = on_error(http::status::service_unavailable, "TOO_MANY_CONNECTIONS",
+                             "the server has " + std::to_string(options.max_connections) +
+                                 " open connections (server.max_connections); close idle ones or try later",
+                             11);
+    busy.keep_alive(false);
+    busy.prepare_payload();
+    std::ostringstream text;
+    text << busy;
+    const std::string bytes = text.str();
+    (void)::send(socket.native_handle(), bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    boost::system::error_code ec;
+    socket.shutdown(tcp::socket::shutdown_both, ec);
+    socket.close(ec);
 }
 
 void HttpServer::Internals::start_stream(tcp::socket socket, StreamResponse stream, unsigned version) {
     {
         std::lock_guard lock(streams_mutex);
-        if (streams >= options.max_streams || stopping.load()) {
-            Response busy = on_error(http::status::service_unavailable, stopping ? "SHUTTING_DOWN" : "TOO_MANY_STREAMS",
-                                     stopping ? "the server is shutting down"
-                                              : "too many event streams are open (server.max_streams = " +
-                                                    std::to_string(options.max_streams) + "); close one or try later",
-                                     version);
+        const auto refuse = [&](http::status status, std::string_view code, const std::string& message) {
+            Response busy = on_error(status, code, message, version);
             busy.keep_alive(false);
             busy.prepare_payload();
             boost::system::error_code ec;
             http::write(socket, busy, ec);
             socket.shutdown(tcp::socket::shutdown_both, ec);
-            return;
+        };
+        if (stopping.load())
+            return refuse(http::status::service_unavailable, "SHUTTING_DOWN", "the server is shutting down");
+        if (streams >= options.max_streams) {
+            return refuse(http::status::service_unavailable, "TOO_MANY_STREAMS",
+                          "too many event streams are open (server.max_streams = " +
+                              std::to_string(options.max_streams) + "); close one or try later");
+        }
+        if (const auto mine = streams_by_owner.find(stream.owner);
+            mine != streams_by_owner.end() && mine->second >= options.max_streams_per_user) {
+            return refuse(http::status::too_many_requests, "TOO_MANY_STREAMS",
+                          "user " + stream.owner + " has " + std::to_string(mine->second) +
+                              " event streams open (server.max_streams_per_user); close one or try later");
         }
         ++streams;
+        ++streams_by_owner[stream.owner];
         stream_fds.insert(socket.native_handle());
     }
     // The socket is owned through a pointer so the thread can destroy it before it reports itself
@@ -280,7 +396,7 @@ void HttpServer::Internals::start_stream(tcp::socket socket, StreamResponse stre
         http::response_serializer<http::empty_body> serializer(head);
         http::write_header(sock, serializer, ec);
         if (!ec) {
-            SocketEventStream writer(sock, stopping);
+            SocketEventStream writer(sock, stopping, options.stream_write_timeout);
             try {
                 stream.produce(writer);
             } catch (const std::exception& e) {
@@ -296,6 +412,8 @@ void HttpServer::Internals::start_stream(tcp::socket socket, StreamResponse stre
         owned.reset();
         stream.produce = nullptr;
         std::lock_guard lock(streams_mutex);
+        if (auto it = streams_by_owner.find(stream.owner); it != streams_by_owner.end() && --it->second == 0)
+            streams_by_owner.erase(it);
         --streams;
         streams_changed.notify_all();
     }).detach();
@@ -360,6 +478,7 @@ void HttpServer::stop_accepting() {
     net::post(in.ioc, [&in] {
         boost::system::error_code ec;
         in.acceptor.close(ec);
+        in.accept_pause.cancel();
     });
 }
 
@@ -374,9 +493,16 @@ std::size_t HttpServer::open_streams() const {
     return internals_->streams;
 }
 
-bool HttpServer::stream_available() const {
+std::size_t HttpServer::open_connections() const {
+    return internals_->open_connections();
+}
+
+bool HttpServer::stream_available(const std::string& owner) const {
     std::lock_guard lock(internals_->streams_mutex);
-    return !internals_->stopping.load() && internals_->streams < internals_->options.max_streams;
+    const auto& in = *internals_;
+    if (in.stopping.load() || in.streams >= in.options.max_streams) return false;
+    const auto mine = in.streams_by_owner.find(owner);
+    return mine == in.streams_by_owner.end() || mine->second < in.options.max_streams_per_user;
 }
 
 void HttpServer::stop() {

@@ -32,7 +32,11 @@ struct HttpServerOptions {
     unsigned handler_threads = 16;
     std::size_t max_body_bytes = 1 << 20;
     std::size_t max_header_bytes = 64 * 1024;
-    unsigned max_streams = 64;
+    unsigned max_streams = 64;          // open event streams in all; more: 503 TOO_MANY_STREAMS
+    unsigned max_streams_per_user = 8;  // open event streams of one owner (StreamResponse::owner); more: 429
+    unsigned max_connections = 1024;    // open connections (streams included); more: 503 and closed
+    std::chrono::milliseconds stream_write_timeout{
+        30000};                             // an event the client does not take this long ends the stream
     std::chrono::seconds idle_timeout{60};  // a connection whose next request does not arrive whole in this long closes
     std::chrono::seconds write_timeout{30};  // a response must be taken by the client within this
 };
@@ -75,8 +79,10 @@ public:
 
     std::size_t requests_in_flight() const { return in_flight_.load(); }
     std::size_t open_streams() const;
-    // False when a new event stream would be refused (max_streams reached, or stopping).
-    bool stream_available() const;
+    std::size_t open_connections() const;
+    // False when a new event stream of `owner` would be refused (max_streams or
+    // max_streams_per_user reached, or stopping).
+    bool stream_available(const std::string& owner) const;
 
     // The network code's state (http_server.cpp); not for handlers.
     struct Internals;

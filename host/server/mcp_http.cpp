@@ -143,13 +143,11 @@ void McpHttpEndpoint::expire_idle() {
             }
         }
     }
-    for (auto& s : expired) {
-        s->mcp->close();
-        s->close_streams();
-    }
+    for (auto& s : expired) close_session(s);
 }
 
 Reply McpHttpEndpoint::handle(ApiRequest& req) {
+    expire_idle();  // so an expired session is gone before anyone looks it up
     // DNS rebinding: a browser page from elsewhere must not reach a loopback server.
     const std::string host = host_name(std::string_view(req.raw[http::field::host]));
     if (options_.loopback_only && !is_loopback_name(host)) {
@@ -205,20 +203,45 @@ std::shared_ptr<McpHttpEndpoint::Session> McpHttpEndpoint::session_for(ApiReques
     return it->second;
 }
 
+// Called with mutex_ held. At the per-user limit the least recently used idle session (no call in
+// flight, no open server stream) makes room; when every session is busy the new one is refused.
+std::shared_ptr<McpHttpEndpoint::Session> McpHttpEndpoint::make_room(const std::string& user_id) {
+    std::size_t mine = 0;
+    std::shared_ptr<Session> oldest_idle;
+    for (const auto& [id, session] : sessions_) {
+        if (session->user_id != user_id) continue;
+        ++mine;
+        const bool idle = session->mcp->calls_in_flight() == 0 && session->server_stream.expired();
+        if (idle && (!oldest_idle || session->last_used < oldest_idle->last_used)) oldest_idle = session;
+    }
+    if (mine < options_.max_sessions_per_user) return nullptr;
+    if (!oldest_idle) {
+        Error e{"TOO_MANY_SESSIONS",
+                "user " + user_id + " has " + std::to_string(mine) +
+                    " MCP sessions (server.mcp_sessions_per_user) and every one is busy (a call in flight or an "
+                    "open stream)",
+                {},
+                {"end unused sessions with DELETE /mcp, or wait for a call to finish"}};
+        throw ApiFailure(http::status::too_many_requests, std::move(e));
+    }
+    sessions_.erase(oldest_idle->id);
+    return oldest_idle;
+}
+
+void McpHttpEndpoint::close_session(const std::shared_ptr<Session>& session) {
+    if (!session) return;
+    session->mcp->close();
+    session->close_streams();
+}
+
 Reply McpHttpEndpoint::initialize(ApiRequest& req, const json::value& message) {
     expire_idle();
+    std::shared_ptr<Session> evicted;
     {
         std::lock_guard lock(mutex_);
-        const auto mine = std::count_if(sessions_.begin(), sessions_.end(),
-                                        [&](const auto& kv) { return kv.second->user_id == req.user->user_id; });
-        if (static_cast<std::size_t>(mine) >= options_.max_sessions_per_user) {
-            Error e{"TOO_MANY_SESSIONS",
-                    "user " + req.user->user_id + " already has " + std::to_string(mine) + " MCP sessions",
-                    {},
-                    {"end unused sessions with DELETE /mcp"}};
-            throw ApiFailure(http::status::too_many_requests, std::move(e));
-        }
+        evicted = make_room(req.user->user_id);
     }
+    close_session(evicted);
     auto session = std::make_shared<Session>();
     session->id = store::new_id("mcp");
     session->user_id = req.user->user_id;
@@ -236,10 +259,15 @@ Reply McpHttpEndpoint::initialize(ApiRequest& req, const json::value& message) {
     if (!reply) throw ApiFailure(Error{"INTERNAL", "the MCP session did not answer initialize", {}, {}});
     json::value parsed = json::parse(reply->data);
     if (parsed.as_object().contains("error")) return json_response(http::status::ok, parsed);
-    {
+    try {
         std::lock_guard lock(mutex_);
+        evicted = make_room(req.user->user_id);  // another initialize of the same user may have come first
         sessions_[session->id] = session;
+    } catch (const ApiFailure&) {
+        close_session(session);
+        throw;
     }
+    close_session(evicted);
     Response r = text_response(http::status::ok, reply->data, "application/json");
     r.set("Mcp-Session-Id", session->id);
     return r;
@@ -283,13 +311,15 @@ Reply McpHttpEndpoint::post(ApiRequest& req) {
         return r;
     }
     const bool streamed = req.wants_event_stream();
-    if (streamed && options_.stream_available && !options_.stream_available()) {
+    if (streamed && options_.stream_available && !options_.stream_available(req.user->user_id)) {
         // Refused before the session sees the request, so nothing runs that the client cannot follow.
-        throw ApiFailure(http::status::service_unavailable,
-                         Error{"TOO_MANY_STREAMS",
-                               "no more event streams can open now (server.max_streams, or shutting down)",
-                               {},
-                               {"retry later, or send the request with Accept: application/json only"}});
+        throw ApiFailure(
+            http::status::service_unavailable,
+            Error{"TOO_MANY_STREAMS",
+                  "no more event streams can open now (server.max_streams, server.max_streams_per_user, or "
+                  "shutting down)",
+                  {},
+                  {"retry later, or send the request with Accept: application/json only"}});
     }
     auto channel = std::make_shared<EventChannel>();
     {

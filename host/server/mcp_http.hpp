@@ -22,14 +22,15 @@
 namespace skillhost::server {
 
 struct McpHttpOptions {
-    bool loopback_only = true;                 // the server listens on loopback: Host must name it
-    std::vector<std::string> allowed_origins;  // besides http(s)://localhost|127.0.0.1|[::1][:port]
-    std::chrono::minutes idle_expiry{60};      // sessions unused this long are closed
+    bool loopback_only = true;                       // the server listens on loopback: Host must name it
+    std::vector<std::string> allowed_origins;        // besides http(s)://localhost|127.0.0.1|[::1][:port]
+    std::chrono::milliseconds idle_expiry{3600000};  // sessions unused this long are closed
+    // More: the user's least recently used idle session is closed to make room.
     std::size_t max_sessions_per_user = 32;
     std::chrono::minutes json_reply_limit{10};  // a JSON (non-streamed) POST waits this long at most
     // False when no event stream may open now (the server's limit); checked before a streamed
     // request reaches the session.
-    std::function<bool()> stream_available;
+    std::function<bool(const std::string& user_id)> stream_available;
 };
 
 class McpHttpEndpoint {
@@ -52,6 +53,8 @@ private:
     Reply initialize(ApiRequest& request, const boost::json::value& message);
     std::shared_ptr<Session> session_for(ApiRequest& request);
     void expire_idle();
+    std::shared_ptr<Session> make_room(const std::string& user_id);
+    static void close_session(const std::shared_ptr<Session>& session);
 
     app::HostRuntime& host_;
     const McpHttpOptions options_;

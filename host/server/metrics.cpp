@@ -75,10 +75,21 @@ void Metrics::observe(std::map<Labels, Histogram>& family, const Labels& labels,
     ++h.count;
 }
 
+// A client chooses the method token freely; anything but the standard methods is counted as
+// "other" so requests cannot grow the label set (and the scrape) without bound.
+std::string_view method_label(std::string_view method) {
+    static constexpr std::string_view known[] = {"GET",     "HEAD",    "POST",  "PUT",  "DELETE",
+                                                 "OPTIONS", "CONNECT", "TRACE", "PATCH"};
+    for (std::string_view m : known) {
+        if (m == method) return m;
+    }
+    return "other";
+}
+
 void Metrics::record_request(std::string_view method, std::string_view route, unsigned status, double seconds) {
     const std::string route_label = metric_label("route", route);
-    const std::string labels =
-        metric_label("method", method) + "," + route_label + "," + metric_label("status", std::to_string(status));
+    const std::string labels = metric_label("method", method_label(method)) + "," + route_label + "," +
+                               metric_label("status", std::to_string(status));
     std::lock_guard lock(mutex_);
     ++requests_[labels];
     observe(request_seconds_, route_label, seconds);

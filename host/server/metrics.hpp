@@ -70,6 +70,9 @@ private:
     std::uint64_t reload_failures_ = 0;
 };
 
+// The method label of a request: the standard method names, anything else "other".
+std::string_view method_label(std::string_view method);
+
 // Label text: name="value" with \, " and newlines escaped.
 std::string metric_label(std::string_view name, std::string_view value);
 

@@ -4,6 +4,7 @@
 #include "db/sqlite_connection.hpp"
 
 #include <boost/json.hpp>
+#include <spdlog/spdlog.h>
 
 namespace skillhost::server {
 
@@ -11,41 +12,49 @@ namespace json = boost::json;
 
 ReadinessCheck::ReadinessCheck(app::HostRuntime& host, ReadinessOptions options) : host_(host), options_(options) {}
 
-ReadinessCheck::Probe ReadinessCheck::probe_model(const std::string& model_name, const std::string& backend,
-                                                  const std::string& base_url) {
-    const auto now = std::chrono::steady_clock::now();
-    {
-        std::lock_guard lock(mutex_);
-        auto it = probes_.find(model_name);
-        if (it != probes_.end() && now - it->second.at < options_.cache_for) return it->second;
-    }
+ReadinessCheck::Probe ReadinessCheck::probe_model(const std::string& backend, const std::string& base_url) const {
     Probe probe;
-    probe.at = now;
     if (backend != "ollama" && backend != "openai") {
         probe.ok = true;  // builtin and scripted run in-process
-    } else {
-        http::HttpRequest request;
-        request.method = "GET";
-        std::string base = base_url;
-        while (!base.empty() && base.back() == '/') base.pop_back();
-        request.url = base + (backend == "ollama" ? "/api/tags" : "/models");
-        http::HttpClientOptions o;
-        o.connect_timeout = options_.probe_timeout;
-        o.read_timeout = options_.probe_timeout;
-        o.max_retries = 0;
-        auto response = http::send_http_request(request, o);
-        if (response) {
-            probe.ok = true;  // any HTTP answer: the server is there
-        } else {
-            probe.error = response.error().code + ": " + response.error().message;
-        }
+        return probe;
     }
-    std::lock_guard lock(mutex_);
-    probes_[model_name] = probe;
+    http::HttpRequest request;
+    request.method = "GET";
+    std::string base = base_url;
+    while (!base.empty() && base.back() == '/') base.pop_back();
+    request.url = base + (backend == "ollama" ? "/api/tags" : "/models");
+    http::HttpClientOptions o;
+    o.connect_timeout = options_.probe_timeout;
+    o.read_timeout = options_.probe_timeout;
+    o.max_retries = 0;
+    auto response = http::send_http_request(request, o);
+    if (response) {
+        probe.ok = true;  // any HTTP answer: the server is there
+    } else {
+        spdlog::warn("readyz: model server {} is not reachable: {}: {}", base, response.error().code,
+                     response.error().message);
+        probe.error = response.error().code + ": the model server did not answer (details in the server log)";
+    }
     return probe;
 }
 
+std::size_t ReadinessCheck::checks_run() const {
+    std::lock_guard lock(mutex_);
+    return checks_run_;
+}
+
 json::object ReadinessCheck::check() {
+    std::lock_guard lock(mutex_);
+    const auto now = std::chrono::steady_clock::now();
+    if (!last_ || now - last_at_ >= options_.cache_for) {
+        last_ = run_checks();
+        last_at_ = std::chrono::steady_clock::now();
+        ++checks_run_;
+    }
+    return *last_;
+}
+
+json::object ReadinessCheck::run_checks() const {
     bool ready = true;
     json::object checks;
 
@@ -72,18 +81,21 @@ json::object ReadinessCheck::check() {
                                        {"default_mode", host_.config.isolation.default_mode},
                                        {"plugins", std::move(isolated)}};
 
-    json::object database{{"file", host_.config.database_file().string()}};
+    json::object database;
     auto connection = db::SqliteConnection::open(host_.config.database_file(), std::chrono::milliseconds(1000));
     Status writable = connection ? connection->exec("BEGIN IMMEDIATE; ROLLBACK;") : Status(connection.error());
     database["ok"] = static_cast<bool>(writable);
-    if (!writable) database["error"] = writable.error().message;
+    if (!writable) {
+        spdlog::warn("readyz: the database is not writable: {}: {}", writable.error().code, writable.error().message);
+        database["error"] = writable.error().code + ": the database is not writable (details in the server log)";
+    }
     checks["database"] = std::move(database);
     ready = ready && writable;
 
     bool models_ok = true;
     json::array roles;
     for (const auto& r : host_.router->describe()) {
-        const Probe probe = probe_model(r.model_name, r.spec.backend, r.spec.base_url);
+        const Probe probe = probe_model(r.spec.backend, r.spec.base_url);
         json::object role{
             {"role", r.role}, {"model_name", r.model_name}, {"backend", r.spec.backend}, {"reachable", probe.ok}};
         if (!probe.ok) role["error"] = probe.error;

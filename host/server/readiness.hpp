@@ -1,6 +1,8 @@
 // What /readyz checks: plugins loaded, the database writable, every model role reachable. Remote
-// models are probed with a short HTTP request (any answer counts as reachable); results are kept
-// for a few seconds so a busy probe does not hammer the model servers.
+// models are probed with a short HTTP request (any answer counts as reachable). /readyz is public,
+// so the whole report is computed at most once per `cache_for` (concurrent requests wait for the
+// one check in progress) and says what failed without file paths or server addresses; the full
+// error goes to the server log.
 #pragma once
 
 #include "app/host_runtime.hpp"
@@ -8,7 +10,7 @@
 #include <boost/json/object.hpp>
 
 #include <chrono>
-#include <map>
+#include <optional>
 #include <mutex>
 #include <string>
 
@@ -16,7 +18,7 @@ namespace skillhost::server {
 
 struct ReadinessOptions {
     std::chrono::milliseconds probe_timeout{1500};
-    std::chrono::milliseconds cache_for{5000};
+    std::chrono::milliseconds cache_for{5000};  // server.readiness_cache_ms
 };
 
 class ReadinessCheck {
@@ -25,19 +27,23 @@ public:
 
     // {ready, checks: {plugins: {ok, loaded, failed}, database: {ok, error?}, models: {ok, roles: [...]}}}
     boost::json::object check();
+    // How many times the checks really ran (the rest were answered from the cache).
+    std::size_t checks_run() const;
 
 private:
     struct Probe {
         bool ok = false;
         std::string error;
-        std::chrono::steady_clock::time_point at;
     };
-    Probe probe_model(const std::string& model_name, const std::string& backend, const std::string& base_url);
+    Probe probe_model(const std::string& backend, const std::string& base_url) const;
+    boost::json::object run_checks() const;
 
     app::HostRuntime& host_;
     const ReadinessOptions options_;
-    std::mutex mutex_;
-    std::map<std::string, Probe> probes_;  // by model name
+    mutable std::mutex mutex_;  // held during a check: one check at a time
+    std::optional<boost::json::object> last_;
+    std::chrono::steady_clock::time_point last_at_;
+    std::size_t checks_run_ = 0;
 };
 
 }  // namespace skillhost::server

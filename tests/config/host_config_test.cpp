@@ -147,6 +147,40 @@ TEST(HostConfigServer, ReadsEverySettingAndNamesTheWrongOne) {
     }
 }
 
+TEST(HostConfigServer, ReadsTheExhaustionLimits) {
+    TempDir dir;
+    write_file(dir / "skillhost.yaml",
+               "server:\n  max_streams_per_user: 3\n  max_connections: 50\n  stream_write_timeout_ms: 250\n"
+               "  max_call_timeout_ms: 9000\n  readiness_cache_ms: 0\n  audit_page_limit: 20\n"
+               "  mcp_sessions_per_user: 2\n  mcp_idle_expiry_ms: 5000\n");
+    ConfigSources s;
+    s.config_file = dir / "skillhost.yaml";
+    s.home = dir / "home";
+    auto cfg = load_host_config(s);
+    ASSERT_TRUE(cfg.ok()) << cfg.error().message;
+    EXPECT_EQ(cfg->server.max_streams_per_user, 3u);
+    EXPECT_EQ(cfg->server.max_connections, 50u);
+    EXPECT_EQ(cfg->server.stream_write_timeout, std::chrono::milliseconds(250));
+    EXPECT_EQ(cfg->server.max_call_timeout, std::chrono::milliseconds(9000));
+    EXPECT_EQ(cfg->server.readiness_cache, std::chrono::milliseconds(0));
+    EXPECT_EQ(cfg->server.audit_page_limit, 20u);
+    EXPECT_EQ(cfg->server.mcp_sessions_per_user, 2u);
+    EXPECT_EQ(cfg->server.mcp_idle_expiry, std::chrono::milliseconds(5000));
+
+    for (const auto& [yaml, key] : std::vector<std::pair<std::string, std::string>>{
+             {"server:\n  max_connections: 0\n", "server.max_connections"},
+             {"server:\n  stream_write_timeout_ms: 10\n", "server.stream_write_timeout_ms"},
+             {"server:\n  max_call_timeout_ms: 0\n", "server.max_call_timeout_ms"},
+             {"server:\n  audit_page_limit: 1000000\n", "server.audit_page_limit"},
+             {"server:\n  mcp_sessions_per_user: 0\n", "server.mcp_sessions_per_user"},
+             {"server:\n  mcp_idle_expiry_ms: 5\n", "server.mcp_idle_expiry_ms"}}) {
+        write_file(dir / "skillhost.yaml", yaml);
+        auto bad = load_host_config(s);
+        ASSERT_FALSE(bad.ok()) << yaml;
+        EXPECT_EQ(bad.error().details.at("key").as_string(), key) << bad.error().message;
+    }
+}
+
 TEST(HostConfigServer, ListenAddressesParseOrSayWhatIsWrong) {
     std::string host;
     std::uint16_t port = 0;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <future>
 #include <thread>
 
 namespace skillhost::http {
@@ -237,6 +238,42 @@ TEST(HttpClient, AResponseLargerThanTheLimitIsRefusedNotBuffered) {
     ASSERT_FALSE(streamed.ok());
     EXPECT_EQ(streamed.error().code, "HTTP_RESPONSE_TOO_LARGE");
     EXPECT_LE(delivered, 4096u) << "pieces past the limit reached the caller";
+}
+
+// A DNS server that never answers must not hold a request past its connect timeout: the lookup
+// is abandoned at the deadline (its thread finishes by itself when the resolver returns).
+TEST(HttpClient, ANameLookupThatNeverAnswersTimesOutInTheConnectPhase) {
+    auto release = std::make_shared<std::promise<void>>();
+    std::shared_future<void> released = release->get_future().share();
+    HttpClientOptions o;
+    o.connect_timeout = std::chrono::milliseconds(300);
+    o.max_retries = 0;
+    o.resolver = [released](const std::string&, const std::string&) {
+        released.wait();
+        return LookupResult{};
+    };
+    HttpRequest r;
+    r.url = "http://models.example.test:8080/v1/models";
+    auto result = send_http_request(r, o);
+    release->set_value();
+    ASSERT_FALSE(result.ok());
+    EXPECT_EQ(result.error().code, "HTTP_TIMEOUT") << result.error().message;
+    EXPECT_EQ(result.error().details.at("phase").as_string(), "connect");
+    EXPECT_NE(result.error().message.find("models.example.test"), std::string::npos) << result.error().message;
+
+    std::atomic<bool> cancel{true};
+    o.cancel = &cancel;
+    o.connect_timeout = std::chrono::hours(1);
+    auto release_again = std::make_shared<std::promise<void>>();
+    std::shared_future<void> released_again = release_again->get_future().share();
+    o.resolver = [released_again](const std::string&, const std::string&) {
+        released_again.wait();
+        return LookupResult{};
+    };
+    auto cancelled = send_http_request(r, o);
+    release_again->set_value();
+    ASSERT_FALSE(cancelled.ok());
+    EXPECT_EQ(cancelled.error().code, "HTTP_CANCELLED");
 }
 
 TEST(HttpClient, RejectsAUrlItCannotUse) {

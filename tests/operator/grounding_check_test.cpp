@@ -47,6 +47,31 @@ TEST(GroundingCheck, CountsMustMatchTheListOrTheGroupTheyName) {
     EXPECT_THAT(texts("You have 3 open tasks.", facts), ::testing::ElementsAre("3"));
 }
 
+// Shares come from categories (status, priority, tags), never from time stamps that records
+// written in the same second happen to share (this made a liar's "60%" pass now and then).
+TEST(GroundingCheck, PercentagesAreSharesOfCategoriesNotOfTimeStamps) {
+    const auto facts = GroundingFacts::from_observations({observed("task_list", R"({"tasks":[
+            {"id":1,"title":"A","status":"done","created":"2026-11-24T04:37:52Z"},
+            {"id":2,"title":"B","status":"done","created":"2026-11-24T04:37:52Z"},
+            {"id":3,"title":"C","status":"open","created":"2026-11-24T04:37:52Z"},
+            {"id":4,"title":"D","status":"open","created":"2026-11-24T04:37:53Z"},
+            {"id":5,"title":"E","status":"open","created":"2026-11-24T04:37:53Z"}],
+            "count":5,"total":5})")},
+                                                         "How far along am I?", std::tuple{2026, 11, 24});
+    EXPECT_THAT(texts("40% of your tasks are done.", facts), IsEmpty());
+    EXPECT_THAT(texts("60% of your tasks are open.", facts), IsEmpty());
+    EXPECT_THAT(texts("You're 70% through your task list.", facts), ::testing::ElementsAre("70%"));
+    const auto stamped = GroundingFacts::from_observations({observed("task_list", R"({"tasks":[
+            {"id":1,"title":"A","status":"open","created":"2026-11-24T04:37:52Z"},
+            {"id":2,"title":"B","status":"open","created":"2026-11-24T04:37:52Z"},
+            {"id":3,"title":"C","status":"open","created":"2026-11-24T04:37:52Z"},
+            {"id":4,"title":"D","status":"open","created":"2026-11-24T04:37:53Z"},
+            {"id":5,"title":"E","status":"open","created":"2026-11-24T04:37:53Z"}],
+            "count":5,"total":5})")},
+                                                           "How far along am I?", std::tuple{2026, 11, 24});
+    EXPECT_THAT(texts("You're 60% through your task list.", stamped), ::testing::ElementsAre("60%"));
+}
+
 TEST(GroundingCheck, DatesAreComparedAfterNormalising) {
     const auto facts = task_facts();
     for (const char* same : {"due 2026-11-28", "due 28 November", "due November 28th", "due Nov 28", "due 28/11",

@@ -228,4 +228,56 @@ TEST_F(CallPipelineTest, UnknownSkillIsNotFoundWithSuggestions) {
     EXPECT_FALSE(out.decision.has_value());
 }
 
+// A skill the caller's trust hides must not reveal its inputs: the trust check answers before
+// argument validation could name a field.
+TEST_F(CallPipelineTest, TrustIsCheckedBeforeArgumentsSoHiddenFieldsDoNotLeak) {
+    // The echo fixture with `fail` raised to min_trust bounded_auto (above alice's supervised_auto).
+    const fs::path fixture = fs::path(SKILLHOST_TEST_FIXTURES_BINARY_DIR) / "echo";
+    const fs::path raised = home / "raised";
+    fs::create_directories(raised);
+    std::string manifest = skillhost::testing::read_file(fixture / "echo.yaml");
+    const std::string anchor = "  - id: fail\n";
+    ASSERT_NE(manifest.find(anchor), std::string::npos);
+    manifest.replace(manifest.find(anchor), anchor.size(), anchor + "    min_trust: bounded_auto\n");
+    skillhost::testing::write_file(raised / "echo.yaml", manifest);
+    for (const auto& entry : fs::directory_iterator(fixture)) {
+        if (entry.path().extension() == ".so") fs::copy_file(entry.path(), raised / entry.path().filename());
+    }
+    plugin::LoaderOptions lo;
+    lo.cache_dir = home / "plugin-cache-raised";
+    fs::create_directories(lo.cache_dir);
+    plugin::PluginLoader loader(lo);
+    auto plugin = loader.load_file(raised / "echo.yaml");
+    ASSERT_TRUE(plugin.ok()) << plugin.error().message;
+    catalog = std::make_shared<catalog::CatalogSnapshot>(2, std::vector{plugin.value()},
+                                                         std::vector<plugin::PluginFailure>{});
+
+    auto out = call("alice", "fail", {{"bogus", 1}});
+    ASSERT_FALSE(out.result.ok);
+    EXPECT_EQ(out.result.error.code, "TRUST_TOO_LOW");
+    EXPECT_EQ(out.result.error.message.find("reason"), std::string::npos) << out.result.error.message;
+    EXPECT_EQ(boost::json::serialize(out.result.to_json()).find("bogus"), std::string::npos)
+        << boost::json::serialize(out.result.to_json());
+}
+
+// Calls refused before policy leave a trace: a caller probing skill ids or argument shapes is
+// visible in the audit log.
+TEST_F(CallPipelineTest, UnknownSkillsAndInvalidArgumentsAreAudited) {
+    EXPECT_EQ(call("alice", "no_such_skill", {}).result.error.code, "SKILL_NOT_FOUND");
+    EXPECT_EQ(call("alice", "echo", {{"bogus", 1}}).result.error.code, "INVALID_ARGS");
+    (void)audit->flush();
+    policy::AuditFilter f;
+    f.kind = "decision";
+    f.user = "alice";
+    const auto records = policy::read_audit_log(home / "audit", f).value().records;
+    ASSERT_EQ(records.size(), 2u);
+    EXPECT_EQ(records[0].at("skill").as_string(), "no_such_skill");
+    EXPECT_EQ(records[0].at("outcome").as_string(), "refused");
+    EXPECT_EQ(records[0].at("code").as_string(), "SKILL_NOT_FOUND");
+    EXPECT_EQ(records[1].at("skill").as_string(), "echo");
+    EXPECT_EQ(records[1].at("step").as_string(), "arguments");
+    EXPECT_EQ(records[1].at("code").as_string(), "INVALID_ARGS");
+    EXPECT_EQ(audit_count("skill_call", "*"), 0);  // nothing ran
+}
+
 }  // namespace

@@ -319,5 +319,53 @@ TEST(AuditReader, ReadsOnlyDayFiles) {
     EXPECT_TRUE(batch->problems.empty());
 }
 
+// The page is read backwards in chunks: lines that straddle chunk boundaries come back whole, a
+// line still being written is left out, the newest files are read first and the text filter
+// applies.
+TEST(AuditReader, APageIsTheNewestMatchingRecordsReadBackwards) {
+    TempDir dir;
+    const std::string padding(700, 'p');  // ~100 lines per 64 KiB chunk
+    {
+        std::ofstream older(dir.path() / "2026-11-20.jsonl");
+        for (int i = 0; i < 300; ++i)
+            older << boost::json::serialize(boost::json::object{
+                         {"ts", "2026-11-20T10:00:00.000Z"}, {"kind", "skill_call"}, {"n", i}, {"pad", padding}})
+                  << "\n";
+        std::ofstream newer(dir.path() / "2026-11-21.jsonl");
+        for (int i = 300; i < 400; ++i)
+            newer << boost::json::serialize(boost::json::object{{"ts", "2026-11-21T10:00:00.000Z"},
+                                                                {"kind", i % 2 ? "skill_call" : "decision"},
+                                                                {"n", i},
+                                                                {"pad", padding}})
+                  << "\n";
+        newer << "{\"ts\":\"2026-11-21T10:00:01.000Z\",\"kind\":\"skill_c";  // unfinished
+    }
+    AuditFilter calls;
+    calls.kind = "skill_call";
+    auto page = read_audit_page(dir.path(), calls, 120);
+    ASSERT_TRUE(page.ok()) << page.error().message;
+    ASSERT_EQ(page->batch.records.size(), 120u);
+    EXPECT_TRUE(page->more);
+    EXPECT_TRUE(page->batch.problems.empty());
+    // 50 odd records of the newer file, then the newest 70 of the older one, oldest first.
+    EXPECT_EQ(page->batch.records.front().at("n").as_int64(), 230);
+    EXPECT_EQ(page->batch.records[69].at("n").as_int64(), 299);
+    EXPECT_EQ(page->batch.records[70].at("n").as_int64(), 301);
+    EXPECT_EQ(page->batch.records.back().at("n").as_int64(), 399);
+
+    auto everything = read_audit_page(dir.path(), {}, 100000);
+    ASSERT_TRUE(everything.ok());
+    EXPECT_EQ(everything->batch.records.size(), 400u);
+    EXPECT_FALSE(everything->more);
+    for (std::size_t i = 0; i < 400; ++i)
+        ASSERT_EQ(everything->batch.records[i].at("n").as_int64(), static_cast<std::int64_t>(i));
+
+    auto found =
+        read_audit_page(dir.path(), {}, 10, [](const boost::json::object& r) { return contains_text(r, "\"n\":377"); });
+    ASSERT_TRUE(found.ok());
+    ASSERT_EQ(found->batch.records.size(), 1u);
+    EXPECT_EQ(found->batch.records[0].at("n").as_int64(), 377);
+}
+
 }  // namespace
 }  // namespace skillhost::policy

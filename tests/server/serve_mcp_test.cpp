@@ -350,42 +350,59 @@ TEST(ServeMcp, EventStreamsBeyondMaxStreamsAre503UntilOneCloses) {
     EXPECT_EQ(status, 200) << "the closed stream's slot was never freed";
 }
 
-// Each user may hold 32 MCP sessions; the 33rd is refused with what to do, other users are not
-// affected, and ending a session makes room.
-TEST(ServeMcp, SessionsPerUserAreCappedAndEndingOneMakesRoom) {
-    DaemonProcess d(setup_with());
+// Each user may hold server.mcp_sessions_per_user sessions; one more closes that user's least
+// recently used idle session (other users are not affected) instead of refusing the client.
+TEST(ServeMcp, AtTheSessionLimitTheLeastRecentlyUsedIdleSessionMakesRoom) {
+    DaemonSetup setup = setup_with();
+    setup.server_yaml = "  mcp_sessions_per_user: 3\n";
+    DaemonProcess d(setup);
     d.start();
     std::vector<McpClient> sessions;
-    for (int i = 0; i < 32; ++i) {
+    for (int i = 0; i < 3; ++i) {
         sessions.push_back(McpClient{d, "alice", ""});
         sessions.back().initialize();
         ASSERT_FALSE(sessions.back().session.empty()) << "session " << i;
     }
-    McpClient one_more{d, "alice", ""};
-    auto refused =
-        http_request(d.port(), one_more.spec(json::object{{"jsonrpc", "2.0"},
-                                                          {"id", 0},
-                                                          {"method", "initialize"},
-                                                          {"params",
-                                                           {{"protocolVersion", "2025-11-25"},
-                                                            {"capabilities", json::object()},
-                                                            {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}},
-                                             false));
-    EXPECT_EQ(refused.status, 429) << refused.body;
-    EXPECT_EQ(refused.error_code(), "TOO_MANY_SESSIONS");
-    EXPECT_THAT(refused.body, HasSubstr("DELETE /mcp"));
-
     McpClient owner{d, "owner", ""};
     owner.initialize();
-    EXPECT_FALSE(owner.session.empty());
+    // Using the first session makes the second the least recently used.
+    sessions[0].request("tools/list", {}, 5);
 
-    auto ended = http_request(
-        d.port(),
-        RequestSpec{
-            "DELETE", "/mcp", "", DaemonProcess::token("alice"), {{"Mcp-Session-Id", sessions.front().session}}});
-    EXPECT_EQ(ended.status, 204) << ended.body;
+    McpClient one_more{d, "alice", ""};
     one_more.initialize();
-    EXPECT_FALSE(one_more.session.empty());
+    ASSERT_FALSE(one_more.session.empty());
+
+    const auto status_of = [&](const McpClient& c) {
+        return c.post(json::object{{"jsonrpc", "2.0"}, {"id", 9}, {"method", "tools/list"}}).status;
+    };
+    EXPECT_EQ(status_of(sessions[1]), 404) << "the least recently used session was not the one closed";
+    EXPECT_EQ(status_of(sessions[0]), 200);
+    EXPECT_EQ(status_of(sessions[2]), 200);
+    EXPECT_EQ(status_of(one_more), 200);
+    EXPECT_EQ(status_of(owner), 200);
+}
+
+TEST(ServeMcp, SessionsUnusedForTheIdleExpiryAreClosed) {
+    DaemonSetup setup = setup_with();
+    setup.server_yaml = "  mcp_idle_expiry_ms: 1000\n";
+    DaemonProcess d(setup);
+    d.start();
+    McpClient idle{d, "alice", ""};
+    idle.initialize();
+    McpClient busy{d, "alice", ""};
+    busy.initialize();
+    const auto list = [](const McpClient& c) {
+        return c.post(json::object{{"jsonrpc", "2.0"}, {"id", 9}, {"method", "tools/list"}});
+    };
+    // `busy` is used every 200 ms; `idle` not at all, until well past the expiry.
+    for (int i = 0; i < 10; ++i) {
+        EXPECT_EQ(list(busy).status, 200);
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    auto expired = list(idle);
+    EXPECT_EQ(expired.status, 404) << expired.body;
+    EXPECT_EQ(expired.error_code(), "MCP_SESSION_NOT_FOUND");
+    EXPECT_EQ(list(busy).status, 200);
 }
 
 }  // namespace

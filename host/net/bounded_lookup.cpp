@@ -1,0 +1,88 @@
+#include "net/bounded_lookup.hpp"
+
+#include <boost/asio/io_context.hpp>
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+namespace skillhost::http {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+LookupResult system_resolve(const std::string& host, const std::string& port) {
+    LookupResult out;
+    asio::io_context ioc;
+    tcp::resolver resolver(ioc);
+    boost::system::error_code ec;
+    const auto results = resolver.resolve(host, port, ec);
+    if (ec) {
+        out.error = ec.message();
+        return out;
+    }
+    for (const auto& entry : results) out.endpoints.push_back(entry.endpoint());
+    if (out.endpoints.empty()) out.error = "no address found";
+    return out;
+}
+
+LookupResult resolve_within(const std::string& host, const std::string& port, std::chrono::milliseconds limit,
+                            const std::atomic<bool>* cancel, std::chrono::milliseconds poll,
+                            const NameResolver& resolve) {
+    boost::system::error_code ec;
+    const auto address = asio::ip::make_address(host, ec);
+    if (!ec) {
+        LookupResult literal;
+        unsigned long number = 0;
+        try {
+            number = std::stoul(port);
+        } catch (const std::exception&) {
+            literal.error = "'" + port + "' is not a port number";
+            return literal;
+        }
+        if (number > 65535) {
+            literal.error = "'" + port + "' is not a port number";
+            return literal;
+        }
+        literal.endpoints.emplace_back(address, static_cast<unsigned short>(number));
+        return literal;
+    }
+
+    struct Shared {
+        std::mutex mutex;
+        std::condition_variable done_changed;
+        bool done = false;
+        LookupResult result;
+    };
+    auto shared = std::make_shared<Shared>();
+    std::thread([shared, resolve, host, port] {
+        LookupResult result = resolve(host, port);
+        std::lock_guard lock(shared->mutex);
+        shared->result = std::move(result);
+        shared->done = true;
+        shared->done_changed.notify_all();
+    }).detach();
+
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    std::unique_lock lock(shared->mutex);
+    while (!shared->done) {
+        if (cancel && cancel->load()) {
+            LookupResult cancelled;
+            cancelled.cancelled = true;
+            cancelled.error = "cancelled";
+            return cancelled;
+        }
+        const auto now = std::chrono::steady_clock::now();
+        if (now >= deadline) {
+            LookupResult late;
+            late.timed_out = true;
+            late.error = "the name lookup did not finish within " + std::to_string(limit.count()) + " ms";
+            return late;
+        }
+        shared->done_changed.wait_until(lock, std::min(deadline, now + poll));
+    }
+    return shared->result;
+}
+
+}  // namespace skillhost::http

@@ -1,0 +1,36 @@
+// Host name resolution with a deadline. getaddrinfo cannot be interrupted, and asio's resolver
+// only cancels a lookup that has not started yet, so a slow or silent DNS server would hold a
+// request far past its connect timeout. The lookup therefore runs on a thread of its own: the
+// caller stops waiting at the deadline (or when cancelled) and the thread finishes by itself
+// later, touching only the state it shares by ownership.
+#pragma once
+
+#include <boost/asio/ip/tcp.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace skillhost::http {
+
+struct LookupResult {
+    std::vector<boost::asio::ip::tcp::endpoint> endpoints;  // empty on failure
+    std::string error;                                      // why the lookup failed
+    bool timed_out = false;
+    bool cancelled = false;
+    bool ok() const { return !endpoints.empty(); }
+};
+
+// Resolves host:port; blocking. May be replaced in tests by a resolver that never answers.
+using NameResolver = std::function<LookupResult(const std::string& host, const std::string& port)>;
+LookupResult system_resolve(const std::string& host, const std::string& port);
+
+// An IP address literal resolves at once; anything else through `resolve` on its own thread,
+// waited for at most `limit` and until *cancel turns true (polled every `poll`).
+LookupResult resolve_within(const std::string& host, const std::string& port, std::chrono::milliseconds limit,
+                            const std::atomic<bool>* cancel, std::chrono::milliseconds poll,
+                            const NameResolver& resolve = system_resolve);
+
+}  // namespace skillhost::http
