@@ -1,5 +1,6 @@
 #include "manifest/manifest.hpp"
 
+#include "base/yaml_root_guard.hpp"
 #include "manifest/identifier_text.hpp"
 #include "manifest/skill_reader.hpp"
 #include "manifest/yaml_field.hpp"
@@ -182,6 +183,12 @@ Result<Manifest> parse_manifest(std::string_view yaml_text, const std::filesyste
     ProblemList problems(file.string());
     Manifest manifest;
     manifest.file = file;
+    // A manifest comes from a plugin author: refuse what would make yaml-cpp never return.
+    if (auto unsafe = find_unsafe_yaml_root(yaml_text)) {
+        problems.add(SourcePosition{static_cast<int>(unsafe->line), static_cast<int>(unsafe->column)}, "",
+                     "YAML syntax error: " + unsafe->message);
+        return invalid_manifest(problems.sorted(), file);
+    }
     try {
         const std::vector<YAML::Node> documents = YAML::LoadAll(std::string(yaml_text));
         const YAML::Node root = documents.empty() ? YAML::Node() : documents.front();

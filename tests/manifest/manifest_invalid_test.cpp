@@ -365,6 +365,31 @@ TEST(ManifestInvalid, RootMustBeAMapping) {
     expect_problem(parse("- name: demo\n"), "", 1, 1, "expected a mapping");
 }
 
+// yaml-cpp 0.7 never returns on these (found by fuzzing); the reader refuses them first, with where.
+TEST(ManifestInvalid, DocumentsYamlCppCannotParseAreRefusedWithAPosition) {
+    struct Case {
+        std::string text;
+        int line, column;
+    };
+    for (const Case& c : std::vector<Case>{{",", 1, 1},
+                                           {"# the echo fixture\n ,      text:\n", 2, 2},
+                                           {"      properties:\n ,      text:\n", 2, 2},
+                                           {"---\n\n  # c\n  ,", 4, 3},
+                                           {"--- &a ,", 1, 8},
+                                           {"!x ,", 1, 4},
+                                           {"|\n,", 1, 1},
+                                           {kHead + "  - id: ping\n    description: Pings\n--- ,\n", 8, 5}}) {
+        const ManifestProblem problem = only_problem(parse(c.text));
+        EXPECT_EQ(problem.line, c.line) << c.text << ": " << problem.to_string();
+        EXPECT_EQ(problem.column, c.column) << c.text << ": " << problem.to_string();
+        EXPECT_NE(problem.message.find("YAML syntax error"), std::string::npos) << problem.message;
+    }
+    // Inside a flow collection a line may start with ','.
+    EXPECT_TRUE(parse(kHead + "  - id: ping\n    description: Pings\n    inputs: {properties: {a: {type: string}}\n"
+                              "      , required: [a]}\n")
+                    .ok());
+}
+
 TEST(ManifestInvalid, InlineSyntaxError) {
     const auto result = parse(kHead + "  - id: ping\n    description: Pings: twice\n");
     const ManifestProblem problem = only_problem(result);

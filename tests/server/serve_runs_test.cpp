@@ -283,7 +283,8 @@ TEST(ServeRuns, ALongGoalIsRefusedWithItsLimitAndTheDaemonStaysHealthy) {
 TEST(ServeRuns, ARunOfAKilledDaemonIsInterruptedAndResumesFromItsLastSavedStep) {
     DaemonSetup setup = scripted({act("sleep", R"({"ms":5000,"started_file":"STARTED"})"), respond()});
     DaemonProcess d(setup);
-    const auto started_file = d.home() / "sleep-started";
+    // Inside echo's own data directory: the isolated plugin may write nowhere else.
+    const auto started_file = d.home() / "users" / "alice" / "plugins" / "echo" / "sleep-started";
     // The script names the file relative to nothing; give it the absolute path.
     std::string script = setup.script_yaml;
     script.replace(script.find("STARTED"), 7, started_file.string());
