@@ -3,7 +3,9 @@
 namespace skillhost {
 namespace {
 
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+bool is_blank(char c) {
+    return c == ' ' || c == '\t' || c == '\r';
+}
 
 std::size_t skip_blanks(std::string_view line, std::size_t at) {
     while (at < line.size() && is_blank(line[at])) ++at;
