@@ -63,10 +63,14 @@ const std::vector<Misbehaviour>& misbehaviours() {
 
 std::string call_code(const HttpResult& r) {
     if (r.status != 200) return "HTTP " + std::to_string(r.status) + ": " + r.body;
-    const json::value parsed = r.json();
-    const auto& body = parsed.as_object();
-    if (body.at("ok").as_bool()) return "";
-    return std::string(body.at("error").at("code").as_string());
+    try {
+        const json::value parsed = r.json();
+        const auto& body = parsed.as_object();
+        if (body.at("ok").as_bool()) return "";
+        return std::string(body.at("error").at("code").as_string());
+    } catch (const std::exception& e) {
+        return std::string("unreadable answer (") + e.what() + "): " + r.body.substr(0, 300);
+    }
 }
 
 TEST(HostileDaemon, EveryMisbehaviourEndsInAStructuredErrorWhileOtherCallsGoOn) {
@@ -80,9 +84,25 @@ TEST(HostileDaemon, EveryMisbehaviourEndsInAStructuredErrorWhileOtherCallsGoOn) 
     std::thread healthy([&] {
         while (!stop.load()) {
             auto r = d.post("/v1/skills/echo/call", R"({"args":{"text":"still here"}})", "alice");
-            (r.status == 200 && r.json().at("ok").as_bool() ? healthy_ok : healthy_failed)++;
+            bool ok = false;
+            try {
+                ok = r.status == 200 && r.json().at("ok").as_bool();
+            } catch (const std::exception& e) {
+                ADD_FAILURE() << "healthy call answered " << r.status << " " << r.body << " (" << e.what() << ")";
+            }
+            (ok ? healthy_ok : healthy_failed)++;
         }
     });
+    // Whatever fails below (an ASSERT, an exception), the thread is stopped and joined: a joinable
+    // thread destroyed while unwinding would abort the whole test binary instead of reporting.
+    struct StopAndJoin {
+        std::atomic<bool>& stop;
+        std::thread& thread;
+        ~StopAndJoin() {
+            stop.store(true);
+            if (thread.joinable()) thread.join();
+        }
+    } stop_and_join{stop, healthy};
 
     for (const auto& m : misbehaviours()) {
         SCOPED_TRACE(m.skill);
@@ -109,7 +129,7 @@ TEST(HostileDaemon, EveryMisbehaviourEndsInAStructuredErrorWhileOtherCallsGoOn) 
     slow_call.join();
 
     stop.store(true);
-    healthy.join();
+    if (healthy.joinable()) healthy.join();
     EXPECT_GT(healthy_ok.load(), 0);
     EXPECT_EQ(healthy_failed.load(), 0);
     EXPECT_EQ(d.get("/healthz", "").status, 200);
