@@ -104,6 +104,9 @@ TEST(HttpServerLimits, ConnectionsOverTheCapAreAnswered503AndClosed) {
 
 // With no descriptor left, accept fails for as long as the connection waits in the backlog. The
 // loop must pause (one warning, no busy retry) and serve the connection once descriptors free up.
+// Not in sanitizer builds: their runtimes need descriptors of their own, and a process with none
+// left makes UBSan report false vptr errors in fmt (seen in CI); the ci preset runs it.
+#if !defined(__SANITIZE_ADDRESS__)
 TEST(HttpServerLimits, AcceptBacksOffWhenOutOfDescriptorsAndRecovers) {
     std::ostringstream log;
     auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(log);
@@ -150,6 +153,7 @@ TEST(HttpServerLimits, AcceptBacksOffWhenOutOfDescriptorsAndRecovers) {
     EXPECT_EQ(warnings, 1u) << text.substr(0, 2000);
     EXPECT_THAT(text, HasSubstr("accepting connections again"));
 }
+#endif
 
 // A client that stops reading an event stream must not hold the stream's thread: the write
 // times out, the producer sees send() fail, and the stream's slot is freed.
