@@ -3,6 +3,7 @@
 // (skillhost_add_plugin) fails on a broken manifest and an IDE jumps to the line. Needs no library,
 // no configuration and no home.
 #include "cli/cli_context.hpp"
+#include "base/guarded_yaml.hpp"
 #include "cli/output.hpp"
 #include "manifest/manifest.hpp"
 
@@ -23,7 +24,7 @@ struct ValidateArgs {
 void note_missing_risk(const std::string& file) {
     YAML::Node root;
     try {
-        root = YAML::LoadFile(file);
+        root = load_guarded_yaml_file(file);
     } catch (const YAML::Exception&) {
         return;  // the parser already reported it
     }

@@ -1,5 +1,7 @@
 #include "config/host_config.hpp"
 
+#include "base/guarded_yaml.hpp"
+
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -302,7 +304,7 @@ Result<HostConfig> load_host_config(const ConfigSources& sources) {
         cfg.etc_dir = abs.parent_path();
         YAML::Node root;
         try {
-            root = YAML::LoadFile(abs.string());
+            root = load_guarded_yaml_file(abs);
         } catch (const YAML::Exception& ex) {
             return config_error(abs, ex.mark, "(file)", "not valid YAML: " + ex.msg);
         }

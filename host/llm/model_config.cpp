@@ -1,5 +1,6 @@
 #include "llm/model_config.hpp"
 
+#include "base/guarded_yaml.hpp"
 #include "llm/chat_types.hpp"
 #include "net/url.hpp"
 
@@ -240,7 +241,7 @@ Result<ModelsConfig> parse_models_config(std::string_view yaml_text, std::string
     const ConfigReader reader(source_name);
     YAML::Node root;
     try {
-        root = YAML::Load(std::string(yaml_text));
+        root = load_guarded_yaml(yaml_text);
     } catch (const YAML::ParserException& e) {
         Error error{"MODELS_CONFIG_INVALID",
                     std::string(source_name) + ":" + std::to_string(e.mark.line + 1) + ":" +

@@ -1,5 +1,7 @@
 #include "llm/scripted_backend.hpp"
 
+#include "base/guarded_yaml.hpp"
+
 #include <boost/json.hpp>
 #include <yaml-cpp/yaml.h>
 
@@ -152,7 +154,7 @@ Result<std::shared_ptr<ScriptedBackend>> ScriptedBackend::load(const std::filesy
     } else {
         YAML::Node root;
         try {
-            root = YAML::Load(text.str());
+            root = load_guarded_yaml(text.str());
         } catch (const YAML::ParserException& e) {
             return script_error(source, e.mark.line + 1, "not valid YAML: " + e.msg);
         }

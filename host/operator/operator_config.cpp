@@ -1,5 +1,6 @@
 #include "operator/operator_config.hpp"
 
+#include "base/guarded_yaml.hpp"
 #include "base/config_problem.hpp"
 
 #include <yaml-cpp/yaml.h>
@@ -54,7 +55,7 @@ Result<OperatorConfig> parse_operator_config(std::string_view yaml_text, const s
     Reader reader{file.string(), {}};
     YAML::Node root;
     try {
-        root = YAML::Load(std::string(yaml_text));
+        root = load_guarded_yaml(yaml_text);
     } catch (const YAML::ParserException& e) {
         reader.problems.push_back(ConfigProblem{file.string(), e.mark.line + 1, e.mark.column + 1, "", e.msg});
         return config_error("OPERATOR_CONFIG_INVALID", reader.problems, "fix etc/operator.yaml");

@@ -1,5 +1,6 @@
 #include "policy/policy_config.hpp"
 
+#include "base/guarded_yaml.hpp"
 #include "base/config_problem.hpp"
 #include "base/duration_text.hpp"
 
@@ -52,7 +53,7 @@ public:
     Result<PolicyConfig> parse(std::string_view text) {
         YAML::Node root;
         try {
-            root = YAML::Load(std::string(text));
+            root = load_guarded_yaml(text);
         } catch (const YAML::ParserException& e) {
             problems_.push_back({file_, e.mark.line + 1, e.mark.column + 1, "", "YAML syntax error: " + e.msg});
             return fail();

@@ -1,5 +1,6 @@
 #include "policy/users.hpp"
 
+#include "base/guarded_yaml.hpp"
 #include "policy/api_token.hpp"
 #include "base/config_problem.hpp"
 
@@ -113,7 +114,7 @@ public:
     Result<UserDirectory> parse(std::string_view text) {
         YAML::Node root;
         try {
-            root = YAML::Load(std::string(text));
+            root = load_guarded_yaml(text);
         } catch (const YAML::ParserException& e) {
             problems_.push_back({file_, e.mark.line + 1, e.mark.column + 1, "", "YAML syntax error: " + e.msg});
             return fail();

@@ -119,6 +119,12 @@ TEST(ScriptedBackend, BadScriptsAreReportedWithTheirLine) {
     ASSERT_FALSE(bad_json.ok());
     EXPECT_EQ(bad_json.error().details.at("line").as_int64(), 2);
 
+    // yaml-cpp 0.7 would allocate until the process dies on a line like this one.
+    auto comma_root = ScriptedBackend::load(dir.write("e.yaml", "- response: ok\n,\n"));
+    ASSERT_FALSE(comma_root.ok());
+    EXPECT_EQ(comma_root.error().code, "LLM_SCRIPT_INVALID");
+    EXPECT_EQ(comma_root.error().details.at("line").as_int64(), 2);
+
     auto absent = ScriptedBackend::load(dir.write("d.yaml", "").parent_path() / "nope.yaml");
     ASSERT_FALSE(absent.ok());
     EXPECT_EQ(absent.error().code, "LLM_SCRIPT_NOT_FOUND");

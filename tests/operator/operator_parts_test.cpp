@@ -163,6 +163,11 @@ TEST(OperatorConfig, ReadsEverySetting) {
 }
 
 TEST(OperatorConfig, ReportsEveryProblemWithFileAndLine) {
+    // yaml-cpp 0.7 would allocate until the process dies on this line: refused with its position.
+    auto hanging = parse_operator_config("max_steps: 3\n ,  x:\n", "/etc/operator.yaml");
+    ASSERT_FALSE(hanging.ok());
+    EXPECT_THAT(hanging.error().message, HasSubstr("/etc/operator.yaml:2:2"));
+
     auto config = parse_operator_config("max_steps: lots\nverbatim: maybe\nobservation:\n  mode: poem\nsteps: 3\n",
                                         "/etc/operator.yaml");
     ASSERT_FALSE(config.ok());

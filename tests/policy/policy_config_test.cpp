@@ -163,7 +163,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadPolicyCase{"bad_require_approver", "approvals:\n  require_approver: maybe\n", "policy.yaml:2:21",
                       "expected true or false"},
         BadPolicyCase{"bad_user_id", "users:\n  Bob Smith:\n    deny: [x]\n", "policy.yaml:2:3", "not a valid user id"},
-        BadPolicyCase{"syntax", "global:\n  deny: [x\n", "policy.yaml:3:1", "YAML syntax error"}),
+        BadPolicyCase{"syntax", "global:\n  deny: [x\n", "policy.yaml:3:1", "YAML syntax error"},
+        // yaml-cpp 0.7 would allocate until the process dies on this line; refused with its position.
+        BadPolicyCase{"comma_root", "--- ,\n", "policy.yaml:1:5", "YAML syntax error"}),
     [](const auto& test_info) { return std::string(test_info.param.name); });
 
 TEST(PolicyFile, RulesForUnknownUsersAreReportedWithTheirLine) {
