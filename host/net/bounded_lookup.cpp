@@ -2,6 +2,7 @@
 
 #include <boost/asio/io_context.hpp>
 
+#include <atomic>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -11,6 +12,14 @@ namespace skillhost::http {
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
+
+namespace {
+std::atomic<int> g_lookups_in_flight{0};
+}  // namespace
+
+int lookups_in_flight() {
+    return g_lookups_in_flight.load();
+}
 
 LookupResult system_resolve(const std::string& host, const std::string& port) {
     LookupResult out;
@@ -55,14 +64,42 @@ LookupResult resolve_within(const std::string& host, const std::string& port, st
         bool done = false;
         LookupResult result;
     };
+    // Claim a slot before starting the thread; the thread gives it back when the resolver returns,
+    // however long after the caller stopped waiting.
+    int running = g_lookups_in_flight.load();
+    do {
+        if (running >= kMaxLookupsInFlight) {
+            LookupResult busy;
+            busy.busy = true;
+            busy.error = std::to_string(running) +
+                         " name lookups are already waiting for the DNS server (the most at once); check that "
+                         "the resolver in /etc/resolv.conf answers, or configure the model by IP address";
+            return busy;
+        }
+    } while (!g_lookups_in_flight.compare_exchange_weak(running, running + 1));
     auto shared = std::make_shared<Shared>();
-    std::thread([shared, resolve, host, port] {
-        LookupResult result = resolve(host, port);
-        std::lock_guard lock(shared->mutex);
-        shared->result = std::move(result);
-        shared->done = true;
-        shared->done_changed.notify_all();
-    }).detach();
+    std::thread lookup_thread;
+    try {
+        lookup_thread = std::thread([shared, resolve, host, port] {
+            LookupResult result;
+            try {
+                result = resolve(host, port);
+            } catch (const std::exception& e) {
+                result.error = e.what();
+            }
+            g_lookups_in_flight.fetch_sub(1);
+            std::lock_guard lock(shared->mutex);
+            shared->result = std::move(result);
+            shared->done = true;
+            shared->done_changed.notify_all();
+        });
+    } catch (const std::system_error& e) {
+        g_lookups_in_flight.fetch_sub(1);
+        LookupResult failed;
+        failed.error = std::string("cannot start the name lookup: ") + e.what();
+        return failed;
+    }
+    lookup_thread.detach();
 
     const auto deadline = std::chrono::steady_clock::now() + limit;
     std::unique_lock lock(shared->mutex);

@@ -1,3 +1,4 @@
+#include "net/bounded_lookup.hpp"
 #include "net/http_client.hpp"
 #include "net/url.hpp"
 #include "support/loopback_server.hpp"
@@ -274,6 +275,43 @@ TEST(HttpClient, ANameLookupThatNeverAnswersTimesOutInTheConnectPhase) {
     release_again->set_value();
     ASSERT_FALSE(cancelled.ok());
     EXPECT_EQ(cancelled.error().code, "HTTP_CANCELLED");
+}
+
+// Each abandoned lookup keeps its thread until the resolver returns. A resolver that never answers
+// must not let requests pile up threads: past the cap a lookup fails at once and says why, and the
+// slots come back when the resolver finally answers.
+TEST(HttpClient, NameLookupsWaitingForADeadResolverAreCapped) {
+    auto release = std::make_shared<std::promise<void>>();
+    std::shared_future<void> released = release->get_future().share();
+    const NameResolver silent = [released](const std::string&, const std::string&) {
+        released.wait();
+        return LookupResult{};
+    };
+    for (int i = 0; i < kMaxLookupsInFlight; ++i) {
+        const auto late = resolve_within("dead.example.test", "80", std::chrono::milliseconds(5), nullptr,
+                                         std::chrono::milliseconds(5), silent);
+        ASSERT_TRUE(late.timed_out) << i << ": " << late.error;
+    }
+    EXPECT_EQ(lookups_in_flight(), kMaxLookupsInFlight);
+
+    const auto refused =
+        resolve_within("dead.example.test", "80", std::chrono::hours(1), nullptr, std::chrono::milliseconds(5), silent);
+    EXPECT_TRUE(refused.busy);
+    EXPECT_FALSE(refused.ok());
+    EXPECT_NE(refused.error.find("already waiting for the DNS server"), std::string::npos) << refused.error;
+
+    release->set_value();
+    for (int i = 0; i < 1000 && lookups_in_flight() > 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_EQ(lookups_in_flight(), 0);
+
+    const NameResolver answering = [](const std::string&, const std::string& port) {
+        return resolve_within("127.0.0.1", port, std::chrono::seconds(1), nullptr, std::chrono::milliseconds(5));
+    };
+    const auto after = resolve_within("local.example.test", "8080", std::chrono::seconds(30), nullptr,
+                                      std::chrono::milliseconds(5), answering);
+    ASSERT_TRUE(after.ok()) << after.error;
+    EXPECT_EQ(after.endpoints.front().port(), 8080);
 }
 
 TEST(HttpClient, RejectsAUrlItCannotUse) {
