@@ -17,7 +17,7 @@ StreamResponse stream_channel(std::shared_ptr<EventChannel> channel) {
                 quiet_since = clock::now();
                 continue;
             }
-            if (channel->ended()) break;
+            if (channel->ended() || writer.client_gone()) break;
             if (clock::now() - quiet_since >= std::chrono::seconds(15)) {
                 if (!writer.heartbeat()) break;
                 quiet_since = clock::now();

@@ -30,6 +30,9 @@ public:
     virtual bool heartbeat() = 0;
     // True once the server is shutting down: the producer should end its stream promptly.
     virtual bool stopping() const = 0;
+    // True once the client has closed its end of the connection. Checked between events, so a stream
+    // whose client left stops counting against the stream limits at once, not at the next heartbeat.
+    virtual bool client_gone() { return false; }
 };
 
 // The response headers are sent, then `produce` runs on a thread of its own and writes events

@@ -126,6 +126,12 @@ public:
     }
     bool heartbeat() override { return write(": keep-alive\n\n"); }
     bool stopping() const override { return stopping_.load(); }
+    bool client_gone() override {
+        if (failed_) return true;
+        pollfd p{socket_.native_handle(), POLLRDHUP, 0};
+        if (::poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR))) failed_ = true;
+        return failed_;
+    }
     // Non-blocking sends with a deadline: a client that stops reading (its window full) must not
     // hold the stream's thread forever.
     bool write(const std::string& text) {
