@@ -27,6 +27,7 @@ struct McpHttpEndpoint::Session {
     };
     std::map<std::string, Waiting> waiting;
     std::weak_ptr<EventChannel> server_stream;  // the GET stream, if open
+    std::atomic<std::uint64_t> batches{0};      // names the batches POSTed, for `waiting`
     std::unique_ptr<mcp::McpSession> mcp;       // last: closed before the rest goes
 
     // Where a message from the server goes:
@@ -280,9 +281,11 @@ Reply McpHttpEndpoint::post(ApiRequest& req) {
     if (ec)
         return rpc_error_response(http::status::bad_request, mcp::rpc_code::parse_error,
                                   "the body is not JSON: " + ec.message());
+    if (message.is_array()) return post_batch(req, message.as_array());
     if (!message.is_object()) {
         return rpc_error_response(http::status::bad_request, mcp::rpc_code::invalid_request,
-                                  "the body must be one JSON-RPC message (batches were removed in MCP 2025-06-18)");
+                                  "the body must be one JSON-RPC message, or a batch (an array) in a session that "
+                                  "negotiated MCP 2025-03-26");
     }
     const auto& obj = message.as_object();
     const json::value* method = obj.if_contains("method");
@@ -310,6 +313,31 @@ Reply McpHttpEndpoint::post(ApiRequest& req) {
         r.set(http::field::server, "skillhost");
         return r;
     }
+    return answer(req, session, mcp::id_key(*id), [&] { session->mcp->handle_message(message); });
+}
+
+Reply McpHttpEndpoint::post_batch(ApiRequest& req, const json::array& batch) {
+    auto session = session_for(req);
+    if (session->mcp->protocol_version() != "2025-03-26") {
+        return rpc_error_response(http::status::bad_request, mcp::rpc_code::invalid_request,
+                                  "JSON-RPC batches are accepted only in sessions that negotiated MCP 2025-03-26 "
+                                  "(2025-06-18 removed them); POST each message on its own");
+    }
+    // Never an id_key ("s:..." / "n:..."), so it cannot meet a request's own id in `waiting`.
+    const std::string key = "batch-" + std::to_string(++session->batches);
+    if (!mcp::batch_expects_answer(batch)) {
+        session->mcp->handle_batch(batch, key);
+        Response r{http::status::accepted, req.raw.version()};
+        r.set(http::field::server, "skillhost");
+        return r;
+    }
+    return answer(req, session, key, [&] { session->mcp->handle_batch(batch, key); });
+}
+
+// Registers the POST as waiting for the response routed under `key`, hands the message to the
+// session, and answers with an event stream or with the response alone as JSON.
+Reply McpHttpEndpoint::answer(ApiRequest& req, const std::shared_ptr<Session>& session, const std::string& key,
+                              const std::function<void()>& hand_over) {
     const bool streamed = req.wants_event_stream();
     if (streamed && options_.stream_available && !options_.stream_available(req.user->user_id)) {
         // Refused before the session sees the request, so nothing runs that the client cannot follow.
@@ -324,14 +352,14 @@ Reply McpHttpEndpoint::post(ApiRequest& req) {
     auto channel = std::make_shared<EventChannel>();
     {
         std::lock_guard lock(session->mutex);
-        auto [slot, fresh] = session->waiting.try_emplace(mcp::id_key(*id), Session::Waiting{channel, streamed});
+        auto [slot, fresh] = session->waiting.try_emplace(key, Session::Waiting{channel, streamed});
         if (!fresh) {
             return rpc_error_response(
                 http::status::bad_request, mcp::rpc_code::invalid_request,
-                "a request with id " + json::serialize(*id) + " is still in flight in this session; use a new id");
+                "a request with id " + key.substr(2) + " is still in flight in this session; use a new id");
         }
     }
-    session->mcp->handle_message(message);
+    hand_over();
     if (streamed) {
         StreamResponse stream = stream_channel(channel);
         stream.headers.emplace_back("Mcp-Session-Id", session->id);
@@ -352,7 +380,7 @@ Reply McpHttpEndpoint::post(ApiRequest& req) {
     }
     {
         std::lock_guard lock(session->mutex);
-        session->waiting.erase(mcp::id_key(*id));
+        session->waiting.erase(key);
     }
     return rpc_error_response(http::status::gateway_timeout, mcp::rpc_code::internal_error, "no response in time");
 }

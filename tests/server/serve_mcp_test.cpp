@@ -145,6 +145,48 @@ TEST(ServeMcp, RequestsWithoutAValidSessionTokenOriginOrHostAreRefused) {
     EXPECT_EQ(c.post(ping).status, 404);  // the session is gone
 }
 
+// A session that negotiated 2025-03-26 accepts batches (that version says servers MUST): the
+// answers come back as one JSON array, or as one event carrying it; notifications alone get 202.
+TEST(ServeMcp, ABatchIn20250326IsAnsweredAsOneArray) {
+    DaemonProcess d(setup_with());
+    d.start();
+    McpClient c{d, "owner", ""};
+    auto init = http_request(d.port(), c.spec(json::object{{"jsonrpc", "2.0"},
+                                                           {"id", 0},
+                                                           {"method", "initialize"},
+                                                           {"params",
+                                                            {{"protocolVersion", "2025-03-26"},
+                                                             {"capabilities", json::object()},
+                                                             {"clientInfo", {{"name", "test"}, {"version", "1"}}}}}},
+                                              false));
+    ASSERT_EQ(init.status, 200) << init.body;
+    c.session = init.headers["mcp-session-id"];
+    const json::value initialized = json::object{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}};
+    EXPECT_EQ(c.post(json::array{initialized}).status, 202);
+
+    const json::value ping = json::object{{"jsonrpc", "2.0"}, {"id", "p"}, {"method", "ping"}};
+    const json::value call = json::object{{"jsonrpc", "2.0"},
+                                          {"id", 9},
+                                          {"method", "tools/call"},
+                                          {"params", {{"name", "add"}, {"arguments", {{"a", 1}, {"b", 2}}}}}};
+    auto answer = c.post(json::array{ping, call});
+    ASSERT_EQ(answer.status, 200) << answer.body;
+    const json::value batch = answer.json();
+    ASSERT_TRUE(batch.is_array()) << answer.body;
+    ASSERT_EQ(batch.as_array().size(), 2u);
+    for (const auto& m : batch.as_array()) {
+        if (m.at("id").is_int64())
+            EXPECT_EQ(m.at("result").at("structuredContent").at("sum").to_number<int>(), 3);
+        else
+            EXPECT_EQ(m.at("id").as_string(), "p");
+    }
+
+    auto stream = c.stream(json::array{ping});
+    auto event = stream->next_named("message");
+    ASSERT_TRUE(event) << stream->body_text();
+    EXPECT_EQ(json::parse(event->data).as_array().at(0).at("id").as_string(), "p");
+}
+
 TEST(ServeMcp, TheServerStreamAnnouncesToolsInstalledDuringTheSession) {
     DaemonSetup setup;
     setup.echo_fixture = false;

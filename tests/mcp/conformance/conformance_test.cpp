@@ -79,7 +79,8 @@ TEST(McpConformance, ActiveServerScenariosPassOrAreExpectedFailures) {
     std::string list;
     for (const auto& [scenario, problems] : outcomes) {
         if (problems.empty()) ++passed;
-        list += (problems.empty() ? "  PASS " : "  FAIL ") + scenario + (problems.empty() ? "" : "  " + problems) + "\n";
+        list +=
+            (problems.empty() ? "  PASS " : "  FAIL ") + scenario + (problems.empty() ? "" : "  " + problems) + "\n";
     }
     std::cout << "MCP conformance: " << passed << " of " << outcomes.size() << " active server scenarios pass\n"
               << list;
