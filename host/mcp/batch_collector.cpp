@@ -14,8 +14,7 @@ bool is_unanswered(const json::value& message) {
     if (!obj) return false;
     const json::value* version = obj->if_contains("jsonrpc");
     if (!version || !version->is_string() || version->get_string() != "2.0") return false;
-    if (const json::value* method = obj->if_contains("method"))
-        return method->is_string() && !obj->contains("id");
+    if (const json::value* method = obj->if_contains("method")) return method->is_string() && !obj->contains("id");
     return obj->contains("id") && (obj->contains("result") || obj->contains("error"));
 }
 
@@ -62,8 +61,8 @@ bool BatchCollector::absorb(const std::string& key, const std::string& text, std
         Batch& b = it->second;
         auto pending = key.empty() ? b.pending.end() : b.pending.find(key);
         // A null id: an error about an invalid message of the batch being dispatched on this thread.
-        const bool mine = pending != b.pending.end() ||
-                          (key.empty() && b.dispatching && b.dispatcher == std::this_thread::get_id());
+        const bool mine =
+            pending != b.pending.end() || (key.empty() && b.dispatching && b.dispatcher == std::this_thread::get_id());
         if (!mine) continue;
         if (pending != b.pending.end()) b.pending.erase(pending);
         if (!b.responses.empty()) b.responses += ',';

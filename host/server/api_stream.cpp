@@ -13,7 +13,7 @@ StreamResponse stream_channel(std::shared_ptr<EventChannel> channel) {
             if (writer.stopping()) break;
             auto event = channel->next(std::chrono::milliseconds(250));
             if (event) {
-                if (!writer.send(event->name, event->data)) break;
+                if (!writer.send(event->name, event->data, event->id, event->retry)) break;
                 quiet_since = clock::now();
                 continue;
             }

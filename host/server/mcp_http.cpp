@@ -3,6 +3,7 @@
 #include "mcp/json_rpc.hpp"
 #include "mcp/protocol_version.hpp"
 #include "server/api_services.hpp"
+#include "server/mcp_stream_log.hpp"
 #include "store/run_record.hpp"
 
 #include <boost/asio/ip/address.hpp>
@@ -22,11 +23,13 @@ struct McpHttpEndpoint::Session {
     std::mutex mutex;  // guards waiting and server_stream
     // POSTed requests waiting for their response, by mcp::id_key of their JSON-RPC id.
     struct Waiting {
-        std::shared_ptr<EventChannel> channel;
-        bool streamed = false;  // answered as an event stream (can carry messages before the response)
+        std::shared_ptr<EventChannel> channel;  // answered as JSON: the response alone goes here
+        std::uint64_t stream = 0;               // answered as an event stream (can carry messages before the response)
     };
     std::map<std::string, Waiting> waiting;
+    McpStreamLog streams;                       // every event stream's events, for Last-Event-ID
     std::weak_ptr<EventChannel> server_stream;  // the GET stream, if open
+    std::uint64_t server_stream_number = 0;     // its number in `streams` (0: never opened)
     std::atomic<std::uint64_t> batches{0};      // names the batches POSTed, for `waiting`
     std::unique_ptr<mcp::McpSession> mcp;       // last: closed before the rest goes
 
@@ -41,8 +44,12 @@ struct McpHttpEndpoint::Session {
         if (message.kind == Kind::response) {
             auto it = waiting.find(message.id_key);
             if (it != waiting.end()) {
-                it->second.channel->push(StreamEvent{"message", message.text});
-                it->second.channel->close();
+                if (it->second.stream) {
+                    streams.push(it->second.stream, "message", message.text, true);
+                } else {
+                    it->second.channel->push(StreamEvent{"message", message.text});
+                    it->second.channel->close();
+                }
                 waiting.erase(it);
                 return;
             }
@@ -51,21 +58,43 @@ struct McpHttpEndpoint::Session {
         if (concerns_calls) {
             bool delivered = false;
             for (auto& [key, w] : waiting) {
-                if (!w.streamed) continue;
-                w.channel->push(StreamEvent{"message", message.text});
+                if (!w.stream) continue;
+                streams.push(w.stream, "message", message.text, false);
                 delivered = true;
             }
             if (delivered) return;
         }
-        if (auto stream = server_stream.lock(); stream && !stream->closed())
-            stream->push(StreamEvent{"message", message.text});
+        // Logged while the client is away too, so a resumed server stream gets what it missed.
+        if (server_stream_number) streams.push(server_stream_number, "message", message.text, false);
+    }
+
+    // A client keeps the GET stream open (the stream log holds its channel after the client left,
+    // so the channel's lifetime says nothing).
+    bool watched() {
+        std::lock_guard lock(mutex);
+        auto stream = server_stream.lock();
+        return stream && !stream->closed();
+    }
+
+    // A waiting request that will get no response (cancelled): its stream ends.
+    void end_waiting(const std::string& key) {
+        std::lock_guard lock(mutex);
+        auto it = waiting.find(key);
+        if (it == waiting.end()) return;
+        if (it->second.stream)
+            streams.finish(it->second.stream);
+        else
+            it->second.channel->close();
+        waiting.erase(it);
     }
 
     // Ends every stream of the session (DELETE, expiry, shutdown).
     void close_streams() {
         std::lock_guard lock(mutex);
-        for (auto& [key, w] : waiting) w.channel->close();
+        for (auto& [key, w] : waiting)
+            if (w.channel) w.channel->close();
         waiting.clear();
+        streams.finish_all();
         if (auto stream = server_stream.lock()) stream->close();
     }
 };
@@ -134,7 +163,7 @@ void McpHttpEndpoint::expire_idle() {
         std::lock_guard lock(mutex_);
         const auto now = std::chrono::steady_clock::now();
         for (auto it = sessions_.begin(); it != sessions_.end();) {
-            const bool watched = !it->second->server_stream.expired();  // an open GET stream is use
+            const bool watched = it->second->watched();  // an open GET stream is use
             if (now - it->second->last_used > options_.idle_expiry && it->second->mcp->calls_in_flight() == 0 &&
                 !watched) {
                 expired.push_back(it->second);
@@ -212,7 +241,7 @@ std::shared_ptr<McpHttpEndpoint::Session> McpHttpEndpoint::make_room(const std::
     for (const auto& [id, session] : sessions_) {
         if (session->user_id != user_id) continue;
         ++mine;
-        const bool idle = session->mcp->calls_in_flight() == 0 && session->server_stream.expired();
+        const bool idle = session->mcp->calls_in_flight() == 0 && !session->watched();
         if (idle && (!oldest_idle || session->last_used < oldest_idle->last_used)) oldest_idle = session;
     }
     if (mine < options_.max_sessions_per_user) return nullptr;
@@ -253,7 +282,7 @@ Reply McpHttpEndpoint::initialize(ApiRequest& req, const json::value& message) {
     auto channel = std::make_shared<EventChannel>();
     {
         std::lock_guard lock(session->mutex);
-        session->waiting[mcp::id_key(message.at("id"))] = Session::Waiting{channel, false};
+        session->waiting[mcp::id_key(message.at("id"))] = Session::Waiting{channel, 0};
     }
     session->mcp->handle_message(message);
     auto reply = channel->next(std::chrono::seconds(10));
@@ -301,13 +330,7 @@ Reply McpHttpEndpoint::post(ApiRequest& req) {
             const auto* params = obj.if_contains("params");
             const auto* request_id =
                 params && params->is_object() ? params->as_object().if_contains("requestId") : nullptr;
-            if (request_id) {
-                std::lock_guard lock(session->mutex);
-                if (auto it = session->waiting.find(mcp::id_key(*request_id)); it != session->waiting.end()) {
-                    it->second.channel->close();
-                    session->waiting.erase(it);
-                }
-            }
+            if (request_id) session->end_waiting(mcp::id_key(*request_id));
         }
         Response r{http::status::accepted, req.raw.version()};
         r.set(http::field::server, "skillhost");
@@ -352,12 +375,13 @@ Reply McpHttpEndpoint::answer(ApiRequest& req, const std::shared_ptr<Session>& s
     auto channel = std::make_shared<EventChannel>();
     {
         std::lock_guard lock(session->mutex);
-        auto [slot, fresh] = session->waiting.try_emplace(key, Session::Waiting{channel, streamed});
-        if (!fresh) {
+        if (session->waiting.contains(key)) {
             return rpc_error_response(
                 http::status::bad_request, mcp::rpc_code::invalid_request,
                 "a request with id " + key.substr(2) + " is still in flight in this session; use a new id");
         }
+        session->waiting[key] =
+            streamed ? Session::Waiting{nullptr, session->streams.open(channel)} : Session::Waiting{channel, 0};
     }
     hand_over();
     if (streamed) {
@@ -392,10 +416,24 @@ Reply McpHttpEndpoint::open_stream(ApiRequest& req) {
         throw ApiFailure(http::status::not_acceptable, std::move(e));
     }
     auto channel = std::make_shared<EventChannel>();
+    const std::string last_event_id(req.raw["Last-Event-ID"]);
     {
         std::lock_guard lock(session->mutex);
-        if (auto old = session->server_stream.lock()) old->close();  // one server stream per session
-        session->server_stream = channel;
+        if (!last_event_id.empty()) {
+            // Resumption of a stream that lost its connection: what it missed, then the rest of it.
+            auto resumed = session->streams.resume(last_event_id, channel);
+            if (!resumed) {
+                const auto status =
+                    resumed.error().code == "MCP_EVENTS_GONE" ? http::status::gone : http::status::bad_request;
+                throw ApiFailure(status, resumed.error());
+            }
+            if (*resumed == session->server_stream_number) session->server_stream = channel;
+        } else {
+            if (auto old = session->server_stream.lock()) old->close();  // one server stream per session
+            if (session->server_stream_number) session->streams.finish(session->server_stream_number);
+            session->server_stream_number = session->streams.open(channel);
+            session->server_stream = channel;
+        }
     }
     StreamResponse stream = stream_channel(channel);
     stream.headers.emplace_back("Mcp-Session-Id", session->id);

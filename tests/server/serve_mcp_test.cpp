@@ -187,6 +187,51 @@ TEST(ServeMcp, ABatchIn20250326IsAnsweredAsOneArray) {
     EXPECT_EQ(json::parse(event->data).as_array().at(0).at("id").as_string(), "p");
 }
 
+// Event streams can be resumed: each starts with a priming event (an id and retry, no data), and a
+// client that lost a call's stream gets the call's answer with GET and Last-Event-ID.
+TEST(ServeMcp, AClientThatLostACallsStreamResumesItWithLastEventId) {
+    DaemonProcess d(setup_with());
+    d.start();
+    McpClient c{d, "owner", ""};
+    c.initialize();
+    std::string primed;
+    {
+        auto stream = c.stream(json::object{{"jsonrpc", "2.0"},
+                                            {"id", 5},
+                                            {"method", "tools/call"},
+                                            {"params", {{"name", "sleep"}, {"arguments", {{"ms", 300}}}}}});
+        while (stream->last_id().empty() && !stream->ended()) stream->next(std::chrono::milliseconds(50));
+        primed = stream->last_id();
+        EXPECT_FALSE(stream->retry().empty());
+    }  // the connection closes before the answer
+    ASSERT_FALSE(primed.empty());
+    auto resume = [&](const std::string& last_id) {
+        RequestSpec s{"GET",
+                      "/mcp",
+                      "",
+                      DaemonProcess::token("owner"),
+                      {{"Mcp-Session-Id", c.session}, {"Accept", kAccept}, {"Last-Event-ID", last_id}}};
+        return std::make_unique<SseStream>(d.port(), s);
+    };
+    auto resumed = resume(primed);
+    ASSERT_EQ(resumed->status(), 200) << resumed->body_text();
+    auto answer = resumed->next_named("message");
+    ASSERT_TRUE(answer) << resumed->body_text();
+    EXPECT_EQ(answer->json().at("id").to_number<int>(), 5);
+    EXPECT_EQ(answer->json().at("result").at("structuredContent").at("slept_ms").to_number<int>(), 300);
+    const std::string answered = resumed->last_id();
+    EXPECT_FALSE(resumed->next());  // the call's stream ends after its answer
+    // Resuming after the answer: nothing more, the stream ends.
+    auto after = resume(answered);
+    EXPECT_EQ(after->status(), 200);
+    EXPECT_FALSE(after->next());
+
+    EXPECT_EQ(resume("not-an-id")->status(), 400);
+    auto gone = resume("999-0");
+    EXPECT_EQ(gone->status(), 410);
+    EXPECT_THAT(gone->body_text(), HasSubstr("MCP_EVENTS_GONE"));
+}
+
 TEST(ServeMcp, TheServerStreamAnnouncesToolsInstalledDuringTheSession) {
     DaemonSetup setup;
     setup.echo_fixture = false;
