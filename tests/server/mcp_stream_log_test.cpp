@@ -69,8 +69,8 @@ TEST(McpStreamLog, MalformedUnknownAndDroppedIdsAreClearErrors) {
     const auto stream = log.open(channel);
     for (int i = 0; i < 10; ++i) log.push(stream, "message", std::to_string(i), false);
     const std::string s = std::to_string(stream);
-    for (const std::string& bad : std::vector<std::string>{"", "x", "3", "-1", "1-", "1-x", "99999999999999999999999-1",
-                                                         std::string(5000, '7')})
+    for (const std::string& bad :
+         std::vector<std::string>{"", "x", "3", "-1", "1-", "1-x", "99999999999999999999999-1", std::string(5000, '7')})
         EXPECT_EQ(log.resume(bad, std::make_shared<EventChannel>()).error().code, "MCP_BAD_EVENT_ID") << bad;
     EXPECT_EQ(log.resume("999-0", std::make_shared<EventChannel>()).error().code, "MCP_EVENTS_GONE");
     EXPECT_EQ(log.resume(s + "-11", std::make_shared<EventChannel>()).error().code, "MCP_EVENTS_GONE");
