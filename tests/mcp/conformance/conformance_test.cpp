@@ -57,6 +57,12 @@ std::map<std::string, std::string> read_outcomes(const fs::path& results) {
     return outcomes;
 }
 
+void install_fixture(DaemonProcess& d) {
+    const fs::path fixture = fs::path(SKILLHOST_TEST_FIXTURES_BINARY_DIR) / "conformance";
+    for (const auto& entry : fs::directory_iterator(fixture))
+        if (entry.is_regular_file()) fs::copy_file(entry.path(), d.plugins_dir() / entry.path().filename());
+}
+
 // `skillhost serve` with the built-in plugins and the conformance fixture.
 std::unique_ptr<DaemonProcess> start_daemon() {
     DaemonSetup setup;
@@ -65,27 +71,28 @@ std::unique_ptr<DaemonProcess> start_daemon() {
     // failed with an exception, so each such scenario leaves its GET stream open until the run ends.
     setup.server_yaml = "  max_streams_per_user: 64\n";
     auto d = std::make_unique<DaemonProcess>(setup);
-    const fs::path fixture = fs::path(SKILLHOST_TEST_FIXTURES_BINARY_DIR) / "conformance";
-    for (const auto& entry : fs::directory_iterator(fixture))
-        if (entry.is_regular_file()) fs::copy_file(entry.path(), d->plugins_dir() / entry.path().filename());
+    install_fixture(*d);
     d->start();
     return d;
 }
 
-// Runs the suite (all active scenarios, or `scenario`) into `out`.
-ProcessResult run_suite(DaemonProcess& d, const fs::path& out, const std::string& scenario = {}) {
-    std::vector<std::string> argv{"/bin/sh",    SKILLHOST_MCP_CONFORMANCE_SCRIPT, SKILLHOST_MCP_CONFORMANCE_CACHE,
-                                  out.string(), std::to_string(d.port()),         DaemonProcess::token("owner")};
-    if (!scenario.empty()) argv.push_back(scenario);
+// Runs the suite (all active scenarios, or `scenario`) into `out`, through the front `front`
+// ({"http", port, token} or {"stdio", skillhost, args...}), with the baseline file `baseline`.
+ProcessResult run_suite(const fs::path& out, const std::string& baseline, const std::string& scenario,
+                        const std::vector<std::string>& front) {
+    std::vector<std::string> argv{
+        "/bin/sh", SKILLHOST_MCP_CONFORMANCE_SCRIPT,   SKILLHOST_MCP_CONFORMANCE_CACHE, out.string(),
+        baseline,  scenario.empty() ? "all" : scenario};
+    argv.insert(argv.end(), front.begin(), front.end());
     return run_process(argv, {}, {}, 110000);  // below ctest's limit, so a hang still reports its output
 }
 
-TEST(McpConformance, ActiveServerScenariosPassOrAreExpectedFailures) {
-    auto d = start_daemon();
-    const fs::path out = fs::path(SKILLHOST_MCP_CONFORMANCE_OUT) / "active";
-    auto r = run_suite(*d, out);
-    if (r.exit_code == 77) GTEST_SKIP() << "npm is not installed (outside CI only): " << r.err;
+std::vector<std::string> http_front(DaemonProcess& d) {
+    return {"http", std::to_string(d.port()), DaemonProcess::token("owner")};
+}
 
+// Prints each scenario's outcome and the count; fails when the suite's baseline check failed.
+void report(const fs::path& out, const ProcessResult& r, const std::string& front, const std::string& log) {
     const auto outcomes = read_outcomes(out / "results");
     std::size_t passed = 0;
     std::string list;
@@ -94,14 +101,41 @@ TEST(McpConformance, ActiveServerScenariosPassOrAreExpectedFailures) {
         list +=
             (problems.empty() ? "  PASS " : "  FAIL ") + scenario + (problems.empty() ? "" : "  " + problems) + "\n";
     }
-    std::cout << "MCP conformance: " << passed << " of " << outcomes.size() << " active server scenarios pass\n"
+    std::cout << "MCP conformance (" << front << "): " << passed << " of " << outcomes.size()
+              << " active server scenarios pass\n"
               << list;
     EXPECT_FALSE(outcomes.empty()) << r.out << r.err;
     EXPECT_EQ(r.exit_code, 0) << "the suite's baseline check failed (see 'Unexpected failures' or 'Stale baseline'"
-                              << " below; tests/mcp/conformance/expected-failures.yaml lists what may fail)\n"
+                              << " below; the expected-failures file lists what may fail)\n"
                               << r.out << r.err << "\n"
-                              << list << "\ndaemon log:\n"
-                              << d->log();
+                              << list << "\nlog:\n"
+                              << log;
+}
+
+TEST(McpConformance, ActiveServerScenariosPassOrAreExpectedFailures) {
+    auto d = start_daemon();
+    const fs::path out = fs::path(SKILLHOST_MCP_CONFORMANCE_OUT) / "active";
+    auto r = run_suite(out, "expected-failures.yaml", "", http_front(*d));
+    if (r.exit_code == 77) GTEST_SKIP() << "npm is not installed (outside CI only): " << r.err;
+    report(out, r, "skillhost serve, /mcp", d->log());
+}
+
+// The same scenarios against `skillhost mcp` over stdio, through stdio_bridge.mjs (one process per
+// MCP session, on the daemon's configuration and home; the daemon itself is not started).
+TEST(McpConformance, ActiveServerScenariosOverStdioPassOrAreExpectedFailures) {
+    DaemonSetup setup;
+    setup.echo_fixture = false;
+    DaemonProcess d(setup);
+    install_fixture(d);
+    const fs::path out = fs::path(SKILLHOST_MCP_CONFORMANCE_OUT) / "stdio";
+    auto r = run_suite(out, "expected-failures.yaml", "",
+                       {"stdio", SKILLHOST_BINARY, "mcp", "--user", "owner", "--config",
+                        (d.etc() / "skillhost.yaml").string(), "--home", d.home().string()});
+    if (r.exit_code == 77) GTEST_SKIP() << "npm is not installed (outside CI only): " << r.err;
+    std::ifstream bridge_log(out / "proxy.log");
+    std::stringstream log;
+    log << bridge_log.rdbuf();
+    report(out, r, "skillhost mcp, stdio", log.str());
 }
 
 // A scenario of the suite's pending set (not in the active suite yet): a call's stream starts with a
@@ -109,7 +143,7 @@ TEST(McpConformance, ActiveServerScenariosPassOrAreExpectedFailures) {
 TEST(McpConformance, PendingSsePollingScenarioPasses) {
     auto d = start_daemon();
     const fs::path out = fs::path(SKILLHOST_MCP_CONFORMANCE_OUT) / "sse-polling";
-    auto r = run_suite(*d, out, "server-sse-polling");
+    auto r = run_suite(out, "expected-failures.yaml", "server-sse-polling", http_front(*d));
     if (r.exit_code == 77) GTEST_SKIP() << "npm is not installed (outside CI only): " << r.err;
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
     const auto outcomes = read_outcomes(out / "results");

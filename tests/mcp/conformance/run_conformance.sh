@@ -1,17 +1,22 @@
 #!/bin/sh
 # Installs the pinned MCP conformance suite and Node 22 (npm ci from the package-lock.json next to
-# this script, once per lockfile, into CACHE_DIR), starts auth_proxy.mjs in front of the daemon's
-# port, and runs the suite's active server scenarios against the proxy's /mcp with
-# expected-failures.yaml as the baseline. Per-scenario results (checks.json) land in OUT_DIR.
+# this script, once per lockfile, into CACHE_DIR), starts the front the suite talks to, and runs the
+# suite's active server scenarios (or SCENARIO) against it with the baseline BASELINE (a file next to
+# this script). Per-scenario results (checks.json) land in OUT_DIR/results.
+#   http PORT TOKEN ...    auth_proxy.mjs in front of the daemon on PORT, adding the bearer token
+#   stdio SKILLHOST ARGS   stdio_bridge.mjs, one `SKILLHOST ARGS` (skillhost mcp ...) per session
 # Exit 77 (the test skips) only when npm is missing outside CI; under CI=true that fails.
-# Usage: run_conformance.sh CACHE_DIR OUT_DIR DAEMON_PORT TOKEN [SCENARIO]
+# Usage: run_conformance.sh CACHE_DIR OUT_DIR BASELINE SCENARIO|all http PORT TOKEN
+#        run_conformance.sh CACHE_DIR OUT_DIR BASELINE SCENARIO|all stdio SKILLHOST ARGS...
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
 cache=$1
 out=$2
-daemon_port=$3
-token=$4
-scenario=$5
+baseline=$here/$3
+scenario=$4
+mode=$5
+shift 5
+[ "$scenario" = "all" ] && scenario=
 
 if ! command -v npm >/dev/null 2>&1; then
   echo "npm is not installed (scripts/install-deps installs it)" >&2
@@ -32,14 +37,20 @@ if ! cmp -s "$here/package-lock.json" "$cache/installed-package-lock.json" ||
   fi
   cp "$here/package-lock.json" "$cache/installed-package-lock.json"
 fi
-cp "$here/auth_proxy.mjs" "$cache/auth_proxy.mjs.tmp" && mv "$cache/auth_proxy.mjs.tmp" "$cache/auth_proxy.mjs"
+for f in auth_proxy.mjs stdio_bridge.mjs; do
+  cp "$here/$f" "$cache/$f.tmp" && mv "$cache/$f.tmp" "$cache/$f"
+done
 flock -u 9
 
 node="$cache/node_modules/.bin/node"
 suite="$cache/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 rm -rf "$out"
 mkdir -p "$out"
-"$node" "$cache/auth_proxy.mjs" "$daemon_port" "$token" >"$out/proxy.port" 2>"$out/proxy.log" &
+case $mode in
+  http) "$node" "$cache/auth_proxy.mjs" "$@" >"$out/proxy.port" 2>"$out/proxy.log" & ;;
+  stdio) "$node" "$cache/stdio_bridge.mjs" "$@" >"$out/proxy.port" 2>"$out/proxy.log" & ;;
+  *) echo "unknown mode '$mode' (http or stdio)" >&2; exit 2 ;;
+esac
 proxy=$!
 trap 'kill $proxy 2>/dev/null || true' EXIT
 for _ in $(seq 1 200); do
@@ -56,5 +67,5 @@ else
 fi
 status=0
 "$node" "$suite" server --url "http://127.0.0.1:$port/mcp" "$@" \
-  --expected-failures "$here/expected-failures.yaml" --output-dir "$out/results" || status=$?
+  --expected-failures "$baseline" --output-dir "$out/results" || status=$?
 exit $status
