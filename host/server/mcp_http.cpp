@@ -234,28 +234,35 @@ std::shared_ptr<McpHttpEndpoint::Session> McpHttpEndpoint::session_for(ApiReques
 }
 
 // Called with mutex_ held. At the per-user limit the least recently used idle session (no call in
-// flight, no open server stream) makes room; when every session is busy the new one is refused.
+// flight, no open server stream) makes room, else the least recently used one without a call in
+// flight (its server stream ends: a client only listening there starts a new session on the 404);
+// when every session has a call in flight the new one is refused.
 std::shared_ptr<McpHttpEndpoint::Session> McpHttpEndpoint::make_room(const std::string& user_id) {
     std::size_t mine = 0;
     std::shared_ptr<Session> oldest_idle;
+    std::shared_ptr<Session> oldest_listening;
+    const auto older = [](const std::shared_ptr<Session>& a, const std::shared_ptr<Session>& b) {
+        return !b || a->last_used < b->last_used;
+    };
     for (const auto& [id, session] : sessions_) {
         if (session->user_id != user_id) continue;
         ++mine;
-        const bool idle = session->mcp->calls_in_flight() == 0 && !session->watched();
-        if (idle && (!oldest_idle || session->last_used < oldest_idle->last_used)) oldest_idle = session;
+        if (session->mcp->calls_in_flight() != 0) continue;
+        auto& oldest = session->watched() ? oldest_listening : oldest_idle;
+        if (older(session, oldest)) oldest = session;
     }
     if (mine < options_.max_sessions_per_user) return nullptr;
-    if (!oldest_idle) {
+    auto evicted = oldest_idle ? oldest_idle : oldest_listening;
+    if (!evicted) {
         Error e{"TOO_MANY_SESSIONS",
                 "user " + user_id + " has " + std::to_string(mine) +
-                    " MCP sessions (server.mcp_sessions_per_user) and every one is busy (a call in flight or an "
-                    "open stream)",
+                    " MCP sessions (server.mcp_sessions_per_user) and every one has a call in flight",
                 {},
                 {"end unused sessions with DELETE /mcp, or wait for a call to finish"}};
         throw ApiFailure(http::status::too_many_requests, std::move(e));
     }
-    sessions_.erase(oldest_idle->id);
-    return oldest_idle;
+    sessions_.erase(evicted->id);
+    return evicted;
 }
 
 void McpHttpEndpoint::close_session(const std::shared_ptr<Session>& session) {

@@ -469,6 +469,40 @@ TEST(ServeMcp, AtTheSessionLimitTheLeastRecentlyUsedIdleSessionMakesRoom) {
     EXPECT_EQ(status_of(owner), 200);
 }
 
+// When every session at the limit keeps its server stream open, the least recently used one of
+// them makes room (its stream ends) instead of the new session being refused.
+TEST(ServeMcp, AtTheSessionLimitAListeningSessionMakesRoomWhenNoneIsIdle) {
+    DaemonSetup setup = setup_with();
+    setup.server_yaml = "  mcp_sessions_per_user: 2\n";
+    DaemonProcess d(setup);
+    d.start();
+    std::vector<McpClient> sessions;
+    std::vector<std::unique_ptr<SseStream>> listening;
+    for (int i = 0; i < 2; ++i) {
+        sessions.push_back(McpClient{d, "alice", ""});
+        sessions.back().initialize();
+        RequestSpec get{"GET",
+                        "/mcp",
+                        "",
+                        DaemonProcess::token("alice"),
+                        {{"Mcp-Session-Id", sessions.back().session}, {"Accept", kAccept}}};
+        listening.push_back(std::make_unique<SseStream>(d.port(), get));
+        ASSERT_EQ(listening.back()->status(), 200);
+    }
+    sessions[1].request("tools/list", {}, 5);  // the first becomes the least recently used
+    McpClient one_more{d, "alice", ""};
+    one_more.initialize();
+    ASSERT_FALSE(one_more.session.empty());
+    EXPECT_FALSE(listening[0]->next());  // its server stream ended
+    EXPECT_TRUE(listening[0]->ended());
+    const auto status_of = [&](const McpClient& c) {
+        return c.post(json::object{{"jsonrpc", "2.0"}, {"id", 9}, {"method", "tools/list"}}).status;
+    };
+    EXPECT_EQ(status_of(sessions[0]), 404);
+    EXPECT_EQ(status_of(sessions[1]), 200);
+    EXPECT_EQ(status_of(one_more), 200);
+}
+
 TEST(ServeMcp, SessionsUnusedForTheIdleExpiryAreClosed) {
     DaemonSetup setup = setup_with();
     setup.server_yaml = "  mcp_idle_expiry_ms: 1000\n";
