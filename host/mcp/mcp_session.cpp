@@ -100,6 +100,13 @@ void McpSession::send(const json::value& message) {
         if (id) out.id_key = id_key(*id);
     }
     out.text = json::serialize(message);
+    if (out.kind == OutgoingMessage::Kind::response) {
+        std::optional<BatchAnswer> batch_done;
+        if (batches_.absorb(out.id_key == id_key(kNullId) ? std::string() : out.id_key, out.text, batch_done)) {
+            if (batch_done) send_batch_answer(*batch_done);
+            return;
+        }
+    }
     std::lock_guard lock(output_mutex_);
     sink_(out);
 }
@@ -131,12 +138,7 @@ void McpSession::handle_line(std::string_view text) {
 }
 
 void McpSession::handle_message(const json::value& message) {
-    if (message.is_array()) {
-        send(make_error(
-            kNullId, rpc_code::invalid_request,
-            "JSON-RPC batches are not supported (MCP 2025-06-18 removed them); send each message on its own line"));
-        return;
-    }
+    if (message.is_array()) return handle_batch(message.get_array(), "batch-" + std::to_string(++next_batch_));
     const json::object* obj = message.if_object();
     if (!obj) {
         send(make_error(kNullId, rpc_code::invalid_request, "a JSON-RPC message must be an object"));
@@ -486,11 +488,14 @@ void McpSession::on_cancelled(const json::value& params) {
     const json::object* p = params.if_object();
     const json::value* request_id = p ? p->if_contains("requestId") : nullptr;
     if (!request_id || !is_valid_id(*request_id)) return;  // notifications get no error answers
-    std::lock_guard lock(calls_mutex_);
-    auto it = in_flight_.find(id_key(*request_id));
-    if (it == in_flight_.end()) return;  // finished already, or never existed: the spec says ignore it
-    it->second.cancelled_by_client = true;
-    it->second.cancel->store(true);
+    {
+        std::lock_guard lock(calls_mutex_);
+        auto it = in_flight_.find(id_key(*request_id));
+        if (it == in_flight_.end()) return;  // finished already, or never existed: the spec says ignore it
+        it->second.cancelled_by_client = true;
+        it->second.cancel->store(true);
+    }
+    if (auto batch_done = batches_.forget(id_key(*request_id))) send_batch_answer(*batch_done);
 }
 
 void McpSession::on_set_level(const json::value& id, const json::value& params) {

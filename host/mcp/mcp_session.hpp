@@ -11,6 +11,7 @@
 #pragma once
 
 #include "exec/call_pipeline.hpp"
+#include "mcp/batch_collector.hpp"
 #include "mcp/call_runner.hpp"
 #include "mcp/log_level.hpp"
 #include "mcp/protocol_version.hpp"
@@ -72,6 +73,9 @@ public:
     // One JSON-RPC message as text (parse errors answer -32700).
     void handle_line(std::string_view text);
     void handle_message(const boost::json::value& message);
+    // A JSON-RPC batch (accepted only in sessions that negotiated 2025-03-26): its responses go out
+    // as one array, an OutgoingMessage of kind response whose id_key is `key`.
+    void handle_batch(const boost::json::array& batch, const std::string& key);
 
     // Stops accepting calls, cancels the ones in flight and waits for them. Idempotent.
     void close();
@@ -101,6 +105,7 @@ private:
     };
 
     void send(const boost::json::value& message);
+    void send_batch_answer(const BatchAnswer& answer);
     // Sends a request to the client and waits for its response; nullopt when the call was
     // cancelled, the session closed or `limit` passed.
     std::optional<boost::json::object> ask_client(std::string_view method, boost::json::object params,
@@ -153,6 +158,9 @@ private:
 
     std::mutex fingerprint_mutex_;
     std::string visible_fingerprint_;
+
+    BatchCollector batches_;
+    std::atomic<std::uint64_t> next_batch_{0};
 
     CallRunner runner_;                  // elicitations, which wait for the client
     reload::Subscription subscription_;  // last: released first, before what its callback uses

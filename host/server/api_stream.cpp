@@ -13,11 +13,11 @@ StreamResponse stream_channel(std::shared_ptr<EventChannel> channel) {
             if (writer.stopping()) break;
             auto event = channel->next(std::chrono::milliseconds(250));
             if (event) {
-                if (!writer.send(event->name, event->data)) break;
+                if (!writer.send(event->name, event->data, event->id, event->retry)) break;
                 quiet_since = clock::now();
                 continue;
             }
-            if (channel->ended()) break;
+            if (channel->ended() || writer.client_gone()) break;
             if (clock::now() - quiet_since >= std::chrono::seconds(15)) {
                 if (!writer.heartbeat()) break;
                 quiet_since = clock::now();

@@ -13,8 +13,10 @@
 namespace skillhost::server {
 
 struct StreamEvent {
-    std::string name;  // the SSE event field
-    std::string data;  // compact JSON
+    std::string name;                   // the SSE event field
+    std::string data;                   // compact JSON
+    std::string id{};                   // the SSE id field, when the stream can be resumed
+    std::chrono::milliseconds retry{};  // the SSE retry field, when set
 };
 
 class EventChannel {

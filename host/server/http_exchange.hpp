@@ -6,6 +6,7 @@
 #include <boost/beast/http/status.hpp>
 #include <boost/beast/http/string_body.hpp>
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -23,13 +24,18 @@ using Response = http::response<http::string_body>;
 class EventStreamWriter {
 public:
     virtual ~EventStreamWriter() = default;
-    // "event: NAME\nid: ID\ndata: ...\n\n" (each line of `data` gets its own data: field).
-    // False once the client has gone away or the server is shutting down.
-    virtual bool send(std::string_view event, std::string_view data, std::string_view id = {}) = 0;
+    // "event: NAME\nid: ID\nretry: MS\ndata: ...\n\n" (each line of `data` gets its own data: field;
+    // event, id and retry only when set). False once the client has gone away or the server is
+    // shutting down.
+    virtual bool send(std::string_view event, std::string_view data, std::string_view id = {},
+                      std::chrono::milliseconds retry = {}) = 0;
     // A comment line clients ignore; how a stream notices a client that left.
     virtual bool heartbeat() = 0;
     // True once the server is shutting down: the producer should end its stream promptly.
     virtual bool stopping() const = 0;
+    // True once the client has closed its end of the connection. Checked between events, so a stream
+    // whose client left stops counting against the stream limits at once, not at the next heartbeat.
+    virtual bool client_gone() { return false; }
 };
 
 // The response headers are sent, then `produce` runs on a thread of its own and writes events

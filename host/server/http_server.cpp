@@ -99,11 +99,13 @@ namespace {
 // The responder of the request this handler thread is running, for early_responder().
 thread_local const EarlyResponder* current_responder = nullptr;
 
-std::string sse_text(std::string_view event, std::string_view data, std::string_view id) {
+std::string sse_text(std::string_view event, std::string_view data, std::string_view id,
+                     std::chrono::milliseconds retry) {
     std::string out;
     out.reserve(data.size() + event.size() + 32);
     if (!event.empty()) out.append("event: ").append(event).append("\n");
     if (!id.empty()) out.append("id: ").append(id).append("\n");
+    if (retry.count() > 0) out.append("retry: ").append(std::to_string(retry.count())).append("\n");
     std::size_t start = 0;
     while (true) {
         const auto end = data.find('\n', start);
@@ -121,11 +123,18 @@ class SocketEventStream final : public EventStreamWriter {
 public:
     SocketEventStream(tcp::socket& socket, const std::atomic<bool>& stopping, std::chrono::milliseconds timeout)
         : socket_(socket), stopping_(stopping), timeout_(timeout) {}
-    bool send(std::string_view event, std::string_view data, std::string_view id) override {
-        return write(sse_text(event, data, id));
+    bool send(std::string_view event, std::string_view data, std::string_view id,
+              std::chrono::milliseconds retry) override {
+        return write(sse_text(event, data, id, retry));
     }
     bool heartbeat() override { return write(": keep-alive\n\n"); }
     bool stopping() const override { return stopping_.load(); }
+    bool client_gone() override {
+        if (failed_) return true;
+        pollfd p{socket_.native_handle(), POLLRDHUP, 0};
+        if (::poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR))) failed_ = true;
+        return failed_;
+    }
     // Non-blocking sends with a deadline: a client that stops reading (its window full) must not
     // hold the stream's thread forever.
     bool write(const std::string& text) {

@@ -3,6 +3,7 @@
 #include "mcp/json_rpc.hpp"
 #include "mcp/protocol_version.hpp"
 #include "server/api_services.hpp"
+#include "server/mcp_stream_log.hpp"
 #include "store/run_record.hpp"
 
 #include <boost/asio/ip/address.hpp>
@@ -22,11 +23,14 @@ struct McpHttpEndpoint::Session {
     std::mutex mutex;  // guards waiting and server_stream
     // POSTed requests waiting for their response, by mcp::id_key of their JSON-RPC id.
     struct Waiting {
-        std::shared_ptr<EventChannel> channel;
-        bool streamed = false;  // answered as an event stream (can carry messages before the response)
+        std::shared_ptr<EventChannel> channel;  // answered as JSON: the response alone goes here
+        std::uint64_t stream = 0;               // answered as an event stream (can carry messages before the response)
     };
     std::map<std::string, Waiting> waiting;
+    McpStreamLog streams;                       // every event stream's events, for Last-Event-ID
     std::weak_ptr<EventChannel> server_stream;  // the GET stream, if open
+    std::uint64_t server_stream_number = 0;     // its number in `streams` (0: never opened)
+    std::atomic<std::uint64_t> batches{0};      // names the batches POSTed, for `waiting`
     std::unique_ptr<mcp::McpSession> mcp;       // last: closed before the rest goes
 
     // Where a message from the server goes:
@@ -40,8 +44,12 @@ struct McpHttpEndpoint::Session {
         if (message.kind == Kind::response) {
             auto it = waiting.find(message.id_key);
             if (it != waiting.end()) {
-                it->second.channel->push(StreamEvent{"message", message.text});
-                it->second.channel->close();
+                if (it->second.stream) {
+                    streams.push(it->second.stream, "message", message.text, true);
+                } else {
+                    it->second.channel->push(StreamEvent{"message", message.text});
+                    it->second.channel->close();
+                }
                 waiting.erase(it);
                 return;
             }
@@ -50,21 +58,43 @@ struct McpHttpEndpoint::Session {
         if (concerns_calls) {
             bool delivered = false;
             for (auto& [key, w] : waiting) {
-                if (!w.streamed) continue;
-                w.channel->push(StreamEvent{"message", message.text});
+                if (!w.stream) continue;
+                streams.push(w.stream, "message", message.text, false);
                 delivered = true;
             }
             if (delivered) return;
         }
-        if (auto stream = server_stream.lock(); stream && !stream->closed())
-            stream->push(StreamEvent{"message", message.text});
+        // Logged while the client is away too, so a resumed server stream gets what it missed.
+        if (server_stream_number) streams.push(server_stream_number, "message", message.text, false);
+    }
+
+    // A client keeps the GET stream open (the stream log holds its channel after the client left,
+    // so the channel's lifetime says nothing).
+    bool watched() {
+        std::lock_guard lock(mutex);
+        auto stream = server_stream.lock();
+        return stream && !stream->closed();
+    }
+
+    // A waiting request that will get no response (cancelled): its stream ends.
+    void end_waiting(const std::string& key) {
+        std::lock_guard lock(mutex);
+        auto it = waiting.find(key);
+        if (it == waiting.end()) return;
+        if (it->second.stream)
+            streams.finish(it->second.stream);
+        else
+            it->second.channel->close();
+        waiting.erase(it);
     }
 
     // Ends every stream of the session (DELETE, expiry, shutdown).
     void close_streams() {
         std::lock_guard lock(mutex);
-        for (auto& [key, w] : waiting) w.channel->close();
+        for (auto& [key, w] : waiting)
+            if (w.channel) w.channel->close();
         waiting.clear();
+        streams.finish_all();
         if (auto stream = server_stream.lock()) stream->close();
     }
 };
@@ -133,7 +163,7 @@ void McpHttpEndpoint::expire_idle() {
         std::lock_guard lock(mutex_);
         const auto now = std::chrono::steady_clock::now();
         for (auto it = sessions_.begin(); it != sessions_.end();) {
-            const bool watched = !it->second->server_stream.expired();  // an open GET stream is use
+            const bool watched = it->second->watched();  // an open GET stream is use
             if (now - it->second->last_used > options_.idle_expiry && it->second->mcp->calls_in_flight() == 0 &&
                 !watched) {
                 expired.push_back(it->second);
@@ -204,28 +234,35 @@ std::shared_ptr<McpHttpEndpoint::Session> McpHttpEndpoint::session_for(ApiReques
 }
 
 // Called with mutex_ held. At the per-user limit the least recently used idle session (no call in
-// flight, no open server stream) makes room; when every session is busy the new one is refused.
+// flight, no open server stream) makes room, else the least recently used one without a call in
+// flight (its server stream ends: a client only listening there starts a new session on the 404);
+// when every session has a call in flight the new one is refused.
 std::shared_ptr<McpHttpEndpoint::Session> McpHttpEndpoint::make_room(const std::string& user_id) {
     std::size_t mine = 0;
     std::shared_ptr<Session> oldest_idle;
+    std::shared_ptr<Session> oldest_listening;
+    const auto older = [](const std::shared_ptr<Session>& a, const std::shared_ptr<Session>& b) {
+        return !b || a->last_used < b->last_used;
+    };
     for (const auto& [id, session] : sessions_) {
         if (session->user_id != user_id) continue;
         ++mine;
-        const bool idle = session->mcp->calls_in_flight() == 0 && session->server_stream.expired();
-        if (idle && (!oldest_idle || session->last_used < oldest_idle->last_used)) oldest_idle = session;
+        if (session->mcp->calls_in_flight() != 0) continue;
+        auto& oldest = session->watched() ? oldest_listening : oldest_idle;
+        if (older(session, oldest)) oldest = session;
     }
     if (mine < options_.max_sessions_per_user) return nullptr;
-    if (!oldest_idle) {
+    auto evicted = oldest_idle ? oldest_idle : oldest_listening;
+    if (!evicted) {
         Error e{"TOO_MANY_SESSIONS",
                 "user " + user_id + " has " + std::to_string(mine) +
-                    " MCP sessions (server.mcp_sessions_per_user) and every one is busy (a call in flight or an "
-                    "open stream)",
+                    " MCP sessions (server.mcp_sessions_per_user) and every one has a call in flight",
                 {},
                 {"end unused sessions with DELETE /mcp, or wait for a call to finish"}};
         throw ApiFailure(http::status::too_many_requests, std::move(e));
     }
-    sessions_.erase(oldest_idle->id);
-    return oldest_idle;
+    sessions_.erase(evicted->id);
+    return evicted;
 }
 
 void McpHttpEndpoint::close_session(const std::shared_ptr<Session>& session) {
@@ -252,7 +289,7 @@ Reply McpHttpEndpoint::initialize(ApiRequest& req, const json::value& message) {
     auto channel = std::make_shared<EventChannel>();
     {
         std::lock_guard lock(session->mutex);
-        session->waiting[mcp::id_key(message.at("id"))] = Session::Waiting{channel, false};
+        session->waiting[mcp::id_key(message.at("id"))] = Session::Waiting{channel, 0};
     }
     session->mcp->handle_message(message);
     auto reply = channel->next(std::chrono::seconds(10));
@@ -280,9 +317,11 @@ Reply McpHttpEndpoint::post(ApiRequest& req) {
     if (ec)
         return rpc_error_response(http::status::bad_request, mcp::rpc_code::parse_error,
                                   "the body is not JSON: " + ec.message());
+    if (message.is_array()) return post_batch(req, message.as_array());
     if (!message.is_object()) {
         return rpc_error_response(http::status::bad_request, mcp::rpc_code::invalid_request,
-                                  "the body must be one JSON-RPC message (batches were removed in MCP 2025-06-18)");
+                                  "the body must be one JSON-RPC message, or a batch (an array) in a session that "
+                                  "negotiated MCP 2025-03-26");
     }
     const auto& obj = message.as_object();
     const json::value* method = obj.if_contains("method");
@@ -298,18 +337,37 @@ Reply McpHttpEndpoint::post(ApiRequest& req) {
             const auto* params = obj.if_contains("params");
             const auto* request_id =
                 params && params->is_object() ? params->as_object().if_contains("requestId") : nullptr;
-            if (request_id) {
-                std::lock_guard lock(session->mutex);
-                if (auto it = session->waiting.find(mcp::id_key(*request_id)); it != session->waiting.end()) {
-                    it->second.channel->close();
-                    session->waiting.erase(it);
-                }
-            }
+            if (request_id) session->end_waiting(mcp::id_key(*request_id));
         }
         Response r{http::status::accepted, req.raw.version()};
         r.set(http::field::server, "skillhost");
         return r;
     }
+    return answer(req, session, mcp::id_key(*id), [&] { session->mcp->handle_message(message); });
+}
+
+Reply McpHttpEndpoint::post_batch(ApiRequest& req, const json::array& batch) {
+    auto session = session_for(req);
+    if (session->mcp->protocol_version() != "2025-03-26") {
+        return rpc_error_response(http::status::bad_request, mcp::rpc_code::invalid_request,
+                                  "JSON-RPC batches are accepted only in sessions that negotiated MCP 2025-03-26 "
+                                  "(2025-06-18 removed them); POST each message on its own");
+    }
+    // Never an id_key ("s:..." / "n:..."), so it cannot meet a request's own id in `waiting`.
+    const std::string key = "batch-" + std::to_string(++session->batches);
+    if (!mcp::batch_expects_answer(batch)) {
+        session->mcp->handle_batch(batch, key);
+        Response r{http::status::accepted, req.raw.version()};
+        r.set(http::field::server, "skillhost");
+        return r;
+    }
+    return answer(req, session, key, [&] { session->mcp->handle_batch(batch, key); });
+}
+
+// Registers the POST as waiting for the response routed under `key`, hands the message to the
+// session, and answers with an event stream or with the response alone as JSON.
+Reply McpHttpEndpoint::answer(ApiRequest& req, const std::shared_ptr<Session>& session, const std::string& key,
+                              const std::function<void()>& hand_over) {
     const bool streamed = req.wants_event_stream();
     if (streamed && options_.stream_available && !options_.stream_available(req.user->user_id)) {
         // Refused before the session sees the request, so nothing runs that the client cannot follow.
@@ -324,14 +382,15 @@ Reply McpHttpEndpoint::post(ApiRequest& req) {
     auto channel = std::make_shared<EventChannel>();
     {
         std::lock_guard lock(session->mutex);
-        auto [slot, fresh] = session->waiting.try_emplace(mcp::id_key(*id), Session::Waiting{channel, streamed});
-        if (!fresh) {
+        if (session->waiting.contains(key)) {
             return rpc_error_response(
                 http::status::bad_request, mcp::rpc_code::invalid_request,
-                "a request with id " + json::serialize(*id) + " is still in flight in this session; use a new id");
+                "a request with id " + key.substr(2) + " is still in flight in this session; use a new id");
         }
+        session->waiting[key] =
+            streamed ? Session::Waiting{nullptr, session->streams.open(channel)} : Session::Waiting{channel, 0};
     }
-    session->mcp->handle_message(message);
+    hand_over();
     if (streamed) {
         StreamResponse stream = stream_channel(channel);
         stream.headers.emplace_back("Mcp-Session-Id", session->id);
@@ -352,7 +411,7 @@ Reply McpHttpEndpoint::post(ApiRequest& req) {
     }
     {
         std::lock_guard lock(session->mutex);
-        session->waiting.erase(mcp::id_key(*id));
+        session->waiting.erase(key);
     }
     return rpc_error_response(http::status::gateway_timeout, mcp::rpc_code::internal_error, "no response in time");
 }
@@ -364,10 +423,24 @@ Reply McpHttpEndpoint::open_stream(ApiRequest& req) {
         throw ApiFailure(http::status::not_acceptable, std::move(e));
     }
     auto channel = std::make_shared<EventChannel>();
+    const std::string last_event_id(req.raw["Last-Event-ID"]);
     {
         std::lock_guard lock(session->mutex);
-        if (auto old = session->server_stream.lock()) old->close();  // one server stream per session
-        session->server_stream = channel;
+        if (!last_event_id.empty()) {
+            // Resumption of a stream that lost its connection: what it missed, then the rest of it.
+            auto resumed = session->streams.resume(last_event_id, channel);
+            if (!resumed) {
+                const auto status =
+                    resumed.error().code == "MCP_EVENTS_GONE" ? http::status::gone : http::status::bad_request;
+                throw ApiFailure(status, resumed.error());
+            }
+            if (*resumed == session->server_stream_number) session->server_stream = channel;
+        } else {
+            if (auto old = session->server_stream.lock()) old->close();  // one server stream per session
+            if (session->server_stream_number) session->streams.finish(session->server_stream_number);
+            session->server_stream_number = session->streams.open(channel);
+            session->server_stream = channel;
+        }
     }
     StreamResponse stream = stream_channel(channel);
     stream.headers.emplace_back("Mcp-Session-Id", session->id);

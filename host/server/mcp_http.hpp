@@ -48,6 +48,9 @@ private:
     struct Session;
 
     Reply post(ApiRequest& request);
+    Reply post_batch(ApiRequest& request, const boost::json::array& batch);
+    Reply answer(ApiRequest& request, const std::shared_ptr<Session>& session, const std::string& key,
+                 const std::function<void()>& hand_over);
     Reply open_stream(ApiRequest& request);
     Reply end_session(ApiRequest& request);
     Reply initialize(ApiRequest& request, const boost::json::value& message);

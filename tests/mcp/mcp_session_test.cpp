@@ -14,6 +14,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -53,7 +54,9 @@ public:
         session =
             std::make_unique<McpSession>(*rt->pipeline, *catalog, u.value(), options, [this](const std::string& text) {
                 std::lock_guard lock(mutex);
-                received.push_back(json::parse(text).as_object());
+                json::value message = json::parse(text);
+                // A batch's answer (an array) is kept as {"batch": [...]}.
+                received.push_back(message.is_array() ? json::object{{"batch", message}} : message.as_object());
                 arrived.notify_all();
             });
     }
@@ -293,6 +296,79 @@ TEST(McpSession, ParseErrorsAndInvalidRequestsAreAnswered) {
     h.session->handle_line(R"({"jsonrpc":"2.0","method":"notifications/whatever"})");
     EXPECT_TRUE(h.request("ping").contains("result"));
     EXPECT_TRUE(h.take_all().empty());
+}
+
+json::array wait_for_batch(SessionHarness& h) {
+    auto answer = h.wait_for([](const json::object& m) { return m.contains("batch"); });
+    return answer.contains("batch") ? answer.at("batch").as_array() : json::array();
+}
+
+// MCP 2025-03-26: a server MUST accept batches. The answers to a batch's requests come back together
+// as one array, calls included (answered on other threads), notifications unanswered.
+TEST(McpSession, ABatchIn20250326IsAnsweredWithOneArrayOfItsResponses) {
+    SessionHarness h;
+    h.initialize("owner", 50, {}, "2025-03-26");
+    h.session->handle_line(
+        R"([{"jsonrpc":"2.0","id":"a","method":"ping"},)"
+        R"({"jsonrpc":"2.0","method":"notifications/whatever"},)"
+        R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3}}},)"
+        R"({"jsonrpc":"2.0","id":8,"method":"no/such/method"},)"
+        R"(17])");
+    json::array answer = wait_for_batch(h);
+    ASSERT_EQ(answer.size(), 4u) << json::serialize(answer);
+    std::map<std::string, json::object> by_id;
+    for (const auto& m : answer) by_id[json::serialize(m.at("id"))] = m.as_object();
+    EXPECT_TRUE(by_id["\"a\""].contains("result"));
+    EXPECT_EQ(by_id["7"].at("result").at("structuredContent").at("sum").to_number<int>(), 5);
+    EXPECT_EQ(error_code(by_id["8"]), -32601);
+    EXPECT_EQ(error_code(by_id["null"]), -32600);  // 17 is not a message
+    EXPECT_TRUE(h.take_all().empty());             // nothing was sent on its own
+
+    // Only notifications: nothing is answered.
+    h.session->handle_line(R"([{"jsonrpc":"2.0","method":"notifications/whatever"}])");
+    EXPECT_TRUE(h.request("ping").contains("result"));
+    EXPECT_TRUE(h.take_all().empty());
+}
+
+TEST(McpSession, BatchesAreRefusedAfter20250326AndWhenEmptyNestedOrTooLong) {
+    auto is_error_for_null = [](const json::object& m) { return m.contains("error") && m.at("id").is_null(); };
+    {
+        SessionHarness h;
+        h.initialize("owner", 50, {}, "2025-06-18");
+        h.session->handle_line(R"([{"jsonrpc":"2.0","id":1,"method":"ping"}])");
+        auto refused = h.wait_for(is_error_for_null);
+        EXPECT_EQ(error_code(refused), -32600);
+        EXPECT_NE(json::serialize(refused).find("2025-03-26"), std::string::npos) << json::serialize(refused);
+    }
+    SessionHarness h;
+    h.initialize("owner", 50, {}, "2025-03-26");
+    h.session->handle_line("[]");
+    EXPECT_EQ(error_code(h.wait_for(is_error_for_null)), -32600);
+    std::string many = "[";
+    for (std::size_t i = 0; i <= skillhost::mcp::kMaxBatchLength; ++i)
+        many += (i ? "," : "") + std::string(R"({"jsonrpc":"2.0","method":"notifications/x"})");
+    h.session->handle_line(many + "]");
+    auto too_long = h.wait_for(is_error_for_null);
+    EXPECT_EQ(error_code(too_long), -32600);
+    EXPECT_NE(json::serialize(too_long).find("at most"), std::string::npos);
+    h.session->handle_line(R"([[{"jsonrpc":"2.0","id":1,"method":"ping"}]])");
+    auto nested = wait_for_batch(h);
+    ASSERT_EQ(nested.size(), 1u);
+    EXPECT_EQ(error_code(nested.at(0).as_object()), -32600);
+}
+
+// A batched call the client cancels is never answered; the rest of its batch still is.
+TEST(McpSession, CancellingABatchedCallLeavesItOutOfTheBatchAnswer) {
+    SessionHarness h;
+    h.initialize("owner", 50, {}, "2025-03-26");
+    h.session->handle_line(
+        R"([{"jsonrpc":"2.0","id":1,"method":"ping"},)"
+        R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":3000}}}])");
+    while (h.session->calls_in_flight() == 0) std::this_thread::sleep_for(5ms);
+    h.send({{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 2}}}});
+    json::array answer = wait_for_batch(h);
+    ASSERT_EQ(answer.size(), 1u) << json::serialize(answer);
+    EXPECT_EQ(answer.at(0).at("id").to_number<int>(), 1);
 }
 
 TEST(McpSession, ACallNeedingApprovalReturnsTheApprovalIdAndHowToApprove) {

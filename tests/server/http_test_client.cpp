@@ -150,6 +150,10 @@ std::optional<SseEvent> SseStream::next(std::chrono::milliseconds timeout) {
                 if (line.rfind("event: ", 0) == 0) {
                     event.name = line.substr(7);
                     any = true;
+                } else if (line.rfind("id: ", 0) == 0) {
+                    last_id_ = line.substr(4);
+                } else if (line.rfind("retry: ", 0) == 0) {
+                    retry_ = line.substr(7);
                 } else if (line.rfind("data: ", 0) == 0) {
                     if (!event.data.empty()) event.data += "\n";
                     event.data += line.substr(6);
@@ -158,7 +162,9 @@ std::optional<SseEvent> SseStream::next(std::chrono::milliseconds timeout) {
                 if (nl == std::string::npos) break;
                 pos = nl + 1;
             }
-            if (any) return event;  // comments (heartbeats) are skipped
+            // Comments (heartbeats) and events without data (an MCP stream's priming event, which
+            // carries only an id and retry) are skipped, as MCP clients skip them.
+            if (any && !event.data.empty()) return event;
             continue;
         }
         if (!fill(deadline)) return std::nullopt;

@@ -54,6 +54,9 @@ public:
     std::optional<SseEvent> next_named(const std::string& name,
                                        std::chrono::milliseconds timeout = std::chrono::seconds(20));
     bool ended() const { return ended_; }
+    // The id field of the last event read ("" before one), and the last retry field.
+    const std::string& last_id() const { return last_id_; }
+    const std::string& retry() const { return retry_; }
     std::string body_text() const { return buffer_; }  // unread text (e.g. a non-stream error body)
 
 private:
@@ -64,6 +67,8 @@ private:
     int status_ = 0;
     std::map<std::string, std::string> headers_;
     bool ended_ = false;
+    std::string last_id_;
+    std::string retry_;
 };
 
 }  // namespace skillhost::testing

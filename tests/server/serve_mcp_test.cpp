@@ -145,6 +145,93 @@ TEST(ServeMcp, RequestsWithoutAValidSessionTokenOriginOrHostAreRefused) {
     EXPECT_EQ(c.post(ping).status, 404);  // the session is gone
 }
 
+// A session that negotiated 2025-03-26 accepts batches (that version says servers MUST): the
+// answers come back as one JSON array, or as one event carrying it; notifications alone get 202.
+TEST(ServeMcp, ABatchIn20250326IsAnsweredAsOneArray) {
+    DaemonProcess d(setup_with());
+    d.start();
+    McpClient c{d, "owner", ""};
+    auto init = http_request(d.port(), c.spec(json::object{{"jsonrpc", "2.0"},
+                                                           {"id", 0},
+                                                           {"method", "initialize"},
+                                                           {"params",
+                                                            {{"protocolVersion", "2025-03-26"},
+                                                             {"capabilities", json::object()},
+                                                             {"clientInfo", {{"name", "test"}, {"version", "1"}}}}}},
+                                              false));
+    ASSERT_EQ(init.status, 200) << init.body;
+    c.session = init.headers["mcp-session-id"];
+    const json::value initialized = json::object{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}};
+    EXPECT_EQ(c.post(json::array{initialized}).status, 202);
+
+    const json::value ping = json::object{{"jsonrpc", "2.0"}, {"id", "p"}, {"method", "ping"}};
+    const json::value call = json::object{{"jsonrpc", "2.0"},
+                                          {"id", 9},
+                                          {"method", "tools/call"},
+                                          {"params", {{"name", "add"}, {"arguments", {{"a", 1}, {"b", 2}}}}}};
+    auto answer = c.post(json::array{ping, call});
+    ASSERT_EQ(answer.status, 200) << answer.body;
+    const json::value batch = answer.json();
+    ASSERT_TRUE(batch.is_array()) << answer.body;
+    ASSERT_EQ(batch.as_array().size(), 2u);
+    for (const auto& m : batch.as_array()) {
+        if (m.at("id").is_int64())
+            EXPECT_EQ(m.at("result").at("structuredContent").at("sum").to_number<int>(), 3);
+        else
+            EXPECT_EQ(m.at("id").as_string(), "p");
+    }
+
+    auto stream = c.stream(json::array{ping});
+    auto event = stream->next_named("message");
+    ASSERT_TRUE(event) << stream->body_text();
+    EXPECT_EQ(json::parse(event->data).as_array().at(0).at("id").as_string(), "p");
+}
+
+// Event streams can be resumed: each starts with a priming event (an id and retry, no data), and a
+// client that lost a call's stream gets the call's answer with GET and Last-Event-ID.
+TEST(ServeMcp, AClientThatLostACallsStreamResumesItWithLastEventId) {
+    DaemonProcess d(setup_with());
+    d.start();
+    McpClient c{d, "owner", ""};
+    c.initialize();
+    std::string primed;
+    {
+        auto stream = c.stream(json::object{{"jsonrpc", "2.0"},
+                                            {"id", 5},
+                                            {"method", "tools/call"},
+                                            {"params", {{"name", "sleep"}, {"arguments", {{"ms", 300}}}}}});
+        while (stream->last_id().empty() && !stream->ended()) stream->next(std::chrono::milliseconds(50));
+        primed = stream->last_id();
+        EXPECT_FALSE(stream->retry().empty());
+    }  // the connection closes before the answer
+    ASSERT_FALSE(primed.empty());
+    auto resume = [&](const std::string& last_id) {
+        RequestSpec s{"GET",
+                      "/mcp",
+                      "",
+                      DaemonProcess::token("owner"),
+                      {{"Mcp-Session-Id", c.session}, {"Accept", kAccept}, {"Last-Event-ID", last_id}}};
+        return std::make_unique<SseStream>(d.port(), s);
+    };
+    auto resumed = resume(primed);
+    ASSERT_EQ(resumed->status(), 200) << resumed->body_text();
+    auto answer = resumed->next_named("message");
+    ASSERT_TRUE(answer) << resumed->body_text();
+    EXPECT_EQ(answer->json().at("id").to_number<int>(), 5);
+    EXPECT_EQ(answer->json().at("result").at("structuredContent").at("slept_ms").to_number<int>(), 300);
+    const std::string answered = resumed->last_id();
+    EXPECT_FALSE(resumed->next());  // the call's stream ends after its answer
+    // Resuming after the answer: nothing more, the stream ends.
+    auto after = resume(answered);
+    EXPECT_EQ(after->status(), 200);
+    EXPECT_FALSE(after->next());
+
+    EXPECT_EQ(resume("not-an-id")->status(), 400);
+    auto gone = resume("999-0");
+    EXPECT_EQ(gone->status(), 410);
+    EXPECT_THAT(gone->body_text(), HasSubstr("MCP_EVENTS_GONE"));
+}
+
 TEST(ServeMcp, TheServerStreamAnnouncesToolsInstalledDuringTheSession) {
     DaemonSetup setup;
     setup.echo_fixture = false;
@@ -380,6 +467,40 @@ TEST(ServeMcp, AtTheSessionLimitTheLeastRecentlyUsedIdleSessionMakesRoom) {
     EXPECT_EQ(status_of(sessions[2]), 200);
     EXPECT_EQ(status_of(one_more), 200);
     EXPECT_EQ(status_of(owner), 200);
+}
+
+// When every session at the limit keeps its server stream open, the least recently used one of
+// them makes room (its stream ends) instead of the new session being refused.
+TEST(ServeMcp, AtTheSessionLimitAListeningSessionMakesRoomWhenNoneIsIdle) {
+    DaemonSetup setup = setup_with();
+    setup.server_yaml = "  mcp_sessions_per_user: 2\n";
+    DaemonProcess d(setup);
+    d.start();
+    std::vector<McpClient> sessions;
+    std::vector<std::unique_ptr<SseStream>> listening;
+    for (int i = 0; i < 2; ++i) {
+        sessions.push_back(McpClient{d, "alice", ""});
+        sessions.back().initialize();
+        RequestSpec get{"GET",
+                        "/mcp",
+                        "",
+                        DaemonProcess::token("alice"),
+                        {{"Mcp-Session-Id", sessions.back().session}, {"Accept", kAccept}}};
+        listening.push_back(std::make_unique<SseStream>(d.port(), get));
+        ASSERT_EQ(listening.back()->status(), 200);
+    }
+    sessions[1].request("tools/list", {}, 5);  // the first becomes the least recently used
+    McpClient one_more{d, "alice", ""};
+    one_more.initialize();
+    ASSERT_FALSE(one_more.session.empty());
+    EXPECT_FALSE(listening[0]->next());  // its server stream ended
+    EXPECT_TRUE(listening[0]->ended());
+    const auto status_of = [&](const McpClient& c) {
+        return c.post(json::object{{"jsonrpc", "2.0"}, {"id", 9}, {"method", "tools/list"}}).status;
+    };
+    EXPECT_EQ(status_of(sessions[0]), 404);
+    EXPECT_EQ(status_of(sessions[1]), 200);
+    EXPECT_EQ(status_of(one_more), 200);
 }
 
 TEST(ServeMcp, SessionsUnusedForTheIdleExpiryAreClosed) {
