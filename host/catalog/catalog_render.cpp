@@ -360,7 +360,28 @@ boost::json::object render_skill_list(const CatalogSnapshot& snapshot,
         skills.push_back(std::move(s));
     }
     out["skills"] = std::move(skills);
+    out["plugins"] = render_plugin_list(entries);
     out["failures"] = render_failures(snapshot);
+    return out;
+}
+
+boost::json::array render_plugin_list(const std::vector<const CatalogEntry*>& entries) {
+    boost::json::array out;
+    std::vector<const plugin::LoadedPlugin*> seen;
+    for (const auto* e : entries) {
+        const plugin::LoadedPlugin* p = e->plugin.get();
+        if (std::find(seen.begin(), seen.end(), p) != seen.end()) continue;
+        seen.push_back(p);
+        json::object o{{"name", p->manifest().name},
+                       {"version", std::string(p->version())},
+                       {"isolation", p->isolated() ? "process" : "in_process"},
+                       {"permissions", permissions_json(p->manifest())}};
+        if (p->isolated()) {
+            o["sandbox"] = p->sandbox();
+            o["supervision"] = p->supervision();
+        }
+        out.push_back(std::move(o));
+    }
     return out;
 }
 

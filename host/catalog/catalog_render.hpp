@@ -36,8 +36,13 @@ std::string render_catalog_table(const std::vector<const CatalogEntry*>& entries
 std::vector<const CatalogEntry*> all_entries(const CatalogSnapshot& snapshot);
 
 // {catalog_version, skills: [{id, title, plugin, plugin_version, risk, min_trust, read_only,
-// requires_approval}], failures: [{manifest, plugin, error}]}: `skills list --json` and GET /v1/skills.
+// requires_approval}], plugins: (render_plugin_list), failures: [{manifest, plugin, error}]}:
+// `skills list --json` and GET /v1/skills.
 boost::json::object render_skill_list(const CatalogSnapshot& snapshot, const std::vector<const CatalogEntry*>& entries);
+// The plugins of `entries`, once each: [{name, version, isolation: process|in_process, permissions:
+// {workspace, network, llm, declared}, and for process plugins sandbox (what the runner enforces)
+// and supervision (crashes within the quarantine window, crash_limit, window_s, runners)}].
+boost::json::array render_plugin_list(const std::vector<const CatalogEntry*>& entries);
 // `entries` in `format` (json formats compact).
 std::string render_catalog(const std::vector<const CatalogEntry*>& entries, RenderFormat format);
 // "text", "json", "openai", "mcp", "table"; nullopt for anything else.

@@ -94,6 +94,36 @@ std::string raw_outcome_problem(const plugin::RawOutcome& o) {
     return {};
 }
 
+// One FAIL per field of an example's result that breaks the declared `outputs`, so an author sees
+// every mismatch in one run (the executor lists up to 20; a last line counts the rest).
+void report_broken_outputs(CheckReport& report, const std::string& skill, const std::string& label,
+                           const Error& error) {
+    const std::string check = label + " result matches outputs";
+    const auto* problems = error.details.if_contains("problems");
+    if (problems == nullptr || !problems->is_array() || problems->as_array().empty()) {
+        report.add({check, skill, false, error.code + ": " + error.message});
+        return;
+    }
+    std::size_t listed = 0;
+    for (const auto& item : problems->as_array()) {
+        const auto* problem = item.if_object();
+        if (!problem) continue;
+        const auto* path = problem->if_contains("path");
+        const auto* message = problem->if_contains("message");
+        report.add({check, skill, false,
+                    std::string(path && path->is_string() ? path->as_string() : "result") + ": " +
+                        std::string(message && message->is_string() ? message->as_string() : "")});
+        ++listed;
+    }
+    const auto* count = error.details.if_contains("problem_count");
+    if (count && count->is_number()) {
+        const auto total = count->to_number<std::size_t>();
+        if (total > listed)
+            report.add({check, skill, false,
+                        "and " + std::to_string(total - listed) + " more problems like these (fix these first)"});
+    }
+}
+
 void check_skill(CheckReport& report, exec::Executor& executor, const catalog::CatalogSnapshot& snap,
                  const catalog::CatalogEntry& entry, const exec::CallerContext& caller) {
     const auto& spec = *entry.spec;
@@ -106,6 +136,10 @@ void check_skill(CheckReport& report, exec::Executor& executor, const catalog::C
         auto r = executor.call(snap, spec.id, ex.args, caller);
         std::string label =
             "example " + std::to_string(i + 1) + (ex.description.empty() ? "" : " (" + ex.description + ")");
+        if (!r.ok && r.error.code == "PLUGIN_INVALID_RESULT") {
+            report_broken_outputs(report, spec.id, label, r.error);
+            continue;
+        }
         report.add(
             {label, spec.id, r.ok,
              r.ok ? "ok" : r.error.code + ": " + r.error.message + " — args " + boost::json::serialize(ex.args)});

@@ -301,6 +301,7 @@ Status check_result(std::string_view skill_id, std::string_view plugin_name, con
     for (std::size_t i = 0; i < problems.size() && i < kMaxListed; ++i)
         listed_problems.push_back(json::object{{"path", problems[i].path}, {"message", problems[i].message}});
     error.details["problems"] = std::move(listed_problems);
+    error.details["problem_count"] = problems.size();
     return error;
 }
 

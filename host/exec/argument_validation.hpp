@@ -26,7 +26,8 @@ std::vector<ArgumentProblem> validate_arguments(const manifest::Schema& schema, 
 std::vector<ArgumentProblem> validate_result(const manifest::Schema& schema, const boost::json::value& result);
 
 // validate_result as an error: PLUGIN_INVALID_RESULT naming the first broken field (all of them,
-// up to 20, in details.problems) and saying that the plugin's author must fix it.
+// up to 20, in details.problems; how many in details.problem_count) and saying that the plugin's
+// author must fix it.
 Status check_result(std::string_view skill_id, std::string_view plugin_name, const manifest::Schema& schema,
                     const boost::json::value& result);
 

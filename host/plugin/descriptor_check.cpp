@@ -171,7 +171,26 @@ Status check_descriptor(const skillhost_plugin& plugin, const manifest::Manifest
         return error;
     }
 
-    return check_skills(plugin, manifest);
+    if (Status skills = check_skills(plugin, manifest); !skills) return skills;
+
+    // The version is written once, in the manifest; skillhost_add_plugin() compiles it in as
+    // SKILLHOST_PLUGIN_VERSION. A library that says otherwise was built from another manifest (or
+    // spells the version by hand), and `skills list`, `watch` and the audit log would disagree.
+    const std::string_view library_version = from_abi(plugin.version);
+    if (library_version != manifest.version) {
+        Error error{"VERSION_MISMATCH",
+                    "plugin '" + manifest.name + "': its manifest " + manifest.file.filename().string() +
+                        " says version " + manifest.version + " but its library reports " +
+                        std::string(library_version) +
+                        "; write the version only in the manifest and use SKILLHOST_PLUGIN_VERSION (compiled in "
+                        "by skillhost_add_plugin()) in the plugin descriptor, then rebuild; or install the "
+                        "manifest that was built with this library"};
+        error.details["manifest_version"] = manifest.version;
+        error.details["library_version"] = std::string(library_version);
+        error.details["manifest"] = manifest.file.string();
+        return error;
+    }
+    return {};
 }
 
 }  // namespace skillhost::plugin

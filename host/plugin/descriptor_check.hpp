@@ -26,8 +26,9 @@ Status check_abi_version(const skillhost_version& plugin_version, std::string_vi
 
 // Step two, once the version is accepted: struct_size covers the 1.0 layout (STRUCT_TOO_SMALL),
 // the manifest's abi_version agrees (ABI_MISMATCH), the name matches (NAME_MISMATCH), the skill
-// table is well formed (INVALID_DESCRIPTOR, DUPLICATE_SKILL_ID, INVOKE_MISSING) and lists exactly
-// the manifest's skills (SKILLS_MISMATCH with details.missing and details.extra).
+// table is well formed (INVALID_DESCRIPTOR, DUPLICATE_SKILL_ID, INVOKE_MISSING), lists exactly
+// the manifest's skills (SKILLS_MISMATCH with details.missing and details.extra), and reports the
+// manifest's version (VERSION_MISMATCH naming both and the fix).
 Status check_descriptor(const skillhost_plugin& plugin, const manifest::Manifest& manifest);
 
 }  // namespace skillhost::plugin

@@ -68,6 +68,9 @@ public:
     virtual std::optional<Error> quarantine() const { return std::nullopt; }
     // What the runner's sandbox enforces (empty for in-process plugins).
     virtual boost::json::object sandbox() const { return {}; }
+    // How its runners fare, for operators: {crashes (within the quarantine window), crash_limit,
+    // window_s, runners (alive now)}; empty for in-process plugins.
+    virtual boost::json::object supervision() const { return {}; }
 };
 
 }  // namespace skillhost::plugin

@@ -80,6 +80,22 @@ boost::json::object ProcessPlugin::sandbox() const {
     return !ec && parsed.is_object() ? parsed.get_object() : boost::json::object{};
 }
 
+boost::json::object ProcessPlugin::supervision() const {
+    const IsolationOptions& iso = options_.isolation;
+    std::size_t crashes = 0;
+    {
+        std::lock_guard lock(supervision_->mutex);
+        const auto now = Clock::now();
+        // The deque is pruned only when a runner exits, so old crashes are skipped here.
+        crashes = static_cast<std::size_t>(std::count_if(supervision_->crashes.begin(), supervision_->crashes.end(),
+                                                         [&](auto t) { return now - t <= iso.crash_window; }));
+    }
+    return boost::json::object{{"crashes", crashes},
+                               {"crash_limit", iso.crash_limit},
+                               {"window_s", std::chrono::duration_cast<std::chrono::seconds>(iso.crash_window).count()},
+                               {"runners", runner_count()}};
+}
+
 std::size_t ProcessPlugin::runner_count() const {
     std::lock_guard lock(runners_mutex_);
     return static_cast<std::size_t>(

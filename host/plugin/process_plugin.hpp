@@ -36,6 +36,7 @@ public:
     bool isolated() const override { return true; }
     std::optional<Error> quarantine() const override;
     boost::json::object sandbox() const override;
+    boost::json::object supervision() const override;
 
     // Runner processes alive now (for metrics and tests).
     std::size_t runner_count() const;

@@ -34,11 +34,17 @@ void add_health_routes(RouteTable& routes, ApiServices& s) {
         true);
     routes.add(http::verb::get, "/v1/whoami", [](ApiRequest& req) -> Reply {
         const auto& u = *req.user;
+        // The token's scopes, so a client (the console) offers only what the API will accept.
+        json::array scopes;
+        for (const auto scope : {policy::Scope::call, policy::Scope::approve, policy::Scope::admin})
+            if (u.credential.may(scope)) scopes.push_back(json::string(policy::to_string(scope)));
         return json_response(http::status::ok, json::object{{"user_id", u.user_id},
                                                             {"role", policy::to_string(u.role)},
                                                             {"mode", policy::to_string(u.mode)},
                                                             {"trust", manifest::to_string(u.trust)},
-                                                            {"workspace", u.workspace.string()}});
+                                                            {"workspace", u.workspace.string()},
+                                                            {"scopes", std::move(scopes)},
+                                                            {"token_id", u.credential.token_id}});
     });
 }
 

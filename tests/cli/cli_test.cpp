@@ -170,6 +170,35 @@ TEST_F(CliTest, PluginCheckReportsEveryManifestProblemNotJustTheFirst) {
     EXPECT_EQ(v.at("failed").as_int64(), static_cast<std::int64_t>(manifest_failures));
 }
 
+TEST_F(CliTest, PluginCheckListsEveryWayAnExamplesResultBreaksTheDeclaredOutputs) {
+    // `measure` answers {"length":"ten","unit":"yards"} where its outputs declare length: number,
+    // unit: m|ft and a required `exact`; `measure_right` keeps to the same outputs.
+    const std::string manifest = kFixtures + "/wrong_outputs/wrong_outputs.yaml";
+    auto text = skillhost({"plugin", "check", manifest});
+    EXPECT_EQ(text.exit_code, 1) << text.out << text.err;
+    for (const char* field : {"result.length", "result.unit", "result.exact"})
+        EXPECT_NE(text.out.find(std::string("FAIL  example 1 (any length) result matches outputs [measure]: ") + field),
+                  std::string::npos)
+            << field << "\n"
+            << text.out;
+    EXPECT_NE(text.out.find("PASS  example 1 [measure_right]: ok"), std::string::npos) << text.out;
+
+    auto json = skillhost({"plugin", "check", manifest, "--json"});
+    EXPECT_EQ(json.exit_code, 1) << json.err;
+    const auto v = boost::json::parse(json.out).as_object();
+    std::vector<std::string> broken;
+    for (const auto& check : v.at("checks").as_array()) {
+        const auto& c = check.as_object();
+        if (c.at("check").as_string() == "example 1 (any length) result matches outputs") {
+            EXPECT_FALSE(c.at("ok").as_bool());
+            EXPECT_EQ(c.at("skill").as_string(), "measure");
+            broken.emplace_back(c.at("detail").as_string());
+        }
+    }
+    ASSERT_EQ(broken.size(), 3u) << json.out;
+    EXPECT_EQ(broken[0].rfind("result.", 0), 0u) << broken[0];
+}
+
 TEST_F(CliTest, BadConfigNamesFileLineAndKey) {
     write_file(config, "plugin_dirs: []\nhoem: /tmp/x\n");
     auto r = skillhost({"skills", "list"});

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 namespace skillhost::testing {
@@ -23,14 +24,17 @@ bool in_ci() {
     return ci && std::string(ci) == "true";
 }
 
-// Runs one scenario of browser/console_e2e.mjs against `d`, signed in as `user`.
-void run_scenario(DaemonProcess& d, const std::string& scenario, const std::string& user) {
-    const json::object config{{"scenario", scenario},
-                              {"url", "http://127.0.0.1:" + std::to_string(d.port()) + "/"},
-                              {"token", DaemonProcess::token(user)},
-                              {"plugins_dir", d.plugins_dir().string()},
-                              {"fixtures_dir", SKILLHOST_TEST_FIXTURES_BINARY_DIR},
-                              {"shots", SKILLHOST_CONSOLE_SCREENSHOTS}};
+// Runs one scenario of browser/console_e2e.mjs against `d`, signed in as `user`; `extra` adds to
+// the scenario's configuration.
+void run_scenario(DaemonProcess& d, const std::string& scenario, const std::string& user,
+                  const json::object& extra = {}) {
+    json::object config{{"scenario", scenario},
+                        {"url", "http://127.0.0.1:" + std::to_string(d.port()) + "/"},
+                        {"token", DaemonProcess::token(user)},
+                        {"plugins_dir", d.plugins_dir().string()},
+                        {"fixtures_dir", SKILLHOST_TEST_FIXTURES_BINARY_DIR},
+                        {"shots", SKILLHOST_CONSOLE_SCREENSHOTS}};
+    for (const auto& [key, value] : extra) config[key] = value;
     auto r = run_process({"/bin/sh", SKILLHOST_CONSOLE_BROWSER_RUNNER, SKILLHOST_CONSOLE_BROWSER_CACHE,
                           SKILLHOST_CONSOLE_BROWSER_SCRIPT, json::serialize(config)},
                          {}, {}, 110000);
@@ -50,6 +54,23 @@ TEST(ConsoleBrowser, SignInAskApproveRejectRunsSkillsAuditAndHealthInChromium) {
     DaemonProcess d(setup);
     d.start();
     run_scenario(d, "owner", "owner");
+}
+
+TEST(ConsoleBrowser, ScopesDecideWhatIsOfferedAndIsolationAndQuarantineAreShownInChromium) {
+    // The owner's tokens: call only, call and approve (both without admin), and users.yaml's with
+    // every scope. The hostile fixture runs in its runner process and is quarantined at 2 crashes.
+    DaemonSetup setup;
+    setup.policy_yaml = "global:\n  ask: [\"task_create\"]\n";
+    setup.server_yaml = "isolation:\n  crash_limit: 2\n  restart_backoff_ms: 1\n";
+    DaemonProcess d(setup);
+    const std::filesystem::path hostile = std::filesystem::path(SKILLHOST_TEST_FIXTURES_BINARY_DIR) / "hostile";
+    for (const auto& entry : std::filesystem::directory_iterator(hostile))
+        if (entry.is_regular_file())
+            std::filesystem::copy_file(entry.path(), d.plugins_dir() / entry.path().filename());
+    d.start();
+    run_scenario(
+        d, "scopes", "owner",
+        {{"call_token", d.create_token("owner", "call")}, {"approve_token", d.create_token("owner", "call,approve")}});
 }
 
 std::string act(const std::string& tool, const std::string& args) {

@@ -206,7 +206,22 @@ TEST(HostileDaemon, RepeatedCrashesQuarantineAndANewVersionLiftsIt) {
     DaemonProcess d(hostile_setup(3));
     install_fixture("hostile", d.plugins_dir());
     d.start();
-    for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(call_code(d.post("/v1/skills/segfault/call", R"({"args":{}})", "owner")), "PLUGIN_CRASHED");
+    // Before the limit, the plugin list shows the plugin isolated, its sandbox and its crash count.
+    {
+        auto listed = d.get("/v1/skills?all=true", "owner");
+        ASSERT_EQ(listed.status, 200) << listed.body;
+        const json::value body = listed.json();
+        const json::object* hostile = nullptr;
+        for (const auto& p : body.at("plugins").as_array())
+            if (p.at("name").as_string() == "hostile") hostile = &p.as_object();
+        ASSERT_NE(hostile, nullptr) << listed.body;
+        EXPECT_EQ(hostile->at("isolation").as_string(), "process");
+        EXPECT_TRUE(hostile->at("sandbox").is_object());
+        EXPECT_EQ(hostile->at("supervision").at("crashes").to_number<int>(), 1) << listed.body;
+        EXPECT_EQ(hostile->at("supervision").at("crash_limit").to_number<int>(), 3) << listed.body;
+    }
+    for (int i = 0; i < 2; ++i)
         EXPECT_EQ(call_code(d.post("/v1/skills/segfault/call", R"({"args":{}})", "owner")), "PLUGIN_CRASHED");
 
     // The catalog is rebuilt without the plugin, which is listed among the failures with the reason.

@@ -75,6 +75,9 @@ INSTANTIATE_TEST_SUITE_P(
         BrokenFixture{"struct_too_small", "STRUCT_TOO_SMALL", {"16 bytes", "sizeof(skillhost_plugin)"}},
         BrokenFixture{"name_mismatch", "NAME_MISMATCH", {"'name_mismatch'", "'other_name'"}},
         BrokenFixture{"skills_mismatch", "SKILLS_MISMATCH", {"'a'", "'c'"}},
+        BrokenFixture{"shapes_version_mismatch",
+                      "VERSION_MISMATCH",
+                      {"'version_mismatch'", "version_mismatch.yaml", "1.3.0", "1.2.3", "SKILLHOST_PLUGIN_VERSION"}},
         BrokenFixture{"duplicate_skill", "DUPLICATE_SKILL_ID", {"'ping'"}},
         BrokenFixture{"null_invoke", "INVOKE_MISSING", {"'ping'"}},
         BrokenFixture{"init_fails", "PLUGIN_INIT_FAILED", {"DATABASE_MISSING", "database missing"}}),
@@ -102,6 +105,14 @@ TEST_F(LoadErrorDetailsTest, AbiIncompatibleNamesBothVersionsInDetails) {
     EXPECT_EQ(loaded.error().details.at("plugin_abi"), "2.0.0");
     EXPECT_EQ(loaded.error().details.at("host_abi"), kHostAbi);
     EXPECT_FALSE(loaded.error().suggestions.empty());
+}
+
+TEST_F(LoadErrorDetailsTest, VersionMismatchNamesBothVersionsInDetails) {
+    auto loaded = loader.load_file(fixture_manifest("shapes_version_mismatch"));
+    ASSERT_FALSE(loaded.ok());
+    EXPECT_EQ(loaded.error().code, "VERSION_MISMATCH");
+    EXPECT_EQ(loaded.error().details.at("manifest_version"), "1.3.0");
+    EXPECT_EQ(loaded.error().details.at("library_version"), "1.2.3");
 }
 
 TEST_F(LoadErrorDetailsTest, InitFailureCarriesWhatThePluginWrote) {

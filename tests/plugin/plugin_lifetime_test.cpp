@@ -73,9 +73,12 @@ TEST_F(PluginLifetimeTest, ReplacedLibraryAtTheSamePathLoadsAsANewVersion) {
     auto old_version = loader.load_file(manifest);
     ASSERT_TRUE(old_version.ok()) << old_version.error().message;
 
-    // Install v2 the safe way: copy to a temporary name, then rename over the old file.
-    std::filesystem::copy_file(test::fixture_dir("echo_v2") / "libecho.so", plugins / "echo" / ".libecho.so.tmp");
-    std::filesystem::rename(plugins / "echo" / ".libecho.so.tmp", plugins / "echo" / "libecho.so");
+    // Install v2 the safe way: copy to a temporary name, then rename over the old file; its
+    // manifest too, since a library must report its manifest's version.
+    for (const char* file : {"libecho.so", "echo.yaml"}) {
+        std::filesystem::copy_file(test::fixture_dir("echo_v2") / file, plugins / "echo" / (std::string(".") + file));
+        std::filesystem::rename(plugins / "echo" / (std::string(".") + file), plugins / "echo" / file);
+    }
     auto new_version = loader.load_file(manifest);
     ASSERT_TRUE(new_version.ok()) << new_version.error().message;
 

@@ -92,7 +92,7 @@ TEST_F(LiveCatalogTest, ReloadingOneUnitKeepsTheOtherPluginsAsTheyAre) {
     ASSERT_NE(plain_c, nullptr);
     test::ChangeLog log(catalog);
 
-    install_fixture_library("echo_v2", plugins, "libecho.so");
+    install_fixture("echo_v2", plugins);  // a new version: library and manifest
     const auto report = catalog.reload_unit(echo_manifest);
     ASSERT_TRUE(report.ok());
     ASSERT_EQ(report->units.size(), 1u);
@@ -163,7 +163,7 @@ TEST_F(LiveCatalogTest, ABrokenNewVersionLeavesThePreviousOneServingAndSaysWhy) 
     EXPECT_EQ(catalog.snapshot()->failures()[0].error.details.at("cause").at("code"), "LIBRARY_LOAD_FAILED");
     EXPECT_EQ(test::echo_build(catalog), 1);
 
-    install_fixture_library("echo_v2", plugins, "libecho.so");
+    install_fixture("echo_v2", plugins);  // a new version: library and manifest
     catalog.reload_unit(manifest);
     EXPECT_TRUE(catalog.snapshot()->failures().empty());
     EXPECT_EQ(test::echo_build(catalog), 2);
@@ -219,7 +219,7 @@ TEST_F(LiveCatalogTest, OnlyRealChangesAreReportedAsUpdates) {
     install_fixture_library("echo", plugins, "libecho.so");
     ASSERT_TRUE(catalog.reload_unit(manifest).ok());
     // Other library bytes: every skill of the plugin now runs other code.
-    install_fixture_library("echo_v2", plugins, "libecho.so");
+    install_fixture("echo_v2", plugins);  // a new version: library and manifest
     ASSERT_TRUE(catalog.reload_unit(manifest).ok());
 
     const auto changes = log.changes();
@@ -319,7 +319,7 @@ TEST_F(LiveCatalogTest, SubscribersSeeEveryChangeInOrderUntilUnsubscribed) {
         if (catalog.snapshot()->version() < update.new_snapshot->version()) snapshot_matched = false;
     });
     catalog.rescan();
-    install_fixture_library("echo_v2", plugins, "libecho.so");
+    install_fixture("echo_v2", plugins);  // a new version: library and manifest
     catalog.rescan();
     EXPECT_TRUE(snapshot_matched);
     ASSERT_EQ(seen.size(), 2u);

@@ -110,7 +110,7 @@ TEST_F(PluginWatcherTest, ACallInFlightDuringAnUpdateFinishesOnTheOldVersion) {
     // The slow call holds its snapshot once it has a third owner (the catalog, our copy here, the call).
     ASSERT_TRUE(wait_until([&] { return catalog().snapshot().use_count() > 2; }));
 
-    install_fixture_library("echo_v2", plugins, "libecho.so");
+    install_fixture("echo_v2", plugins);  // a new version: library and manifest
     ASSERT_TRUE(wait_until([&] { return test::echo_build(catalog()) == 2; }, 30s));
     EXPECT_FALSE(finished) << "the update should be visible while the 1.5 s call is still running";
     const auto new_call = call("version", boost::json::object{});
@@ -152,7 +152,7 @@ TEST_F(PluginWatcherTest, ABrokenUpdateKeepsTheOldVersionServingAndSaysWhy) {
     EXPECT_NE(failure.error.message.find("keeps serving"), std::string::npos);
 
     // Fixing it clears the failure.
-    install_fixture_library("echo_v2", plugins, "libecho.so");
+    install_fixture("echo_v2", plugins);  // a new version: library and manifest
     ASSERT_TRUE(wait_until([&] { return test::echo_build(catalog()) == 2; }, 30s));
     EXPECT_TRUE(catalog().snapshot()->failures().empty());
 }
@@ -181,7 +181,7 @@ TEST_F(PluginWatcherTest, ABurstOfRewritesCausesOneRebuild) {
     test::ChangeLog log(catalog());
 
     const auto burst_start = std::chrono::steady_clock::now();
-    for (int i = 0; i < 20; ++i) install_fixture_library(i % 2 == 0 ? "echo" : "echo_v2", plugins, "libecho.so");
+    for (int i = 0; i < 20; ++i) install_fixture(i % 2 == 0 ? "echo" : "echo_v2", plugins);
     const auto burst = std::chrono::steady_clock::now() - burst_start;
     ASSERT_LT(burst, debounce) << "the burst itself took longer than the debounce window";
 
@@ -230,7 +230,7 @@ TEST_F(PluginWatcherTest, TheWatchedDirectoryRemovedAndRecreatedComesBack) {
     ASSERT_TRUE(wait_until([&] { return has_skill("echo"); }));
 
     // And after all that the directory is still watched.
-    install_fixture_library("echo_v2", plugins, "libecho.so");
+    install_fixture("echo_v2", plugins);  // a new version: library and manifest
     ASSERT_TRUE(wait_until([&] { return test::echo_build(catalog()) == 2; }, 30s));
 }
 

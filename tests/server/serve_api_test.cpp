@@ -11,6 +11,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <thread>
 #include <vector>
 
@@ -62,6 +63,22 @@ TEST_F(ServeApi, EachTokenActsAsItsUserWithTheirRoleAndMode) {
         EXPECT_EQ(me.json().at("role").as_string(), role);
         EXPECT_EQ(me.json().at("mode").as_string(), mode);
     }
+}
+
+TEST_F(ServeApi, TheSkillListNamesEachPluginsIsolationAndPermissions) {
+    auto listed = d().get("/v1/skills", "owner");
+    ASSERT_EQ(listed.status, 200) << listed.body;
+    const json::value body = listed.json();
+    std::map<std::string, json::object> plugins;
+    for (const auto& p : body.at("plugins").as_array()) plugins[std::string(p.at("name").as_string())] = p.as_object();
+    ASSERT_TRUE(plugins.count("echo")) << listed.body;
+    EXPECT_EQ(plugins["echo"].at("isolation").as_string(), "process") << "third-party plugins run isolated";
+    EXPECT_TRUE(plugins["echo"].at("permissions").at("workspace").is_string());
+    EXPECT_TRUE(plugins["echo"].at("sandbox").is_object());
+    EXPECT_EQ(plugins["echo"].at("supervision").at("crashes").to_number<int>(), 0);
+    ASSERT_TRUE(plugins.count("fs")) << listed.body;
+    EXPECT_EQ(plugins["fs"].at("isolation").as_string(), "in_process") << "built-ins run in the host";
+    EXPECT_FALSE(plugins["fs"].contains("sandbox"));
 }
 
 TEST_F(ServeApi, HealthReadinessAndMetricsNeedNoToken) {

@@ -38,6 +38,25 @@ protected:
     static inline DaemonProcess* daemon_ = nullptr;
 };
 
+TEST_F(ServeApprovers, WhoamiReportsTheTokensScopesAndId) {
+    const std::string agent = d().create_token("alice", "call");
+    auto me = http_request(d().port(), RequestSpec{"GET", "/v1/whoami", "", agent, {}});
+    ASSERT_EQ(me.status, 200) << me.body;
+    EXPECT_EQ(json::serialize(me.json().at("scopes")), R"(["call"])");
+    EXPECT_EQ(me.json().at("token_id").as_string().size(), 12u) << me.body;
+
+    const std::string owner_approver = d().create_token("owner", "call,approve");
+    auto owner = http_request(d().port(), RequestSpec{"GET", "/v1/whoami", "", owner_approver, {}});
+    ASSERT_EQ(owner.status, 200) << owner.body;
+    EXPECT_EQ(json::serialize(owner.json().at("scopes")), R"(["call","approve"])");
+    EXPECT_EQ(owner.json().at("role").as_string(), "standard") << "without admin an owner's token acts as standard";
+
+    auto full = d().get("/v1/whoami", "owner");  // users.yaml tokens have every scope
+    ASSERT_EQ(full.status, 200) << full.body;
+    EXPECT_EQ(json::serialize(full.json().at("scopes")), R"(["call","approve","admin"])");
+    EXPECT_EQ(full.json().at("role").as_string(), "owner");
+}
+
 TEST_F(ServeApprovers, ACallOnlyTokenCanNeitherApproveNorRejectAndItsCallsStayPending) {
     const std::string agent = d().create_token("alice", "call");
     const std::string id = queue_add(agent);

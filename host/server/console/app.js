@@ -127,13 +127,33 @@ async function stream(method, path, body, onEvent, signal, onOpen) {
 
 let me = null;
 
+// What the token may do (GET /v1/whoami reports its scopes: call, approve, admin). The console
+// offers only that; the API still decides, and its refusal is shown in its words. A daemon that
+// reports no scopes gets every control, and its answers say what it refuses.
+function can(scope) {
+  if (!me) return false;
+  if (!Array.isArray(me.scopes)) return true;
+  // Admin means an owner's powers: an owner's token without admin acts as a standard user.
+  if (scope === 'admin') return me.scopes.includes('admin') && me.role === 'owner';
+  return me.scopes.includes(scope);
+}
+
+// The sentence that says why a control is missing, naming the scope and how to get it.
+function lacks(scope, what) {
+  return 'This token cannot ' + what + ': it lacks the ' + scope + ' scope (skillhost token create --user ' +
+    me.user_id + ' --scope ' + scope + ').';
+}
+
 function showWho(user) {
   const parts = [user.role, 'trust ' + user.trust, user.mode + ' mode'];
   const who = $('who');
   clear(who).append('Signed in as ', el('strong', { text: user.user_id }), ' (' + parts.join(', ') + ')');
-  // Token scopes, once the API reports them; until then the role and trust above say what is allowed.
-  if (Array.isArray(user.scopes)) who.append(' · scopes: ' + (user.scopes.length ? user.scopes.join(', ') : 'none'));
+  if (Array.isArray(user.scopes)) {
+    who.append(' · scopes: ', el('span', { id: 'who-scopes', text: user.scopes.length ? user.scopes.join(', ') : 'none' }));
+  }
   who.hidden = false;
+  // Controls marked data-needs="SCOPE" appear only when the token has it.
+  for (const node of document.querySelectorAll('[data-needs]')) node.hidden = !can(node.dataset.needs);
 }
 
 async function signIn(candidate) {
@@ -164,7 +184,7 @@ function onSignedOut(error) {
   for (const id of USER_CONTENT) clear($(id));
   approvals.shown = null;
   runs.selected = runs.listKey = runs.detailKey = null;
-  skills.version = null;
+  skills.version = skills.key = null;
   $('app').hidden = true;
   $('who').hidden = true;
   $('sign-out').hidden = true;
@@ -193,10 +213,17 @@ $('sign-out').addEventListener('click', () => onSignedOut(null));
 const views = {};  // name -> {show(), hide()}
 let current = null;
 
+// A view whose tab needs a scope the token lacks is not shown; the first one it may use is.
+function viewAllowed(name) {
+  const tab = document.querySelector(`.tabs a[data-view="${name}"]`);
+  return Boolean(views[name]) && !(tab && tab.parentElement.hidden);
+}
+
 function route() {
   if (!me) return;
   const name = (location.hash.match(/^#\/(\w+)/) || [])[1];
-  const next = views[name] ? name : 'ask';
+  const fallback = viewAllowed('ask') ? 'ask' : 'approvals';
+  const next = viewAllowed(name) ? name : fallback;
   if (current && current !== next && views[current].hide) views[current].hide();
   for (const key of Object.keys(views)) $('view-' + key).hidden = key !== next;
   for (const a of document.querySelectorAll('.tabs a')) {
@@ -207,6 +234,7 @@ function route() {
   if (changed) say('');  // a message belongs to the page it was said on
   current = next;
   if (changed) $(next + '-title').focus();
+  if (name === 'ask' && next !== 'ask') say(lacks('call', 'ask the operator'));
   views[next].show();
 }
 
@@ -235,8 +263,10 @@ function stopBackground() {
 
 function stateTag(state) { return el('span', { class: 'state state-' + state, text: state }); }
 
-// Approve / reject controls for one approval; `after` runs with the API's answer.
+// Approve / reject controls for one approval; `after` runs with the API's answer. Without the
+// approve scope, a note in their place (the API would refuse with MISSING_SCOPE).
 function decisionControls(id, after, errorNode) {
+  if (!can('approve')) return el('p', { class: 'meta no-approve', text: lacks('approve', 'approve or reject calls') });
   const reason = el('input', { id: 'reason-' + id, class: 'reason', placeholder: 'why not', autocomplete: 'off' });
   const approve = el('button', { type: 'button', class: 'approve', text: 'Approve' });
   const reject = el('button', { type: 'submit', class: 'danger', text: 'Reject' });
@@ -305,7 +335,7 @@ async function inlineApproval(id, item) {
   }
   box.append(decisionControls(id, (answer) => {
     const record = answer.approval;
-    box.querySelector('form').replaceWith(el('p', {}, 'Decision: ', stateTag(record.state), record.reason ? ' — ' + record.reason : ''));
+    box.querySelector('form.reject').replaceWith(el('p', {}, 'Decision: ', stateTag(record.state), record.reason ? ' — ' + record.reason : ''));
     say('Approval ' + id + ' ' + record.state + '; the run goes on.');
   }, error), error);
 }
@@ -556,7 +586,7 @@ views.runs = {
 
 // ---- Skills -------------------------------------------------------------------------------------
 
-const skills = { timer: null, version: null };
+const skills = { timer: null, version: null, key: null };
 
 function schemaSummary(schema) {
   if (!schema || typeof schema !== 'object') return 'none';
@@ -575,57 +605,106 @@ function skillItem(summary, full) {
     summary.read_only ? el('span', { text: 'read only' }) : null,
     summary.requires_approval ? el('span', { text: 'requires approval' }) : null,
     full && full.annotations && full.annotations.destructive ? el('span', { text: 'destructive' }) : null,
-    full && full.annotations && full.annotations.open_world ? el('span', { text: 'open world' }) : null,
-    // Permissions and isolation, once the API reports them.
-    summary.isolation || (full && full.isolation) ? el('span', { text: 'isolation ' + (summary.isolation || full.isolation) }) : null);
+    full && full.annotations && full.annotations.open_world ? el('span', { text: 'open world' }) : null);
   const item = el('details', { class: 'skill', 'data-skill': summary.id },
     el('summary', {}, el('code', { text: summary.id }), ' — ' + (summary.title || ''), tags));
   if (full) {
     if (full.description) item.append(el('p', { text: full.description }));
     item.append(el('p', { class: 'mono' }, 'inputs: ' + schemaSummary(full.inputs)), el('p', { class: 'mono' }, 'outputs: ' + schemaSummary(full.outputs)));
-    const perms = full.permissions || summary.permissions;
-    if (perms) item.append(el('p', { class: 'mono' }, 'permissions: ' + JSON.stringify(perms)));
   }
   return item;
 }
 
+// The manifest's `permissions:` in words: what the plugin may touch when it runs isolated.
+function permissionsText(p) {
+  if (!p) return 'unknown';
+  if (!p.declared) return 'none declared: its own data directory only';
+  const workspace = { none: 'no workspace', read: 'workspace read-only', read_write: 'workspace read and write' }[p.workspace] || 'workspace ' + p.workspace;
+  return [workspace, p.network ? 'network' : 'no network', p.llm ? 'LLM completions' : 'no LLM'].join(', ');
+}
+
+// What a runner's sandbox enforces (docs/isolation.md), from the report the runner sent at start.
+function sandboxText(sb) {
+  if (!sb || !Object.keys(sb).length) return 'not reported';
+  if (sb.mode === 'off') return 'off (no sandbox; resource limits only)';
+  const parts = ['files ' + (sb.filesystem || 'not restricted')];
+  if (sb.tcp) parts.push('TCP ' + sb.tcp);
+  if (sb.internet_sockets) parts.push('internet sockets ' + sb.internet_sockets);
+  if (sb.exec) parts.push('exec ' + sb.exec);
+  parts.push(sb.seccomp ? 'seccomp on' : 'no seccomp');
+  if (sb.no_new_privs) parts.push('no new privileges');
+  const problems = [sb.landlock_problem, sb.seccomp_problem].filter(Boolean);
+  return (sb.mode ? sb.mode + ': ' : '') + parts.join(', ') + (problems.length ? ' (' + problems.join('; ') + ')' : '');
+}
+
+// The plugin's header: version, isolation mode, permissions, and for runner plugins the sandbox
+// and how often its runners crashed.
+function pluginFacts(info) {
+  const facts = el('dl', { class: 'pairs plugin-facts' });
+  if (!info) return facts;
+  const add = (label, value, key) => facts.append(el('dt', { text: label }), el('dd', { 'data-fact': key, text: value }));
+  add('isolation', info.isolation === 'process' ? 'process (its own sandboxed runner)' : 'in process (inside the host)', 'isolation');
+  add('permissions', permissionsText(info.permissions), 'permissions');
+  if (info.isolation === 'process') {
+    add('sandbox', sandboxText(info.sandbox), 'sandbox');
+    const sv = info.supervision || {};
+    if (sv.crash_limit !== undefined) {
+      add('crashes', sv.crashes + ' in the last ' + sv.window_s + ' s (quarantined at ' + sv.crash_limit + ') · ' + sv.runners +
+        (sv.runners === 1 ? ' runner' : ' runners') + ' running', 'crashes');
+    }
+  }
+  return facts;
+}
+
+// A plugin that is not serving: quarantined after crashes, or failed to load.
+function failureCard(f) {
+  const quarantined = f.error.code === 'PLUGIN_QUARANTINED';
+  return el('div', { class: 'failure', role: 'note', 'data-failure': f.plugin || f.manifest, 'data-state': quarantined ? 'quarantined' : 'failed' },
+    el('strong', { text: (quarantined ? 'Quarantined: ' : 'Failed to load ') + (f.plugin || f.manifest) }),
+    el('p', { text: f.error.code + ': ' + f.error.message }),
+    el('p', { class: 'meta', text: f.manifest }));
+}
+
 async function refreshSkills(force) {
   try {
-    const list = await api('GET', '/v1/skills');
+    const all = can('admin') && $('skills-all').checked;
+    const list = await api('GET', '/v1/skills' + (all ? '?all=true' : ''));
     $('skills-error').textContent = '';
-    if (!force && list.catalog_version === skills.version) return;
+    // Crash counts change without a new catalog, so they are part of what is compared.
+    const key = JSON.stringify([list.catalog_version, all, list.plugins || [], list.failures || []]);
+    if (!force && key === skills.key) return;
+    skills.key = key;
     const changed = skills.version !== null && list.catalog_version !== skills.version;
     skills.version = list.catalog_version;
     let full = [];
-    try { full = await api('GET', '/v1/catalog?format=json'); } catch (_) { /* the summary is enough */ }
+    try { full = await api('GET', '/v1/catalog?format=json' + (all ? '&all=true' : '')); } catch (_) { /* the summary is enough */ }
     const byId = new Map((Array.isArray(full) ? full : []).map((s) => [s.id, s]));
+    const infos = new Map((list.plugins || []).map((p) => [p.name, p]));
     const plugins = new Map();
     for (const s of list.skills) {
-      const key = s.plugin + ' ' + s.plugin_version;
-      if (!plugins.has(key)) plugins.set(key, []);
-      plugins.get(key).push(s);
+      if (!plugins.has(s.plugin)) plugins.set(s.plugin, { version: s.plugin_version, entries: [] });
+      plugins.get(s.plugin).entries.push(s);
     }
     $('skills-meta').textContent = 'Catalog version ' + list.catalog_version + ': ' + list.skills.length + ' skills from ' + plugins.size +
-      ' plugins. It updates by itself when plugins are installed or removed.';
+      ' plugins. It updates by itself when plugins are installed, removed or quarantined.';
     const open = new Set([...document.querySelectorAll('#skills-plugins details[open]')].map((d) => d.dataset.skill));
     const box = clear($('skills-plugins'));
-    for (const [key, entries] of [...plugins.entries()].sort()) {
-      const name = key.split(' ')[0];
-      box.append(el('section', { class: 'plugin', 'data-plugin': name, 'aria-label': 'plugin ' + name },
-        el('h3', {}, name, el('span', { class: 'meta', text: ' ' + key.split(' ')[1] + ' · ' + entries.length + (entries.length === 1 ? ' skill' : ' skills') })),
+    for (const [name, { version, entries }] of [...plugins.entries()].sort()) {
+      const info = infos.get(name);
+      box.append(el('section', { class: 'plugin', 'data-plugin': name, 'data-isolation': info ? info.isolation : null, 'aria-label': 'plugin ' + name },
+        el('h3', {}, name, el('span', { class: 'meta', text: ' ' + version + ' · ' + entries.length + (entries.length === 1 ? ' skill' : ' skills') })),
+        pluginFacts(info),
         entries.map((s) => skillItem(s, byId.get(s.id)))));
     }
     for (const d of box.querySelectorAll('details')) if (open.has(d.dataset.skill)) d.open = true;
-    const failures = clear($('skills-failures'));
-    for (const f of list.failures || []) {
-      failures.append(el('div', { class: 'failure', role: 'note' }, el('strong', { text: 'Failed to load ' + (f.plugin || f.manifest) }),
-        el('p', { text: f.error.code + ': ' + f.error.message }), el('p', { class: 'meta', text: f.manifest })));
-    }
+    clear($('skills-failures')).append(...(list.failures || []).map(failureCard));
     if (changed) say('The catalog changed: version ' + list.catalog_version + ', ' + list.skills.length + ' skills.');
   } catch (e) {
     $('skills-error').textContent = String(e);
   }
 }
+
+$('skills-all').addEventListener('change', () => refreshSkills(true));
 
 views.skills = {
   show() {
@@ -713,6 +792,10 @@ const KEY_METRICS = [
   ['skillhost_runs_active', 'runs working now'],
   ['skillhost_event_streams_open', 'event streams open'],
   ['skillhost_http_requests_in_flight', 'requests in flight'],
+  ['skillhost_plugin_runners', 'plugin runners alive'],
+  ['skillhost_plugin_crashes_total', 'plugin runner crashes'],
+  ['skillhost_plugin_kills_total', 'runners killed (deadline)'],
+  ['skillhost_plugin_quarantines_total', 'plugins quarantined'],
 ];
 
 // Sums every sample of the metric `name` in the Prometheus text (labels or not).
@@ -744,6 +827,15 @@ async function refreshHealth() {
     const list = el('ul', {});
     if (c.plugins) list.append(check('plugins', c.plugins, c.plugins.loaded + ' loaded, ' + c.plugins.failed + ' failed, catalog version ' + c.plugins.catalog_version));
     if (c.database) list.append(check('database', c.database, c.database.file));
+    if (c.isolation) {
+      // What the sandbox enforces, per plugin: what /readyz reports from each runner.
+      const iso = c.isolation;
+      const item = check('isolation', iso, 'sandbox ' + iso.sandbox + ', plugins run ' + (iso.default_mode === 'process' ? 'in runner processes' : 'in process') + ' by default');
+      item.dataset.check = 'isolation';
+      item.append(el('ul', {}, (iso.plugins || []).map((p) => el('li', { 'data-plugin': p.plugin }, el('code', { text: p.plugin }), ' — ',
+        p.mode === 'process' ? 'process: ' + sandboxText(p.sandbox) : 'in process (not sandboxed)'))));
+      list.append(item);
+    }
     if (c.models) {
       const roles = el('ul', {}, (c.models.roles || []).map((r) => el('li', {}, el('code', { text: r.role }), ' → ' + r.model_name + ' (' + r.backend + ') ',
         el('span', { class: r.reachable ? 'ok' : 'bad', text: r.reachable ? 'reachable' : 'unreachable' }), r.error ? ' — ' + r.error : '')));

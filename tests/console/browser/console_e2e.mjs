@@ -2,7 +2,8 @@
 // `skillhost serve` (started by console_browser_test.cpp, whose policy asks before task_create).
 // Each step waits for what the page shows, never for a fixed time. A screenshot per page goes to
 // the artifacts directory. Prints "all console checks passed" at the end; exits 1 on a failure.
-// Usage: node console_e2e.mjs '{"scenario": "owner"|"guidance", "url", "token", "plugins_dir", "fixtures_dir", "shots"}'
+// Usage: node console_e2e.mjs '{"scenario": "owner"|"guidance"|"scopes", "url", "token", "plugins_dir",
+//   "fixtures_dir", "shots", and for "scopes" "call_token", "approve_token"}'
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -38,6 +39,19 @@ async function shot(page, name, fullPage = true) {
 async function go(page, view) {
   await page.click(`.tabs a[data-view="${view}"]`);
   await page.waitForSelector(`#view-${view}:not([hidden])`, WAIT);
+}
+
+// Every form field has a label, and each of `views` fits a 390 px wide screen (left at that width).
+async function checkLabelsAndNarrowScreen(page, views) {
+  const unlabeled = await page.evaluate(() => [...document.querySelectorAll("input, select, textarea")]
+    .filter((e) => !e.labels || e.labels.length === 0).map((e) => e.id || e.outerHTML));
+  check(unlabeled.length === 0, "every form field has a label: " + unlabeled.join(" "));
+  await page.setViewport({ width: 390, height: 844 });
+  for (const view of views) {
+    await go(page, view);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    check(overflow <= 1, view + ": nothing overflows a 390 px wide screen (" + overflow + " px)");
+  }
 }
 
 // Installs a built plugin the way an operator would: the files are staged beside the watched
@@ -171,15 +185,7 @@ async function ownerScenario(page) {
   await shot(page, "health");
 
   step = "accessibility and narrow screens";
-  const unlabeled = await page.evaluate(() => [...document.querySelectorAll("input, select, textarea")]
-    .filter((e) => !e.labels || e.labels.length === 0).map((e) => e.id || e.outerHTML));
-  check(unlabeled.length === 0, "every form field has a label: " + unlabeled.join(" "));
-  await page.setViewport({ width: 390, height: 844 });
-  for (const view of ["ask", "runs", "skills", "audit", "health", "approvals"]) {
-    await go(page, view);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    check(overflow <= 1, view + ": nothing overflows a 390 px wide screen (" + overflow + " px)");
-  }
+  await checkLabelsAndNarrowScreen(page, ["ask", "runs", "skills", "audit", "health", "approvals"]);
   await shot(page, "narrow-approvals");
 
   step = "sign out";
@@ -238,6 +244,107 @@ async function guidanceScenario(page) {
   check(true, "the API's refusal is shown in its words");
 }
 
+async function signInWith(page, token) {
+  if (await page.$eval("#sign-out", (e) => !e.hidden)) {
+    await page.click("#sign-out");
+    await page.waitForSelector("#signin:not([hidden])", WAIT);
+  }
+  await page.$eval("#token", (e) => { e.value = ""; });
+  await page.type("#token", token);
+  await page.keyboard.press("Enter");
+  await page.waitForSelector("#app:not([hidden])", WAIT);
+}
+
+// What each token's scopes allow (call only; call and approve; the owner's every scope), and what
+// the skills and health pages say about isolation: a plugin in its sandboxed runner process, its
+// crash count as it crashes, and its quarantine.
+async function scopesScenario(page) {
+  step = "sign in with a call-only token";
+  await page.goto(cfg.url, { waitUntil: "load" });
+  await signInWith(page, cfg.call_token);
+  await waitText(page, "#who-scopes", "call");
+  check((await text(page, "#who-scopes")) === "call", "the header shows the token's one scope");
+  check((await text(page, "#who")).includes("standard"), "an owner's token without admin acts as a standard user");
+  check(await page.$eval('[data-needs="admin"]', (e) => e.hidden), "the owners' every-skill switch is hidden without admin");
+
+  step = "a call-only token sees no approve buttons";
+  await go(page, "ask");
+  await page.type("#goal", "Create a task to call the dentist");
+  await page.click("#ask-submit");
+  await page.waitForSelector(".approval-card .no-approve", WAIT);
+  await waitText(page, ".approval-card .preview", "call the dentist");
+  check(await page.$(".approval-card button") === null, "no approve or reject button in the run");
+  check((await text(page, ".approval-card .no-approve")).includes("lacks the approve scope"), "the card says which scope is missing");
+  await go(page, "approvals");
+  await page.waitForSelector("#approvals-pending li[data-approval]", WAIT);
+  await page.waitForSelector("#approvals-pending .no-approve", WAIT);
+  check(await page.$("#approvals-pending button") === null, "no approve or reject button in the inbox");
+  await shot(page, "scopes-call-only");
+  const pendingId = await page.$eval("#approvals-pending li[data-approval]", (e) => e.dataset.approval);
+  // Trying anyway, through the console's own API client: the refusal is the API's.
+  const refusal = await page.evaluate((id) => api("POST", "/v1/approvals/" + id + "/approve").then(() => "approved", (e) => String(e)), pendingId);
+  check(refusal.startsWith("MISSING_SCOPE: ") && refusal.includes("approve"), "approving anyway is refused in the API's words: " + refusal);
+
+  step = "a call,approve token approves another token's call";
+  await signInWith(page, cfg.approve_token);
+  await waitText(page, "#who-scopes", "call, approve");
+  await go(page, "approvals");
+  await page.waitForSelector(`#approvals-pending li[data-approval="${pendingId}"] button.approve`, WAIT);
+  await page.click(`#approvals-pending li[data-approval="${pendingId}"] button.approve`);
+  await waitText(page, "#approvals-history li", pendingId);
+  await waitText(page, "#status", "resumed");
+
+  step = "the token that asked cannot approve its own call";
+  await go(page, "ask");
+  await page.$eval("#goal", (e) => { e.value = ""; });
+  await page.type("#goal", "Create a task to water the plants");
+  await page.click("#ask-submit");
+  await page.waitForSelector(".approval-card .approve", WAIT);
+  await page.click(".approval-card .approve");
+  await waitText(page, ".approval-card .error", "SELF_APPROVAL: ");
+  check(await page.$eval(".approval-card .approve", (b) => !b.disabled), "after the refusal the buttons work again");
+  await shot(page, "scopes-self-approval");
+
+  step = "skills: isolation, permissions, crashes, quarantine";
+  await signInWith(page, cfg.token);
+  await waitText(page, "#who-scopes", "call, approve, admin");
+  await go(page, "skills");
+  check(await page.$eval('[data-needs="admin"]', (e) => !e.hidden), "the owner sees the every-skill switch");
+  await page.waitForSelector('[data-plugin="hostile"][data-isolation="process"]', WAIT);
+  await waitText(page, '[data-plugin="hostile"] [data-fact="isolation"]', "process");
+  await waitText(page, '[data-plugin="hostile"] [data-fact="permissions"]', "none declared");
+  check((await text(page, '[data-plugin="hostile"] [data-fact="sandbox"]')).length > 0, "the sandbox is described");
+  await waitText(page, '[data-plugin="hostile"] [data-fact="crashes"]', "0 in the last");
+  await waitText(page, '[data-plugin="fs"] [data-fact="isolation"]', "in process");
+  const crash = () => fetch(new URL("/v1/skills/segfault/call", cfg.url), {
+    method: "POST", headers: { Authorization: "Bearer " + cfg.token, "Content-Type": "application/json" }, body: "{}",
+  }).then((r) => r.json());
+  const first = await crash();
+  check(first.error && first.error.code === "PLUGIN_CRASHED", "the first call crashes the runner");
+  await waitText(page, '[data-plugin="hostile"] [data-fact="crashes"]', "1 in the last");
+  await page.$eval('[data-plugin="hostile"]', (e) => e.scrollIntoView());
+  await shot(page, "skills-isolation", false);
+  const second = await crash();
+  check(second.error && second.error.code === "PLUGIN_CRASHED", "the second call crashes it again");
+  await page.waitForSelector('#skills-failures [data-failure="hostile"][data-state="quarantined"]', WAIT);
+  await waitText(page, '#skills-failures [data-failure="hostile"]', "PLUGIN_QUARANTINED: ");
+  await waitText(page, '#skills-failures [data-failure="hostile"]', "crashed 2 times");
+  check(await page.$('[data-plugin="hostile"]') === null, "the quarantined plugin's skills left the catalog");
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await shot(page, "skills-quarantined", false);
+
+  step = "health: what the sandbox enforces";
+  await go(page, "health");
+  await page.waitForSelector('#health-ready [data-check="isolation"]', WAIT);
+  await waitText(page, '#health-ready [data-check="isolation"] li[data-plugin="echo"]', "process: ");
+  await page.waitForSelector('#health-metrics dd[data-metric="skillhost_plugin_crashes_total"]', WAIT);
+  check((await text(page, '#health-metrics dd[data-metric="skillhost_plugin_crashes_total"]')) === "2", "the crash metric counts both crashes");
+  await shot(page, "health-isolation");
+
+  step = "labels and a narrow screen";
+  await checkLabelsAndNarrowScreen(page, ["skills", "health", "approvals"]);
+}
+
 let page = null;
 try {
   page = await browser.newPage();
@@ -246,6 +353,7 @@ try {
   page.on("pageerror", (e) => problems.push(String(e)));
 
   if (cfg.scenario === "guidance") await guidanceScenario(page);
+  else if (cfg.scenario === "scopes") await scopesScenario(page);
   else await ownerScenario(page);
 
   const refused = problems.filter((p) => /Content Security Policy|Refused to/i.test(p));
