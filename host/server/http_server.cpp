@@ -276,8 +276,7 @@ private:
             current_responder = &respond;
             Reply reply = self->in_.handle(*request);
             current_responder = nullptr;
-            if (answered->exchange(true)) return;  // answered early; this one is dropped
-            self->answer_here(std::move(reply), !keep_alive || self->in_.stopping.load(), version);
+            respond(std::move(reply));
         });
     }
 
@@ -320,10 +319,8 @@ private:
         close();
     }
 
-    // On the handler's thread, which owns the connection until it re-arms the read: nothing else
-    // touches the socket between a request read and its answer. A response that the socket takes
-    // at once (nearly all) is written here and the next read is started from here, so a request
-    // crosses threads once (network thread -> handler), not twice.
+    // On the network thread that ran the handler, holding the connection's strand. A response the
+    // socket takes at once (nearly all) is written here and the next read armed from here.
     void answer_here(Reply reply, bool close_after, unsigned version) {
         auto* response = std::get_if<Response>(&reply);
         if (!response) {
