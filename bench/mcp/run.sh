@@ -95,9 +95,14 @@ mkdir -p "$work/plugins" "$work/home"
 cp "$fixture/libecho.so" "$work/plugins/"
 cp "$fixture/echo.yaml" "$work/plugins/"
 cp "$repo/etc/users.yaml" "$repo/etc/policy.yaml" "$work/"
+# The plugin runs in the host (isolation in_process: the in-process call path the targets are
+# about, and what the SDK server does); ISOLATION=process measures it in a sandboxed runner process,
+# whose CPU the "server CPU" column does not include.
 cat >"$work/skillhost.yaml" <<EOF
 plugin_dirs: [$work/plugins]
 include_builtin_plugins: false
+isolation:
+  mode: ${ISOLATION:-in_process}
 EOF
 
 echo "skillhost: $binary ($("$binary" --version 2>/dev/null | head -n 1 || echo "version unknown"))"

@@ -50,6 +50,8 @@ int run_mcp(CliContext& ctx, const McpArgs& a) {
     mcp::McpSessionOptions options;
     options.page_size = a.page_size;
     options.call_threads = a.call_threads;
+    // A call runs on the thread that read it; reading moves to another thread if it runs long.
+    options.reader_handover = [] { return mcp::StdioTransport::handover_for_this_line(); };
     mcp::McpSession session(*host.pipeline, watched.catalog(), user.value(), options,
                             [&transport](const std::string& message) { transport.write_line(message); });
     spdlog::info("mcp: serving {} tools to user {} on stdio",

@@ -37,6 +37,7 @@ constexpr std::uint64_t kIdleTicksBeforeParking = 500;
 void WatcherCore::run() {
     WatcherCore& core = *this;
     std::vector<std::pair<std::shared_ptr<WatchedCall>, WatchedCall::Expiry>> due;
+    std::vector<std::shared_ptr<WatchedCall>> running_long;
     std::uint64_t seen_watches = 0;
     std::uint64_t idle_ticks = 0;
     std::unique_lock lock(core.mutex);
@@ -59,12 +60,21 @@ void WatcherCore::run() {
                 why = WatchedCall::Expiry::cancelled;
             else if (auto deadline = call.deadline(); deadline && now >= *deadline)
                 why = WatchedCall::Expiry::deadline;
-            if (!why) continue;
+            if (!why) {
+                if (call.long_reported_) continue;
+                if (auto after = call.long_after(); after && now >= *after) {
+                    call.long_reported_ = true;
+                    running_long.push_back(core.calls[i]);
+                }
+                continue;
+            }
             due.emplace_back(core.calls[i], *why);
             core.remove_at(i);
         }
-        if (due.empty()) continue;
+        if (due.empty() && running_long.empty()) continue;
         lock.unlock();
+        for (auto& call : running_long) call->running_long();
+        running_long.clear();
         for (auto& [call, why] : due) call->expire(why);
         due.clear();
         lock.lock();
@@ -99,6 +109,7 @@ void DeadlineWatcher::watch(const std::shared_ptr<WatchedCall>& call) {
         if (!core_->stopping) {
             call->watcher_ = core_;
             call->slot_ = core_->calls.size();
+            call->long_reported_ = false;
             core_->calls.push_back(call);
             ++core_->watches;
             wake = core_->parked;

@@ -29,6 +29,13 @@ public:
     virtual ~WatchedCall() = default;
     virtual std::optional<std::chrono::steady_clock::time_point> deadline() const = 0;
     virtual bool cancel_requested() const = 0;
+    // When the call counts as running long (the watcher calls running_long() once then); nullopt:
+    // never. Lets a caller that runs calls on a thread it also needs for something else (the MCP
+    // stdio reader) give that work to another thread only for calls that do not finish at once.
+    virtual std::optional<std::chrono::steady_clock::time_point> long_after() const { return std::nullopt; }
+    // Called on the watcher's thread (outside its lock), at most once per watch, possibly while the
+    // call is returning: what it does must be harmless after the call finished.
+    virtual void running_long() noexcept {}
     // Called on the watcher's thread (outside its lock), at most once per watch.
     virtual void expire(Expiry why) noexcept = 0;
 
@@ -41,6 +48,7 @@ private:
     friend struct WatcherCore;
     static constexpr std::size_t unwatched = static_cast<std::size_t>(-1);
     std::size_t slot_ = unwatched;  // index in the watcher's list, guarded by its mutex
+    bool long_reported_ = false;    // running_long() was called; guarded by the watcher's mutex
     // Keeps the watcher's state alive for a plugin returning after the watcher was destroyed.
     std::shared_ptr<WatcherCore> watcher_;
 };

@@ -165,6 +165,8 @@ public:
     std::shared_ptr<std::mutex> serial;
     std::chrono::milliseconds timeout{0};
     std::optional<Clock::time_point> deadline_at;
+    std::optional<Clock::time_point> long_at;
+    std::function<void()> on_running_long;
     std::shared_ptr<std::atomic<bool>> cancel;
     Clock::time_point started;
     std::string call_id;
@@ -172,6 +174,14 @@ public:
 
     std::optional<Clock::time_point> deadline() const override { return deadline_at; }
     bool cancel_requested() const override { return cancel && cancel->load(std::memory_order_acquire); }
+    std::optional<Clock::time_point> long_after() const override { return long_at; }
+    void running_long() noexcept override {
+        try {
+            on_running_long();
+        } catch (const std::exception& e) {
+            spdlog::error("executor: reporting the long-running call {} failed: {}", call_id, e.what());
+        }
+    }
 
     void expire(Expiry why) noexcept override {
         if (answered_.exchange(true, std::memory_order_acq_rel)) return;
@@ -383,6 +393,10 @@ void Executor::start(const PreparedCall& call, const CallerContext& caller, cons
 
         state->timeout = options.timeout.value_or(std::chrono::milliseconds(spec.timeout_ms));
         if (state->timeout.count() > 0) state->deadline_at = state->started + state->timeout;
+        if (options.on_running_long) {
+            state->on_running_long = options.on_running_long;
+            state->long_at = state->started + options.running_long_after;
+        }
 
         plugin::CallContext& context = state->context;
         context.skill_id = spec.id;

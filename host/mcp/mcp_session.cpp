@@ -307,6 +307,12 @@ void McpSession::on_tools_call(const json::value& id, const json::value& params)
         };
     }
     ticket->id = id;
+    if (options_.reader_handover) {
+        if (auto handover = options_.reader_handover()) {
+            request.options.on_running_long = std::move(handover);
+            ticket->run_here = true;
+        }
+    }
 
     const std::string key = id_key(id);
     {
@@ -329,6 +335,7 @@ void McpSession::on_tools_call(const json::value& id, const json::value& params)
                 return;
             }
             in_flight_.emplace(key, InFlight{request.options.cancel, false});
+            ticket->run_here = false;  // it starts from whichever thread finishes a call
             queued_calls_.push_back(std::move(ticket));
             return;
         }
@@ -368,19 +375,22 @@ void McpSession::start_one_call(const std::shared_ptr<CallTicket>& ticket_ptr) {
         return finish_call(*ticket, render_call_result(outcome, user_.user_id));
     }
     const auto& snapshot = *ticket->snapshot;
-    pipeline_.start(snapshot, ticket->request, [this, ticket](exec::CallOutcome outcome) mutable {
-        // Only a session whose credential may approve asks its client: an agent's call-only token must
-        // not be able to answer for the approver.
-        if (!outcome.approval_id || !client_elicits_.load() || !user_.credential.may(policy::Scope::approve))
-            return finish_call(*ticket, render_call_result(outcome, user_.user_id));
-        // Asking the client waits for its answer, which this thread may be the one to read.
-        auto shared = std::make_shared<exec::CallOutcome>(std::move(outcome));
-        const bool queued = runner_.submit([this, ticket, shared] {
-            auto approved = approve_through_client(ticket->request, *shared, *ticket->request.options.cancel);
-            finish_call(*ticket, approved ? std::move(*approved) : render_call_result(*shared, user_.user_id));
-        });
-        if (!queued) finish_call(*ticket, render_call_result(*shared, user_.user_id));
-    });
+    pipeline_.start(
+        snapshot, ticket->request,
+        [this, ticket](exec::CallOutcome outcome) mutable {
+            // Only a session whose credential may approve asks its client: an agent's call-only token must
+            // not be able to answer for the approver.
+            if (!outcome.approval_id || !client_elicits_.load() || !user_.credential.may(policy::Scope::approve))
+                return finish_call(*ticket, render_call_result(outcome, user_.user_id));
+            // Asking the client waits for its answer, which this thread may be the one to read.
+            auto shared = std::make_shared<exec::CallOutcome>(std::move(outcome));
+            const bool queued = runner_.submit([this, ticket, shared] {
+                auto approved = approve_through_client(ticket->request, *shared, *ticket->request.options.cancel);
+                finish_call(*ticket, approved ? std::move(*approved) : render_call_result(*shared, user_.user_id));
+            });
+            if (!queued) finish_call(*ticket, render_call_result(*shared, user_.user_id));
+        },
+        ticket->run_here ? exec::RunOn::this_thread : exec::RunOn::worker);
 }
 
 void McpSession::finish_call(const CallTicket& ticket, json::object result) {

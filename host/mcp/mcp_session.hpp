@@ -4,9 +4,10 @@
 // daemon's Streamable HTTP transport both drive this class.
 //
 // Every tools/call runs through exec::CallPipeline (policy, approvals, audit) as the session's user:
-// admitted on the thread that handed the message in, run on an executor worker (the one hand-off,
-// so the reader stays free for notifications/cancelled) and answered from the thread that finished
-// it. Asking the client to approve a call (elicitation) waits for the client, so it runs on a small
+// admitted on the thread that handed the message in and run there when the transport can give
+// its reading to another thread if the call runs long (stdio), else on an executor worker (the one
+// hand-off, so the reader stays free for notifications/cancelled); answered from the thread that
+// finished it. Asking the client to approve a call (elicitation) waits for the client, so it runs on a small
 // pool of its own.
 #pragma once
 
@@ -43,6 +44,10 @@ struct McpSessionOptions {
     // How long a call waits for the user's answer to an approval elicitation before it returns
     // APPROVAL_REQUIRED (the approval stays pending for the CLI).
     std::chrono::milliseconds elicitation_timeout{std::chrono::minutes(10)};
+    // Set by a transport whose reading thread may run a call itself (stdio: StdioTransport). Called
+    // on the thread that hands in a tools/call; returns what gives that thread's reading to another
+    // thread once the call runs long, or nothing when the call must go to an executor worker.
+    std::function<std::function<void()>()> reader_handover{};
 };
 
 // One message from the server, serialized once; what it is comes along so that a transport can
@@ -97,6 +102,7 @@ private:
         boost::json::value id;
         std::shared_ptr<const catalog::CatalogSnapshot> snapshot;  // the one the call was looked up in
         exec::CallRequest request;
+        bool run_here = false;  // on the thread that admitted it (see reader_handover)
     };
 
     // A request this server sent to the client, waiting for its response.

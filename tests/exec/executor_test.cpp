@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <filesystem>
+#include <future>
 #include <set>
 #include <thread>
 
@@ -278,6 +279,44 @@ TEST_F(ExecutorTest, CooperativeSkillStopsWhenCancelledFromAnotherThread) {
     ASSERT_TRUE(recorder->wait_returned(std::chrono::seconds(10)));
     EXPECT_TRUE(recorder->cancelled_when_returned());
     EXPECT_EQ(recorder->status(), SKILLHOST_STATUS_CANCELLED);
+}
+
+// A call run on the caller's own thread is reported as running long from the watcher's thread
+// while it still runs (the MCP stdio reader hands its reading on then): here the report cancels it.
+TEST_F(ExecutorTest, ACallStillRunningOnTheCallersThreadIsReportedAsRunningLong) {
+    auto prepared = prepare_call(*catalog_, "sleep", json::parse(R"({"ms":20000})"));
+    ASSERT_TRUE(prepared) << prepared.error().message;
+    CallOptions options;
+    options.timeout = std::chrono::seconds(60);
+    options.cancel = std::make_shared<std::atomic<bool>>(false);
+    const auto caller_thread = std::this_thread::get_id();
+    std::atomic<int> reports{0};
+    std::atomic<bool> reported_elsewhere{false};
+    options.running_long_after = std::chrono::milliseconds(1);
+    options.on_running_long = [&, flag = options.cancel] {
+        reported_elsewhere = std::this_thread::get_id() != caller_thread;
+        ++reports;
+        flag->store(true);
+    };
+    std::promise<SkillResult> answer;
+    executor_.start(
+        prepared.value(), caller_, options, [&](SkillResult result) { answer.set_value(std::move(result)); },
+        RunOn::this_thread);
+    // start() returns once the plugin returned, which it does when cancelled; the answer may come
+    // from the watcher (CANCELLED) or from this thread (the plugin's own CANCELLED).
+    EXPECT_EQ(reports.load(), 1);
+    EXPECT_TRUE(reported_elsewhere.load());
+    const SkillResult result = answer.get_future().get();
+    EXPECT_EQ(result.error.code, "CANCELLED") << result.error.message;
+}
+
+TEST_F(ExecutorTest, AQuickCallIsNotReportedAsRunningLong) {
+    CallOptions options;
+    std::atomic<int> reports{0};
+    options.running_long_after = std::chrono::hours(1);
+    options.on_running_long = [&] { ++reports; };
+    EXPECT_TRUE(call("noop", "{}", options).ok);
+    EXPECT_EQ(reports.load(), 0);
 }
 
 TEST_F(ExecutorTest, CooperativeSkillStoppedByItsDeadlineIsATimeoutNotACancel) {

@@ -100,6 +100,28 @@ TEST_F(McpStdioTest, InitializeListAndCallOverStdioThenEofEndsTheServer) {
     EXPECT_NE(p->stderr_text().find("mcp:"), std::string::npos) << "logs go to stderr";
 }
 
+// A call runs on the thread that read it; once it runs long, another thread reads on, so pings and
+// notifications/cancelled still get through while a slow skill holds the first thread.
+TEST_F(McpStdioTest, WhileASlowCallRunsTheServerKeepsReadingAndCancelsIt) {
+    auto p = start();
+    initialize(*p);
+    send(*p, 2, "tools/call", {{"name", "sleep"}, {"arguments", {{"ms", 30000}}}});
+    std::vector<json::object> others;
+    send(*p, 3, "ping");
+    auto ping = response(*p, 3, &others);
+    EXPECT_TRUE(ping.contains("result")) << json::serialize(ping);
+    p->write_line(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}})");
+    send(*p, 4, "tools/call", {{"name", "add"}, {"arguments", {{"a", 1}, {"b", 2}}}});
+    auto add = response(*p, 4, &others);
+    EXPECT_EQ(add.at("result").at("structuredContent").at("sum").to_number<int>(), 3) << json::serialize(add);
+    // A slow call still running when the input ends does not keep the server alive.
+    send(*p, 5, "tools/call", {{"name", "sleep"}, {"arguments", {{"ms", 30000}}}});
+    send(*p, 6, "ping");
+    EXPECT_TRUE(response(*p, 6, &others).contains("result"));
+    EXPECT_EQ(p->close_and_wait(kWait), 0) << p->stderr_text();
+    for (const auto& m : others) EXPECT_FALSE(m.contains("id")) << "answered: " << json::serialize(m);
+}
+
 TEST_F(McpStdioTest, PagesAsConfiguredWithPageSize) {
     auto p = start({"--page-size", "5"});
     initialize(*p);
