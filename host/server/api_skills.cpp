@@ -70,26 +70,10 @@ Reply call_skill(ApiServices& s, ApiRequest& req) {
     // through the early responder while this thread waits for the plugin. At most half of the
     // handler threads run calls like that at once; beyond, calls go to executor workers, so hung
     // plugins (or a serial skill's queue) can never hold every handler thread.
-    //
-    // On a network thread (the daemon routes calls there, see Daemon::create), a call that runs long
-    // starts another network thread for the other connections; when no more may be started, the call
-    // is refused rather than holding the network thread.
     static std::atomic<unsigned> running_here{0};
     const unsigned limit = std::max(1u, s.host.config.server.handler_threads / 2);
     EarlyResponder respond = early_responder();
-    const bool network = on_network_thread();
-    if (network) {
-        call.options.on_running_long = network_handover();
-        if (!call.options.on_running_long) {
-            Error busy{
-                "SERVER_BUSY",
-                "too many skill calls are running long on this server at once; retry in a moment",
-                {},
-                {"find the skill calls that hang (GET /metrics counts timeouts), or wait for their plugins to return"}};
-            throw ApiFailure(http::status::service_unavailable, std::move(busy));
-        }
-        running_here.fetch_add(1);
-    } else if (!respond || running_here.fetch_add(1) >= limit) {
+    if (!respond || running_here.fetch_add(1) >= limit) {
         if (respond) running_here.fetch_sub(1);
         return call_reply(s.host.pipeline->call(*snapshot, call));
     }

@@ -108,15 +108,6 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
     http.max_streams_per_user = d->settings_.max_streams_per_user;
     http.max_connections = d->settings_.max_connections;
     http.stream_write_timeout = d->settings_.stream_write_timeout;
-    // Skill calls run on the network thread that read them (no hand-off); one that runs long starts
-    // another network thread (api_skills.cpp), up to max_extra_network_threads (64, like the
-    // executor's workers); beyond, calls are refused with SERVER_BUSY.
-    http.handle_on_network_thread = [](const Request& request) {
-        const std::string_view target = request.target();
-        const std::string_view path = target.substr(0, target.find('?'));
-        return request.method() == http::verb::post && path.starts_with("/v1/skills/") && path.ends_with("/call") &&
-               path.find('/', 11) == path.size() - 5;
-    };
     d->server_ = std::make_unique<HttpServer>(
         http, [self](Request& r) { return self->dispatch(r); },
         [self](http::status s, std::string_view code, std::string_view message, unsigned version) {

@@ -11,10 +11,7 @@
 #include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
-#include <boost/beast/core/buffers_range.hpp>
 #include <boost/beast/http/read.hpp>
-#include <boost/beast/http/serializer.hpp>
-#include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
 
 #include <spdlog/spdlog.h>
@@ -51,10 +48,7 @@ struct HttpServer::Internals {
     std::size_t accept_failures = 0;   // in the current episode; used only by the accept chain
     std::size_t refused_over_cap = 0;  // connections refused since the last one accepted
     net::thread_pool handlers;
-    std::mutex network_threads_mutex;  // network_handover() adds threads from other threads
     std::vector<std::thread> network_threads;
-    unsigned extra_network_threads = 0;
-    bool network_threads_closed = false;
     std::atomic<bool> stopping{false};
     bool stopped = false;
 
@@ -93,21 +87,6 @@ struct HttpServer::Internals {
         }
     }
 
-    bool may_add_network_thread() {
-        std::lock_guard lock(network_threads_mutex);
-        return !network_threads_closed && extra_network_threads < options.max_extra_network_threads;
-    }
-    void add_network_thread() {
-        std::lock_guard lock(network_threads_mutex);
-        if (network_threads_closed || extra_network_threads >= options.max_extra_network_threads) return;
-        try {
-            network_threads.emplace_back([this] { ioc.run(); });
-            ++extra_network_threads;
-        } catch (const std::exception& e) {
-            spdlog::error("http: cannot start another network thread: {}", e.what());
-        }
-    }
-
     void accept();
     void accepted(tcp::socket socket);
     void refuse_connection(tcp::socket& socket);
@@ -119,8 +98,6 @@ namespace {
 
 // The responder of the request this handler thread is running, for early_responder().
 thread_local const EarlyResponder* current_responder = nullptr;
-// The server whose network thread runs the current handler, for network_handover().
-thread_local HttpServer::Internals* current_network = nullptr;
 
 std::string sse_text(std::string_view event, std::string_view data, std::string_view id,
                      std::chrono::milliseconds retry) {
@@ -140,24 +117,6 @@ std::string sse_text(std::string_view event, std::string_view data, std::string_
     }
     out.append("\n");
     return out;
-}
-
-constexpr std::size_t kSendFailed = static_cast<std::size_t>(-1);
-
-// Sends bytes[done..] as far as the socket takes them without waiting; returns how far it got, or
-// kSendFailed when the client went away (EPIPE, ECONNRESET) or the server shut the socket.
-std::size_t send_available(int fd, const std::string& bytes, std::size_t done) {
-    while (done < bytes.size()) {
-        const ssize_t n = ::send(fd, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (n > 0) {
-            done += static_cast<std::size_t>(n);
-            continue;
-        }
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return done;
-        return kSendFailed;
-    }
-    return done;
 }
 
 class SocketEventStream final : public EventStreamWriter {
@@ -184,12 +143,13 @@ public:
         const auto deadline = std::chrono::steady_clock::now() + timeout_;
         std::size_t done = 0;
         while (done < text.size()) {
-            done = send_available(fd, text, done);
-            if (done == kSendFailed) {
-                failed_ = true;  // the client went away (EPIPE, ECONNRESET) or the server shut the socket
-                break;
+            const ssize_t n = ::send(fd, text.data() + done, text.size() - done, MSG_NOSIGNAL | MSG_DONTWAIT);
+            if (n > 0) {
+                done += static_cast<std::size_t>(n);
+                continue;
             }
-            if (done < text.size()) {
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
                 const auto left =
                     std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
                 if (left.count() <= 0) {
@@ -202,7 +162,10 @@ public:
                 }
                 pollfd p{fd, POLLOUT, 0};
                 (void)::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
+                continue;
             }
+            failed_ = true;  // the client went away (EPIPE, ECONNRESET) or the server shut the socket
+            break;
         }
         return !failed_;
     }
@@ -267,8 +230,6 @@ private:
         stream_.expires_never();
         in_.request_started();
         auto request = std::make_shared<Request>(parser_->release());
-        if (in_.options.handle_on_network_thread && in_.options.handle_on_network_thread(*request))
-            return handle_here(*request);
         net::post(in_.handlers, [self = shared_from_this(), request] {
             // The handler's return value answers, unless the handler answered earlier through
             // early_responder() (from another thread, while it is still busy): whichever is first.
@@ -287,106 +248,6 @@ private:
             current_responder = nullptr;
             respond(std::move(reply));
         });
-    }
-
-    // On this network thread, holding the connection's strand until the handler returns.
-    void handle_here(Request& request) {
-        auto answered = std::make_shared<std::atomic<bool>>(false);
-        auto running = std::make_shared<std::atomic<bool>>(true);
-        const unsigned version = request.version();
-        const bool keep_alive = request.keep_alive();
-        EarlyResponder respond = [self = shared_from_this(), answered, running, keep_alive, version](Reply reply) {
-            if (answered->exchange(true)) return;
-            // The handler still holds the strand, so nothing could read the connection's next
-            // request: answer from here and close it.
-            if (running->load()) return self->answer_and_close(std::move(reply), version);
-            const bool close = !keep_alive || self->in_.stopping.load();
-            net::post(self->stream_.get_executor(), [self, reply = std::move(reply), close, version]() mutable {
-                self->answer(std::move(reply), close, version);
-            });
-        };
-        current_responder = &respond;
-        current_network = &in_;
-        Reply reply = in_.handle(request);
-        current_responder = nullptr;
-        current_network = nullptr;
-        running->store(false);
-        if (answered->exchange(true)) return;
-        answer_here(std::move(reply), !keep_alive || in_.stopping.load(), version);
-    }
-
-    // From another thread while a handler holds the connection's strand (see handle_here).
-    void answer_and_close(Reply reply, unsigned version) {
-        if (auto* response = std::get_if<Response>(&reply)) {
-            response->version(version);
-            response->keep_alive(false);
-            response->prepare_payload();
-            std::string bytes;
-            if (serialize(*response, bytes)) (void)send_now(bytes);  // small; what does not fit is lost
-        }
-        in_.request_done();
-        close();
-    }
-
-    // On the network thread that ran the handler, holding the connection's strand. A response the
-    // socket takes at once (nearly all) is written here and the next read armed from here.
-    void answer_here(Reply reply, bool close_after, unsigned version) {
-        auto* response = std::get_if<Response>(&reply);
-        if (!response) {
-            return net::post(stream_.get_executor(),
-                             [self = shared_from_this(), reply = std::move(reply), close_after, version]() mutable {
-                                 self->answer(std::move(reply), close_after, version);
-                             });
-        }
-        response->version(version);
-        response->keep_alive(!close_after);
-        response->prepare_payload();
-        auto bytes = std::make_shared<std::string>();
-        if (!serialize(*response, *bytes)) {
-            return net::post(stream_.get_executor(),
-                             [self = shared_from_this(), reply = std::move(reply), close_after, version]() mutable {
-                                 self->answer(std::move(reply), close_after, version);
-                             });
-        }
-        const std::size_t sent = send_now(*bytes);
-        if (sent == bytes->size()) {
-            in_.request_done();
-            if (close_after) return close();
-            return read();
-        }
-        if (sent == kSendFailed) {
-            in_.request_done();
-            return close();
-        }
-        // The client's window is full: the rest goes out on the network thread, with the write timeout.
-        net::post(stream_.get_executor(), [self = shared_from_this(), bytes, sent, close_after] {
-            self->stream_.expires_after(self->in_.options.write_timeout);
-            net::async_write(self->stream_, net::buffer(*bytes) + sent,
-                             [self, bytes, close_after](beast::error_code ec, std::size_t) {
-                                 self->in_.request_done();
-                                 if (ec || close_after) return self->close();
-                                 self->read();
-                             });
-        });
-    }
-
-    static bool serialize(Response& response, std::string& out) {
-        http::serializer<false, http::string_body> serializer(response);
-        out.reserve(response.body().size() + 256);
-        beast::error_code ec;
-        do {
-            serializer.next(ec, [&](beast::error_code&, const auto& buffers) {
-                for (const auto buffer : beast::buffers_range_ref(buffers))
-                    out.append(static_cast<const char*>(buffer.data()), buffer.size());
-                serializer.consume(beast::buffer_bytes(buffers));
-            });
-        } while (!ec && !serializer.is_done());
-        return !ec;
-    }
-
-    // Writes what the socket takes without waiting; kSendFailed when the client went away.
-    std::size_t send_now(const std::string& bytes) {
-        return send_available(stream_.socket().native_handle(), bytes, 0);
     }
 
     void answer(Reply reply, bool close_after, unsigned version) {
@@ -429,18 +290,6 @@ private:
 
 EarlyResponder early_responder() {
     return current_responder ? *current_responder : EarlyResponder{};
-}
-
-bool on_network_thread() {
-    return current_network != nullptr;
-}
-
-std::function<void()> network_handover() {
-    HttpServer::Internals* in = current_network;
-    if (!in || !in->may_add_network_thread()) return {};
-    return [in, used = std::make_shared<std::atomic<bool>>(false)] {
-        if (!used->exchange(true)) in->add_network_thread();
-    };
 }
 
 std::size_t HttpServer::Internals::open_connections() const {
@@ -629,7 +478,6 @@ Status HttpServer::start() {
     bound_port_ = in.acceptor.local_endpoint().port();
     in.accept();
     const unsigned n = std::max(1u, options_.network_threads);
-    std::lock_guard lock(in.network_threads_mutex);
     for (unsigned i = 0; i < n; ++i) in.network_threads.emplace_back([&in] { in.ioc.run(); });
     return {};
 }
@@ -679,13 +527,7 @@ void HttpServer::stop() {
     in.handlers.join();
     in.work.reset();
     in.ioc.stop();
-    std::vector<std::thread> threads;
-    {
-        std::lock_guard lock(in.network_threads_mutex);
-        in.network_threads_closed = true;
-        threads.swap(in.network_threads);
-    }
-    for (auto& t : threads) {
+    for (auto& t : in.network_threads) {
         if (t.joinable()) t.join();
     }
 }

@@ -39,12 +39,6 @@ struct HttpServerOptions {
         30000};                             // an event the client does not take this long ends the stream
     std::chrono::seconds idle_timeout{60};  // a connection whose next request does not arrive whole in this long closes
     std::chrono::seconds write_timeout{30};  // a response must be taken by the client within this
-    // Requests this says yes to are handled on the network thread that read them, with no hand-off
-    // to the handler pool. Such a handler must not block unless network_handover() covers it (a
-    // skill call hands over when it runs long). Empty: every request goes to the handler pool.
-    std::function<bool(const Request&)> handle_on_network_thread{};
-    // Network threads started by network_handover() at most (they stay until stop()).
-    unsigned max_extra_network_threads = 64;
 };
 
 // Called on a handler thread for every request; may block. Exceptions are caught by the server and
@@ -62,15 +56,6 @@ using ErrorResponder = std::function<Response(http::status status, std::string_v
 using EarlyResponder = std::function<void(Reply)>;
 // The responder of the request the calling handler thread runs; empty outside a handler.
 EarlyResponder early_responder();
-
-// True inside a handler that runs on a network thread (see handle_on_network_thread).
-bool on_network_thread();
-// Inside such a handler: an action that, called once from any thread while the handler is busy
-// (e.g. by the deadline watcher when a skill call runs long), starts another network thread so the
-// other connections keep being served. Empty elsewhere, or when max_extra_network_threads run.
-// A request answered early (early_responder) while its handler still holds the network thread is
-// answered with `Connection: close`: its connection cannot read on until the handler returns.
-std::function<void()> network_handover();
 
 class HttpServer {
 public:
