@@ -206,6 +206,19 @@ Result<std::shared_ptr<RunnerConnection>> ProcessPlugin::runner_for(const CallCo
         std::this_thread::sleep_until(start_at);
     }
     if (found != runners_.end()) runners_.erase(found);
+    // The sandbox grants the data directory only if it exists when the runner starts (and keeps
+    // granting that directory, so it is made here, once per runner, not per call).
+    if (!context.data_dir.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(context.data_dir, ec);
+        if (ec) {
+            Error error{"DATA_DIR_UNAVAILABLE", "cannot create the plugin data directory " + context.data_dir.string() +
+                                                    " (" + ec.message() +
+                                                    "); check that the skillhost home is writable"};
+            error.details["data_dir"] = context.data_dir.string();
+            return error;
+        }
+    }
     Result<std::shared_ptr<RunnerConnection>> started = RunnerConnection::start(launch_for(&context));
     if (!started) return started.error();
     if (restart) {
@@ -223,18 +236,6 @@ RawOutcome ProcessPlugin::invoke(const CallContext& context, std::string_view ar
         error.details["plugin"] = manifest_.name;
         error.details["skill"] = context.skill_id;
         return error_outcome(error);
-    }
-    // The runner's sandbox grants the data directory only if it exists when the runner starts.
-    if (!context.data_dir.empty()) {
-        std::error_code ec;
-        std::filesystem::create_directories(context.data_dir, ec);
-        if (ec) {
-            Error error{"DATA_DIR_UNAVAILABLE", "cannot create the plugin data directory " + context.data_dir.string() +
-                                                    " (" + ec.message() +
-                                                    "); check that the skillhost home is writable"};
-            error.details["data_dir"] = context.data_dir.string();
-            return error_outcome(error);
-        }
     }
     // A runner that retires (idle) between lookup and send answers nullopt: take a fresh one.
     for (int attempt = 0; attempt < 3; ++attempt) {

@@ -132,11 +132,12 @@ int main(int argc, char** argv) {
     Result<boost::json::object> enforced = runner::apply_sandbox(sandbox);
     if (!enforced) fail(link, enforced.error());
 
-    runner::RemoteCompletions completions(link);
     plugin::LoaderOptions options;
+    options.isolation.max_result_bytes = number(args, "max-result-bytes", options.isolation.max_result_bytes);
+    runner::HostRequests requests(link, options.isolation.max_result_bytes);
+    runner::RemoteCompletions completions(requests);
     options.private_copy = false;  // this process maps the library once and nothing else
     options.completions = std::shared_ptr<plugin::CompletionService>(&completions, [](plugin::CompletionService*) {});
-    options.isolation.max_result_bytes = number(args, "max-result-bytes", options.isolation.max_result_bytes);
     Result<std::shared_ptr<plugin::LoadedPlugin>> loaded = plugin::PluginLoader(options).load(manifest.value());
     if (!loaded) fail(link, loaded.error());
 
@@ -154,7 +155,7 @@ int main(int argc, char** argv) {
     link.send(FrameType::ready, 0, plugin::wire::encode(ready));
 
     {
-        runner::CallServer server(link, loaded.value(), completions,
+        runner::CallServer server(link, loaded.value(), requests,
                                   std::chrono::milliseconds(number(args, "idle-ms", 300000)));
         // A call that ignores cancellation still runs inside the plugin: leave without unloading.
         if (!server.serve()) std::_Exit(0);
