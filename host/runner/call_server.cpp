@@ -20,6 +20,15 @@ constexpr auto stop_grace = std::chrono::seconds(2);
 constexpr std::size_t max_host_frame = std::size_t{64} << 20;
 // A path longer than this is withheld without asking the host (PATH_MAX is 4096).
 constexpr std::size_t max_checked_path = 32 * 1024;
+// A call running inline this long has its reader role taken over, so other calls get read.
+constexpr auto takeover_after = std::chrono::milliseconds(1);
+// The watcher keeps watching (timed waits) this long after the last call, then sleeps.
+constexpr auto watch_period = std::chrono::milliseconds(100);
+
+using Clock = std::chrono::steady_clock;
+
+// The park generation this thread holds the reader role under (0: none).
+thread_local std::uint64_t parked_here = 0;
 
 plugin::RawOutcome refused(std::string code, std::string message) {
     plugin::RawOutcome outcome;
@@ -42,6 +51,7 @@ std::optional<plugin::RawOutcome> HostRequests::ask(std::uint64_t call_sequence,
         return refused("HOST_REQUEST_TOO_LARGE", "a request to the host of " + std::to_string(body.size()) +
                                                      " bytes is over the limit of " + std::to_string(max_body_) +
                                                      " bytes (isolation.max_result_bytes); send less");
+    if (before_waiting_) before_waiting_();
     Waiter waiter;
     std::uint64_t id = 0;
     {
@@ -94,7 +104,9 @@ CallServer::CallServer(HostLink& link, std::shared_ptr<plugin::LoadedPlugin> plu
       plugin_(std::move(plugin)),
       requests_(requests),
       idle_timeout_(idle_timeout),
-      frames_(max_host_frame) {}
+      frames_(max_host_frame) {
+    requests_.before_waiting([this] { unpark_if_mine(); });
+}
 
 CallServer::~CallServer() {
     {
@@ -120,28 +132,86 @@ bool CallServer::serve() {
 
 void CallServer::work() {
     std::unique_lock lock(mutex_);
+    bool watching = false;
     for (;;) {
-        ++waiting_threads_;
-        reader_free_.wait(lock, [&] { return stopping_ || !queue_.empty() || !reader_taken_; });
-        --waiting_threads_;
         if (stopping_) return;
-        std::shared_ptr<Active> call;
         if (!queue_.empty()) {
-            call = std::move(queue_.front());
+            std::shared_ptr<Active> call = std::move(queue_.front());
             queue_.pop_front();
-        } else {
-            reader_taken_ = true;
             lock.unlock();
-            call = read_until_call();
+            run(*call);
             lock.lock();
-            if (!call) return;
+            retire(*call);
+            continue;
         }
-        lock.unlock();
-        run(*call);
-        lock.lock();
-        active_.erase(call->id);
-        if (active_.empty()) drained_.notify_all();
+        const auto now = Clock::now();
+        const bool overdue = watching && parked_ && now >= parked_since_ + takeover_after;
+        if (!reader_taken_ || overdue) {
+            if (overdue) {
+                parked_ = false;
+                ++park_generation_;  // the thread running the call finds the role gone
+            }
+            reader_taken_ = true;
+            if (watching) {
+                watching = false;
+                watcher_awake_ = false;
+            }
+            if (!lead(lock)) return;
+            continue;
+        }
+        if (!watcher_awake_) {
+            watching = true;
+            watcher_awake_ = true;
+        }
+        ++waiting_threads_;
+        if (watching && parked_) {
+            reader_free_.wait_until(lock, parked_since_ + takeover_after);
+        } else if (watching && now - last_park_ < watch_period) {
+            reader_free_.wait_for(lock, takeover_after);
+        } else {
+            if (watching) {
+                watching = false;
+                watcher_awake_ = false;
+            }
+            reader_free_.wait(lock);
+        }
+        --waiting_threads_;
     }
+}
+
+bool CallServer::lead(std::unique_lock<std::mutex>& lock) {
+    for (;;) {
+        lock.unlock();
+        std::shared_ptr<Active> call = read_until_call();
+        if (!call) {
+            lock.lock();
+            return false;
+        }
+        const std::uint64_t generation = parked_here;
+        run(*call);
+        parked_here = 0;
+        lock.lock();
+        retire(*call);
+        if (!parked_ || park_generation_ != generation) return true;  // taken over meanwhile
+        parked_ = false;
+    }
+}
+
+void CallServer::retire(const Active& call) {
+    active_.erase(call.id);
+    if (active_.empty()) drained_.notify_all();
+}
+
+void CallServer::unpark_if_mine() {
+    if (parked_here == 0) return;
+    std::lock_guard lock(mutex_);
+    if (parked_ && park_generation_ == parked_here) {
+        parked_ = false;
+        reader_taken_ = false;
+        ++park_generation_;
+        reader_free_.notify_one();
+    }
+    parked_here = 0;
 }
 
 std::shared_ptr<CallServer::Active> CallServer::read_until_call() {
@@ -170,16 +240,20 @@ std::shared_ptr<CallServer::Active> CallServer::read_until_call() {
                 std::lock_guard lock(mutex_);
                 idle_reported_ = false;
                 active_.emplace(call->id, call);
-                // Run it here; another thread reads meanwhile (a waiting one, else a new one, else
-                // this one keeps reading and the call waits for a thread to come free).
-                if (waiting_threads_ > 0) {
-                    reader_taken_ = false;
-                    reader_free_.notify_one();
-                    return call;
-                }
-                if (threads_.size() < max_threads) {
-                    reader_taken_ = false;
+                // Run it here with the reader role parked: a waiting thread (or a new one) takes it
+                // over if the call runs long. With every thread busy, keep reading; it waits.
+                bool relief = waiting_threads_ > 0;
+                if (!relief && threads_.size() < max_threads) {
                     threads_.emplace_back([this] { work(); });
+                    relief = true;
+                }
+                if (relief) {
+                    const auto now = Clock::now();
+                    parked_ = true;
+                    parked_since_ = now;
+                    last_park_ = now;
+                    parked_here = ++park_generation_;
+                    if (!watcher_awake_) reader_free_.notify_one();
                     return call;
                 }
                 queue_.push_back(std::move(call));
