@@ -1,5 +1,6 @@
 #include "plugin/process_plugin.hpp"
 
+#include "plugin/runner_cgroups.hpp"
 #include "plugin/supervision_counters.hpp"
 
 #include <boost/json/parse.hpp>
@@ -7,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cctype>
 #include <thread>
 #include <utility>
 
@@ -77,7 +79,9 @@ std::optional<Error> ProcessPlugin::quarantine() const {
 boost::json::object ProcessPlugin::sandbox() const {
     std::error_code ec;
     boost::json::value parsed = boost::json::parse(ready_.sandbox_json, ec);
-    return !ec && parsed.is_object() ? parsed.get_object() : boost::json::object{};
+    boost::json::object out = !ec && parsed.is_object() ? parsed.get_object() : boost::json::object{};
+    out["cgroup"] = runner_cgroups().describe();
+    return out;
 }
 
 std::size_t ProcessPlugin::runner_count() const {
@@ -113,6 +117,21 @@ RunnerLaunch ProcessPlugin::launch_for(const CallContext* context) const {
                    "--idle-ms",          std::to_string(iso.idle_timeout.count()),
                    "--network",          granted.network ? "1" : "0",
                    "--workspace-access", std::string(manifest::to_string(granted.workspace))};
+    launch.args.insert(launch.args.end(), {"--max-tasks", std::to_string(iso.limits.max_tasks)});
+    if (runner_cgroups().available()) {
+        std::string leaf_name = manifest_.name;
+        for (char& c : leaf_name)
+            if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+        Result<std::filesystem::path> leaf =
+            runner_cgroups().create_leaf(leaf_name, iso.limits.memory_mb << 20, iso.limits.max_tasks);
+        if (leaf) {
+            launch.cgroup_leaf = leaf.value();
+            launch.args.insert(launch.args.end(), {"--cgroup", leaf.value().string()});
+        } else {
+            spdlog::warn("[plugin {}] runner without a cgroup (memory falls back to RLIMIT_AS): {}", manifest_.name,
+                         leaf.error().message);
+        }
+    }
     if (context) {
         launch.args.insert(launch.args.end(), {"--data-dir", context->data_dir.string()});
         if (!context->workspace_root.empty())

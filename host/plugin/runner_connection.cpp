@@ -1,5 +1,6 @@
 #include "plugin/runner_connection.hpp"
 
+#include "plugin/runner_cgroups.hpp"
 #include "plugin/supervision_counters.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -102,6 +103,7 @@ Result<std::shared_ptr<RunnerConnection>> RunnerConnection::start(RunnerLaunch l
     int fds[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
         const std::string reason = std::strerror(errno);
+        RunnerCgroups::remove_leaf(launch.cgroup_leaf);
         return Error{"RUNNER_START_FAILED", "cannot create the socket to a plugin runner for '" + launch.plugin_name +
                                                 "': " + reason + "; check the process's open-file limit"};
     }
@@ -132,6 +134,7 @@ Result<std::shared_ptr<RunnerConnection>> RunnerConnection::start(RunnerLaunch l
     ::close(fds[1]);
     if (spawned != 0) {
         ::close(fds[0]);
+        RunnerCgroups::remove_leaf(launch.cgroup_leaf);
         Error error{"RUNNER_START_FAILED", "cannot start the plugin runner " + launch.runner.string() + " for '" +
                                                launch.plugin_name + "': " + std::strerror(spawned) +
                                                "; reinstall skillhost or set isolation.runner in skillhost.yaml"};
@@ -562,6 +565,7 @@ RunnerExit RunnerConnection::reap() {
         while ((got = ::waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {}
     }
     reaped_.store(true);
+    RunnerCgroups::remove_leaf(launch_.cgroup_leaf);
     supervision_counters().runners.fetch_sub(1);
     if (got == pid_) {
         if (WIFSIGNALED(status)) exit.signal = WTERMSIG(status);

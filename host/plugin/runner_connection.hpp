@@ -49,6 +49,8 @@ struct RunnerLaunch {
     // False when the manifest declares permissions without `llm: true`: completions are refused.
     bool llm_allowed = true;
     std::chrono::milliseconds kill_grace{2000};
+    // The runner's cgroup v2 leaf (removed once the runner has exited); empty: none.
+    std::filesystem::path cgroup_leaf;
     // Called once from the reader thread when the process has ended and its calls were failed.
     std::function<void(const RunnerExit&)> on_exit;
 };

@@ -18,6 +18,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <string>
@@ -94,6 +95,18 @@ void isolate_descriptors() {
     ::dup2(2, 1);
 }
 
+// Moves this process into the cgroup leaf the host prepared (before the plugin's code runs, so
+// everything it allocates counts).
+bool join_cgroup(const std::string& leaf) {
+    const int fd = ::open((leaf + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    const bool joined = ::write(fd, "0", 1) == 1;
+    const int saved = errno;
+    ::close(fd);
+    errno = saved;
+    return joined;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -120,6 +133,13 @@ int main(int argc, char** argv) {
     sandbox.limits.memory_mb = number(args, "memory-mb", sandbox.limits.memory_mb);
     sandbox.limits.cpu_seconds = number(args, "cpu-seconds", 0);
     sandbox.limits.open_files = number(args, "open-files", sandbox.limits.open_files);
+    sandbox.limits.max_tasks = number(args, "max-tasks", sandbox.limits.max_tasks);
+    if (const std::string leaf = text(args, "cgroup"); !leaf.empty()) {
+        if (join_cgroup(leaf))
+            sandbox.cgroup = leaf;
+        else
+            sandbox.cgroup_problem = "cannot join " + leaf + ": " + std::strerror(errno);
+    }
     sandbox.read_only.push_back(manifest->library_path().parent_path());
     sandbox.read_only.push_back(manifest->file.parent_path());
     if (const std::string data_dir = text(args, "data-dir"); !data_dir.empty()) sandbox.read_write.push_back(data_dir);

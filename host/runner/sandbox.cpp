@@ -237,8 +237,17 @@ Result<boost::json::object> apply_sandbox(const SandboxRequest& request) {
     boost::json::object limits;
     set_limit(RLIMIT_NOFILE, request.limits.open_files, limits, "open_files");
     set_limit(RLIMIT_CPU, request.limits.cpu_seconds, limits, "cpu_seconds");
-    // Sanitizers reserve terabytes of address space: an address-space limit would stop the runner.
-    if (!sanitizer_build()) set_limit(RLIMIT_AS, request.limits.memory_mb << 20, limits, "memory_bytes");
+    if (!request.cgroup.empty()) {
+        limits["memory"] = "cgroup v2 memory.max";
+        limits["memory_bytes"] = request.limits.memory_mb << 20;
+        limits["tasks"] = request.limits.max_tasks;
+        limits["cgroup"] = request.cgroup;
+    } else {
+        limits["memory"] = "RLIMIT_AS";
+        if (!request.cgroup_problem.empty()) limits["cgroup_problem"] = request.cgroup_problem;
+        // Sanitizers reserve terabytes of address space: an address-space limit would stop the runner.
+        if (!sanitizer_build()) set_limit(RLIMIT_AS, request.limits.memory_mb << 20, limits, "memory_bytes");
+    }
     set_limit(RLIMIT_CORE, 0, limits, "core");
     rlimit no_core{0, 0};
     ::setrlimit(RLIMIT_CORE, &no_core);  // a crash dump would hold the plugin's (and user's) data
