@@ -159,7 +159,7 @@ void ProcessPlugin::record_exit(const std::shared_ptr<Supervision>& supervision,
     {
         std::lock_guard lock(supervision->mutex);
         const auto now = Clock::now();
-        (exit.killed_by_host ? supervision_counters().kills : supervision_counters().crashes).fetch_add(1);
+        supervision_counters().count(plugin, exit.killed_by_host ? SupervisionEvent::kill : SupervisionEvent::crash);
         supervision->crashes.push_back(now);
         while (!supervision->crashes.empty() && now - supervision->crashes.front() > options.crash_window)
             supervision->crashes.pop_front();
@@ -178,7 +178,7 @@ void ProcessPlugin::record_exit(const std::shared_ptr<Supervision>& supervision,
             q.details["window_s"] = minutes;
             q.details["last_exit"] = exit.description;
             supervision->quarantine = q;
-            supervision_counters().quarantines.fetch_add(1);
+            supervision_counters().count(plugin, SupervisionEvent::quarantine);
             quarantined = std::move(q);
         }
     }
@@ -242,7 +242,7 @@ Result<std::shared_ptr<RunnerConnection>> ProcessPlugin::runner_for(const CallCo
     if (!started) return started.error();
     if (restart) {
         std::lock_guard slock(supervision_->mutex);
-        supervision_counters().restarts.fetch_add(1);
+        supervision_counters().count(manifest_.name, SupervisionEvent::restart);
     }
     runners_.emplace(context.user_id, started.value());
     return started;

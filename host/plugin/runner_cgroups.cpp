@@ -72,8 +72,7 @@ CgroupPlacement RunnerCgroups::detect(const fs::path& proc_self_cgroup, const fs
         out.reason = "the memory and pids controllers are not delegated to " + out.base.string();
         return out;
     }
-    if (::access((out.base / "cgroup.subtree_control").c_str(), W_OK) != 0 ||
-        ::access(out.base.c_str(), W_OK) != 0) {
+    if (::access((out.base / "cgroup.subtree_control").c_str(), W_OK) != 0 || ::access(out.base.c_str(), W_OK) != 0) {
         out.reason = out.base.string() + " is not writable by the host (delegate it, e.g. systemd Delegate=yes)";
         return out;
     }
@@ -89,10 +88,12 @@ Result<fs::path> RunnerCgroups::create_leaf(std::string_view name, std::uint64_t
     if (!prepared_) {
         std::error_code ec;
         fs::create_directories(placement_.base / host_leaf, ec);
-        const bool moved = !ec && write_control(placement_.base / host_leaf / "cgroup.procs", std::to_string(::getpid()), problem);
+        const bool moved =
+            !ec && write_control(placement_.base / host_leaf / "cgroup.procs", std::to_string(::getpid()), problem);
         if (!moved || !write_control(placement_.base / "cgroup.subtree_control", "+memory +pids", problem)) {
             placement_.available = false;
-            placement_.reason = ec ? "cannot create " + (placement_.base / host_leaf).string() + " (" + ec.message() + ")" : problem;
+            placement_.reason =
+                ec ? "cannot create " + (placement_.base / host_leaf).string() + " (" + ec.message() + ")" : problem;
             return Error{"CGROUP_FAILED", placement_.reason};
         }
         prepared_ = true;
@@ -125,8 +126,12 @@ bool RunnerCgroups::available() const {
 
 boost::json::object RunnerCgroups::describe() const {
     std::lock_guard lock(mutex_);
-    if (placement_.available) return {{"memory", "cgroup v2 memory.max"}, {"tasks", "cgroup v2 pids.max"}, {"base", placement_.base.string()}};
-    return {{"memory", "RLIMIT_AS"}, {"tasks", "one process (seccomp); threads bounded by memory"}, {"reason", placement_.reason}};
+    if (placement_.available)
+        return {
+            {"memory", "cgroup v2 memory.max"}, {"tasks", "cgroup v2 pids.max"}, {"base", placement_.base.string()}};
+    return {{"memory", "RLIMIT_AS"},
+            {"tasks", "one process (seccomp); threads bounded by memory"},
+            {"reason", placement_.reason}};
 }
 
 RunnerCgroups& runner_cgroups() {

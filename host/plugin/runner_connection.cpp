@@ -143,7 +143,7 @@ Result<std::shared_ptr<RunnerConnection>> RunnerConnection::start(RunnerLaunch l
     }
 
     std::shared_ptr<RunnerConnection> connection(new RunnerConnection(std::move(launch), pid, fds[0]));
-    supervision_counters().runners.fetch_add(1);
+    supervision_counters().runner_started(connection->launch_.plugin_name, pid);
     connection->background_ = std::thread([raw = connection.get()] { raw->background_loop(); });
 
     std::unique_lock lock(connection->mutex_);
@@ -566,7 +566,7 @@ RunnerExit RunnerConnection::reap() {
     }
     reaped_.store(true);
     RunnerCgroups::remove_leaf(launch_.cgroup_leaf);
-    supervision_counters().runners.fetch_sub(1);
+    supervision_counters().runner_ended(launch_.plugin_name, pid_);
     if (got == pid_) {
         if (WIFSIGNALED(status)) exit.signal = WTERMSIG(status);
         if (WIFEXITED(status)) exit.exit_status = WEXITSTATUS(status);
