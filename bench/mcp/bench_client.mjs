@@ -26,9 +26,9 @@
 // the expected text, the same text from every server).
 //
 // Reported per server: calls/s (measured calls / the wall time of its blocks), latency percentiles
-// of single round trips, and the CPU time per call of the server process (all threads, from
-// /proc/PID/stat: the process COMMAND started, so a wrapper such as strace counts instead) and of
-// this client. The first server is the reference of the ratio line. Last
+// of single round trips, and the CPU time per call of the server process (all threads and every
+// descendant, such as skillhost's plugin runners, from /proc/PID/stat: the process COMMAND started,
+// so a wrapper such as strace counts instead) and of this client. The first server is the reference of the ratio line. Last
 // line: one JSON object with everything (for scripts).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -83,15 +83,42 @@ try {
   clockTicks = Number.parseInt(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }), 10) || 100;
 } catch {}
 
-// utime + stime of every thread of the process, in microseconds (null when /proc is unavailable).
-function processCpuUs(pid) {
+// CPU time of one process (every thread, and its reaped children), in clock ticks; null if gone.
+function ownTicks(pid) {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / clockTicks;
+    return Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
   } catch {
     return null;
   }
+}
+
+// The process's living children (e.g. skillhost's plugin runners), from every thread's list.
+function childrenOf(pid) {
+  const out = [];
+  try {
+    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+      const text = fs.readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").trim();
+      if (text) out.push(...text.split(" ").map(Number));
+    }
+  } catch {}
+  return out;
+}
+
+// CPU time of the server in microseconds (null when /proc is unavailable): the process and every
+// descendant, living or reaped, since plugin runners are part of the server.
+function processCpuUs(pid) {
+  const root = ownTicks(pid);
+  if (root === null) return null;
+  let ticks = root;
+  const pending = childrenOf(pid);
+  for (let seen = 0; pending.length > 0 && seen < 256; ++seen) {
+    const child = pending.pop();
+    ticks += ownTicks(child) ?? 0;
+    pending.push(...childrenOf(child));
+  }
+  return (ticks * 1e6) / clockTicks;
 }
 
 function clientCpuUs() {

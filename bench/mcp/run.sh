@@ -4,7 +4,11 @@
 # Measures sequential `tools/call` round trips (one request in flight at a time) with the official
 # MCP TypeScript SDK client (@modelcontextprotocol/sdk: Client + StdioClientTransport) against three
 # servers started side by side in the same run:
-#   skillhost  `skillhost mcp` serving the `echo` skill of the echo test fixture
+#   skillhost  `skillhost mcp` serving the `echo` skill of the echo test fixture in its own
+#              sandboxed runner process (the default for a plugin not shipped with skillhost; the
+#              runner's CPU counts as server CPU);
+#   skillhost-inproc  the same with `isolation: {plugins: {echo: in_process}}`: the plugin
+#              loaded into the host process
 #              (tests/fixtures/echo), from a throw-away config and home: only that plugin, the
 #              repository's etc/users.yaml and etc/policy.yaml (user owner, supervised_auto; echo
 #              is read-only and low risk, so it runs without approval), audit log included;
@@ -104,11 +108,18 @@ include_builtin_plugins: false
 isolation:
   mode: ${ISOLATION:-in_process}
 EOF
+cat "$work/skillhost.yaml" - >"$work/skillhost-inproc.yaml" <<EOF
+isolation:
+  plugins:
+    echo: in_process
+EOF
+mkdir -p "$work/home-inproc"
 
 echo "skillhost: $binary ($("$binary" --version 2>/dev/null | head -n 1 || echo "version unknown"))"
 echo "sdk: @modelcontextprotocol/sdk $sdk_version, zod $zod_version, node $(node --version)"
 # shellcheck disable=SC2086 # BENCH_CLIENT_ARGS is a list of options
 cd "$cache" && node bench_client.mjs --calls "$calls" --warmup "$warmup" ${BENCH_CLIENT_ARGS:-} \
   -- skillhost "$binary" mcp --config "$work/skillhost.yaml" --home "$work/home" \
+  --- skillhost-inproc "$binary" mcp --config "$work/skillhost-inproc.yaml" --home "$work/home-inproc" \
   --- sdk node "$cache/sdk_echo_server.mjs" \
   --- floor node "$cache/floor_server.mjs"

@@ -9,6 +9,25 @@
 namespace skillhost::cli {
 namespace {
 
+// What the skill's plugin may touch (its manifest) and how it runs (the host's configuration):
+// policy decides whether a call runs, these decide what the running code can reach.
+boost::json::object plugin_grants(const plugin::LoadedPlugin& plugin) {
+    const manifest::Permissions& p = plugin.manifest().permissions;
+    return {{"workspace", manifest::to_string(p.workspace)},
+            {"network", p.network},
+            {"llm", p.llm},
+            {"declared", p.declared},
+            {"isolation", plugin.isolated() ? "process" : "in_process"}};
+}
+
+std::string plugin_grants_text(const plugin::LoadedPlugin& plugin) {
+    const manifest::Permissions& p = plugin.manifest().permissions;
+    return "plugin '" + plugin.manifest().name + "' permissions (manifest): workspace " +
+           std::string(manifest::to_string(p.workspace)) + ", network " + (p.network ? "yes" : "no") + ", llm " +
+           (p.llm ? "yes" : "no") + (p.declared ? "" : " (not declared)") + "; runs " +
+           (plugin.isolated() ? "in its own sandboxed process" : "in the host process") + "\n";
+}
+
 struct ExplainArgs {
     std::string skill;
     std::string args = "{}";
@@ -48,6 +67,7 @@ int run_explain(CliContext& ctx, const ExplainArgs& a) {
     if (a.json) {
         boost::json::object out = explanation.to_json();
         if (!prepared) out["arguments_error"] = prepared.error().to_json();
+        out["plugin_permissions"] = plugin_grants(*entry->plugin);
         print_json(out);
         return kExitOk;
     }
@@ -56,6 +76,7 @@ int run_explain(CliContext& ctx, const ExplainArgs& a) {
                   << "\n\n";
     std::cout << explanation.to_text();
     if (!explanation.to_text().empty() && explanation.to_text().back() != '\n') std::cout << "\n";
+    std::cout << plugin_grants_text(*entry->plugin);
     return kExitOk;
 }
 

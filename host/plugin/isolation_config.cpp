@@ -22,6 +22,7 @@ IsolationOptions isolation_options(const config::HostConfig& config) {
     options.limits.memory_mb = s.memory_mb;
     options.limits.cpu_seconds = s.cpu_seconds;
     options.limits.open_files = s.open_files;
+    options.limits.max_tasks = s.max_tasks;
     options.max_result_bytes = s.max_result_bytes;
     options.crash_limit = s.crash_limit;
     options.crash_window = s.crash_window;

@@ -8,11 +8,6 @@
 
 namespace skillhost::plugin {
 
-SupervisionCounters& supervision_counters() {
-    static SupervisionCounters counters;
-    return counters;
-}
-
 std::string_view to_string(IsolationMode mode) {
     return mode == IsolationMode::process ? "process" : "in_process";
 }

@@ -24,9 +24,11 @@ std::string_view to_string(SandboxMode mode);
 
 // Per-runner resource limits; 0 means "not limited".
 struct RunnerLimits {
-    std::uint64_t memory_mb = 1024;  // RLIMIT_AS (not applied in sanitizer builds, which reserve huge maps)
+    std::uint64_t memory_mb = 1024;  // cgroup v2 memory.max where available, else RLIMIT_AS (not in
+                                     // sanitizer builds, which reserve huge maps)
     std::uint64_t cpu_seconds = 0;   // RLIMIT_CPU: a runner's whole life, so off by default
     std::uint64_t open_files = 256;  // RLIMIT_NOFILE
+    std::uint64_t max_tasks = 512;   // threads (cgroup v2 pids.max, where the host has cgroups)
 };
 
 struct IsolationOptions {

@@ -1,5 +1,6 @@
 #include "plugin/process_plugin.hpp"
 
+#include "plugin/runner_cgroups.hpp"
 #include "plugin/supervision_counters.hpp"
 
 #include <boost/json/parse.hpp>
@@ -7,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cctype>
 #include <thread>
 #include <utility>
 
@@ -77,7 +79,9 @@ std::optional<Error> ProcessPlugin::quarantine() const {
 boost::json::object ProcessPlugin::sandbox() const {
     std::error_code ec;
     boost::json::value parsed = boost::json::parse(ready_.sandbox_json, ec);
-    return !ec && parsed.is_object() ? parsed.get_object() : boost::json::object{};
+    boost::json::object out = !ec && parsed.is_object() ? parsed.get_object() : boost::json::object{};
+    out["cgroup"] = runner_cgroups().describe();
+    return out;
 }
 
 boost::json::object ProcessPlugin::supervision() const {
@@ -129,6 +133,21 @@ RunnerLaunch ProcessPlugin::launch_for(const CallContext* context) const {
                    "--idle-ms",          std::to_string(iso.idle_timeout.count()),
                    "--network",          granted.network ? "1" : "0",
                    "--workspace-access", std::string(manifest::to_string(granted.workspace))};
+    launch.args.insert(launch.args.end(), {"--max-tasks", std::to_string(iso.limits.max_tasks)});
+    if (runner_cgroups().available()) {
+        std::string leaf_name = manifest_.name;
+        for (char& c : leaf_name)
+            if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+        Result<std::filesystem::path> leaf =
+            runner_cgroups().create_leaf(leaf_name, iso.limits.memory_mb << 20, iso.limits.max_tasks);
+        if (leaf) {
+            launch.cgroup_leaf = leaf.value();
+            launch.args.insert(launch.args.end(), {"--cgroup", leaf.value().string()});
+        } else {
+            spdlog::warn("[plugin {}] runner without a cgroup (memory falls back to RLIMIT_AS): {}", manifest_.name,
+                         leaf.error().message);
+        }
+    }
     if (context) {
         launch.args.insert(launch.args.end(), {"--data-dir", context->data_dir.string()});
         if (!context->workspace_root.empty())
@@ -156,7 +175,7 @@ void ProcessPlugin::record_exit(const std::shared_ptr<Supervision>& supervision,
     {
         std::lock_guard lock(supervision->mutex);
         const auto now = Clock::now();
-        (exit.killed_by_host ? supervision_counters().kills : supervision_counters().crashes).fetch_add(1);
+        supervision_counters().count(plugin, exit.killed_by_host ? SupervisionEvent::kill : SupervisionEvent::crash);
         supervision->crashes.push_back(now);
         while (!supervision->crashes.empty() && now - supervision->crashes.front() > options.crash_window)
             supervision->crashes.pop_front();
@@ -175,7 +194,7 @@ void ProcessPlugin::record_exit(const std::shared_ptr<Supervision>& supervision,
             q.details["window_s"] = minutes;
             q.details["last_exit"] = exit.description;
             supervision->quarantine = q;
-            supervision_counters().quarantines.fetch_add(1);
+            supervision_counters().count(plugin, SupervisionEvent::quarantine);
             quarantined = std::move(q);
         }
     }
@@ -222,11 +241,24 @@ Result<std::shared_ptr<RunnerConnection>> ProcessPlugin::runner_for(const CallCo
         std::this_thread::sleep_until(start_at);
     }
     if (found != runners_.end()) runners_.erase(found);
+    // The sandbox grants the data directory only if it exists when the runner starts (and keeps
+    // granting that directory, so it is made here, once per runner, not per call).
+    if (!context.data_dir.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(context.data_dir, ec);
+        if (ec) {
+            Error error{"DATA_DIR_UNAVAILABLE", "cannot create the plugin data directory " + context.data_dir.string() +
+                                                    " (" + ec.message() +
+                                                    "); check that the skillhost home is writable"};
+            error.details["data_dir"] = context.data_dir.string();
+            return error;
+        }
+    }
     Result<std::shared_ptr<RunnerConnection>> started = RunnerConnection::start(launch_for(&context));
     if (!started) return started.error();
     if (restart) {
         std::lock_guard slock(supervision_->mutex);
-        supervision_counters().restarts.fetch_add(1);
+        supervision_counters().count(manifest_.name, SupervisionEvent::restart);
     }
     runners_.emplace(context.user_id, started.value());
     return started;
@@ -239,18 +271,6 @@ RawOutcome ProcessPlugin::invoke(const CallContext& context, std::string_view ar
         error.details["plugin"] = manifest_.name;
         error.details["skill"] = context.skill_id;
         return error_outcome(error);
-    }
-    // The runner's sandbox grants the data directory only if it exists when the runner starts.
-    if (!context.data_dir.empty()) {
-        std::error_code ec;
-        std::filesystem::create_directories(context.data_dir, ec);
-        if (ec) {
-            Error error{"DATA_DIR_UNAVAILABLE", "cannot create the plugin data directory " + context.data_dir.string() +
-                                                    " (" + ec.message() +
-                                                    "); check that the skillhost home is writable"};
-            error.details["data_dir"] = context.data_dir.string();
-            return error_outcome(error);
-        }
     }
     // A runner that retires (idle) between lookup and send answers nullopt: take a fresh one.
     for (int attempt = 0; attempt < 3; ++attempt) {

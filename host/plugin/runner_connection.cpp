@@ -1,13 +1,16 @@
 #include "plugin/runner_connection.hpp"
 
+#include "plugin/runner_cgroups.hpp"
 #include "plugin/supervision_counters.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <spdlog/spdlog.h>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -28,6 +31,9 @@ constexpr auto start_timeout = std::chrono::seconds(20);
 constexpr auto exit_grace = std::chrono::seconds(2);
 // How often a waiting call looks at its cancellation flag (nobody signals it).
 constexpr auto cancel_poll = std::chrono::milliseconds(10);
+// While calls are in flight the callers read; the background thread looks this often whether the
+// connection has gone quiet, then reads until a caller needs the socket again.
+constexpr auto background_check = std::chrono::milliseconds(20);
 // Host -> runner frames: the arguments of one call, bounded like any request body.
 constexpr std::size_t max_frame_overhead = 64 * 1024;
 
@@ -97,6 +103,7 @@ Result<std::shared_ptr<RunnerConnection>> RunnerConnection::start(RunnerLaunch l
     int fds[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
         const std::string reason = std::strerror(errno);
+        RunnerCgroups::remove_leaf(launch.cgroup_leaf);
         return Error{"RUNNER_START_FAILED", "cannot create the socket to a plugin runner for '" + launch.plugin_name +
                                                 "': " + reason + "; check the process's open-file limit"};
     }
@@ -127,6 +134,7 @@ Result<std::shared_ptr<RunnerConnection>> RunnerConnection::start(RunnerLaunch l
     ::close(fds[1]);
     if (spawned != 0) {
         ::close(fds[0]);
+        RunnerCgroups::remove_leaf(launch.cgroup_leaf);
         Error error{"RUNNER_START_FAILED", "cannot start the plugin runner " + launch.runner.string() + " for '" +
                                                launch.plugin_name + "': " + std::strerror(spawned) +
                                                "; reinstall skillhost or set isolation.runner in skillhost.yaml"};
@@ -135,8 +143,8 @@ Result<std::shared_ptr<RunnerConnection>> RunnerConnection::start(RunnerLaunch l
     }
 
     std::shared_ptr<RunnerConnection> connection(new RunnerConnection(std::move(launch), pid, fds[0]));
-    supervision_counters().runners.fetch_add(1);
-    connection->reader_ = std::thread([raw = connection.get()] { raw->read_loop(); });
+    supervision_counters().runner_started(connection->launch_.plugin_name, pid);
+    connection->background_ = std::thread([raw = connection.get()] { raw->background_loop(); });
 
     std::unique_lock lock(connection->mutex_);
     const bool decided =
@@ -155,11 +163,18 @@ Result<std::shared_ptr<RunnerConnection>> RunnerConnection::start(RunnerLaunch l
 }
 
 RunnerConnection::RunnerConnection(RunnerLaunch launch, pid_t pid, int fd)
-    : launch_(std::move(launch)), pid_(pid), channel_(std::make_shared<RunnerChannel>(fd)), started_at_(Clock::now()) {}
+    : launch_(std::move(launch)),
+      pid_(pid),
+      channel_(std::make_shared<RunnerChannel>(fd)),
+      started_at_(Clock::now()),
+      // Without it (out of descriptors) the background thread polls at background_check instead.
+      kick_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
+      frames_(launch_.max_result_bytes + max_frame_overhead) {}
 
 RunnerConnection::~RunnerConnection() {
     begin_close();
-    if (reader_.joinable()) reader_.join();
+    if (background_.joinable()) background_.join();
+    if (kick_fd_ >= 0) ::close(kick_fd_);
 }
 
 void RunnerConnection::begin_close() {
@@ -169,6 +184,7 @@ void RunnerConnection::begin_close() {
     }
     // The runner reads EOF, finishes its calls, calls the plugin's shutdown() and exits.
     ::shutdown(channel_->fd, SHUT_RDWR);
+    background_wake_.notify_all();
 }
 
 bool RunnerConnection::accepting() const {
@@ -191,6 +207,7 @@ std::optional<RawOutcome> RunnerConnection::call(const CallContext& context, std
     wire::CallRequest request{context.skill_id,         context.call_id,           context.user_id,
                               context.cognitive_mode,   context.data_dir.string(), context.workspace_root.string(),
                               context.deadline_unix_ms, std::string(args_json)};
+    if (context.control && context.control->path_allowed) request.flags |= wire::call_has_path_rules;
     std::uint64_t id = 0;
     {
         std::lock_guard lock(mutex_);
@@ -209,9 +226,10 @@ std::optional<RawOutcome> RunnerConnection::call(const CallContext& context, std
         deadline = Clock::now() + std::chrono::milliseconds(context.deadline_unix_ms - now_ms);
     }
     bool cancel_sent = false;
+    bool kicked = false;
     constexpr auto never = Clock::time_point::max();
     Clock::time_point kill_at = deadline ? *deadline + launch_.kill_grace : never;
-    std::unique_lock lock(pending->mutex);
+    std::unique_lock lock(mutex_);
     while (!pending->done) {
         if (context.control && !cancel_sent && context.control->cancelled.load()) {
             cancel_sent = true;
@@ -232,30 +250,113 @@ std::optional<RawOutcome> RunnerConnection::call(const CallContext& context, std
         }
         auto wake = kill_at;
         if (context.control && !cancel_sent) wake = std::min(wake, now + cancel_poll);
+        if (!reader_busy_) {
+            // Read the answer on this thread: no hand-off from a reader thread on the way back.
+            reader_busy_ = true;
+            lock.unlock();
+            read_frames(pending.get(), wake, false);
+            lock.lock();
+            reader_busy_ = false;
+            if (pending->done) pass_reader_role();
+            continue;
+        }
+        if (background_reading_ && !kicked && kick_fd_ >= 0) {
+            kicked = true;
+            const std::uint64_t one = 1;
+            [[maybe_unused]] const ssize_t written = ::write(kick_fd_, &one, sizeof one);
+        }
+        pending->wants_reader = true;
         if (wake == never)
-            pending->finished.wait(lock);
+            pending->wake.wait(lock);
         else
-            pending->finished.wait_until(lock, wake);
+            pending->wake.wait_until(lock, wake);
+        pending->wants_reader = false;
     }
     return std::move(pending->outcome);
 }
 
-void RunnerConnection::read_loop() {
-    const std::size_t max_payload = launch_.max_result_bytes + max_frame_overhead;
-    wire::Frame frame;
-    std::string protocol_problem;
+void RunnerConnection::pass_reader_role() {
+    for (auto& [id, pending] : pending_) {
+        if (pending->wants_reader) {
+            pending->wake.notify_one();
+            return;
+        }
+    }
+    if (pending_.empty()) background_wake_.notify_one();
+}
+
+void RunnerConnection::background_loop() {
+    std::unique_lock lock(mutex_);
     for (;;) {
-        const wire::ReadStatus status = wire::read_frame(channel_->fd, max_payload, frame);
-        if (status == wire::ReadStatus::frame) {
-            handle(frame);
+        if (state_ == State::ended) return;
+        if (!reader_busy_ && pending_.empty()) {
+            reader_busy_ = true;
+            background_reading_ = true;
+            lock.unlock();
+            read_frames(nullptr, Clock::time_point::max(), true);
+            lock.lock();
+            reader_busy_ = false;
+            background_reading_ = false;
+            pass_reader_role();
             continue;
         }
-        if (status == wire::ReadStatus::too_large)
-            protocol_problem = "it sent a frame of " + std::to_string(frame.header.size) +
-                               " bytes, over the limit of " + std::to_string(max_payload);
-        break;
+        background_wake_.wait_for(lock, background_check);
     }
-    if (!protocol_problem.empty()) kill(protocol_problem);
+}
+
+RunnerConnection::ReadStop RunnerConnection::read_frames(const Pending* mine, Clock::time_point until,
+                                                         bool watch_kick) {
+    const bool kickable = watch_kick && kick_fd_ >= 0;
+    pollfd watched[2] = {{channel_->fd, POLLIN, 0}, {kick_fd_, POLLIN, 0}};
+    wire::Frame frame;
+    for (;;) {
+        // Only the reader sets `done`, and this thread is the reader.
+        if (mine && mine->done) return ReadStop::done;
+        if (frames_.has_frame()) {
+            if (!handle_next(frame)) return ReadStop::ended;
+            continue;
+        }
+        int timeout_ms = -1;
+        if (until != Clock::time_point::max()) {
+            const auto left = until - Clock::now();
+            if (left <= Clock::duration::zero()) return ReadStop::timeout;
+            timeout_ms = static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(left).count());
+        } else if (watch_kick && !kickable) {
+            timeout_ms = static_cast<int>(background_check.count());
+        }
+        const int ready = ::poll(watched, kickable ? 2 : 1, timeout_ms);
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready == 0) {
+            if (watch_kick && !kickable) return ReadStop::kicked;
+            continue;  // the loop re-checks `until`
+        }
+        if (ready > 0 && kickable && (watched[1].revents & POLLIN)) {
+            std::uint64_t count = 0;
+            [[maybe_unused]] const ssize_t got = ::read(kick_fd_, &count, sizeof count);
+            return ReadStop::kicked;
+        }
+        if (ready < 0) {
+            end_of_stream(wire::ReadStatus::broken, 0);
+            return ReadStop::ended;
+        }
+        if (!handle_next(frame)) return ReadStop::ended;
+    }
+}
+
+bool RunnerConnection::handle_next(wire::Frame& frame) {
+    const wire::ReadStatus status = frames_.read(channel_->fd, frame);
+    if (status != wire::ReadStatus::frame) {
+        end_of_stream(status, frame.header.size);
+        return false;
+    }
+    handle(frame);
+    return true;
+}
+
+void RunnerConnection::end_of_stream(wire::ReadStatus status, std::size_t frame_size) {
+    if (status == wire::ReadStatus::too_large)
+        kill("it sent a frame of " + std::to_string(frame_size) + " bytes, over the limit of " +
+             std::to_string(launch_.max_result_bytes + max_frame_overhead));
     finish(reap());
 }
 
@@ -283,51 +384,46 @@ void RunnerConnection::handle(wire::Frame& frame) {
             return;
         }
         case FrameType::result: {
-            std::shared_ptr<Pending> pending;
-            {
-                std::lock_guard lock(mutex_);
-                auto found = pending_.find(frame.header.id);
-                if (found == pending_.end()) return;  // a call already ended by a kill
-                pending = std::move(found->second);
-                pending_.erase(found);
-                shut_down_if_drained();
-            }
             std::optional<RawOutcome> outcome = wire::decode_outcome(frame.payload);
-            std::lock_guard lock(pending->mutex);
+            std::lock_guard lock(mutex_);
+            auto found = pending_.find(frame.header.id);
+            if (found == pending_.end()) return;  // a call already ended by a kill
+            std::shared_ptr<Pending> pending = std::move(found->second);
+            pending_.erase(found);
+            shut_down_if_drained();
             pending->outcome = outcome ? std::move(*outcome)
                                        : host_error("RUNNER_PROTOCOL_ERROR",
                                                     "the runner of plugin '" + launch_.plugin_name +
                                                         "' sent an unreadable result; report this as a skillhost bug",
                                                     {{"plugin", launch_.plugin_name}, {"skill", pending->skill_id}});
             pending->done = true;
-            pending->finished.notify_one();
+            pending->wake.notify_one();
             return;
         }
         case FrameType::progress: {
-            std::shared_ptr<Pending> pending;
+            CallControl* control = nullptr;
             {
                 std::lock_guard lock(mutex_);
                 auto found = pending_.find(frame.header.id);
                 if (found == pending_.end()) return;
-                pending = found->second;
+                control = found->second->control;
             }
             wire::PayloadReader r(frame.payload);
             const double progress = r.real();
             const double total = r.real();
             const std::string_view message = r.text();
             if (!r.ok()) return;
-            // Under the call's lock: the call cannot return (and its control go away) meanwhile.
-            std::lock_guard lock(pending->mutex);
-            if (!pending->done && pending->control && pending->control->on_progress) {
+            // The call cannot end meanwhile (only this thread, the reader, ends calls).
+            if (control && control->on_progress) {
                 try {
-                    pending->control->on_progress(progress, total, message);
+                    control->on_progress(progress, total, message);
                 } catch (...) {
                     spdlog::warn("[plugin {}] a progress listener failed", launch_.plugin_name);
                 }
             }
             return;
         }
-        case FrameType::completion_request: answer_completion(frame.header.id, frame.payload); return;
+        case FrameType::host_request: answer_host_request(frame.header.id, frame.payload); return;
         case FrameType::log: {
             wire::PayloadReader r(frame.payload);
             const std::int64_t level = r.integer();
@@ -354,24 +450,78 @@ void RunnerConnection::shut_down_if_drained() {
     if (retiring_ && pending_.empty()) ::shutdown(channel_->fd, SHUT_WR);
 }
 
-void RunnerConnection::answer_completion(std::uint64_t request_id, std::string_view payload) {
-    wire::PayloadReader r(payload);
+void RunnerConnection::reply(std::uint64_t request_id, const RawOutcome& answer) {
+    channel_->send(wire::FrameType::host_reply, request_id, wire::encode(answer));
+}
+
+void RunnerConnection::answer_host_request(std::uint64_t request_id, std::string_view payload) {
+    std::optional<wire::HostRequest> request = wire::decode_host_request(payload);
+    const std::string& plugin = launch_.plugin_name;
+    if (!request) {
+        reply(request_id, host_error("RUNNER_PROTOCOL_ERROR",
+                                     "the runner of plugin '" + plugin +
+                                         "' sent an unreadable request; report this as a skillhost bug",
+                                     {{"plugin", plugin}}));
+        return;
+    }
+    // One branch per host extension the runner forwards; a new extension adds a kind here and a
+    // sender in the runner.
+    if (request->kind == SKILLHOST_EXT_PATH_CHECK) return answer_path_check(request_id, *request);
+    if (request->kind == SKILLHOST_EXT_LLM) return answer_completion(request_id, request->body);
+    reply(request_id, host_error("UNKNOWN_HOST_SERVICE",
+                                 "the runner of plugin '" + plugin + "' asked for host service '" + request->kind +
+                                     "', which this host does not offer; install matching skillhost and "
+                                     "skillhost-runner binaries",
+                                 {{"plugin", plugin}, {"kind", request->kind}}));
+}
+
+void RunnerConnection::answer_path_check(std::uint64_t request_id, const wire::HostRequest& request) {
+    // Answered here on the reader: the rules are in memory, and the call's control lives until
+    // this thread ends the call. A call that already ended withholds every path.
+    CallControl* control = nullptr;
+    bool known = false;
+    {
+        std::lock_guard lock(mutex_);
+        if (auto found = pending_.find(request.call_sequence); found != pending_.end()) {
+            known = true;
+            control = found->second->control;
+        }
+    }
+    bool allowed = false;
+    if (known) {
+        try {
+            allowed = !control || !control->path_allowed || control->path_allowed(request.body);
+        } catch (...) {
+            allowed = false;  // fail closed, as in-process
+        }
+    }
+    RawOutcome answer;
+    answer.status = SKILLHOST_STATUS_OK;
+    answer.written = RawOutcome::Written::result;
+    answer.result_json = allowed ? "true" : "false";
+    reply(request_id, answer);
+}
+
+void RunnerConnection::answer_completion(std::uint64_t request_id, std::string_view body) {
+    wire::PayloadReader r(body);
     std::string user(r.text());
     std::string role(r.text());
     std::string request(r.text());
-    if (!r.ok()) return;
-    // A completion can take seconds: it must not hold up the results of other calls, so it is
-    // answered on its own thread (one per LLM request, never per skill call).
-    if (!launch_.llm_allowed) {
-        const std::string& plugin = launch_.plugin_name;
-        channel_->send(wire::FrameType::completion_reply, request_id,
-                       wire::encode(host_error("LLM_NOT_PERMITTED",
-                                               "plugin '" + plugin +
-                                                   "' asked for a completion but its manifest does not declare "
-                                                   "`permissions: {llm: true}`; the plugin author must declare it",
-                                               {{"plugin", plugin}, {"role", role}})));
+    if (!r.ok()) {
+        reply(request_id, host_error("RUNNER_PROTOCOL_ERROR", "the runner sent an unreadable completion request", {}));
         return;
     }
+    if (!launch_.llm_allowed) {
+        const std::string& plugin = launch_.plugin_name;
+        reply(request_id, host_error("LLM_NOT_PERMITTED",
+                                     "plugin '" + plugin +
+                                         "' asked for a completion but its manifest does not declare "
+                                         "`permissions: {llm: true}`; the plugin author must declare it",
+                                     {{"plugin", plugin}, {"role", role}}));
+        return;
+    }
+    // A completion can take seconds: it must not hold up the results of other calls, so it is
+    // answered on its own thread (one per LLM request, never per skill call).
     std::thread([channel = channel_, completions = launch_.completions, request_id, user = std::move(user),
                  role = std::move(role), request = std::move(request)] {
         RawOutcome answer;
@@ -398,7 +548,7 @@ void RunnerConnection::answer_completion(std::uint64_t request_id, std::string_v
                     host_error("LLM_FAILED", std::string("the completion request failed in the host: ") + e.what(), {});
             }
         }
-        channel->send(wire::FrameType::completion_reply, request_id, wire::encode(answer));
+        channel->send(wire::FrameType::host_reply, request_id, wire::encode(answer));
     }).detach();
 }
 
@@ -415,7 +565,8 @@ RunnerExit RunnerConnection::reap() {
         while ((got = ::waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {}
     }
     reaped_.store(true);
-    supervision_counters().runners.fetch_sub(1);
+    RunnerCgroups::remove_leaf(launch_.cgroup_leaf);
+    supervision_counters().runner_ended(launch_.plugin_name, pid_);
     if (got == pid_) {
         if (WIFSIGNALED(status)) exit.signal = WTERMSIG(status);
         if (WIFEXITED(status)) exit.exit_status = WEXITSTATUS(status);
@@ -445,6 +596,7 @@ void RunnerConnection::finish(RunnerExit exit) {
         state_ = State::ended;
         state_changed_.notify_all();
     }
+    background_wake_.notify_all();
     for (auto& [id, pending] : orphans) exit.skills.push_back(pending->skill_id);
     if (!exit.expected) {
         spdlog::warn("[plugin {}] runner {} {}{}", launch_.plugin_name, pid_, exit.description,
@@ -478,10 +630,10 @@ void RunnerConnection::finish(RunnerExit exit) {
                                      "this to the plugin author",
                                  details);
         }
-        std::lock_guard lock(pending->mutex);
+        std::lock_guard lock(mutex_);
         pending->outcome = std::move(outcome);
         pending->done = true;
-        pending->finished.notify_one();
+        pending->wake.notify_one();
     }
 }
 

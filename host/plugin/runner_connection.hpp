@@ -1,6 +1,9 @@
 // The host's end of one plugin runner process: spawns it, waits until the plugin is loaded, sends
-// calls and matches their results, forwards progress, log lines and LLM completions, and notices
-// when the process ends. One reader thread per runner; no thread or process per call.
+// calls and matches their results, answers the plugin's requests for host services (LLM
+// completions, path checks, ...), forwards progress and log lines, and notices when the process
+// ends. No thread or process per call: a calling thread reads the socket itself while it waits
+// (one thread at a time holds that role and hands results to the others), and a background thread
+// reads only while no call is in flight, to notice log lines, idleness and crashes.
 #pragma once
 
 #include "base/error.hpp"
@@ -46,6 +49,8 @@ struct RunnerLaunch {
     // False when the manifest declares permissions without `llm: true`: completions are refused.
     bool llm_allowed = true;
     std::chrono::milliseconds kill_grace{2000};
+    // The runner's cgroup v2 leaf (removed once the runner has exited); empty: none.
+    std::filesystem::path cgroup_leaf;
     // Called once from the reader thread when the process has ended and its calls were failed.
     std::function<void(const RunnerExit&)> on_exit;
 };
@@ -90,20 +95,35 @@ public:
     void kill(const std::string& reason);
 
 private:
+    // One call in flight. Only the thread holding the reader role sets `done`, so a call's
+    // control stays alive while that thread reports its progress or checks its paths.
     struct Pending {
-        std::mutex mutex;
-        std::condition_variable finished;
+        std::condition_variable wake;
         bool done = false;
+        bool wants_reader = false;  // its caller waits for the reader role
         RawOutcome outcome;
         CallControl* control = nullptr;
         std::string skill_id;
     };
     enum class State { starting, ready, load_failed, ended };
+    enum class ReadStop { done, timeout, kicked, ended };
 
     RunnerConnection(RunnerLaunch launch, pid_t pid, int fd);
-    void read_loop();
+    void background_loop();
+    // Reads and handles frames; the calling thread holds the reader role. Stops when `mine` is
+    // done, at `until`, when kicked (watch_kick: the background thread gives way to a caller), or
+    // when the stream ended.
+    ReadStop read_frames(const Pending* mine, std::chrono::steady_clock::time_point until, bool watch_kick);
+    // Reads one frame (the socket is readable or a frame is buffered) and handles it; false when
+    // the stream ended.
+    bool handle_next(wire::Frame& frame);
+    void end_of_stream(wire::ReadStatus status, std::size_t frame_size);
+    void pass_reader_role();  // mutex_ held
     void handle(wire::Frame& frame);
-    void answer_completion(std::uint64_t request_id, std::string_view payload);
+    void answer_host_request(std::uint64_t request_id, std::string_view payload);
+    void answer_path_check(std::uint64_t request_id, const wire::HostRequest& request);
+    void answer_completion(std::uint64_t request_id, std::string_view body);
+    void reply(std::uint64_t request_id, const RawOutcome& answer);
     void finish(RunnerExit exit);
     RunnerExit reap();
     void shut_down_if_drained();  // mutex_ held
@@ -125,7 +145,13 @@ private:
     std::map<std::uint64_t, std::shared_ptr<Pending>> pending_;
     std::atomic<bool> reaped_{false};
 
-    std::thread reader_;
+    bool reader_busy_ = false;         // some thread reads the socket
+    bool background_reading_ = false;  // ... and it is the background thread
+    std::condition_variable background_wake_;
+    int kick_fd_ = -1;          // eventfd: a caller asks the background thread to stop reading
+    wire::FrameReader frames_;  // used by whichever thread holds the reader role
+
+    std::thread background_;
 };
 
 // "SIGSEGV" for 11; "signal N" for one without a name.

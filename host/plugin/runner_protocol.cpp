@@ -7,6 +7,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <limits>
@@ -121,10 +122,60 @@ ReadStatus read_frame(int fd, std::size_t max_payload, Frame& out) {
     return ReadStatus::frame;
 }
 
+namespace {
+
+// Frames are read into a buffer of at least this size; a larger frame grows it for that frame.
+constexpr std::size_t read_chunk = 64 * 1024;
+
+}  // namespace
+
+bool FrameReader::has_frame() const {
+    if (end_ - begin_ < sizeof(FrameHeader)) return false;
+    FrameHeader header;
+    std::memcpy(&header, buffer_.data() + begin_, sizeof header);
+    return header.size > max_payload_ || end_ - begin_ >= sizeof header + header.size;
+}
+
+ReadStatus FrameReader::read(int fd, Frame& out) {
+    for (;;) {
+        const std::size_t have = end_ - begin_;
+        std::size_t want = sizeof(FrameHeader);
+        if (have >= sizeof(FrameHeader)) {
+            std::memcpy(&out.header, buffer_.data() + begin_, sizeof out.header);
+            if (out.header.size > max_payload_) return ReadStatus::too_large;
+            want += out.header.size;
+            if (have >= want) {
+                out.payload.assign(buffer_.data() + begin_ + sizeof(FrameHeader), out.header.size);
+                begin_ += want;
+                if (begin_ == end_) {
+                    begin_ = end_ = 0;
+                    // Give back what one huge frame took.
+                    if (buffer_.size() > 4 * read_chunk) std::string().swap(buffer_);
+                }
+                return ReadStatus::frame;
+            }
+        }
+        // Make room for the whole frame after the bytes already here.
+        if (begin_ > 0) {
+            std::memmove(buffer_.data(), buffer_.data() + begin_, have);
+            begin_ = 0;
+            end_ = have;
+        }
+        if (buffer_.size() < std::max(want, read_chunk)) buffer_.resize(std::max(want, read_chunk));
+        const ssize_t got = ::read(fd, buffer_.data() + end_, buffer_.size() - end_);
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            return ReadStatus::broken;
+        }
+        if (got == 0) return have == 0 ? ReadStatus::closed : ReadStatus::broken;
+        end_ += static_cast<std::size_t>(got);
+    }
+}
+
 std::string encode(const CallRequest& r) {
     PayloadWriter w;
     w.text(r.skill_id).text(r.call_id).text(r.user_id).text(r.cognitive_mode).text(r.data_dir).text(r.workspace_root);
-    w.integer(r.deadline_unix_ms).text(r.args_json);
+    w.integer(r.deadline_unix_ms).text(r.args_json).integer(r.flags);
     return std::move(w.bytes());
 }
 
@@ -139,6 +190,23 @@ std::optional<CallRequest> decode_call(std::string_view payload) {
     out.workspace_root = r.text();
     out.deadline_unix_ms = r.integer();
     out.args_json = r.text();
+    out.flags = r.integer();
+    if (!r.ok()) return std::nullopt;
+    return out;
+}
+
+std::string encode(const HostRequest& request) {
+    PayloadWriter w;
+    w.integer(static_cast<std::int64_t>(request.call_sequence)).text(request.kind).text(request.body);
+    return std::move(w.bytes());
+}
+
+std::optional<HostRequest> decode_host_request(std::string_view payload) {
+    PayloadReader r(payload);
+    HostRequest out;
+    out.call_sequence = static_cast<std::uint64_t>(r.integer());
+    out.kind = r.text();
+    out.body = r.text();
     if (!r.ok()) return std::nullopt;
     return out;
 }

@@ -1,6 +1,9 @@
 // The wire format between the host and a plugin runner: length-prefixed frames over a stream
-// socket. One CALL frame out and one RESULT frame back per call; progress, cancellation, log lines
-// and LLM completions travel as frames tagged with the same call id. Every size is bounded.
+// socket. One CALL frame out and one RESULT frame back per call; progress, cancellation and log
+// lines travel as frames tagged with the same call id. Every host service a plugin reaches through
+// an ABI extension (LLM completions, path checks, ...) is one HOST_REQUEST frame naming the
+// extension id, answered by one HOST_REPLY: a new extension adds a kind, not a frame type.
+// Every size is bounded.
 #pragma once
 
 #include "plugin/loaded_plugin.hpp"
@@ -15,17 +18,17 @@ namespace skillhost::plugin::wire {
 
 enum class FrameType : std::uint16_t {
     // host -> runner
-    call = 1,              // id: call sequence; CallRequest
-    cancel = 2,            // id: call sequence; empty
-    completion_reply = 3,  // id: completion request id; an encoded RawOutcome
+    call = 1,        // id: call sequence; CallRequest
+    cancel = 2,      // id: call sequence; empty
+    host_reply = 4,  // id: host request id; an encoded RawOutcome
     // runner -> host
-    ready = 10,               // id 0; ReadyInfo
-    load_failed = 11,         // id 0; an encoded Error
-    result = 12,              // id: call sequence; an encoded RawOutcome
-    progress = 13,            // id: call sequence; progress, total, message
-    completion_request = 14,  // id: completion request id; call sequence, user, role, request
-    log = 15,                 // id 0; level, message
-    idle = 16,                // id 0; the runner has been idle and would like to exit
+    ready = 10,         // id 0; ReadyInfo
+    load_failed = 11,   // id 0; an encoded Error
+    result = 12,        // id: call sequence; an encoded RawOutcome
+    progress = 13,      // id: call sequence; progress, total, message
+    host_request = 17,  // id: host request id; HostRequest
+    log = 15,           // id 0; level, message
+    idle = 16,          // id 0; the runner has been idle and would like to exit
 };
 
 struct FrameHeader {
@@ -77,14 +80,45 @@ enum class ReadStatus { frame, closed, too_large, broken };
 // stream cannot be resynchronised after that: the caller drops the connection).
 ReadStatus read_frame(int fd, std::size_t max_payload, Frame& out);
 
+// CallRequest::flags
+constexpr std::int64_t call_has_path_rules = 1;  // ask the host per path; without it every path passes
+
+// Reads frames through a buffer, so a frame usually costs one read() instead of two (header, then
+// payload) and frames that arrive together cost one. One reader at a time.
+class FrameReader {
+public:
+    explicit FrameReader(std::size_t max_payload) : max_payload_(max_payload) {}
+    // Like read_frame(), but takes what an earlier read() brought first.
+    ReadStatus read(int fd, Frame& out);
+    // A whole frame is already buffered: read() returns it without touching the socket (so do not
+    // wait for the socket to become readable first).
+    bool has_frame() const;
+
+private:
+    const std::size_t max_payload_;
+    std::string buffer_;
+    std::size_t begin_ = 0, end_ = 0;  // the unread bytes
+};
+
 // The fields of a CALL frame.
 struct CallRequest {
     std::string skill_id, call_id, user_id, cognitive_mode, data_dir, workspace_root;
     std::int64_t deadline_unix_ms = 0;
     std::string args_json;
+    std::int64_t flags = 0;
 };
 std::string encode(const CallRequest& request);
 std::optional<CallRequest> decode_call(std::string_view payload);
+
+// A host service the plugin asked for during a call (or outside one: call_sequence 0). `kind` is the
+// ABI extension id ("skillhost.path_check/1"); `body` is that kind's own encoding.
+struct HostRequest {
+    std::uint64_t call_sequence = 0;
+    std::string kind;
+    std::string body;
+};
+std::string encode(const HostRequest& request);
+std::optional<HostRequest> decode_host_request(std::string_view payload);
 
 std::string encode(const RawOutcome& outcome);
 std::optional<RawOutcome> decode_outcome(std::string_view payload);

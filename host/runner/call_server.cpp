@@ -10,13 +10,33 @@ namespace skillhost::runner {
 namespace {
 
 using plugin::wire::FrameType;
+using Written = plugin::RawOutcome::Written;
 
 // Calls running at once in one runner; more wait in the queue (the executor bounds them anyway).
-constexpr std::size_t max_workers = 64;
+constexpr std::size_t max_threads = 64;
 // After the host closed the socket, how long calls still running may take to return.
 constexpr auto stop_grace = std::chrono::seconds(2);
 // A frame from the host: a call's arguments, bounded like a request body.
 constexpr std::size_t max_host_frame = std::size_t{64} << 20;
+// A path longer than this is withheld without asking the host (PATH_MAX is 4096).
+constexpr std::size_t max_checked_path = 32 * 1024;
+// A call running inline this long has its reader role taken over, so other calls get read.
+constexpr auto takeover_after = std::chrono::milliseconds(1);
+// The watcher keeps watching (timed waits) this long after the last call, then sleeps.
+constexpr auto watch_period = std::chrono::milliseconds(100);
+
+using Clock = std::chrono::steady_clock;
+
+// The park generation this thread holds the reader role under (0: none).
+thread_local std::uint64_t parked_here = 0;
+
+plugin::RawOutcome refused(std::string code, std::string message) {
+    plugin::RawOutcome outcome;
+    outcome.written = Written::error;
+    outcome.error_code = std::move(code);
+    outcome.error_message = std::move(message);
+    return outcome;
+}
 
 }  // namespace
 
@@ -25,33 +45,30 @@ bool HostLink::send(FrameType type, std::uint64_t id, std::string_view payload) 
     return plugin::wire::write_frame(fd_, type, id, payload);
 }
 
-Result<std::string> RemoteCompletions::complete(std::string_view user_id, std::string_view role,
-                                                std::string_view request) {
+std::optional<plugin::RawOutcome> HostRequests::ask(std::uint64_t call_sequence, std::string_view kind,
+                                                    std::string_view body) {
+    if (body.size() > max_body_)
+        return refused("HOST_REQUEST_TOO_LARGE", "a request to the host of " + std::to_string(body.size()) +
+                                                     " bytes is over the limit of " + std::to_string(max_body_) +
+                                                     " bytes (isolation.max_result_bytes); send less");
+    if (before_waiting_) before_waiting_();
     Waiter waiter;
     std::uint64_t id = 0;
     {
         std::lock_guard lock(mutex_);
-        if (abandoned_) return Error{"LLM_UNAVAILABLE", "the host closed the connection; no completion is possible"};
+        if (abandoned_) return std::nullopt;
         id = next_id_++;
         waiting_.emplace(id, &waiter);
     }
-    plugin::wire::PayloadWriter w;
-    w.text(user_id).text(role).text(request);
-    link_.send(FrameType::completion_request, id, w.bytes());
+    link_.send(FrameType::host_request, id,
+               plugin::wire::encode(plugin::wire::HostRequest{call_sequence, std::string(kind), std::string(body)}));
     std::unique_lock lock(mutex_);
     answered_.wait(lock, [&] { return waiter.done; });
     waiting_.erase(id);
-    if (!waiter.outcome) return Error{"LLM_UNAVAILABLE", "the host closed the connection before it answered"};
-    plugin::RawOutcome& answer = *waiter.outcome;
-    if (answer.written == plugin::RawOutcome::Written::result) return std::move(answer.result_json);
-    Error error{answer.error_code, answer.error_message};
-    std::error_code ec;
-    boost::json::value details = boost::json::parse(answer.error_details_json, ec);
-    if (!ec && details.is_object()) error.details = std::move(details.get_object());
-    return error;
+    return std::move(waiter.outcome);
 }
 
-void RemoteCompletions::answer(std::uint64_t id, std::string_view payload) {
+void HostRequests::answer(std::uint64_t id, std::string_view payload) {
     std::lock_guard lock(mutex_);
     auto found = waiting_.find(id);
     if (found == waiting_.end()) return;
@@ -60,74 +77,216 @@ void RemoteCompletions::answer(std::uint64_t id, std::string_view payload) {
     answered_.notify_all();
 }
 
-void RemoteCompletions::abandon_all() {
+void HostRequests::abandon_all() {
     std::lock_guard lock(mutex_);
     abandoned_ = true;
     for (auto& [id, waiter] : waiting_) waiter->done = true;
     answered_.notify_all();
 }
 
-CallServer::CallServer(HostLink& link, std::shared_ptr<plugin::LoadedPlugin> plugin, RemoteCompletions& completions,
+Result<std::string> RemoteCompletions::complete(std::string_view user_id, std::string_view role,
+                                                std::string_view request) {
+    plugin::wire::PayloadWriter w;
+    w.text(user_id).text(role).text(request);
+    std::optional<plugin::RawOutcome> answer = requests_.ask(0, SKILLHOST_EXT_LLM, w.bytes());
+    if (!answer) return Error{"LLM_UNAVAILABLE", "the host closed the connection before it answered"};
+    if (answer->written == Written::result) return std::move(answer->result_json);
+    Error error{answer->error_code, answer->error_message};
+    std::error_code ec;
+    boost::json::value details = boost::json::parse(answer->error_details_json, ec);
+    if (!ec && details.is_object()) error.details = std::move(details.get_object());
+    return error;
+}
+
+CallServer::CallServer(HostLink& link, std::shared_ptr<plugin::LoadedPlugin> plugin, HostRequests& requests,
                        std::chrono::milliseconds idle_timeout)
-    : link_(link), plugin_(std::move(plugin)), completions_(completions), idle_timeout_(idle_timeout) {}
+    : link_(link),
+      plugin_(std::move(plugin)),
+      requests_(requests),
+      idle_timeout_(idle_timeout),
+      frames_(max_host_frame) {
+    requests_.before_waiting([this] { unpark_if_mine(); });
+}
 
 CallServer::~CallServer() {
     {
         std::lock_guard lock(mutex_);
         stopping_ = true;
     }
-    queued_.notify_all();
-    for (auto& worker : workers_) worker.detach();  // a hung call must not keep the runner alive
+    reader_free_.notify_all();
+    // Only reached when no call is running (serve() returned true): every thread is leaving.
+    for (auto& thread : threads_)
+        if (thread.joinable()) thread.join();
 }
 
 bool CallServer::serve() {
+    std::unique_lock lock(mutex_);
+    threads_.emplace_back([this] { work(); });
+    drained_.wait(lock, [&] { return stopping_; });
+    // Calls still queued never started: nothing to wait for. Running ones are told to stop.
+    for (const auto& queued : queue_) active_.erase(queued->id);
+    queue_.clear();
+    for (auto& [id, call] : active_) call->control.cancelled.store(true);
+    return drained_.wait_for(lock, stop_grace, [&] { return active_.empty(); });
+}
+
+void CallServer::work() {
+    std::unique_lock lock(mutex_);
+    bool watching = false;
+    for (;;) {
+        if (stopping_) return;
+        if (!queue_.empty()) {
+            std::shared_ptr<Active> call = std::move(queue_.front());
+            queue_.pop_front();
+            lock.unlock();
+            run(*call);
+            lock.lock();
+            retire(*call);
+            continue;
+        }
+        const auto now = Clock::now();
+        const bool overdue = watching && parked_ && now >= parked_since_ + takeover_after;
+        if (!reader_taken_ || overdue) {
+            if (overdue) {
+                parked_ = false;
+                ++park_generation_;  // the thread running the call finds the role gone
+            }
+            reader_taken_ = true;
+            if (watching) {
+                watching = false;
+                watcher_awake_ = false;
+            }
+            if (!lead(lock)) return;
+            continue;
+        }
+        if (!watcher_awake_) {
+            watching = true;
+            watcher_awake_ = true;
+        }
+        ++waiting_threads_;
+        if (watching && parked_) {
+            reader_free_.wait_until(lock, parked_since_ + takeover_after);
+        } else if (watching && now - last_park_ < watch_period) {
+            reader_free_.wait_for(lock, takeover_after);
+        } else {
+            if (watching) {
+                watching = false;
+                watcher_awake_ = false;
+            }
+            reader_free_.wait(lock);
+        }
+        --waiting_threads_;
+    }
+}
+
+bool CallServer::lead(std::unique_lock<std::mutex>& lock) {
+    for (;;) {
+        lock.unlock();
+        std::shared_ptr<Active> call = read_until_call();
+        if (!call) {
+            lock.lock();
+            return false;
+        }
+        const std::uint64_t generation = parked_here;
+        run(*call);
+        parked_here = 0;
+        lock.lock();
+        retire(*call);
+        if (!parked_ || park_generation_ != generation) return true;  // taken over meanwhile
+        parked_ = false;
+    }
+}
+
+void CallServer::retire(const Active& call) {
+    active_.erase(call.id);
+    if (active_.empty()) drained_.notify_all();
+}
+
+void CallServer::unpark_if_mine() {
+    if (parked_here == 0) return;
+    std::lock_guard lock(mutex_);
+    if (parked_ && park_generation_ == parked_here) {
+        parked_ = false;
+        reader_taken_ = false;
+        ++park_generation_;
+        reader_free_.notify_one();
+    }
+    parked_here = 0;
+}
+
+std::shared_ptr<CallServer::Active> CallServer::read_until_call() {
     plugin::wire::Frame frame;
-    bool idle_reported = false;
     for (;;) {
         pollfd watch{link_.fd(), POLLIN, 0};
         const int timeout_ms = idle_timeout_.count() > 0 ? static_cast<int>(idle_timeout_.count()) : -1;
-        const int ready = ::poll(&watch, 1, timeout_ms);
+        const int ready = frames_.has_frame() ? 1 : ::poll(&watch, 1, timeout_ms);
         if (ready == 0) {
             std::lock_guard lock(mutex_);
-            if (active_.empty() && !idle_reported) {
+            if (active_.empty() && !idle_reported_) {
                 link_.send(FrameType::idle, 0, {});
-                idle_reported = true;
+                idle_reported_ = true;
             }
             continue;
         }
         if (ready < 0 && errno == EINTR) continue;
-        if (ready < 0) break;
-        if (plugin::wire::read_frame(link_.fd(), max_host_frame, frame) != plugin::wire::ReadStatus::frame) break;
+        if (ready < 0 || frames_.read(link_.fd(), frame) != plugin::wire::ReadStatus::frame) {
+            end_of_stream();
+            return nullptr;
+        }
         switch (static_cast<FrameType>(frame.header.type)) {
-            case FrameType::call:
-                idle_reported = false;
-                start(frame.header.id, frame.payload);
+            case FrameType::call: {
+                std::shared_ptr<Active> call = accept(frame.header.id, frame.payload);
+                if (!call) break;
+                std::lock_guard lock(mutex_);
+                idle_reported_ = false;
+                active_.emplace(call->id, call);
+                // Run it here with the reader role parked: a waiting thread (or a new one) takes it
+                // over if the call runs long. With every thread busy, keep reading; it waits.
+                bool relief = waiting_threads_ > 0;
+                if (!relief && threads_.size() < max_threads) {
+                    threads_.emplace_back([this] { work(); });
+                    relief = true;
+                }
+                if (relief) {
+                    const auto now = Clock::now();
+                    parked_ = true;
+                    parked_since_ = now;
+                    last_park_ = now;
+                    parked_here = ++park_generation_;
+                    if (!watcher_awake_) reader_free_.notify_one();
+                    return call;
+                }
+                queue_.push_back(std::move(call));
                 break;
+            }
             case FrameType::cancel: {
                 std::lock_guard lock(mutex_);
                 if (auto found = active_.find(frame.header.id); found != active_.end())
                     found->second->control.cancelled.store(true);
                 break;
             }
-            case FrameType::completion_reply: completions_.answer(frame.header.id, frame.payload); break;
+            case FrameType::host_reply: requests_.answer(frame.header.id, frame.payload); break;
             default: break;
         }
     }
-    completions_.abandon_all();
-    std::unique_lock lock(mutex_);
-    for (auto& [id, call] : active_) call->control.cancelled.store(true);
-    return drained_.wait_for(lock, stop_grace, [&] { return active_.empty(); });
 }
 
-void CallServer::start(std::uint64_t id, std::string_view payload) {
+void CallServer::end_of_stream() {
+    requests_.abandon_all();
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    reader_free_.notify_all();
+    drained_.notify_all();
+}
+
+std::shared_ptr<CallServer::Active> CallServer::accept(std::uint64_t id, std::string_view payload) {
     std::optional<plugin::wire::CallRequest> request = plugin::wire::decode_call(payload);
     if (!request) {
-        plugin::RawOutcome bad;
-        bad.written = plugin::RawOutcome::Written::error;
-        bad.error_code = "RUNNER_PROTOCOL_ERROR";
-        bad.error_message = "the runner received an unreadable call; report this as a skillhost bug";
-        link_.send(FrameType::result, id, plugin::wire::encode(bad));
-        return;
+        link_.send(FrameType::result, id,
+                   plugin::wire::encode(refused("RUNNER_PROTOCOL_ERROR",
+                                                "the runner received an unreadable call; report this as a "
+                                                "skillhost bug")));
+        return nullptr;
     }
     auto call = std::make_shared<Active>();
     call->id = id;
@@ -136,6 +295,7 @@ void CallServer::start(std::uint64_t id, std::string_view payload) {
     call->context.user_id = std::move(request->user_id);
     call->context.cognitive_mode = std::move(request->cognitive_mode);
     call->context.data_dir = std::move(request->data_dir);
+    call->context.data_dir_ready = true;  // the host made it before it started this runner
     call->context.workspace_root = std::move(request->workspace_root);
     call->context.deadline_unix_ms = request->deadline_unix_ms;
     call->context.control = &call->control;
@@ -145,31 +305,16 @@ void CallServer::start(std::uint64_t id, std::string_view payload) {
         w.real(progress).real(total).text(message);
         link_.send(FrameType::progress, id, w.bytes());
     };
-    std::lock_guard lock(mutex_);
-    active_.emplace(id, call);
-    queue_.push_back(std::move(call));
-    if (idle_workers_ == 0 && workers_.size() < max_workers) {
-        workers_.emplace_back([this] { work(); });
-    } else {
-        queued_.notify_one();
+    // Only when the host has rules for this call does a path cost a round trip; every answer comes
+    // from the host (no cache: a symlink may change between two checks of one path).
+    if (request->flags & plugin::wire::call_has_path_rules) {
+        call->control.path_allowed = [this, id](std::string_view path) {
+            if (path.size() > max_checked_path) return false;
+            std::optional<plugin::RawOutcome> answer = requests_.ask(id, SKILLHOST_EXT_PATH_CHECK, path);
+            return answer && answer->written == Written::result && answer->result_json == "true";
+        };
     }
-}
-
-void CallServer::work() {
-    std::unique_lock lock(mutex_);
-    for (;;) {
-        ++idle_workers_;
-        queued_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-        --idle_workers_;
-        if (stopping_) return;
-        std::shared_ptr<Active> call = std::move(queue_.front());
-        queue_.pop_front();
-        lock.unlock();
-        run(*call);
-        lock.lock();
-        active_.erase(call->id);
-        if (active_.empty()) drained_.notify_all();
-    }
+    return call;
 }
 
 void CallServer::run(Active& call) {
@@ -177,9 +322,8 @@ void CallServer::run(Active& call) {
     try {
         outcome = plugin_->invoke(call.context, call.args);
     } catch (...) {
-        outcome.written = plugin::RawOutcome::Written::error;
-        outcome.error_code = "RUNNER_OUT_OF_MEMORY";
-        outcome.error_message = "the plugin runner ran out of memory around this call; lower what the skill holds";
+        outcome = refused("RUNNER_OUT_OF_MEMORY",
+                          "the plugin runner ran out of memory around this call; lower what the skill holds");
     }
     link_.send(FrameType::result, call.id, plugin::wire::encode(outcome));
 }

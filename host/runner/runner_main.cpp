@@ -18,9 +18,19 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <string>
+
+#if defined(__SANITIZE_ADDRESS__)
+// Sanitizer builds only: a plugin calling exit() must end with its own status, but LeakSanitizer's
+// check at exit needs a helper process, which the sandbox refuses (and a plugin's leaks are not
+// the runner's to report).
+extern "C" __attribute__((visibility("default"), used)) const char* __lsan_default_options() {
+    return "leak_check_at_exit=0";
+}
+#endif
 
 namespace {
 
@@ -94,6 +104,18 @@ void isolate_descriptors() {
     ::dup2(2, 1);
 }
 
+// Moves this process into the cgroup leaf the host prepared (before the plugin's code runs, so
+// everything it allocates counts).
+bool join_cgroup(const std::string& leaf) {
+    const int fd = ::open((leaf + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    const bool joined = ::write(fd, "0", 1) == 1;
+    const int saved = errno;
+    ::close(fd);
+    errno = saved;
+    return joined;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -120,6 +142,13 @@ int main(int argc, char** argv) {
     sandbox.limits.memory_mb = number(args, "memory-mb", sandbox.limits.memory_mb);
     sandbox.limits.cpu_seconds = number(args, "cpu-seconds", 0);
     sandbox.limits.open_files = number(args, "open-files", sandbox.limits.open_files);
+    sandbox.limits.max_tasks = number(args, "max-tasks", sandbox.limits.max_tasks);
+    if (const std::string leaf = text(args, "cgroup"); !leaf.empty()) {
+        if (join_cgroup(leaf))
+            sandbox.cgroup = leaf;
+        else
+            sandbox.cgroup_problem = "cannot join " + leaf + ": " + std::strerror(errno);
+    }
     sandbox.read_only.push_back(manifest->library_path().parent_path());
     sandbox.read_only.push_back(manifest->file.parent_path());
     if (const std::string data_dir = text(args, "data-dir"); !data_dir.empty()) sandbox.read_write.push_back(data_dir);
@@ -132,11 +161,12 @@ int main(int argc, char** argv) {
     Result<boost::json::object> enforced = runner::apply_sandbox(sandbox);
     if (!enforced) fail(link, enforced.error());
 
-    runner::RemoteCompletions completions(link);
     plugin::LoaderOptions options;
+    options.isolation.max_result_bytes = number(args, "max-result-bytes", options.isolation.max_result_bytes);
+    runner::HostRequests requests(link, options.isolation.max_result_bytes);
+    runner::RemoteCompletions completions(requests);
     options.private_copy = false;  // this process maps the library once and nothing else
     options.completions = std::shared_ptr<plugin::CompletionService>(&completions, [](plugin::CompletionService*) {});
-    options.isolation.max_result_bytes = number(args, "max-result-bytes", options.isolation.max_result_bytes);
     Result<std::shared_ptr<plugin::LoadedPlugin>> loaded = plugin::PluginLoader(options).load(manifest.value());
     if (!loaded) fail(link, loaded.error());
 
@@ -154,7 +184,7 @@ int main(int argc, char** argv) {
     link.send(FrameType::ready, 0, plugin::wire::encode(ready));
 
     {
-        runner::CallServer server(link, loaded.value(), completions,
+        runner::CallServer server(link, loaded.value(), requests,
                                   std::chrono::milliseconds(number(args, "idle-ms", 300000)));
         // A call that ignores cancellation still runs inside the plugin: leave without unloading.
         if (!server.serve()) std::_Exit(0);

@@ -1,6 +1,7 @@
 #include "runner/sandbox.hpp"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -146,12 +147,17 @@ constexpr std::uint32_t audit_arch = 0;
 
 // seccomp: exec is refused (EACCES) whatever Landlock offers, and so are internet and raw sockets
 // when the manifest does not declare network access (UDP included, which Landlock does not cover).
+// New processes are refused (EPERM): fork, vfork, and clone without CLONE_THREAD; clone3 keeps its
+// flags in memory a filter cannot read, so it answers ENOSYS and the C library falls back to clone
+// (threads still work). A runner's process count is then one whatever the plugin does.
 bool apply_seccomp(bool network, std::string& problem) {
     if (audit_arch == 0) {
         problem = "seccomp filter not built for this architecture";
         return false;
     }
     constexpr std::uint32_t deny = SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA);
+    constexpr std::uint32_t deny_process = SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA);
+    constexpr std::uint32_t not_offered = SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA);
     constexpr std::uint32_t allow_all = SECCOMP_RET_ALLOW;
     const std::uint32_t nr = offsetof(seccomp_data, nr);
     const std::uint32_t arch = offsetof(seccomp_data, arch);
@@ -170,6 +176,21 @@ bool apply_seccomp(bool network, std::string& problem) {
         BPF_STMT(BPF_RET | BPF_K, deny),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_uring_setup, 0, 1),
         BPF_STMT(BPF_RET | BPF_K, deny),
+#ifdef SYS_fork
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_fork, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, deny_process),
+#endif
+#ifdef SYS_vfork
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_vfork, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, deny_process),
+#endif
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, not_offered),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 4),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, arg0),  // clone's flags
+        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, allow_all),
+        BPF_STMT(BPF_RET | BPF_K, deny_process),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 6),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, arg0),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET, 2, 0),
@@ -216,8 +237,17 @@ Result<boost::json::object> apply_sandbox(const SandboxRequest& request) {
     boost::json::object limits;
     set_limit(RLIMIT_NOFILE, request.limits.open_files, limits, "open_files");
     set_limit(RLIMIT_CPU, request.limits.cpu_seconds, limits, "cpu_seconds");
-    // Sanitizers reserve terabytes of address space: an address-space limit would stop the runner.
-    if (!sanitizer_build()) set_limit(RLIMIT_AS, request.limits.memory_mb << 20, limits, "memory_bytes");
+    if (!request.cgroup.empty()) {
+        limits["memory"] = "cgroup v2 memory.max";
+        limits["memory_bytes"] = request.limits.memory_mb << 20;
+        limits["tasks"] = request.limits.max_tasks;
+        limits["cgroup"] = request.cgroup;
+    } else {
+        limits["memory"] = "RLIMIT_AS";
+        if (!request.cgroup_problem.empty()) limits["cgroup_problem"] = request.cgroup_problem;
+        // Sanitizers reserve terabytes of address space: an address-space limit would stop the runner.
+        if (!sanitizer_build()) set_limit(RLIMIT_AS, request.limits.memory_mb << 20, limits, "memory_bytes");
+    }
     set_limit(RLIMIT_CORE, 0, limits, "core");
     rlimit no_core{0, 0};
     ::setrlimit(RLIMIT_CORE, &no_core);  // a crash dump would hold the plugin's (and user's) data
@@ -248,6 +278,7 @@ Result<boost::json::object> apply_sandbox(const SandboxRequest& request) {
         report["seccomp"] = true;
         report["exec"] = "denied";
         report["internet_sockets"] = request.network ? "allowed" : "denied";
+        report["processes"] = "denied (seccomp: fork, vfork, clone without CLONE_THREAD)";
     } else {
         report["seccomp"] = false;
         report["seccomp_problem"] = seccomp_problem;

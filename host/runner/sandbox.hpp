@@ -23,6 +23,10 @@ struct SandboxRequest {
     std::filesystem::path workspace;
     WorkspaceAccess workspace_access = WorkspaceAccess::none;
     bool network = false;
+    // The runner moved itself into a cgroup v2 leaf whose memory.max and pids.max the host set:
+    // memory is not also limited by RLIMIT_AS (which counts reservations, not use).
+    std::string cgroup;
+    std::string cgroup_problem;  // why it could not join the leaf it was given
 };
 
 // Applies what the kernel offers. Returns what is enforced (shown by /readyz), or, with mode

@@ -167,18 +167,26 @@ std::string Metrics::render(const MetricGauges& g) const {
         sample(out, "skillhost_catalog_reload_failures_total", "", std::to_string(reload_failures_));
     }
     {
-        const plugin::SupervisionCounters& runners = plugin::supervision_counters();
-        header(out, "skillhost_plugin_crashes_total", "counter", "Plugin runner processes that crashed or exited.");
-        sample(out, "skillhost_plugin_crashes_total", "", std::to_string(runners.crashes.load()));
-        header(out, "skillhost_plugin_kills_total", "counter",
-               "Plugin runners killed because a call ignored its deadline or cancellation.");
-        sample(out, "skillhost_plugin_kills_total", "", std::to_string(runners.kills.load()));
-        header(out, "skillhost_plugin_restarts_total", "counter", "Plugin runners started again after a crash.");
-        sample(out, "skillhost_plugin_restarts_total", "", std::to_string(runners.restarts.load()));
-        header(out, "skillhost_plugin_quarantines_total", "counter", "Plugins quarantined after repeated crashes.");
-        sample(out, "skillhost_plugin_quarantines_total", "", std::to_string(runners.quarantines.load()));
-        header(out, "skillhost_plugin_runners", "gauge", "Plugin runner processes alive.");
-        sample(out, "skillhost_plugin_runners", "", std::to_string(runners.runners.load()));
+        // Per plugin (a bounded label set: past 200 plugins the rest count as "other").
+        const auto plugins = plugin::supervision_counters().by_plugin();
+        const auto per_plugin = [&](const char* name, const char* type, const char* help, auto value) {
+            header(out, name, type, help);
+            for (const auto& p : plugins) sample(out, name, metric_label("plugin", p.plugin), std::to_string(value(p)));
+        };
+        using Stats = plugin::PluginSupervisionStats;
+        per_plugin("skillhost_plugin_crashes_total", "counter", "Plugin runner processes that crashed or exited.",
+                   [](const Stats& p) { return p.crashes; });
+        per_plugin("skillhost_plugin_kills_total", "counter",
+                   "Plugin runners killed because a call ignored its deadline or cancellation.",
+                   [](const Stats& p) { return p.kills; });
+        per_plugin("skillhost_plugin_restarts_total", "counter", "Plugin runners started again after a crash.",
+                   [](const Stats& p) { return p.restarts; });
+        per_plugin("skillhost_plugin_quarantines_total", "counter", "Plugins quarantined after repeated crashes.",
+                   [](const Stats& p) { return p.quarantines; });
+        per_plugin("skillhost_plugin_runners", "gauge", "Plugin runner processes alive.",
+                   [](const Stats& p) { return p.runners; });
+        per_plugin("skillhost_plugin_runner_resident_bytes", "gauge", "Resident memory of a plugin's runners.",
+                   [](const Stats& p) { return p.resident_bytes; });
     }
     gauge(out, "skillhost_catalog_version", "Version of the catalog being served.", g.catalog_version);
     gauge(out, "skillhost_plugins_loaded", "Plugins in the catalog.", g.plugins_loaded);

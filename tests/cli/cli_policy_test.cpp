@@ -107,6 +107,12 @@ TEST_F(CliPolicyTest, PolicyExplainTellsEachStory) {
 
     auto allow = skillhost({"policy", "explain", "fs_read", "--user", "alice", "--args", R"({"path":"a.md"})"});
     EXPECT_NE(allow.out.find("allow"), std::string::npos) << allow.out;
+    // What the plugin may touch, from its manifest, beside what policy decides.
+    EXPECT_NE(allow.out.find("plugin 'fs' permissions (manifest): workspace read_write"), std::string::npos)
+        << allow.out;
+    const auto grants = boost::json::parse(deny.out).at("plugin_permissions");
+    EXPECT_EQ(grants.at("workspace"), "read_write");
+    EXPECT_EQ(grants.at("network"), false);
 }
 
 TEST_F(CliPolicyTest, ModeSetPersistsAndBadModesAreRefused) {

@@ -86,6 +86,21 @@ TEST(HostConfig, ErrorsNameFileLineColumnAndKey) {
     }
 }
 
+TEST(HostConfig, IsolationLimitsAreReadAndBounded) {
+    TempDir dir;
+    write_file(dir / "skillhost.yaml", "isolation:\n  memory_mb: 256\n  max_tasks: 64\n");
+    ConfigSources s;
+    s.config_file = dir / "skillhost.yaml";
+    auto cfg = load_host_config(s);
+    ASSERT_TRUE(cfg.ok()) << cfg.error().message;
+    EXPECT_EQ(cfg->isolation.memory_mb, 256u);
+    EXPECT_EQ(cfg->isolation.max_tasks, 64u);
+    write_file(dir / "skillhost.yaml", "isolation:\n  max_tasks: -1\n");
+    auto bad = load_host_config(s);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.error().message.find("max_tasks"), std::string::npos) << bad.error().message;
+}
+
 TEST(HostConfig, MissingFileSaysSo) {
     ConfigSources s;
     s.config_file = "/nonexistent/skillhost.yaml";

@@ -138,6 +138,9 @@ TEST(HostileDaemon, EveryMisbehaviourEndsInAStructuredErrorWhileOtherCallsGoOn) 
     auto metrics = d.get("/metrics", "");
     EXPECT_THAT(metrics.body, HasSubstr("skillhost_plugin_crashes_total"));
     EXPECT_THAT(metrics.body, ::testing::Not(HasSubstr("skillhost_plugin_crashes_total 0\n")));
+    EXPECT_THAT(metrics.body, ::testing::ContainsRegex("skillhost_plugin_crashes_total\\{plugin=\"hostile\"\\} [1-9]"));
+    EXPECT_THAT(metrics.body,
+                ::testing::ContainsRegex("skillhost_plugin_runner_resident_bytes\\{plugin=\"hostile\"\\} "));
     auto audit = d.get("/v1/audit?kind=plugin_supervision", "owner");
     ASSERT_EQ(audit.status, 200) << audit.body;
     EXPECT_THAT(audit.body, HasSubstr("PLUGIN_CRASHED"));

@@ -3,6 +3,7 @@
 #include "isolation_test_support.hpp"
 
 #include <netinet/in.h>
+#include <cerrno>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -93,6 +94,11 @@ TEST_F(SandboxTest, EscapesAreRefusedAndTheRefusalIsVisible) {
     expect_refused(probe(*plugin, "connect_tcp", R"({"port":)" + std::to_string(listener.port()) + "}"),
                    "connecting to loopback TCP");
     expect_refused(probe(*plugin, "exec_shell", "{}"), "running a shell");
+    const auto fork_answer = probe(*plugin, "fork_child", "{}");
+    expect_refused(fork_answer, "starting a process");
+    EXPECT_EQ(fork_answer.at("errno").as_int64(), EPERM);
+    EXPECT_TRUE(enforced.contains("processes"));
+    expect_allowed(probe(*plugin, "start_thread", "{}"), "starting a thread");
     // Its own data directory is its to use.
     const auto own = home.path() / "users" / "alice" / "plugins" / "fixture" / "mine.txt";
     expect_allowed(probe(*plugin, "write_file", path_args(own)), "writing its data dir");
@@ -111,6 +117,8 @@ TEST_F(SandboxTest, DeclaredPermissionsAreGranted) {
     test::write_file(token, "secret-token\n");
     expect_refused(probe(*plugin, "read_file", path_args(token)), "reading the host's token");
     expect_refused(probe(*plugin, "exec_shell", "{}"), "running a shell");
+    expect_refused(probe(*plugin, "fork_child", "{}"), "starting a process (no permission grants it)");
+    expect_allowed(probe(*plugin, "start_thread", "{}"), "starting a thread");
 }
 
 TEST_F(SandboxTest, SandboxOffLeavesTheRunnerUnconfined) {
@@ -119,6 +127,7 @@ TEST_F(SandboxTest, SandboxOffLeavesTheRunnerUnconfined) {
     ASSERT_TRUE(plugin);
     EXPECT_FALSE(plugin->sandbox().contains("landlock_abi"));
     expect_allowed(probe(*plugin, "write_file", path_args(workspace / "w.txt")), "writing without a sandbox");
+    expect_allowed(probe(*plugin, "fork_child", "{}"), "starting a process without a sandbox");
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 // Supervision of runner processes: restarts, quarantine after repeated crashes, idle exit, events.
 #include "isolation_test_support.hpp"
 #include "plugin/process_plugin.hpp"
+#include "plugin/supervision_counters.hpp"
+
+#include <unistd.h>
 
 #include <condition_variable>
 #include <mutex>
@@ -91,6 +94,31 @@ TEST_F(SupervisionTest, IdleRunnersExitAndTheNextCallStartsAnother) {
     EXPECT_EQ(plugin->invoke(context("ok"), "{}").result_json, R"({"ok":true})");
     // An idle exit is not a crash.
     EXPECT_FALSE(plugin->quarantine());
+}
+
+TEST(SupervisionCountersTest, PerPluginCountsAreBoundedAndReadRunnersMemory) {
+    SupervisionCounters counters;
+    counters.count("echo", SupervisionEvent::crash);
+    counters.count("echo", SupervisionEvent::restart);
+    counters.runner_started("echo", ::getpid());  // a live process whose memory can be read
+    for (std::size_t i = 0; i < SupervisionCounters::max_labelled_plugins + 10; ++i)
+        counters.count("plugin" + std::to_string(i), SupervisionEvent::kill);
+    const auto stats = counters.by_plugin();
+    EXPECT_LE(stats.size(), SupervisionCounters::max_labelled_plugins + 1);
+    std::uint64_t other_kills = 0;
+    for (const auto& p : stats) {
+        if (p.plugin == "echo") {
+            EXPECT_EQ(p.crashes, 1u);
+            EXPECT_EQ(p.restarts, 1u);
+            EXPECT_EQ(p.runners, 1u);
+            EXPECT_GT(p.resident_bytes, 0u);
+        }
+        if (p.plugin == "other") other_kills = p.kills;
+    }
+    EXPECT_GE(other_kills, 10u);
+    EXPECT_EQ(counters.kills.load(), SupervisionCounters::max_labelled_plugins + 10);
+    counters.runner_ended("echo", ::getpid());
+    EXPECT_EQ(counters.runners.load(), 0);
 }
 
 }  // namespace

@@ -66,6 +66,45 @@ TEST(RunnerWire, TruncatedPayloadsDecodeAsNothing) {
     EXPECT_FALSE(decode_outcome("short"));
 }
 
+TEST(RunnerWire, HostRequestsRoundTripAndRefuseTruncation) {
+    const std::string full = encode(HostRequest{42, "skillhost.path_check/1", "/ws/a"});
+    auto back = decode_host_request(full);
+    ASSERT_TRUE(back);
+    EXPECT_EQ(back->call_sequence, 42u);
+    EXPECT_EQ(back->kind, "skillhost.path_check/1");
+    EXPECT_EQ(back->body, "/ws/a");
+    for (std::size_t cut = 0; cut < full.size(); ++cut)
+        EXPECT_FALSE(decode_host_request(std::string_view(full).substr(0, cut))) << cut;
+}
+
+TEST(RunnerWire, TheBufferedReaderSplitsFramesThatArriveTogetherAndJoinsSplitOnes) {
+    SocketPair pair;
+    ASSERT_TRUE(write_frame(pair.fds[0], FrameType::log, 1, "first"));
+    ASSERT_TRUE(write_frame(pair.fds[0], FrameType::result, 2, std::string(100000, 'x')));
+    ASSERT_TRUE(write_frame(pair.fds[0], FrameType::idle, 0, {}));
+    FrameReader reader(1 << 20);
+    Frame frame;
+    ASSERT_EQ(reader.read(pair.fds[1], frame), ReadStatus::frame);
+    EXPECT_EQ(frame.payload, "first");
+    ASSERT_EQ(reader.read(pair.fds[1], frame), ReadStatus::frame);
+    EXPECT_EQ(frame.header.id, 2u);
+    EXPECT_EQ(frame.payload.size(), 100000u);
+    ASSERT_EQ(reader.read(pair.fds[1], frame), ReadStatus::frame);
+    EXPECT_EQ(frame.header.type, static_cast<std::uint16_t>(FrameType::idle));
+    EXPECT_FALSE(reader.has_frame());
+    ::shutdown(pair.fds[0], SHUT_WR);
+    EXPECT_EQ(reader.read(pair.fds[1], frame), ReadStatus::closed);
+}
+
+TEST(RunnerWire, TheBufferedReaderRefusesAnOversizedFrameFromItsHeader) {
+    SocketPair pair;
+    ASSERT_TRUE(write_frame(pair.fds[0], FrameType::result, 1, std::string(4096, 'x')));
+    FrameReader reader(1024);
+    Frame frame;
+    EXPECT_EQ(reader.read(pair.fds[1], frame), ReadStatus::too_large);
+    EXPECT_EQ(frame.header.size, 4096u);
+}
+
 TEST(RunnerWire, PeerClosingMidFrameIsBrokenNotAFrame) {
     SocketPair pair;
     FrameHeader header{100, static_cast<std::uint16_t>(FrameType::result), 0, 1};
@@ -74,6 +113,12 @@ TEST(RunnerWire, PeerClosingMidFrameIsBrokenNotAFrame) {
     ::shutdown(pair.fds[0], SHUT_WR);
     Frame frame;
     EXPECT_EQ(read_frame(pair.fds[1], 1024, frame), ReadStatus::broken);
+    FrameHeader again{100, static_cast<std::uint16_t>(FrameType::result), 0, 1};
+    SocketPair second;
+    ASSERT_EQ(::write(second.fds[0], &again, sizeof again), static_cast<ssize_t>(sizeof again));
+    ::shutdown(second.fds[0], SHUT_WR);
+    FrameReader reader(1024);
+    EXPECT_EQ(reader.read(second.fds[1], frame), ReadStatus::broken);
 }
 
 }  // namespace

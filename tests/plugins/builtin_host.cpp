@@ -6,6 +6,9 @@
 #include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <string_view>
+
 namespace skillhost::testing {
 
 namespace fs = std::filesystem;
@@ -13,7 +16,11 @@ namespace fs = std::filesystem;
 BuiltinHost::BuiltinHost() : home_("skillhost-builtin") {
     workspace_root = home_ / "workspace";
     fs::create_directories(workspace_root);
-    plugin::PluginLoader loader(plugin::LoaderOptions{home_ / "plugin-cache", {}});
+    plugin::LoaderOptions options{home_ / "plugin-cache", {}};
+    // The same tests run a second time with the plugins in runner processes (tests/plugins/CMakeLists.txt).
+    if (const char* mode = std::getenv("SKILLHOST_TEST_PLUGIN_ISOLATION"); mode && std::string_view(mode) == "process")
+        options.isolation.default_mode = plugin::IsolationMode::process;
+    plugin::PluginLoader loader(options);
     std::vector<std::shared_ptr<plugin::LoadedPlugin>> plugins;
     for (const char* name : {"tasks", "fs", "memory"}) {
         auto loaded = loader.load_file(fs::path(SKILLHOST_BUILTIN_PLUGIN_DIR) / (std::string(name) + ".yaml"));
@@ -22,6 +29,8 @@ BuiltinHost::BuiltinHost() : home_("skillhost-builtin") {
                           << loaded.error().message;
             continue;
         }
+        if (loaded.value()->isolated() != (options.isolation.default_mode == plugin::IsolationMode::process))
+            ADD_FAILURE() << "built-in plugin " << name << " did not load in the requested isolation mode";
         plugins.push_back(loaded.value());
     }
     catalog_ = std::make_shared<catalog::CatalogSnapshot>(1, std::move(plugins), std::vector<plugin::PluginFailure>{});

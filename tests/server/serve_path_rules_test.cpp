@@ -1,6 +1,7 @@
 // Path rules over the real daemon on a fresh home: the built-in default policy (no policy.yaml)
 // denies `.ssh` and `*.pem`, and holds for the directory itself and for every entry fs_list and
-// fs_search would otherwise show, through the "skillhost.path_check/1" extension.
+// fs_search would otherwise show, through the "skillhost.path_check/1" extension. Each test runs
+// twice: with fs in the host, and with fs in a sandboxed runner process that asks the host per path.
 #include "daemon_process.hpp"
 
 #include <boost/json.hpp>
@@ -15,10 +16,17 @@ using ::testing::Not;
 namespace json = boost::json;
 namespace fs = std::filesystem;
 
-class ServePathRules : public ::testing::Test {
+class ServePathRules : public ::testing::TestWithParam<std::string> {
 protected:
-    static void SetUpTestSuite() {
-        daemon_ = new DaemonProcess(DaemonSetup{});
+    void SetUp() override {
+        if (!daemon_ || mode_ != GetParam()) start_daemon(GetParam());
+    }
+    static void start_daemon(const std::string& mode) {
+        delete daemon_;
+        mode_ = mode;
+        DaemonSetup setup;
+        setup.extra_yaml = "isolation:\n  plugins:\n    fs: " + mode + "\n";
+        daemon_ = new DaemonProcess(setup);
         // A new user's home: no policy file at all, so the built-in default applies.
         fs::remove(daemon_->etc() / "policy.yaml");
         const fs::path ws = daemon_->home() / "workspace" / "alice";
@@ -44,21 +52,30 @@ protected:
         return error ? std::string(error->at("code").as_string()) : std::string();
     }
     static inline DaemonProcess* daemon_ = nullptr;
+    static inline std::string mode_;
 };
 
-TEST_F(ServePathRules, TheDefaultPolicyDeniesReadingAKeyOnAFreshHome) {
+TEST_P(ServePathRules, FsRunsInTheConfiguredMode) {
+    const json::value ready = d().get("/readyz").json();
+    std::string fs_mode;
+    for (const auto& entry : ready.at("checks").at("isolation").at("plugins").as_array())
+        if (entry.at("plugin") == "fs") fs_mode = entry.at("mode").as_string();
+    EXPECT_EQ(fs_mode, GetParam()) << ready;
+}
+
+TEST_P(ServePathRules, TheDefaultPolicyDeniesReadingAKeyOnAFreshHome) {
     const auto reply = call("fs_read", R"({"path":".ssh/id_ed25519"})");
     EXPECT_EQ(error_code(reply), "DENIED_BY_RULE") << reply;
     EXPECT_THAT(json::serialize(reply), Not(HasSubstr("private key")));
     EXPECT_EQ(error_code(call("fs_read", R"({"path":"server.pem"})")), "DENIED_BY_RULE");
 }
 
-TEST_F(ServePathRules, ARuleOnEverythingInsideADirectoryCoversListingAndSearchingTheDirectory) {
+TEST_P(ServePathRules, ARuleOnEverythingInsideADirectoryCoversListingAndSearchingTheDirectory) {
     EXPECT_EQ(error_code(call("fs_list", R"({"path":".ssh"})")), "DENIED_BY_RULE");
     EXPECT_EQ(error_code(call("fs_search", R"({"path":".ssh","text":"SECRET"})")), "DENIED_BY_RULE");
 }
 
-TEST_F(ServePathRules, SearchingTheWorkspaceWithholdsDeniedEntriesAndSaysHowMany) {
+TEST_P(ServePathRules, SearchingTheWorkspaceWithholdsDeniedEntriesAndSaysHowMany) {
     const auto reply = call("fs_search", R"({"path":".","text":"SECRET","include_hidden":true})");
     ASSERT_TRUE(reply.at("ok").as_bool()) << reply;
     const std::string text = json::serialize(reply);
@@ -72,7 +89,7 @@ TEST_F(ServePathRules, SearchingTheWorkspaceWithholdsDeniedEntriesAndSaysHowMany
     EXPECT_THAT(std::string(result.at("withheld_note").as_string()), HasSubstr("path rules"));
 }
 
-TEST_F(ServePathRules, ListingTheWorkspaceRecursivelyWithholdsDeniedEntries) {
+TEST_P(ServePathRules, ListingTheWorkspaceRecursivelyWithholdsDeniedEntries) {
     const auto reply = call("fs_list", R"({"path":".","recursive":true,"include_hidden":true})");
     ASSERT_TRUE(reply.at("ok").as_bool()) << reply;
     std::vector<std::string> paths;
@@ -81,12 +98,15 @@ TEST_F(ServePathRules, ListingTheWorkspaceRecursivelyWithholdsDeniedEntries) {
     EXPECT_EQ(reply.at("result").at("withheld").to_number<int>(), 2);
 }
 
-TEST_F(ServePathRules, AllowedListingsReportNothingWithheld) {
+TEST_P(ServePathRules, AllowedListingsReportNothingWithheld) {
     const auto reply = call("fs_list", R"({"path":"docs"})");
     ASSERT_TRUE(reply.at("ok").as_bool()) << reply;
     EXPECT_EQ(reply.at("result").at("withheld").to_number<int>(), 0);
     EXPECT_FALSE(reply.at("result").as_object().contains("withheld_note"));
 }
+
+INSTANTIATE_TEST_SUITE_P(BothModes, ServePathRules, ::testing::Values("in_process", "process"),
+                         [](const auto& param_info) { return param_info.param; });
 
 }  // namespace
 }  // namespace skillhost::testing

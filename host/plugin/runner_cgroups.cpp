@@ -1,0 +1,142 @@
+#include "plugin/runner_cgroups.hpp"
+
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace skillhost::plugin {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr long cgroup2_magic = 0x63677270;  // CGROUP2_SUPER_MAGIC
+constexpr const char* host_leaf = "skillhost-host";
+
+std::string read_small(const fs::path& file) {
+    std::ifstream in(file);
+    std::string text;
+    std::getline(in, text, '\0');
+    return text.substr(0, 64 * 1024);
+}
+
+// Writes `text` to a cgroup control file; the kernel answers with errno on refusal.
+bool write_control(const fs::path& file, std::string_view text, std::string& problem) {
+    std::ofstream out(file);
+    out << text;
+    out.flush();
+    if (out) return true;
+    problem = "cannot write '" + std::string(text) + "' to " + file.string() + " (" + std::strerror(errno) + ")";
+    return false;
+}
+
+bool has_word(std::string_view list, std::string_view word) {
+    std::size_t start = 0;
+    while (start < list.size()) {
+        std::size_t end = list.find_first_of(" \n", start);
+        if (end == std::string_view::npos) end = list.size();
+        if (list.substr(start, end - start) == word) return true;
+        start = end + 1;
+    }
+    return false;
+}
+
+}  // namespace
+
+CgroupPlacement RunnerCgroups::detect(const fs::path& proc_self_cgroup, const fs::path& mount,
+                                      bool require_cgroup2_mount) {
+    CgroupPlacement out;
+    if (require_cgroup2_mount) {
+        struct statfs info {};
+        if (::statfs(mount.c_str(), &info) != 0 || info.f_type != cgroup2_magic) {
+            out.reason = mount.string() + " is not a cgroup v2 mount (cgroup v1 or hybrid hierarchy)";
+            return out;
+        }
+    }
+    std::istringstream lines(read_small(proc_self_cgroup));
+    std::string line, own;
+    while (std::getline(lines, line))
+        if (line.rfind("0::", 0) == 0) own = line.substr(3);
+    if (own.empty() || own.front() != '/') {
+        out.reason = "the host is in no cgroup v2 group (" + proc_self_cgroup.string() + " has no 0:: line)";
+        return out;
+    }
+    out.base = mount / own.substr(1);
+    // Already prepared by an earlier host in this group: the host's leaf is where we run now.
+    if (out.base.filename() == host_leaf) out.base = out.base.parent_path();
+    const std::string controllers = read_small(out.base / "cgroup.controllers");
+    if (!has_word(controllers, "memory") || !has_word(controllers, "pids")) {
+        out.reason = "the memory and pids controllers are not delegated to " + out.base.string();
+        return out;
+    }
+    if (::access((out.base / "cgroup.subtree_control").c_str(), W_OK) != 0 || ::access(out.base.c_str(), W_OK) != 0) {
+        out.reason = out.base.string() + " is not writable by the host (delegate it, e.g. systemd Delegate=yes)";
+        return out;
+    }
+    out.available = true;
+    return out;
+}
+
+Result<fs::path> RunnerCgroups::create_leaf(std::string_view name, std::uint64_t memory_bytes,
+                                            std::uint64_t max_tasks) {
+    std::lock_guard lock(mutex_);
+    if (!placement_.available) return Error{"CGROUP_FAILED", placement_.reason};
+    std::string problem;
+    if (!prepared_) {
+        std::error_code ec;
+        fs::create_directories(placement_.base / host_leaf, ec);
+        const bool moved =
+            !ec && write_control(placement_.base / host_leaf / "cgroup.procs", std::to_string(::getpid()), problem);
+        if (!moved || !write_control(placement_.base / "cgroup.subtree_control", "+memory +pids", problem)) {
+            placement_.available = false;
+            placement_.reason =
+                ec ? "cannot create " + (placement_.base / host_leaf).string() + " (" + ec.message() + ")" : problem;
+            return Error{"CGROUP_FAILED", placement_.reason};
+        }
+        prepared_ = true;
+    }
+    const fs::path leaf = placement_.base / ("runner-" + std::string(name) + "-" + std::to_string(next_leaf_++));
+    std::error_code ec;
+    fs::create_directory(leaf, ec);
+    if (ec) return Error{"CGROUP_FAILED", "cannot create " + leaf.string() + " (" + ec.message() + ")"};
+    // oom.group: an out-of-memory kill ends the whole runner, never one thread of it.
+    bool ok = write_control(leaf / "memory.oom.group", "1", problem);
+    if (ok && memory_bytes > 0) ok = write_control(leaf / "memory.max", std::to_string(memory_bytes), problem);
+    if (ok && memory_bytes > 0 && fs::exists(leaf / "memory.swap.max"))
+        ok = write_control(leaf / "memory.swap.max", "0", problem);
+    if (ok && max_tasks > 0) ok = write_control(leaf / "pids.max", std::to_string(max_tasks), problem);
+    if (!ok) {
+        remove_leaf(leaf);
+        return Error{"CGROUP_FAILED", problem};
+    }
+    return leaf;
+}
+
+void RunnerCgroups::remove_leaf(const fs::path& leaf) {
+    if (!leaf.empty()) ::rmdir(leaf.c_str());
+}
+
+bool RunnerCgroups::available() const {
+    std::lock_guard lock(mutex_);
+    return placement_.available;
+}
+
+boost::json::object RunnerCgroups::describe() const {
+    std::lock_guard lock(mutex_);
+    if (placement_.available)
+        return {
+            {"memory", "cgroup v2 memory.max"}, {"tasks", "cgroup v2 pids.max"}, {"base", placement_.base.string()}};
+    return {{"memory", "RLIMIT_AS"},
+            {"tasks", "one process (seccomp); threads bounded by memory"},
+            {"reason", placement_.reason}};
+}
+
+RunnerCgroups& runner_cgroups() {
+    static RunnerCgroups cgroups(RunnerCgroups::detect());
+    return cgroups;
+}
+
+}  // namespace skillhost::plugin

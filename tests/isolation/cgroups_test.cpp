@@ -1,0 +1,82 @@
+// Runner cgroups over a directory laid out like a delegated cgroup v2 group: the host's group is
+// found from /proc/self/cgroup, the host moves into a leaf of its own, and each runner's leaf gets
+// its memory and task limits. (Whether this machine delegates real cgroups is reported, not assumed.)
+#include "isolation_test_support.hpp"
+#include "plugin/process_plugin.hpp"
+#include "plugin/runner_cgroups.hpp"
+
+#include <unistd.h>
+
+namespace skillhost::plugin::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+class CgroupsTest : public ::testing::Test {
+protected:
+    test::TempDir root{"skillhost-cgroup"};
+    fs::path mount = root.path() / "mount";
+    fs::path proc = root.path() / "self-cgroup";
+    fs::path group = mount / "system.slice" / "skillhost.service";
+
+    void SetUp() override {
+        fs::create_directories(group);
+        test::write_file(group / "cgroup.controllers", "cpuset cpu io memory pids\n");
+        test::write_file(group / "cgroup.subtree_control", "");
+        test::write_file(proc, "0::/system.slice/skillhost.service\n");
+    }
+};
+
+TEST_F(CgroupsTest, ADelegatedGroupHoldsALeafPerRunnerWithItsLimits) {
+    const CgroupPlacement placement = RunnerCgroups::detect(proc, mount, false);
+    ASSERT_TRUE(placement.available) << placement.reason;
+    EXPECT_EQ(placement.base, group);
+    RunnerCgroups cgroups(placement);
+    auto leaf = cgroups.create_leaf("echo", 256 << 20, 64);
+    ASSERT_TRUE(leaf.ok()) << leaf.error().message;
+    EXPECT_EQ(test::read_file(group / "skillhost-host" / "cgroup.procs"), std::to_string(::getpid()));
+    EXPECT_EQ(test::read_file(group / "cgroup.subtree_control"), "+memory +pids");
+    EXPECT_EQ(test::read_file(leaf.value() / "memory.max"), std::to_string(256 << 20));
+    EXPECT_EQ(test::read_file(leaf.value() / "pids.max"), "64");
+    EXPECT_EQ(test::read_file(leaf.value() / "memory.oom.group"), "1");
+    auto second = cgroups.create_leaf("echo", 0, 0);
+    ASSERT_TRUE(second.ok());
+    EXPECT_NE(second.value(), leaf.value());
+    EXPECT_FALSE(fs::exists(second.value() / "memory.max"));  // 0: not limited
+    EXPECT_EQ(cgroups.describe().at("memory"), "cgroup v2 memory.max");
+}
+
+TEST_F(CgroupsTest, WithoutTheControllersRunnersFallBackAndSayWhy) {
+    test::write_file(group / "cgroup.controllers", "cpu io\n");
+    const CgroupPlacement placement = RunnerCgroups::detect(proc, mount, false);
+    EXPECT_FALSE(placement.available);
+    EXPECT_NE(placement.reason.find("memory and pids controllers"), std::string::npos) << placement.reason;
+    RunnerCgroups cgroups(placement);
+    EXPECT_EQ(cgroups.create_leaf("echo", 1, 1).error().code, "CGROUP_FAILED");
+    EXPECT_EQ(cgroups.describe().at("memory"), "RLIMIT_AS");
+}
+
+TEST_F(CgroupsTest, AHostInNoCgroupV2GroupFallsBack) {
+    test::write_file(proc, "4:memory:/x\n1:cpu:/\n");
+    EXPECT_FALSE(RunnerCgroups::detect(proc, mount, false).available);
+    // A real mount that is not cgroup v2 (here: an ordinary directory) is refused too.
+    EXPECT_FALSE(RunnerCgroups::detect(proc, mount, true).available);
+}
+
+class RunnerLimitsTest : public IsolationTest {};
+
+TEST_F(RunnerLimitsTest, TheSandboxReportSaysHowMemoryIsLimited) {
+    auto plugin = load("echo");
+    ASSERT_TRUE(plugin);
+    const auto report = plugin->sandbox();
+    ASSERT_TRUE(report.contains("cgroup"));
+    const auto& limits = report.at("limits").as_object();
+    const bool cgroups = runner_cgroups().available();
+    EXPECT_EQ(limits.at("memory"), cgroups ? "cgroup v2 memory.max" : "RLIMIT_AS");
+    if (!cgroups) {
+        EXPECT_TRUE(report.at("cgroup").as_object().contains("reason"));
+    }
+}
+
+}  // namespace
+}  // namespace skillhost::plugin::testing
