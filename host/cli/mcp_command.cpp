@@ -50,6 +50,7 @@ int run_mcp(CliContext& ctx, const McpArgs& a) {
     mcp::McpSessionOptions options;
     options.page_size = a.page_size;
     options.call_threads = a.call_threads;
+    options.client_sampling = host.config.server.mcp_client_sampling;
     mcp::McpSession session(*host.pipeline, watched.catalog(), user.value(), options,
                             [&transport](const std::string& message) { transport.write_line(message); });
     spdlog::info("mcp: serving {} tools to user {} on stdio",

@@ -139,9 +139,10 @@ Error timeout_error(const std::string& skill_id, const std::string& plugin_name,
 boost::json::object SkillResult::to_json() const {
     json::object out;
     out["ok"] = ok;
-    if (ok)
+    if (ok) {
         out["result"] = output;
-    else
+        if (!content.empty()) out["content"] = content;
+    } else
         out["error"] = error.to_json();
     out["skill"] = skill_id;
     if (!plugin_name.empty()) out["plugin"] = plugin_name;
@@ -222,7 +223,9 @@ public:
         stop_watching();
         stop_listening();
         try {
-            answer(interpret_outcome(outcome, host_failure));
+            SkillResult result = interpret_outcome(outcome, host_failure);
+            if (result.ok) result.content = control.content.take();
+            answer(std::move(result));
         } catch (const std::exception& e) {
             spdlog::error("executor: answering call {} failed: {}", call_id, e.what());
         }
@@ -238,10 +241,37 @@ public:
     // Forwards progress to the caller's callback until the caller stops listening.
     void forward_progress_to(std::function<void(double, double, std::string_view)> callback) {
         caller_progress_ = std::move(callback);
+        forwarding_ = true;
         control.on_progress = [this](double progress, double total, std::string_view message) {
             std::lock_guard lock(progress_mutex_);
             if (caller_listening_) caller_progress_(progress, total, message);
         };
+    }
+
+    // The front end's services for this call (logs, sampling, elicitation), under the same rule.
+    void forward_services_to(const CallOptions& options) {
+        if (options.on_log) {
+            caller_log_ = options.on_log;
+            forwarding_ = true;
+            control.on_log = [this](skillhost_log_level level, std::string_view message) {
+                std::lock_guard lock(progress_mutex_);
+                if (caller_listening_) caller_log_(level, message);
+            };
+        }
+        if (options.sample) {
+            caller_sample_ = options.sample;
+            forwarding_ = true;
+            control.sample = [this](std::string_view role, std::string_view request, const std::atomic<bool>& ended) {
+                return while_listening([&] { return caller_sample_(role, request, ended); });
+            };
+        }
+        if (options.elicit) {
+            caller_elicit_ = options.elicit;
+            forwarding_ = true;
+            control.elicit = [this](std::string_view request, const std::atomic<bool>& ended) {
+                return while_listening([&] { return caller_elicit_(request, ended); });
+            };
+        }
     }
 
 private:
@@ -284,18 +314,47 @@ private:
         callback(std::move(result));
     }
 
-    // After this returns no progress callback runs: the caller's callback may capture its stack.
+    // After this returns no caller callback runs: they may capture the caller's stack. A blocking
+    // one (sampling, elicitation) is told the call ended and is waited for; it returns soon.
     void stop_listening() {
-        if (!control.on_progress) return;
-        std::lock_guard lock(progress_mutex_);
+        if (!forwarding_) return;
+        std::unique_lock lock(progress_mutex_);
         caller_listening_ = false;
+        if (blocking_ == 0) return;
+        control.cancelled.store(true);
+        blocking_done_.wait(lock, [&] { return blocking_ == 0; });
+    }
+
+    // Runs a blocking caller service unless the caller stopped listening, without holding the lock.
+    template <class Service>
+    Result<std::string> while_listening(Service service) {
+        {
+            std::lock_guard lock(progress_mutex_);
+            if (!caller_listening_) return Error{"CANCELLED", "the call already ended"};
+            ++blocking_;
+        }
+        struct Leave {
+            CallState* state;
+            ~Leave() {
+                std::lock_guard lock(state->progress_mutex_);
+                --state->blocking_;
+                state->blocking_done_.notify_all();
+            }
+        } leave{this};
+        return service();
     }
 
     std::atomic<bool> answered_{false};
     std::atomic<bool> entered_{false};
     std::mutex progress_mutex_;
+    std::condition_variable blocking_done_;
     bool caller_listening_ = true;
+    bool forwarding_ = false;  // set before the call starts, read after
+    int blocking_ = 0;         // caller services running now
     std::function<void(double, double, std::string_view)> caller_progress_;
+    std::function<void(skillhost_log_level, std::string_view)> caller_log_;
+    decltype(plugin::CallControl::sample) caller_sample_;
+    plugin::FrontEndRequest caller_elicit_;
 };
 
 // Where a synchronous caller waits for its answer.
@@ -411,6 +470,7 @@ void Executor::start(const PreparedCall& call, const CallerContext& caller, cons
         context.deadline_unix_ms = state->deadline_at ? unix_ms_deadline(state->timeout) : 0;
         context.control = &state->control;
         if (options.on_progress) state->forward_progress_to(options.on_progress);
+        state->forward_services_to(options);
         state->control.path_allowed = options.path_allowed;
         state->args_json = json::serialize(call.args());
         if (spec.concurrency == manifest::Concurrency::serial) state->serial = serial_mutex_for(call);

@@ -21,4 +21,19 @@ struct PluginHostContext {
 // call context's host_call to be a CallControl* (or null).
 skillhost_host_services make_host_services(PluginHostContext& context);
 
+struct CallControl;
+
+// While it lives, log() lines written on this thread belong to `control`'s call too (its on_log).
+// The ABI's log() takes no call, so the thread running invoke() is how a line finds its call.
+class CallThreadScope {
+public:
+    explicit CallThreadScope(CallControl* control);
+    ~CallThreadScope();
+    CallThreadScope(const CallThreadScope&) = delete;
+    CallThreadScope& operator=(const CallThreadScope&) = delete;
+
+private:
+    CallControl* previous_;
+};
+
 }  // namespace skillhost::plugin
