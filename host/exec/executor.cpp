@@ -153,6 +153,44 @@ boost::json::object SkillResult::to_json() const {
 
 namespace {
 
+// Lets the caller's blocking services (sampling, elicitation) run only while the call is
+// unanswered. Shared with the functions handed to the plugin side, which a runner connection may
+// still hold (and call) after the call's state is gone.
+struct BlockingGate {
+    std::mutex mutex;
+    std::condition_variable idle;
+    bool open = true;
+    int running = 0;
+    std::atomic<bool> ended{false};  // what the caller's service watches to return early
+
+    template <class Service>
+    Result<std::string> pass(Service service) {
+        {
+            std::lock_guard lock(mutex);
+            if (!open) return Error{"CANCELLED", "the call already ended"};
+            ++running;
+        }
+        struct Leave {
+            BlockingGate* gate;
+            ~Leave() {
+                std::lock_guard lock(gate->mutex);
+                --gate->running;
+                gate->idle.notify_all();
+            }
+        } leave{this};
+        return service();
+    }
+
+    // No service starts after this; the running ones are told and waited for.
+    void close() {
+        std::unique_lock lock(mutex);
+        open = false;
+        ended.store(true);
+        if (running == 0) return;
+        idle.wait(lock, [&] { return running == 0; });
+    }
+};
+
 // One call between start() and its answer. Whoever claims `answered` first answers: the thread that
 // ran the plugin, or the deadline watcher (timeout, cancel, shutdown). The loser's work is dropped.
 class CallState final : public WatchedCall, public PoolJob {
@@ -259,17 +297,15 @@ public:
             };
         }
         if (options.sample) {
-            caller_sample_ = options.sample;
-            forwarding_ = true;
-            control.sample = [this](std::string_view role, std::string_view request, const std::atomic<bool>& ended) {
-                return while_listening([&] { return caller_sample_(role, request, ended); });
+            control.sample = [gate = gate_, caller = options.sample](std::string_view role, std::string_view request,
+                                                                     const std::atomic<bool>&) {
+                return gate->pass([&] { return caller(role, request, gate->ended); });
             };
         }
         if (options.elicit) {
-            caller_elicit_ = options.elicit;
-            forwarding_ = true;
-            control.elicit = [this](std::string_view request, const std::atomic<bool>& ended) {
-                return while_listening([&] { return caller_elicit_(request, ended); });
+            control.elicit = [gate = gate_, caller = options.elicit](std::string_view request,
+                                                                     const std::atomic<bool>&) {
+                return gate->pass([&] { return caller(request, gate->ended); });
             };
         }
     }
@@ -317,44 +353,20 @@ private:
     // After this returns no caller callback runs: they may capture the caller's stack. A blocking
     // one (sampling, elicitation) is told the call ended and is waited for; it returns soon.
     void stop_listening() {
+        gate_->close();
         if (!forwarding_) return;
-        std::unique_lock lock(progress_mutex_);
+        std::lock_guard lock(progress_mutex_);
         caller_listening_ = false;
-        if (blocking_ == 0) return;
-        control.cancelled.store(true);
-        blocking_done_.wait(lock, [&] { return blocking_ == 0; });
-    }
-
-    // Runs a blocking caller service unless the caller stopped listening, without holding the lock.
-    template <class Service>
-    Result<std::string> while_listening(Service service) {
-        {
-            std::lock_guard lock(progress_mutex_);
-            if (!caller_listening_) return Error{"CANCELLED", "the call already ended"};
-            ++blocking_;
-        }
-        struct Leave {
-            CallState* state;
-            ~Leave() {
-                std::lock_guard lock(state->progress_mutex_);
-                --state->blocking_;
-                state->blocking_done_.notify_all();
-            }
-        } leave{this};
-        return service();
     }
 
     std::atomic<bool> answered_{false};
     std::atomic<bool> entered_{false};
     std::mutex progress_mutex_;
-    std::condition_variable blocking_done_;
     bool caller_listening_ = true;
     bool forwarding_ = false;  // set before the call starts, read after
-    int blocking_ = 0;         // caller services running now
     std::function<void(double, double, std::string_view)> caller_progress_;
     std::function<void(skillhost_log_level, std::string_view)> caller_log_;
-    decltype(plugin::CallControl::sample) caller_sample_;
-    plugin::FrontEndRequest caller_elicit_;
+    std::shared_ptr<BlockingGate> gate_ = std::make_shared<BlockingGate>();
 };
 
 // Where a synchronous caller waits for its answer.

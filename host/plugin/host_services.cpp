@@ -88,7 +88,8 @@ void write_error(const skillhost_result_writer* writer, std::string_view code, s
         writer->write_error(writer->writer_context, to_abi(code), to_abi(message), to_abi(details_json));
 }
 
-// Writes a service's answer and returns the status the ABI documents for it.
+}  // namespace
+
 skillhost_status answer_through(const skillhost_result_writer* writer, const Result<std::string>& answer) {
     if (answer.ok()) {
         if (writer && writer->write_result) writer->write_result(writer->writer_context, to_abi(answer.value()));
@@ -101,6 +102,8 @@ skillhost_status answer_through(const skillhost_result_writer* writer, const Res
     if (error.code == "CANCELLED") return SKILLHOST_STATUS_CANCELLED;
     return SKILLHOST_STATUS_ERROR;
 }
+
+namespace {
 
 skillhost_status complete(void* host_context, const skillhost_call_context* call, skillhost_string_view role,
                           skillhost_string_view request_json, const skillhost_result_writer* writer) noexcept {

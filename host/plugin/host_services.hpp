@@ -23,6 +23,10 @@ skillhost_host_services make_host_services(PluginHostContext& context);
 
 struct CallControl;
 
+// Writes a host service's answer (the answer JSON, or the error) to `writer` and returns the
+// status the ABI documents for it (UNAVAILABLE for LLM_UNAVAILABLE and ELICITATION_UNAVAILABLE, ...).
+skillhost_status answer_through(const skillhost_result_writer* writer, const Result<std::string>& answer);
+
 // While it lives, log() lines written on this thread belong to `control`'s call too (its on_log).
 // The ABI's log() takes no call, so the thread running invoke() is how a line finds its call.
 class CallThreadScope {

@@ -328,6 +328,10 @@ void RunnerConnection::handle(wire::Frame& frame) {
             return;
         }
         case FrameType::completion_request: answer_completion(frame.header.id, frame.payload); return;
+        case FrameType::content:
+        case FrameType::call_log:
+        case FrameType::call_completion_request:
+        case FrameType::elicit_request: forward_call_service(frame); return;
         case FrameType::log: {
             wire::PayloadReader r(frame.payload);
             const std::int64_t level = r.integer();

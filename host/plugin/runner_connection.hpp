@@ -104,6 +104,10 @@ private:
     void read_loop();
     void handle(wire::Frame& frame);
     void answer_completion(std::uint64_t request_id, std::string_view payload);
+    // content, call_log, call_completion_request and elicit_request frames (runner_call_services.cpp).
+    void forward_call_service(const wire::Frame& frame);
+    // The call's control while it is running, under its lock; false when it has ended.
+    bool with_running_call(std::uint64_t sequence, const std::function<void(CallControl&)>& use);
     void finish(RunnerExit exit);
     RunnerExit reap();
     void shut_down_if_drained();  // mutex_ held

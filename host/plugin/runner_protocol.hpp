@@ -26,6 +26,12 @@ enum class FrameType : std::uint16_t {
     completion_request = 14,  // id: completion request id; call sequence, user, role, request
     log = 15,                 // id 0; level, message
     idle = 16,                // id 0; the runner has been idle and would like to exit
+    // What the front end serves for one call (content, logs, sampling, elicitation). Requests are
+    // answered with completion_reply, their ids drawn from the completion requests' counter.
+    content = 40,                  // id: call sequence; the call's content items as one JSON array
+    call_log = 41,                 // id: call sequence; level, message (a log line written on the call's thread)
+    call_completion_request = 42,  // id: request id; call sequence, user, role, request
+    elicit_request = 43,           // id: request id; call sequence, request
 };
 
 struct FrameHeader {

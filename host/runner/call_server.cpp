@@ -1,6 +1,7 @@
 #include "runner/call_server.hpp"
 
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 
 #include <poll.h>
 
@@ -27,6 +28,12 @@ bool HostLink::send(FrameType type, std::uint64_t id, std::string_view payload) 
 
 Result<std::string> RemoteCompletions::complete(std::string_view user_id, std::string_view role,
                                                 std::string_view request) {
+    plugin::wire::PayloadWriter w;
+    w.text(user_id).text(role).text(request);
+    return ask(FrameType::completion_request, w.bytes());
+}
+
+Result<std::string> RemoteCompletions::ask(FrameType type, std::string_view payload) {
     Waiter waiter;
     std::uint64_t id = 0;
     {
@@ -35,9 +42,7 @@ Result<std::string> RemoteCompletions::complete(std::string_view user_id, std::s
         id = next_id_++;
         waiting_.emplace(id, &waiter);
     }
-    plugin::wire::PayloadWriter w;
-    w.text(user_id).text(role).text(request);
-    link_.send(FrameType::completion_request, id, w.bytes());
+    link_.send(type, id, payload);
     std::unique_lock lock(mutex_);
     answered_.wait(lock, [&] { return waiter.done; });
     waiting_.erase(id);
@@ -145,6 +150,23 @@ void CallServer::start(std::uint64_t id, std::string_view payload) {
         w.real(progress).real(total).text(message);
         link_.send(FrameType::progress, id, w.bytes());
     };
+    // The front end's services for this call travel to the host tagged with the call's sequence.
+    call->control.on_log = [this, id](skillhost_log_level level, std::string_view message) {
+        plugin::wire::PayloadWriter w;
+        w.integer(level).text(message);
+        link_.send(FrameType::call_log, id, w.bytes());
+    };
+    call->control.sample = [this, id, user = call->context.user_id](std::string_view role, std::string_view body,
+                                                                    const std::atomic<bool>&) {
+        plugin::wire::PayloadWriter w;
+        w.integer(static_cast<std::int64_t>(id)).text(user).text(role).text(body);
+        return completions_.ask(FrameType::call_completion_request, w.bytes());
+    };
+    call->control.elicit = [this, id](std::string_view body, const std::atomic<bool>&) {
+        plugin::wire::PayloadWriter w;
+        w.integer(static_cast<std::int64_t>(id)).text(body);
+        return completions_.ask(FrameType::elicit_request, w.bytes());
+    };
     std::lock_guard lock(mutex_);
     active_.emplace(id, call);
     queue_.push_back(std::move(call));
@@ -181,6 +203,9 @@ void CallServer::run(Active& call) {
         outcome.error_code = "RUNNER_OUT_OF_MEMORY";
         outcome.error_message = "the plugin runner ran out of memory around this call; lower what the skill holds";
     }
+    // Content items go first: the host adds them to the call before its result ends it.
+    if (boost::json::array items = call.control.content.take(); !items.empty())
+        link_.send(FrameType::content, call.id, boost::json::serialize(items));
     link_.send(FrameType::result, call.id, plugin::wire::encode(outcome));
 }
 

@@ -38,6 +38,9 @@ class RemoteCompletions final : public plugin::CompletionService {
 public:
     explicit RemoteCompletions(HostLink& link) : link_(link) {}
     Result<std::string> complete(std::string_view user_id, std::string_view role, std::string_view request) override;
+    // A request frame of `type` (payload already encoded) answered by a completion_reply: the
+    // call-bound completions and elicitations the front end serves.
+    Result<std::string> ask(plugin::wire::FrameType type, std::string_view payload);
     // A completion_reply frame from the host.
     void answer(std::uint64_t id, std::string_view payload);
     // The host is gone: every waiting request fails.

@@ -509,9 +509,9 @@ TEST_F(ElicitationTest, ClientsWithoutElicitationOrOn20250326GetTheApprovalId) {
 
 // ---- What the client serves for a call: content items, log lines, sampling, elicitation ----
 
-// A session over the `rich` fixture, initialized with `capabilities`. In-process here; the same
-// services through a plugin runner are tested in tests/isolation.
-class CallServicesTest : public ::testing::Test {
+// A session over the `rich` fixture, initialized with `capabilities`; the plugin runs in the host
+// or in a plugin runner process (the parameter), which must make no difference to the client.
+class CallServicesTest : public ::testing::TestWithParam<std::string> {
 protected:
     void start(json::object capabilities = {}, std::string_view version = "2025-11-25") {
         h.home.install_fixture("rich");
@@ -535,10 +535,10 @@ protected:
         return h.wait_for([](const json::object& m) { return m.contains("id") && m.at("id") == "call-1"; });
     }
 
-    SessionHarness h{skillhost::testing::kDefaultUsers, "", "isolation: {plugins: {rich: in_process}}\n"};
+    SessionHarness h{skillhost::testing::kDefaultUsers, "", "isolation: {plugins: {rich: " + GetParam() + "}}\n"};
 };
 
-TEST_F(CallServicesTest, ContentItemsComeBackAsToolContentWithTheStructuredResult) {
+TEST_P(CallServicesTest, ContentItemsComeBackAsToolContentWithTheStructuredResult) {
     start();
     auto r = h.call("rich_content");
     const auto& result = r.at("result").as_object();
@@ -559,7 +559,7 @@ TEST_F(CallServicesTest, ContentItemsComeBackAsToolContentWithTheStructuredResul
     EXPECT_EQ(result.at("structuredContent").at("items"), 5);
 }
 
-TEST_F(CallServicesTest, MalformedAndTooManyContentItemsAreRefusedWithCodes) {
+TEST_P(CallServicesTest, MalformedAndTooManyContentItemsAreRefusedWithCodes) {
     start();
     auto r = h.call("rich_invalid", {{"count", 70}, {"big", true}});
     const auto& out = r.at("result").at("structuredContent").as_object();
@@ -574,7 +574,7 @@ TEST_F(CallServicesTest, MalformedAndTooManyContentItemsAreRefusedWithCodes) {
     EXPECT_EQ(r.at("result").at("content").as_array().size(), std::size_t{SKILLHOST_CONTENT_MAX_ITEMS});
 }
 
-TEST_F(CallServicesTest, LogLinesOfTheCallArriveAtTheClientsLevelAndAreBounded) {
+TEST_P(CallServicesTest, LogLinesOfTheCallArriveAtTheClientsLevelAndAreBounded) {
     start();
     h.request("logging/setLevel", {{"level", "info"}});
     auto r = h.call("rich_log", {{"lines", 150}});
@@ -593,7 +593,7 @@ TEST_F(CallServicesTest, LogLinesOfTheCallArriveAtTheClientsLevelAndAreBounded) 
     for (auto& m : h.take_all()) EXPECT_FALSE(is_notification(m, "notifications/message")) << json::serialize(m);
 }
 
-TEST_F(CallServicesTest, CompletionGoesToTheClientThatDeclaredSamplingAndIsAudited) {
+TEST_P(CallServicesTest, CompletionGoesToTheClientThatDeclaredSamplingAndIsAudited) {
     start({{"sampling", json::object()}});
     auto request = start_call_until_request("rich_sample", "sampling/createMessage", {{"prompt", "Hi there"}});
     const auto& params = request.at("params").as_object();
@@ -622,7 +622,7 @@ TEST_F(CallServicesTest, CompletionGoesToTheClientThatDeclaredSamplingAndIsAudit
     EXPECT_TRUE(audited);
 }
 
-TEST_F(CallServicesTest, ARefusedSamplingRequestIsAnErrorForTheSkill) {
+TEST_P(CallServicesTest, ARefusedSamplingRequestIsAnErrorForTheSkill) {
     start({{"sampling", json::object()}});
     auto request = start_call_until_request("rich_sample", "sampling/createMessage");
     h.send({{"jsonrpc", "2.0"}, {"id", request.at("id")}, {"error", {{"code", -1}, {"message", "User rejected"}}}});
@@ -633,7 +633,7 @@ TEST_F(CallServicesTest, ARefusedSamplingRequestIsAnErrorForTheSkill) {
     EXPECT_NE(std::string(out.at("message").as_string()).find("User rejected"), std::string::npos);
 }
 
-TEST_F(CallServicesTest, WithoutSamplingTheModelRouterAnswers) {
+TEST_P(CallServicesTest, WithoutSamplingTheModelRouterAnswers) {
     start();
     auto r = h.call("rich_sample");
     for (auto& m : h.take_all()) EXPECT_FALSE(m.contains("method") && m.at("method") == "sampling/createMessage");
@@ -645,7 +645,7 @@ TEST_F(CallServicesTest, WithoutSamplingTheModelRouterAnswers) {
         EXPECT_NE(out.at("code"), "LLM_FAILED") << json::serialize(out);
 }
 
-TEST_F(CallServicesTest, ElicitationAsksTheClientAndChecksTheAnswer) {
+TEST_P(CallServicesTest, ElicitationAsksTheClientAndChecksTheAnswer) {
     start({{"elicitation", json::object()}});
     auto request = start_call_until_request("rich_elicit", "elicitation/create");
     const auto& params = request.at("params").as_object();
@@ -675,20 +675,20 @@ TEST_F(CallServicesTest, ElicitationAsksTheClientAndChecksTheAnswer) {
               std::string::npos);
 }
 
-TEST_F(CallServicesTest, ABrokenFormIsRefusedBeforeTheClientIsAsked) {
+TEST_P(CallServicesTest, ABrokenFormIsRefusedBeforeTheClientIsAsked) {
     start({{"elicitation", json::object()}});
     auto r = h.call("rich_elicit", {{"broken", true}});
     EXPECT_EQ(r.at("result").at("structuredContent").at("code"), "ELICITATION_INVALID");
     for (auto& m : h.take_all()) EXPECT_FALSE(m.contains("method") && m.at("method") == "elicitation/create");
 }
 
-TEST_F(CallServicesTest, WithoutTheElicitationCapabilityTheSkillIsToldNobodyCanBeAsked) {
+TEST_P(CallServicesTest, WithoutTheElicitationCapabilityTheSkillIsToldNobodyCanBeAsked) {
     start();
     auto r = h.call("rich_elicit");
     EXPECT_EQ(r.at("result").at("structuredContent").at("action"), "unavailable");
 }
 
-TEST_F(CallServicesTest, CancellingACallEndsItsPendingElicitation) {
+TEST_P(CallServicesTest, CancellingACallEndsItsPendingElicitation) {
     start({{"elicitation", json::object()}});
     start_call_until_request("rich_elicit", "elicitation/create");
     h.send({{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", "call-1"}}}});
@@ -696,5 +696,8 @@ TEST_F(CallServicesTest, CancellingACallEndsItsPendingElicitation) {
     for (int i = 0; i < 1000 && h.session->calls_in_flight() > 0; ++i) std::this_thread::sleep_for(10ms);
     EXPECT_EQ(h.session->calls_in_flight(), 0u);
 }
+
+INSTANTIATE_TEST_SUITE_P(Isolation, CallServicesTest, ::testing::Values("in_process", "process"),
+                         [](const auto& param_info) { return param_info.param; });
 
 }  // namespace
