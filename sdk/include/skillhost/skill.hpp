@@ -342,7 +342,7 @@ inline std::optional<Call::Elicitation> Call::elicit(std::string_view message, c
 
 // Standard base64 (RFC 4648, padded) of `bytes`, for image, audio and blob content.
 inline std::string base64(std::string_view bytes) {
-    static constexpr char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const char* const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     std::string out;
     out.reserve((bytes.size() + 2) / 3 * 4);
     std::size_t i = 0;
