@@ -15,6 +15,44 @@ struct CallArgs {
     bool json = false;
 };
 
+std::string_view string_field(const boost::json::object& object, std::string_view key) {
+    const boost::json::value* v = object.if_contains(key);
+    return v && v->is_string() ? std::string_view(v->get_string()) : std::string_view();
+}
+
+// Bytes that base64 `text` decodes to (the padding '=' carries none).
+std::size_t decoded_size(std::string_view text) {
+    if (text.size() < 4) return 0;
+    std::size_t padding = 0;
+    while (padding < 2 && padding < text.size() && text[text.size() - 1 - padding] == '=') ++padding;
+    return text.size() / 4 * 3 - padding;
+}
+
+// The skill's content items ("skillhost.content/1") after its result: text as it is, binary
+// content as a line naming its type and size (a terminal cannot show an image).
+void print_content(const boost::json::array& items) {
+    for (const auto& value : items) {
+        const boost::json::object* item = value.if_object();
+        if (!item) continue;
+        const std::string_view type = string_field(*item, "type");
+        if (type == "text") {
+            std::cout << string_field(*item, "text") << "\n";
+        } else if (type == "image" || type == "audio") {
+            std::cout << "[" << type << " " << string_field(*item, "mimeType") << ", "
+                      << decoded_size(string_field(*item, "data")) << " bytes]\n";
+        } else if (type == "resource_link") {
+            std::cout << "[link " << string_field(*item, "name") << "] " << string_field(*item, "uri") << "\n";
+        } else if (const boost::json::value* r = item->if_contains("resource"); r && r->is_object()) {
+            const auto& resource = r->get_object();
+            std::cout << "[resource " << string_field(resource, "uri") << "]\n";
+            if (resource.contains("text"))
+                std::cout << string_field(resource, "text") << "\n";
+            else
+                std::cout << "(" << decoded_size(string_field(resource, "blob")) << " bytes)\n";
+        }
+    }
+}
+
 int run_call(CliContext& ctx, const CallArgs& a) {
     boost::json::value args;
     std::string problem;
@@ -45,6 +83,7 @@ int run_call(CliContext& ctx, const CallArgs& a) {
         return kExitFailed;
     }
     print_json(result.output);
+    print_content(result.content);
     return kExitOk;
 }
 

@@ -52,6 +52,7 @@ int run_mcp(CliContext& ctx, const McpArgs& a) {
     options.call_threads = a.call_threads;
     // A call runs on the thread that read it; reading moves to another thread if it runs long.
     options.reader_handover = [] { return mcp::StdioTransport::handover_for_this_line(); };
+    options.client_sampling = host.config.server.mcp_client_sampling;
     mcp::McpSession session(*host.pipeline, watched.catalog(), user.value(), options,
                             [&transport](const std::string& message) { transport.write_line(message); });
     spdlog::info("mcp: serving {} tools to user {} on stdio",

@@ -91,7 +91,8 @@ std::optional<Error> read_server(const fs::path& file, const YAML::Node& node, S
                                             "mcp_sessions_per_user",
                                             "mcp_idle_expiry_ms",
                                             "shutdown_grace_ms",
-                                            "mcp_allowed_origins"};
+                                            "mcp_allowed_origins",
+                                            "mcp_client_sampling"};
     const auto read_ms = [&](const YAML::Node& v, const std::string& name, long long lo, long long hi,
                              std::chrono::milliseconds& out) {
         long long ms = 0;
@@ -113,6 +114,8 @@ std::optional<Error> read_server(const fs::path& file, const YAML::Node& node, S
                     return config_error(file, v.Mark(), name, problem);
             } else if (key == "allow_remote") {
                 server.allow_remote = v.as<bool>();
+            } else if (key == "mcp_client_sampling") {
+                server.mcp_client_sampling = v.as<bool>();
             } else if (key == "threads") {
                 bad = read_bounded(file, v, name, 0, 256, server.threads);
             } else if (key == "handler_threads") {

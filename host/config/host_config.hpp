@@ -35,6 +35,9 @@ struct ServerSettings {
     std::chrono::milliseconds shutdown_grace{10000};        // SIGTERM: how long in-flight work may finish
     // Browser origins (scheme://host[:port]) allowed to call /mcp besides this machine's own.
     std::vector<std::string> mcp_allowed_origins;
+    // A plugin's completion request goes to an MCP client that declared sampling (stdio and /mcp);
+    // false: always to the model router.
+    bool mcp_client_sampling = true;
 };
 
 // `isolation:` in skillhost.yaml: how plugins are kept apart from the host. Only this file decides

@@ -139,9 +139,10 @@ Error timeout_error(const std::string& skill_id, const std::string& plugin_name,
 boost::json::object SkillResult::to_json() const {
     json::object out;
     out["ok"] = ok;
-    if (ok)
+    if (ok) {
         out["result"] = output;
-    else
+        if (!content.empty()) out["content"] = content;
+    } else
         out["error"] = error.to_json();
     out["skill"] = skill_id;
     if (!plugin_name.empty()) out["plugin"] = plugin_name;
@@ -151,6 +152,44 @@ boost::json::object SkillResult::to_json() const {
 }
 
 namespace {
+
+// Lets the caller's blocking services (sampling, elicitation) run only while the call is
+// unanswered. Shared with the functions handed to the plugin side, which a runner connection may
+// still hold (and call) after the call's state is gone.
+struct BlockingGate {
+    std::mutex mutex;
+    std::condition_variable idle;
+    bool open = true;
+    int running = 0;
+    std::atomic<bool> ended{false};  // what the caller's service watches to return early
+
+    template <class Service>
+    Result<std::string> pass(Service service) {
+        {
+            std::lock_guard lock(mutex);
+            if (!open) return Error{"CANCELLED", "the call already ended"};
+            ++running;
+        }
+        struct Leave {
+            BlockingGate* gate;
+            ~Leave() {
+                std::lock_guard lock(gate->mutex);
+                --gate->running;
+                gate->idle.notify_all();
+            }
+        } leave{this};
+        return service();
+    }
+
+    // No service starts after this; the running ones are told and waited for.
+    void close() {
+        std::unique_lock lock(mutex);
+        open = false;
+        ended.store(true);
+        if (running == 0) return;
+        idle.wait(lock, [&] { return running == 0; });
+    }
+};
 
 // One call between start() and its answer. Whoever claims `answered` first answers: the thread that
 // ran the plugin, or the deadline watcher (timeout, cancel, shutdown). The loser's work is dropped.
@@ -232,7 +271,9 @@ public:
         stop_watching();
         stop_listening();
         try {
-            answer(interpret_outcome(outcome, host_failure));
+            SkillResult result = interpret_outcome(outcome, host_failure);
+            if (result.ok) result.content = control.content.take();
+            answer(std::move(result));
         } catch (const std::exception& e) {
             spdlog::error("executor: answering call {} failed: {}", call_id, e.what());
         }
@@ -248,10 +289,35 @@ public:
     // Forwards progress to the caller's callback until the caller stops listening.
     void forward_progress_to(std::function<void(double, double, std::string_view)> callback) {
         caller_progress_ = std::move(callback);
+        forwarding_ = true;
         control.on_progress = [this](double progress, double total, std::string_view message) {
             std::lock_guard lock(progress_mutex_);
             if (caller_listening_) caller_progress_(progress, total, message);
         };
+    }
+
+    // The front end's services for this call (logs, sampling, elicitation), under the same rule.
+    void forward_services_to(const CallOptions& options) {
+        if (options.on_log) {
+            caller_log_ = options.on_log;
+            forwarding_ = true;
+            control.on_log = [this](skillhost_log_level level, std::string_view message) {
+                std::lock_guard lock(progress_mutex_);
+                if (caller_listening_) caller_log_(level, message);
+            };
+        }
+        if (options.sample) {
+            control.sample = [gate = gate_, caller = options.sample](std::string_view role, std::string_view request,
+                                                                     const std::atomic<bool>&) {
+                return gate->pass([&] { return caller(role, request, gate->ended); });
+            };
+        }
+        if (options.elicit) {
+            control.elicit = [gate = gate_, caller = options.elicit](std::string_view request,
+                                                                     const std::atomic<bool>&) {
+                return gate->pass([&] { return caller(request, gate->ended); });
+            };
+        }
     }
 
 private:
@@ -294,9 +360,11 @@ private:
         callback(std::move(result));
     }
 
-    // After this returns no progress callback runs: the caller's callback may capture its stack.
+    // After this returns no caller callback runs: they may capture the caller's stack. A blocking
+    // one (sampling, elicitation) is told the call ended and is waited for; it returns soon.
     void stop_listening() {
-        if (!control.on_progress) return;
+        gate_->close();
+        if (!forwarding_) return;
         std::lock_guard lock(progress_mutex_);
         caller_listening_ = false;
     }
@@ -305,7 +373,10 @@ private:
     std::atomic<bool> entered_{false};
     std::mutex progress_mutex_;
     bool caller_listening_ = true;
+    bool forwarding_ = false;  // set before the call starts, read after
     std::function<void(double, double, std::string_view)> caller_progress_;
+    std::function<void(skillhost_log_level, std::string_view)> caller_log_;
+    std::shared_ptr<BlockingGate> gate_ = std::make_shared<BlockingGate>();
 };
 
 // Where a synchronous caller waits for its answer.
@@ -425,6 +496,7 @@ void Executor::start(const PreparedCall& call, const CallerContext& caller, cons
         context.deadline_unix_ms = state->deadline_at ? unix_ms_deadline(state->timeout) : 0;
         context.control = &state->control;
         if (options.on_progress) state->forward_progress_to(options.on_progress);
+        state->forward_services_to(options);
         state->control.path_allowed = options.path_allowed;
         state->args_json = json::serialize(call.args());
         if (spec.concurrency == manifest::Concurrency::serial) state->serial = serial_mutex_for(call);

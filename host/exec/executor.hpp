@@ -7,6 +7,7 @@
 #include "exec/prepared_call.hpp"
 #include "plugin/call_control.hpp"
 
+#include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
@@ -52,12 +53,18 @@ struct CallOptions {
     // that runs the call on a thread it needs back soon (RunOn::this_thread on the MCP stdio reader).
     std::function<void()> on_running_long{};
     std::chrono::milliseconds running_long_after{5};
+    // What the front end serves for the call (see plugin::CallControl); each may be empty. They
+    // are not called after the call's answer was given.
+    std::function<void(skillhost_log_level, std::string_view)> on_log{};
+    decltype(plugin::CallControl::sample) sample{};
+    plugin::FrontEndRequest elicit{};
 };
 
 struct SkillResult {
     bool ok = false;
-    boost::json::value output;  // the plugin's result when ok
-    Error error;                // when !ok: code, message, details, suggestions
+    boost::json::value output;   // the plugin's result when ok
+    boost::json::array content;  // content items the skill added ("skillhost.content/1"), when ok
+    Error error;                 // when !ok: code, message, details, suggestions
     std::string skill_id;
     std::string plugin_name;
     std::string call_id;

@@ -88,8 +88,9 @@ std::size_t McpSession::calls_in_flight() const {
     return in_flight_.size();
 }
 
-void McpSession::send(const json::value& message) {
+void McpSession::send(const json::value& message, std::string_view related_key) {
     OutgoingMessage out;
+    out.related_key = related_key;
     if (const json::object* obj = message.if_object()) {
         const json::value* id = obj->if_contains("id");
         if (const json::value* method = obj->if_contains("method")) {
@@ -226,6 +227,9 @@ void McpSession::on_initialize(const json::value& id, const json::value& params)
     if (const json::value* caps = p->if_contains("capabilities"); caps && caps->is_object())
         if (const json::value* e = caps->get_object().if_contains("elicitation"); e && e->is_object())
             client_elicits_.store(protocol_version_ != "2025-03-26");
+    if (const json::value* caps = p->if_contains("capabilities"); caps && caps->is_object())
+        if (const json::value* sampling = caps->get_object().if_contains("sampling"); sampling && sampling->is_object())
+            client_samples_.store(true);
     json::object result{
         {"protocolVersion", protocol_version_},
         {"capabilities", json::object{{"tools", json::object{{"listChanged", true}}}, {"logging", json::object()}}},
@@ -315,6 +319,7 @@ void McpSession::on_tools_call(const json::value& id, const json::value& params)
     }
 
     const std::string key = id_key(id);
+    attach_call_services(request, *ticket->snapshot->find(request.skill_id), key);
     {
         std::lock_guard lock(calls_mutex_);
         if (closing_) {
@@ -462,7 +467,8 @@ std::optional<json::object> McpSession::approve_through_client(const exec::CallR
 }
 
 std::optional<json::object> McpSession::ask_client(std::string_view method, json::object params,
-                                                   const std::atomic<bool>& cancel, std::chrono::milliseconds limit) {
+                                                   const std::atomic<bool>& cancel, std::chrono::milliseconds limit,
+                                                   std::string_view related_key) {
     auto pending = std::make_shared<PendingReply>();
     json::value id;
     {
@@ -471,7 +477,7 @@ std::optional<json::object> McpSession::ask_client(std::string_view method, json
         id = "skillhost-" + std::to_string(++next_request_id_);
         pending_replies_.emplace(id_key(id), pending);
     }
-    send(make_request(id, method, std::move(params)));
+    send(make_request(id, method, std::move(params)), related_key);
     const auto deadline = std::chrono::steady_clock::now() + limit;
     std::unique_lock lock(replies_mutex_);
     // Wakes on a reply or close(); polls the cancel flag, which another thread sets without this lock.

@@ -48,6 +48,9 @@ struct McpSessionOptions {
     // on the thread that hands in a tools/call; returns what gives that thread's reading to another
     // thread once the call runs long, or nothing when the call must go to an executor worker.
     std::function<std::function<void()>()> reader_handover{};
+    // A plugin's completion request goes to the client (sampling/createMessage) when the client
+    // declared sampling; false: always to the model router (server.mcp_client_sampling).
+    bool client_sampling = true;
 };
 
 // One message from the server, serialized once; what it is comes along so that a transport can
@@ -58,6 +61,9 @@ struct OutgoingMessage {
     std::string id_key;  // id_key() of a response's or request's id
     std::string method;  // a request's or notification's method
     std::string text;    // compact JSON, no trailing newline
+    // id_key() of the tools/call a notification or request is about (a tool's log line, its
+    // sampling or elicitation request); empty when it concerns no one call.
+    std::string related_key;
     // A sink that only wants the text may take `const std::string&`.
     operator const std::string&() const { return text; }
 };
@@ -110,12 +116,16 @@ private:
         std::optional<boost::json::object> response;
     };
 
-    void send(const boost::json::value& message);
+    void send(const boost::json::value& message, std::string_view related_key = {});
     void send_batch_answer(const BatchAnswer& answer);
     // Sends a request to the client and waits for its response; nullopt when the call was
     // cancelled, the session closed or `limit` passed.
     std::optional<boost::json::object> ask_client(std::string_view method, boost::json::object params,
-                                                  const std::atomic<bool>& cancel, std::chrono::milliseconds limit);
+                                                  const std::atomic<bool>& cancel, std::chrono::milliseconds limit,
+                                                  std::string_view related_key = {});
+    // What the client serves for one call: its log lines, sampling, elicitation (call_services.cpp).
+    void attach_call_services(exec::CallRequest& request, const catalog::CatalogEntry& entry,
+                              const std::string& call_key);
     void on_client_response(const boost::json::value& id, const boost::json::object& message);
     // Resolves a queued call through elicitation/create; nullopt leaves it pending.
     std::optional<boost::json::object> approve_through_client(const exec::CallRequest& request,
@@ -147,6 +157,7 @@ private:
     std::string protocol_version_;
     std::atomic<LogLevel> log_level_{LogLevel::info};
     std::atomic<bool> client_elicits_{false};  // the client declared the elicitation capability
+    std::atomic<bool> client_samples_{false};  // the client declared the sampling capability
 
     std::mutex replies_mutex_;
     std::condition_variable reply_arrived_;

@@ -16,6 +16,14 @@ json::object render_call_result(const exec::CallOutcome& outcome, std::string_vi
     const exec::SkillResult& r = outcome.result;
     json::object out;
     if (r.ok) {
+        if (!r.content.empty()) {
+            // The skill chose what to show ("skillhost.content/1"); its structured result, when it
+            // has one, still comes as structuredContent for clients that read the outputSchema.
+            out["content"] = r.content;
+            if (r.output.is_object() && !r.output.get_object().empty()) out["structuredContent"] = r.output;
+            out["isError"] = false;
+            return out;
+        }
         // A text result is shown as its text, not as a quoted JSON string; anything else as JSON.
         std::string text = r.output.is_string() ? std::string(r.output.get_string()) : compact_json(r.output);
         out["content"] = json::array{json::object{{"type", "text"}, {"text", std::move(text)}}};

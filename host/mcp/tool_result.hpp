@@ -10,7 +10,9 @@
 namespace skillhost::mcp {
 
 // Success: {content:[{type:text, text:<result JSON>}], structuredContent:<result object>, isError:false}
-// (structuredContent only when the result is an object, as MCP requires).
+// (structuredContent only when the result is an object, as MCP requires). A skill that added
+// content items ("skillhost.content/1") gets them as `content` instead of the JSON text, with
+// structuredContent when its result is a non-empty object.
 // Failure: {content:[{type:text, text:"CODE: message\n- suggestion"}], isError:true,
 //           _meta:{"skillhost/error":{code,message,details,suggestions}}}. The structured error goes
 // in _meta, not structuredContent, because clients validate structuredContent against the tool's

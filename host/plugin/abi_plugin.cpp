@@ -2,6 +2,7 @@
 
 #include "plugin/abi_strings.hpp"
 #include "plugin/descriptor_view.hpp"
+#include "plugin/host_services.hpp"
 #include "plugin/result_capture.hpp"
 
 #include <boost/json/parse.hpp>
@@ -207,6 +208,7 @@ RawOutcome AbiPlugin::invoke(const CallContext& context, std::string_view args_j
     ResultCapture capture(max_result_bytes_);
     skillhost_status status = SKILLHOST_STATUS_ERROR;
     try {
+        const CallThreadScope on_this_thread(context.control);
         status = skill->second(state_, &call, to_abi(args_json), capture.writer());
     } catch (...) {
         // Forbidden by the ABI, but a raw C++ plugin can let one escape; it must not unwind

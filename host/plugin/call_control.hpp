@@ -1,12 +1,26 @@
 // The host side of one in-flight skill call: cancellation flag and progress sink, shared between
-// the executor (which may cancel on timeout) and the plugin (which polls it through host services).
+// the executor (which may cancel on timeout) and the plugin (which polls it through host services),
+// plus what the front end that started the call serves for it (logs, sampling, elicitation) and the
+// content items the skill adds.
 #pragma once
+
+#include "base/error.hpp"
+#include "plugin/call_content.hpp"
+
+#include <skillhost/skill_abi.h>
 
 #include <atomic>
 #include <functional>
+#include <string>
 #include <string_view>
 
 namespace skillhost::plugin {
+
+// A request the front end answers for the running call (sampling, elicitation): the ABI request
+// JSON in, the ABI answer JSON or an error out. Blocking; `call_ended` turns true when the call is
+// answered or cancelled, and the service must then return soon.
+using FrontEndRequest =
+    std::function<Result<std::string>(std::string_view request_json, const std::atomic<bool>& call_ended)>;
 
 struct CallControl {
     std::atomic<bool> cancelled{false};
@@ -15,6 +29,18 @@ struct CallControl {
     // The "skillhost.path_check/1" answer for this call's rules; empty: no rule withholds a path.
     // Called from the plugin's threads, so it owns what it reads.
     std::function<bool(std::string_view path)> path_allowed;
+    // log() lines written on the call's thread; may be empty.
+    std::function<void(skillhost_log_level level, std::string_view message)> on_log;
+    std::atomic<int> forwarded_log_lines{0};  // lines given to on_log (bounded in host_services.cpp)
+    // Answers complete() instead of the model router (MCP sampling); empty: the router answers.
+    // Takes the role, then as FrontEndRequest.
+    std::function<Result<std::string>(std::string_view role, std::string_view request_json,
+                                      const std::atomic<bool>& call_ended)>
+        sample;
+    // Answers "skillhost.elicit/1"; empty: ELICITATION_UNAVAILABLE.
+    FrontEndRequest elicit;
+    // "skillhost.content/1" items.
+    CallContent content{SKILLHOST_CONTENT_MAX_ITEMS, SKILLHOST_CONTENT_MAX_BYTES};
 };
 
 }  // namespace skillhost::plugin

@@ -22,6 +22,12 @@ CallControl* control_of(const skillhost_call_context* call) {
     return call ? static_cast<CallControl*>(call->host_call) : nullptr;
 }
 
+thread_local CallControl* thread_call = nullptr;
+
+// The most log lines of one call a front end receives: a plugin logging in a loop must not flood
+// the client (the host log still gets every line).
+constexpr int kMaxForwardedLogLines = 100;
+
 spdlog::level::level_enum to_spdlog(skillhost_log_level level) {
     switch (level) {
         case SKILLHOST_LOG_DEBUG: return spdlog::level::debug;
@@ -37,6 +43,14 @@ void log_line(void* host_context, skillhost_log_level level, skillhost_string_vi
         const PluginHostContext* context = context_of(host_context);
         const std::string_view name = context ? std::string_view(context->plugin_name) : "?";
         spdlog::log(to_spdlog(level), "[plugin {}] {}", name, from_abi(message));
+        if (CallControl* control = thread_call; control && control->on_log) {
+            const int sent = control->forwarded_log_lines.fetch_add(1);
+            if (sent < kMaxForwardedLogLines)
+                control->on_log(level, from_abi(message));
+            else if (sent == kMaxForwardedLogLines)
+                control->on_log(SKILLHOST_LOG_WARN, "further log lines of this call are not forwarded (limit " +
+                                                        std::to_string(kMaxForwardedLogLines) + ")");
+        }
     } catch (...) {
         // Logging must never take the plugin's call down.
     }
@@ -74,11 +88,32 @@ void write_error(const skillhost_result_writer* writer, std::string_view code, s
         writer->write_error(writer->writer_context, to_abi(code), to_abi(message), to_abi(details_json));
 }
 
+}  // namespace
+
+skillhost_status answer_through(const skillhost_result_writer* writer, const Result<std::string>& answer) {
+    if (answer.ok()) {
+        if (writer && writer->write_result) writer->write_result(writer->writer_context, to_abi(answer.value()));
+        return SKILLHOST_STATUS_OK;
+    }
+    const Error& error = answer.error();
+    write_error(writer, error.code, error.message, boost::json::serialize(error.details));
+    if (error.code == "LLM_UNAVAILABLE" || error.code == "ELICITATION_UNAVAILABLE") return SKILLHOST_STATUS_UNAVAILABLE;
+    if (error.code == "ELICITATION_INVALID") return SKILLHOST_STATUS_INVALID_ARGS;
+    if (error.code == "CANCELLED") return SKILLHOST_STATUS_CANCELLED;
+    return SKILLHOST_STATUS_ERROR;
+}
+
+namespace {
+
 skillhost_status complete(void* host_context, const skillhost_call_context* call, skillhost_string_view role,
                           skillhost_string_view request_json, const skillhost_result_writer* writer) noexcept {
     try {
         const PluginHostContext* context = context_of(host_context);
         const std::string role_text(from_abi(role));
+        if (CallControl* control = control_of(call); control && control->sample) {
+            Result<std::string> answer = control->sample(role_text, from_abi(request_json), control->cancelled);
+            return answer_through(writer, answer);
+        }
         if (!context || !context->completions) {
             const std::string message = "no model is configured for role '" + role_text +
                                         "'; configure one in models.yaml or continue without a completion";
@@ -87,14 +122,7 @@ skillhost_status complete(void* host_context, const skillhost_call_context* call
             return SKILLHOST_STATUS_UNAVAILABLE;
         }
         const std::string_view user_id = call ? from_abi(call->user_id) : std::string_view();
-        Result<std::string> answer = context->completions->complete(user_id, role_text, from_abi(request_json));
-        if (answer.ok()) {
-            if (writer && writer->write_result) writer->write_result(writer->writer_context, to_abi(answer.value()));
-            return SKILLHOST_STATUS_OK;
-        }
-        const Error& error = answer.error();
-        write_error(writer, error.code, error.message, boost::json::serialize(error.details));
-        return error.code == "LLM_UNAVAILABLE" ? SKILLHOST_STATUS_UNAVAILABLE : SKILLHOST_STATUS_ERROR;
+        return answer_through(writer, context->completions->complete(user_id, role_text, from_abi(request_json)));
     } catch (const std::exception& e) {
         write_error(writer, "LLM_FAILED", std::string("the completion request failed in the host: ") + e.what(), "{}");
     } catch (...) {
@@ -116,15 +144,64 @@ int32_t is_path_allowed(void*, const skillhost_call_context* call, skillhost_str
     }
 }
 
+skillhost_status add_content(void*, const skillhost_call_context* call, skillhost_string_view item_json,
+                             const skillhost_result_writer* error_writer) noexcept {
+    CallControl* control = control_of(call);
+    try {
+        if (!control) {
+            write_error(error_writer, "CONTENT_UNAVAILABLE", "content can only be added during a call", "{}");
+            return SKILLHOST_STATUS_UNAVAILABLE;
+        }
+        if (item_json.size > 0 && item_json.data == nullptr) {
+            write_error(error_writer, "CONTENT_INVALID", "the content item is a null pointer with a size", "{}");
+            return SKILLHOST_STATUS_INVALID_ARGS;
+        }
+        const Status added = control->content.add(from_abi(item_json));
+        if (added) return SKILLHOST_STATUS_OK;
+        write_error(error_writer, added.error().code, added.error().message,
+                    boost::json::serialize(added.error().details));
+    } catch (const std::exception& e) {
+        write_error(error_writer, "CONTENT_INVALID", std::string("the host could not keep the item: ") + e.what(),
+                    "{}");
+    } catch (...) {
+        write_error(error_writer, "CONTENT_INVALID", "the host could not keep the item", "{}");
+    }
+    return SKILLHOST_STATUS_INVALID_ARGS;
+}
+
+skillhost_status elicit(void*, const skillhost_call_context* call, skillhost_string_view request_json,
+                        const skillhost_result_writer* writer) noexcept {
+    CallControl* control = control_of(call);
+    try {
+        if (!control || !control->elicit) {
+            write_error(writer, "ELICITATION_UNAVAILABLE",
+                        "this call's front end cannot ask the user for input (only MCP clients that declare "
+                        "elicitation can); continue without it or ask the caller to pass it as an argument",
+                        "{}");
+            return SKILLHOST_STATUS_UNAVAILABLE;
+        }
+        return answer_through(writer, control->elicit(from_abi(request_json), control->cancelled));
+    } catch (const std::exception& e) {
+        write_error(writer, "ELICITATION_FAILED", std::string("asking the user failed in the host: ") + e.what(), "{}");
+    } catch (...) {
+        write_error(writer, "ELICITATION_FAILED", "asking the user failed in the host", "{}");
+    }
+    return SKILLHOST_STATUS_ERROR;
+}
+
 // The extension tables are immutable and shared by every plugin: host_context tells them apart.
 const skillhost_llm_v1 llm_extension{&complete};
 const skillhost_path_check_v1 path_check_extension{&is_path_allowed};
+const skillhost_content_v1 content_extension{&add_content};
+const skillhost_elicit_v1 elicit_extension{&elicit};
 
 const void* get_extension(void*, const char* id) noexcept {
     if (id == nullptr) return nullptr;
     const std::string_view wanted(id);
     if (wanted == SKILLHOST_EXT_LLM) return &llm_extension;
     if (wanted == SKILLHOST_EXT_PATH_CHECK) return &path_check_extension;
+    if (wanted == SKILLHOST_EXT_CONTENT) return &content_extension;
+    if (wanted == SKILLHOST_EXT_ELICIT) return &elicit_extension;
     return nullptr;
 }
 
@@ -141,6 +218,14 @@ skillhost_host_services make_host_services(PluginHostContext& context) {
     services.complete = &complete;
     services.get_extension = &get_extension;
     return services;
+}
+
+CallThreadScope::CallThreadScope(CallControl* control) : previous_(thread_call) {
+    thread_call = control;
+}
+
+CallThreadScope::~CallThreadScope() {
+    thread_call = previous_;
 }
 
 }  // namespace skillhost::plugin

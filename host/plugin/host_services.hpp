@@ -21,4 +21,23 @@ struct PluginHostContext {
 // call context's host_call to be a CallControl* (or null).
 skillhost_host_services make_host_services(PluginHostContext& context);
 
+struct CallControl;
+
+// Writes a host service's answer (the answer JSON, or the error) to `writer` and returns the
+// status the ABI documents for it (UNAVAILABLE for LLM_UNAVAILABLE and ELICITATION_UNAVAILABLE, ...).
+skillhost_status answer_through(const skillhost_result_writer* writer, const Result<std::string>& answer);
+
+// While it lives, log() lines written on this thread belong to `control`'s call too (its on_log).
+// The ABI's log() takes no call, so the thread running invoke() is how a line finds its call.
+class CallThreadScope {
+public:
+    explicit CallThreadScope(CallControl* control);
+    ~CallThreadScope();
+    CallThreadScope(const CallThreadScope&) = delete;
+    CallThreadScope& operator=(const CallThreadScope&) = delete;
+
+private:
+    CallControl* previous_;
+};
+
 }  // namespace skillhost::plugin

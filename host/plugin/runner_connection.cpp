@@ -424,6 +424,8 @@ void RunnerConnection::handle(wire::Frame& frame) {
             return;
         }
         case FrameType::host_request: answer_host_request(frame.header.id, frame.payload); return;
+        case FrameType::content:
+        case FrameType::call_log: forward_call_service(frame); return;
         case FrameType::log: {
             wire::PayloadReader r(frame.payload);
             const std::int64_t level = r.integer();
@@ -467,6 +469,7 @@ void RunnerConnection::answer_host_request(std::uint64_t request_id, std::string
     // One branch per host extension the runner forwards; a new extension adds a kind here and a
     // sender in the runner.
     if (request->kind == SKILLHOST_EXT_PATH_CHECK) return answer_path_check(request_id, *request);
+    if (answer_front_end_request(request_id, *request)) return;
     if (request->kind == SKILLHOST_EXT_LLM) return answer_completion(request_id, request->body);
     reply(request_id, host_error("UNKNOWN_HOST_SERVICE",
                                  "the runner of plugin '" + plugin + "' asked for host service '" + request->kind +

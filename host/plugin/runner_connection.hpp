@@ -124,6 +124,14 @@ private:
     void answer_path_check(std::uint64_t request_id, const wire::HostRequest& request);
     void answer_completion(std::uint64_t request_id, std::string_view body);
     void reply(std::uint64_t request_id, const RawOutcome& answer);
+    // content and call_log frames (runner_call_services.cpp).
+    void forward_call_service(const wire::Frame& frame);
+    // A host_request for the call's front end: sampling ("skillhost.llm/1" with a running call
+    // whose front end samples) and elicitation ("skillhost.elicit/1"); false when not one of these.
+    bool answer_front_end_request(std::uint64_t request_id, const wire::HostRequest& request);
+    // The call's control while it is running; false when it has ended. Only on the thread handling
+    // frames (the call cannot end meanwhile: its result is a later frame).
+    bool with_running_call(std::uint64_t sequence, const std::function<void(CallControl&)>& use);
     void finish(RunnerExit exit);
     RunnerExit reap();
     void shut_down_if_drained();  // mutex_ held

@@ -29,6 +29,10 @@ enum class FrameType : std::uint16_t {
     host_request = 17,  // id: host request id; HostRequest
     log = 15,           // id 0; level, message
     idle = 16,          // id 0; the runner has been idle and would like to exit
+    // What the front end serves for one running call, one-way (sampling and elicitation are
+    // host_request kinds "skillhost.llm/1" and "skillhost.elicit/1" with the call's sequence).
+    content = 40,   // id: call sequence; the call's content items as one JSON array
+    call_log = 41,  // id: call sequence; level, message (a log line written on the call's thread)
 };
 
 struct FrameHeader {

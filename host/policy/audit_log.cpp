@@ -236,6 +236,7 @@ Status AuditLog::record_llm_call(const LlmCallAudit& call) {
     fields["role"] = call.role;
     fields["backend"] = call.backend;
     fields["model"] = call.model;
+    if (!call.sampled_by.empty()) fields["sampled_by"] = call.sampled_by;
     fields["duration_ms"] = milliseconds(call.duration);
     if (call.input_tokens >= 0) fields["input_tokens"] = call.input_tokens;
     if (call.output_tokens >= 0) fields["output_tokens"] = call.output_tokens;

@@ -53,6 +53,7 @@ struct LlmCallAudit {
     std::int64_t output_tokens = -1;
     bool ok = false;
     std::string error_code;
+    std::string sampled_by;  // "client": an MCP client answered (sampling/createMessage), not a model
 };
 
 class AuditLog {

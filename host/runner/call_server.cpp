@@ -1,6 +1,7 @@
 #include "runner/call_server.hpp"
 
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 
 #include <poll.h>
 
@@ -36,6 +37,17 @@ plugin::RawOutcome refused(std::string code, std::string message) {
     outcome.error_code = std::move(code);
     outcome.error_message = std::move(message);
     return outcome;
+}
+
+// A host request's answer as the service's result; `gone_code` when the host closed first.
+Result<std::string> result_of(std::optional<plugin::RawOutcome> answer, const char* gone_code) {
+    if (!answer) return Error{gone_code, "the host closed the connection before it answered"};
+    if (answer->written == Written::result) return std::move(answer->result_json);
+    Error error{answer->error_code, answer->error_message};
+    std::error_code ec;
+    boost::json::value details = boost::json::parse(answer->error_details_json, ec);
+    if (!ec && details.is_object()) error.details = std::move(details.get_object());
+    return error;
 }
 
 }  // namespace
@@ -88,14 +100,7 @@ Result<std::string> RemoteCompletions::complete(std::string_view user_id, std::s
                                                 std::string_view request) {
     plugin::wire::PayloadWriter w;
     w.text(user_id).text(role).text(request);
-    std::optional<plugin::RawOutcome> answer = requests_.ask(0, SKILLHOST_EXT_LLM, w.bytes());
-    if (!answer) return Error{"LLM_UNAVAILABLE", "the host closed the connection before it answered"};
-    if (answer->written == Written::result) return std::move(answer->result_json);
-    Error error{answer->error_code, answer->error_message};
-    std::error_code ec;
-    boost::json::value details = boost::json::parse(answer->error_details_json, ec);
-    if (!ec && details.is_object()) error.details = std::move(details.get_object());
-    return error;
+    return result_of(requests_.ask(0, SKILLHOST_EXT_LLM, w.bytes()), "LLM_UNAVAILABLE");
 }
 
 CallServer::CallServer(HostLink& link, std::shared_ptr<plugin::LoadedPlugin> plugin, HostRequests& requests,
@@ -314,6 +319,22 @@ std::shared_ptr<CallServer::Active> CallServer::accept(std::uint64_t id, std::st
             return answer && answer->written == Written::result && answer->result_json == "true";
         };
     }
+    // The front end's services for this call travel to the host tagged with the call's sequence:
+    // log lines one-way, sampling and elicitation as host requests answered by the call's front end.
+    call->control.on_log = [this, id](skillhost_log_level level, std::string_view message) {
+        plugin::wire::PayloadWriter w;
+        w.integer(level).text(message);
+        link_.send(FrameType::call_log, id, w.bytes());
+    };
+    call->control.sample = [this, id, user = call->context.user_id](std::string_view role, std::string_view body,
+                                                                    const std::atomic<bool>&) {
+        plugin::wire::PayloadWriter w;
+        w.text(user).text(role).text(body);
+        return result_of(requests_.ask(id, SKILLHOST_EXT_LLM, w.bytes()), "LLM_UNAVAILABLE");
+    };
+    call->control.elicit = [this, id](std::string_view body, const std::atomic<bool>&) {
+        return result_of(requests_.ask(id, SKILLHOST_EXT_ELICIT, body), "ELICITATION_UNAVAILABLE");
+    };
     return call;
 }
 
@@ -325,6 +346,9 @@ void CallServer::run(Active& call) {
         outcome = refused("RUNNER_OUT_OF_MEMORY",
                           "the plugin runner ran out of memory around this call; lower what the skill holds");
     }
+    // Content items go first: the host adds them to the call before its result ends it.
+    if (boost::json::array items = call.control.content.take(); !items.empty())
+        link_.send(FrameType::content, call.id, boost::json::serialize(items));
     link_.send(FrameType::result, call.id, plugin::wire::encode(outcome));
 }
 

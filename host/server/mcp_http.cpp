@@ -37,6 +37,8 @@ struct McpHttpEndpoint::Session {
     // - a response: to the POST that asked;
     // - progress and requests to the client (elicitation) concern calls in flight: to the streamed
     //   POSTs waiting (the spec's "related to the originating request"), else the GET stream;
+    // - a message naming its call (related_key: a tool's log line, sampling, elicitation): to that
+    //   call's stream when it is streamed, else as above;
     // - anything else (tools/list_changed, log messages): to the GET stream.
     void route(const mcp::OutgoingMessage& message) {
         using Kind = mcp::OutgoingMessage::Kind;
@@ -51,6 +53,15 @@ struct McpHttpEndpoint::Session {
                     it->second.channel->close();
                 }
                 waiting.erase(it);
+                return;
+            }
+        }
+        // A message about one call (its log lines, its sampling or elicitation request) goes on that
+        // call's stream when it is streamed.
+        if (!message.related_key.empty()) {
+            auto it = waiting.find(message.related_key);
+            if (it != waiting.end() && it->second.streamed) {
+                it->second.channel->push(StreamEvent{"message", message.text});
                 return;
             }
         }
@@ -283,9 +294,11 @@ Reply McpHttpEndpoint::initialize(ApiRequest& req, const json::value& message) {
     session->id = store::new_id("mcp");
     session->user_id = req.user->user_id;
     Session* raw = session.get();
-    session->mcp = std::make_unique<mcp::McpSession>(*host_.pipeline, host_.watched->catalog(), *req.user,
-                                                     mcp::McpSessionOptions{},
-                                                     [raw](const mcp::OutgoingMessage& out) { raw->route(out); });
+    mcp::McpSessionOptions session_options;
+    session_options.client_sampling = host_.config.server.mcp_client_sampling;
+    session->mcp =
+        std::make_unique<mcp::McpSession>(*host_.pipeline, host_.watched->catalog(), *req.user, session_options,
+                                          [raw](const mcp::OutgoingMessage& out) { raw->route(out); });
     auto channel = std::make_shared<EventChannel>();
     {
         std::lock_guard lock(session->mutex);

@@ -75,6 +75,24 @@ TEST_F(CliTest, CallRunsASkillAndPrintsItsResult) {
     EXPECT_EQ(v.at("result").at("sum").as_int64(), 42);
 }
 
+// Content items (skillhost.content/1) follow the result: text as it is, binary as type and size.
+// Nobody can answer a skill's question on the CLI: it is told so and goes on.
+TEST_F(CliTest, CallPrintsTheSkillsContentItemsAfterItsResultAndCannotElicit) {
+    write_file(config, "include_builtin_plugins: false\nplugin_dirs:\n  - " + kFixtures + "/rich\n");
+    auto r = skillhost({"call", "rich_content"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("\"items\": 5\n}\nHere is the chart.\n[image image/png, 33 bytes]\n"
+                         "[audio audio/wav, 16 bytes]\n[link q3.pdf] file:///reports/q3.pdf\n"
+                         "[resource skillhost://notes/1]\nfirst note\n"),
+              std::string::npos)
+        << r.out;
+    auto json_out = skillhost({"call", "rich_content", "--json"});
+    auto v = boost::json::parse(json_out.out).as_object();
+    EXPECT_EQ(v.at("content").as_array().size(), 5u) << json_out.out;
+    auto asked = skillhost({"call", "rich_elicit"});
+    EXPECT_NE(asked.out.find("\"action\": \"unavailable\""), std::string::npos) << asked.out << asked.err;
+}
+
 TEST_F(CliTest, CallReportsASkillErrorWithItsHintsAndExitsOne) {
     auto r = skillhost({"call", "fail"});
     EXPECT_EQ(r.exit_code, 1);

@@ -10,11 +10,14 @@
 
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
+#include <skillhost/skill_abi.h>
 
 #include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <map>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -30,8 +33,9 @@ constexpr auto kWait = 10s;  // generous: only a broken server takes this long
 
 class SessionHarness {
 public:
-    explicit SessionHarness(std::string_view users = skillhost::testing::kDefaultUsers, std::string_view policy = "")
-        : home(users, policy), ctx(SKILLHOST_BINARY) {
+    explicit SessionHarness(std::string_view users = skillhost::testing::kDefaultUsers, std::string_view policy = "",
+                            std::string_view extra_config = "")
+        : home(users, policy, extra_config), ctx(SKILLHOST_BINARY) {
         home.install_fixture("echo");
         ctx.options.config_file = home.config_file();
         ctx.options.home = home.home_dir();
@@ -578,5 +582,198 @@ TEST_F(ElicitationTest, ClientsWithoutElicitationOrOn20250326GetTheApprovalId) {
     EXPECT_EQ(r.at("result").at("_meta").at("skillhost/error").at("code").as_string(), "APPROVAL_REQUIRED");
     for (const auto& m : h.take_all()) EXPECT_FALSE(m.contains("method") && m.at("method") == "elicitation/create");
 }
+
+// ---- What the client serves for a call: content items, log lines, sampling, elicitation ----
+
+// A session over the `rich` fixture, initialized with `capabilities`; the plugin runs in the host
+// or in a plugin runner process (the parameter), which must make no difference to the client.
+class CallServicesTest : public ::testing::TestWithParam<std::string> {
+protected:
+    void start(json::object capabilities = {}, std::string_view version = "2025-11-25") {
+        h.home.install_fixture("rich");
+        h.catalog->rescan();
+        h.initialize("owner", 50, std::move(capabilities), version);
+    }
+
+    // Starts a call and returns the request the server sent to the client because of it.
+    json::object start_call_until_request(std::string_view tool, std::string_view method, json::object args = {}) {
+        h.send({{"jsonrpc", "2.0"},
+                {"id", "call-1"},
+                {"method", "tools/call"},
+                {"params", {{"name", tool}, {"arguments", std::move(args)}}}});
+        return h.wait_for([method](const json::object& m) {
+            return m.contains("id") && m.contains("method") && m.at("method").as_string() == method;
+        });
+    }
+
+    json::object answer_and_wait(const json::object& request, json::object result) {
+        h.send({{"jsonrpc", "2.0"}, {"id", request.at("id")}, {"result", std::move(result)}});
+        return h.wait_for([](const json::object& m) { return m.contains("id") && m.at("id") == "call-1"; });
+    }
+
+    SessionHarness h{skillhost::testing::kDefaultUsers, "", "isolation: {plugins: {rich: " + GetParam() + "}}\n"};
+};
+
+TEST_P(CallServicesTest, ContentItemsComeBackAsToolContentWithTheStructuredResult) {
+    start();
+    auto r = h.call("rich_content");
+    const auto& result = r.at("result").as_object();
+    ASSERT_FALSE(result.at("isError").as_bool()) << json::serialize(r);
+    const auto& content = result.at("content").as_array();
+    ASSERT_EQ(content.size(), 5u);
+    EXPECT_EQ(content[0].at("type"), "text");
+    EXPECT_EQ(content[0].at("text"), "Here is the chart.");
+    EXPECT_EQ(content[1].at("type"), "image");
+    EXPECT_EQ(content[1].at("mimeType"), "image/png");
+    EXPECT_EQ(std::string_view(content[1].at("data").as_string()).substr(0, 8),
+              "iVBORw0K");  // base64 of the PNG signature
+    EXPECT_EQ(content[2].at("type"), "audio");
+    EXPECT_EQ(content[3].at("type"), "resource_link");
+    EXPECT_EQ(content[3].at("uri"), "file:///reports/q3.pdf");
+    EXPECT_EQ(content[4].at("type"), "resource");
+    EXPECT_EQ(content[4].at("resource").at("text"), "first note");
+    EXPECT_EQ(result.at("structuredContent").at("items"), 5);
+}
+
+TEST_P(CallServicesTest, MalformedAndTooManyContentItemsAreRefusedWithCodes) {
+    start();
+    auto r = h.call("rich_invalid", {{"count", 70}, {"big", true}});
+    const auto& out = r.at("result").at("structuredContent").as_object();
+    EXPECT_EQ(out.at("bad_type"), "CONTENT_INVALID");
+    EXPECT_EQ(out.at("bad_base64"), "CONTENT_INVALID");
+    EXPECT_EQ(out.at("no_mime"), "CONTENT_INVALID");
+    EXPECT_EQ(out.at("both_text_and_blob"), "CONTENT_INVALID");
+    EXPECT_EQ(out.at("added"), SKILLHOST_CONTENT_MAX_ITEMS);
+    EXPECT_EQ(out.at("last"), "CONTENT_TOO_LARGE");
+    EXPECT_EQ(out.at("big"), "CONTENT_TOO_LARGE");
+    // The items that were accepted are the call's content.
+    EXPECT_EQ(r.at("result").at("content").as_array().size(), std::size_t{SKILLHOST_CONTENT_MAX_ITEMS});
+}
+
+TEST_P(CallServicesTest, LogLinesOfTheCallArriveAtTheClientsLevelAndAreBounded) {
+    start();
+    h.request("logging/setLevel", {{"level", "info"}});
+    auto r = h.call("rich_log", {{"lines", 150}});
+    ASSERT_FALSE(r.at("result").at("isError").as_bool());
+    std::vector<json::object> lines;
+    for (auto& m : h.take_all())
+        if (is_notification(m, "notifications/message") && m.at("params").at("logger") == "rich") lines.push_back(m);
+    // debug is below the level; info and warn arrive; 100 lines at most, then one note.
+    ASSERT_EQ(lines.size(), 100u);
+    EXPECT_EQ(lines[0].at("params").at("level"), "info");
+    EXPECT_EQ(lines[0].at("params").at("data"), "starting the work");
+    EXPECT_EQ(lines[1].at("params").at("level"), "warning");
+
+    h.request("logging/setLevel", {{"level", "error"}});
+    h.call("rich_log");
+    for (auto& m : h.take_all()) EXPECT_FALSE(is_notification(m, "notifications/message")) << json::serialize(m);
+}
+
+TEST_P(CallServicesTest, CompletionGoesToTheClientThatDeclaredSamplingAndIsAudited) {
+    start({{"sampling", json::object()}});
+    auto request = start_call_until_request("rich_sample", "sampling/createMessage", {{"prompt", "Hi there"}});
+    const auto& params = request.at("params").as_object();
+    EXPECT_EQ(params.at("systemPrompt"), "Be brief.");
+    EXPECT_EQ(params.at("maxTokens"), 50);
+    EXPECT_EQ(params.at("messages").at(0).at("content").at("text"), "Hi there");
+    auto r = answer_and_wait(request, {{"role", "assistant"},
+                                       {"content", {{"type", "text"}, {"text", "Hello from the client"}}},
+                                       {"model", "client-model"}});
+    const auto& out = r.at("result").at("structuredContent").as_object();
+    EXPECT_EQ(out.at("ok"), true) << json::serialize(r);
+    EXPECT_EQ(out.at("content"), "Hello from the client");
+    EXPECT_EQ(out.at("backend"), "mcp-client");
+    EXPECT_EQ(out.at("model"), "client-model");
+
+    // The audit log says the client answered.
+    bool audited = false;
+    for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(h.home.home_dir()) / "audit")) {
+        std::ifstream file(entry.path());
+        for (std::string line; std::getline(file, line);)
+            if (line.find("\"llm_call\"") != std::string::npos &&
+                line.find("\"sampled_by\":\"client\"") != std::string::npos &&
+                line.find("client-model") != std::string::npos)
+                audited = true;
+    }
+    EXPECT_TRUE(audited);
+}
+
+TEST_P(CallServicesTest, ARefusedSamplingRequestIsAnErrorForTheSkill) {
+    start({{"sampling", json::object()}});
+    auto request = start_call_until_request("rich_sample", "sampling/createMessage");
+    h.send({{"jsonrpc", "2.0"}, {"id", request.at("id")}, {"error", {{"code", -1}, {"message", "User rejected"}}}});
+    auto r = h.wait_for([](const json::object& m) { return m.contains("id") && m.at("id") == "call-1"; });
+    const auto& out = r.at("result").at("structuredContent").as_object();
+    EXPECT_EQ(out.at("ok"), false);
+    EXPECT_EQ(out.at("code"), "LLM_FAILED");
+    EXPECT_NE(std::string(out.at("message").as_string()).find("User rejected"), std::string::npos);
+}
+
+TEST_P(CallServicesTest, WithoutSamplingTheModelRouterAnswers) {
+    start();
+    auto r = h.call("rich_sample");
+    for (auto& m : h.take_all()) EXPECT_FALSE(m.contains("method") && m.at("method") == "sampling/createMessage");
+    // The test home configures no model for the role: the router's answer, not the client's.
+    const auto& out = r.at("result").at("structuredContent").as_object();
+    if (out.at("ok").as_bool())
+        EXPECT_NE(out.at("backend"), "mcp-client");
+    else
+        EXPECT_NE(out.at("code"), "LLM_FAILED") << json::serialize(out);
+}
+
+TEST_P(CallServicesTest, ElicitationAsksTheClientAndChecksTheAnswer) {
+    start({{"elicitation", json::object()}});
+    auto request = start_call_until_request("rich_elicit", "elicitation/create");
+    const auto& params = request.at("params").as_object();
+    EXPECT_EQ(params.at("message"), "Who is asking?");
+    EXPECT_EQ(params.at("requestedSchema").at("properties").at("color").at("default"), "red");
+    auto r = answer_and_wait(request,
+                             {{"action", "accept"}, {"content", {{"name", "Ada"}, {"color", "green"}, {"count", 3}}}});
+    auto out = r.at("result").at("structuredContent").as_object();
+    EXPECT_EQ(out.at("action"), "accept");
+    EXPECT_EQ(out.at("content").at("name"), "Ada");
+    EXPECT_EQ(out.at("content").at("count"), 3);
+
+    request = start_call_until_request("rich_elicit", "elicitation/create");
+    r = answer_and_wait(request, {{"action", "decline"}});
+    EXPECT_EQ(r.at("result").at("structuredContent").at("action"), "decline");
+
+    // An answer that breaks the form: the skill learns it, naming the field.
+    request = start_call_until_request("rich_elicit", "elicitation/create");
+    r = answer_and_wait(request, {{"action", "accept"}, {"content", {{"name", "Ada"}, {"color", "blue"}}}});
+    out = r.at("result").at("structuredContent").as_object();
+    EXPECT_EQ(out.at("code"), "ELICITATION_FAILED");
+    EXPECT_NE(std::string(out.at("message").as_string()).find("color"), std::string::npos);
+
+    request = start_call_until_request("rich_elicit", "elicitation/create");
+    r = answer_and_wait(request, {{"action", "accept"}, {"content", {{"color", "red"}}}});
+    EXPECT_NE(std::string(r.at("result").at("structuredContent").at("message").as_string()).find("name"),
+              std::string::npos);
+}
+
+TEST_P(CallServicesTest, ABrokenFormIsRefusedBeforeTheClientIsAsked) {
+    start({{"elicitation", json::object()}});
+    auto r = h.call("rich_elicit", {{"broken", true}});
+    EXPECT_EQ(r.at("result").at("structuredContent").at("code"), "ELICITATION_INVALID");
+    for (auto& m : h.take_all()) EXPECT_FALSE(m.contains("method") && m.at("method") == "elicitation/create");
+}
+
+TEST_P(CallServicesTest, WithoutTheElicitationCapabilityTheSkillIsToldNobodyCanBeAsked) {
+    start();
+    auto r = h.call("rich_elicit");
+    EXPECT_EQ(r.at("result").at("structuredContent").at("action"), "unavailable");
+}
+
+TEST_P(CallServicesTest, CancellingACallEndsItsPendingElicitation) {
+    start({{"elicitation", json::object()}});
+    start_call_until_request("rich_elicit", "elicitation/create");
+    h.send({{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", "call-1"}}}});
+    // The call ends (the session has nothing in flight) though the client never answered.
+    for (int i = 0; i < 1000 && h.session->calls_in_flight() > 0; ++i) std::this_thread::sleep_for(10ms);
+    EXPECT_EQ(h.session->calls_in_flight(), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Isolation, CallServicesTest, ::testing::Values("in_process", "process"),
+                         [](const auto& param_info) { return param_info.param; });
 
 }  // namespace

@@ -225,4 +225,18 @@ TEST_F(McpStdioTest, TheOfficialTypeScriptSdkClientConnectsListsCallsAndSeesList
     EXPECT_NE(r.out.find("all checks passed"), std::string::npos) << r.out << r.err;
 }
 
+// The official TypeScript SDK client with sampling and elicitation handlers, against the `rich`
+// fixture in a plugin runner: content items, tool logs, sampling and a skill's elicitation.
+TEST_F(McpStdioTest, TheOfficialSdkClientSeesContentLogsSamplingAndElicitation) {
+    home.install_fixture("rich");
+    const std::string script = std::string(SKILLHOST_MCP_SDK_CLIENT);
+    const std::string client = script.substr(0, script.rfind('/')) + "/call_services.mjs";
+    auto r = skillhost::testing::run_process({"/bin/sh", SKILLHOST_MCP_SDK_SCRIPT, SKILLHOST_MCP_SDK_CACHE, client,
+                                              SKILLHOST_MCP_PROBE, home.config_file(), home.home_dir()},
+                                             {}, {}, 100000);
+    if (r.exit_code == 77) GTEST_SKIP() << "node or npm is not installed (outside CI only): " << r.err;
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("all checks passed"), std::string::npos) << r.out << r.err;
+}
+
 }  // namespace

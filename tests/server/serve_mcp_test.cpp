@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <thread>
 
 namespace skillhost::testing {
@@ -374,6 +375,70 @@ TEST(ServeMcp, CancellingACallStopsItAndEndsItsStream) {
     EXPECT_TRUE(stream->ended());
     EXPECT_LT(std::chrono::steady_clock::now() - started, skill_time) << "the skill ran to its end";
     EXPECT_EQ(c.request("ping").at("result"), json::object());
+}
+
+// A skill's log lines and its sampling request travel on its call's event stream (not the server
+// stream), and its content items come back both from /mcp and from the HTTP API.
+TEST(ServeMcp, ToolLogsSamplingAndContentTravelWithTheirCall) {
+    DaemonProcess d(setup_with());
+    const std::filesystem::path rich = std::filesystem::path(SKILLHOST_TEST_FIXTURES_BINARY_DIR) / "rich";
+    for (const auto& entry : std::filesystem::directory_iterator(rich))
+        if (entry.is_regular_file())
+            std::filesystem::copy_file(entry.path(), d.plugins_dir() / entry.path().filename());
+    d.start();
+    McpClient c{d, "alice", ""};
+    c.initialize({{"sampling", json::object()}});
+    SseStream server_stream(
+        d.port(), RequestSpec{"GET", "/mcp", "", DaemonProcess::token("alice"), {{"Mcp-Session-Id", c.session}}});
+    ASSERT_EQ(server_stream.status(), 200);
+    c.request("logging/setLevel", {{"level", "info"}}, 7);
+
+    auto logged = c.stream(json::object{{"jsonrpc", "2.0"},
+                                        {"id", "log-1"},
+                                        {"method", "tools/call"},
+                                        {"params", {{"name", "rich_log"}, {"arguments", json::object()}}}});
+    ASSERT_EQ(logged->status(), 200);
+    auto first = logged->next();
+    ASSERT_TRUE(first) << d.log();
+    EXPECT_EQ(first->json().at("method").as_string(), "notifications/message") << first->data;
+    EXPECT_EQ(first->json().at("params").at("logger").as_string(), "rich");
+    EXPECT_EQ(first->json().at("params").at("data").as_string(), "starting the work");
+    bool answered = false;
+    while (auto event = logged->next()) {
+        if (event->json().as_object().contains("id")) {
+            EXPECT_EQ(event->json().at("id").as_string(), "log-1");
+            answered = true;
+            break;
+        }
+    }
+    EXPECT_TRUE(answered);
+
+    auto sampled = c.stream(json::object{{"jsonrpc", "2.0"},
+                                         {"id", "sample-1"},
+                                         {"method", "tools/call"},
+                                         {"params", {{"name", "rich_sample"}, {"arguments", {{"prompt", "hi"}}}}}});
+    auto ask = sampled->next();
+    ASSERT_TRUE(ask) << d.log();
+    ASSERT_EQ(ask->json().at("method").as_string(), "sampling/createMessage") << ask->data;
+    auto reply = c.post(json::object{
+        {"jsonrpc", "2.0"},
+        {"id", ask->json().at("id")},
+        {"result", {{"role", "assistant"}, {"content", {{"type", "text"}, {"text", "hello"}}}, {"model", "m"}}}});
+    EXPECT_EQ(reply.status, 202);
+    auto result = sampled->next();
+    ASSERT_TRUE(result);
+    EXPECT_EQ(result->json().at("result").at("structuredContent").at("backend").as_string(), "mcp-client")
+        << result->data;
+    EXPECT_EQ(result->json().at("result").at("structuredContent").at("content").as_string(), "hello");
+
+    auto content = c.request("tools/call", {{"name", "rich_content"}, {"arguments", json::object()}}, 8);
+    EXPECT_EQ(content.at("result").at("content").as_array().size(), 5u) << json::serialize(content);
+    auto api = d.post("/v1/skills/rich_content/call", "{}", "alice");
+    ASSERT_EQ(api.status, 200) << api.body;
+    const json::value body = api.json();
+    const auto& items = body.at("content").as_array();
+    ASSERT_EQ(items.size(), 5u);
+    EXPECT_EQ(items[1].at("type").as_string(), "image");
 }
 
 // The official TypeScript SDK client (npm @modelcontextprotocol/sdk) over Streamable HTTP against

@@ -95,6 +95,43 @@ public:
         return check->is_allowed(host_->host_context, ctx_, to_view(path), operation) == 1;
     }
 
+    // Adds a content item ("skillhost.content/1") shown beside the structured result: see the item
+    // shapes in skill_abi.h, or use the add_* helpers below. Returns false on a host without the
+    // extension (the item is dropped); throws SkillError (CONTENT_INVALID, CONTENT_TOO_LARGE) when the
+    // host refuses the item.
+    bool add_content(const Json& item) const;
+    bool add_text(std::string_view text) const { return add_content(Json::object({{"type", "text"}, {"text", text}})); }
+    // `base64` is the encoded bytes (see skillhost::base64()).
+    bool add_image(std::string_view base64, std::string_view mime_type) const {
+        return add_content(Json::object({{"type", "image"}, {"data", base64}, {"mimeType", mime_type}}));
+    }
+    bool add_audio(std::string_view base64, std::string_view mime_type) const {
+        return add_content(Json::object({{"type", "audio"}, {"data", base64}, {"mimeType", mime_type}}));
+    }
+    bool add_resource_link(std::string_view uri, std::string_view name, std::string_view mime_type = {}) const {
+        Json item = Json::object({{"type", "resource_link"}, {"uri", uri}, {"name", name}});
+        if (!mime_type.empty()) item["mimeType"] = mime_type;
+        return add_content(item);
+    }
+    bool add_resource_text(std::string_view uri, std::string_view text, std::string_view mime_type) const {
+        return add_content(
+            Json::object({{"type", "resource"},
+                          {"resource", Json::object({{"uri", uri}, {"mimeType", mime_type}, {"text", text}})}}));
+    }
+
+    // What the user answered to elicit(): action is "accept" (content holds the form's fields),
+    // "decline" or "cancel".
+    struct Elicitation {
+        std::string action;
+        Json content = Json::object();
+        bool accepted() const { return action == "accept"; }
+    };
+    // Asks the user to fill in a form ("skillhost.elicit/1"; `requested_schema` is a flat object of
+    // string, number, integer and boolean fields). Blocks until they answer. Returns nullopt when
+    // nobody can be asked (the front end cannot, or the host lacks the extension); throws SkillError
+    // for anything else (ELICITATION_INVALID, ELICITATION_FAILED, CANCELLED).
+    std::optional<Elicitation> elicit(std::string_view message, const Json& requested_schema) const;
+
     // The host's table for extension `id` (e.g. SKILLHOST_EXT_LLM), or nullptr when the host does
     // not offer it (unknown id, or a 1.0 host without extensions).
     const void* extension(const char* id) const {
@@ -268,6 +305,64 @@ inline std::string Call::complete(std::string_view role, const Json& request) co
     } catch (const JsonError&) {}
     throw SkillError("LLM_INVALID_RESPONSE", "the host's completion answer has no text content; retry the call",
                      Json::object({{"response", captured.json}}));
+}
+
+inline bool Call::add_content(const Json& item) const {
+    const auto* content = static_cast<const skillhost_content_v1*>(extension(SKILLHOST_EXT_CONTENT));
+    if (!content || !content->add) return false;
+    detail::CapturedResult refused;
+    skillhost_result_writer w = refused.writer();
+    const std::string body = item.dump();
+    if (content->add(host_->host_context, ctx_, to_view(body), &w) == SKILLHOST_STATUS_OK) return true;
+    throw SkillError(refused.code.empty() ? "CONTENT_INVALID" : refused.code,
+                     refused.message.empty() ? "the host refused the content item" : refused.message);
+}
+
+inline std::optional<Call::Elicitation> Call::elicit(std::string_view message, const Json& requested_schema) const {
+    const auto* ext = static_cast<const skillhost_elicit_v1*>(extension(SKILLHOST_EXT_ELICIT));
+    if (!ext || !ext->elicit) return std::nullopt;
+    detail::CapturedResult captured;
+    skillhost_result_writer w = captured.writer();
+    const std::string body = Json::object({{"message", message}, {"requestedSchema", requested_schema}}).dump();
+    const skillhost_status st = ext->elicit(host_->host_context, ctx_, to_view(body), &w);
+    if (st == SKILLHOST_STATUS_UNAVAILABLE) return std::nullopt;
+    if (st != SKILLHOST_STATUS_OK || !captured.ok)
+        throw SkillError(captured.code.empty() ? "ELICITATION_FAILED" : captured.code,
+                         captured.message.empty() ? "the user could not be asked" : captured.message);
+    try {
+        Json answer = Json::parse(captured.json);
+        Elicitation out;
+        if (const Json* action = answer.find("action"); action && action->is_string()) out.action = action->as_string();
+        if (const Json* content = answer.find("content"); content && content->is_object()) out.content = *content;
+        return out;
+    } catch (const JsonError&) {
+        throw SkillError("ELICITATION_FAILED", "the host's elicitation answer is not JSON; retry the call");
+    }
+}
+
+// Standard base64 (RFC 4648, padded) of `bytes`, for image, audio and blob content.
+inline std::string base64(std::string_view bytes) {
+    const char* const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    out.reserve((bytes.size() + 2) / 3 * 4);
+    std::size_t i = 0;
+    for (; i + 2 < bytes.size(); i += 3) {
+        const unsigned n = (static_cast<unsigned char>(bytes[i]) << 16) |
+                           (static_cast<unsigned char>(bytes[i + 1]) << 8) | static_cast<unsigned char>(bytes[i + 2]);
+        out += alphabet[(n >> 18) & 63];
+        out += alphabet[(n >> 12) & 63];
+        out += alphabet[(n >> 6) & 63];
+        out += alphabet[n & 63];
+    }
+    if (i < bytes.size()) {
+        unsigned n = static_cast<unsigned char>(bytes[i]) << 16;
+        if (i + 1 < bytes.size()) n |= static_cast<unsigned char>(bytes[i + 1]) << 8;
+        out += alphabet[(n >> 18) & 63];
+        out += alphabet[(n >> 12) & 63];
+        out += i + 1 < bytes.size() ? alphabet[(n >> 6) & 63] : '=';
+        out += '=';
+    }
+    return out;
 }
 
 }  // namespace skillhost

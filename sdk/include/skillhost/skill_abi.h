@@ -366,6 +366,90 @@ typedef struct skillhost_plugin_info_v1 {
     const char* homepage;    /* NUL-terminated URL, static lifetime; may be NULL */
 } skillhost_plugin_info_v1;
 
+/*
+ * "skillhost.content/1" — host extension: rich content beside the structured result.
+ *   const skillhost_content_v1* content = host->get_extension(host->host_context, SKILLHOST_EXT_CONTENT);
+ * A skill's result (write_result) stays the structured answer checked against the manifest's
+ * `outputs`. Through this extension a skill adds content items for people and clients that show
+ * them: text, images, audio, links to resources and embedded resources. MCP returns them as the
+ * `content` of tools/call; the HTTP API as the result's `content` array; the CLI prints them.
+ * Items added by a call whose answer is an error are dropped.
+ *
+ * item_json is one MCP content item (UTF-8 JSON object, copied by the host):
+ *   {"type":"text","text":"..."}
+ *   {"type":"image","data":"<base64>","mimeType":"image/png"}
+ *   {"type":"audio","data":"<base64>","mimeType":"audio/wav"}
+ *   {"type":"resource_link","uri":"file:///...","name":"...","mimeType"?:"...","description"?:"..."}
+ *   {"type":"resource","resource":{"uri":"...","mimeType"?:"...","text":"..."}}   (or "blob":"<base64>")
+ * Every item may also carry "annotations" (object) and "_meta" (object), passed on unchanged.
+ *
+ * Limits: at most SKILLHOST_CONTENT_MAX_ITEMS items and SKILLHOST_CONTENT_MAX_BYTES bytes of item
+ * JSON per call. A refused item (malformed, over a limit) changes nothing already added.
+ */
+#define SKILLHOST_EXT_CONTENT "skillhost.content/1"
+#define SKILLHOST_CONTENT_MAX_ITEMS 64
+#define SKILLHOST_CONTENT_MAX_BYTES (8u * 1024u * 1024u)
+
+typedef struct skillhost_content_v1 {
+    /*
+     * [during-call] Adds one content item to `call`'s answer, after those added before (the order
+     * is kept). Returns SKILLHOST_STATUS_OK, or SKILLHOST_STATUS_INVALID_ARGS when the item is
+     * refused: then `error_writer` (may be NULL) receives CONTENT_INVALID (what is wrong with the
+     * item) or CONTENT_TOO_LARGE (a limit, named in the message). SKILLHOST_STATUS_UNAVAILABLE for
+     * a NULL call. Safe from several threads of the same call at once.
+     */
+    skillhost_status (*add)(void* host_context, const skillhost_call_context* call, skillhost_string_view item_json,
+                            const skillhost_result_writer* error_writer);
+} skillhost_content_v1;
+
+/*
+ * "skillhost.elicit/1" — host extension: ask the user for input during a call.
+ *   const skillhost_elicit_v1* elicit = host->get_extension(host->host_context, SKILLHOST_EXT_ELICIT);
+ * The front end that started the call shows a form to its user and returns the answer. Over MCP the
+ * request becomes `elicitation/create` to the client (when it declared the elicitation capability).
+ * Front ends that cannot ask anyone (the CLI's `call`, the HTTP API, operator runs, a client without
+ * the capability) answer SKILLHOST_STATUS_UNAVAILABLE with ELICITATION_UNAVAILABLE: a skill should
+ * then go on without the input, or fail with a message saying which argument to pass instead.
+ *
+ * request_json (UTF-8 JSON, copied):
+ *   {"message": "what to ask, one or two sentences",
+ *    "requestedSchema": {"type":"object",
+ *                        "properties": {"<name>": {"type":"string"|"number"|"integer"|"boolean",
+ *                                                   "title"?, "description"?, "default"?,
+ *                                                   "enum"? (strings), "enumNames"?,
+ *                                                   "minLength"?, "maxLength"?, "format"?,
+ *                                                   "minimum"?, "maximum"?}, ...},
+ *                        "required"?: ["<name>", ...]}}
+ * A flat object of primitive fields, as in the MCP 2025-11-25 revision; at most 32 fields.
+ * Answer (to `writer`, status OK): {"action":"accept","content":{...}} with content checked
+ * against the schema by the host, {"action":"decline"} or {"action":"cancel"}.
+ * Errors (to `writer`): ELICITATION_INVALID (a malformed request: SKILLHOST_STATUS_INVALID_ARGS),
+ * ELICITATION_UNAVAILABLE (SKILLHOST_STATUS_UNAVAILABLE), ELICITATION_FAILED (the client answered
+ * with an error or an answer that breaks the schema, or no answer came in time; STATUS_ERROR),
+ * CANCELLED when the call was cancelled while waiting (SKILLHOST_STATUS_CANCELLED).
+ */
+#define SKILLHOST_EXT_ELICIT "skillhost.elicit/1"
+
+typedef struct skillhost_elicit_v1 {
+    /* [during-call] Blocking until the user answers, the call is cancelled or its deadline
+     * passes. The writer is used once, before the function returns. */
+    skillhost_status (*elicit)(void* host_context, const skillhost_call_context* call,
+                               skillhost_string_view request_json, const skillhost_result_writer* writer);
+} skillhost_elicit_v1;
+
+/*
+ * Tool logs and sampling need no extension of their own:
+ *  - log() called on the thread running invoke() is also attributed to that call: a front end that
+ *    can show a call's log (MCP: notifications/message on the call's stream, at the level the
+ *    client chose with logging/setLevel) receives it. Lines from other threads reach only the host
+ *    log. At most 100 lines per call are forwarded.
+ *  - complete() / "skillhost.llm/1" may be answered by the MCP client (sampling/createMessage)
+ *    instead of the model router, when the client declared sampling and the host allows it
+ *    (skillhost.yaml `mcp.client_sampling`). The request and answer shapes do not change; the
+ *    answer's "backend" is then "mcp-client". json_schema is passed to the client as an
+ *    instruction, not enforced.
+ */
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
