@@ -1,5 +1,6 @@
 #include "policy/api_token_store.hpp"
 
+#include "db/sqlite_schema.hpp"
 #include "policy/api_token.hpp"
 
 #include <openssl/rand.h>
@@ -28,30 +29,7 @@ Result<std::string> generate_api_token() {
 Result<std::unique_ptr<ApiTokenStore>> ApiTokenStore::open(const std::filesystem::path& database_file) {
     auto connection = db::SqliteConnection::open(database_file);
     if (!connection) return connection.error();
-    if (auto st = connection->exec("CREATE TABLE IF NOT EXISTS api_tokens ("
-                                   " sha256 TEXT PRIMARY KEY,"
-                                   " user_id TEXT NOT NULL,"
-                                   " label TEXT NOT NULL,"
-                                   " created_ms INTEGER NOT NULL,"
-                                   " scopes TEXT NOT NULL DEFAULT 'call,approve,admin')");
-        !st) {
-        return st.error();
-    }
-    // Tables created before token scopes get the column; their tokens keep every scope.
-    int rc = SQLITE_ERROR;
-    {
-        db::SqliteStatement probe(*connection, "SELECT 1 FROM pragma_table_info('api_tokens') WHERE name = 'scopes'");
-        if (!probe.prepared()) return connection->error("reading the api_tokens table");
-        rc = probe.step();
-    }
-    if (rc == SQLITE_DONE) {
-        if (auto st = connection->exec("ALTER TABLE api_tokens ADD COLUMN scopes TEXT NOT NULL DEFAULT "
-                                       "'call,approve,admin'");
-            !st)
-            return st.error();
-    } else if (rc != SQLITE_ROW) {
-        return connection->error("reading the api_tokens table");
-    }
+    if (auto st = db::migrate_sqlite_schema(*connection); !st) return st.error();
     return std::unique_ptr<ApiTokenStore>(new ApiTokenStore(std::move(*connection)));
 }
 

@@ -1,5 +1,6 @@
 #include "store/guidance_store.hpp"
 
+#include "db/sqlite_schema.hpp"
 #include "store/run_record.hpp"
 
 #include <boost/json.hpp>
@@ -10,15 +11,6 @@
 
 namespace skillhost::store {
 namespace {
-
-constexpr const char* kSchema =
-    "CREATE TABLE IF NOT EXISTS guidance ("
-    " id TEXT PRIMARY KEY, run_id TEXT NOT NULL, user_id TEXT NOT NULL, goal TEXT NOT NULL,"
-    " situation TEXT NOT NULL, text TEXT NOT NULL, outcome TEXT NOT NULL, created_ms INTEGER NOT NULL);"
-    "CREATE TABLE IF NOT EXISTS playbooks ("
-    " id TEXT PRIMARY KEY, user_id TEXT NOT NULL, goal TEXT NOT NULL, guidance TEXT NOT NULL,"
-    " steps TEXT NOT NULL, source_guidance_id TEXT NOT NULL, created_ms INTEGER NOT NULL);"
-    "CREATE VIRTUAL TABLE IF NOT EXISTS playbooks_fts USING fts5(id UNINDEXED, goal, guidance);";
 
 // Words too common to say anything about a goal; matching on them would pull in every playbook.
 const std::set<std::string>& stop_words() {
@@ -57,7 +49,7 @@ std::string fts_any_words_query(std::string_view text) {
 Result<std::unique_ptr<GuidanceStore>> GuidanceStore::open(const std::filesystem::path& database_file) {
     auto connection = db::SqliteConnection::open(database_file);
     if (!connection) return connection.error();
-    if (auto st = connection->exec(kSchema); !st) return st.error();
+    if (auto st = db::migrate_sqlite_schema(*connection); !st) return st.error();
     return std::unique_ptr<GuidanceStore>(new GuidanceStore(std::move(connection.value())));
 }
 

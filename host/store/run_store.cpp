@@ -1,36 +1,16 @@
 #include "store/run_store.hpp"
 
+#include "db/sqlite_schema.hpp"
+
 #include <boost/json.hpp>
 #include <sqlite3.h>
 
 namespace skillhost::store {
-namespace {
-
-constexpr const char* kSchema =
-    "CREATE TABLE IF NOT EXISTS runs ("
-    " id TEXT PRIMARY KEY, user_id TEXT NOT NULL, status TEXT NOT NULL, goal TEXT NOT NULL,"
-    " created_ms INTEGER NOT NULL, updated_ms INTEGER NOT NULL, record TEXT NOT NULL);"
-    "CREATE INDEX IF NOT EXISTS runs_by_user ON runs(user_id, created_ms);"
-    "CREATE INDEX IF NOT EXISTS runs_by_status ON runs(status, created_ms);";
-
-}  // namespace
 
 Result<std::unique_ptr<RunStore>> RunStore::open(const std::filesystem::path& database_file, RunOwnership ownership) {
     auto connection = db::SqliteConnection::open(database_file);
     if (!connection) return connection.error();
-    if (auto st = connection->exec(kSchema); !st) return st.error();
-    // Databases from before run ownership get the column; their running runs have no owner.
-    int rc = SQLITE_ERROR;
-    {
-        db::SqliteStatement probe(*connection, "SELECT 1 FROM pragma_table_info('runs') WHERE name = 'owner'");
-        if (!probe.prepared()) return connection->error("reading the runs table");
-        rc = probe.step();
-    }
-    if (rc == SQLITE_DONE) {
-        if (auto st = connection->exec("ALTER TABLE runs ADD COLUMN owner TEXT"); !st) return st.error();
-    } else if (rc != SQLITE_ROW) {
-        return connection->error("reading the runs table");
-    }
+    if (auto st = db::migrate_sqlite_schema(*connection); !st) return st.error();
     return std::unique_ptr<RunStore>(new RunStore(std::move(connection.value()), std::move(ownership)));
 }
 
