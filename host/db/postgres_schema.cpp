@@ -114,8 +114,9 @@ Result<SchemaStatus> migrate_postgres_schema(PgConnection& connection) {
     PgTransaction transaction(connection);
     if (!transaction.begun()) return transaction.begun().error();
     if (auto st = connection.exec(migration_lock); !st) return st.error();
-    if (auto st = connection.exec("CREATE TABLE IF NOT EXISTS schema_migrations ("
-                                  " version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_ms BIGINT NOT NULL)");
+    if (auto st =
+            connection.exec("CREATE TABLE IF NOT EXISTS schema_migrations ("
+                            " version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_ms BIGINT NOT NULL)");
         !st)
         return st.error();
     // Another instance may have migrated while this one waited for the lock.

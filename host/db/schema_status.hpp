@@ -16,10 +16,10 @@ struct SchemaMigration {
 };
 
 struct SchemaStatus {
-    std::string backend;  // sqlite | postgres
-    std::string where;    // the database file, or the connection target without its password
-    int current = 0;      // the version the database is at (0: nothing applied yet)
-    int latest = 0;       // the newest version this build knows
+    std::string backend;                   // sqlite | postgres
+    std::string where;                     // the database file, or the connection target without its password
+    int current = 0;                       // the version the database is at (0: nothing applied yet)
+    int latest = 0;                        // the newest version this build knows
     std::vector<SchemaMigration> pending;  // what `skillhost db migrate` would apply, in order
     bool up_to_date() const { return current == latest; }
 };

@@ -78,11 +78,19 @@ Status apply_first_release_tables(SqliteConnection& connection) {
 // so a file may have any of them already. Tokens from before scopes keep every scope (they could do
 // everything then); approvals from before scopes came from no token; running runs have no owner.
 Status apply_scopes_and_owners(SqliteConnection& connection) {
-    if (auto st = add_column_if_missing(connection, "api_tokens", "scopes", "TEXT NOT NULL DEFAULT 'call,approve,admin'");
+    if (auto st =
+            add_column_if_missing(connection, "api_tokens", "scopes", "TEXT NOT NULL DEFAULT 'call,approve,admin'");
         !st)
         return st;
     if (auto st = add_column_if_missing(connection, "approvals", "requested_token", "TEXT"); !st) return st;
     return add_column_if_missing(connection, "runs", "owner", "TEXT");
+}
+
+// Version 3: the per-run event log (what a stream replays after Last-Event-ID).
+Status apply_run_events(SqliteConnection& connection) {
+    return connection.exec(
+        "CREATE TABLE run_events (run_id TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL,"
+        " payload TEXT NOT NULL, created_ms INTEGER NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID");
 }
 
 struct SqliteMigration {
@@ -95,6 +103,7 @@ constexpr SqliteMigration migrations[] = {
      apply_first_release_tables},
     {{2, "token scopes, the token that requested an approval, the process that owns a running run"},
      apply_scopes_and_owners},
+    {{3, "the per-run event log with a sequence number"}, apply_run_events},
 };
 
 Result<int> read_user_version(const SqliteConnection& connection) {

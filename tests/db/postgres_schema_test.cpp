@@ -103,8 +103,9 @@ TEST(PostgresConnection, ParametersTravelAsTextAndNullsAsNull) {
 }
 
 TEST(PostgresConnection, AnUnreachableServerIsADatabaseErrorWithoutThePassword) {
-    auto connection = PgConnection::open("host=/nonexistent-socket-dir port=1 user=skillhost password=hunter2 "
-                                         "dbname=skillhost connect_timeout=2");
+    auto connection = PgConnection::open(
+        "host=/nonexistent-socket-dir port=1 user=skillhost password=hunter2 "
+        "dbname=skillhost connect_timeout=2");
     ASSERT_FALSE(connection.ok());
     EXPECT_EQ(connection.error().code, "DATABASE_ERROR");
     EXPECT_EQ(connection.error().message.find("hunter2"), std::string::npos) << connection.error().message;

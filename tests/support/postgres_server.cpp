@@ -103,8 +103,8 @@ std::unique_ptr<PostgresServer> PostgresServer::start(std::string& why) {
             return nullptr;
         }
     }
-    const pid_t init = spawn({(bindir / "initdb").string(), "-D", data.string(), "-U", "postgres", "--auth=trust",
-                              "-E", "UTF8", "--no-locale", "--no-sync"},
+    const pid_t init = spawn({(bindir / "initdb").string(), "-D", data.string(), "-U", "postgres", "--auth=trust", "-E",
+                              "UTF8", "--no-locale", "--no-sync"},
                              account, log);
     if (init < 0 || wait_exit(init) != 0) {
         why = "initdb failed: " + log_tail(log);

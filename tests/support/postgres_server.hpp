@@ -43,14 +43,14 @@ bool postgres_required();
 }  // namespace skillhost::testing
 
 // In a test body: a fresh database's connection string in `url_var`, or skip (fail under CI=true).
-#define SKILLHOST_POSTGRES_DATABASE(url_var)                                                                  \
-    std::string url_var;                                                                                      \
-    {                                                                                                         \
-        std::string pg_why_;                                                                                  \
-        auto* pg_server_ = ::skillhost::testing::shared_postgres_server(pg_why_);                              \
-        if (pg_server_ != nullptr) url_var = pg_server_->fresh_database(pg_why_);                              \
-        if (url_var.empty()) {                                                                                \
+#define SKILLHOST_POSTGRES_DATABASE(url_var)                                                                          \
+    std::string url_var;                                                                                              \
+    {                                                                                                                 \
+        std::string pg_why_;                                                                                          \
+        auto* pg_server_ = ::skillhost::testing::shared_postgres_server(pg_why_);                                     \
+        if (pg_server_ != nullptr) url_var = pg_server_->fresh_database(pg_why_);                                     \
+        if (url_var.empty()) {                                                                                        \
             if (::skillhost::testing::postgres_required()) FAIL() << "PostgreSQL is required (CI=true): " << pg_why_; \
-            GTEST_SKIP() << "no PostgreSQL server for this test: " << pg_why_;                                  \
-        }                                                                                                     \
+            GTEST_SKIP() << "no PostgreSQL server for this test: " << pg_why_;                                        \
+        }                                                                                                             \
     }
