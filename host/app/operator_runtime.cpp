@@ -24,7 +24,7 @@ Result<OperatorRuntime> make_operator_runtime(HostRuntime& host) {
             "`skillhost runs resume {}`)",
             id, id);
     rt.runs = std::move(runs.value());
-    auto guidance = store::GuidanceStore::open(config.database_file());
+    auto guidance = store::GuidanceStore::open(storage_location(config));
     if (!guidance) return guidance.error();
     rt.guidance = std::move(guidance.value());
     op::OperatorParts parts;

@@ -17,8 +17,8 @@ Result<db::SchemaStatus> migrate_storage(const config::HostConfig& config);
 Result<db::SchemaStatus> check_storage(const config::HostConfig& config);
 
 // STORAGE_BACKEND_INCOMPLETE while the configured backend cannot yet hold everything a running host
-// keeps (PostgreSQL holds runs today; approvals, tokens, modes, guidance and audit are still SQLite
-// only). Refusing is better than two daemons silently splitting approvals between two files.
+// keeps (PostgreSQL holds runs, run events, guidance and tokens today; approvals, modes and audit
+// are still SQLite only). Refusing is better than two daemons silently splitting approvals between two files.
 Status require_complete_backend(const config::HostConfig& config);
 
 }  // namespace skillhost::app

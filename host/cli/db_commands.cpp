@@ -18,9 +18,8 @@ boost::json::object status_json(const db::SchemaStatus& status) {
     boost::json::array pending;
     for (const auto& m : status.pending)
         pending.push_back({{"version", m.version}, {"description", std::string(m.description)}});
-    return {{"backend", status.backend},      {"database", status.where},
-            {"current", status.current},      {"latest", status.latest},
-            {"up_to_date", status.up_to_date()}, {"pending", std::move(pending)}};
+    return {{"backend", status.backend}, {"database", status.where},          {"current", status.current},
+            {"latest", status.latest},   {"up_to_date", status.up_to_date()}, {"pending", std::move(pending)}};
 }
 
 void print_status(const db::SchemaStatus& status) {
@@ -58,7 +57,8 @@ int run_check(CliContext& ctx, const DbArgs& a) {
         print_json(status_json(*status));
     } else {
         print_status(*status);
-        std::cout << (status->up_to_date() ? "Up to date.\n" : "Run `skillhost db migrate` to apply the pending steps.\n");
+        std::cout << (status->up_to_date() ? "Up to date.\n"
+                                           : "Run `skillhost db migrate` to apply the pending steps.\n");
     }
     return status->up_to_date() ? kExitOk : kExitFailed;
 }

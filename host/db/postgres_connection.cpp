@@ -132,7 +132,22 @@ Status PgConnection::exec(std::string_view sql) {
 Result<PgResult> PgConnection::query(std::string_view sql, const std::vector<PgParam>& params) {
     std::vector<const char*> values;
     values.reserve(params.size());
-    for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
+    for (const auto& p : params) {
+        // libpq reads a text parameter up to its first NUL, and PostgreSQL text cannot hold one:
+        // refuse rather than store a silently shortened value.
+        if (p && p->find('\0') != std::string::npos) {
+            Error e{"DATABASE_ERROR",
+                    "PostgreSQL " + target_ +
+                        ": a value to store contains a NUL byte, which PostgreSQL text "
+                        "cannot hold",
+                    {},
+                    {"remove the NUL byte from the input"}};
+            e.details["backend"] = "postgres";
+            e.details["sqlstate"] = "22021";  // character_not_in_repertoire, what the server would say
+            return e;
+        }
+        values.push_back(p ? p->c_str() : nullptr);
+    }
     pg_result* raw = PQexecParams(conn_, std::string(sql).c_str(), static_cast<int>(values.size()), nullptr,
                                   values.data(), nullptr, nullptr, 0);
     const auto status = raw == nullptr ? PGRES_FATAL_ERROR : PQresultStatus(raw);

@@ -138,4 +138,11 @@ Result<SchemaStatus> migrate_postgres_schema(PgConnection& connection) {
     return status_at(connection, locked->latest);
 }
 
+Result<PgConnection> open_migrated_postgres(const std::string& url) {
+    auto connection = PgConnection::open(url);
+    if (!connection) return connection.error();
+    if (auto st = migrate_postgres_schema(*connection); !st) return st.error();
+    return connection;
+}
+
 }  // namespace skillhost::db

@@ -14,6 +14,9 @@ int latest_postgres_schema_version();
 // Applies every pending migration in one transaction. SCHEMA_TOO_NEW when the database is newer.
 Result<SchemaStatus> migrate_postgres_schema(PgConnection& connection);
 
+// Connects and brings the schema up to date: what every store does first.
+Result<PgConnection> open_migrated_postgres(const std::string& url);
+
 // Reads where the database stands without changing it.
 Result<SchemaStatus> check_postgres_schema(PgConnection& connection);
 

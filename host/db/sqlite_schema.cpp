@@ -157,4 +157,11 @@ Result<SchemaStatus> migrate_sqlite_schema(SqliteConnection& connection) {
     return status_at(connection, locked->latest);
 }
 
+Result<SqliteConnection> open_migrated_sqlite(const std::filesystem::path& file) {
+    auto connection = SqliteConnection::open(file);
+    if (!connection) return connection.error();
+    if (auto st = migrate_sqlite_schema(*connection); !st) return st.error();
+    return connection;
+}
+
 }  // namespace skillhost::db

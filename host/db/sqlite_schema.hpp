@@ -17,6 +17,9 @@ int latest_sqlite_schema_version();
 // usable without running `skillhost db migrate` first. SCHEMA_TOO_NEW when the file is newer.
 Result<SchemaStatus> migrate_sqlite_schema(SqliteConnection& connection);
 
+// Opens the file and brings its schema up to date: what every store does first.
+Result<SqliteConnection> open_migrated_sqlite(const std::filesystem::path& file);
+
 // Reads where the file stands without changing it.
 Result<SchemaStatus> check_sqlite_schema(SqliteConnection& connection);
 

@@ -144,9 +144,8 @@ ApprovalQueue::ApprovalQueue(db::SqliteConnection connection, ApprovalQueueOptio
 
 Result<std::unique_ptr<ApprovalQueue>> ApprovalQueue::open(const std::filesystem::path& database_file,
                                                            ApprovalQueueOptions options) {
-    auto connection = db::SqliteConnection::open(database_file);
+    auto connection = db::open_migrated_sqlite(database_file);
     if (!connection) return connection.error();
-    if (auto st = db::migrate_sqlite_schema(*connection); !st) return st.error();
     std::unique_ptr<ApprovalQueue> queue(new ApprovalQueue(std::move(*connection), std::move(options)));
     auto recovered = queue->recover_interrupted();
     if (!recovered) return recovered.error();

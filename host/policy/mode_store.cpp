@@ -9,9 +9,8 @@
 namespace skillhost::policy {
 
 Result<std::unique_ptr<ModeStore>> ModeStore::open(const std::filesystem::path& database_file) {
-    auto connection = db::SqliteConnection::open(database_file);
+    auto connection = db::open_migrated_sqlite(database_file);
     if (!connection) return connection.error();
-    if (auto st = db::migrate_sqlite_schema(*connection); !st) return st.error();
     return std::unique_ptr<ModeStore>(new ModeStore(std::move(*connection)));
 }
 

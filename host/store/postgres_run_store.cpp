@@ -130,9 +130,8 @@ Result<std::map<std::string, std::uint64_t>> PostgresRunStore::count_by_status()
 }  // namespace
 
 Result<std::unique_ptr<RunStore>> open_postgres_run_store(const std::string& url, RunOwnership ownership) {
-    auto connection = db::PgConnection::open(url);
+    auto connection = db::open_migrated_postgres(url);
     if (!connection) return connection.error();
-    if (auto st = db::migrate_postgres_schema(*connection); !st) return st.error();
     return std::unique_ptr<RunStore>(new PostgresRunStore(std::move(connection.value()), std::move(ownership)));
 }
 

@@ -45,11 +45,14 @@ public:
         // SQLite accepts $N parameters too, so both backends read with one statement.
         db::SqliteStatement select(connection_, select_after);
         if (!select.prepared()) return connection_.error("reading run events");
-        select.bind(1, run_id).bind(2, after_seq).bind(3, static_cast<std::int64_t>(std::min(limit, max_run_events_per_read)));
+        select.bind(1, run_id)
+            .bind(2, after_seq)
+            .bind(3, static_cast<std::int64_t>(std::min(limit, max_run_events_per_read)));
         std::vector<StoredRunEvent> events;
         int rc = 0;
         while ((rc = select.step()) == SQLITE_ROW)
-            events.push_back({std::string(run_id), select.integer(0), select.text(1), select.text(2), select.integer(3)});
+            events.push_back(
+                {std::string(run_id), select.integer(0), select.text(1), select.text(2), select.integer(3)});
         if (rc != SQLITE_DONE) return connection_.error("reading the events of run " + std::string(run_id));
         return events;
     }
@@ -99,14 +102,12 @@ private:
 
 Result<std::unique_ptr<RunEventLog>> RunEventLog::open(const db::StorageLocation& location) {
     if (location.backend == db::StorageBackend::postgres) {
-        auto connection = db::PgConnection::open(location.postgres_url);
+        auto connection = db::open_migrated_postgres(location.postgres_url);
         if (!connection) return connection.error();
-        if (auto st = db::migrate_postgres_schema(*connection); !st) return st.error();
         return std::unique_ptr<RunEventLog>(new PostgresRunEventLog(std::move(connection.value())));
     }
-    auto connection = db::SqliteConnection::open(location.sqlite_file);
+    auto connection = db::open_migrated_sqlite(location.sqlite_file);
     if (!connection) return connection.error();
-    if (auto st = db::migrate_sqlite_schema(*connection); !st) return st.error();
     return std::unique_ptr<RunEventLog>(new SqliteRunEventLog(std::move(connection.value())));
 }
 

@@ -18,9 +18,9 @@ namespace skillhost::store {
 
 struct StoredRunEvent {
     std::string run_id;
-    std::int64_t seq = 0;     // 1-based, dense per run
-    std::string kind;         // thought | action | observation | ...
-    std::string payload;      // JSON text
+    std::int64_t seq = 0;  // 1-based, dense per run
+    std::string kind;      // thought | action | observation | ...
+    std::string payload;   // JSON text
     std::int64_t created_ms = 0;
 };
 

@@ -1,59 +1,42 @@
-#include "store/guidance_store.hpp"
+#include "store/sqlite_guidance_store.hpp"
 
+#include "db/sqlite_connection.hpp"
 #include "db/sqlite_schema.hpp"
 #include "store/run_record.hpp"
 
 #include <boost/json.hpp>
 #include <sqlite3.h>
 
-#include <cctype>
-#include <set>
+#include <mutex>
 
 namespace skillhost::store {
 namespace {
 
-// Words too common to say anything about a goal; matching on them would pull in every playbook.
-const std::set<std::string>& stop_words() {
-    static const std::set<std::string> words = {"a",    "an",  "the",  "and",  "or",   "of",  "to",     "in",
-                                                "on",   "for", "with", "my",   "me",   "i",   "is",     "are",
-                                                "what", "do",  "does", "did",  "have", "has", "please", "can",
-                                                "you",  "it",  "this", "that", "from", "at"};
-    return words;
-}
+class SqliteGuidanceStore final : public GuidanceStore {
+public:
+    explicit SqliteGuidanceStore(db::SqliteConnection connection) : connection_(std::move(connection)) {}
+
+    Status add_guidance(GuidanceRecord& record) override;
+    Status set_outcome(std::string_view guidance_id, std::string_view outcome) override;
+    Result<GuidanceRecord> get_guidance(std::string_view id) const override;
+    Status add_playbook(Playbook& playbook) override;
+    Result<std::vector<Playbook>> find_playbooks(std::string_view user_id, std::string_view goal,
+                                                 std::size_t limit) const override;
+
+private:
+    mutable std::mutex mutex_;
+    db::SqliteConnection connection_;
+};
 
 }  // namespace
 
-std::string fts_any_words_query(std::string_view text) {
-    std::set<std::string> words;
-    std::string word;
-    const auto flush = [&] {
-        if (word.size() > 1 && !stop_words().contains(word)) words.insert(word);
-        word.clear();
-    };
-    for (char c : text) {
-        if (std::isalnum(static_cast<unsigned char>(c))) {
-            word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        } else {
-            flush();
-        }
-    }
-    flush();
-    std::string query;
-    for (const auto& w : words) {
-        if (!query.empty()) query += " OR ";
-        query += "\"" + w + "\"";
-    }
-    return query;
-}
-
-Result<std::unique_ptr<GuidanceStore>> GuidanceStore::open(const std::filesystem::path& database_file) {
-    auto connection = db::SqliteConnection::open(database_file);
+Result<std::unique_ptr<GuidanceStore>> open_sqlite_guidance_store(const std::filesystem::path& database_file) {
+    auto connection = db::open_migrated_sqlite(database_file);
     if (!connection) return connection.error();
-    if (auto st = db::migrate_sqlite_schema(*connection); !st) return st.error();
-    return std::unique_ptr<GuidanceStore>(new GuidanceStore(std::move(connection.value())));
+    return std::unique_ptr<GuidanceStore>(new SqliteGuidanceStore(std::move(connection.value())));
 }
 
-Status GuidanceStore::add_guidance(GuidanceRecord& record) {
+Status SqliteGuidanceStore::add_guidance(GuidanceRecord& record) {
     std::lock_guard lock(mutex_);
     if (record.id.empty()) record.id = new_id("gdn");
     record.created_ms = unix_ms_now();
@@ -68,7 +51,7 @@ Status GuidanceStore::add_guidance(GuidanceRecord& record) {
     return {};
 }
 
-Status GuidanceStore::set_outcome(std::string_view guidance_id, std::string_view outcome) {
+Status SqliteGuidanceStore::set_outcome(std::string_view guidance_id, std::string_view outcome) {
     std::lock_guard lock(mutex_);
     db::SqliteStatement statement(connection_, "UPDATE guidance SET outcome = ? WHERE id = ?");
     statement.bind(1, outcome).bind(2, guidance_id);
@@ -76,39 +59,31 @@ Status GuidanceStore::set_outcome(std::string_view guidance_id, std::string_view
     return {};
 }
 
-Result<GuidanceRecord> GuidanceStore::get_guidance(std::string_view id) const {
+Result<GuidanceRecord> SqliteGuidanceStore::get_guidance(std::string_view id) const {
     std::lock_guard lock(mutex_);
     db::SqliteStatement statement(
         connection_,
         "SELECT id, run_id, user_id, goal, situation, text, outcome, created_ms FROM guidance WHERE id = ?");
     statement.bind(1, id);
     const int rc = statement.step();
-    if (rc == SQLITE_DONE) {
-        Error error{"GUIDANCE_NOT_FOUND", "there is no guidance '" + std::string(id) + "'", {}, {}};
-        error.details["guidance_id"] = std::string(id);
-        return error;
-    }
+    if (rc == SQLITE_DONE) return guidance_not_found_error(id);
     if (rc != SQLITE_ROW) return connection_.error("reading guidance");
     GuidanceRecord record;
     record.id = statement.text(0);
     record.run_id = statement.text(1);
     record.user_id = statement.text(2);
     record.goal = statement.text(3);
-    boost::system::error_code ec;
-    auto situation = boost::json::parse(statement.text(4), ec);
-    if (!ec && situation.is_object()) record.situation = situation.as_object();
+    record.situation = parse_situation(statement.text(4));
     record.text = statement.text(5);
     record.outcome = statement.text(6);
     record.created_ms = statement.integer(7);
     return record;
 }
 
-Status GuidanceStore::add_playbook(Playbook& playbook) {
+Status SqliteGuidanceStore::add_playbook(Playbook& playbook) {
     std::lock_guard lock(mutex_);
     if (playbook.id.empty()) playbook.id = new_id("pbk");
     playbook.created_ms = unix_ms_now();
-    boost::json::array steps;
-    for (const auto& step : playbook.steps) steps.emplace_back(step);
     db::SqliteTransaction transaction(connection_);
     if (!transaction.begun()) return transaction.begun();
     {
@@ -116,7 +91,7 @@ Status GuidanceStore::add_playbook(Playbook& playbook) {
                                       "INSERT INTO playbooks(id, user_id, goal, guidance, steps, source_guidance_id, "
                                       "created_ms) VALUES(?,?,?,?,?,?,?)");
         statement.bind(1, playbook.id).bind(2, playbook.user_id).bind(3, playbook.goal).bind(4, playbook.guidance);
-        statement.bind(5, boost::json::serialize(steps))
+        statement.bind(5, serialize_steps(playbook.steps))
             .bind(6, playbook.source_guidance_id)
             .bind(7, playbook.created_ms);
         if (statement.step() != SQLITE_DONE) return connection_.error("storing a playbook");
@@ -129,8 +104,8 @@ Status GuidanceStore::add_playbook(Playbook& playbook) {
     return transaction.commit();
 }
 
-Result<std::vector<Playbook>> GuidanceStore::find_playbooks(std::string_view user_id, std::string_view goal,
-                                                            std::size_t limit) const {
+Result<std::vector<Playbook>> SqliteGuidanceStore::find_playbooks(std::string_view user_id, std::string_view goal,
+                                                                  std::size_t limit) const {
     std::vector<Playbook> found;
     const std::string query = fts_any_words_query(goal);
     if (query.empty()) return found;
@@ -150,13 +125,7 @@ Result<std::vector<Playbook>> GuidanceStore::find_playbooks(std::string_view use
         playbook.user_id = statement.text(1);
         playbook.goal = statement.text(2);
         playbook.guidance = statement.text(3);
-        boost::system::error_code ec;
-        auto steps = boost::json::parse(statement.text(4), ec);
-        if (!ec && steps.is_array()) {
-            for (const auto& s : steps.as_array()) {
-                if (s.is_string()) playbook.steps.emplace_back(s.as_string());
-            }
-        }
+        playbook.steps = parse_steps(statement.text(4));
         playbook.source_guidance_id = statement.text(5);
         playbook.created_ms = statement.integer(6);
         // bm25() is lower for better matches; the query flips it so callers read "higher is better".

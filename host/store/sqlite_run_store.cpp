@@ -36,9 +36,8 @@ private:
 
 Result<std::unique_ptr<RunStore>> open_sqlite_run_store(const std::filesystem::path& database_file,
                                                         RunOwnership ownership) {
-    auto connection = db::SqliteConnection::open(database_file);
+    auto connection = db::open_migrated_sqlite(database_file);
     if (!connection) return connection.error();
-    if (auto st = db::migrate_sqlite_schema(*connection); !st) return st.error();
     return std::unique_ptr<RunStore>(new SqliteRunStore(std::move(connection.value()), std::move(ownership)));
 }
 

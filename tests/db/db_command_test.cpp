@@ -62,7 +62,8 @@ TEST(DbCommand, AnUnreachableDatabaseIsASetupErrorThatNamesNoPassword) {
     TempDir dir;
     write_file(dir / "skillhost.yaml",
                "include_builtin_plugins: false\nstorage:\n  backend: postgres\n"
-               "  url: \"host=" + (dir / "nosocket").string() + " user=x password=hunter2 connect_timeout=2\"\n");
+               "  url: \"host=" +
+                   (dir / "nosocket").string() + " user=x password=hunter2 connect_timeout=2\"\n");
     auto check = skillhost(dir, {"db", "check"});
     EXPECT_EQ(check.exit_code, 2);
     EXPECT_NE(check.err.find("DATABASE_ERROR"), std::string::npos) << check.err;

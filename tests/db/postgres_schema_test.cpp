@@ -100,6 +100,10 @@ TEST(PostgresConnection, ParametersTravelAsTextAndNullsAsNull) {
     EXPECT_EQ(result->text(0, 0), hostile);
     EXPECT_EQ(result->text(0, 1), "t");
     EXPECT_TRUE(result->is_null(0, 5));  // out of range reads as NULL, never past the result
+    auto nul = connection->query("SELECT $1::text", {std::string("before\0after", 12)});
+    ASSERT_FALSE(nul.ok());
+    EXPECT_EQ(sqlstate_of(nul.error()), "22021");
+    EXPECT_NE(nul.error().message.find("NUL byte"), std::string::npos);
 }
 
 TEST(PostgresConnection, AnUnreachableServerIsADatabaseErrorWithoutThePassword) {

@@ -13,27 +13,12 @@ namespace {
 
 using testing::TempDir;
 
-class RunEventLogOnEachBackend : public ::testing::TestWithParam<db::StorageBackend> {
+class RunEventLogOnEachBackend : public testing::OnEachBackend {
 protected:
-    void SetUp() override {
-        if (GetParam() != db::StorageBackend::postgres) return;
-        SKILLHOST_POSTGRES_DATABASE(url);
-        url_ = url;
-    }
-    Result<std::unique_ptr<RunEventLog>> open() const {
-        return RunEventLog::open(GetParam() == db::StorageBackend::postgres
-                                     ? db::StorageLocation::postgres(url_)
-                                     : db::StorageLocation::sqlite(home / "skillhost.db"));
-    }
-    TempDir home;
-    std::string url_;
+    Result<std::unique_ptr<RunEventLog>> open() const { return RunEventLog::open(location()); }
 };
 
-INSTANTIATE_TEST_SUITE_P(Backends, RunEventLogOnEachBackend,
-                         ::testing::Values(db::StorageBackend::sqlite, db::StorageBackend::postgres),
-                         [](const auto& backend) {
-                             return std::string(backend.param == db::StorageBackend::sqlite ? "Sqlite" : "Postgres");
-                         });
+SKILLHOST_ON_EACH_BACKEND(RunEventLogOnEachBackend);
 
 TEST_P(RunEventLogOnEachBackend, NumbersEachRunsEventsFromOneAndReadsAfterANumber) {
     auto log = open();

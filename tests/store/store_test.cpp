@@ -9,13 +9,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace skillhost::db {
-// Names the backend in test output instead of its bytes.
-inline void PrintTo(StorageBackend backend, std::ostream* out) {
-    *out << (backend == StorageBackend::sqlite ? "sqlite" : "postgres");
-}
-}  // namespace skillhost::db
-
 namespace skillhost::store {
 namespace {
 
@@ -55,36 +48,24 @@ Run sample_run(const std::string& user, RunStatus status) {
     return run;
 }
 
-// Every RunStore test runs on both backends: the SQLite file and a PostgreSQL database of its own.
-class RunStoreOnEachBackend : public ::testing::TestWithParam<db::StorageBackend> {
+class RunStoreOnEachBackend : public testing::OnEachBackend {
 protected:
-    void SetUp() override {
-        if (GetParam() != db::StorageBackend::postgres) return;
-        SKILLHOST_POSTGRES_DATABASE(url);
-        url_ = url;
-    }
-    db::StorageLocation location() const {
-        return GetParam() == db::StorageBackend::postgres ? db::StorageLocation::postgres(url_)
-                                                          : db::StorageLocation::sqlite(home / "skillhost.db");
-    }
     Result<std::unique_ptr<RunStore>> open(RunOwnership ownership = {}) const {
         return RunStore::open(location(), std::move(ownership));
     }
+    Result<std::unique_ptr<GuidanceStore>> open_guidance() const { return GuidanceStore::open(location()); }
     // How a child process names this store: BACKEND TARGET.
     std::vector<std::string> target() const {
         return GetParam() == db::StorageBackend::postgres
-                   ? std::vector<std::string>{"postgres", url_}
+                   ? std::vector<std::string>{"postgres", postgres_url}
                    : std::vector<std::string>{"sqlite", (home / "skillhost.db").string()};
     }
-    TempDir home;
-    std::string url_;
 };
 
-INSTANTIATE_TEST_SUITE_P(Backends, RunStoreOnEachBackend,
-                         ::testing::Values(db::StorageBackend::sqlite, db::StorageBackend::postgres),
-                         [](const auto& backend) {
-                             return std::string(backend.param == db::StorageBackend::sqlite ? "Sqlite" : "Postgres");
-                         });
+SKILLHOST_ON_EACH_BACKEND(RunStoreOnEachBackend);
+
+class GuidanceStoreOnEachBackend : public RunStoreOnEachBackend {};
+SKILLHOST_ON_EACH_BACKEND(GuidanceStoreOnEachBackend);
 
 TEST_P(RunStoreOnEachBackend, SavesAndReadsBackEveryField) {
     auto store = open();
@@ -153,9 +134,8 @@ TEST(RunStore, RejectsARecordWithAnUnknownStatus) {
     EXPECT_EQ(parsed.error().code, "RUN_RECORD_INVALID");
 }
 
-TEST(GuidanceStore, RecordsGuidanceAndItsOutcome) {
-    TempDir home;
-    auto store = GuidanceStore::open(home / "skillhost.db");
+TEST_P(GuidanceStoreOnEachBackend, RecordsGuidanceAndItsOutcome) {
+    auto store = open_guidance();
     ASSERT_TRUE(store.ok());
     GuidanceRecord record;
     record.run_id = "run-1";
@@ -173,9 +153,8 @@ TEST(GuidanceStore, RecordsGuidanceAndItsOutcome) {
     EXPECT_EQ(back->situation, record.situation);
 }
 
-TEST(GuidanceStore, FindsPlaybooksBySimilarGoalForThatUserOnly) {
-    TempDir home;
-    auto store = GuidanceStore::open(home / "skillhost.db");
+TEST_P(GuidanceStoreOnEachBackend, FindsPlaybooksBySimilarGoalForThatUserOnly) {
+    auto store = open_guidance();
     ASSERT_TRUE(store.ok());
     Playbook budget{"",     "alice", "find the quarterly budget", "it is in finance/budget.xlsx", {"fs_read finance"},
                     "gdn-1"};

@@ -178,4 +178,19 @@ PostgresServer* shared_postgres_server(std::string& why) {
     return server.get();
 }
 
+void OnEachBackend::SetUp() {
+    if (GetParam() != db::StorageBackend::postgres) return;
+    SKILLHOST_POSTGRES_DATABASE(url);
+    postgres_url = url;
+}
+
+db::StorageLocation OnEachBackend::location() const {
+    return GetParam() == db::StorageBackend::postgres ? db::StorageLocation::postgres(postgres_url)
+                                                      : db::StorageLocation::sqlite(home / "skillhost.db");
+}
+
+std::string backend_test_name(const ::testing::TestParamInfo<db::StorageBackend>& info) {
+    return info.param == db::StorageBackend::sqlite ? "Sqlite" : "Postgres";
+}
+
 }  // namespace skillhost::testing

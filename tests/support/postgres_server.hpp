@@ -4,12 +4,23 @@
 // removed when the object goes.
 #pragma once
 
+#include "db/storage_location.hpp"
 #include "support/temp_dir.hpp"
 
+#include <gtest/gtest.h>
+
 #include <memory>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <sys/types.h>
+
+namespace skillhost::db {
+// Names the backend in test output instead of its bytes.
+inline void PrintTo(StorageBackend backend, std::ostream* out) {
+    *out << (backend == StorageBackend::sqlite ? "sqlite" : "postgres");
+}
+}  // namespace skillhost::db
 
 namespace skillhost::testing {
 
@@ -40,7 +51,25 @@ PostgresServer* shared_postgres_server(std::string& why);
 // is skipped (a developer without the package still runs every other test).
 bool postgres_required();
 
+// A test that runs once per backend: on the SQLite file of a fresh home and on a fresh PostgreSQL
+// database. Declare `class MySuite : public OnEachBackend {};`, then SKILLHOST_ON_EACH_BACKEND(MySuite).
+class OnEachBackend : public ::testing::TestWithParam<db::StorageBackend> {
+protected:
+    void SetUp() override;
+    db::StorageLocation location() const;
+    TempDir home;
+    std::string postgres_url;  // set in SetUp for the postgres run
+};
+
+std::string backend_test_name(const ::testing::TestParamInfo<db::StorageBackend>& info);
+
 }  // namespace skillhost::testing
+
+#define SKILLHOST_ON_EACH_BACKEND(suite)                                                                       \
+    INSTANTIATE_TEST_SUITE_P(                                                                                  \
+        Backends, suite,                                                                                       \
+        ::testing::Values(::skillhost::db::StorageBackend::sqlite, ::skillhost::db::StorageBackend::postgres), \
+        ::skillhost::testing::backend_test_name)
 
 // In a test body: a fresh database's connection string in `url_var`, or skip (fail under CI=true).
 #define SKILLHOST_POSTGRES_DATABASE(url_var)                                                                          \
