@@ -93,9 +93,9 @@ public:
 
     Result<std::vector<TokenRow>> list(std::string_view user_id) const override {
         std::lock_guard lock(mutex_);
-        auto rows = connection_.query(std::string(columns) +
-                                          " WHERE ($1::text IS NULL OR user_id = $1) ORDER BY created_ms, sha256",
-                                      {user_id.empty() ? db::PgParam{} : db::PgParam{std::string(user_id)}});
+        auto rows = connection_.query(
+            std::string(columns) + " WHERE ($1::text IS NULL OR user_id = $1) ORDER BY created_ms, sha256",
+            {user_id.empty() ? db::PgParam{} : db::PgParam{std::string(user_id)}});
         if (!rows) return rows.error();
         std::vector<TokenRow> out;
         for (int row = 0; row < rows->rows(); ++row) out.push_back(row_of(*rows, row));

@@ -10,8 +10,7 @@ namespace {
 
 using testing::TempDir;
 
-class ApiTokensOnEachBackend : public testing::OnEachBackend {
-};
+class ApiTokensOnEachBackend : public testing::OnEachBackend {};
 
 SKILLHOST_ON_EACH_BACKEND(ApiTokensOnEachBackend);
 
