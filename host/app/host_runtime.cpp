@@ -4,6 +4,7 @@
 
 #include "app/audit_llm_observer.hpp"
 #include "app/router_completion_service.hpp"
+#include "app/storage_schema.hpp"
 #include "policy/user_context.hpp"
 
 namespace skillhost::app {
@@ -11,6 +12,7 @@ namespace {
 
 Status load_policy(HostRuntime& rt) {
     const auto& cfg = rt.config;
+    if (auto st = require_complete_backend(cfg); !st) return st;
     auto users = policy::load_users(cfg.etc_dir / "users.yaml", cfg.default_workspace);
     if (!users) return users.error();
     rt.users = std::make_unique<policy::UserDirectory>(std::move(users.value()));

@@ -1,6 +1,7 @@
 #include "app/operator_runtime.hpp"
 
 #include "app/run_ownership.hpp"
+#include "app/storage_schema.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -12,7 +13,7 @@ Result<OperatorRuntime> make_operator_runtime(HostRuntime& host) {
     const auto& config = host.config;
     auto operator_config = op::load_operator_config(config.etc_dir / "operator.yaml");
     if (!operator_config) return operator_config.error();
-    auto runs = store::RunStore::open(config.database_file(), this_process_run_ownership());
+    auto runs = store::RunStore::open(storage_location(config), this_process_run_ownership());
     if (!runs) return runs.error();
     // A host that died mid-run left it `running` forever; whoever opens the store next says so.
     auto interrupted = runs.value()->mark_interrupted();
@@ -23,7 +24,7 @@ Result<OperatorRuntime> make_operator_runtime(HostRuntime& host) {
             "`skillhost runs resume {}`)",
             id, id);
     rt.runs = std::move(runs.value());
-    auto guidance = store::GuidanceStore::open(config.database_file());
+    auto guidance = store::GuidanceStore::open(storage_location(config));
     if (!guidance) return guidance.error();
     rt.guidance = std::move(guidance.value());
     op::OperatorParts parts;

@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
     skillhost::cli::register_mcp_command(app, ctx);
     skillhost::cli::register_serve_command(app, ctx);
     skillhost::cli::register_token_commands(app, ctx);
+    skillhost::cli::register_db_commands(app, ctx);
 
     try {
         app.parse(argc, argv);

@@ -1,4 +1,5 @@
 // `skillhost token create|list|revoke`: API tokens for `skillhost serve` (only hashes are stored).
+#include "app/storage_schema.hpp"
 #include "cli/cli_context.hpp"
 #include "cli/output.hpp"
 #include "policy/api_token_store.hpp"
@@ -19,7 +20,7 @@ struct TokenArgs {
 Result<std::unique_ptr<policy::ApiTokenStore>> open_store(CliContext& ctx) {
     auto rt = ctx.runtime();
     if (!rt) return rt.error();
-    return policy::ApiTokenStore::open(rt.value()->config.database_file());
+    return policy::ApiTokenStore::open(app::storage_location(rt.value()->config));
 }
 
 int run_create(CliContext& ctx, const TokenArgs& a) {

@@ -50,7 +50,8 @@ const std::set<std::string>& known_keys() {
                                             "include_builtin_plugins",
                                             "include_home_plugins",
                                             "server",
-                                            "isolation"};
+                                            "isolation",
+                                            "storage"};
     return keys;
 }
 
@@ -234,6 +235,44 @@ std::optional<Error> read_isolation(const fs::path& file, const YAML::Node& node
     return std::nullopt;
 }
 
+std::optional<Error> read_storage(const fs::path& file, const YAML::Node& node, StorageSettings& storage) {
+    if (!node.IsMap()) return config_error(file, node.Mark(), "storage", "expected a mapping (backend, url)");
+    static const std::set<std::string> keys{"backend", "url"};
+    std::optional<YAML::Mark> url_mark;
+    for (const auto& kv : node) {
+        const std::string key = kv.first.as<std::string>();
+        const YAML::Node& v = kv.second;
+        const std::string name = "storage." + key;
+        if (!keys.count(key))
+            return config_error(file, kv.first.Mark(), name, "unknown setting; allowed: " + joined(keys));
+        if (!v.IsScalar()) return config_error(file, v.Mark(), name, "expected text");
+        const std::string text = v.as<std::string>();
+        if (key == "backend") {
+            if (text != "sqlite" && text != "postgres")
+                return config_error(file, v.Mark(), name, "expected sqlite or postgres, got '" + text + "'");
+            storage.backend = text;
+        } else {
+            // libpq reads the string up to a NUL; a control character is a paste mistake, not a setting.
+            if (text.empty() || text.size() > 4096 ||
+                std::any_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
+                return config_error(file, v.Mark(), name,
+                                    "expected a PostgreSQL connection string of 1..4096 printable characters, e.g. "
+                                    "postgresql://skillhost@db.internal:5432/skillhost");
+            storage.url = text;
+            url_mark = v.Mark();
+        }
+    }
+    if (storage.backend == "postgres" && storage.url.empty())
+        return config_error(file, node.Mark(), "storage.url",
+                            "the postgres backend needs a connection string, e.g. url: "
+                            "postgresql://skillhost@db.internal:5432/skillhost");
+    if (storage.backend == "sqlite" && url_mark)
+        return config_error(file, *url_mark, "storage.url",
+                            "is only read by the postgres backend; the sqlite backend keeps its file at "
+                            "<home>/skillhost.db (remove url, or set backend: postgres)");
+    return std::nullopt;
+}
+
 }  // namespace
 
 bool parse_listen_address(std::string_view text, std::string& host, std::uint16_t& port, std::string& problem) {
@@ -346,6 +385,8 @@ Result<HostConfig> load_host_config(const ConfigSources& sources) {
                         if (auto bad = read_server(abs, v, cfg.server)) return *bad;
                     } else if (key == "isolation") {
                         if (auto bad = read_isolation(abs, v, cfg.isolation)) return *bad;
+                    } else if (key == "storage") {
+                        if (auto bad = read_storage(abs, v, cfg.storage)) return *bad;
                     }
                 } catch (const YAML::BadConversion&) {
                     return config_error(abs, v.Mark(), key, "has the wrong type (see docs/configuration.md)");

@@ -59,6 +59,14 @@ struct IsolationSettings {
     std::chrono::milliseconds idle_timeout{300000};
 };
 
+// `storage:` in skillhost.yaml: where the shared state (approvals, runs, tokens, ...) lives.
+struct StorageSettings {
+    std::string backend = "sqlite";  // sqlite (<home>/skillhost.db) | postgres
+    // postgres: a libpq connection string, "postgresql://user@host:5432/db" or "host=... dbname=...".
+    // A password is better kept in ~/.pgpass or $PGPASSWORD than here.
+    std::string url;
+};
+
 // "127.0.0.1:8787", "[::1]:8787", "0.0.0.0:9000". False (with `problem`) when it is not HOST:PORT.
 bool parse_listen_address(std::string_view text, std::string& host, std::uint16_t& port, std::string& problem);
 
@@ -72,6 +80,7 @@ struct HostConfig {
     std::chrono::milliseconds reload_debounce{100};
     ServerSettings server;
     IsolationSettings isolation;
+    StorageSettings storage;
     // The directories of plugins shipped with skillhost (in_process unless `isolation.plugins` says
     // otherwise); a subset of plugin_dirs.
     std::vector<std::filesystem::path> builtin_plugin_dirs;

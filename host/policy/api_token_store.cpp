@@ -3,7 +3,6 @@
 #include "policy/api_token.hpp"
 
 #include <openssl/rand.h>
-#include <sqlite3.h>
 
 #include <array>
 #include <chrono>
@@ -26,33 +25,13 @@ Result<std::string> generate_api_token() {
 }
 
 Result<std::unique_ptr<ApiTokenStore>> ApiTokenStore::open(const std::filesystem::path& database_file) {
-    auto connection = db::SqliteConnection::open(database_file);
-    if (!connection) return connection.error();
-    if (auto st = connection->exec("CREATE TABLE IF NOT EXISTS api_tokens ("
-                                   " sha256 TEXT PRIMARY KEY,"
-                                   " user_id TEXT NOT NULL,"
-                                   " label TEXT NOT NULL,"
-                                   " created_ms INTEGER NOT NULL,"
-                                   " scopes TEXT NOT NULL DEFAULT 'call,approve,admin')");
-        !st) {
-        return st.error();
-    }
-    // Tables created before token scopes get the column; their tokens keep every scope.
-    int rc = SQLITE_ERROR;
-    {
-        db::SqliteStatement probe(*connection, "SELECT 1 FROM pragma_table_info('api_tokens') WHERE name = 'scopes'");
-        if (!probe.prepared()) return connection->error("reading the api_tokens table");
-        rc = probe.step();
-    }
-    if (rc == SQLITE_DONE) {
-        if (auto st = connection->exec("ALTER TABLE api_tokens ADD COLUMN scopes TEXT NOT NULL DEFAULT "
-                                       "'call,approve,admin'");
-            !st)
-            return st.error();
-    } else if (rc != SQLITE_ROW) {
-        return connection->error("reading the api_tokens table");
-    }
-    return std::unique_ptr<ApiTokenStore>(new ApiTokenStore(std::move(*connection)));
+    return open(db::StorageLocation::sqlite(database_file));
+}
+
+Result<std::unique_ptr<ApiTokenStore>> ApiTokenStore::open(const db::StorageLocation& location) {
+    auto rows = store::TokenRows::open(location);
+    if (!rows) return rows.error();
+    return std::unique_ptr<ApiTokenStore>(new ApiTokenStore(std::move(rows.value())));
 }
 
 Result<IssuedToken> ApiTokenStore::issue(std::string_view user_id, std::string_view label, Scopes scopes) {
@@ -67,16 +46,9 @@ Result<IssuedToken> ApiTokenStore::issue(std::string_view user_id, std::string_v
     issued.created_ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
             .count();
-    std::lock_guard lock(mutex_);
-    db::SqliteStatement insert(
-        connection_, "INSERT INTO api_tokens (sha256, user_id, label, created_ms, scopes) VALUES (?, ?, ?, ?, ?)");
-    if (!insert.prepared()) return connection_.error("storing an API token");
-    insert.bind(1, issued.sha256)
-        .bind(2, issued.user_id)
-        .bind(3, issued.label)
-        .bind(4, issued.created_ms)
-        .bind(5, scopes.to_text());
-    if (insert.step() != SQLITE_DONE) return connection_.error("storing an API token");
+    if (auto st = rows_->insert({issued.sha256, issued.user_id, issued.label, issued.created_ms, scopes.to_text()});
+        !st)
+        return st.error();
     return issued;
 }
 
@@ -90,44 +62,32 @@ Result<std::optional<std::string>> ApiTokenStore::user_for(std::string_view toke
 Result<std::optional<TokenGrant>> ApiTokenStore::grant_for(std::string_view token) const {
     // The lookup is by hash: an attacker's timing can at most learn a prefix of a hash they chose.
     const std::string digest = hash_api_token(token);
-    std::lock_guard lock(mutex_);
-    db::SqliteStatement select(connection_, "SELECT user_id, scopes FROM api_tokens WHERE sha256 = ?");
-    if (!select.prepared()) return connection_.error("checking an API token");
-    select.bind(1, digest);
-    const int rc = select.step();
-    if (rc == SQLITE_DONE) return std::optional<TokenGrant>{};
-    if (rc != SQLITE_ROW) return connection_.error("checking an API token");
+    auto row = rows_->find(digest);
+    if (!row) return row.error();
+    if (!row.value()) return std::optional<TokenGrant>{};
     TokenGrant grant;
-    grant.user_id = select.text(0);
+    grant.user_id = (*row)->user_id;
     grant.credential.token_id = token_id_of_hash(digest);
     // A stored value this version cannot read grants nothing rather than everything.
-    auto scopes = Scopes::parse(select.text(1));
+    auto scopes = Scopes::parse((*row)->scopes);
     grant.credential.scopes = scopes ? scopes.value() : Scopes();
     return std::optional<TokenGrant>(std::move(grant));
 }
 
 Result<std::vector<IssuedToken>> ApiTokenStore::list(std::string_view user_id) const {
-    std::lock_guard lock(mutex_);
-    db::SqliteStatement select(
-        connection_, user_id.empty()
-                         ? "SELECT sha256, user_id, label, created_ms, scopes FROM api_tokens ORDER BY created_ms"
-                         : "SELECT sha256, user_id, label, created_ms, scopes FROM api_tokens WHERE user_id = ? "
-                           "ORDER BY created_ms");
-    if (!select.prepared()) return connection_.error("listing API tokens");
-    if (!user_id.empty()) select.bind(1, user_id);
+    auto rows = rows_->list(user_id);
+    if (!rows) return rows.error();
     std::vector<IssuedToken> out;
-    int rc = 0;
-    while ((rc = select.step()) == SQLITE_ROW) {
+    for (const auto& row : rows.value()) {
         IssuedToken t;
-        t.sha256 = select.text(0);
-        t.user_id = select.text(1);
-        t.label = select.text(2);
-        t.created_ms = select.integer(3);
-        auto scopes = Scopes::parse(select.text(4));
+        t.sha256 = row.sha256;
+        t.user_id = row.user_id;
+        t.label = row.label;
+        t.created_ms = row.created_ms;
+        auto scopes = Scopes::parse(row.scopes);
         t.scopes = scopes ? scopes.value() : Scopes();
         out.push_back(std::move(t));
     }
-    if (rc != SQLITE_DONE) return connection_.error("listing API tokens");
     return out;
 }
 
@@ -140,12 +100,7 @@ Result<int> ApiTokenStore::revoke(std::string_view sha256_prefix) {
         e.details["id"] = std::string(sha256_prefix);
         return e;
     }
-    std::lock_guard lock(mutex_);
-    db::SqliteStatement remove(connection_, "DELETE FROM api_tokens WHERE substr(sha256, 1, ?) = ?");
-    if (!remove.prepared()) return connection_.error("revoking an API token");
-    remove.bind(1, static_cast<std::int64_t>(sha256_prefix.size())).bind(2, sha256_prefix);
-    if (remove.step() != SQLITE_DONE) return connection_.error("revoking an API token");
-    return sqlite3_changes(connection_.handle());
+    return rows_->remove_with_prefix(sha256_prefix);
 }
 
 }  // namespace skillhost::policy

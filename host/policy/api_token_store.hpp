@@ -1,16 +1,16 @@
 // API tokens issued by the host itself (`skillhost token create`, and the owner token `serve`
-// creates on first start), in skillhost.db table `api_tokens`. Like users.yaml, the table holds
+// creates on first start), in the table `api_tokens` of the storage backend. Like users.yaml, the table holds
 // only each token's SHA-256; the token is shown once, when it is created. Thread-safe.
 #pragma once
 
 #include "base/error.hpp"
-#include "db/sqlite_connection.hpp"
+#include "db/storage_location.hpp"
 #include "policy/credential.hpp"
+#include "store/token_rows.hpp"
 
 #include <cstdint>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,6 +39,8 @@ Result<std::string> generate_api_token();
 class ApiTokenStore {
 public:
     static Result<std::unique_ptr<ApiTokenStore>> open(const std::filesystem::path& database_file);
+    // The tokens of whichever backend `location` names.
+    static Result<std::unique_ptr<ApiTokenStore>> open(const db::StorageLocation& location);
 
     // Creates a token for `user_id`; the returned IssuedToken is the only place the token appears.
     // Tokens stored before scopes existed keep every scope (they could do everything then).
@@ -53,9 +55,8 @@ public:
     Result<int> revoke(std::string_view sha256_prefix);
 
 private:
-    explicit ApiTokenStore(db::SqliteConnection connection) : connection_(std::move(connection)) {}
-    mutable std::mutex mutex_;
-    db::SqliteConnection connection_;
+    explicit ApiTokenStore(std::unique_ptr<store::TokenRows> rows) : rows_(std::move(rows)) {}
+    std::unique_ptr<store::TokenRows> rows_;
 };
 
 }  // namespace skillhost::policy

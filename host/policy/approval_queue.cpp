@@ -1,5 +1,6 @@
 #include "policy/approval_queue.hpp"
 
+#include "db/sqlite_schema.hpp"
 #include "policy/audit_log.hpp"
 #include "policy/process_identity.hpp"
 
@@ -14,33 +15,6 @@
 namespace skillhost::policy {
 
 namespace {
-
-constexpr const char* schema_sql =
-    "CREATE TABLE IF NOT EXISTS approvals ("
-    " id TEXT PRIMARY KEY,"
-    " user_id TEXT NOT NULL,"
-    " skill_id TEXT NOT NULL,"
-    " arguments TEXT NOT NULL,"
-    " requested_at_ms INTEGER NOT NULL,"
-    " requested_by TEXT NOT NULL,"
-    " preview TEXT NOT NULL,"
-    " expires_at_ms INTEGER NOT NULL,"
-    " state TEXT NOT NULL CHECK (state IN ('pending','approved','executed','failed','rejected','expired')),"
-    " resolved_by TEXT,"
-    " resolved_at_ms INTEGER,"
-    " completed_at_ms INTEGER,"
-    " reason TEXT,"
-    " result TEXT,"
-    " claim_host TEXT,"
-    " claim_pid INTEGER,"
-    " claim_start_ticks INTEGER);"
-    "CREATE INDEX IF NOT EXISTS approvals_by_state ON approvals(state, expires_at_ms);"
-    // Defence in depth: even a buggy caller or a hand-edited database cannot move an approval along
-    // an edge the state machine does not have (e.g. executed -> approved, which would re-run it).
-    "CREATE TRIGGER IF NOT EXISTS approvals_legal_transitions BEFORE UPDATE OF state ON approvals "
-    "WHEN NOT ((OLD.state = 'pending' AND NEW.state IN ('approved','rejected','expired')) OR "
-    "          (OLD.state = 'approved' AND NEW.state IN ('executed','failed'))) "
-    "BEGIN SELECT RAISE(ABORT, 'illegal approval state transition'); END;";
 
 constexpr const char* select_columns =
     "SELECT id, user_id, skill_id, arguments, requested_at_ms, requested_by, preview, expires_at_ms, state,"
@@ -138,20 +112,6 @@ Error not_allowed(const Resolver& resolver, const ApprovalRecord& record) {
     return error;
 }
 
-// Databases created before token scopes lack the column; their approvals came from no token.
-Status add_requested_token_column(db::SqliteConnection& connection) {
-    int rc = SQLITE_ERROR;
-    {
-        db::SqliteStatement probe(connection,
-                                  "SELECT 1 FROM pragma_table_info('approvals') WHERE name = 'requested_token'");
-        if (!probe.prepared()) return connection.error("reading the approvals table");
-        rc = probe.step();
-    }
-    if (rc == SQLITE_ROW) return {};
-    if (rc != SQLITE_DONE) return connection.error("reading the approvals table");
-    return connection.exec("ALTER TABLE approvals ADD COLUMN requested_token TEXT");
-}
-
 std::optional<Error> approver_problem(const Resolver& resolver, const ApprovalRecord& record, bool approving) {
     if (!resolver.credential.may(Scope::approve)) {
         Error e = missing_scope_error(Scope::approve, approving ? "approving a call" : "rejecting a call",
@@ -184,10 +144,8 @@ ApprovalQueue::ApprovalQueue(db::SqliteConnection connection, ApprovalQueueOptio
 
 Result<std::unique_ptr<ApprovalQueue>> ApprovalQueue::open(const std::filesystem::path& database_file,
                                                            ApprovalQueueOptions options) {
-    auto connection = db::SqliteConnection::open(database_file);
+    auto connection = db::open_migrated_sqlite(database_file);
     if (!connection) return connection.error();
-    if (auto st = connection->exec(schema_sql); !st) return st.error();
-    if (auto st = add_requested_token_column(*connection); !st) return st.error();
     std::unique_ptr<ApprovalQueue> queue(new ApprovalQueue(std::move(*connection), std::move(options)));
     auto recovered = queue->recover_interrupted();
     if (!recovered) return recovered.error();

@@ -1,5 +1,7 @@
 #include "policy/mode_store.hpp"
 
+#include "db/sqlite_schema.hpp"
+
 #include <sqlite3.h>
 
 #include <chrono>
@@ -7,15 +9,8 @@
 namespace skillhost::policy {
 
 Result<std::unique_ptr<ModeStore>> ModeStore::open(const std::filesystem::path& database_file) {
-    auto connection = db::SqliteConnection::open(database_file);
+    auto connection = db::open_migrated_sqlite(database_file);
     if (!connection) return connection.error();
-    if (auto st = connection->exec("CREATE TABLE IF NOT EXISTS user_modes ("
-                                   " user_id TEXT PRIMARY KEY,"
-                                   " mode TEXT NOT NULL,"
-                                   " updated_at_ms INTEGER NOT NULL)");
-        !st) {
-        return st.error();
-    }
     return std::unique_ptr<ModeStore>(new ModeStore(std::move(*connection)));
 }
 

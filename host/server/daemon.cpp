@@ -1,5 +1,6 @@
 #include "server/daemon.hpp"
 
+#include "app/storage_schema.hpp"
 #include "policy/user_context.hpp"
 #include "server/api_services.hpp"
 #include "server/console_routes.hpp"
@@ -55,7 +56,7 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
     auto operators = app::make_operator_runtime(host);
     if (!operators) return operators.error();
     d->operators_ = std::move(operators.value());
-    auto tokens = policy::ApiTokenStore::open(host.config.database_file());
+    auto tokens = policy::ApiTokenStore::open(app::storage_location(host.config));
     if (!tokens) return tokens.error();
     d->tokens_ = std::move(tokens.value());
     d->auth_ = std::make_unique<TokenAuthenticator>(*host.users, *d->tokens_);

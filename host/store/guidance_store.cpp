@@ -1,24 +1,14 @@
 #include "store/guidance_store.hpp"
 
-#include "store/run_record.hpp"
+#include "store/postgres_guidance_store.hpp"
+#include "store/sqlite_guidance_store.hpp"
 
 #include <boost/json.hpp>
-#include <sqlite3.h>
 
 #include <cctype>
-#include <set>
 
 namespace skillhost::store {
 namespace {
-
-constexpr const char* kSchema =
-    "CREATE TABLE IF NOT EXISTS guidance ("
-    " id TEXT PRIMARY KEY, run_id TEXT NOT NULL, user_id TEXT NOT NULL, goal TEXT NOT NULL,"
-    " situation TEXT NOT NULL, text TEXT NOT NULL, outcome TEXT NOT NULL, created_ms INTEGER NOT NULL);"
-    "CREATE TABLE IF NOT EXISTS playbooks ("
-    " id TEXT PRIMARY KEY, user_id TEXT NOT NULL, goal TEXT NOT NULL, guidance TEXT NOT NULL,"
-    " steps TEXT NOT NULL, source_guidance_id TEXT NOT NULL, created_ms INTEGER NOT NULL);"
-    "CREATE VIRTUAL TABLE IF NOT EXISTS playbooks_fts USING fts5(id UNINDEXED, goal, guidance);";
 
 // Words too common to say anything about a goal; matching on them would pull in every playbook.
 const std::set<std::string>& stop_words() {
@@ -31,7 +21,46 @@ const std::set<std::string>& stop_words() {
 
 }  // namespace
 
-std::string fts_any_words_query(std::string_view text) {
+Result<std::unique_ptr<GuidanceStore>> GuidanceStore::open(const std::filesystem::path& database_file) {
+    return open_sqlite_guidance_store(database_file);
+}
+
+Result<std::unique_ptr<GuidanceStore>> GuidanceStore::open(const db::StorageLocation& location) {
+    if (location.backend == db::StorageBackend::postgres) return open_postgres_guidance_store(location.postgres_url);
+    return open_sqlite_guidance_store(location.sqlite_file);
+}
+
+Error guidance_not_found_error(std::string_view id) {
+    Error error{"GUIDANCE_NOT_FOUND", "there is no guidance '" + std::string(id) + "'", {}, {}};
+    error.details["guidance_id"] = std::string(id);
+    return error;
+}
+
+boost::json::object parse_situation(std::string_view stored) {
+    boost::system::error_code ec;
+    auto situation = boost::json::parse(stored, ec);
+    if (!ec && situation.is_object()) return situation.as_object();
+    return {};
+}
+
+std::string serialize_steps(const std::vector<std::string>& steps) {
+    boost::json::array array;
+    for (const auto& step : steps) array.emplace_back(step);
+    return boost::json::serialize(array);
+}
+
+std::vector<std::string> parse_steps(std::string_view stored) {
+    std::vector<std::string> steps;
+    boost::system::error_code ec;
+    auto parsed = boost::json::parse(stored, ec);
+    if (ec || !parsed.is_array()) return steps;
+    for (const auto& s : parsed.as_array()) {
+        if (s.is_string()) steps.emplace_back(s.as_string());
+    }
+    return steps;
+}
+
+std::set<std::string> goal_search_words(std::string_view text) {
     std::set<std::string> words;
     std::string word;
     const auto flush = [&] {
@@ -46,132 +75,16 @@ std::string fts_any_words_query(std::string_view text) {
         }
     }
     flush();
+    return words;
+}
+
+std::string fts_any_words_query(std::string_view text) {
     std::string query;
-    for (const auto& w : words) {
+    for (const auto& w : goal_search_words(text)) {
         if (!query.empty()) query += " OR ";
         query += "\"" + w + "\"";
     }
     return query;
-}
-
-Result<std::unique_ptr<GuidanceStore>> GuidanceStore::open(const std::filesystem::path& database_file) {
-    auto connection = db::SqliteConnection::open(database_file);
-    if (!connection) return connection.error();
-    if (auto st = connection->exec(kSchema); !st) return st.error();
-    return std::unique_ptr<GuidanceStore>(new GuidanceStore(std::move(connection.value())));
-}
-
-Status GuidanceStore::add_guidance(GuidanceRecord& record) {
-    std::lock_guard lock(mutex_);
-    if (record.id.empty()) record.id = new_id("gdn");
-    record.created_ms = unix_ms_now();
-    db::SqliteStatement statement(
-        connection_,
-        "INSERT INTO guidance(id, run_id, user_id, goal, situation, text, outcome, created_ms)"
-        " VALUES(?,?,?,?,?,?,?,?)");
-    statement.bind(1, record.id).bind(2, record.run_id).bind(3, record.user_id).bind(4, record.goal);
-    statement.bind(5, boost::json::serialize(record.situation)).bind(6, record.text).bind(7, record.outcome);
-    statement.bind(8, record.created_ms);
-    if (statement.step() != SQLITE_DONE) return connection_.error("storing guidance for run " + record.run_id);
-    return {};
-}
-
-Status GuidanceStore::set_outcome(std::string_view guidance_id, std::string_view outcome) {
-    std::lock_guard lock(mutex_);
-    db::SqliteStatement statement(connection_, "UPDATE guidance SET outcome = ? WHERE id = ?");
-    statement.bind(1, outcome).bind(2, guidance_id);
-    if (statement.step() != SQLITE_DONE) return connection_.error("recording the outcome of guidance");
-    return {};
-}
-
-Result<GuidanceRecord> GuidanceStore::get_guidance(std::string_view id) const {
-    std::lock_guard lock(mutex_);
-    db::SqliteStatement statement(
-        connection_,
-        "SELECT id, run_id, user_id, goal, situation, text, outcome, created_ms FROM guidance WHERE id = ?");
-    statement.bind(1, id);
-    const int rc = statement.step();
-    if (rc == SQLITE_DONE) {
-        Error error{"GUIDANCE_NOT_FOUND", "there is no guidance '" + std::string(id) + "'", {}, {}};
-        error.details["guidance_id"] = std::string(id);
-        return error;
-    }
-    if (rc != SQLITE_ROW) return connection_.error("reading guidance");
-    GuidanceRecord record;
-    record.id = statement.text(0);
-    record.run_id = statement.text(1);
-    record.user_id = statement.text(2);
-    record.goal = statement.text(3);
-    boost::system::error_code ec;
-    auto situation = boost::json::parse(statement.text(4), ec);
-    if (!ec && situation.is_object()) record.situation = situation.as_object();
-    record.text = statement.text(5);
-    record.outcome = statement.text(6);
-    record.created_ms = statement.integer(7);
-    return record;
-}
-
-Status GuidanceStore::add_playbook(Playbook& playbook) {
-    std::lock_guard lock(mutex_);
-    if (playbook.id.empty()) playbook.id = new_id("pbk");
-    playbook.created_ms = unix_ms_now();
-    boost::json::array steps;
-    for (const auto& step : playbook.steps) steps.emplace_back(step);
-    db::SqliteTransaction transaction(connection_);
-    if (!transaction.begun()) return transaction.begun();
-    {
-        db::SqliteStatement statement(connection_,
-                                      "INSERT INTO playbooks(id, user_id, goal, guidance, steps, source_guidance_id, "
-                                      "created_ms) VALUES(?,?,?,?,?,?,?)");
-        statement.bind(1, playbook.id).bind(2, playbook.user_id).bind(3, playbook.goal).bind(4, playbook.guidance);
-        statement.bind(5, boost::json::serialize(steps))
-            .bind(6, playbook.source_guidance_id)
-            .bind(7, playbook.created_ms);
-        if (statement.step() != SQLITE_DONE) return connection_.error("storing a playbook");
-    }
-    {
-        db::SqliteStatement statement(connection_, "INSERT INTO playbooks_fts(id, goal, guidance) VALUES(?,?,?)");
-        statement.bind(1, playbook.id).bind(2, playbook.goal).bind(3, playbook.guidance);
-        if (statement.step() != SQLITE_DONE) return connection_.error("indexing a playbook");
-    }
-    return transaction.commit();
-}
-
-Result<std::vector<Playbook>> GuidanceStore::find_playbooks(std::string_view user_id, std::string_view goal,
-                                                            std::size_t limit) const {
-    std::vector<Playbook> found;
-    const std::string query = fts_any_words_query(goal);
-    if (query.empty()) return found;
-    std::lock_guard lock(mutex_);
-    db::SqliteStatement statement(
-        connection_,
-        "SELECT p.id, p.user_id, p.goal, p.guidance, p.steps, p.source_guidance_id, p.created_ms,"
-        " CAST(-bm25(playbooks_fts) * 1000 AS INTEGER)"
-        " FROM playbooks_fts JOIN playbooks p ON p.id = playbooks_fts.id"
-        " WHERE playbooks_fts MATCH ? AND p.user_id = ? ORDER BY bm25(playbooks_fts) LIMIT ?");
-    if (!statement.prepared()) return connection_.error("preparing the playbook search");
-    statement.bind(1, query).bind(2, user_id).bind(3, static_cast<std::int64_t>(limit));
-    for (int rc = statement.step(); rc != SQLITE_DONE; rc = statement.step()) {
-        if (rc != SQLITE_ROW) return connection_.error("searching playbooks");
-        Playbook playbook;
-        playbook.id = statement.text(0);
-        playbook.user_id = statement.text(1);
-        playbook.goal = statement.text(2);
-        playbook.guidance = statement.text(3);
-        boost::system::error_code ec;
-        auto steps = boost::json::parse(statement.text(4), ec);
-        if (!ec && steps.is_array()) {
-            for (const auto& s : steps.as_array()) {
-                if (s.is_string()) playbook.steps.emplace_back(s.as_string());
-            }
-        }
-        playbook.source_guidance_id = statement.text(5);
-        playbook.created_ms = statement.integer(6);
-        // bm25() is lower for better matches; the query flips it so callers read "higher is better".
-        playbook.score = static_cast<double>(statement.integer(7)) / 1000.0;
-        found.push_back(std::move(playbook));
-    }
-    return found;
 }
 
 }  // namespace skillhost::store

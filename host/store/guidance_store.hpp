@@ -1,17 +1,18 @@
 // What users taught the operator: guidance given to a stuck run (with the situation it was given
 // in and how the resumed run ended) and the playbooks distilled from guidance that worked. Later
-// runs find playbooks for similar goals by full-text match (SQLite FTS5, BM25 ranking).
+// runs find playbooks for similar goals by full-text match (SQLite FTS5 with BM25 ranking, or
+// PostgreSQL tsvector with ts_rank).
 #pragma once
 
 #include "base/error.hpp"
-#include "db/sqlite_connection.hpp"
+#include "db/storage_location.hpp"
 
 #include <boost/json/object.hpp>
 
 #include <cstdint>
 #include <filesystem>
 #include <memory>
-#include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,24 +41,34 @@ struct Playbook {
     double score = 0;  // relevance when returned by find_playbooks (higher is better)
 };
 
+// The interface every backend implements (sqlite_guidance_store.cpp, postgres_guidance_store.cpp).
 class GuidanceStore {
 public:
+    // The SQLite file's guidance and playbooks.
     static Result<std::unique_ptr<GuidanceStore>> open(const std::filesystem::path& database_file);
+    // Those of whichever backend `location` names (migrating its schema first).
+    static Result<std::unique_ptr<GuidanceStore>> open(const db::StorageLocation& location);
+    virtual ~GuidanceStore() = default;
 
-    Status add_guidance(GuidanceRecord& record);  // assigns id and created_ms
-    Status set_outcome(std::string_view guidance_id, std::string_view outcome);
-    Result<GuidanceRecord> get_guidance(std::string_view id) const;
+    virtual Status add_guidance(GuidanceRecord& record) = 0;  // assigns id and created_ms
+    virtual Status set_outcome(std::string_view guidance_id, std::string_view outcome) = 0;
+    virtual Result<GuidanceRecord> get_guidance(std::string_view id) const = 0;
 
-    Status add_playbook(Playbook& playbook);  // assigns id and created_ms
+    virtual Status add_playbook(Playbook& playbook) = 0;  // assigns id and created_ms
     // The playbooks of `user_id` whose goal or guidance shares words with `goal`, best first.
-    Result<std::vector<Playbook>> find_playbooks(std::string_view user_id, std::string_view goal,
-                                                 std::size_t limit = 3) const;
-
-private:
-    explicit GuidanceStore(db::SqliteConnection connection) : connection_(std::move(connection)) {}
-    mutable std::mutex mutex_;
-    db::SqliteConnection connection_;
+    virtual Result<std::vector<Playbook>> find_playbooks(std::string_view user_id, std::string_view goal,
+                                                         std::size_t limit = 3) const = 0;
 };
+
+// What both backends answer and store alike.
+Error guidance_not_found_error(std::string_view id);
+boost::json::object parse_situation(std::string_view stored);
+std::string serialize_steps(const std::vector<std::string>& steps);
+std::vector<std::string> parse_steps(std::string_view stored);
+
+// The words of a goal worth matching on: lowercase ASCII letters and digits, longer than one
+// character, without stop words.
+std::set<std::string> goal_search_words(std::string_view text);
 
 // An FTS5 query matching any of the goal's words (quoted, so punctuation cannot break the syntax).
 std::string fts_any_words_query(std::string_view text);

@@ -1,216 +1,74 @@
 #include "store/run_store.hpp"
 
-#include <boost/json.hpp>
-#include <sqlite3.h>
+#include "store/postgres_run_store.hpp"
+#include "store/sqlite_run_store.hpp"
+
+#include <boost/json/parse.hpp>
 
 namespace skillhost::store {
-namespace {
-
-constexpr const char* kSchema =
-    "CREATE TABLE IF NOT EXISTS runs ("
-    " id TEXT PRIMARY KEY, user_id TEXT NOT NULL, status TEXT NOT NULL, goal TEXT NOT NULL,"
-    " created_ms INTEGER NOT NULL, updated_ms INTEGER NOT NULL, record TEXT NOT NULL);"
-    "CREATE INDEX IF NOT EXISTS runs_by_user ON runs(user_id, created_ms);"
-    "CREATE INDEX IF NOT EXISTS runs_by_status ON runs(status, created_ms);";
-
-}  // namespace
 
 Result<std::unique_ptr<RunStore>> RunStore::open(const std::filesystem::path& database_file, RunOwnership ownership) {
-    auto connection = db::SqliteConnection::open(database_file);
-    if (!connection) return connection.error();
-    if (auto st = connection->exec(kSchema); !st) return st.error();
-    // Databases from before run ownership get the column; their running runs have no owner.
-    int rc = SQLITE_ERROR;
-    {
-        db::SqliteStatement probe(*connection, "SELECT 1 FROM pragma_table_info('runs') WHERE name = 'owner'");
-        if (!probe.prepared()) return connection->error("reading the runs table");
-        rc = probe.step();
-    }
-    if (rc == SQLITE_DONE) {
-        if (auto st = connection->exec("ALTER TABLE runs ADD COLUMN owner TEXT"); !st) return st.error();
-    } else if (rc != SQLITE_ROW) {
-        return connection->error("reading the runs table");
-    }
-    return std::unique_ptr<RunStore>(new RunStore(std::move(connection.value()), std::move(ownership)));
+    return open_sqlite_run_store(database_file, std::move(ownership));
 }
 
-void RunStore::bind_owner(db::SqliteStatement& statement, int index, const Run& run) const {
-    if (run.status == RunStatus::running && !ownership_.self.empty())
-        statement.bind(index, ownership_.self);
-    else
-        statement.bind_null(index);
+Result<std::unique_ptr<RunStore>> RunStore::open(const db::StorageLocation& location, RunOwnership ownership) {
+    if (location.backend == db::StorageBackend::postgres)
+        return open_postgres_run_store(location.postgres_url, std::move(ownership));
+    return open_sqlite_run_store(location.sqlite_file, std::move(ownership));
 }
 
-Status RunStore::save(Run& run) {
-    std::lock_guard lock(mutex_);
-    run.updated_ms = unix_ms_now();
-    if (run.created_ms == 0) run.created_ms = run.updated_ms;
-    db::SqliteStatement statement(
-        connection_,
-        "INSERT INTO runs(id, user_id, status, goal, created_ms, updated_ms, record, owner) VALUES(?,?,?,?,?,?,?,?) "
-        "ON CONFLICT(id) DO UPDATE SET status=excluded.status, updated_ms=excluded.updated_ms, record=excluded.record,"
-        " owner=excluded.owner");
-    if (!statement.prepared()) return connection_.error("preparing to save a run");
-    statement.bind(1, run.id)
-        .bind(2, run.user_id)
-        .bind(3, std::string_view(to_string(run.status)))
-        .bind(4, run.goal)
-        .bind(5, run.created_ms)
-        .bind(6, run.updated_ms)
-        .bind(7, boost::json::serialize(run.to_json()));
-    bind_owner(statement, 8, run);
-    if (statement.step() != SQLITE_DONE) return connection_.error("saving run " + run.id);
-    return {};
+Error run_not_found_error(std::string_view id) {
+    Error error{"RUN_NOT_FOUND",
+                "there is no run '" + std::string(id) + "' — `skillhost runs list` shows the recent runs",
+                {},
+                {"Run `skillhost runs list` to see run ids"}};
+    error.details["run_id"] = std::string(id);
+    return error;
 }
 
-Status RunStore::claim(Run& run, RunStatus expected) {
-    std::lock_guard lock(mutex_);
-    run.updated_ms = unix_ms_now();
-    db::SqliteStatement update(connection_,
-                               "UPDATE runs SET status = ?, updated_ms = ?, record = ?, owner = ? "
-                               "WHERE id = ? AND status = ?");
-    if (!update.prepared()) return connection_.error("preparing to resume a run");
-    update.bind(1, std::string_view(to_string(run.status)))
-        .bind(2, run.updated_ms)
-        .bind(3, boost::json::serialize(run.to_json()));
-    bind_owner(update, 4, run);
-    update.bind(5, run.id).bind(6, std::string_view(to_string(expected)));
-    if (update.step() != SQLITE_DONE) return connection_.error("resuming run " + run.id);
-    if (sqlite3_changes(connection_.handle()) == 1) return {};
-    std::string found = "gone";
-    db::SqliteStatement select(connection_, "SELECT status FROM runs WHERE id = ?");
-    if (select.prepared()) {
-        select.bind(1, run.id);
-        if (select.step() == SQLITE_ROW) found = select.text(0);
-    }
+Error run_already_resumed_error(const Run& run, RunStatus expected, std::string_view found) {
     Error error{"RUN_ALREADY_RESUMED",
-                "run " + run.id + " is no longer " + to_string(expected) + " (it is " + found +
+                "run " + run.id + " is no longer " + to_string(expected) + " (it is " + std::string(found) +
                     "): another process resumed it first, so this one does not drive it",
                 {},
                 {"follow it with `skillhost runs show " + run.id + "`"}};
     error.details["run_id"] = run.id;
     error.details["expected"] = to_string(expected);
-    error.details["status"] = found;
+    error.details["status"] = std::string(found);
     return error;
 }
 
-Result<std::vector<std::string>> RunStore::mark_interrupted() {
-    std::lock_guard lock(mutex_);
-    struct Orphan {
-        std::string id, owner, record;
-    };
-    std::vector<Orphan> orphans;
-    {
-        db::SqliteStatement select(connection_,
-                                   "SELECT id, owner, record FROM runs WHERE status = 'running' AND owner IS NOT NULL");
-        if (!select.prepared()) return connection_.error("looking for interrupted runs");
-        int rc = 0;
-        while ((rc = select.step()) == SQLITE_ROW) {
-            Orphan o{select.text(0), select.text(1), select.text(2)};
-            if (o.owner == ownership_.self || !ownership_.is_alive || ownership_.is_alive(o.owner)) continue;
-            orphans.push_back(std::move(o));
-        }
-        if (rc != SQLITE_DONE) return connection_.error("looking for interrupted runs");
-    }
-    std::vector<std::string> marked;
-    for (auto& orphan : orphans) {
-        boost::system::error_code ec;
-        auto value = boost::json::parse(orphan.record, ec);
-        if (ec) continue;  // get() reports such a record as RUN_RECORD_INVALID
-        auto parsed = Run::from_json(value);
-        if (!parsed) continue;
-        Run run = std::move(parsed.value());
-        run.status = RunStatus::interrupted;
-        run.updated_ms = unix_ms_now();
-        Error error{"RUN_INTERRUPTED",
-                    "the process driving this run stopped before it finished; it continues from its last saved "
-                    "step with `skillhost runs resume " +
-                        run.id + "`",
+Result<Run> parse_stored_run(std::string_view record, std::string_view id) {
+    boost::system::error_code ec;
+    auto value = boost::json::parse(record, ec);
+    if (ec) {
+        Error error{"RUN_RECORD_INVALID",
+                    id.empty() ? std::string("a stored run record is not valid JSON; the database may be damaged")
+                               : "the stored record of run " + std::string(id) + " is not valid JSON",
                     {},
                     {}};
-        error.details["run_id"] = run.id;
-        run.error = std::move(error);
-        db::SqliteStatement update(connection_,
-                                   "UPDATE runs SET status = 'interrupted', updated_ms = ?, record = ?, owner = NULL "
-                                   "WHERE id = ? AND status = 'running' AND owner = ?");
-        if (!update.prepared()) return connection_.error("marking a run interrupted");
-        update.bind(1, run.updated_ms)
-            .bind(2, boost::json::serialize(run.to_json()))
-            .bind(3, run.id)
-            .bind(4, orphan.owner);
-        if (update.step() != SQLITE_DONE) return connection_.error("marking run " + run.id + " interrupted");
-        if (sqlite3_changes(connection_.handle()) == 1) marked.push_back(run.id);
-    }
-    return marked;
-}
-
-Result<Run> RunStore::get(std::string_view id) const {
-    std::lock_guard lock(mutex_);
-    db::SqliteStatement statement(connection_, "SELECT record FROM runs WHERE id = ?");
-    if (!statement.prepared()) return connection_.error("preparing to read a run");
-    statement.bind(1, id);
-    const int rc = statement.step();
-    if (rc == SQLITE_DONE) {
-        Error error{"RUN_NOT_FOUND",
-                    "there is no run '" + std::string(id) + "' — `skillhost runs list` shows the recent runs",
-                    {},
-                    {"Run `skillhost runs list` to see run ids"}};
-        error.details["run_id"] = std::string(id);
-        return error;
-    }
-    if (rc != SQLITE_ROW) return connection_.error("reading run " + std::string(id));
-    boost::system::error_code ec;
-    auto value = boost::json::parse(statement.text(0), ec);
-    if (ec) {
-        Error error{"RUN_RECORD_INVALID", "the stored record of run " + std::string(id) + " is not valid JSON", {}, {}};
-        error.details["run_id"] = std::string(id);
+        if (!id.empty()) error.details["run_id"] = std::string(id);
         return error;
     }
     return Run::from_json(value);
 }
 
-Result<std::vector<Run>> RunStore::list(const RunFilter& filter) const {
-    std::lock_guard lock(mutex_);
-    std::string sql =
-        "SELECT record FROM runs WHERE (?1 IS NULL OR user_id = ?1) AND (?2 IS NULL OR status = ?2) "
-        "ORDER BY created_ms DESC, rowid DESC";
-    if (filter.limit > 0) sql += " LIMIT " + std::to_string(filter.limit);
-    db::SqliteStatement statement(connection_, sql);
-    if (!statement.prepared()) return connection_.error("preparing to list runs");
-    if (filter.user_id)
-        statement.bind(1, *filter.user_id);
-    else
-        statement.bind_null(1);
-    if (filter.status)
-        statement.bind(2, std::string_view(to_string(*filter.status)));
-    else
-        statement.bind_null(2);
-    std::vector<Run> runs;
-    for (int rc = statement.step(); rc != SQLITE_DONE; rc = statement.step()) {
-        if (rc != SQLITE_ROW) return connection_.error("listing runs");
-        boost::system::error_code ec;
-        auto value = boost::json::parse(statement.text(0), ec);
-        if (ec) {
-            return Error{
-                "RUN_RECORD_INVALID", "a stored run record is not valid JSON; the database may be damaged", {}, {}};
-        }
-        auto run = Run::from_json(value);
-        if (!run) return run.error();
-        runs.push_back(std::move(run.value()));
-    }
-    return runs;
+Run interrupted_run(Run run) {
+    run.status = RunStatus::interrupted;
+    run.updated_ms = unix_ms_now();
+    Error error{"RUN_INTERRUPTED",
+                "the process driving this run stopped before it finished; it continues from its last saved "
+                "step with `skillhost runs resume " +
+                    run.id + "`",
+                {},
+                {}};
+    error.details["run_id"] = run.id;
+    run.error = std::move(error);
+    return run;
 }
 
-Result<std::map<std::string, std::uint64_t>> RunStore::count_by_status() const {
-    std::lock_guard lock(mutex_);
-    db::SqliteStatement statement(connection_, "SELECT status, COUNT(*) FROM runs GROUP BY status");
-    if (!statement.prepared()) return connection_.error("counting runs");
-    std::map<std::string, std::uint64_t> counts;
-    for (int rc = statement.step(); rc != SQLITE_DONE; rc = statement.step()) {
-        if (rc != SQLITE_ROW) return connection_.error("counting runs");
-        counts[statement.text(0)] = static_cast<std::uint64_t>(statement.integer(1));
-    }
-    return counts;
+bool owner_is_gone(const RunOwnership& ownership, std::string_view owner) {
+    return owner != ownership.self && ownership.is_alive && !ownership.is_alive(owner);
 }
 
 }  // namespace skillhost::store

@@ -257,4 +257,53 @@ TEST(HostConfig, PluginDirOptionThatIsNotADirectoryIsRefused) {
     }
 }
 
+TEST(HostConfig, StorageDefaultsToSqliteAndReadsAPostgresUrl) {
+    TempDir dir;
+    ConfigSources s;
+    s.home = dir / "home";
+    auto defaults = load_host_config(s);
+    ASSERT_TRUE(defaults.ok()) << defaults.error().message;
+    EXPECT_EQ(defaults->storage.backend, "sqlite");
+    EXPECT_EQ(defaults->storage.url, "");
+
+    write_file(dir / "skillhost.yaml",
+               "storage:\n  backend: postgres\n  url: postgresql://skillhost@db.internal:5432/skillhost\n");
+    s.config_file = dir / "skillhost.yaml";
+    auto cfg = load_host_config(s);
+    ASSERT_TRUE(cfg.ok()) << cfg.error().message;
+    EXPECT_EQ(cfg->storage.backend, "postgres");
+    EXPECT_EQ(cfg->storage.url, "postgresql://skillhost@db.internal:5432/skillhost");
+}
+
+TEST(HostConfig, StorageMistakesNameTheKeyAndWhatToWrite) {
+    TempDir dir;
+    struct Case {
+        std::string yaml;
+        std::string key;
+        std::string says;
+    };
+    const std::vector<Case> cases = {
+        {"storage:\n  backend: mysql\n", "storage.backend", "expected sqlite or postgres, got 'mysql'"},
+        {"storage:\n  backend: postgres\n", "storage.url", "needs a connection string"},
+        {"storage:\n  backend: sqlite\n  url: postgresql://x/y\n", "storage.url", "only read by the postgres backend"},
+        {"storage:\n  backend: postgres\n  url: \"host=a\\u0001\"\n", "storage.url", "printable characters"},
+        {"storage:\n  backend: postgres\n  url: \"\"\n", "storage.url", "printable characters"},
+        {"storage:\n  pool: 4\n", "storage.pool", "unknown setting; allowed: backend, url"},
+        {"storage: postgres\n", "storage", "expected a mapping (backend, url)"},
+        {"storage:\n  backend: [sqlite]\n", "storage.backend", "expected text"},
+        {"storage:\n  backend: postgres\n  url: \"" + std::string(5000, 'h') + "\"\n", "storage.url", "1..4096"},
+    };
+    for (const auto& c : cases) {
+        write_file(dir / "skillhost.yaml", c.yaml);
+        ConfigSources s;
+        s.home = dir / "home";
+        s.config_file = dir / "skillhost.yaml";
+        auto cfg = load_host_config(s);
+        ASSERT_FALSE(cfg.ok()) << c.yaml;
+        EXPECT_EQ(cfg.error().code, "CONFIG_INVALID") << c.yaml;
+        EXPECT_EQ(cfg.error().details.at("key").as_string(), c.key) << c.yaml;
+        EXPECT_NE(cfg.error().message.find(c.says), std::string::npos) << cfg.error().message;
+    }
+}
+
 }  // namespace

@@ -11,15 +11,21 @@
 
 int main(int argc, char** argv) {
     using namespace skillhost::store;
-    if (argc != 4) {
-        std::fprintf(stderr, "usage: %s DATABASE RUN_ID START_FILE\n", argv[0]);
+    if (argc != 5) {
+        std::fprintf(stderr, "usage: %s sqlite|postgres FILE|URL RUN_ID START_FILE\n", argv[0]);
         return 2;
     }
-    auto store = RunStore::open(argv[1], RunOwnership{"resumer/" + std::to_string(getpid()), nullptr});
-    if (!store) return 2;
-    auto run = (*store)->get(argv[2]);
+    const std::string backend = argv[1];
+    const auto location = backend == "postgres" ? skillhost::db::StorageLocation::postgres(argv[2])
+                                                : skillhost::db::StorageLocation::sqlite(argv[2]);
+    auto store = RunStore::open(location, RunOwnership{"resumer/" + std::to_string(getpid()), nullptr});
+    if (!store) {
+        std::fprintf(stderr, "%s\n", store.error().message.c_str());
+        return 2;
+    }
+    auto run = (*store)->get(argv[3]);
     if (!run) return 2;
-    while (!std::filesystem::exists(argv[3])) ::usleep(1000);
+    while (!std::filesystem::exists(argv[4])) ::usleep(1000);
     run->status = RunStatus::running;
     auto claimed = (*store)->claim(*run, RunStatus::awaiting_approval);
     if (claimed) return 0;

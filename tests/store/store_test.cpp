@@ -1,7 +1,8 @@
-// Runs, guidance and playbooks in a real skillhost.db.
+// Runs, guidance and playbooks in a real skillhost.db; the runs also in a real PostgreSQL database.
 #include "store/guidance_store.hpp"
 #include "store/run_store.hpp"
 #include "support/child_process.hpp"
+#include "support/postgres_server.hpp"
 #include "support/temp_dir.hpp"
 
 #include <boost/json.hpp>
@@ -47,9 +48,27 @@ Run sample_run(const std::string& user, RunStatus status) {
     return run;
 }
 
-TEST(RunStore, SavesAndReadsBackEveryField) {
-    TempDir home;
-    auto store = RunStore::open(home / "skillhost.db");
+class RunStoreOnEachBackend : public testing::OnEachBackend {
+protected:
+    Result<std::unique_ptr<RunStore>> open(RunOwnership ownership = {}) const {
+        return RunStore::open(location(), std::move(ownership));
+    }
+    Result<std::unique_ptr<GuidanceStore>> open_guidance() const { return GuidanceStore::open(location()); }
+    // How a child process names this store: BACKEND TARGET.
+    std::vector<std::string> target() const {
+        return GetParam() == db::StorageBackend::postgres
+                   ? std::vector<std::string>{"postgres", postgres_url}
+                   : std::vector<std::string>{"sqlite", (home / "skillhost.db").string()};
+    }
+};
+
+SKILLHOST_ON_EACH_BACKEND(RunStoreOnEachBackend);
+
+class GuidanceStoreOnEachBackend : public RunStoreOnEachBackend {};
+SKILLHOST_ON_EACH_BACKEND(GuidanceStoreOnEachBackend);
+
+TEST_P(RunStoreOnEachBackend, SavesAndReadsBackEveryField) {
+    auto store = open();
     ASSERT_TRUE(store.ok()) << store.error().message;
     store::Run run = sample_run("alice", RunStatus::awaiting_approval);
     ASSERT_TRUE((*store)->save(run).ok());
@@ -60,17 +79,16 @@ TEST(RunStore, SavesAndReadsBackEveryField) {
     EXPECT_EQ(back->tokens.at("orchestrator").prompt, 120);
 }
 
-TEST(RunStore, SurvivesReopeningTheDatabase) {
-    TempDir home;
+TEST_P(RunStoreOnEachBackend, SurvivesReopeningTheDatabase) {
     store::Run run = sample_run("alice", RunStatus::awaiting_approval);
     {
-        auto store = RunStore::open(home / "skillhost.db");
+        auto store = open();
         ASSERT_TRUE(store.ok());
         ASSERT_TRUE((*store)->save(run).ok());
         run.status = RunStatus::completed;
         ASSERT_TRUE((*store)->save(run).ok());  // an update, not a second row
     }
-    auto store = RunStore::open(home / "skillhost.db");
+    auto store = open();
     ASSERT_TRUE(store.ok());
     auto all = (*store)->list();
     ASSERT_TRUE(all.ok());
@@ -78,9 +96,8 @@ TEST(RunStore, SurvivesReopeningTheDatabase) {
     EXPECT_EQ(all->front().status, RunStatus::completed);
 }
 
-TEST(RunStore, ListsNewestFirstFilteredByUserAndStatus) {
-    TempDir home;
-    auto store = RunStore::open(home / "skillhost.db");
+TEST_P(RunStoreOnEachBackend, ListsNewestFirstFilteredByUserAndStatus) {
+    auto store = open();
     ASSERT_TRUE(store.ok());
     std::vector<std::string> ids;
     for (int i = 0; i < 4; ++i) {
@@ -102,9 +119,8 @@ TEST(RunStore, ListsNewestFirstFilteredByUserAndStatus) {
     EXPECT_EQ(limited->size(), 3u);
 }
 
-TEST(RunStore, UnknownRunSaysHowToFindOne) {
-    TempDir home;
-    auto store = RunStore::open(home / "skillhost.db");
+TEST_P(RunStoreOnEachBackend, UnknownRunSaysHowToFindOne) {
+    auto store = open();
     ASSERT_TRUE(store.ok());
     auto missing = (*store)->get("run-nope");
     ASSERT_FALSE(missing.ok());
@@ -118,9 +134,8 @@ TEST(RunStore, RejectsARecordWithAnUnknownStatus) {
     EXPECT_EQ(parsed.error().code, "RUN_RECORD_INVALID");
 }
 
-TEST(GuidanceStore, RecordsGuidanceAndItsOutcome) {
-    TempDir home;
-    auto store = GuidanceStore::open(home / "skillhost.db");
+TEST_P(GuidanceStoreOnEachBackend, RecordsGuidanceAndItsOutcome) {
+    auto store = open_guidance();
     ASSERT_TRUE(store.ok());
     GuidanceRecord record;
     record.run_id = "run-1";
@@ -138,9 +153,8 @@ TEST(GuidanceStore, RecordsGuidanceAndItsOutcome) {
     EXPECT_EQ(back->situation, record.situation);
 }
 
-TEST(GuidanceStore, FindsPlaybooksBySimilarGoalForThatUserOnly) {
-    TempDir home;
-    auto store = GuidanceStore::open(home / "skillhost.db");
+TEST_P(GuidanceStoreOnEachBackend, FindsPlaybooksBySimilarGoalForThatUserOnly) {
+    auto store = open_guidance();
     ASSERT_TRUE(store.ok());
     Playbook budget{"",     "alice", "find the quarterly budget", "it is in finance/budget.xlsx", {"fs_read finance"},
                     "gdn-1"};
@@ -167,10 +181,9 @@ TEST(GuidanceStore, FtsQueryQuotesWordsAndDropsStopWords) {
     EXPECT_EQ(fts_any_words_query("the a of"), "");
 }
 
-TEST(RunStore, ResumingIsACompareAndSetSoOnlyOneOfTwoResumersDrivesTheRun) {
-    TempDir home;
-    auto first = RunStore::open(home / "skillhost.db", RunOwnership{"host/1/1", nullptr});
-    auto second = RunStore::open(home / "skillhost.db", RunOwnership{"host/2/2", nullptr});
+TEST_P(RunStoreOnEachBackend, ResumingIsACompareAndSetSoOnlyOneOfTwoResumersDrivesTheRun) {
+    auto first = open(RunOwnership{"host/1/1", nullptr});
+    auto second = open(RunOwnership{"host/2/2", nullptr});
     ASSERT_TRUE(first.ok() && second.ok());
     store::Run run = sample_run("alice", RunStatus::awaiting_approval);
     ASSERT_TRUE((*first)->save(run).ok());
@@ -192,10 +205,8 @@ TEST(RunStore, ResumingIsACompareAndSetSoOnlyOneOfTwoResumersDrivesTheRun) {
     EXPECT_EQ(stored->steps.size(), 1u);
 }
 
-TEST(RunStore, OfManyProcessesResumingOneRunExactlyOneClaimsIt) {
-    TempDir home;
-    const auto db = home / "skillhost.db";
-    auto store = RunStore::open(db);
+TEST_P(RunStoreOnEachBackend, OfManyProcessesResumingOneRunExactlyOneClaimsIt) {
+    auto store = open();
     ASSERT_TRUE(store.ok());
     store::Run run = sample_run("alice", RunStatus::awaiting_approval);
     ASSERT_TRUE((*store)->save(run).ok());
@@ -203,7 +214,7 @@ TEST(RunStore, OfManyProcessesResumingOneRunExactlyOneClaimsIt) {
     std::vector<std::unique_ptr<skillhost::testing::ChildProcess>> racers;
     for (int i = 0; i < 4; ++i) {
         racers.push_back(std::make_unique<skillhost::testing::ChildProcess>(
-            std::vector<std::string>{SKILLHOST_RUN_RESUMER, db.string(), run.id, start.string()}));
+            std::vector<std::string>{SKILLHOST_RUN_RESUMER, target()[0], target()[1], run.id, start.string()}));
     }
     testing::write_file(start, "go");
     int drivers = 0, losers = 0;
@@ -217,13 +228,11 @@ TEST(RunStore, OfManyProcessesResumingOneRunExactlyOneClaimsIt) {
     EXPECT_EQ(losers, 3);
 }
 
-TEST(RunStore, RunsOfADeadProcessBecomeInterruptedAndRunsOfLiveOnesStay) {
-    TempDir home;
-    const auto db = home / "skillhost.db";
+TEST_P(RunStoreOnEachBackend, RunsOfADeadProcessBecomeInterruptedAndRunsOfLiveOnesStay) {
     auto alive = [](std::string_view owner) { return owner != "host/dead/1"; };
-    auto dead_host = RunStore::open(db, RunOwnership{"host/dead/1", alive});
-    auto live_cli = RunStore::open(db, RunOwnership{"host/cli/2", alive});
-    auto unowned = RunStore::open(db);
+    auto dead_host = open(RunOwnership{"host/dead/1", alive});
+    auto live_cli = open(RunOwnership{"host/cli/2", alive});
+    auto unowned = open();
     ASSERT_TRUE(dead_host.ok() && live_cli.ok() && unowned.ok());
     store::Run orphan = sample_run("alice", RunStatus::running);
     orphan.error.reset();
@@ -235,7 +244,7 @@ TEST(RunStore, RunsOfADeadProcessBecomeInterruptedAndRunsOfLiveOnesStay) {
     ASSERT_TRUE((*live_cli)->save(driven).ok());
     ASSERT_TRUE((*unowned)->save(legacy).ok());
 
-    auto restarted = RunStore::open(db, RunOwnership{"host/new/3", alive});
+    auto restarted = open(RunOwnership{"host/new/3", alive});
     ASSERT_TRUE(restarted.ok());
     auto marked = (*restarted)->mark_interrupted();
     ASSERT_TRUE(marked.ok()) << marked.error().message;

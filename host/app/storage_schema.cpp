@@ -1,0 +1,61 @@
+#include "app/storage_schema.hpp"
+
+#include "db/postgres_schema.hpp"
+#include "db/sqlite_schema.hpp"
+
+namespace skillhost::app {
+
+db::StorageLocation storage_location(const config::HostConfig& config) {
+    if (config.storage.backend == "postgres") return db::StorageLocation::postgres(config.storage.url);
+    return db::StorageLocation::sqlite(config.database_file());
+}
+
+Result<db::SchemaStatus> migrate_storage(const config::HostConfig& config) {
+    const auto location = storage_location(config);
+    if (location.backend == db::StorageBackend::postgres) {
+        auto connection = db::PgConnection::open(location.postgres_url);
+        if (!connection) return connection.error();
+        return db::migrate_postgres_schema(*connection);
+    }
+    auto connection = db::SqliteConnection::open(location.sqlite_file);
+    if (!connection) return connection.error();
+    return db::migrate_sqlite_schema(*connection);
+}
+
+Result<db::SchemaStatus> check_storage(const config::HostConfig& config) {
+    const auto location = storage_location(config);
+    if (location.backend == db::StorageBackend::postgres) {
+        auto connection = db::PgConnection::open(location.postgres_url);
+        if (!connection) return connection.error();
+        return db::check_postgres_schema(*connection);
+    }
+    std::error_code ec;
+    if (!std::filesystem::exists(location.sqlite_file, ec)) {
+        // Checking must not create the file; a home nobody used yet has nothing applied, like an
+        // empty in-memory database.
+        auto empty = db::SqliteConnection::open(":memory:");
+        if (!empty) return empty.error();
+        auto status = db::check_sqlite_schema(*empty);
+        if (status) status->where = location.sqlite_file.string();
+        return status;
+    }
+    auto connection = db::SqliteConnection::open(location.sqlite_file);
+    if (!connection) return connection.error();
+    return db::check_sqlite_schema(*connection);
+}
+
+Status require_complete_backend(const config::HostConfig& config) {
+    if (config.storage.backend != "postgres") return {};
+    Error error{"STORAGE_BACKEND_INCOMPLETE",
+                "storage.backend postgres in " + config.config_file.string() +
+                    " cannot run a host yet: PostgreSQL holds runs, run events, guidance and API tokens, but "
+                    "approvals, modes and the audit log are still kept only in SQLite, so daemons sharing the "
+                    "database would split them",
+                {},
+                {"use `storage: {backend: sqlite}` (the default) to run the host; `skillhost db migrate` and "
+                 "`skillhost db check` already work against PostgreSQL (see docs/scaling.md)"}};
+    error.details["backend"] = "postgres";
+    return error;
+}
+
+}  // namespace skillhost::app

@@ -1,0 +1,24 @@
+// The storage backend skillhost.yaml's `storage:` names, and its schema for `skillhost db
+// migrate|check`. Every store opens from the location built here.
+#pragma once
+
+#include "base/error.hpp"
+#include "config/host_config.hpp"
+#include "db/schema_status.hpp"
+#include "db/storage_location.hpp"
+
+namespace skillhost::app {
+
+db::StorageLocation storage_location(const config::HostConfig& config);
+
+// Applies the pending migrations of the configured backend (creating the SQLite file if needed).
+Result<db::SchemaStatus> migrate_storage(const config::HostConfig& config);
+// Where the configured backend's schema stands, changing nothing (a missing SQLite file is version 0).
+Result<db::SchemaStatus> check_storage(const config::HostConfig& config);
+
+// STORAGE_BACKEND_INCOMPLETE while the configured backend cannot yet hold everything a running host
+// keeps (PostgreSQL holds runs, run events, guidance and tokens today; approvals, modes and audit
+// are still SQLite only). Refusing is better than two daemons silently splitting approvals between two files.
+Status require_complete_backend(const config::HostConfig& config);
+
+}  // namespace skillhost::app

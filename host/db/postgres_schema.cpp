@@ -1,0 +1,148 @@
+#include "db/postgres_schema.hpp"
+
+#include <chrono>
+#include <string>
+
+namespace skillhost::db {
+namespace {
+
+// Version 1: the tables of the SQLite file at its version 2, plus what several instances share
+// that one file never needed: a per-run event log with a sequence number and the audit records.
+// Times are unix milliseconds (BIGINT) as in SQLite, so both backends hand the stores the same values.
+constexpr const char* shared_state_tables = R"sql(
+CREATE TABLE approvals (
+  id TEXT PRIMARY KEY,
+  user_id TEXT NOT NULL,
+  skill_id TEXT NOT NULL,
+  arguments TEXT NOT NULL,
+  requested_at_ms BIGINT NOT NULL,
+  requested_by TEXT NOT NULL,
+  preview TEXT NOT NULL,
+  expires_at_ms BIGINT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('pending','approved','executed','failed','rejected','expired')),
+  resolved_by TEXT,
+  resolved_at_ms BIGINT,
+  completed_at_ms BIGINT,
+  reason TEXT,
+  result TEXT,
+  claim_host TEXT,
+  claim_pid BIGINT,
+  claim_start_ticks BIGINT,
+  requested_token TEXT);
+CREATE INDEX approvals_by_state ON approvals(state, expires_at_ms);
+-- As in SQLite: no caller can move an approval along an edge the state machine does not have.
+CREATE FUNCTION approvals_legal_transition() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NOT ((OLD.state = 'pending' AND NEW.state IN ('approved','rejected','expired')) OR
+          (OLD.state = 'approved' AND NEW.state IN ('executed','failed'))) THEN
+    RAISE EXCEPTION 'illegal approval state transition from % to %', OLD.state, NEW.state
+      USING ERRCODE = 'check_violation';
+  END IF;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER approvals_legal_transitions BEFORE UPDATE OF state ON approvals
+  FOR EACH ROW EXECUTE FUNCTION approvals_legal_transition();
+CREATE TABLE api_tokens (
+  sha256 TEXT PRIMARY KEY, user_id TEXT NOT NULL, label TEXT NOT NULL, created_ms BIGINT NOT NULL,
+  scopes TEXT NOT NULL DEFAULT 'call,approve,admin');
+CREATE TABLE user_modes (user_id TEXT PRIMARY KEY, mode TEXT NOT NULL, updated_at_ms BIGINT NOT NULL);
+CREATE TABLE runs (
+  id TEXT PRIMARY KEY, user_id TEXT NOT NULL, status TEXT NOT NULL, goal TEXT NOT NULL,
+  created_ms BIGINT NOT NULL, updated_ms BIGINT NOT NULL, record TEXT NOT NULL, owner TEXT,
+  row_order BIGSERIAL);
+CREATE INDEX runs_by_user ON runs(user_id, created_ms);
+CREATE INDEX runs_by_status ON runs(status, created_ms);
+CREATE TABLE run_events (
+  run_id TEXT NOT NULL, seq BIGINT NOT NULL, kind TEXT NOT NULL, payload TEXT NOT NULL, created_ms BIGINT NOT NULL,
+  PRIMARY KEY (run_id, seq));
+CREATE TABLE guidance (
+  id TEXT PRIMARY KEY, run_id TEXT NOT NULL, user_id TEXT NOT NULL, goal TEXT NOT NULL,
+  situation TEXT NOT NULL, text TEXT NOT NULL, outcome TEXT NOT NULL, created_ms BIGINT NOT NULL);
+CREATE TABLE playbooks (
+  id TEXT PRIMARY KEY, user_id TEXT NOT NULL, goal TEXT NOT NULL, guidance TEXT NOT NULL,
+  steps TEXT NOT NULL, source_guidance_id TEXT NOT NULL, created_ms BIGINT NOT NULL,
+  search tsvector GENERATED ALWAYS AS (to_tsvector('simple', goal || ' ' || guidance)) STORED);
+CREATE INDEX playbooks_search ON playbooks USING GIN (search);
+CREATE TABLE audit_records (
+  seq BIGSERIAL PRIMARY KEY, ts_ms BIGINT NOT NULL, kind TEXT NOT NULL, user_id TEXT, record TEXT NOT NULL);
+CREATE INDEX audit_by_time ON audit_records(ts_ms);
+)sql";
+
+struct PostgresMigration {
+    SchemaMigration info;
+    const char* sql;
+};
+
+constexpr PostgresMigration migrations[] = {
+    {{1, "approvals, api_tokens, user_modes, runs, run_events, guidance, playbooks, audit_records"},
+     shared_state_tables},
+};
+
+// Any constant both sides agree on; it names "skillhost schema migration" among advisory locks.
+constexpr const char* migration_lock = "SELECT pg_advisory_xact_lock(7310512831652737101)";
+
+Result<int> read_version(PgConnection& connection) {
+    auto exists = connection.query("SELECT to_regclass('schema_migrations') IS NOT NULL");
+    if (!exists) return exists.error();
+    if (exists->text(0, 0) != "t") return 0;
+    auto version = connection.query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations");
+    if (!version) return version.error();
+    return static_cast<int>(version->integer(0, 0));
+}
+
+SchemaStatus status_at(const PgConnection& connection, int current) {
+    return schema_status_at("postgres", connection.target(), current, migrations);
+}
+
+}  // namespace
+
+int latest_postgres_schema_version() {
+    return std::end(migrations)[-1].info.version;
+}
+
+Result<SchemaStatus> check_postgres_schema(PgConnection& connection) {
+    auto version = read_version(connection);
+    if (!version) return version.error();
+    return status_at(connection, *version);
+}
+
+Result<SchemaStatus> migrate_postgres_schema(PgConnection& connection) {
+    auto before = check_postgres_schema(connection);
+    if (!before) return before.error();
+    if (before->current > before->latest) return schema_too_new_error(*before);
+    if (before->up_to_date()) return before;
+    PgTransaction transaction(connection);
+    if (!transaction.begun()) return transaction.begun().error();
+    if (auto st = connection.exec(migration_lock); !st) return st.error();
+    if (auto st =
+            connection.exec("CREATE TABLE IF NOT EXISTS schema_migrations ("
+                            " version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_ms BIGINT NOT NULL)");
+        !st)
+        return st.error();
+    // Another instance may have migrated while this one waited for the lock.
+    auto locked = check_postgres_schema(connection);
+    if (!locked) return locked.error();
+    if (locked->current > locked->latest) return schema_too_new_error(*locked);
+    const auto now_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
+    for (const auto& migration : migrations) {
+        if (migration.info.version <= locked->current) continue;
+        if (auto st = connection.exec(migration.sql); !st) return st.error();
+        auto recorded = connection.query(
+            "INSERT INTO schema_migrations(version, description, applied_ms) VALUES($1, $2, $3)",
+            {std::to_string(migration.info.version), std::string(migration.info.description), std::to_string(now_ms)});
+        if (!recorded) return recorded.error();
+    }
+    if (auto st = transaction.commit(); !st) return st.error();
+    return status_at(connection, locked->latest);
+}
+
+Result<PgConnection> open_migrated_postgres(const std::string& url) {
+    auto connection = PgConnection::open(url);
+    if (!connection) return connection.error();
+    if (auto st = migrate_postgres_schema(*connection); !st) return st.error();
+    return connection;
+}
+
+}  // namespace skillhost::db

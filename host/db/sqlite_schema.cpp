@@ -1,0 +1,167 @@
+#include "db/sqlite_schema.hpp"
+
+#include <sqlite3.h>
+
+#include <chrono>
+#include <string>
+
+namespace skillhost::db {
+namespace {
+
+// Version 1: the tables as the first release created them. IF NOT EXISTS, because files of the
+// first release already have them (at user_version 0).
+constexpr const char* first_release_tables =
+    "CREATE TABLE IF NOT EXISTS schema_migrations ("
+    " version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_ms INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS approvals ("
+    " id TEXT PRIMARY KEY,"
+    " user_id TEXT NOT NULL,"
+    " skill_id TEXT NOT NULL,"
+    " arguments TEXT NOT NULL,"
+    " requested_at_ms INTEGER NOT NULL,"
+    " requested_by TEXT NOT NULL,"
+    " preview TEXT NOT NULL,"
+    " expires_at_ms INTEGER NOT NULL,"
+    " state TEXT NOT NULL CHECK (state IN ('pending','approved','executed','failed','rejected','expired')),"
+    " resolved_by TEXT,"
+    " resolved_at_ms INTEGER,"
+    " completed_at_ms INTEGER,"
+    " reason TEXT,"
+    " result TEXT,"
+    " claim_host TEXT,"
+    " claim_pid INTEGER,"
+    " claim_start_ticks INTEGER);"
+    "CREATE INDEX IF NOT EXISTS approvals_by_state ON approvals(state, expires_at_ms);"
+    // Defence in depth: even a buggy caller or a hand-edited database cannot move an approval along
+    // an edge the state machine does not have (e.g. executed -> approved, which would re-run it).
+    "CREATE TRIGGER IF NOT EXISTS approvals_legal_transitions BEFORE UPDATE OF state ON approvals "
+    "WHEN NOT ((OLD.state = 'pending' AND NEW.state IN ('approved','rejected','expired')) OR "
+    "          (OLD.state = 'approved' AND NEW.state IN ('executed','failed'))) "
+    "BEGIN SELECT RAISE(ABORT, 'illegal approval state transition'); END;"
+    "CREATE TABLE IF NOT EXISTS api_tokens ("
+    " sha256 TEXT PRIMARY KEY, user_id TEXT NOT NULL, label TEXT NOT NULL, created_ms INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS user_modes ("
+    " user_id TEXT PRIMARY KEY, mode TEXT NOT NULL, updated_at_ms INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS runs ("
+    " id TEXT PRIMARY KEY, user_id TEXT NOT NULL, status TEXT NOT NULL, goal TEXT NOT NULL,"
+    " created_ms INTEGER NOT NULL, updated_ms INTEGER NOT NULL, record TEXT NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS runs_by_user ON runs(user_id, created_ms);"
+    "CREATE INDEX IF NOT EXISTS runs_by_status ON runs(status, created_ms);"
+    "CREATE TABLE IF NOT EXISTS guidance ("
+    " id TEXT PRIMARY KEY, run_id TEXT NOT NULL, user_id TEXT NOT NULL, goal TEXT NOT NULL,"
+    " situation TEXT NOT NULL, text TEXT NOT NULL, outcome TEXT NOT NULL, created_ms INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS playbooks ("
+    " id TEXT PRIMARY KEY, user_id TEXT NOT NULL, goal TEXT NOT NULL, guidance TEXT NOT NULL,"
+    " steps TEXT NOT NULL, source_guidance_id TEXT NOT NULL, created_ms INTEGER NOT NULL);"
+    "CREATE VIRTUAL TABLE IF NOT EXISTS playbooks_fts USING fts5(id UNINDEXED, goal, guidance);";
+
+Status add_column_if_missing(SqliteConnection& connection, std::string_view table, std::string_view column,
+                             std::string_view definition) {
+    int rc = SQLITE_ERROR;
+    {
+        SqliteStatement probe(connection, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?");
+        if (!probe.prepared()) return connection.error("reading the " + std::string(table) + " table");
+        probe.bind(1, table).bind(2, column);
+        rc = probe.step();
+    }
+    if (rc == SQLITE_ROW) return {};
+    if (rc != SQLITE_DONE) return connection.error("reading the " + std::string(table) + " table");
+    return connection.exec("ALTER TABLE " + std::string(table) + " ADD COLUMN " + std::string(column) + " " +
+                           std::string(definition));
+}
+
+Status apply_first_release_tables(SqliteConnection& connection) {
+    return connection.exec(first_release_tables);
+}
+
+// Version 2: columns that versions between the first release and schema versioning added on open,
+// so a file may have any of them already. Tokens from before scopes keep every scope (they could do
+// everything then); approvals from before scopes came from no token; running runs have no owner.
+Status apply_scopes_and_owners(SqliteConnection& connection) {
+    if (auto st =
+            add_column_if_missing(connection, "api_tokens", "scopes", "TEXT NOT NULL DEFAULT 'call,approve,admin'");
+        !st)
+        return st;
+    if (auto st = add_column_if_missing(connection, "approvals", "requested_token", "TEXT"); !st) return st;
+    return add_column_if_missing(connection, "runs", "owner", "TEXT");
+}
+
+// Version 3: the per-run event log (what a stream replays after Last-Event-ID).
+Status apply_run_events(SqliteConnection& connection) {
+    return connection.exec(
+        "CREATE TABLE run_events (run_id TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL,"
+        " payload TEXT NOT NULL, created_ms INTEGER NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID");
+}
+
+struct SqliteMigration {
+    SchemaMigration info;
+    Status (*apply)(SqliteConnection&);
+};
+
+constexpr SqliteMigration migrations[] = {
+    {{1, "tables of the first release: approvals, api_tokens, user_modes, runs, guidance, playbooks"},
+     apply_first_release_tables},
+    {{2, "token scopes, the token that requested an approval, the process that owns a running run"},
+     apply_scopes_and_owners},
+    {{3, "the per-run event log with a sequence number"}, apply_run_events},
+};
+
+Result<int> read_user_version(const SqliteConnection& connection) {
+    SqliteStatement statement(connection, "PRAGMA user_version");
+    if (!statement.prepared() || statement.step() != SQLITE_ROW) return connection.error("reading the schema version");
+    return static_cast<int>(statement.integer(0));
+}
+
+SchemaStatus status_at(const SqliteConnection& connection, int current) {
+    return schema_status_at("sqlite", connection.file().string(), current, migrations);
+}
+
+}  // namespace
+
+int latest_sqlite_schema_version() {
+    return std::end(migrations)[-1].info.version;
+}
+
+Result<SchemaStatus> check_sqlite_schema(SqliteConnection& connection) {
+    auto version = read_user_version(connection);
+    if (!version) return version.error();
+    return status_at(connection, *version);
+}
+
+Result<SchemaStatus> migrate_sqlite_schema(SqliteConnection& connection) {
+    auto before = check_sqlite_schema(connection);
+    if (!before) return before.error();
+    if (before->current > before->latest) return schema_too_new_error(*before);
+    if (before->up_to_date()) return before;
+    SqliteTransaction transaction(connection);
+    if (!transaction.begun()) return transaction.begun().error();
+    // Another process may have migrated between the unlocked read and the write lock.
+    auto locked = check_sqlite_schema(connection);
+    if (!locked) return locked.error();
+    if (locked->current > locked->latest) return schema_too_new_error(*locked);
+    const auto now_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
+    for (const auto& migration : migrations) {
+        if (migration.info.version <= locked->current) continue;
+        if (auto st = migration.apply(connection); !st) return st.error();
+        SqliteStatement record(connection,
+                               "INSERT OR REPLACE INTO schema_migrations(version, description, applied_ms) "
+                               "VALUES(?, ?, ?)");
+        if (!record.prepared()) return connection.error("recording a schema migration");
+        record.bind(1, std::int64_t{migration.info.version}).bind(2, migration.info.description).bind(3, now_ms);
+        if (record.step() != SQLITE_DONE) return connection.error("recording a schema migration");
+    }
+    if (auto st = connection.exec("PRAGMA user_version = " + std::to_string(locked->latest)); !st) return st.error();
+    if (auto st = transaction.commit(); !st) return st.error();
+    return status_at(connection, locked->latest);
+}
+
+Result<SqliteConnection> open_migrated_sqlite(const std::filesystem::path& file) {
+    auto connection = SqliteConnection::open(file);
+    if (!connection) return connection.error();
+    if (auto st = migrate_sqlite_schema(*connection); !st) return st.error();
+    return connection;
+}
+
+}  // namespace skillhost::db
