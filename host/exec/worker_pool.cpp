@@ -117,6 +117,11 @@ WorkerPool::~WorkerPool() {
     state_->idle_changed.wait(lock, [&] { return state_->idle.empty(); });
 }
 
+std::size_t WorkerPool::worker_count() const {
+    std::lock_guard lock(state_->mutex);
+    return state_->live;
+}
+
 void WorkerPool::submit(std::shared_ptr<PoolJob> job) {
     State& state = *state_;
     std::lock_guard lock(state.mutex);

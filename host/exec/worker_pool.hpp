@@ -37,6 +37,9 @@ public:
     // created.
     void submit(std::shared_ptr<PoolJob> job);
 
+    // Workers that have not retired: idle ones plus those inside a job (for metrics and tests).
+    std::size_t worker_count() const;
+
     struct State;
 
 private:
