@@ -60,8 +60,8 @@ struct McpHttpEndpoint::Session {
         // call's stream when it is streamed.
         if (!message.related_key.empty()) {
             auto it = waiting.find(message.related_key);
-            if (it != waiting.end() && it->second.streamed) {
-                it->second.channel->push(StreamEvent{"message", message.text});
+            if (it != waiting.end() && it->second.stream) {
+                streams.push(it->second.stream, "message", message.text, false);
                 return;
             }
         }
