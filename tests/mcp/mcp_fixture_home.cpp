@@ -5,10 +5,12 @@
 
 namespace skillhost::testing {
 
-McpFixtureHome::McpFixtureHome(std::string_view users_yaml, std::string_view policy_yaml) {
+McpFixtureHome::McpFixtureHome(std::string_view users_yaml, std::string_view policy_yaml,
+                               std::string_view config_yaml) {
     std::filesystem::create_directories(plugins_dir());
     write_file(dir_ / "etc/skillhost.yaml", "plugin_dirs: [" + plugins_dir().string() +
-                                                "]\ninclude_builtin_plugins: false\nreload_debounce_ms: 20\n");
+                                                "]\ninclude_builtin_plugins: false\nreload_debounce_ms: 20\n" +
+                                                std::string(config_yaml));
     write_file(dir_ / "etc/users.yaml", std::string(users_yaml));
     write_file(dir_ / "etc/policy.yaml", std::string(policy_yaml));
 }

@@ -19,7 +19,9 @@ inline constexpr std::string_view kDefaultUsers =
 
 class McpFixtureHome {
 public:
-    explicit McpFixtureHome(std::string_view users_yaml = kDefaultUsers, std::string_view policy_yaml = "");
+    // `config_yaml`: extra top-level lines of skillhost.yaml.
+    explicit McpFixtureHome(std::string_view users_yaml = kDefaultUsers, std::string_view policy_yaml = "",
+                            std::string_view config_yaml = "");
 
     std::filesystem::path plugins_dir() const { return dir_ / "plugins"; }
     std::string config_file() const { return (dir_ / "etc/skillhost.yaml").string(); }

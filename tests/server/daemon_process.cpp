@@ -19,6 +19,7 @@ DaemonProcess::DaemonProcess(DaemonSetup setup) {
     std::string config =
         "plugin_dirs: [" + plugins_dir().string() + "]\nreload_debounce_ms: 20\nserver:\n  listen: 127.0.0.1:0\n";
     config += setup.server_yaml;
+    config += setup.config_yaml;
     write_file(etc() / "skillhost.yaml", config);
     std::string users = "users:\n";
     for (const char* line :

@@ -24,6 +24,7 @@ struct DaemonSetup {
     std::string models_yaml;  // empty: the built-in model for every role
     std::string script_yaml;  // written to etc/script.yaml (for a scripted model)
     std::string server_yaml;  // extra lines under `server:` (indented by two spaces)
+    std::string config_yaml;  // extra top-level lines of skillhost.yaml (e.g. `isolation:`)
     bool echo_fixture = true;
 };
 
