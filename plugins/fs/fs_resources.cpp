@@ -8,6 +8,8 @@
 #include "fs_skills.hpp"
 #include "workspace.hpp"
 
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <string>
 
@@ -101,7 +103,11 @@ std::string uri_of(const std::string& root, const std::string& relative) {
 
 Json list_workspace_files(const skillhost::Call& call) {
     Json resources = Json::array();
-    if (call.workspace_root().empty()) return Json::object({{"resources", resources}});
+    // A user without a workspace yet (it is made at their first call) has no files to list.
+    struct stat st {};
+    const std::string root_dir(call.workspace_root());
+    if (root_dir.empty() || ::stat(root_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+        return Json::object({{"resources", resources}});
     const Json listing = fs_list(call, Json::object({{"path", "."}, {"recursive", true}, {"max_entries", kMaxListed}}));
     const std::string root = listing["root"].as_string();
     for (const Json& entry : listing["entries"].as_array()) {
