@@ -179,15 +179,17 @@ RawOutcome AbiPlugin::invoke(const CallContext& context, std::string_view args_j
             boost::json::serialize(details));
     }
 
-    return with_call_context(context, max_result_bytes_, "skill '" + context.skill_id + "'",
+    return with_call_context(context, max_result_bytes_, {},
                              [&](const skillhost_call_context& call, const skillhost_result_writer* writer) {
                                  return skill->second(state_, &call, to_abi(args_json), writer);
                              });
 }
 
 template <typename Run>
-RawOutcome AbiPlugin::with_call_context(const CallContext& context, std::size_t max_bytes, const std::string& what,
+RawOutcome AbiPlugin::with_call_context(const CallContext& context, std::size_t max_bytes, std::string_view entry,
                                         Run&& run) const {
+    // Built only when something went wrong: a skill call pays nothing for it.
+    auto what = [&] { return entry.empty() ? "skill '" + context.skill_id + "'" : std::string(entry); };
     const std::string data_dir = context.data_dir.string();
     if (!data_dir.empty() && !context.data_dir_ready) {
         std::error_code ec;
@@ -220,13 +222,13 @@ RawOutcome AbiPlugin::with_call_context(const CallContext& context, std::size_t 
     } catch (...) {
         // Forbidden by the ABI, but a raw C++ plugin can let one escape; it must not unwind
         // through the executor. Whatever the plugin wrote before throwing is discarded.
-        return escaped_exception_outcome(manifest_.name, context.skill_id, what, std::current_exception());
+        return escaped_exception_outcome(manifest_.name, context.skill_id, what(), std::current_exception());
     }
     RawOutcome outcome = capture.take();
     outcome.status = status;
     if (outcome.extra_writes > 0)
         spdlog::warn("[plugin {}] {} wrote {} more result(s) after its first; only the first counts", manifest_.name,
-                     what, outcome.extra_writes);
+                     what(), outcome.extra_writes);
     return outcome;
 }
 
@@ -238,9 +240,9 @@ RawOutcome AbiPlugin::request_resources(ResourceRequest request, const CallConte
     if (table) list = request == ResourceRequest::list ? table->list : table->list_templates;
     if (!table || (request == ResourceRequest::read ? table->read == nullptr : list == nullptr))
         return LoadedPlugin::request_resources(request, context, uri, max_bytes);
-    const std::string what = request == ResourceRequest::read             ? "resources read()"
-                             : request == ResourceRequest::list_templates ? "resources list_templates()"
-                                                                          : "resources list()";
+    const std::string_view what = request == ResourceRequest::read             ? "resources read()"
+                                  : request == ResourceRequest::list_templates ? "resources list_templates()"
+                                                                               : "resources list()";
     return with_call_context(context, max_bytes, what,
                              [&](const skillhost_call_context& call, const skillhost_result_writer* writer) {
                                  if (request == ResourceRequest::read)

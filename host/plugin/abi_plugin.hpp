@@ -44,9 +44,10 @@ public:
 private:
     void query_extensions();
     // Builds the ABI call context for `context` (creating data_dir when needed) and runs
-    // `run(call, writer)` with a capture limited to `max_bytes`. `what` names the entry point in errors.
+    // `run(call, writer)` with a capture limited to `max_bytes`. `entry` names the entry point in
+    // errors ("resources read()"); empty for a skill, named by its id.
     template <typename Run>
-    RawOutcome with_call_context(const CallContext& context, std::size_t max_bytes, const std::string& what,
+    RawOutcome with_call_context(const CallContext& context, std::size_t max_bytes, std::string_view entry,
                                  Run&& run) const;
 
     AbiPlugin(boost::dll::shared_library library, const skillhost_plugin* descriptor, manifest::Manifest manifest,
