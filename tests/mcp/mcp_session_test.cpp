@@ -697,6 +697,17 @@ TEST(McpResources, WorkspaceFilesAreResourcesUnderTheSamePathRulesAsFsRead) {
     EXPECT_EQ(error_code(h.request("resources/read", {{"uri", root + "/notes/../secrets/key.txt"}})), -32002);
     EXPECT_EQ(error_code(h.request("resources/read", {{"uri", "file:///etc/passwd"}})), -32002);
     EXPECT_EQ(error_code(h.request("resources/read", {{"uri", root + "/notes/%zz"}})), -32002);
+
+    // Every read is audited, the refused ones too.
+    std::string audit;
+    for (const auto& day : std::filesystem::directory_iterator(std::filesystem::path(h.home.home_dir()) / "audit"))
+        audit += skillhost::testing::read_file(day.path());
+    std::size_t reads = 0;
+    for (std::size_t at = audit.find("\"resource_read\""); at != std::string::npos;
+         at = audit.find("\"resource_read\"", at + 1))
+        ++reads;
+    EXPECT_EQ(reads, 6u) << audit;
+    EXPECT_NE(audit.find("secrets/key.txt"), std::string::npos);
 }
 
 TEST(McpResources, SubscribedResourcesAreUpdatedWhenTheirPluginIsReloaded) {
