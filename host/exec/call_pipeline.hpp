@@ -95,6 +95,10 @@ public:
 
     const PipelineParts& parts() const { return parts_; }
 
+    // The user as they are now (mode, trust, role), keeping the caller's credential and a narrower
+    // mode the caller chose.
+    policy::UserContext current_user(const policy::UserContext& user) const;
+
 private:
     // What admission decided: the prepared call and the policy decision when it may run.
     struct Admitted {
@@ -105,9 +109,6 @@ private:
     std::variant<Admitted, CallOutcome> admit(const catalog::CatalogSnapshot& catalog,
                                               const CallRequest& request) const;
     CallerContext caller_for(const policy::UserContext& user) const;
-    // The user as they are now (mode, trust, role), keeping the caller's credential and a narrower
-    // mode the caller chose.
-    policy::UserContext current_user(const policy::UserContext& user) const;
     // `options` plus the call's rules for paths the plugin touches (path_check extension).
     CallOptions with_path_rules(const CallOptions& options, const policy::UserContext& user,
                                 const manifest::SkillSpec& spec, const boost::json::value& args) const;

@@ -51,10 +51,12 @@ McpSession::McpSession(const exec::CallPipeline& pipeline, reload::LiveCatalog& 
       user_(std::move(user)),
       options_(std::move(options)),
       sink_(std::move(sink)),
+      resources_(pipeline),
       runner_(options_.call_threads) {
     {
         auto snapshot = catalog_.snapshot();
         visible_fingerprint_ = visible_tools_fingerprint(pipeline_.visible_entries(*snapshot, user_));
+        resource_fingerprints_ = resources_.source_fingerprints(*snapshot, user_);
     }
     subscription_ =
         catalog_.subscribe([this](const reload::CatalogUpdate& update) { on_catalog_update(update.new_snapshot); });
@@ -201,10 +203,17 @@ void McpSession::dispatch_request(const json::value& id, std::string_view method
     if (method == "tools/list") return on_tools_list(id, params);
     if (method == "tools/call") return on_tools_call(id, params);
     if (method == "logging/setLevel") return on_set_level(id, params);
+    if (method == "resources/list") return on_resources_list(id, params, false);
+    if (method == "resources/templates/list") return on_resources_list(id, params, true);
+    if (method == "resources/read") return on_resources_read(id, params);
+    if (method == "resources/subscribe") return on_resources_subscribe(id, params, true);
+    if (method == "resources/unsubscribe") return on_resources_subscribe(id, params, false);
     send(make_error(
         id, rpc_code::method_not_found,
         "method '" + std::string(method) +
-            "' is not supported; this server offers initialize, ping, tools/list, tools/call and logging/setLevel",
+            "' is not supported; this server offers initialize, ping, tools/list, tools/call, logging/setLevel, "
+            "resources/list, resources/templates/list, resources/read, resources/subscribe and "
+            "resources/unsubscribe",
         json::object{{"method", method}}));
 }
 
@@ -232,7 +241,9 @@ void McpSession::on_initialize(const json::value& id, const json::value& params)
             client_samples_.store(true);
     json::object result{
         {"protocolVersion", protocol_version_},
-        {"capabilities", json::object{{"tools", json::object{{"listChanged", true}}}, {"logging", json::object()}}},
+        {"capabilities", json::object{{"tools", json::object{{"listChanged", true}}},
+                                      {"resources", json::object{{"subscribe", true}, {"listChanged", true}}},
+                                      {"logging", json::object()}}},
         {"serverInfo",
          json::object{{"name", "skillhost"}, {"title", "skillhost"}, {"version", options_.server_version}}},
         {"instructions",
@@ -529,6 +540,7 @@ void McpSession::on_set_level(const json::value& id, const json::value& params) 
 
 void McpSession::on_catalog_update(const std::shared_ptr<const catalog::CatalogSnapshot>& snapshot) {
     if (!snapshot) return;
+    on_resources_update(*snapshot);
     std::string fingerprint = visible_tools_fingerprint(pipeline_.visible_entries(*snapshot, user_));
     {
         std::lock_guard lock(fingerprint_mutex_);

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "exec/call_pipeline.hpp"
+#include "exec/resource_access.hpp"
 #include "mcp/batch_collector.hpp"
 #include "mcp/call_runner.hpp"
 #include "mcp/log_level.hpp"
@@ -31,6 +32,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -139,6 +141,13 @@ private:
     void on_tools_call(const boost::json::value& id, const boost::json::value& params);
     void on_set_level(const boost::json::value& id, const boost::json::value& params);
     void on_cancelled(const boost::json::value& params);
+    // resources/* (resource_handlers.cpp)
+    void on_resources_list(const boost::json::value& id, const boost::json::value& params, bool templates);
+    void on_resources_read(const boost::json::value& id, const boost::json::value& params);
+    void on_resources_subscribe(const boost::json::value& id, const boost::json::value& params, bool subscribe);
+    // After a reload: resources/list_changed when the plugins serving this user's resources changed,
+    // resources/updated for each subscribed URI whose plugin was reloaded or removed.
+    void on_resources_update(const catalog::CatalogSnapshot& snapshot);
     void start_call(std::shared_ptr<CallTicket> ticket);
     void start_one_call(const std::shared_ptr<CallTicket>& ticket);
     // Sends the call's answer (unless the client cancelled it), then lets the next queued call start.
@@ -175,6 +184,11 @@ private:
 
     std::mutex fingerprint_mutex_;
     std::string visible_fingerprint_;
+
+    const exec::ResourceAccess resources_;
+    std::mutex resources_mutex_;
+    std::set<std::string, std::less<>> subscriptions_;                       // resources/subscribe URIs
+    std::map<std::string, std::string, std::less<>> resource_fingerprints_;  // as of the last update
 
     BatchCollector batches_;
     std::atomic<std::uint64_t> next_batch_{0};

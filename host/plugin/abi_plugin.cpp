@@ -36,13 +36,13 @@ std::string describe(std::exception_ptr exception) {
     }
 }
 
-RawOutcome escaped_exception_outcome(const std::string& plugin, const std::string& skill,
+// `entry` names what let it escape ("skill 'x'", "resources read()").
+RawOutcome escaped_exception_outcome(const std::string& plugin, const std::string& skill, const std::string& entry,
                                      std::exception_ptr exception) {
     const std::string what = describe(std::move(exception));
     boost::json::object details{{"plugin", plugin}, {"skill", skill}, {"exception", what}};
     return error_outcome("PLUGIN_EXCEPTION",
-                         "skill '" + skill + "' of plugin '" + plugin +
-                             "' let a C++ exception escape across the C ABI (" + what +
+                         entry + " of plugin '" + plugin + "' let a C++ exception escape across the C ABI (" + what +
                              "); the plugin must catch it and write an error (skill.hpp does this for you)",
                          boost::json::serialize(details));
 }
@@ -154,7 +154,7 @@ void AbiPlugin::query_extensions() {
     const auto lookup = plugin_get_extension(*descriptor_);
     if (lookup == nullptr) return;
     // Asked once, here on the loading thread, as the ABI promises the plugin.
-    for (const char* id : {SKILLHOST_EXT_PLUGIN_INFO}) {
+    for (const char* id : {SKILLHOST_EXT_PLUGIN_INFO, SKILLHOST_EXT_RESOURCES}) {
         try {
             if (const void* table = lookup(state_, id)) extensions_.emplace(id, table);
         } catch (...) {
@@ -180,6 +180,17 @@ RawOutcome AbiPlugin::invoke(const CallContext& context, std::string_view args_j
             boost::json::serialize(details));
     }
 
+    return with_call_context(context, max_result_bytes_, {},
+                             [&](const skillhost_call_context& call, const skillhost_result_writer* writer) {
+                                 return skill->second(state_, &call, to_abi(args_json), writer);
+                             });
+}
+
+template <typename Run>
+RawOutcome AbiPlugin::with_call_context(const CallContext& context, std::size_t max_bytes, std::string_view entry,
+                                        Run&& run) const {
+    // Built only when something went wrong: a skill call pays nothing for it.
+    auto what = [&] { return entry.empty() ? "skill '" + context.skill_id + "'" : std::string(entry); };
     const std::string data_dir = context.data_dir.string();
     if (!data_dir.empty() && !context.data_dir_ready) {
         std::error_code ec;
@@ -205,22 +216,42 @@ RawOutcome AbiPlugin::invoke(const CallContext& context, std::string_view args_j
     call.deadline_unix_ms = context.deadline_unix_ms;
     call.host_call = context.control;
 
-    ResultCapture capture(max_result_bytes_);
+    ResultCapture capture(max_bytes);
     skillhost_status status = SKILLHOST_STATUS_ERROR;
     try {
+        // Log lines written on this thread belong to this call (and reach its front end).
         const CallThreadScope on_this_thread(context.control);
-        status = skill->second(state_, &call, to_abi(args_json), capture.writer());
+        status = run(call, capture.writer());
     } catch (...) {
         // Forbidden by the ABI, but a raw C++ plugin can let one escape; it must not unwind
-        // through the executor. Whatever the skill wrote before throwing is discarded.
-        return escaped_exception_outcome(manifest_.name, context.skill_id, std::current_exception());
+        // through the executor. Whatever the plugin wrote before throwing is discarded.
+        return escaped_exception_outcome(manifest_.name, context.skill_id, what(), std::current_exception());
     }
     RawOutcome outcome = capture.take();
     outcome.status = status;
     if (outcome.extra_writes > 0)
-        spdlog::warn("[plugin {}] skill '{}' wrote {} more result(s) after its first; only the first counts",
-                     manifest_.name, context.skill_id, outcome.extra_writes);
+        spdlog::warn("[plugin {}] {} wrote {} more result(s) after its first; only the first counts", manifest_.name,
+                     what(), outcome.extra_writes);
     return outcome;
+}
+
+RawOutcome AbiPlugin::request_resources(ResourceRequest request, const CallContext& context, std::string_view uri,
+                                        std::size_t max_bytes) const {
+    const auto* table = static_cast<const skillhost_resources_v1*>(extension(SKILLHOST_EXT_RESOURCES));
+    using ListFn = decltype(skillhost_resources_v1::list);
+    ListFn list = nullptr;
+    if (table) list = request == ResourceRequest::list ? table->list : table->list_templates;
+    if (!table || (request == ResourceRequest::read ? table->read == nullptr : list == nullptr))
+        return LoadedPlugin::request_resources(request, context, uri, max_bytes);
+    const std::string_view what = request == ResourceRequest::read             ? "resources read()"
+                                  : request == ResourceRequest::list_templates ? "resources list_templates()"
+                                                                               : "resources list()";
+    return with_call_context(context, max_bytes, what,
+                             [&](const skillhost_call_context& call, const skillhost_result_writer* writer) {
+                                 if (request == ResourceRequest::read)
+                                     return table->read(state_, &call, to_abi(uri), writer);
+                                 return list(state_, &call, writer);
+                             });
 }
 
 }  // namespace skillhost::plugin

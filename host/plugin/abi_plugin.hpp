@@ -38,9 +38,17 @@ public:
     const std::filesystem::path& loaded_from() const override { return loaded_from_; }
     RawOutcome invoke(const CallContext& context, std::string_view args_json) const override;
     const void* extension(std::string_view id) const override;
+    RawOutcome request_resources(ResourceRequest request, const CallContext& context, std::string_view uri,
+                                 std::size_t max_bytes) const override;
 
 private:
     void query_extensions();
+    // Builds the ABI call context for `context` (creating data_dir when needed) and runs
+    // `run(call, writer)` with a capture limited to `max_bytes`. `entry` names the entry point in
+    // errors ("resources read()"); empty for a skill, named by its id.
+    template <typename Run>
+    RawOutcome with_call_context(const CallContext& context, std::size_t max_bytes, std::string_view entry,
+                                 Run&& run) const;
 
     AbiPlugin(boost::dll::shared_library library, const skillhost_plugin* descriptor, manifest::Manifest manifest,
               std::filesystem::path loaded_from, std::shared_ptr<CompletionService> completions,

@@ -8,6 +8,7 @@
 
 #include <skillhost/skill_abi.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -41,6 +42,9 @@ struct RawOutcome {
     int extra_writes = 0;  // writes after the first (a contract violation, logged)
 };
 
+// One request of the "skillhost.resources/1" plugin extension.
+enum class ResourceRequest { list, list_templates, read };
+
 class LoadedPlugin {
 public:
     virtual ~LoadedPlugin() = default;
@@ -60,6 +64,20 @@ public:
     virtual const void* extension(std::string_view id) const {
         (void)id;
         return nullptr;
+    }
+    // Runs one request of the plugin's resources extension (`uri` only for read), with the same call
+    // context a skill call gets; an answer over `max_bytes` is a RESULT_TOO_LARGE error. A plugin
+    // without the extension, or running isolated (the runner protocol does not carry it yet),
+    // answers RESOURCES_UNSUPPORTED.
+    virtual RawOutcome request_resources(ResourceRequest request, const CallContext& context, std::string_view uri,
+                                         std::size_t max_bytes) const {
+        (void)request, (void)context, (void)uri, (void)max_bytes;
+        RawOutcome out;
+        out.written = RawOutcome::Written::error;
+        out.error_code = "RESOURCES_UNSUPPORTED";
+        out.error_message = "plugin '" + manifest().name + "' publishes no resources in this host";
+        out.error_details_json = "{}";
+        return out;
     }
     // True when the plugin runs in supervised runner processes rather than in the host.
     virtual bool isolated() const { return false; }

@@ -277,7 +277,7 @@ TEST(McpSession, UnknownToolsAndMalformedParamsAreJsonRpcErrors) {
     EXPECT_EQ(error_code(h.request("tools/call", {{"arguments", json::object()}})), -32602) << "no name";
     EXPECT_EQ(error_code(h.request("tools/call", {{"name", 7}})), -32602) << "name not a string";
     EXPECT_EQ(error_code(h.request("tools/call", {{"name", "add"}, {"arguments", json::array{1, 2}}})), -32602);
-    EXPECT_EQ(error_code(h.request("resources/list")), -32601);
+    EXPECT_EQ(error_code(h.request("no/such/method")), -32601);
 }
 
 TEST(McpSession, ParseErrorsAndInvalidRequestsAreAnswered) {
@@ -777,3 +777,152 @@ INSTANTIATE_TEST_SUITE_P(Isolation, CallServicesTest, ::testing::Values("in_proc
                          [](const auto& param_info) { return param_info.param; });
 
 }  // namespace
+
+// ---- Resources (the "skillhost.resources/1" plugin extension) ----
+
+// Resources are not carried over the runner protocol yet: these plugins run in the host.
+constexpr std::string_view kInProcess = "isolation:\n  mode: in_process\n";
+
+// Copies the built-in fs plugin (library and manifest) into the fixture home's plugin directory.
+void install_fs_plugin(const McpFixtureHome& home) {
+    const std::filesystem::path dir(SKILLHOST_BUILTIN_PLUGIN_DIR);
+    std::filesystem::copy_file(dir / "libskillhost_fs.so", home.plugins_dir() / "libskillhost_fs.so");
+    std::filesystem::copy_file(dir / "fs.yaml", home.plugins_dir() / "fs.yaml");
+}
+
+std::set<std::string> resource_uris(const json::object& response) {
+    std::set<std::string> uris;
+    for (const auto& r : response.at("result").at("resources").as_array()) uris.emplace(r.at("uri").as_string());
+    return uris;
+}
+
+TEST(McpResources, PluginsListTemplatesAndReadTextAndBinaryResources) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", kInProcess);
+    h.home.install_fixture("conformance");
+    h.catalog->rescan();
+    h.open("owner");
+    auto init = h.request("initialize", {{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()}});
+    EXPECT_EQ(init.at("result").at("capabilities").at("resources").at("subscribe"), json::value(true));
+
+    auto list = h.request("resources/list");
+    EXPECT_EQ(resource_uris(list),
+              (std::set<std::string>{"test://static-binary", "test://static-text", "test://watched-resource"}))
+        << json::serialize(list);
+    auto text = h.request("resources/read", {{"uri", "test://static-text"}});
+    const auto& content = text.at("result").at("contents").at(0);
+    EXPECT_EQ(content.at("uri"), "test://static-text");
+    EXPECT_EQ(content.at("mimeType"), "text/plain");
+    EXPECT_NE(content.at("text").as_string().find("static text"), json::string::npos);
+    auto blob = h.request("resources/read", {{"uri", "test://static-binary"}});
+    EXPECT_TRUE(blob.at("result").at("contents").at(0).as_object().contains("blob")) << json::serialize(blob);
+
+    auto templates = h.request("resources/templates/list");
+    EXPECT_EQ(templates.at("result").at("resourceTemplates").at(0).at("uriTemplate"), "test://template/{id}/data");
+    auto templated = h.request("resources/read", {{"uri", "test://template/123/data"}});
+    EXPECT_NE(templated.at("result").at("contents").at(0).at("text").as_string().find("123"), json::string::npos);
+
+    // Pages of one: the cursor names the last uri of the page.
+    h.session.reset();
+    h.open("owner", 1);
+    h.request("initialize", {{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()}});
+    auto first = h.request("resources/list");
+    ASSERT_EQ(first.at("result").at("resources").as_array().size(), 1u);
+    auto second = h.request("resources/list", {{"cursor", first.at("result").at("nextCursor")}});
+    EXPECT_EQ(second.at("result").at("resources").at(0).at("uri"), "test://static-text");
+}
+
+TEST(McpResources, UnknownUrisAndBadParamsAreTheSpecsErrors) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", kInProcess);
+    h.home.install_fixture("conformance");
+    h.catalog->rescan();
+    h.initialize();
+    auto missing = h.request("resources/read", {{"uri", "test://nothing-here"}});
+    EXPECT_EQ(error_code(missing), -32002) << json::serialize(missing);
+    EXPECT_EQ(missing.at("error").at("data").at("uri"), "test://nothing-here");
+    EXPECT_EQ(error_code(h.request("resources/read", {{"uri", "other://x"}})), -32002);
+    EXPECT_EQ(error_code(h.request("resources/read")), -32602);
+    EXPECT_EQ(error_code(h.request("resources/read", {{"uri", 7}})), -32602);
+    EXPECT_EQ(error_code(h.request("resources/read", {{"uri", std::string(9000, 'x')}})), -32602);
+    EXPECT_EQ(error_code(h.request("resources/list", {{"cursor", 3}})), -32602);
+    EXPECT_EQ(error_code(h.request("resources/subscribe")), -32602);
+}
+
+TEST(McpResources, AUserWhoMayNotCallTheGoverningSkillSeesNoneOfThePluginsResources) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "users:\n  alice:\n    deny: [test_simple_text]\n", kInProcess);
+    h.home.install_fixture("conformance");
+    h.catalog->rescan();
+    h.initialize("alice");
+    EXPECT_TRUE(resource_uris(h.request("resources/list")).empty());
+    EXPECT_TRUE(h.request("resources/templates/list").at("result").at("resourceTemplates").as_array().empty());
+    EXPECT_EQ(error_code(h.request("resources/read", {{"uri", "test://static-text"}})), -32002);
+    h.session.reset();
+    h.initialize("owner");
+    EXPECT_FALSE(resource_uris(h.request("resources/list")).empty());
+}
+
+TEST(McpResources, WorkspaceFilesAreResourcesUnderTheSamePathRulesAsFsRead) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "global:\n  deny: [\"fs_*(path=secrets/**)\"]\n", kInProcess);
+    install_fs_plugin(h.home);
+    h.catalog->rescan();
+    const std::filesystem::path workspace = h.rt->user("owner").value().workspace;
+    std::filesystem::create_directories(workspace / "notes");
+    std::filesystem::create_directories(workspace / "secrets");
+    skillhost::testing::write_file(workspace / "notes/plan a.md", "# Plan\nship it\n");
+    skillhost::testing::write_file(workspace / "secrets/key.txt", "hunter2");
+    skillhost::testing::write_file(workspace / "data.bin", std::string("\x00\x01\x02\xff", 4));
+    h.initialize();
+
+    auto list = h.request("resources/list");
+    const std::string root = "file://" + workspace.string();
+    const std::string plan = root + "/notes/plan%20a.md";
+    const auto uris = resource_uris(list);
+    EXPECT_TRUE(uris.contains(plan)) << json::serialize(list);
+    EXPECT_TRUE(uris.contains(root + "/data.bin"));
+    for (const auto& uri : uris) EXPECT_EQ(uri.find("secrets"), std::string::npos) << uri;
+
+    auto read = h.request("resources/read", {{"uri", plan}});
+    EXPECT_EQ(read.at("result").at("contents").at(0).at("text"), "# Plan\nship it\n") << json::serialize(read);
+    EXPECT_EQ(read.at("result").at("contents").at(0).at("mimeType"), "text/markdown");
+    auto binary = h.request("resources/read", {{"uri", root + "/data.bin"}});
+    EXPECT_EQ(binary.at("result").at("contents").at(0).at("blob"), "AAEC/w==") << json::serialize(binary);
+
+    // Denied by a rule, outside the workspace, or escaping it: not found, never read.
+    auto secret = h.request("resources/read", {{"uri", root + "/secrets/key.txt"}});
+    EXPECT_EQ(error_code(secret), -32002) << json::serialize(secret);
+    EXPECT_EQ(json::serialize(secret).find("hunter2"), std::string::npos);
+    EXPECT_EQ(error_code(h.request("resources/read", {{"uri", root + "/notes/../secrets/key.txt"}})), -32002);
+    EXPECT_EQ(error_code(h.request("resources/read", {{"uri", "file:///etc/passwd"}})), -32002);
+    EXPECT_EQ(error_code(h.request("resources/read", {{"uri", root + "/notes/%zz"}})), -32002);
+
+    // Every read is audited, the refused ones too.
+    std::string audit;
+    for (const auto& day : std::filesystem::directory_iterator(std::filesystem::path(h.home.home_dir()) / "audit"))
+        audit += skillhost::testing::read_file(day.path());
+    std::size_t reads = 0;
+    for (std::size_t at = audit.find("\"resource_read\""); at != std::string::npos;
+         at = audit.find("\"resource_read\"", at + 1))
+        ++reads;
+    EXPECT_EQ(reads, 6u) << audit;
+    EXPECT_NE(audit.find("secrets/key.txt"), std::string::npos);
+}
+
+TEST(McpResources, SubscribedResourcesAreUpdatedWhenTheirPluginIsReloaded) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", kInProcess);
+    h.home.install_fixture("conformance");
+    h.catalog->rescan();
+    h.initialize();
+    EXPECT_TRUE(h.request("resources/subscribe", {{"uri", "test://watched-resource"}}).contains("result"));
+    EXPECT_TRUE(h.request("resources/subscribe", {{"uri", "test://static-text"}}).contains("result"));
+    EXPECT_TRUE(h.request("resources/unsubscribe", {{"uri", "test://static-text"}}).contains("result"));
+
+    // A new version of the plugin: the subscribed uri is updated, the unsubscribed one is not.
+    std::filesystem::remove(h.home.plugins_dir() / "conformance.yaml");
+    h.catalog->rescan();
+    h.wait_for([](const json::object& m) { return is_notification(m, "notifications/resources/list_changed"); });
+    auto updated =
+        h.wait_for([](const json::object& m) { return is_notification(m, "notifications/resources/updated"); });
+    EXPECT_EQ(updated.at("params").at("uri"), "test://watched-resource");
+    EXPECT_TRUE(h.request("ping").contains("result"));
+    for (const auto& m : h.take_all())
+        EXPECT_FALSE(is_notification(m, "notifications/resources/updated")) << json::serialize(m);
+}

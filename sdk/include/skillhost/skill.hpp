@@ -195,19 +195,12 @@ inline void write_error(const skillhost_result_writer* w, std::string_view code,
     w->write_error(w->writer_context, to_view(code), to_view(message), to_view(d));
 }
 
-template <SkillFunction Fn>
-skillhost_status invoke(void* plugin_state, const skillhost_call_context* ctx, skillhost_string_view args_json,
-                        const skillhost_result_writer* writer) noexcept {
+// Runs `answer` (which returns the Json to write) and maps every exception to a structured error,
+// so that nothing escapes across the C ABI.
+template <typename Answer>
+skillhost_status guarded(const skillhost_result_writer* writer, Answer&& answer) noexcept {
     try {
-        Call call(static_cast<const skillhost_host_services*>(plugin_state), ctx);
-        Json args;
-        try {
-            args = Json::parse(from_view(args_json));
-        } catch (const JsonError& e) {
-            write_error(writer, "INVALID_ARGS", std::string("arguments are not valid JSON: ") + e.what(), Json());
-            return SKILLHOST_STATUS_INVALID_ARGS;
-        }
-        Json result = Fn(call, args);
+        Json result = answer();
         std::string text = result.dump();
         writer->write_result(writer->writer_context, to_view(text));
         return SKILLHOST_STATUS_OK;
@@ -227,6 +220,23 @@ skillhost_status invoke(void* plugin_state, const skillhost_call_context* ctx, s
         write_error(writer, "PLUGIN_EXCEPTION", "the skill threw an unknown exception", Json());
         return SKILLHOST_STATUS_ERROR;
     }
+}
+
+template <SkillFunction Fn>
+skillhost_status invoke(void* plugin_state, const skillhost_call_context* ctx, skillhost_string_view args_json,
+                        const skillhost_result_writer* writer) noexcept {
+    Json args;
+    try {
+        args = Json::parse(from_view(args_json));
+    } catch (const JsonError& e) {
+        write_error(writer, "INVALID_ARGS", std::string("arguments are not valid JSON: ") + e.what(), Json());
+        return SKILLHOST_STATUS_INVALID_ARGS;
+    } catch (...) {
+        write_error(writer, "PLUGIN_EXCEPTION", "the arguments could not be read", Json());
+        return SKILLHOST_STATUS_ERROR;
+    }
+    return guarded(writer,
+                   [&] { return Fn(Call(static_cast<const skillhost_host_services*>(plugin_state), ctx), args); });
 }
 
 // Optional per-plugin hooks an author can register with SKILLHOST_PLUGIN_HOOKS.
@@ -282,6 +292,54 @@ inline void shutdown(void*) noexcept {
 }
 
 }  // namespace detail
+
+// Resources (the "skillhost.resources/1" extension), written as ordinary C++ functions:
+//   Json list(const Call&)                         -> {"resources":[{"uri","name",...}]}
+//   Json templates(const Call&)                    -> {"resourceTemplates":[{"uriTemplate","name",...}]}
+//   Json read(const Call&, std::string_view uri)   -> {"contents":[{"uri","mimeType","text"|"blob"}]}
+// Throw SkillError("RESOURCE_NOT_FOUND", ...) from read() for a URI the plugin does not know.
+// Return the table from the plugin's extension lookup (SKILLHOST_PLUGIN_EXTENSIONS):
+//   static const auto* resources = skillhost::resources_extension<list, templates, read>("my_skill", "notes://");
+//   ... if (std::string_view(id) == SKILLHOST_EXT_RESOURCES) return resources;
+// Pass nullptr as List or Templates for a plugin without them.
+using ResourceListFunction = Json (*)(const Call&);
+using ResourceReadFunction = Json (*)(const Call&, std::string_view uri);
+
+namespace detail {
+
+template <ResourceListFunction Fn>
+skillhost_status list_resources(void* plugin_state, const skillhost_call_context* ctx,
+                                const skillhost_result_writer* writer) noexcept {
+    return guarded(writer, [&] { return Fn(Call(static_cast<const skillhost_host_services*>(plugin_state), ctx)); });
+}
+
+template <ResourceListFunction Fn>
+constexpr auto list_entry() {
+    using Entry = skillhost_status (*)(void*, const skillhost_call_context*, const skillhost_result_writer*);
+    if constexpr (Fn == nullptr)
+        return Entry{nullptr};
+    else
+        return Entry{&list_resources<Fn>};
+}
+
+template <ResourceReadFunction Fn>
+skillhost_status read_resource(void* plugin_state, const skillhost_call_context* ctx, skillhost_string_view uri,
+                               const skillhost_result_writer* writer) noexcept {
+    return guarded(writer, [&] {
+        return Fn(Call(static_cast<const skillhost_host_services*>(plugin_state), ctx), from_view(uri));
+    });
+}
+
+}  // namespace detail
+
+// The extension table; `governing_skill` and `uri_prefix` must be string literals (static lifetime).
+// The first call fixes them: call it once per plugin.
+template <ResourceListFunction List, ResourceListFunction Templates, ResourceReadFunction Read>
+const skillhost_resources_v1* resources_extension(const char* governing_skill, const char* uri_prefix) {
+    static const skillhost_resources_v1 table{governing_skill, uri_prefix, detail::list_entry<List>(),
+                                              detail::list_entry<Templates>(), &detail::read_resource<Read>};
+    return &table;
+}
 
 inline std::string Call::complete(std::string_view role, const Json& request) const {
     using CompleteFn = decltype(skillhost_llm_v1::complete);

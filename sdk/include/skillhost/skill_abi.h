@@ -445,10 +445,53 @@ typedef struct skillhost_elicit_v1 {
  *    log. At most 100 lines per call are forwarded.
  *  - complete() / "skillhost.llm/1" may be answered by the MCP client (sampling/createMessage)
  *    instead of the model router, when the client declared sampling and the host allows it
- *    (skillhost.yaml `mcp.client_sampling`). The request and answer shapes do not change; the
+ *    (skillhost.yaml `server.mcp_client_sampling`). The request and answer shapes do not change; the
  *    answer's "backend" is then "mcp-client". json_schema is passed to the client as an
  *    instruction, not enforced.
  */
+
+/*
+ * "skillhost.resources/1" — plugin extension: resources the plugin publishes (MCP resources/list, resources/read ...).
+ * A resource is something a client may read by URI (a file, a note, a record). The host shows a
+ * plugin's resources to a user only when that user may call `governing_skill` (visible in their mode,
+ * trust high enough, not denied or sent to approval by their rules), and a read runs under that
+ * skill's path rules: ask the "skillhost.path_check/1" host extension before reading or listing a
+ * path, exactly as the skill would.
+ * Every function answers through `writer` with one JSON value (the host copies it) and returns
+ * SKILLHOST_STATUS_OK, or writes an error and returns a non-OK status. The call context is the
+ * user's, as for a skill call: skill_id is `governing_skill`, data_dir and workspace_root are set,
+ * the deadline is short (seconds) and is_cancelled() works.
+ * Threading: [call-thread] any of these may run concurrently with each other and with invoke(),
+ * whatever the manifest says about `concurrency`.
+ * Limits the host enforces (an answer beyond them is an error to the client, naming the limit):
+ * 1000 resources or templates per plugin, 8 MiB per answer, URIs of at most 8192 bytes.
+ */
+#define SKILLHOST_EXT_RESOURCES "skillhost.resources/1"
+typedef struct skillhost_resources_v1 {
+    /* NUL-terminated, static lifetime: the plugin's skill whose policy governs its resources. */
+    const char* governing_skill;
+    /* NUL-terminated, static lifetime, non-empty: every URI the plugin lists or reads starts with it
+     * (e.g. "file://", "notes://"). The host asks read() only for URIs with this prefix. */
+    const char* uri_prefix;
+
+    /* [call-thread] Writes {"resources":[{"uri","name","title"?,"description"?,"mimeType"?,"size"?}]}.
+     * uri and name are required strings; size is an integer number of bytes. May be NULL. */
+    skillhost_status (*list)(void* plugin_state, const skillhost_call_context* call,
+                             const skillhost_result_writer* writer);
+
+    /* [call-thread] Writes {"resourceTemplates":[{"uriTemplate","name","title"?,"description"?,
+     * "mimeType"?}]}, uriTemplate an RFC 6570 template such as "notes://{id}". May be NULL. */
+    skillhost_status (*list_templates)(void* plugin_state, const skillhost_call_context* call,
+                                       const skillhost_result_writer* writer);
+
+    /* [call-thread] Reads `uri` (UTF-8, lifetime: this call), a URI the plugin listed or one matching
+     * one of its templates. Writes {"contents":[{"uri","mimeType"?,"text"} or {"uri","mimeType"?,
+     * "blob"}]} with blob the bytes in standard base64. For a URI the plugin does not know, write
+     * the error code "RESOURCE_NOT_FOUND" (the host then asks the next plugin with a matching prefix);
+     * for a path the rules withhold, "PATH_NOT_ALLOWED". Never NULL. */
+    skillhost_status (*read)(void* plugin_state, const skillhost_call_context* call, skillhost_string_view uri,
+                             const skillhost_result_writer* writer);
+} skillhost_resources_v1;
 
 #ifdef __cplusplus
 } /* extern "C" */

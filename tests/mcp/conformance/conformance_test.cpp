@@ -63,14 +63,21 @@ void install_fixture(DaemonProcess& d) {
         if (entry.is_regular_file()) fs::copy_file(entry.path(), d.plugins_dir() / entry.path().filename());
 }
 
-// `skillhost serve` with the built-in plugins and the conformance fixture.
-std::unique_ptr<DaemonProcess> start_daemon() {
+// The daemon's configuration: the built-in plugins and the conformance fixture.
+DaemonSetup conformance_setup() {
     DaemonSetup setup;
     setup.echo_fixture = false;
     // The suite runs every scenario in one process and does not close the client of a scenario that
     // failed with an exception, so each such scenario leaves its GET stream open until the run ends.
     setup.server_yaml = "  max_streams_per_user: 64\n";
-    auto d = std::make_unique<DaemonProcess>(setup);
+    // Resources are not carried over the runner protocol yet: the fixture runs in the host.
+    setup.extra_yaml = "isolation:\n  plugins:\n    conformance: in_process\n";
+    return setup;
+}
+
+// `skillhost serve` with the built-in plugins and the conformance fixture.
+std::unique_ptr<DaemonProcess> start_daemon() {
+    auto d = std::make_unique<DaemonProcess>(conformance_setup());
     install_fixture(*d);
     d->start();
     return d;
@@ -123,9 +130,7 @@ TEST(McpConformance, ActiveServerScenariosPassOrAreExpectedFailures) {
 // The same scenarios against `skillhost mcp` over stdio, through stdio_bridge.mjs (one process per
 // MCP session, on the daemon's configuration and home; the daemon itself is not started).
 TEST(McpConformance, ActiveServerScenariosOverStdioPassOrAreExpectedFailures) {
-    DaemonSetup setup;
-    setup.echo_fixture = false;
-    DaemonProcess d(setup);
+    DaemonProcess d(conformance_setup());
     install_fixture(d);
     const fs::path out = fs::path(SKILLHOST_MCP_CONFORMANCE_OUT) / "stdio";
     auto r = run_suite(out, "expected-failures.yaml", "",
