@@ -62,7 +62,7 @@ TEST(AuditLog, WritesOneJsonLinePerRecordIntoTheDaysFile) {
     call.error_code = "TIMEOUT";
     ASSERT_TRUE(f.log->record_skill_call(call).ok());
     LlmCallAudit llm{"bob", "run-1", "planner", "scripted", "canned", std::chrono::microseconds(2000),
-                     120,   30,      true,      ""};
+                     120,   30,      true,      "",         ""};
     ASSERT_TRUE(f.log->record_llm_call(llm).ok());
 
     const auto day1 = lines_of(f.audit_dir() / "2026-11-21.jsonl");
