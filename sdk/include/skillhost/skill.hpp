@@ -20,10 +20,12 @@
 #include <skillhost/skill_abi.h>
 
 #include <chrono>
+#include <cstddef>
 #include <exception>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace skillhost {
 
@@ -313,10 +315,12 @@ skillhost_status list_resources(void* plugin_state, const skillhost_call_context
     return guarded(writer, [&] { return Fn(Call(static_cast<const skillhost_host_services*>(plugin_state), ctx)); });
 }
 
-template <ResourceListFunction Fn>
+// Fn is a ResourceListFunction or nullptr. Told apart by type, not by comparing the pointer with
+// nullptr: GCC does not treat that comparison as a constant expression under -fsanitize=undefined.
+template <auto Fn>
 constexpr auto list_entry() {
     using Entry = skillhost_status (*)(void*, const skillhost_call_context*, const skillhost_result_writer*);
-    if constexpr (Fn == nullptr)
+    if constexpr (std::is_same_v<decltype(Fn), std::nullptr_t>)
         return Entry{nullptr};
     else
         return Entry{&list_resources<Fn>};
@@ -334,7 +338,7 @@ skillhost_status read_resource(void* plugin_state, const skillhost_call_context*
 
 // The extension table; `governing_skill` and `uri_prefix` must be string literals (static lifetime).
 // The first call fixes them: call it once per plugin.
-template <ResourceListFunction List, ResourceListFunction Templates, ResourceReadFunction Read>
+template <auto List, auto Templates, ResourceReadFunction Read>
 const skillhost_resources_v1* resources_extension(const char* governing_skill, const char* uri_prefix) {
     static const skillhost_resources_v1 table{governing_skill, uri_prefix, detail::list_entry<List>(),
                                               detail::list_entry<Templates>(), &detail::read_resource<Read>};
