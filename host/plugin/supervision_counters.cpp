@@ -19,8 +19,10 @@ std::uint64_t resident_bytes(pid_t pid) {
 }  // namespace
 
 SupervisionCounters& supervision_counters() {
-    static SupervisionCounters counters;
-    return counters;
+    // Never destroyed: a runner's reader thread may still count its runner's end while the process
+    // runs its static destructors at exit (a detached thread outlives main).
+    static SupervisionCounters* const counters = new SupervisionCounters;
+    return *counters;
 }
 
 SupervisionCounters::Entry& SupervisionCounters::entry(std::string_view plugin) {

@@ -10,6 +10,8 @@
 #include <spdlog/spdlog.h>
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <chrono>
 #include <random>
 
 namespace skillhost::policy {
@@ -24,8 +26,12 @@ std::int64_t to_ms(TimePoint time) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(time.time_since_epoch()).count();
 }
 
+// A stored time far outside what the clock holds (a hand-edited or foreign database row) is
+// clamped, not overflowed: the clock counts nanoseconds, about 292 years either side of 1970.
 TimePoint from_ms(std::int64_t ms) {
-    return TimePoint(std::chrono::milliseconds(ms));
+    constexpr std::int64_t limit =
+        std::chrono::duration_cast<std::chrono::milliseconds>(TimePoint::duration::max()).count() - 1;
+    return TimePoint(std::chrono::milliseconds(std::clamp<std::int64_t>(ms, -limit, limit)));
 }
 
 boost::json::value parse_stored_json(const std::string& text) {
