@@ -2,7 +2,9 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <string>
+#include <thread>
 
 namespace skillhost::db {
 
@@ -25,9 +27,19 @@ Result<SqliteConnection> SqliteConnection::open(const std::filesystem::path& fil
     SqliteConnection connection(db, file);
     if (rc != SQLITE_OK) return connection.error("opening the database");
     sqlite3_busy_timeout(db, static_cast<int>(busy_timeout.count()));
-    for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL"}) {
-        if (auto st = connection.exec(pragma); !st) return st.error();
+    // Switching a new database to WAL needs an exclusive lock, and SQLite answers SQLITE_BUSY at once,
+    // without its busy handler, when another process is opening the same new file (waiting there could
+    // deadlock). So the switch is retried here, within the same busy timeout.
+    const auto give_up_at = std::chrono::steady_clock::now() + busy_timeout;
+    for (auto pause = std::chrono::milliseconds(1);; pause = std::min(pause * 2, std::chrono::milliseconds(50))) {
+        auto st = connection.exec("PRAGMA journal_mode=WAL");
+        if (st) break;
+        const int code = sqlite3_errcode(db) & 0xff;
+        if ((code != SQLITE_BUSY && code != SQLITE_LOCKED) || std::chrono::steady_clock::now() >= give_up_at)
+            return st.error();
+        std::this_thread::sleep_for(pause);
     }
+    if (auto st = connection.exec("PRAGMA synchronous=FULL"); !st) return st.error();
     return connection;
 }
 

@@ -266,8 +266,11 @@ public:
         } catch (...) {
             host_failure = "unknown exception";
         }
-        if (!invoked && host_failure.empty()) return;
-        if (answered_.exchange(true, std::memory_order_acq_rel)) return;
+        // Lost to the watcher: wait until its answer is out. A caller that ran the call on its own
+        // thread (RunOn::this_thread) takes "start() returned without calling me" to mean "answered
+        // elsewhere", and must not send an answer of its own while the watcher's is still on its way.
+        if ((!invoked && host_failure.empty()) || answered_.exchange(true, std::memory_order_acq_rel))
+            return delivered_.wait(false, std::memory_order_acquire);
         stop_watching();
         stop_listening();
         try {
@@ -356,6 +359,13 @@ private:
     }
 
     void answer(SkillResult result) {
+        struct Delivered {
+            std::atomic<bool>& flag;
+            ~Delivered() {
+                flag.store(true, std::memory_order_release);
+                flag.notify_all();
+            }
+        } delivered{delivered_};
         CallCompletion callback = std::move(done);
         callback(std::move(result));
     }
@@ -371,6 +381,7 @@ private:
 
     std::atomic<bool> answered_{false};
     std::atomic<bool> entered_{false};
+    std::atomic<bool> delivered_{false};  // the winner's answer() has returned
     std::mutex progress_mutex_;
     bool caller_listening_ = true;
     bool forwarding_ = false;  // set before the call starts, read after

@@ -310,6 +310,37 @@ TEST_F(ExecutorTest, ACallStillRunningOnTheCallersThreadIsReportedAsRunningLong)
     EXPECT_EQ(result.error.code, "CANCELLED") << result.error.message;
 }
 
+// The HTTP handler that runs a call on its own thread answers itself unless start() returns without
+// calling it back; then it trusts the watcher's answer to be out. So when the watcher wins (here:
+// the deadline, while the plugin returns soon after because it honours cancellation), start() may
+// return only once the watcher's callback has finished, however slow that callback is.
+TEST_F(ExecutorTest, ACallerThreadThatLostToTheDeadlineReturnsOnlyAfterTheWatchersAnswerIsOut) {
+    auto prepared = prepare_call(*catalog_, "sleep", json::parse(R"({"ms":5000})"));
+    ASSERT_TRUE(prepared) << prepared.error().message;
+    for (int round = 0; round < 3; ++round) {
+        CallOptions options;
+        options.timeout = std::chrono::milliseconds(20);
+        const auto caller_thread = std::this_thread::get_id();
+        std::atomic<bool> answered_elsewhere{false}, delivered{false};
+        std::string code;
+        executor_.start(
+            prepared.value(), caller_, options,
+            [&](SkillResult result) {
+                if (std::this_thread::get_id() != caller_thread) {
+                    answered_elsewhere = true;
+                    // A slow answer (a busy network thread, an audit write): the plugin has long returned.
+                    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+                }
+                code = result.error.code;
+                delivered = true;
+            },
+            RunOn::this_thread);
+        EXPECT_TRUE(delivered.load()) << "round " << round << ": start() returned before the answer was delivered";
+        EXPECT_EQ(code, "TIMEOUT");
+        if (!answered_elsewhere.load()) GTEST_LOG_(INFO) << "round " << round << ": the caller's thread won the race";
+    }
+}
+
 TEST_F(ExecutorTest, AQuickCallIsNotReportedAsRunningLong) {
     CallOptions options;
     std::atomic<int> reports{0};
