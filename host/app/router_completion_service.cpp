@@ -72,11 +72,12 @@ Result<llm::ChatRequest> chat_request_from_abi(std::string_view role, std::strin
 RouterCompletionService::RouterCompletionService(std::shared_ptr<llm::ModelRouter> router)
     : router_(std::move(router)) {}
 
-Result<std::string> RouterCompletionService::complete(std::string_view user_id, std::string_view role,
+Result<std::string> RouterCompletionService::complete(const plugin::CompletionOrigin& origin, std::string_view role,
                                                       std::string_view request_json) {
     auto request = chat_request_from_abi(role, request_json);
     if (!request) return request.error();
-    request->user_id = std::string(user_id);
+    request->user_id = std::string(origin.user_id);
+    request->run_id = std::string(origin.run_id);
     auto response = router_->chat(*request);
     if (!response) {
         Error error = response.error();
@@ -84,7 +85,7 @@ Result<std::string> RouterCompletionService::complete(std::string_view user_id, 
             error.details["cause_code"] = error.code;
             error.code = "LLM_UNAVAILABLE";
         }
-        error.details["user"] = std::string(user_id);
+        error.details["user"] = std::string(origin.user_id);
         return error;
     }
     return json::serialize(

@@ -17,7 +17,7 @@ public:
     // optional host extensions: "cognitive_mode" (string) and "context" (object, see llm::ChatRequest).
     // Errors: LLM_BAD_REQUEST for a malformed request, LLM_UNAVAILABLE when no model serves the role
     // (the plugin layer turns that into SKILLHOST_STATUS_UNAVAILABLE), otherwise the router's error.
-    Result<std::string> complete(std::string_view user_id, std::string_view role,
+    Result<std::string> complete(const plugin::CompletionOrigin& origin, std::string_view role,
                                  std::string_view request_json) override;
 
 private:

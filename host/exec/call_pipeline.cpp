@@ -10,7 +10,7 @@ namespace skillhost::exec {
 
 CallPipeline::CallPipeline(PipelineParts parts) : parts_(std::move(parts)) {}
 
-CallerContext CallPipeline::caller_for(const policy::UserContext& user) const {
+CallerContext CallPipeline::caller_for(const policy::UserContext& user, const policy::Requester& requested_by) const {
     // A user's workspace exists from their first call on, like their plugin data directories.
     if (!user.workspace.empty()) {
         if (auto ec = workspaces_->ensure(user.workspace.native()))
@@ -22,6 +22,7 @@ CallerContext CallPipeline::caller_for(const policy::UserContext& user) const {
     c.cognitive_mode = policy::to_string(user.mode);
     c.workspace_root = user.workspace;
     c.users_dir = parts_.users_dir;
+    if (auto run = requested_by.run_id()) c.run_id = std::move(*run);
     return c;
 }
 
@@ -135,7 +136,7 @@ CallOutcome CallPipeline::call(const catalog::CatalogSnapshot& catalog, const Ca
     if (auto* refused = std::get_if<CallOutcome>(&admitted)) return std::move(*refused);
     auto& run = std::get<Admitted>(admitted);
     CallOutcome out;
-    out.result = parts_.executor->run(run.call, caller_for(request.user),
+    out.result = parts_.executor->run(run.call, caller_for(request.user, request.requested_by),
                                       with_path_rules(request.options, request.user, run.call.spec(), run.call.args()));
     out.decision = std::move(run.decision);
     report_call(request, out.result);
@@ -149,7 +150,7 @@ void CallPipeline::start(const catalog::CatalogSnapshot& catalog, CallRequest re
     auto admitted = admit(catalog, request);
     if (auto* refused = std::get_if<CallOutcome>(&admitted)) return done(std::move(*refused));
     auto& run = std::get<Admitted>(admitted);
-    const CallerContext caller = caller_for(request.user);
+    const CallerContext caller = caller_for(request.user, request.requested_by);
     const CallOptions options = with_path_rules(request.options, request.user, run.call.spec(), run.call.args());
     parts_.executor->start(
         run.call, caller, options,
@@ -212,7 +213,8 @@ Result<ApprovalOutcome> CallPipeline::approve(const catalog::CatalogSnapshot& ca
     req.args = prepared->args();
     req.user = user.value();
     req.requested_by = policy::Requester::approval(record.id);
-    SkillResult result = parts_.executor->run(prepared.value(), caller_for(req.user),
+    // An approved action of an operator run is still that run's: its completions are audited under it.
+    SkillResult result = parts_.executor->run(prepared.value(), caller_for(req.user, record.requested_by),
                                               with_path_rules(req.options, req.user, prepared->spec(), req.args));
     report_call(req, result);
     auto done = parts_.approvals->complete(record.id, result.ok, result.to_json(),

@@ -108,7 +108,7 @@ private:
     // One lookup in `catalog`, one validation, then policy. An outcome when the call must not run.
     std::variant<Admitted, CallOutcome> admit(const catalog::CatalogSnapshot& catalog,
                                               const CallRequest& request) const;
-    CallerContext caller_for(const policy::UserContext& user) const;
+    CallerContext caller_for(const policy::UserContext& user, const policy::Requester& requested_by) const;
     // `options` plus the call's rules for paths the plugin touches (path_check extension).
     CallOptions with_path_rules(const CallOptions& options, const policy::UserContext& user,
                                 const manifest::SkillSpec& spec, const boost::json::value& args) const;

@@ -506,6 +506,7 @@ void Executor::start(const PreparedCall& call, const CallerContext& caller, cons
         context.workspace_root = caller.workspace_root;
         context.deadline_unix_ms = state->deadline_at ? unix_ms_deadline(state->timeout) : 0;
         context.control = &state->control;
+        state->control.run_id = caller.run_id;
         if (options.on_progress) state->forward_progress_to(options.on_progress);
         state->forward_services_to(options);
         state->control.path_allowed = options.path_allowed;

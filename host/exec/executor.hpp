@@ -36,6 +36,9 @@ struct CallerContext {
     std::filesystem::path workspace_root;
     // <users_dir>/<user>/plugins/<plugin>/ becomes the plugin's data dir.
     std::filesystem::path users_dir;
+    // The operator run that asked for the call ("" for a direct call): its completions are audited
+    // under it.
+    std::string run_id;
 };
 
 struct CallOptions {

@@ -41,6 +41,11 @@ struct CallControl {
     FrontEndRequest elicit;
     // "skillhost.content/1" items.
     CallContent content{SKILLHOST_CONTENT_MAX_ITEMS, SKILLHOST_CONTENT_MAX_BYTES};
+    // The operator run that asked for this call ("" otherwise): the run the call's completions are
+    // audited under. Set before the call starts, read-only afterwards. Kept after
+    // the members above: a plugin scribbling over the start of its host_call handle (the hostile
+    // fixture does) then hits flags and empty callbacks, not this string's heap pointer.
+    std::string run_id;
 };
 
 }  // namespace skillhost::plugin

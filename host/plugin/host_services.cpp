@@ -121,8 +121,10 @@ skillhost_status complete(void* host_context, const skillhost_call_context* call
                         boost::json::serialize(boost::json::object{{"role", role_text}}));
             return SKILLHOST_STATUS_UNAVAILABLE;
         }
-        const std::string_view user_id = call ? from_abi(call->user_id) : std::string_view();
-        return answer_through(writer, context->completions->complete(user_id, role_text, from_abi(request_json)));
+        CompletionOrigin origin;
+        if (call) origin.user_id = from_abi(call->user_id);
+        if (const CallControl* control = control_of(call)) origin.run_id = control->run_id;
+        return answer_through(writer, context->completions->complete(origin, role_text, from_abi(request_json)));
     } catch (const std::exception& e) {
         write_error(writer, "LLM_FAILED", std::string("the completion request failed in the host: ") + e.what(), "{}");
     } catch (...) {

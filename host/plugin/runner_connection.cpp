@@ -470,7 +470,7 @@ void RunnerConnection::answer_host_request(std::uint64_t request_id, std::string
     // sender in the runner.
     if (request->kind == SKILLHOST_EXT_PATH_CHECK) return answer_path_check(request_id, *request);
     if (answer_front_end_request(request_id, *request)) return;
-    if (request->kind == SKILLHOST_EXT_LLM) return answer_completion(request_id, request->body);
+    if (request->kind == SKILLHOST_EXT_LLM) return answer_completion(request_id, *request);
     reply(request_id, host_error("UNKNOWN_HOST_SERVICE",
                                  "the runner of plugin '" + plugin + "' asked for host service '" + request->kind +
                                      "', which this host does not offer; install matching skillhost and "
@@ -505,8 +505,8 @@ void RunnerConnection::answer_path_check(std::uint64_t request_id, const wire::H
     reply(request_id, answer);
 }
 
-void RunnerConnection::answer_completion(std::uint64_t request_id, std::string_view body) {
-    wire::PayloadReader r(body);
+void RunnerConnection::answer_completion(std::uint64_t request_id, const wire::HostRequest& host_request) {
+    wire::PayloadReader r(host_request.body);
     std::string user(r.text());
     std::string role(r.text());
     std::string request(r.text());
@@ -525,8 +525,12 @@ void RunnerConnection::answer_completion(std::uint64_t request_id, std::string_v
     }
     // A completion can take seconds: it must not hold up the results of other calls, so it is
     // answered on its own thread (one per LLM request, never per skill call).
+    // The run is the host's record of the call, not something the runner says.
+    std::string run_id;
+    if (host_request.call_sequence != 0)
+        with_running_call(host_request.call_sequence, [&](CallControl& control) { run_id = control.run_id; });
     std::thread([channel = channel_, completions = launch_.completions, request_id, user = std::move(user),
-                 role = std::move(role), request = std::move(request)] {
+                 run_id = std::move(run_id), role = std::move(role), request = std::move(request)] {
         RawOutcome answer;
         if (!completions) {
             answer = host_error("LLM_UNAVAILABLE",
@@ -536,7 +540,7 @@ void RunnerConnection::answer_completion(std::uint64_t request_id, std::string_v
             answer.status = SKILLHOST_STATUS_UNAVAILABLE;
         } else {
             try {
-                Result<std::string> done = completions->complete(user, role, request);
+                Result<std::string> done = completions->complete(CompletionOrigin{user, run_id}, role, request);
                 if (done.ok()) {
                     answer.status = SKILLHOST_STATUS_OK;
                     answer.written = RawOutcome::Written::result;

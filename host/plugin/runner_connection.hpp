@@ -122,7 +122,7 @@ private:
     void handle(wire::Frame& frame);
     void answer_host_request(std::uint64_t request_id, std::string_view payload);
     void answer_path_check(std::uint64_t request_id, const wire::HostRequest& request);
-    void answer_completion(std::uint64_t request_id, std::string_view body);
+    void answer_completion(std::uint64_t request_id, const wire::HostRequest& request);
     void reply(std::uint64_t request_id, const RawOutcome& answer);
     // content and call_log frames (runner_call_services.cpp).
     void forward_call_service(const wire::Frame& frame);

@@ -96,10 +96,10 @@ void HostRequests::abandon_all() {
     answered_.notify_all();
 }
 
-Result<std::string> RemoteCompletions::complete(std::string_view user_id, std::string_view role,
+Result<std::string> RemoteCompletions::complete(const plugin::CompletionOrigin& origin, std::string_view role,
                                                 std::string_view request) {
     plugin::wire::PayloadWriter w;
-    w.text(user_id).text(role).text(request);
+    w.text(origin.user_id).text(role).text(request);
     return result_of(requests_.ask(0, SKILLHOST_EXT_LLM, w.bytes()), "LLM_UNAVAILABLE");
 }
 

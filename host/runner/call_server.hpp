@@ -73,7 +73,8 @@ private:
 class RemoteCompletions final : public plugin::CompletionService {
 public:
     explicit RemoteCompletions(HostRequests& requests) : requests_(requests) {}
-    Result<std::string> complete(std::string_view user_id, std::string_view role, std::string_view request) override;
+    Result<std::string> complete(const plugin::CompletionOrigin& origin, std::string_view role,
+                                 std::string_view request) override;
 
 private:
     HostRequests& requests_;

@@ -53,7 +53,7 @@ TEST(RouterCompletionService, ServesThePluginCompletionByRole) {
     ASSERT_TRUE(router->set_backend("talker", script({{"persona", std::nullopt, "You have 2 tasks.", 0}})).ok());
     RouterCompletionService service(router);
     auto answer = service.complete(
-        "alice", "persona",
+        {"alice", "run-1"}, "persona",
         R"({"messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"tasks?"}],"temperature":0,"max_tokens":64})");
     ASSERT_TRUE(answer.ok()) << answer.error().message;
     const auto parsed = json::parse(*answer).as_object();
@@ -66,13 +66,13 @@ TEST(RouterCompletionService, RejectsMalformedRequestsAndUnservedRoles) {
     auto router = std::make_shared<ModelRouter>(
         config_from("models:\n  a: {backend: ollama, model: m}\nroles: {orchestrator: a}\n"));
     RouterCompletionService service(router);
-    auto malformed = service.complete("alice", "persona", R"({"messages":"hello"})");
+    auto malformed = service.complete({"alice", ""}, "persona", R"({"messages":"hello"})");
     ASSERT_FALSE(malformed.ok());
     EXPECT_EQ(malformed.error().code, "LLM_BAD_REQUEST");
-    auto bad_role = service.complete("alice", "persona", R"({"messages":[{"role":"robot","content":"x"}]})");
+    auto bad_role = service.complete({"alice", ""}, "persona", R"({"messages":[{"role":"robot","content":"x"}]})");
     ASSERT_FALSE(bad_role.ok());
     EXPECT_EQ(bad_role.error().code, "LLM_BAD_REQUEST");
-    auto unserved = service.complete("alice", "persona", R"({"messages":[{"role":"user","content":"x"}]})");
+    auto unserved = service.complete({"alice", ""}, "persona", R"({"messages":[{"role":"user","content":"x"}]})");
     ASSERT_FALSE(unserved.ok());
     EXPECT_EQ(unserved.error().code, "LLM_UNAVAILABLE");  // the plugin sees SKILLHOST_STATUS_UNAVAILABLE
 }

@@ -99,9 +99,11 @@ TEST_P(HostServicesTest, ManyConcurrentCallsEachGetTheirOwnRules) {
 
 class FixedCompletions final : public CompletionService {
 public:
-    Result<std::string> complete(std::string_view user_id, std::string_view role, std::string_view request) override {
+    Result<std::string> complete(const CompletionOrigin& origin, std::string_view role,
+                                 std::string_view request) override {
         std::lock_guard lock(mutex);
-        seen = std::string(user_id) + "|" + std::string(role) + "|" + std::string(request);
+        seen = std::string(origin.user_id) + "|" + std::string(origin.run_id) + "|" + std::string(role) + "|" +
+               std::string(request);
         return std::string(R"({"content":"hi from the model","model":"fixed","backend":"test"})");
     }
     std::mutex mutex;
@@ -117,10 +119,14 @@ TEST_P(HostServicesTest, CompletionsReachTheHostsModelThroughTheLlmExtension) {
     EXPECT_EQ(probe.at("llm"), true);
     EXPECT_EQ(probe.at("llm_same_as_member"), true);
     EXPECT_EQ(probe.at("unknown"), false);
-    const auto answer = call(*plugin, "ask_model", "{}");
+    // The operator run that asked for the call is the host's to say (for the llm_call audit
+    // record), in the runner too.
+    CallControl control;
+    control.run_id = "run-0123456789abcdef";
+    const auto answer = call(*plugin, "ask_model", "{}", &control);
     EXPECT_EQ(answer.at("content"), "hi from the model");
     std::lock_guard lock(completions->mutex);
-    EXPECT_EQ(completions->seen.substr(0, 14), "alice|persona|");
+    EXPECT_EQ(completions->seen.substr(0, 35), "alice|run-0123456789abcdef|persona|");
 }
 
 TEST_P(HostServicesTest, WithoutAModelACompletionIsUnavailable) {

@@ -9,6 +9,8 @@
 
 #include <filesystem>
 #include <future>
+#include <set>
+#include <sstream>
 
 namespace skillhost::testing {
 namespace {
@@ -62,6 +64,26 @@ TEST_F(CliOperator, AskAnswersFromTheTaskListAndTheRunIsListed) {
     ASSERT_EQ(audited.exit_code, 0) << audited.err;
     EXPECT_THAT(audited.out, HasSubstr("\"role\":\"orchestrator\""));
     EXPECT_THAT(audited.out, HasSubstr("\"backend\":\"builtin\""));
+}
+
+// A completion a skill asks for during a run (conversational_response asks the persona model) is
+// audited under that run, like the operator's own model calls.
+TEST_F(CliOperator, EveryModelCallOfARunIsAuditedUnderTheRun) {
+    auto json = run({"ask", "Hello there, how are you today?", "--json"});
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    const std::string id(boost::json::parse(json.out).at("id").as_string());
+    auto audited = run({"audit", "tail", "--kind", "llm_call", "--json"});
+    ASSERT_EQ(audited.exit_code, 0) << audited.err;
+    std::set<std::string> roles;
+    std::istringstream lines(audited.out);
+    for (std::string line; std::getline(lines, line);) {
+        const auto record = boost::json::parse(line).as_object();
+        roles.insert(std::string(record.at("role").as_string()));
+        EXPECT_EQ(record.at("run_id").as_string(), id) << line;
+        EXPECT_EQ(record.at("user").as_string(), "owner") << line;
+    }
+    EXPECT_TRUE(roles.count("orchestrator")) << audited.out;
+    EXPECT_TRUE(roles.count("persona")) << "no completion made by a skill: " << audited.out;
 }
 
 TEST_F(CliOperator, HistoryTurnsGoIntoTheRunOldestFirst) {
