@@ -61,6 +61,9 @@ public:
         counters_ =
             reinterpret_cast<PluginHookCounters* (*)()>(::dlsym(handle_, SKILLHOST_TEST_PLUGIN_COUNTERS_SYMBOL));
         if (!entry_ || !counters_) throw std::runtime_error("the test plugin lacks an exported symbol");
+        // glibc may keep a C++ library mapped after dlclose (unique symbols), so an earlier test's
+        // counts and flags would still be there when the whole binary runs in one process.
+        *counters_() = PluginHookCounters{};
     }
     ~TestPluginLibrary() { ::dlclose(handle_); }
     TestPluginLibrary(const TestPluginLibrary&) = delete;
