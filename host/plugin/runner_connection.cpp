@@ -282,7 +282,10 @@ void RunnerConnection::pass_reader_role() {
             return;
         }
     }
-    if (pending_.empty()) background_wake_.notify_one();
+    // No call left: the background thread takes the socket over, but only after a quiet
+    // background_check (background_loop). Waking it after every call would cost a wake-up and a
+    // mutex hand-off per call while calls follow each other.
+    if (pending_.empty()) last_call_end_ = Clock::now();
 }
 
 void RunnerConnection::background_loop() {
@@ -290,6 +293,12 @@ void RunnerConnection::background_loop() {
     for (;;) {
         if (state_ == State::ended) return;
         if (!reader_busy_ && pending_.empty()) {
+            // Log lines, idle notices and a crash between calls wait this long at most.
+            const auto quiet_from = last_call_end_ + background_check;
+            if (!closing_ && Clock::now() < quiet_from) {
+                background_wake_.wait_until(lock, quiet_from);
+                continue;
+            }
             reader_busy_ = true;
             background_reading_ = true;
             lock.unlock();

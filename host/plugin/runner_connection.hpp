@@ -153,8 +153,9 @@ private:
     std::map<std::uint64_t, std::shared_ptr<Pending>> pending_;
     std::atomic<bool> reaped_{false};
 
-    bool reader_busy_ = false;         // some thread reads the socket
-    bool background_reading_ = false;  // ... and it is the background thread
+    bool reader_busy_ = false;                               // some thread reads the socket
+    bool background_reading_ = false;                        // ... and it is the background thread
+    std::chrono::steady_clock::time_point last_call_end_{};  // when pending_ last became empty
     std::condition_variable background_wake_;
     int kick_fd_ = -1;          // eventfd: a caller asks the background thread to stop reading
     wire::FrameReader frames_;  // used by whichever thread holds the reader role

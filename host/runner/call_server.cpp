@@ -204,7 +204,9 @@ bool CallServer::lead(std::unique_lock<std::mutex>& lock) {
 
 void CallServer::retire(const Active& call) {
     active_.erase(call.id);
-    if (active_.empty()) drained_.notify_all();
+    // Only serve() waits for the drain, and only once the host has closed: waking it after every
+    // call would cost the main thread a wake-up (and the mutex a contender) per call.
+    if (stopping_ && active_.empty()) drained_.notify_all();
 }
 
 void CallServer::unpark_if_mine() {
