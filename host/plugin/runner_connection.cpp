@@ -34,6 +34,8 @@ constexpr auto cancel_poll = std::chrono::milliseconds(10);
 // While calls are in flight the callers read; the background thread looks this often whether the
 // connection has gone quiet, then reads until a caller needs the socket again.
 constexpr auto background_check = std::chrono::milliseconds(20);
+// How often the host counts a runner's threads when no cgroup bounds them (isolation.max_tasks).
+constexpr auto task_check_period = background_check;
 // Host -> runner frames: the arguments of one call, bounded like any request body.
 constexpr std::size_t max_frame_overhead = 64 * 1024;
 
@@ -192,12 +194,39 @@ bool RunnerConnection::accepting() const {
     return state_ == State::ready && !retiring_ && !closing_;
 }
 
-void RunnerConnection::kill(const std::string& reason) {
+void RunnerConnection::kill(const std::string& reason, std::string_view limit) {
     {
         std::lock_guard lock(mutex_);
-        if (kill_reason_.empty()) kill_reason_ = reason;
+        if (kill_reason_.empty()) {
+            kill_reason_ = reason;
+            kill_limit_ = limit;
+        }
     }
     if (!reaped_.load()) ::kill(pid_, SIGKILL);
+}
+
+void RunnerConnection::check_tasks() {
+    if (launch_.max_tasks == 0 || reaped_.load()) return;
+    // /proc/<pid>/stat: "pid (comm) state ..." and the thread count is field 20; comm may hold
+    // spaces and parentheses, so fields are counted from the last ')'. The pid is this host's
+    // unreaped child, so it cannot name another process.
+    const std::string path = "/proc/" + std::to_string(pid_) + "/stat";
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    char text[1024];
+    const ssize_t got = ::read(fd, text, sizeof text - 1);
+    ::close(fd);
+    if (got <= 0) return;
+    const std::string_view stat(text, static_cast<std::size_t>(got));
+    std::size_t at = stat.rfind(')');
+    if (at == std::string_view::npos) return;
+    for (int field = 2; field < 20 && at != std::string_view::npos; ++field) at = stat.find(' ', at + 1);
+    if (at == std::string_view::npos) return;
+    const std::uint64_t threads = std::strtoull(text + at + 1, nullptr, 10);
+    if (threads <= launch_.max_tasks) return;
+    kill("it ran " + std::to_string(threads) + " threads, over its limit of " + std::to_string(launch_.max_tasks) +
+             " (isolation.max_tasks in skillhost.yaml)",
+         "max_tasks");
 }
 
 std::optional<RawOutcome> RunnerConnection::call(const CallContext& context, std::string_view args_json) {
@@ -290,8 +319,18 @@ void RunnerConnection::pass_reader_role() {
 
 void RunnerConnection::background_loop() {
     std::unique_lock lock(mutex_);
+    // The thread count is checked here, while calls run and between them (a plugin's threads may
+    // outlive its call), whichever thread reads the socket.
+    Clock::time_point next_task_check{};
     for (;;) {
         if (state_ == State::ended) return;
+        if (launch_.max_tasks > 0 && Clock::now() >= next_task_check) {
+            lock.unlock();
+            check_tasks();
+            lock.lock();
+            next_task_check = Clock::now() + task_check_period;
+            continue;
+        }
         if (!reader_busy_ && pending_.empty()) {
             // Log lines, idle notices and a crash between calls wait this long at most.
             const auto quiet_from = last_call_end_ + background_check;
@@ -302,7 +341,7 @@ void RunnerConnection::background_loop() {
             reader_busy_ = true;
             background_reading_ = true;
             lock.unlock();
-            read_frames(nullptr, Clock::time_point::max(), true);
+            read_frames(nullptr, launch_.max_tasks > 0 ? next_task_check : Clock::time_point::max(), true);
             lock.lock();
             reader_busy_ = false;
             background_reading_ = false;
@@ -596,6 +635,7 @@ void RunnerConnection::finish(RunnerExit exit) {
         orphans.swap(pending_);
         exit.killed_by_host = !kill_reason_.empty();
         exit.kill_reason = kill_reason_;
+        exit.limit = kill_limit_;
         exit.expected = !exit.killed_by_host && (closing_ || retiring_) && exit.exit_status == 0;
         if (state_ == State::starting) {
             load_error_ =
@@ -629,10 +669,14 @@ void RunnerConnection::finish(RunnerExit exit) {
         RawOutcome outcome;
         if (exit.killed_by_host) {
             details["reason"] = exit.kill_reason;
+            if (!exit.limit.empty()) details["limit"] = exit.limit;
+            const char* advice = exit.limit.empty() ? "; the skill must poll is_cancelled()"
+                                                    : "; the skill must stay within the limit or the host's "
+                                                      "configuration raise it";
             outcome = host_error("PLUGIN_KILLED",
                                  "the runner of plugin '" + plugin + "' was killed while running skill '" +
-                                     pending->skill_id + "' because " + exit.kill_reason +
-                                     "; the skill must poll is_cancelled(); the runner restarts on the next call",
+                                     pending->skill_id + "' because " + exit.kill_reason + advice +
+                                     "; the runner restarts on the next call",
                                  details);
         } else {
             outcome = host_error("PLUGIN_CRASHED",

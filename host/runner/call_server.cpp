@@ -5,6 +5,7 @@
 
 #include <poll.h>
 
+#include <system_error>
 #include <utility>
 
 namespace skillhost::runner {
@@ -251,8 +252,16 @@ std::shared_ptr<CallServer::Active> CallServer::read_until_call() {
                 // over if the call runs long. With every thread busy, keep reading; it waits.
                 bool relief = waiting_threads_ > 0;
                 if (!relief && threads_.size() < max_threads) {
-                    threads_.emplace_back([this] { work(); });
-                    relief = true;
+                    try {
+                        threads_.emplace_back([this] { work(); });
+                        relief = true;
+                    } catch (const std::system_error&) {
+                        // Out of memory or threads (the plugin's may have taken them): the call
+                        // waits in the queue for a pool thread running another call, or runs here
+                        // when there is none (then nothing reads a cancel until it returns; the
+                        // host kills the runner past the grace).
+                        relief = threads_.size() <= 1;
+                    }
                 }
                 if (relief) {
                     const auto now = Clock::now();

@@ -98,7 +98,8 @@ TEST_F(ReloadDrainTest, ACallInFlightFinishesOnTheOldRunnerAndLaterCallsGetTheNe
     EXPECT_EQ(version_of(old_plugin->invoke(context("version"), "{}")), 1);
 
     slow.join();
-    ASSERT_EQ(in_flight.written, RawOutcome::Written::result) << in_flight.error_code << ": " << in_flight.error_message;
+    ASSERT_EQ(in_flight.written, RawOutcome::Written::result)
+        << in_flight.error_code << ": " << in_flight.error_message;
     EXPECT_EQ(in_flight.result_json, R"({"slept_ms":3000})");
 
     // The last call on the old version is done: dropping it ends the old runner, not the new one.
