@@ -205,28 +205,29 @@ void RunnerConnection::kill(const std::string& reason, std::string_view limit) {
     if (!reaped_.load()) ::kill(pid_, SIGKILL);
 }
 
-void RunnerConnection::check_tasks() {
-    if (launch_.max_tasks == 0 || reaped_.load()) return;
+bool RunnerConnection::check_tasks() {
+    if (launch_.max_tasks == 0 || reaped_.load()) return false;
     // /proc/<pid>/stat: "pid (comm) state ..." and the thread count is field 20; comm may hold
     // spaces and parentheses, so fields are counted from the last ')'. The pid is this host's
     // unreaped child, so it cannot name another process.
     const std::string path = "/proc/" + std::to_string(pid_) + "/stat";
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
+    if (fd < 0) return false;
     char text[1024];
     const ssize_t got = ::read(fd, text, sizeof text - 1);
     ::close(fd);
-    if (got <= 0) return;
+    if (got <= 0) return false;
     const std::string_view stat(text, static_cast<std::size_t>(got));
     std::size_t at = stat.rfind(')');
-    if (at == std::string_view::npos) return;
+    if (at == std::string_view::npos) return false;
     for (int field = 2; field < 20 && at != std::string_view::npos; ++field) at = stat.find(' ', at + 1);
-    if (at == std::string_view::npos) return;
+    if (at == std::string_view::npos) return false;
     const std::uint64_t threads = std::strtoull(text + at + 1, nullptr, 10);
-    if (threads <= launch_.max_tasks) return;
+    if (threads <= launch_.max_tasks) return false;
     kill("it ran " + std::to_string(threads) + " threads, over its limit of " + std::to_string(launch_.max_tasks) +
              " (isolation.max_tasks in skillhost.yaml)",
          "max_tasks");
+    return true;
 }
 
 std::optional<RawOutcome> RunnerConnection::call(const CallContext& context, std::string_view args_json) {
@@ -326,9 +327,12 @@ void RunnerConnection::background_loop() {
         if (state_ == State::ended) return;
         if (launch_.max_tasks > 0 && Clock::now() >= next_task_check) {
             lock.unlock();
-            check_tasks();
+            const bool killed = check_tasks();
             lock.lock();
             next_task_check = Clock::now() + task_check_period;
+            // Read the end of the stream now, not after the quiet period, so the next call starts
+            // a new runner instead of reaching the killed one.
+            if (killed) last_call_end_ = {};
             continue;
         }
         if (!reader_busy_ && pending_.empty()) {

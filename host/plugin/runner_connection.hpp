@@ -138,8 +138,8 @@ private:
     // frames (the call cannot end meanwhile: its result is a later frame).
     bool with_running_call(std::uint64_t sequence, const std::function<void(CallControl&)>& use);
     void finish(RunnerExit exit);
-    // Kills the runner when it has more threads than launch_.max_tasks.
-    void check_tasks();
+    // Kills the runner when it has more threads than launch_.max_tasks; true when it did.
+    bool check_tasks();
     RunnerExit reap();
     void shut_down_if_drained();  // mutex_ held
 
