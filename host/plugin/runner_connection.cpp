@@ -34,8 +34,11 @@ constexpr auto cancel_poll = std::chrono::milliseconds(10);
 // While calls are in flight the callers read; the background thread looks this often whether the
 // connection has gone quiet, then reads until a caller needs the socket again.
 constexpr auto background_check = std::chrono::milliseconds(20);
-// How often the host counts a runner's threads when no cgroup bounds them (isolation.max_tasks).
+// How often the host counts a runner's threads when no cgroup bounds them (isolation.max_tasks):
+// often while calls run, less often between them (a plugin's threads may outlive its call, but an
+// idle runner should cost next to nothing: 10 reads of /proc a second).
 constexpr auto task_check_period = background_check;
+constexpr auto idle_task_check_period = std::chrono::milliseconds(100);
 // Host -> runner frames: the arguments of one call, bounded like any request body.
 constexpr std::size_t max_frame_overhead = 64 * 1024;
 
@@ -322,14 +325,17 @@ void RunnerConnection::background_loop() {
     std::unique_lock lock(mutex_);
     // The thread count is checked here, while calls run and between them (a plugin's threads may
     // outlive its call), whichever thread reads the socket.
-    Clock::time_point next_task_check{};
+    Clock::time_point last_task_check{};
+    const auto task_check_due = [&] {  // mutex_ held
+        return last_task_check + (pending_.empty() ? idle_task_check_period : task_check_period);
+    };
     for (;;) {
         if (state_ == State::ended) return;
-        if (launch_.max_tasks > 0 && Clock::now() >= next_task_check) {
+        if (launch_.max_tasks > 0 && Clock::now() >= task_check_due()) {
             lock.unlock();
             const bool killed = check_tasks();
             lock.lock();
-            next_task_check = Clock::now() + task_check_period;
+            last_task_check = Clock::now();
             // Read the end of the stream now, not after the quiet period, so the next call starts
             // a new runner instead of reaching the killed one.
             if (killed) last_call_end_ = {};
@@ -345,7 +351,7 @@ void RunnerConnection::background_loop() {
             reader_busy_ = true;
             background_reading_ = true;
             lock.unlock();
-            read_frames(nullptr, launch_.max_tasks > 0 ? next_task_check : Clock::time_point::max(), true);
+            read_frames(nullptr, launch_.max_tasks > 0 ? task_check_due() : Clock::time_point::max(), true);
             lock.lock();
             reader_busy_ = false;
             background_reading_ = false;
