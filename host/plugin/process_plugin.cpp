@@ -134,6 +134,7 @@ RunnerLaunch ProcessPlugin::launch_for(const CallContext* context) const {
                    "--network",          granted.network ? "1" : "0",
                    "--workspace-access", std::string(manifest::to_string(granted.workspace))};
     launch.args.insert(launch.args.end(), {"--max-tasks", std::to_string(iso.limits.max_tasks)});
+    launch.max_tasks = iso.limits.max_tasks;  // counted by the host unless a cgroup takes it (below)
     if (runner_cgroups().available()) {
         std::string leaf_name = manifest_.name;
         for (char& c : leaf_name)
@@ -141,6 +142,7 @@ RunnerLaunch ProcessPlugin::launch_for(const CallContext* context) const {
         Result<std::filesystem::path> leaf =
             runner_cgroups().create_leaf(leaf_name, iso.limits.memory_mb << 20, iso.limits.max_tasks);
         if (leaf) {
+            launch.max_tasks = 0;  // pids.max enforces it
             launch.cgroup_leaf = leaf.value();
             launch.args.insert(launch.args.end(), {"--cgroup", leaf.value().string()});
         } else {
@@ -171,6 +173,7 @@ void ProcessPlugin::record_exit(const std::shared_ptr<Supervision>& supervision,
     for (const auto& skill : exit.skills) skills.push_back(boost::json::value(skill));
     event.details["skills"] = std::move(skills);
     if (exit.signal) event.details["signal"] = exit.signal;
+    if (!exit.limit.empty()) event.details["limit"] = exit.limit;
     std::optional<Error> quarantined;
     {
         std::lock_guard lock(supervision->mutex);

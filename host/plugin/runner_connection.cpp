@@ -34,6 +34,11 @@ constexpr auto cancel_poll = std::chrono::milliseconds(10);
 // While calls are in flight the callers read; the background thread looks this often whether the
 // connection has gone quiet, then reads until a caller needs the socket again.
 constexpr auto background_check = std::chrono::milliseconds(20);
+// How often the host counts a runner's threads when no cgroup bounds them (isolation.max_tasks):
+// often while calls run, less often between them (a plugin's threads may outlive its call, but an
+// idle runner should cost next to nothing: 10 reads of /proc a second).
+constexpr auto task_check_period = background_check;
+constexpr auto idle_task_check_period = std::chrono::milliseconds(100);
 // Host -> runner frames: the arguments of one call, bounded like any request body.
 constexpr std::size_t max_frame_overhead = 64 * 1024;
 
@@ -192,12 +197,40 @@ bool RunnerConnection::accepting() const {
     return state_ == State::ready && !retiring_ && !closing_;
 }
 
-void RunnerConnection::kill(const std::string& reason) {
+void RunnerConnection::kill(const std::string& reason, std::string_view limit) {
     {
         std::lock_guard lock(mutex_);
-        if (kill_reason_.empty()) kill_reason_ = reason;
+        if (kill_reason_.empty()) {
+            kill_reason_ = reason;
+            kill_limit_ = limit;
+        }
     }
     if (!reaped_.load()) ::kill(pid_, SIGKILL);
+}
+
+bool RunnerConnection::check_tasks() {
+    if (launch_.max_tasks == 0 || reaped_.load()) return false;
+    // /proc/<pid>/stat: "pid (comm) state ..." and the thread count is field 20; comm may hold
+    // spaces and parentheses, so fields are counted from the last ')'. The pid is this host's
+    // unreaped child, so it cannot name another process.
+    const std::string path = "/proc/" + std::to_string(pid_) + "/stat";
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    char text[1024];
+    const ssize_t got = ::read(fd, text, sizeof text - 1);
+    ::close(fd);
+    if (got <= 0) return false;
+    const std::string_view stat(text, static_cast<std::size_t>(got));
+    std::size_t at = stat.rfind(')');
+    if (at == std::string_view::npos) return false;
+    for (int field = 2; field < 20 && at != std::string_view::npos; ++field) at = stat.find(' ', at + 1);
+    if (at == std::string_view::npos) return false;
+    const std::uint64_t threads = std::strtoull(text + at + 1, nullptr, 10);
+    if (threads <= launch_.max_tasks) return false;
+    kill("it ran " + std::to_string(threads) + " threads, over its limit of " + std::to_string(launch_.max_tasks) +
+             " (isolation.max_tasks in skillhost.yaml)",
+         "max_tasks");
+    return true;
 }
 
 std::optional<RawOutcome> RunnerConnection::call(const CallContext& context, std::string_view args_json) {
@@ -282,18 +315,43 @@ void RunnerConnection::pass_reader_role() {
             return;
         }
     }
-    if (pending_.empty()) background_wake_.notify_one();
+    // No call left: the background thread takes the socket over, but only after a quiet
+    // background_check (background_loop). Waking it after every call would cost a wake-up and a
+    // mutex hand-off per call while calls follow each other.
+    if (pending_.empty()) last_call_end_ = Clock::now();
 }
 
 void RunnerConnection::background_loop() {
     std::unique_lock lock(mutex_);
+    // The thread count is checked here, while calls run and between them (a plugin's threads may
+    // outlive its call), whichever thread reads the socket.
+    Clock::time_point last_task_check{};
+    const auto task_check_due = [&] {  // mutex_ held
+        return last_task_check + (pending_.empty() ? idle_task_check_period : task_check_period);
+    };
     for (;;) {
         if (state_ == State::ended) return;
+        if (launch_.max_tasks > 0 && Clock::now() >= task_check_due()) {
+            lock.unlock();
+            const bool killed = check_tasks();
+            lock.lock();
+            last_task_check = Clock::now();
+            // Read the end of the stream now, not after the quiet period, so the next call starts
+            // a new runner instead of reaching the killed one.
+            if (killed) last_call_end_ = {};
+            continue;
+        }
         if (!reader_busy_ && pending_.empty()) {
+            // Log lines, idle notices and a crash between calls wait this long at most.
+            const auto quiet_from = last_call_end_ + background_check;
+            if (!closing_ && Clock::now() < quiet_from) {
+                background_wake_.wait_until(lock, quiet_from);
+                continue;
+            }
             reader_busy_ = true;
             background_reading_ = true;
             lock.unlock();
-            read_frames(nullptr, Clock::time_point::max(), true);
+            read_frames(nullptr, launch_.max_tasks > 0 ? task_check_due() : Clock::time_point::max(), true);
             lock.lock();
             reader_busy_ = false;
             background_reading_ = false;
@@ -591,6 +649,7 @@ void RunnerConnection::finish(RunnerExit exit) {
         orphans.swap(pending_);
         exit.killed_by_host = !kill_reason_.empty();
         exit.kill_reason = kill_reason_;
+        exit.limit = kill_limit_;
         exit.expected = !exit.killed_by_host && (closing_ || retiring_) && exit.exit_status == 0;
         if (state_ == State::starting) {
             load_error_ =
@@ -624,10 +683,14 @@ void RunnerConnection::finish(RunnerExit exit) {
         RawOutcome outcome;
         if (exit.killed_by_host) {
             details["reason"] = exit.kill_reason;
+            if (!exit.limit.empty()) details["limit"] = exit.limit;
+            const char* advice = exit.limit.empty() ? "; the skill must poll is_cancelled()"
+                                                    : "; the skill must stay within the limit or the host's "
+                                                      "configuration raise it";
             outcome = host_error("PLUGIN_KILLED",
                                  "the runner of plugin '" + plugin + "' was killed while running skill '" +
-                                     pending->skill_id + "' because " + exit.kill_reason +
-                                     "; the skill must poll is_cancelled(); the runner restarts on the next call",
+                                     pending->skill_id + "' because " + exit.kill_reason + advice +
+                                     "; the runner restarts on the next call",
                                  details);
         } else {
             outcome = host_error("PLUGIN_CRASHED",

@@ -35,6 +35,7 @@ struct RunnerExit {
     int signal = 0;        // when a signal ended it
     bool killed_by_host = false;
     std::string kill_reason;          // why the host killed it
+    std::string limit;                // the configured limit it broke ("max_tasks"), if that was why
     std::string description;          // "killed by signal 11 (SIGSEGV)", "exited with status 3"
     std::vector<std::string> skills;  // skills that were running when it ended
     bool expected = false;            // an idle exit or a host shutdown: not a crash
@@ -51,6 +52,9 @@ struct RunnerLaunch {
     std::chrono::milliseconds kill_grace{2000};
     // The runner's cgroup v2 leaf (removed once the runner has exited); empty: none.
     std::filesystem::path cgroup_leaf;
+    // Threads the runner may have (isolation.max_tasks), counted by the host every
+    // task_check_period; 0: not counted here (a cgroup's pids.max enforces it, or no limit).
+    std::uint64_t max_tasks = 0;
     // Called once from the reader thread when the process has ended and its calls were failed.
     std::function<void(const RunnerExit&)> on_exit;
 };
@@ -91,8 +95,9 @@ public:
     const wire::ReadyInfo& ready_info() const { return ready_; }
     std::chrono::steady_clock::time_point started_at() const { return started_at_; }
 
-    // SIGKILL now; every call in flight ends with PLUGIN_KILLED and `reason`.
-    void kill(const std::string& reason);
+    // SIGKILL now; every call in flight ends with PLUGIN_KILLED and `reason` (and details.limit
+    // naming the configured limit it broke, when `limit` is given).
+    void kill(const std::string& reason, std::string_view limit = {});
 
 private:
     // One call in flight. Only the thread holding the reader role sets `done`, so a call's
@@ -133,6 +138,8 @@ private:
     // frames (the call cannot end meanwhile: its result is a later frame).
     bool with_running_call(std::uint64_t sequence, const std::function<void(CallControl&)>& use);
     void finish(RunnerExit exit);
+    // Kills the runner when it has more threads than launch_.max_tasks; true when it did.
+    bool check_tasks();
     RunnerExit reap();
     void shut_down_if_drained();  // mutex_ held
 
@@ -149,12 +156,14 @@ private:
     bool retiring_ = false;
     bool closing_ = false;  // the host is closing it: its end is expected
     std::string kill_reason_;
+    std::string kill_limit_;
     std::uint64_t next_call_ = 1;
     std::map<std::uint64_t, std::shared_ptr<Pending>> pending_;
     std::atomic<bool> reaped_{false};
 
-    bool reader_busy_ = false;         // some thread reads the socket
-    bool background_reading_ = false;  // ... and it is the background thread
+    bool reader_busy_ = false;                               // some thread reads the socket
+    bool background_reading_ = false;                        // ... and it is the background thread
+    std::chrono::steady_clock::time_point last_call_end_{};  // when pending_ last became empty
     std::condition_variable background_wake_;
     int kick_fd_ = -1;          // eventfd: a caller asks the background thread to stop reading
     wire::FrameReader frames_;  // used by whichever thread holds the reader role

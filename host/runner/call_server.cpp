@@ -5,6 +5,7 @@
 
 #include <poll.h>
 
+#include <system_error>
 #include <utility>
 
 namespace skillhost::runner {
@@ -204,7 +205,9 @@ bool CallServer::lead(std::unique_lock<std::mutex>& lock) {
 
 void CallServer::retire(const Active& call) {
     active_.erase(call.id);
-    if (active_.empty()) drained_.notify_all();
+    // Only serve() waits for the drain, and only once the host has closed: waking it after every
+    // call would cost the main thread a wake-up (and the mutex a contender) per call.
+    if (stopping_ && active_.empty()) drained_.notify_all();
 }
 
 void CallServer::unpark_if_mine() {
@@ -249,8 +252,16 @@ std::shared_ptr<CallServer::Active> CallServer::read_until_call() {
                 // over if the call runs long. With every thread busy, keep reading; it waits.
                 bool relief = waiting_threads_ > 0;
                 if (!relief && threads_.size() < max_threads) {
-                    threads_.emplace_back([this] { work(); });
-                    relief = true;
+                    try {
+                        threads_.emplace_back([this] { work(); });
+                        relief = true;
+                    } catch (const std::system_error&) {
+                        // Out of memory or threads (the plugin's may have taken them): the call
+                        // waits in the queue for a pool thread running another call, or runs here
+                        // when there is none (then nothing reads a cancel until it returns; the
+                        // host kills the runner past the grace).
+                        relief = threads_.size() <= 1;
+                    }
                 }
                 if (relief) {
                     const auto now = Clock::now();

@@ -245,6 +245,13 @@ Result<boost::json::object> apply_sandbox(const SandboxRequest& request) {
     } else {
         limits["memory"] = "RLIMIT_AS";
         if (!request.cgroup_problem.empty()) limits["cgroup_problem"] = request.cgroup_problem;
+        // RLIMIT_NPROC counts every task of the uid (the host's too): the host counts this
+        // runner's threads instead and kills it past the limit (docs/isolation.md).
+        if (request.limits.max_tasks > 0) {
+            limits["tasks"] = request.limits.max_tasks;
+            limits["tasks_enforced_by"] =
+                "host: /proc/<pid>/stat thread count (every 20 ms in a call, 100 ms between), kill past the limit";
+        }
         // Sanitizers reserve terabytes of address space: an address-space limit would stop the runner.
         if (!sanitizer_build()) set_limit(RLIMIT_AS, request.limits.memory_mb << 20, limits, "memory_bytes");
     }
