@@ -278,7 +278,8 @@ Result<json::object> PromptAccess::complete(const catalog::CatalogSnapshot& cata
         if (const json::value* t = answer.if_contains("total"))
             plugin_total = std::max<std::size_t>(
                 added, t->is_uint64() ? t->get_uint64() : static_cast<std::uint64_t>(t->get_int64()));
-        total += plugin_total;
+        // A plugin's total is its own claim: bounded so that adding the enum's matches cannot wrap.
+        total += std::min<std::size_t>(plugin_total, std::size_t{1} << 40);
         if (const json::value* more = answer.if_contains("hasMore"); more && more->as_bool()) has_more = true;
     }
     if (total > values.size()) has_more = true;
