@@ -1,8 +1,7 @@
 #include "exec/resource_access.hpp"
 
+#include "exec/extension_call.hpp"
 #include "exec/resource_reply_check.hpp"
-#include "plugin/call_control.hpp"
-#include "policy/call_path_rules.hpp"
 
 #include <boost/json/parse.hpp>
 #include <spdlog/spdlog.h>
@@ -25,75 +24,35 @@ ResourceAccess::ResourceAccess(const CallPipeline& pipeline) : pipeline_(pipelin
 
 std::vector<ResourceAccess::Source> ResourceAccess::sources(const catalog::CatalogSnapshot& catalog,
                                                             const policy::UserContext& user) const {
-    const policy::PolicyEngine& policy = *pipeline_.parts().policy;
     std::vector<Source> out;
     for (const auto& plugin : catalog.plugins()) {
         const auto* table = static_cast<const skillhost_resources_v1*>(plugin->extension(SKILLHOST_EXT_RESOURCES));
         if (!table) continue;
-        if (!table->governing_skill || !table->uri_prefix || table->uri_prefix[0] == '\0') {
-            spdlog::warn(
-                "[plugin {}] its resources extension names no governing skill or URI prefix; its resources "
-                "are not shown",
-                plugin->manifest().name);
+        if (!table->uri_prefix || table->uri_prefix[0] == '\0') {
+            spdlog::warn("[plugin {}] its resources extension names no URI prefix; its resources are not shown",
+                         plugin->manifest().name);
             continue;
         }
-        // The governing skill must be the plugin's own: a plugin cannot borrow another's policy.
-        const catalog::CatalogEntry* entry = catalog.find(table->governing_skill);
-        if (!entry || entry->plugin != plugin) {
-            spdlog::warn(
-                "[plugin {}] its resources extension names '{}', which is not one of its skills in the "
-                "catalog; its resources are not shown",
-                plugin->manifest().name, table->governing_skill);
-            continue;
-        }
-        const manifest::SkillSpec& spec = *entry->spec;
-        if (!policy.is_visible(user, spec) || user.trust < spec.min_trust) continue;
-        // A read cannot wait for an approval: only a skill the user may call without one governs.
-        if (!policy.decide(user, spec, json::object()).allowed()) continue;
-        out.push_back(Source{plugin, &spec, table->uri_prefix});
+        if (const manifest::SkillSpec* spec =
+                governing_spec(pipeline_.parts(), catalog, user, plugin, table->governing_skill, "resources"))
+            out.push_back(Source{plugin, spec, table->uri_prefix});
     }
     return out;
 }
 
 plugin::RawOutcome ResourceAccess::ask(const Source& source, const policy::UserContext& user,
                                        plugin::ResourceRequest request, std::string_view uri) const {
-    const PipelineParts& parts = pipeline_.parts();
-    plugin::CallControl control;
-    if (auto rules = policy::CallPathRules::for_call(*parts.policy, user, *source.governing, json::object()))
-        control.path_allowed = [rules](std::string_view path) { return rules->allows(path); };
-    plugin::CallContext context;
-    context.skill_id = source.governing->id;
-    context.call_id = "resource-" + std::to_string(++next_request_);
-    context.user_id = user.user_id;
-    context.cognitive_mode = policy::to_string(user.mode);
-    if (!parts.users_dir.empty())
-        context.data_dir = parts.users_dir / user.user_id / "plugins" / source.plugin->manifest().name;
-    context.workspace_root = user.workspace;
-    context.deadline_unix_ms =
-        std::chrono::ceil<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch() + kDeadline)
-            .count();
-    context.control = &control;
-    return source.plugin->request_resources(request, context, uri, kMaxResourceAnswerBytes);
+    return run_extension_request(
+        pipeline_.parts(), user, *source.governing, *source.plugin, "resource-" + std::to_string(++next_request_),
+        kDeadline, [&](const plugin::CallContext& context) {
+            return source.plugin->request_resources(request, context, uri, kMaxResourceAnswerBytes);
+        });
 }
 
 namespace {
 
 Error plugin_error(const plugin::RawOutcome& outcome, std::string_view plugin, std::string_view function) {
-    if (outcome.written != plugin::RawOutcome::Written::error) {
-        Error e{"PLUGIN_INVALID_RESULT",
-                "plugin '" + std::string(plugin) + "' answered resources " + std::string(function) +
-                    (outcome.written == plugin::RawOutcome::Written::nothing ? " without writing anything"
-                                                                             : " with a result but a failure status") +
-                    "; report it to the plugin's author"};
-        e.details["plugin"] = plugin;
-        return e;
-    }
-    Error e{outcome.error_code, outcome.error_message};
-    std::error_code ec;
-    json::value details = json::parse(outcome.error_details_json, ec);
-    if (!ec && details.is_object()) e.details = std::move(details.as_object());
-    e.details["plugin"] = plugin;
-    return e;
+    return extension_error(outcome, plugin, "resources " + std::string(function));
 }
 
 using Check = Result<json::array> (*)(const ResourceReplySource&, std::string_view);
@@ -173,6 +132,23 @@ Result<json::array> ResourceAccess::read(const catalog::CatalogSnapshot& catalog
     return e;
 }
 
+std::shared_ptr<plugin::LoadedPlugin> ResourceAccess::template_publisher(const catalog::CatalogSnapshot& catalog,
+                                                                         const policy::UserContext& asked,
+                                                                         std::string_view uri_template) const {
+    const policy::UserContext user = pipeline_.current_user(asked);
+    for (const Source& source : sources(catalog, user)) {
+        if (uri_template.substr(0, source.uri_prefix.size()) != source.uri_prefix) continue;
+        plugin::RawOutcome outcome = ask(source, user, plugin::ResourceRequest::list_templates, {});
+        if (!answered(outcome)) continue;
+        auto templates = check_resource_templates(
+            {source.plugin->manifest().name, source.uri_prefix, "list_templates()"}, outcome.result_json);
+        if (!templates) continue;
+        for (const auto& t : *templates)
+            if (t.as_object().at("uriTemplate").as_string() == uri_template) return source.plugin;
+    }
+    return nullptr;
+}
+
 std::map<std::string, std::string, std::less<>> ResourceAccess::source_fingerprints(
     const catalog::CatalogSnapshot& catalog, const policy::UserContext& asked) const {
     std::map<std::string, std::string, std::less<>> out;
@@ -184,12 +160,8 @@ std::map<std::string, std::string, std::less<>> ResourceAccess::source_fingerpri
 
 void ResourceAccess::audit_read(const policy::UserContext& user, std::string_view uri, std::string_view plugin,
                                 const Error* error) const {
-    policy::AuditLog* audit = pipeline_.parts().audit;
-    if (!audit) return;
-    json::object fields{{"user", user.user_id}, {"uri", uri}, {"outcome", error ? "failed" : "read"}};
-    if (!plugin.empty()) fields["plugin"] = plugin;
-    if (error) fields["code"] = error->code;
-    if (auto st = audit->append("resource_read", std::move(fields)); !st) spdlog::warn("audit: {}", st.error().message);
+    audit_extension_request(pipeline_.parts(), "resource_read", json::object{{"user", user.user_id}, {"uri", uri}},
+                            plugin, "read", error);
 }
 
 }  // namespace skillhost::exec

@@ -42,6 +42,12 @@ public:
     Result<boost::json::array> read(const catalog::CatalogSnapshot& catalog, const policy::UserContext& user,
                                     std::string_view uri) const;
 
+    // The plugin (visible to the user) whose list_templates() lists `uri_template`; nullptr when none
+    // does. Completion of a template's arguments goes to it.
+    std::shared_ptr<plugin::LoadedPlugin> template_publisher(const catalog::CatalogSnapshot& catalog,
+                                                             const policy::UserContext& user,
+                                                             std::string_view uri_template) const;
+
     // For each URI prefix the user's visible plugins serve, which loads serve it (plugin name and
     // the private copy it was loaded from): a reload that changes it may have changed the resources.
     std::map<std::string, std::string, std::less<>> source_fingerprints(const catalog::CatalogSnapshot& catalog,

@@ -52,11 +52,13 @@ McpSession::McpSession(const exec::CallPipeline& pipeline, reload::LiveCatalog& 
       options_(std::move(options)),
       sink_(std::move(sink)),
       resources_(pipeline),
+      prompts_(pipeline, resources_),
       runner_(options_.call_threads) {
     {
         auto snapshot = catalog_.snapshot();
         visible_fingerprint_ = visible_tools_fingerprint(pipeline_.visible_entries(*snapshot, user_));
         resource_fingerprints_ = resources_.source_fingerprints(*snapshot, user_);
+        prompt_fingerprint_ = prompts_.source_fingerprint(*snapshot, user_);
     }
     subscription_ =
         catalog_.subscribe([this](const reload::CatalogUpdate& update) { on_catalog_update(update.new_snapshot); });
@@ -208,12 +210,15 @@ void McpSession::dispatch_request(const json::value& id, std::string_view method
     if (method == "resources/read") return on_resources_read(id, params);
     if (method == "resources/subscribe") return on_resources_subscribe(id, params, true);
     if (method == "resources/unsubscribe") return on_resources_subscribe(id, params, false);
+    if (method == "prompts/list") return on_prompts_list(id, params);
+    if (method == "prompts/get") return on_prompts_get(id, params);
+    if (method == "completion/complete") return on_complete(id, params);
     send(make_error(
         id, rpc_code::method_not_found,
         "method '" + std::string(method) +
             "' is not supported; this server offers initialize, ping, tools/list, tools/call, logging/setLevel, "
-            "resources/list, resources/templates/list, resources/read, resources/subscribe and "
-            "resources/unsubscribe",
+            "resources/list, resources/templates/list, resources/read, resources/subscribe, "
+            "resources/unsubscribe, prompts/list, prompts/get and completion/complete",
         json::object{{"method", method}}));
 }
 
@@ -243,6 +248,8 @@ void McpSession::on_initialize(const json::value& id, const json::value& params)
         {"protocolVersion", protocol_version_},
         {"capabilities", json::object{{"tools", json::object{{"listChanged", true}}},
                                       {"resources", json::object{{"subscribe", true}, {"listChanged", true}}},
+                                      {"prompts", json::object{{"listChanged", true}}},
+                                      {"completions", json::object()},
                                       {"logging", json::object()}}},
         {"serverInfo",
          json::object{{"name", "skillhost"}, {"title", "skillhost"}, {"version", options_.server_version}}},
@@ -541,6 +548,7 @@ void McpSession::on_set_level(const json::value& id, const json::value& params) 
 void McpSession::on_catalog_update(const std::shared_ptr<const catalog::CatalogSnapshot>& snapshot) {
     if (!snapshot) return;
     on_resources_update(*snapshot);
+    on_prompts_update(*snapshot);
     std::string fingerprint = visible_tools_fingerprint(pipeline_.visible_entries(*snapshot, user_));
     {
         std::lock_guard lock(fingerprint_mutex_);

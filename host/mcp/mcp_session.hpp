@@ -12,6 +12,7 @@
 #pragma once
 
 #include "exec/call_pipeline.hpp"
+#include "exec/prompt_access.hpp"
 #include "exec/resource_access.hpp"
 #include "mcp/batch_collector.hpp"
 #include "mcp/call_runner.hpp"
@@ -148,6 +149,12 @@ private:
     // After a reload: resources/list_changed when the plugins serving this user's resources changed,
     // resources/updated for each subscribed URI whose plugin was reloaded or removed.
     void on_resources_update(const catalog::CatalogSnapshot& snapshot);
+    // prompts/* and completion/complete (prompt_handlers.cpp)
+    void on_prompts_list(const boost::json::value& id, const boost::json::value& params);
+    void on_prompts_get(const boost::json::value& id, const boost::json::value& params);
+    void on_complete(const boost::json::value& id, const boost::json::value& params);
+    // After a reload: prompts/list_changed when the plugins publishing this user's prompts changed.
+    void on_prompts_update(const catalog::CatalogSnapshot& snapshot);
     void start_call(std::shared_ptr<CallTicket> ticket);
     void start_one_call(const std::shared_ptr<CallTicket>& ticket);
     // Sends the call's answer (unless the client cancelled it), then lets the next queued call start.
@@ -189,6 +196,10 @@ private:
     std::mutex resources_mutex_;
     std::set<std::string, std::less<>> subscriptions_;                       // resources/subscribe URIs
     std::map<std::string, std::string, std::less<>> resource_fingerprints_;  // as of the last update
+
+    const exec::PromptAccess prompts_;
+    std::mutex prompts_mutex_;
+    std::string prompt_fingerprint_;  // as of the last update
 
     BatchCollector batches_;
     std::atomic<std::uint64_t> next_batch_{0};

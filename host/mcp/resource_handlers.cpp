@@ -3,9 +3,9 @@
 // A read runs on the thread that handed the request in (plugins answer within ResourceAccess's
 // deadline); it is not a tool call, so it is neither queued nor cancellable.
 #include "mcp/json_rpc.hpp"
+#include "mcp/list_page.hpp"
 #include "mcp/mcp_session.hpp"
 
-#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -19,33 +19,6 @@ namespace {
 constexpr int kResourceNotFound = -32002;
 // More subscriptions than a client can sensibly watch are refused.
 constexpr std::size_t kMaxSubscriptions = 256;
-
-// params.cursor as a string; nullopt when absent; false when present but not a string.
-bool read_cursor(const json::value& params, std::optional<std::string>& cursor) {
-    const json::object* p = params.if_object();
-    const json::value* c = p ? p->if_contains("cursor") : nullptr;
-    if (!c || c->is_null()) return true;
-    if (!c->is_string()) return false;
-    cursor = std::string(c->get_string());
-    return true;
-}
-
-// One page of `items` (sorted by `key`) after the item whose key is `cursor`; the cursor names the
-// last item of the previous page, so paging stays consistent when a reload adds or removes items.
-json::object page_of(json::array items, const char* key, const char* member, const std::optional<std::string>& cursor,
-                     std::size_t page_size) {
-    page_size = std::max<std::size_t>(1, page_size);
-    auto first = items.begin();
-    if (cursor)
-        first = std::find_if(items.begin(), items.end(),
-                             [&](const json::value& v) { return v.as_object().at(key).as_string() > *cursor; });
-    json::array page;
-    auto it = first;
-    for (; it != items.end() && page.size() < page_size; ++it) page.push_back(std::move(*it));
-    json::object result{{member, std::move(page)}};
-    if (it != items.end()) result["nextCursor"] = result[member].as_array().back().as_object().at(key);
-    return result;
-}
 
 const json::string* uri_param(const json::value& params) {
     const json::object* p = params.if_object();

@@ -154,7 +154,7 @@ void AbiPlugin::query_extensions() {
     const auto lookup = plugin_get_extension(*descriptor_);
     if (lookup == nullptr) return;
     // Asked once, here on the loading thread, as the ABI promises the plugin.
-    for (const char* id : {SKILLHOST_EXT_PLUGIN_INFO, SKILLHOST_EXT_RESOURCES}) {
+    for (const char* id : {SKILLHOST_EXT_PLUGIN_INFO, SKILLHOST_EXT_RESOURCES, SKILLHOST_EXT_PROMPTS}) {
         try {
             if (const void* table = lookup(state_, id)) extensions_.emplace(id, table);
         } catch (...) {
@@ -251,6 +251,25 @@ RawOutcome AbiPlugin::request_resources(ResourceRequest request, const CallConte
                                  if (request == ResourceRequest::read)
                                      return table->read(state_, &call, to_abi(uri), writer);
                                  return list(state_, &call, writer);
+                             });
+}
+
+RawOutcome AbiPlugin::request_prompts(PromptRequest request, const CallContext& context, std::string_view name,
+                                      std::string_view json, std::size_t max_bytes) const {
+    const auto* table = static_cast<const skillhost_prompts_v1*>(extension(SKILLHOST_EXT_PROMPTS));
+    const bool present = table && (request == PromptRequest::list  ? table->list != nullptr
+                                   : request == PromptRequest::get ? table->get != nullptr
+                                                                   : table->complete != nullptr);
+    if (!present) return LoadedPlugin::request_prompts(request, context, name, json, max_bytes);
+    const std::string_view what = request == PromptRequest::list  ? "prompts list()"
+                                  : request == PromptRequest::get ? "prompts get()"
+                                                                  : "prompts complete()";
+    return with_call_context(context, max_bytes, what,
+                             [&](const skillhost_call_context& call, const skillhost_result_writer* writer) {
+                                 if (request == PromptRequest::list) return table->list(state_, &call, writer);
+                                 if (request == PromptRequest::get)
+                                     return table->get(state_, &call, to_abi(name), to_abi(json), writer);
+                                 return table->complete(state_, &call, to_abi(json), writer);
                              });
 }
 

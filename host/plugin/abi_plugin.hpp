@@ -40,6 +40,8 @@ public:
     const void* extension(std::string_view id) const override;
     RawOutcome request_resources(ResourceRequest request, const CallContext& context, std::string_view uri,
                                  std::size_t max_bytes) const override;
+    RawOutcome request_prompts(PromptRequest request, const CallContext& context, std::string_view name,
+                               std::string_view json, std::size_t max_bytes) const override;
 
 private:
     void query_extensions();

@@ -7,6 +7,7 @@
 #include "plugin/call_control.hpp"
 
 #include <skillhost/skill_abi.h>
+#include <skillhost/skill_prompts.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -44,6 +45,8 @@ struct RawOutcome {
 
 // One request of the "skillhost.resources/1" plugin extension.
 enum class ResourceRequest { list, list_templates, read };
+// One request of the "skillhost.prompts/1" plugin extension.
+enum class PromptRequest { list, get, complete };
 
 class LoadedPlugin {
 public:
@@ -76,6 +79,20 @@ public:
         out.written = RawOutcome::Written::error;
         out.error_code = "RESOURCES_UNSUPPORTED";
         out.error_message = "plugin '" + manifest().name + "' publishes no resources in this host";
+        out.error_details_json = "{}";
+        return out;
+    }
+    // Runs one request of the plugin's prompts extension, like request_resources: `name` and
+    // `json` (the arguments object) for get, `json` (the completion request) for complete. A
+    // plugin without the extension or that function, or running isolated, answers
+    // PROMPTS_UNSUPPORTED.
+    virtual RawOutcome request_prompts(PromptRequest request, const CallContext& context, std::string_view name,
+                                       std::string_view json, std::size_t max_bytes) const {
+        (void)request, (void)context, (void)name, (void)json, (void)max_bytes;
+        RawOutcome out;
+        out.written = RawOutcome::Written::error;
+        out.error_code = "PROMPTS_UNSUPPORTED";
+        out.error_message = "plugin '" + manifest().name + "' publishes no prompts in this host";
         out.error_details_json = "{}";
         return out;
     }

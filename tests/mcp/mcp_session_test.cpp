@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <skillhost/skill_abi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -925,4 +926,204 @@ TEST(McpResources, SubscribedResourcesAreUpdatedWhenTheirPluginIsReloaded) {
     EXPECT_TRUE(h.request("ping").contains("result"));
     for (const auto& m : h.take_all())
         EXPECT_FALSE(is_notification(m, "notifications/resources/updated")) << json::serialize(m);
+}
+
+// ---- Prompts and completion (the "skillhost.prompts/1" plugin extension) ----
+
+std::vector<std::string> prompt_names(const json::object& response) {
+    std::vector<std::string> names;
+    for (const auto& p : response.at("result").at("prompts").as_array()) names.emplace_back(p.at("name").as_string());
+    return names;
+}
+
+// The conformance fixture's prompts among `names` (the built-in skills' examples are prompts too).
+std::vector<std::string> fixture_prompts(std::vector<std::string> names) {
+    std::erase_if(names, [](const std::string& n) { return n.rfind("test_", 0) != 0; });
+    return names;
+}
+
+std::string message_text(const json::object& response) {
+    return json::serialize(response.at("result").at("messages"));
+}
+
+TEST(McpPrompts, APluginsPromptsAreListedAndRenderedWithTheirArguments) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", kInProcess);
+    h.home.install_fixture("conformance");
+    h.catalog->rescan();
+    h.open("owner");
+    auto init = h.request("initialize", {{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()}});
+    const auto& capabilities = init.at("result").at("capabilities").as_object();
+    EXPECT_EQ(capabilities.at("prompts").at("listChanged"), json::value(true));
+    EXPECT_TRUE(capabilities.at("completions").is_object());
+
+    auto list = h.request("prompts/list");
+    EXPECT_EQ(fixture_prompts(prompt_names(list)),
+              (std::vector<std::string>{"test_prompt_with_arguments", "test_prompt_with_embedded_resource",
+                                        "test_prompt_with_image", "test_simple_prompt"}))
+        << json::serialize(list);
+    const json::object* found = nullptr;
+    for (const auto& p : list.at("result").at("prompts").as_array())
+        if (p.at("name") == "test_prompt_with_arguments") found = &p.as_object();
+    ASSERT_TRUE(found);
+    const json::object& with_arguments = *found;
+    EXPECT_EQ(with_arguments.at("arguments").at(0).at("required"), json::value(true));
+    EXPECT_FALSE(with_arguments.at("arguments").at(0).as_object().contains("enum")) << "enums serve completion only";
+
+    auto simple = h.request("prompts/get", {{"name", "test_simple_prompt"}});
+    EXPECT_EQ(simple.at("result").at("messages").at(0).at("role"), "user");
+    EXPECT_EQ(simple.at("result").at("messages").at(0).at("content").at("text"),
+              "This is a simple prompt for testing.");
+    auto args = h.request(
+        "prompts/get", {{"name", "test_prompt_with_arguments"}, {"arguments", {{"arg1", "alpha"}, {"arg2", "beta"}}}});
+    EXPECT_NE(message_text(args).find("arg1='alpha', arg2='beta'"), std::string::npos) << json::serialize(args);
+    auto embedded = h.request("prompts/get", {{"name", "test_prompt_with_embedded_resource"},
+                                              {"arguments", {{"resourceUri", "test://example-resource"}}}});
+    const auto& resource = embedded.at("result").at("messages").at(0).at("content");
+    EXPECT_EQ(resource.at("type"), "resource");
+    EXPECT_EQ(resource.at("resource").at("uri"), "test://example-resource");
+    auto image = h.request("prompts/get", {{"name", "test_prompt_with_image"}});
+    EXPECT_EQ(image.at("result").at("messages").at(0).at("content").at("mimeType"), "image/png");
+}
+
+TEST(McpPrompts, UnknownPromptsMissingArgumentsAndBadParamsAreInvalidParams) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", kInProcess);
+    h.home.install_fixture("conformance");
+    h.catalog->rescan();
+    h.initialize();
+    auto unknown = h.request("prompts/get", {{"name", "no_such_prompt"}});
+    EXPECT_EQ(error_code(unknown), -32602);
+    EXPECT_NE(unknown.at("error").at("message").as_string().find("no_such_prompt"), json::string::npos);
+    auto missing = h.request("prompts/get", {{"name", "test_prompt_with_arguments"}, {"arguments", {{"arg1", "a"}}}});
+    EXPECT_EQ(error_code(missing), -32602);
+    EXPECT_NE(missing.at("error").at("message").as_string().find("'arg2'"), json::string::npos)
+        << json::serialize(missing);
+    EXPECT_EQ(error_code(h.request("prompts/get", {{"name", "test_prompt_with_arguments"},
+                                                   {"arguments", {{"arg1", "a"}, {"arg2", 7}}}})),
+              -32602);
+    EXPECT_EQ(error_code(h.request("prompts/get")), -32602);
+    EXPECT_EQ(error_code(h.request("prompts/get", {{"name", 7}})), -32602);
+    EXPECT_EQ(error_code(h.request("prompts/get", {{"name", "test_simple_prompt"}, {"arguments", json::array()}})),
+              -32602);
+    EXPECT_EQ(error_code(h.request("prompts/get", {{"name", std::string(100000, 'p')}})), -32602);
+    EXPECT_EQ(error_code(h.request("prompts/list", {{"cursor", 3}})), -32602);
+}
+
+TEST(McpPrompts, PagesFollowTheCursorThroughEveryPrompt) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", kInProcess);
+    h.home.install_fixture("conformance");
+    h.catalog->rescan();
+    h.open("owner", 1);
+    h.request("initialize", {{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()}});
+    std::vector<std::string> all;
+    json::object params;
+    for (int pages = 0; pages < 100; ++pages) {
+        auto page = h.request("prompts/list", params);
+        auto names = prompt_names(page);
+        ASSERT_EQ(names.size(), 1u) << json::serialize(page);
+        all.push_back(names[0]);
+        const json::object& result = page.at("result").as_object();
+        if (!result.contains("nextCursor")) break;
+        params = json::object{{"cursor", result.at("nextCursor")}};
+    }
+    EXPECT_GT(all.size(), 4u) << "the built-in skills' examples come along";
+    EXPECT_TRUE(std::is_sorted(all.begin(), all.end()));
+    EXPECT_EQ(fixture_prompts(all),
+              (std::vector<std::string>{"test_prompt_with_arguments", "test_prompt_with_embedded_resource",
+                                        "test_prompt_with_image", "test_simple_prompt"}));
+}
+
+TEST(McpPrompts, AUserWhoMayNotCallTheGoverningSkillSeesNoneOfThePluginsPrompts) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "users:\n  alice:\n    deny: [test_simple_text]\n", kInProcess);
+    h.home.install_fixture("conformance");
+    h.catalog->rescan();
+    h.initialize("alice");
+    EXPECT_TRUE(fixture_prompts(prompt_names(h.request("prompts/list"))).empty());
+    EXPECT_EQ(error_code(h.request("prompts/get", {{"name", "test_simple_prompt"}})), -32602);
+    EXPECT_EQ(error_code(h.request("completion/complete",
+                                   {{"ref", {{"type", "ref/prompt"}, {"name", "test_prompt_with_arguments"}}},
+                                    {"argument", {{"name", "arg1"}, {"value", "t"}}}})),
+              -32602);
+    h.session.reset();
+    h.initialize("owner");
+    EXPECT_EQ(fixture_prompts(prompt_names(h.request("prompts/list"))).size(), 4u);
+}
+
+TEST(McpPrompts, AReloadThatChangesThePromptsSendsListChanged) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", kInProcess);
+    h.home.install_fixture("conformance");
+    h.catalog->rescan();
+    h.initialize();
+    EXPECT_EQ(fixture_prompts(prompt_names(h.request("prompts/list"))).size(), 4u);
+    std::filesystem::remove(h.home.plugins_dir() / "conformance.yaml");
+    h.catalog->rescan();
+    h.wait_for([](const json::object& m) { return is_notification(m, "notifications/prompts/list_changed"); });
+    EXPECT_TRUE(fixture_prompts(prompt_names(h.request("prompts/list"))).empty());
+}
+
+json::object complete_request(json::object ref, std::string_view argument, std::string_view value) {
+    return json::object{{"ref", std::move(ref)}, {"argument", {{"name", argument}, {"value", value}}}};
+}
+
+TEST(McpCompletion, PromptArgumentsCompleteFromTheirEnumAndThePluginsHook) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", kInProcess);
+    h.home.install_fixture("conformance");
+    h.catalog->rescan();
+    h.initialize();
+    const json::object prompt{{"type", "ref/prompt"}, {"name", "test_prompt_with_arguments"}};
+    auto from_enum = h.request("completion/complete", complete_request(prompt, "arg1", "TE"));
+    const auto& completion = from_enum.at("result").at("completion");
+    EXPECT_EQ(completion.at("values"), (json::array{"test", "testing", "tested"})) << json::serialize(from_enum);
+    EXPECT_EQ(completion.at("total"), 3);
+    EXPECT_EQ(completion.at("hasMore"), json::value(false));
+    auto from_hook = h.request("completion/complete", complete_request(prompt, "arg2", "be"));
+    EXPECT_EQ(from_hook.at("result").at("completion").at("values"), (json::array{"be-suggested"}));
+    auto templated =
+        h.request("completion/complete",
+                  complete_request({{"type", "ref/resource"}, {"uri", "test://template/{id}/data"}}, "id", "4"));
+    EXPECT_EQ(templated.at("result").at("completion").at("values"), (json::array{"41", "42"}))
+        << json::serialize(templated);
+}
+
+TEST(McpCompletion, UnknownReferencesAndMalformedRequestsAreInvalidParams) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", kInProcess);
+    h.home.install_fixture("conformance");
+    h.catalog->rescan();
+    h.initialize();
+    const json::object prompt{{"type", "ref/prompt"}, {"name", "test_prompt_with_arguments"}};
+    EXPECT_EQ(error_code(h.request("completion/complete", complete_request(prompt, "nope", ""))), -32602);
+    EXPECT_EQ(error_code(h.request("completion/complete",
+                                   complete_request({{"type", "ref/prompt"}, {"name", "missing"}}, "a", ""))),
+              -32602);
+    EXPECT_EQ(error_code(h.request("completion/complete",
+                                   complete_request({{"type", "ref/resource"}, {"uri", "test://none/{x}"}}, "x", ""))),
+              -32602);
+    EXPECT_EQ(
+        error_code(h.request("completion/complete", complete_request({{"type", "ref/other"}, {"name", "x"}}, "a", ""))),
+        -32602);
+    EXPECT_EQ(error_code(h.request("completion/complete", {{"ref", prompt}})), -32602);
+    EXPECT_EQ(error_code(h.request("completion/complete")), -32602);
+    EXPECT_EQ(error_code(h.request("completion/complete", complete_request(prompt, "arg1", std::string(70000, 'v')))),
+              -32602);
+}
+
+TEST(McpPrompts, ManifestExamplesOfTheSkillsAUserMaySeeArePrompts) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "users:\n  alice:\n    deny: [fs_write]\n", kInProcess);
+    install_fs_plugin(h.home);
+    h.catalog->rescan();
+    h.initialize();
+    auto names = prompt_names(h.request("prompts/list"));
+    EXPECT_NE(std::find(names.begin(), names.end(), "fs_list_example_1"), names.end()) << names.size();
+    auto rendered = h.request("prompts/get", {{"name", "fs_list_example_1"}});
+    const std::string text(rendered.at("result").at("messages").at(0).at("content").at("text").as_string());
+    EXPECT_NE(text.find("List the workspace root"), std::string::npos) << text;
+    EXPECT_NE(text.find("`fs_list`"), std::string::npos) << text;
+    EXPECT_EQ(error_code(h.request("prompts/get", {{"name", "fs_list_example_99"}})), -32602);
+    EXPECT_NE(std::find(names.begin(), names.end(), "fs_write_example_1"), names.end());
+    // A skill the user's rules deny publishes no examples to them.
+    h.session.reset();
+    h.initialize("alice");
+    auto alice = prompt_names(h.request("prompts/list"));
+    EXPECT_EQ(std::find(alice.begin(), alice.end(), "fs_write_example_1"), alice.end());
+    EXPECT_EQ(error_code(h.request("prompts/get", {{"name", "fs_write_example_1"}})), -32602);
+    EXPECT_NE(std::find(alice.begin(), alice.end(), "fs_list_example_1"), alice.end());
 }

@@ -18,6 +18,7 @@
 
 #include <skillhost/json.hpp>
 #include <skillhost/skill_abi.h>
+#include <skillhost/skill_prompts.h>
 
 #include <chrono>
 #include <cstddef>
@@ -342,6 +343,81 @@ template <auto List, auto Templates, ResourceReadFunction Read>
 const skillhost_resources_v1* resources_extension(const char* governing_skill, const char* uri_prefix) {
     static const skillhost_resources_v1 table{governing_skill, uri_prefix, detail::list_entry<List>(),
                                               detail::list_entry<Templates>(), &detail::read_resource<Read>};
+    return &table;
+}
+
+// Prompts (the "skillhost.prompts/1" extension), written as ordinary C++ functions:
+//   Json list(const Call&)                              -> {"prompts":[{"name","description","arguments":[...]}]}
+//   Json get(const Call&, std::string_view name, const Json& arguments)
+//                                                       -> {"messages":[{"role":"user","content":{...}}]}
+//   Json complete(const Call&, const Json& request)     -> {"values":[...],"total"?,"hasMore"?}
+// Throw SkillError("PROMPT_NOT_FOUND", ...) from get() for a name the plugin does not know.
+//   static const auto* prompts = skillhost::prompts_extension<list, get, complete>("my_skill");
+//   ... if (std::string_view(id) == SKILLHOST_EXT_PROMPTS) return prompts;
+// Pass nullptr as Complete (or as List and Get) for a plugin without it.
+using PromptListFunction = Json (*)(const Call&);
+using PromptGetFunction = Json (*)(const Call&, std::string_view name, const Json& arguments);
+using CompletionFunction = Json (*)(const Call&, const Json& request);
+
+namespace detail {
+
+// Parses `json` (from the host) and answers `answer(parsed)`, or INVALID_ARGS when it is not JSON.
+template <typename Answer>
+skillhost_status with_parsed(skillhost_string_view json, const skillhost_result_writer* writer,
+                             Answer&& answer) noexcept {
+    Json parsed;
+    try {
+        parsed = Json::parse(from_view(json));
+    } catch (...) {
+        write_error(writer, "INVALID_ARGS", "the host passed text that is not JSON", Json());
+        return SKILLHOST_STATUS_INVALID_ARGS;
+    }
+    return guarded(writer, [&] { return answer(parsed); });
+}
+
+template <PromptGetFunction Fn>
+skillhost_status get_prompt(void* plugin_state, const skillhost_call_context* ctx, skillhost_string_view name,
+                            skillhost_string_view arguments_json, const skillhost_result_writer* writer) noexcept {
+    return with_parsed(arguments_json, writer, [&](const Json& arguments) {
+        return Fn(Call(static_cast<const skillhost_host_services*>(plugin_state), ctx), from_view(name), arguments);
+    });
+}
+
+template <CompletionFunction Fn>
+skillhost_status complete_argument(void* plugin_state, const skillhost_call_context* ctx,
+                                   skillhost_string_view request_json, const skillhost_result_writer* writer) noexcept {
+    return with_parsed(request_json, writer, [&](const Json& request) {
+        return Fn(Call(static_cast<const skillhost_host_services*>(plugin_state), ctx), request);
+    });
+}
+
+// Each of these is the function's entry, or nullptr when Fn is nullptr (told apart by type).
+template <auto Fn>
+constexpr auto get_entry() {
+    using Entry = decltype(skillhost_prompts_v1::get);
+    if constexpr (std::is_same_v<decltype(Fn), std::nullptr_t>)
+        return Entry{nullptr};
+    else
+        return Entry{&get_prompt<Fn>};
+}
+
+template <auto Fn>
+constexpr auto complete_entry() {
+    using Entry = decltype(skillhost_prompts_v1::complete);
+    if constexpr (std::is_same_v<decltype(Fn), std::nullptr_t>)
+        return Entry{nullptr};
+    else
+        return Entry{&complete_argument<Fn>};
+}
+
+}  // namespace detail
+
+// The extension table; `governing_skill` must be a string literal (static lifetime). The first call
+// fixes it: call it once per plugin.
+template <auto List, auto Get, auto Complete>
+const skillhost_prompts_v1* prompts_extension(const char* governing_skill) {
+    static const skillhost_prompts_v1 table{governing_skill, detail::list_entry<List>(), detail::get_entry<Get>(),
+                                            detail::complete_entry<Complete>()};
     return &table;
 }
 
