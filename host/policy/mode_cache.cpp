@@ -56,6 +56,8 @@ Status ModeCache::clear_mode(std::string_view user_id) {
     return st;
 }
 
-std::filesystem::path ModeCache::counter_file() const { return counter_ ? counter_->file() : std::filesystem::path{}; }
+std::filesystem::path ModeCache::counter_file() const {
+    return counter_ ? counter_->file() : std::filesystem::path{};
+}
 
 }  // namespace skillhost::policy

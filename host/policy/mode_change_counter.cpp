@@ -13,8 +13,8 @@ namespace {
 
 Error counter_error(const std::filesystem::path& file, std::string_view what, int err) {
     Error e{"DATABASE_ERROR",
-            "cannot " + std::string(what) + " the mode change counter " + file.string() + ": " +
-                std::strerror(err) + "; make the directory of skillhost.db writable by this user",
+            "cannot " + std::string(what) + " the mode change counter " + file.string() + ": " + std::strerror(err) +
+                "; make the directory of skillhost.db writable by this user",
             {},
             {}};
     e.details["file"] = file.string();
@@ -26,7 +26,7 @@ Error counter_error(const std::filesystem::path& file, std::string_view what, in
 Result<std::unique_ptr<ModeChangeCounter>> ModeChangeCounter::open(const std::filesystem::path& file) {
     const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0) return counter_error(file, "open", errno);
-    struct stat st{};
+    struct stat st {};
     if (::fstat(fd, &st) != 0) {
         const int err = errno;
         ::close(fd);
@@ -38,8 +38,7 @@ Result<std::unique_ptr<ModeChangeCounter>> ModeChangeCounter::open(const std::fi
     }
     // Growing to 8 bytes zero-fills; a file that already has them keeps its count (two processes
     // creating it at once both truncate to the same size, which changes nothing).
-    if (st.st_size < static_cast<off_t>(sizeof(std::uint64_t)) &&
-        ::ftruncate(fd, sizeof(std::uint64_t)) != 0) {
+    if (st.st_size < static_cast<off_t>(sizeof(std::uint64_t)) && ::ftruncate(fd, sizeof(std::uint64_t)) != 0) {
         const int err = errno;
         ::close(fd);
         return counter_error(file, "size", err);
@@ -51,10 +50,16 @@ Result<std::unique_ptr<ModeChangeCounter>> ModeChangeCounter::open(const std::fi
     return std::unique_ptr<ModeChangeCounter>(new ModeChangeCounter(file, static_cast<std::uint64_t*>(map)));
 }
 
-ModeChangeCounter::~ModeChangeCounter() { ::munmap(value_, sizeof(std::uint64_t)); }
+ModeChangeCounter::~ModeChangeCounter() {
+    ::munmap(value_, sizeof(std::uint64_t));
+}
 
-std::uint64_t ModeChangeCounter::load() const { return __atomic_load_n(value_, __ATOMIC_ACQUIRE); }
+std::uint64_t ModeChangeCounter::load() const {
+    return __atomic_load_n(value_, __ATOMIC_ACQUIRE);
+}
 
-void ModeChangeCounter::bump() { __atomic_fetch_add(value_, 1, __ATOMIC_ACQ_REL); }
+void ModeChangeCounter::bump() {
+    __atomic_fetch_add(value_, 1, __ATOMIC_ACQ_REL);
+}
 
 }  // namespace skillhost::policy

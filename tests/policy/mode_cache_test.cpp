@@ -16,9 +16,10 @@ struct ModeCacheTest : ::testing::Test {
     TempDir dir;
     std::filesystem::path db = dir.path() / "skillhost.db";
     std::filesystem::path counter = dir.path() / "skillhost.db-modes";
-    UserDirectory users = parse_users("users:\n  - {id: owner, role: owner, trust: supervised_auto, default_mode: agent}\n",
-                                      dir.path() / "users.yaml", dir.path() / "ws")
-                              .value();
+    UserDirectory users =
+        parse_users("users:\n  - {id: owner, role: owner, trust: supervised_auto, default_mode: agent}\n",
+                    dir.path() / "users.yaml", dir.path() / "ws")
+            .value();
 
     std::unique_ptr<ModeCache> open_cache(const std::filesystem::path& counter_file) {
         auto store = ModeStore::open(db);
