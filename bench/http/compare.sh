@@ -8,7 +8,9 @@
 #
 # BUILD_DIR (default build/release) supplies the echo fixture. Env: CONNECTIONS (16), SECONDS_PER
 # (10), ROUNDS (3), WRK_THREADS (1), ISOLATION (in_process: the call path of issue 14, the plugin in
-# the daemon; `process` puts it in a runner process, whose CPU the daemon's figure leaves out).
+# the daemon; `process` puts it in a runner process, whose CPU the daemon's figure leaves out),
+# OLD_WITHOUT_ISOLATION=1 (OLD predates plugin isolation, ran every plugin in process and refuses
+# the `isolation` setting: its config leaves it out).
 # Needs wrk.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -31,8 +33,10 @@ start() {
   local name=$1 binary=$2 dir=$work/$1
   mkdir -p "$dir/plugins" "$dir/home" "$dir/etc"
   cp "$build"/tests/fixtures/echo/* "$dir/plugins/"
-  printf 'plugin_dirs: [%s]\nserver:\n  listen: 127.0.0.1:0\nisolation:\n  mode: %s\n' "$dir/plugins" \
-    "${ISOLATION:-in_process}" > "$dir/etc/skillhost.yaml"
+  printf 'plugin_dirs: [%s]\nserver:\n  listen: 127.0.0.1:0\n' "$dir/plugins" > "$dir/etc/skillhost.yaml"
+  if [ "$name" != A ] || [ "${OLD_WITHOUT_ISOLATION:-0}" != 1 ]; then
+    printf 'isolation:\n  mode: %s\n' "${ISOLATION:-in_process}" >> "$dir/etc/skillhost.yaml"
+  fi
   printf 'users:\n  - {id: owner, role: owner, trust: bounded_auto}\n' > "$dir/etc/users.yaml"
   SKILLHOST_LOG_LEVEL=warn "$binary" serve --config "$dir/etc/skillhost.yaml" --home "$dir/home" \
     --port-file "$dir/port" 2> "$dir/serve.log" &

@@ -9,6 +9,7 @@
 
 #include "exec/call_pipeline.hpp"
 #include "plugin/plugin_loader.hpp"
+#include "policy/mode_cache.hpp"
 #include "policy/mode_store.hpp"
 #include "policy/policy_config.hpp"
 #include "policy/users.hpp"
@@ -39,7 +40,7 @@ struct Pipeline {
     plugin::PluginLoader loader{plugin::LoaderOptions{home.path() / "plugin-cache", {}}};
     std::shared_ptr<catalog::CatalogSnapshot> catalog;
     std::unique_ptr<policy::UserDirectory> users;
-    std::unique_ptr<policy::ModeStore> modes;
+    std::unique_ptr<policy::ModeCache> modes;
     std::unique_ptr<policy::AuditLog> audit;
     std::unique_ptr<policy::ApprovalQueue> approvals;
     std::unique_ptr<policy::PolicyEngine> engine;
@@ -59,7 +60,10 @@ struct Pipeline {
         engine = std::make_unique<policy::PolicyEngine>(
             must(policy::parse_policy_config("global:\n  deny:\n    - \"add(a=13)\"\n", home.path() / "policy.yaml"),
                  "policy"));
-        modes = must(policy::ModeStore::open(home.path() / "skillhost.db"), "modes");
+        // As in the host: the mode cache in front of the store, consulted by every call.
+        modes = must(policy::ModeCache::open(must(policy::ModeStore::open(home.path() / "skillhost.db"), "modes"),
+                                             home.path() / "skillhost.db-modes"),
+                     "mode cache");
         audit = must(policy::AuditLog::open(home.path() / "audit"), "audit");
         policy::ApprovalQueueOptions qo;
         qo.audit = audit.get();
@@ -70,6 +74,7 @@ struct Pipeline {
         parts.audit = audit.get();
         parts.executor = &executor;
         parts.users_dir = home.path() / "users";
+        parts.resolve_user = [this](std::string_view id) { return policy::resolve_user_context(*users, *modes, id); };
         pipeline = std::make_unique<exec::CallPipeline>(std::move(parts));
         request.skill_id = "noop";
         request.user = must(policy::resolve_user_context(*users, *modes, "owner"), "user");

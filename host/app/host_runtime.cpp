@@ -10,6 +10,11 @@
 namespace skillhost::app {
 namespace {
 
+// Every process on this machine using the same skillhost.db shares the counter next to it.
+std::filesystem::path mode_change_counter_file(const config::HostConfig& cfg) {
+    return cfg.database_file().string() + "-modes";
+}
+
 Status load_policy(HostRuntime& rt) {
     const auto& cfg = rt.config;
     if (auto st = require_complete_backend(cfg); !st) return st;
@@ -20,7 +25,9 @@ Status load_policy(HostRuntime& rt) {
     if (!pc) return pc.error();
     if (auto st = policy::check_policy_users(pc.value(), *rt.users); !st) return st.error();
     rt.policy_config = std::move(pc.value());
-    auto modes = policy::ModeStore::open(cfg.database_file());
+    auto store = policy::ModeStore::open(cfg.database_file());
+    if (!store) return store.error();
+    auto modes = policy::ModeCache::open(std::move(store.value()), mode_change_counter_file(cfg));
     if (!modes) return modes.error();
     rt.modes = std::move(modes.value());
     auto audit = policy::AuditLog::open(cfg.audit_dir(), rt.policy_config.audit);

@@ -14,7 +14,7 @@
 #include "plugin/plugin_loader.hpp"
 #include "policy/approval_queue.hpp"
 #include "policy/audit_log.hpp"
-#include "policy/mode_store.hpp"
+#include "policy/mode_cache.hpp"
 #include "policy/policy_config.hpp"
 #include "policy/policy_engine.hpp"
 #include "policy/users.hpp"
@@ -36,7 +36,7 @@ struct HostRuntime {
     std::unique_ptr<policy::UserDirectory> users;
     policy::PolicyConfig policy_config;
     std::unique_ptr<policy::PolicyEngine> policy;
-    std::unique_ptr<policy::ModeStore> modes;
+    std::unique_ptr<policy::ModeCache> modes;  // in front of the mode store: no database read per call
     std::unique_ptr<policy::AuditLog> audit;
     std::unique_ptr<policy::ApprovalQueue> approvals;
     // Every model call goes to the audit log; front ends may add their own observers (metrics).

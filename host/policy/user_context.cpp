@@ -1,5 +1,7 @@
 #include "policy/user_context.hpp"
 
+#include "policy/mode_cache.hpp"
+
 #include <boost/json/array.hpp>
 
 namespace skillhost::policy {
@@ -14,7 +16,10 @@ UserContext with_credential(UserContext user, Credential credential) {
     return user;
 }
 
-Result<UserContext> resolve_user_context(const UserDirectory& users, const ModeStore& modes, std::string_view user_id) {
+namespace {
+
+template <typename Modes>
+Result<UserContext> resolve_with(const UserDirectory& users, const Modes& modes, std::string_view user_id) {
     const User* user = users.find(user_id);
     if (user == nullptr) {
         Error error{"USER_NOT_FOUND",
@@ -33,6 +38,16 @@ Result<UserContext> resolve_user_context(const UserDirectory& users, const ModeS
     auto mode = modes.effective_mode(*user);
     if (!mode) return mode.error();
     return make_user_context(*user, *mode);
+}
+
+}  // namespace
+
+Result<UserContext> resolve_user_context(const UserDirectory& users, const ModeStore& modes, std::string_view user_id) {
+    return resolve_with(users, modes, user_id);
+}
+
+Result<UserContext> resolve_user_context(const UserDirectory& users, const ModeCache& modes, std::string_view user_id) {
+    return resolve_with(users, modes, user_id);
 }
 
 }  // namespace skillhost::policy

@@ -1,0 +1,108 @@
+#include "policy/mode_cache.hpp"
+#include "policy/user_context.hpp"
+#include "policy_test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace skillhost::policy {
+namespace {
+
+using testing::TempDir;
+
+struct ModeCacheTest : ::testing::Test {
+    TempDir dir;
+    std::filesystem::path db = dir.path() / "skillhost.db";
+    std::filesystem::path counter = dir.path() / "skillhost.db-modes";
+    UserDirectory users =
+        parse_users("users:\n  - {id: owner, role: owner, trust: supervised_auto, default_mode: agent}\n",
+                    dir.path() / "users.yaml", dir.path() / "ws")
+            .value();
+
+    std::unique_ptr<ModeCache> open_cache(const std::filesystem::path& counter_file) {
+        auto store = ModeStore::open(db);
+        EXPECT_TRUE(store.ok()) << store.error().message;
+        auto cache = ModeCache::open(std::move(store.value()), counter_file);
+        EXPECT_TRUE(cache.ok()) << cache.error().message;
+        return std::move(cache.value());
+    }
+    CognitiveMode mode_of(const ModeCache& cache) { return resolve_user_context(users, cache, "owner").value().mode; }
+};
+
+TEST_F(ModeCacheTest, KeepsWhatItReadUntilTheCounterMoves) {
+    auto cache = open_cache(counter);
+    EXPECT_EQ(mode_of(*cache), CognitiveMode::agent);
+    // Written behind the cache's back (no counter bump): the cache still answers from memory,
+    // which shows that a lookup does not read the store.
+    auto direct = ModeStore::open(db);
+    ASSERT_TRUE(direct.ok());
+    ASSERT_TRUE((*direct)->set_mode("owner", CognitiveMode::emulation).ok());
+    EXPECT_EQ(mode_of(*cache), CognitiveMode::agent);
+    // Any change through a cache on the same counter makes every cache read the store again.
+    auto other = open_cache(counter);
+    ASSERT_TRUE(other->set_mode("owner", CognitiveMode::dual).ok());
+    EXPECT_EQ(mode_of(*cache), CognitiveMode::dual);
+    ASSERT_TRUE(other->clear_mode("owner").ok());
+    EXPECT_EQ(mode_of(*cache), CognitiveMode::agent);
+}
+
+TEST_F(ModeCacheTest, AModeSetInAnotherProcessAppliesToTheNextLookup) {
+    auto cache = open_cache(counter);
+    EXPECT_EQ(mode_of(*cache), CognitiveMode::agent);  // now cached
+    for (CognitiveMode wanted : {CognitiveMode::emulation, CognitiveMode::dual, CognitiveMode::agent}) {
+        const pid_t child = ::fork();
+        ASSERT_GE(child, 0);
+        if (child == 0) {
+            // A separate process with its own store connection and its own mapping of the counter,
+            // like `skillhost mode set` next to a running `skillhost serve`.
+            auto store = ModeStore::open(db);
+            if (!store) ::_exit(2);
+            auto other = ModeCache::open(std::move(store.value()), counter);
+            if (!other) ::_exit(3);
+            ::_exit((*other)->set_mode("owner", wanted).ok() ? 0 : 4);
+        }
+        int status = 0;
+        ASSERT_EQ(::waitpid(child, &status, 0), child);
+        ASSERT_TRUE(WIFEXITED(status));
+        ASSERT_EQ(WEXITSTATUS(status), 0);
+        EXPECT_EQ(mode_of(*cache), wanted);
+    }
+}
+
+TEST_F(ModeCacheTest, WithoutACounterEveryLookupReadsTheStore) {
+    auto cache = open_cache({});
+    EXPECT_TRUE(cache->counter_file().empty());
+    EXPECT_EQ(mode_of(*cache), CognitiveMode::agent);
+    auto direct = ModeStore::open(db);
+    ASSERT_TRUE(direct.ok());
+    ASSERT_TRUE((*direct)->set_mode("owner", CognitiveMode::emulation).ok());
+    EXPECT_EQ(mode_of(*cache), CognitiveMode::emulation);
+}
+
+TEST_F(ModeCacheTest, ManyDistinctUsersStillAnswerCorrectly) {
+    auto cache = open_cache(counter);
+    User u = users.users().front();
+    for (std::size_t i = 0; i < ModeCache::max_entries + 10; ++i) {
+        u.id = "user" + std::to_string(i);
+        u.default_mode = i % 2 ? CognitiveMode::dual : CognitiveMode::agent;
+        ASSERT_EQ(cache->effective_mode(u).value(), u.default_mode);
+    }
+    ASSERT_TRUE(cache->set_mode("user3", CognitiveMode::emulation).ok());
+    u.id = "user3";
+    EXPECT_EQ(cache->effective_mode(u).value(), CognitiveMode::emulation);
+}
+
+TEST_F(ModeCacheTest, ACounterThatIsNotAFileIsRefusedWithTheFileNamed) {
+    std::filesystem::create_directories(counter);
+    auto store = ModeStore::open(db);
+    ASSERT_TRUE(store.ok());
+    auto cache = ModeCache::open(std::move(store.value()), counter);
+    ASSERT_FALSE(cache.ok());
+    EXPECT_EQ(cache.error().code, "DATABASE_ERROR");
+    EXPECT_NE(cache.error().message.find(counter.string()), std::string::npos) << cache.error().message;
+}
+
+}  // namespace
+}  // namespace skillhost::policy
