@@ -10,6 +10,21 @@ db::StorageLocation storage_location(const config::HostConfig& config) {
     return db::StorageLocation::sqlite(config.database_file());
 }
 
+policy::AuditSource audit_source(const config::HostConfig& config) {
+    policy::AuditSource source{config.audit_dir(), std::nullopt};
+    if (config.storage.backend == "postgres") source.database = storage_location(config);
+    return source;
+}
+
+Result<std::unique_ptr<policy::AuditLog>> open_audit_log(const config::HostConfig& config,
+                                                         policy::AuditOptions options) {
+    const auto source = audit_source(config);
+    if (!source.database) return policy::AuditLog::open(source.directory, std::move(options));
+    auto sink = policy::DatabaseAuditSink::open(*source.database, options);
+    if (!sink) return sink.error();
+    return policy::AuditLog::open(std::move(sink.value()), std::move(options));
+}
+
 Result<db::SchemaStatus> migrate_storage(const config::HostConfig& config) {
     const auto location = storage_location(config);
     if (location.backend == db::StorageBackend::postgres) {

@@ -6,10 +6,20 @@
 #include "config/host_config.hpp"
 #include "db/schema_status.hpp"
 #include "db/storage_location.hpp"
+#include "policy/audit_database.hpp"
+#include "policy/audit_log.hpp"
+
+#include <memory>
 
 namespace skillhost::app {
 
 db::StorageLocation storage_location(const config::HostConfig& config);
+
+// Where the audit log is kept: <home>/audit day files with SQLite, the audit_records table with
+// PostgreSQL (shared by every instance).
+policy::AuditSource audit_source(const config::HostConfig& config);
+Result<std::unique_ptr<policy::AuditLog>> open_audit_log(const config::HostConfig& config,
+                                                         policy::AuditOptions options = {});
 
 // Applies the pending migrations of the configured backend (creating the SQLite file if needed).
 Result<db::SchemaStatus> migrate_storage(const config::HostConfig& config);
