@@ -1,5 +1,6 @@
 // `skillhost watch`: loads the plugin directories, then prints every catalog change as it happens
 // (new, rebuilt, removed and broken plugins) until interrupted. SIGHUP forces a full rescan.
+#include "app/storage_schema.hpp"
 #include "base/json_text.hpp"
 #include "cli/cli_context.hpp"
 #include "cli/output.hpp"
