@@ -12,7 +12,6 @@ namespace {
 
 Status load_policy(HostRuntime& rt) {
     const auto& cfg = rt.config;
-    if (auto st = require_complete_backend(cfg); !st) return st;
     auto users = policy::load_users(cfg.etc_dir / "users.yaml", cfg.default_workspace);
     if (!users) return users.error();
     rt.users = std::make_unique<policy::UserDirectory>(std::move(users.value()));

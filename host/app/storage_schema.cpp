@@ -59,18 +59,4 @@ Result<db::SchemaStatus> check_storage(const config::HostConfig& config) {
     return db::check_sqlite_schema(*connection);
 }
 
-Status require_complete_backend(const config::HostConfig& config) {
-    if (config.storage.backend != "postgres") return {};
-    Error error{"STORAGE_BACKEND_INCOMPLETE",
-                "storage.backend postgres in " + config.config_file.string() +
-                    " cannot run a host yet: PostgreSQL holds runs, run events, guidance and API tokens, but "
-                    "approvals, modes and the audit log are still kept only in SQLite, so daemons sharing the "
-                    "database would split them",
-                {},
-                {"use `storage: {backend: sqlite}` (the default) to run the host; `skillhost db migrate` and "
-                 "`skillhost db check` already work against PostgreSQL (see docs/scaling.md)"}};
-    error.details["backend"] = "postgres";
-    return error;
-}
-
 }  // namespace skillhost::app

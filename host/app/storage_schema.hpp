@@ -26,9 +26,4 @@ Result<db::SchemaStatus> migrate_storage(const config::HostConfig& config);
 // Where the configured backend's schema stands, changing nothing (a missing SQLite file is version 0).
 Result<db::SchemaStatus> check_storage(const config::HostConfig& config);
 
-// STORAGE_BACKEND_INCOMPLETE while the configured backend cannot yet hold everything a running host
-// keeps (PostgreSQL holds runs, run events, guidance and tokens today; approvals, modes and audit
-// are still SQLite only). Refusing is better than two daemons silently splitting approvals between two files.
-Status require_complete_backend(const config::HostConfig& config);
-
 }  // namespace skillhost::app
