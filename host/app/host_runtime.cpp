@@ -10,14 +10,16 @@
 namespace skillhost::app {
 namespace {
 
-// Every process on this machine using the same skillhost.db shares the counter next to it.
-std::filesystem::path mode_change_counter_file(const config::HostConfig& cfg) {
-    return cfg.database_file().string() + "-modes";
+// Every process on this machine using the same skillhost.db shares the counter next to it. On
+// PostgreSQL the other writers may be daemons on other machines, which a local counter cannot see:
+// no counter there, so every lookup reads the database.
+std::filesystem::path mode_change_counter_file(const db::StorageLocation& location) {
+    if (location.backend != db::StorageBackend::sqlite) return {};
+    return location.sqlite_file.string() + "-modes";
 }
 
 Status load_policy(HostRuntime& rt) {
     const auto& cfg = rt.config;
-    if (auto st = require_complete_backend(cfg); !st) return st;
     auto users = policy::load_users(cfg.etc_dir / "users.yaml", cfg.default_workspace);
     if (!users) return users.error();
     rt.users = std::make_unique<policy::UserDirectory>(std::move(users.value()));
@@ -25,19 +27,20 @@ Status load_policy(HostRuntime& rt) {
     if (!pc) return pc.error();
     if (auto st = policy::check_policy_users(pc.value(), *rt.users); !st) return st.error();
     rt.policy_config = std::move(pc.value());
-    auto store = policy::ModeStore::open(cfg.database_file());
+    const db::StorageLocation location = storage_location(cfg);
+    auto store = policy::ModeStore::open(location);
     if (!store) return store.error();
-    auto modes = policy::ModeCache::open(std::move(store.value()), mode_change_counter_file(cfg));
+    auto modes = policy::ModeCache::open(std::move(store.value()), mode_change_counter_file(location));
     if (!modes) return modes.error();
     rt.modes = std::move(modes.value());
-    auto audit = policy::AuditLog::open(cfg.audit_dir(), rt.policy_config.audit);
+    auto audit = open_audit_log(cfg, rt.policy_config.audit);
     if (!audit) return audit.error();
     rt.audit = std::move(audit.value());
     policy::ApprovalQueueOptions qo;
     qo.ttl = rt.policy_config.approval_ttl;
     qo.require_approver = rt.policy_config.require_approver;
     qo.audit = rt.audit.get();
-    auto queue = policy::ApprovalQueue::open(cfg.database_file(), qo);
+    auto queue = policy::ApprovalQueue::open(location, qo);
     if (!queue) return queue.error();
     rt.approvals = std::move(queue.value());
     rt.policy = std::make_unique<policy::PolicyEngine>(rt.policy_config);

@@ -10,6 +10,21 @@ db::StorageLocation storage_location(const config::HostConfig& config) {
     return db::StorageLocation::sqlite(config.database_file());
 }
 
+policy::AuditSource audit_source(const config::HostConfig& config) {
+    policy::AuditSource source{config.audit_dir(), std::nullopt};
+    if (config.storage.backend == "postgres") source.database = storage_location(config);
+    return source;
+}
+
+Result<std::unique_ptr<policy::AuditLog>> open_audit_log(const config::HostConfig& config,
+                                                         policy::AuditOptions options) {
+    const auto source = audit_source(config);
+    if (!source.database) return policy::AuditLog::open(source.directory, std::move(options));
+    auto sink = policy::DatabaseAuditSink::open(*source.database, options);
+    if (!sink) return sink.error();
+    return policy::AuditLog::open(std::move(sink.value()), std::move(options));
+}
+
 Result<db::SchemaStatus> migrate_storage(const config::HostConfig& config) {
     const auto location = storage_location(config);
     if (location.backend == db::StorageBackend::postgres) {
@@ -42,20 +57,6 @@ Result<db::SchemaStatus> check_storage(const config::HostConfig& config) {
     auto connection = db::SqliteConnection::open(location.sqlite_file);
     if (!connection) return connection.error();
     return db::check_sqlite_schema(*connection);
-}
-
-Status require_complete_backend(const config::HostConfig& config) {
-    if (config.storage.backend != "postgres") return {};
-    Error error{"STORAGE_BACKEND_INCOMPLETE",
-                "storage.backend postgres in " + config.config_file.string() +
-                    " cannot run a host yet: PostgreSQL holds runs, run events, guidance and API tokens, but "
-                    "approvals, modes and the audit log are still kept only in SQLite, so daemons sharing the "
-                    "database would split them",
-                {},
-                {"use `storage: {backend: sqlite}` (the default) to run the host; `skillhost db migrate` and "
-                 "`skillhost db check` already work against PostgreSQL (see docs/scaling.md)"}};
-    error.details["backend"] = "postgres";
-    return error;
 }
 
 }  // namespace skillhost::app

@@ -6,19 +6,24 @@
 #include "config/host_config.hpp"
 #include "db/schema_status.hpp"
 #include "db/storage_location.hpp"
+#include "policy/audit_database.hpp"
+#include "policy/audit_log.hpp"
+
+#include <memory>
 
 namespace skillhost::app {
 
 db::StorageLocation storage_location(const config::HostConfig& config);
 
+// Where the audit log is kept: <home>/audit day files with SQLite, the audit_records table with
+// PostgreSQL (shared by every instance).
+policy::AuditSource audit_source(const config::HostConfig& config);
+Result<std::unique_ptr<policy::AuditLog>> open_audit_log(const config::HostConfig& config,
+                                                         policy::AuditOptions options = {});
+
 // Applies the pending migrations of the configured backend (creating the SQLite file if needed).
 Result<db::SchemaStatus> migrate_storage(const config::HostConfig& config);
 // Where the configured backend's schema stands, changing nothing (a missing SQLite file is version 0).
 Result<db::SchemaStatus> check_storage(const config::HostConfig& config);
-
-// STORAGE_BACKEND_INCOMPLETE while the configured backend cannot yet hold everything a running host
-// keeps (PostgreSQL holds runs, run events, guidance and tokens today; approvals, modes and audit
-// are still SQLite only). Refusing is better than two daemons silently splitting approvals between two files.
-Status require_complete_backend(const config::HostConfig& config);
 
 }  // namespace skillhost::app

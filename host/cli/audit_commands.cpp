@@ -1,4 +1,5 @@
 // `skillhost audit tail [--follow] [--user U] [--skill S] [--kind K] [--since T] [--grep TEXT] [--json]`.
+#include "app/storage_schema.hpp"
 #include "base/json_text.hpp"
 #include "cli/cli_context.hpp"
 #include "cli/output.hpp"
@@ -60,16 +61,17 @@ int run_tail(CliContext& ctx, const AuditArgs& a) {
     }
     if (!a.follow) {
         // Only the last `lines` records: read backwards, not the whole history.
-        auto page = policy::read_audit_page(cfg->audit_dir(), filter, a.lines, [&a](const boost::json::object& r) {
-            return a.grep.empty() || policy::contains_text(r, a.grep);
-        });
+        auto page = policy::read_audit_page(
+            app::audit_source(cfg.value()), filter, a.lines,
+            [&a](const boost::json::object& r) { return a.grep.empty() || policy::contains_text(r, a.grep); });
         if (!page) return fail_setup(page.error(), a.json);
         for (const auto& r : page->batch.records) print_record(r, a.json);
         for (const auto& p : page->batch.problems) std::cerr << "warning: " << p << "\n";
         return kExitOk;
     }
-    policy::AuditTail tail(cfg->audit_dir(), filter);
-    auto first = tail.poll();
+    auto tail = policy::AuditFollower::open(app::audit_source(cfg.value()), filter);
+    if (!tail) return fail_setup(tail.error(), a.json);
+    auto first = (*tail)->poll();
     if (!first) return fail_setup(first.error(), a.json);
     const auto& recs = first->records;
     const auto shown = [&a](const boost::json::object& r) {
@@ -85,7 +87,7 @@ int run_tail(CliContext& ctx, const AuditArgs& a) {
     std::signal(SIGINT, on_interrupt);
     std::signal(SIGTERM, on_interrupt);
     while (!g_stop_follow) {
-        auto batch = tail.poll();
+        auto batch = (*tail)->poll();
         if (!batch) return fail_setup(batch.error(), a.json);
         for (const auto& r : batch->records)
             if (shown(r)) print_record(r, a.json);

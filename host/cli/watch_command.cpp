@@ -1,5 +1,6 @@
 // `skillhost watch`: loads the plugin directories, then prints every catalog change as it happens
 // (new, rebuilt, removed and broken plugins) until interrupted. SIGHUP forces a full rescan.
+#include "app/storage_schema.hpp"
 #include "base/json_text.hpp"
 #include "cli/cli_context.hpp"
 #include "cli/output.hpp"
@@ -29,7 +30,7 @@ extern "C" void on_hangup(int) {
 int run_watch(CliContext& ctx, bool json) {
     auto cfg = ctx.load_config();
     if (!cfg) return fail_setup(cfg.error(), json);
-    auto audit = policy::AuditLog::open(cfg->audit_dir());
+    auto audit = app::open_audit_log(cfg.value());
     if (!audit) return fail_setup(audit.error(), json);
 
     reload::WatchedCatalog watched(reload::live_catalog_options(cfg.value()), reload::watcher_options(cfg.value()));

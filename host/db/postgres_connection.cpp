@@ -37,6 +37,10 @@ int PgResult::rows() const {
     return result_ == nullptr ? 0 : PQntuples(result_);
 }
 
+int PgResult::columns() const {
+    return result_ == nullptr ? 0 : PQnfields(result_);
+}
+
 std::string PgResult::text(int row, int column) const {
     if (is_null(row, column)) return {};
     return std::string(PQgetvalue(result_, row, column), static_cast<std::size_t>(PQgetlength(result_, row, column)));

@@ -31,6 +31,7 @@ public:
     ~PgResult();
 
     int rows() const;
+    int columns() const;
     std::string text(int row, int column) const;
     std::int64_t integer(int row, int column) const;
     bool is_null(int row, int column) const;

@@ -126,6 +126,10 @@ bool SqliteStatement::is_null(int column) const {
     return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
 }
 
+int SqliteStatement::columns() const {
+    return stmt_ == nullptr ? 0 : sqlite3_column_count(stmt_);
+}
+
 SqliteTransaction::SqliteTransaction(SqliteConnection& connection) : connection_(connection) {
     begun_ = connection_.exec("BEGIN IMMEDIATE");
     open_ = begun_.ok();

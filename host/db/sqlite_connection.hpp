@@ -57,6 +57,8 @@ public:
     std::string text(int column) const;
     std::int64_t integer(int column) const;
     bool is_null(int column) const;
+    // How many columns each row has (0 for a statement that returns none).
+    int columns() const;
 
 private:
     sqlite3_stmt* stmt_ = nullptr;

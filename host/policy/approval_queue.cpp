@@ -1,6 +1,5 @@
 #include "policy/approval_queue.hpp"
 
-#include "db/sqlite_schema.hpp"
 #include "policy/audit_log.hpp"
 #include "policy/process_identity.hpp"
 
@@ -8,7 +7,6 @@
 #include <boost/json/serialize.hpp>
 #include <openssl/rand.h>
 #include <spdlog/spdlog.h>
-#include <sqlite3.h>
 
 #include <algorithm>
 #include <chrono>
@@ -42,24 +40,29 @@ boost::json::value parse_stored_json(const std::string& text) {
     return value;
 }
 
-ApprovalRecord row_to_record(const db::SqliteStatement& row) {
+ApprovalRecord row_to_record(const db::SqlRows& rows, std::size_t row) {
     ApprovalRecord record;
-    record.id = row.text(0);
-    record.user_id = row.text(1);
-    record.skill_id = row.text(2);
-    record.arguments = parse_stored_json(row.text(3));
-    record.requested_at = from_ms(row.integer(4));
-    record.requested_by = Requester::from_text(row.text(5));
-    record.preview = row.text(6);
-    record.expires_at = from_ms(row.integer(7));
-    record.state = parse_approval_state(row.text(8)).value_or(ApprovalState::failed);
-    record.resolved_by = row.text(9);
-    if (!row.is_null(10)) record.resolved_at = from_ms(row.integer(10));
-    if (!row.is_null(11)) record.completed_at = from_ms(row.integer(11));
-    record.reason = row.text(12);
-    record.result = parse_stored_json(row.text(13));
-    record.requested_token = row.text(14);
+    record.id = rows.text(row, 0);
+    record.user_id = rows.text(row, 1);
+    record.skill_id = rows.text(row, 2);
+    record.arguments = parse_stored_json(rows.text(row, 3));
+    record.requested_at = from_ms(rows.integer(row, 4));
+    record.requested_by = Requester::from_text(rows.text(row, 5));
+    record.preview = rows.text(row, 6);
+    record.expires_at = from_ms(rows.integer(row, 7));
+    record.state = parse_approval_state(rows.text(row, 8)).value_or(ApprovalState::failed);
+    record.resolved_by = rows.text(row, 9);
+    if (!rows.is_null(row, 10)) record.resolved_at = from_ms(rows.integer(row, 10));
+    if (!rows.is_null(row, 11)) record.completed_at = from_ms(rows.integer(row, 11));
+    record.reason = rows.text(row, 12);
+    record.result = parse_stored_json(rows.text(row, 13));
+    record.requested_token = rows.text(row, 14);
     return record;
+}
+
+db::SqlValue text_or_null(std::string_view text) {
+    if (text.empty()) return std::monostate{};
+    return std::string(text);
 }
 
 std::string new_approval_id() {
@@ -145,12 +148,17 @@ std::optional<Error> approver_problem(const Resolver& resolver, const ApprovalRe
 
 }  // namespace
 
-ApprovalQueue::ApprovalQueue(db::SqliteConnection connection, ApprovalQueueOptions options)
+ApprovalQueue::ApprovalQueue(std::unique_ptr<db::BackendConnection> connection, ApprovalQueueOptions options)
     : connection_(std::move(connection)), options_(std::move(options)) {}
 
 Result<std::unique_ptr<ApprovalQueue>> ApprovalQueue::open(const std::filesystem::path& database_file,
                                                            ApprovalQueueOptions options) {
-    auto connection = db::open_migrated_sqlite(database_file);
+    return open(db::StorageLocation::sqlite(database_file), std::move(options));
+}
+
+Result<std::unique_ptr<ApprovalQueue>> ApprovalQueue::open(const db::StorageLocation& location,
+                                                           ApprovalQueueOptions options) {
+    auto connection = db::BackendConnection::open(location);
     if (!connection) return connection.error();
     std::unique_ptr<ApprovalQueue> queue(new ApprovalQueue(std::move(*connection), std::move(options)));
     auto recovered = queue->recover_interrupted();
@@ -172,18 +180,15 @@ void ApprovalQueue::audit(const ApprovalRecord& record, std::string_view transit
     }
 }
 
-Result<ApprovalRecord> ApprovalQueue::read(std::string_view id) const {
-    db::SqliteStatement select(connection_, std::string(select_columns) + " WHERE id = ?");
-    if (!select.prepared()) return connection_.error("reading an approval");
-    select.bind(1, id);
-    const int rc = select.step();
-    if (rc == SQLITE_DONE) return not_found(id);
-    if (rc != SQLITE_ROW) return connection_.error("reading an approval");
-    return row_to_record(select);
+Result<ApprovalRecord> ApprovalQueue::get(std::string_view id) const {
+    auto rows =
+        connection_->run("reading an approval", std::string(select_columns) + " WHERE id = ?", {std::string(id)});
+    if (!rows) return rows.error();
+    if (rows->size() == 0) return not_found(id);
+    return row_to_record(*rows, 0);
 }
 
 Result<ApprovalRecord> ApprovalQueue::enqueue(const ApprovalRequest& request) {
-    std::lock_guard lock(mutex_);
     ApprovalRecord record;
     record.id = new_approval_id();
     record.user_id = request.user_id;
@@ -194,65 +199,58 @@ Result<ApprovalRecord> ApprovalQueue::enqueue(const ApprovalRequest& request) {
     record.requested_token = request.requested_token;
     record.requested_at = now();
     record.expires_at = record.requested_at + options_.ttl;
-    db::SqliteStatement insert(connection_,
-                               "INSERT INTO approvals (id, user_id, skill_id, arguments, requested_at_ms, requested_by,"
-                               " preview, expires_at_ms, state, requested_token)"
-                               " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)");
-    if (!insert.prepared()) return connection_.error("queueing an approval");
-    insert.bind(1, record.id)
-        .bind(2, record.user_id)
-        .bind(3, record.skill_id)
-        .bind(4, boost::json::serialize(record.arguments))
-        .bind(5, to_ms(record.requested_at))
-        .bind(6, record.requested_by.to_text())
-        .bind(7, record.preview)
-        .bind(8, to_ms(record.expires_at));
-    if (record.requested_token.empty())
-        insert.bind_null(9);
-    else
-        insert.bind(9, record.requested_token);
-    if (insert.step() != SQLITE_DONE) return connection_.error("queueing an approval");
+    auto inserted = connection_->run(
+        "queueing an approval",
+        "INSERT INTO approvals (id, user_id, skill_id, arguments, requested_at_ms, requested_by,"
+        " preview, expires_at_ms, state, requested_token) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
+        {record.id, record.user_id, record.skill_id, boost::json::serialize(record.arguments),
+         to_ms(record.requested_at), record.requested_by.to_text(), record.preview, to_ms(record.expires_at),
+         text_or_null(record.requested_token)});
+    if (!inserted) return inserted.error();
     audit(record, "requested", record.user_id);
     return record;
 }
 
-Result<ApprovalRecord> ApprovalQueue::get(std::string_view id) const {
-    std::lock_guard lock(mutex_);
-    return read(id);
-}
-
 Result<std::vector<ApprovalRecord>> ApprovalQueue::list(const ApprovalFilter& filter) const {
-    std::lock_guard lock(mutex_);
     std::string sql = std::string(select_columns) + " WHERE 1 = 1";
-    if (filter.user_id) sql += " AND user_id = ?";
+    std::vector<db::SqlValue> params;
+    if (filter.user_id) {
+        sql += " AND user_id = ?";
+        params.emplace_back(*filter.user_id);
+    }
     if (!filter.states.empty()) {
         sql += " AND state IN (";
-        for (std::size_t i = 0; i < filter.states.size(); ++i) sql += i == 0 ? "?" : ", ?";
+        for (std::size_t i = 0; i < filter.states.size(); ++i) {
+            sql += i == 0 ? "?" : ", ?";
+            params.emplace_back(std::string(to_string(filter.states[i])));
+        }
         sql += ")";
     }
     sql += " ORDER BY requested_at_ms DESC, id";
     if (filter.limit > 0) sql += " LIMIT " + std::to_string(filter.limit);
-    db::SqliteStatement select(connection_, sql);
-    if (!select.prepared()) return connection_.error("listing approvals");
-    int index = 1;
-    if (filter.user_id) select.bind(index++, *filter.user_id);
-    for (auto state : filter.states) select.bind(index++, to_string(state));
+    auto rows = connection_->run("listing approvals", sql, params);
+    if (!rows) return rows.error();
     std::vector<ApprovalRecord> out;
-    int rc = 0;
-    while ((rc = select.step()) == SQLITE_ROW) out.push_back(row_to_record(select));
-    if (rc != SQLITE_DONE) return connection_.error("listing approvals");
+    out.reserve(rows->size());
+    for (std::size_t row = 0; row < rows->size(); ++row) out.push_back(row_to_record(*rows, row));
     return out;
 }
 
-Error ApprovalQueue::expire_now(db::SqliteTransaction& transaction, ApprovalRecord& record, TimePoint at,
-                                std::string_view actor) {
+Error ApprovalQueue::lost_race(std::string_view id) const {
+    auto now_stored = get(id);
+    if (!now_stored) return now_stored.error();
+    return already_resolved(*now_stored);
+}
+
+Error ApprovalQueue::expire_now(ApprovalRecord& record, TimePoint at, std::string_view actor) {
     const std::string reason = "expired at " + format_utc_timestamp(record.expires_at) + " before anyone resolved it";
-    db::SqliteStatement expire(connection_,
-                               "UPDATE approvals SET state = 'expired', resolved_at_ms = ?, reason = ? "
-                               "WHERE id = ? AND state = 'pending'");
-    expire.bind(1, to_ms(at)).bind(2, reason).bind(3, record.id);
-    if (expire.step() != SQLITE_DONE) return connection_.error("expiring an approval");
-    if (auto st = transaction.commit(); !st) return st.error();
+    auto expired = connection_->run("expiring an approval",
+                                    "UPDATE approvals SET state = 'expired', resolved_at_ms = ?, reason = ? "
+                                    "WHERE id = ? AND state = 'pending'",
+                                    {to_ms(at), reason, record.id});
+    if (!expired) return expired.error();
+    // Someone resolved it between our read and this update: theirs is the answer.
+    if (expired->affected != 1) return lost_race(record.id);
     record.state = ApprovalState::expired;
     record.resolved_at = at;
     record.reason = reason;
@@ -268,11 +266,12 @@ Error ApprovalQueue::expire_now(db::SqliteTransaction& transaction, ApprovalReco
     return error;
 }
 
+// Every transition below is a read, the rule checks, then one compare-and-set UPDATE (`WHERE
+// state = <what we read>`) committed on its own: of several racers (threads, processes, instances
+// on one PostgreSQL database) exactly one changes the row, the others re-read it and are told who
+// won. No transaction is open while the caller then executes the skill.
 Result<ApprovalRecord> ApprovalQueue::claim_for_execution(std::string_view id, const Resolver& resolver) {
-    std::lock_guard lock(mutex_);
-    db::SqliteTransaction transaction(connection_);
-    if (!transaction.begun()) return transaction.begun().error();
-    auto record = read(id);
+    auto record = get(id);
     if (!record) return record.error();
     if (!may_resolve(resolver, *record)) return not_allowed(resolver, *record);
     if (options_.require_approver) {
@@ -280,22 +279,15 @@ Result<ApprovalRecord> ApprovalQueue::claim_for_execution(std::string_view id, c
     }
     if (record->state != ApprovalState::pending) return already_resolved(*record);
     const TimePoint at = now();
-    if (at >= record->expires_at) return expire_now(transaction, *record, at, resolver.user_id);
+    if (at >= record->expires_at) return expire_now(*record, at, resolver.user_id);
     const ProcessIdentity self = current_process_identity();
-    db::SqliteStatement claim(
-        connection_,
-        "UPDATE approvals SET state = 'approved', resolved_by = ?, resolved_at_ms = ?,"
-        " claim_host = ?, claim_pid = ?, claim_start_ticks = ? WHERE id = ? AND state = 'pending'");
-    claim.bind(1, resolver.user_id)
-        .bind(2, to_ms(at))
-        .bind(3, self.host)
-        .bind(4, self.pid)
-        .bind(5, self.start_ticks)
-        .bind(6, id);
-    if (claim.step() != SQLITE_DONE || sqlite3_changes(connection_.handle()) != 1) {
-        return connection_.error("claiming an approval");
-    }
-    if (auto st = transaction.commit(); !st) return st.error();
+    auto claimed =
+        connection_->run("claiming an approval",
+                         "UPDATE approvals SET state = 'approved', resolved_by = ?, resolved_at_ms = ?,"
+                         " claim_host = ?, claim_pid = ?, claim_start_ticks = ? WHERE id = ? AND state = 'pending'",
+                         {resolver.user_id, to_ms(at), self.host, self.pid, self.start_ticks, std::string(id)});
+    if (!claimed) return claimed.error();
+    if (claimed->affected != 1) return lost_race(id);
     record->state = ApprovalState::approved;
     record->resolved_by = resolver.user_id;
     record->resolved_at = at;
@@ -305,37 +297,33 @@ Result<ApprovalRecord> ApprovalQueue::claim_for_execution(std::string_view id, c
 
 Result<ApprovalRecord> ApprovalQueue::complete(std::string_view id, bool ok, const boost::json::value& result,
                                                std::string_view reason) {
-    std::lock_guard lock(mutex_);
-    db::SqliteTransaction transaction(connection_);
-    if (!transaction.begun()) return transaction.begun().error();
-    auto record = read(id);
+    auto record = get(id);
     if (!record) return record.error();
-    if (record->state != ApprovalState::approved) {
+    const auto not_claimed = [](const ApprovalRecord& stored) {
         Error error{"APPROVAL_NOT_CLAIMED",
-                    "approval " + record->id + " is " + to_string(record->state) +
+                    "approval " + stored.id + " is " + to_string(stored.state) +
                         ", not approved, so its outcome cannot be recorded; see `skillhost approvals show " +
-                        record->id + "`",
+                        stored.id + "`",
                     {},
                     {}};
-        error.details["approval_id"] = record->id;
-        error.details["state"] = to_string(record->state);
+        error.details["approval_id"] = stored.id;
+        error.details["state"] = to_string(stored.state);
         return error;
-    }
+    };
+    if (record->state != ApprovalState::approved) return not_claimed(*record);
     const TimePoint at = now();
     const ApprovalState state = ok ? ApprovalState::executed : ApprovalState::failed;
-    db::SqliteStatement update(connection_,
-                               "UPDATE approvals SET state = ?, completed_at_ms = ?, result = ?, reason = ? "
-                               "WHERE id = ? AND state = 'approved'");
-    update.bind(1, to_string(state)).bind(2, to_ms(at)).bind(3, boost::json::serialize(result));
-    if (reason.empty())
-        update.bind_null(4);
-    else
-        update.bind(4, reason);
-    update.bind(5, id);
-    if (update.step() != SQLITE_DONE || sqlite3_changes(connection_.handle()) != 1) {
-        return connection_.error("recording an approval's outcome");
+    auto updated = connection_->run("recording an approval's outcome",
+                                    "UPDATE approvals SET state = ?, completed_at_ms = ?, result = ?, reason = ? "
+                                    "WHERE id = ? AND state = 'approved'",
+                                    {std::string(to_string(state)), to_ms(at), boost::json::serialize(result),
+                                     text_or_null(reason), std::string(id)});
+    if (!updated) return updated.error();
+    if (updated->affected != 1) {
+        auto now_stored = get(id);
+        if (!now_stored) return now_stored.error();
+        return not_claimed(*now_stored);
     }
-    if (auto st = transaction.commit(); !st) return st.error();
     record->state = state;
     record->completed_at = at;
     record->result = result;
@@ -345,10 +333,7 @@ Result<ApprovalRecord> ApprovalQueue::complete(std::string_view id, bool ok, con
 }
 
 Result<ApprovalRecord> ApprovalQueue::reject(std::string_view id, const Resolver& resolver, std::string_view reason) {
-    std::lock_guard lock(mutex_);
-    db::SqliteTransaction transaction(connection_);
-    if (!transaction.begun()) return transaction.begun().error();
-    auto record = read(id);
+    auto record = get(id);
     if (!record) return record.error();
     if (!may_resolve(resolver, *record)) return not_allowed(resolver, *record);
     if (options_.require_approver) {
@@ -356,16 +341,13 @@ Result<ApprovalRecord> ApprovalQueue::reject(std::string_view id, const Resolver
     }
     if (record->state != ApprovalState::pending) return already_resolved(*record);
     const TimePoint at = now();
-    if (at >= record->expires_at) return expire_now(transaction, *record, at, resolver.user_id);
-    db::SqliteStatement update(
-        connection_,
-        "UPDATE approvals SET state = 'rejected', resolved_by = ?, resolved_at_ms = ?, reason = ? "
-        "WHERE id = ? AND state = 'pending'");
-    update.bind(1, resolver.user_id).bind(2, to_ms(at)).bind(3, reason).bind(4, id);
-    if (update.step() != SQLITE_DONE || sqlite3_changes(connection_.handle()) != 1) {
-        return connection_.error("rejecting an approval");
-    }
-    if (auto st = transaction.commit(); !st) return st.error();
+    if (at >= record->expires_at) return expire_now(*record, at, resolver.user_id);
+    auto updated = connection_->run("rejecting an approval",
+                                    "UPDATE approvals SET state = 'rejected', resolved_by = ?, resolved_at_ms = ?,"
+                                    " reason = ? WHERE id = ? AND state = 'pending'",
+                                    {resolver.user_id, to_ms(at), std::string(reason), std::string(id)});
+    if (!updated) return updated.error();
+    if (updated->affected != 1) return lost_race(id);
     record->state = ApprovalState::rejected;
     record->resolved_by = resolver.user_id;
     record->resolved_at = at;
@@ -375,32 +357,23 @@ Result<ApprovalRecord> ApprovalQueue::reject(std::string_view id, const Resolver
 }
 
 Result<std::vector<std::string>> ApprovalQueue::expire_due(TimePoint at) {
-    std::lock_guard lock(mutex_);
-    db::SqliteTransaction transaction(connection_);
-    if (!transaction.begun()) return transaction.begun().error();
-    std::vector<ApprovalRecord> due;
-    {
-        db::SqliteStatement select(
-            connection_,
-            std::string(select_columns) + " WHERE state = 'pending' AND expires_at_ms <= ? ORDER BY expires_at_ms");
-        select.bind(1, to_ms(at));
-        int rc = 0;
-        while ((rc = select.step()) == SQLITE_ROW) due.push_back(row_to_record(select));
-        if (rc != SQLITE_DONE) return connection_.error("finding expired approvals");
-    }
-    for (auto& record : due) {
+    auto due = connection_->run(
+        "finding expired approvals",
+        std::string(select_columns) + " WHERE state = 'pending' AND expires_at_ms <= ? ORDER BY expires_at_ms",
+        {to_ms(at)});
+    if (!due) return due.error();
+    std::vector<std::string> ids;
+    for (std::size_t row = 0; row < due->size(); ++row) {
+        auto record = row_to_record(*due, row);
         record.reason = "expired at " + format_utc_timestamp(record.expires_at) + " before anyone resolved it";
-        db::SqliteStatement update(connection_,
-                                   "UPDATE approvals SET state = 'expired', resolved_at_ms = ?, reason = ? "
-                                   "WHERE id = ? AND state = 'pending'");
-        update.bind(1, to_ms(at)).bind(2, record.reason).bind(3, record.id);
-        if (update.step() != SQLITE_DONE) return connection_.error("expiring approvals");
+        auto updated = connection_->run("expiring approvals",
+                                        "UPDATE approvals SET state = 'expired', resolved_at_ms = ?, reason = ? "
+                                        "WHERE id = ? AND state = 'pending'",
+                                        {to_ms(at), record.reason, record.id});
+        if (!updated) return updated.error();
+        if (updated->affected != 1) continue;  // resolved, or expired by another instance, meanwhile
         record.state = ApprovalState::expired;
         record.resolved_at = at;
-    }
-    if (auto st = transaction.commit(); !st) return st.error();
-    std::vector<std::string> ids;
-    for (const auto& record : due) {
         audit(record, "expired", "host");
         ids.push_back(record.id);
     }
@@ -408,37 +381,25 @@ Result<std::vector<std::string>> ApprovalQueue::expire_due(TimePoint at) {
 }
 
 Result<std::vector<std::string>> ApprovalQueue::recover_interrupted() {
-    std::lock_guard lock(mutex_);
-    db::SqliteTransaction transaction(connection_);
-    if (!transaction.begun()) return transaction.begun().error();
-    struct Claimed {
-        std::string id;
-        ProcessIdentity claimer;
-    };
-    std::vector<Claimed> claimed;
-    {
-        db::SqliteStatement select(
-            connection_, "SELECT id, claim_host, claim_pid, claim_start_ticks FROM approvals WHERE state = 'approved'");
-        int rc = 0;
-        while ((rc = select.step()) == SQLITE_ROW) {
-            claimed.push_back({select.text(0), ProcessIdentity{select.text(1), select.integer(2), select.integer(3)}});
-        }
-        if (rc != SQLITE_DONE) return connection_.error("finding interrupted approvals");
-    }
+    auto claimed = connection_->run("finding interrupted approvals",
+                                    "SELECT id, claim_host, claim_pid, claim_start_ticks FROM approvals"
+                                    " WHERE state = 'approved'",
+                                    {});
+    if (!claimed) return claimed.error();
     const TimePoint at = now();
     std::vector<std::string> recovered;
-    for (const auto& entry : claimed) {
-        if (process_is_alive(entry.claimer)) continue;
-        db::SqliteStatement update(connection_,
-                                   "UPDATE approvals SET state = 'failed', completed_at_ms = ?, reason = ? "
-                                   "WHERE id = ? AND state = 'approved'");
-        update.bind(1, to_ms(at)).bind(2, interrupted_reason).bind(3, entry.id);
-        if (update.step() != SQLITE_DONE) return connection_.error("marking interrupted approvals");
-        recovered.push_back(entry.id);
-    }
-    if (auto st = transaction.commit(); !st) return st.error();
-    for (const auto& id : recovered) {
-        if (auto record = read(id)) audit(*record, "interrupted", "host");
+    for (std::size_t row = 0; row < claimed->size(); ++row) {
+        const ProcessIdentity claimer{claimed->text(row, 1), claimed->integer(row, 2), claimed->integer(row, 3)};
+        if (process_is_alive(claimer)) continue;
+        const std::string id = claimed->text(row, 0);
+        auto updated = connection_->run("marking interrupted approvals",
+                                        "UPDATE approvals SET state = 'failed', completed_at_ms = ?, reason = ? "
+                                        "WHERE id = ? AND state = 'approved'",
+                                        {to_ms(at), std::string(interrupted_reason), id});
+        if (!updated) return updated.error();
+        if (updated->affected != 1) continue;  // it completed meanwhile
+        recovered.push_back(id);
+        if (auto record = get(id)) audit(*record, "interrupted", "host");
     }
     return recovered;
 }

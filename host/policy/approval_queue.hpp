@@ -1,6 +1,7 @@
-// The durable approval queue in skillhost.db. Every transition is one BEGIN IMMEDIATE transaction
-// that re-reads the row, so two approvers (threads or processes) racing on one approval get
-// exactly one claim between them, and nothing runs after it expired or was rejected.
+// The durable approval queue, in skillhost.db or in PostgreSQL (shared by every instance). Every
+// transition is a compare-and-set on the row's state committed on its own, so two approvers
+// (threads, processes or instances) racing on one approval get exactly one claim between them,
+// and nothing runs after it expired or was rejected.
 //
 // The executor's flow for `approvals approve ID`:
 //   auto claim = queue.claim_for_execution(id, resolver);      // pending -> approved, exactly once
@@ -16,7 +17,8 @@
 #include "base/error.hpp"
 #include "policy/approval_record.hpp"
 #include "policy/credential.hpp"
-#include "db/sqlite_connection.hpp"
+#include "db/backend_connection.hpp"
+#include "db/storage_location.hpp"
 #include "policy/users.hpp"
 
 #include <boost/json/value.hpp>
@@ -25,7 +27,6 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -82,6 +83,9 @@ public:
     // failed (interrupted). DATABASE_ERROR when the file cannot be used.
     static Result<std::unique_ptr<ApprovalQueue>> open(const std::filesystem::path& database_file,
                                                        ApprovalQueueOptions options = {});
+    // The queue of whichever backend `location` names.
+    static Result<std::unique_ptr<ApprovalQueue>> open(const db::StorageLocation& location,
+                                                       ApprovalQueueOptions options = {});
 
     // Stores a pending approval expiring after the TTL.
     Result<ApprovalRecord> enqueue(const ApprovalRequest& request);
@@ -95,7 +99,8 @@ public:
     // MISSING_SCOPE (require_approver and no approve scope); SELF_APPROVAL (require_approver and
     // the resolver's token, without the admin scope, is the one that requested the call);
     // APPROVAL_EXPIRED (past expires_at: the row is marked expired); APPROVAL_ALREADY_RESOLVED
-    // (details.state says approved/executed/failed/rejected/expired and who resolved it).
+    // (details.state says approved/executed/failed/rejected/expired and who resolved it); of two
+    // racing approvers the loser gets APPROVAL_ALREADY_RESOLVED with state approved.
     Result<ApprovalRecord> claim_for_execution(std::string_view id, const Resolver& resolver);
 
     // approved -> executed (ok) or failed (!ok), storing the result and reason.
@@ -118,15 +123,15 @@ public:
     std::chrono::milliseconds ttl() const { return options_.ttl; }
 
 private:
-    ApprovalQueue(db::SqliteConnection connection, ApprovalQueueOptions options);
+    ApprovalQueue(std::unique_ptr<db::BackendConnection> connection, ApprovalQueueOptions options);
     TimePoint now() const;
-    Result<ApprovalRecord> read(std::string_view id) const;
     void audit(const ApprovalRecord& record, std::string_view transition, std::string_view actor) const;
-    // Marks a pending approval found past its expiry as expired, commits, and returns APPROVAL_EXPIRED.
-    Error expire_now(db::SqliteTransaction& transaction, ApprovalRecord& record, TimePoint at, std::string_view actor);
+    // A compare-and-set found the row changed since it was read: APPROVAL_ALREADY_RESOLVED as it is now.
+    Error lost_race(std::string_view id) const;
+    // Marks a pending approval found past its expiry as expired and returns APPROVAL_EXPIRED.
+    Error expire_now(ApprovalRecord& record, TimePoint at, std::string_view actor);
 
-    mutable std::mutex mutex_;  // one connection, used by one thread at a time
-    db::SqliteConnection connection_;
+    std::unique_ptr<db::BackendConnection> connection_;  // thread-safe
     ApprovalQueueOptions options_;
 };
 

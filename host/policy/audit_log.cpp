@@ -43,6 +43,16 @@ Result<std::unique_ptr<AuditLog>> AuditLog::open(const std::filesystem::path& di
     return std::unique_ptr<AuditLog>(new AuditLog(directory, std::move(options)));
 }
 
+Result<std::unique_ptr<AuditLog>> AuditLog::open(std::unique_ptr<AuditSink> sink, AuditOptions options) {
+    // The sink syncs its own way: no interval syncer thread for files that are never written.
+    const FsyncPolicy fsync = options.fsync;
+    options.fsync = FsyncPolicy::never;
+    std::unique_ptr<AuditLog> log(new AuditLog({}, std::move(options)));
+    log->options_.fsync = fsync;
+    log->sink_ = std::move(sink);
+    return log;
+}
+
 AuditLog::~AuditLog() {
     {
         std::lock_guard lock(mutex_);
@@ -90,6 +100,11 @@ Status AuditLog::append(std::string_view kind, boost::json::object fields) {
         }
     }
     std::string line = boost::json::serialize(record);
+    if (sink_) {
+        const auto* user = record.if_contains("user");
+        return sink_->append(at, kind, user != nullptr && user->is_string() ? std::string_view(user->as_string()) : "",
+                             line);
+    }
     line.push_back('\n');
     std::uint64_t sequence = 0;
     bool first_unsynced = false;
@@ -175,6 +190,7 @@ Status AuditLog::sync_through(std::uint64_t sequence) {
 }
 
 Status AuditLog::flush() {
+    if (sink_) return sink_->flush();
     std::uint64_t target = 0;
     {
         std::lock_guard lock(mutex_);

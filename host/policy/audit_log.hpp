@@ -14,6 +14,7 @@
 #include "base/error.hpp"
 #include "policy/approval_record.hpp"
 #include "policy/audit_options.hpp"
+#include "policy/audit_sink.hpp"
 #include "policy/decision.hpp"
 
 #include <boost/json/object.hpp>
@@ -59,6 +60,9 @@ struct LlmCallAudit {
 class AuditLog {
 public:
     static Result<std::unique_ptr<AuditLog>> open(const std::filesystem::path& directory, AuditOptions options = {});
+    // Records go to `sink` (e.g. the audit_records table on PostgreSQL) instead of day files; the
+    // sink keeps options.fsync's promise its own way.
+    static Result<std::unique_ptr<AuditLog>> open(std::unique_ptr<AuditSink> sink, AuditOptions options = {});
     ~AuditLog();
     AuditLog(const AuditLog&) = delete;
     AuditLog& operator=(const AuditLog&) = delete;
@@ -73,9 +77,10 @@ public:
     // redacted and truncated; the rest are written as given (callers put no secrets there).
     Status append(std::string_view kind, boost::json::object fields);
 
-    // fdatasync the current file now.
+    // fdatasync the current file (or flush the sink) now.
     Status flush();
 
+    // The day files' directory; empty when records go to a sink.
     const std::filesystem::path& directory() const { return directory_; }
     // "2026-11-21.jsonl"
     static std::string file_name_for(TimePoint time);
@@ -100,7 +105,8 @@ private:
     int failed_errno_ = 0;
     bool syncing_ = false;  // a thread is in fdatasync outside the lock
     bool stopping_ = false;
-    std::thread syncer_;  // FsyncPolicy::interval only
+    std::thread syncer_;               // FsyncPolicy::interval only
+    std::unique_ptr<AuditSink> sink_;  // when set, no day files are written
 };
 
 }  // namespace skillhost::policy

@@ -1,28 +1,25 @@
 #include "policy/mode_store.hpp"
 
-#include "db/sqlite_schema.hpp"
-
-#include <sqlite3.h>
-
 #include <chrono>
 
 namespace skillhost::policy {
 
 Result<std::unique_ptr<ModeStore>> ModeStore::open(const std::filesystem::path& database_file) {
-    auto connection = db::open_migrated_sqlite(database_file);
+    return open(db::StorageLocation::sqlite(database_file));
+}
+
+Result<std::unique_ptr<ModeStore>> ModeStore::open(const db::StorageLocation& location) {
+    auto connection = db::BackendConnection::open(location);
     if (!connection) return connection.error();
     return std::unique_ptr<ModeStore>(new ModeStore(std::move(*connection)));
 }
 
 Result<std::optional<CognitiveMode>> ModeStore::stored_mode(std::string_view user_id) const {
-    std::lock_guard lock(mutex_);
-    db::SqliteStatement select(connection_, "SELECT mode FROM user_modes WHERE user_id = ?");
-    if (!select.prepared()) return connection_.error("reading the cognitive mode");
-    select.bind(1, user_id);
-    const int rc = select.step();
-    if (rc == SQLITE_DONE) return std::optional<CognitiveMode>{};
-    if (rc != SQLITE_ROW) return connection_.error("reading the cognitive mode");
-    const std::string text = select.text(0);
+    auto rows = connection_->run("reading the cognitive mode", "SELECT mode FROM user_modes WHERE user_id = ?",
+                                 {std::string(user_id)});
+    if (!rows) return rows.error();
+    if (rows->size() == 0) return std::optional<CognitiveMode>{};
+    const std::string text = rows->text(0, 0);
     auto mode = parse_cognitive_mode(text);
     if (!mode) {
         Error error{"DATABASE_ERROR",
@@ -31,7 +28,8 @@ Result<std::optional<CognitiveMode>> ModeStore::stored_mode(std::string_view use
                         std::string(user_id) + "` to replace it",
                     {},
                     {}};
-        error.details["file"] = connection_.file().string();
+        error.details[connection_->backend() == db::StorageBackend::sqlite ? "file" : "database"] =
+            connection_->where();
         return error;
     }
     return std::optional<CognitiveMode>(*mode);
@@ -44,25 +42,21 @@ Result<CognitiveMode> ModeStore::effective_mode(const User& user) const {
 }
 
 Status ModeStore::set_mode(std::string_view user_id, CognitiveMode mode) {
-    std::lock_guard lock(mutex_);
-    db::SqliteStatement upsert(
-        connection_,
-        "INSERT INTO user_modes (user_id, mode, updated_at_ms) VALUES (?, ?, ?) "
-        "ON CONFLICT(user_id) DO UPDATE SET mode = excluded.mode, updated_at_ms = excluded.updated_at_ms");
-    if (!upsert.prepared()) return connection_.error("saving the cognitive mode");
     const auto now =
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
-    upsert.bind(1, user_id).bind(2, to_string(mode)).bind(3, static_cast<std::int64_t>(now.count()));
-    if (upsert.step() != SQLITE_DONE) return connection_.error("saving the cognitive mode");
+    auto saved = connection_->run(
+        "saving the cognitive mode",
+        "INSERT INTO user_modes (user_id, mode, updated_at_ms) VALUES (?, ?, ?) "
+        "ON CONFLICT(user_id) DO UPDATE SET mode = excluded.mode, updated_at_ms = excluded.updated_at_ms",
+        {std::string(user_id), std::string(to_string(mode)), static_cast<std::int64_t>(now.count())});
+    if (!saved) return saved.error();
     return {};
 }
 
 Status ModeStore::clear_mode(std::string_view user_id) {
-    std::lock_guard lock(mutex_);
-    db::SqliteStatement remove(connection_, "DELETE FROM user_modes WHERE user_id = ?");
-    if (!remove.prepared()) return connection_.error("clearing the cognitive mode");
-    remove.bind(1, user_id);
-    if (remove.step() != SQLITE_DONE) return connection_.error("clearing the cognitive mode");
+    auto removed = connection_->run("clearing the cognitive mode", "DELETE FROM user_modes WHERE user_id = ?",
+                                    {std::string(user_id)});
+    if (!removed) return removed.error();
     return {};
 }
 

@@ -1,14 +1,15 @@
-// Each user's chosen cognitive mode, persisted in skillhost.db; it overrides users.yaml's
-// default_mode until cleared.
+// Each user's chosen cognitive mode, persisted in skillhost.db or PostgreSQL (where every instance
+// sees one choice); it overrides users.yaml's default_mode until cleared. Every call reads the
+// table: a cache, if any, belongs in front of this store.
 #pragma once
 
 #include "base/error.hpp"
-#include "db/sqlite_connection.hpp"
+#include "db/backend_connection.hpp"
+#include "db/storage_location.hpp"
 #include "policy/users.hpp"
 
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string_view>
 
@@ -17,6 +18,8 @@ namespace skillhost::policy {
 class ModeStore {
 public:
     static Result<std::unique_ptr<ModeStore>> open(const std::filesystem::path& database_file);
+    // The modes of whichever backend `location` names.
+    static Result<std::unique_ptr<ModeStore>> open(const db::StorageLocation& location);
 
     // The mode set with set_mode, or nullopt when the user never chose one.
     Result<std::optional<CognitiveMode>> stored_mode(std::string_view user_id) const;
@@ -27,9 +30,8 @@ public:
     Status clear_mode(std::string_view user_id);
 
 private:
-    explicit ModeStore(db::SqliteConnection connection) : connection_(std::move(connection)) {}
-    mutable std::mutex mutex_;
-    db::SqliteConnection connection_;
+    explicit ModeStore(std::unique_ptr<db::BackendConnection> connection) : connection_(std::move(connection)) {}
+    std::unique_ptr<db::BackendConnection> connection_;  // thread-safe
 };
 
 }  // namespace skillhost::policy

@@ -1,4 +1,5 @@
 // /v1/audit: query the audit log with filters, or follow it as an event stream.
+#include "app/storage_schema.hpp"
 #include "policy/audit_reader.hpp"
 #include "base/utc_time.hpp"
 #include "server/api_services.hpp"
@@ -60,7 +61,7 @@ Reply query_audit(ApiServices& s, ApiRequest& req) {
     const std::int64_t page_limit = s.settings.audit_page_limit;
     const auto limit = static_cast<std::size_t>(
         req.query_int("limit", 1, page_limit).value_or(std::min<std::int64_t>(100, page_limit)));
-    auto page = policy::read_audit_page(s.host.config.audit_dir(), filter, limit);
+    auto page = policy::read_audit_page(app::audit_source(s.host.config), filter, limit);
     if (!page) throw ApiFailure(page.error());
     json::array out;
     for (auto& record : page->batch.records) out.push_back(std::move(record));
@@ -76,11 +77,15 @@ Reply follow_audit(ApiServices& s, ApiRequest& req) {
     policy::AuditFilter filter = audit_filter(req);
     if (!filter.since) filter.since = std::chrono::system_clock::now();
     StreamResponse stream;
-    stream.produce = [dir = s.host.config.audit_dir(), filter](EventStreamWriter& writer) {
-        policy::AuditTail tail(dir, filter);
+    stream.produce = [source = app::audit_source(s.host.config), filter](EventStreamWriter& writer) {
+        auto tail = policy::AuditFollower::open(source, filter);
+        if (!tail) {
+            writer.send("error", json::serialize(json::object{{"error", tail.error().to_json()}}));
+            return;
+        }
         auto quiet_since = std::chrono::steady_clock::now();
         while (!writer.stopping()) {
-            auto batch = tail.poll();
+            auto batch = (*tail)->poll();
             if (!batch) {
                 writer.send("error", json::serialize(json::object{{"error", batch.error().to_json()}}));
                 return;

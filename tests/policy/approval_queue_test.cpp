@@ -1,8 +1,10 @@
+#include "db/postgres_connection.hpp"
 #include "policy/approval_preview.hpp"
 #include "policy/approval_queue.hpp"
 #include "policy/audit_log.hpp"
 #include "policy/audit_reader.hpp"
 #include "policy_test_support.hpp"
+#include "support/postgres_server.hpp"
 
 #include <boost/json/parse.hpp>
 #include <gmock/gmock.h>
@@ -41,16 +43,23 @@ struct ManualClock {
     void advance(std::chrono::milliseconds d) { *ms += d.count(); }
 };
 
-std::unique_ptr<ApprovalQueue> open_queue(const std::filesystem::path& db, ApprovalQueueOptions options = {}) {
+std::unique_ptr<ApprovalQueue> open_queue(const db::StorageLocation& db, ApprovalQueueOptions options = {}) {
     auto queue = ApprovalQueue::open(db, std::move(options));
     EXPECT_TRUE(queue.ok()) << queue.error().message;
     return queue.ok() ? std::move(*queue) : nullptr;
 }
 
-TEST(ApprovalQueue, EnqueueStoresAPendingRecordWithPreviewAndExpiry) {
-    TempDir dir;
+// Every queue test runs on the SQLite file of a fresh home and on a fresh PostgreSQL database.
+class ApprovalQueueOnEachBackend : public ::skillhost::testing::OnEachBackend {
+protected:
+    TempDir dir;  // audit files and anything else a test keeps beside the database
+};
+
+SKILLHOST_ON_EACH_BACKEND(ApprovalQueueOnEachBackend);
+
+TEST_P(ApprovalQueueOnEachBackend, EnqueueStoresAPendingRecordWithPreviewAndExpiry) {
     ManualClock clock;
-    auto queue = open_queue(dir.path() / "skillhost.db", {std::chrono::hours(2), clock.function(), nullptr});
+    auto queue = open_queue(location(), {std::chrono::hours(2), clock.function(), nullptr});
     auto request = write_request();
     request.requested_by = Requester::run("run-42");
     auto record = queue->enqueue(request);
@@ -78,9 +87,8 @@ TEST(ApprovalQueue, EnqueueStoresAPendingRecordWithPreviewAndExpiry) {
     EXPECT_EQ(stored->to_text().find("resolved_by"), std::string::npos);
 }
 
-TEST(ApprovalQueue, ClaimThenCompleteRunsTheStateMachine) {
-    TempDir dir;
-    auto queue = open_queue(dir.path() / "skillhost.db");
+TEST_P(ApprovalQueueOnEachBackend, ClaimThenCompleteRunsTheStateMachine) {
+    auto queue = open_queue(location());
     const auto id = queue->enqueue(write_request())->id;
     auto claim = queue->claim_for_execution(id, bob);
     ASSERT_TRUE(claim.ok()) << claim.error().message;
@@ -102,9 +110,8 @@ TEST(ApprovalQueue, ClaimThenCompleteRunsTheStateMachine) {
     EXPECT_EQ(queue->reject(id, owner, "too late").error().code, "APPROVAL_ALREADY_RESOLVED");
 }
 
-TEST(ApprovalQueue, AFailedExecutionKeepsItsReasonAndResult) {
-    TempDir dir;
-    auto queue = open_queue(dir.path() / "skillhost.db");
+TEST_P(ApprovalQueueOnEachBackend, AFailedExecutionKeepsItsReasonAndResult) {
+    auto queue = open_queue(location());
     const auto id = queue->enqueue(write_request())->id;
     ASSERT_TRUE(queue->claim_for_execution(id, owner).ok());
     auto failed = queue->complete(id, false, boost::json::parse(R"({"ok":false,"error":{"code":"TRUST_TOO_LOW"}})"),
@@ -116,9 +123,8 @@ TEST(ApprovalQueue, AFailedExecutionKeepsItsReasonAndResult) {
     EXPECT_EQ(stored.resolved_by, "owner");
 }
 
-TEST(ApprovalQueue, OnlyTheRequesterOrAnOwnerMayResolve) {
-    TempDir dir;
-    auto queue = open_queue(dir.path() / "skillhost.db");
+TEST_P(ApprovalQueueOnEachBackend, OnlyTheRequesterOrAnOwnerMayResolve) {
+    auto queue = open_queue(location());
     const auto id = queue->enqueue(write_request("bob"))->id;
     auto refused = queue->claim_for_execution(id, carol);
     ASSERT_FALSE(refused.ok());
@@ -131,9 +137,8 @@ TEST(ApprovalQueue, OnlyTheRequesterOrAnOwnerMayResolve) {
     EXPECT_TRUE(queue->reject(own, bob, "changed my mind").ok());
 }
 
-TEST(ApprovalQueue, RejectIsFinal) {
-    TempDir dir;
-    auto queue = open_queue(dir.path() / "skillhost.db");
+TEST_P(ApprovalQueueOnEachBackend, RejectIsFinal) {
+    auto queue = open_queue(location());
     const auto id = queue->enqueue(write_request())->id;
     auto rejected = queue->reject(id, owner, "not during the freeze");
     ASSERT_TRUE(rejected.ok());
@@ -146,10 +151,9 @@ TEST(ApprovalQueue, RejectIsFinal) {
     EXPECT_EQ(claim.error().details.at("state").as_string(), "rejected");
 }
 
-TEST(ApprovalQueue, ExpiredApprovalsNeverRun) {
-    TempDir dir;
+TEST_P(ApprovalQueueOnEachBackend, ExpiredApprovalsNeverRun) {
     ManualClock clock;
-    auto queue = open_queue(dir.path() / "skillhost.db", {std::chrono::minutes(10), clock.function(), nullptr});
+    auto queue = open_queue(location(), {std::chrono::minutes(10), clock.function(), nullptr});
     const auto late = queue->enqueue(write_request())->id;
     const auto swept = queue->enqueue(write_request())->id;
     clock.advance(std::chrono::minutes(9));
@@ -172,10 +176,9 @@ TEST(ApprovalQueue, ExpiredApprovalsNeverRun) {
     EXPECT_THAT(queue->get(fresh)->reason, HasSubstr("expired at"));
 }
 
-TEST(ApprovalQueue, ListFiltersByUserAndStateNewestFirst) {
-    TempDir dir;
+TEST_P(ApprovalQueueOnEachBackend, ListFiltersByUserAndStateNewestFirst) {
     ManualClock clock;
-    auto queue = open_queue(dir.path() / "skillhost.db", {std::chrono::hours(24), clock.function(), nullptr});
+    auto queue = open_queue(location(), {std::chrono::hours(24), clock.function(), nullptr});
     const auto a = queue->enqueue(write_request("bob"))->id;
     clock.advance(std::chrono::seconds(1));
     const auto b = queue->enqueue(write_request("carol"))->id;
@@ -198,11 +201,10 @@ TEST(ApprovalQueue, ListFiltersByUserAndStateNewestFirst) {
 
 // Two approvers race on one approval through separate connections (as two processes would):
 // exactly one gets the claim; the other is told it was already approved.
-TEST(ApprovalQueue, TwoRacingApproversGetExactlyOneClaim) {
-    TempDir dir;
-    const auto db = dir.path() / "skillhost.db";
-    auto first = open_queue(db);
-    auto second = open_queue(db);
+TEST_P(ApprovalQueueOnEachBackend, TwoRacingApproversGetExactlyOneClaim) {
+    const auto where = location();
+    auto first = open_queue(where);
+    auto second = open_queue(where);
     for (int round = 0; round < 50; ++round) {
         const auto id = first->enqueue(write_request())->id;
         std::atomic<bool> go{false};
@@ -227,42 +229,47 @@ TEST(ApprovalQueue, TwoRacingApproversGetExactlyOneClaim) {
     }
 }
 
-TEST(ApprovalQueue, TheDatabaseRefusesIllegalTransitionsEvenFromOutside) {
-    TempDir dir;
-    const auto db = dir.path() / "skillhost.db";
-    auto queue = open_queue(db);
+TEST_P(ApprovalQueueOnEachBackend, TheDatabaseRefusesIllegalTransitionsEvenFromOutside) {
+    const auto where = location();
+    auto queue = open_queue(where);
     const auto id = queue->enqueue(write_request())->id;
     ASSERT_TRUE(queue->claim_for_execution(id, owner).ok());
     ASSERT_TRUE(queue->complete(id, true, nullptr).ok());
-    sqlite3* raw = nullptr;
-    ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
     const std::string sql = "UPDATE approvals SET state = 'approved' WHERE id = '" + id + "'";
-    char* message = nullptr;
-    EXPECT_NE(sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, &message), SQLITE_OK);
-    EXPECT_THAT(std::string(message ? message : ""), HasSubstr("illegal approval state transition"));
-    sqlite3_free(message);
-    sqlite3_close(raw);
+    if (GetParam() == db::StorageBackend::sqlite) {
+        sqlite3* raw = nullptr;
+        ASSERT_EQ(sqlite3_open(where.sqlite_file.c_str(), &raw), SQLITE_OK);
+        char* message = nullptr;
+        EXPECT_NE(sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, &message), SQLITE_OK);
+        EXPECT_THAT(std::string(message ? message : ""), HasSubstr("illegal approval state transition"));
+        sqlite3_free(message);
+        sqlite3_close(raw);
+    } else {
+        auto raw = db::PgConnection::open(where.postgres_url);
+        ASSERT_TRUE(raw.ok()) << raw.error().message;
+        const auto refused = raw->exec(sql);
+        ASSERT_FALSE(refused.ok());
+        EXPECT_THAT(refused.error().message, HasSubstr("illegal approval state transition"));
+    }
     EXPECT_EQ(queue->get(id)->state, ApprovalState::executed);
 }
 
-TEST(ApprovalQueue, ReopeningMarksAClaimOfALiveProcessAsStillRunning) {
-    TempDir dir;
-    const auto db = dir.path() / "skillhost.db";
-    auto queue = open_queue(db);
+TEST_P(ApprovalQueueOnEachBackend, ReopeningMarksAClaimOfALiveProcessAsStillRunning) {
+    const auto where = location();
+    auto queue = open_queue(where);
     const auto id = queue->enqueue(write_request())->id;
     ASSERT_TRUE(queue->claim_for_execution(id, owner).ok());
     // Another queue opening the same file (a CLI beside the daemon) must not touch a live claim.
-    auto other = open_queue(db);
+    auto other = open_queue(where);
     EXPECT_EQ(other->get(id)->state, ApprovalState::approved);
     EXPECT_TRUE(other->recover_interrupted()->empty());
     EXPECT_TRUE(queue->complete(id, true, nullptr).ok());
 }
 
-TEST(ApprovalQueue, EveryTransitionIsAudited) {
-    TempDir dir;
+TEST_P(ApprovalQueueOnEachBackend, EveryTransitionIsAudited) {
     auto audit = AuditLog::open(dir.path() / "audit");
     ASSERT_TRUE(audit.ok());
-    auto queue = open_queue(dir.path() / "skillhost.db", {std::chrono::hours(24), {}, audit->get()});
+    auto queue = open_queue(location(), {std::chrono::hours(24), {}, audit->get()});
     const auto id = queue->enqueue(write_request())->id;
     ASSERT_TRUE(queue->claim_for_execution(id, owner).ok());
     ASSERT_TRUE(queue->complete(id, true, nullptr).ok());
@@ -297,9 +304,8 @@ Credential token(std::string id, Scopes scopes) {
     return c;
 }
 
-TEST(ApprovalQueue, ResolvingNeedsTheApproveScopeAndNeverTheAskingToken) {
-    TempDir dir;
-    auto queue = open_queue(dir.path() / "skillhost.db");
+TEST_P(ApprovalQueueOnEachBackend, ResolvingNeedsTheApproveScopeAndNeverTheAskingToken) {
+    auto queue = open_queue(location());
     auto request = write_request();
     request.requested_token = "agent0000001";
     const auto call_and_approve = Scopes::only(Scope::call).with(Scope::approve);
@@ -321,11 +327,10 @@ TEST(ApprovalQueue, ResolvingNeedsTheApproveScopeAndNeverTheAskingToken) {
     EXPECT_TRUE(queue->claim_for_execution(third, bob).ok());  // no token: the user at the terminal
 }
 
-TEST(ApprovalQueue, WithoutRequireApproverAnyCredentialOfTheUserResolves) {
-    TempDir dir;
+TEST_P(ApprovalQueueOnEachBackend, WithoutRequireApproverAnyCredentialOfTheUserResolves) {
     ApprovalQueueOptions options;
     options.require_approver = false;
-    auto queue = open_queue(dir.path() / "skillhost.db", options);
+    auto queue = open_queue(location(), options);
     auto request = write_request();
     request.requested_token = "agent0000001";
     auto id = queue->enqueue(request)->id;

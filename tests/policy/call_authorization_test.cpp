@@ -1,6 +1,8 @@
+#include "policy/audit_database.hpp"
 #include "policy/audit_reader.hpp"
 #include "policy/call_authorization.hpp"
 #include "policy_test_support.hpp"
+#include "support/postgres_server.hpp"
 
 #include <boost/json/parse.hpp>
 #include <gmock/gmock.h>
@@ -14,21 +16,46 @@ using testing::TempDir;
 
 struct Gate {
     TempDir dir;
+    AuditSource source;
     std::unique_ptr<AuditLog> audit;
     std::unique_ptr<ApprovalQueue> queue;
     PolicyEngine engine{PolicyConfig{}};
 
-    Gate() {
-        audit = AuditLog::open(dir.path() / "audit").value();
-        queue = ApprovalQueue::open(dir.path() / "skillhost.db", {std::chrono::hours(24), {}, audit.get()}).value();
+    // The queue and the audit log as a host on `where` keeps them: in the home, or both in PostgreSQL.
+    explicit Gate(const db::StorageLocation& where) {
+        source.directory = dir.path() / "audit";
+        if (where.backend == db::StorageBackend::postgres) {
+            source.database = where;
+            audit = AuditLog::open(DatabaseAuditSink::open(where, {}).value()).value();
+        } else {
+            audit = AuditLog::open(source.directory).value();
+        }
+        queue = ApprovalQueue::open(where, {std::chrono::hours(24), {}, audit.get()}).value();
+    }
+    std::vector<boost::json::object> decisions() const {
+        auto page = read_audit_page(source, {std::nullopt, std::nullopt, std::string("decision"), std::nullopt}, 1000);
+        EXPECT_TRUE(page.ok()) << page.error().message;
+        return page.ok() ? page->batch.records : std::vector<boost::json::object>{};
     }
 };
+
+// Every test runs with the queue and audit log of a SQLite home and of a PostgreSQL host.
+class CallAuthorization : public ::skillhost::testing::OnEachBackend {
+protected:
+    void SetUp() override {
+        OnEachBackend::SetUp();
+        if (!IsSkipped() && !HasFatalFailure()) gate_ = std::make_unique<Gate>(location());
+    }
+    std::unique_ptr<Gate> gate_;
+};
+
+SKILLHOST_ON_EACH_BACKEND(CallAuthorization);
 
 const UserContext bob{"bob", Role::standard, manifest::TrustLevel::supervised_auto, CognitiveMode::agent, {}};
 
 // The issue's "done when" story, as far as policy goes.
-TEST(CallAuthorization, AStandardUserWritingAFileGetsAnApprovalIdAndNothingRuns) {
-    Gate gate;
+TEST_P(CallAuthorization, AStandardUserWritingAFileGetsAnApprovalIdAndNothingRuns) {
+    Gate& gate = *gate_;
     const auto args = boost::json::parse(R"({"path":"notes/a.md","content":"hello"})");
     auto auth = authorize_call(gate.engine, *gate.queue, gate.audit.get(), bob, testing::fs_write_skill(), args,
                                Requester::run("r1"));
@@ -44,14 +71,13 @@ TEST(CallAuthorization, AStandardUserWritingAFileGetsAnApprovalIdAndNothingRuns)
     EXPECT_EQ(stored->requested_by.run_id(), "r1");
     EXPECT_EQ(stored->arguments, args);
     EXPECT_THAT(stored->preview, HasSubstr("path=\"notes/a.md\""));
-    auto decisions =
-        read_audit_log(gate.dir.path() / "audit", {std::nullopt, std::nullopt, std::string("decision"), std::nullopt});
-    ASSERT_EQ(decisions->records.size(), 1u);
-    EXPECT_EQ(decisions->records[0].at("code").as_string(), "APPROVAL_REQUIRED");
+    const auto decisions = gate.decisions();
+    ASSERT_EQ(decisions.size(), 1u);
+    EXPECT_EQ(decisions[0].at("code").as_string(), "APPROVAL_REQUIRED");
 }
 
-TEST(CallAuthorization, AllowedAndDeniedCallsQueueNothing) {
-    Gate gate;
+TEST_P(CallAuthorization, AllowedAndDeniedCallsQueueNothing) {
+    Gate& gate = *gate_;
     auto read = authorize_call(gate.engine, *gate.queue, gate.audit.get(), bob, testing::fs_read_skill(),
                                boost::json::parse(R"({"path":"a"})"));
     ASSERT_TRUE(read.ok());
@@ -68,8 +94,8 @@ TEST(CallAuthorization, AllowedAndDeniedCallsQueueNothing) {
 
 // The approve flow the executor runs: claim, re-check policy for the user as they are now, then
 // run (ask is satisfied by the approval) or record the refusal. Nothing refused ever runs.
-TEST(CallAuthorization, ApprovingReChecksPolicyAtThatMoment) {
-    Gate gate;
+TEST_P(CallAuthorization, ApprovingReChecksPolicyAtThatMoment) {
+    Gate& gate = *gate_;
     const auto args = boost::json::parse(R"({"path":"notes/a.md","content":"hello"})");
     const auto spec = testing::fs_write_skill();
     const auto first = authorize_call(gate.engine, *gate.queue, gate.audit.get(), bob, spec, args)->approval->id;

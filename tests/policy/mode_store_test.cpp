@@ -1,6 +1,7 @@
 #include "policy/mode_store.hpp"
 #include "policy/user_context.hpp"
 #include "policy_test_support.hpp"
+#include "support/postgres_server.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,9 +12,16 @@ namespace {
 using ::testing::HasSubstr;
 using testing::TempDir;
 
-TEST(ModeStore, AChosenModeSurvivesReopeningAndOverridesTheDefault) {
+// On the SQLite file of a fresh home and on a fresh PostgreSQL database.
+class ModeStoreOnEachBackend : public ::skillhost::testing::OnEachBackend {
+protected:
     TempDir dir;
-    const auto db = dir.path() / "home/skillhost.db";
+};
+
+SKILLHOST_ON_EACH_BACKEND(ModeStoreOnEachBackend);
+
+TEST_P(ModeStoreOnEachBackend, AChosenModeSurvivesReopeningAndOverridesTheDefault) {
+    const auto db = location();
     auto users = parse_users(
         "users:\n  - {id: owner, role: owner, trust: supervised_auto, default_mode: agent}\n"
         "  - {id: kid, role: guest, trust: suggest, default_mode: emulation}\n",
@@ -28,7 +36,7 @@ TEST(ModeStore, AChosenModeSurvivesReopeningAndOverridesTheDefault) {
         ASSERT_TRUE((*modes)->set_mode("owner", CognitiveMode::emulation).ok());
         ASSERT_TRUE((*modes)->set_mode("owner", CognitiveMode::dual).ok());  // the latest choice wins
     }
-    auto reopened = ModeStore::open(db);
+    auto reopened = ModeStore::open(db);  // on PostgreSQL: what another instance sees
     ASSERT_TRUE(reopened.ok());
     EXPECT_EQ(*(*reopened)->effective_mode(*users->find("owner")), CognitiveMode::dual);
     auto context = resolve_user_context(*users, **reopened, "owner");

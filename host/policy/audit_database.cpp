@@ -1,0 +1,222 @@
+#include "policy/audit_database.hpp"
+
+#include <boost/json/parse.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <map>
+
+namespace skillhost::policy {
+namespace {
+
+// Rows read per query while paging backwards or catching up: bounds memory per call.
+constexpr std::int64_t rows_per_read = 500;
+// A sequence number a follower skipped (a concurrent writer had taken it but not committed yet) is
+// looked for again on this many polls, then given up (its insert was rolled back).
+constexpr int gap_polls = 50;
+constexpr std::size_t max_gaps = 1000;
+
+std::int64_t to_ms(TimePoint time) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(time.time_since_epoch()).count();
+}
+
+struct Row {
+    std::int64_t seq = 0;
+    boost::json::object record;
+};
+
+// The rows matching the columns we can filter on in SQL; the skill glob and the exact timestamp
+// are checked by AuditFilter::matches on each record.
+Result<std::vector<Row>> select_rows(db::BackendConnection& connection, const AuditFilter& filter,
+                                     std::string_view where, std::vector<db::SqlValue> params, std::string_view order,
+                                     std::vector<std::string>& problems) {
+    std::string sql = "SELECT seq, record FROM audit_records WHERE (" + std::string(where) + ")";
+    if (filter.kind) {
+        sql += " AND kind = ?";
+        params.emplace_back(*filter.kind);
+    }
+    if (filter.user) {
+        sql += " AND user_id = ?";
+        params.emplace_back(*filter.user);
+    }
+    if (filter.since) {
+        sql += " AND ts_ms >= ?";
+        params.emplace_back(to_ms(*filter.since));
+    }
+    sql += " ORDER BY seq " + std::string(order) + " LIMIT " + std::to_string(rows_per_read);
+    auto rows = connection.run("reading the audit log", sql, params);
+    if (!rows) return rows.error();
+    std::vector<Row> out;
+    out.reserve(rows->size());
+    for (std::size_t i = 0; i < rows->size(); ++i) {
+        const std::int64_t seq = rows->integer(i, 0);
+        boost::system::error_code ec;
+        auto value = boost::json::parse(rows->text(i, 1), ec);
+        if (ec || !value.is_object()) {
+            problems.push_back("audit_records seq " + std::to_string(seq) + ": not a JSON object");
+            out.push_back({seq, {}});
+            continue;
+        }
+        out.push_back({seq, std::move(value.as_object())});
+    }
+    return out;
+}
+
+Result<std::unique_ptr<db::BackendConnection>> open_table(const db::StorageLocation& location) {
+    if (location.backend != db::StorageBackend::postgres) {
+        return Error{"AUDIT_READ_FAILED",
+                     "the audit_records table exists only on PostgreSQL; a SQLite home keeps its audit log in "
+                     "day files",
+                     {},
+                     {}};
+    }
+    return db::BackendConnection::open(location);
+}
+
+Result<AuditPage> read_table_page(db::BackendConnection& connection, const AuditFilter& filter, std::size_t limit,
+                                  const std::function<bool(const boost::json::object&)>& also) {
+    AuditPage page;
+    std::vector<boost::json::object> newest_first;
+    std::int64_t before = std::numeric_limits<std::int64_t>::max();
+    while (newest_first.size() < limit) {
+        auto rows = select_rows(connection, filter, "seq < ?", {before}, "DESC", page.batch.problems);
+        if (!rows) return rows.error();
+        for (auto& row : *rows) {
+            before = row.seq;
+            if (row.record.empty() || !filter.matches(row.record) || (also && !also(row.record))) continue;
+            newest_first.push_back(std::move(row.record));
+            if (newest_first.size() == limit) break;
+        }
+        if (rows->size() < static_cast<std::size_t>(rows_per_read)) break;
+    }
+    page.more = newest_first.size() == limit && limit > 0;
+    page.batch.records.assign(std::make_move_iterator(newest_first.rbegin()),
+                              std::make_move_iterator(newest_first.rend()));
+    return page;
+}
+
+class FileFollower final : public AuditFollower {
+public:
+    FileFollower(std::filesystem::path directory, AuditFilter filter)
+        : tail_(std::move(directory), std::move(filter)) {}
+    Result<AuditBatch> poll() override { return tail_.poll(); }
+
+private:
+    AuditTail tail_;
+};
+
+// Follows by sequence number. Concurrent writers may commit out of sequence order, so a number
+// skipped by one poll is looked for again on the next ones (ids only, bounded).
+class TableFollower final : public AuditFollower {
+public:
+    TableFollower(std::unique_ptr<db::BackendConnection> connection, AuditFilter filter)
+        : connection_(std::move(connection)), filter_(std::move(filter)) {}
+
+    Result<AuditBatch> poll() override {
+        AuditBatch batch;
+        if (!started_) {
+            auto page = read_table_page(*connection_, filter_, audit_follow_backlog, {});
+            if (!page) return page.error();
+            auto newest =
+                connection_->run("reading the audit log", "SELECT COALESCE(MAX(seq), 0) FROM audit_records", {});
+            if (!newest) return newest.error();
+            last_ = newest->integer(0, 0);
+            started_ = true;
+            return std::move(page->batch);
+        }
+        std::string where = "seq > ?";
+        std::vector<db::SqlValue> params{last_};
+        if (!gaps_.empty()) {
+            std::string list = "{";
+            for (const auto& [seq, polls] : gaps_) list += (list.size() > 1 ? "," : "") + std::to_string(seq);
+            where += " OR seq = ANY(?::bigint[])";
+            params.emplace_back(list + "}");
+        }
+        auto rows = select_rows(*connection_, filter_, where, std::move(params), "ASC", batch.problems);
+        if (!rows) return rows.error();
+        const std::int64_t before = last_;
+        std::set<std::int64_t> seen;
+        for (auto& row : *rows) {
+            seen.insert(row.seq);
+            gaps_.erase(row.seq);
+            last_ = std::max(last_, row.seq);
+            if (!row.record.empty() && filter_.matches(row.record)) batch.records.push_back(std::move(row.record));
+        }
+        // Filtered-out rows also count as seen: ask the table which numbers exist at all.
+        if (last_ > before + static_cast<std::int64_t>(seen.size())) {
+            auto present = connection_->run(
+                "reading the audit log", "SELECT seq FROM audit_records WHERE seq > ? AND seq <= ?", {before, last_});
+            if (!present) return present.error();
+            for (std::size_t i = 0; i < present->size(); ++i) seen.insert(present->integer(i, 0));
+            for (std::int64_t seq = before + 1; seq < last_ && gaps_.size() < max_gaps; ++seq) {
+                if (!seen.count(seq)) gaps_.emplace(seq, 0);
+            }
+        }
+        for (auto it = gaps_.begin(); it != gaps_.end();)
+            it = ++it->second > gap_polls ? gaps_.erase(it) : std::next(it);
+        return batch;
+    }
+
+private:
+    std::unique_ptr<db::BackendConnection> connection_;
+    AuditFilter filter_;
+    bool started_ = false;
+    std::int64_t last_ = 0;
+    std::map<std::int64_t, int> gaps_;  // skipped sequence number -> polls it has been looked for
+};
+
+}  // namespace
+
+Result<std::unique_ptr<DatabaseAuditSink>> DatabaseAuditSink::open(const db::StorageLocation& location,
+                                                                   const AuditOptions& options) {
+    auto connection = open_table(location);
+    if (!connection) return connection.error();
+    const char* setting =
+        options.fsync == FsyncPolicy::always ? "SET synchronous_commit = on" : "SET synchronous_commit = off";
+    if (auto set = (*connection)->run("choosing the audit log's durability", setting, {}); !set) return set.error();
+    return std::unique_ptr<DatabaseAuditSink>(new DatabaseAuditSink(std::move(*connection)));
+}
+
+Status DatabaseAuditSink::append(TimePoint at, std::string_view kind, std::string_view user,
+                                 const std::string& record_json) {
+    auto inserted = connection_->run(
+        "appending to the audit log", "INSERT INTO audit_records (ts_ms, kind, user_id, record) VALUES (?, ?, ?, ?)",
+        {to_ms(at), std::string(kind), user.empty() ? db::SqlValue{} : db::SqlValue{std::string(user)}, record_json});
+    if (!inserted) {
+        Error error = inserted.error();
+        error.code = "AUDIT_WRITE_FAILED";
+        return error;
+    }
+    return {};
+}
+
+Status DatabaseAuditSink::flush() {
+    // One synchronous commit of a transaction that has an id flushes the WAL up to it, and so
+    // every record committed before it with synchronous_commit off.
+    for (const char* sql :
+         {"BEGIN", "SET LOCAL synchronous_commit = on", "SELECT pg_catalog.txid_current()", "COMMIT"}) {
+        if (auto step = connection_->run("flushing the audit log", sql, {}); !step) {
+            (void)connection_->run("flushing the audit log", "ROLLBACK", {});
+            return step.error();
+        }
+    }
+    return {};
+}
+
+Result<AuditPage> read_audit_page(const AuditSource& source, const AuditFilter& filter, std::size_t limit,
+                                  const std::function<bool(const boost::json::object&)>& also) {
+    if (!source.database) return read_audit_page(source.directory, filter, limit, also);
+    auto connection = open_table(*source.database);
+    if (!connection) return connection.error();
+    return read_table_page(**connection, filter, limit, also);
+}
+
+Result<std::unique_ptr<AuditFollower>> AuditFollower::open(const AuditSource& source, AuditFilter filter) {
+    if (!source.database) return std::unique_ptr<AuditFollower>(new FileFollower(source.directory, std::move(filter)));
+    auto connection = open_table(*source.database);
+    if (!connection) return connection.error();
+    return std::unique_ptr<AuditFollower>(new TableFollower(std::move(*connection), std::move(filter)));
+}
+
+}  // namespace skillhost::policy
