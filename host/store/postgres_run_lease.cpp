@@ -25,7 +25,9 @@ constexpr int max_leases_per_sweep = 100;
 class PostgresRunLeases final : public RunLeases {
 public:
     PostgresRunLeases(db::PgConnection connection, std::string instance_id, std::chrono::milliseconds ttl)
-        : connection_(std::move(connection)), instance_id_(std::move(instance_id)), ttl_ms_(std::to_string(ttl.count())) {}
+        : connection_(std::move(connection)),
+          instance_id_(std::move(instance_id)),
+          ttl_ms_(std::to_string(ttl.count())) {}
 
     Result<RunLease> acquire(std::string_view run_id) override;
     Status heartbeat(RunLease& lease) override;
@@ -50,11 +52,12 @@ Result<RunLease> PostgresRunLeases::acquire(std::string_view run_id) {
     std::lock_guard lock(mutex_);
     const std::string id(run_id);
     auto taken = connection_.query(
-        "INSERT INTO run_leases(run_id, owner, epoch, expires_ms) VALUES($1, $2, 1, " SKILLHOST_DB_NOW_MS " + $3) "
+        "INSERT INTO run_leases(run_id, owner, epoch, expires_ms) VALUES($1, $2, 1, " SKILLHOST_DB_NOW_MS
+        " + $3) "
         "ON CONFLICT(run_id) DO UPDATE SET owner = excluded.owner, epoch = run_leases.epoch + 1,"
         " expires_ms = excluded.expires_ms "
-        "WHERE run_leases.owner IS NULL OR run_leases.owner = excluded.owner OR run_leases.expires_ms < " SKILLHOST_DB_NOW_MS
-        " RETURNING epoch, expires_ms",
+        "WHERE run_leases.owner IS NULL OR run_leases.owner = excluded.owner OR run_leases.expires_ms "
+        "< " SKILLHOST_DB_NOW_MS " RETURNING epoch, expires_ms",
         {id, instance_id_, ttl_ms_});
     if (!taken) return taken.error();
     if (taken->rows() == 1) return RunLease{id, instance_id_, taken->integer(0, 0), taken->integer(0, 1)};
@@ -124,10 +127,10 @@ Status PostgresRunLeases::save_fenced(const RunLease& lease, Run& run) {
         return run_lease_lost_error(lease, "another instance took it over after it expired");
     db::PgParam owner;
     if (run.status == RunStatus::running) owner = lease.owner;
-    auto updated = connection_.query(
-        "UPDATE runs SET status = $1, updated_ms = $2, record = $3, owner = $4 WHERE id = $5",
-        {std::string(to_string(run.status)), std::to_string(run.updated_ms), boost::json::serialize(run.to_json()),
-         owner, run.id});
+    auto updated =
+        connection_.query("UPDATE runs SET status = $1, updated_ms = $2, record = $3, owner = $4 WHERE id = $5",
+                          {std::string(to_string(run.status)), std::to_string(run.updated_ms),
+                           boost::json::serialize(run.to_json()), owner, run.id});
     if (!updated) return updated.error();
     if (updated->affected() == 0) return run_not_found_error(run.id);
     return transaction.commit();
@@ -147,8 +150,8 @@ Result<std::vector<std::string>> PostgresRunLeases::interrupt_expired_runs() {
     if (!transaction.begun()) return transaction.begun().error();
     auto expired = connection_.query(
         "SELECT l.run_id, r.record, r.status FROM run_leases l LEFT JOIN runs r ON r.id = l.run_id "
-        "WHERE l.owner IS NOT NULL AND l.expires_ms < " SKILLHOST_DB_NOW_MS
-        " ORDER BY l.expires_ms LIMIT " + std::to_string(max_leases_per_sweep) + " FOR UPDATE OF l SKIP LOCKED");
+        "WHERE l.owner IS NOT NULL AND l.expires_ms < " SKILLHOST_DB_NOW_MS " ORDER BY l.expires_ms LIMIT " +
+        std::to_string(max_leases_per_sweep) + " FOR UPDATE OF l SKIP LOCKED");
     if (!expired) return expired.error();
     std::vector<std::string> interrupted;
     for (int row = 0; row < expired->rows(); ++row) {
@@ -189,10 +192,11 @@ Result<LeaseSweep> PostgresRunLeases::sweep_expired() {
 }  // namespace
 
 Result<std::unique_ptr<RunLeases>> open_postgres_run_leases(const std::string& url, std::string instance_id,
-                                                           std::chrono::milliseconds ttl) {
+                                                            std::chrono::milliseconds ttl) {
     auto connection = db::open_migrated_postgres(url);
     if (!connection) return connection.error();
-    return std::unique_ptr<RunLeases>(new PostgresRunLeases(std::move(connection.value()), std::move(instance_id), ttl));
+    return std::unique_ptr<RunLeases>(
+        new PostgresRunLeases(std::move(connection.value()), std::move(instance_id), ttl));
 }
 
 }  // namespace skillhost::store

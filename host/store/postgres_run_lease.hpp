@@ -7,6 +7,6 @@
 namespace skillhost::store {
 
 Result<std::unique_ptr<RunLeases>> open_postgres_run_leases(const std::string& url, std::string instance_id,
-                                                           std::chrono::milliseconds ttl);
+                                                            std::chrono::milliseconds ttl);
 
 }  // namespace skillhost::store

@@ -24,8 +24,8 @@ namespace skillhost::store {
 
 struct RunLease {
     std::string run_id;
-    std::string owner;          // the instance id
-    std::int64_t epoch = 0;     // fencing token: compared by every fenced write
+    std::string owner;            // the instance id
+    std::int64_t epoch = 0;       // fencing token: compared by every fenced write
     std::int64_t expires_ms = 0;  // database clock, unix ms
 };
 
@@ -37,8 +37,8 @@ struct StepClaim {
 };
 
 struct LeaseSweep {
-    bool elected = false;                    // this instance holds the sweeper lock
-    std::vector<std::string> interrupted;    // runs whose lease expired, now interrupted
+    bool elected = false;                  // this instance holds the sweeper lock
+    std::vector<std::string> interrupted;  // runs whose lease expired, now interrupted
 };
 
 class RunLeases {
