@@ -14,9 +14,8 @@ namespace {
 bool is_identifier(std::string_view name) {
     if (name.empty() || name.size() > 63) return false;  // PostgreSQL's NAMEDATALEN - 1
     if (name.front() >= '0' && name.front() <= '9') return false;
-    return std::all_of(name.begin(), name.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
-    });
+    return std::all_of(name.begin(), name.end(),
+                       [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; });
 }
 
 Error broken_connection(PgConnection& connection) {
@@ -86,8 +85,7 @@ Result<std::vector<PgNotification>> PgListener::wait(std::chrono::milliseconds t
     if (ready < 0 && errno != EINTR) return broken_connection(connection_);
     if (fds[1].revents & POLLIN) {
         char bytes[64];
-        while (::read(wake_read_, bytes, sizeof bytes) > 0) {
-        }
+        while (::read(wake_read_, bytes, sizeof bytes) > 0) {}
     }
     if (fds[0].revents != 0) {
         if (PQconsumeInput(conn) == 0) return broken_connection(connection_);
