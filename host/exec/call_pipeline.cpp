@@ -212,6 +212,7 @@ Result<ApprovalOutcome> CallPipeline::approve(const catalog::CatalogSnapshot& ca
     req.args = prepared->args();
     req.user = user.value();
     req.requested_by = policy::Requester::approval(record.id);
+    req.options.idempotency_key = record.id;  // approving twice must not act twice
     SkillResult result = parts_.executor->run(prepared.value(), caller_for(req.user),
                                               with_path_rules(req.options, req.user, prepared->spec(), req.args));
     report_call(req, result);

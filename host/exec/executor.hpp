@@ -36,13 +36,13 @@ struct CallerContext {
     std::filesystem::path workspace_root;
     // <users_dir>/<user>/plugins/<plugin>/ becomes the plugin's data dir.
     std::filesystem::path users_dir;
+};
+
+struct CallOptions {
     // The same for every attempt of one intent ("<run id>:<step>", an approval id), given to the
     // plugin through "skillhost.idempotency/1"; empty: the call id. At most
     // SKILLHOST_IDEMPOTENCY_KEY_MAX_BYTES bytes (a longer key is refused).
     std::string idempotency_key;
-};
-
-struct CallOptions {
     // Overrides the manifest's timeout when set (e.g. a shorter deadline from an operator run).
     std::optional<std::chrono::milliseconds> timeout;
     // Progress reports from the plugin; may be empty.
