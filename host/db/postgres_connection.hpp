@@ -60,6 +60,8 @@ public:
     Result<PgResult> query(std::string_view sql, const std::vector<PgParam>& params = {});
     // "user@host:port/dbname" of the connected server, for messages (no password).
     const std::string& target() const { return target_; }
+    // The libpq connection, for what this layer does not wrap (a listener's socket).
+    pg_conn* native_handle() { return conn_; }
 
 private:
     explicit PgConnection(pg_conn* conn);

@@ -68,6 +68,20 @@ CREATE TABLE audit_records (
 CREATE INDEX audit_by_time ON audit_records(ts_ms);
 )sql";
 
+// Version 2: what several instances need to share a run's execution and an MCP session.
+// run_leases: the instance driving a run, its fencing epoch (raised at every change of hands, so a
+// write by an instance that lost the lease is refused) and the highest step claimed under it.
+// mcp_sessions: an MCP-over-HTTP session any instance can serve.
+constexpr const char* multi_instance_tables = R"sql(
+CREATE TABLE run_leases (
+  run_id TEXT PRIMARY KEY, owner TEXT, epoch BIGINT NOT NULL, expires_ms BIGINT NOT NULL,
+  claimed_step INTEGER NOT NULL DEFAULT -1, claimed_epoch BIGINT NOT NULL DEFAULT 0);
+CREATE INDEX run_leases_by_expiry ON run_leases(expires_ms) WHERE owner IS NOT NULL;
+CREATE TABLE mcp_sessions (
+  id TEXT PRIMARY KEY, created_ms BIGINT NOT NULL, last_seen_ms BIGINT NOT NULL, record TEXT NOT NULL);
+CREATE INDEX mcp_sessions_by_last_seen ON mcp_sessions(last_seen_ms);
+)sql";
+
 struct PostgresMigration {
     SchemaMigration info;
     const char* sql;
@@ -76,6 +90,7 @@ struct PostgresMigration {
 constexpr PostgresMigration migrations[] = {
     {{1, "approvals, api_tokens, user_modes, runs, run_events, guidance, playbooks, audit_records"},
      shared_state_tables},
+    {{2, "run_leases, mcp_sessions"}, multi_instance_tables},
 };
 
 // Any constant both sides agree on; it names "skillhost schema migration" among advisory locks.

@@ -213,6 +213,7 @@ Result<ApprovalOutcome> CallPipeline::approve(const catalog::CatalogSnapshot& ca
     req.args = prepared->args();
     req.user = user.value();
     req.requested_by = policy::Requester::approval(record.id);
+    req.options.idempotency_key = record.id;  // approving twice must not act twice
     // An approved action of an operator run is still that run's: its completions are audited under it.
     SkillResult result = parts_.executor->run(prepared.value(), caller_for(req.user, record.requested_by),
                                               with_path_rules(req.options, req.user, prepared->spec(), req.args));

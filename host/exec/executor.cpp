@@ -504,6 +504,16 @@ void Executor::start(const PreparedCall& call, const CallerContext& caller, cons
             context.data_dir_ready = true;
         }
         context.workspace_root = caller.workspace_root;
+        if (options.idempotency_key.size() > SKILLHOST_IDEMPOTENCY_KEY_MAX_BYTES) {
+            Error error{"IDEMPOTENCY_KEY_TOO_LONG",
+                        "the idempotency key of a call to " + spec.id + " has " +
+                            std::to_string(options.idempotency_key.size()) + " bytes, more than " +
+                            std::to_string(SKILLHOST_IDEMPOTENCY_KEY_MAX_BYTES),
+                        {},
+                        {"use a run id and step number or an approval id as the key"}};
+            return state->refuse(std::move(error));
+        }
+        state->control.idempotency_key = options.idempotency_key.empty() ? state->call_id : options.idempotency_key;
         context.deadline_unix_ms = state->deadline_at ? unix_ms_deadline(state->timeout) : 0;
         context.control = &state->control;
         state->control.run_id = caller.run_id;

@@ -42,6 +42,10 @@ struct CallerContext {
 };
 
 struct CallOptions {
+    // The same for every attempt of one intent ("<run id>:<step>", an approval id), given to the
+    // plugin through "skillhost.idempotency/1"; empty: the call id. At most
+    // SKILLHOST_IDEMPOTENCY_KEY_MAX_BYTES bytes (a longer key is refused).
+    std::string idempotency_key;
     // Overrides the manifest's timeout when set (e.g. a shorter deadline from an operator run).
     std::optional<std::chrono::milliseconds> timeout;
     // Progress reports from the plugin; may be empty.

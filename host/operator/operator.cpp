@@ -390,6 +390,11 @@ bool Operator::execute_action(Session& session, std::string thought, store::Acti
     request.user = session.user;
     request.requested_by = policy::Requester::run(run.id);
     request.options.cancel = session.cancel;
+    // The same step of the same run has the same key on whichever instance runs it, so a plugin
+    // can tell a retry after an instance died mid-call from a new call.
+    request.options.idempotency_key = run.id + ":" + std::to_string(entry.step);
+    if (const auto* called = session.catalog->find(action.tool))
+        run.plugin_versions[called->plugin->manifest().name] = std::string(called->plugin->version());
     const auto outcome = parts_.pipeline->call(*session.catalog, request);
     if (outcome.approval_id) {
         entry.duration_us = micros_since(started);

@@ -2,6 +2,7 @@
 // (which, when the guided run succeeds, becomes a playbook). The ReAct loop itself is operator.cpp.
 #include "operator/observation_format.hpp"
 #include "operator/operator.hpp"
+#include "store/run_plugin_versions.hpp"
 
 #include <boost/json.hpp>
 #include <spdlog/spdlog.h>
@@ -10,6 +11,20 @@ namespace skillhost::op {
 
 namespace json = boost::json;
 using store::RunStatus;
+
+namespace {
+
+// Whether this instance has every plugin version the run's steps called, so it may continue it.
+Status has_plugin_versions_of(const store::Run& run, const catalog::CatalogSnapshot* catalog) {
+    return store::check_plugin_versions(run, [catalog](std::string_view name) -> std::optional<std::string> {
+        if (catalog == nullptr) return std::nullopt;
+        for (const auto& plugin : catalog->plugins())
+            if (plugin->manifest().name == name) return std::string(plugin->version());
+        return std::nullopt;
+    });
+}
+
+}  // namespace
 
 Result<store::Run> Operator::resume_after_approval(std::string_view run_id, RunEventSubscriber* events,
                                                    std::shared_ptr<std::atomic<bool>> cancel) {
@@ -96,6 +111,7 @@ Result<store::Run> Operator::resume_after_approval(std::string_view run_id, RunE
     if (!user) return user.error();
     // Compare-and-set: of two processes resuming this run (the daemon after an approval and a
     // `runs resume`), only the first drives it, so no skill call is repeated.
+    if (auto versions = has_plugin_versions_of(run, parts_.catalog().get()); !versions) return versions.error();
     if (auto claimed = parts_.runs->claim(run, RunStatus::awaiting_approval); !claimed) return claimed.error();
     if (events) {
         RunEvent event{RunEventType::observation, run.id, static_cast<int>(run.steps.size()),
@@ -125,6 +141,7 @@ Result<store::Run> Operator::resume_interrupted(std::string_view run_id, RunEven
     if (!user) return user.error();
     run.status = RunStatus::running;
     run.error.reset();
+    if (auto versions = has_plugin_versions_of(run, parts_.catalog().get()); !versions) return versions.error();
     if (auto claimed = parts_.runs->claim(run, RunStatus::interrupted); !claimed) return claimed.error();
     return drive(run, user.value(), events, 0, std::move(cancel));
 }
@@ -174,6 +191,7 @@ Result<store::Run> Operator::guide(std::string_view run_id, std::string_view tex
     run.error.reset();
     // The guided continuation is a fresh attempt: old failures must not re-trigger stuck detection.
     run.attempt_first_step = run.steps.size();
+    if (auto versions = has_plugin_versions_of(run, parts_.catalog().get()); !versions) return versions.error();
     if (auto claimed = parts_.runs->claim(run, RunStatus::needs_guidance); !claimed) return claimed.error();
     return drive(run, user.value(), events, 0, std::move(cancel));
 }

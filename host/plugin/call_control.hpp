@@ -39,6 +39,9 @@ struct CallControl {
         sample;
     // Answers "skillhost.elicit/1"; empty: ELICITATION_UNAVAILABLE.
     FrontEndRequest elicit;
+    // "skillhost.idempotency/1": the same for every attempt of one intent (run:step, approval id);
+    // the executor fills it (the call id when the caller gives none).
+    std::string idempotency_key;
     // "skillhost.content/1" items.
     CallContent content{SKILLHOST_CONTENT_MAX_ITEMS, SKILLHOST_CONTENT_MAX_BYTES};
     // The operator run that asked for this call ("" otherwise): the run the call's completions are

@@ -191,11 +191,20 @@ skillhost_status elicit(void*, const skillhost_call_context* call, skillhost_str
     return SKILLHOST_STATUS_ERROR;
 }
 
+skillhost_string_view idempotency_key(void*, const skillhost_call_context* call) noexcept {
+    const CallControl* control = control_of(call);
+    if (!control) return to_abi(std::string_view());
+    // A call made without the executor (a test harness) has no key of its own: it is never retried.
+    if (control->idempotency_key.empty()) return call->call_id;
+    return to_abi(control->idempotency_key);
+}
+
 // The extension tables are immutable and shared by every plugin: host_context tells them apart.
 const skillhost_llm_v1 llm_extension{&complete};
 const skillhost_path_check_v1 path_check_extension{&is_path_allowed};
 const skillhost_content_v1 content_extension{&add_content};
 const skillhost_elicit_v1 elicit_extension{&elicit};
+const skillhost_idempotency_v1 idempotency_extension{&idempotency_key};
 
 const void* get_extension(void*, const char* id) noexcept {
     if (id == nullptr) return nullptr;
@@ -204,6 +213,7 @@ const void* get_extension(void*, const char* id) noexcept {
     if (wanted == SKILLHOST_EXT_PATH_CHECK) return &path_check_extension;
     if (wanted == SKILLHOST_EXT_CONTENT) return &content_extension;
     if (wanted == SKILLHOST_EXT_ELICIT) return &elicit_extension;
+    if (wanted == SKILLHOST_EXT_IDEMPOTENCY) return &idempotency_extension;
     return nullptr;
 }
 

@@ -237,9 +237,16 @@ std::optional<RawOutcome> RunnerConnection::call(const CallContext& context, std
     auto pending = std::make_shared<Pending>();
     pending->control = context.control;
     pending->skill_id = context.skill_id;
-    wire::CallRequest request{context.skill_id,         context.call_id,           context.user_id,
-                              context.cognitive_mode,   context.data_dir.string(), context.workspace_root.string(),
-                              context.deadline_unix_ms, std::string(args_json)};
+    wire::CallRequest request{context.skill_id,
+                              context.call_id,
+                              context.user_id,
+                              context.cognitive_mode,
+                              context.data_dir.string(),
+                              context.workspace_root.string(),
+                              context.deadline_unix_ms,
+                              std::string(args_json),
+                              0,
+                              context.control ? context.control->idempotency_key : ""};
     if (context.control && context.control->path_allowed) request.flags |= wire::call_has_path_rules;
     std::uint64_t id = 0;
     {

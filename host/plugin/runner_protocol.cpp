@@ -175,7 +175,7 @@ ReadStatus FrameReader::read(int fd, Frame& out) {
 std::string encode(const CallRequest& r) {
     PayloadWriter w;
     w.text(r.skill_id).text(r.call_id).text(r.user_id).text(r.cognitive_mode).text(r.data_dir).text(r.workspace_root);
-    w.integer(r.deadline_unix_ms).text(r.args_json).integer(r.flags);
+    w.integer(r.deadline_unix_ms).text(r.args_json).integer(r.flags).text(r.idempotency_key);
     return std::move(w.bytes());
 }
 
@@ -191,6 +191,7 @@ std::optional<CallRequest> decode_call(std::string_view payload) {
     out.deadline_unix_ms = r.integer();
     out.args_json = r.text();
     out.flags = r.integer();
+    out.idempotency_key = r.text();
     if (!r.ok()) return std::nullopt;
     return out;
 }

@@ -110,6 +110,7 @@ struct CallRequest {
     std::int64_t deadline_unix_ms = 0;
     std::string args_json;
     std::int64_t flags = 0;
+    std::string idempotency_key;  // "skillhost.idempotency/1", answered by the runner itself
 };
 std::string encode(const CallRequest& request);
 std::optional<CallRequest> decode_call(std::string_view payload);

@@ -315,6 +315,7 @@ std::shared_ptr<CallServer::Active> CallServer::accept(std::uint64_t id, std::st
     call->context.workspace_root = std::move(request->workspace_root);
     call->context.deadline_unix_ms = request->deadline_unix_ms;
     call->context.control = &call->control;
+    call->control.idempotency_key = std::move(request->idempotency_key);
     call->args = std::move(request->args_json);
     call->control.on_progress = [this, id](double progress, double total, std::string_view message) {
         plugin::wire::PayloadWriter w;

@@ -19,9 +19,12 @@ namespace {
 constexpr const char* sqlite_append =
     "INSERT INTO run_events(run_id, seq, kind, payload, created_ms) "
     "SELECT ?1, COALESCE(MAX(seq), 0) + 1, ?2, ?3, ?4 FROM run_events WHERE run_id = ?1 RETURNING seq";
+// The same statement notifies the other instances (delivered at commit, with only the run id):
+// a stream of this run on another instance re-reads the log after its last number.
 constexpr const char* postgres_append =
-    "INSERT INTO run_events(run_id, seq, kind, payload, created_ms) "
-    "SELECT $1, COALESCE(MAX(seq), 0) + 1, $2, $3, $4 FROM run_events WHERE run_id = $1 RETURNING seq";
+    "WITH appended AS (INSERT INTO run_events(run_id, seq, kind, payload, created_ms) "
+    "SELECT $1, COALESCE(MAX(seq), 0) + 1, $2, $3, $4 FROM run_events WHERE run_id = $1 RETURNING seq) "
+    "SELECT seq, pg_notify('skillhost_run_events', $1) FROM appended";  // db::run_events_channel
 constexpr const char* select_after =
     "SELECT seq, kind, payload, created_ms FROM run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3";
 

@@ -170,6 +170,11 @@ json::object Run::to_json() const {
     out["route"] = route;
     out["playbooks_used"] = to_array(playbooks_used);
     if (!guidance_id.empty()) out["guidance_id"] = guidance_id;
+    if (!plugin_versions.empty()) {
+        json::object versions;
+        for (const auto& [plugin, version] : plugin_versions) versions[plugin] = version;
+        out["plugin_versions"] = std::move(versions);
+    }
     return out;
 }
 
@@ -232,6 +237,9 @@ Result<Run> Run::from_json(const json::value& value) {
     run.route = str(o, "route");
     run.playbooks_used = strings(o, "playbooks_used");
     run.guidance_id = str(o, "guidance_id");
+    if (const auto* v = o.if_contains("plugin_versions"); v && v->is_object())
+        for (const auto& [plugin, version] : v->as_object())
+            if (version.is_string()) run.plugin_versions[std::string(plugin)] = std::string(version.as_string());
     return run;
 }
 

@@ -99,6 +99,9 @@ struct Run {
     std::string route;                        // react | factual | temporal | task | casual | refused
     std::vector<std::string> playbooks_used;  // playbook ids put into the prompt
     std::string guidance_id;                  // the guidance this run was last resumed with
+    // The version of each plugin whose skill a step called (plugin name -> version): a run is
+    // resumed only by an instance that has exactly these loaded (check_plugin_versions).
+    std::map<std::string, std::string> plugin_versions;
 
     boost::json::object to_json() const;
     static Result<Run> from_json(const boost::json::value& json);

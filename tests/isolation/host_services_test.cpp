@@ -137,6 +137,22 @@ TEST_P(HostServicesTest, WithoutAModelACompletionIsUnavailable) {
     EXPECT_EQ(outcome.error_code, "LLM_UNAVAILABLE");
 }
 
+TEST_P(HostServicesTest, TheIdempotencyKeyOfACallReachesThePlugin) {
+    auto plugin = load("sandbox_probe");
+    ASSERT_TRUE(plugin);
+    CallControl control;
+    control.idempotency_key = "run-0123456789abcdef:3";
+    const auto keyed = call(*plugin, "idempotency_key", "{}", &control);
+    EXPECT_EQ(keyed.at("offered"), true);
+    EXPECT_EQ(keyed.at("key"), "run-0123456789abcdef:3");
+    // A retry of the same step carries the same key, whichever call carries it.
+    const auto again = call(*plugin, "idempotency_key", "{}", &control);
+    EXPECT_EQ(again.at("key"), "run-0123456789abcdef:3");
+    // Without a key of its own a call is never a retry: its key is its unique call id.
+    CallControl unkeyed;
+    EXPECT_EQ(call(*plugin, "idempotency_key", "{}", &unkeyed).at("key"), "call-1");
+}
+
 TEST_P(HostServicesTest, LogLinesReachTheHostsLogAttributedToThePlugin) {
     std::ostringstream captured;
     auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(captured);

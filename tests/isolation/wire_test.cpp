@@ -20,7 +20,7 @@ struct SocketPair {
 
 TEST(RunnerWire, CallAndOutcomeRoundTripThroughASocket) {
     SocketPair pair;
-    CallRequest request{"echo", "call-7", "alice", "agent", "/data", "/ws", 1234, R"({"text":"hi"})"};
+    CallRequest request{"echo", "call-7", "alice", "agent", "/data", "/ws", 1234, R"({"text":"hi"})", 0, "run-1:2"};
     ASSERT_TRUE(write_frame(pair.fds[0], FrameType::call, 7, encode(request)));
     Frame frame;
     ASSERT_EQ(read_frame(pair.fds[1], 1 << 20, frame), ReadStatus::frame);
@@ -32,6 +32,7 @@ TEST(RunnerWire, CallAndOutcomeRoundTripThroughASocket) {
     EXPECT_EQ(decoded->user_id, "alice");
     EXPECT_EQ(decoded->deadline_unix_ms, 1234);
     EXPECT_EQ(decoded->args_json, R"({"text":"hi"})");
+    EXPECT_EQ(decoded->idempotency_key, "run-1:2");
 
     RawOutcome outcome;
     outcome.status = SKILLHOST_STATUS_ERROR;
@@ -55,7 +56,7 @@ TEST(RunnerWire, OversizedFrameIsRefusedBeforeItsPayloadIsRead) {
 }
 
 TEST(RunnerWire, TruncatedPayloadsDecodeAsNothing) {
-    const std::string full = encode(CallRequest{"a", "b", "c", "d", "e", "f", 1, "{}"});
+    const std::string full = encode(CallRequest{"a", "b", "c", "d", "e", "f", 1, "{}", 0, "k"});
     for (std::size_t cut = 0; cut < full.size(); ++cut)
         EXPECT_FALSE(decode_call(std::string_view(full).substr(0, cut))) << cut;
     // A length field claiming more than is there.

@@ -1,6 +1,7 @@
 // Operator runs through `skillhost serve`: live event streams, approval from a second client
 // resuming a streamed run, cancellation, guidance, readiness with a model down, graceful shutdown.
 #include "daemon_process.hpp"
+#include "store/run_store.hpp"
 #include "support/subprocess.hpp"
 
 #include <boost/json.hpp>
@@ -307,9 +308,27 @@ TEST(ServeRuns, ARunOfAKilledDaemonIsInterruptedAndResumesFromItsLastSavedStep) 
     EXPECT_EQ(after.json().at("status").as_string(), "interrupted") << after.body;
     EXPECT_EQ(after.json().at("error").at("code").as_string(), "RUN_INTERRUPTED");
 
+    // Had a step of the run called another version of echo, this host would not continue it.
+    auto runs = store::RunStore::open(d.home() / "skillhost.db");
+    ASSERT_TRUE(runs.ok()) << runs.error().message;
+    auto interrupted = (*runs)->get(id);
+    ASSERT_TRUE(interrupted.ok());
+    store::Run elsewhere = *interrupted;
+    elsewhere.plugin_versions["echo"] = "0.0.0-of-another-instance";
+    ASSERT_TRUE((*runs)->save(elsewhere).ok());
+    auto refused = d.cli({"runs", "resume", id});
+    EXPECT_NE(refused.exit_code, 0);
+    EXPECT_THAT(refused.err + refused.out, HasSubstr("RUN_PLUGIN_VERSION_MISSING"));
+    EXPECT_THAT(refused.err + refused.out, HasSubstr("0.0.0-of-another-instance"));
+    ASSERT_TRUE((*runs)->save(*interrupted).ok());
+
     auto resumed = d.cli({"runs", "resume", id, "--json"});
     EXPECT_EQ(resumed.exit_code, 0) << resumed.err << resumed.out;
     EXPECT_EQ(d.get("/v1/runs/" + id, "alice").json().at("status").as_string(), "completed");
+    // The versions its steps called are in the record now, for the next instance that resumes it.
+    auto completed = (*runs)->get(id);
+    ASSERT_TRUE(completed.ok());
+    EXPECT_TRUE(completed->plugin_versions.contains("echo"));
     auto again = d.cli({"runs", "resume", id});
     EXPECT_NE(again.exit_code, 0);
     EXPECT_THAT(again.err + again.out, HasSubstr("RUN_NOT_AWAITING_APPROVAL"));

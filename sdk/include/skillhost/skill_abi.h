@@ -438,6 +438,26 @@ typedef struct skillhost_elicit_v1 {
 } skillhost_elicit_v1;
 
 /*
+ * "skillhost.idempotency/1" — host extension: a key that stays the same when a call is retried.
+ *   const skillhost_idempotency_v1* idem = host->get_extension(host->host_context, SKILLHOST_EXT_IDEMPOTENCY);
+ * A call can run twice for one intent: an instance dies after the plugin did its side effect but
+ * before the result was stored, and another instance runs the step again. The key is the same for
+ * both: "<run id>:<step>" for a step of an operator run, the approval id for an approved call, and
+ * the call id (unique, so never a retry) for any other direct call. A plugin with side effects
+ * (sending a message, creating a ticket) records the keys it acted on and answers a known key
+ * with what it did then, instead of doing it again.
+ * A host without this extension (NULL) never retries a call.
+ */
+#define SKILLHOST_EXT_IDEMPOTENCY "skillhost.idempotency/1"
+#define SKILLHOST_IDEMPOTENCY_KEY_MAX_BYTES 256u
+
+typedef struct skillhost_idempotency_v1 {
+    /* [during-call] The key of `call`: UTF-8, 1 to SKILLHOST_IDEMPOTENCY_KEY_MAX_BYTES bytes, valid
+     * until the call returns (copy it to keep it). Empty for a NULL call or outside a call. */
+    skillhost_string_view (*key)(void* host_context, const skillhost_call_context* call);
+} skillhost_idempotency_v1;
+
+/*
  * Tool logs and sampling need no extension of their own:
  *  - log() called on the thread running invoke() is also attributed to that call: a front end that
  *    can show a call's log (MCP: notifications/message on the call's stream, at the level the

@@ -1,0 +1,239 @@
+// Run leases: on both backends a run's steps are claimed once each under a lease; on PostgreSQL
+// (several instances) a lease changes hands only after it expires, the instance that lost it can
+// no longer claim or write, and the elected sweeper turns runs of dead instances into resumable ones.
+#include "store/run_lease.hpp"
+#include "store/run_store.hpp"
+#include "support/postgres_server.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+namespace skillhost::store {
+namespace {
+
+using namespace std::chrono_literals;
+
+Run running_run(std::string_view goal) {
+    Run run;
+    run.id = new_id("run");
+    run.goal = std::string(goal);
+    run.user_id = "alice";
+    run.mode = "agent";
+    run.status = RunStatus::running;
+    return run;
+}
+
+// Waits (by asking, not by sleeping a guessed time) until `leases` can take the run's lease, which
+// happens once the holder's short ttl passed. Fails after a minute, far beyond any ttl used here.
+Result<RunLease> acquire_after_expiry(RunLeases& leases, std::string_view run_id) {
+    const auto give_up = std::chrono::steady_clock::now() + 60s;
+    for (;;) {
+        auto taken = leases.acquire(run_id);
+        if (taken || taken.error().code != "RUN_LEASE_HELD" || std::chrono::steady_clock::now() > give_up) return taken;
+        std::this_thread::sleep_for(20ms);
+    }
+}
+
+class RunLeasesOnEachBackend : public testing::OnEachBackend {
+protected:
+    Result<std::unique_ptr<RunLeases>> open_leases(std::string instance, std::chrono::milliseconds ttl = 60s) const {
+        return RunLeases::open(location(), std::move(instance), ttl);
+    }
+};
+
+SKILLHOST_ON_EACH_BACKEND(RunLeasesOnEachBackend);
+
+TEST_P(RunLeasesOnEachBackend, EachStepIsClaimedOnceInIncreasingOrderAndTheRunIsWrittenUnderTheLease) {
+    auto runs = RunStore::open(location());
+    auto leases = open_leases("instance-a");
+    ASSERT_TRUE(runs.ok() && leases.ok()) << (runs ? leases.error().message : runs.error().message);
+    store::Run run = running_run("count files");
+    ASSERT_TRUE((*runs)->save(run).ok());
+    auto lease = (*leases)->acquire(run.id);
+    ASSERT_TRUE(lease.ok()) << lease.error().message;
+    EXPECT_EQ(lease->owner, "instance-a");
+
+    auto first = (*leases)->claim_step(*lease, 0);
+    ASSERT_TRUE(first.ok()) << first.error().message;
+    EXPECT_FALSE(first->retry);
+    auto again = (*leases)->claim_step(*lease, 0);
+    ASSERT_FALSE(again.ok());
+    EXPECT_EQ(again.error().code, "STEP_ALREADY_CLAIMED");
+    ASSERT_TRUE((*leases)->claim_step(*lease, 1).ok());
+    auto backwards = (*leases)->claim_step(*lease, 0);
+    ASSERT_FALSE(backwards.ok());
+    EXPECT_EQ(backwards.error().code, "STEP_ALREADY_CLAIMED");
+
+    run.answer = "3 files";
+    run.status = RunStatus::completed;
+    ASSERT_TRUE((*leases)->save_fenced(*lease, run).ok());
+    EXPECT_TRUE((*leases)->heartbeat(*lease).ok());
+    EXPECT_TRUE((*leases)->release(*lease).ok());
+    auto stored = (*runs)->get(run.id);
+    ASSERT_TRUE(stored.ok());
+    EXPECT_EQ(stored->status, RunStatus::completed);
+    EXPECT_EQ(stored->answer, "3 files");
+}
+
+TEST_P(RunLeasesOnEachBackend, ALeaseTakenAgainFencesOffTheEarlierOne) {
+    auto runs = RunStore::open(location());
+    auto leases = open_leases("instance-a");
+    ASSERT_TRUE(runs.ok() && leases.ok());
+    store::Run run = running_run("fenced");
+    ASSERT_TRUE((*runs)->save(run).ok());
+    auto old_lease = (*leases)->acquire(run.id);
+    ASSERT_TRUE(old_lease.ok());
+    ASSERT_TRUE((*leases)->claim_step(*old_lease, 0).ok());
+    auto new_lease = (*leases)->acquire(run.id);  // the same instance resuming it anew
+    ASSERT_TRUE(new_lease.ok());
+    EXPECT_GT(new_lease->epoch, old_lease->epoch);
+
+    run.answer = "stale";
+    auto refused = (*leases)->save_fenced(*old_lease, run);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().code, "RUN_LEASE_LOST");
+    EXPECT_EQ((*leases)->claim_step(*old_lease, 1).error().code, "RUN_LEASE_LOST");
+    EXPECT_EQ((*leases)->heartbeat(*old_lease).error().code, "RUN_LEASE_LOST");
+    EXPECT_EQ((*runs)->get(run.id)->answer, "");
+    // The step the earlier holder claimed may be claimed again, marked as a retry.
+    auto retried = (*leases)->claim_step(*new_lease, 0);
+    ASSERT_TRUE(retried.ok()) << retried.error().message;
+    EXPECT_TRUE(retried->retry);
+}
+
+class PostgresRunLeases : public ::testing::Test {};
+
+TEST_F(PostgresRunLeases, AnotherInstanceTakesARunOverOnlyAfterItsLeaseExpires) {
+    SKILLHOST_POSTGRES_DATABASE(url);
+    const auto location = db::StorageLocation::postgres(url);
+    auto runs = RunStore::open(location);
+    auto a = RunLeases::open(location, "instance-a", 300ms);
+    auto b = RunLeases::open(location, "instance-b", 60s);
+    ASSERT_TRUE(runs.ok() && a.ok() && b.ok());
+    store::Run run = running_run("take over");
+    ASSERT_TRUE((*runs)->save(run).ok());
+    auto held = (*a)->acquire(run.id);
+    ASSERT_TRUE(held.ok()) << held.error().message;
+    ASSERT_TRUE((*a)->claim_step(*held, 0).ok());
+
+    auto refused = (*b)->acquire(run.id);
+    // A 300 ms lease may already have expired on a loaded machine; only then may b take it here.
+    if (!refused.ok()) {
+        EXPECT_EQ(refused.error().code, "RUN_LEASE_HELD");
+        EXPECT_EQ(refused.error().details.at("owner").as_string(), "instance-a");
+    }
+    auto taken = refused.ok() ? std::move(refused) : acquire_after_expiry(**b, run.id);
+    ASSERT_TRUE(taken.ok()) << taken.error().message;
+    EXPECT_EQ(taken->owner, "instance-b");
+    EXPECT_GT(taken->epoch, held->epoch);
+
+    // a stalled, not dead: everything it tries now is refused and nothing of it lands.
+    EXPECT_EQ((*a)->heartbeat(*held).error().code, "RUN_LEASE_LOST");
+    EXPECT_EQ((*a)->claim_step(*held, 1).error().code, "RUN_LEASE_LOST");
+    store::Run stale = run;
+    stale.answer = "from a";
+    stale.status = RunStatus::completed;
+    EXPECT_EQ((*a)->save_fenced(*held, stale).error().code, "RUN_LEASE_LOST");
+    auto retried = (*b)->claim_step(*taken, 0);
+    ASSERT_TRUE(retried.ok()) << retried.error().message;
+    EXPECT_TRUE(retried->retry);
+    run.status = RunStatus::completed;
+    run.answer = "from b";
+    ASSERT_TRUE((*b)->save_fenced(*taken, run).ok());
+    EXPECT_EQ((*runs)->get(run.id)->answer, "from b");
+}
+
+TEST_F(PostgresRunLeases, OfManyInstancesClaimingOneStepExactlyOneWins) {
+    SKILLHOST_POSTGRES_DATABASE(url);
+    const auto location = db::StorageLocation::postgres(url);
+    auto runs = RunStore::open(location);
+    ASSERT_TRUE(runs.ok());
+    store::Run run = running_run("race");
+    ASSERT_TRUE((*runs)->save(run).ok());
+    constexpr int instances = 4;
+    std::vector<std::unique_ptr<RunLeases>> leases;
+    for (int i = 0; i < instances; ++i) {
+        auto opened = RunLeases::open(location, "instance-" + std::to_string(i), 60s);
+        ASSERT_TRUE(opened.ok()) << opened.error().message;
+        leases.push_back(std::move(opened.value()));
+    }
+    std::vector<std::string> outcomes(instances);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < instances; ++i)
+        threads.emplace_back([&, i] {
+            auto lease = leases[i]->acquire(run.id);
+            if (!lease) {
+                outcomes[i] = lease.error().code;
+                return;
+            }
+            auto claim = leases[i]->claim_step(*lease, 0);
+            outcomes[i] = claim ? "claimed" : claim.error().code;
+        });
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(std::count(outcomes.begin(), outcomes.end(), "claimed"), 1);
+    EXPECT_EQ(std::count(outcomes.begin(), outcomes.end(), "RUN_LEASE_HELD"), instances - 1);
+}
+
+TEST_F(PostgresRunLeases, OneElectedSweeperInterruptsRunsOfDeadInstancesAndAnotherResumesThem) {
+    SKILLHOST_POSTGRES_DATABASE(url);
+    const auto location = db::StorageLocation::postgres(url);
+    auto runs = RunStore::open(location);
+    auto dead = RunLeases::open(location, "instance-dead", 1ms);
+    auto first = RunLeases::open(location, "instance-a", 60s);
+    auto second = RunLeases::open(location, "instance-b", 60s);
+    ASSERT_TRUE(runs.ok() && dead.ok() && first.ok() && second.ok());
+    store::Run orphan = running_run("orphaned");
+    store::Run alive = running_run("still driven");
+    ASSERT_TRUE((*runs)->save(orphan).ok());
+    ASSERT_TRUE((*runs)->save(alive).ok());
+    auto orphan_lease = (*dead)->acquire(orphan.id);
+    ASSERT_TRUE(orphan_lease.ok());
+    ASSERT_TRUE((*first)->acquire(alive.id).ok());
+
+    auto sweep_a = (*first)->sweep_expired();
+    auto sweep_b = (*second)->sweep_expired();
+    ASSERT_TRUE(sweep_a.ok() && sweep_b.ok()) << (sweep_a ? sweep_b.error().message : sweep_a.error().message);
+    EXPECT_TRUE(sweep_a->elected);
+    EXPECT_FALSE(sweep_b->elected);
+    EXPECT_TRUE(sweep_b->interrupted.empty());
+    // The 1 ms lease has expired by the time of the sweep unless the clock is very coarse: sweep
+    // again until it is seen (bounded).
+    std::vector<std::string> interrupted = sweep_a->interrupted;
+    for (int i = 0; i < 100 && interrupted.empty(); ++i) {
+        std::this_thread::sleep_for(10ms);
+        interrupted = (*first)->sweep_expired()->interrupted;
+    }
+    ASSERT_EQ(interrupted, std::vector<std::string>{orphan.id});
+    EXPECT_EQ((*runs)->get(orphan.id)->status, RunStatus::interrupted);
+    EXPECT_EQ((*runs)->get(alive.id)->status, RunStatus::running);
+    EXPECT_EQ((*dead)->save_fenced(*orphan_lease, orphan).error().code, "RUN_LEASE_LOST");
+
+    // Any instance may now resume it: the run store's compare-and-set picks one, then it leases it.
+    auto resumed = (*runs)->get(orphan.id);
+    ASSERT_TRUE(resumed.ok());
+    resumed->status = RunStatus::running;
+    ASSERT_TRUE((*runs)->claim(*resumed, RunStatus::interrupted).ok());
+    auto lease = (*second)->acquire(orphan.id);
+    ASSERT_TRUE(lease.ok()) << lease.error().message;
+    EXPECT_GT(lease->epoch, orphan_lease->epoch);
+
+    // When the elected instance goes, its advisory lock goes with its connection: another is elected.
+    // The server releases it when its backend process has exited, a moment after the client
+    // closed: sweep until elected, as a live instance does at each sweep (bounded).
+    first->reset();
+    bool elected = false;
+    const auto give_up = std::chrono::steady_clock::now() + 60s;
+    while (!elected && std::chrono::steady_clock::now() < give_up) {
+        auto after = (*second)->sweep_expired();
+        ASSERT_TRUE(after.ok()) << after.error().message;
+        elected = after->elected;
+        if (!elected) std::this_thread::sleep_for(20ms);
+    }
+    EXPECT_TRUE(elected);
+}
+
+}  // namespace
+}  // namespace skillhost::store
