@@ -20,7 +20,9 @@ bool is_integer(const json::value& v) {
     return d >= -9.0e15 && d <= 9.0e15 && d == static_cast<double>(static_cast<long long>(d));
 }
 
-bool is_count(const json::value& v) { return v.is_uint64() || (v.is_int64() && v.get_int64() >= 0); }
+bool is_count(const json::value& v) {
+    return v.is_uint64() || (v.is_int64() && v.get_int64() >= 0);
+}
 
 bool has_type(const json::value& v, std::string_view type) {
     if (type == "string") return v.is_string();
@@ -37,7 +39,9 @@ std::size_t code_points(std::string_view text) {
     return n;
 }
 
-std::string quoted(std::string_view text) { return "\"" + std::string(text.substr(0, 64)) + "\""; }
+std::string quoted(std::string_view text) {
+    return "\"" + std::string(text.substr(0, 64)) + "\"";
+}
 
 // The choices a field offers: its `enum`, the consts of its `oneOf`, or those of its `items` for a
 // multi-select. Empty for free input. The schema has passed form_schema_problem.
@@ -71,7 +75,8 @@ std::string listing(const std::vector<std::string_view>& options) {
 // Whether `value` answers the field; a sentence saying why not otherwise.
 std::optional<std::string> value_problem(const json::object& field, const json::value& value) {
     const std::string_view type = field.at("type").get_string();
-    if (!has_type(value, type)) return "must be " + std::string(type == "integer" || type == "array" ? "an " : "a ") + std::string(type);
+    if (!has_type(value, type))
+        return "must be " + std::string(type == "integer" || type == "array" ? "an " : "a ") + std::string(type);
     const std::vector<std::string_view> options = options_of(field);
     if (value.is_array()) {
         const json::array& chosen = value.get_array();
@@ -91,8 +96,7 @@ std::optional<std::string> value_problem(const json::object& field, const json::
         return std::nullopt;
     }
     if (value.is_string()) {
-        if (!options.empty() && !offers(options, value.get_string()))
-            return "must be one of " + listing(options);
+        if (!options.empty() && !offers(options, value.get_string())) return "must be one of " + listing(options);
         const std::size_t n = code_points(value.get_string());
         if (const json::value* m = field.if_contains("minLength"); m && n < m->to_number<std::uint64_t>())
             return "must have at least " + json::serialize(*m) + " characters";
@@ -109,7 +113,9 @@ std::optional<std::string> value_problem(const json::object& field, const json::
     return std::nullopt;
 }
 
-std::string bounds() { return "1 to " + std::to_string(kMaxFormOptions); }
+std::string bounds() {
+    return "1 to " + std::to_string(kMaxFormOptions);
+}
 
 // `enum` or `enumNames`: 1 to kMaxFormOptions strings; `enum` without repeats.
 std::optional<std::string> strings_problem(const std::string& where, const json::value& v, bool unique) {

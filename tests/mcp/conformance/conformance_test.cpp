@@ -156,5 +156,18 @@ TEST(McpConformance, PendingSsePollingScenarioPasses) {
     EXPECT_EQ(outcomes.begin()->second, "") << r.out;
 }
 
+// The pending json-schema-2020-12 scenario (SEP-1613): tools/list keeps the manifest's $schema,
+// $defs (used through $ref) and additionalProperties of an input schema.
+TEST(McpConformance, PendingJsonSchema202012ScenarioPasses) {
+    auto d = start_daemon();
+    const fs::path out = fs::path(SKILLHOST_MCP_CONFORMANCE_OUT) / "json-schema-2020-12";
+    auto r = run_suite(out, "expected-failures.yaml", "json-schema-2020-12", http_front(*d));
+    if (r.exit_code == 77) GTEST_SKIP() << "npm is not installed (outside CI only): " << r.err;
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    const auto outcomes = read_outcomes(out / "results");
+    ASSERT_EQ(outcomes.size(), 1u) << r.out << r.err;
+    EXPECT_EQ(outcomes.begin()->second, "") << r.out;
+}
+
 }  // namespace
 }  // namespace skillhost::testing
