@@ -1,4 +1,5 @@
 #include "exec/argument_validation.hpp"
+#include "manifest/manifest.hpp"
 
 #include <boost/json/parse.hpp>
 #include <gmock/gmock.h>
@@ -300,6 +301,38 @@ TEST(ResultValidation, DeclaredFieldsMustHoldAndUndeclaredOnesMayBeAdded) {
     EXPECT_THAT(status.error().message, HasSubstr("result.tasks[0].id: expected integer, got string \"one\""));
     EXPECT_THAT(status.error().message, HasSubstr("plugin 'tasks'"));
     EXPECT_EQ(status.error().details.at("problems").as_array().size(), 1u);
+}
+
+// A property written as `$ref: "#/$defs/NAME"` is checked against that definition, at any depth.
+TEST(ArgumentValidation, ReferencedDefinitionsAreEnforced) {
+    auto manifest = manifest::parse_manifest(R"yaml(name: demo
+version: 1.0.0
+library: libdemo.so
+abi_version: "1.0"
+skills:
+  - id: ship
+    description: Ships
+    inputs:
+      $schema: https://json-schema.org/draft/2020-12/schema
+      $defs:
+        address:
+          properties:
+            city: {type: string}
+          required: [city]
+      properties:
+        from: {$ref: "#/$defs/address"}
+        stops: {type: array, items: {$ref: "#/$defs/address"}}
+)yaml",
+                                             "test.yaml");
+    ASSERT_TRUE(manifest.ok()) << manifest.error().message;
+    const Schema& inputs = manifest->skills.at(0).inputs;
+    EXPECT_TRUE(
+        validate_arguments(inputs, json::parse(R"({"from":{"city":"Oslo"},"stops":[{"city":"Rome"}]})")).empty());
+    auto problems =
+        validate_arguments(inputs, json::parse(R"({"from":{"city":5},"stops":[{"city":"Rome"},{"town":"x"}]})"));
+    std::vector<std::string> paths;
+    for (const auto& problem : problems) paths.push_back(problem.path);
+    EXPECT_THAT(paths, ::testing::UnorderedElementsAre("args.from.city", "args.stops[1].town", "args.stops[1].city"));
 }
 
 }  // namespace
