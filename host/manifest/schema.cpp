@@ -57,6 +57,12 @@ boost::json::value bound_value(double bound) {
 
 boost::json::object Schema::to_json_schema(bool closed_objects) const {
     boost::json::object out;
+    if (!ref.empty()) {
+        out["$ref"] = ref;
+        if (!description.empty()) out["description"] = description;
+        return out;
+    }
+    if (!dialect.empty()) out["$schema"] = dialect;
     if (type != SchemaType::any && nullable && type != SchemaType::null) {
         out["type"] = boost::json::array{to_string(type), "null"};
     } else if (type != SchemaType::any) {
@@ -86,6 +92,11 @@ boost::json::object Schema::to_json_schema(bool closed_objects) const {
             out["required"] = std::move(names);
         }
         if (closed_objects) out["additionalProperties"] = false;
+    }
+    if (!definitions.empty()) {
+        boost::json::object defs;
+        for (const auto& [name, schema] : definitions) defs[name] = schema.to_json_schema(closed_objects);
+        out["$defs"] = std::move(defs);
     }
     return out;
 }

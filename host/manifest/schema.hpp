@@ -18,7 +18,7 @@ enum class SchemaType { any, string, integer, number, boolean, array, object, nu
 const char* to_string(SchemaType type);
 
 // One node of the subset: type, description, required, default, enum, minimum/maximum, pattern,
-// items, properties. Objects never accept properties they do not declare.
+// items, properties, and at the root $schema and $defs (used through $ref). Objects never accept properties they do not declare.
 struct Schema {
     // Declared here, defined in schema.cpp: clang (14, with libstdc++ 12 in C++20) instantiates a
     // vector's members at the class definition, where `properties` still holds an incomplete type.
@@ -42,6 +42,12 @@ struct Schema {
     std::shared_ptr<const Schema> items;                     // for arrays
     std::vector<std::pair<std::string, Schema>> properties;  // for objects, in manifest order
     std::vector<std::string> required;                       // for objects
+    // JSON Schema 2020-12 structure, kept so clients see the schema as written. `dialect` and
+    // `definitions` only at the root (`$schema`, `$defs`); a node read from `$ref: "#/$defs/NAME"`
+    // holds a copy of that definition (what validation uses) and `ref` (what is rendered).
+    std::string dialect;
+    std::vector<std::pair<std::string, Schema>> definitions;
+    std::string ref;
 
     const Schema* property(std::string_view name) const;
     bool is_required(std::string_view name) const;

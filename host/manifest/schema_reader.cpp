@@ -10,9 +10,24 @@ namespace skillhost::manifest::detail {
 
 namespace {
 
-constexpr std::array<std::string_view, 11> kSchemaKeys = {"type",    "nullable", "description", "required",
-                                                          "default", "enum",     "minimum",     "maximum",
-                                                          "pattern", "items",    "properties"};
+constexpr std::array<std::string_view, 14> kSchemaKeys = {
+    "type",    "nullable", "description", "required",   "default", "enum",  "minimum",
+    "maximum", "pattern",  "items",       "properties", "$schema", "$defs", "$ref"};
+// The one dialect the host validates with; `$schema` may say so, for clients that check it.
+constexpr std::string_view kDialect = "https://json-schema.org/draft/2020-12/schema";
+constexpr std::string_view kDefsPrefix = "#/$defs/";
+// Copies made for `$ref` are bounded by these (definitions cannot refer to one another).
+constexpr std::size_t kMaxDefinitions = 64;
+constexpr std::size_t kMaxReferences = 256;
+
+// What the nodes of one root schema share while it is read: its `$defs` and how often they are used.
+struct ReadContext {
+    const std::vector<std::pair<std::string, Schema>>* definitions = nullptr;
+    std::size_t references = 0;
+    bool in_definition = false;
+};
+
+Schema read_node(const Field& field, SchemaRole role, ProblemList& problems, ReadContext& context, bool root);
 constexpr std::array<std::string_view, 7> kTypeNames = {"string", "integer", "number", "boolean",
                                                         "array",  "object",  "null"};
 
@@ -76,7 +91,7 @@ void check_keyword_fits_type(const FieldMap& map, std::string_view keyword, std:
                              " schemas, but this schema's type is " + to_string(type));
 }
 
-void read_properties(const Field& field, Schema& schema, ProblemList& problems) {
+void read_properties(const Field& field, Schema& schema, ProblemList& problems, ReadContext& context) {
     auto map = FieldMap::read(field, std::nullopt, problems);
     if (!map) return;
     for (const auto& [name, entry] : map->entries()) {
@@ -84,7 +99,7 @@ void read_properties(const Field& field, Schema& schema, ProblemList& problems) 
             problems.add(entry, "property names must not be empty");
             continue;
         }
-        schema.properties.emplace_back(name, read_schema(entry, SchemaRole::any, problems));
+        schema.properties.emplace_back(name, read_node(entry, SchemaRole::any, problems, context, false));
     }
 }
 
@@ -147,9 +162,87 @@ void read_enum(const Field& field, Schema& schema, ProblemList& problems) {
     }
 }
 
-}  // namespace
+void read_dialect(const Field& field, Schema& schema, ProblemList& problems, bool root) {
+    if (!root) {
+        problems.add(field, "$schema belongs at the top of inputs or outputs, not inside a property");
+        return;
+    }
+    auto text = read_string(field, problems);
+    if (!text) return;
+    if (*text != kDialect) {
+        problems.add(field, "$schema \"" + text->substr(0, 200) +
+                                "\" is not a dialect the host validates with; write " + std::string(kDialect) +
+                                " or leave $schema out");
+        return;
+    }
+    schema.dialect = std::move(*text);
+}
 
-Schema read_schema(const Field& field, SchemaRole role, ProblemList& problems) {
+void read_definitions(const Field& field, Schema& schema, ProblemList& problems, ReadContext& context, bool root) {
+    if (!root) {
+        problems.add(field, "$defs belongs at the top of inputs or outputs, not inside a property");
+        return;
+    }
+    auto map = FieldMap::read(field, std::nullopt, problems);
+    if (!map) return;
+    if (map->entries().size() > kMaxDefinitions) {
+        problems.add(field, "$defs has " + std::to_string(map->entries().size()) + " definitions, more than " +
+                                std::to_string(kMaxDefinitions) + "; share fewer shapes or inline them");
+        return;
+    }
+    context.in_definition = true;
+    for (const auto& [name, entry] : map->entries()) {
+        if (name.empty() || name.find_first_of("/~") != std::string::npos) {
+            problems.add(entry, "a definition name must be non-empty and hold no '/' or '~'");
+            continue;
+        }
+        schema.definitions.emplace_back(name, read_node(entry, SchemaRole::any, problems, context, false));
+    }
+    context.in_definition = false;
+    context.definitions = &schema.definitions;
+}
+
+// `$ref: "#/$defs/NAME"` (with at most a description beside it): a copy of that definition, which
+// renders as the reference again. Definitions may not refer to each other, so copies cannot nest.
+Schema read_reference(const FieldMap& map, ProblemList& problems, ReadContext& context, bool root) {
+    Schema schema;
+    const Field& ref = *map.find("$ref");
+    for (const auto& [key, entry] : map.entries())
+        if (key != "$ref" && key != "description")
+            problems.add(entry, "'" + key + "' cannot stand beside $ref; put it in the definition");
+    if (root) {
+        problems.add(ref, "$ref cannot be the whole of inputs or outputs; use it for a property or items");
+        return schema;
+    }
+    if (context.in_definition) {
+        problems.add(ref, "a $defs entry cannot use $ref; definitions may not refer to each other");
+        return schema;
+    }
+    auto text = read_string(ref, problems);
+    if (!text) return schema;
+    if (++context.references > kMaxReferences) {
+        problems.add(ref, "more than " + std::to_string(kMaxReferences) + " uses of $ref in one schema");
+        return schema;
+    }
+    std::vector<std::string> names;
+    if (context.definitions)
+        for (const auto& [name, definition] : *context.definitions) {
+            if (kDefsPrefix.size() + name.size() == text->size() && text->rfind(kDefsPrefix, 0) == 0 &&
+                text->compare(kDefsPrefix.size(), std::string::npos, name) == 0) {
+                schema = definition;
+                schema.ref = std::move(*text);
+                if (const Field* description = map.find("description"))
+                    if (auto words = read_string(*description, problems)) schema.description = std::move(*words);
+                return schema;
+            }
+            names.push_back(std::string(kDefsPrefix) + name);
+        }
+    problems.add(ref, "$ref \"" + text->substr(0, 200) + "\" names no definition of this schema's $defs" +
+                          (names.empty() ? "; declare it under $defs at the top" : "; defined: " + join(names)));
+    return schema;
+}
+
+Schema read_node(const Field& field, SchemaRole role, ProblemList& problems, ReadContext& context, bool root) {
     Schema schema;
     if (role == SchemaRole::input_object) schema.type = SchemaType::object;
     // `name: string` instead of `name: {type: string}` is the most common slip; say how to fix it.
@@ -161,6 +254,10 @@ Schema read_schema(const Field& field, SchemaRole role, ProblemList& problems) {
     }
     auto map = FieldMap::read(field, KeyList(kSchemaKeys), problems);
     if (!map) return schema;
+    if (map->find("$ref")) return read_reference(*map, problems, context, root);
+    if (const Field* dialect = map->find("$schema")) read_dialect(*dialect, schema, problems, root);
+    // Definitions first: the properties below may refer to them.
+    if (const Field* definitions = map->find("$defs")) read_definitions(*definitions, schema, problems, context, root);
 
     schema.type = declared_type(*map, role, schema.nullable, problems);
     if (const Field* nullable = map->find("nullable")) {
@@ -183,10 +280,10 @@ Schema read_schema(const Field& field, SchemaRole role, ProblemList& problems) {
     if (const Field* description = map->find("description")) {
         if (auto text = read_string(*description, problems)) schema.description = std::move(*text);
     }
-    if (const Field* properties = map->find("properties")) read_properties(*properties, schema, problems);
+    if (const Field* properties = map->find("properties")) read_properties(*properties, schema, problems, context);
     if (const Field* required = map->find("required")) read_required(*required, schema, problems);
     if (const Field* items = map->find("items")) {
-        schema.items = std::make_shared<const Schema>(read_schema(*items, SchemaRole::any, problems));
+        schema.items = std::make_shared<const Schema>(read_node(*items, SchemaRole::any, problems, context, false));
     }
     if (const Field* minimum = map->find("minimum")) schema.minimum = read_number(*minimum, problems);
     if (const Field* maximum = map->find("maximum")) {
@@ -203,6 +300,13 @@ Schema read_schema(const Field& field, SchemaRole role, ProblemList& problems) {
         schema.default_value = json_from_yaml(*fallback, schema, problems);
     }
     return schema;
+}
+
+}  // namespace
+
+Schema read_schema(const Field& field, SchemaRole role, ProblemList& problems) {
+    ReadContext context;
+    return read_node(field, role, problems, context, true);
 }
 
 }  // namespace skillhost::manifest::detail

@@ -1,4 +1,5 @@
 #include "exec/argument_validation.hpp"
+#include "manifest/manifest.hpp"
 
 #include <boost/json/parse.hpp>
 #include <gmock/gmock.h>
@@ -300,6 +301,24 @@ TEST(ResultValidation, DeclaredFieldsMustHoldAndUndeclaredOnesMayBeAdded) {
     EXPECT_THAT(status.error().message, HasSubstr("result.tasks[0].id: expected integer, got string \"one\""));
     EXPECT_THAT(status.error().message, HasSubstr("plugin 'tasks'"));
     EXPECT_EQ(status.error().details.at("problems").as_array().size(), 1u);
+}
+
+// A property written as `$ref: "#/$defs/NAME"` is checked against that definition, at any depth.
+TEST(ArgumentValidation, ReferencedDefinitionsAreEnforced) {
+    auto manifest = manifest::parse_manifest(
+        "name: demo\nversion: 1.0.0\nlibrary: libdemo.so\nabi_version: \"1.0\"\n"
+        "skills:\n  - id: draw\n    description: Draws\n    inputs:\n"
+        "      $defs: {point: {properties: {x: {type: number}}, required: [x]}}\n"
+        "      properties: {at: {$ref: \"#/$defs/point\"}, "
+        "path: {type: array, items: {$ref: \"#/$defs/point\"}}}\n",
+        "test.yaml");
+    ASSERT_TRUE(manifest.ok()) << manifest.error().message;
+    const Schema& inputs = manifest->skills.at(0).inputs;
+    EXPECT_TRUE(validate_arguments(inputs, json::parse(R"({"at":{"x":1},"path":[{"x":2.5}]})")).empty());
+    std::vector<std::string> paths;
+    for (const auto& problem : validate_arguments(inputs, json::parse(R"({"at":{"x":"1"},"path":[{"x":2},{"y":3}]})")))
+        paths.push_back(problem.path);
+    EXPECT_THAT(paths, ::testing::UnorderedElementsAre("args.at.x", "args.path[1].y", "args.path[1].x"));
 }
 
 }  // namespace

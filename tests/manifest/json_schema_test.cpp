@@ -108,5 +108,48 @@ skills:
     EXPECT_EQ(json::value(outputs.to_json_schema(false)), expected) << json::serialize(outputs.to_json_schema(false));
 }
 
+// JSON Schema 2020-12 structure ($schema, $defs, $ref) reaches clients as written (MCP tools/list,
+// the suite's json-schema-2020-12 scenario), while the host validates with the definition's copy.
+TEST(JsonSchema, DialectDefinitionsAndReferencesAreKeptAsWritten) {
+    const Manifest manifest = parsed_ok(parse(R"yaml(name: demo
+version: 1.0.0
+library: libdemo.so
+abi_version: "1.0"
+skills:
+  - id: ship
+    description: Ships
+    inputs:
+      $schema: https://json-schema.org/draft/2020-12/schema
+      $defs:
+        address:
+          properties:
+            city: {type: string}
+          required: [city]
+      properties:
+        from: {$ref: "#/$defs/address", description: Where it leaves}
+        stops: {type: array, items: {$ref: "#/$defs/address"}}
+)yaml"));
+    const Schema& inputs = manifest.skills.at(0).inputs;
+    const json::value expected = json::parse(R"({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": {
+            "from": {"$ref": "#/$defs/address", "description": "Where it leaves"},
+            "stops": {"type": "array", "items": {"$ref": "#/$defs/address"}}
+        },
+        "additionalProperties": false,
+        "$defs": {"address": {"type": "object", "properties": {"city": {"type": "string"}},
+                              "required": ["city"], "additionalProperties": false}}
+    })");
+    EXPECT_EQ(json::value(inputs.to_json_schema()), expected) << json::serialize(inputs.to_json_schema());
+    // What validation sees: the definition itself.
+    const Schema* from = inputs.property("from");
+    ASSERT_NE(from, nullptr);
+    EXPECT_EQ(from->type, SchemaType::object);
+    EXPECT_TRUE(from->is_required("city"));
+    ASSERT_NE(inputs.property("stops")->items, nullptr);
+    EXPECT_NE(inputs.property("stops")->items->property("city"), nullptr);
+}
+
 }  // namespace
 }  // namespace skillhost::manifest

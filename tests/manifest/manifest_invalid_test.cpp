@@ -448,5 +448,68 @@ skills:
     EXPECT_EQ(result.error().message, problems[0].to_string() + " (and 4 more)");
 }
 
+TEST(ManifestInvalid, SchemaDialectOtherThan202012) {
+    expect_problem(parse(kHead + R"(  - id: ping
+    description: Pings
+    inputs:
+      $schema: http://json-schema.org/draft-07/schema#
+)"),
+                   "skills[0].inputs.$schema", 9, 16, "write https://json-schema.org/draft/2020-12/schema");
+}
+
+TEST(ManifestInvalid, ReferenceToAMissingDefinitionNamesTheDefinedOnes) {
+    expect_problem(parse(kHead + R"(  - id: ping
+    description: Pings
+    inputs:
+      $defs:
+        point: {properties: {x: {type: number}}}
+      properties:
+        at: {$ref: "#/$defs/pont"}
+)"),
+                   "skills[0].inputs.properties.at.$ref", 12, 20, "defined: #/$defs/point");
+}
+
+TEST(ManifestInvalid, DefinitionsCannotReferToEachOtherOrNest) {
+    expect_problem(parse(kHead + R"(  - id: ping
+    description: Pings
+    inputs:
+      $defs:
+        a: {type: string}
+        b: {$ref: "#/$defs/a"}
+)"),
+                   "skills[0].inputs.$defs.b.$ref", 11, 19, "definitions may not refer to each other");
+    expect_problem(parse(kHead + R"(  - id: ping
+    description: Pings
+    inputs:
+      properties:
+        p: {$defs: {a: {type: string}}}
+)"),
+                   "skills[0].inputs.properties.p.$defs", 10, 20, "belongs at the top");
+}
+
+TEST(ManifestInvalid, ReferenceWithSiblingKeywordsOrAsTheWholeSchema) {
+    expect_problem(parse(kHead + R"(  - id: ping
+    description: Pings
+    inputs:
+      $defs:
+        a: {type: string}
+      properties:
+        p: {$ref: "#/$defs/a", type: integer}
+)"),
+                   "skills[0].inputs.properties.p.type", 12, 38, "cannot stand beside $ref");
+    expect_problem(parse(kHead + R"(  - id: ping
+    description: Pings
+    outputs: {$ref: "#/$defs/a"}
+)"),
+                   "skills[0].outputs.$ref", 8, 21, "cannot be the whole");
+}
+
+TEST(ManifestInvalid, TooManyDefinitions) {
+    std::string defs;
+    for (int i = 0; i <= 64; ++i) defs += "        d" + std::to_string(i) + ": {type: string}\n";
+    expect_problem(parse(kHead + "  - id: ping\n    description: Pings\n    inputs:\n      $defs:\n" + defs),
+                   "skills[0].inputs.$defs", 10, 9, "more than 64");
+}
+
 }  // namespace
 }  // namespace skillhost::manifest

@@ -143,17 +143,29 @@ TEST(McpConformance, ActiveServerScenariosOverStdioPassOrAreExpectedFailures) {
     report(out, r, "skillhost mcp, stdio", log.str());
 }
 
-// A scenario of the suite's pending set (not in the active suite yet): a call's stream starts with a
-// priming event that carries an id and retry, so a client can resume it (SEP-1699).
-TEST(McpConformance, PendingSsePollingScenarioPasses) {
+// Runs one scenario of the suite's pending set (not in the active suite yet) against /mcp and
+// expects it to pass.
+void expect_pending_scenario_passes(const std::string& scenario) {
     auto d = start_daemon();
-    const fs::path out = fs::path(SKILLHOST_MCP_CONFORMANCE_OUT) / "sse-polling";
-    auto r = run_suite(out, "expected-failures.yaml", "server-sse-polling", http_front(*d));
+    const fs::path out = fs::path(SKILLHOST_MCP_CONFORMANCE_OUT) / scenario;
+    auto r = run_suite(out, "expected-failures.yaml", scenario, http_front(*d));
     if (r.exit_code == 77) GTEST_SKIP() << "npm is not installed (outside CI only): " << r.err;
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
     const auto outcomes = read_outcomes(out / "results");
     ASSERT_EQ(outcomes.size(), 1u) << r.out << r.err;
     EXPECT_EQ(outcomes.begin()->second, "") << r.out;
+}
+
+// A call's stream starts with a priming event that carries an id and retry, so a client can resume
+// it (SEP-1699).
+TEST(McpConformance, PendingSsePollingScenarioPasses) {
+    expect_pending_scenario_passes("server-sse-polling");
+}
+
+// tools/list keeps the manifest's $schema, $defs (used through $ref) and additionalProperties of an
+// input schema (SEP-1613).
+TEST(McpConformance, PendingJsonSchema202012ScenarioPasses) {
+    expect_pending_scenario_passes("json-schema-2020-12");
 }
 
 }  // namespace
