@@ -12,7 +12,7 @@ Status check_plugin_versions(const Run& run, const LoadedPluginVersion& loaded_v
                         " loaded; it does not resume the run so that one run never mixes two versions of a plugin",
                     {},
                     {"resume it on an instance that has " + plugin + " " + recorded +
-                         " loaded, or install that version here and resume again"}};
+                     " loaded, or install that version here and resume again"}};
         error.details["run_id"] = run.id;
         error.details["plugin"] = plugin;
         error.details["recorded_version"] = recorded;
