@@ -2,7 +2,9 @@
 
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <poll.h>
 #include <utility>
 
 namespace skillhost::db {
@@ -63,10 +65,15 @@ std::int64_t PgResult::affected() const {
 }
 
 Result<PgConnection> PgConnection::open(std::string_view url) {
+    return open(url, std::chrono::seconds(10));
+}
+
+Result<PgConnection> PgConnection::open(std::string_view url, std::chrono::seconds connect_timeout) {
     const std::string dbname(url);
+    const std::string timeout = std::to_string(std::max<std::int64_t>(1, connect_timeout.count()));
     // Keywords before dbname are defaults the expanded string may override.
     const char* keywords[] = {"connect_timeout", "application_name", "dbname", nullptr};
-    const char* values[] = {"10", "skillhost", dbname.c_str(), nullptr};
+    const char* values[] = {timeout.c_str(), "skillhost", dbname.c_str(), nullptr};
     pg_conn* conn = PQconnectdbParams(keywords, values, 1);
     if (conn == nullptr) {
         return Error{"DATABASE_ERROR", "cannot connect to PostgreSQL: out of memory", {}, {}};
@@ -92,13 +99,24 @@ PgConnection::PgConnection(pg_conn* conn) : conn_(conn) {
 }
 
 PgConnection::PgConnection(PgConnection&& other) noexcept
-    : conn_(std::exchange(other.conn_, nullptr)), target_(std::move(other.target_)) {}
+    : conn_(std::exchange(other.conn_, nullptr)),
+      target_(std::move(other.target_)),
+      in_transaction_(other.in_transaction_),
+      session_settings_(std::move(other.session_settings_)),
+      backoff_(other.backoff_),
+      next_attempt_(other.next_attempt_),
+      reconnects_(other.reconnects_) {}
 
 PgConnection& PgConnection::operator=(PgConnection&& other) noexcept {
     if (this != &other) {
         if (conn_ != nullptr) PQfinish(conn_);
         conn_ = std::exchange(other.conn_, nullptr);
         target_ = std::move(other.target_);
+        in_transaction_ = other.in_transaction_;
+        session_settings_ = std::move(other.session_settings_);
+        backoff_ = other.backoff_;
+        next_attempt_ = other.next_attempt_;
+        reconnects_ = other.reconnects_;
     }
     return *this;
 }
@@ -120,12 +138,76 @@ Error PgConnection::error(std::string_view doing, pg_result* result) const {
     return error;
 }
 
+Error PgConnection::unavailable(std::string_view why) const {
+    Error error{"DATABASE_UNAVAILABLE",
+                "PostgreSQL " + target_ + " cannot be reached: " + std::string(why),
+                {},
+                {"retry in a moment: skillhost reconnects by itself once the server is back",
+                 "check that the database server is running (GET /readyz shows it)"}};
+    error.details["backend"] = "postgres";
+    error.details["retry_after_ms"] = backoff_.count();
+    return error;
+}
+
+Status PgConnection::ensure_usable() {
+    if (conn_ == nullptr) return unavailable("the connection is closed");
+    if (PQstatus(conn_) == CONNECTION_OK && !in_transaction_) {
+        // A server that shut down told this idle connection so and closed it; reading that now
+        // spares the next statement a failure.
+        pollfd fd{PQsocket(conn_), POLLIN, 0};
+        if (fd.fd >= 0 && ::poll(&fd, 1, 0) > 0) (void)PQconsumeInput(conn_);
+    }
+    if (PQstatus(conn_) == CONNECTION_OK) return {};
+    if (in_transaction_) return unavailable("the connection broke inside a transaction");
+    const auto now = std::chrono::steady_clock::now();
+    if (now < next_attempt_) return unavailable("the connection broke; reconnecting");
+    PQreset(conn_);
+    if (PQstatus(conn_) != CONNECTION_OK) {
+        backoff_ = std::min<std::chrono::milliseconds>(
+            std::max<std::chrono::milliseconds>(backoff_ * 2, std::chrono::milliseconds(100)), std::chrono::seconds(5));
+        next_attempt_ = now + backoff_;
+        return unavailable(trimmed(PQerrorMessage(conn_)));
+    }
+    backoff_ = std::chrono::milliseconds(0);
+    ++reconnects_;
+    for (const auto& setting : session_settings_) {
+        pg_result* raw = PQexec(conn_, setting.c_str());
+        const bool ok = raw != nullptr && PQresultStatus(raw) == PGRES_COMMAND_OK;
+        PQclear(raw);
+        if (!ok) return unavailable("restoring `" + setting + "` after reconnecting failed");
+    }
+    return {};
+}
+
+void PgConnection::after_statement(std::string_view sql, bool succeeded) {
+    if (PQstatus(conn_) != CONNECTION_OK) {
+        // A rolled-back transaction is gone whatever the server saw: the connection may be re-opened.
+        if (sql == "ROLLBACK") in_transaction_ = false;
+        return;
+    }
+    in_transaction_ = PQtransactionStatus(conn_) != PQTRANS_IDLE;
+    const bool session_setting = sql.size() > 4 && (sql.substr(0, 4) == "SET " || sql.substr(0, 4) == "set ") &&
+                                 sql.find("LOCAL") == std::string_view::npos &&
+                                 sql.find("local") == std::string_view::npos;
+    if (succeeded && session_setting && !in_transaction_ && session_settings_.size() < 16) {
+        session_settings_.emplace_back(sql);
+    }
+}
+
 Status PgConnection::exec(std::string_view sql) {
+    if (auto usable = ensure_usable(); !usable) {
+        if (sql == "ROLLBACK") in_transaction_ = false;
+        return usable;
+    }
     // PQexec stops at the first failing statement and returns its error.
     pg_result* raw = PQexec(conn_, std::string(sql).c_str());
     const auto status = raw == nullptr ? PGRES_FATAL_ERROR : PQresultStatus(raw);
-    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && status != PGRES_EMPTY_QUERY) {
-        Error e = error("running `" + std::string(sql.substr(0, 80)) + (sql.size() > 80 ? "...`" : "`"), raw);
+    const bool ok = status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_EMPTY_QUERY;
+    after_statement(sql, ok);
+    if (!ok) {
+        Error e = PQstatus(conn_) != CONNECTION_OK
+                      ? unavailable(trimmed(PQerrorMessage(conn_)))
+                      : error("running `" + std::string(sql.substr(0, 80)) + (sql.size() > 80 ? "...`" : "`"), raw);
         PQclear(raw);
         return e;
     }
@@ -152,15 +234,26 @@ Result<PgResult> PgConnection::query(std::string_view sql, const std::vector<PgP
         }
         values.push_back(p ? p->c_str() : nullptr);
     }
+    if (auto usable = ensure_usable(); !usable) {
+        if (sql == "ROLLBACK") in_transaction_ = false;
+        return usable.error();
+    }
     pg_result* raw = PQexecParams(conn_, std::string(sql).c_str(), static_cast<int>(values.size()), nullptr,
                                   values.data(), nullptr, nullptr, 0);
     const auto status = raw == nullptr ? PGRES_FATAL_ERROR : PQresultStatus(raw);
-    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-        Error e = error("running a statement", raw);
+    const bool ok = status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK;
+    after_statement(sql, ok);
+    if (!ok) {
+        Error e = PQstatus(conn_) != CONNECTION_OK ? unavailable(trimmed(PQerrorMessage(conn_)))
+                                                   : error("running a statement", raw);
         PQclear(raw);
         return e;
     }
     return PgResult(raw);
+}
+
+bool is_unavailable(const Error& error) {
+    return error.code == "DATABASE_UNAVAILABLE";
 }
 
 std::string sqlstate_of(const Error& error) {

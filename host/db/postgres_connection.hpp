@@ -1,10 +1,19 @@
 // A small RAII layer over libpq for the PostgreSQL storage backend: one connection, text
 // parameters ($1, $2, ...) and results, transactions. Like SqliteConnection, one connection is used
 // by one thread at a time; its owner serialises.
+//
+// A connection that broke (the server restarted, the network dropped) is re-opened on its next use,
+// at most once per backoff interval (100 ms doubling to 5 s while it keeps failing); meanwhile and
+// for the statement that found it broken, calls fail fast with DATABASE_UNAVAILABLE (HTTP 503), never
+// hang. A connection that broke inside a transaction is not re-opened until the transaction is
+// rolled back, so no statement of a transaction ever runs on a fresh session. Session settings
+// (`SET name = value`) are applied again after a reconnect; session advisory locks are not: their
+// holders compare reconnects() to learn that they lost them.
 #pragma once
 
 #include "base/error.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -47,6 +56,8 @@ public:
     // Connects with `url` (a libpq connection string or URI); connect_timeout defaults to 10 seconds
     // unless the string sets it. DATABASE_ERROR naming the server (never the password) on failure.
     static Result<PgConnection> open(std::string_view url);
+    // The same with an explicit connect timeout (whole seconds, at least 1): readiness probes.
+    static Result<PgConnection> open(std::string_view url, std::chrono::seconds connect_timeout);
 
     PgConnection(PgConnection&&) noexcept;
     PgConnection& operator=(PgConnection&&) noexcept;
@@ -62,13 +73,29 @@ public:
     const std::string& target() const { return target_; }
     // The libpq connection, for what this layer does not wrap (a listener's socket).
     pg_conn* native_handle() { return conn_; }
+    // How many times this connection was re-opened after it broke.
+    std::uint64_t reconnects() const { return reconnects_; }
 
 private:
     explicit PgConnection(pg_conn* conn);
     Error error(std::string_view doing, pg_result* result) const;
+    Error unavailable(std::string_view why) const;
+    // Before a statement: notices a connection the server closed while it was idle, and re-opens a
+    // broken one when the backoff allows. DATABASE_UNAVAILABLE when it stays broken.
+    Status ensure_usable();
+    // After a statement: remembers whether a transaction is open and which session settings to restore.
+    void after_statement(std::string_view sql, bool succeeded);
     pg_conn* conn_ = nullptr;
     std::string target_;
+    bool in_transaction_ = false;
+    std::vector<std::string> session_settings_;
+    std::chrono::milliseconds backoff_{0};
+    std::chrono::steady_clock::time_point next_attempt_{};
+    std::uint64_t reconnects_ = 0;
 };
+
+// True for DATABASE_UNAVAILABLE: the server cannot be reached now; the request may be retried.
+bool is_unavailable(const Error& error);
 
 // SQLSTATE of a DATABASE_ERROR from this layer ("40001", "23505", ...), empty for other errors.
 std::string sqlstate_of(const Error& error);

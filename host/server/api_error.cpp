@@ -42,7 +42,7 @@ http::status status_for(const Error& error) {
     }
     if (code == "TOO_MANY_RUNS") return http::status::too_many_requests;
     if (code == "GOAL_TOO_LONG") return http::status::payload_too_large;
-    if (code == "SHUTTING_DOWN") return http::status::service_unavailable;
+    if (code == "SHUTTING_DOWN" || code == "DATABASE_UNAVAILABLE") return http::status::service_unavailable;
     return http::status::internal_server_error;
 }
 

@@ -3,6 +3,9 @@
 
 #include <boost/json.hpp>
 
+#include <cstdint>
+#include <cstdlib>
+
 namespace skillhost::server {
 
 namespace json = boost::json;
@@ -89,12 +92,12 @@ Reply start_run(ApiServices& s, ApiRequest& req) {
                       {"start the run without Accept: text/event-stream and poll GET /v1/runs/{id}"}});
         }
         channel = std::make_shared<EventChannel>();
-        channel->push(StreamEvent{"run", json::serialize(accepted(id))});
     }
-    auto started = s.runs.start(goal, user, std::move(options), channel);
+    // The hub sends accepted(id) as the run's first event (`run`), into its log too.
+    auto started = s.runs.start(goal, user, std::move(options), channel, accepted(id));
     if (!started) throw ApiFailure(started.error());
     if (!channel) return json_response(http::status::accepted, accepted(id));
-    StreamResponse stream = stream_channel(channel);
+    StreamResponse stream = stream_channel(channel, true);
     stream.headers.emplace_back("X-Run-Id", id);
     return stream;
 }
@@ -157,7 +160,24 @@ Reply guide_run(ApiServices& s, ApiRequest& req) {
     }
     if (auto st = s.runs.guide(id, std::move(text), *req.user, channel); !st) throw ApiFailure(st.error());
     if (!channel) return json_response(http::status::accepted, accepted(id));
-    return stream_channel(channel);
+    return stream_channel(channel, true);
+}
+
+// The Last-Event-ID a reconnecting client sends: the number of the last event it got (0 if none).
+std::int64_t last_event_id(const ApiRequest& req) {
+    const std::string_view text = req.raw["Last-Event-ID"];
+    if (text.empty()) return 0;
+    const bool digits = text.size() <= 18 && text.find_first_not_of("0123456789") == std::string_view::npos;
+    if (!digits) {
+        Error e{"INVALID_LAST_EVENT_ID",
+                "Last-Event-ID must be the id of an event of this stream (a number), not '" +
+                    std::string(text.substr(0, 40)) + "'",
+                {},
+                {"send the id: field of the last event received, or no Last-Event-ID to start from the beginning"}};
+        e.details["header"] = "Last-Event-ID";
+        throw ApiFailure(http::status::bad_request, std::move(e));
+    }
+    return std::strtoll(std::string(text).c_str(), nullptr, 10);
 }
 
 }  // namespace
@@ -172,9 +192,9 @@ void add_run_routes(RouteTable& routes, ApiServices& s) {
     routes.add(http::verb::get, "/v1/runs/{id}/events", [&s](ApiRequest& req) -> Reply {
         req.allow_query({});
         (void)visible_run(s, req, req.param("id"));
-        auto channel = s.runs.attach(req.param("id"));
+        auto channel = s.runs.attach(req.param("id"), last_event_id(req));
         if (!channel) throw ApiFailure(channel.error());
-        return stream_channel(channel.value());
+        return stream_channel(channel.value(), true);
     });
     routes.add(http::verb::post, "/v1/runs/{id}/cancel", [&s](ApiRequest& req) -> Reply {
         req.allow_query({});

@@ -42,8 +42,9 @@ void add_audit_routes(RouteTable& routes, ApiServices& services);     // /v1/aud
 void add_health_routes(RouteTable& routes, ApiServices& services);    // /healthz /readyz /metrics /v1/whoami
 
 // An SSE response that forwards `channel` until it ends, with a heartbeat every 15 s (so a client
-// that left is noticed). When the server stops first, the stream just closes.
-StreamResponse stream_channel(std::shared_ptr<EventChannel> channel);
+// that left is noticed). When the server stops first, the stream just closes. `numbered`: the ids
+// are increasing numbers (a run's event log) and an event whose number was already sent is dropped.
+StreamResponse stream_channel(std::shared_ptr<EventChannel> channel, bool numbered = false);
 
 // Owners see everything; other users only what is theirs.
 bool may_see(const policy::UserContext& user, std::string_view owner_id);

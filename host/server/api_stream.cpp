@@ -1,17 +1,26 @@
 #include "server/api_services.hpp"
 
 #include <chrono>
+#include <cstdint>
+#include <cstdlib>
 
 namespace skillhost::server {
 
-StreamResponse stream_channel(std::shared_ptr<EventChannel> channel) {
+StreamResponse stream_channel(std::shared_ptr<EventChannel> channel, bool numbered) {
     StreamResponse response;
-    response.produce = [channel](EventStreamWriter& writer) {
+    response.produce = [channel, numbered](EventStreamWriter& writer) {
         using clock = std::chrono::steady_clock;
         auto quiet_since = clock::now();
+        std::int64_t last_number = 0;
         while (true) {
             if (writer.stopping()) break;
             auto event = channel->next(std::chrono::milliseconds(250));
+            if (event && numbered && !event->id.empty()) {
+                // Replayed from the log and then pushed live: the second copy is dropped.
+                const std::int64_t number = std::strtoll(event->id.c_str(), nullptr, 10);
+                if (number <= last_number) continue;
+                last_number = number;
+            }
             if (event) {
                 if (!writer.send(event->name, event->data, event->id, event->retry)) break;
                 quiet_since = clock::now();

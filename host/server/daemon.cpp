@@ -60,9 +60,19 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
     if (!tokens) return tokens.error();
     d->tokens_ = std::move(tokens.value());
     d->auth_ = std::make_unique<TokenAuthenticator>(*host.users, *d->tokens_);
+    const db::StorageLocation storage = app::storage_location(host.config);
+    auto run_events = store::RunEventLog::open(storage);
+    if (!run_events) return run_events.error();
+    d->run_events_ = std::move(run_events.value());
     RunHubOptions hub_options;
     hub_options.max_runs_per_user = d->settings_.max_runs_per_user;
-    d->runs_ = std::make_unique<RunHub>(*d->operators_.op, *d->operators_.runs, hub_options);
+    hub_options.follow_other_instances = storage.backend == db::StorageBackend::postgres;
+    d->runs_ = std::make_unique<RunHub>(*d->operators_.op, *d->operators_.runs, hub_options, d->run_events_.get());
+    if (hub_options.follow_other_instances) {
+        RunHub* hub = d->runs_.get();
+        d->run_wakeups_ = std::make_unique<RunEventWakeups>(
+            storage.postgres_url, [hub](const std::string& run_id) { hub->wake(run_id); }, [hub] { hub->wake_all(); });
+    }
     ReadinessOptions readiness_options;
     readiness_options.cache_for = d->settings_.readiness_cache;
     d->readiness_ = std::make_unique<ReadinessCheck>(host, readiness_options);
@@ -93,6 +103,12 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
     mcp_options.stream_available = [self](const std::string& user) { return self->server_->stream_available(user); };
     mcp_options.max_sessions_per_user = d->settings_.mcp_sessions_per_user;
     mcp_options.idle_expiry = d->settings_.mcp_idle_expiry;
+    if (storage.backend == db::StorageBackend::postgres) {
+        auto connection = db::BackendConnection::open(storage);
+        if (!connection) return connection.error();
+        mcp_options.shared_sessions =
+            std::make_shared<McpSessionRows>(std::move(connection.value()), d->settings_.mcp_idle_expiry);
+    }
     d->mcp_ = std::make_unique<McpHttpEndpoint>(host, mcp_options);
     for (auto verb : {http::verb::post, http::verb::get, http::verb::delete_}) {
         d->routes_.add(verb, "/mcp", [self](ApiRequest& req) { return self->mcp_->handle(req); });
@@ -189,6 +205,8 @@ Reply Daemon::dispatch(Request& request) {
             auto user_id = auth_->authenticate(request[http::field::authorization]);
             if (!user_id) {
                 const bool auth_error = user_id.error().code.rfind("AUTH_", 0) == 0;
+                if (user_id.error().code == "DATABASE_UNAVAILABLE")
+                    return error_response(http::status::service_unavailable, user_id.error(), request.version());
                 if (!auth_error) {
                     return error_reply(http::status::internal_server_error, user_id.error().code,
                                        user_id.error().code + ": " + user_id.error().message, request.version());
@@ -199,6 +217,8 @@ Reply Daemon::dispatch(Request& request) {
             }
             auto context = policy::resolve_user_context(*host_.users, *host_.modes, user_id->user_id);
             if (!context) {
+                if (context.error().code == "DATABASE_UNAVAILABLE")
+                    return error_response(http::status::service_unavailable, context.error(), request.version());
                 return error_reply(http::status::internal_server_error, context.error().code,
                                    context.error().code + ": " + context.error().message, request.version());
             }
@@ -280,6 +300,7 @@ void Daemon::shutdown() {
     }
     mcp_->close_all();
     server_->stop();
+    run_wakeups_.reset();
     runs_.reset();
     spdlog::info("serve: stopped");
 }

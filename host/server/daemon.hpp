@@ -12,8 +12,10 @@
 #include "server/metrics.hpp"
 #include "server/readiness.hpp"
 #include "server/route_table.hpp"
+#include "server/run_event_wakeups.hpp"
 #include "server/run_hub.hpp"
 #include "server/token_auth.hpp"
+#include "store/run_event_log.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -60,7 +62,9 @@ private:
     std::unique_ptr<policy::ApiTokenStore> tokens_;
     std::unique_ptr<TokenAuthenticator> auth_;
     Metrics metrics_;
+    std::unique_ptr<store::RunEventLog> run_events_;  // every event of the runs driven here
     std::unique_ptr<RunHub> runs_;
+    std::unique_ptr<RunEventWakeups> run_wakeups_;  // PostgreSQL: wakes streams of runs driven elsewhere
     std::unique_ptr<ReadinessCheck> readiness_;
     std::unique_ptr<ApiServices> services_;
     std::unique_ptr<McpHttpEndpoint> mcp_;

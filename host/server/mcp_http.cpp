@@ -20,7 +20,9 @@ struct McpHttpEndpoint::Session {
     std::string id;
     std::string user_id;
     std::chrono::steady_clock::time_point last_used = std::chrono::steady_clock::now();
-    std::mutex mutex;  // guards waiting and server_stream
+    std::chrono::steady_clock::time_point row_checked =
+        std::chrono::steady_clock::now();  // guarded by the endpoint's mutex_
+    std::mutex mutex;                      // guards waiting and server_stream
     // POSTed requests waiting for their response, by mcp::id_key of their JSON-RPC id.
     struct Waiting {
         std::shared_ptr<EventChannel> channel;  // answered as JSON: the response alone goes here
@@ -233,15 +235,112 @@ std::shared_ptr<McpHttpEndpoint::Session> McpHttpEndpoint::session_for(ApiReques
                 {}};
         throw ApiFailure(http::status::bad_request, std::move(e));
     }
-    std::lock_guard lock(mutex_);
-    auto it = sessions_.find(id);
-    if (it == sessions_.end() || it->second->user_id != req.user->user_id) {
+    const auto not_found = [&id] {
         Error e{
             "MCP_SESSION_NOT_FOUND", "no MCP session " + id + " (it ended or expired); initialize a new one", {}, {}};
+        return ApiFailure(http::status::not_found, std::move(e));
+    };
+    std::shared_ptr<Session> held;
+    bool check_row = false;
+    {
+        std::lock_guard lock(mutex_);
+        auto it = sessions_.find(id);
+        if (it != sessions_.end()) {
+            if (it->second->user_id != req.user->user_id) throw not_found();
+            held = it->second;
+            const auto now = std::chrono::steady_clock::now();
+            held->last_used = now;
+            check_row = options_.shared_sessions && now - held->row_checked >= options_.shared_check_interval;
+            if (check_row) held->row_checked = now;
+        }
+    }
+    if (held && check_row) {
+        // Renews the row, and notices a session ended through another instance.
+        auto alive = options_.shared_sessions->touch(id);
+        if (alive && !alive.value()) {
+            {
+                std::lock_guard lock(mutex_);
+                sessions_.erase(id);
+            }
+            close_session(held);
+            throw not_found();
+        }
+        if (!alive) spdlog::warn("mcp: renewing session {} failed: {}", id, alive.error().message);
+    }
+    if (held) return held;
+    if (!options_.shared_sessions) throw not_found();
+    auto row = options_.shared_sessions->find(id);
+    if (!row) throw ApiFailure(row.error());
+    if (!row.value() || row.value()->user_id != req.user->user_id) throw not_found();
+    return restore(req, *row.value());
+}
+
+std::shared_ptr<McpHttpEndpoint::Session> McpHttpEndpoint::make_session(const policy::UserContext& user,
+                                                                        std::string id) {
+    auto session = std::make_shared<Session>();
+    session->id = std::move(id);
+    session->user_id = user.user_id;
+    Session* raw = session.get();
+    mcp::McpSessionOptions session_options;
+    session_options.client_sampling = host_.config.server.mcp_client_sampling;
+    session->mcp = std::make_unique<mcp::McpSession>(*host_.pipeline, host_.watched->catalog(), user, session_options,
+                                                     [raw](const mcp::OutgoingMessage& out) { raw->route(out); });
+    return session;
+}
+
+std::string McpHttpEndpoint::run_initialize(const std::shared_ptr<Session>& session, const json::value& message) {
+    auto channel = std::make_shared<EventChannel>();
+    {
+        std::lock_guard lock(session->mutex);
+        session->waiting[mcp::id_key(message.at("id"))] = Session::Waiting{channel, 0};
+    }
+    session->mcp->handle_message(message);
+    auto reply = channel->next(std::chrono::seconds(10));
+    if (!reply) {
+        close_session(session);
+        throw ApiFailure(Error{"INTERNAL", "the MCP session did not answer initialize", {}, {}});
+    }
+    return std::move(reply->data);
+}
+
+std::shared_ptr<McpHttpEndpoint::Session> McpHttpEndpoint::restore(ApiRequest& req, const McpSessionRow& row) {
+    auto session = make_session(*req.user, row.id);
+    // The same initialize the client sent to the instance that created the session: the same
+    // negotiated version and client capabilities (elicitation, sampling) here.
+    const json::value initialize{
+        {"jsonrpc", "2.0"}, {"id", "restore"}, {"method", "initialize"}, {"params", row.initialize_params}};
+    json::value answer = json::parse(run_initialize(session, initialize));
+    if (answer.as_object().contains("error")) {
+        close_session(session);
+        spdlog::warn("mcp: session {} cannot be rebuilt here: {}", row.id, json::serialize(answer));
+        Error e{"MCP_SESSION_NOT_FOUND",
+                "MCP session " + row.id + " cannot be continued on this server; initialize a new one",
+                {},
+                {}};
         throw ApiFailure(http::status::not_found, std::move(e));
     }
-    it->second->last_used = std::chrono::steady_clock::now();
-    return it->second;
+    session->mcp->handle_message(json::value{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
+    std::shared_ptr<Session> evicted;
+    std::shared_ptr<Session> existing;
+    try {
+        std::lock_guard lock(mutex_);
+        auto it = sessions_.find(row.id);
+        if (it != sessions_.end()) {
+            existing = it->second;  // a concurrent request rebuilt it first
+        } else {
+            evicted = make_room(req.user->user_id);
+            sessions_[row.id] = session;
+        }
+    } catch (const ApiFailure&) {
+        close_session(session);
+        throw;
+    }
+    close_session(evicted);
+    if (existing) {
+        close_session(session);
+        return existing;
+    }
+    return session;
 }
 
 // Called with mutex_ held. At the per-user limit the least recently used idle session (no call in
@@ -290,25 +389,22 @@ Reply McpHttpEndpoint::initialize(ApiRequest& req, const json::value& message) {
         evicted = make_room(req.user->user_id);
     }
     close_session(evicted);
-    auto session = std::make_shared<Session>();
-    session->id = store::new_id("mcp");
-    session->user_id = req.user->user_id;
-    Session* raw = session.get();
-    mcp::McpSessionOptions session_options;
-    session_options.client_sampling = host_.config.server.mcp_client_sampling;
-    session->mcp =
-        std::make_unique<mcp::McpSession>(*host_.pipeline, host_.watched->catalog(), *req.user, session_options,
-                                          [raw](const mcp::OutgoingMessage& out) { raw->route(out); });
-    auto channel = std::make_shared<EventChannel>();
-    {
-        std::lock_guard lock(session->mutex);
-        session->waiting[mcp::id_key(message.at("id"))] = Session::Waiting{channel, 0};
+    auto session = make_session(*req.user, store::new_id("mcp"));
+    const std::string reply = run_initialize(session, message);
+    json::value parsed = json::parse(reply);
+    if (parsed.as_object().contains("error")) {
+        close_session(session);
+        return json_response(http::status::ok, parsed);
     }
-    session->mcp->handle_message(message);
-    auto reply = channel->next(std::chrono::seconds(10));
-    if (!reply) throw ApiFailure(Error{"INTERNAL", "the MCP session did not answer initialize", {}, {}});
-    json::value parsed = json::parse(reply->data);
-    if (parsed.as_object().contains("error")) return json_response(http::status::ok, parsed);
+    if (options_.shared_sessions) {
+        const json::value* params = message.as_object().if_contains("params");
+        McpSessionRow row{session->id, req.user->user_id,
+                          params && params->is_object() ? params->as_object() : json::object()};
+        if (auto recorded = options_.shared_sessions->insert(row); !recorded) {
+            close_session(session);
+            throw ApiFailure(recorded.error());
+        }
+    }
     try {
         std::lock_guard lock(mutex_);
         evicted = make_room(req.user->user_id);  // another initialize of the same user may have come first
@@ -318,7 +414,7 @@ Reply McpHttpEndpoint::initialize(ApiRequest& req, const json::value& message) {
         throw;
     }
     close_session(evicted);
-    Response r = text_response(http::status::ok, reply->data, "application/json");
+    Response r = text_response(http::status::ok, reply, "application/json");
     r.set("Mcp-Session-Id", session->id);
     return r;
 }
@@ -462,6 +558,9 @@ Reply McpHttpEndpoint::open_stream(ApiRequest& req) {
 
 Reply McpHttpEndpoint::end_session(ApiRequest& req) {
     auto session = session_for(req);
+    if (options_.shared_sessions) {
+        if (auto removed = options_.shared_sessions->remove(session->id); !removed) throw ApiFailure(removed.error());
+    }
     {
         std::lock_guard lock(mutex_);
         sessions_.erase(session->id);

@@ -10,6 +10,7 @@
 #include "mcp/mcp_session.hpp"
 #include "server/api_request.hpp"
 #include "server/event_channel.hpp"
+#include "server/mcp_session_rows.hpp"
 
 #include <chrono>
 #include <functional>
@@ -31,6 +32,11 @@ struct McpHttpOptions {
     // False when no event stream may open now (the server's limit); checked before a streamed
     // request reaches the session.
     std::function<bool(const std::string& user_id)> stream_available;
+    // Several instances on PostgreSQL: sessions exist in this table, and an instance rebuilds a
+    // session it does not hold from its row. Null: sessions live in this process only.
+    std::shared_ptr<McpSessionRows> shared_sessions;
+    // How often a session held here checks that its row still exists (DELETE through another instance).
+    std::chrono::milliseconds shared_check_interval{1000};
 };
 
 class McpHttpEndpoint {
@@ -55,6 +61,12 @@ private:
     Reply end_session(ApiRequest& request);
     Reply initialize(ApiRequest& request, const boost::json::value& message);
     std::shared_ptr<Session> session_for(ApiRequest& request);
+    // A new session of `user` named `id`, not yet registered.
+    std::shared_ptr<Session> make_session(const policy::UserContext& user, std::string id);
+    // Hands `message` (an initialize request) to the session and returns its answer.
+    std::string run_initialize(const std::shared_ptr<Session>& session, const boost::json::value& message);
+    // Rebuilds a session another instance initialized, from its row, and registers it here.
+    std::shared_ptr<Session> restore(ApiRequest& request, const McpSessionRow& row);
     void expire_idle();
     std::shared_ptr<Session> make_room(const std::string& user_id);
     static void close_session(const std::shared_ptr<Session>& session);

@@ -1,7 +1,9 @@
 #include "server/readiness.hpp"
 
-#include "net/http_client.hpp"
+#include "app/storage_schema.hpp"
+#include "db/postgres_connection.hpp"
 #include "db/sqlite_connection.hpp"
+#include "net/http_client.hpp"
 
 #include <boost/json.hpp>
 #include <spdlog/spdlog.h>
@@ -82,15 +84,32 @@ json::object ReadinessCheck::run_checks() const {
                                        {"plugins", std::move(isolated)}};
 
     json::object database;
-    auto connection = db::SqliteConnection::open(host_.config.database_file(), std::chrono::milliseconds(1000));
-    Status writable = connection ? connection->exec("BEGIN IMMEDIATE; ROLLBACK;") : Status(connection.error());
-    database["ok"] = static_cast<bool>(writable);
-    if (!writable) {
-        spdlog::warn("readyz: the database is not writable: {}: {}", writable.error().code, writable.error().message);
-        database["error"] = writable.error().code + ": the database is not writable (details in the server log)";
+    const db::StorageLocation location = app::storage_location(host_.config);
+    Status reachable;
+    if (location.backend == db::StorageBackend::postgres) {
+        // The server every instance shares answers a trivial query within the probe's time, on a
+        // connection of its own (a broken pooled one must not make the probe wait or pass).
+        database["backend"] = "postgres";
+        auto connection = db::PgConnection::open(location.postgres_url, std::chrono::seconds(2));
+        reachable = connection
+                        ? connection->exec("SET statement_timeout = " + std::to_string(options_.probe_timeout.count()) +
+                                           "; SELECT 1")
+                        : Status(connection.error());
+    } else {
+        database["backend"] = "sqlite";
+        auto connection = db::SqliteConnection::open(host_.config.database_file(), std::chrono::milliseconds(1000));
+        reachable = connection ? connection->exec("BEGIN IMMEDIATE; ROLLBACK;") : Status(connection.error());
+    }
+    database["ok"] = static_cast<bool>(reachable);
+    if (!reachable) {
+        spdlog::warn("readyz: the database is not usable: {}: {}", reachable.error().code, reachable.error().message);
+        database["error"] =
+            reachable.error().code + (location.backend == db::StorageBackend::postgres
+                                          ? ": the PostgreSQL server did not answer (details in the server log)"
+                                          : ": the database is not writable (details in the server log)");
     }
     checks["database"] = std::move(database);
-    ready = ready && writable;
+    ready = ready && reachable;
 
     bool models_ok = true;
     json::array roles;

@@ -23,6 +23,13 @@ json::object status_event(const store::Run& run) {
     return o;
 }
 
+std::int64_t seq_of(const StreamEvent& event) {
+    return event.id.empty() ? 0 : std::strtoll(event.id.c_str(), nullptr, 10);
+}
+
+// Log reads happen in pages of this many events.
+constexpr std::size_t replay_page = 500;
+
 }  // namespace
 
 // Forwards a run's operator events to its subscribers, on the run's thread.
@@ -38,8 +45,8 @@ private:
     std::string run_id_;
 };
 
-RunHub::RunHub(op::Operator& op, store::RunStore& runs, RunHubOptions options)
-    : op_(op), runs_(runs), options_(options) {
+RunHub::RunHub(op::Operator& op, store::RunStore& runs, RunHubOptions options, store::RunEventLog* log)
+    : op_(op), runs_(runs), options_(options), log_(log) {
     poller_ = std::thread([this] {
         std::unique_lock lock(mutex_);
         while (!stopping_) {
@@ -118,21 +125,46 @@ void RunHub::subscribe_locked(Tracked& tracked, const std::shared_ptr<EventChann
     tracked.subscribers.push_back(channel);
 }
 
+void RunHub::log_event(const std::string& run_id, StreamEvent& event) {
+    if (!log_) return;
+    auto seq = log_->append(run_id, event.name, event.data);
+    if (!seq && seq.error().code == "EVENT_TOO_LARGE" && event.name == "end") {
+        // The full record is in the run store; the log says how the run ended.
+        boost::system::error_code ec;
+        auto record = json::parse(event.data, ec);
+        json::object brief{{"id", run_id}};
+        if (!ec && record.is_object()) {
+            for (const char* key : {"status", "error", "user", "goal"})
+                if (const auto* v = record.as_object().if_contains(key)) brief[key] = *v;
+        }
+        brief["truncated"] = true;
+        seq = log_->append(run_id, event.name, json::serialize(brief));
+    }
+    if (!seq) {
+        spdlog::warn("run {}: the {} event is not in the event log ({}: {}); it is streamed live only", run_id,
+                     event.name, seq.error().code, seq.error().message);
+        return;
+    }
+    event.id = std::to_string(seq.value());
+}
+
 void RunHub::publish(const std::string& run_id, StreamEvent event) {
+    log_event(run_id, event);
     std::lock_guard lock(mutex_);
     auto it = tracked_.find(run_id);
     if (it == tracked_.end()) return;
     auto& tracked = it->second;
+    tracked.last_seq = std::max(tracked.last_seq, seq_of(event));
     if (tracked.history.size() < options_.history_limit) tracked.history.push_back(event);
     for (auto& weak : tracked.subscribers) {
         if (auto channel = weak.lock()) channel->push(event);
     }
 }
 
-void RunHub::end_locked(const std::string& run_id, const json::object& record) {
+void RunHub::end_locked(const std::string& run_id, const json::object& record, std::string id) {
     auto it = tracked_.find(run_id);
     if (it == tracked_.end()) return;
-    const StreamEvent end{"end", json::serialize(record)};
+    const StreamEvent end{"end", json::serialize(record), std::move(id)};
     for (auto& weak : it->second.subscribers) {
         if (auto channel = weak.lock()) {
             channel->push(end);
@@ -157,21 +189,33 @@ void RunHub::prune_locked() {
 }
 
 void RunHub::finish(const std::string& run_id, const Result<store::Run>& outcome) {
+    // How the run ended or paused goes into its log first, so streams elsewhere see it too.
+    const bool resumed_elsewhere = !outcome && outcome.error().code == "RUN_ALREADY_RESUMED";
+    StreamEvent logged;
+    if (!outcome && !resumed_elsewhere) {
+        spdlog::warn("run {}: {}: {}", run_id, outcome.error().code, outcome.error().message);
+        logged = {"end", json::serialize(json::object{{"id", run_id}, {"error", outcome.error().to_json()}})};
+    } else if (outcome && terminal(outcome->status)) {
+        logged = {"end", json::serialize(outcome->to_json())};
+    } else if (outcome) {
+        logged = {"status", json::serialize(status_event(outcome.value()))};
+    }
+    if (!logged.name.empty()) log_event(run_id, logged);
     std::lock_guard lock(mutex_);
     auto it = tracked_.find(run_id);
-    if (it != tracked_.end()) it->second.working = false;
+    if (it != tracked_.end()) {
+        it->second.working = false;
+        it->second.last_seq = std::max(it->second.last_seq, seq_of(logged));
+    }
     --working_;
-    if (!outcome && outcome.error().code == "RUN_ALREADY_RESUMED" && it != tracked_.end()) {
+    if (resumed_elsewhere && it != tracked_.end()) {
         // Another process drives the run now; poll_paused follows it in the store for the streams.
         it->second.paused_status.clear();
-    } else if (!outcome) {
-        spdlog::warn("run {}: {}: {}", run_id, outcome.error().code, outcome.error().message);
-        end_locked(run_id, json::object{{"id", run_id}, {"error", outcome.error().to_json()}});
-    } else if (terminal(outcome->status)) {
-        end_locked(run_id, outcome->to_json());
-    } else if (it != tracked_.end()) {
+    } else if (logged.name == "end") {
+        end_locked(run_id, json::parse(logged.data).as_object(), logged.id);
+    } else if (it != tracked_.end() && outcome) {
         it->second.paused_status = store::to_string(outcome->status);
-        const StreamEvent event{"status", json::serialize(status_event(outcome.value()))};
+        const StreamEvent& event = logged;
         if (it->second.history.size() < options_.history_limit) it->second.history.push_back(event);
         for (auto& weak : it->second.subscribers) {
             if (auto channel = weak.lock()) channel->push(event);
@@ -191,15 +235,27 @@ void RunHub::poll_paused() {
         }
     }
     for (const auto& [id, seen] : watched) {
+        // The store first, then the log: every event appended before the record was saved is read.
         auto run = runs_.get(id);
-        if (!run) continue;
+        if (!run) {
+            // Not stored yet (another instance started it and drives it): the log alone tells.
+            std::lock_guard lock(mutex_);
+            if (log_) (void)pull_locked(id);
+            continue;
+        }
         const std::string status = store::to_string(run->status);
-        if (status == seen) continue;
         std::lock_guard lock(mutex_);
+        if (log_ && !pull_locked(id)) continue;  // its end was in the log
+        if (status == seen) continue;
         auto it = tracked_.find(id);
         if (it == tracked_.end() || it->second.working) continue;  // resumed here meanwhile
         if (terminal(run->status)) {
             end_locked(id, run->to_json());
+            continue;
+        }
+        if (options_.follow_other_instances) {
+            // Another instance drives it: its events arrive through the log.
+            it->second.paused_status = status;
             continue;
         }
         it->second.paused_status = status;
@@ -214,7 +270,7 @@ void RunHub::poll_paused() {
 }
 
 Result<std::string> RunHub::start(std::string goal, const policy::UserContext& user, op::RunOptions options,
-                                  std::shared_ptr<EventChannel> events) {
+                                  std::shared_ptr<EventChannel> events, json::object opening) {
     if (auto st = op_.check_start(goal, user); !st) return st.error();
     std::shared_ptr<std::atomic<bool>> cancel;
     if (options.id.empty()) options.id = store::new_id("run");
@@ -225,6 +281,10 @@ Result<std::string> RunHub::start(std::string goal, const policy::UserContext& u
         cancel = begin_locked(id, user.user_id);
         if (events) subscribe_locked(tracked_[id], events);
     }
+    opening["run_id"] = id;
+    opening["user"] = user.user_id;
+    if (!opening.contains("status")) opening["status"] = "running";
+    publish(id, StreamEvent{"run", json::serialize(opening)});
     spawn(id, cancel,
           [this, goal = std::move(goal), user, options = std::move(options)](op::RunEventSubscriber* sink,
                                                                              std::shared_ptr<std::atomic<bool>> flag) {
@@ -318,21 +378,125 @@ Result<json::object> RunHub::cancel(const std::string& run_id) {
     reason.details["steps"] = stopped.steps.size();
     stopped.error = std::move(reason);
     if (auto saved = runs_.save(stopped); !saved) return saved.error();
-    end_locked(run_id, stopped.to_json());
+    StreamEvent end{"end", json::serialize(stopped.to_json())};
+    log_event(run_id, end);
+    end_locked(run_id, stopped.to_json(), end.id);
     return json::object{{"run_id", run_id}, {"status", "cancelled"}, {"cancel_requested", true}};
 }
 
-Result<std::shared_ptr<EventChannel>> RunHub::attach(const std::string& run_id) {
+RunHub::Replayed RunHub::replay_locked(const std::string& run_id, std::int64_t after, std::int64_t upto,
+                                       const std::shared_ptr<EventChannel>& channel) {
+    Replayed replayed{after, 0, false};
+    while (replayed.events < options_.max_replay_events) {
+        const std::size_t want = std::min(replay_page, options_.max_replay_events - replayed.events);
+        auto page = log_->read(run_id, replayed.last_seq, want);
+        if (!page) {
+            spdlog::warn("run {}: reading its event log failed: {}: {}", run_id, page.error().code,
+                         page.error().message);
+            break;
+        }
+        for (auto& event : page.value()) {
+            if (event.seq > upto) return replayed;
+            channel->push(StreamEvent{event.kind, std::move(event.payload), std::to_string(event.seq)});
+            replayed.last_seq = event.seq;
+            ++replayed.events;
+            if (event.kind == "end") {
+                replayed.ended = true;
+                return replayed;
+            }
+        }
+        if (page->size() < want) return replayed;
+    }
+    if (replayed.events >= options_.max_replay_events) {
+        // Further behind than one replay carries: this stream ends here, and its client attaches
+        // again after the last id it got.
+        channel->close();
+        replayed.ended = true;
+    }
+    return replayed;
+}
+
+bool RunHub::pull_locked(const std::string& run_id) {
+    auto it = tracked_.find(run_id);
+    if (it == tracked_.end()) return false;
+    if (it->second.working || it->second.subscribers.empty()) return true;
+    // One channel collects the new events, then each subscriber gets them.
+    auto collected = std::make_shared<EventChannel>(options_.max_replay_events + 1);
+    const Replayed got = replay_locked(run_id, it->second.last_seq, INT64_MAX, collected);
+    it->second.last_seq = got.last_seq;
+    while (auto event = collected->next(std::chrono::milliseconds(0))) {
+        for (auto& weak : it->second.subscribers) {
+            if (auto channel = weak.lock()) channel->push(*event);
+        }
+        if (event->name == "end") {
+            for (auto& weak : it->second.subscribers) {
+                if (auto channel = weak.lock()) channel->close();
+            }
+            tracked_.erase(it);
+            return false;
+        }
+    }
+    return true;
+}
+
+void RunHub::wake(const std::string& run_id) {
+    if (!log_) return;
+    std::lock_guard lock(mutex_);
+    (void)pull_locked(run_id);
+}
+
+void RunHub::wake_all() {
+    if (!log_) return;
+    std::lock_guard lock(mutex_);
+    std::vector<std::string> ids;
+    for (const auto& [id, tracked] : tracked_)
+        if (!tracked.working) ids.push_back(id);
+    for (const auto& id : ids) (void)pull_locked(id);
+}
+
+Result<std::shared_ptr<EventChannel>> RunHub::attach(const std::string& run_id, std::int64_t after_seq) {
     auto channel = std::make_shared<EventChannel>();
     std::lock_guard lock(mutex_);
     prune_locked();
     auto it = tracked_.find(run_id);
-    if (it != tracked_.end()) {
+    if (it != tracked_.end() && log_) {
+        // The log has everything published so far (events are appended before they are pushed;
+        // the stream drops the ones it gets twice). A run followed from the log is brought up to
+        // date first, so the new subscriber joins where the others are.
+        std::int64_t upto = INT64_MAX;
+        if (!it->second.working) {
+            if (!pull_locked(run_id)) it = tracked_.end();
+            if (it != tracked_.end()) upto = it->second.last_seq;
+        }
+        if (it != tracked_.end()) {
+            if (!replay_locked(run_id, after_seq, upto, channel).ended) it->second.subscribers.push_back(channel);
+            return channel;
+        }
+    } else if (it != tracked_.end()) {
         subscribe_locked(it->second, channel);
         return channel;
     }
     auto run = runs_.get(run_id);
-    if (!run) return run.error();
+    std::optional<std::string> started_elsewhere;  // the user of a run another instance started, not stored yet
+    if (!run) {
+        if (run.error().code == "RUN_NOT_FOUND" && options_.follow_other_instances)
+            started_elsewhere = logged_user(run_id);
+        if (!started_elsewhere) return run.error();
+    }
+    Replayed replayed{after_seq, 0, false};
+    if (log_) {
+        replayed = replay_locked(run_id, after_seq, INT64_MAX, channel);
+        if (replayed.ended) return channel;
+    }
+    if (started_elsewhere || (run->status == RunStatus::running && log_ && options_.follow_other_instances)) {
+        // Another instance drives it (or did, until its lease lapses): follow its log.
+        auto& tracked = tracked_[run_id];
+        tracked.user_id = started_elsewhere ? *started_elsewhere : run->user_id;
+        tracked.paused_status = "running";
+        tracked.last_seq = replayed.last_seq;
+        tracked.subscribers.push_back(channel);
+        return channel;
+    }
     if (terminal(run->status)) {
         channel->push(StreamEvent{"end", json::serialize(run->to_json())});
         channel->close();
@@ -353,7 +517,9 @@ Result<std::shared_ptr<EventChannel>> RunHub::attach(const std::string& run_id) 
     auto& tracked = tracked_[run_id];
     tracked.user_id = run->user_id;
     tracked.paused_status = store::to_string(run->status);
-    channel->push(StreamEvent{"status", json::serialize(status_event(run.value()))});
+    tracked.last_seq = replayed.last_seq;
+    if (replayed.events == 0 && after_seq == 0)
+        channel->push(StreamEvent{"status", json::serialize(status_event(run.value()))});
     tracked.subscribers.push_back(channel);
     return channel;
 }
@@ -365,10 +531,24 @@ bool RunHub::working(const std::string& run_id) const {
 }
 
 std::optional<std::string> RunHub::user_of(const std::string& run_id) const {
-    std::lock_guard lock(mutex_);
-    auto it = tracked_.find(run_id);
-    if (it == tracked_.end()) return std::nullopt;
-    return it->second.user_id;
+    {
+        std::lock_guard lock(mutex_);
+        auto it = tracked_.find(run_id);
+        if (it != tracked_.end()) return it->second.user_id;
+    }
+    return logged_user(run_id);
+}
+
+std::optional<std::string> RunHub::logged_user(const std::string& run_id) const {
+    if (!log_) return std::nullopt;
+    auto first = log_->read(run_id, 0, 1);
+    if (!first || first->empty() || first->front().kind != "run") return std::nullopt;
+    boost::system::error_code ec;
+    auto opening = json::parse(first->front().payload, ec);
+    if (ec || !opening.is_object()) return std::nullopt;
+    const auto* user = opening.as_object().if_contains("user");
+    if (!user || !user->is_string()) return std::nullopt;
+    return std::string(user->as_string());
 }
 
 std::size_t RunHub::working_count() const {

@@ -2,6 +2,12 @@
 // started it returns at once, and every client watching the run (its event stream) sees each
 // event as it happens — also after a pause for approval or guidance, when another request resumes
 // the run. Bounds runs per user; at shutdown, lets runs finish for a while, then cancels them.
+//
+// With an event log, every event of a run this hub drives is appended to it first, and streams
+// carry the log's sequence number as their SSE id: a client that lost its stream attaches again
+// after its Last-Event-ID and gets what it missed from the log. With `follow_other_instances`
+// (PostgreSQL), a stream of a run that another instance drives follows the log: wake() (called for
+// the run ids the daemon's listener hears) re-reads it after the last number streamed.
 #pragma once
 
 #include "base/error.hpp"
@@ -11,6 +17,7 @@
 #include "operator/operator.hpp"
 #include "policy/user_context.hpp"
 #include "server/event_channel.hpp"
+#include "store/run_event_log.hpp"
 #include "store/run_store.hpp"
 
 #include <atomic>
@@ -34,20 +41,27 @@ struct RunHubOptions {
     // How often paused runs that clients watch are looked up in the store: a run resumed by
     // another process (`skillhost approvals approve` on the CLI) still ends its streams here.
     std::chrono::milliseconds paused_poll{500};
+    // Streams of runs driven elsewhere follow the event log (several instances on one database).
+    bool follow_other_instances = false;
+    // The most events one attach replays from the log; a stream further behind gets this many and
+    // ends, and its client attaches again after the last id it got.
+    std::size_t max_replay_events = 5000;
 };
 
 class RunHub {
 public:
-    // Both must outlive the hub.
-    RunHub(op::Operator& op, store::RunStore& runs, RunHubOptions options);
+    // All must outlive the hub; `log` may be null (no ids, no replay).
+    RunHub(op::Operator& op, store::RunStore& runs, RunHubOptions options, store::RunEventLog* log = nullptr);
     ~RunHub();  // cancel_all() and wait
     RunHub(const RunHub&) = delete;
     RunHub& operator=(const RunHub&) = delete;
 
     // Starts a run in the background; returns its id at once. `events` (may be null) is
-    // subscribed before the run starts, so it sees every event. TOO_MANY_RUNS, SHUTTING_DOWN.
+    // subscribed before the run starts, so it sees every event. The run's first event is `run`:
+    // `opening` with the user added (in the log, it is what tells another instance whose run it
+    // is before the run is stored). TOO_MANY_RUNS, SHUTTING_DOWN.
     Result<std::string> start(std::string goal, const policy::UserContext& user, op::RunOptions options,
-                              std::shared_ptr<EventChannel> events = nullptr);
+                              std::shared_ptr<EventChannel> events = nullptr, boost::json::object opening = {});
 
     // Continues a run whose approval was resolved, in the background. RUN_BUSY when it is working.
     Status resume_after_approval(const std::string& run_id);
@@ -63,15 +77,23 @@ public:
     // {run_id, status, cancel_requested}. RUN_NOT_FOUND; RUN_ALREADY_FINISHED (409).
     Result<boost::json::object> cancel(const std::string& run_id);
 
-    // Subscribes to a run: the events so far (of this process) first, then live ones. The channel
-    // closes after an `end` event once the run is completed, failed or cancelled; a paused run's
-    // channel stays open for its resumption. RUN_NOT_FOUND.
-    Result<std::shared_ptr<EventChannel>> attach(const std::string& run_id);
+    // Subscribes to a run: the events so far first (from the log after `after_seq` when there is
+    // one, else those of this process), then live ones. The channel closes after an `end` event
+    // once the run is completed, failed or cancelled; a paused run's channel stays open for its
+    // resumption. RUN_NOT_FOUND.
+    Result<std::shared_ptr<EventChannel>> attach(const std::string& run_id, std::int64_t after_seq = 0);
+
+    // New events of `run_id` may be in the log (another instance appended them): streams following
+    // it here read them. Cheap for runs nobody follows here. Safe from any thread.
+    void wake(const std::string& run_id);
+    // Re-reads the log for every run followed here (notifications may have been missed).
+    void wake_all();
 
     // True while a thread works on the run (a run just started may not be in the store yet).
     bool working(const std::string& run_id) const;
     std::size_t working_count() const;
-    // The user of a run this hub tracks (working, or paused with watchers); nullopt otherwise.
+    // The user of a run this hub tracks (working, or paused with watchers), or whose opening
+    // event is in the log (a run another instance started); nullopt otherwise.
     std::optional<std::string> user_of(const std::string& run_id) const;
 
     // Shutdown: refuse new work, wait up to `limit` for working runs; true when none is left.
@@ -88,6 +110,12 @@ private:
         std::vector<StreamEvent> history;
         std::vector<std::weak_ptr<EventChannel>> subscribers;
         std::string paused_status;  // the status last streamed while paused
+        std::int64_t last_seq = 0;  // the last log number streamed to the subscribers
+    };
+    struct Replayed {
+        std::int64_t last_seq = 0;
+        std::size_t events = 0;
+        bool ended = false;  // an `end` event was among them
     };
     class Publisher;
 
@@ -100,9 +128,20 @@ private:
     // Runs `work` on a thread of its own; publishes how it ended.
     void spawn(const std::string& run_id, std::shared_ptr<std::atomic<bool>> cancel, Work work);
     void publish(const std::string& run_id, StreamEvent event);
+    // Appends the event to the log (when there is one) and sets its id; an event the log refuses
+    // is still streamed live, without an id.
+    void log_event(const std::string& run_id, StreamEvent& event);
+    // Pushes the log's events of `run_id` after `after` (at most through `upto`) to `channel`.
+    Replayed replay_locked(const std::string& run_id, std::int64_t after, std::int64_t upto,
+                           const std::shared_ptr<EventChannel>& channel);
+    // A run not working here: streams its new log events to its subscribers. False when an `end`
+    // event ended it (it is forgotten).
+    bool pull_locked(const std::string& run_id);
+    // The user named by the run's opening event in the log, if it is there.
+    std::optional<std::string> logged_user(const std::string& run_id) const;
     void finish(const std::string& run_id, const Result<store::Run>& outcome);
     // Sends the final `end` event (the run record) to every subscriber, closes them, forgets the run.
-    void end_locked(const std::string& run_id, const boost::json::object& record);
+    void end_locked(const std::string& run_id, const boost::json::object& record, std::string id = {});
     void prune_locked();
     // Looks up the watched paused runs in the store and reports what changed elsewhere.
     void poll_paused();
@@ -111,6 +150,7 @@ private:
     op::Operator& op_;
     store::RunStore& runs_;
     const RunHubOptions options_;
+    store::RunEventLog* log_;
     mutable std::mutex mutex_;
     std::condition_variable idle_;
     std::map<std::string, Tracked> tracked_;

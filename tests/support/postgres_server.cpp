@@ -110,43 +110,67 @@ std::unique_ptr<PostgresServer> PostgresServer::start(std::string& why) {
         why = "initdb failed: " + log_tail(log);
         return nullptr;
     }
+    server->bindir_ = bindir.string();
+    server->uid_ = account.uid;
+    server->gid_ = account.gid;
+    server->switch_user_ = account.switch_to;
+    if (!server->launch(why)) return nullptr;  // the destructor stops a server that never came up
+    return server;
+}
+
+bool PostgresServer::launch(std::string& why) {
+    const fs::path root = dir_.path();
+    const fs::path log = root / "postgres.log";
     // No TCP at all; fsync off because the data dies with the test.
-    server->pid_ = spawn({(bindir / "postgres").string(), "-D", data.string(), "-k", root.string(), "-p", port, "-c",
-                          "listen_addresses=", "-c", "fsync=off", "-c", "max_connections=200"},
-                         account, log);
-    if (server->pid_ < 0) {
+    pid_ = spawn({(fs::path(bindir_) / "postgres").string(), "-D", (root / "data").string(), "-k", root.string(), "-p",
+                  port, "-c", "listen_addresses=", "-c", "fsync=off", "-c", "max_connections=200"},
+                 Account{uid_, gid_, switch_user_}, log);
+    if (pid_ < 0) {
         why = "cannot start postgres";
-        return nullptr;
+        return false;
     }
-    const std::string conninfo = server->url();
+    const std::string conninfo = url();
     // Readiness is an event (the server answers), polled; the bound only ends a server that never comes up.
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
     while (PQping(conninfo.c_str()) != PQPING_OK) {
         int status = 0;
-        if (waitpid(server->pid_, &status, WNOHANG) == server->pid_) {
-            server->pid_ = -1;
+        if (waitpid(pid_, &status, WNOHANG) == pid_) {
+            pid_ = -1;
             why = "postgres exited while starting: " + log_tail(log);
-            return nullptr;
+            return false;
         }
         if (std::chrono::steady_clock::now() > give_up) {
             why = "postgres did not accept connections within 120 s: " + log_tail(log);
-            return nullptr;  // the destructor stops it
+            return false;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    return server;
+    return true;
 }
 
-PostgresServer::~PostgresServer() {
+void PostgresServer::stop() {
     if (pid_ <= 0) return;
     kill(pid_, SIGINT);  // fast shutdown: disconnects clients, no checkpoint wait for them
     for (int i = 0; i < 3000; ++i) {
         int status = 0;
-        if (waitpid(pid_, &status, WNOHANG) == pid_) return;
+        if (waitpid(pid_, &status, WNOHANG) == pid_) {
+            pid_ = -1;
+            return;
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     kill(-pid_, SIGKILL);
     wait_exit(pid_);
+    pid_ = -1;
+}
+
+bool PostgresServer::start_again(std::string& why) {
+    if (pid_ > 0) return true;
+    return launch(why);
+}
+
+PostgresServer::~PostgresServer() {
+    stop();
 }
 
 std::string PostgresServer::url(std::string_view database) const {

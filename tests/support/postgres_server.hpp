@@ -37,9 +37,20 @@ public:
     // Creates an empty database and returns its connection string; each test takes its own.
     std::string fresh_database(std::string& why);
 
+    // Stops the server (fast shutdown: its clients' connections break) and waits for it to exit.
+    void stop();
+    // Starts the stopped server again on the same data and socket; false with `why` on failure.
+    bool start_again(std::string& why);
+
 private:
     PostgresServer() = default;
+    // Starts `postgres` on the data directory and waits until it answers.
+    bool launch(std::string& why);
     TempDir dir_{"skillhost-pg"};
+    std::string bindir_;
+    uid_t uid_ = 0;
+    gid_t gid_ = 0;
+    bool switch_user_ = false;
     pid_t pid_ = -1;
     int databases_ = 0;
 };
