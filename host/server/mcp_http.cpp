@@ -241,7 +241,7 @@ std::shared_ptr<McpHttpEndpoint::Session> McpHttpEndpoint::session_for(ApiReques
         return ApiFailure(http::status::not_found, std::move(e));
     };
     std::shared_ptr<Session> held;
-    bool check_row = false;
+    bool renew_row = false;
     {
         std::lock_guard lock(mutex_);
         auto it = sessions_.find(id);
@@ -250,13 +250,13 @@ std::shared_ptr<McpHttpEndpoint::Session> McpHttpEndpoint::session_for(ApiReques
             held = it->second;
             const auto now = std::chrono::steady_clock::now();
             held->last_used = now;
-            check_row = options_.shared_sessions && now - held->row_checked >= options_.shared_check_interval;
-            if (check_row) held->row_checked = now;
+            renew_row = options_.shared_sessions && now - held->row_checked >= options_.shared_renew_interval;
+            if (renew_row) held->row_checked = now;
         }
     }
-    if (held && check_row) {
-        // Renews the row, and notices a session ended through another instance.
-        auto alive = options_.shared_sessions->touch(id);
+    if (held && options_.shared_sessions) {
+        // Notices a session ended (or expired) through another instance; renews it now and then.
+        auto alive = renew_row ? options_.shared_sessions->touch(id) : options_.shared_sessions->exists(id);
         if (alive && !alive.value()) {
             {
                 std::lock_guard lock(mutex_);

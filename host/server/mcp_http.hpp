@@ -35,8 +35,9 @@ struct McpHttpOptions {
     // Several instances on PostgreSQL: sessions exist in this table, and an instance rebuilds a
     // session it does not hold from its row. Null: sessions live in this process only.
     std::shared_ptr<McpSessionRows> shared_sessions;
-    // How often a session held here checks that its row still exists (DELETE through another instance).
-    std::chrono::milliseconds shared_check_interval{1000};
+    // How often a session held here renews its row's last use (every request reads that the row
+    // still exists, so a DELETE through another instance ends it here at once).
+    std::chrono::milliseconds shared_renew_interval{10000};
 };
 
 class McpHttpEndpoint {

@@ -8,8 +8,7 @@ namespace skillhost::server {
 
 namespace json = boost::json;
 
-McpSessionRows::McpSessionRows(std::unique_ptr<db::BackendConnection> connection,
-                               std::chrono::milliseconds idle_expiry)
+McpSessionRows::McpSessionRows(std::unique_ptr<db::BackendConnection> connection, std::chrono::milliseconds idle_expiry)
     : connection_(std::move(connection)), idle_expiry_(idle_expiry) {}
 
 Status McpSessionRows::insert(const McpSessionRow& row) {
@@ -24,22 +23,24 @@ Status McpSessionRows::insert(const McpSessionRow& row) {
     }
     const std::int64_t now = store::unix_ms_now();
     // Expired rows go when new ones come, so the table holds live sessions only.
-    if (auto swept = connection_->run("removing expired MCP sessions", "DELETE FROM mcp_sessions WHERE last_seen_ms < ?",
-                                      {now - idle_expiry_.count()});
+    if (auto swept = connection_->run("removing expired MCP sessions",
+                                      "DELETE FROM mcp_sessions WHERE last_seen_ms < ?", {now - idle_expiry_.count()});
         !swept)
         return swept.error();
-    auto inserted = connection_->run("recording an MCP session",
-                                     "INSERT INTO mcp_sessions (id, created_ms, last_seen_ms, record) VALUES (?, ?, ?, ?)",
-                                     {row.id, now, now, record});
+    auto inserted =
+        connection_->run("recording an MCP session",
+                         "INSERT INTO mcp_sessions (id, created_ms, last_seen_ms, record) VALUES (?, ?, ?, ?)",
+                         {row.id, now, now, record});
     if (!inserted) return inserted.error();
     return {};
 }
 
 Result<std::optional<McpSessionRow>> McpSessionRows::find(std::string_view id) {
     const std::int64_t now = store::unix_ms_now();
-    auto rows = connection_->run("reading an MCP session",
-                                 "UPDATE mcp_sessions SET last_seen_ms = ? WHERE id = ? AND last_seen_ms >= ? RETURNING record",
-                                 {now, std::string(id), now - idle_expiry_.count()});
+    auto rows =
+        connection_->run("reading an MCP session",
+                         "UPDATE mcp_sessions SET last_seen_ms = ? WHERE id = ? AND last_seen_ms >= ? RETURNING record",
+                         {now, std::string(id), now - idle_expiry_.count()});
     if (!rows) return rows.error();
     if (rows->size() == 0) return std::optional<McpSessionRow>();
     boost::system::error_code ec;
@@ -53,7 +54,8 @@ Result<std::optional<McpSessionRow>> McpSessionRows::find(std::string_view id) {
                      {},
                      {"the client initializes a new session"}};
     }
-    return std::optional<McpSessionRow>(McpSessionRow{std::string(id), std::string(user->as_string()), params->as_object()});
+    return std::optional<McpSessionRow>(
+        McpSessionRow{std::string(id), std::string(user->as_string()), params->as_object()});
 }
 
 Result<bool> McpSessionRows::touch(std::string_view id) {
@@ -63,8 +65,17 @@ Result<bool> McpSessionRows::touch(std::string_view id) {
     return rows->affected > 0;
 }
 
+Result<bool> McpSessionRows::exists(std::string_view id) {
+    auto rows =
+        connection_->run("looking up an MCP session", "SELECT 1 FROM mcp_sessions WHERE id = ? AND last_seen_ms >= ?",
+                         {std::string(id), store::unix_ms_now() - idle_expiry_.count()});
+    if (!rows) return rows.error();
+    return rows->size() > 0;
+}
+
 Status McpSessionRows::remove(std::string_view id) {
-    auto removed = connection_->run("ending an MCP session", "DELETE FROM mcp_sessions WHERE id = ?", {std::string(id)});
+    auto removed =
+        connection_->run("ending an MCP session", "DELETE FROM mcp_sessions WHERE id = ?", {std::string(id)});
     if (!removed) return removed.error();
     return {};
 }

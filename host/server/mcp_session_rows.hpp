@@ -37,6 +37,8 @@ public:
     Result<std::optional<McpSessionRow>> find(std::string_view id);
     // Renews the session's last use; false when its row is gone (ended or expired elsewhere).
     Result<bool> touch(std::string_view id);
+    // Whether the session's row is still there and unexpired (a read, no write).
+    Result<bool> exists(std::string_view id);
     Status remove(std::string_view id);
 
 private:

@@ -21,7 +21,8 @@ class RunEventWakeups {
 public:
     // `on_run` gets each run id heard (once per batch); `on_reconnect` runs after the listening
     // connection was re-opened. Both run on the listener's thread.
-    RunEventWakeups(std::string url, std::function<void(const std::string&)> on_run, std::function<void()> on_reconnect);
+    RunEventWakeups(std::string url, std::function<void(const std::string&)> on_run,
+                    std::function<void()> on_reconnect);
     ~RunEventWakeups();  // stops and joins the thread
     RunEventWakeups(const RunEventWakeups&) = delete;
     RunEventWakeups& operator=(const RunEventWakeups&) = delete;

@@ -1,0 +1,252 @@
+// Two `skillhost serve` daemons on one PostgreSQL database behind a round-robin load balancer (the
+// test's own proxy, no sticky sessions): an event stream served by one instance follows a run the
+// other executes and resumes after Last-Event-ID; an MCP session initialized through one is used
+// through the other; and a daemon rides out a restart of the database server.
+#include "daemon_process.hpp"
+#include "round_robin_proxy.hpp"
+#include "support/postgres_server.hpp"
+
+#include <boost/json.hpp>
+#include <gtest/gtest.h>
+
+#include <thread>
+
+namespace skillhost::testing {
+namespace {
+
+namespace json = boost::json;
+
+std::string act(const std::string& tool, const std::string& args) {
+    return json::serialize(json::object{{"thought", "use " + tool},
+                                        {"action", json::object{{"tool", tool}, {"args", json::parse(args)}}}});
+}
+
+// Both instances on `url`, the orchestrator scripted: three sleeps (so the run is still working
+// while the other instance attaches), then the answer.
+DaemonSetup instance_setup(const std::string& url) {
+    DaemonSetup setup;
+    setup.models_yaml = "models:\n  script: {backend: scripted, script: script.yaml}\nroles:\n  orchestrator: script\n";
+    json::array entries;
+    for (int i = 0; i < 3; ++i)
+        entries.push_back(json::object{{"role", "orchestrator"}, {"response", act("sleep", R"({"ms":400})")}});
+    entries.push_back(json::object{
+        {"role", "orchestrator"},
+        {"response", R"({"thought":"the data answers the goal","respond":true,"response_style":"default"})"}});
+    setup.script_yaml = json::serialize(entries);
+    setup.extra_yaml = "storage:\n  backend: postgres\n  url: \"" + url + "\"\n";
+    setup.server_yaml = "  readiness_cache_ms: 0\n";
+    return setup;
+}
+
+class ServeMultiInstance : public ::testing::Test {
+protected:
+    void SetUp() override {
+        SKILLHOST_POSTGRES_DATABASE(url);
+        a = std::make_unique<DaemonProcess>(instance_setup(url));
+        b = std::make_unique<DaemonProcess>(instance_setup(url));
+        a->start();
+        b->start();
+        proxy = std::make_unique<RoundRobinProxy>(std::vector<std::uint16_t>{a->port(), b->port()});
+    }
+    // Sends nothing through the proxy; only lines its next connection up with instance `index`.
+    void next_goes_to(std::size_t index) {
+        if (proxy->next_backend() != index) (void)http_request(proxy->port(), RequestSpec{"GET", "/healthz", "", "", {}});
+        ASSERT_EQ(proxy->next_backend(), index);
+    }
+    RequestSpec events_of(const std::string& run_id, const std::string& last_id = "") const {
+        RequestSpec spec{"GET", "/v1/runs/" + run_id + "/events", "", DaemonProcess::token("alice"), {}};
+        if (!last_id.empty()) spec.headers.emplace_back("Last-Event-ID", last_id);
+        return spec;
+    }
+    std::unique_ptr<DaemonProcess> a;
+    std::unique_ptr<DaemonProcess> b;
+    std::unique_ptr<RoundRobinProxy> proxy;
+};
+
+struct Seen {
+    std::vector<std::string> names;
+    std::vector<long long> ids;
+};
+
+// Reads until `end` (or `stop_after` events): records names and numeric ids.
+void read_events(SseStream& stream, Seen& seen, std::size_t stop_after = SIZE_MAX) {
+    std::size_t read = 0;
+    while (read < stop_after) {
+        auto event = stream.next(std::chrono::seconds(30));
+        if (!event) return;
+        ++read;
+        seen.names.push_back(event->name);
+        seen.ids.push_back(stream.last_id().empty() ? -1 : std::stoll(stream.last_id()));
+        if (event->name == "end") return;
+    }
+}
+
+TEST_F(ServeMultiInstance, AStreamOnOneInstanceFollowsARunExecutingOnTheOtherAndResumesAfterLastEventId) {
+    next_goes_to(0);
+    auto started = http_request(proxy->port(), RequestSpec{"POST", "/v1/runs", R"({"goal":"sleep three times"})",
+                                                           DaemonProcess::token("alice"), {}});
+    ASSERT_EQ(started.status, 202) << started.body;
+    const std::string run_id(started.json().at("run_id").as_string());
+
+    // The next connection goes to instance B, which does not execute the run.
+    ASSERT_EQ(proxy->next_backend(), 1u);
+    Seen first;
+    {
+        SseStream stream(proxy->port(), events_of(run_id));
+        ASSERT_EQ(stream.status(), 200) << stream.body_text();
+        read_events(stream, first, 4);  // then the client loses its connection
+    }
+    ASSERT_EQ(first.names.size(), 4u) << b->log();
+    EXPECT_EQ(first.names.front(), "run");
+    const std::string last_id = std::to_string(first.ids.back());
+
+    // Reconnecting continues after the last id; B again, so the rest also comes from A's appends
+    // that B hears of (LISTEN/NOTIFY) while the run is still working.
+    next_goes_to(1);
+    Seen rest;
+    {
+        SseStream stream(proxy->port(), events_of(run_id, last_id));
+        ASSERT_EQ(stream.status(), 200) << stream.body_text();
+        read_events(stream, rest);
+    }
+    ASSERT_FALSE(rest.names.empty()) << a->log() << b->log();
+    EXPECT_EQ(rest.names.back(), "end") << a->log();
+
+    // Together: every event once, numbered 1, 2, 3, ... in order, thoughts, actions and observations
+    // of all three steps, then the end.
+    std::vector<long long> ids = first.ids;
+    ids.insert(ids.end(), rest.ids.begin(), rest.ids.end());
+    for (std::size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(ids[i], static_cast<long long>(i + 1)) << "event " << i;
+    std::vector<std::string> names = first.names;
+    names.insert(names.end(), rest.names.begin(), rest.names.end());
+    EXPECT_EQ(std::count(names.begin(), names.end(), "observation"), 3) << ::testing::PrintToString(names);
+    EXPECT_EQ(std::count(names.begin(), names.end(), "end"), 1);
+
+    // The run executed on A only: B's own store record says completed all the same.
+    auto record = b->get("/v1/runs/" + run_id, "alice");
+    ASSERT_EQ(record.status, 200) << record.body;
+    EXPECT_EQ(record.json().at("status").as_string(), "completed");
+
+    // A finished run replays whole from the log on either instance, and a malformed id is refused.
+    for (DaemonProcess* instance : {a.get(), b.get()}) {
+        SseStream replay(instance->port(), events_of(run_id, "0"));
+        Seen again;
+        read_events(replay, again);
+        EXPECT_EQ(again.ids, ids);
+        auto bad = http_request(instance->port(), events_of(run_id, "12abc"));
+        EXPECT_EQ(bad.status, 400) << bad.body;
+        EXPECT_EQ(bad.error_code(), "INVALID_LAST_EVENT_ID");
+    }
+}
+
+struct McpOverProxy {
+    std::uint16_t port;
+    std::string session;
+
+    HttpResult post(const json::value& body, bool with_session = true) const {
+        RequestSpec spec{"POST", "/mcp", json::serialize(body), DaemonProcess::token("alice"),
+                         {{"Accept", "application/json"}}};
+        if (with_session) spec.headers.emplace_back("Mcp-Session-Id", session);
+        return http_request(port, spec);
+    }
+};
+
+TEST_F(ServeMultiInstance, AnMcpSessionInitializedThroughOneInstanceIsServedByTheOther) {
+    McpOverProxy client{proxy->port(), ""};
+    next_goes_to(0);
+    auto init = client.post(json::object{{"jsonrpc", "2.0"},
+                                         {"id", 0},
+                                         {"method", "initialize"},
+                                         {"params",
+                                          {{"protocolVersion", "2025-06-18"},
+                                           {"capabilities", json::object{{"elicitation", json::object()}}},
+                                           {"clientInfo", {{"name", "test"}, {"version", "1"}}}}}},
+                            false);
+    ASSERT_EQ(init.status, 200) << init.body;
+    client.session = init.headers["mcp-session-id"];
+    ASSERT_FALSE(client.session.empty());
+
+    // B never saw the initialize: it rebuilds the session from its row, same negotiated version.
+    ASSERT_EQ(proxy->next_backend(), 1u);
+    EXPECT_EQ(client.post(json::object{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}).status, 202);
+    for (int i = 1; i <= 4; ++i) {  // alternating A, B, A, B
+        auto call = client.post(json::object{
+            {"jsonrpc", "2.0"},
+            {"id", i},
+            {"method", "tools/call"},
+            {"params", {{"name", "add"}, {"arguments", {{"a", i}, {"b", 40}}}}}});
+        ASSERT_EQ(call.status, 200) << call.body << a->log() << b->log();
+        EXPECT_EQ(call.headers["mcp-session-id"], client.session);
+        EXPECT_EQ(call.json().at("result").at("structuredContent").at("sum").to_number<int>(), i + 40) << call.body;
+    }
+    auto routed = proxy->routed();
+    EXPECT_NE(std::find(routed.begin(), routed.end(), 0u), routed.end());
+    EXPECT_NE(std::find(routed.begin(), routed.end(), 1u), routed.end());
+
+    // An unknown session is 404 on both (the client initializes again).
+    McpOverProxy stranger{proxy->port(), "mcp-0000000000000000"};
+    for (int i = 0; i < 2; ++i) {
+        auto unknown = stranger.post(json::object{{"jsonrpc", "2.0"}, {"id", 9}, {"method", "tools/list"}});
+        EXPECT_EQ(unknown.status, 404) << unknown.body;
+    }
+    // Another user cannot use the session: 404 too, on the instance that holds it and the one that does not.
+    for (DaemonProcess* instance : {a.get(), b.get()}) {
+        RequestSpec spec{"POST", "/mcp", R"({"jsonrpc":"2.0","id":5,"method":"tools/list"})",
+                         DaemonProcess::token("owner"), {{"Accept", "application/json"}, {"Mcp-Session-Id", client.session}}};
+        EXPECT_EQ(http_request(instance->port(), spec).status, 404);
+    }
+
+    // DELETE through one instance ends it on both.
+    RequestSpec end{"DELETE", "/mcp", "", DaemonProcess::token("alice"), {{"Mcp-Session-Id", client.session}}};
+    ASSERT_EQ(http_request(a->port(), end).status, 204);
+    for (DaemonProcess* instance : {a.get(), b.get()}) {
+        McpOverProxy direct{instance->port(), client.session};
+        auto gone = direct.post(json::object{{"jsonrpc", "2.0"}, {"id", 7}, {"method", "tools/list"}});
+        EXPECT_EQ(gone.status, 404) << gone.body;
+    }
+}
+
+TEST(ServeDatabaseRestart, ADaemonAnswers503WhileThePostgresServerIsDownAndRecoversWithoutRestart) {
+    std::string why;
+    auto server = PostgresServer::start(why);
+    if (!server) {
+        if (postgres_required()) FAIL() << "PostgreSQL is required (CI=true): " << why;
+        GTEST_SKIP() << why;
+    }
+    const std::string url = server->fresh_database(why);
+    ASSERT_FALSE(url.empty()) << why;
+    DaemonProcess d(instance_setup(url));
+    d.start();
+    const pid_t pid = d.process().pid();
+    ASSERT_EQ(d.get("/v1/approvals", "alice").status, 200);
+    ASSERT_EQ(d.get("/readyz", "").status, 200);
+
+    server->stop();
+    auto down = d.get("/v1/approvals", "alice");
+    EXPECT_EQ(down.status, 503) << down.body;
+    EXPECT_EQ(down.error_code(), "DATABASE_UNAVAILABLE") << down.body;
+    auto ready = d.get("/readyz", "");
+    EXPECT_EQ(ready.status, 503) << ready.body;
+    EXPECT_FALSE(ready.json().at("checks").at("database").at("ok").as_bool()) << ready.body;
+    EXPECT_EQ(ready.json().at("checks").at("database").at("backend").as_string(), "postgres");
+
+    ASSERT_TRUE(server->start_again(why)) << why;
+    // Reconnecting is retried with a backoff of at most 5 s: the daemon answers again within a few.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    HttpResult back;
+    while (std::chrono::steady_clock::now() < deadline) {
+        back = d.get("/v1/approvals", "alice");
+        if (back.status == 200) break;
+        EXPECT_EQ(back.status, 503) << back.body;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    EXPECT_EQ(back.status, 200) << back.body << d.log();
+    EXPECT_EQ(d.process().pid(), pid);
+    EXPECT_EQ(d.get("/readyz", "").status, 200);
+    // A run (every store: runs, event log, audit) works after the restart too.
+    auto run = d.post("/v1/runs", R"({"goal":"sleep three times"})", "alice");
+    EXPECT_EQ(run.status, 202) << run.body;
+}
+
+}  // namespace
+}  // namespace skillhost::testing
