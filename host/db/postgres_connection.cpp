@@ -154,8 +154,11 @@ Status PgConnection::ensure_usable() {
     if (PQstatus(conn_) == CONNECTION_OK && !in_transaction_) {
         // A server that shut down told this idle connection so and closed it; reading that now
         // spares the next statement a failure.
-        pollfd fd{PQsocket(conn_), POLLIN, 0};
-        if (fd.fd >= 0 && ::poll(&fd, 1, 0) > 0) (void)PQconsumeInput(conn_);
+        // Its goodbye (a FATAL message) and the end of the stream may take separate reads.
+        for (int reads = 0; reads < 4 && PQstatus(conn_) == CONNECTION_OK; ++reads) {
+            pollfd fd{PQsocket(conn_), POLLIN, 0};
+            if (fd.fd < 0 || ::poll(&fd, 1, 0) <= 0 || PQconsumeInput(conn_) == 0) break;
+        }
     }
     if (PQstatus(conn_) == CONNECTION_OK) return {};
     if (in_transaction_) return unavailable("the connection broke inside a transaction");

@@ -50,7 +50,8 @@ protected:
     }
     // Sends nothing through the proxy; only lines its next connection up with instance `index`.
     void next_goes_to(std::size_t index) {
-        if (proxy->next_backend() != index) (void)http_request(proxy->port(), RequestSpec{"GET", "/healthz", "", "", {}});
+        if (proxy->next_backend() != index)
+            (void)http_request(proxy->port(), RequestSpec{"GET", "/healthz", "", "", {}});
         ASSERT_EQ(proxy->next_backend(), index);
     }
     RequestSpec events_of(const std::string& run_id, const std::string& last_id = "") const {
@@ -83,8 +84,9 @@ void read_events(SseStream& stream, Seen& seen, std::size_t stop_after = SIZE_MA
 
 TEST_F(ServeMultiInstance, AStreamOnOneInstanceFollowsARunExecutingOnTheOtherAndResumesAfterLastEventId) {
     next_goes_to(0);
-    auto started = http_request(proxy->port(), RequestSpec{"POST", "/v1/runs", R"({"goal":"sleep three times"})",
-                                                           DaemonProcess::token("alice"), {}});
+    auto started = http_request(
+        proxy->port(),
+        RequestSpec{"POST", "/v1/runs", R"({"goal":"sleep three times"})", DaemonProcess::token("alice"), {}});
     ASSERT_EQ(started.status, 202) << started.body;
     const std::string run_id(started.json().at("run_id").as_string());
 
@@ -144,8 +146,8 @@ struct McpOverProxy {
     std::string session;
 
     HttpResult post(const json::value& body, bool with_session = true) const {
-        RequestSpec spec{"POST", "/mcp", json::serialize(body), DaemonProcess::token("alice"),
-                         {{"Accept", "application/json"}}};
+        RequestSpec spec{
+            "POST", "/mcp", json::serialize(body), DaemonProcess::token("alice"), {{"Accept", "application/json"}}};
         if (with_session) spec.headers.emplace_back("Mcp-Session-Id", session);
         return http_request(port, spec);
     }
@@ -170,11 +172,10 @@ TEST_F(ServeMultiInstance, AnMcpSessionInitializedThroughOneInstanceIsServedByTh
     ASSERT_EQ(proxy->next_backend(), 1u);
     EXPECT_EQ(client.post(json::object{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}).status, 202);
     for (int i = 1; i <= 4; ++i) {  // alternating A, B, A, B
-        auto call = client.post(json::object{
-            {"jsonrpc", "2.0"},
-            {"id", i},
-            {"method", "tools/call"},
-            {"params", {{"name", "add"}, {"arguments", {{"a", i}, {"b", 40}}}}}});
+        auto call = client.post(json::object{{"jsonrpc", "2.0"},
+                                             {"id", i},
+                                             {"method", "tools/call"},
+                                             {"params", {{"name", "add"}, {"arguments", {{"a", i}, {"b", 40}}}}}});
         ASSERT_EQ(call.status, 200) << call.body << a->log() << b->log();
         EXPECT_EQ(call.headers["mcp-session-id"], client.session);
         EXPECT_EQ(call.json().at("result").at("structuredContent").at("sum").to_number<int>(), i + 40) << call.body;
@@ -191,8 +192,11 @@ TEST_F(ServeMultiInstance, AnMcpSessionInitializedThroughOneInstanceIsServedByTh
     }
     // Another user cannot use the session: 404 too, on the instance that holds it and the one that does not.
     for (DaemonProcess* instance : {a.get(), b.get()}) {
-        RequestSpec spec{"POST", "/mcp", R"({"jsonrpc":"2.0","id":5,"method":"tools/list"})",
-                         DaemonProcess::token("owner"), {{"Accept", "application/json"}, {"Mcp-Session-Id", client.session}}};
+        RequestSpec spec{"POST",
+                         "/mcp",
+                         R"({"jsonrpc":"2.0","id":5,"method":"tools/list"})",
+                         DaemonProcess::token("owner"),
+                         {{"Accept", "application/json"}, {"Mcp-Session-Id", client.session}}};
         EXPECT_EQ(http_request(instance->port(), spec).status, 404);
     }
 
