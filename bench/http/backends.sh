@@ -36,7 +36,7 @@ stop_daemons() {
 }
 cleanup() {
   stop_daemons
-  [ -n "$pg" ] && { kill -INT "$pg" 2>/dev/null || true; wait "$pg" 2>/dev/null || true; }
+  if [ -n "$pg" ]; then kill -INT "$pg" 2>/dev/null || true; wait "$pg" 2>/dev/null || true; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -44,8 +44,9 @@ trap cleanup EXIT
 as_pg=()
 if [ "$(id -u)" = 0 ]; then as_pg=(runuser -u postgres --); fi
 mkdir -p "$work/pg"
-[ "$(id -u)" = 0 ] && chown postgres "$work/pg"
-"${as_pg[@]}" "$pgbin/initdb" -D "$work/pg/data" -U postgres --auth=trust -E UTF8 --no-locale >"$work/pg.log" 2>&1
+if [ "$(id -u)" = 0 ]; then chmod 755 "$work"; chown postgres "$work/pg"; fi
+"${as_pg[@]}" "$pgbin/initdb" -D "$work/pg/data" -U postgres --auth=trust -E UTF8 --no-locale >"$work/pg.log" 2>&1 ||
+  { echo "initdb failed:" >&2; cat "$work/pg.log" >&2; exit 1; }
 "${as_pg[@]}" "$pgbin/postgres" -D "$work/pg/data" -k "$work/pg" -c listen_addresses= -c max_connections=200 \
   >>"$work/pg.log" 2>&1 &
 pg=$!
