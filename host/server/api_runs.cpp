@@ -192,9 +192,10 @@ void add_run_routes(RouteTable& routes, ApiServices& s) {
     routes.add(http::verb::get, "/v1/runs/{id}/events", [&s](ApiRequest& req) -> Reply {
         req.allow_query({});
         (void)visible_run(s, req, req.param("id"));
-        auto channel = s.runs.attach(req.param("id"), last_event_id(req));
+        const std::int64_t client_has = last_event_id(req);
+        auto channel = s.runs.attach(req.param("id"), client_has);
         if (!channel) throw ApiFailure(channel.error());
-        return stream_channel(channel.value(), true);
+        return stream_channel(channel.value(), true, client_has);
     });
     routes.add(http::verb::post, "/v1/runs/{id}/cancel", [&s](ApiRequest& req) -> Reply {
         req.allow_query({});

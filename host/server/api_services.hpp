@@ -12,6 +12,7 @@
 #include <boost/json/object.hpp>
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 
@@ -43,8 +44,10 @@ void add_health_routes(RouteTable& routes, ApiServices& services);    // /health
 
 // An SSE response that forwards `channel` until it ends, with a heartbeat every 15 s (so a client
 // that left is noticed). When the server stops first, the stream just closes. `numbered`: the ids
-// are increasing numbers (a run's event log) and an event whose number was already sent is dropped.
-StreamResponse stream_channel(std::shared_ptr<EventChannel> channel, bool numbered = false);
+// are increasing numbers (a run's event log) and an event whose number was already sent, or is at
+// most `client_has` (its Last-Event-ID), is dropped.
+StreamResponse stream_channel(std::shared_ptr<EventChannel> channel, bool numbered = false,
+                              std::int64_t client_has = 0);
 
 // Owners see everything; other users only what is theirs.
 bool may_see(const policy::UserContext& user, std::string_view owner_id);

@@ -6,12 +6,12 @@
 
 namespace skillhost::server {
 
-StreamResponse stream_channel(std::shared_ptr<EventChannel> channel, bool numbered) {
+StreamResponse stream_channel(std::shared_ptr<EventChannel> channel, bool numbered, std::int64_t client_has) {
     StreamResponse response;
-    response.produce = [channel, numbered](EventStreamWriter& writer) {
+    response.produce = [channel, numbered, client_has](EventStreamWriter& writer) {
         using clock = std::chrono::steady_clock;
         auto quiet_since = clock::now();
-        std::int64_t last_number = 0;
+        std::int64_t last_number = client_has;
         while (true) {
             if (writer.stopping()) break;
             auto event = channel->next(std::chrono::milliseconds(250));
