@@ -784,11 +784,12 @@ INSTANTIATE_TEST_SUITE_P(Isolation, CallServicesTest, ::testing::Values("in_proc
 // Resources are not carried over the runner protocol yet: these plugins run in the host.
 constexpr std::string_view kInProcess = "isolation:\n  mode: in_process\n";
 
-// Copies the built-in fs plugin (library and manifest) into the fixture home's plugin directory.
-void install_fs_plugin(const McpFixtureHome& home) {
+// Copies the built-in plugin `name` (library and manifest) into the fixture home's plugin directory.
+void install_builtin_plugin(const McpFixtureHome& home, const std::string& name) {
     const std::filesystem::path dir(SKILLHOST_BUILTIN_PLUGIN_DIR);
-    std::filesystem::copy_file(dir / "libskillhost_fs.so", home.plugins_dir() / "libskillhost_fs.so");
-    std::filesystem::copy_file(dir / "fs.yaml", home.plugins_dir() / "fs.yaml");
+    const std::string library = "libskillhost_" + name + ".so";
+    std::filesystem::copy_file(dir / library, home.plugins_dir() / library);
+    std::filesystem::copy_file(dir / (name + ".yaml"), home.plugins_dir() / (name + ".yaml"));
 }
 
 std::set<std::string> resource_uris(const json::object& response) {
@@ -863,7 +864,7 @@ TEST(McpResources, AUserWhoMayNotCallTheGoverningSkillSeesNoneOfThePluginsResour
 
 TEST(McpResources, WorkspaceFilesAreResourcesUnderTheSamePathRulesAsFsRead) {
     SessionHarness h(skillhost::testing::kDefaultUsers, "global:\n  deny: [\"fs_*(path=secrets/**)\"]\n", kInProcess);
-    install_fs_plugin(h.home);
+    install_builtin_plugin(h.home, "fs");
     h.catalog->rescan();
     const std::filesystem::path workspace = h.rt->user("owner").value().workspace;
     std::filesystem::create_directories(workspace / "notes");
@@ -905,6 +906,65 @@ TEST(McpResources, WorkspaceFilesAreResourcesUnderTheSamePathRulesAsFsRead) {
         ++reads;
     EXPECT_EQ(reads, 6u) << audit;
     EXPECT_NE(audit.find("secrets/key.txt"), std::string::npos);
+}
+
+// The memory:// resources of the session's user, and what each read answers.
+std::set<std::string> memory_uris(const json::object& response) {
+    std::set<std::string> uris;
+    for (const auto& uri : resource_uris(response))
+        if (uri.starts_with("memory://")) uris.insert(uri);
+    return uris;
+}
+
+std::string captured_uri(const json::object& response) {
+    const auto& id = response.at("result").at("structuredContent").at("memory").at("id");
+    return "memory://" + std::to_string(id.as_int64());
+}
+
+TEST(McpResources, MemoriesAreResourcesOfTheirOwnUserOnlyAndFollowThePolicyOfMemoryRecent) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "users:\n  eve:\n    deny: [memory_recent]\n", kInProcess);
+    install_builtin_plugin(h.home, "memory");
+    h.catalog->rescan();
+    h.initialize("owner");
+    const std::string roadmap = captured_uri(h.call("memory_capture", {{"text", "Roadmap meeting with Dana"}}));
+    const std::string dentist =
+        captured_uri(h.call("memory_capture", {{"text", "Dentist in six months"}, {"kind", "event"}}));
+
+    auto list = h.request("resources/list");
+    EXPECT_EQ(memory_uris(list), (std::set<std::string>{roadmap, dentist})) << json::serialize(list);
+    for (const auto& r : list.at("result").at("resources").as_array())
+        if (r.at("uri").as_string() == roadmap) {
+            EXPECT_EQ(r.at("title"), "Roadmap meeting with Dana");
+        }
+    auto templates = h.request("resources/templates/list");
+    EXPECT_NE(json::serialize(templates).find("\"memory://{id}\""), std::string::npos) << json::serialize(templates);
+
+    auto read = h.request("resources/read", {{"uri", dentist}});
+    const auto& content = read.at("result").at("contents").at(0);
+    EXPECT_EQ(content.at("mimeType"), "application/json");
+    const json::value memory = json::parse(content.at("text").as_string());
+    EXPECT_EQ(memory.at("text"), "Dentist in six months");
+    EXPECT_EQ(memory.at("kind"), "event");
+    EXPECT_EQ(error_code(h.request("resources/read", {{"uri", "memory://999"}})), -32002);
+    EXPECT_EQ(error_code(h.request("resources/read", {{"uri", "memory://1x"}})), -32002);
+    EXPECT_EQ(error_code(h.request("resources/read", {{"uri", "memory://" + std::string(40, '9')}})), -32002);
+
+    // Alice has memories of her own, under the same ids: she reads hers, never the owner's.
+    h.session.reset();
+    h.initialize("alice");
+    const std::string hers = captured_uri(h.call("memory_capture", {{"text", "Alice's garden plan"}}));
+    EXPECT_EQ(memory_uris(h.request("resources/list")), std::set<std::string>{hers});
+    auto alice_read = h.request("resources/read", {{"uri", hers}});
+    EXPECT_NE(json::serialize(alice_read).find("garden"), std::string::npos) << json::serialize(alice_read);
+    EXPECT_EQ(json::serialize(alice_read).find("Roadmap"), std::string::npos);
+    EXPECT_EQ(error_code(h.request("resources/read", {{"uri", dentist == hers ? roadmap : dentist}})), -32002);
+
+    // Eve's rules deny memory_recent: no memory resources, no template, no reads.
+    h.session.reset();
+    h.initialize("eve");
+    EXPECT_TRUE(memory_uris(h.request("resources/list")).empty());
+    EXPECT_EQ(json::serialize(h.request("resources/templates/list")).find("memory://"), std::string::npos);
+    EXPECT_EQ(error_code(h.request("resources/read", {{"uri", roadmap}})), -32002);
 }
 
 TEST(McpResources, SubscribedResourcesAreUpdatedWhenTheirPluginIsReloaded) {
@@ -1108,7 +1168,7 @@ TEST(McpCompletion, UnknownReferencesAndMalformedRequestsAreInvalidParams) {
 
 TEST(McpPrompts, ManifestExamplesOfTheSkillsAUserMaySeeArePrompts) {
     SessionHarness h(skillhost::testing::kDefaultUsers, "users:\n  alice:\n    deny: [fs_write]\n", kInProcess);
-    install_fs_plugin(h.home);
+    install_builtin_plugin(h.home, "fs");
     h.catalog->rescan();
     h.initialize();
     auto names = prompt_names(h.request("prompts/list"));
