@@ -29,7 +29,9 @@ constexpr std::size_t kMaxIdDigits = 18;
                      Json::object({{"uri", std::string(uri)}}));
 }
 
-std::string uri_of(std::int64_t id) { return std::string(kPrefix) + std::to_string(id); }
+std::string uri_of(std::int64_t id) {
+    return std::string(kPrefix) + std::to_string(id);
+}
 
 // The first kTitleBytes bytes of `text`, cut at a character boundary, with "..." when cut.
 std::string title_of(const std::string& text) {
@@ -75,13 +77,13 @@ Json list_memory_resources(const skillhost::Call& call) {
 
 Json memory_resource_templates(const skillhost::Call&) {
     return Json::object(
-        {{"resourceTemplates",
-          Json::array({Json::object({{"uriTemplate", std::string(kPrefix) + "{id}"},
-                                     {"name", "memory"},
-                                     {"title", "A memory by id"},
-                                     {"description", "One of your memories, by the id memory_recent and "
-                                                     "memory_search show: its text, kind, tags and time."},
-                                     {"mimeType", "application/json"}})})}});
+        {{"resourceTemplates", Json::array({Json::object({{"uriTemplate", std::string(kPrefix) + "{id}"},
+                                                          {"name", "memory"},
+                                                          {"title", "A memory by id"},
+                                                          {"description",
+                                                           "One of your memories, by the id memory_recent and "
+                                                           "memory_search show: its text, kind, tags and time."},
+                                                          {"mimeType", "application/json"}})})}});
 }
 
 Json read_memory_resource(const skillhost::Call& call, std::string_view uri) {
@@ -90,9 +92,8 @@ Json read_memory_resource(const skillhost::Call& call, std::string_view uri) {
     const auto memory = store.find(id);
     if (!memory) not_found(uri, "you have no memory with id " + std::to_string(id));
     const Clock clock = clock_from_args(Json::object());
-    Json content = Json::object({{"uri", std::string(uri)},
-                                 {"mimeType", "application/json"},
-                                 {"text", memory->to_json(clock).dump()}});
+    Json content = Json::object(
+        {{"uri", std::string(uri)}, {"mimeType", "application/json"}, {"text", memory->to_json(clock).dump()}});
     return Json::object({{"contents", Json::array({content})}});
 }
 
