@@ -2,11 +2,13 @@
 // (users, policy, approval queue, audit, call pipeline), messages in and out as JSON text.
 #include "mcp_fixture_home.hpp"
 
+#include "app/storage_schema.hpp"
 #include "cli/cli_context.hpp"
 #include "mcp/mcp_session.hpp"
 #include "mcp/tool_result.hpp"
 #include "policy/approval_queue.hpp"
 #include "reload/watched_catalog.hpp"
+#include "store/guidance_store.hpp"
 
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
@@ -56,6 +58,7 @@ public:
         if (!u) throw std::runtime_error(u.error().message);
         skillhost::mcp::McpSessionOptions options;
         options.page_size = page_size;
+        options.playbooks = playbooks.get();
         session =
             std::make_unique<McpSession>(*rt->pipeline, *catalog, u.value(), options, [this](const std::string& text) {
                 std::lock_guard lock(mutex);
@@ -122,6 +125,7 @@ public:
     skillhost::cli::CliContext ctx;
     skillhost::cli::HostRuntime* rt = nullptr;
     std::unique_ptr<skillhost::reload::LiveCatalog> catalog;
+    std::unique_ptr<skillhost::store::GuidanceStore> playbooks;  // set before open(): prompts publish them
     std::unique_ptr<McpSession> session;
     std::mutex mutex;
     std::condition_variable arrived;
@@ -1186,4 +1190,53 @@ TEST(McpPrompts, ManifestExamplesOfTheSkillsAUserMaySeeArePrompts) {
     EXPECT_EQ(std::find(alice.begin(), alice.end(), "fs_write_example_1"), alice.end());
     EXPECT_EQ(error_code(h.request("prompts/get", {{"name", "fs_write_example_1"}})), -32602);
     EXPECT_NE(std::find(alice.begin(), alice.end(), "fs_list_example_1"), alice.end());
+}
+
+// Adds a playbook learned for `user` and answers its prompt name.
+std::string add_playbook(skillhost::store::GuidanceStore& store, const std::string& user, const std::string& goal,
+                         std::vector<std::string> steps) {
+    skillhost::store::Playbook playbook{"", user, goal, "advice for " + goal, std::move(steps), "gdn-test"};
+    EXPECT_TRUE(store.add_playbook(playbook).ok());
+    return "playbook_" + playbook.id;
+}
+
+bool has(const std::vector<std::string>& names, const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+TEST(McpPrompts, LearnedPlaybooksArePromptsOfTheirUserWhileTheirCallsAreAllowed) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "users:\n  owner:\n    deny: [\"echo(text=secret*)\"]\n");
+    auto store = skillhost::store::GuidanceStore::open(skillhost::app::storage_location(h.rt->config));
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    h.playbooks = std::move(store.value());
+    const std::string budget = add_playbook(*h.playbooks, "owner", "find the budget", {R"(echo {"text":"budget"})"});
+    const std::string advice_only = add_playbook(*h.playbooks, "owner", "plan the week", {});
+    const std::string denied = add_playbook(*h.playbooks, "owner", "tell the secret", {R"(echo {"text":"secret x"})"});
+    const std::string gone = add_playbook(*h.playbooks, "owner", "use a removed skill", {"no_such_skill {}"});
+    const std::string alices = add_playbook(*h.playbooks, "alice", "water the garden", {R"(echo {"text":"water"})"});
+    h.initialize("owner");
+
+    auto names = prompt_names(h.request("prompts/list"));
+    EXPECT_TRUE(has(names, budget)) << names.size();
+    EXPECT_TRUE(has(names, advice_only));
+    EXPECT_FALSE(has(names, denied));
+    EXPECT_FALSE(has(names, gone));
+    EXPECT_FALSE(has(names, alices));
+    auto rendered = h.request("prompts/get", {{"name", budget}});
+    const std::string text(rendered.at("result").at("messages").at(0).at("content").at("text").as_string());
+    EXPECT_NE(text.find("find the budget"), std::string::npos) << text;
+    EXPECT_NE(text.find("advice for find the budget"), std::string::npos) << text;
+    EXPECT_NE(text.find(R"(echo {"text":"budget"})"), std::string::npos) << text;
+    for (const std::string& hidden : {denied, gone, alices, std::string("playbook_pbk-unknown")})
+        EXPECT_EQ(error_code(h.request("prompts/get", {{"name", hidden}})), -32602) << hidden;
+
+    // Alice sees her own playbook only.
+    h.session.reset();
+    h.initialize("alice");
+    auto hers = prompt_names(h.request("prompts/list"));
+    EXPECT_TRUE(has(hers, alices));
+    EXPECT_FALSE(has(hers, budget));
+    EXPECT_EQ(error_code(h.request("prompts/get", {{"name", budget}})), -32602);
+    EXPECT_NE(json::serialize(h.request("prompts/get", {{"name", alices}})).find("water the garden"),
+              std::string::npos);
 }
