@@ -51,7 +51,9 @@ std::vector<store::Playbook> published(const CallPipeline& pipeline, const catal
     return out;
 }
 
-std::string prompt_name(const store::Playbook& playbook) { return std::string(kPrefix) + playbook.id; }
+std::string prompt_name(const store::Playbook& playbook) {
+    return std::string(kPrefix) + playbook.id;
+}
 
 }  // namespace
 
