@@ -3,6 +3,7 @@
 #include <boost/json/parse.hpp>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -15,8 +16,8 @@ namespace {
 constexpr std::string_view kPrefix = "playbook_";
 
 // A recorded step, "<skill> <arguments as JSON>" (operator_resume.cpp), may run for `user` now:
-// the skill is one they see, its arguments are an object, and their rules do not deny the call.
-bool step_allowed(const CallPipeline& pipeline, const catalog::CatalogSnapshot& catalog,
+// the skill is one of `visible`, its arguments are an object, and the user's rules do not deny it.
+bool step_allowed(const CallPipeline& pipeline, const std::vector<const catalog::CatalogEntry*>& visible,
                   const policy::UserContext& user, std::string_view step) {
     const auto space = step.find(' ');
     const std::string_view skill = step.substr(0, space);
@@ -26,7 +27,7 @@ bool step_allowed(const CallPipeline& pipeline, const catalog::CatalogSnapshot& 
         args = json::parse(step.substr(space + 1), ec);
         if (ec || !args.is_object()) return false;
     }
-    for (const catalog::CatalogEntry* entry : pipeline.visible_entries(catalog, user))
+    for (const catalog::CatalogEntry* entry : visible)
         if (entry->spec->id == skill) return !pipeline.parts().policy->decide(user, *entry->spec, args).denied();
     return false;
 }
@@ -42,10 +43,11 @@ std::vector<store::Playbook> published(const CallPipeline& pipeline, const catal
                      page.error().message);
         return out;
     }
+    const auto visible = pipeline.visible_entries(catalog, user);
     for (store::Playbook& playbook : page->playbooks) {
-        bool allowed = true;
-        for (const std::string& step : playbook.steps)
-            if (!step_allowed(pipeline, catalog, user, step)) allowed = false;
+        const bool allowed = std::all_of(playbook.steps.begin(), playbook.steps.end(), [&](const std::string& step) {
+            return step_allowed(pipeline, visible, user, step);
+        });
         if (allowed) out.push_back(std::move(playbook));
     }
     return out;
