@@ -91,6 +91,11 @@ Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config
                      {"pass a writable directory with --home or set SKILLHOST_HOME"}};
     }
     if (auto st = load_policy(*rt); !st) return st.error();
+    if (options.playbooks) {
+        auto playbooks = store::GuidanceStore::open(storage_location(rt->config));
+        if (!playbooks) return playbooks.error();
+        rt->playbooks = std::move(playbooks.value());
+    }
     rt->llm_observers = std::make_shared<llm::LlmCallObserverList>();
     rt->llm_observers->add(std::make_shared<AuditLlmObserver>(rt->audit.get()));
     auto router = llm::ModelRouter::load(rt->config.etc_dir / "models.yaml", rt->llm_observers);

@@ -19,6 +19,7 @@
 #include "policy/policy_engine.hpp"
 #include "policy/users.hpp"
 #include "reload/watched_catalog.hpp"
+#include "store/guidance_store.hpp"
 
 #include <memory>
 #include <string_view>
@@ -29,6 +30,9 @@ struct RuntimeOptions {
     // false: load the plugins once into a fixed snapshot (one-shot commands). true: a LiveCatalog
     // kept current by a PluginWatcher (serve, mcp); start_watching() starts the watcher.
     bool live_catalog = false;
+    // true: open the guidance store too, so MCP sessions publish the user's playbooks as prompts
+    // (serve, mcp).
+    bool playbooks = false;
 };
 
 struct HostRuntime {
@@ -48,6 +52,7 @@ struct HostRuntime {
     std::unique_ptr<exec::Executor> executor;
     std::shared_ptr<exec::CallObserverList> call_observers;
     std::unique_ptr<exec::CallPipeline> pipeline;
+    std::unique_ptr<store::GuidanceStore> playbooks;  // with RuntimeOptions::playbooks
 
     ~HostRuntime();
 

@@ -26,6 +26,7 @@ int run_mcp(CliContext& ctx, const McpArgs& a) {
     std::signal(SIGPIPE, SIG_IGN);
     app::RuntimeOptions runtime_options;
     runtime_options.live_catalog = true;
+    runtime_options.playbooks = true;
     auto rt = ctx.runtime(runtime_options);
     if (!rt) {
         print_error(rt.error());
@@ -53,6 +54,7 @@ int run_mcp(CliContext& ctx, const McpArgs& a) {
     // A call runs on the thread that read it; reading moves to another thread if it runs long.
     options.reader_handover = [] { return mcp::StdioTransport::handover_for_this_line(); };
     options.client_sampling = host.config.server.mcp_client_sampling;
+    options.playbooks = host.playbooks.get();
     mcp::McpSession session(*host.pipeline, watched.catalog(), user.value(), options,
                             [&transport](const std::string& message) { transport.write_line(message); });
     spdlog::info("mcp: serving {} tools to user {} on stdio",

@@ -1,6 +1,7 @@
 #include "exec/prompt_access.hpp"
 
 #include "exec/extension_call.hpp"
+#include "exec/playbook_prompts.hpp"
 #include "exec/skill_example_prompts.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -25,8 +26,9 @@ struct PromptAccess::Found {
     json::object prompt;  // as checked: with its arguments' enums
 };
 
-PromptAccess::PromptAccess(const CallPipeline& pipeline, const ResourceAccess& resources)
-    : pipeline_(pipeline), resources_(resources) {}
+PromptAccess::PromptAccess(const CallPipeline& pipeline, const ResourceAccess& resources,
+                           const store::GuidanceStore* playbooks)
+    : pipeline_(pipeline), resources_(resources), playbooks_(playbooks) {}
 
 std::vector<PromptAccess::Source> PromptAccess::sources(const catalog::CatalogSnapshot& catalog,
                                                         const policy::UserContext& user) const {
@@ -80,8 +82,12 @@ json::array PromptAccess::list(const catalog::CatalogSnapshot& catalog, const po
             out.push_back(std::move(value));
         }
     }
-    for (auto& example : skill_example_prompts(pipeline_, catalog, user))
-        if (seen.emplace(example.as_object().at("name").as_string()).second) out.push_back(std::move(example));
+    json::array hosts = skill_example_prompts(pipeline_, catalog, user);
+    if (playbooks_)
+        for (auto& playbook : playbook_prompts(pipeline_, catalog, user, *playbooks_))
+            hosts.push_back(std::move(playbook));
+    for (auto& published : hosts)
+        if (seen.emplace(published.as_object().at("name").as_string()).second) out.push_back(std::move(published));
     std::sort(out.begin(), out.end(), [](const json::value& a, const json::value& b) {
         return a.as_object().at("name").as_string() < b.as_object().at("name").as_string();
     });
@@ -140,9 +146,11 @@ Result<json::object> PromptAccess::get(const catalog::CatalogSnapshot& catalog, 
     if (name.empty() || name.size() > kMaxPromptNameBytes) return prompt_not_found(name.substr(0, 256), user);
     auto found = find(catalog, user, name);
     if (!found) {
-        if (auto example = render_skill_example(pipeline_, catalog, user, name)) {
+        auto published = render_skill_example(pipeline_, catalog, user, name);
+        if (!published && playbooks_) published = render_playbook(pipeline_, catalog, user, *playbooks_, name);
+        if (published) {
             audit_get(user, name, "", nullptr);
-            return std::move(*example);
+            return std::move(*published);
         }
         Error e = prompt_not_found(name, user);
         audit_get(user, name, "", &e);

@@ -1,7 +1,8 @@
 // The prompts plugins publish through the "skillhost.prompts/1" extension, as one user may see them,
 // and completion of prompt and resource-template arguments. A plugin's prompts are shown and
 // rendered only when the user may call the plugin's governing skill (mode, trust, rules), exactly
-// like its resources; renderings are audited. Front ends (MCP) render what this returns; nothing
+// like its resources; renderings are audited. Beside them the host publishes the manifests' skill
+// examples and, given a guidance store, the user's learned playbooks. Front ends (MCP) render what this returns; nothing
 // here knows about a protocol.
 #pragma once
 
@@ -11,6 +12,7 @@
 #include "exec/prompt_reply_check.hpp"
 #include "exec/resource_access.hpp"
 #include "policy/user_context.hpp"
+#include "store/guidance_store.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -27,8 +29,10 @@ namespace skillhost::exec {
 
 class PromptAccess {
 public:
-    // `pipeline` and `resources` must outlive this object.
-    PromptAccess(const CallPipeline& pipeline, const ResourceAccess& resources);
+    // `pipeline`, `resources` and `playbooks` must outlive this object; without `playbooks` no
+    // playbook is published.
+    PromptAccess(const CallPipeline& pipeline, const ResourceAccess& resources,
+                 const store::GuidanceStore* playbooks = nullptr);
 
     // Every prompt the user may see ({"name","title"?,"description"?,"arguments"}), sorted by name
     // (a name two plugins publish is the first plugin's). A plugin whose answer fails or breaks the
@@ -75,6 +79,7 @@ private:
 
     const CallPipeline& pipeline_;
     const ResourceAccess& resources_;
+    const store::GuidanceStore* playbooks_;
     mutable std::atomic<std::uint64_t> next_request_{0};
 };
 

@@ -52,7 +52,7 @@ McpSession::McpSession(const exec::CallPipeline& pipeline, reload::LiveCatalog& 
       options_(std::move(options)),
       sink_(std::move(sink)),
       resources_(pipeline),
-      prompts_(pipeline, resources_),
+      prompts_(pipeline, resources_, options_.playbooks),
       runner_(options_.call_threads) {
     {
         auto snapshot = catalog_.snapshot();

@@ -54,6 +54,8 @@ struct McpSessionOptions {
     // A plugin's completion request goes to the client (sampling/createMessage) when the client
     // declared sampling; false: always to the model router (server.mcp_client_sampling).
     bool client_sampling = true;
+    // The user's learned playbooks, published as prompts; none without it. Must outlive the session.
+    const store::GuidanceStore* playbooks = nullptr;
 };
 
 // One message from the server, serialized once; what it is comes along so that a transport can

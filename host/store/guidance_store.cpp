@@ -5,7 +5,10 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <limits>
 
 namespace skillhost::store {
 namespace {
@@ -58,6 +61,34 @@ std::vector<std::string> parse_steps(std::string_view stored) {
         if (s.is_string()) steps.emplace_back(s.as_string());
     }
     return steps;
+}
+
+Result<PlaybookPosition> parse_playbook_cursor(std::string_view cursor) {
+    if (cursor.empty()) return PlaybookPosition{std::numeric_limits<std::int64_t>::max(), ""};
+    const auto colon = cursor.find(':');
+    const std::string_view digits = cursor.substr(0, colon);
+    PlaybookPosition position;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), position.created_ms);
+    if (colon == std::string_view::npos || ec != std::errc() || end != digits.data() + digits.size() ||
+        digits.empty() || position.created_ms < 0 || cursor.size() - colon - 1 > 64) {
+        Error error{"INVALID_CURSOR",
+                    "'" + std::string(cursor.substr(0, 100)) +
+                        "' is not a playbook cursor; pass the next_cursor of the previous page, or none for the first",
+                    {},
+                    {}};
+        error.details["cursor"] = std::string(cursor.substr(0, 100));
+        return error;
+    }
+    position.id = std::string(cursor.substr(colon + 1));
+    return position;
+}
+
+std::string playbook_cursor(const Playbook& last) {
+    return std::to_string(last.created_ms) + ":" + last.id;
+}
+
+std::size_t playbook_page_size(std::size_t limit) {
+    return std::clamp<std::size_t>(limit, 1, GuidanceStore::kMaxPlaybookPage);
 }
 
 std::set<std::string> goal_search_words(std::string_view text) {

@@ -41,6 +41,12 @@ struct Playbook {
     double score = 0;  // relevance when returned by find_playbooks (higher is better)
 };
 
+// One page of a user's playbooks, newest first (list_playbooks).
+struct PlaybookPage {
+    std::vector<Playbook> playbooks;
+    std::string next_cursor;  // pass it back for the next page; empty on the last one
+};
+
 // The interface every backend implements (sqlite_guidance_store.cpp, postgres_guidance_store.cpp).
 class GuidanceStore {
 public:
@@ -58,6 +64,13 @@ public:
     // The playbooks of `user_id` whose goal or guidance shares words with `goal`, best first.
     virtual Result<std::vector<Playbook>> find_playbooks(std::string_view user_id, std::string_view goal,
                                                          std::size_t limit = 3) const = 0;
+    // The playbooks of `user_id`, newest first: at most `limit` (taken as 1 to kMaxPlaybookPage)
+    // after `cursor`, a next_cursor of an earlier page (empty: from the newest). INVALID_CURSOR
+    // for a cursor this did not issue.
+    virtual Result<PlaybookPage> list_playbooks(std::string_view user_id, std::size_t limit,
+                                                std::string_view cursor = {}) const = 0;
+
+    static constexpr std::size_t kMaxPlaybookPage = 500;
 };
 
 // What both backends answer and store alike.
@@ -65,6 +78,17 @@ Error guidance_not_found_error(std::string_view id);
 boost::json::object parse_situation(std::string_view stored);
 std::string serialize_steps(const std::vector<std::string>& steps);
 std::vector<std::string> parse_steps(std::string_view stored);
+
+// Where a page of list_playbooks starts: after (created_ms, id) in newest-first order. The first
+// page starts after {INT64_MAX, ""}, which every playbook comes after.
+struct PlaybookPosition {
+    std::int64_t created_ms = 0;
+    std::string id;
+};
+Result<PlaybookPosition> parse_playbook_cursor(std::string_view cursor);
+std::string playbook_cursor(const Playbook& last);
+// `limit` clamped to 1..kMaxPlaybookPage.
+std::size_t playbook_page_size(std::size_t limit);
 
 // The words of a goal worth matching on: lowercase ASCII letters and digits, longer than one
 // character, without stop words.

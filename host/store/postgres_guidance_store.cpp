@@ -11,6 +11,21 @@
 namespace skillhost::store {
 namespace {
 
+constexpr const char* kPlaybookColumns = "id, user_id, goal, guidance, steps, source_guidance_id, created_ms";
+
+// Row `row` of `rows`, whose first columns are kPlaybookColumns.
+Playbook playbook_of(const db::PgResult& rows, int row) {
+    Playbook playbook;
+    playbook.id = rows.text(row, 0);
+    playbook.user_id = rows.text(row, 1);
+    playbook.goal = rows.text(row, 2);
+    playbook.guidance = rows.text(row, 3);
+    playbook.steps = parse_steps(rows.text(row, 4));
+    playbook.source_guidance_id = rows.text(row, 5);
+    playbook.created_ms = rows.integer(row, 6);
+    return playbook;
+}
+
 class PostgresGuidanceStore final : public GuidanceStore {
 public:
     explicit PostgresGuidanceStore(db::PgConnection connection) : connection_(std::move(connection)) {}
@@ -78,24 +93,40 @@ public:
         if (query.empty()) return found;
         std::lock_guard lock(mutex_);
         auto rows = connection_.query(
-            "SELECT id, user_id, goal, guidance, steps, source_guidance_id, created_ms, ts_rank(search, q)"
-            " FROM playbooks, to_tsquery('simple', $1) q"
-            " WHERE search @@ q AND user_id = $2 ORDER BY ts_rank(search, q) DESC, created_ms DESC LIMIT $3",
+            std::string("SELECT ") + kPlaybookColumns +
+                ", ts_rank(search, q) FROM playbooks, to_tsquery('simple', $1) q"
+                " WHERE search @@ q AND user_id = $2 ORDER BY ts_rank(search, q) DESC, created_ms DESC LIMIT $3",
             {query, std::string(user_id), std::to_string(limit)});
         if (!rows) return rows.error();
         for (int row = 0; row < rows->rows(); ++row) {
-            Playbook playbook;
-            playbook.id = rows->text(row, 0);
-            playbook.user_id = rows->text(row, 1);
-            playbook.goal = rows->text(row, 2);
-            playbook.guidance = rows->text(row, 3);
-            playbook.steps = parse_steps(rows->text(row, 4));
-            playbook.source_guidance_id = rows->text(row, 5);
-            playbook.created_ms = rows->integer(row, 6);
+            Playbook playbook = playbook_of(*rows, row);
             playbook.score = std::strtod(rows->text(row, 7).c_str(), nullptr);
             found.push_back(std::move(playbook));
         }
         return found;
+    }
+
+    Result<PlaybookPage> list_playbooks(std::string_view user_id, std::size_t limit,
+                                        std::string_view cursor) const override {
+        auto after = parse_playbook_cursor(cursor);
+        if (!after) return after.error();
+        const std::size_t page_size = playbook_page_size(limit);
+        std::lock_guard lock(mutex_);
+        // One more than the page: whether it exists says whether there is a next page.
+        auto rows = connection_.query(
+            std::string("SELECT ") + kPlaybookColumns +
+                " FROM playbooks WHERE user_id = $1"
+                " AND (created_ms < $2 OR (created_ms = $2 AND id < $3))"
+                " ORDER BY created_ms DESC, id DESC LIMIT $4",
+            {std::string(user_id), std::to_string(after->created_ms), after->id, std::to_string(page_size + 1)});
+        if (!rows) return rows.error();
+        PlaybookPage page;
+        for (int row = 0; row < rows->rows(); ++row) page.playbooks.push_back(playbook_of(*rows, row));
+        if (page.playbooks.size() > page_size) {
+            page.playbooks.pop_back();
+            page.next_cursor = playbook_cursor(page.playbooks.back());
+        }
+        return page;
     }
 
 private:

@@ -22,11 +22,29 @@ public:
     Status add_playbook(Playbook& playbook) override;
     Result<std::vector<Playbook>> find_playbooks(std::string_view user_id, std::string_view goal,
                                                  std::size_t limit) const override;
+    Result<PlaybookPage> list_playbooks(std::string_view user_id, std::size_t limit,
+                                        std::string_view cursor) const override;
 
 private:
     mutable std::mutex mutex_;
     db::SqliteConnection connection_;
 };
+
+constexpr const char* kPlaybookColumns =
+    "p.id, p.user_id, p.goal, p.guidance, p.steps, p.source_guidance_id, p.created_ms";
+
+// A row whose first columns are kPlaybookColumns.
+Playbook playbook_of(const db::SqliteStatement& statement) {
+    Playbook playbook;
+    playbook.id = statement.text(0);
+    playbook.user_id = statement.text(1);
+    playbook.goal = statement.text(2);
+    playbook.guidance = statement.text(3);
+    playbook.steps = parse_steps(statement.text(4));
+    playbook.source_guidance_id = statement.text(5);
+    playbook.created_ms = statement.integer(6);
+    return playbook;
+}
 
 }  // namespace
 
@@ -110,29 +128,47 @@ Result<std::vector<Playbook>> SqliteGuidanceStore::find_playbooks(std::string_vi
     const std::string query = fts_any_words_query(goal);
     if (query.empty()) return found;
     std::lock_guard lock(mutex_);
-    db::SqliteStatement statement(
-        connection_,
-        "SELECT p.id, p.user_id, p.goal, p.guidance, p.steps, p.source_guidance_id, p.created_ms,"
-        " CAST(-bm25(playbooks_fts) * 1000 AS INTEGER)"
-        " FROM playbooks_fts JOIN playbooks p ON p.id = playbooks_fts.id"
-        " WHERE playbooks_fts MATCH ? AND p.user_id = ? ORDER BY bm25(playbooks_fts) LIMIT ?");
+    db::SqliteStatement statement(connection_, std::string("SELECT ") + kPlaybookColumns +
+                                                   ", CAST(-bm25(playbooks_fts) * 1000 AS INTEGER)"
+                                                   " FROM playbooks_fts JOIN playbooks p ON p.id = playbooks_fts.id"
+                                                   " WHERE playbooks_fts MATCH ? AND p.user_id = ?"
+                                                   " ORDER BY bm25(playbooks_fts) LIMIT ?");
     if (!statement.prepared()) return connection_.error("preparing the playbook search");
     statement.bind(1, query).bind(2, user_id).bind(3, static_cast<std::int64_t>(limit));
     for (int rc = statement.step(); rc != SQLITE_DONE; rc = statement.step()) {
         if (rc != SQLITE_ROW) return connection_.error("searching playbooks");
-        Playbook playbook;
-        playbook.id = statement.text(0);
-        playbook.user_id = statement.text(1);
-        playbook.goal = statement.text(2);
-        playbook.guidance = statement.text(3);
-        playbook.steps = parse_steps(statement.text(4));
-        playbook.source_guidance_id = statement.text(5);
-        playbook.created_ms = statement.integer(6);
+        Playbook playbook = playbook_of(statement);
         // bm25() is lower for better matches; the query flips it so callers read "higher is better".
         playbook.score = static_cast<double>(statement.integer(7)) / 1000.0;
         found.push_back(std::move(playbook));
     }
     return found;
+}
+
+Result<PlaybookPage> SqliteGuidanceStore::list_playbooks(std::string_view user_id, std::size_t limit,
+                                                         std::string_view cursor) const {
+    auto after = parse_playbook_cursor(cursor);
+    if (!after) return after.error();
+    const std::size_t page_size = playbook_page_size(limit);
+    std::lock_guard lock(mutex_);
+    db::SqliteStatement statement(connection_, std::string("SELECT ") + kPlaybookColumns +
+                                                   " FROM playbooks p WHERE p.user_id = ?"
+                                                   " AND (p.created_ms < ? OR (p.created_ms = ? AND p.id < ?))"
+                                                   " ORDER BY p.created_ms DESC, p.id DESC LIMIT ?");
+    if (!statement.prepared()) return connection_.error("preparing the playbook listing");
+    statement.bind(1, user_id).bind(2, after->created_ms).bind(3, after->created_ms).bind(4, after->id);
+    // One more than the page: whether it exists says whether there is a next page.
+    statement.bind(5, static_cast<std::int64_t>(page_size + 1));
+    PlaybookPage page;
+    for (int rc = statement.step(); rc != SQLITE_DONE; rc = statement.step()) {
+        if (rc != SQLITE_ROW) return connection_.error("listing playbooks");
+        page.playbooks.push_back(playbook_of(statement));
+    }
+    if (page.playbooks.size() > page_size) {
+        page.playbooks.pop_back();
+        page.next_cursor = playbook_cursor(page.playbooks.back());
+    }
+    return page;
 }
 
 }  // namespace skillhost::store

@@ -1,5 +1,6 @@
 // The `memory` plugin: a user's episodic memory — capture events, notes and guidance, then find
 // them again by words and by time ("what did I do yesterday?").
+#include "memory_resources.hpp"
 #include "memory_store.hpp"
 
 #include <skillhost/skill.hpp>
@@ -88,3 +89,18 @@ Json memory_recent(const Call& call, const Json& args) {
 
 SKILLHOST_PLUGIN("memory", "1.0.0", SKILLHOST_SKILL("memory_capture", memory_capture),
                  SKILLHOST_SKILL("memory_search", memory_search), SKILLHOST_SKILL("memory_recent", memory_recent))
+
+namespace {
+
+// Memories as resources, governed by memory_recent: who may list their memories may read them
+// this way.
+const void* memory_extensions(const char* id) {
+    static const skillhost_resources_v1* resources =
+        skillhost::resources_extension<list_memory_resources, memory_resource_templates, read_memory_resource>(
+            "memory_recent", "memory://");
+    return std::string_view(id) == SKILLHOST_EXT_RESOURCES ? resources : nullptr;
+}
+
+}  // namespace
+
+SKILLHOST_PLUGIN_EXTENSIONS(memory_extensions)

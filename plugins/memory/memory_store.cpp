@@ -70,6 +70,19 @@ void bind_filter(Statement& s, const MemoryFilter& f) {
     s.bind(6, f.limit);
 }
 
+constexpr const char* kSelectMemory = "SELECT m.id, m.text, m.kind, m.tags, m.occurred_at FROM memories m";
+
+// A row of kSelectMemory.
+Memory memory_of(const Statement& stmt) {
+    Memory m;
+    m.id = stmt.int64(0);
+    m.text = stmt.text(1);
+    m.kind = stmt.text(2);
+    m.tags = split_tags(stmt.text(3));
+    m.occurred_at = stmt.int64(4);
+    return m;
+}
+
 }  // namespace
 
 Json Memory::to_json(const Clock& clock) const {
@@ -156,12 +169,7 @@ std::vector<Memory> MemoryStore::search(const std::string& fts_query, const Memo
     bind_filter(stmt, filter);
     std::vector<Memory> out;
     while (stmt.step()) {
-        Memory m;
-        m.id = stmt.int64(0);
-        m.text = stmt.text(1);
-        m.kind = stmt.text(2);
-        m.tags = split_tags(stmt.text(3));
-        m.occurred_at = stmt.int64(4);
+        Memory m = memory_of(stmt);  // the first five columns are kSelectMemory's
         // bm25() is lower-is-better and negative; flip it so callers read "higher is better".
         m.score = std::round(-stmt.real(5) * 1000) / 1000;
         m.snippet = stmt.text(6);
@@ -171,22 +179,20 @@ std::vector<Memory> MemoryStore::search(const std::string& fts_query, const Memo
 }
 
 std::vector<Memory> MemoryStore::recent(const MemoryFilter& filter) {
-    Statement stmt = db_.prepare(std::string("SELECT m.id, m.text, m.kind, m.tags, m.occurred_at FROM memories m"
-                                             " WHERE ?1 IS NULL") +
-                                 kFilterSql + " ORDER BY m.occurred_at DESC, m.id DESC LIMIT ?6");
+    Statement stmt = db_.prepare(std::string(kSelectMemory) + " WHERE ?1 IS NULL" + kFilterSql +
+                                 " ORDER BY m.occurred_at DESC, m.id DESC LIMIT ?6");
     stmt.bind_null(1);
     bind_filter(stmt, filter);
     std::vector<Memory> out;
-    while (stmt.step()) {
-        Memory m;
-        m.id = stmt.int64(0);
-        m.text = stmt.text(1);
-        m.kind = stmt.text(2);
-        m.tags = split_tags(stmt.text(3));
-        m.occurred_at = stmt.int64(4);
-        out.push_back(std::move(m));
-    }
+    while (stmt.step()) out.push_back(memory_of(stmt));
     return out;
+}
+
+std::optional<Memory> MemoryStore::find(std::int64_t id) {
+    Statement stmt = db_.prepare(std::string(kSelectMemory) + " WHERE m.id = ?1");
+    stmt.bind(1, id);
+    if (!stmt.step()) return std::nullopt;
+    return memory_of(stmt);
 }
 
 }  // namespace skillhost_builtin::memory

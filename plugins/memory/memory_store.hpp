@@ -40,6 +40,8 @@ public:
     std::vector<Memory> search(const std::string& fts_query, const MemoryFilter& filter);
     // Newest first.
     std::vector<Memory> recent(const MemoryFilter& filter);
+    // The memory with this id, if there is one.
+    std::optional<Memory> find(std::int64_t id);
 
 private:
     void ensure_schema();

@@ -2,11 +2,13 @@
 // (users, policy, approval queue, audit, call pipeline), messages in and out as JSON text.
 #include "mcp_fixture_home.hpp"
 
+#include "app/storage_schema.hpp"
 #include "cli/cli_context.hpp"
 #include "mcp/mcp_session.hpp"
 #include "mcp/tool_result.hpp"
 #include "policy/approval_queue.hpp"
 #include "reload/watched_catalog.hpp"
+#include "store/guidance_store.hpp"
 
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
@@ -56,6 +58,7 @@ public:
         if (!u) throw std::runtime_error(u.error().message);
         skillhost::mcp::McpSessionOptions options;
         options.page_size = page_size;
+        options.playbooks = playbooks.get();
         session =
             std::make_unique<McpSession>(*rt->pipeline, *catalog, u.value(), options, [this](const std::string& text) {
                 std::lock_guard lock(mutex);
@@ -122,6 +125,7 @@ public:
     skillhost::cli::CliContext ctx;
     skillhost::cli::HostRuntime* rt = nullptr;
     std::unique_ptr<skillhost::reload::LiveCatalog> catalog;
+    std::unique_ptr<skillhost::store::GuidanceStore> playbooks;  // set before open(): prompts publish them
     std::unique_ptr<McpSession> session;
     std::mutex mutex;
     std::condition_variable arrived;
@@ -784,11 +788,12 @@ INSTANTIATE_TEST_SUITE_P(Isolation, CallServicesTest, ::testing::Values("in_proc
 // Resources are not carried over the runner protocol yet: these plugins run in the host.
 constexpr std::string_view kInProcess = "isolation:\n  mode: in_process\n";
 
-// Copies the built-in fs plugin (library and manifest) into the fixture home's plugin directory.
-void install_fs_plugin(const McpFixtureHome& home) {
+// Copies the built-in plugin `name` (library and manifest) into the fixture home's plugin directory.
+void install_builtin_plugin(const McpFixtureHome& home, const std::string& name) {
     const std::filesystem::path dir(SKILLHOST_BUILTIN_PLUGIN_DIR);
-    std::filesystem::copy_file(dir / "libskillhost_fs.so", home.plugins_dir() / "libskillhost_fs.so");
-    std::filesystem::copy_file(dir / "fs.yaml", home.plugins_dir() / "fs.yaml");
+    const std::string library = "libskillhost_" + name + ".so";
+    std::filesystem::copy_file(dir / library, home.plugins_dir() / library);
+    std::filesystem::copy_file(dir / (name + ".yaml"), home.plugins_dir() / (name + ".yaml"));
 }
 
 std::set<std::string> resource_uris(const json::object& response) {
@@ -863,7 +868,7 @@ TEST(McpResources, AUserWhoMayNotCallTheGoverningSkillSeesNoneOfThePluginsResour
 
 TEST(McpResources, WorkspaceFilesAreResourcesUnderTheSamePathRulesAsFsRead) {
     SessionHarness h(skillhost::testing::kDefaultUsers, "global:\n  deny: [\"fs_*(path=secrets/**)\"]\n", kInProcess);
-    install_fs_plugin(h.home);
+    install_builtin_plugin(h.home, "fs");
     h.catalog->rescan();
     const std::filesystem::path workspace = h.rt->user("owner").value().workspace;
     std::filesystem::create_directories(workspace / "notes");
@@ -905,6 +910,65 @@ TEST(McpResources, WorkspaceFilesAreResourcesUnderTheSamePathRulesAsFsRead) {
         ++reads;
     EXPECT_EQ(reads, 6u) << audit;
     EXPECT_NE(audit.find("secrets/key.txt"), std::string::npos);
+}
+
+// The memory:// resources of the session's user, and what each read answers.
+std::set<std::string> memory_uris(const json::object& response) {
+    std::set<std::string> uris;
+    for (const auto& uri : resource_uris(response))
+        if (uri.starts_with("memory://")) uris.insert(uri);
+    return uris;
+}
+
+std::string captured_uri(const json::object& response) {
+    const auto& id = response.at("result").at("structuredContent").at("memory").at("id");
+    return "memory://" + std::to_string(id.as_int64());
+}
+
+TEST(McpResources, MemoriesAreResourcesOfTheirOwnUserOnlyAndFollowThePolicyOfMemoryRecent) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "users:\n  eve:\n    deny: [memory_recent]\n", kInProcess);
+    install_builtin_plugin(h.home, "memory");
+    h.catalog->rescan();
+    h.initialize("owner");
+    const std::string roadmap = captured_uri(h.call("memory_capture", {{"text", "Roadmap meeting with Dana"}}));
+    const std::string dentist =
+        captured_uri(h.call("memory_capture", {{"text", "Dentist in six months"}, {"kind", "event"}}));
+
+    auto list = h.request("resources/list");
+    EXPECT_EQ(memory_uris(list), (std::set<std::string>{roadmap, dentist})) << json::serialize(list);
+    for (const auto& r : list.at("result").at("resources").as_array())
+        if (r.at("uri").as_string() == roadmap) {
+            EXPECT_EQ(r.at("title"), "Roadmap meeting with Dana");
+        }
+    auto templates = h.request("resources/templates/list");
+    EXPECT_NE(json::serialize(templates).find("\"memory://{id}\""), std::string::npos) << json::serialize(templates);
+
+    auto read = h.request("resources/read", {{"uri", dentist}});
+    const auto& content = read.at("result").at("contents").at(0);
+    EXPECT_EQ(content.at("mimeType"), "application/json");
+    const json::value memory = json::parse(content.at("text").as_string());
+    EXPECT_EQ(memory.at("text"), "Dentist in six months");
+    EXPECT_EQ(memory.at("kind"), "event");
+    EXPECT_EQ(error_code(h.request("resources/read", {{"uri", "memory://999"}})), -32002);
+    EXPECT_EQ(error_code(h.request("resources/read", {{"uri", "memory://1x"}})), -32002);
+    EXPECT_EQ(error_code(h.request("resources/read", {{"uri", "memory://" + std::string(40, '9')}})), -32002);
+
+    // Alice has memories of her own, under the same ids: she reads hers, never the owner's.
+    h.session.reset();
+    h.initialize("alice");
+    const std::string hers = captured_uri(h.call("memory_capture", {{"text", "Alice's garden plan"}}));
+    EXPECT_EQ(memory_uris(h.request("resources/list")), std::set<std::string>{hers});
+    auto alice_read = h.request("resources/read", {{"uri", hers}});
+    EXPECT_NE(json::serialize(alice_read).find("garden"), std::string::npos) << json::serialize(alice_read);
+    EXPECT_EQ(json::serialize(alice_read).find("Roadmap"), std::string::npos);
+    EXPECT_EQ(error_code(h.request("resources/read", {{"uri", dentist == hers ? roadmap : dentist}})), -32002);
+
+    // Eve's rules deny memory_recent: no memory resources, no template, no reads.
+    h.session.reset();
+    h.initialize("eve");
+    EXPECT_TRUE(memory_uris(h.request("resources/list")).empty());
+    EXPECT_EQ(json::serialize(h.request("resources/templates/list")).find("memory://"), std::string::npos);
+    EXPECT_EQ(error_code(h.request("resources/read", {{"uri", roadmap}})), -32002);
 }
 
 TEST(McpResources, SubscribedResourcesAreUpdatedWhenTheirPluginIsReloaded) {
@@ -1108,7 +1172,7 @@ TEST(McpCompletion, UnknownReferencesAndMalformedRequestsAreInvalidParams) {
 
 TEST(McpPrompts, ManifestExamplesOfTheSkillsAUserMaySeeArePrompts) {
     SessionHarness h(skillhost::testing::kDefaultUsers, "users:\n  alice:\n    deny: [fs_write]\n", kInProcess);
-    install_fs_plugin(h.home);
+    install_builtin_plugin(h.home, "fs");
     h.catalog->rescan();
     h.initialize();
     auto names = prompt_names(h.request("prompts/list"));
@@ -1126,4 +1190,53 @@ TEST(McpPrompts, ManifestExamplesOfTheSkillsAUserMaySeeArePrompts) {
     EXPECT_EQ(std::find(alice.begin(), alice.end(), "fs_write_example_1"), alice.end());
     EXPECT_EQ(error_code(h.request("prompts/get", {{"name", "fs_write_example_1"}})), -32602);
     EXPECT_NE(std::find(alice.begin(), alice.end(), "fs_list_example_1"), alice.end());
+}
+
+// Adds a playbook learned for `user` and answers its prompt name.
+std::string add_playbook(skillhost::store::GuidanceStore& store, const std::string& user, const std::string& goal,
+                         std::vector<std::string> steps) {
+    skillhost::store::Playbook playbook{"", user, goal, "advice for " + goal, std::move(steps), "gdn-test"};
+    EXPECT_TRUE(store.add_playbook(playbook).ok());
+    return "playbook_" + playbook.id;
+}
+
+bool has(const std::vector<std::string>& names, const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+TEST(McpPrompts, LearnedPlaybooksArePromptsOfTheirUserWhileTheirCallsAreAllowed) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "users:\n  owner:\n    deny: [\"echo(text=secret*)\"]\n");
+    auto store = skillhost::store::GuidanceStore::open(skillhost::app::storage_location(h.rt->config));
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    h.playbooks = std::move(store.value());
+    const std::string budget = add_playbook(*h.playbooks, "owner", "find the budget", {R"(echo {"text":"budget"})"});
+    const std::string advice_only = add_playbook(*h.playbooks, "owner", "plan the week", {});
+    const std::string denied = add_playbook(*h.playbooks, "owner", "tell the secret", {R"(echo {"text":"secret x"})"});
+    const std::string gone = add_playbook(*h.playbooks, "owner", "use a removed skill", {"no_such_skill {}"});
+    const std::string alices = add_playbook(*h.playbooks, "alice", "water the garden", {R"(echo {"text":"water"})"});
+    h.initialize("owner");
+
+    auto names = prompt_names(h.request("prompts/list"));
+    EXPECT_TRUE(has(names, budget)) << names.size();
+    EXPECT_TRUE(has(names, advice_only));
+    EXPECT_FALSE(has(names, denied));
+    EXPECT_FALSE(has(names, gone));
+    EXPECT_FALSE(has(names, alices));
+    auto rendered = h.request("prompts/get", {{"name", budget}});
+    const std::string text(rendered.at("result").at("messages").at(0).at("content").at("text").as_string());
+    EXPECT_NE(text.find("find the budget"), std::string::npos) << text;
+    EXPECT_NE(text.find("advice for find the budget"), std::string::npos) << text;
+    EXPECT_NE(text.find(R"(echo {"text":"budget"})"), std::string::npos) << text;
+    for (const std::string& hidden : {denied, gone, alices, std::string("playbook_pbk-unknown")})
+        EXPECT_EQ(error_code(h.request("prompts/get", {{"name", hidden}})), -32602) << hidden;
+
+    // Alice sees her own playbook only.
+    h.session.reset();
+    h.initialize("alice");
+    auto hers = prompt_names(h.request("prompts/list"));
+    EXPECT_TRUE(has(hers, alices));
+    EXPECT_FALSE(has(hers, budget));
+    EXPECT_EQ(error_code(h.request("prompts/get", {{"name", budget}})), -32602);
+    EXPECT_NE(json::serialize(h.request("prompts/get", {{"name", alices}})).find("water the garden"),
+              std::string::npos);
 }

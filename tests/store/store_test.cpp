@@ -9,6 +9,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <set>
+#include <tuple>
+
 namespace skillhost::store {
 namespace {
 
@@ -174,6 +177,57 @@ TEST_P(GuidanceStoreOnEachBackend, FindsPlaybooksBySimilarGoalForThatUserOnly) {
     // Quotes and FTS operators in a goal cannot break the query.
     auto odd = (*store)->find_playbooks("alice", "budget\" OR NEAR( * -garden");
     ASSERT_TRUE(odd.ok()) << odd.error().message;
+}
+
+TEST_P(GuidanceStoreOnEachBackend, ListsAUsersPlaybooksNewestFirstInBoundedPages) {
+    auto store = open_guidance();
+    ASSERT_TRUE(store.ok());
+    std::set<std::string> alices;
+    for (int i = 0; i < 5; ++i) {
+        Playbook p{"", "alice", "goal " + std::to_string(i), "advice", {"fs_list {}"}, "gdn-" + std::to_string(i)};
+        ASSERT_TRUE((*store)->add_playbook(p).ok());
+        alices.insert(p.id);
+    }
+    Playbook bobs{"", "bob", "bob's goal", "bob's advice", {}, "gdn-9"};
+    ASSERT_TRUE((*store)->add_playbook(bobs).ok());
+
+    // Pages of two: 2 + 2 + 1, each newest first, every playbook of alice's exactly once.
+    std::vector<Playbook> seen;
+    std::string cursor;
+    int pages = 0;
+    do {
+        auto page = (*store)->list_playbooks("alice", 2, cursor);
+        ASSERT_TRUE(page.ok()) << page.error().message;
+        ASSERT_LE(page->playbooks.size(), 2u);
+        seen.insert(seen.end(), page->playbooks.begin(), page->playbooks.end());
+        cursor = page->next_cursor;
+        ASSERT_LT(++pages, 10) << "the cursor does not advance";
+    } while (!cursor.empty());
+    EXPECT_EQ(pages, 3);
+    std::set<std::string> ids;
+    for (const auto& p : seen) ids.insert(p.id);
+    EXPECT_EQ(ids, alices);
+    EXPECT_EQ(seen.size(), 5u);
+    for (std::size_t i = 1; i < seen.size(); ++i)
+        EXPECT_TRUE(std::tie(seen[i - 1].created_ms, seen[i - 1].id) > std::tie(seen[i].created_ms, seen[i].id));
+    EXPECT_EQ(seen.front().steps, std::vector<std::string>{"fs_list {}"});
+
+    // The page size is bounded both ways; a cursor not issued by the store is refused.
+    auto one = (*store)->list_playbooks("alice", 0);
+    ASSERT_TRUE(one.ok());
+    EXPECT_EQ(one->playbooks.size(), 1u);
+    auto all = (*store)->list_playbooks("alice", std::size_t{1} << 40);
+    ASSERT_TRUE(all.ok());
+    EXPECT_EQ(all->playbooks.size(), 5u);
+    EXPECT_TRUE(all->next_cursor.empty());
+    for (const char* bad : {"garbage", ":pbk-1", "-5:pbk-1", "99999999999999999999999:x", "12x:pbk"}) {
+        auto refused = (*store)->list_playbooks("alice", 2, bad);
+        ASSERT_FALSE(refused.ok()) << bad;
+        EXPECT_EQ(refused.error().code, "INVALID_CURSOR");
+    }
+    auto nobody = (*store)->list_playbooks("carol", 10);
+    ASSERT_TRUE(nobody.ok());
+    EXPECT_TRUE(nobody->playbooks.empty());
 }
 
 TEST(GuidanceStore, FtsQueryQuotesWordsAndDropsStopWords) {

@@ -18,25 +18,8 @@ mode=$5
 shift 5
 [ "$scenario" = "all" ] && scenario=
 
-if ! command -v npm >/dev/null 2>&1; then
-  echo "npm is not installed (scripts/install-deps installs it)" >&2
-  [ "${CI:-}" = "true" ] && { echo "CI=true: a skipped test is a failure" >&2; exit 1; }
-  exit 77
-fi
-mkdir -p "$cache"
-# Tests run in parallel (ctest -j): one installs, the others wait for it.
-exec 9>"$cache/.install.lock"
-flock 9
-if ! cmp -s "$here/package-lock.json" "$cache/installed-package-lock.json" ||
-   [ ! -x "$cache/node_modules/.bin/node" ]; then
-  cp "$here/package.json" "$here/package-lock.json" "$cache/"
-  rm -f "$cache/installed-package-lock.json"
-  if ! (cd "$cache" && npm ci --no-audit --no-fund --loglevel=error --fetch-timeout=30000 --fetch-retries=2 >&2); then
-    echo "npm ci in $cache failed: the pinned conformance suite or node could not be installed" >&2
-    exit 1
-  fi
-  cp "$here/package-lock.json" "$cache/installed-package-lock.json"
-fi
+. "$here/../npm_pinned_install.sh"
+install_pinned "$here" "$cache" "the pinned conformance suite or node"
 for f in auth_proxy.mjs stdio_bridge.mjs; do
   cp "$here/$f" "$cache/$f.tmp" && mv "$cache/$f.tmp" "$cache/$f"
 done
