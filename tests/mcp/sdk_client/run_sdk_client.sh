@@ -29,6 +29,10 @@ if [ "$major" -lt 18 ]; then
 fi
 
 mkdir -p "$cache"
+# Tests run in parallel (ctest -j) and share the cache: one installs while the others wait, and
+# nobody copies a client over a file another test is about to start.
+exec 9>"$cache/.install.lock"
+flock 9
 # npm ci installs exactly the lockfile's versions; it reruns only when the lockfile changed.
 if ! cmp -s "$source_dir/package-lock.json" "$cache/installed-package-lock.json"; then
   cp "$source_dir/package.json" "$source_dir/package-lock.json" "$cache/"
@@ -40,5 +44,8 @@ if ! cmp -s "$source_dir/package-lock.json" "$cache/installed-package-lock.json"
   cp "$source_dir/package-lock.json" "$cache/installed-package-lock.json"
 fi
 name=$(basename "$client")
-cp "$client" "$cache/$name"
+cp "$client" "$cache/$name.$$"
+mv -f "$cache/$name.$$" "$cache/$name"
+flock -u 9
+exec 9>&-
 exec node "$cache/$name" "$@"
