@@ -161,7 +161,11 @@ void RunHub::finish(const std::string& run_id, const Result<store::Run>& outcome
     auto it = tracked_.find(run_id);
     if (it != tracked_.end()) it->second.working = false;
     --working_;
-    if (!outcome && outcome.error().code == "RUN_ALREADY_RESUMED" && it != tracked_.end()) {
+    // Another process or instance drives the run now (or will, having the plugin versions it needs).
+    const bool driven_elsewhere =
+        !outcome && (outcome.error().code == "RUN_ALREADY_RESUMED" || outcome.error().code == "RUN_LEASE_HELD" ||
+                     outcome.error().code == "RUN_LEASE_LOST");
+    if (driven_elsewhere && it != tracked_.end()) {
         // Another process drives the run now; poll_paused follows it in the store for the streams.
         it->second.paused_status.clear();
     } else if (!outcome) {
@@ -236,6 +240,18 @@ Result<std::string> RunHub::start(std::string goal, const policy::UserContext& u
 }
 
 Status RunHub::resume_after_approval(const std::string& run_id) {
+    return resume(run_id, [this, run_id](op::RunEventSubscriber* sink, std::shared_ptr<std::atomic<bool>> flag) {
+        return op_.resume_after_approval(run_id, sink, std::move(flag));
+    });
+}
+
+Status RunHub::resume_interrupted(const std::string& run_id) {
+    return resume(run_id, [this, run_id](op::RunEventSubscriber* sink, std::shared_ptr<std::atomic<bool>> flag) {
+        return op_.resume_interrupted(run_id, sink, std::move(flag));
+    });
+}
+
+Status RunHub::resume(const std::string& run_id, Work work) {
     auto run = runs_.get(run_id);
     if (!run) return run.error();
     std::shared_ptr<std::atomic<bool>> cancel;
@@ -248,9 +264,7 @@ Status RunHub::resume_after_approval(const std::string& run_id) {
         if (auto admitted = admit_locked(run->user_id, false); !admitted) return admitted.error();
         cancel = begin_locked(run_id, run->user_id);
     }
-    spawn(run_id, cancel, [this, run_id](op::RunEventSubscriber* sink, std::shared_ptr<std::atomic<bool>> flag) {
-        return op_.resume_after_approval(run_id, sink, std::move(flag));
-    });
+    spawn(run_id, cancel, std::move(work));
     return {};
 }
 

@@ -1,5 +1,6 @@
 #include "policy/approval_queue.hpp"
 #include "policy_test_support.hpp"
+#include "support/postgres_server.hpp"
 
 #include <gtest/gtest.h>
 
@@ -17,10 +18,13 @@
 namespace skillhost::policy {
 namespace {
 
-using testing::TempDir;
+// How the claimer is told where the queue lives: the SQLite file, or "postgres:" and a connection string.
+std::string database_argument(const db::StorageLocation& location) {
+    return location.backend == db::StorageBackend::postgres ? "postgres:" + location.postgres_url
+                                                            : location.sqlite_file.string();
+}
 
-pid_t spawn_claimer(const std::filesystem::path& db, const std::filesystem::path& effects,
-                    bool stop_after_claim = false) {
+pid_t spawn_claimer(const std::string& db, const std::filesystem::path& effects, bool stop_after_claim = false) {
     const pid_t pid = fork();
     if (pid == 0) {
         execl(SKILLHOST_APPROVAL_CLAIMER, SKILLHOST_APPROVAL_CLAIMER, db.c_str(), effects.c_str(),
@@ -43,17 +47,20 @@ std::map<std::string, int> executions(const std::filesystem::path& effects) {
     return count;
 }
 
-TEST(ApprovalCrashDurability, AClaimWhoseProcessDiedIsMarkedInterruptedAndNeverReRun) {
-    TempDir dir;
-    const auto db = dir.path() / "skillhost.db";
-    const auto effects = dir.path() / "effects.log";
+// Both backends: the claimers and the "restarted" host share one SQLite file or one PostgreSQL database.
+class ApprovalCrashDurability : public ::skillhost::testing::OnEachBackend {};
+SKILLHOST_ON_EACH_BACKEND(ApprovalCrashDurability);
+
+TEST_P(ApprovalCrashDurability, AClaimWhoseProcessDiedIsMarkedInterruptedAndNeverReRun) {
+    const auto db = location();
+    const auto effects = home.path() / "effects.log";
     std::string id;
     {
         auto queue = ApprovalQueue::open(db);
         ASSERT_TRUE(queue.ok()) << queue.error().message;
         id = (*queue)->enqueue({"bob", "fs_write", boost::json::object{{"n", 1}}, Requester::direct(), "write"})->id;
     }
-    const pid_t child = spawn_claimer(db, effects, true);
+    const pid_t child = spawn_claimer(database_argument(db), effects, true);
     int status = 0;
     waitpid(child, &status, 0);
     ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -78,7 +85,7 @@ struct HeldClaimer {
     int claimed_fd = -1;  // read end: "claimed <id>\n", or end of file if it ran out of work
 };
 
-HeldClaimer spawn_held_claimer(const std::filesystem::path& db, const std::filesystem::path& effects, int hold_after) {
+HeldClaimer spawn_held_claimer(const std::string& db, const std::filesystem::path& effects, int hold_after) {
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0) return {};
     const std::string n = std::to_string(hold_after);
@@ -111,10 +118,9 @@ std::string read_claimed(int fd) {
 // execution of the next one (they signal when they are there). After every restart: no approval
 // ran twice, every approval is in a state it can legally be in, and exactly the approvals the
 // killed claimers held are marked interrupted.
-TEST(ApprovalCrashDurability, SigkillInsideExecutionNeverRunsAnApprovalTwice) {
-    TempDir dir;
-    const auto db = dir.path() / "skillhost.db";
-    const auto effects = dir.path() / "effects.log";
+TEST_P(ApprovalCrashDurability, SigkillInsideExecutionNeverRunsAnApprovalTwice) {
+    const auto db = location();
+    const auto effects = home.path() / "effects.log";
     constexpr int approvals = 60;
     {
         auto queue = ApprovalQueue::open(db);
@@ -131,8 +137,9 @@ TEST(ApprovalCrashDurability, SigkillInsideExecutionNeverRunsAnApprovalTwice) {
     std::set<std::string> killed_inside;  // ids the killed claimers held
     int kills = 0;
     for (int round = 0; round < 12; ++round) {
-        HeldClaimer claimers[2] = {spawn_held_claimer(db, effects, 1 + static_cast<int>(random() % 4)),
-                                   spawn_held_claimer(db, effects, 1 + static_cast<int>(random() % 4))};
+        HeldClaimer claimers[2] = {
+            spawn_held_claimer(database_argument(db), effects, 1 + static_cast<int>(random() % 4)),
+            spawn_held_claimer(database_argument(db), effects, 1 + static_cast<int>(random() % 4))};
         for (auto& c : claimers) {
             ASSERT_GT(c.pid, 0);
             const std::string said = read_claimed(c.claimed_fd);
@@ -184,7 +191,7 @@ TEST(ApprovalCrashDurability, SigkillInsideExecutionNeverRunsAnApprovalTwice) {
     }
     ASSERT_GE(kills, 2) << "no claimer was ever killed inside an execution";
     // Let one claimer finish whatever is left, undisturbed.
-    const pid_t last = spawn_claimer(db, effects);
+    const pid_t last = spawn_claimer(database_argument(db), effects);
     int status = 0;
     waitpid(last, &status, 0);
     ASSERT_TRUE(WIFEXITED(status));
