@@ -69,9 +69,10 @@ void SharedStateSweeper::sweep() {
             spdlog::warn("serve: recovering interrupted approvals failed: {}", recovered.error().message);
         } else {
             for (const auto& id : *recovered)
-                spdlog::warn("serve: approval {} was being executed by an instance that stopped; marked failed "
-                             "(not re-run)",
-                             id);
+                spdlog::warn(
+                    "serve: approval {} was being executed by an instance that stopped; marked failed "
+                    "(not re-run)",
+                    id);
         }
     }
     resume_interrupted_runs();

@@ -23,7 +23,7 @@
 namespace skillhost::app {
 
 struct SharedStateSweeperParts {
-    store::RunLeases* leases = nullptr;        // required; not owned (all of these outlive the sweeper)
+    store::RunLeases* leases = nullptr;  // required; not owned (all of these outlive the sweeper)
     policy::ApprovalQueue* approvals = nullptr;
     store::RunStore* runs = nullptr;
     const op::Operator* op = nullptr;

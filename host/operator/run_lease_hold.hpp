@@ -53,7 +53,7 @@ private:
     mutable std::mutex mutex_;
     std::condition_variable wake_;
     bool stopping_ = false;
-    store::RunLease lease_;  // guarded by mutex_ (the heartbeat moves its expiry)
+    store::RunLease lease_;   // guarded by mutex_ (the heartbeat moves its expiry)
     std::thread heartbeats_;  // last: started after everything it uses
 };
 

@@ -79,6 +79,40 @@ TEST_P(ApprovalCrashDurability, AClaimWhoseProcessDiedIsMarkedInterruptedAndNeve
     EXPECT_TRUE((*(*queue)->recover_interrupted()).empty());  // recovery is idempotent
 }
 
+// Several instances judge a claimer by its announcement, not by whether a process with its pid runs
+// on this machine: a claim whose instance is gone is recovered though its process identity (this
+// very process here) looks alive, and a claim whose instance is alive is left alone.
+TEST_P(ApprovalCrashDurability, TheCallersLivenessCheckDecidesWhichClaimsAreInterrupted) {
+    auto queue = ApprovalQueue::open(location());
+    ASSERT_TRUE(queue.ok()) << queue.error().message;
+    const std::string gone =
+        (*queue)->enqueue({"bob", "fs_write", boost::json::object{{"n", 1}}, Requester::direct(), "write"})->id;
+    const std::string alive =
+        (*queue)->enqueue({"bob", "fs_write", boost::json::object{{"n", 2}}, Requester::direct(), "write"})->id;
+    ASSERT_TRUE((*queue)->claim_for_execution(gone, {"owner", Role::owner}).ok());
+    ASSERT_TRUE((*queue)->claim_for_execution(alive, {"owner", Role::owner}).ok());
+    const ProcessIdentity self = current_process_identity();
+    // The first claim is taken as made by an instance whose announcement lapsed.
+    bool first = true;
+    auto recovered = (*queue)->recover_interrupted([&](const ProcessIdentity& claimer) {
+        EXPECT_EQ(claimer.host, self.host);
+        EXPECT_EQ(claimer.pid, self.pid);
+        const bool is_alive = !first;
+        first = false;
+        return is_alive;
+    });
+    ASSERT_TRUE(recovered.ok()) << recovered.error().message;
+    ASSERT_EQ(recovered->size(), 1u);
+    const std::string& failed = recovered->front();
+    const std::string& kept = failed == gone ? alive : gone;
+    EXPECT_EQ((*queue)->get(failed)->state, ApprovalState::failed);
+    EXPECT_EQ((*queue)->get(failed)->reason, interrupted_reason);
+    EXPECT_EQ((*queue)->get(kept)->state, ApprovalState::approved);
+    // The process-identity check (the default) sees this process alive: nothing more is recovered.
+    EXPECT_TRUE((*queue)->recover_interrupted()->empty());
+    EXPECT_TRUE((*queue)->complete(kept, true, nullptr).ok());
+}
+
 // A claimer that stops inside the execution of its `hold_after`th claim and says so on a pipe.
 struct HeldClaimer {
     pid_t pid = -1;

@@ -44,8 +44,9 @@ std::string script(const fs::path& ledger) {
     return json::serialize(entries);  // JSON is YAML
 }
 
-DaemonSetup takeover_setup(const std::string& url, const fs::path& ledger) {
+DaemonSetup takeover_setup(const std::string& url, const fs::path& ledger, std::string policy_yaml = {}) {
     DaemonSetup setup;
+    setup.policy_yaml = std::move(policy_yaml);
     setup.models_yaml = "models:\n  script: {backend: scripted, script: script.yaml}\nroles:\n  orchestrator: script\n";
     setup.script_yaml = script(ledger);
     // A short lease, so the takeover happens within seconds of the kill.
@@ -85,6 +86,13 @@ bool wait_for_file(const fs::path& file) {
     return true;
 }
 
+// Which of the two daemons ran the call that signalled from inside (its pid is in the file).
+std::pair<DaemonProcess*, DaemonProcess*> killed_and_survivor(DaemonProcess (&instances)[2], pid_t driver) {
+    if (instances[0].process().pid() == driver) return {&instances[0], &instances[1]};
+    if (instances[1].process().pid() == driver) return {&instances[1], &instances[0]};
+    return {nullptr, nullptr};
+}
+
 HttpResult through(RoundRobinProxy& proxy, const std::string& method, const std::string& target,
                    const std::string& body = {}) {
     return http_request(proxy.port(), RequestSpec{method, target, body, DaemonProcess::token("owner"), {}});
@@ -110,9 +118,7 @@ TEST(ServeTakeover, ARunWhoseDaemonIsKilledMidStepIsFinishedByTheOtherWithoutRep
     ASSERT_TRUE(wait_for_file(ledger / "inside")) << instances[0].log() << instances[1].log();
     pid_t driver = 0;
     std::ifstream(ledger / "inside") >> driver;
-    DaemonProcess* killed = nullptr;
-    DaemonProcess* survivor = nullptr;
-    for (auto& daemon : instances) (daemon.process().pid() == driver ? killed : survivor) = &daemon;
+    auto [killed, survivor] = killed_and_survivor(instances, driver);
     ASSERT_NE(killed, nullptr) << "the call ran in pid " << driver << ", which is neither daemon";
     ASSERT_EQ(::kill(driver, SIGKILL), 0);
     killed->process().wait(30s);
@@ -127,7 +133,8 @@ TEST(ServeTakeover, ARunWhoseDaemonIsKilledMidStepIsFinishedByTheOtherWithoutRep
         const std::string status(run.at("status").as_string());
         if (status != "running" && status != "interrupted") break;
         ASSERT_LT(std::chrono::steady_clock::now(), give_up)
-            << "the run was never finished: " << json::serialize(run) << "\n" << survivor->log();
+            << "the run was never finished: " << json::serialize(run) << "\n"
+            << survivor->log();
         std::this_thread::sleep_for(20ms);
     }
     ASSERT_EQ(run.at("status").as_string(), "completed") << json::serialize(run) << "\n" << survivor->log();
@@ -151,10 +158,74 @@ TEST(ServeTakeover, ARunWhoseDaemonIsKilledMidStepIsFinishedByTheOtherWithoutRep
     EXPECT_EQ(steps[0].at("observation").at("raw").at("done").as_string(), "one");
     EXPECT_EQ(steps[1].at("observation").at("raw").at("done").as_string(), "two");
     EXPECT_TRUE(steps[1].at("observation").at("raw").at("replayed").as_bool());
-    EXPECT_NE(json::serialize(steps[1].at("warnings")).find("retried"), std::string::npos)
-        << json::serialize(steps[1]);
+    EXPECT_NE(json::serialize(steps[1].at("warnings")).find("retried"), std::string::npos) << json::serialize(steps[1]);
     EXPECT_EQ(run.at("plugin_versions").at("ledger").as_string(), "1.0.0");
     EXPECT_GT(proxy.forwarded_to(0) + proxy.forwarded_to(1), 2u);
+}
+
+// An approved call whose daemon dies inside it is never run again: the instance elected to sweep
+// sees the dead daemon's announcement lapse and marks the approval failed (interrupted), while the
+// survivor keeps serving every request through the proxy.
+TEST(ServeTakeover, AnApprovedCallWhoseDaemonIsKilledInsideItIsMarkedInterruptedByTheOther) {
+    SKILLHOST_POSTGRES_DATABASE(url);
+    TempDir ledger_dir{"skillhost-ledger"};
+    const fs::path ledger = ledger_dir.path();
+    const std::string policy = "global:\n  ask: [\"record_effect\"]\n";
+    DaemonProcess instances[2] = {DaemonProcess(takeover_setup(url, ledger, policy)),
+                                  DaemonProcess(takeover_setup(url, ledger, policy))};
+    for (auto& daemon : instances) {
+        install_ledger_plugin(daemon);
+        daemon.start();
+    }
+    RoundRobinProxy proxy({instances[0].port(), instances[1].port()});
+
+    const std::string args =
+        json::serialize(json::object{{"ledger", ledger.string()}, {"note", "approved"}, {"hold", true}});
+    auto queued = through(proxy, "POST", "/v1/skills/record_effect/call", R"({"args":)" + args + "}");
+    ASSERT_EQ(queued.status, 202) << queued.body;
+    const std::string id(queued.json().at("approval_id").as_string());
+
+    // The approval's answer never comes: the daemon executing it is killed inside the call.
+    std::thread approver([&] {
+        try {
+            (void)through(proxy, "POST", "/v1/approvals/" + id + "/approve");
+        } catch (const std::exception&) {
+            // the connection ends with the daemon
+        }
+    });
+    ASSERT_TRUE(wait_for_file(ledger / "inside")) << instances[0].log() << instances[1].log();
+    pid_t driver = 0;
+    std::ifstream(ledger / "inside") >> driver;
+    auto [killed, survivor] = killed_and_survivor(instances, driver);
+    ASSERT_NE(killed, nullptr) << "the call ran in pid " << driver << ", which is neither daemon";
+    ASSERT_EQ(::kill(driver, SIGKILL), 0);
+    killed->process().wait(30s);
+    approver.join();
+
+    json::value approval;
+    const auto give_up = std::chrono::steady_clock::now() + 90s;
+    for (;;) {
+        auto shown = through(proxy, "GET", "/v1/approvals/" + id);
+        ASSERT_EQ(shown.status, 200) << shown.body;
+        approval = shown.json();
+        if (approval.at("state").as_string() != "approved") break;
+        ASSERT_LT(std::chrono::steady_clock::now(), give_up)
+            << "the approval stayed approved: " << json::serialize(approval) << "\n"
+            << survivor->log();
+        std::this_thread::sleep_for(20ms);
+    }
+    EXPECT_EQ(approval.at("state").as_string(), "failed") << json::serialize(approval);
+    EXPECT_EQ(approval.at("reason").as_string(),
+              "interrupted: the host stopped while executing; re-request the action");
+    // It had its effect once, on the killed daemon, and nobody ran it again.
+    const auto effects = lines_of(ledger / "effects.log");
+    ASSERT_EQ(effects.size(), 1u);
+    EXPECT_EQ(effects[0].at(0), id);
+    EXPECT_EQ(effects[0].at(2), std::to_string(driver));
+    EXPECT_FALSE(fs::exists(ledger / "replays.log"));
+    auto again = through(proxy, "POST", "/v1/approvals/" + id + "/approve");
+    EXPECT_EQ(again.status, 409) << again.body;
+    EXPECT_EQ(again.error_code(), "APPROVAL_ALREADY_RESOLVED") << again.body;
 }
 
 }  // namespace
