@@ -86,48 +86,58 @@ bool wait_for_file(const fs::path& file) {
     return true;
 }
 
-// Which of the two daemons ran the call that signalled from inside (its pid is in the file).
-std::pair<DaemonProcess*, DaemonProcess*> killed_and_survivor(DaemonProcess (&instances)[2], pid_t driver) {
-    if (instances[0].process().pid() == driver) return {&instances[0], &instances[1]};
-    if (instances[1].process().pid() == driver) return {&instances[1], &instances[0]};
-    return {nullptr, nullptr};
-}
+// Two daemons on one fresh database, the ledger plugin installed in both, behind the proxy.
+class ServeTakeover : public ::testing::Test {
+protected:
+    void start(const std::string& url, const std::string& policy_yaml = {}) {
+        for (auto& daemon : instances) {
+            daemon = std::make_unique<DaemonProcess>(takeover_setup(url, ledger, policy_yaml));
+            install_ledger_plugin(*daemon);
+            daemon->start();
+        }
+        proxy =
+            std::make_unique<RoundRobinProxy>(std::vector<std::uint16_t>{instances[0]->port(), instances[1]->port()});
+    }
+    // Waits until the ledger plugin signals it is inside a held call, then kills that daemon with
+    // SIGKILL. Sets `killed`, `survivor` and `driver` (the killed pid).
+    void kill_the_daemon_inside_a_call() {
+        ASSERT_TRUE(wait_for_file(ledger / "inside")) << instances[0]->log() << instances[1]->log();
+        std::ifstream(ledger / "inside") >> driver;
+        for (auto& daemon : instances) (daemon->process().pid() == driver ? killed : survivor) = daemon.get();
+        ASSERT_NE(killed, nullptr) << "the call ran in pid " << driver << ", which is neither daemon";
+        ASSERT_EQ(::kill(driver, SIGKILL), 0);
+        killed->process().wait(30s);
+    }
+    HttpResult through(const std::string& method, const std::string& target, const std::string& body = {}) {
+        return http_request(proxy->port(), RequestSpec{method, target, body, DaemonProcess::token("owner"), {}});
+    }
 
-HttpResult through(RoundRobinProxy& proxy, const std::string& method, const std::string& target,
-                   const std::string& body = {}) {
-    return http_request(proxy.port(), RequestSpec{method, target, body, DaemonProcess::token("owner"), {}});
-}
-
-TEST(ServeTakeover, ARunWhoseDaemonIsKilledMidStepIsFinishedByTheOtherWithoutRepeatingAnEffect) {
-    SKILLHOST_POSTGRES_DATABASE(url);
     TempDir ledger_dir{"skillhost-ledger"};
     const fs::path ledger = ledger_dir.path();
-    DaemonProcess instances[2] = {DaemonProcess(takeover_setup(url, ledger)),
-                                  DaemonProcess(takeover_setup(url, ledger))};
-    for (auto& daemon : instances) {
-        install_ledger_plugin(daemon);
-        daemon.start();
-    }
-    RoundRobinProxy proxy({instances[0].port(), instances[1].port()});
+    std::unique_ptr<DaemonProcess> instances[2];
+    std::unique_ptr<RoundRobinProxy> proxy;
+    DaemonProcess* killed = nullptr;
+    DaemonProcess* survivor = nullptr;
+    pid_t driver = 0;
+};
 
-    auto started = through(proxy, "POST", "/v1/runs", R"({"goal":"record the two effects"})");
+TEST_F(ServeTakeover, ARunWhoseDaemonIsKilledMidStepIsFinishedByTheOtherWithoutRepeatingAnEffect) {
+    SKILLHOST_POSTGRES_DATABASE(url);
+    start(url);
+
+    auto started = through("POST", "/v1/runs", R"({"goal":"record the two effects"})");
     ASSERT_EQ(started.status, 202) << started.body;
     const std::string id(started.json().at("run_id").as_string());
 
     // The daemon driving the run is inside step 2's call, after its effect: kill it there.
-    ASSERT_TRUE(wait_for_file(ledger / "inside")) << instances[0].log() << instances[1].log();
-    pid_t driver = 0;
-    std::ifstream(ledger / "inside") >> driver;
-    auto [killed, survivor] = killed_and_survivor(instances, driver);
-    ASSERT_NE(killed, nullptr) << "the call ran in pid " << driver << ", which is neither daemon";
-    ASSERT_EQ(::kill(driver, SIGKILL), 0);
-    killed->process().wait(30s);
+    kill_the_daemon_inside_a_call();
+    if (HasFatalFailure()) return;
 
     // Through the proxy only (it stops sending to the dead daemon), until the run has ended.
     json::value run;
     const auto give_up = std::chrono::steady_clock::now() + 90s;
     for (;;) {
-        auto shown = through(proxy, "GET", "/v1/runs/" + id);
+        auto shown = through("GET", "/v1/runs/" + id);
         ASSERT_EQ(shown.status, 200) << shown.body;
         run = shown.json();
         const std::string status(run.at("status").as_string());
@@ -160,52 +170,38 @@ TEST(ServeTakeover, ARunWhoseDaemonIsKilledMidStepIsFinishedByTheOtherWithoutRep
     EXPECT_TRUE(steps[1].at("observation").at("raw").at("replayed").as_bool());
     EXPECT_NE(json::serialize(steps[1].at("warnings")).find("retried"), std::string::npos) << json::serialize(steps[1]);
     EXPECT_EQ(run.at("plugin_versions").at("ledger").as_string(), "1.0.0");
-    EXPECT_GT(proxy.forwarded_to(0) + proxy.forwarded_to(1), 2u);
+    EXPECT_GT(proxy->forwarded_to(0) + proxy->forwarded_to(1), 2u);
 }
 
 // An approved call whose daemon dies inside it is never run again: the instance elected to sweep
 // sees the dead daemon's announcement lapse and marks the approval failed (interrupted), while the
 // survivor keeps serving every request through the proxy.
-TEST(ServeTakeover, AnApprovedCallWhoseDaemonIsKilledInsideItIsMarkedInterruptedByTheOther) {
+TEST_F(ServeTakeover, AnApprovedCallWhoseDaemonIsKilledInsideItIsMarkedInterruptedByTheOther) {
     SKILLHOST_POSTGRES_DATABASE(url);
-    TempDir ledger_dir{"skillhost-ledger"};
-    const fs::path ledger = ledger_dir.path();
-    const std::string policy = "global:\n  ask: [\"record_effect\"]\n";
-    DaemonProcess instances[2] = {DaemonProcess(takeover_setup(url, ledger, policy)),
-                                  DaemonProcess(takeover_setup(url, ledger, policy))};
-    for (auto& daemon : instances) {
-        install_ledger_plugin(daemon);
-        daemon.start();
-    }
-    RoundRobinProxy proxy({instances[0].port(), instances[1].port()});
+    start(url, "global:\n  ask: [\"record_effect\"]\n");
 
     const std::string args =
         json::serialize(json::object{{"ledger", ledger.string()}, {"note", "approved"}, {"hold", true}});
-    auto queued = through(proxy, "POST", "/v1/skills/record_effect/call", R"({"args":)" + args + "}");
+    auto queued = through("POST", "/v1/skills/record_effect/call", R"({"args":)" + args + "}");
     ASSERT_EQ(queued.status, 202) << queued.body;
     const std::string id(queued.json().at("approval_id").as_string());
 
     // The approval's answer never comes: the daemon executing it is killed inside the call.
     std::thread approver([&] {
         try {
-            (void)through(proxy, "POST", "/v1/approvals/" + id + "/approve");
+            (void)through("POST", "/v1/approvals/" + id + "/approve");
         } catch (const std::exception&) {
             // the connection ends with the daemon
         }
     });
-    ASSERT_TRUE(wait_for_file(ledger / "inside")) << instances[0].log() << instances[1].log();
-    pid_t driver = 0;
-    std::ifstream(ledger / "inside") >> driver;
-    auto [killed, survivor] = killed_and_survivor(instances, driver);
-    ASSERT_NE(killed, nullptr) << "the call ran in pid " << driver << ", which is neither daemon";
-    ASSERT_EQ(::kill(driver, SIGKILL), 0);
-    killed->process().wait(30s);
+    kill_the_daemon_inside_a_call();
     approver.join();
+    if (HasFatalFailure()) return;
 
     json::value approval;
     const auto give_up = std::chrono::steady_clock::now() + 90s;
     for (;;) {
-        auto shown = through(proxy, "GET", "/v1/approvals/" + id);
+        auto shown = through("GET", "/v1/approvals/" + id);
         ASSERT_EQ(shown.status, 200) << shown.body;
         approval = shown.json();
         if (approval.at("state").as_string() != "approved") break;
@@ -223,7 +219,7 @@ TEST(ServeTakeover, AnApprovedCallWhoseDaemonIsKilledInsideItIsMarkedInterrupted
     EXPECT_EQ(effects[0].at(0), id);
     EXPECT_EQ(effects[0].at(2), std::to_string(driver));
     EXPECT_FALSE(fs::exists(ledger / "replays.log"));
-    auto again = through(proxy, "POST", "/v1/approvals/" + id + "/approve");
+    auto again = through("POST", "/v1/approvals/" + id + "/approve");
     EXPECT_EQ(again.status, 409) << again.body;
     EXPECT_EQ(again.error_code(), "APPROVAL_ALREADY_RESOLVED") << again.body;
 }
