@@ -45,11 +45,10 @@ public:
 
     // Ends the thread (waits for a sweep in progress). Idempotent.
     void stop();
-    // One sweep now, on the caller's thread (the thread calls this every sweep interval).
-    void sweep();
 
 private:
     void loop();
+    void sweep();
     void resume_interrupted_runs();
 
     SharedStateSweeperParts parts_;
