@@ -13,7 +13,8 @@ Result<OperatorRuntime> make_operator_runtime(HostRuntime& host) {
     const auto& config = host.config;
     auto operator_config = op::load_operator_config(config.etc_dir / "operator.yaml");
     if (!operator_config) return operator_config.error();
-    auto runs = store::RunStore::open(storage_location(config), this_process_run_ownership());
+    const auto ownership = this_process_run_ownership();
+    auto runs = store::RunStore::open(storage_location(config), ownership);
     if (!runs) return runs.error();
     // A host that died mid-run left it `running` forever; whoever opens the store next says so.
     auto interrupted = runs.value()->mark_interrupted();
@@ -32,6 +33,15 @@ Result<OperatorRuntime> make_operator_runtime(HostRuntime& host) {
     parts.router = host.router.get();
     parts.runs = rt.runs.get();
     parts.guidance = rt.guidance.get();
+    if (config.storage.backend == "postgres") {
+        // The instance id is the process identity the run store records as a run's owner, so a
+        // host on the same machine still recognises a dead driver without waiting for its lease.
+        auto leases = store::RunLeases::open(storage_location(config), ownership.self, config.storage.lease_ttl);
+        if (!leases) return leases.error();
+        rt.leases = std::move(leases.value());
+        parts.leases = rt.leases.get();
+        parts.lease_heartbeat = config.storage.lease_heartbeat;
+    }
     const HostRuntime* h = &host;
     parts.catalog = [h] { return h->snapshot(); };
     parts.config = operator_config.value();

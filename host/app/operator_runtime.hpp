@@ -6,6 +6,7 @@
 #include "app/host_runtime.hpp"
 #include "operator/operator.hpp"
 #include "store/guidance_store.hpp"
+#include "store/run_lease.hpp"
 #include "store/run_store.hpp"
 
 #include <memory>
@@ -16,6 +17,10 @@ struct OperatorRuntime {
     HostRuntime* host = nullptr;  // not owned; outlives this
     std::unique_ptr<store::RunStore> runs;
     std::unique_ptr<store::GuidanceStore> guidance;
+    // PostgreSQL only (several instances): the leases runs are driven under, this process's
+    // announcement as an instance, and the sweeper election. Null on SQLite, whose one host keeps
+    // telling dead drivers by their process identity.
+    std::unique_ptr<store::RunLeases> leases;
     std::unique_ptr<op::Operator> op;
 };
 

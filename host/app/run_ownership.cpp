@@ -8,11 +8,6 @@
 namespace skillhost::app {
 namespace {
 
-// "<host>/<pid>/<start ticks>"; host names hold no '/'.
-std::string owner_text(const policy::ProcessIdentity& id) {
-    return id.host + "/" + std::to_string(id.pid) + "/" + std::to_string(id.start_ticks);
-}
-
 bool owner_is_alive(std::string_view text) {
     const auto last = text.rfind('/');
     if (last == std::string_view::npos || last == 0) return true;  // unreadable: assume alive
@@ -30,8 +25,13 @@ bool owner_is_alive(std::string_view text) {
 
 }  // namespace
 
+// Host names hold no '/'.
+std::string process_owner_text(const policy::ProcessIdentity& id) {
+    return id.host + "/" + std::to_string(id.pid) + "/" + std::to_string(id.start_ticks);
+}
+
 store::RunOwnership this_process_run_ownership() {
-    return store::RunOwnership{owner_text(policy::current_process_identity()), &owner_is_alive};
+    return store::RunOwnership{process_owner_text(policy::current_process_identity()), &owner_is_alive};
 }
 
 }  // namespace skillhost::app

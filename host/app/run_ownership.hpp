@@ -3,10 +3,16 @@
 // interrupted without touching those a live CLI or daemon is still driving.
 #pragma once
 
+#include "policy/process_identity.hpp"
 #include "store/run_store.hpp"
+
+#include <string>
 
 namespace skillhost::app {
 
 store::RunOwnership this_process_run_ownership();
+
+// "<host>/<pid>/<start ticks>": how a process is named as a run's owner and as an instance.
+std::string process_owner_text(const policy::ProcessIdentity& id);
 
 }  // namespace skillhost::app

@@ -237,8 +237,10 @@ std::optional<Error> read_isolation(const fs::path& file, const YAML::Node& node
 
 std::optional<Error> read_storage(const fs::path& file, const YAML::Node& node, StorageSettings& storage) {
     if (!node.IsMap()) return config_error(file, node.Mark(), "storage", "expected a mapping (backend, url)");
-    static const std::set<std::string> keys{"backend", "url"};
+    static const std::set<std::string> keys{"backend", "url", "lease_ttl_ms", "lease_heartbeat_ms",
+                                            "sweep_interval_ms"};
     std::optional<YAML::Mark> url_mark;
+    std::optional<YAML::Mark> heartbeat_mark;
     for (const auto& kv : node) {
         const std::string key = kv.first.as<std::string>();
         const YAML::Node& v = kv.second;
@@ -246,6 +248,27 @@ std::optional<Error> read_storage(const fs::path& file, const YAML::Node& node, 
         if (!keys.count(key))
             return config_error(file, kv.first.Mark(), name, "unknown setting; allowed: " + joined(keys));
         if (!v.IsScalar()) return config_error(file, v.Mark(), name, "expected text");
+        if (key.ends_with("_ms")) {
+            long long ms = 0;
+            std::optional<Error> bad;
+            try {
+                // A lease shorter than half a second would expire under ordinary database latency.
+                bad = read_bounded(file, v, name, key == "lease_ttl_ms" ? 500 : 100, 3600000, ms);
+            } catch (const YAML::BadConversion&) {
+                return config_error(file, v.Mark(), name, "expected a whole number of milliseconds");
+            }
+            if (bad) return bad;
+            const std::chrono::milliseconds value(ms);
+            if (key == "lease_ttl_ms") {
+                storage.lease_ttl = value;
+            } else if (key == "lease_heartbeat_ms") {
+                storage.lease_heartbeat = value;
+                heartbeat_mark = v.Mark();
+            } else {
+                storage.sweep_interval = value;
+            }
+            continue;
+        }
         const std::string text = v.as<std::string>();
         if (key == "backend") {
             if (text != "sqlite" && text != "postgres")
@@ -266,6 +289,12 @@ std::optional<Error> read_storage(const fs::path& file, const YAML::Node& node, 
         return config_error(file, node.Mark(), "storage.url",
                             "the postgres backend needs a connection string, e.g. url: "
                             "postgresql://skillhost@db.internal:5432/skillhost");
+    // Two heartbeats per ttl: one late or failed heartbeat does not cost a live instance its runs.
+    if (storage.lease_heartbeat * 2 > storage.lease_ttl)
+        return config_error(
+            file, heartbeat_mark ? *heartbeat_mark : node.Mark(), "storage.lease_heartbeat_ms",
+            "must be at most half of storage.lease_ttl_ms (" + std::to_string(storage.lease_ttl.count()) + "), got " +
+                std::to_string(storage.lease_heartbeat.count()) + "; lower the heartbeat or raise the ttl");
     if (storage.backend == "sqlite" && url_mark)
         return config_error(file, *url_mark, "storage.url",
                             "is only read by the postgres backend; the sqlite backend keeps its file at "

@@ -65,6 +65,12 @@ struct StorageSettings {
     // postgres: a libpq connection string, "postgresql://user@host:5432/db" or "host=... dbname=...".
     // A password is better kept in ~/.pgpass or $PGPASSWORD than here.
     std::string url;
+    // postgres: how long a run's lease lasts without a heartbeat (a run whose instance died is
+    // taken over this long after its last heartbeat), how often leases are extended (at most half
+    // the ttl), and how often the elected instance sweeps expired leases and approvals.
+    std::chrono::milliseconds lease_ttl{30000};
+    std::chrono::milliseconds lease_heartbeat{10000};
+    std::chrono::milliseconds sweep_interval{5000};
 };
 
 // "127.0.0.1:8787", "[::1]:8787", "0.0.0.0:9000". False (with `problem`) when it is not HOST:PORT.

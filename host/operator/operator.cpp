@@ -151,11 +151,61 @@ Result<store::Run> Operator::run(std::string_view goal, const policy::UserContex
     run.history = options.history;
     run.created_ms = store::unix_ms_now();
     if (auto saved = parts_.runs->save(run); !saved) return saved.error();
-    return drive(run, user, events, options.max_steps, options.cancel);
+    auto cancel = options.cancel;
+    auto lease = hold_lease(run.id, cancel);
+    if (!lease) return lease.error();
+    return drive(run, user, events, options.max_steps, std::move(cancel), std::move(lease.value()));
+}
+
+Result<std::unique_ptr<RunLeaseHold>> Operator::hold_lease(std::string_view run_id,
+                                                           std::shared_ptr<std::atomic<bool>>& cancel) {
+    if (!parts_.leases) return std::unique_ptr<RunLeaseHold>();
+    if (!cancel) cancel = std::make_shared<std::atomic<bool>>(false);
+    return RunLeaseHold::acquire(*parts_.leases, run_id, parts_.lease_heartbeat, cancel);
+}
+
+Status Operator::save_run(Session& session) {
+    if (session.lease) return session.lease->save(session.run);
+    return parts_.runs->save(session.run);
+}
+
+void Operator::stop_lease_lost(Session& session) {
+    session.lease_lost = true;
+    session.finished = true;
+    session.emit(RunEventType::warning,
+                 "this instance lost the run's lease (another instance took the run over); it stops here");
+}
+
+bool Operator::claim_step(Session& session, store::ScratchpadEntry& entry) {
+    auto& run = session.run;
+    auto claimed = session.lease->claim_step(entry.step - 1);
+    Status saved = claimed ? Status() : Status(claimed.error());
+    if (claimed) {
+        if (claimed->retry)
+            entry.warnings.push_back(
+                "retried: the instance that ran this step before stopped during the call; it runs again with the "
+                "same idempotency key (" +
+                run.id + ":" + std::to_string(entry.step) + ")");
+        // In the record while the call runs: an instance that takes the run over calls it again.
+        run.steps.push_back(entry);
+        saved = session.lease->save(run);
+        run.steps.pop_back();
+    }
+    if (saved) return true;
+    if (session.lease->lost()) {
+        stop_lease_lost(session);
+    } else {
+        finish_failed(session, saved.error());
+    }
+    return false;
 }
 
 bool Operator::stop_if_cancelled(Session& session) {
     if (!session.cancel || !session.cancel->load() || session.finished) return false;
+    if (session.lease && session.lease->lost()) {
+        stop_lease_lost(session);
+        return true;
+    }
     auto& run = session.run;
     run.status = RunStatus::cancelled;
     run.finished_ms = store::unix_ms_now();
@@ -168,14 +218,16 @@ bool Operator::stop_if_cancelled(Session& session) {
 }
 
 Result<store::Run> Operator::drive(store::Run& run, const policy::UserContext& user, RunEventSubscriber* events,
-                                   int max_steps, std::shared_ptr<std::atomic<bool>> cancel) {
+                                   int max_steps, std::shared_ptr<std::atomic<bool>> cancel,
+                                   std::unique_ptr<RunLeaseHold> lease, bool retry_pending_step) {
     Session session(run, user, parts_.catalog(), events);
     session.cancel = std::move(cancel);
+    session.lease = lease.get();
     session.max_steps = max_steps > 0 ? max_steps : parts_.config.max_steps;
     if (!session.catalog) {
         finish_failed(session,
                       Error{"CATALOG_UNAVAILABLE", "no skill catalog is loaded; check the plugin directories", {}, {}});
-        if (auto saved = parts_.runs->save(run); !saved) return saved.error();
+        if (auto saved = save_run(session); !saved) return saved.error();
         return run;
     }
     session.planner_catalog = planner_catalog(*session.catalog, user);
@@ -185,7 +237,15 @@ Result<store::Run> Operator::drive(store::Run& run, const policy::UserContext& u
     session.playbooks = playbook_text(run, user);
 
     const bool emulation = user.mode == policy::CognitiveMode::emulation;
-    if (run.route.empty()) {
+    if (retry_pending_step && !run.steps.empty() && run.steps.back().action && !run.steps.back().observation) {
+        store::ScratchpadEntry pending = std::move(run.steps.back());
+        run.steps.pop_back();
+        // The same step number, so the same idempotency key as the interrupted call.
+        execute_action(session, std::move(pending.thought), std::move(*pending.action));
+    }
+    if (session.finished) {
+        // Paused, failed or lost its lease in the retried step.
+    } else if (run.route.empty()) {
         lightweight(session, !emulation);
     } else if (run.route != "react") {
         // A lightweight run resumed after its approval: answer from what it now has.
@@ -218,10 +278,12 @@ Result<store::Run> Operator::drive(store::Run& run, const policy::UserContext& u
                      json::object{{"attempt", run.attempt}});
         while (!session.finished) react(session);
     }
+    if (session.lease_lost) return session.lease->lost_error();
     if (!run.guidance_id.empty() && run.status != RunStatus::awaiting_approval) learn_from_guidance(run);
     // Saved when the run starts, when it resumes and here, whenever it stops (done, paused or failed):
-    // a synchronous SQLite commit per step would cost more than the rest of a step together.
-    if (auto saved = parts_.runs->save(run); !saved) return saved.error();
+    // a synchronous SQLite commit per step would cost more than the rest of a step together. Under
+    // a lease, also before every skill call (claim_step).
+    if (auto saved = save_run(session); !saved) return saved.error();
     return run;
 }
 
@@ -395,6 +457,7 @@ bool Operator::execute_action(Session& session, std::string thought, store::Acti
     request.options.idempotency_key = run.id + ":" + std::to_string(entry.step);
     if (const auto* called = session.catalog->find(action.tool))
         run.plugin_versions[called->plugin->manifest().name] = std::string(called->plugin->version());
+    if (session.lease && !claim_step(session, entry)) return false;
     const auto outcome = parts_.pipeline->call(*session.catalog, request);
     if (outcome.approval_id) {
         entry.duration_us = micros_since(started);

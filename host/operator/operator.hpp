@@ -15,9 +15,11 @@
 #include "operator/run_events.hpp"
 #include "policy/user_context.hpp"
 #include "store/guidance_store.hpp"
+#include "store/run_lease.hpp"
 #include "store/run_store.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -29,11 +31,18 @@
 
 namespace skillhost::op {
 
+class RunLeaseHold;
+
 struct OperatorParts {
     const exec::CallPipeline* pipeline = nullptr;  // required
     llm::ModelRouter* router = nullptr;            // required
     store::RunStore* runs = nullptr;               // required
     store::GuidanceStore* guidance = nullptr;      // optional: no guidance learning without it
+    // Optional: runs are driven under a lease (several instances on one database). Each skill
+    // call's step is claimed and the run saved under the lease before the call; a run whose
+    // lease is lost stops without writing. Null: runs are saved when they start, pause or end.
+    store::RunLeases* leases = nullptr;
+    std::chrono::milliseconds lease_heartbeat{10000};  // how often a held lease is extended
     // The catalog as it is now (a reload may swap it between runs or steps).
     std::function<std::shared_ptr<const catalog::CatalogSnapshot>()> catalog;
     OperatorConfig config;
@@ -73,8 +82,11 @@ public:
     Result<store::Run> resume_after_approval(std::string_view run_id, RunEventSubscriber* events = nullptr,
                                              std::shared_ptr<std::atomic<bool>> cancel = nullptr);
 
-    // Continues an interrupted run (its process died) from its last saved step. RUN_NOT_FOUND,
-    // RUN_NOT_INTERRUPTED, RUN_ALREADY_RESUMED (another process resumed it first).
+    // Continues an interrupted run (its process died) from its last saved step; a step whose call
+    // was in flight runs again with the same idempotency key. RUN_NOT_FOUND, RUN_NOT_INTERRUPTED,
+    // RUN_ALREADY_RESUMED (another process resumed it first), RUN_PLUGIN_VERSION_MISSING (also
+    // recorded in the run, which stays interrupted for an instance that has the versions),
+    // RUN_LEASE_HELD (with leases: the instance that drove it has not yet let its lease expire).
     Result<store::Run> resume_interrupted(std::string_view run_id, RunEventSubscriber* events = nullptr,
                                           std::shared_ptr<std::atomic<bool>> cancel = nullptr);
     // `runs resume`: an interrupted run continues from its last saved step, any other run as
@@ -88,6 +100,10 @@ public:
     // GUIDANCE_EMPTY.
     Result<store::Run> guide(std::string_view run_id, std::string_view text, RunEventSubscriber* events = nullptr,
                              std::shared_ptr<std::atomic<bool>> cancel = nullptr);
+
+    // RUN_PLUGIN_VERSION_MISSING when this host does not have loaded every plugin version the
+    // run's steps called, so another instance should continue it.
+    Status can_continue_here(const store::Run& run) const;
 
     const OperatorConfig& config() const { return parts_.config; }
 
@@ -115,8 +131,22 @@ public:
 private:
     struct Session;  // one attempt's working state (defined in operator.cpp)
 
+    // With parts_.leases: the run's lease, taken before the run is claimed or driven (null without
+    // leases). Makes `cancel` when it is null, so a lost lease can stop the run.
+    Result<std::unique_ptr<RunLeaseHold>> hold_lease(std::string_view run_id,
+                                                     std::shared_ptr<std::atomic<bool>>& cancel);
+    // `retry_pending_step`: a step saved with its action but no observation (the instance that ran
+    // it stopped mid-call) runs again first.
     Result<store::Run> drive(store::Run& run, const policy::UserContext& user, RunEventSubscriber* events,
-                             int max_steps = 0, std::shared_ptr<std::atomic<bool>> cancel = nullptr);
+                             int max_steps, std::shared_ptr<std::atomic<bool>> cancel,
+                             std::unique_ptr<RunLeaseHold> lease, bool retry_pending_step = false);
+    // Saves the run, under its lease when it has one.
+    Status save_run(Session& session);
+    // Before a skill call with a lease: claims the step and saves the run with the step in flight
+    // (and the plugin versions it uses). False when the run must stop (lease lost, or failed).
+    bool claim_step(Session& session, store::ScratchpadEntry& entry);
+    // The lease is gone: the run stops here without writing anything more.
+    void stop_lease_lost(Session& session);
     bool stop_if_cancelled(Session& session);
     void react(Session& session);
     void lightweight(Session& session, bool full_loop_allowed);

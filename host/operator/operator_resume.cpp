@@ -2,6 +2,7 @@
 // (which, when the guided run succeeds, becomes a playbook). The ReAct loop itself is operator.cpp.
 #include "operator/observation_format.hpp"
 #include "operator/operator.hpp"
+#include "operator/run_lease_hold.hpp"
 #include "store/run_plugin_versions.hpp"
 
 #include <boost/json.hpp>
@@ -25,6 +26,10 @@ Status has_plugin_versions_of(const store::Run& run, const catalog::CatalogSnaps
 }
 
 }  // namespace
+
+Status Operator::can_continue_here(const store::Run& run) const {
+    return has_plugin_versions_of(run, parts_.catalog().get());
+}
 
 Result<store::Run> Operator::resume_after_approval(std::string_view run_id, RunEventSubscriber* events,
                                                    std::shared_ptr<std::atomic<bool>> cancel) {
@@ -112,6 +117,8 @@ Result<store::Run> Operator::resume_after_approval(std::string_view run_id, RunE
     // Compare-and-set: of two processes resuming this run (the daemon after an approval and a
     // `runs resume`), only the first drives it, so no skill call is repeated.
     if (auto versions = has_plugin_versions_of(run, parts_.catalog().get()); !versions) return versions.error();
+    auto lease = hold_lease(run.id, cancel);
+    if (!lease) return lease.error();
     if (auto claimed = parts_.runs->claim(run, RunStatus::awaiting_approval); !claimed) return claimed.error();
     if (events) {
         RunEvent event{RunEventType::observation, run.id, static_cast<int>(run.steps.size()),
@@ -119,7 +126,7 @@ Result<store::Run> Operator::resume_after_approval(std::string_view run_id, RunE
                        json::object{{"tool", entry.action->tool}, {"success", entry.observation->success}}};
         events->on_event(event);
     }
-    return drive(run, user.value(), events, 0, std::move(cancel));
+    return drive(run, user.value(), events, 0, std::move(cancel), std::move(lease.value()));
 }
 
 Result<store::Run> Operator::resume_interrupted(std::string_view run_id, RunEventSubscriber* events,
@@ -139,11 +146,22 @@ Result<store::Run> Operator::resume_interrupted(std::string_view run_id, RunEven
     }
     auto user = user_for(run);
     if (!user) return user.error();
+    if (auto versions = has_plugin_versions_of(run, parts_.catalog().get()); !versions) {
+        // Recorded (the run stays interrupted) so whoever looks at it sees why this instance left
+        // it to one that has the versions its steps used.
+        if (!run.error || run.error->code != versions.error().code) {
+            store::Run noted = run;
+            noted.error = versions.error();
+            (void)parts_.runs->claim(noted, RunStatus::interrupted);
+        }
+        return versions.error();
+    }
     run.status = RunStatus::running;
     run.error.reset();
-    if (auto versions = has_plugin_versions_of(run, parts_.catalog().get()); !versions) return versions.error();
+    auto lease = hold_lease(run.id, cancel);
+    if (!lease) return lease.error();
     if (auto claimed = parts_.runs->claim(run, RunStatus::interrupted); !claimed) return claimed.error();
-    return drive(run, user.value(), events, 0, std::move(cancel));
+    return drive(run, user.value(), events, 0, std::move(cancel), std::move(lease.value()), true);
 }
 
 Result<store::Run> Operator::resume(std::string_view run_id, RunEventSubscriber* events,
@@ -192,8 +210,10 @@ Result<store::Run> Operator::guide(std::string_view run_id, std::string_view tex
     // The guided continuation is a fresh attempt: old failures must not re-trigger stuck detection.
     run.attempt_first_step = run.steps.size();
     if (auto versions = has_plugin_versions_of(run, parts_.catalog().get()); !versions) return versions.error();
+    auto lease = hold_lease(run.id, cancel);
+    if (!lease) return lease.error();
     if (auto claimed = parts_.runs->claim(run, RunStatus::needs_guidance); !claimed) return claimed.error();
-    return drive(run, user.value(), events, 0, std::move(cancel));
+    return drive(run, user.value(), events, 0, std::move(cancel), std::move(lease.value()));
 }
 
 void Operator::learn_from_guidance(store::Run& run) {

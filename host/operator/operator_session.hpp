@@ -3,6 +3,7 @@
 
 #include "operator/operator.hpp"
 #include "operator/planner_prompt.hpp"
+#include "operator/run_lease_hold.hpp"
 
 #include <boost/json.hpp>
 
@@ -30,6 +31,8 @@ struct Operator::Session {
     std::shared_ptr<std::atomic<bool>> cancel;
     bool planner_reads_context = true;  // the orchestrator model is the builtin backend
     bool finished = false;              // the run left `running` (completed, paused, failed, ...)
+    RunLeaseHold* lease = nullptr;      // with leases: this run's (owned by drive)
+    bool lease_lost = false;            // another instance took the run over: write nothing more
 
     void emit(RunEventType type, std::string text, boost::json::object data = {}) const {
         if (!events) return;

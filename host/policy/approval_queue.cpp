@@ -381,6 +381,11 @@ Result<std::vector<std::string>> ApprovalQueue::expire_due(TimePoint at) {
 }
 
 Result<std::vector<std::string>> ApprovalQueue::recover_interrupted() {
+    return recover_interrupted(process_is_alive);
+}
+
+Result<std::vector<std::string>> ApprovalQueue::recover_interrupted(
+    const std::function<bool(const ProcessIdentity& claimer)>& claimer_alive) {
     auto claimed = connection_->run("finding interrupted approvals",
                                     "SELECT id, claim_host, claim_pid, claim_start_ticks FROM approvals"
                                     " WHERE state = 'approved'",
@@ -390,7 +395,7 @@ Result<std::vector<std::string>> ApprovalQueue::recover_interrupted() {
     std::vector<std::string> recovered;
     for (std::size_t row = 0; row < claimed->size(); ++row) {
         const ProcessIdentity claimer{claimed->text(row, 1), claimed->integer(row, 2), claimed->integer(row, 3)};
-        if (process_is_alive(claimer)) continue;
+        if (claimer_alive(claimer)) continue;
         const std::string id = claimed->text(row, 0);
         auto updated = connection_->run("marking interrupted approvals",
                                         "UPDATE approvals SET state = 'failed', completed_at_ms = ?, reason = ? "

@@ -17,6 +17,7 @@
 #include "base/error.hpp"
 #include "policy/approval_record.hpp"
 #include "policy/credential.hpp"
+#include "policy/process_identity.hpp"
 #include "db/backend_connection.hpp"
 #include "db/storage_location.hpp"
 #include "policy/users.hpp"
@@ -119,6 +120,11 @@ public:
     // approved approvals whose claiming process is gone -> failed with interrupted_reason.
     // Returns their ids. open() runs this; a long-running daemon may call it too.
     Result<std::vector<std::string>> recover_interrupted();
+    // The same, judging each claimer with `claimer_alive` (false only when it is surely gone):
+    // several instances on one database tell a dead instance on another machine by its lapsed
+    // announcement, which process identity alone cannot.
+    Result<std::vector<std::string>> recover_interrupted(
+        const std::function<bool(const ProcessIdentity& claimer)>& claimer_alive);
 
     std::chrono::milliseconds ttl() const { return options_.ttl; }
 

@@ -143,6 +143,21 @@ Status Daemon::start() {
                      recovered->size());
     }
     if (auto st = server_->start(); !st) return st;
+    if (operators_.leases) {
+        app::SharedStateSweeperParts parts;
+        parts.leases = operators_.leases.get();
+        parts.approvals = host_.approvals.get();
+        parts.runs = operators_.runs.get();
+        parts.op = operators_.op.get();
+        RunHub* hub = runs_.get();
+        parts.resume_interrupted = [hub](const std::string& id) { return hub->resume_interrupted(id); };
+        parts.working = [hub](const std::string& id) { return hub->working(id); };
+        app::HostRuntime* host = &host_;
+        parts.catalog_version = [host] { return host->snapshot()->version(); };
+        parts.heartbeat = host_.config.storage.lease_heartbeat;
+        parts.sweep_interval = host_.config.storage.sweep_interval;
+        sweeper_ = std::make_unique<app::SharedStateSweeper>(std::move(parts));
+    }
     // After binding: a start that cannot listen leaves no token behind that nobody was told about.
     auto token_file = ensure_owner_token(*host_.users, *tokens_, host_.config.home);
     if (!token_file) return token_file.error();
@@ -277,6 +292,8 @@ void Daemon::shutdown() {
         return std::max(std::chrono::milliseconds(0), std::chrono::duration_cast<std::chrono::milliseconds>(
                                                           deadline - std::chrono::steady_clock::now()));
     };
+    // No more takeovers from here; this instance's announcement stays until its work is done.
+    sweeper_.reset();
     server_->stop_accepting();
     runs_->stop_accepting();
     const std::size_t requests = server_->requests_in_flight();
@@ -302,6 +319,11 @@ void Daemon::shutdown() {
     server_->stop();
     run_wakeups_.reset();
     runs_.reset();
+    // Whatever it claimed and did not finish is abandoned now, and other instances may say so.
+    if (operators_.leases) {
+        if (auto retired = operators_.leases->retire_instance(); !retired)
+            spdlog::warn("serve: retiring this instance failed: {}", retired.error().message);
+    }
     spdlog::info("serve: stopped");
 }
 

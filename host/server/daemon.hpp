@@ -5,6 +5,7 @@
 
 #include "app/host_runtime.hpp"
 #include "app/operator_runtime.hpp"
+#include "app/shared_state_sweeper.hpp"
 #include "base/error.hpp"
 #include "config/host_config.hpp"
 #include "server/http_server.hpp"
@@ -70,6 +71,7 @@ private:
     std::unique_ptr<McpHttpEndpoint> mcp_;
     RouteTable routes_;
     std::unique_ptr<HttpServer> server_;
+    std::unique_ptr<app::SharedStateSweeper> sweeper_;  // PostgreSQL only: leases, approvals, takeovers
     std::optional<std::filesystem::path> owner_token_file_;
     bool stopped_ = false;
 };

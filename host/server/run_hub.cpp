@@ -190,9 +190,12 @@ void RunHub::prune_locked() {
 
 void RunHub::finish(const std::string& run_id, const Result<store::Run>& outcome) {
     // How the run ended or paused goes into its log first, so streams elsewhere see it too.
-    const bool resumed_elsewhere = !outcome && outcome.error().code == "RUN_ALREADY_RESUMED";
+    // Another process or instance drives the run now (or will, having the plugin versions it needs).
+    const bool driven_elsewhere =
+        !outcome && (outcome.error().code == "RUN_ALREADY_RESUMED" || outcome.error().code == "RUN_LEASE_HELD" ||
+                     outcome.error().code == "RUN_LEASE_LOST");
     StreamEvent logged;
-    if (!outcome && !resumed_elsewhere) {
+    if (!outcome && !driven_elsewhere) {
         spdlog::warn("run {}: {}: {}", run_id, outcome.error().code, outcome.error().message);
         logged = {"end", json::serialize(json::object{{"id", run_id}, {"error", outcome.error().to_json()}})};
     } else if (outcome && terminal(outcome->status)) {
@@ -208,7 +211,7 @@ void RunHub::finish(const std::string& run_id, const Result<store::Run>& outcome
         it->second.last_seq = std::max(it->second.last_seq, seq_of(logged));
     }
     --working_;
-    if (resumed_elsewhere && it != tracked_.end()) {
+    if (driven_elsewhere && it != tracked_.end()) {
         // Another process drives the run now; poll_paused follows it in the store for the streams.
         it->second.paused_status.clear();
     } else if (logged.name == "end") {
@@ -296,6 +299,18 @@ Result<std::string> RunHub::start(std::string goal, const policy::UserContext& u
 }
 
 Status RunHub::resume_after_approval(const std::string& run_id) {
+    return resume(run_id, [this, run_id](op::RunEventSubscriber* sink, std::shared_ptr<std::atomic<bool>> flag) {
+        return op_.resume_after_approval(run_id, sink, std::move(flag));
+    });
+}
+
+Status RunHub::resume_interrupted(const std::string& run_id) {
+    return resume(run_id, [this, run_id](op::RunEventSubscriber* sink, std::shared_ptr<std::atomic<bool>> flag) {
+        return op_.resume_interrupted(run_id, sink, std::move(flag));
+    });
+}
+
+Status RunHub::resume(const std::string& run_id, Work work) {
     auto run = runs_.get(run_id);
     if (!run) return run.error();
     std::shared_ptr<std::atomic<bool>> cancel;
@@ -308,9 +323,7 @@ Status RunHub::resume_after_approval(const std::string& run_id) {
         if (auto admitted = admit_locked(run->user_id, false); !admitted) return admitted.error();
         cancel = begin_locked(run_id, run->user_id);
     }
-    spawn(run_id, cancel, [this, run_id](op::RunEventSubscriber* sink, std::shared_ptr<std::atomic<bool>> flag) {
-        return op_.resume_after_approval(run_id, sink, std::move(flag));
-    });
+    spawn(run_id, cancel, std::move(work));
     return {};
 }
 

@@ -65,6 +65,9 @@ public:
 
     // Continues a run whose approval was resolved, in the background. RUN_BUSY when it is working.
     Status resume_after_approval(const std::string& run_id);
+    // Continues an interrupted run (the instance driving it stopped) in the background; another
+    // instance racing for it gets RUN_ALREADY_RESUMED in its log, not its clients. RUN_BUSY.
+    Status resume_interrupted(const std::string& run_id);
 
     // Continues a needs_guidance run with `text`, in the background, after checking what can be
     // checked now: GUIDANCE_EMPTY, RUN_NOT_FOUND, RUN_NOT_WAITING_FOR_GUIDANCE, RUN_BUSY,
@@ -121,6 +124,8 @@ private:
 
     using Work = std::function<Result<store::Run>(op::RunEventSubscriber*, std::shared_ptr<std::atomic<bool>>)>;
 
+    // Starts `work` on a run that is not working here (resuming it), without a per-user limit.
+    Status resume(const std::string& run_id, Work work);
     // Refuses when shutting down or, with `limited`, when the user has max_runs_per_user working.
     Status admit_locked(const std::string& user_id, bool limited) const;
     // Marks the run working (creating its entry); returns its cancellation flag.

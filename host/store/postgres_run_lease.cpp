@@ -35,6 +35,9 @@ public:
     Status save_fenced(const RunLease& lease, Run& run) override;
     Status release(const RunLease& lease) override;
     Result<LeaseSweep> sweep_expired() override;
+    Status announce_instance() override;
+    Status retire_instance() override;
+    Result<std::optional<bool>> instance_alive(std::string_view instance_id) override;
 
 private:
     // Why a lease-guarded statement touched nothing: the lease changed hands (lost) or not.
@@ -187,6 +190,37 @@ Result<LeaseSweep> PostgresRunLeases::sweep_expired() {
     auto interrupted = interrupt_expired_runs();
     if (!interrupted) return interrupted.error();
     return LeaseSweep{true, std::move(interrupted.value())};
+}
+
+Status PostgresRunLeases::announce_instance() {
+    std::lock_guard lock(mutex_);
+    // Taken or extended in one statement: a sweep that fenced a stalled instance's announcement
+    // (owner NULL) lets it announce itself again at once.
+    auto announced = connection_.query(
+        "INSERT INTO run_leases(run_id, owner, epoch, expires_ms) VALUES($1, $2, 1, " SKILLHOST_DB_NOW_MS
+        " + $3) ON CONFLICT(run_id) DO UPDATE SET owner = excluded.owner, expires_ms = excluded.expires_ms,"
+        " epoch = CASE WHEN run_leases.owner IS NULL THEN run_leases.epoch + 1 ELSE run_leases.epoch END",
+        {instance_lease_key(instance_id_), instance_id_, ttl_ms_});
+    if (!announced) return announced.error();
+    return {};
+}
+
+Status PostgresRunLeases::retire_instance() {
+    std::lock_guard lock(mutex_);
+    auto retired = connection_.query("UPDATE run_leases SET owner = NULL, expires_ms = 0 WHERE run_id = $1",
+                                     {instance_lease_key(instance_id_)});
+    if (!retired) return retired.error();
+    return {};
+}
+
+Result<std::optional<bool>> PostgresRunLeases::instance_alive(std::string_view instance_id) {
+    std::lock_guard lock(mutex_);
+    auto row = connection_.query("SELECT owner IS NOT NULL AND expires_ms >= " SKILLHOST_DB_NOW_MS
+                                 " FROM run_leases WHERE run_id = $1",
+                                 {instance_lease_key(instance_id)});
+    if (!row) return row.error();
+    if (row->rows() == 0) return std::optional<bool>();
+    return std::optional<bool>(row->text(0, 0) == "t");
 }
 
 }  // namespace

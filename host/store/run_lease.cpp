@@ -41,6 +41,10 @@ public:
     }
     Status release(const RunLease&) override { return {}; }
     Result<LeaseSweep> sweep_expired() override { return LeaseSweep{true, {}}; }
+    // One instance: whatever it claimed, its own process identity tells whether it still runs.
+    Status announce_instance() override { return {}; }
+    Status retire_instance() override { return {}; }
+    Result<std::optional<bool>> instance_alive(std::string_view) override { return std::optional<bool>(); }
 
 private:
     struct Held {
@@ -70,6 +74,10 @@ Result<std::unique_ptr<RunLeases>> RunLeases::open(const db::StorageLocation& lo
     auto runs = RunStore::open(location, std::move(ownership));
     if (!runs) return runs.error();
     return std::unique_ptr<RunLeases>(new SingleInstanceRunLeases(std::move(runs.value()), std::move(instance_id)));
+}
+
+std::string instance_lease_key(std::string_view instance_id) {
+    return "instance:" + std::string(instance_id);
 }
 
 Error run_lease_lost_error(const RunLease& lease, std::string_view why) {

@@ -6,6 +6,8 @@
 // One elected instance sweeps expired leases: their runs become `interrupted`, which any
 // instance may resume (RunStore::claim against `interrupted`).
 // With SQLite there is one instance: leases are always granted and never expire.
+// Instances also announce that they are alive (a lease named "instance:<id>" in the same table), so
+// work an instance claimed outside a run (an approval's execution) can be recovered once it is gone.
 #pragma once
 
 #include "base/error.hpp"
@@ -16,6 +18,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,7 +69,21 @@ public:
     // When this instance is (or becomes) the elected sweeper: every running run whose lease
     // expired becomes interrupted and its lease is fenced off (epoch raised, no owner).
     virtual Result<LeaseSweep> sweep_expired() = 0;
+
+    // Says this instance is alive for another ttl (taking its instance lease again when a sweep
+    // fenced it after a stall). Called at least twice per ttl by a daemon.
+    virtual Status announce_instance() = 0;
+    // Ends this instance's announcement (a clean stop): work it claimed and never finished is
+    // then known to be abandoned.
+    virtual Status retire_instance() = 0;
+    // Whether the instance `instance_id` announced itself and its announcement is current: true
+    // (alive), false (it stopped, or its announcement expired), nullopt (it never announced itself:
+    // a CLI process, or an older version; the caller falls back to what else it can tell).
+    virtual Result<std::optional<bool>> instance_alive(std::string_view instance_id) = 0;
 };
+
+// The lease row that carries an instance's announcement.
+std::string instance_lease_key(std::string_view instance_id);
 
 Error run_lease_lost_error(const RunLease& lease, std::string_view why);
 Error step_already_claimed_error(const RunLease& lease, int step, int claimed_step);

@@ -275,6 +275,28 @@ TEST(HostConfig, StorageDefaultsToSqliteAndReadsAPostgresUrl) {
     EXPECT_EQ(cfg->storage.url, "postgresql://skillhost@db.internal:5432/skillhost");
 }
 
+TEST(HostConfig, StorageReadsTheLeaseTimings) {
+    TempDir dir;
+    ConfigSources s;
+    s.home = dir / "home";
+    write_file(dir / "skillhost.yaml",
+               "storage:\n  backend: postgres\n  url: postgresql://db/skillhost\n  lease_ttl_ms: 4000\n"
+               "  lease_heartbeat_ms: 2000\n  sweep_interval_ms: 250\n");
+    s.config_file = dir / "skillhost.yaml";
+    auto cfg = load_host_config(s);
+    ASSERT_TRUE(cfg.ok()) << cfg.error().message;
+    EXPECT_EQ(cfg->storage.lease_ttl, std::chrono::milliseconds(4000));
+    EXPECT_EQ(cfg->storage.lease_heartbeat, std::chrono::milliseconds(2000));
+    EXPECT_EQ(cfg->storage.sweep_interval, std::chrono::milliseconds(250));
+    // Defaults: 30 s leases extended every 10 s, swept every 5 s.
+    write_file(dir / "skillhost.yaml", "storage:\n  backend: sqlite\n");
+    auto defaults = load_host_config(s);
+    ASSERT_TRUE(defaults.ok()) << defaults.error().message;
+    EXPECT_EQ(defaults->storage.lease_ttl, std::chrono::milliseconds(30000));
+    EXPECT_EQ(defaults->storage.lease_heartbeat, std::chrono::milliseconds(10000));
+    EXPECT_EQ(defaults->storage.sweep_interval, std::chrono::milliseconds(5000));
+}
+
 TEST(HostConfig, StorageMistakesNameTheKeyAndWhatToWrite) {
     TempDir dir;
     struct Case {
@@ -288,7 +310,13 @@ TEST(HostConfig, StorageMistakesNameTheKeyAndWhatToWrite) {
         {"storage:\n  backend: sqlite\n  url: postgresql://x/y\n", "storage.url", "only read by the postgres backend"},
         {"storage:\n  backend: postgres\n  url: \"host=a\\u0001\"\n", "storage.url", "printable characters"},
         {"storage:\n  backend: postgres\n  url: \"\"\n", "storage.url", "printable characters"},
-        {"storage:\n  pool: 4\n", "storage.pool", "unknown setting; allowed: backend, url"},
+        {"storage:\n  pool: 4\n", "storage.pool", "unknown setting; allowed: backend, lease_heartbeat_ms"},
+        {"storage:\n  lease_ttl_ms: 100\n", "storage.lease_ttl_ms", "expected 500..3600000, got 100"},
+        {"storage:\n  lease_heartbeat_ms: 20000\n", "storage.lease_heartbeat_ms",
+         "at most half of storage.lease_ttl_ms (30000)"},
+        {"storage:\n  lease_ttl_ms: 2000\n  lease_heartbeat_ms: 1500\n", "storage.lease_heartbeat_ms",
+         "at most half of storage.lease_ttl_ms (2000), got 1500"},
+        {"storage:\n  sweep_interval_ms: soon\n", "storage.sweep_interval_ms", "a whole number of milliseconds"},
         {"storage: postgres\n", "storage", "expected a mapping (backend, url)"},
         {"storage:\n  backend: [sqlite]\n", "storage.backend", "expected text"},
         {"storage:\n  backend: postgres\n  url: \"" + std::string(5000, 'h') + "\"\n", "storage.url", "1..4096"},

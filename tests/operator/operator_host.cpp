@@ -106,6 +106,12 @@ op::OperatorParts OperatorHost::parts() const {
     return p;
 }
 
+std::unique_ptr<op::Operator> OperatorHost::operator_with(const std::function<void(op::OperatorParts&)>& adjust) const {
+    op::OperatorParts adjusted = parts();
+    adjust(adjusted);
+    return std::make_unique<op::Operator>(std::move(adjusted));
+}
+
 std::unique_ptr<op::Operator> OperatorHost::restarted_operator() {
     auto runs = store::RunStore::open(home_ / "skillhost.db");
     EXPECT_TRUE(runs.ok());

@@ -14,6 +14,7 @@
 #include "store/run_store.hpp"
 #include "support/temp_dir.hpp"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,6 +47,8 @@ public:
     op::Operator& op() { return *operator_; }
     // A fresh Operator over the same database: what a restarted host sees.
     std::unique_ptr<op::Operator> restarted_operator();
+    // An Operator over this host whose parts `adjust` changed (e.g. to drive runs under leases).
+    std::unique_ptr<op::Operator> operator_with(const std::function<void(op::OperatorParts&)>& adjust) const;
     const exec::CallPipeline& pipeline() const { return *runtime_->pipeline; }
     const catalog::CatalogSnapshot& catalog() const { return *runtime_->catalog; }
     app::HostRuntime& runtime() { return *runtime_; }

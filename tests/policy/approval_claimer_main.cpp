@@ -22,11 +22,17 @@ int main(int argc, char** argv) {
     const bool hold = argc == 5 && std::string(argv[3]) == "--hold-after";
     const long hold_after = hold ? std::strtol(argv[4], nullptr, 10) : 0;
     if ((argc != 3 && !stop_after_claim && !hold) || (hold && hold_after < 1)) {
-        std::fprintf(stderr, "usage: %s DATABASE EFFECTS_LOG [--stop-after-claim | --hold-after N]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s DATABASE|postgres:URL EFFECTS_LOG [--stop-after-claim | --hold-after N]\n",
+                     argv[0]);
         return 2;
     }
     long claims = 0;
-    auto queue = ApprovalQueue::open(argv[1]);
+    // DATABASE: a SQLite file, or "postgres:" followed by a connection string.
+    const std::string database = argv[1];
+    const auto location = database.starts_with("postgres:")
+                              ? skillhost::db::StorageLocation::postgres(database.substr(9))
+                              : skillhost::db::StorageLocation::sqlite(database);
+    auto queue = ApprovalQueue::open(location);
     if (!queue) {
         std::fprintf(stderr, "%s\n", queue.error().message.c_str());
         return 2;

@@ -1,5 +1,6 @@
 #include "policy/approval_queue.hpp"
 #include "policy_test_support.hpp"
+#include "support/postgres_server.hpp"
 
 #include <gtest/gtest.h>
 
@@ -17,10 +18,13 @@
 namespace skillhost::policy {
 namespace {
 
-using testing::TempDir;
+// How the claimer is told where the queue lives: the SQLite file, or "postgres:" and a connection string.
+std::string database_argument(const db::StorageLocation& location) {
+    return location.backend == db::StorageBackend::postgres ? "postgres:" + location.postgres_url
+                                                            : location.sqlite_file.string();
+}
 
-pid_t spawn_claimer(const std::filesystem::path& db, const std::filesystem::path& effects,
-                    bool stop_after_claim = false) {
+pid_t spawn_claimer(const std::string& db, const std::filesystem::path& effects, bool stop_after_claim = false) {
     const pid_t pid = fork();
     if (pid == 0) {
         execl(SKILLHOST_APPROVAL_CLAIMER, SKILLHOST_APPROVAL_CLAIMER, db.c_str(), effects.c_str(),
@@ -43,17 +47,20 @@ std::map<std::string, int> executions(const std::filesystem::path& effects) {
     return count;
 }
 
-TEST(ApprovalCrashDurability, AClaimWhoseProcessDiedIsMarkedInterruptedAndNeverReRun) {
-    TempDir dir;
-    const auto db = dir.path() / "skillhost.db";
-    const auto effects = dir.path() / "effects.log";
+// Both backends: the claimers and the "restarted" host share one SQLite file or one PostgreSQL database.
+class ApprovalCrashDurability : public ::skillhost::testing::OnEachBackend {};
+SKILLHOST_ON_EACH_BACKEND(ApprovalCrashDurability);
+
+TEST_P(ApprovalCrashDurability, AClaimWhoseProcessDiedIsMarkedInterruptedAndNeverReRun) {
+    const auto db = location();
+    const auto effects = home.path() / "effects.log";
     std::string id;
     {
         auto queue = ApprovalQueue::open(db);
         ASSERT_TRUE(queue.ok()) << queue.error().message;
         id = (*queue)->enqueue({"bob", "fs_write", boost::json::object{{"n", 1}}, Requester::direct(), "write"})->id;
     }
-    const pid_t child = spawn_claimer(db, effects, true);
+    const pid_t child = spawn_claimer(database_argument(db), effects, true);
     int status = 0;
     waitpid(child, &status, 0);
     ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -72,13 +79,47 @@ TEST(ApprovalCrashDurability, AClaimWhoseProcessDiedIsMarkedInterruptedAndNeverR
     EXPECT_TRUE((*(*queue)->recover_interrupted()).empty());  // recovery is idempotent
 }
 
+// Several instances judge a claimer by its announcement, not by whether a process with its pid runs
+// on this machine: a claim whose instance is gone is recovered though its process identity (this
+// very process here) looks alive, and a claim whose instance is alive is left alone.
+TEST_P(ApprovalCrashDurability, TheCallersLivenessCheckDecidesWhichClaimsAreInterrupted) {
+    auto queue = ApprovalQueue::open(location());
+    ASSERT_TRUE(queue.ok()) << queue.error().message;
+    const std::string gone =
+        (*queue)->enqueue({"bob", "fs_write", boost::json::object{{"n", 1}}, Requester::direct(), "write"})->id;
+    const std::string alive =
+        (*queue)->enqueue({"bob", "fs_write", boost::json::object{{"n", 2}}, Requester::direct(), "write"})->id;
+    ASSERT_TRUE((*queue)->claim_for_execution(gone, {"owner", Role::owner}).ok());
+    ASSERT_TRUE((*queue)->claim_for_execution(alive, {"owner", Role::owner}).ok());
+    const ProcessIdentity self = current_process_identity();
+    // The first claim is taken as made by an instance whose announcement lapsed.
+    bool first = true;
+    auto recovered = (*queue)->recover_interrupted([&](const ProcessIdentity& claimer) {
+        EXPECT_EQ(claimer.host, self.host);
+        EXPECT_EQ(claimer.pid, self.pid);
+        const bool is_alive = !first;
+        first = false;
+        return is_alive;
+    });
+    ASSERT_TRUE(recovered.ok()) << recovered.error().message;
+    ASSERT_EQ(recovered->size(), 1u);
+    const std::string& failed = recovered->front();
+    const std::string& kept = failed == gone ? alive : gone;
+    EXPECT_EQ((*queue)->get(failed)->state, ApprovalState::failed);
+    EXPECT_EQ((*queue)->get(failed)->reason, interrupted_reason);
+    EXPECT_EQ((*queue)->get(kept)->state, ApprovalState::approved);
+    // The process-identity check (the default) sees this process alive: nothing more is recovered.
+    EXPECT_TRUE((*queue)->recover_interrupted()->empty());
+    EXPECT_TRUE((*queue)->complete(kept, true, nullptr).ok());
+}
+
 // A claimer that stops inside the execution of its `hold_after`th claim and says so on a pipe.
 struct HeldClaimer {
     pid_t pid = -1;
     int claimed_fd = -1;  // read end: "claimed <id>\n", or end of file if it ran out of work
 };
 
-HeldClaimer spawn_held_claimer(const std::filesystem::path& db, const std::filesystem::path& effects, int hold_after) {
+HeldClaimer spawn_held_claimer(const std::string& db, const std::filesystem::path& effects, int hold_after) {
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0) return {};
     const std::string n = std::to_string(hold_after);
@@ -111,10 +152,9 @@ std::string read_claimed(int fd) {
 // execution of the next one (they signal when they are there). After every restart: no approval
 // ran twice, every approval is in a state it can legally be in, and exactly the approvals the
 // killed claimers held are marked interrupted.
-TEST(ApprovalCrashDurability, SigkillInsideExecutionNeverRunsAnApprovalTwice) {
-    TempDir dir;
-    const auto db = dir.path() / "skillhost.db";
-    const auto effects = dir.path() / "effects.log";
+TEST_P(ApprovalCrashDurability, SigkillInsideExecutionNeverRunsAnApprovalTwice) {
+    const auto db = location();
+    const auto effects = home.path() / "effects.log";
     constexpr int approvals = 60;
     {
         auto queue = ApprovalQueue::open(db);
@@ -131,8 +171,9 @@ TEST(ApprovalCrashDurability, SigkillInsideExecutionNeverRunsAnApprovalTwice) {
     std::set<std::string> killed_inside;  // ids the killed claimers held
     int kills = 0;
     for (int round = 0; round < 12; ++round) {
-        HeldClaimer claimers[2] = {spawn_held_claimer(db, effects, 1 + static_cast<int>(random() % 4)),
-                                   spawn_held_claimer(db, effects, 1 + static_cast<int>(random() % 4))};
+        HeldClaimer claimers[2] = {
+            spawn_held_claimer(database_argument(db), effects, 1 + static_cast<int>(random() % 4)),
+            spawn_held_claimer(database_argument(db), effects, 1 + static_cast<int>(random() % 4))};
         for (auto& c : claimers) {
             ASSERT_GT(c.pid, 0);
             const std::string said = read_claimed(c.claimed_fd);
@@ -184,7 +225,7 @@ TEST(ApprovalCrashDurability, SigkillInsideExecutionNeverRunsAnApprovalTwice) {
     }
     ASSERT_GE(kills, 2) << "no claimer was ever killed inside an execution";
     // Let one claimer finish whatever is left, undisturbed.
-    const pid_t last = spawn_claimer(db, effects);
+    const pid_t last = spawn_claimer(database_argument(db), effects);
     int status = 0;
     waitpid(last, &status, 0);
     ASSERT_TRUE(WIFEXITED(status));

@@ -235,5 +235,54 @@ TEST_F(PostgresRunLeases, OneElectedSweeperInterruptsRunsOfDeadInstancesAndAnoth
     EXPECT_TRUE(elected);
 }
 
+TEST_F(PostgresRunLeases, AnInstanceIsAliveWhileItAnnouncesItselfAndGoneOnceItStopsOrLapses) {
+    SKILLHOST_POSTGRES_DATABASE(url);
+    const auto location = db::StorageLocation::postgres(url);
+    auto lapsing = RunLeases::open(location, "instance-lapsing", 1ms);
+    auto steady = RunLeases::open(location, "instance-steady", 60s);
+    auto observer = RunLeases::open(location, "instance-observer", 60s);
+    ASSERT_TRUE(lapsing.ok() && steady.ok() && observer.ok());
+
+    // Never announced: the observer cannot tell (a CLI process, or an older version).
+    auto unknown = (*observer)->instance_alive("instance-steady");
+    ASSERT_TRUE(unknown.ok()) << unknown.error().message;
+    EXPECT_FALSE(unknown->has_value());
+
+    ASSERT_TRUE((*steady)->announce_instance().ok());
+    ASSERT_TRUE((*steady)->announce_instance().ok());  // extending is the same statement
+    EXPECT_EQ((*observer)->instance_alive("instance-steady").value(), std::optional<bool>(true));
+
+    // An announcement that is not renewed lapses (1 ms here): the instance counts as gone.
+    ASSERT_TRUE((*lapsing)->announce_instance().ok());
+    std::optional<bool> lapsed = true;
+    for (int i = 0; i < 100 && lapsed == std::optional<bool>(true); ++i) {
+        std::this_thread::sleep_for(10ms);
+        lapsed = (*observer)->instance_alive("instance-lapsing").value();
+    }
+    EXPECT_EQ(lapsed, std::optional<bool>(false));
+    // The sweep fences a lapsed announcement like any expired lease and interrupts no run for it;
+    // the instance, if it was only stalled, announces itself again.
+    auto swept = (*observer)->sweep_expired();
+    ASSERT_TRUE(swept.ok()) << swept.error().message;
+    EXPECT_TRUE(swept->interrupted.empty());
+    EXPECT_EQ((*observer)->instance_alive("instance-lapsing").value(), std::optional<bool>(false));
+
+    // A clean stop retires the announcement at once.
+    ASSERT_TRUE((*steady)->retire_instance().ok());
+    EXPECT_EQ((*observer)->instance_alive("instance-steady").value(), std::optional<bool>(false));
+    ASSERT_TRUE((*steady)->announce_instance().ok());
+    EXPECT_EQ((*observer)->instance_alive("instance-steady").value(), std::optional<bool>(true));
+}
+
+TEST(SingleInstanceRunLeases, AnnouncementsLeaveLivenessToTheProcessIdentity) {
+    testing::TempDir home;
+    auto leases = RunLeases::open(db::StorageLocation::sqlite(home.path() / "skillhost.db"), "self", 60s);
+    ASSERT_TRUE(leases.ok()) << leases.error().message;
+    EXPECT_TRUE((*leases)->announce_instance().ok());
+    auto alive = (*leases)->instance_alive("self");
+    ASSERT_TRUE(alive.ok());
+    EXPECT_FALSE(alive->has_value());
+}
+
 }  // namespace
 }  // namespace skillhost::store

@@ -1,0 +1,111 @@
+#include "app/shared_state_sweeper.hpp"
+
+#include "app/run_ownership.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace skillhost::app {
+namespace {
+
+// Interrupted runs looked at per sweep, so a backlog is worked off in bounded steps.
+constexpr std::size_t max_resumes_per_sweep = 20;
+// Runs remembered as not continuable here; past this the memory starts over.
+constexpr std::size_t max_remembered = 1000;
+
+}  // namespace
+
+SharedStateSweeper::SharedStateSweeper(SharedStateSweeperParts parts)
+    : parts_(std::move(parts)), thread_([this] { loop(); }) {}
+
+SharedStateSweeper::~SharedStateSweeper() {
+    stop();
+}
+
+void SharedStateSweeper::stop() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+}
+
+void SharedStateSweeper::loop() {
+    auto next_sweep = std::chrono::steady_clock::now();
+    std::unique_lock lock(mutex_);
+    while (!stopping_) {
+        lock.unlock();
+        if (auto announced = parts_.leases->announce_instance(); !announced)
+            spdlog::warn("serve: announcing this instance failed: {}", announced.error().message);
+        if (std::chrono::steady_clock::now() >= next_sweep) {
+            sweep();
+            next_sweep = std::chrono::steady_clock::now() + parts_.sweep_interval;
+        }
+        lock.lock();
+        const auto wait = std::min<std::chrono::steady_clock::duration>(
+            parts_.heartbeat, std::max<std::chrono::steady_clock::duration>(
+                                  next_sweep - std::chrono::steady_clock::now(), std::chrono::milliseconds(1)));
+        wake_.wait_for(lock, wait, [this] { return stopping_; });
+    }
+}
+
+void SharedStateSweeper::sweep() {
+    auto swept = parts_.leases->sweep_expired();
+    if (!swept) {
+        spdlog::warn("serve: sweeping expired run leases failed: {}", swept.error().message);
+    } else if (swept->elected) {
+        for (const auto& id : swept->interrupted)
+            spdlog::warn("serve: run {} lost its instance (lease expired); marked interrupted to be resumed", id);
+        if (auto expired = parts_.approvals->expire_due(); !expired)
+            spdlog::warn("serve: expiring approvals failed: {}", expired.error().message);
+        store::RunLeases* leases = parts_.leases;
+        auto recovered = parts_.approvals->recover_interrupted([leases](const policy::ProcessIdentity& claimer) {
+            auto alive = leases->instance_alive(process_owner_text(claimer));
+            if (!alive) return true;  // cannot tell now: leave it for the next sweep
+            if (alive->has_value()) return **alive;
+            return policy::process_is_alive(claimer);  // a CLI process: same-host check only
+        });
+        if (!recovered) {
+            spdlog::warn("serve: recovering interrupted approvals failed: {}", recovered.error().message);
+        } else {
+            for (const auto& id : *recovered)
+                spdlog::warn(
+                    "serve: approval {} was being executed by an instance that stopped; marked failed "
+                    "(not re-run)",
+                    id);
+        }
+    }
+    resume_interrupted_runs();
+}
+
+void SharedStateSweeper::resume_interrupted_runs() {
+    const std::uint64_t catalog = parts_.catalog_version ? parts_.catalog_version() : 0;
+    if (catalog != cannot_continue_catalog_ || cannot_continue_.size() > max_remembered) {
+        cannot_continue_.clear();
+        cannot_continue_catalog_ = catalog;
+    }
+    store::RunFilter filter;
+    filter.status = store::RunStatus::interrupted;
+    filter.limit = max_resumes_per_sweep + cannot_continue_.size();
+    auto interrupted = parts_.runs->list(filter);
+    if (!interrupted) {
+        spdlog::warn("serve: listing interrupted runs failed: {}", interrupted.error().message);
+        return;
+    }
+    std::size_t offered = 0;
+    for (const auto& run : *interrupted) {
+        if (offered == max_resumes_per_sweep) break;
+        if (cannot_continue_.count(run.id)) continue;
+        if (parts_.working && parts_.working(run.id)) continue;
+        ++offered;
+        if (auto here = parts_.op->can_continue_here(run); !here) {
+            cannot_continue_.insert(run.id);
+            // Resuming records why in the run once; other instances may have the versions.
+            if (run.error && run.error->code == here.error().code) continue;
+        }
+        if (auto resumed = parts_.resume_interrupted(run.id); !resumed)
+            spdlog::debug("serve: not resuming run {}: {}", run.id, resumed.error().message);
+    }
+}
+
+}  // namespace skillhost::app
