@@ -6,6 +6,7 @@
 
 #include <boost/json/serialize.hpp>
 
+#include <cstdint>
 #include <mutex>
 
 namespace skillhost::store {
@@ -49,6 +50,9 @@ private:
     std::string instance_id_;
     std::string ttl_ms_;
     bool elected_ = false;
+    // The connection's reconnect count when the sweeper lock was won: a re-opened connection is a
+    // new session that no longer holds the lock, so the election is held again.
+    std::uint64_t elected_on_connection_ = 0;
 };
 
 Result<RunLease> PostgresRunLeases::acquire(std::string_view run_id) {
@@ -181,10 +185,13 @@ Result<std::vector<std::string>> PostgresRunLeases::interrupt_expired_runs() {
 
 Result<LeaseSweep> PostgresRunLeases::sweep_expired() {
     std::lock_guard lock(mutex_);
+    if (elected_ && connection_.reconnects() != elected_on_connection_) elected_ = false;
     if (!elected_) {
         auto won = connection_.query(sweeper_lock);
         if (!won) return won.error();
         elected_ = won->text(0, 0) == "t";
+        // Read after the query: a reconnect inside it made the session that took (or missed) the lock.
+        elected_on_connection_ = connection_.reconnects();
         if (!elected_) return LeaseSweep{};
     }
     auto interrupted = interrupt_expired_runs();
