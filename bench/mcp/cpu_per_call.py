@@ -13,9 +13,11 @@ import time
 
 
 def cpu_seconds(pid):
+    """(user, system) CPU seconds of the process, all threads."""
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
 
 
 def main():
@@ -41,9 +43,11 @@ def main():
     for _ in range(calls):
         send(call)
         server.stdout.readline()
-    elapsed, cpu = time.monotonic() - started, cpu_seconds(server.pid) - cpu_before
+    elapsed, cpu_after = time.monotonic() - started, cpu_seconds(server.pid)
+    user, system = (after - before for after, before in zip(cpu_after, cpu_before))
     print(f"{os.path.basename(sys.argv[3])}: {calls} calls, {calls / elapsed:.0f} calls/s, "
-          f"server CPU {cpu / calls * 1e6:.1f} us/call")
+          f"server CPU {(user + system) / calls * 1e6:.1f} us/call "
+          f"(user {user / calls * 1e6:.1f}, system {system / calls * 1e6:.1f})")
     server.stdin.close()
     server.wait()
 

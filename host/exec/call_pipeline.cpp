@@ -26,24 +26,24 @@ CallerContext CallPipeline::caller_for(const policy::UserContext& user, const po
     return c;
 }
 
-void CallPipeline::report_call(const CallRequest& request, const SkillResult& result) const {
+void CallPipeline::report_call(CallRequest& request, const SkillResult& result) const {
     if (parts_.observers) parts_.observers->for_each([&](CallObserver& o) { o.on_call(request.skill_id, result); });
     if (!parts_.audit) return;
     policy::SkillCallAudit a;
-    a.user_id = request.user.user_id;
-    a.skill_id = request.skill_id;
+    a.user_id = std::move(request.user.user_id);
+    a.skill_id = std::move(request.skill_id);
     a.call_id = result.call_id;
-    a.requested_by = request.requested_by;
-    a.arguments = request.args;
+    a.requested_by = std::move(request.requested_by);
+    a.arguments = std::move(request.args);
     a.duration = result.duration;
     a.ok = result.ok;
     if (!result.ok) a.error_code = result.error.code;
     if (auto st = parts_.audit->record_skill_call(a); !st) spdlog::warn("audit: {}", st.error().message);
 }
 
-CallOptions CallPipeline::with_path_rules(const CallOptions& options, const policy::UserContext& user,
+CallOptions CallPipeline::with_path_rules(CallOptions options, const policy::UserContext& user,
                                           const manifest::SkillSpec& spec, const boost::json::value& args) const {
-    CallOptions out = options;
+    CallOptions out = std::move(options);
     if (auto rules = policy::CallPathRules::for_call(*parts_.policy, user, spec, args)) {
         out.path_allowed = [rules](std::string_view path) { return rules->allows(path); };
     }
@@ -136,8 +136,9 @@ CallOutcome CallPipeline::call(const catalog::CatalogSnapshot& catalog, const Ca
     if (auto* refused = std::get_if<CallOutcome>(&admitted)) return std::move(*refused);
     auto& run = std::get<Admitted>(admitted);
     CallOutcome out;
-    out.result = parts_.executor->run(run.call, caller_for(request.user, request.requested_by),
-                                      with_path_rules(request.options, request.user, run.call.spec(), run.call.args()));
+    out.result = parts_.executor->run(
+        run.call, caller_for(request.user, request.requested_by),
+        with_path_rules(std::move(request.options), request.user, run.call.spec(), run.call.args()));
     out.decision = std::move(run.decision);
     report_call(request, out.result);
     return out;
@@ -150,10 +151,10 @@ void CallPipeline::start(const catalog::CatalogSnapshot& catalog, CallRequest re
     auto admitted = admit(catalog, request);
     if (auto* refused = std::get_if<CallOutcome>(&admitted)) return done(std::move(*refused));
     auto& run = std::get<Admitted>(admitted);
-    const CallerContext caller = caller_for(request.user, request.requested_by);
-    const CallOptions options = with_path_rules(request.options, request.user, run.call.spec(), run.call.args());
+    CallerContext caller = caller_for(request.user, request.requested_by);
+    CallOptions options = with_path_rules(std::move(request.options), request.user, run.call.spec(), run.call.args());
     parts_.executor->start(
-        run.call, caller, options,
+        run.call, std::move(caller), std::move(options),
         [this, request = std::move(request), decision = std::move(run.decision),
          done = std::move(done)](SkillResult result) mutable {
             report_call(request, result);
@@ -215,8 +216,9 @@ Result<ApprovalOutcome> CallPipeline::approve(const catalog::CatalogSnapshot& ca
     req.requested_by = policy::Requester::approval(record.id);
     req.options.idempotency_key = record.id;  // approving twice must not act twice
     // An approved action of an operator run is still that run's: its completions are audited under it.
-    SkillResult result = parts_.executor->run(prepared.value(), caller_for(req.user, record.requested_by),
-                                              with_path_rules(req.options, req.user, prepared->spec(), req.args));
+    SkillResult result =
+        parts_.executor->run(prepared.value(), caller_for(req.user, record.requested_by),
+                             with_path_rules(std::move(req.options), req.user, prepared->spec(), req.args));
     report_call(req, result);
     auto done = parts_.approvals->complete(record.id, result.ok, result.to_json(),
                                            result.ok ? "" : result.error.code + ": " + result.error.message);

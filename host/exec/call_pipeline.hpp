@@ -110,11 +110,12 @@ private:
                                               const CallRequest& request) const;
     CallerContext caller_for(const policy::UserContext& user, const policy::Requester& requested_by) const;
     // `options` plus the call's rules for paths the plugin touches (path_check extension).
-    CallOptions with_path_rules(const CallOptions& options, const policy::UserContext& user,
-                                const manifest::SkillSpec& spec, const boost::json::value& args) const;
+    CallOptions with_path_rules(CallOptions options, const policy::UserContext& user, const manifest::SkillSpec& spec,
+                                const boost::json::value& args) const;
     // Tells the observers and the audit log about an executed call.
     void audit_refusal(const CallRequest& request, std::string_view step, const Error& error) const;
-    void report_call(const CallRequest& request, const SkillResult& result) const;
+    // Moves the request's fields into the audit record: the request is done with.
+    void report_call(CallRequest& request, const SkillResult& result) const;
 
     PipelineParts parts_;
     // Workspaces already created (shared so that the pipeline stays copyable).

@@ -300,9 +300,10 @@ public:
     }
 
     // The front end's services for this call (logs, sampling, elicitation), under the same rule.
-    void forward_services_to(const CallOptions& options) {
+    // Takes the services out of `options`.
+    void forward_services_to(CallOptions& options) {
         if (options.on_log) {
-            caller_log_ = options.on_log;
+            caller_log_ = std::move(options.on_log);
             forwarding_ = true;
             control.on_log = [this](skillhost_log_level level, std::string_view message) {
                 std::lock_guard lock(progress_mutex_);
@@ -310,14 +311,14 @@ public:
             };
         }
         if (options.sample) {
-            control.sample = [gate = gate_, caller = options.sample](std::string_view role, std::string_view request,
-                                                                     const std::atomic<bool>&) {
+            control.sample = [gate = gate_, caller = std::move(options.sample)](
+                                 std::string_view role, std::string_view request, const std::atomic<bool>&) {
                 return gate->pass([&] { return caller(role, request, gate->ended); });
             };
         }
         if (options.elicit) {
-            control.elicit = [gate = gate_, caller = options.elicit](std::string_view request,
-                                                                     const std::atomic<bool>&) {
+            control.elicit = [gate = gate_, caller = std::move(options.elicit)](std::string_view request,
+                                                                                const std::atomic<bool>&) {
                 return gate->pass([&] { return caller(request, gate->ended); });
             };
         }
@@ -442,8 +443,8 @@ std::shared_ptr<std::mutex> Executor::serial_mutex_for(const PreparedCall& call)
     return slot;
 }
 
-void Executor::start(const PreparedCall& call, const CallerContext& caller, const CallOptions& options,
-                     CallCompletion done, RunOn where) {
+void Executor::start(const PreparedCall& call, CallerContext caller, CallOptions options, CallCompletion done,
+                     RunOn where) {
     const manifest::SkillSpec& spec = call.spec();
     std::shared_ptr<CallState> state;
     try {
@@ -476,15 +477,14 @@ void Executor::start(const PreparedCall& call, const CallerContext& caller, cons
         state->timeout = options.timeout.value_or(std::chrono::milliseconds(spec.timeout_ms));
         if (state->timeout.count() > 0) state->deadline_at = state->started + state->timeout;
         if (options.on_running_long) {
-            state->on_running_long = options.on_running_long;
+            state->on_running_long = std::move(options.on_running_long);
             state->long_at = state->started + options.running_long_after;
         }
 
         plugin::CallContext& context = state->context;
         context.skill_id = spec.id;
         context.call_id = state->call_id;
-        context.user_id = caller.user_id;
-        context.cognitive_mode = caller.cognitive_mode;
+        context.cognitive_mode = std::move(caller.cognitive_mode);
         if (!caller.users_dir.empty()) {
             // <users_dir>/<user>/plugins/<plugin>, joined as text: path::operator/ re-parses every
             // component, which shows in the per-call cost. The user id was checked to be one plain name.
@@ -503,7 +503,8 @@ void Executor::start(const PreparedCall& call, const CallerContext& caller, cons
             context.data_dir = std::move(dir);
             context.data_dir_ready = true;
         }
-        context.workspace_root = caller.workspace_root;
+        context.user_id = std::move(caller.user_id);
+        context.workspace_root = std::move(caller.workspace_root);
         if (options.idempotency_key.size() > SKILLHOST_IDEMPOTENCY_KEY_MAX_BYTES) {
             Error error{"IDEMPOTENCY_KEY_TOO_LONG",
                         "the idempotency key of a call to " + spec.id + " has " +
@@ -516,10 +517,10 @@ void Executor::start(const PreparedCall& call, const CallerContext& caller, cons
         state->control.idempotency_key = options.idempotency_key.empty() ? state->call_id : options.idempotency_key;
         context.deadline_unix_ms = state->deadline_at ? unix_ms_deadline(state->timeout) : 0;
         context.control = &state->control;
-        state->control.run_id = caller.run_id;
-        if (options.on_progress) state->forward_progress_to(options.on_progress);
+        state->control.run_id = std::move(caller.run_id);
+        if (options.on_progress) state->forward_progress_to(std::move(options.on_progress));
         state->forward_services_to(options);
-        state->control.path_allowed = options.path_allowed;
+        state->control.path_allowed = std::move(options.path_allowed);
         state->args_json = json::serialize(call.args());
         if (spec.concurrency == manifest::Concurrency::serial) state->serial = serial_mutex_for(call);
 

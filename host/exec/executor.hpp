@@ -108,7 +108,8 @@ public:
     // thread until it returns); or on this thread before start() returns when the call cannot start
     // (invalid user id, already cancelled, no data directory). Nobody spins or waits meanwhile.
     // Never throws for anything a user or plugin can get wrong.
-    void start(const PreparedCall& call, const CallerContext& caller, const CallOptions& options, CallCompletion done,
+    // `caller` and `options` are taken by value: the call keeps them (moved in, not copied again).
+    void start(const PreparedCall& call, CallerContext caller, CallOptions options, CallCompletion done,
                RunOn where = RunOn::worker);
 
     // start() on a pool worker, waiting (blocked, not spinning) for the answer.

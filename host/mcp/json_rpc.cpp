@@ -29,7 +29,18 @@ bool is_valid_id(const json::value& id) {
 }
 
 std::string id_key(const json::value& id) {
-    if (id.is_string()) return "s:" + std::string(id.get_string());
+    std::string key;
+    if (id.is_string()) {
+        const json::string& s = id.get_string();
+        key.reserve(2 + s.size());
+        key += "s:";
+        key.append(s.data(), s.size());
+        return key;
+    }
+    // Integer ids (what clients send) without going through the JSON writer: every call computes
+    // its key several times.
+    if (id.is_int64()) return "n:" + std::to_string(id.get_int64());
+    if (id.is_uint64()) return "n:" + std::to_string(id.get_uint64());
     return "n:" + compact_json(id);
 }
 

@@ -107,7 +107,8 @@ void McpSession::send(const json::value& message, std::string_view related_key) 
     out.text = json::serialize(message);
     if (out.kind == OutgoingMessage::Kind::response) {
         std::optional<BatchAnswer> batch_done;
-        if (batches_.absorb(out.id_key == id_key(kNullId) ? std::string() : out.id_key, out.text, batch_done)) {
+        static const std::string null_key = id_key(kNullId);
+        if (batches_.absorb(out.id_key == null_key ? std::string() : out.id_key, out.text, batch_done)) {
             if (batch_done) send_batch_answer(*batch_done);
             return;
         }

@@ -3,6 +3,7 @@
 #include "policy/audit_redaction.hpp"
 
 #include <boost/json/serialize.hpp>
+#include <boost/json/serializer.hpp>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -28,6 +29,59 @@ Error audit_error(const std::filesystem::path& file, std::string_view doing, int
 double milliseconds(std::chrono::microseconds duration) {
     return static_cast<double>(duration.count()) / 1000.0;
 }
+
+// A record's JSON text written field by field, in the order and form boost::json::serialize gives
+// the equivalent object: the per-call records skip building (and freeing) a json::object tree.
+class RecordLine {
+public:
+    RecordLine(std::string_view timestamp, std::string_view kind) {
+        text_.reserve(512);
+        text_ += "{\"ts\":";
+        put(timestamp);
+        text_ += ",\"kind\":";
+        put(kind);
+    }
+    void field(std::string_view key, std::string_view value) {
+        name(key);
+        put(value);
+    }
+    void field(std::string_view key, double value) {
+        name(key);
+        const boost::json::value number = value;
+        serializer_.reset(&number);
+        drain();
+    }
+    // `json` is already JSON text.
+    void json_field(std::string_view key, std::string_view json) {
+        name(key);
+        text_ += json;
+    }
+    std::string finish() && {
+        text_ += '}';
+        return std::move(text_);
+    }
+
+private:
+    void name(std::string_view key) {
+        text_ += ',';
+        put(key);
+        text_ += ':';
+    }
+    void put(std::string_view text) {
+        serializer_.reset(text);
+        drain();
+    }
+    void drain() {
+        char chunk[256];
+        while (!serializer_.done()) {
+            const boost::json::string_view part = serializer_.read(chunk, sizeof chunk);
+            text_.append(part.data(), part.size());
+        }
+    }
+
+    std::string text_;
+    boost::json::serializer serializer_;
+};
 
 }  // namespace
 
@@ -85,8 +139,12 @@ std::string AuditLog::file_name_for(TimePoint time) {
     return format_utc_date(time) + ".jsonl";
 }
 
+TimePoint AuditLog::now() const {
+    return options_.clock ? options_.clock() : std::chrono::system_clock::now();
+}
+
 Status AuditLog::append(std::string_view kind, boost::json::object fields) {
-    const TimePoint at = options_.clock ? options_.clock() : std::chrono::system_clock::now();
+    const TimePoint at = now();
     boost::json::object record;
     record.reserve(fields.size() + 2);
     record["ts"] = format_utc_timestamp(at);
@@ -99,12 +157,13 @@ Status AuditLog::append(std::string_view kind, boost::json::object fields) {
             record[key] = std::move(entry.value());
         }
     }
-    std::string line = boost::json::serialize(record);
-    if (sink_) {
-        const auto* user = record.if_contains("user");
-        return sink_->append(at, kind, user != nullptr && user->is_string() ? std::string_view(user->as_string()) : "",
-                             line);
-    }
+    const auto* user = record.if_contains("user");
+    return append_line(at, kind, user != nullptr && user->is_string() ? std::string_view(user->as_string()) : "",
+                       boost::json::serialize(record));
+}
+
+Status AuditLog::append_line(TimePoint at, std::string_view kind, std::string_view user, std::string line) {
+    if (sink_) return sink_->append(at, kind, user, line);
     line.push_back('\n');
     std::uint64_t sequence = 0;
     bool first_unsynced = false;
@@ -199,36 +258,42 @@ Status AuditLog::flush() {
     return sync_through(target);
 }
 
+// The two records of every call are written as text directly (same fields, same order as append()
+// would give them): they are on every call's path.
 Status AuditLog::record_decision(const Decision& decision, const boost::json::value& args) {
-    boost::json::object fields;
-    fields["user"] = decision.user_id;
-    fields["skill"] = decision.skill_id;
-    fields["mode"] = to_string(decision.mode);
-    fields["outcome"] = to_string(decision.outcome);
-    fields["step"] = to_string(decision.step);
-    fields["code"] = decision.code;
-    fields["reason"] = decision.reason;
+    const TimePoint at = now();
+    const AuditedArguments audited = audited_arguments(args, options_.max_value_chars);
+    RecordLine line(format_utc_timestamp(at), "decision");
+    line.field("user", decision.user_id);
+    line.field("skill", decision.skill_id);
+    line.field("mode", to_string(decision.mode));
+    line.field("outcome", to_string(decision.outcome));
+    line.field("step", to_string(decision.step));
+    line.field("code", decision.code);
+    line.field("reason", decision.reason);
     if (decision.rule) {
-        fields["rule"] = decision.rule->text;
-        fields["rule_location"] = decision.rule->location();
+        line.field("rule", decision.rule->text);
+        line.field("rule_location", decision.rule->location());
     }
-    fields["args_sha256"] = argument_digest(args);
-    fields["arguments"] = args;
-    return append("decision", std::move(fields));
+    line.field("args_sha256", audited.sha256);
+    line.json_field("arguments", audited.text);
+    return append_line(at, "decision", decision.user_id, std::move(line).finish());
 }
 
 Status AuditLog::record_skill_call(const SkillCallAudit& call) {
-    boost::json::object fields;
-    fields["user"] = call.user_id;
-    fields["skill"] = call.skill_id;
-    fields["call_id"] = call.call_id;
-    fields["requested_by"] = call.requested_by.to_text();
-    fields["args_sha256"] = argument_digest(call.arguments);
-    fields["arguments"] = call.arguments;
-    fields["duration_ms"] = milliseconds(call.duration);
-    fields["outcome"] =
-        call.ok ? std::string("ok") : (call.error_code.empty() ? std::string("error") : call.error_code);
-    return append("skill_call", std::move(fields));
+    const TimePoint at = now();
+    const AuditedArguments audited = audited_arguments(call.arguments, options_.max_value_chars);
+    RecordLine line(format_utc_timestamp(at), "skill_call");
+    line.field("user", call.user_id);
+    line.field("skill", call.skill_id);
+    line.field("call_id", call.call_id);
+    line.field("requested_by", call.requested_by.to_text());
+    line.field("args_sha256", audited.sha256);
+    line.json_field("arguments", audited.text);
+    line.field("duration_ms", milliseconds(call.duration));
+    line.field("outcome", call.ok ? std::string_view("ok")
+                                  : (call.error_code.empty() ? std::string_view("error") : call.error_code));
+    return append_line(at, "skill_call", call.user_id, std::move(line).finish());
 }
 
 Status AuditLog::record_approval(const ApprovalRecord& record, std::string_view transition, std::string_view actor) {

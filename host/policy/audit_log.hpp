@@ -87,6 +87,10 @@ public:
 
 private:
     AuditLog(std::filesystem::path directory, AuditOptions options);
+    TimePoint now() const;
+    // Hands a finished record (without its newline) to the sink or the day file, with the
+    // configured durability.
+    Status append_line(TimePoint at, std::string_view kind, std::string_view user, std::string line);
     // Writes under the lock; returns the record's sequence number.
     Result<std::uint64_t> write_line(const std::string& line, TimePoint at);
     // Returns once every record up to `sequence` is synced (or the sync failed).

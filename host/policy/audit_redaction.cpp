@@ -5,19 +5,34 @@
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <limits>
+#include <vector>
 
 namespace skillhost::policy {
 
+namespace {
+
+char ascii_lower(char c) {
+    return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+// `needle` is lower case. Compares in place: every audited call checks each of its keys.
+bool contains_ignoring_case(std::string_view text, std::string_view needle) {
+    for (std::size_t at = 0; at + needle.size() <= text.size(); ++at) {
+        std::size_t i = 0;
+        while (i < needle.size() && ascii_lower(text[at + i]) == needle[i]) ++i;
+        if (i == needle.size()) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
 bool is_secret_key(std::string_view key) {
-    std::string lower(key);
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     static constexpr std::string_view needles[] = {"token",  "secret",  "password",      "passwd", "api_key",
                                                    "apikey", "api-key", "authorization", "cookie", "credential"};
     return std::any_of(std::begin(needles), std::end(needles),
-                       [&](std::string_view needle) { return lower.find(needle) != std::string::npos; });
+                       [&](std::string_view needle) { return contains_ignoring_case(key, needle); });
 }
 
 namespace {
@@ -86,6 +101,46 @@ boost::json::value redact_and_truncate(const boost::json::value& value, std::siz
 
 std::string argument_digest(const boost::json::value& args) {
     return sha256_hex(boost::json::serialize(transform(args, no_limit)));
+}
+
+namespace {
+
+// Whether any object key at any depth is a secret one. Walks with its own stack (bounded by the
+// value's size), not by recursion.
+bool has_secret_key(const boost::json::value& value) {
+    std::vector<const boost::json::value*> pending{&value};
+    while (!pending.empty()) {
+        const boost::json::value* v = pending.back();
+        pending.pop_back();
+        if (const auto* object = v->if_object()) {
+            for (const auto& entry : *object) {
+                if (is_secret_key(entry.key())) return true;
+                if (entry.value().is_structured()) pending.push_back(&entry.value());
+            }
+        } else if (const auto* array = v->if_array()) {
+            for (const auto& item : *array)
+                if (item.is_structured()) pending.push_back(&item);
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+AuditedArguments audited_arguments(const boost::json::value& args, std::size_t max_value_chars) {
+    AuditedArguments out;
+    if (has_secret_key(args)) {
+        out.text = boost::json::serialize(redact_and_truncate(args, max_value_chars));
+        out.sha256 = argument_digest(args);
+        return out;
+    }
+    // Without secret keys the redacted copy is the value itself, so the digested text is its JSON.
+    // When that whole text fits the limit, no string, array or object inside it can exceed it either.
+    out.text = boost::json::serialize(args);
+    out.sha256 = sha256_hex(out.text);
+    if (out.text.size() > max_value_chars)
+        out.text = boost::json::serialize(redact_and_truncate(args, max_value_chars));
+    return out;
 }
 
 }  // namespace skillhost::policy

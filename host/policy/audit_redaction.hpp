@@ -21,4 +21,14 @@ boost::json::value redact_and_truncate(const boost::json::value& value, std::siz
 // digests, and a digest cannot be used to confirm a guessed secret.
 std::string argument_digest(const boost::json::value& args);
 
+// What an audit record writes for a call's arguments: the JSON text of
+// redact_and_truncate(args, max_value_chars) and argument_digest(args).
+struct AuditedArguments {
+    std::string text;
+    std::string sha256;
+};
+// Serialises the arguments once in the usual case (no secret key, nothing to truncate), where the
+// redacted text, the digested text and the arguments' own JSON are the same text.
+AuditedArguments audited_arguments(const boost::json::value& args, std::size_t max_value_chars);
+
 }  // namespace skillhost::policy

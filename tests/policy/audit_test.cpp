@@ -154,6 +154,54 @@ TEST(AuditLog, LargeValuesAreTruncatedWithTheirDigest) {
     EXPECT_EQ(record.at("args_sha256").as_string(), argument_digest(call.arguments));
 }
 
+// The per-call records are written as text directly; they must read exactly as the generic
+// append() (a json::object redacted, truncated and serialised) writes the same fields.
+TEST(AuditLog, PerCallRecordsAreTheTextTheGenericPathWrites) {
+    AuditOptions options;
+    options.max_value_chars = 48;
+    AuditFixture f(options);
+    const std::vector<std::string> cases = {
+        R"({})",
+        R"({"text":"hello \"quoted\"\n\u0001 caf\u00e9","repeat":3,"ratio":0.25,"on":true,"none":null})",
+        R"({"nested":{"a":[1,2,{"b":"c"}]},"k":"v"})",
+        R"({"long":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"})",
+        R"({"list":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25]})",
+        R"({"a":"short","headers":{"X-Api-Key":"k1"},"deep":[[{"Cookie":"c"}]]})",
+        R"([1,"two",{"password":"p"}])",
+        R"("just text")",
+    };
+    for (const auto& text : cases) {
+        const auto args = boost::json::parse(text);
+        const AuditedArguments audited = audited_arguments(args, options.max_value_chars);
+        EXPECT_EQ(audited.text, boost::json::serialize(redact_and_truncate(args, options.max_value_chars))) << text;
+        EXPECT_EQ(audited.sha256, argument_digest(args)) << text;
+
+        SkillCallAudit call;
+        call.user_id = "bob";
+        call.skill_id = "fs_write";
+        call.call_id = "call-\"1\"";
+        call.requested_by = Requester::mcp();
+        call.arguments = args;
+        call.duration = std::chrono::microseconds(1234);
+        call.ok = false;
+        call.error_code = "TIMEOUT";
+        ASSERT_TRUE(f.log->record_skill_call(call).ok());
+        ASSERT_TRUE(f.log
+                        ->append("skill_call", {{"user", call.user_id},
+                                                {"skill", call.skill_id},
+                                                {"call_id", call.call_id},
+                                                {"requested_by", call.requested_by.to_text()},
+                                                {"args_sha256", argument_digest(args)},
+                                                {"arguments", args},
+                                                {"duration_ms", 1.234},
+                                                {"outcome", "TIMEOUT"}})
+                        .ok());
+        const auto lines = lines_of(f.audit_dir() / "2026-11-21.jsonl");
+        ASSERT_GE(lines.size(), 2u);
+        EXPECT_EQ(lines[lines.size() - 2], lines.back()) << text;
+    }
+}
+
 TEST(AuditLog, ConcurrentWritersProduceWholeLines) {
     AuditOptions options;
     options.fsync = FsyncPolicy::never;
