@@ -62,9 +62,9 @@ Result<ElicitationResolution> answer_and_resume(HostRuntime& host, std::string_v
         outcome.result = exec::failed_call(record.skill_id, user.error());
     }
     const bool went_on = outcome.result.ok || outcome.elicitation_id || outcome.approval_id;
-    auto done = host.elicitations->complete(
-        record.id, went_on, outcome.result.to_json(),
-        went_on ? "" : outcome.result.error.code + ": " + outcome.result.error.message);
+    auto done =
+        host.elicitations->complete(record.id, went_on, outcome.result.to_json(),
+                                    went_on ? "" : outcome.result.error.code + ": " + outcome.result.error.message);
     if (!done) return done.error();
     return ElicitationResolution{std::move(done.value()), std::move(outcome.result), std::move(outcome.elicitation_id),
                                  std::move(outcome.approval_id)};

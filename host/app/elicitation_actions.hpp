@@ -18,9 +18,9 @@ namespace skillhost::app {
 
 struct ElicitationResolution {
     policy::ElicitationRecord record;
-    exec::SkillResult call;                       // what the call returned when it ran again
-    std::optional<std::string> elicitation_id;    // it stopped at a further question
-    std::optional<std::string> approval_id;       // it was queued for approval this time
+    exec::SkillResult call;                     // what the call returned when it ran again
+    std::optional<std::string> elicitation_id;  // it stopped at a further question
+    std::optional<std::string> approval_id;     // it was queued for approval this time
 
     // {elicitation, call, next_elicitation_id?, approval_id?}: what the CLI's --json and the API answer.
     boost::json::object to_json() const;

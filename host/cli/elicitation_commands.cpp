@@ -39,8 +39,8 @@ Error usage(std::string message, std::string field) {
 // A field's type in the form ("" when the form has no such field: the answer check names it).
 std::string field_type(const json::object& schema, std::string_view name) {
     const json::value* properties = schema.if_contains("properties");
-    const json::value* field = properties && properties->is_object() ? properties->get_object().if_contains(name)
-                                                                     : nullptr;
+    const json::value* field =
+        properties && properties->is_object() ? properties->get_object().if_contains(name) : nullptr;
     const json::value* type = field && field->is_object() ? field->get_object().if_contains("type") : nullptr;
     return type && type->is_string() ? std::string(type->get_string()) : std::string();
 }
@@ -77,11 +77,11 @@ Result<json::object> content_from_fields(const std::vector<std::string>& fields,
 
 Result<policy::ElicitationAnswer> answer_from(const ElicitationArgs& a, const policy::ElicitationRecord& record) {
     const int ways = (a.decline ? 1 : 0) + (a.cancel ? 1 : 0) + (!a.fields.empty() || !a.content.empty() ? 1 : 0);
-    if (ways > 1)
-        return usage("give either --field/--content (accept), --decline or --cancel, not several", "action");
+    if (ways > 1) return usage("give either --field/--content (accept), --decline or --cancel, not several", "action");
     if (a.decline) return policy::ElicitationAnswer{"decline", {}};
     if (a.cancel) return policy::ElicitationAnswer{"cancel", {}};
-    if (!a.content.empty() && !a.fields.empty()) return usage("give the answer with --field or --content, not both", "content");
+    if (!a.content.empty() && !a.fields.empty())
+        return usage("give the answer with --field or --content, not both", "content");
     if (!a.content.empty()) {
         json::value parsed;
         std::string problem;

@@ -6,15 +6,14 @@ namespace skillhost::exec {
 
 namespace json = boost::json;
 
-ElicitationPause::ElicitationPause(policy::ElicitationQueue& queue, policy::ElicitationAsk ask,
-                                   json::array answered)
+ElicitationPause::ElicitationPause(policy::ElicitationQueue& queue, policy::ElicitationAsk ask, json::array answered)
     : queue_(queue), ask_(std::move(ask)), answered_(std::move(answered)) {}
 
 plugin::FrontEndRequest ElicitationPause::service(plugin::FrontEndRequest front_end) {
-    return [this, front_end = std::move(front_end)](std::string_view request_json,
-                                                    const std::atomic<bool>& call_ended) {
-        return answer(request_json, call_ended, front_end);
-    };
+    return
+        [this, front_end = std::move(front_end)](std::string_view request_json, const std::atomic<bool>& call_ended) {
+            return answer(request_json, call_ended, front_end);
+        };
 }
 
 std::optional<policy::ElicitationRecord> ElicitationPause::queued() const {
@@ -37,9 +36,8 @@ Result<std::string> ElicitationPause::answer(std::string_view request_json, cons
         position = asked_++;
     }
     if (position >= kMaxElicitationsPerCall) {
-        return Error{"ELICITATION_FAILED",
-                     "a call may ask at most " + std::to_string(kMaxElicitationsPerCall) +
-                         " questions; ask for several fields in one form instead"};
+        return Error{"ELICITATION_FAILED", "a call may ask at most " + std::to_string(kMaxElicitationsPerCall) +
+                                               " questions; ask for several fields in one form instead"};
     }
     // An answer an earlier run of this call got, for the same question in the same place.
     if (position < answered_.size()) {

@@ -114,15 +114,14 @@ Result<ElicitationAnswer> parse_elicitation_answer(const json::object& body) {
         if (!content->is_object())
             return invalid_answer("content", "field 'content' must be an object of the form's fields");
         if (answer.action != "accept")
-            return invalid_answer("content", "field 'content' goes only with \"accept\"; a " + answer.action +
-                                                 " carries no answer");
+            return invalid_answer(
+                "content", "field 'content' goes only with \"accept\"; a " + answer.action + " carries no answer");
         answer.content = content->get_object();
     }
     return answer;
 }
 
-ElicitationQueue::ElicitationQueue(std::unique_ptr<db::BackendConnection> connection,
-                                   ElicitationQueueOptions options)
+ElicitationQueue::ElicitationQueue(std::unique_ptr<db::BackendConnection> connection, ElicitationQueueOptions options)
     : connection_(std::move(connection)), options_(std::move(options)) {}
 
 Result<std::unique_ptr<ElicitationQueue>> ElicitationQueue::open(const db::StorageLocation& location,
@@ -174,9 +173,9 @@ Result<ElicitationRecord> ElicitationQueue::get(std::string_view id) const {
 }
 
 Result<ElicitationRecord> ElicitationQueue::enqueue(const ElicitationAsk& ask) {
-    auto pending = connection_->run("counting pending elicitations",
-                                    "SELECT COUNT(*) FROM elicitations WHERE user_id = ? AND state = 'pending'",
-                                    {ask.user_id});
+    auto pending =
+        connection_->run("counting pending elicitations",
+                         "SELECT COUNT(*) FROM elicitations WHERE user_id = ? AND state = 'pending'", {ask.user_id});
     if (!pending) return pending.error();
     if (pending->size() > 0 && pending->integer(0, 0) >= static_cast<std::int64_t>(options_.max_pending_per_user)) {
         Error e{"ELICITATION_QUEUE_FULL",
@@ -206,8 +205,7 @@ Result<ElicitationRecord> ElicitationQueue::enqueue(const ElicitationAsk& ask) {
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')",
         {record.id, record.user_id, record.skill_id, json::serialize(record.arguments), to_ms(record.requested_at),
          record.requested_by.to_text(), text_or_null(record.requested_token), record.message,
-         json::serialize(record.requested_schema), json::serialize(record.prior_answers),
-         to_ms(record.expires_at)});
+         json::serialize(record.requested_schema), json::serialize(record.prior_answers), to_ms(record.expires_at)});
     if (!inserted) return inserted.error();
     audit(record, "asked", record.user_id);
     return record;
@@ -272,17 +270,16 @@ Result<ElicitationRecord> ElicitationQueue::answer(std::string_view id, const Re
                                              std::to_string(kMaxElicitationAnswerBytes) + "; shorten it");
     if (answer.action == "accept") {
         if (auto problem = form_answer_problem(record->requested_schema, answer.content))
-            return invalid_answer(problem->field,
-                                  "the answer does not fit the form: " + problem->message +
-                                      "; `skillhost elicitations show " + record->id + "` lists the fields");
+            return invalid_answer(problem->field, "the answer does not fit the form: " + problem->message +
+                                                      "; `skillhost elicitations show " + record->id +
+                                                      "` lists the fields");
     }
     const ProcessIdentity self = current_process_identity();
     auto claimed = connection_->run(
         "answering an elicitation",
         "UPDATE elicitations SET state = 'answered', action = ?, content = ?, answered_by = ?, answered_at_ms = ?,"
         " claim_host = ?, claim_pid = ?, claim_start_ticks = ? WHERE id = ? AND state = 'pending'",
-        {answer.action, content, answerer.user_id, to_ms(at), self.host, self.pid, self.start_ticks,
-         std::string(id)});
+        {answer.action, content, answerer.user_id, to_ms(at), self.host, self.pid, self.start_ticks, std::string(id)});
     if (!claimed) return claimed.error();
     if (claimed->affected != 1) return lost_race(id);
     record->state = ElicitationState::answered;
@@ -297,11 +294,11 @@ Result<ElicitationRecord> ElicitationQueue::complete(std::string_view id, bool o
                                                      std::string_view reason) {
     const TimePoint at = now();
     const ElicitationState state = ok ? ElicitationState::completed : ElicitationState::failed;
-    auto updated = connection_->run("recording what an answered elicitation led to",
-                                    "UPDATE elicitations SET state = ?, completed_at_ms = ?, result = ?, reason = ? "
-                                    "WHERE id = ? AND state = 'answered'",
-                                    {std::string(to_string(state)), to_ms(at), json::serialize(result),
-                                     text_or_null(reason), std::string(id)});
+    auto updated = connection_->run(
+        "recording what an answered elicitation led to",
+        "UPDATE elicitations SET state = ?, completed_at_ms = ?, result = ?, reason = ? "
+        "WHERE id = ? AND state = 'answered'",
+        {std::string(to_string(state)), to_ms(at), json::serialize(result), text_or_null(reason), std::string(id)});
     if (!updated) return updated.error();
     auto record = get(id);
     if (!record) return record.error();

@@ -142,7 +142,8 @@ std::string ElicitationRecord::to_text() const {
             if (required && required->is_array())
                 for (const auto& name : required->get_array())
                     if (name.is_string() && name.get_string() == member.key()) is_required = true;
-            if (member.value().is_object()) out += field_line(member.key(), member.value().get_object(), is_required) + "\n";
+            if (member.value().is_object())
+                out += field_line(member.key(), member.value().get_object(), is_required) + "\n";
         }
     }
     return out;

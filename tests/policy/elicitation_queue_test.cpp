@@ -98,13 +98,13 @@ TEST_P(ElicitationQueueOnEachBackend, AnswersThatBreakTheFormNameTheFieldAndChan
     auto queue = open_queue(location());
     const auto id = queue->enqueue(who_is_asking())->id;
     const std::pair<const char*, const char*> wrong[] = {
-        {R"({"count":3})", "name"},                        // required field missing
-        {R"({"name":"Ada","color":"blue"})", "color"},     // not one of the choices
-        {R"({"name":"Ada","count":"three"})", "count"},    // wrong type
-        {R"({"name":"Ada","count":11})", "count"},         // above the maximum
-        {R"({"name":"Ada","shoe_size":44})", "shoe_size"}, // not in the form
-        {R"({"name":""})", "name"},                        // shorter than minLength
-        {R"({"name":{"first":"Ada"}})", "name"},           // not a primitive
+        {R"({"count":3})", "name"},                         // required field missing
+        {R"({"name":"Ada","color":"blue"})", "color"},      // not one of the choices
+        {R"({"name":"Ada","count":"three"})", "count"},     // wrong type
+        {R"({"name":"Ada","count":11})", "count"},          // above the maximum
+        {R"({"name":"Ada","shoe_size":44})", "shoe_size"},  // not in the form
+        {R"({"name":""})", "name"},                         // shorter than minLength
+        {R"({"name":{"first":"Ada"}})", "name"},            // not a primitive
     };
     for (const auto& [content, field] : wrong) {
         auto refused = queue->answer(id, bob, accept(content));
@@ -249,8 +249,8 @@ TEST_P(ElicitationQueueOnEachBackend, AskedAnsweredAndCompletedAreAuditedWithout
     const auto id = queue->enqueue(who_is_asking())->id;
     ASSERT_TRUE(queue->answer(id, bob, accept(R"({"name":"secret-name-42"})")).ok());
     ASSERT_TRUE(queue->complete(id, true, nullptr).ok());
-    auto log = read_audit_log(dir.path() / "audit",
-                              {std::nullopt, std::nullopt, std::string("elicitation"), std::nullopt});
+    auto log =
+        read_audit_log(dir.path() / "audit", {std::nullopt, std::nullopt, std::string("elicitation"), std::nullopt});
     ASSERT_TRUE(log.ok());
     std::vector<std::string> transitions;
     for (const auto& record : log->records) {

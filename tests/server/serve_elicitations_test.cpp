@@ -122,7 +122,8 @@ TEST_P(ServeElicitations, AnswersThatBreakTheFormAreRefusedNamingTheField) {
     auto extra = answer(id, R"({"action":"accept","content":{"name":"Ada"},"also":1})");
     EXPECT_EQ(extra.status, 400) << extra.body;
     auto oversized = answer(id, R"({"action":"accept","content":{"name":")" + std::string(70 * 1024, 'x') + R"("}})");
-    EXPECT_TRUE(oversized.status == 400 || oversized.status == 413) << oversized.status << " " << oversized.body.substr(0, 300);
+    EXPECT_TRUE(oversized.status == 400 || oversized.status == 413)
+        << oversized.status << " " << oversized.body.substr(0, 300);
     auto not_json = answer(id, "name=Ada");
     EXPECT_EQ(not_json.status, 400) << not_json.body;
     // None of them counted: the question still waits and takes a good answer.
@@ -208,8 +209,8 @@ TEST_P(ServeElicitations, TheCliPrintsTheQuestionAndAnswersIt) {
     ASSERT_EQ(shown.exit_code, 0) << shown.err;
     EXPECT_THAT(shown.out, HasSubstr("count (integer)"));
 
-    auto bad = daemon->cli({"elicitations", "answer", id, "--user", "alice", "--field", "name=Ada", "--field",
-                            "count=eleven", "--json"});
+    auto bad = daemon->cli(
+        {"elicitations", "answer", id, "--user", "alice", "--field", "name=Ada", "--field", "count=eleven", "--json"});
     EXPECT_EQ(bad.exit_code, 1) << bad.out << bad.err;
     const json::value refused = json::parse(bad.out);
     EXPECT_EQ(refused.at("error").at("code").as_string(), "INVALID_ELICITATION_ANSWER");
