@@ -43,6 +43,12 @@ Status load_policy(HostRuntime& rt) {
     auto queue = policy::ApprovalQueue::open(location, qo);
     if (!queue) return queue.error();
     rt.approvals = std::move(queue.value());
+    policy::ElicitationQueueOptions eo;
+    eo.ttl = rt.policy_config.approval_ttl;
+    eo.audit = rt.audit.get();
+    auto elicitations = policy::ElicitationQueue::open(location, eo);
+    if (!elicitations) return elicitations.error();
+    rt.elicitations = std::move(elicitations.value());
     rt.policy = std::make_unique<policy::PolicyEngine>(rt.policy_config);
     return {};
 }
@@ -136,6 +142,7 @@ Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config
     exec::PipelineParts parts;
     parts.policy = rt->policy.get();
     parts.approvals = rt->approvals.get();
+    parts.elicitations = rt->elicitations.get();
     parts.audit = rt->audit.get();
     parts.executor = rt->executor.get();
     parts.users_dir = rt->config.users_dir();

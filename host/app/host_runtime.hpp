@@ -14,6 +14,7 @@
 #include "plugin/plugin_loader.hpp"
 #include "policy/approval_queue.hpp"
 #include "policy/audit_log.hpp"
+#include "policy/elicitation_queue.hpp"
 #include "policy/mode_cache.hpp"
 #include "policy/policy_config.hpp"
 #include "policy/policy_engine.hpp"
@@ -43,6 +44,7 @@ struct HostRuntime {
     std::unique_ptr<policy::ModeCache> modes;  // in front of the mode store: no database read per call
     std::unique_ptr<policy::AuditLog> audit;
     std::unique_ptr<policy::ApprovalQueue> approvals;
+    std::unique_ptr<policy::ElicitationQueue> elicitations;  // skills' questions asked later
     // Every model call goes to the audit log; front ends may add their own observers (metrics).
     std::shared_ptr<llm::LlmCallObserverList> llm_observers;
     std::shared_ptr<llm::ModelRouter> router;  // models.yaml; also serves plugins' completions

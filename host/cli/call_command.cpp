@@ -73,13 +73,15 @@ int run_call(CliContext& ctx, const CallArgs& a) {
     request.skill_id = a.skill;
     request.args = std::move(args);
     request.user = user.value();
-    exec::SkillResult result = host.pipeline->call(*host.catalog, request).result;
+    exec::CallOutcome outcome = host.pipeline->call(*host.catalog, request);
+    const exec::SkillResult& result = outcome.result;
     if (a.json) {
         print_json(result.to_json());
         return result.ok ? kExitOk : kExitFailed;
     }
     if (!result.ok) {
         print_error(result.error);
+        if (outcome.elicitation_id) print_pending_question(host, *outcome.elicitation_id);
         return kExitFailed;
     }
     print_json(result.output);
@@ -101,7 +103,9 @@ void register_call_command(CLI::App& app, CliContext& ctx) {
     call->footer(
         "Example: skillhost call fs_read --args '{\"path\":\"README.md\"}'\n"
         "A call that needs approval exits 1 with APPROVAL_REQUIRED and the approval id;\n"
-        "run `skillhost approvals approve ID` to run it.");
+        "run `skillhost approvals approve ID` to run it.\n"
+        "A skill that asks you something exits 1 with ELICITATION_REQUIRED and the question;\n"
+        "answer it with `skillhost elicitations answer ID --field NAME=VALUE` and it runs again.");
     call->callback([&ctx, a] { ctx.exit_code = run_call(ctx, *a); });
 }
 

@@ -82,6 +82,34 @@ CREATE TABLE mcp_sessions (
 CREATE INDEX mcp_sessions_by_last_seen ON mcp_sessions(last_seen_ms);
 )sql";
 
+// ---- Version 3: elicitations (its own block, so another version can be appended beside it) ----
+// Pending elicitations, as in SQLite's version 4: a skill's questions to a user no front end
+// could ask at the time, answered exactly once through the CLI or the HTTP API of any instance.
+constexpr const char* elicitation_tables = R"sql(
+CREATE TABLE elicitations (
+  id TEXT PRIMARY KEY, user_id TEXT NOT NULL, skill_id TEXT NOT NULL, arguments TEXT NOT NULL,
+  requested_at_ms BIGINT NOT NULL, requested_by TEXT NOT NULL, requested_token TEXT,
+  message TEXT NOT NULL, requested_schema TEXT NOT NULL, prior_answers TEXT NOT NULL,
+  expires_at_ms BIGINT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('pending','answered','completed','failed','expired')),
+  action TEXT, content TEXT, answered_by TEXT, answered_at_ms BIGINT, completed_at_ms BIGINT,
+  reason TEXT, result TEXT, claim_host TEXT, claim_pid BIGINT, claim_start_ticks BIGINT);
+CREATE INDEX elicitations_by_user ON elicitations(user_id, state, requested_at_ms);
+CREATE INDEX elicitations_by_state ON elicitations(state, expires_at_ms);
+CREATE FUNCTION elicitations_legal_transition() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NOT ((OLD.state = 'pending' AND NEW.state IN ('answered','expired')) OR
+          (OLD.state = 'answered' AND NEW.state IN ('completed','failed'))) THEN
+    RAISE EXCEPTION 'illegal elicitation state transition from % to %', OLD.state, NEW.state
+      USING ERRCODE = 'check_violation';
+  END IF;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER elicitations_legal_transitions BEFORE UPDATE OF state ON elicitations
+  FOR EACH ROW EXECUTE FUNCTION elicitations_legal_transition();
+)sql";
+// ---- end of version 3 ----
+
 struct PostgresMigration {
     SchemaMigration info;
     const char* sql;
@@ -91,6 +119,7 @@ constexpr PostgresMigration migrations[] = {
     {{1, "approvals, api_tokens, user_modes, runs, run_events, guidance, playbooks, audit_records"},
      shared_state_tables},
     {{2, "run_leases, mcp_sessions"}, multi_instance_tables},
+    {{3, "elicitations"}, elicitation_tables},
 };
 
 // Any constant both sides agree on; it names "skillhost schema migration" among advisory locks.

@@ -93,6 +93,27 @@ Status apply_run_events(SqliteConnection& connection) {
         " payload TEXT NOT NULL, created_ms INTEGER NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID");
 }
 
+// Version 4: pending elicitations, a skill's questions to a user no front end could ask at the
+// time (CLI, HTTP API). The transitions mirror the approvals': pending -> answered (exactly once)
+// -> completed | failed, pending -> expired.
+Status apply_elicitations(SqliteConnection& connection) {
+    return connection.exec(
+        "CREATE TABLE elicitations ("
+        " id TEXT PRIMARY KEY, user_id TEXT NOT NULL, skill_id TEXT NOT NULL, arguments TEXT NOT NULL,"
+        " requested_at_ms INTEGER NOT NULL, requested_by TEXT NOT NULL, requested_token TEXT,"
+        " message TEXT NOT NULL, requested_schema TEXT NOT NULL, prior_answers TEXT NOT NULL,"
+        " expires_at_ms INTEGER NOT NULL,"
+        " state TEXT NOT NULL CHECK (state IN ('pending','answered','completed','failed','expired')),"
+        " action TEXT, content TEXT, answered_by TEXT, answered_at_ms INTEGER, completed_at_ms INTEGER,"
+        " reason TEXT, result TEXT, claim_host TEXT, claim_pid INTEGER, claim_start_ticks INTEGER);"
+        "CREATE INDEX elicitations_by_user ON elicitations(user_id, state, requested_at_ms);"
+        "CREATE INDEX elicitations_by_state ON elicitations(state, expires_at_ms);"
+        "CREATE TRIGGER elicitations_legal_transitions BEFORE UPDATE OF state ON elicitations "
+        "WHEN NOT ((OLD.state = 'pending' AND NEW.state IN ('answered','expired')) OR "
+        "          (OLD.state = 'answered' AND NEW.state IN ('completed','failed'))) "
+        "BEGIN SELECT RAISE(ABORT, 'illegal elicitation state transition'); END;");
+}
+
 struct SqliteMigration {
     SchemaMigration info;
     Status (*apply)(SqliteConnection&);
@@ -104,6 +125,7 @@ constexpr SqliteMigration migrations[] = {
     {{2, "token scopes, the token that requested an approval, the process that owns a running run"},
      apply_scopes_and_owners},
     {{3, "the per-run event log with a sequence number"}, apply_run_events},
+    {{4, "pending elicitations: a skill's questions the CLI and the HTTP API answer later"}, apply_elicitations},
 };
 
 Result<int> read_user_version(const SqliteConnection& connection) {

@@ -1,6 +1,7 @@
 #include "exec/call_pipeline.hpp"
 
 #include "catalog/catalog_render.hpp"
+#include "exec/elicitation_pause.hpp"
 #include "policy/call_authorization.hpp"
 #include "policy/call_path_rules.hpp"
 
@@ -79,6 +80,31 @@ void CallPipeline::audit_refusal(const CallRequest& request, std::string_view st
         spdlog::warn("audit: {}", st.error().message);
 }
 
+std::shared_ptr<ElicitationPause> CallPipeline::pause_for(CallRequest& request) const {
+    if (!parts_.elicitations || request.requested_by.run_id()) return nullptr;
+    policy::ElicitationAsk ask;
+    ask.user_id = request.user.user_id;
+    ask.skill_id = request.skill_id;
+    ask.arguments = request.args;
+    ask.requested_by = request.requested_by;
+    ask.requested_token = request.user.credential.token_id;
+    auto pause = std::make_shared<ElicitationPause>(*parts_.elicitations, std::move(ask), request.elicitation_answers);
+    // The service holds the pause: a plugin may still ask after the outcome was given.
+    request.options.elicit = [pause, inner = pause->service(std::move(request.options.elicit))](
+                                 std::string_view request_json, const std::atomic<bool>& call_ended) {
+        return inner(request_json, call_ended);
+    };
+    return pause;
+}
+
+void CallPipeline::settle_pause(const std::shared_ptr<ElicitationPause>& pause, CallOutcome& out) {
+    if (!pause) return;
+    auto queued = pause->queued();
+    if (!queued) return;
+    out.result = failed_call(out.result.skill_id, elicitation_required(*queued));
+    out.elicitation_id = queued->id;
+}
+
 std::variant<CallPipeline::Admitted, CallOutcome> CallPipeline::admit(const catalog::CatalogSnapshot& catalog,
                                                                       const CallRequest& request) const {
     CallOutcome out;
@@ -135,11 +161,13 @@ CallOutcome CallPipeline::call(const catalog::CatalogSnapshot& catalog, const Ca
     auto admitted = admit(catalog, request);
     if (auto* refused = std::get_if<CallOutcome>(&admitted)) return std::move(*refused);
     auto& run = std::get<Admitted>(admitted);
+    const auto pause = pause_for(request);
     CallOutcome out;
     out.result = parts_.executor->run(
         run.call, caller_for(request.user, request.requested_by),
         with_path_rules(std::move(request.options), request.user, run.call.spec(), run.call.args()));
     out.decision = std::move(run.decision);
+    settle_pause(pause, out);
     report_call(request, out.result);
     return out;
 }
@@ -151,16 +179,18 @@ void CallPipeline::start(const catalog::CatalogSnapshot& catalog, CallRequest re
     auto admitted = admit(catalog, request);
     if (auto* refused = std::get_if<CallOutcome>(&admitted)) return done(std::move(*refused));
     auto& run = std::get<Admitted>(admitted);
+    const auto pause = pause_for(request);
     CallerContext caller = caller_for(request.user, request.requested_by);
     CallOptions options = with_path_rules(std::move(request.options), request.user, run.call.spec(), run.call.args());
     parts_.executor->start(
         run.call, std::move(caller), std::move(options),
-        [this, request = std::move(request), decision = std::move(run.decision),
+        [this, request = std::move(request), decision = std::move(run.decision), pause,
          done = std::move(done)](SkillResult result) mutable {
-            report_call(request, result);
             CallOutcome out;
             out.result = std::move(result);
             out.decision = std::move(decision);
+            settle_pause(pause, out);
+            report_call(request, out.result);
             done(std::move(out));
         },
         where);

@@ -13,6 +13,7 @@
 #include "exec/prepared_call.hpp"
 #include "policy/approval_queue.hpp"
 #include "policy/audit_log.hpp"
+#include "policy/elicitation_queue.hpp"
 #include "policy/policy_engine.hpp"
 #include "policy/requester.hpp"
 #include "policy/user_context.hpp"
@@ -28,19 +29,25 @@
 
 namespace skillhost::exec {
 
+class ElicitationPause;
+
 struct CallRequest {
     std::string skill_id;
     boost::json::value args = boost::json::object();
     policy::UserContext user;
     policy::Requester requested_by;  // direct unless an operator run or an approval asked
     CallOptions options;
+    // A call run again after its user answered a queued question: the answers so far, in the
+    // order the skill asked (see exec/elicitation_pause.hpp).
+    boost::json::array elicitation_answers;
 };
 
 // The result plus what policy decided (absent when the skill was not found or args were invalid).
 struct CallOutcome {
     SkillResult result;
     std::optional<policy::Decision> decision;
-    std::optional<std::string> approval_id;  // set when the call was queued for approval
+    std::optional<std::string> approval_id;     // set when the call was queued for approval
+    std::optional<std::string> elicitation_id;  // set when the call stopped at a queued question
 };
 
 // What approving an approval led to: the final record and the skill's result.
@@ -52,9 +59,12 @@ struct ApprovalOutcome {
 struct PipelineParts {
     const policy::PolicyEngine* policy = nullptr;  // required
     policy::ApprovalQueue* approvals = nullptr;    // required
-    policy::AuditLog* audit = nullptr;             // optional
-    Executor* executor = nullptr;                  // required
-    std::filesystem::path users_dir;               // <home>/users
+    // Optional: where a skill's question goes when the front end cannot ask (direct calls only;
+    // operator runs keep ELICITATION_UNAVAILABLE). Null: nobody is asked later.
+    policy::ElicitationQueue* elicitations = nullptr;
+    policy::AuditLog* audit = nullptr;  // optional
+    Executor* executor = nullptr;       // required
+    std::filesystem::path users_dir;    // <home>/users
     // Resolves a user as they are now (trust, mode, workspace) for re-checks at approval time.
     std::function<Result<policy::UserContext>(std::string_view user_id)> resolve_user;
     // Optional: told about every executed call (observers may be added later), on the thread that
@@ -110,6 +120,11 @@ private:
                                               const CallRequest& request) const;
     CallerContext caller_for(const policy::UserContext& user, const policy::Requester& requested_by) const;
     // `options` plus the call's rules for paths the plugin touches (path_check extension).
+    // The pause for a call's questions (installed as its elicit service), or null when questions
+    // cannot be queued for this call.
+    std::shared_ptr<ElicitationPause> pause_for(CallRequest& request) const;
+    // A call that stopped at a queued question answers ELICITATION_REQUIRED instead of its result.
+    static void settle_pause(const std::shared_ptr<ElicitationPause>& pause, CallOutcome& out);
     CallOptions with_path_rules(CallOptions options, const policy::UserContext& user, const manifest::SkillSpec& spec,
                                 const boost::json::value& args) const;
     // Tells the observers and the audit log about an executed call.

@@ -1,7 +1,6 @@
 #include "mcp/skill_elicitation.hpp"
 
-#include "base/json_text.hpp"
-#include "mcp/elicitation_form.hpp"
+#include "policy/elicitation_form.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -10,16 +9,6 @@ namespace skillhost::mcp {
 namespace json = boost::json;
 
 namespace {
-
-constexpr std::size_t kMaxRequestBytes = 64 * 1024;
-
-Error invalid(const std::string& problem) {
-    return Error{"ELICITATION_INVALID",
-                 "the elicitation request is invalid: " + problem +
-                     "; send {\"message\": \"...\", \"requestedSchema\": {\"type\": \"object\", \"properties\": "
-                     "{NAME: {\"type\": \"string\"|\"number\"|\"integer\"|\"boolean\"|\"array\", ...}}, "
-                     "\"required\"?: [...]}} as in the MCP 2025-11-25 elicitation schema"};
-}
 
 Error bad_answer(const std::string& problem) {
     return Error{"ELICITATION_FAILED",
@@ -31,25 +20,9 @@ Error bad_answer(const std::string& problem) {
 }  // namespace
 
 Result<json::object> elicitation_params(std::string_view request_json) {
-    if (request_json.size() > kMaxRequestBytes)
-        return invalid("it has " + std::to_string(request_json.size()) + " bytes, more than " +
-                       std::to_string(kMaxRequestBytes));
-    json::value parsed;
-    std::string problem;
-    if (!parse_json(request_json, parsed, problem)) return invalid("it is not JSON (" + problem + ")");
-    const json::object* request = parsed.if_object();
-    if (!request) return invalid("it must be a JSON object");
-    for (const auto& member : *request)
-        if (member.key() != "message" && member.key() != "requestedSchema")
-            return invalid("unknown field \"" + std::string(member.key().substr(0, 40)) + "\"");
-    const json::value* message = request->if_contains("message");
-    if (!message || !message->is_string() || message->get_string().empty())
-        return invalid("\"message\" must be a non-empty string");
-    const json::value* schema = request->if_contains("requestedSchema");
-    const json::object* s = schema ? schema->if_object() : nullptr;
-    if (!s) return invalid("\"requestedSchema\" must be an object");
-    if (auto form_problem = form_schema_problem(*s)) return invalid(*form_problem);
-    return json::object{{"message", *message}, {"requestedSchema", *schema}};
+    auto request = policy::parse_elicitation_request(request_json);
+    if (!request) return request.error();
+    return request->to_json();
 }
 
 Result<std::string> read_elicitation_answer(const json::object& response, const json::object& requested_schema) {
@@ -72,7 +45,7 @@ Result<std::string> read_elicitation_answer(const json::object& response, const 
         if (!c->is_object()) return bad_answer("the accepted content is not an object");
         content = c->get_object();
     }
-    if (auto problem = form_answer_problem(requested_schema, content)) return bad_answer(*problem);
+    if (auto problem = policy::form_answer_problem(requested_schema, content)) return bad_answer(problem->message);
     return json::serialize(json::object{{"action", "accept"}, {"content", std::move(content)}});
 }
 

@@ -99,7 +99,8 @@ skillhost_status answer_through(const skillhost_result_writer* writer, const Res
     write_error(writer, error.code, error.message, boost::json::serialize(error.details));
     if (error.code == "LLM_UNAVAILABLE" || error.code == "ELICITATION_UNAVAILABLE") return SKILLHOST_STATUS_UNAVAILABLE;
     if (error.code == "ELICITATION_INVALID") return SKILLHOST_STATUS_INVALID_ARGS;
-    if (error.code == "CANCELLED") return SKILLHOST_STATUS_CANCELLED;
+    // A question queued for later (exec/elicitation_pause.hpp): the skill must stop as if cancelled.
+    if (error.code == "CANCELLED" || error.code == "ELICITATION_PENDING") return SKILLHOST_STATUS_CANCELLED;
     return SKILLHOST_STATUS_ERROR;
 }
 

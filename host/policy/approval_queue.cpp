@@ -2,15 +2,14 @@
 
 #include "policy/audit_log.hpp"
 #include "policy/process_identity.hpp"
+#include "policy/stored_row.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
-#include <openssl/rand.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <chrono>
-#include <random>
 
 namespace skillhost::policy {
 
@@ -19,26 +18,6 @@ namespace {
 constexpr const char* select_columns =
     "SELECT id, user_id, skill_id, arguments, requested_at_ms, requested_by, preview, expires_at_ms, state,"
     " resolved_by, resolved_at_ms, completed_at_ms, reason, result, requested_token FROM approvals";
-
-std::int64_t to_ms(TimePoint time) {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(time.time_since_epoch()).count();
-}
-
-// A stored time far outside what the clock holds (a hand-edited or foreign database row) is
-// clamped, not overflowed: the clock counts nanoseconds, about 292 years either side of 1970.
-TimePoint from_ms(std::int64_t ms) {
-    constexpr std::int64_t limit =
-        std::chrono::duration_cast<std::chrono::milliseconds>(TimePoint::duration::max()).count() - 1;
-    return TimePoint(std::chrono::milliseconds(std::clamp<std::int64_t>(ms, -limit, limit)));
-}
-
-boost::json::value parse_stored_json(const std::string& text) {
-    if (text.empty()) return nullptr;
-    boost::system::error_code ec;
-    auto value = boost::json::parse(text, ec);
-    if (ec) return boost::json::value(text);  // keep what was stored rather than lose it
-    return value;
-}
 
 ApprovalRecord row_to_record(const db::SqlRows& rows, std::size_t row) {
     ApprovalRecord record;
@@ -58,27 +37,6 @@ ApprovalRecord row_to_record(const db::SqlRows& rows, std::size_t row) {
     record.result = parse_stored_json(rows.text(row, 13));
     record.requested_token = rows.text(row, 14);
     return record;
-}
-
-db::SqlValue text_or_null(std::string_view text) {
-    if (text.empty()) return std::monostate{};
-    return std::string(text);
-}
-
-std::string new_approval_id() {
-    unsigned char bytes[8];
-    if (RAND_bytes(bytes, sizeof bytes) != 1) {
-        // The id only needs to be unique, not secret; fall back to the OS's random device.
-        std::random_device device;
-        for (auto& b : bytes) b = static_cast<unsigned char>(device());
-    }
-    static constexpr char hex[] = "0123456789abcdef";
-    std::string id = "apr-";
-    for (unsigned char b : bytes) {
-        id.push_back(hex[b >> 4]);
-        id.push_back(hex[b & 0x0f]);
-    }
-    return id;
 }
 
 Error not_found(std::string_view id) {
@@ -190,7 +148,7 @@ Result<ApprovalRecord> ApprovalQueue::get(std::string_view id) const {
 
 Result<ApprovalRecord> ApprovalQueue::enqueue(const ApprovalRequest& request) {
     ApprovalRecord record;
-    record.id = new_approval_id();
+    record.id = new_record_id("apr-");
     record.user_id = request.user_id;
     record.skill_id = request.skill_id;
     record.arguments = request.arguments;
@@ -212,22 +170,10 @@ Result<ApprovalRecord> ApprovalQueue::enqueue(const ApprovalRequest& request) {
 }
 
 Result<std::vector<ApprovalRecord>> ApprovalQueue::list(const ApprovalFilter& filter) const {
-    std::string sql = std::string(select_columns) + " WHERE 1 = 1";
+    std::vector<std::string> states;
+    for (const auto state : filter.states) states.emplace_back(to_string(state));
     std::vector<db::SqlValue> params;
-    if (filter.user_id) {
-        sql += " AND user_id = ?";
-        params.emplace_back(*filter.user_id);
-    }
-    if (!filter.states.empty()) {
-        sql += " AND state IN (";
-        for (std::size_t i = 0; i < filter.states.size(); ++i) {
-            sql += i == 0 ? "?" : ", ?";
-            params.emplace_back(std::string(to_string(filter.states[i])));
-        }
-        sql += ")";
-    }
-    sql += " ORDER BY requested_at_ms DESC, id";
-    if (filter.limit > 0) sql += " LIMIT " + std::to_string(filter.limit);
+    const std::string sql = listing_sql(select_columns, filter.user_id, states, filter.limit, params);
     auto rows = connection_->run("listing approvals", sql, params);
     if (!rows) return rows.error();
     std::vector<ApprovalRecord> out;

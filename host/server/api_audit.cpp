@@ -30,9 +30,10 @@ policy::AuditFilter audit_filter(const ApiRequest& req) {
     if (auto skill = req.query_string("skill")) filter.skill = *skill;
     if (auto kind = req.query_string("kind")) {
         if (*kind != "decision" && *kind != "skill_call" && *kind != "approval" && *kind != "llm_call" &&
-            *kind != "reload" && *kind != "plugin_supervision") {
+            *kind != "reload" && *kind != "plugin_supervision" && *kind != "elicitation") {
             Error e{"INVALID_QUERY",
-                    "kind must be decision, skill_call, approval, llm_call, reload or plugin_supervision, not '" +
+                    "kind must be decision, skill_call, approval, elicitation, llm_call, reload or plugin_supervision, "
+                    "not '" +
                         *kind + "'",
                     {},
                     {}};

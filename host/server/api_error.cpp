@@ -24,15 +24,17 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 http::status status_for(const Error& error) {
     static const std::set<std::string, std::less<>> forbidden{
         "MODE_FORBIDS", "DENIED_BY_RULE",   "TRUST_TOO_LOW", "POLICY_DENIED", "NOT_ALLOWED_TO_RESOLVE",
-        "FORBIDDEN",    "PATH_NOT_ALLOWED", "MISSING_SCOPE", "SELF_APPROVAL"};
+        "FORBIDDEN",    "PATH_NOT_ALLOWED", "MISSING_SCOPE", "SELF_APPROVAL", "NOT_ALLOWED_TO_ANSWER"};
     static const std::set<std::string, std::less<>> conflict{
-        "APPROVAL_ALREADY_RESOLVED", "APPROVAL_EXPIRED",
-        "APPROVAL_STILL_PENDING",    "APPROVAL_NOT_CLAIMED",
-        "RUN_NOT_AWAITING_APPROVAL", "RUN_NOT_WAITING_FOR_GUIDANCE",
-        "RUN_ALREADY_FINISHED",      "RUN_BUSY",
-        "RUN_ALREADY_RESUMED",       "RUN_NOT_INTERRUPTED"};
+        "APPROVAL_ALREADY_RESOLVED",    "APPROVAL_EXPIRED",
+        "APPROVAL_STILL_PENDING",       "APPROVAL_NOT_CLAIMED",
+        "RUN_NOT_AWAITING_APPROVAL",    "RUN_NOT_WAITING_FOR_GUIDANCE",
+        "RUN_ALREADY_FINISHED",         "RUN_BUSY",
+        "RUN_ALREADY_RESUMED",          "RUN_NOT_INTERRUPTED",
+        "ELICITATION_ALREADY_ANSWERED", "ELICITATION_EXPIRED",
+        "ELICITATION_NOT_ANSWERED"};
     const std::string_view code = error.code;
-    if (code == "APPROVAL_REQUIRED") return http::status::accepted;
+    if (code == "APPROVAL_REQUIRED" || code == "ELICITATION_REQUIRED") return http::status::accepted;
     if (ends_with(code, "_NOT_FOUND")) return http::status::not_found;
     if (forbidden.count(code)) return http::status::forbidden;
     if (conflict.count(code)) return http::status::conflict;
@@ -40,7 +42,7 @@ http::status status_for(const Error& error) {
         code.rfind("FIELD_", 0) == 0 || code == "UNKNOWN_FIELD" || code == "INVALID_ARGS") {
         return http::status::bad_request;
     }
-    if (code == "TOO_MANY_RUNS") return http::status::too_many_requests;
+    if (code == "TOO_MANY_RUNS" || code == "ELICITATION_QUEUE_FULL") return http::status::too_many_requests;
     if (code == "GOAL_TOO_LONG") return http::status::payload_too_large;
     if (code == "SHUTTING_DOWN" || code == "DATABASE_UNAVAILABLE") return http::status::service_unavailable;
     return http::status::internal_server_error;

@@ -35,14 +35,17 @@ std::vector<const catalog::CatalogEntry*> entries_for(ApiServices& s, const cata
 }
 
 // Executed and failed: the call happened, its result is the error (200, ok:false). Not run at all:
-// the status says why (404 unknown skill, 400 bad arguments, 403 refused, 202 queued).
+// the status says why (404 unknown skill, 400 bad arguments, 403 refused, 202 queued for approval
+// or stopped at a question for the user: answer it at /v1/elicitations/{id}).
 Response call_reply(const exec::CallOutcome& outcome) {
     const auto& result = outcome.result;
     if (result.ok) return json_response(http::status::ok, result.to_json());
-    const bool executed = outcome.decision && !outcome.decision->denied() && !outcome.approval_id;
+    const bool executed =
+        outcome.decision && !outcome.decision->denied() && !outcome.approval_id && !outcome.elicitation_id;
     if (executed) return json_response(http::status::ok, result.to_json());
     json::object out = result.to_json();
     if (outcome.approval_id) out["approval_id"] = *outcome.approval_id;
+    if (outcome.elicitation_id) out["elicitation_id"] = *outcome.elicitation_id;
     return json_response(status_for(result.error), out);
 }
 

@@ -96,6 +96,7 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
     add_run_routes(d->routes_, *d->services_);
     add_approval_routes(d->routes_, *d->services_);
     add_audit_routes(d->routes_, *d->services_);
+    add_elicitation_routes(d->routes_, *d->services_);
     add_console_routes(d->routes_);
     McpHttpOptions mcp_options;
     mcp_options.loopback_only = is_loopback(d->settings_.host);

@@ -76,8 +76,9 @@ TEST_F(CliTest, CallRunsASkillAndPrintsItsResult) {
 }
 
 // Content items (skillhost.content/1) follow the result: text as it is, binary as type and size.
-// Nobody can answer a skill's question on the CLI: it is told so and goes on.
-TEST_F(CliTest, CallPrintsTheSkillsContentItemsAfterItsResultAndCannotElicit) {
+// A skill's question stops a CLI call: it exits 1 naming the question, to answer with
+// `skillhost elicitations answer` (tests/server/serve_elicitations_test.cpp answers it).
+TEST_F(CliTest, CallPrintsTheSkillsContentItemsAfterItsResultAndStopsAtAQuestion) {
     write_file(config, "include_builtin_plugins: false\nplugin_dirs:\n  - " + kFixtures + "/rich\n");
     auto r = skillhost({"call", "rich_content"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -90,7 +91,9 @@ TEST_F(CliTest, CallPrintsTheSkillsContentItemsAfterItsResultAndCannotElicit) {
     auto v = boost::json::parse(json_out.out).as_object();
     EXPECT_EQ(v.at("content").as_array().size(), 5u) << json_out.out;
     auto asked = skillhost({"call", "rich_elicit"});
-    EXPECT_NE(asked.out.find("\"action\": \"unavailable\""), std::string::npos) << asked.out << asked.err;
+    EXPECT_EQ(asked.exit_code, 1);
+    EXPECT_NE(asked.err.find("ELICITATION_REQUIRED"), std::string::npos) << asked.out << asked.err;
+    EXPECT_NE(asked.out.find("asks: Who is asking?"), std::string::npos) << asked.out << asked.err;
 }
 
 TEST_F(CliTest, CallReportsASkillErrorWithItsHintsAndExitsOne) {

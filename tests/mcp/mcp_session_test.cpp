@@ -763,10 +763,18 @@ TEST_P(CallServicesTest, ABrokenFormIsRefusedBeforeTheClientIsAsked) {
     for (auto& m : h.take_all()) EXPECT_FALSE(m.contains("method") && m.at("method") == "elicitation/create");
 }
 
-TEST_P(CallServicesTest, WithoutTheElicitationCapabilityTheSkillIsToldNobodyCanBeAsked) {
+// A client that cannot ask its user: the question waits in the elicitation queue for the CLI or
+// the HTTP API, and the call stops with ELICITATION_REQUIRED naming it (as an approval would).
+TEST_P(CallServicesTest, WithoutTheElicitationCapabilityTheQuestionIsQueuedForTheUser) {
     start();
     auto r = h.call("rich_elicit");
-    EXPECT_EQ(r.at("result").at("structuredContent").at("action"), "unavailable");
+    const json::object& result = r.at("result").as_object();
+    EXPECT_EQ(result.at("isError"), true);
+    const json::object& error = result.at("_meta").at("skillhost/error").as_object();
+    EXPECT_EQ(error.at("code"), "ELICITATION_REQUIRED");
+    const std::string id(error.at("details").at("elicitation_id").as_string());
+    EXPECT_EQ(id.rfind("eli-", 0), 0u) << id;
+    for (auto& m : h.take_all()) EXPECT_FALSE(m.contains("method") && m.at("method") == "elicitation/create");
 }
 
 TEST_P(CallServicesTest, CancellingACallEndsItsPendingElicitation) {

@@ -131,8 +131,9 @@ public:
     };
     // Asks the user to fill in a form ("skillhost.elicit/1"; `requested_schema` is a flat object of
     // string, number, integer and boolean fields). Blocks until they answer. Returns nullopt when
-    // nobody can be asked (the front end cannot, or the host lacks the extension); throws SkillError
-    // for anything else (ELICITATION_INVALID, ELICITATION_FAILED, CANCELLED).
+    // nobody can be asked (an operator run, or the host lacks the extension); throws SkillError for
+    // anything else (ELICITATION_INVALID, ELICITATION_FAILED, CANCELLED, and ELICITATION_PENDING when
+    // the question was queued: let it propagate, the call runs again once the user answers).
     std::optional<Elicitation> elicit(std::string_view message, const Json& requested_schema) const;
 
     // The host's table for extension `id` (e.g. SKILLHOST_EXT_LLM), or nullptr when the host does

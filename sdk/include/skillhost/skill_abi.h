@@ -407,9 +407,13 @@ typedef struct skillhost_content_v1 {
  *   const skillhost_elicit_v1* elicit = host->get_extension(host->host_context, SKILLHOST_EXT_ELICIT);
  * The front end that started the call shows a form to its user and returns the answer. Over MCP the
  * request becomes `elicitation/create` to the client (when it declared the elicitation capability).
- * Front ends that cannot ask anyone (the CLI's `call`, the HTTP API, operator runs, a client without
- * the capability) answer SKILLHOST_STATUS_UNAVAILABLE with ELICITATION_UNAVAILABLE: a skill should
- * then go on without the input, or fail with a message saying which argument to pass instead.
+ * Where nobody can be asked during the call (the CLI's `call`, the HTTP API, an MCP client without
+ * the capability) the host queues the question for the user and answers SKILLHOST_STATUS_CANCELLED
+ * with ELICITATION_PENDING: return at once (whatever the call returns is discarded). When the user
+ * answers, the host runs the call again from the start, and each elicit() of that run that asks
+ * the same question in the same order is answered at once with what the user said; ask before any
+ * side effect. Operator runs and approved calls answer SKILLHOST_STATUS_UNAVAILABLE with
+ * ELICITATION_UNAVAILABLE: go on without the input, or fail naming the argument to pass instead.
  *
  * request_json (UTF-8 JSON, copied):
  *   {"message": "what to ask, one or two sentences",
@@ -426,7 +430,8 @@ typedef struct skillhost_content_v1 {
  * Errors (to `writer`): ELICITATION_INVALID (a malformed request: SKILLHOST_STATUS_INVALID_ARGS),
  * ELICITATION_UNAVAILABLE (SKILLHOST_STATUS_UNAVAILABLE), ELICITATION_FAILED (the client answered
  * with an error or an answer that breaks the schema, or no answer came in time; STATUS_ERROR),
- * CANCELLED when the call was cancelled while waiting (SKILLHOST_STATUS_CANCELLED).
+ * CANCELLED when the call was cancelled while waiting, ELICITATION_PENDING when the question was
+ * queued for later (both SKILLHOST_STATUS_CANCELLED).
  */
 #define SKILLHOST_EXT_ELICIT "skillhost.elicit/1"
 

@@ -1,4 +1,4 @@
-#include "mcp/elicitation_form.hpp"
+#include "policy/elicitation_form.hpp"
 
 #include "base/json_text.hpp"
 
@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace skillhost::mcp {
+namespace skillhost::policy {
 
 namespace json = boost::json;
 
@@ -235,6 +235,14 @@ std::optional<std::string> field_problem(std::string_view name, const json::valu
     return std::nullopt;
 }
 
+Error invalid(const std::string& problem) {
+    return Error{"ELICITATION_INVALID",
+                 "the elicitation request is invalid: " + problem +
+                     "; send {\"message\": \"...\", \"requestedSchema\": {\"type\": \"object\", \"properties\": "
+                     "{NAME: {\"type\": \"string\"|\"number\"|\"integer\"|\"boolean\"|\"array\", ...}}, "
+                     "\"required\"?: [...]}} as in the MCP 2025-11-25 elicitation schema"};
+}
+
 }  // namespace
 
 std::optional<std::string> form_schema_problem(const json::object& schema) {
@@ -259,19 +267,47 @@ std::optional<std::string> form_schema_problem(const json::object& schema) {
     return std::nullopt;
 }
 
-std::optional<std::string> form_answer_problem(const json::object& schema, const json::object& content) {
+json::object ElicitationRequest::to_json() const {
+    return json::object{{"message", message}, {"requestedSchema", requested_schema}};
+}
+
+Result<ElicitationRequest> parse_elicitation_request(std::string_view request_json) {
+    if (request_json.size() > kMaxElicitationRequestBytes)
+        return invalid("it has " + std::to_string(request_json.size()) + " bytes, more than " +
+                       std::to_string(kMaxElicitationRequestBytes));
+    json::value parsed;
+    std::string problem;
+    if (!parse_json(request_json, parsed, problem)) return invalid("it is not JSON (" + problem + ")");
+    const json::object* request = parsed.if_object();
+    if (!request) return invalid("it must be a JSON object");
+    for (const auto& member : *request)
+        if (member.key() != "message" && member.key() != "requestedSchema")
+            return invalid("unknown field \"" + std::string(member.key().substr(0, 40)) + "\"");
+    const json::value* message = request->if_contains("message");
+    if (!message || !message->is_string() || message->get_string().empty())
+        return invalid("\"message\" must be a non-empty string");
+    const json::value* schema = request->if_contains("requestedSchema");
+    const json::object* s = schema ? schema->if_object() : nullptr;
+    if (!s) return invalid("\"requestedSchema\" must be an object");
+    if (auto form_problem = form_schema_problem(*s)) return invalid(*form_problem);
+    return ElicitationRequest{std::string(message->get_string()), *s};
+}
+
+std::optional<FormAnswerProblem> form_answer_problem(const json::object& schema, const json::object& content) {
     const json::object& properties = schema.at("properties").get_object();
     for (const auto& member : content) {
+        const std::string name(member.key());
         const json::value* field = properties.if_contains(member.key());
-        if (!field) return "it has " + quoted(member.key()) + ", which the form has not";
+        if (!field) return FormAnswerProblem{name, "it has " + quoted(member.key()) + ", which the form has not"};
         if (auto problem = value_problem(field->get_object(), member.value()))
-            return "field " + quoted(member.key()) + " " + *problem;
+            return FormAnswerProblem{name, "field " + quoted(member.key()) + " " + *problem};
     }
     if (const json::value* required = schema.if_contains("required"))
         for (const auto& name : required->get_array())
             if (!content.contains(name.get_string()))
-                return "the required field " + quoted(name.get_string()) + " is missing";
+                return FormAnswerProblem{std::string(name.get_string()),
+                                         "the required field " + quoted(name.get_string()) + " is missing"};
     return std::nullopt;
 }
 
-}  // namespace skillhost::mcp
+}  // namespace skillhost::policy

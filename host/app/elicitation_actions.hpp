@@ -1,0 +1,46 @@
+// Answering a skill's queued question, and running the call that asked it again with the answer:
+// one use case for every front end (CLI, HTTP API), like approve-and-resume for approvals.
+#pragma once
+
+#include "app/host_runtime.hpp"
+#include "base/error.hpp"
+#include "exec/executor.hpp"
+#include "policy/elicitation_record.hpp"
+#include "policy/user_context.hpp"
+
+#include <boost/json/object.hpp>
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace skillhost::app {
+
+struct ElicitationResolution {
+    policy::ElicitationRecord record;
+    exec::SkillResult call;                     // what the call returned when it ran again
+    std::optional<std::string> elicitation_id;  // it stopped at a further question
+    std::optional<std::string> approval_id;     // it was queued for approval this time
+
+    // {elicitation, call, next_elicitation_id?, approval_id?}: what the CLI's --json and the API answer.
+    boost::json::object to_json() const;
+};
+
+// The question as `user` may see it: their own, or any for an owner. ELICITATION_NOT_FOUND
+// otherwise, so nobody learns the ids of other users' questions.
+Result<policy::ElicitationRecord> visible_elicitation(HostRuntime& host, const policy::UserContext& user,
+                                                      std::string_view id);
+
+// `user`'s questions (every user's for an owner with all_users), newest first.
+Result<std::vector<policy::ElicitationRecord>> list_elicitations(HostRuntime& host, const policy::UserContext& user,
+                                                                 const policy::ElicitationFilter& filter);
+
+// Records the answer exactly once (a second answer: ELICITATION_ALREADY_ANSWERED), then runs the
+// call again with every answer so far, under policy as it is now, and records what it returned.
+// Errors are the queue's (not found, expired, already answered, invalid answer naming the field);
+// what the call then did is in the resolution, since the answer itself went through.
+Result<ElicitationResolution> answer_and_resume(HostRuntime& host, std::string_view id,
+                                                const policy::UserContext& answerer,
+                                                const policy::ElicitationAnswer& answer);
+
+}  // namespace skillhost::app

@@ -1,0 +1,222 @@
+// `skillhost elicitations list|show|answer`: questions skills asked that no front end could put
+// to the user during the call; answering runs the call again with the answer.
+#include "app/elicitation_actions.hpp"
+#include "base/json_text.hpp"
+#include "cli/cli_context.hpp"
+#include "cli/output.hpp"
+
+#include <iostream>
+#include <map>
+
+namespace skillhost::cli {
+namespace {
+
+namespace json = boost::json;
+
+struct ElicitationArgs {
+    std::string id;
+    std::string user;
+    std::vector<std::string> fields;  // NAME=VALUE
+    std::string content;              // a JSON object
+    bool decline = false;
+    bool cancel = false;
+    bool all = false;
+    bool json = false;
+};
+
+int report(const Error& e, bool json) {
+    if (json) print_error_json(e);
+    print_error(e);
+    return kExitFailed;
+}
+
+Error usage(std::string message, std::string field) {
+    Error e{"INVALID_ELICITATION_ANSWER", std::move(message), {}, {}};
+    e.details["field"] = std::move(field);
+    return e;
+}
+
+// A field's type in the form ("" when the form has no such field: the answer check names it).
+std::string field_type(const json::object& schema, std::string_view name) {
+    const json::value* properties = schema.if_contains("properties");
+    const json::value* field =
+        properties && properties->is_object() ? properties->get_object().if_contains(name) : nullptr;
+    const json::value* type = field && field->is_object() ? field->get_object().if_contains("type") : nullptr;
+    return type && type->is_string() ? std::string(type->get_string()) : std::string();
+}
+
+// --field NAME=VALUE as the form's type: numbers and booleans parsed, strings as typed, a
+// multi-select (array) from each repetition of the field. A value that does not parse is kept as
+// text, so the form check reports it with the field's name.
+Result<json::object> content_from_fields(const std::vector<std::string>& fields, const json::object& schema) {
+    json::object content;
+    for (const auto& pair : fields) {
+        const auto eq = pair.find('=');
+        if (eq == std::string::npos || eq == 0)
+            return usage("--field needs NAME=VALUE, not '" + pair.substr(0, 60) + "'", pair.substr(0, 60));
+        const std::string name = pair.substr(0, eq);
+        const std::string text = pair.substr(eq + 1);
+        const std::string type = field_type(schema, name);
+        json::value value = json::string(text);
+        if (type == "number" || type == "integer" || type == "boolean") {
+            json::value parsed;
+            std::string problem;
+            if (parse_json(text, parsed, problem) && (parsed.is_number() || parsed.is_bool())) value = parsed;
+        }
+        if (type == "array") {
+            json::value& list = content[name];
+            if (!list.is_array()) list = json::array();
+            list.get_array().push_back(std::move(value));
+        } else {
+            if (content.contains(name)) return usage("--field " + name + " is given twice", name);
+            content[name] = std::move(value);
+        }
+    }
+    return content;
+}
+
+Result<policy::ElicitationAnswer> answer_from(const ElicitationArgs& a, const policy::ElicitationRecord& record) {
+    const int ways = (a.decline ? 1 : 0) + (a.cancel ? 1 : 0) + (!a.fields.empty() || !a.content.empty() ? 1 : 0);
+    if (ways > 1) return usage("give either --field/--content (accept), --decline or --cancel, not several", "action");
+    if (a.decline) return policy::ElicitationAnswer{"decline", {}};
+    if (a.cancel) return policy::ElicitationAnswer{"cancel", {}};
+    if (!a.content.empty() && !a.fields.empty())
+        return usage("give the answer with --field or --content, not both", "content");
+    if (!a.content.empty()) {
+        json::value parsed;
+        std::string problem;
+        if (!parse_json(a.content, parsed, problem) || !parsed.is_object())
+            return usage("--content must be a JSON object of the form's fields" +
+                             (problem.empty() ? std::string() : " (" + problem + ")"),
+                         "content");
+        return policy::ElicitationAnswer{"accept", parsed.get_object()};
+    }
+    auto content = content_from_fields(a.fields, record.requested_schema);
+    if (!content) return content.error();
+    return policy::ElicitationAnswer{"accept", std::move(content.value())};
+}
+
+Result<std::pair<HostRuntime*, policy::UserContext>> acting(CliContext& ctx, const std::string& user) {
+    auto rt = ctx.runtime();
+    if (!rt) return rt.error();
+    auto u = rt.value()->user(user);
+    if (!u) return u.error();
+    return std::make_pair(rt.value(), u.value());
+}
+
+int run_list(CliContext& ctx, const ElicitationArgs& a) {
+    auto who = acting(ctx, a.user);
+    if (!who) return fail_setup(who.error(), a.json);
+    auto [host, user] = who.value();
+    policy::ElicitationFilter filter;
+    if (!a.user.empty()) filter.user_id = user.user_id;
+    if (!a.all) filter.states = {policy::ElicitationState::pending};
+    filter.limit = 1000;
+    auto records = app::list_elicitations(*host, user, filter);
+    if (!records) return report(records.error(), a.json);
+    if (a.json) {
+        json::array arr;
+        for (const auto& r : records.value()) arr.push_back(r.to_json());
+        print_json(json::object{{"elicitations", std::move(arr)}});
+        return kExitOk;
+    }
+    if (records->empty()) {
+        std::cout << (a.all ? "No elicitations.\n" : "No questions waiting. (--all shows answered ones too)\n");
+        return kExitOk;
+    }
+    for (const auto& r : records.value()) std::cout << r.summary_line() << "\n";
+    return kExitOk;
+}
+
+int run_show(CliContext& ctx, const ElicitationArgs& a) {
+    auto who = acting(ctx, a.user);
+    if (!who) return fail_setup(who.error(), a.json);
+    auto [host, user] = who.value();
+    auto record = app::visible_elicitation(*host, user, a.id);
+    if (!record) return report(record.error(), a.json);
+    if (a.json) {
+        print_json(record->to_json());
+        return kExitOk;
+    }
+    std::cout << record->to_text();
+    if (record->state == policy::ElicitationState::pending)
+        std::cout << "answer: skillhost elicitations answer " << record->id
+                  << " --field NAME=VALUE ... | --content JSON | --decline | --cancel\n";
+    return kExitOk;
+}
+
+int run_answer(CliContext& ctx, const ElicitationArgs& a) {
+    auto who = acting(ctx, a.user);
+    if (!who) return fail_setup(who.error(), a.json);
+    auto [host, user] = who.value();
+    auto record = app::visible_elicitation(*host, user, a.id);
+    if (!record) return report(record.error(), a.json);
+    auto given = answer_from(a, record.value());
+    if (!given) return report(given.error(), a.json);
+    auto resolution = app::answer_and_resume(*host, a.id, user, given.value());
+    if (!resolution) return report(resolution.error(), a.json);
+    const exec::SkillResult& result = resolution->call;
+    if (a.json) {
+        print_json(resolution->to_json());
+        return result.ok ? kExitOk : kExitFailed;
+    }
+    const auto& answered = resolution->record;
+    std::cout << "Answered " << answered.id << " (" << given->action << "); " << answered.skill_id << " ran again";
+    if (result.ok) {
+        std::cout << ":\n";
+        print_json(result.output);
+        return kExitOk;
+    }
+    std::cout << (resolution->elicitation_id ? " and asks something more:\n" : " and did not finish:\n");
+    print_error(result.error);
+    if (resolution->elicitation_id) print_pending_question(*host, *resolution->elicitation_id);
+    return kExitFailed;
+}
+
+}  // namespace
+
+void print_pending_question(HostRuntime& host, const std::string& id) {
+    auto record = host.elicitations->get(id);
+    if (!record) return;
+    std::cout << "\n" << record->to_text();
+}
+
+void register_elicitation_commands(CLI::App& app, CliContext& ctx) {
+    auto* elicitations = app.add_subcommand(
+        "elicitations", "Questions skills asked you during a call (list, show, answer; answering runs the call again)");
+    elicitations->require_subcommand(1);
+    auto add_common = [&ctx](CLI::App* cmd, ElicitationArgs& a) {
+        cmd->add_option("--user", a.user, "Act as this user (default: the configured default user)");
+        cmd->add_flag("--json", a.json, "Machine-readable output");
+        ctx.add_global_options(*cmd);
+    };
+
+    auto la = std::make_shared<ElicitationArgs>();
+    auto* list = elicitations->add_subcommand("list", "Unanswered questions (owners see everyone's; --user narrows)");
+    list->add_flag("--all", la->all, "Include answered, completed, failed and expired ones");
+    add_common(list, *la);
+    list->callback([&ctx, la] { ctx.exit_code = run_list(ctx, *la); });
+
+    auto sa = std::make_shared<ElicitationArgs>();
+    auto* show = elicitations->add_subcommand("show", "One question: what it asks, its fields, state and answer");
+    show->add_option("ID", sa->id, "Elicitation id (eli-...)")->required();
+    add_common(show, *sa);
+    show->callback([&ctx, sa] { ctx.exit_code = run_show(ctx, *sa); });
+
+    auto aa = std::make_shared<ElicitationArgs>();
+    auto* answer = elicitations->add_subcommand(
+        "answer", "Answer a question; the skill that asked runs again with the answer (once)");
+    answer->add_option("ID", aa->id, "Elicitation id (eli-...)")->required();
+    answer->add_option("--field", aa->fields,
+                       "NAME=VALUE for one field of the form (repeat per field; repeat a multi-select per choice)");
+    answer->add_option("--content", aa->content, "The whole answer as a JSON object, e.g. '{\"name\":\"Ada\"}'");
+    answer->add_flag("--decline", aa->decline, "Decline to answer (the skill is told and decides what to do)");
+    answer->add_flag("--cancel", aa->cancel, "Dismiss the question without a decision (the skill is told)");
+    add_common(answer, *aa);
+    answer->footer(
+        "Example: skillhost elicitations answer eli-0123456789abcdef --field name=Ada --field count=3\n"
+        "`skillhost elicitations show ID` lists the fields, their types and choices.");
+    answer->callback([&ctx, aa] { ctx.exit_code = run_answer(ctx, *aa); });
+}
+
+}  // namespace skillhost::cli

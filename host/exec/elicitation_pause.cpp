@@ -1,0 +1,85 @@
+#include "exec/elicitation_pause.hpp"
+
+#include <boost/json/serialize.hpp>
+
+namespace skillhost::exec {
+
+namespace json = boost::json;
+
+ElicitationPause::ElicitationPause(policy::ElicitationQueue& queue, policy::ElicitationAsk ask, json::array answered)
+    : queue_(queue), ask_(std::move(ask)), answered_(std::move(answered)) {}
+
+plugin::FrontEndRequest ElicitationPause::service(plugin::FrontEndRequest front_end) {
+    return
+        [this, front_end = std::move(front_end)](std::string_view request_json, const std::atomic<bool>& call_ended) {
+            return answer(request_json, call_ended, front_end);
+        };
+}
+
+std::optional<policy::ElicitationRecord> ElicitationPause::queued() const {
+    std::lock_guard lock(mutex_);
+    return queued_;
+}
+
+Result<std::string> ElicitationPause::answer(std::string_view request_json, const std::atomic<bool>& call_ended,
+                                             const plugin::FrontEndRequest& front_end) {
+    auto request = policy::parse_elicitation_request(request_json);
+    if (!request) return request.error();
+    std::size_t position = 0;
+    {
+        std::lock_guard lock(mutex_);
+        if (queued_) {
+            // The skill was told to stop and asks again: the same answer, it must return.
+            return Error{"ELICITATION_PENDING", "this call already waits for the answer to " + queued_->id +
+                                                    "; return now, the call runs again when it comes"};
+        }
+        position = asked_++;
+    }
+    if (position >= kMaxElicitationsPerCall) {
+        return Error{"ELICITATION_FAILED", "a call may ask at most " + std::to_string(kMaxElicitationsPerCall) +
+                                               " questions; ask for several fields in one form instead"};
+    }
+    // An answer an earlier run of this call got, for the same question in the same place.
+    if (position < answered_.size()) {
+        const json::object* earlier = answered_[position].if_object();
+        const json::value* asked = earlier ? earlier->if_contains("request") : nullptr;
+        const json::value* given = earlier ? earlier->if_contains("answer") : nullptr;
+        if (asked && given && *asked == json::value(request->to_json())) return json::serialize(*given);
+    }
+    if (front_end) {
+        auto direct = front_end(request_json, call_ended);
+        if (direct || direct.error().code != "ELICITATION_UNAVAILABLE") return direct;
+    }
+    policy::ElicitationAsk ask = ask_;
+    ask.request = std::move(request.value());
+    // The answers that still hold: those before the first question that changed.
+    for (std::size_t i = 0; i < position && i < answered_.size(); ++i) ask.prior_answers.push_back(answered_[i]);
+    auto record = queue_.enqueue(ask);
+    if (!record) {
+        return Error{"ELICITATION_UNAVAILABLE", "the question could not be queued for the user (" +
+                                                    record.error().message +
+                                                    "); continue without it or ask for it as an argument"};
+    }
+    std::lock_guard lock(mutex_);
+    queued_ = std::move(record.value());
+    return Error{"ELICITATION_PENDING", "the user is asked later (" + queued_->id +
+                                            "); return now: the call runs again from the start with the answer"};
+}
+
+Error elicitation_required(const policy::ElicitationRecord& record) {
+    Error e{"ELICITATION_REQUIRED",
+            "skill " + record.skill_id + " asks: " + record.message + " (elicitation " + record.id +
+                "; it runs again once you answer)",
+            {},
+            {"answer with `skillhost elicitations answer " + record.id +
+                 " --field NAME=VALUE` (see `skillhost elicitations show " + record.id + "` for the fields)",
+             "or POST /v1/elicitations/" + record.id + " with {\"action\":\"accept\",\"content\":{...}}",
+             "or decline: `skillhost elicitations answer " + record.id + " --decline`"}};
+    e.details["elicitation_id"] = record.id;
+    e.details["message"] = record.message;
+    e.details["requestedSchema"] = record.requested_schema;
+    e.details["expires_at"] = format_utc_timestamp(record.expires_at);
+    return e;
+}
+
+}  // namespace skillhost::exec
