@@ -781,8 +781,25 @@ INSTANTIATE_TEST_SUITE_P(Isolation, CallServicesTest, ::testing::Values("in_proc
 
 // ---- Resources (the "skillhost.resources/1" plugin extension) ----
 
-// Resources are not carried over the runner protocol yet: these plugins run in the host.
-constexpr std::string_view kInProcess = "isolation:\n  mode: in_process\n";
+// Every resource, prompt and completion test runs with the plugins in the host and in runner
+// processes (the parameter): a client must see no difference.
+class PublishedByPlugins : public ::testing::TestWithParam<std::string> {
+protected:
+    std::string isolation() const { return "isolation:\n  mode: " + GetParam() + "\n"; }
+    // The plugin `name` of the harness's catalog runs as the parameter says.
+    void expect_mode(const SessionHarness& h, std::string_view name) const {
+        bool found = false;
+        for (const auto& plugin : h.catalog->snapshot()->plugins()) {
+            if (plugin->manifest().name != name) continue;
+            found = true;
+            EXPECT_EQ(plugin->isolated(), GetParam() == "process") << name;
+        }
+        EXPECT_TRUE(found) << name;
+    }
+};
+class McpResources : public PublishedByPlugins {};
+class McpPrompts : public PublishedByPlugins {};
+class McpCompletion : public PublishedByPlugins {};
 
 // Copies the built-in fs plugin (library and manifest) into the fixture home's plugin directory.
 void install_fs_plugin(const McpFixtureHome& home) {
@@ -797,10 +814,11 @@ std::set<std::string> resource_uris(const json::object& response) {
     return uris;
 }
 
-TEST(McpResources, PluginsListTemplatesAndReadTextAndBinaryResources) {
-    SessionHarness h(skillhost::testing::kDefaultUsers, "", kInProcess);
+TEST_P(McpResources, PluginsListTemplatesAndReadTextAndBinaryResources) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", isolation());
     h.home.install_fixture("conformance");
     h.catalog->rescan();
+    expect_mode(h, "conformance");
     h.open("owner");
     auto init = h.request("initialize", {{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()}});
     EXPECT_EQ(init.at("result").at("capabilities").at("resources").at("subscribe"), json::value(true));
@@ -832,8 +850,8 @@ TEST(McpResources, PluginsListTemplatesAndReadTextAndBinaryResources) {
     EXPECT_EQ(second.at("result").at("resources").at(0).at("uri"), "test://static-text");
 }
 
-TEST(McpResources, UnknownUrisAndBadParamsAreTheSpecsErrors) {
-    SessionHarness h(skillhost::testing::kDefaultUsers, "", kInProcess);
+TEST_P(McpResources, UnknownUrisAndBadParamsAreTheSpecsErrors) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", isolation());
     h.home.install_fixture("conformance");
     h.catalog->rescan();
     h.initialize();
@@ -848,8 +866,9 @@ TEST(McpResources, UnknownUrisAndBadParamsAreTheSpecsErrors) {
     EXPECT_EQ(error_code(h.request("resources/subscribe")), -32602);
 }
 
-TEST(McpResources, AUserWhoMayNotCallTheGoverningSkillSeesNoneOfThePluginsResources) {
-    SessionHarness h(skillhost::testing::kDefaultUsers, "users:\n  alice:\n    deny: [test_simple_text]\n", kInProcess);
+TEST_P(McpResources, AUserWhoMayNotCallTheGoverningSkillSeesNoneOfThePluginsResources) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "users:\n  alice:\n    deny: [test_simple_text]\n",
+                     isolation());
     h.home.install_fixture("conformance");
     h.catalog->rescan();
     h.initialize("alice");
@@ -861,10 +880,11 @@ TEST(McpResources, AUserWhoMayNotCallTheGoverningSkillSeesNoneOfThePluginsResour
     EXPECT_FALSE(resource_uris(h.request("resources/list")).empty());
 }
 
-TEST(McpResources, WorkspaceFilesAreResourcesUnderTheSamePathRulesAsFsRead) {
-    SessionHarness h(skillhost::testing::kDefaultUsers, "global:\n  deny: [\"fs_*(path=secrets/**)\"]\n", kInProcess);
+TEST_P(McpResources, WorkspaceFilesAreResourcesUnderTheSamePathRulesAsFsRead) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "global:\n  deny: [\"fs_*(path=secrets/**)\"]\n", isolation());
     install_fs_plugin(h.home);
     h.catalog->rescan();
+    expect_mode(h, "fs");
     const std::filesystem::path workspace = h.rt->user("owner").value().workspace;
     std::filesystem::create_directories(workspace / "notes");
     std::filesystem::create_directories(workspace / "secrets");
@@ -907,8 +927,8 @@ TEST(McpResources, WorkspaceFilesAreResourcesUnderTheSamePathRulesAsFsRead) {
     EXPECT_NE(audit.find("secrets/key.txt"), std::string::npos);
 }
 
-TEST(McpResources, SubscribedResourcesAreUpdatedWhenTheirPluginIsReloaded) {
-    SessionHarness h(skillhost::testing::kDefaultUsers, "", kInProcess);
+TEST_P(McpResources, SubscribedResourcesAreUpdatedWhenTheirPluginIsReloaded) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", isolation());
     h.home.install_fixture("conformance");
     h.catalog->rescan();
     h.initialize();
@@ -946,10 +966,11 @@ std::string message_text(const json::object& response) {
     return json::serialize(response.at("result").at("messages"));
 }
 
-TEST(McpPrompts, APluginsPromptsAreListedAndRenderedWithTheirArguments) {
-    SessionHarness h(skillhost::testing::kDefaultUsers, "", kInProcess);
+TEST_P(McpPrompts, APluginsPromptsAreListedAndRenderedWithTheirArguments) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", isolation());
     h.home.install_fixture("conformance");
     h.catalog->rescan();
+    expect_mode(h, "conformance");
     h.open("owner");
     auto init = h.request("initialize", {{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()}});
     const auto& capabilities = init.at("result").at("capabilities").as_object();
@@ -985,8 +1006,8 @@ TEST(McpPrompts, APluginsPromptsAreListedAndRenderedWithTheirArguments) {
     EXPECT_EQ(image.at("result").at("messages").at(0).at("content").at("mimeType"), "image/png");
 }
 
-TEST(McpPrompts, UnknownPromptsMissingArgumentsAndBadParamsAreInvalidParams) {
-    SessionHarness h(skillhost::testing::kDefaultUsers, "", kInProcess);
+TEST_P(McpPrompts, UnknownPromptsMissingArgumentsAndBadParamsAreInvalidParams) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", isolation());
     h.home.install_fixture("conformance");
     h.catalog->rescan();
     h.initialize();
@@ -1008,8 +1029,8 @@ TEST(McpPrompts, UnknownPromptsMissingArgumentsAndBadParamsAreInvalidParams) {
     EXPECT_EQ(error_code(h.request("prompts/list", {{"cursor", 3}})), -32602);
 }
 
-TEST(McpPrompts, PagesFollowTheCursorThroughEveryPrompt) {
-    SessionHarness h(skillhost::testing::kDefaultUsers, "", kInProcess);
+TEST_P(McpPrompts, PagesFollowTheCursorThroughEveryPrompt) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", isolation());
     h.home.install_fixture("conformance");
     h.catalog->rescan();
     h.open("owner", 1);
@@ -1032,8 +1053,9 @@ TEST(McpPrompts, PagesFollowTheCursorThroughEveryPrompt) {
                                         "test_prompt_with_image", "test_simple_prompt"}));
 }
 
-TEST(McpPrompts, AUserWhoMayNotCallTheGoverningSkillSeesNoneOfThePluginsPrompts) {
-    SessionHarness h(skillhost::testing::kDefaultUsers, "users:\n  alice:\n    deny: [test_simple_text]\n", kInProcess);
+TEST_P(McpPrompts, AUserWhoMayNotCallTheGoverningSkillSeesNoneOfThePluginsPrompts) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "users:\n  alice:\n    deny: [test_simple_text]\n",
+                     isolation());
     h.home.install_fixture("conformance");
     h.catalog->rescan();
     h.initialize("alice");
@@ -1048,8 +1070,8 @@ TEST(McpPrompts, AUserWhoMayNotCallTheGoverningSkillSeesNoneOfThePluginsPrompts)
     EXPECT_EQ(fixture_prompts(prompt_names(h.request("prompts/list"))).size(), 4u);
 }
 
-TEST(McpPrompts, AReloadThatChangesThePromptsSendsListChanged) {
-    SessionHarness h(skillhost::testing::kDefaultUsers, "", kInProcess);
+TEST_P(McpPrompts, AReloadThatChangesThePromptsSendsListChanged) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", isolation());
     h.home.install_fixture("conformance");
     h.catalog->rescan();
     h.initialize();
@@ -1064,8 +1086,8 @@ json::object complete_request(json::object ref, std::string_view argument, std::
     return json::object{{"ref", std::move(ref)}, {"argument", {{"name", argument}, {"value", value}}}};
 }
 
-TEST(McpCompletion, PromptArgumentsCompleteFromTheirEnumAndThePluginsHook) {
-    SessionHarness h(skillhost::testing::kDefaultUsers, "", kInProcess);
+TEST_P(McpCompletion, PromptArgumentsCompleteFromTheirEnumAndThePluginsHook) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", isolation());
     h.home.install_fixture("conformance");
     h.catalog->rescan();
     h.initialize();
@@ -1084,8 +1106,8 @@ TEST(McpCompletion, PromptArgumentsCompleteFromTheirEnumAndThePluginsHook) {
         << json::serialize(templated);
 }
 
-TEST(McpCompletion, UnknownReferencesAndMalformedRequestsAreInvalidParams) {
-    SessionHarness h(skillhost::testing::kDefaultUsers, "", kInProcess);
+TEST_P(McpCompletion, UnknownReferencesAndMalformedRequestsAreInvalidParams) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", isolation());
     h.home.install_fixture("conformance");
     h.catalog->rescan();
     h.initialize();
@@ -1106,8 +1128,8 @@ TEST(McpCompletion, UnknownReferencesAndMalformedRequestsAreInvalidParams) {
               -32602);
 }
 
-TEST(McpPrompts, ManifestExamplesOfTheSkillsAUserMaySeeArePrompts) {
-    SessionHarness h(skillhost::testing::kDefaultUsers, "users:\n  alice:\n    deny: [fs_write]\n", kInProcess);
+TEST_P(McpPrompts, ManifestExamplesOfTheSkillsAUserMaySeeArePrompts) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "users:\n  alice:\n    deny: [fs_write]\n", isolation());
     install_fs_plugin(h.home);
     h.catalog->rescan();
     h.initialize();
@@ -1127,3 +1149,10 @@ TEST(McpPrompts, ManifestExamplesOfTheSkillsAUserMaySeeArePrompts) {
     EXPECT_EQ(error_code(h.request("prompts/get", {{"name", "fs_write_example_1"}})), -32602);
     EXPECT_NE(std::find(alice.begin(), alice.end(), "fs_list_example_1"), alice.end());
 }
+
+INSTANTIATE_TEST_SUITE_P(Isolation, McpResources, ::testing::Values("in_process", "process"),
+                         [](const auto& param_info) { return param_info.param; });
+INSTANTIATE_TEST_SUITE_P(Isolation, McpPrompts, ::testing::Values("in_process", "process"),
+                         [](const auto& param_info) { return param_info.param; });
+INSTANTIATE_TEST_SUITE_P(Isolation, McpCompletion, ::testing::Values("in_process", "process"),
+                         [](const auto& param_info) { return param_info.param; });
