@@ -140,7 +140,8 @@ TEST_F(PublishedExtensionsTest, AnOversizedAnswerIsRefusedInsideTheRunnerAsInPro
     for (IsolationMode mode : {IsolationMode::in_process, IsolationMode::process}) {
         auto plugin = load_in("hostile", mode);
         ASSERT_TRUE(plugin);
-        RawOutcome huge = plugin->request_prompts(PromptRequest::get, context("ok"), "huge", "{}", std::size_t{8} << 20);
+        RawOutcome huge =
+            plugin->request_prompts(PromptRequest::get, context("ok"), "huge", "{}", std::size_t{8} << 20);
         EXPECT_EQ(huge.error_code, "RESULT_TOO_LARGE") << huge.error_message;
     }
 }
@@ -149,12 +150,11 @@ TEST_F(PublishedExtensionsTest, ARequestIgnoringItsDeadlineHasTheRunnerKilled) {
     auto plugin = load("hostile");
     ASSERT_TRUE(plugin);
     CallControl control;
-    RawOutcome hung = plugin->request_resources(ResourceRequest::read, timed("ok", 100, &control), "hostile://hang",
-                                                1 << 20);
+    RawOutcome hung =
+        plugin->request_resources(ResourceRequest::read, timed("ok", 100, &control), "hostile://hang", 1 << 20);
     EXPECT_EQ(hung.error_code, "PLUGIN_KILLED") << hung.error_message;
     EXPECT_NE(hung.error_message.find("resources read()"), std::string::npos) << hung.error_message;
-    EXPECT_EQ(plugin->request_resources(ResourceRequest::list, context("ok"), {}, 1 << 20).status,
-              SKILLHOST_STATUS_OK);
+    EXPECT_EQ(plugin->request_resources(ResourceRequest::list, context("ok"), {}, 1 << 20).status, SKILLHOST_STATUS_OK);
 }
 
 // ---- A hostile runner (tests/isolation/hostile_runner.cpp) ----
