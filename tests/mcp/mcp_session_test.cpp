@@ -1156,3 +1156,49 @@ INSTANTIATE_TEST_SUITE_P(Isolation, McpPrompts, ::testing::Values("in_process", 
                          [](const auto& param_info) { return param_info.param; });
 INSTANTIATE_TEST_SUITE_P(Isolation, McpCompletion, ::testing::Values("in_process", "process"),
                          [](const auto& param_info) { return param_info.param; });
+
+// ---- Resources and prompts of a misbehaving isolated plugin (process mode only: in the host its
+// crashes would end the test) ----
+
+std::string error_data_code(const json::object& response) {
+    return std::string(response.at("error").at("data").at("code").as_string());
+}
+
+TEST(McpIsolatedPublishing, APluginCrashingInARequestIsAnErrorAndTheNextRequestWorks) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", "isolation:\n  mode: process\n");
+    h.home.install_fixture("hostile");
+    h.catalog->rescan();
+    h.initialize();
+    auto crashed = h.request("resources/read", {{"uri", "hostile://segfault"}});
+    EXPECT_EQ(error_code(crashed), -32603) << json::serialize(crashed);
+    EXPECT_EQ(error_data_code(crashed), "PLUGIN_CRASHED");
+    EXPECT_EQ(crashed.at("error").at("data").at("details").at("entry"), "resources read()");
+    auto fine = h.request("resources/read", {{"uri", "hostile://fine"}});
+    EXPECT_EQ(fine.at("result").at("contents").at(0).at("text"), "fine") << json::serialize(fine);
+    EXPECT_EQ(resource_uris(h.request("resources/list")), std::set<std::string>{"hostile://fine"});
+
+    auto aborted = h.request("prompts/get", {{"name", "abort"}});
+    EXPECT_EQ(error_code(aborted), -32603) << json::serialize(aborted);
+    EXPECT_EQ(error_data_code(aborted), "PLUGIN_CRASHED");
+    auto huge = h.request("prompts/get", {{"name", "huge"}});
+    EXPECT_EQ(error_data_code(huge), "RESULT_TOO_LARGE") << json::serialize(huge);
+    auto rendered = h.request("prompts/get", {{"name", "fine"}});
+    EXPECT_EQ(rendered.at("result").at("messages").at(0).at("content").at("text"), "fine") << json::serialize(rendered);
+}
+
+TEST(McpIsolatedPublishing, AHostileRunnersGarbageIsAnErrorAndItsListingIsLeftOut) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "",
+                     std::string("isolation:\n  mode: process\n  runner: ") + SKILLHOST_HOSTILE_RUNNER + "\n");
+    skillhost::testing::write_file(h.home.plugins_dir() / "runner-mode", "garbage");
+    h.home.install_fixture("hostile");
+    h.catalog->rescan();
+    h.initialize();
+    auto read = h.request("resources/read", {{"uri", "hostile://fine"}});
+    EXPECT_EQ(error_code(read), -32603) << json::serialize(read);
+    EXPECT_EQ(error_data_code(read), "RUNNER_PROTOCOL_ERROR");
+    EXPECT_TRUE(resource_uris(h.request("resources/list")).empty());
+    EXPECT_TRUE(fixture_prompts(prompt_names(h.request("prompts/list"))).empty());
+    // Its skills still answer through the same runner.
+    auto called = h.call("ok");
+    EXPECT_FALSE(called.at("result").at("isError").as_bool()) << json::serialize(called);
+}
