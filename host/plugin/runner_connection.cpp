@@ -496,8 +496,9 @@ void RunnerConnection::handle(wire::Frame& frame) {
                 const std::string reason = "it sent a result of " + std::to_string(frame.payload.size()) +
                                            " bytes, over the limit of " + std::to_string(found->second->max_payload) +
                                            " for that call";
+                const char* limit = found->second->entry.empty() ? "max_result_bytes" : "extension_answer_bytes";
                 lock.unlock();
-                kill(reason);  // the call ends with PLUGIN_KILLED once the process is gone
+                kill(reason, limit);  // the call ends with PLUGIN_KILLED once the process is gone
                 return;
             }
             std::optional<RawOutcome> outcome = wire::decode_outcome(frame.payload);
@@ -702,6 +703,9 @@ void RunnerConnection::finish(RunnerExit exit) {
     {
         std::lock_guard lock(mutex_);
         orphans.swap(pending_);
+        // A call still being sent is not counted as running: its sender learns whether it got through.
+        for (auto& [id, pending] : orphans)
+            if (!pending->sending) exit.skills.push_back(pending->skill_id);
         exit.killed_by_host = !kill_reason_.empty();
         exit.kill_reason = kill_reason_;
         exit.limit = kill_limit_;
@@ -718,9 +722,6 @@ void RunnerConnection::finish(RunnerExit exit) {
         state_changed_.notify_all();
     }
     background_wake_.notify_all();
-    // A call still being sent is not counted as running: its sender learns whether it got through.
-    for (auto& [id, pending] : orphans)
-        if (!pending->sending) exit.skills.push_back(pending->skill_id);
     if (!exit.expected) {
         spdlog::warn("[plugin {}] runner {} {}{}", launch_.plugin_name, pid_, exit.description,
                      exit.killed_by_host ? " (killed by the host: " + exit.kill_reason + ")" : std::string());

@@ -198,6 +198,9 @@ TEST_F(HostileRunnerTest, AnAnswerOverTheRequestsLimitHasTheRunnerKilled) {
         RawOutcome outcome = read(*plugin);
         EXPECT_EQ(outcome.error_code, "PLUGIN_KILLED") << outcome.error_message;
         EXPECT_NE(outcome.error_message.find("over the limit"), std::string::npos) << outcome.error_message;
+        if (mode == "oversized") {
+            EXPECT_EQ(details_of(outcome).at("limit"), "extension_answer_bytes");
+        }
         EXPECT_EQ(plugin->invoke(context("ok"), "{}").result_json, R"({"ok":true})");
     }
 }
