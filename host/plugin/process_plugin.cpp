@@ -29,6 +29,40 @@ RawOutcome error_outcome(const Error& error) {
     return outcome;
 }
 
+// The functions of the tables an isolated plugin's resources and prompts are offered through: the
+// host sends requests to the runner instead (request_resources, request_prompts), never through these.
+skillhost_status not_here(const skillhost_result_writer* writer) {
+    static constexpr std::string_view code = "EXTENSION_ISOLATED";
+    static constexpr std::string_view message =
+        "this plugin runs in a runner process: ask it through the host, not through this table";
+    if (writer)
+        writer->write_error(writer->writer_context, {code.data(), code.size()}, {message.data(), message.size()}, {});
+    return SKILLHOST_STATUS_UNAVAILABLE;
+}
+skillhost_status no_list(void*, const skillhost_call_context*, const skillhost_result_writer* w) {
+    return not_here(w);
+}
+skillhost_status no_read(void*, const skillhost_call_context*, skillhost_string_view,
+                         const skillhost_result_writer* w) {
+    return not_here(w);
+}
+skillhost_status no_get(void*, const skillhost_call_context*, skillhost_string_view, skillhost_string_view,
+                        const skillhost_result_writer* w) {
+    return not_here(w);
+}
+
+// What an extension request answers when the plugin lacks that function (as in-process).
+bool offers(const wire::PublishedExtensions& p, ResourceRequest request) {
+    return p.resources && (request == ResourceRequest::list             ? p.resources_list
+                           : request == ResourceRequest::list_templates ? p.resources_list_templates
+                                                                        : p.resources_read);
+}
+bool offers(const wire::PublishedExtensions& p, PromptRequest request) {
+    return p.prompts && (request == PromptRequest::list  ? p.prompts_list
+                         : request == PromptRequest::get ? p.prompts_get
+                                                         : p.prompts_complete);
+}
+
 bool crash_code(const RawOutcome& outcome) {
     return outcome.written == RawOutcome::Written::error &&
            (outcome.error_code == "PLUGIN_CRASHED" || outcome.error_code == "PLUGIN_KILLED");
@@ -47,6 +81,7 @@ Result<std::shared_ptr<LoadedPlugin>> ProcessPlugin::start(const manifest::Manif
     plugin->ready_ = probe.value()->ready_info();
     plugin->info_.description = plugin->ready_.has_info ? plugin->ready_.description.c_str() : nullptr;
     plugin->info_.homepage = plugin->ready_.has_info ? plugin->ready_.homepage.c_str() : nullptr;
+    plugin->publish_extension_tables();
     return std::shared_ptr<LoadedPlugin>(std::move(plugin));
 }
 
@@ -66,8 +101,38 @@ ProcessPlugin::~ProcessPlugin() {
     runners_.clear();
 }
 
+void ProcessPlugin::publish_extension_tables() {
+    wire::PublishedExtensions& p = ready_.published;
+    // The runner is not trusted to keep the limits the plugin's static strings have in-process.
+    if (p.resources && (p.resources_governing_skill.size() > wire::max_governing_skill_bytes ||
+                        p.uri_prefix.size() > wire::max_uri_prefix_bytes)) {
+        spdlog::warn(
+            "[plugin {}] its runner reported a resources extension with a governing skill or URI prefix "
+            "over the limit ({} / {} bytes); its resources are not shown",
+            manifest_.name, wire::max_governing_skill_bytes, wire::max_uri_prefix_bytes);
+        p.resources = false;
+    }
+    if (p.prompts && p.prompts_governing_skill.size() > wire::max_governing_skill_bytes) {
+        spdlog::warn(
+            "[plugin {}] its runner reported a prompts extension with a governing skill over {} bytes; its "
+            "prompts are not shown",
+            manifest_.name, wire::max_governing_skill_bytes);
+        p.prompts = false;
+    }
+    auto governing = [](const std::string& name) { return name.empty() ? nullptr : name.c_str(); };
+    if (p.resources)
+        resources_ = skillhost_resources_v1{
+            governing(p.resources_governing_skill), p.uri_prefix.c_str(), p.resources_list ? &no_list : nullptr,
+            p.resources_list_templates ? &no_list : nullptr, p.resources_read ? &no_read : nullptr};
+    if (p.prompts)
+        prompts_ = skillhost_prompts_v1{governing(p.prompts_governing_skill), p.prompts_list ? &no_list : nullptr,
+                                        p.prompts_get ? &no_get : nullptr, p.prompts_complete ? &no_read : nullptr};
+}
+
 const void* ProcessPlugin::extension(std::string_view id) const {
     if (id == SKILLHOST_EXT_PLUGIN_INFO && ready_.has_info) return &info_;
+    if (id == SKILLHOST_EXT_RESOURCES && resources_) return &*resources_;
+    if (id == SKILLHOST_EXT_PROMPTS && prompts_) return &*prompts_;
     return nullptr;
 }
 
@@ -182,9 +247,16 @@ void ProcessPlugin::record_exit(const std::shared_ptr<Supervision>& supervision,
         supervision->crashes.push_back(now);
         while (!supervision->crashes.empty() && now - supervision->crashes.front() > options.crash_window)
             supervision->crashes.pop_front();
-        ++supervision->consecutive;
-        auto backoff = options.restart_backoff * (1u << std::min(supervision->consecutive - 1, 10u));
-        supervision->next_start = now + std::min<std::chrono::milliseconds>(backoff, max_backoff);
+        if (exit.skills.empty()) {
+            // Died between calls (killed, OOM while idle, a plugin thread crashing): counted above,
+            // but the next call starts a runner at once, as after an idle exit. A plugin dying this
+            // way on every start is stopped by the quarantine, and starts happen only on calls.
+            supervision->died_idle = true;
+        } else {
+            ++supervision->consecutive;
+            auto backoff = options.restart_backoff * (1u << std::min(supervision->consecutive - 1, 10u));
+            supervision->next_start = now + std::min<std::chrono::milliseconds>(backoff, max_backoff);
+        }
         if (!supervision->quarantine && options.crash_limit > 0 && supervision->crashes.size() >= options.crash_limit) {
             const auto minutes = std::chrono::duration_cast<std::chrono::seconds>(options.crash_window).count();
             Error q{"PLUGIN_QUARANTINED",
@@ -221,7 +293,8 @@ Result<std::shared_ptr<RunnerConnection>> ProcessPlugin::runner_for(const CallCo
     {
         std::lock_guard slock(supervision_->mutex);
         start_at = supervision_->next_start;
-        restart = supervision_->consecutive > 0;
+        restart = supervision_->consecutive > 0 || supervision_->died_idle;
+        supervision_->died_idle = false;
     }
     const auto now = Clock::now();
     if (start_at > now) {
@@ -275,11 +348,17 @@ RawOutcome ProcessPlugin::invoke(const CallContext& context, std::string_view ar
         error.details["skill"] = context.skill_id;
         return error_outcome(error);
     }
-    // A runner that retires (idle) between lookup and send answers nullopt: take a fresh one.
+    return in_runner(context, [&](RunnerConnection& runner) { return runner.call(context, args_json); });
+}
+
+RawOutcome ProcessPlugin::in_runner(const CallContext& context,
+                                    const std::function<std::optional<RawOutcome>(RunnerConnection&)>& send) const {
+    // A runner that retires (idle) between lookup and send, or that was found dead before the call
+    // reached it, answers nullopt: take a fresh one.
     for (int attempt = 0; attempt < 3; ++attempt) {
         Result<std::shared_ptr<RunnerConnection>> runner = runner_for(context);
         if (!runner) return error_outcome(runner.error());
-        std::optional<RawOutcome> outcome = runner.value()->call(context, args_json);
+        std::optional<RawOutcome> outcome = send(*runner.value());
         if (!outcome) continue;
         if (!crash_code(*outcome)) {
             std::lock_guard lock(supervision_->mutex);
@@ -290,6 +369,41 @@ RawOutcome ProcessPlugin::invoke(const CallContext& context, std::string_view ar
     return error_outcome(Error{"RUNNER_START_FAILED", "plugin '" + manifest_.name +
                                                           "': its runner kept exiting before taking the call; "
                                                           "check the log"});
+}
+
+RawOutcome ProcessPlugin::run_extension(const CallContext& context, wire::ExtensionCall call, std::size_t max_bytes,
+                                        const char* entry) const {
+    if (std::optional<Error> quarantined = quarantine()) return error_outcome(*quarantined);
+    call.max_bytes = static_cast<std::int64_t>(std::min(max_bytes, wire::max_extension_answer_bytes));
+    return in_runner(context, [&](RunnerConnection& runner) { return runner.call_extension(context, call, entry); });
+}
+
+RawOutcome ProcessPlugin::request_resources(ResourceRequest request, const CallContext& context, std::string_view uri,
+                                            std::size_t max_bytes) const {
+    if (!offers(ready_.published, request)) return LoadedPlugin::request_resources(request, context, uri, max_bytes);
+    wire::ExtensionCall call;
+    call.kind = wire::ExtensionKind::resources;
+    call.request = static_cast<std::int64_t>(request);
+    call.name = std::string(uri);
+    return run_extension(context, std::move(call), max_bytes,
+                         request == ResourceRequest::read             ? "resources read()"
+                         : request == ResourceRequest::list_templates ? "resources list_templates()"
+                                                                      : "resources list()");
+}
+
+RawOutcome ProcessPlugin::request_prompts(PromptRequest request, const CallContext& context, std::string_view name,
+                                          std::string_view json, std::size_t max_bytes) const {
+    if (!offers(ready_.published, request))
+        return LoadedPlugin::request_prompts(request, context, name, json, max_bytes);
+    wire::ExtensionCall call;
+    call.kind = wire::ExtensionKind::prompts;
+    call.request = static_cast<std::int64_t>(request);
+    call.name = std::string(name);
+    call.json = std::string(json);
+    return run_extension(context, std::move(call), max_bytes,
+                         request == PromptRequest::list  ? "prompts list()"
+                         : request == PromptRequest::get ? "prompts get()"
+                                                         : "prompts complete()");
 }
 
 }  // namespace skillhost::plugin

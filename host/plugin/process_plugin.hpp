@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -33,6 +34,10 @@ public:
     const std::filesystem::path& loaded_from() const override { return library_; }
     RawOutcome invoke(const CallContext& context, std::string_view args_json) const override;
     const void* extension(std::string_view id) const override;
+    RawOutcome request_resources(ResourceRequest request, const CallContext& context, std::string_view uri,
+                                 std::size_t max_bytes) const override;
+    RawOutcome request_prompts(PromptRequest request, const CallContext& context, std::string_view name,
+                               std::string_view json, std::size_t max_bytes) const override;
     bool isolated() const override { return true; }
     std::optional<Error> quarantine() const override;
     boost::json::object sandbox() const override;
@@ -51,12 +56,23 @@ private:
         unsigned consecutive = 0;                                   // since the last good call
         std::chrono::steady_clock::time_point next_start{};
         std::optional<Error> quarantine;
+        bool died_idle = false;  // the last runner died between calls: the next start is a restart
     };
 
     ProcessPlugin(manifest::Manifest manifest, LoaderOptions options, std::filesystem::path runner,
                   wire::ReadyInfo ready);
     RunnerLaunch launch_for(const CallContext* context) const;
     Result<std::shared_ptr<RunnerConnection>> runner_for(const CallContext& context) const;
+    // Runs `send(runner)` (a call or an extension request) in the user's runner, in a fresh one when
+    // the runner was found gone before the call reached it.
+    RawOutcome in_runner(const CallContext& context,
+                         const std::function<std::optional<RawOutcome>(RunnerConnection&)>& send) const;
+    // Runs one extension request (resources, prompts) in the user's runner; `entry` names it in errors.
+    RawOutcome run_extension(const CallContext& context, wire::ExtensionCall call, std::size_t max_bytes,
+                             const char* entry) const;
+    // The extension tables offered for the plugin's resources and prompts, from what the runner
+    // reported; their functions are never called (requests go through request_resources/prompts).
+    void publish_extension_tables();
     static void record_exit(const std::shared_ptr<Supervision>& supervision, const RunnerExit& exit,
                             const std::string& plugin, const IsolationOptions& options);
 
@@ -66,6 +82,8 @@ private:
     std::filesystem::path library_;
     wire::ReadyInfo ready_;
     skillhost_plugin_info_v1 info_{};
+    std::optional<skillhost_resources_v1> resources_;
+    std::optional<skillhost_prompts_v1> prompts_;
     std::shared_ptr<Supervision> supervision_;
 
     mutable std::mutex runners_mutex_;  // also serialises starts, so one user never gets two runners

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -174,7 +175,7 @@ RunnerConnection::RunnerConnection(RunnerLaunch launch, pid_t pid, int fd)
       started_at_(Clock::now()),
       // Without it (out of descriptors) the background thread polls at background_check instead.
       kick_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
-      frames_(launch_.max_result_bytes + max_frame_overhead) {}
+      frames_(std::max(launch_.max_result_bytes, wire::max_extension_answer_bytes) + max_frame_overhead) {}
 
 RunnerConnection::~RunnerConnection() {
     begin_close();
@@ -194,7 +195,7 @@ void RunnerConnection::begin_close() {
 
 bool RunnerConnection::accepting() const {
     std::lock_guard lock(mutex_);
-    return state_ == State::ready && !retiring_ && !closing_;
+    return state_ == State::ready && !retiring_ && !closing_ && !broken_;
 }
 
 void RunnerConnection::kill(const std::string& reason, std::string_view limit) {
@@ -233,10 +234,9 @@ bool RunnerConnection::check_tasks() {
     return true;
 }
 
-std::optional<RawOutcome> RunnerConnection::call(const CallContext& context, std::string_view args_json) {
-    auto pending = std::make_shared<Pending>();
-    pending->control = context.control;
-    pending->skill_id = context.skill_id;
+namespace {
+
+wire::CallRequest call_request(const CallContext& context, std::string_view args_json) {
     wire::CallRequest request{context.skill_id,
                               context.call_id,
                               context.user_id,
@@ -248,15 +248,54 @@ std::optional<RawOutcome> RunnerConnection::call(const CallContext& context, std
                               0,
                               context.control ? context.control->idempotency_key : ""};
     if (context.control && context.control->path_allowed) request.flags |= wire::call_has_path_rules;
+    return request;
+}
+
+}  // namespace
+
+std::optional<RawOutcome> RunnerConnection::call(const CallContext& context, std::string_view args_json) {
+    return exchange(context, wire::FrameType::call, wire::encode(call_request(context, args_json)), {},
+                    launch_.max_result_bytes);
+}
+
+std::optional<RawOutcome> RunnerConnection::call_extension(const CallContext& context, wire::ExtensionCall request,
+                                                           std::string entry) {
+    request.call = call_request(context, {});
+    const auto max_bytes = static_cast<std::size_t>(request.max_bytes);
+    return exchange(context, wire::FrameType::extension_call, wire::encode(request), std::move(entry), max_bytes);
+}
+
+std::optional<RawOutcome> RunnerConnection::exchange(const CallContext& context, wire::FrameType type,
+                                                     std::string_view payload, std::string entry,
+                                                     std::size_t max_answer_bytes) {
+    auto pending = std::make_shared<Pending>();
+    pending->control = context.control;
+    pending->skill_id = context.skill_id;
+    pending->entry = std::move(entry);
+    pending->max_payload = max_answer_bytes + max_frame_overhead;
+    pending->sending = true;
     std::uint64_t id = 0;
     {
         std::lock_guard lock(mutex_);
-        if (state_ != State::ready || retiring_ || closing_) return std::nullopt;
+        if (state_ != State::ready || retiring_ || closing_ || broken_) return std::nullopt;
         id = next_call_++;
         pending_.emplace(id, pending);
     }
-    // A failed send means the runner is gone: the reader fails every pending call, this one too.
-    channel_->send(wire::FrameType::call, id, wire::encode(request));
+    const bool sent = channel_->send(type, id, payload);
+    {
+        std::lock_guard lock(mutex_);
+        pending->sending = false;
+        if (!sent) {
+            // The runner is gone (EPIPE) and no whole frame of this call reached it, so nothing of the
+            // call ran: it runs in a fresh runner instead of failing. The reader still reaps this one
+            // and counts its death toward quarantine.
+            broken_ = true;
+            pending_.erase(id);
+            if (pending_.empty()) last_call_end_ = Clock::now();
+            background_wake_.notify_all();
+            return std::nullopt;
+        }
+    }
 
     std::optional<Clock::time_point> deadline;
     if (context.deadline_unix_ms > 0) {
@@ -421,7 +460,7 @@ bool RunnerConnection::handle_next(wire::Frame& frame) {
 void RunnerConnection::end_of_stream(wire::ReadStatus status, std::size_t frame_size) {
     if (status == wire::ReadStatus::too_large)
         kill("it sent a frame of " + std::to_string(frame_size) + " bytes, over the limit of " +
-             std::to_string(launch_.max_result_bytes + max_frame_overhead));
+             std::to_string(std::max(launch_.max_result_bytes, wire::max_extension_answer_bytes) + max_frame_overhead));
     finish(reap());
 }
 
@@ -449,10 +488,20 @@ void RunnerConnection::handle(wire::Frame& frame) {
             return;
         }
         case FrameType::result: {
-            std::optional<RawOutcome> outcome = wire::decode_outcome(frame.payload);
-            std::lock_guard lock(mutex_);
+            std::unique_lock lock(mutex_);
             auto found = pending_.find(frame.header.id);
             if (found == pending_.end()) return;  // a call already ended by a kill
+            if (frame.payload.size() > found->second->max_payload) {
+                // The frame reader admits the largest answer of any call; this call's is smaller.
+                const std::string reason = "it sent a result of " + std::to_string(frame.payload.size()) +
+                                           " bytes, over the limit of " + std::to_string(found->second->max_payload) +
+                                           " for that call";
+                const char* limit = found->second->entry.empty() ? "max_result_bytes" : "extension_answer_bytes";
+                lock.unlock();
+                kill(reason, limit);  // the call ends with PLUGIN_KILLED once the process is gone
+                return;
+            }
+            std::optional<RawOutcome> outcome = wire::decode_outcome(frame.payload);
             std::shared_ptr<Pending> pending = std::move(found->second);
             pending_.erase(found);
             shut_down_if_drained();
@@ -654,10 +703,13 @@ void RunnerConnection::finish(RunnerExit exit) {
     {
         std::lock_guard lock(mutex_);
         orphans.swap(pending_);
+        // A call still being sent is not counted as running: its sender learns whether it got through.
+        for (auto& [id, pending] : orphans)
+            if (!pending->sending) exit.skills.push_back(pending->skill_id);
         exit.killed_by_host = !kill_reason_.empty();
         exit.kill_reason = kill_reason_;
         exit.limit = kill_limit_;
-        exit.expected = !exit.killed_by_host && (closing_ || retiring_) && exit.exit_status == 0;
+        exit.expected = !exit.killed_by_host && !broken_ && (closing_ || retiring_) && exit.exit_status == 0;
         if (state_ == State::starting) {
             load_error_ =
                 Error{"RUNNER_START_FAILED", "the runner for plugin '" + launch_.plugin_name + "' " + exit.description +
@@ -670,7 +722,6 @@ void RunnerConnection::finish(RunnerExit exit) {
         state_changed_.notify_all();
     }
     background_wake_.notify_all();
-    for (auto& [id, pending] : orphans) exit.skills.push_back(pending->skill_id);
     if (!exit.expected) {
         spdlog::warn("[plugin {}] runner {} {}{}", launch_.plugin_name, pid_, exit.description,
                      exit.killed_by_host ? " (killed by the host: " + exit.kill_reason + ")" : std::string());
@@ -681,6 +732,10 @@ void RunnerConnection::finish(RunnerExit exit) {
     const std::string& plugin = launch_.plugin_name;
     for (auto& [id, pending] : orphans) {
         boost::json::object details{{"plugin", plugin}, {"skill", pending->skill_id}, {"exit", exit.description}};
+        if (!pending->entry.empty()) details["entry"] = pending->entry;
+        const std::string running = pending->entry.empty()
+                                        ? "skill '" + pending->skill_id + "'"
+                                        : pending->entry + " (for skill '" + pending->skill_id + "')";
         if (exit.signal != 0) {
             details["signal"] = exit.signal;
             details["signal_name"] = signal_name(exit.signal);
@@ -695,15 +750,13 @@ void RunnerConnection::finish(RunnerExit exit) {
                                                     : "; the skill must stay within the limit or the host's "
                                                       "configuration raise it";
             outcome = host_error("PLUGIN_KILLED",
-                                 "the runner of plugin '" + plugin + "' was killed while running skill '" +
-                                     pending->skill_id + "' because " + exit.kill_reason + advice +
-                                     "; the runner restarts on the next call",
+                                 "the runner of plugin '" + plugin + "' was killed while running " + running +
+                                     " because " + exit.kill_reason + advice + "; the runner restarts on the next call",
                                  details);
         } else {
             outcome = host_error("PLUGIN_CRASHED",
-                                 "plugin '" + plugin + "' crashed (" + exit.description + ") while running skill '" +
-                                     pending->skill_id +
-                                     "'; the host kept running and restarts the plugin on the next call; report "
+                                 "plugin '" + plugin + "' crashed (" + exit.description + ") while running " + running +
+                                     "; the host kept running and restarts the plugin on the next call; report "
                                      "this to the plugin author",
                                  details);
         }

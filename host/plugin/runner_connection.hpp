@@ -85,7 +85,14 @@ public:
     // Runs one call in the runner. nullopt: the runner no longer takes calls (it is retiring or
     // gone); start another. A runner dying meanwhile ends the call with PLUGIN_CRASHED, and one the
     // host kills (the call ignored cancellation past the grace) with PLUGIN_KILLED.
+    // A runner found dead before the call reached it (the send failed: nothing of the call ran)
+    // also answers nullopt, so the call runs in a fresh runner; one that dies after the call was
+    // sent answers PLUGIN_CRASHED (the call may have started, so it is never run twice).
     std::optional<RawOutcome> call(const CallContext& context, std::string_view args_json);
+    // Runs one request of a plugin extension (resources, prompts) like a call, with the same
+    // supervision; `entry` names it in errors ("resources read()"). request.call is filled here.
+    std::optional<RawOutcome> call_extension(const CallContext& context, wire::ExtensionCall request,
+                                             std::string entry);
 
     bool accepting() const;
     // Tells the runner to finish (it reads end-of-file) without waiting for it; the destructor
@@ -109,11 +116,17 @@ private:
         RawOutcome outcome;
         CallControl* control = nullptr;
         std::string skill_id;
+        std::string entry;            // "resources read()" for an extension request; empty for a skill
+        std::size_t max_payload = 0;  // the largest result frame this call may get
+        bool sending = false;         // its frame is being written: not known to have reached the runner
     };
     enum class State { starting, ready, load_failed, ended };
     enum class ReadStop { done, timeout, kicked, ended };
 
     RunnerConnection(RunnerLaunch launch, pid_t pid, int fd);
+    // Sends one CALL or EXTENSION_CALL frame and waits for its result (call() and call_extension()).
+    std::optional<RawOutcome> exchange(const CallContext& context, wire::FrameType type, std::string_view payload,
+                                       std::string entry, std::size_t max_answer_bytes);
     void background_loop();
     // Reads and handles frames; the calling thread holds the reader role. Stops when `mine` is
     // done, at `until`, when kicked (watch_kick: the background thread gives way to a caller), or
@@ -155,6 +168,7 @@ private:
     wire::ReadyInfo ready_;
     bool retiring_ = false;
     bool closing_ = false;  // the host is closing it: its end is expected
+    bool broken_ = false;   // a send to it failed: it is gone, whatever the reader has seen yet
     std::string kill_reason_;
     std::string kill_limit_;
     std::uint64_t next_call_ = 1;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 
 namespace skillhost::plugin::wire {
@@ -196,6 +197,47 @@ std::optional<CallRequest> decode_call(std::string_view payload) {
     return out;
 }
 
+std::string encode(const ExtensionCall& request) {
+    std::string out = encode(request.call);
+    PayloadWriter w;
+    w.integer(static_cast<std::int64_t>(request.kind)).integer(request.request).text(request.name).text(request.json);
+    w.integer(request.max_bytes);
+    // The call context's length first, so the call's own decoder reads exactly its part.
+    PayloadWriter framed;
+    framed.text(out);
+    return std::move(framed.bytes()) + w.bytes();
+}
+
+std::optional<ExtensionCall> decode_extension_call(std::string_view payload) {
+    PayloadReader r(payload);
+    const std::string_view call_part = r.text();
+    if (!r.ok()) return std::nullopt;
+    std::optional<CallRequest> call = decode_call(call_part);
+    ExtensionCall out;
+    const std::int64_t kind = r.integer();
+    out.request = r.integer();
+    out.name = r.text();
+    out.json = r.text();
+    out.max_bytes = r.integer();
+    if (!call || !r.ok()) return std::nullopt;
+    out.call = std::move(*call);
+    if (kind == static_cast<std::int64_t>(ExtensionKind::resources)) {
+        if (out.request < static_cast<std::int64_t>(ResourceRequest::list) ||
+            out.request > static_cast<std::int64_t>(ResourceRequest::read))
+            return std::nullopt;
+    } else if (kind == static_cast<std::int64_t>(ExtensionKind::prompts)) {
+        if (out.request < static_cast<std::int64_t>(PromptRequest::list) ||
+            out.request > static_cast<std::int64_t>(PromptRequest::complete))
+            return std::nullopt;
+    } else {
+        return std::nullopt;
+    }
+    out.kind = static_cast<ExtensionKind>(kind);
+    if (out.max_bytes <= 0 || static_cast<std::uint64_t>(out.max_bytes) > max_extension_answer_bytes)
+        return std::nullopt;
+    return out;
+}
+
 std::string encode(const HostRequest& request) {
     PayloadWriter w;
     w.integer(static_cast<std::int64_t>(request.call_sequence)).text(request.kind).text(request.body);
@@ -258,6 +300,18 @@ std::string encode(const ReadyInfo& info) {
     PayloadWriter w;
     w.text(info.version).integer(info.abi_major).integer(info.abi_minor).integer(info.has_info ? 1 : 0);
     w.text(info.description).text(info.homepage).text(info.sandbox_json);
+    const PublishedExtensions& p = info.published;
+    const auto flags = [](std::initializer_list<bool> bits) {
+        std::int64_t out = 0, bit = 1;
+        for (bool b : bits) {
+            if (b) out |= bit;
+            bit <<= 1;
+        }
+        return out;
+    };
+    w.integer(flags({p.resources, p.resources_list, p.resources_list_templates, p.resources_read}));
+    w.text(p.resources_governing_skill).text(p.uri_prefix);
+    w.integer(flags({p.prompts, p.prompts_list, p.prompts_get, p.prompts_complete})).text(p.prompts_governing_skill);
     return std::move(w.bytes());
 }
 
@@ -271,7 +325,21 @@ std::optional<ReadyInfo> decode_ready(std::string_view payload) {
     info.description = r.text();
     info.homepage = r.text();
     info.sandbox_json = r.text();
+    PublishedExtensions& p = info.published;
+    const std::int64_t resources = r.integer();
+    p.resources_governing_skill = r.text();
+    p.uri_prefix = r.text();
+    const std::int64_t prompts = r.integer();
+    p.prompts_governing_skill = r.text();
     if (!r.ok()) return std::nullopt;
+    p.resources = resources & 1;
+    p.resources_list = resources & 2;
+    p.resources_list_templates = resources & 4;
+    p.resources_read = resources & 8;
+    p.prompts = prompts & 1;
+    p.prompts_list = prompts & 2;
+    p.prompts_get = prompts & 4;
+    p.prompts_complete = prompts & 8;
     return info;
 }
 

@@ -21,6 +21,9 @@ enum class FrameType : std::uint16_t {
     call = 1,        // id: call sequence; CallRequest
     cancel = 2,      // id: call sequence; empty
     host_reply = 4,  // id: host request id; an encoded RawOutcome
+    // id: call sequence; ExtensionCall: one request of a plugin extension the host reads
+    // (resources, prompts), answered by a RESULT frame like a call.
+    extension_call = 5,
     // runner -> host
     ready = 10,         // id 0; ReadyInfo
     load_failed = 11,   // id 0; an encoded Error
@@ -131,6 +134,45 @@ std::optional<RawOutcome> decode_outcome(std::string_view payload);
 std::string encode(const Error& error);
 Error decode_error(std::string_view payload);
 
+// Which plugin extension an EXTENSION_CALL runs.
+enum class ExtensionKind : std::int64_t { resources = 1, prompts = 2 };
+
+// The largest answer a plugin extension request may ask for (SKILLHOST_PROMPTS_MAX_ANSWER_BYTES,
+// and the 8 MiB per answer "skillhost.resources/1" promises): a host asking more is refused by the
+// runner, a runner answering more is dropped by the host.
+inline constexpr std::size_t max_extension_answer_bytes = std::size_t{8} << 20;
+
+// The fields of an EXTENSION_CALL frame: the call context of `call` (its args_json unused), which
+// extension and which of its requests (ResourceRequest or PromptRequest as a number), `name` (the
+// URI of a resources read, the prompt of a prompts get), `json` (a prompt's arguments, a
+// completion request) and the answer's limit.
+struct ExtensionCall {
+    CallRequest call;
+    ExtensionKind kind = ExtensionKind::resources;
+    std::int64_t request = 0;
+    std::string name, json;
+    std::int64_t max_bytes = 0;
+};
+std::string encode(const ExtensionCall& request);
+// nullopt for a truncated payload, an unknown kind or request, or a limit outside
+// 1..max_extension_answer_bytes.
+std::optional<ExtensionCall> decode_extension_call(std::string_view payload);
+
+// What the plugin's extension tables say, so the host can offer them for an isolated plugin:
+// presence, the static strings, and which functions are set.
+struct PublishedExtensions {
+    bool resources = false;
+    std::string resources_governing_skill, uri_prefix;
+    bool resources_list = false, resources_list_templates = false, resources_read = false;
+    bool prompts = false;
+    std::string prompts_governing_skill;
+    bool prompts_list = false, prompts_get = false, prompts_complete = false;
+};
+// Longest governing skill name and URI prefix a runner may report (longer: the extension is
+// treated as not offered).
+inline constexpr std::size_t max_governing_skill_bytes = 1024;
+inline constexpr std::size_t max_uri_prefix_bytes = 8192;
+
 // What the runner says once the plugin is loaded and initialised.
 struct ReadyInfo {
     std::string version;
@@ -138,6 +180,7 @@ struct ReadyInfo {
     bool has_info = false;  // the plugin offers skillhost.plugin_info/1
     std::string description, homepage;
     std::string sandbox_json;  // what the sandbox enforces, as a JSON object
+    PublishedExtensions published;
 };
 std::string encode(const ReadyInfo& info);
 std::optional<ReadyInfo> decode_ready(std::string_view payload);

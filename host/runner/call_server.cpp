@@ -242,8 +242,10 @@ std::shared_ptr<CallServer::Active> CallServer::read_until_call() {
             return nullptr;
         }
         switch (static_cast<FrameType>(frame.header.type)) {
-            case FrameType::call: {
-                std::shared_ptr<Active> call = accept(frame.header.id, frame.payload);
+            case FrameType::call:
+            case FrameType::extension_call: {
+                std::shared_ptr<Active> call =
+                    accept(frame.header.id, static_cast<FrameType>(frame.header.type), frame.payload);
                 if (!call) break;
                 std::lock_guard lock(mutex_);
                 idle_reported_ = false;
@@ -295,8 +297,15 @@ void CallServer::end_of_stream() {
     drained_.notify_all();
 }
 
-std::shared_ptr<CallServer::Active> CallServer::accept(std::uint64_t id, std::string_view payload) {
-    std::optional<plugin::wire::CallRequest> request = plugin::wire::decode_call(payload);
+std::shared_ptr<CallServer::Active> CallServer::accept(std::uint64_t id, FrameType type, std::string_view payload) {
+    std::optional<plugin::wire::CallRequest> request;
+    std::optional<plugin::wire::ExtensionCall> extension;
+    if (type == FrameType::extension_call) {
+        extension = plugin::wire::decode_extension_call(payload);
+        if (extension) request = std::move(extension->call);
+    } else {
+        request = plugin::wire::decode_call(payload);
+    }
     if (!request) {
         link_.send(FrameType::result, id,
                    plugin::wire::encode(refused("RUNNER_PROTOCOL_ERROR",
@@ -305,6 +314,7 @@ std::shared_ptr<CallServer::Active> CallServer::accept(std::uint64_t id, std::st
         return nullptr;
     }
     auto call = std::make_shared<Active>();
+    call->extension = std::move(extension);
     call->id = id;
     call->context.skill_id = std::move(request->skill_id);
     call->context.call_id = std::move(request->call_id);
@@ -350,10 +360,20 @@ std::shared_ptr<CallServer::Active> CallServer::accept(std::uint64_t id, std::st
     return call;
 }
 
+plugin::RawOutcome CallServer::run_extension(const Active& call) const {
+    const plugin::wire::ExtensionCall& e = *call.extension;
+    const auto max_bytes = static_cast<std::size_t>(e.max_bytes);
+    if (e.kind == plugin::wire::ExtensionKind::resources)
+        return plugin_->request_resources(static_cast<plugin::ResourceRequest>(e.request), call.context, e.name,
+                                          max_bytes);
+    return plugin_->request_prompts(static_cast<plugin::PromptRequest>(e.request), call.context, e.name, e.json,
+                                    max_bytes);
+}
+
 void CallServer::run(Active& call) {
     plugin::RawOutcome outcome;
     try {
-        outcome = plugin_->invoke(call.context, call.args);
+        outcome = call.extension ? run_extension(call) : plugin_->invoke(call.context, call.args);
     } catch (...) {
         outcome = refused("RUNNER_OUT_OF_MEMORY",
                           "the plugin runner ran out of memory around this call; lower what the skill holds");

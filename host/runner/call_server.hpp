@@ -95,6 +95,8 @@ private:
         plugin::CallControl control;
         plugin::CallContext context;
         std::string args;
+        // Set for an EXTENSION_CALL: the plugin extension request to run instead of a skill.
+        std::optional<plugin::wire::ExtensionCall> extension;
     };
     // One pool thread: runs queued calls, takes the reader role when it is free or overdue, and
     // otherwise waits (one waiting thread watches the parked role).
@@ -105,7 +107,9 @@ private:
     // Reads frames while this thread holds the reader role; returns a call to run (the role is
     // parked on this thread meanwhile), or null when the connection ended. mutex_ is not held.
     std::shared_ptr<Active> read_until_call();
-    std::shared_ptr<Active> accept(std::uint64_t id, std::string_view payload);
+    // A CALL or EXTENSION_CALL frame as a call to run; null (the host already answered) when unreadable.
+    std::shared_ptr<Active> accept(std::uint64_t id, plugin::wire::FrameType type, std::string_view payload);
+    plugin::RawOutcome run_extension(const Active& call) const;
     void run(Active& call);
     void retire(const Active& call);  // mutex_ held
     void unpark_if_mine();

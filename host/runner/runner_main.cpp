@@ -116,6 +116,27 @@ bool join_cgroup(const std::string& leaf) {
     return joined;
 }
 
+// What the host needs to offer the plugin's resources and prompts as if it ran in the host.
+plugin::wire::PublishedExtensions published_extensions(const plugin::LoadedPlugin& loaded) {
+    plugin::wire::PublishedExtensions out;
+    if (const auto* r = static_cast<const skillhost_resources_v1*>(loaded.extension(SKILLHOST_EXT_RESOURCES))) {
+        out.resources = true;
+        out.resources_governing_skill = r->governing_skill ? r->governing_skill : "";
+        out.uri_prefix = r->uri_prefix ? r->uri_prefix : "";
+        out.resources_list = r->list != nullptr;
+        out.resources_list_templates = r->list_templates != nullptr;
+        out.resources_read = r->read != nullptr;
+    }
+    if (const auto* p = static_cast<const skillhost_prompts_v1*>(loaded.extension(SKILLHOST_EXT_PROMPTS))) {
+        out.prompts = true;
+        out.prompts_governing_skill = p->governing_skill ? p->governing_skill : "";
+        out.prompts_list = p->list != nullptr;
+        out.prompts_get = p->get != nullptr;
+        out.prompts_complete = p->complete != nullptr;
+    }
+    return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -181,6 +202,7 @@ int main(int argc, char** argv) {
         ready.homepage = info->homepage ? info->homepage : "";
     }
     ready.sandbox_json = boost::json::serialize(enforced.value());
+    ready.published = published_extensions(*loaded.value());
     link.send(FrameType::ready, 0, plugin::wire::encode(ready));
 
     {

@@ -3,9 +3,11 @@
 #include "plugin/process_plugin.hpp"
 #include "plugin/supervision_counters.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <condition_variable>
+#include <filesystem>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -94,6 +96,81 @@ TEST_F(SupervisionTest, IdleRunnersExitAndTheNextCallStartsAnother) {
     EXPECT_EQ(plugin->invoke(context("ok"), "{}").result_json, R"({"ok":true})");
     // An idle exit is not a crash.
     EXPECT_FALSE(plugin->quarantine());
+}
+
+// Waits until every thread of process `pid` has ended (its leader a zombie, or reaped by the host),
+// so its descriptors are closed; false after 10 s. (A zombie leader alone is not enough: the other
+// threads may still be exiting, holding the socket open.)
+bool wait_until_dead(pid_t pid) {
+    const std::filesystem::path proc = "/proc/" + std::to_string(pid);
+    for (int i = 0; i < 5000; ++i) {
+        const std::string stat = test::read_file(proc / "stat");
+        const auto close = stat.rfind(')');
+        if (stat.empty()) return true;
+        std::error_code ec;
+        std::size_t threads = 0;
+        for (auto it = std::filesystem::directory_iterator(proc / "task", ec); !ec && it != decltype(it)(); ++it)
+            ++threads;
+        if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z' && threads <= 1)
+            return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    return false;
+}
+
+TEST_F(SupervisionTest, ARunnerKilledBetweenCallsIsReplacedAndTheNextCallSucceeds) {
+    // A backoff this long would make the calls below answer PLUGIN_RESTARTING: an idle death has none.
+    options.isolation.restart_backoff = std::chrono::milliseconds(4000);
+    std::mutex mutex;
+    std::vector<Error> events;
+    options.isolation.on_supervision_event = [&](const Error& event) {
+        std::lock_guard lock(mutex);
+        events.push_back(event);
+    };
+    auto plugin = load("hostile");
+    ASSERT_TRUE(plugin);
+    auto* process = dynamic_cast<ProcessPlugin*>(plugin.get());
+    ASSERT_NE(process, nullptr);
+    CallControl control;
+
+    // Killed right after a call: the next call finds the runner gone, whether the host has
+    // noticed yet or its send is the first to fail, and runs in a fresh runner.
+    ASSERT_EQ(plugin->invoke(context("ok"), "{}").result_json, R"({"ok":true})");
+    ASSERT_EQ(process->runner_pids().size(), 1u);
+    const pid_t first = process->runner_pids().front();
+    ASSERT_EQ(::kill(first, SIGKILL), 0);
+    ASSERT_TRUE(wait_until_dead(first));
+    RawOutcome second = plugin->invoke(timed("ok", 2000, &control), "{}");
+    EXPECT_EQ(second.result_json, R"({"ok":true})") << second.error_code << ": " << second.error_message;
+    ASSERT_EQ(process->runner_pids().size(), 1u);
+    EXPECT_NE(process->runner_pids().front(), first);
+
+    // Killed and noticed by the host before the next call: the same.
+    const pid_t again = process->runner_pids().front();
+    ASSERT_EQ(::kill(again, SIGKILL), 0);
+    for (int i = 0; i < 5000 && process->runner_count() > 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    EXPECT_EQ(process->runner_count(), 0u);
+    EXPECT_EQ(plugin->invoke(timed("ok", 2000, &control), "{}").result_json, R"({"ok":true})");
+
+    // Both deaths count toward quarantine, naming no skill (none was running).
+    EXPECT_EQ(plugin->supervision().at("crashes"), 2);
+    {
+        std::lock_guard lock(mutex);
+        ASSERT_EQ(events.size(), 2u);
+        for (const auto& event : events) {
+            EXPECT_EQ(event.code, "PLUGIN_CRASHED");
+            EXPECT_TRUE(event.details.at("skills").as_array().empty());
+            EXPECT_EQ(event.details.at("signal"), SIGKILL);
+        }
+    }
+
+    // A runner killed while a call runs in it still ends that call with PLUGIN_CRASHED, once:
+    // the call may have done something, so it is not run again.
+    RawOutcome killed = plugin->invoke(context("sigkill"), "{}");
+    EXPECT_EQ(killed.error_code, "PLUGIN_CRASHED");
+    EXPECT_EQ(details_of(killed).at("signal_name"), "SIGKILL");
+    EXPECT_EQ(plugin->supervision().at("crashes"), 3);
 }
 
 TEST(SupervisionCountersTest, PerPluginCountsAreBoundedAndReadRunnersMemory) {

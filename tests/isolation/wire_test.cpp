@@ -78,6 +78,70 @@ TEST(RunnerWire, HostRequestsRoundTripAndRefuseTruncation) {
         EXPECT_FALSE(decode_host_request(std::string_view(full).substr(0, cut))) << cut;
 }
 
+TEST(RunnerWire, ExtensionCallsRoundTripAndRefuseTruncationUnknownRequestsAndBadLimits) {
+    ExtensionCall call;
+    call.call = CallRequest{"note_read", "prompt-3", "alice", "agent", "/data", "/ws", 99, "", 1, "k"};
+    call.kind = ExtensionKind::prompts;
+    call.request = static_cast<std::int64_t>(PromptRequest::get);
+    call.name = "summarise";
+    call.json = R"({"file":"a.md"})";
+    call.max_bytes = 1 << 20;
+    const std::string full = encode(call);
+    auto back = decode_extension_call(full);
+    ASSERT_TRUE(back);
+    EXPECT_EQ(back->call.skill_id, "note_read");
+    EXPECT_EQ(back->call.deadline_unix_ms, 99);
+    EXPECT_EQ(back->call.flags, 1);
+    EXPECT_EQ(back->kind, ExtensionKind::prompts);
+    EXPECT_EQ(back->request, static_cast<std::int64_t>(PromptRequest::get));
+    EXPECT_EQ(back->name, "summarise");
+    EXPECT_EQ(back->json, R"({"file":"a.md"})");
+    EXPECT_EQ(back->max_bytes, 1 << 20);
+    for (std::size_t cut = 0; cut < full.size(); ++cut)
+        EXPECT_FALSE(decode_extension_call(std::string_view(full).substr(0, cut))) << cut;
+
+    auto refused = [&](auto change) {
+        ExtensionCall bad = call;
+        change(bad);
+        return !decode_extension_call(encode(bad));
+    };
+    EXPECT_TRUE(refused([](ExtensionCall& c) { c.kind = static_cast<ExtensionKind>(3); }));
+    EXPECT_TRUE(refused([](ExtensionCall& c) { c.request = 3; }));
+    EXPECT_TRUE(refused([](ExtensionCall& c) { c.request = -1; }));
+    EXPECT_TRUE(refused([](ExtensionCall& c) {
+        c.kind = ExtensionKind::resources;
+        c.request = 3;
+    }));
+    EXPECT_TRUE(refused([](ExtensionCall& c) { c.max_bytes = 0; }));
+    EXPECT_TRUE(refused([](ExtensionCall& c) { c.max_bytes = -5; }));
+    EXPECT_TRUE(refused([](ExtensionCall& c) { c.max_bytes = max_extension_answer_bytes + 1; }));
+    // A plain call payload is not an extension call.
+    EXPECT_FALSE(decode_extension_call(encode(call.call)));
+}
+
+TEST(RunnerWire, TheReadyMessageCarriesThePublishedExtensions) {
+    ReadyInfo info;
+    info.version = "2.0.0";
+    info.sandbox_json = "{}";
+    PublishedExtensions& p = info.published;
+    p.resources = p.resources_read = true;
+    p.resources_governing_skill = "note_read";
+    p.uri_prefix = "notes://";
+    p.prompts = p.prompts_get = p.prompts_complete = true;
+    p.prompts_governing_skill = "note_write";
+    const std::string full = encode(info);
+    auto back = decode_ready(full);
+    ASSERT_TRUE(back);
+    const PublishedExtensions& q = back->published;
+    EXPECT_TRUE(q.resources && q.resources_read && !q.resources_list && !q.resources_list_templates);
+    EXPECT_EQ(q.resources_governing_skill, "note_read");
+    EXPECT_EQ(q.uri_prefix, "notes://");
+    EXPECT_TRUE(q.prompts && q.prompts_get && q.prompts_complete && !q.prompts_list);
+    EXPECT_EQ(q.prompts_governing_skill, "note_write");
+    for (std::size_t cut = 0; cut < full.size(); ++cut)
+        EXPECT_FALSE(decode_ready(std::string_view(full).substr(0, cut))) << cut;
+}
+
 TEST(RunnerWire, TheBufferedReaderSplitsFramesThatArriveTogetherAndJoinsSplitOnes) {
     SocketPair pair;
     ASSERT_TRUE(write_frame(pair.fds[0], FrameType::log, 1, "first"));

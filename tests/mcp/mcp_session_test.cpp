@@ -793,8 +793,25 @@ INSTANTIATE_TEST_SUITE_P(Isolation, CallServicesTest, ::testing::Values("in_proc
 
 // ---- Resources (the "skillhost.resources/1" plugin extension) ----
 
-// Resources are not carried over the runner protocol yet: these plugins run in the host.
-constexpr std::string_view kInProcess = "isolation:\n  mode: in_process\n";
+// Every resource, prompt and completion test runs with the plugins in the host and in runner
+// processes (the parameter): a client must see no difference.
+class PublishedByPlugins : public ::testing::TestWithParam<std::string> {
+protected:
+    std::string isolation() const { return "isolation:\n  mode: " + GetParam() + "\n"; }
+    // The plugin `name` of the harness's catalog runs as the parameter says.
+    void expect_mode(const SessionHarness& h, std::string_view name) const {
+        bool found = false;
+        for (const auto& plugin : h.catalog->snapshot()->plugins()) {
+            if (plugin->manifest().name != name) continue;
+            found = true;
+            EXPECT_EQ(plugin->isolated(), GetParam() == "process") << name;
+        }
+        EXPECT_TRUE(found) << name;
+    }
+};
+class McpResources : public PublishedByPlugins {};
+class McpPrompts : public PublishedByPlugins {};
+class McpCompletion : public PublishedByPlugins {};
 
 // Copies the built-in plugin `name` (library and manifest) into the fixture home's plugin directory.
 void install_builtin_plugin(const McpFixtureHome& home, const std::string& name) {
@@ -810,10 +827,11 @@ std::set<std::string> resource_uris(const json::object& response) {
     return uris;
 }
 
-TEST(McpResources, PluginsListTemplatesAndReadTextAndBinaryResources) {
-    SessionHarness h(skillhost::testing::kDefaultUsers, "", kInProcess);
+TEST_P(McpResources, PluginsListTemplatesAndReadTextAndBinaryResources) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", isolation());
     h.home.install_fixture("conformance");
     h.catalog->rescan();
+    expect_mode(h, "conformance");
     h.open("owner");
     auto init = h.request("initialize", {{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()}});
     EXPECT_EQ(init.at("result").at("capabilities").at("resources").at("subscribe"), json::value(true));
@@ -845,8 +863,8 @@ TEST(McpResources, PluginsListTemplatesAndReadTextAndBinaryResources) {
     EXPECT_EQ(second.at("result").at("resources").at(0).at("uri"), "test://static-text");
 }
 
-TEST(McpResources, UnknownUrisAndBadParamsAreTheSpecsErrors) {
-    SessionHarness h(skillhost::testing::kDefaultUsers, "", kInProcess);
+TEST_P(McpResources, UnknownUrisAndBadParamsAreTheSpecsErrors) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", isolation());
     h.home.install_fixture("conformance");
     h.catalog->rescan();
     h.initialize();
@@ -861,8 +879,9 @@ TEST(McpResources, UnknownUrisAndBadParamsAreTheSpecsErrors) {
     EXPECT_EQ(error_code(h.request("resources/subscribe")), -32602);
 }
 
-TEST(McpResources, AUserWhoMayNotCallTheGoverningSkillSeesNoneOfThePluginsResources) {
-    SessionHarness h(skillhost::testing::kDefaultUsers, "users:\n  alice:\n    deny: [test_simple_text]\n", kInProcess);
+TEST_P(McpResources, AUserWhoMayNotCallTheGoverningSkillSeesNoneOfThePluginsResources) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "users:\n  alice:\n    deny: [test_simple_text]\n",
+                     isolation());
     h.home.install_fixture("conformance");
     h.catalog->rescan();
     h.initialize("alice");
@@ -874,10 +893,11 @@ TEST(McpResources, AUserWhoMayNotCallTheGoverningSkillSeesNoneOfThePluginsResour
     EXPECT_FALSE(resource_uris(h.request("resources/list")).empty());
 }
 
-TEST(McpResources, WorkspaceFilesAreResourcesUnderTheSamePathRulesAsFsRead) {
-    SessionHarness h(skillhost::testing::kDefaultUsers, "global:\n  deny: [\"fs_*(path=secrets/**)\"]\n", kInProcess);
+TEST_P(McpResources, WorkspaceFilesAreResourcesUnderTheSamePathRulesAsFsRead) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "global:\n  deny: [\"fs_*(path=secrets/**)\"]\n", isolation());
     install_builtin_plugin(h.home, "fs");
     h.catalog->rescan();
+    expect_mode(h, "fs");
     const std::filesystem::path workspace = h.rt->user("owner").value().workspace;
     std::filesystem::create_directories(workspace / "notes");
     std::filesystem::create_directories(workspace / "secrets");
@@ -933,8 +953,8 @@ std::string captured_uri(const json::object& response) {
     return "memory://" + std::to_string(id.as_int64());
 }
 
-TEST(McpResources, MemoriesAreResourcesOfTheirOwnUserOnlyAndFollowThePolicyOfMemoryRecent) {
-    SessionHarness h(skillhost::testing::kDefaultUsers, "users:\n  eve:\n    deny: [memory_recent]\n", kInProcess);
+TEST_P(McpResources, MemoriesAreResourcesOfTheirOwnUserOnlyAndFollowThePolicyOfMemoryRecent) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "users:\n  eve:\n    deny: [memory_recent]\n", isolation());
     install_builtin_plugin(h.home, "memory");
     h.catalog->rescan();
     h.initialize("owner");
@@ -979,8 +999,8 @@ TEST(McpResources, MemoriesAreResourcesOfTheirOwnUserOnlyAndFollowThePolicyOfMem
     EXPECT_EQ(error_code(h.request("resources/read", {{"uri", roadmap}})), -32002);
 }
 
-TEST(McpResources, SubscribedResourcesAreUpdatedWhenTheirPluginIsReloaded) {
-    SessionHarness h(skillhost::testing::kDefaultUsers, "", kInProcess);
+TEST_P(McpResources, SubscribedResourcesAreUpdatedWhenTheirPluginIsReloaded) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", isolation());
     h.home.install_fixture("conformance");
     h.catalog->rescan();
     h.initialize();
@@ -1018,10 +1038,11 @@ std::string message_text(const json::object& response) {
     return json::serialize(response.at("result").at("messages"));
 }
 
-TEST(McpPrompts, APluginsPromptsAreListedAndRenderedWithTheirArguments) {
-    SessionHarness h(skillhost::testing::kDefaultUsers, "", kInProcess);
+TEST_P(McpPrompts, APluginsPromptsAreListedAndRenderedWithTheirArguments) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", isolation());
     h.home.install_fixture("conformance");
     h.catalog->rescan();
+    expect_mode(h, "conformance");
     h.open("owner");
     auto init = h.request("initialize", {{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()}});
     const auto& capabilities = init.at("result").at("capabilities").as_object();
@@ -1057,8 +1078,8 @@ TEST(McpPrompts, APluginsPromptsAreListedAndRenderedWithTheirArguments) {
     EXPECT_EQ(image.at("result").at("messages").at(0).at("content").at("mimeType"), "image/png");
 }
 
-TEST(McpPrompts, UnknownPromptsMissingArgumentsAndBadParamsAreInvalidParams) {
-    SessionHarness h(skillhost::testing::kDefaultUsers, "", kInProcess);
+TEST_P(McpPrompts, UnknownPromptsMissingArgumentsAndBadParamsAreInvalidParams) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", isolation());
     h.home.install_fixture("conformance");
     h.catalog->rescan();
     h.initialize();
@@ -1080,8 +1101,8 @@ TEST(McpPrompts, UnknownPromptsMissingArgumentsAndBadParamsAreInvalidParams) {
     EXPECT_EQ(error_code(h.request("prompts/list", {{"cursor", 3}})), -32602);
 }
 
-TEST(McpPrompts, PagesFollowTheCursorThroughEveryPrompt) {
-    SessionHarness h(skillhost::testing::kDefaultUsers, "", kInProcess);
+TEST_P(McpPrompts, PagesFollowTheCursorThroughEveryPrompt) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", isolation());
     h.home.install_fixture("conformance");
     h.catalog->rescan();
     h.open("owner", 1);
@@ -1104,8 +1125,9 @@ TEST(McpPrompts, PagesFollowTheCursorThroughEveryPrompt) {
                                         "test_prompt_with_image", "test_simple_prompt"}));
 }
 
-TEST(McpPrompts, AUserWhoMayNotCallTheGoverningSkillSeesNoneOfThePluginsPrompts) {
-    SessionHarness h(skillhost::testing::kDefaultUsers, "users:\n  alice:\n    deny: [test_simple_text]\n", kInProcess);
+TEST_P(McpPrompts, AUserWhoMayNotCallTheGoverningSkillSeesNoneOfThePluginsPrompts) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "users:\n  alice:\n    deny: [test_simple_text]\n",
+                     isolation());
     h.home.install_fixture("conformance");
     h.catalog->rescan();
     h.initialize("alice");
@@ -1120,8 +1142,8 @@ TEST(McpPrompts, AUserWhoMayNotCallTheGoverningSkillSeesNoneOfThePluginsPrompts)
     EXPECT_EQ(fixture_prompts(prompt_names(h.request("prompts/list"))).size(), 4u);
 }
 
-TEST(McpPrompts, AReloadThatChangesThePromptsSendsListChanged) {
-    SessionHarness h(skillhost::testing::kDefaultUsers, "", kInProcess);
+TEST_P(McpPrompts, AReloadThatChangesThePromptsSendsListChanged) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", isolation());
     h.home.install_fixture("conformance");
     h.catalog->rescan();
     h.initialize();
@@ -1136,8 +1158,8 @@ json::object complete_request(json::object ref, std::string_view argument, std::
     return json::object{{"ref", std::move(ref)}, {"argument", {{"name", argument}, {"value", value}}}};
 }
 
-TEST(McpCompletion, PromptArgumentsCompleteFromTheirEnumAndThePluginsHook) {
-    SessionHarness h(skillhost::testing::kDefaultUsers, "", kInProcess);
+TEST_P(McpCompletion, PromptArgumentsCompleteFromTheirEnumAndThePluginsHook) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", isolation());
     h.home.install_fixture("conformance");
     h.catalog->rescan();
     h.initialize();
@@ -1156,8 +1178,8 @@ TEST(McpCompletion, PromptArgumentsCompleteFromTheirEnumAndThePluginsHook) {
         << json::serialize(templated);
 }
 
-TEST(McpCompletion, UnknownReferencesAndMalformedRequestsAreInvalidParams) {
-    SessionHarness h(skillhost::testing::kDefaultUsers, "", kInProcess);
+TEST_P(McpCompletion, UnknownReferencesAndMalformedRequestsAreInvalidParams) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", isolation());
     h.home.install_fixture("conformance");
     h.catalog->rescan();
     h.initialize();
@@ -1178,8 +1200,8 @@ TEST(McpCompletion, UnknownReferencesAndMalformedRequestsAreInvalidParams) {
               -32602);
 }
 
-TEST(McpPrompts, ManifestExamplesOfTheSkillsAUserMaySeeArePrompts) {
-    SessionHarness h(skillhost::testing::kDefaultUsers, "users:\n  alice:\n    deny: [fs_write]\n", kInProcess);
+TEST_P(McpPrompts, ManifestExamplesOfTheSkillsAUserMaySeeArePrompts) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "users:\n  alice:\n    deny: [fs_write]\n", isolation());
     install_builtin_plugin(h.home, "fs");
     h.catalog->rescan();
     h.initialize();
@@ -1212,8 +1234,9 @@ bool has(const std::vector<std::string>& names, const std::string& name) {
     return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-TEST(McpPrompts, LearnedPlaybooksArePromptsOfTheirUserWhileTheirCallsAreAllowed) {
-    SessionHarness h(skillhost::testing::kDefaultUsers, "users:\n  owner:\n    deny: [\"echo(text=secret*)\"]\n");
+TEST_P(McpPrompts, LearnedPlaybooksArePromptsOfTheirUserWhileTheirCallsAreAllowed) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "users:\n  owner:\n    deny: [\"echo(text=secret*)\"]\n",
+                     isolation());
     auto store = skillhost::store::GuidanceStore::open(skillhost::app::storage_location(h.rt->config));
     ASSERT_TRUE(store.ok()) << store.error().message;
     h.playbooks = std::move(store.value());
@@ -1247,4 +1270,57 @@ TEST(McpPrompts, LearnedPlaybooksArePromptsOfTheirUserWhileTheirCallsAreAllowed)
     EXPECT_EQ(error_code(h.request("prompts/get", {{"name", budget}})), -32602);
     EXPECT_NE(json::serialize(h.request("prompts/get", {{"name", alices}})).find("water the garden"),
               std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Isolation, McpResources, ::testing::Values("in_process", "process"),
+                         [](const auto& param_info) { return param_info.param; });
+INSTANTIATE_TEST_SUITE_P(Isolation, McpPrompts, ::testing::Values("in_process", "process"),
+                         [](const auto& param_info) { return param_info.param; });
+INSTANTIATE_TEST_SUITE_P(Isolation, McpCompletion, ::testing::Values("in_process", "process"),
+                         [](const auto& param_info) { return param_info.param; });
+
+// ---- Resources and prompts of a misbehaving isolated plugin (process mode only: in the host its
+// crashes would end the test) ----
+
+std::string error_data_code(const json::object& response) {
+    return std::string(response.at("error").at("data").at("code").as_string());
+}
+
+TEST(McpIsolatedPublishing, APluginCrashingInARequestIsAnErrorAndTheNextRequestWorks) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", "isolation:\n  mode: process\n");
+    h.home.install_fixture("hostile");
+    h.catalog->rescan();
+    h.initialize();
+    auto crashed = h.request("resources/read", {{"uri", "hostile://segfault"}});
+    EXPECT_EQ(error_code(crashed), -32603) << json::serialize(crashed);
+    EXPECT_EQ(error_data_code(crashed), "PLUGIN_CRASHED");
+    EXPECT_EQ(crashed.at("error").at("data").at("details").at("entry"), "resources read()");
+    auto fine = h.request("resources/read", {{"uri", "hostile://fine"}});
+    EXPECT_EQ(fine.at("result").at("contents").at(0).at("text"), "fine") << json::serialize(fine);
+    EXPECT_EQ(resource_uris(h.request("resources/list")), std::set<std::string>{"hostile://fine"});
+
+    auto aborted = h.request("prompts/get", {{"name", "abort"}});
+    EXPECT_EQ(error_code(aborted), -32603) << json::serialize(aborted);
+    EXPECT_EQ(error_data_code(aborted), "PLUGIN_CRASHED");
+    auto huge = h.request("prompts/get", {{"name", "huge"}});
+    EXPECT_EQ(error_data_code(huge), "RESULT_TOO_LARGE") << json::serialize(huge);
+    auto rendered = h.request("prompts/get", {{"name", "fine"}});
+    EXPECT_EQ(rendered.at("result").at("messages").at(0).at("content").at("text"), "fine") << json::serialize(rendered);
+}
+
+TEST(McpIsolatedPublishing, AHostileRunnersGarbageIsAnErrorAndItsListingIsLeftOut) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "",
+                     std::string("isolation:\n  mode: process\n  runner: ") + SKILLHOST_HOSTILE_RUNNER + "\n");
+    skillhost::testing::write_file(h.home.plugins_dir() / "runner-mode", "garbage");
+    h.home.install_fixture("hostile");
+    h.catalog->rescan();
+    h.initialize();
+    auto read = h.request("resources/read", {{"uri", "hostile://fine"}});
+    EXPECT_EQ(error_code(read), -32603) << json::serialize(read);
+    EXPECT_EQ(error_data_code(read), "RUNNER_PROTOCOL_ERROR");
+    EXPECT_TRUE(resource_uris(h.request("resources/list")).empty());
+    EXPECT_TRUE(fixture_prompts(prompt_names(h.request("prompts/list"))).empty());
+    // Its skills still answer through the same runner.
+    auto called = h.call("ok");
+    EXPECT_FALSE(called.at("result").at("isError").as_bool()) << json::serialize(called);
 }

@@ -70,8 +70,8 @@ DaemonSetup conformance_setup() {
     // The suite runs every scenario in one process and does not close the client of a scenario that
     // failed with an exception, so each such scenario leaves its GET stream open until the run ends.
     setup.server_yaml = "  max_streams_per_user: 64\n";
-    // Resources are not carried over the runner protocol yet: the fixture runs in the host.
-    setup.extra_yaml = "isolation:\n  plugins:\n    conformance: in_process\n";
+    // The fixture runs as any third-party plugin does, in a runner process (isolation's default):
+    // its resources, prompts, completion, logs, sampling and elicitation cross the runner's wire.
     return setup;
 }
 

@@ -1,0 +1,93 @@
+// A fake skillhost-runner for the tests: it speaks the wire like the real one but answers plugin
+// extension requests (resources, prompts) the way a compromised runner might. What it does is read
+// from the file `runner-mode` beside the manifest the host passes (--manifest), one word:
+//   garbage       a RESULT frame whose payload is not an encoded outcome
+//   bad_written   an outcome whose `written` field is out of range
+//   oversized     a RESULT frame of 9 MiB (the limit of an extension answer is 8 MiB)
+//   huge_header   a frame header announcing 2 GiB, then nothing
+//   exit          the process exits (status 3) on receiving the request
+//   long_names    a ready frame whose resources extension has a 2000-byte governing skill
+// Skill calls are answered {"ok":true}. Never started by anything but these tests.
+#include "plugin/runner_protocol.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+namespace {
+
+using namespace skillhost::plugin;
+using wire::FrameType;
+
+constexpr int host_fd = 3;
+
+std::string mode_beside(const std::string& manifest) {
+    const std::string dir = manifest.substr(0, manifest.rfind('/'));
+    std::ifstream file(dir + "/runner-mode");
+    std::string mode;
+    file >> mode;
+    return mode;
+}
+
+RawOutcome ok_outcome() {
+    RawOutcome out;
+    out.status = SKILLHOST_STATUS_OK;
+    out.written = RawOutcome::Written::result;
+    out.result_json = R"({"ok":true})";
+    return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string manifest;
+    for (int i = 1; i + 1 < argc; ++i)
+        if (std::string(argv[i]) == "--manifest") manifest = argv[i + 1];
+    const std::string mode = mode_beside(manifest);
+
+    wire::ReadyInfo ready;
+    ready.version = "1.0.0";
+    ready.abi_major = 1;
+    ready.abi_minor = 1;
+    ready.sandbox_json = "{}";
+    wire::PublishedExtensions& p = ready.published;
+    p.resources = p.resources_list = p.resources_list_templates = p.resources_read = true;
+    p.resources_governing_skill = mode == "long_names" ? std::string(2000, 'g') : "ok";
+    p.uri_prefix = "hostile://";
+    p.prompts = p.prompts_list = p.prompts_get = p.prompts_complete = true;
+    p.prompts_governing_skill = "ok";
+    wire::write_frame(host_fd, FrameType::ready, 0, wire::encode(ready));
+
+    wire::FrameReader frames(std::size_t{64} << 20);
+    wire::Frame frame;
+    while (frames.read(host_fd, frame) == wire::ReadStatus::frame) {
+        const auto type = static_cast<FrameType>(frame.header.type);
+        const std::uint64_t id = frame.header.id;
+        if (type == FrameType::call) {
+            wire::write_frame(host_fd, FrameType::result, id, wire::encode(ok_outcome()));
+            continue;
+        }
+        if (type != FrameType::extension_call) continue;
+        if (mode == "garbage") {
+            wire::write_frame(host_fd, FrameType::result, id, "not an outcome");
+        } else if (mode == "bad_written") {
+            wire::PayloadWriter w;
+            w.integer(SKILLHOST_STATUS_OK).integer(7).text("{}").text("").text("").text("").integer(0);
+            wire::write_frame(host_fd, FrameType::result, id, w.bytes());
+        } else if (mode == "oversized") {
+            RawOutcome out = ok_outcome();
+            out.result_json = '"' + std::string(std::size_t{9} << 20, 'a') + '"';
+            wire::write_frame(host_fd, FrameType::result, id, wire::encode(out));
+        } else if (mode == "huge_header") {
+            wire::FrameHeader header{0x80000000u, static_cast<std::uint16_t>(FrameType::result), 0, id};
+            [[maybe_unused]] const ssize_t written = ::write(host_fd, &header, sizeof header);
+        } else if (mode == "exit") {
+            std::_Exit(3);
+        } else {
+            wire::write_frame(host_fd, FrameType::result, id, wire::encode(ok_outcome()));
+        }
+    }
+    return 0;
+}
