@@ -8,11 +8,9 @@
 //                      MCP benchmark"}; the SDK echo server also offers add {"a": 19, "b": 23})
 //   --validate-output  list tools with Client.listTools(), so the SDK client checks every result's
 //                      structuredContent against the tool's outputSchema (as an application using
-//                      the SDK does). Off by default: skillhost publishes an outputSchema for echo
-//                      that its own echo results do not satisfy (nested objects without listed
-//                      properties get "additionalProperties": false, host/manifest/schema.cpp), so
-//                      the SDK client rejects them; without it tools/list is sent as a plain
-//                      request and no server's results are checked against a schema.
+//                      the SDK does; every server here passes it). Off by default, so the numbers
+//                      measure the servers and not the client's validator: tools/list is then
+//                      sent as a plain request and no result is checked against a schema.
 // Example (what bench/mcp/run.sh runs):
 //   node bench_client.mjs --calls 5000 --warmup 500 \
 //        -- skillhost build/release/bin/skillhost mcp --config C --home H \

@@ -17,7 +17,10 @@
 #              returned text;
 #   floor      floor_server.mjs: the same answers from a bare node readline loop (no MCP library,
 #              no validation) — what the SDK client and the pipes cost on their own, i.e. the
-#              ceiling any server can reach in this measurement.
+#              ceiling any server can reach in this measurement;
+#   native-floor  native_floor.c (built here with cc -O2): canned answers from a C read/write loop
+#              with no JSON parsing at all — the least server CPU per call any stdio server can
+#              spend in this run (its whole cost is the pipe reads, writes and wake-ups).
 # All answer {"echo":{"text":...,"repeat":1,"mode":"plain"}}; bench_client.mjs checks every
 # response and that all servers answer the same. It prints a table (calls/s, p50/p90/p99/max
 # latency, server and client CPU per call, connect time), the ratios skillhost/sdk and
@@ -33,8 +36,8 @@
 #   WARMUP     warm-up calls per server before measuring (default 500)
 # Extra options for bench_client.mjs go in $BENCH_CLIENT_ARGS (split at spaces, so JSON without
 # spaces), e.g. BENCH_CLIENT_ARGS='--blocks 20' or, to have the SDK client check every result
-# against the tool's outputSchema: BENCH_CLIENT_ARGS='--tool add --args {"a":19,"b":23} --validate-output'
-# (the fixture's echo fails that check; see --validate-output in bench_client.mjs).
+# against the tool's outputSchema: BENCH_CLIENT_ARGS='--validate-output' (native-floor answers only
+# the default echo call, so other --tool/--args make it report a mismatch).
 #
 # Needs node >= 18 and npm (the machine's own; nothing is installed globally). The SDK is
 # installed once with npm into BUILD_DIR/bench/mcp-sdk (network needed the first time).
@@ -87,6 +90,8 @@ if [ ! -f "$cache/node_modules/@modelcontextprotocol/sdk/package.json" ] || [ ! 
     { echo "bench/mcp: npm install @modelcontextprotocol/sdk failed (offline? set npm's registry or proxy)" >&2; exit 1; }
 fi
 cp "$here/bench_client.mjs" "$here/sdk_echo_server.mjs" "$here/floor_server.mjs" "$cache/"
+command -v cc >/dev/null 2>&1 || { echo "bench/mcp: cc is not installed (apt-get install gcc)" >&2; exit 2; }
+cc -O2 -o "$cache/native_floor" "$here/native_floor.c"
 sdk_version=$(node -p "require('$cache/node_modules/@modelcontextprotocol/sdk/package.json').version")
 zod_version=$(node -p "require('$cache/node_modules/zod/package.json').version")
 
@@ -122,4 +127,5 @@ cd "$cache" && node bench_client.mjs --calls "$calls" --warmup "$warmup" ${BENCH
   -- skillhost "$binary" mcp --config "$work/skillhost.yaml" --home "$work/home" \
   --- skillhost-inproc "$binary" mcp --config "$work/skillhost-inproc.yaml" --home "$work/home-inproc" \
   --- sdk node "$cache/sdk_echo_server.mjs" \
-  --- floor node "$cache/floor_server.mjs"
+  --- floor node "$cache/floor_server.mjs" \
+  --- native-floor "$cache/native_floor"
