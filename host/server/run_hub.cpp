@@ -206,9 +206,15 @@ void RunHub::finish(const std::string& run_id, const Result<store::Run>& outcome
     if (!logged.name.empty()) log_event(run_id, logged);
     std::lock_guard lock(mutex_);
     auto it = tracked_.find(run_id);
+    Work resume_now;
     if (it != tracked_.end()) {
         it->second.working = false;
         it->second.last_seq = std::max(it->second.last_seq, seq_of(logged));
+        // A resume asked for while this step was still working (an approval resolved before the run
+        // had saved its pause) applies only to a run that paused here for an approval.
+        if (outcome && outcome->status == RunStatus::awaiting_approval)
+            resume_now = std::move(it->second.resume_when_paused);
+        it->second.resume_when_paused = nullptr;
     }
     --working_;
     if (driven_elsewhere && it != tracked_.end()) {
@@ -223,6 +229,10 @@ void RunHub::finish(const std::string& run_id, const Result<store::Run>& outcome
         for (auto& weak : it->second.subscribers) {
             if (auto channel = weak.lock()) channel->push(event);
         }
+    }
+    if (resume_now && it != tracked_.end() && admit_locked(it->second.user_id, false)) {
+        // The thread only starts here; its own finish() takes the lock later.
+        spawn(run_id, begin_locked(run_id, it->second.user_id), std::move(resume_now));
     }
     prune_locked();
     idle_.notify_all();
@@ -310,6 +320,22 @@ Status RunHub::resume_interrupted(const std::string& run_id) {
     });
 }
 
+bool RunHub::still_working_locked(std::unique_lock<std::mutex>& lock, const std::string& run_id) {
+    const auto working_here = [this, &run_id] {
+        auto it = tracked_.find(run_id);
+        return it != tracked_.end() && it->second.working;
+    };
+    if (!working_here()) return false;
+    // A run thread saves the run's paused or final state a moment before it stops being tracked as
+    // working here (finish() logs the event first). A client that read the saved state and acts on
+    // it at once must not be told the run is busy: wait for that bookkeeping, which takes no plugin
+    // or model call, only while the store already says the run stopped.
+    auto saved = runs_.get(run_id);
+    if (!saved || saved->status == RunStatus::running) return true;
+    idle_.wait_for(lock, kFinishingGrace, [&] { return !working_here(); });
+    return working_here();
+}
+
 Status RunHub::resume(const std::string& run_id, Work work) {
     auto run = runs_.get(run_id);
     if (!run) return run.error();
@@ -318,7 +344,15 @@ Status RunHub::resume(const std::string& run_id, Work work) {
         std::lock_guard lock(mutex_);
         auto it = tracked_.find(run_id);
         if (it != tracked_.end() && it->second.working) {
-            return Error{"RUN_BUSY", "run " + run_id + " is already working", {}, {}};
+            // Resolving an approval is visible (the queue row) a moment before the run thread saved
+            // its pause and returned. Refusing here would leave the run waiting for an approval that
+            // is already resolved; instead it resumes as soon as it has paused.
+            if (it->second.resume_when_paused) {
+                return Error{"RUN_BUSY", "run " + run_id + " is already working and about to resume", {}, {}};
+            }
+            if (!accepting_) return admit_locked(run->user_id, false);
+            it->second.resume_when_paused = std::move(work);
+            return {};
         }
         if (auto admitted = admit_locked(run->user_id, false); !admitted) return admitted.error();
         cancel = begin_locked(run_id, run->user_id);
@@ -334,9 +368,8 @@ Status RunHub::guide(const std::string& run_id, std::string text, const policy::
     }
     std::shared_ptr<std::atomic<bool>> cancel;
     {
-        std::lock_guard lock(mutex_);
-        auto it = tracked_.find(run_id);
-        if (it != tracked_.end() && it->second.working) {
+        std::unique_lock lock(mutex_);
+        if (still_working_locked(lock, run_id)) {
             return Error{"RUN_BUSY",
                          "run " + run_id + " is working; guidance is for runs that stopped and asked for it",
                          {},

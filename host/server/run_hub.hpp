@@ -106,9 +106,14 @@ public:
     void cancel_all();
 
 private:
+    using Work = std::function<Result<store::Run>(op::RunEventSubscriber*, std::shared_ptr<std::atomic<bool>>)>;
+
     struct Tracked {
         std::string user_id;
         bool working = false;
+        // A resume asked for while the run was still working here: its approval was resolved before
+        // the run thread had saved the pause and let go. finish() starts it once the run pauses.
+        Work resume_when_paused;
         std::shared_ptr<std::atomic<bool>> cancel;
         std::vector<StreamEvent> history;
         std::vector<std::weak_ptr<EventChannel>> subscribers;
@@ -122,9 +127,8 @@ private:
     };
     class Publisher;
 
-    using Work = std::function<Result<store::Run>(op::RunEventSubscriber*, std::shared_ptr<std::atomic<bool>>)>;
-
-    // Starts `work` on a run that is not working here (resuming it), without a per-user limit.
+    // Starts `work` on a run that is not working here (resuming it), without a per-user limit. On a
+    // run still working here, `work` starts as soon as that run pauses (RUN_BUSY if one already waits).
     Status resume(const std::string& run_id, Work work);
     // Refuses when shutting down or, with `limited`, when the user has max_runs_per_user working.
     Status admit_locked(const std::string& user_id, bool limited) const;
@@ -156,6 +160,10 @@ private:
     store::RunStore& runs_;
     const RunHubOptions options_;
     store::RunEventLog* log_;
+    // True when `run_id` is working here. When the store already says it stopped, waits up to
+    // kFinishingGrace for its thread to finish its bookkeeping first.
+    bool still_working_locked(std::unique_lock<std::mutex>& lock, const std::string& run_id);
+    static constexpr std::chrono::seconds kFinishingGrace{10};
     mutable std::mutex mutex_;
     std::condition_variable idle_;
     std::map<std::string, Tracked> tracked_;
