@@ -30,6 +30,9 @@ using Clock = std::chrono::steady_clock;
 constexpr auto start_timeout = std::chrono::seconds(20);
 // How long a closed runner may take to exit on its own before it is killed.
 constexpr auto exit_grace = std::chrono::seconds(2);
+// How long an ended runner's reader waits for a caller still writing its call to learn whether the
+// frame got through (so a crash it caused is counted against that call).
+constexpr auto send_settle_limit = std::chrono::seconds(1);
 // How often a waiting call looks at its cancellation flag (nobody signals it).
 constexpr auto cancel_poll = std::chrono::milliseconds(10);
 // While calls are in flight the callers read; the background thread looks this often whether the
@@ -285,6 +288,7 @@ std::optional<RawOutcome> RunnerConnection::exchange(const CallContext& context,
     {
         std::lock_guard lock(mutex_);
         pending->sending = false;
+        state_changed_.notify_all();  // finish() may wait to learn whether this call reached the runner
         if (!sent) {
             // The runner is gone (EPIPE) and no whole frame of this call reached it, so nothing of the
             // call ran: it runs in a fresh runner instead of failing. The reader still reaps this one
@@ -701,7 +705,14 @@ RunnerExit RunnerConnection::reap() {
 void RunnerConnection::finish(RunnerExit exit) {
     std::map<std::uint64_t, std::shared_ptr<Pending>> orphans;
     {
-        std::lock_guard lock(mutex_);
+        std::unique_lock lock(mutex_);
+        // A sender that wrote its frame just before the runner died has not yet marked it sent: wait
+        // for it (the runner is reaped, so its write ends at once), or a crash the call caused would
+        // be counted as a death between calls, without the skill and without the restart backoff.
+        // Bounded: a descendant holding the socket open must not hold the reader here.
+        state_changed_.wait_for(lock, send_settle_limit, [&] {
+            return std::none_of(pending_.begin(), pending_.end(), [](const auto& p) { return p.second->sending; });
+        });
         orphans.swap(pending_);
         // A call still being sent is not counted as running: its sender learns whether it got through.
         for (auto& [id, pending] : orphans)
