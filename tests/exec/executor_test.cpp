@@ -478,15 +478,24 @@ TEST_F(ExecutorTest, CallIdsAreUnique) {
 }
 
 TEST_F(ExecutorTest, ExecutorOutlivesNothingItDoesNotOwn) {
-    // A call that timed out leaves a worker inside the plugin; destroying the executor and the
-    // catalog must neither wait for it nor pull the library from under it.
+    // A call answered while its plugin still runs (here: cancelled once it is inside; a timeout is
+    // the same path) leaves a worker inside the plugin; destroying the executor and the catalog must
+    // neither wait for it nor pull the library from under it.
     auto executor = std::make_unique<Executor>();
     auto [snapshot, recorder] = recorded("hangs");
     CallOptions options;
-    options.timeout = std::chrono::milliseconds(20);
-    // 10 s: long enough that even a starved test process sees the timeout, not the plugin's answer.
-    const auto result = executor->call(*snapshot, "forever", json::parse(R"({"ms":10000})"), caller_, options);
-    EXPECT_EQ(result.error.code, "TIMEOUT");
+    options.cancel = std::make_shared<std::atomic<bool>>(false);
+    // Cancelled only once the plugin is entered: with a short timeout instead, a starved pool thread
+    // could start after the answer and never enter the plugin, and the test would prove nothing.
+    // 10 s: long enough that even a starved test process sees the cancel, not the plugin's answer.
+    SkillResult result;
+    std::thread caller(
+        [&] { result = executor->call(*snapshot, "forever", json::parse(R"({"ms":10000})"), caller_, options); });
+    const bool inside = recorder->wait_inside(1, std::chrono::seconds(30));
+    options.cancel->store(true);
+    caller.join();
+    ASSERT_TRUE(inside) << "the call never entered the plugin";
+    EXPECT_EQ(result.error.code, "CANCELLED") << result.error.message;
     std::weak_ptr<RecordingPlugin> hung = recorder;  // from here on only the hung call holds it
     recorder.reset();
     executor.reset();
