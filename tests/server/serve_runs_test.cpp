@@ -10,9 +10,9 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
-#include <stdexcept>
 #include <filesystem>
 #include <future>
+#include <stdexcept>
 #include <thread>
 
 namespace skillhost::testing {
