@@ -146,8 +146,20 @@ std::string origin_host(std::string_view origin) {
 
 }  // namespace
 
+namespace {
+
+// A row renewed less often than it expires would end a session in use: renewed at least four
+// times per idle expiry, a session used (or watched) within it never reads as expired.
+McpHttpOptions renewing_within_expiry(McpHttpOptions options) {
+    options.shared_renew_interval =
+        std::max(std::chrono::milliseconds(1), std::min(options.shared_renew_interval, options.idle_expiry / 4));
+    return options;
+}
+
+}  // namespace
+
 McpHttpEndpoint::McpHttpEndpoint(app::HostRuntime& host, McpHttpOptions options)
-    : host_(host), options_(std::move(options)) {}
+    : host_(host), options_(renewing_within_expiry(std::move(options))) {}
 
 McpHttpEndpoint::~McpHttpEndpoint() {
     close_all();
@@ -172,6 +184,7 @@ void McpHttpEndpoint::close_all() {
 
 void McpHttpEndpoint::expire_idle() {
     std::vector<std::shared_ptr<Session>> expired;
+    std::vector<std::string> renew;
     {
         std::lock_guard lock(mutex_);
         const auto now = std::chrono::steady_clock::now();
@@ -181,12 +194,32 @@ void McpHttpEndpoint::expire_idle() {
                 !watched) {
                 expired.push_back(it->second);
                 it = sessions_.erase(it);
-            } else {
-                ++it;
+                continue;
             }
+            // In use without requests (a stream open, a call running): its row must not expire either.
+            if (options_.shared_sessions && now - it->second->row_checked >= options_.shared_renew_interval &&
+                (watched || it->second->mcp->calls_in_flight() != 0)) {
+                it->second->row_checked = now;
+                renew.push_back(it->first);
+            }
+            ++it;
         }
     }
     for (auto& s : expired) close_session(s);
+    for (const auto& id : renew) {
+        if (auto renewed = options_.shared_sessions->touch(id); !renewed)
+            spdlog::warn("mcp: renewing session {} failed: {}", id, renewed.error().message);
+    }
+}
+
+void McpHttpEndpoint::end_evicted(const std::shared_ptr<Session>& session) {
+    if (!session) return;
+    close_session(session);
+    // Closed to make room, it is over everywhere: its row would otherwise bring it back on the next request.
+    if (options_.shared_sessions) {
+        if (auto removed = options_.shared_sessions->remove(session->id); !removed)
+            spdlog::warn("mcp: ending session {} failed: {}", session->id, removed.error().message);
+    }
 }
 
 Reply McpHttpEndpoint::handle(ApiRequest& req) {
@@ -336,7 +369,7 @@ std::shared_ptr<McpHttpEndpoint::Session> McpHttpEndpoint::restore(ApiRequest& r
         close_session(session);
         throw;
     }
-    close_session(evicted);
+    end_evicted(evicted);
     if (existing) {
         close_session(session);
         return existing;
@@ -389,7 +422,7 @@ Reply McpHttpEndpoint::initialize(ApiRequest& req, const json::value& message) {
         std::lock_guard lock(mutex_);
         evicted = make_room(req.user->user_id);
     }
-    close_session(evicted);
+    end_evicted(evicted);
     auto session = make_session(*req.user, store::new_id("mcp"));
     const std::string reply = run_initialize(session, message);
     json::value parsed = json::parse(reply);
@@ -414,7 +447,7 @@ Reply McpHttpEndpoint::initialize(ApiRequest& req, const json::value& message) {
         close_session(session);
         throw;
     }
-    close_session(evicted);
+    end_evicted(evicted);
     Response r = text_response(http::status::ok, reply, "application/json");
     r.set("Mcp-Session-Id", session->id);
     return r;

@@ -36,7 +36,8 @@ struct McpHttpOptions {
     // session it does not hold from its row. Null: sessions live in this process only.
     std::shared_ptr<McpSessionRows> shared_sessions;
     // How often a session held here renews its row's last use (every request reads that the row
-    // still exists, so a DELETE through another instance ends it here at once).
+    // still exists, so a DELETE through another instance ends it here at once); at most a quarter
+    // of idle_expiry.
     std::chrono::milliseconds shared_renew_interval{10000};
 };
 
@@ -71,6 +72,8 @@ private:
     void expire_idle();
     std::shared_ptr<Session> make_room(const std::string& user_id);
     static void close_session(const std::shared_ptr<Session>& session);
+    // Closes a session made room for, and removes its row (PostgreSQL).
+    void end_evicted(const std::shared_ptr<Session>& session);
 
     app::HostRuntime& host_;
     const McpHttpOptions options_;

@@ -79,13 +79,24 @@ Result<std::vector<std::string>> PostgresRunStore::mark_interrupted() {
         auto parsed = parse_stored_run(running->text(row, 2), id);
         if (!parsed) continue;  // get() reports such a record as RUN_RECORD_INVALID
         Run run = interrupted_run(std::move(parsed.value()));
+        db::PgTransaction transaction(connection_);
+        if (!transaction.begun()) return transaction.begun().error();
         // Compare-and-set on the owner too: an instance that re-claimed the run meanwhile keeps it.
         auto updated = connection_.query(
             "UPDATE runs SET status = 'interrupted', updated_ms = $1, record = $2, owner = NULL "
             "WHERE id = $3 AND status = 'running' AND owner = $4",
             {std::to_string(run.updated_ms), boost::json::serialize(run.to_json()), run.id, owner});
         if (!updated) return updated.error();
-        if (updated->affected() == 1) marked.push_back(run.id);
+        if (updated->affected() != 1) continue;
+        // The dead process's lease goes with it, fenced as a sweep fences an expired one: resuming
+        // the run need not wait out a lease nobody renews (a restarted daemon, `runs resume`).
+        if (auto fenced = connection_.query("UPDATE run_leases SET owner = NULL, epoch = epoch + 1, expires_ms = 0 "
+                                            "WHERE run_id = $1 AND owner = $2",
+                                            {run.id, owner});
+            !fenced)
+            return fenced.error();
+        if (auto committed = transaction.commit(); !committed) return committed.error();
+        marked.push_back(run.id);
     }
     return marked;
 }

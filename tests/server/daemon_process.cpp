@@ -1,6 +1,7 @@
 #include "daemon_process.hpp"
 
 #include "policy/api_token.hpp"
+#include "storage_variant.hpp"
 
 #include <boost/json/parse.hpp>
 
@@ -10,8 +11,16 @@
 #include <thread>
 
 namespace skillhost::testing {
+namespace {
 
 namespace fs = std::filesystem;
+
+// True when skillhost.yaml's extra lines open a top-level `storage:` section of their own.
+bool names_storage(const std::string& yaml) {
+    return yaml.rfind("storage:", 0) == 0 || yaml.find("\nstorage:") != std::string::npos;
+}
+
+}  // namespace
 
 DaemonProcess::DaemonProcess(DaemonSetup setup) {
     fs::create_directories(plugins_dir());
@@ -20,6 +29,11 @@ DaemonProcess::DaemonProcess(DaemonSetup setup) {
         "plugin_dirs: [" + plugins_dir().string() + "]\nreload_debounce_ms: 20\nserver:\n  listen: 127.0.0.1:0\n";
     config += setup.server_yaml;
     config += setup.extra_yaml;
+    storage_ = db::StorageLocation::sqlite(home() / "skillhost.db");
+    if (!names_storage(setup.extra_yaml) && selected_storage_backend() == db::StorageBackend::postgres) {
+        storage_ = db::StorageLocation::postgres(fresh_postgres_database());
+        config += "storage:\n  backend: postgres\n  url: \"" + storage_.postgres_url + "\"\n";
+    }
     write_file(etc() / "skillhost.yaml", config);
     std::string users = "users:\n";
     for (const char* line :

@@ -1,8 +1,10 @@
 // `skillhost serve` started the way a user starts it, on a temporary home: etc/ with users (each
 // with a known API token), policy and models as a test needs, the built-in plugins plus the echo
-// fixture, listening on a free loopback port.
+// fixture, listening on a free loopback port. Its state lives on the backend the test binary runs
+// on (storage_variant.hpp): the home's SQLite file, or a fresh PostgreSQL database.
 #pragma once
 
+#include "db/storage_location.hpp"
 #include "http_test_client.hpp"
 #include "support/child_process.hpp"
 #include "support/subprocess.hpp"
@@ -24,7 +26,8 @@ struct DaemonSetup {
     std::string models_yaml;  // empty: the built-in model for every role
     std::string script_yaml;  // written to etc/script.yaml (for a scripted model)
     std::string server_yaml;  // extra lines under `server:` (indented by two spaces)
-    std::string extra_yaml;   // extra top-level lines of skillhost.yaml (e.g. an `isolation:` section)
+    std::string extra_yaml;   // extra top-level lines of skillhost.yaml (e.g. an `isolation:` section);
+                              // a `storage:` section here overrides the binary's backend
     bool echo_fixture = true;
 };
 
@@ -54,11 +57,15 @@ public:
     std::filesystem::path home() const { return dir_.path() / "home"; }
     std::filesystem::path etc() const { return dir_.path() / "etc"; }
     std::filesystem::path plugins_dir() const { return dir_.path() / "plugins"; }
+    // Where the daemon and cli() keep their state, for a test that looks at it behind their back
+    // (when the setup's extra_yaml names no `storage:` of its own).
+    const db::StorageLocation& storage() const { return storage_; }
 
 private:
     TempDir dir_{"skillhost-serve"};
     std::unique_ptr<ChildProcess> process_;
     std::uint16_t port_ = 0;
+    db::StorageLocation storage_;
 };
 
 }  // namespace skillhost::testing

@@ -1,11 +1,11 @@
 // `skillhost serve` over loopback: authentication, the skills API, the error contract, metrics.
 #include "daemon_process.hpp"
+#include "db/backend_connection.hpp"
 
 #include <boost/json.hpp>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <sqlite3.h>
 #include <sys/stat.h>
 
 #include <atomic>
@@ -278,14 +278,13 @@ TEST(ServeErrors, SomethingUnexpectedIsA500WithACorrelationIdThatIsAlsoLogged) {
     auto started = d.post("/v1/skills/noop/call", "{}", "alice");
     ASSERT_EQ(started.status, 200);
     // Damage the run store behind the server's back: a run record that is not JSON.
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open((d.home() / "skillhost.db").c_str(), &db), SQLITE_OK);
-    sqlite3_busy_timeout(db, 5000);
-    const char* sql =
-        "INSERT INTO runs (id, user_id, status, goal, created_ms, updated_ms, record) "
-        "VALUES ('run-broken', 'alice', 'completed', 'x', 1, 1, '{not json')";
-    ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
-    sqlite3_close(db);
+    auto db = db::BackendConnection::open(d.storage());
+    ASSERT_TRUE(db.ok()) << db.error().message;
+    auto inserted = (*db)->run("damaging a run record",
+                               "INSERT INTO runs (id, user_id, status, goal, created_ms, updated_ms, record) "
+                               "VALUES ('run-broken', 'alice', 'completed', 'x', 1, 1, '{not json')",
+                               {});
+    ASSERT_TRUE(inserted.ok()) << inserted.error().message;
 
     auto r = d.get("/v1/runs", "alice");
     ASSERT_EQ(r.status, 500) << r.body;

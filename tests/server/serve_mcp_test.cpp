@@ -591,5 +591,29 @@ TEST(ServeMcp, SessionsUnusedForTheIdleExpiryAreClosed) {
     EXPECT_EQ(list(busy).status, 200);
 }
 
+// An open server stream is use: a session only listening there outlives the idle expiry, also
+// while other sessions come and go (each initialize clears expired sessions away).
+TEST(ServeMcp, ASessionOnlyListeningOutlivesTheIdleExpiry) {
+    DaemonSetup setup = setup_with();
+    setup.server_yaml = "  mcp_idle_expiry_ms: 1000\n";
+    DaemonProcess d(setup);
+    d.start();
+    McpClient listener{d, "alice", ""};
+    listener.initialize();
+    SseStream listening(d.port(), RequestSpec{"GET",
+                                              "/mcp",
+                                              "",
+                                              DaemonProcess::token("alice"),
+                                              {{"Mcp-Session-Id", listener.session}, {"Accept", kAccept}}});
+    ASSERT_EQ(listening.status(), 200);
+    for (int i = 0; i < 6; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        McpClient passing{d, "owner", ""};
+        passing.initialize();
+    }
+    auto listed = listener.post(json::object{{"jsonrpc", "2.0"}, {"id", 9}, {"method", "tools/list"}});
+    EXPECT_EQ(listed.status, 200) << listed.body;
+}
+
 }  // namespace
 }  // namespace skillhost::testing
