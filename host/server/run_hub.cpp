@@ -16,9 +16,15 @@ bool terminal(RunStatus status) {
     return status == RunStatus::completed || status == RunStatus::failed || status == RunStatus::cancelled;
 }
 
+bool paused(RunStatus status) {
+    return status == RunStatus::awaiting_approval || status == RunStatus::awaiting_input ||
+           status == RunStatus::needs_guidance;
+}
+
 json::object status_event(const store::Run& run) {
     json::object o{{"run_id", run.id}, {"status", store::to_string(run.status)}};
     if (!run.approval_id.empty()) o["approval_id"] = run.approval_id;
+    if (!run.elicitation_id.empty()) o["elicitation_id"] = run.elicitation_id;
     if (run.error) o["error"] = run.error->to_json();
     return o;
 }
@@ -304,9 +310,24 @@ Status RunHub::resume_after_approval(const std::string& run_id) {
     });
 }
 
+Status RunHub::resume_after_input(const std::string& run_id) {
+    return resume(run_id, [this, run_id](op::RunEventSubscriber* sink, std::shared_ptr<std::atomic<bool>> flag) {
+        return op_.resume_after_input(run_id, sink, std::move(flag));
+    });
+}
+
 Status RunHub::resume_interrupted(const std::string& run_id) {
     return resume(run_id, [this, run_id](op::RunEventSubscriber* sink, std::shared_ptr<std::atomic<bool>> flag) {
         return op_.resume_interrupted(run_id, sink, std::move(flag));
+    });
+}
+
+void RunHub::await_pausing_locked(std::unique_lock<std::mutex>& lock, const std::string& run_id, RunStatus stored) {
+    if (!paused(stored)) return;
+    // Saved paused, its thread only reports that: an answer given on seeing the pause waits for it.
+    idle_.wait_for(lock, std::chrono::seconds(10), [&] {
+        auto it = tracked_.find(run_id);
+        return it == tracked_.end() || !it->second.working;
     });
 }
 
@@ -315,7 +336,8 @@ Status RunHub::resume(const std::string& run_id, Work work) {
     if (!run) return run.error();
     std::shared_ptr<std::atomic<bool>> cancel;
     {
-        std::lock_guard lock(mutex_);
+        std::unique_lock lock(mutex_);
+        await_pausing_locked(lock, run_id, run->status);
         auto it = tracked_.find(run_id);
         if (it != tracked_.end() && it->second.working) {
             return Error{"RUN_BUSY", "run " + run_id + " is already working", {}, {}};
@@ -334,7 +356,10 @@ Status RunHub::guide(const std::string& run_id, std::string text, const policy::
     }
     std::shared_ptr<std::atomic<bool>> cancel;
     {
-        std::lock_guard lock(mutex_);
+        std::unique_lock lock(mutex_);
+        auto run = runs_.get(run_id);
+        if (!run) return run.error();
+        await_pausing_locked(lock, run_id, run->status);
         auto it = tracked_.find(run_id);
         if (it != tracked_.end() && it->second.working) {
             return Error{"RUN_BUSY",
@@ -342,8 +367,6 @@ Status RunHub::guide(const std::string& run_id, std::string text, const policy::
                          {},
                          {}};
         }
-        auto run = runs_.get(run_id);
-        if (!run) return run.error();
         if (run->status != RunStatus::needs_guidance) {
             Error e{"RUN_NOT_WAITING_FOR_GUIDANCE",
                     "run " + run_id + " is " + store::to_string(run->status) +
@@ -371,7 +394,9 @@ Result<json::object> RunHub::cancel(const std::string& run_id) {
     // The store decides whether the run has ended: a run thread saves its final state a moment
     // before the hub stops tracking it as working, and a cancel in between must not succeed twice.
     auto it = tracked_.find(run_id);
-    if (it != tracked_.end() && it->second.working && !(run && terminal(run->status))) {
+    // A run stored paused whose thread is only finishing is cancelled like any paused run: its
+    // thread writes nothing more, and the flag would come too late.
+    if (it != tracked_.end() && it->second.working && !(run && (terminal(run->status) || paused(run->status)))) {
         it->second.cancel->store(true);
         return json::object{{"run_id", run_id}, {"status", "running"}, {"cancel_requested", true}};
     }

@@ -65,6 +65,8 @@ public:
 
     // Continues a run whose approval was resolved, in the background. RUN_BUSY when it is working.
     Status resume_after_approval(const std::string& run_id);
+    // Continues a run whose question was answered (the step ran again), in the background. RUN_BUSY.
+    Status resume_after_input(const std::string& run_id);
     // Continues an interrupted run (the instance driving it stopped) in the background; another
     // instance racing for it gets RUN_ALREADY_RESUMED in its log, not its clients. RUN_BUSY.
     Status resume_interrupted(const std::string& run_id);
@@ -126,6 +128,8 @@ private:
 
     // Starts `work` on a run that is not working here (resuming it), without a per-user limit.
     Status resume(const std::string& run_id, Work work);
+    // Waits (briefly) while the run's thread is still reporting the pause `stored` says it made.
+    void await_pausing_locked(std::unique_lock<std::mutex>& lock, const std::string& run_id, store::RunStatus stored);
     // Refuses when shutting down or, with `limited`, when the user has max_runs_per_user working.
     Status admit_locked(const std::string& user_id, bool limited) const;
     // Marks the run working (creating its entry); returns its cancellation flag.
