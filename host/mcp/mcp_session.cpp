@@ -443,6 +443,13 @@ void McpSession::finish_call(const CallTicket& ticket, json::object result) {
     else
         spdlog::debug("mcp: call {} of {} was cancelled by the client", compact_json(ticket.id),
                       ticket.request.skill_id);
+    // While still answering (close() waits for that): the client may have seen a list change.
+    bool listed = false;
+    {
+        std::lock_guard lock(listed_mutex_);
+        listed = listed_resources_ || listed_prompts_;
+    }
+    if (listed) list_watch_.request();
     {
         std::lock_guard lock(calls_mutex_);
         --answering_;
@@ -450,12 +457,6 @@ void McpSession::finish_call(const CallTicket& ticket, json::object result) {
         calls_changed_.notify_all();
     }
     if (next) start_call(std::move(next));
-    bool listed = false;
-    {
-        std::lock_guard lock(listed_mutex_);
-        listed = listed_resources_ || listed_prompts_;
-    }
-    if (listed) list_watch_.request();
 }
 
 std::optional<json::object> McpSession::approve_through_client(const exec::CallRequest& request,
