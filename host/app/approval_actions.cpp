@@ -11,15 +11,17 @@ std::optional<RunResumption> resume_waiting_run(const policy::ApprovalRecord& re
 
 }  // namespace
 
+boost::json::object run_resumption_json(const RunResumption& run) {
+    boost::json::object r = run.details;
+    r["run_id"] = run.run_id;
+    if (run.error) r["error"] = run.error->to_json();
+    return r;
+}
+
 boost::json::object ApprovalResolution::to_json() const {
     boost::json::object out{{"approval", record.to_json()}};
     if (call) out["call"] = call->to_json();
-    if (run) {
-        boost::json::object r = run->details;
-        r["run_id"] = run->run_id;
-        if (run->error) r["error"] = run->error->to_json();
-        out["run"] = std::move(r);
-    }
+    if (run) out["run"] = run_resumption_json(*run);
     return out;
 }
 

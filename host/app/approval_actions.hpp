@@ -25,8 +25,11 @@ struct RunResumption {
     boost::json::object details;  // what the front end reports (the run record, where to follow it)
 };
 
-// Resumes one run after its approval was resolved; never throws.
+// Resumes one run after its approval was resolved (or its question answered); never throws.
 using RunResumer = std::function<RunResumption(const std::string& run_id)>;
+
+// {run_id, error?, ...details}: how front ends report a resumption.
+boost::json::object run_resumption_json(const RunResumption& run);
 
 struct ApprovalResolution {
     policy::ApprovalRecord record;

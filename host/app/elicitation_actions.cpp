@@ -4,10 +4,49 @@ namespace skillhost::app {
 
 namespace json = boost::json;
 
+namespace {
+
+// The run that asked `record`'s question, when it no longer waits on it: the question is closed as
+// cancelled (so no later answer runs the skill for it) and the answer refused.
+std::optional<Error> run_moved_on(HostRuntime& host, const policy::ElicitationRecord& record,
+                                  const policy::UserContext& answerer, const WaitingRun& waiting) {
+    const auto run_id = record.requested_by.run_id();
+    if (!run_id || !waiting.load) return std::nullopt;
+    auto run = waiting.load(*run_id);
+    if (!run) return std::nullopt;  // not stored here (yet): the resumer reports what it finds
+    if (run->status == store::RunStatus::awaiting_input && run->elicitation_id == record.id) return std::nullopt;
+    const std::string status = store::to_string(run->status);
+    if (run->status == store::RunStatus::running) {
+        // It asked a moment ago and is still saving its pause: the question stands.
+        Error e{"RUN_STILL_WORKING",
+                "run " + *run_id + " that asked this question is still saving its pause; answer again in a moment",
+                {},
+                {"wait for the run's `status` event (awaiting_input), then answer"}};
+        e.details["run_id"] = *run_id;
+        e.details["elicitation_id"] = record.id;
+        return e;
+    }
+    Error e{"RUN_NOT_AWAITING_INPUT",
+            "run " + *run_id + " that asked this question is " + status +
+                " and no longer waits for it; the question is closed and the answer not used",
+            {},
+            {"start a new run (or call the skill directly) to be asked again"}};
+    e.details["run_id"] = *run_id;
+    e.details["status"] = status;
+    e.details["elicitation_id"] = record.id;
+    if (host.elicitations->answer(record.id, host.resolver(answerer), policy::ElicitationAnswer{"cancel", {}}))
+        (void)host.elicitations->complete(record.id, false, json::object{{"error", e.to_json()}},
+                                          "run " + *run_id + " is " + status);
+    return e;
+}
+
+}  // namespace
+
 json::object ElicitationResolution::to_json() const {
     json::object out{{"elicitation", record.to_json()}, {"call", call.to_json()}};
     if (elicitation_id) out["next_elicitation_id"] = *elicitation_id;
     if (approval_id) out["approval_id"] = *approval_id;
+    if (run) out["run"] = run_resumption_json(*run);
     return out;
 }
 
@@ -37,9 +76,12 @@ Result<std::vector<policy::ElicitationRecord>> list_elicitations(HostRuntime& ho
 
 Result<ElicitationResolution> answer_and_resume(HostRuntime& host, std::string_view id,
                                                 const policy::UserContext& answerer,
-                                                const policy::ElicitationAnswer& answer) {
+                                                const policy::ElicitationAnswer& answer, const WaitingRun& run) {
     auto visible = visible_elicitation(host, answerer, id);
     if (!visible) return visible.error();
+    if (visible->state == policy::ElicitationState::pending) {
+        if (auto moved_on = run_moved_on(host, visible.value(), answerer, run)) return *moved_on;
+    }
     auto answered = host.elicitations->answer(id, host.resolver(answerer), answer);
     if (!answered) return answered.error();
     const policy::ElicitationRecord& record = answered.value();
@@ -66,8 +108,11 @@ Result<ElicitationResolution> answer_and_resume(HostRuntime& host, std::string_v
         host.elicitations->complete(record.id, went_on, outcome.result.to_json(),
                                     went_on ? "" : outcome.result.error.code + ": " + outcome.result.error.message);
     if (!done) return done.error();
-    return ElicitationResolution{std::move(done.value()), std::move(outcome.result), std::move(outcome.elicitation_id),
-                                 std::move(outcome.approval_id)};
+    ElicitationResolution resolution{std::move(done.value()), std::move(outcome.result),
+                                     std::move(outcome.elicitation_id), std::move(outcome.approval_id), std::nullopt};
+    if (const auto run_id = resolution.record.requested_by.run_id(); run_id && run.resume)
+        resolution.run = run.resume(*run_id);
+    return resolution;
 }
 
 }  // namespace skillhost::app

@@ -1,5 +1,6 @@
 // `skillhost approvals list|show|approve|reject`.
 #include "cli/cli_context.hpp"
+#include "cli/in_process_resumer.hpp"
 #include "cli/operator_commands.hpp"
 #include "cli/output.hpp"
 #include "app/approval_actions.hpp"
@@ -55,40 +56,6 @@ Result<std::pair<HostRuntime*, policy::UserContext>> acting(CliContext& ctx, con
     return std::make_pair(rt.value(), u.value());
 }
 
-// The run that waited on an approval resumes here, in-process, with the real outcome (the result,
-// or the rejection), so it continues without a separate `runs resume`. The resumed run is kept for
-// printing after the approval itself.
-struct InProcessResumer {
-    CliContext& ctx;
-    std::optional<store::Run> resumed;
-
-    app::RunResumer callback() {
-        return [this](const std::string& run_id) {
-            app::RunResumption resumption{run_id, std::nullopt, {}};
-            auto rt = make_operator_runtime(ctx);
-            Result<store::Run> run = rt ? rt->op->resume_after_approval(run_id) : Result<store::Run>(rt.error());
-            if (!run) {
-                resumption.error = run.error();
-                return resumption;
-            }
-            resumption.details = run->to_json();
-            resumed = std::move(run.value());
-            return resumption;
-        };
-    }
-
-    void print(const app::ApprovalResolution& resolution) const {
-        if (!resolution.run) return;
-        if (resolution.run->error) {
-            std::cout << "\nThe run " << resolution.run->run_id << " that asked for this could not resume:\n";
-            print_error(*resolution.run->error);
-        } else if (resumed) {
-            std::cout << "\nResumed run " << resolution.run->run_id << ":\n";
-            print_run(*resumed, false);
-        }
-    }
-};
-
 int run_list(CliContext& ctx, const ApprovalArgs& a) {
     auto who = acting(ctx, a.user);
     if (!who) return fail_setup(who.error(), a.json);
@@ -137,7 +104,7 @@ int run_approve(CliContext& ctx, const ApprovalArgs& a) {
     auto who = acting(ctx, a.user);
     if (!who) return fail_setup(who.error(), a.json);
     auto [host, user] = who.value();
-    InProcessResumer resumer{ctx, std::nullopt};
+    InProcessResumer resumer(ctx, &op::Operator::resume_after_approval);
     auto resolution = app::approve_and_resume(*host, a.id, user, resumer.callback());
     if (!resolution) return report(resolution.error(), a.json);
     const policy::ApprovalRecord& record = resolution->record;
@@ -155,7 +122,7 @@ int run_approve(CliContext& ctx, const ApprovalArgs& a) {
                   << policy::to_string(record.state) << "):\n";
         print_error(result.error);
     }
-    resumer.print(resolution.value());
+    resumer.print(resolution->run);
     return result.ok ? kExitOk : kExitFailed;
 }
 
@@ -163,7 +130,7 @@ int run_reject(CliContext& ctx, const ApprovalArgs& a) {
     auto who = acting(ctx, a.user);
     if (!who) return fail_setup(who.error(), a.json);
     auto [host, user] = who.value();
-    InProcessResumer resumer{ctx, std::nullopt};
+    InProcessResumer resumer(ctx, &op::Operator::resume_after_approval);
     auto resolution = app::reject_and_resume(*host, a.id, user, a.reason, resumer.callback());
     if (!resolution) return report(resolution.error(), a.json);
     if (a.json) {
@@ -172,7 +139,7 @@ int run_reject(CliContext& ctx, const ApprovalArgs& a) {
     }
     const policy::ApprovalRecord& record = resolution->record;
     std::cout << "Rejected " << record.id << " (" << record.skill_id << "): " << record.reason << "\n";
-    resumer.print(resolution.value());
+    resumer.print(resolution->run);
     return kExitOk;
 }
 

@@ -137,6 +137,15 @@ void print_run(const store::Run& run, bool debug) {
                       << "Approve it with `skillhost approvals approve " << run.approval_id
                       << "` (or reject it); the run then resumes.\n";
             break;
+        case store::RunStatus::awaiting_input: {
+            const auto* asked = run.error ? run.error->details.if_contains("message") : nullptr;
+            std::cout << "Run " << run.id << " waits for your answer to elicitation " << run.elicitation_id;
+            if (asked && asked->is_string()) std::cout << ": " << std::string_view(asked->as_string());
+            std::cout << "\nAnswer with `skillhost elicitations answer " << run.elicitation_id
+                      << " --field NAME=VALUE` (`skillhost elicitations show " << run.elicitation_id
+                      << "` lists the fields), or --decline; the step then runs again and the run resumes.\n";
+            break;
+        }
         case store::RunStatus::needs_guidance:
             if (run.error) print_error(*run.error);
             std::cout << "Run " << run.id << " needs guidance: skillhost guide " << run.id << " \"what to do\"\n";

@@ -3,6 +3,7 @@
 #include "app/elicitation_actions.hpp"
 #include "base/json_text.hpp"
 #include "cli/cli_context.hpp"
+#include "cli/in_process_resumer.hpp"
 #include "cli/output.hpp"
 
 #include <iostream>
@@ -153,7 +154,8 @@ int run_answer(CliContext& ctx, const ElicitationArgs& a) {
     if (!record) return report(record.error(), a.json);
     auto given = answer_from(a, record.value());
     if (!given) return report(given.error(), a.json);
-    auto resolution = app::answer_and_resume(*host, a.id, user, given.value());
+    InProcessResumer resumer(ctx, &op::Operator::resume_after_input);
+    auto resolution = app::answer_and_resume(*host, a.id, user, given.value(), resumer.waiting_run());
     if (!resolution) return report(resolution.error(), a.json);
     const exec::SkillResult& result = resolution->call;
     if (a.json) {
@@ -165,12 +167,13 @@ int run_answer(CliContext& ctx, const ElicitationArgs& a) {
     if (result.ok) {
         std::cout << ":\n";
         print_json(result.output);
-        return kExitOk;
+    } else {
+        std::cout << (resolution->elicitation_id ? " and asks something more:\n" : " and did not finish:\n");
+        print_error(result.error);
+        if (resolution->elicitation_id) print_pending_question(*host, *resolution->elicitation_id);
     }
-    std::cout << (resolution->elicitation_id ? " and asks something more:\n" : " and did not finish:\n");
-    print_error(result.error);
-    if (resolution->elicitation_id) print_pending_question(*host, *resolution->elicitation_id);
-    return kExitFailed;
+    resumer.print(resolution->run);
+    return result.ok ? kExitOk : kExitFailed;
 }
 
 }  // namespace

@@ -41,7 +41,8 @@ int list_runs(CliContext& ctx, const RunsArgs& a) {
         filter.status = store::parse_run_status(a.status);
         if (!filter.status) {
             Error e{"INVALID_STATUS",
-                    "--status must be running, completed, awaiting_approval, needs_guidance, failed or cancelled",
+                    "--status must be running, completed, awaiting_approval, awaiting_input, needs_guidance, failed, "
+                    "cancelled or interrupted",
                     {},
                     {}};
             e.details["status"] = a.status;
@@ -143,7 +144,8 @@ void register_runs_commands(CLI::App& app, CliContext& ctx) {
     auto resume_args = std::make_shared<RunsArgs>();
     auto* resume = runs->add_subcommand(
         "resume",
-        "Continue a run whose approval was approved or rejected, or an interrupted run from its last saved step");
+        "Continue a run whose approval was approved or rejected, whose question was answered, or an interrupted run "
+        "from its last saved step");
     resume->add_option("ID", resume_args->id, "Run id")->required();
     resume->add_flag("--json", resume_args->json, "Print the run record as JSON");
     ctx.add_global_options(*resume);

@@ -81,7 +81,7 @@ void CallPipeline::audit_refusal(const CallRequest& request, std::string_view st
 }
 
 std::shared_ptr<ElicitationPause> CallPipeline::pause_for(CallRequest& request) const {
-    if (!parts_.elicitations || request.requested_by.run_id()) return nullptr;
+    if (!parts_.elicitations) return nullptr;
     policy::ElicitationAsk ask;
     ask.user_id = request.user.user_id;
     ask.skill_id = request.skill_id;

@@ -59,8 +59,8 @@ struct ApprovalOutcome {
 struct PipelineParts {
     const policy::PolicyEngine* policy = nullptr;  // required
     policy::ApprovalQueue* approvals = nullptr;    // required
-    // Optional: where a skill's question goes when the front end cannot ask (direct calls only;
-    // operator runs keep ELICITATION_UNAVAILABLE). Null: nobody is asked later.
+    // Optional: where a skill's question goes when the front end cannot ask (direct calls and
+    // operator runs, which pause awaiting_input). Null: nobody is asked later.
     policy::ElicitationQueue* elicitations = nullptr;
     policy::AuditLog* audit = nullptr;  // optional
     Executor* executor = nullptr;       // required

@@ -53,7 +53,8 @@ McpSession::McpSession(const exec::CallPipeline& pipeline, reload::LiveCatalog& 
       sink_(std::move(sink)),
       resources_(pipeline),
       prompts_(pipeline, resources_, options_.playbooks),
-      runner_(options_.call_threads) {
+      runner_(options_.call_threads),
+      list_watch_(runner_, options_.list_check_interval, [this] { look_for_list_changes(); }) {
     {
         auto snapshot = catalog_.snapshot();
         visible_fingerprint_ = visible_tools_fingerprint(pipeline_.visible_entries(*snapshot, user_));
@@ -80,6 +81,7 @@ void McpSession::close() {
         replies_closed_ = true;
     }
     reply_arrived_.notify_all();
+    list_watch_.stop();
     runner_.shutdown();
     // Cancelled calls are answered within the executor's watch tick, hung plugins or not; queued
     // ones start cancelled and are answered at once. Their answers still use this session.
@@ -441,6 +443,13 @@ void McpSession::finish_call(const CallTicket& ticket, json::object result) {
     else
         spdlog::debug("mcp: call {} of {} was cancelled by the client", compact_json(ticket.id),
                       ticket.request.skill_id);
+    // While still answering (close() waits for that): the client may have seen a list change.
+    bool listed = false;
+    {
+        std::lock_guard lock(listed_mutex_);
+        listed = listed_resources_ || listed_prompts_;
+    }
+    if (listed) list_watch_.request();
     {
         std::lock_guard lock(calls_mutex_);
         --answering_;

@@ -16,6 +16,7 @@
 #include "exec/resource_access.hpp"
 #include "mcp/batch_collector.hpp"
 #include "mcp/call_runner.hpp"
+#include "mcp/list_change_watch.hpp"
 #include "mcp/log_level.hpp"
 #include "mcp/protocol_version.hpp"
 #include "policy/user_context.hpp"
@@ -56,6 +57,10 @@ struct McpSessionOptions {
     bool client_sampling = true;
     // The user's learned playbooks, published as prompts; none without it. Must outlive the session.
     const store::GuidanceStore* playbooks = nullptr;
+    // After a call, resources and prompts the client listed are listed again (at most once per
+    // this interval) and a list_changed sent when what they are changed: a memory stored, a
+    // playbook learned, between reloads.
+    std::chrono::milliseconds list_check_interval{1000};
 };
 
 // One message from the server, serialized once; what it is comes along so that a transport can
@@ -162,6 +167,11 @@ private:
     // Sends the call's answer (unless the client cancelled it), then lets the next queued call start.
     void finish_call(const CallTicket& ticket, boost::json::object result);
     void on_catalog_update(const std::shared_ptr<const catalog::CatalogSnapshot>& snapshot);
+    // The list_changed look (ListChangeWatch): the resources and prompts the client listed, listed
+    // again and compared by uri and name.
+    void look_for_list_changes();
+    // Records what the client was given by resources/list or prompts/list ("uri" or "name" keys).
+    void remember_listed(std::optional<std::string>& listed, const boost::json::array& items, std::string_view key);
 
     const exec::CallPipeline& pipeline_;
     reload::LiveCatalog& catalog_;
@@ -206,7 +216,14 @@ private:
     BatchCollector batches_;
     std::atomic<std::uint64_t> next_batch_{0};
 
-    CallRunner runner_;                  // elicitations, which wait for the client
+    // What the client last listed (uris, prompt names), once it listed them: what list_changed
+    // compares with.
+    std::mutex listed_mutex_;
+    std::optional<std::string> listed_resources_;
+    std::optional<std::string> listed_prompts_;
+
+    CallRunner runner_;                  // elicitations, which wait for the client, and list looks
+    ListChangeWatch list_watch_;         // after runner_: stopped (in close) before it shuts down
     reload::Subscription subscription_;  // last: released first, before what its callback uses
 };
 

@@ -30,7 +30,9 @@ void McpSession::on_prompts_list(const json::value& id, const json::value& param
         return send(make_error(id, rpc_code::invalid_params,
                                "params.cursor must be a string (a nextCursor from prompts/list)"));
     auto snapshot = catalog_.snapshot();
-    send(make_result(id, page_of(prompts_.list(*snapshot, user_), "name", "prompts", cursor, options_.page_size)));
+    json::array listed = prompts_.list(*snapshot, user_);
+    remember_listed(listed_prompts_, listed, "name");
+    send(make_result(id, page_of(std::move(listed), "name", "prompts", cursor, options_.page_size)));
 }
 
 void McpSession::on_prompts_get(const json::value& id, const json::value& params) {

@@ -38,7 +38,9 @@ void McpSession::on_resources_list(const json::value& id, const json::value& par
     if (templates)
         return send(make_result(id, page_of(resources_.list_templates(*snapshot, user_), "uriTemplate",
                                             "resourceTemplates", cursor, options_.page_size)));
-    send(make_result(id, page_of(resources_.list(*snapshot, user_), "uri", "resources", cursor, options_.page_size)));
+    json::array listed = resources_.list(*snapshot, user_);
+    remember_listed(listed_resources_, listed, "uri");
+    send(make_result(id, page_of(std::move(listed), "uri", "resources", cursor, options_.page_size)));
 }
 
 void McpSession::on_resources_read(const json::value& id, const json::value& params) {

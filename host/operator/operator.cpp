@@ -279,7 +279,9 @@ Result<store::Run> Operator::drive(store::Run& run, const policy::UserContext& u
         while (!session.finished) react(session);
     }
     if (session.lease_lost) return session.lease->lost_error();
-    if (!run.guidance_id.empty() && run.status != RunStatus::awaiting_approval) learn_from_guidance(run);
+    if (!run.guidance_id.empty() && run.status != RunStatus::awaiting_approval &&
+        run.status != RunStatus::awaiting_input)
+        learn_from_guidance(run);
     // Saved when the run starts, when it resumes and here, whenever it stops (done, paused or failed):
     // a synchronous SQLite commit per step would cost more than the rest of a step together. Under
     // a lease, also before every skill call (claim_step).
@@ -464,6 +466,11 @@ bool Operator::execute_action(Session& session, std::string thought, store::Acti
         run.steps.push_back(std::move(entry));
         return !pause_for_approval(session, *outcome.approval_id, action, outcome.result.error);
     }
+    if (outcome.elicitation_id) {
+        entry.duration_us = micros_since(started);
+        run.steps.push_back(std::move(entry));
+        return !pause_for_input(session, *outcome.elicitation_id, action, outcome.result.error);
+    }
     entry.observation = observation_from_result(outcome.result, action.tool, parts_.config);
     for (const auto& w : entry.warnings) {
         if (w.starts_with("auto-fixed")) entry.observation->content = w + "\n" + entry.observation->content;
@@ -503,6 +510,30 @@ bool Operator::pause_for_approval(Session& session, std::string approval_id, con
         RunEventType::approval_required,
         action.tool + " needs approval: skillhost approvals approve " + approval_id + " (then the run resumes)",
         json::object{{"approval_id", approval_id}, {"tool", action.tool}, {"args", action.args}});
+    return true;
+}
+
+RunEvent input_required_event(const store::Run& run, const store::Action& action, const std::string& elicitation_id,
+                              const Error& asked) {
+    json::object data{{"elicitation_id", elicitation_id}, {"tool", action.tool}, {"args", action.args}};
+    for (const char* key : {"message", "requestedSchema", "expires_at"})
+        if (const auto* v = asked.details.if_contains(key)) data[key] = *v;
+    const json::value* message = asked.details.if_contains("message");
+    const std::string question = message && message->is_string() ? std::string(message->as_string()) : std::string();
+    return RunEvent{RunEventType::input_required, run.id, static_cast<int>(run.steps.size()),
+                    action.tool + " asks: " + question + " (answer with skillhost elicitations answer " +
+                        elicitation_id + "; then the step runs again and the run resumes)",
+                    std::move(data)};
+}
+
+bool Operator::pause_for_input(Session& session, std::string elicitation_id, const store::Action& action, Error error) {
+    auto& run = session.run;
+    run.status = RunStatus::awaiting_input;
+    run.elicitation_id = elicitation_id;
+    error.details["run_id"] = run.id;
+    run.error = std::move(error);
+    session.finished = true;
+    if (session.events) session.events->on_event(input_required_event(run, action, elicitation_id, *run.error));
     return true;
 }
 

@@ -82,6 +82,14 @@ public:
     Result<store::Run> resume_after_approval(std::string_view run_id, RunEventSubscriber* events = nullptr,
                                              std::shared_ptr<std::atomic<bool>> cancel = nullptr);
 
+    // Continues a run that waited for its user's answer, once the question is settled: the step
+    // ran again with the answer (or the decline or cancel) when it was given, and its result is
+    // the step's observation. A step that asked a further question (or now needs approval) keeps
+    // the run waiting on that. An expired question is a failed observation, never an invented
+    // answer. RUN_NOT_FOUND, RUN_NOT_AWAITING_INPUT, ELICITATION_STILL_PENDING, RUN_ALREADY_RESUMED.
+    Result<store::Run> resume_after_input(std::string_view run_id, RunEventSubscriber* events = nullptr,
+                                          std::shared_ptr<std::atomic<bool>> cancel = nullptr);
+
     // Continues an interrupted run (its process died) from its last saved step; a step whose call
     // was in flight runs again with the same idempotency key. RUN_NOT_FOUND, RUN_NOT_INTERRUPTED,
     // RUN_ALREADY_RESUMED (another process resumed it first), RUN_PLUGIN_VERSION_MISSING (also
@@ -89,8 +97,8 @@ public:
     // RUN_LEASE_HELD (with leases: the instance that drove it has not yet let its lease expire).
     Result<store::Run> resume_interrupted(std::string_view run_id, RunEventSubscriber* events = nullptr,
                                           std::shared_ptr<std::atomic<bool>> cancel = nullptr);
-    // `runs resume`: an interrupted run continues from its last saved step, any other run as
-    // resume_after_approval. Resuming is a compare-and-set on the stored status: of two processes
+    // `runs resume`: an interrupted run continues from its last saved step, a run awaiting input
+    // as resume_after_input, any other run as resume_after_approval. Resuming is a compare-and-set on the stored status: of two processes
     // resuming one run, the second gets RUN_ALREADY_RESUMED.
     Result<store::Run> resume(std::string_view run_id, RunEventSubscriber* events = nullptr,
                               std::shared_ptr<std::atomic<bool>> cancel = nullptr);
@@ -160,6 +168,8 @@ private:
     void finish_stuck(Session& session, std::string reason);
     void finish_failed(Session& session, Error error);
     bool pause_for_approval(Session& session, std::string approval_id, const store::Action& action, Error error);
+    // The step's skill asked its user a question (queued as `elicitation_id`): the run waits.
+    bool pause_for_input(Session& session, std::string elicitation_id, const store::Action& action, Error error);
     void learn_from_guidance(store::Run& run);
     Result<policy::UserContext> user_for(const store::Run& run) const;
     std::string playbook_text(store::Run& run, const policy::UserContext& user);

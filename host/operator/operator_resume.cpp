@@ -2,6 +2,7 @@
 // (which, when the guided run succeeds, becomes a playbook). The ReAct loop itself is operator.cpp.
 #include "operator/observation_format.hpp"
 #include "operator/operator.hpp"
+#include "operator/operator_session.hpp"
 #include "operator/run_lease_hold.hpp"
 #include "store/run_plugin_versions.hpp"
 
@@ -25,6 +26,64 @@ Status has_plugin_versions_of(const store::Run& run, const catalog::CatalogSnaps
     });
 }
 
+// The observation of a call that ran outside the run (an approved call, a step run again with its
+// user's answer): `result` is its SkillResult::to_json ({ok, result} or {ok:false, error}).
+store::Observation observation_of_call(const json::value& result, bool ok, std::string fallback_code,
+                                       std::string fallback_message, const std::string& tool,
+                                       const OperatorConfig& config) {
+    store::Observation obs;
+    obs.mode = config.observation_mode;
+    const auto* o = result.is_object() ? &result.as_object() : nullptr;
+    obs.success = ok;
+    if (ok) {
+        obs.raw = o && o->contains("result") ? o->at("result") : result;
+        obs.content = limit_text(render_observation(obs.mode, tool, obs.raw), config.observation_max_chars);
+        return obs;
+    }
+    const json::object* err =
+        o && o->contains("error") && o->at("error").is_object() ? &o->at("error").as_object() : nullptr;
+    store::ObservationError oe{std::move(fallback_code), std::move(fallback_message), {}};
+    if (err) {
+        if (const auto* c = err->if_contains("code"); c && c->is_string()) oe.code = std::string(c->as_string());
+        if (const auto* m = err->if_contains("message"); m && m->is_string()) oe.message = std::string(m->as_string());
+    }
+    obs.raw = result;
+    obs.content = "FAILED " + oe.code + ": " + oe.message;
+    obs.error = std::move(oe);
+    return obs;
+}
+
+// The error a call that ran outside the run answered with, when it has one.
+std::optional<Error> call_error(const json::value& result) {
+    const auto* o = result.if_object();
+    const auto* ok = o ? o->if_contains("ok") : nullptr;
+    if (!ok || !ok->is_bool() || ok->as_bool()) return std::nullopt;
+    const auto* err = o->if_contains("error");
+    if (!err || !err->is_object()) return std::nullopt;
+    Error error;
+    const auto& e = err->as_object();
+    if (const auto* c = e.if_contains("code"); c && c->is_string()) error.code = std::string(c->as_string());
+    if (const auto* m = e.if_contains("message"); m && m->is_string()) error.message = std::string(m->as_string());
+    if (const auto* d = e.if_contains("details"); d && d->is_object()) error.details = d->as_object();
+    return error;
+}
+
+// RUN_NOT_AWAITING_APPROVAL and the like: the run is in another state than the resume needs.
+Error run_not_waiting(std::string code, const store::Run& run, std::string_view waiting_for) {
+    Error error{std::move(code),
+                "run " + run.id + " is " + store::to_string(run.status) + ", " + std::string(waiting_for),
+                {},
+                {}};
+    error.details["run_id"] = run.id;
+    error.details["status"] = store::to_string(run.status);
+    return error;
+}
+
+std::string detail_text(const Error& error, std::string_view key) {
+    const auto* v = error.details.if_contains(key);
+    return v && v->is_string() ? std::string(v->as_string()) : std::string();
+}
+
 }  // namespace
 
 Status Operator::can_continue_here(const store::Run& run) const {
@@ -38,13 +97,7 @@ Result<store::Run> Operator::resume_after_approval(std::string_view run_id, RunE
     store::Run run = std::move(loaded.value());
     if (run.status != RunStatus::awaiting_approval || run.approval_id.empty() || run.steps.empty() ||
         !run.steps.back().action) {
-        Error error{"RUN_NOT_AWAITING_APPROVAL",
-                    "run " + run.id + " is " + store::to_string(run.status) + ", not waiting for an approval",
-                    {},
-                    {}};
-        error.details["run_id"] = run.id;
-        error.details["status"] = store::to_string(run.status);
-        return error;
+        return run_not_waiting("RUN_NOT_AWAITING_APPROVAL", run, "not waiting for an approval");
     }
     auto record = parts_.pipeline->parts().approvals->get(run.approval_id);
     if (!record) return record.error();
@@ -65,33 +118,12 @@ Result<store::Run> Operator::resume_after_approval(std::string_view run_id, RunE
             return error;
         }
         case policy::ApprovalState::executed:
-        case policy::ApprovalState::failed: {
-            // The approval record holds {ok, result} or {ok:false, error} (SkillResult::to_json).
-            const json::value& result = record->result;
-            const auto* o = result.is_object() ? &result.as_object() : nullptr;
-            const bool ok = record->state == policy::ApprovalState::executed;
-            obs.success = ok;
-            if (ok) {
-                obs.raw = o && o->contains("result") ? o->at("result") : result;
-                obs.content = limit_text(render_observation(obs.mode, entry.action->tool, obs.raw),
-                                         parts_.config.observation_max_chars);
-            } else {
-                const json::object* err =
-                    o && o->contains("error") && o->at("error").is_object() ? &o->at("error").as_object() : nullptr;
-                store::ObservationError oe{
-                    "APPROVED_CALL_FAILED", record->reason.empty() ? "the approved call failed" : record->reason, {}};
-                if (err) {
-                    if (const auto* c = err->if_contains("code"); c && c->is_string())
-                        oe.code = std::string(c->as_string());
-                    if (const auto* m = err->if_contains("message"); m && m->is_string())
-                        oe.message = std::string(m->as_string());
-                }
-                obs.raw = result;
-                obs.content = "FAILED " + oe.code + ": " + oe.message;
-                obs.error = std::move(oe);
-            }
+        case policy::ApprovalState::failed:
+            obs = observation_of_call(record->result, record->state == policy::ApprovalState::executed,
+                                      "APPROVED_CALL_FAILED",
+                                      record->reason.empty() ? "the approved call failed" : record->reason,
+                                      entry.action->tool, parts_.config);
             break;
-        }
         case policy::ApprovalState::rejected:
         case policy::ApprovalState::expired: {
             const bool rejected = record->state == policy::ApprovalState::rejected;
@@ -124,6 +156,107 @@ Result<store::Run> Operator::resume_after_approval(std::string_view run_id, RunE
         RunEvent event{RunEventType::observation, run.id, static_cast<int>(run.steps.size()),
                        entry.observation->content,
                        json::object{{"tool", entry.action->tool}, {"success", entry.observation->success}}};
+        events->on_event(event);
+    }
+    return drive(run, user.value(), events, 0, std::move(cancel), std::move(lease.value()));
+}
+
+Result<store::Run> Operator::resume_after_input(std::string_view run_id, RunEventSubscriber* events,
+                                                std::shared_ptr<std::atomic<bool>> cancel) {
+    auto loaded = parts_.runs->get(run_id);
+    if (!loaded) return loaded.error();
+    store::Run run = std::move(loaded.value());
+    if (run.status != RunStatus::awaiting_input || run.elicitation_id.empty() || run.steps.empty() ||
+        !run.steps.back().action) {
+        return run_not_waiting("RUN_NOT_AWAITING_INPUT", run, "not waiting for its user's answer");
+    }
+    auto* questions = parts_.pipeline->parts().elicitations;
+    if (!questions) {
+        return Error{"ELICITATION_UNAVAILABLE", "this host keeps no queue of questions, so run " + run.id +
+                                                    " cannot learn its answer; cancel it and start again"};
+    }
+    auto record = questions->get(run.elicitation_id);
+    if (!record) return record.error();
+    auto& entry = run.steps.back();
+    const std::string& tool = entry.action->tool;
+    // What the step does now: observe a result, or wait on a further question or an approval.
+    std::optional<RunEvent> paused_again;
+    switch (record->state) {
+        case policy::ElicitationState::pending:
+        case policy::ElicitationState::answered: {
+            Error error{"ELICITATION_STILL_PENDING",
+                        "elicitation " + run.elicitation_id + " is still " + policy::to_string(record->state) +
+                            " — answer it with `skillhost elicitations answer " + run.elicitation_id + "` first",
+                        {},
+                        {}};
+            error.details["elicitation_id"] = run.elicitation_id;
+            error.details["run_id"] = run.id;
+            return error;
+        }
+        case policy::ElicitationState::expired: {
+            // Nobody answered: the skill's question stays unanswered, never guessed.
+            store::Observation obs;
+            obs.mode = parts_.config.observation_mode;
+            obs.success = false;
+            obs.raw = json::object{{"ok", false}, {"elicitation", record->to_json()}};
+            obs.error = store::ObservationError{
+                "ELICITATION_EXPIRED",
+                "the user did not answer the skill's question (" + record->message + ") before it expired",
+                {"Do not guess the answer; respond with what is known or say what is missing"}};
+            obs.content = "FAILED ELICITATION_EXPIRED: " + obs.error->message;
+            entry.observation = std::move(obs);
+            break;
+        }
+        case policy::ElicitationState::completed:
+        case policy::ElicitationState::failed: {
+            const auto error = call_error(record->result);
+            const std::string next_question = error ? detail_text(*error, "elicitation_id") : std::string();
+            const std::string approval = error ? detail_text(*error, "approval_id") : std::string();
+            if (error && error->code == "ELICITATION_REQUIRED" && !next_question.empty()) {
+                run.elicitation_id = next_question;
+                paused_again = input_required_event(run, *entry.action, next_question, *error);
+                run.error = *error;
+                run.error->details["run_id"] = run.id;
+            } else if (error && error->code == "APPROVAL_REQUIRED" && !approval.empty()) {
+                run.status = RunStatus::awaiting_approval;
+                run.approval_id = approval;
+                run.elicitation_id.clear();
+                paused_again = RunEvent{
+                    RunEventType::approval_required, run.id, static_cast<int>(run.steps.size()),
+                    tool + " needs approval: skillhost approvals approve " + approval + " (then the run resumes)",
+                    json::object{{"approval_id", approval}, {"tool", tool}, {"args", entry.action->args}}};
+                run.error = *error;
+                run.error->details["run_id"] = run.id;
+            } else {
+                entry.observation =
+                    observation_of_call(record->result, record->state == policy::ElicitationState::completed && !error,
+                                        "ANSWERED_CALL_FAILED",
+                                        record->reason.empty() ? "the call run with the answer failed" : record->reason,
+                                        tool, parts_.config);
+            }
+            break;
+        }
+    }
+    auto user = user_for(run);
+    if (!user) return user.error();
+    if (auto versions = has_plugin_versions_of(run, parts_.catalog().get()); !versions) return versions.error();
+    auto lease = hold_lease(run.id, cancel);
+    if (!lease) return lease.error();
+    if (paused_again) {
+        // Still waiting, on what the step asked this time: stored with the new id, nothing driven.
+        if (auto claimed = parts_.runs->claim(run, RunStatus::awaiting_input); !claimed) return claimed.error();
+        if (events) events->on_event(*paused_again);
+        return run;
+    }
+    run.status = RunStatus::running;
+    run.elicitation_id.clear();
+    run.error.reset();
+    // Compare-and-set, as after an approval: of two processes resuming this run, one drives it.
+    if (auto claimed = parts_.runs->claim(run, RunStatus::awaiting_input); !claimed) return claimed.error();
+    if (events) {
+        RunEvent event{RunEventType::observation, run.id, static_cast<int>(run.steps.size()),
+                       entry.observation->content,
+                       json::object{{"tool", tool}, {"success", entry.observation->success}}};
         events->on_event(event);
     }
     return drive(run, user.value(), events, 0, std::move(cancel), std::move(lease.value()));
@@ -169,6 +302,7 @@ Result<store::Run> Operator::resume(std::string_view run_id, RunEventSubscriber*
     auto loaded = parts_.runs->get(run_id);
     if (!loaded) return loaded.error();
     if (loaded->status == RunStatus::interrupted) return resume_interrupted(run_id, events, std::move(cancel));
+    if (loaded->status == RunStatus::awaiting_input) return resume_after_input(run_id, events, std::move(cancel));
     return resume_after_approval(run_id, events, std::move(cancel));
 }
 

@@ -12,6 +12,10 @@
 
 namespace skillhost::op {
 
+// The event of a run whose step's skill asked its user `asked` (ELICITATION_REQUIRED's details).
+RunEvent input_required_event(const store::Run& run, const store::Action& action, const std::string& elicitation_id,
+                              const Error& asked);
+
 struct Operator::Session {
     Session(store::Run& r, policy::UserContext u, std::shared_ptr<const catalog::CatalogSnapshot> c,
             RunEventSubscriber* e)

@@ -5,8 +5,8 @@
 namespace skillhost::op {
 
 const char* to_string(RunEventType type) {
-    static constexpr std::array<const char*, 7> names = {"thought",           "action",     "observation", "warning",
-                                                         "approval_required", "completion", "error"};
+    static constexpr std::array<const char*, 8> names = {
+        "thought", "action", "observation", "warning", "approval_required", "completion", "error", "input_required"};
     return names[static_cast<std::size_t>(type)];
 }
 

@@ -7,7 +7,9 @@
 
 namespace skillhost::op {
 
-enum class RunEventType { thought, action, observation, warning, approval_required, completion, error };
+// input_required: a skill asked the run's user a question (data: elicitation_id, tool, args,
+// message, requestedSchema); the run waits until it is answered.
+enum class RunEventType { thought, action, observation, warning, approval_required, completion, error, input_required };
 const char* to_string(RunEventType);
 
 struct RunEvent {

@@ -25,21 +25,6 @@ policy::ApprovalRecord visible_approval(ApiServices& s, const ApiRequest& req, c
     return std::move(record.value());
 }
 
-// The run that waited on an approval resumes in the run hub, so its event streams continue.
-app::RunResumer hub_resumer(ApiServices& s) {
-    return [&s](const std::string& run_id) {
-        app::RunResumption resumption{run_id, std::nullopt, {}};
-        if (auto st = s.runs.resume_after_approval(run_id); !st) {
-            resumption.error = st.error();
-            resumption.details = json::object{{"resumed", false}};
-        } else {
-            resumption.details =
-                json::object{{"resumed", true}, {"status", "running"}, {"events", "/v1/runs/" + run_id + "/events"}};
-        }
-        return resumption;
-    };
-}
-
 Reply list_approvals(ApiServices& s, ApiRequest& req) {
     req.allow_query({"state", "user", "limit"});
     (void)s.host.approvals->expire_due();
@@ -81,7 +66,7 @@ Reply approve(ApiServices& s, ApiRequest& req) {
     allow_fields(req.json_body(), {});
     const std::string id = req.param("id");
     (void)visible_approval(s, req, id);
-    auto resolution = app::approve_and_resume(s.host, id, *req.user, hub_resumer(s));
+    auto resolution = app::approve_and_resume(s.host, id, *req.user, hub_resumer(s, &RunHub::resume_after_approval));
     if (!resolution) throw ApiFailure(resolution.error());
     return json_response(http::status::ok, resolution->to_json());
 }
@@ -97,12 +82,27 @@ Reply reject(ApiServices& s, ApiRequest& req) {
     }
     const std::string id = req.param("id");
     (void)visible_approval(s, req, id);
-    auto resolution = app::reject_and_resume(s.host, id, *req.user, reason, hub_resumer(s));
+    auto resolution =
+        app::reject_and_resume(s.host, id, *req.user, reason, hub_resumer(s, &RunHub::resume_after_approval));
     if (!resolution) throw ApiFailure(resolution.error());
     return json_response(http::status::ok, resolution->to_json());
 }
 
 }  // namespace
+
+app::RunResumer hub_resumer(ApiServices& s, Status (RunHub::*resume)(const std::string& run_id)) {
+    return [&s, resume](const std::string& run_id) {
+        app::RunResumption resumption{run_id, std::nullopt, {}};
+        if (auto st = (s.runs.*resume)(run_id); !st) {
+            resumption.error = st.error();
+            resumption.details = json::object{{"resumed", false}};
+        } else {
+            resumption.details =
+                json::object{{"resumed", true}, {"status", "running"}, {"events", "/v1/runs/" + run_id + "/events"}};
+        }
+        return resumption;
+    };
+}
 
 void add_approval_routes(RouteTable& routes, ApiServices& s) {
     routes.add(http::verb::get, "/v1/approvals", [&s](ApiRequest& req) { return list_approvals(s, req); });

@@ -1,5 +1,6 @@
 // /v1/elicitations: a skill's questions that waited for their user (list, show), and the answer
-// (POST /v1/elicitations/{id}), which runs the call that asked again with it.
+// (POST /v1/elicitations/{id}), which runs the call that asked again with it and resumes the
+// operator run that waited on it, if one did.
 #include "server/api_services.hpp"
 
 #include "app/elicitation_actions.hpp"
@@ -50,7 +51,9 @@ Reply answer(ApiServices& s, ApiRequest& req) {
     allow_fields(body, {"action", "content"});
     auto given = policy::parse_elicitation_answer(body);
     if (!given) throw ApiFailure(http::status::bad_request, given.error());
-    auto resolution = app::answer_and_resume(s.host, req.param("id"), *req.user, *given);
+    const app::WaitingRun waiting{[&s](const std::string& run_id) { return s.operators.runs->get(run_id); },
+                                  hub_resumer(s, &RunHub::resume_after_input)};
+    auto resolution = app::answer_and_resume(s.host, req.param("id"), *req.user, *given, waiting);
     if (!resolution) throw ApiFailure(resolution.error());
     return json_response(http::status::ok, resolution->to_json());
 }

@@ -32,7 +32,8 @@ http::status status_for(const Error& error) {
         "RUN_ALREADY_FINISHED",         "RUN_BUSY",
         "RUN_ALREADY_RESUMED",          "RUN_NOT_INTERRUPTED",
         "ELICITATION_ALREADY_ANSWERED", "ELICITATION_EXPIRED",
-        "ELICITATION_NOT_ANSWERED"};
+        "ELICITATION_NOT_ANSWERED",     "RUN_NOT_AWAITING_INPUT",
+        "ELICITATION_STILL_PENDING",    "RUN_STILL_WORKING"};
     const std::string_view code = error.code;
     if (code == "APPROVAL_REQUIRED" || code == "ELICITATION_REQUIRED") return http::status::accepted;
     if (ends_with(code, "_NOT_FOUND")) return http::status::not_found;

@@ -110,7 +110,8 @@ Reply list_runs(ApiServices& s, ApiRequest& req) {
         filter.status = store::parse_run_status(*status);
         if (!filter.status) {
             Error e{"INVALID_QUERY",
-                    "status must be running, completed, awaiting_approval, needs_guidance, failed or cancelled, not '" +
+                    "status must be running, completed, awaiting_approval, awaiting_input, needs_guidance, failed, "
+                    "cancelled or interrupted, not '" +
                         *status + "'",
                     {},
                     {}};

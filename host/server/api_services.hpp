@@ -1,6 +1,7 @@
 // What the API handlers work with, and the route families each file registers.
 #pragma once
 
+#include "app/approval_actions.hpp"
 #include "app/host_runtime.hpp"
 #include "app/operator_runtime.hpp"
 #include "config/host_config.hpp"
@@ -49,6 +50,9 @@ void add_health_routes(RouteTable& routes, ApiServices& services);       // /hea
 // most `client_has` (its Last-Event-ID), is dropped.
 StreamResponse stream_channel(std::shared_ptr<EventChannel> channel, bool numbered = false,
                               std::int64_t client_has = 0);
+
+// A paused run resumes in the run hub (through `resume`), so its event streams continue.
+app::RunResumer hub_resumer(ApiServices& s, Status (RunHub::*resume)(const std::string& run_id));
 
 // Owners see everything; other users only what is theirs.
 bool may_see(const policy::UserContext& user, std::string_view owner_id);

@@ -16,9 +16,15 @@ bool terminal(RunStatus status) {
     return status == RunStatus::completed || status == RunStatus::failed || status == RunStatus::cancelled;
 }
 
+bool paused(RunStatus status) {
+    return status == RunStatus::awaiting_approval || status == RunStatus::awaiting_input ||
+           status == RunStatus::needs_guidance;
+}
+
 json::object status_event(const store::Run& run) {
     json::object o{{"run_id", run.id}, {"status", store::to_string(run.status)}};
     if (!run.approval_id.empty()) o["approval_id"] = run.approval_id;
+    if (!run.elicitation_id.empty()) o["elicitation_id"] = run.elicitation_id;
     if (run.error) o["error"] = run.error->to_json();
     return o;
 }
@@ -210,9 +216,9 @@ void RunHub::finish(const std::string& run_id, const Result<store::Run>& outcome
     if (it != tracked_.end()) {
         it->second.working = false;
         it->second.last_seq = std::max(it->second.last_seq, seq_of(logged));
-        // A resume asked for while this step was still working (an approval resolved before the run
-        // had saved its pause) applies only to a run that paused here for an approval.
-        if (outcome && outcome->status == RunStatus::awaiting_approval)
+        // A resume asked for while this step was still working (an approval or answer given before
+        // the run had saved its pause) applies only to a run that paused here for one.
+        if (outcome && (outcome->status == RunStatus::awaiting_approval || outcome->status == RunStatus::awaiting_input))
             resume_now = std::move(it->second.resume_when_paused);
         it->second.resume_when_paused = nullptr;
     }
@@ -314,26 +320,25 @@ Status RunHub::resume_after_approval(const std::string& run_id) {
     });
 }
 
+Status RunHub::resume_after_input(const std::string& run_id) {
+    return resume(run_id, [this, run_id](op::RunEventSubscriber* sink, std::shared_ptr<std::atomic<bool>> flag) {
+        return op_.resume_after_input(run_id, sink, std::move(flag));
+    });
+}
+
 Status RunHub::resume_interrupted(const std::string& run_id) {
     return resume(run_id, [this, run_id](op::RunEventSubscriber* sink, std::shared_ptr<std::atomic<bool>> flag) {
         return op_.resume_interrupted(run_id, sink, std::move(flag));
     });
 }
 
-bool RunHub::still_working_locked(std::unique_lock<std::mutex>& lock, const std::string& run_id) {
-    const auto working_here = [this, &run_id] {
+void RunHub::await_pausing_locked(std::unique_lock<std::mutex>& lock, const std::string& run_id, RunStatus stored) {
+    if (!paused(stored)) return;
+    // Saved paused, its thread only reports that: an answer given on seeing the pause waits for it.
+    idle_.wait_for(lock, std::chrono::seconds(10), [&] {
         auto it = tracked_.find(run_id);
-        return it != tracked_.end() && it->second.working;
-    };
-    if (!working_here()) return false;
-    // A run thread saves the run's paused or final state a moment before it stops being tracked as
-    // working here (finish() logs the event first). A client that read the saved state and acts on
-    // it at once must not be told the run is busy: wait for that bookkeeping, which takes no plugin
-    // or model call, only while the store already says the run stopped.
-    auto saved = runs_.get(run_id);
-    if (!saved || saved->status == RunStatus::running) return true;
-    idle_.wait_for(lock, kFinishingGrace, [&] { return !working_here(); });
-    return working_here();
+        return it == tracked_.end() || !it->second.working;
+    });
 }
 
 Status RunHub::resume(const std::string& run_id, Work work) {
@@ -341,7 +346,8 @@ Status RunHub::resume(const std::string& run_id, Work work) {
     if (!run) return run.error();
     std::shared_ptr<std::atomic<bool>> cancel;
     {
-        std::lock_guard lock(mutex_);
+        std::unique_lock lock(mutex_);
+        await_pausing_locked(lock, run_id, run->status);
         auto it = tracked_.find(run_id);
         if (it != tracked_.end() && it->second.working) {
             // Resolving an approval is visible (the queue row) a moment before the run thread saved
@@ -369,14 +375,16 @@ Status RunHub::guide(const std::string& run_id, std::string text, const policy::
     std::shared_ptr<std::atomic<bool>> cancel;
     {
         std::unique_lock lock(mutex_);
-        if (still_working_locked(lock, run_id)) {
+        auto run = runs_.get(run_id);
+        if (!run) return run.error();
+        await_pausing_locked(lock, run_id, run->status);
+        auto it = tracked_.find(run_id);
+        if (it != tracked_.end() && it->second.working) {
             return Error{"RUN_BUSY",
                          "run " + run_id + " is working; guidance is for runs that stopped and asked for it",
                          {},
                          {}};
         }
-        auto run = runs_.get(run_id);
-        if (!run) return run.error();
         if (run->status != RunStatus::needs_guidance) {
             Error e{"RUN_NOT_WAITING_FOR_GUIDANCE",
                     "run " + run_id + " is " + store::to_string(run->status) +
@@ -404,7 +412,9 @@ Result<json::object> RunHub::cancel(const std::string& run_id) {
     // The store decides whether the run has ended: a run thread saves its final state a moment
     // before the hub stops tracking it as working, and a cancel in between must not succeed twice.
     auto it = tracked_.find(run_id);
-    if (it != tracked_.end() && it->second.working && !(run && terminal(run->status))) {
+    // A run stored paused whose thread is only finishing is cancelled like any paused run: its
+    // thread writes nothing more, and the flag would come too late.
+    if (it != tracked_.end() && it->second.working && !(run && (terminal(run->status) || paused(run->status)))) {
         it->second.cancel->store(true);
         return json::object{{"run_id", run_id}, {"status", "running"}, {"cancel_requested", true}};
     }

@@ -65,6 +65,8 @@ public:
 
     // Continues a run whose approval was resolved, in the background. RUN_BUSY when it is working.
     Status resume_after_approval(const std::string& run_id);
+    // Continues a run whose question was answered (the step ran again), in the background. RUN_BUSY.
+    Status resume_after_input(const std::string& run_id);
     // Continues an interrupted run (the instance driving it stopped) in the background; another
     // instance racing for it gets RUN_ALREADY_RESUMED in its log, not its clients. RUN_BUSY.
     Status resume_interrupted(const std::string& run_id);
@@ -130,6 +132,8 @@ private:
     // Starts `work` on a run that is not working here (resuming it), without a per-user limit. On a
     // run still working here, `work` starts as soon as that run pauses (RUN_BUSY if one already waits).
     Status resume(const std::string& run_id, Work work);
+    // Waits (briefly) while the run's thread is still reporting the pause `stored` says it made.
+    void await_pausing_locked(std::unique_lock<std::mutex>& lock, const std::string& run_id, store::RunStatus stored);
     // Refuses when shutting down or, with `limited`, when the user has max_runs_per_user working.
     Status admit_locked(const std::string& user_id, bool limited) const;
     // Marks the run working (creating its entry); returns its cancellation flag.
@@ -160,10 +164,6 @@ private:
     store::RunStore& runs_;
     const RunHubOptions options_;
     store::RunEventLog* log_;
-    // True when `run_id` is working here. When the store already says it stopped, waits up to
-    // kFinishingGrace for its thread to finish its bookkeeping first.
-    bool still_working_locked(std::unique_lock<std::mutex>& lock, const std::string& run_id);
-    static constexpr std::chrono::seconds kFinishingGrace{10};
     mutable std::mutex mutex_;
     std::condition_variable idle_;
     std::map<std::string, Tracked> tracked_;

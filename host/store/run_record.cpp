@@ -10,8 +10,8 @@ namespace {
 
 namespace json = boost::json;
 
-constexpr std::array<const char*, 7> kStatusNames = {"running", "completed", "awaiting_approval", "needs_guidance",
-                                                     "failed",  "cancelled", "interrupted"};
+constexpr std::array<const char*, 8> kStatusNames = {"running", "completed", "awaiting_approval", "needs_guidance",
+                                                     "failed",  "cancelled", "interrupted",       "awaiting_input"};
 constexpr std::array<const char*, 3> kModeNames = {"narrative", "structured", "verbatim"};
 
 std::string str(const json::object& o, std::string_view key) {
@@ -165,6 +165,7 @@ json::object Run::to_json() const {
     out["grounding"] = std::move(g);
     if (error) out["error"] = error_json(*error);
     if (!approval_id.empty()) out["approval_id"] = approval_id;
+    if (!elicitation_id.empty()) out["elicitation_id"] = elicitation_id;
     out["attempt"] = attempt;
     out["attempt_first_step"] = attempt_first_step;
     out["route"] = route;
@@ -229,6 +230,7 @@ Result<Run> Run::from_json(const json::value& value) {
     }
     if (const auto* e = o.if_contains("error"); e && e->is_object()) run.error = error_from(e->as_object());
     run.approval_id = str(o, "approval_id");
+    run.elicitation_id = str(o, "elicitation_id");
     run.attempt = static_cast<int>(integer(o, "attempt"));
     if (run.attempt < 1) run.attempt = 1;
     const auto first = integer(o, "attempt_first_step");

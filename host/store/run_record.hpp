@@ -18,8 +18,18 @@
 namespace skillhost::store {
 
 // interrupted: the process driving it died (found at the next start); resumable from the last
-// persisted step with `runs resume`.
-enum class RunStatus { running, completed, awaiting_approval, needs_guidance, failed, cancelled, interrupted };
+// persisted step with `runs resume`. awaiting_input: a skill asked its user a question
+// (elicitation_id); answering it runs the step again and resumes the run.
+enum class RunStatus {
+    running,
+    completed,
+    awaiting_approval,
+    needs_guidance,
+    failed,
+    cancelled,
+    interrupted,
+    awaiting_input
+};
 const char* to_string(RunStatus);
 std::optional<RunStatus> parse_run_status(std::string_view);
 
@@ -94,6 +104,7 @@ struct Run {
     GroundingResult grounding;
     std::optional<Error> error;  // failed / needs_guidance: what went wrong (type stuck, ...)
     std::string approval_id;     // while awaiting_approval
+    std::string elicitation_id;  // while awaiting_input
     int attempt = 1;
     std::size_t attempt_first_step = 0;       // index in steps where the current attempt began
     std::string route;                        // react | factual | temporal | task | casual | refused

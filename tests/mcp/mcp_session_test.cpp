@@ -4,6 +4,7 @@
 
 #include "app/storage_schema.hpp"
 #include "cli/cli_context.hpp"
+#include "mcp/list_change_watch.hpp"
 #include "mcp/mcp_session.hpp"
 #include "mcp/tool_result.hpp"
 #include "policy/approval_queue.hpp"
@@ -1234,6 +1235,22 @@ bool has(const std::vector<std::string>& names, const std::string& name) {
     return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+// A playbook learned while the session is open (by a run elsewhere) is announced after the
+// session's next call to a client that listed prompts.
+TEST_P(McpPrompts, APlaybookLearnedDuringTheSessionSendsPromptsListChanged) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", isolation());
+    auto store = skillhost::store::GuidanceStore::open(skillhost::app::storage_location(h.rt->config));
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    h.playbooks = std::move(store.value());
+    h.initialize("owner");
+    const auto before = prompt_names(h.request("prompts/list"));
+    const std::string learned = add_playbook(*h.playbooks, "owner", "find the budget", {R"(echo {"text":"budget"})"});
+    EXPECT_FALSE(has(before, learned));
+    h.call("echo", {{"text", "anything"}});
+    h.wait_for([](const json::object& m) { return is_notification(m, "notifications/prompts/list_changed"); });
+    EXPECT_TRUE(has(prompt_names(h.request("prompts/list")), learned));
+}
+
 TEST_P(McpPrompts, LearnedPlaybooksArePromptsOfTheirUserWhileTheirCallsAreAllowed) {
     SessionHarness h(skillhost::testing::kDefaultUsers, "users:\n  owner:\n    deny: [\"echo(text=secret*)\"]\n",
                      isolation());
@@ -1270,6 +1287,64 @@ TEST_P(McpPrompts, LearnedPlaybooksArePromptsOfTheirUserWhileTheirCallsAreAllowe
     EXPECT_EQ(error_code(h.request("prompts/get", {{"name", budget}})), -32602);
     EXPECT_NE(json::serialize(h.request("prompts/get", {{"name", alices}})).find("water the garden"),
               std::string::npos);
+}
+
+// A memory stored during the session is announced to a client that listed resources, between
+// reloads; a burst of them is coalesced rather than one notification each.
+TEST_P(McpResources, AMemoryCapturedDuringTheSessionSendsResourcesListChanged) {
+    SessionHarness h(skillhost::testing::kDefaultUsers, "", isolation());
+    install_builtin_plugin(h.home, "memory");
+    h.catalog->rescan();
+    h.initialize("owner");
+    const std::string unlisted = captured_uri(h.call("memory_capture", {{"text", "Before any listing"}}));
+    const auto before = memory_uris(h.request("resources/list"));
+    EXPECT_TRUE(before.contains(unlisted));
+
+    const std::string added = captured_uri(h.call("memory_capture", {{"text", "Call Dana about the roadmap"}}));
+    EXPECT_FALSE(before.contains(added));
+    h.wait_for([](const json::object& m) { return is_notification(m, "notifications/resources/list_changed"); });
+    EXPECT_TRUE(memory_uris(h.request("resources/list")).contains(added));
+
+    constexpr int kBurst = 6;
+    for (int i = 0; i < kBurst; ++i) h.call("memory_capture", {{"text", "Burst note " + std::to_string(i)}});
+    h.wait_for([](const json::object& m) { return is_notification(m, "notifications/resources/list_changed"); });
+    EXPECT_EQ(memory_uris(h.request("resources/list")).size(), before.size() + 1 + kBurst);
+}
+
+// Requests while a look runs fold into one more look after it: a busy session is not flooded, and
+// the last change is still seen.
+TEST(ListChangeWatch, RequestsDuringALookFoldIntoOneMoreLook) {
+    skillhost::mcp::CallRunner runner(2);
+    std::mutex mutex;
+    std::condition_variable changed;
+    int looks = 0;
+    bool release = false;
+    skillhost::mcp::ListChangeWatch watch(runner, std::chrono::milliseconds(0), [&] {
+        std::unique_lock lock(mutex);
+        ++looks;
+        changed.notify_all();
+        changed.wait(lock, [&] { return release; });
+    });
+    watch.request();
+    {
+        std::unique_lock lock(mutex);
+        ASSERT_TRUE(changed.wait_for(lock, kWait, [&] { return looks == 1; }));
+    }
+    for (int i = 0; i < 20; ++i) watch.request();
+    {
+        std::lock_guard lock(mutex);
+        release = true;
+        changed.notify_all();
+    }
+    {
+        std::unique_lock lock(mutex);
+        ASSERT_TRUE(changed.wait_for(lock, kWait, [&] { return looks == 2; }));
+    }
+    watch.stop();
+    runner.shutdown();
+    EXPECT_EQ(looks, 2);
+    watch.request();  // stopped: no look
+    EXPECT_EQ(looks, 2);
 }
 
 INSTANTIATE_TEST_SUITE_P(Isolation, McpResources, ::testing::Values("in_process", "process"),

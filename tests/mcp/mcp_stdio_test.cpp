@@ -7,7 +7,9 @@
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <set>
 
 namespace {
@@ -151,6 +153,38 @@ TEST_F(McpStdioTest, InstallingAPluginDuringTheSessionSendsListChanged) {
     ASSERT_TRUE(changed) << p->stderr_text();
     send(*p, 3, "tools/list");
     EXPECT_TRUE(tool_names(response(*p, 3)).contains("upper"));
+    EXPECT_EQ(p->close_and_wait(kWait), 0);
+}
+
+// A memory captured during the session reaches a client that listed resources as
+// notifications/resources/list_changed (no reload involved: the memory plugin's list changed).
+TEST_F(McpStdioTest, AMemoryCapturedDuringTheSessionSendsResourcesListChanged) {
+    const std::filesystem::path builtins(SKILLHOST_BUILTIN_PLUGIN_DIR);
+    for (const char* file : {"libskillhost_memory.so", "memory.yaml"})
+        std::filesystem::copy_file(builtins / file, home.plugins_dir() / file);
+    auto p = start({"--user", "owner"});
+    initialize(*p);
+    send(*p, 2, "resources/list");
+    const std::string before = json::serialize(response(*p, 2));
+    send(*p, 3, "tools/call", {{"name", "memory_capture"}, {"arguments", {{"text", "Call Dana about the roadmap"}}}});
+    std::vector<json::object> notes;
+    auto captured = response(*p, 3, &notes);
+    ASSERT_TRUE(captured.contains("result")) << json::serialize(captured);
+    const std::string uri =
+        "memory://" + std::to_string(captured.at("result").at("structuredContent").at("memory").at("id").as_int64());
+    EXPECT_EQ(before.find("\"" + uri + "\""), std::string::npos);
+    const auto is_change = [](const json::object& m) {
+        return m.contains("method") && m.at("method") == "notifications/resources/list_changed";
+    };
+    bool changed = std::any_of(notes.begin(), notes.end(), is_change);
+    for (int i = 0; i < 20 && !changed; ++i) {
+        auto m = next(*p);
+        if (m.empty()) break;
+        changed = is_change(m);
+    }
+    ASSERT_TRUE(changed) << p->stderr_text();
+    send(*p, 4, "resources/list");
+    EXPECT_NE(json::serialize(response(*p, 4)).find("\"" + uri + "\""), std::string::npos);
     EXPECT_EQ(p->close_and_wait(kWait), 0);
 }
 

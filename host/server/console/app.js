@@ -367,6 +367,7 @@ function showRunEvent(name, data) {
   if (name === 'status') {
     const item = transcriptItem('status', 'The run is ', stateTag(data.status), data.note ? ' — ' + data.note : '');
     if (data.status === 'awaiting_approval') say('The run waits for approval ' + data.approval_id + '.');
+    if (data.status === 'awaiting_input') say('The run waits for your answer to ' + data.elicitation_id + '.');
     if (data.status === 'needs_guidance') {
       if (data.error) item.append(el('p', { text: data.error.message }));
       guidanceForm(data.run_id, item);
@@ -542,7 +543,7 @@ async function showRun(id, force) {
     if (r.answer) detail.append(el('p', {}, el('strong', { text: 'Answer: ' }), r.answer));
     if (r.error) detail.append(el('p', { class: 'error', text: r.error.code + ': ' + r.error.message }));
     const actions = el('div', { class: 'row wrap' });
-    if (r.status === 'running' || r.status === 'awaiting_approval' || r.status === 'needs_guidance') {
+    if (['running', 'awaiting_approval', 'awaiting_input', 'needs_guidance'].includes(r.status)) {
       actions.append(el('button', { type: 'button', class: 'danger', text: 'Cancel run', onclick: async () => {
         try {
           await api('POST', '/v1/runs/' + encodeURIComponent(id) + '/cancel');
@@ -559,6 +560,9 @@ async function showRun(id, force) {
     }
     if (r.status === 'awaiting_approval' && r.approval_id) {
       actions.append(el('a', { href: '#/approvals', text: 'Decide approval ' + r.approval_id + ' to resume' }));
+    }
+    if (r.status === 'awaiting_input' && r.elicitation_id) {
+      actions.append(el('code', { text: 'skillhost elicitations answer ' + r.elicitation_id }));
     }
     detail.append(actions, error);
     if (r.status === 'needs_guidance') guidanceForm(id, detail);
