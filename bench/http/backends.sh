@@ -20,10 +20,12 @@ connections=${BENCH_CONNECTIONS:-32}
 command -v wrk >/dev/null || { echo "wrk is not installed: sudo apt-get install wrk" >&2; exit 2; }
 pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 [ -x "$pgbin/initdb" ] || { echo "no PostgreSQL server programs: sudo apt-get install postgresql" >&2; exit 2; }
-if [ ! -x "$build/bin/skillhost" ] || [ ! -f "$build/tests/fixtures/echo/echo.yaml" ]; then
+if [ ! -x "$build/bin/skillhost" ] || [ ! -x "$build/bin/skillhost-runner" ] ||
+  [ ! -f "$build/tests/fixtures/echo/echo.yaml" ]; then
   preset=$(basename "$build")
   [ -f "$build/CMakeCache.txt" ] || cmake --preset "$preset" >/dev/null
-  cmake --build "$build" --target skillhost skillhost_builtin_plugins skillhost_test_fixtures
+  # plugins run isolated by default: the daemon needs the runner next to it
+  cmake --build "$build" --target skillhost skillhost-runner skillhost_builtin_plugins skillhost_test_fixtures
 fi
 
 work=$(mktemp -d /tmp/skillhost-backends-bench.XXXXXX)
@@ -36,7 +38,11 @@ stop_daemons() {
 }
 cleanup() {
   stop_daemons
-  if [ -n "$pg" ]; then kill -INT "$pg" 2>/dev/null || true; wait "$pg" 2>/dev/null || true; fi
+  if [ -n "$pg" ]; then
+    # The postmaster itself: runuser (when root) does not pass a signal on to it.
+    kill -INT "$(head -1 "$work/pg/data/postmaster.pid" 2>/dev/null || echo "$pg")" 2>/dev/null || true
+    wait "$pg" 2>/dev/null || true
+  fi
   rm -rf "$work"
 }
 trap cleanup EXIT

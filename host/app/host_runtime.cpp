@@ -10,14 +10,6 @@
 namespace skillhost::app {
 namespace {
 
-// Every process on this machine using the same skillhost.db shares the counter next to it. On
-// PostgreSQL the other writers may be daemons on other machines, which a local counter cannot see:
-// no counter there, so every lookup reads the database.
-std::filesystem::path mode_change_counter_file(const db::StorageLocation& location) {
-    if (location.backend != db::StorageBackend::sqlite) return {};
-    return location.sqlite_file.string() + "-modes";
-}
-
 Status load_policy(HostRuntime& rt) {
     const auto& cfg = rt.config;
     auto users = policy::load_users(cfg.etc_dir / "users.yaml", cfg.default_workspace);
@@ -30,7 +22,7 @@ Status load_policy(HostRuntime& rt) {
     const db::StorageLocation location = storage_location(cfg);
     auto store = policy::ModeStore::open(location);
     if (!store) return store.error();
-    auto modes = policy::ModeCache::open(std::move(store.value()), mode_change_counter_file(location));
+    auto modes = policy::ModeCache::open(std::move(store.value()), location);
     if (!modes) return modes.error();
     rt.modes = std::move(modes.value());
     auto audit = open_audit_log(cfg, rt.policy_config.audit);

@@ -73,6 +73,13 @@ void SharedStateSweeper::sweep() {
                     "serve: approval {} was being executed by an instance that stopped; marked failed "
                     "(not re-run)",
                     id);
+            // Only after the recovery above judged every claim: a claim whose instance row is gone
+            // could no longer be told from one of a CLI process on another machine.
+            if (auto pruned = parts_.leases->prune_instances(parts_.forget_instances_after); !pruned)
+                spdlog::warn("serve: forgetting stopped instances failed: {}", pruned.error().message);
+            else if (*pruned > 0)
+                spdlog::debug("serve: forgot {} instances stopped for over {} ms", *pruned,
+                              parts_.forget_instances_after.count());
         }
     }
     resume_interrupted_runs();

@@ -1,8 +1,9 @@
 // A daemon's share of the upkeep of state several instances keep in one PostgreSQL database, on a
 // thread of its own: every heartbeat it announces this instance as alive; every sweep interval the
 // instance elected by advisory lock turns runs whose lease expired into interrupted ones, expires
-// approvals past their TTL and fails approvals whose executing instance is gone (never re-running
-// them), and every instance offers to resume interrupted runs (a compare-and-set picks one, and
+// approvals past their TTL, fails approvals whose executing instance is gone (never re-running
+// them) and then deletes announcements of instances dead for longer than `forget_instances_after`
+// (by then every sweep since has recovered what they held), and every instance offers to resume interrupted runs (a compare-and-set picks one, and
 // only an instance that has the plugin versions a run used takes it).
 #pragma once
 
@@ -34,6 +35,9 @@ struct SharedStateSweeperParts {
     std::function<std::uint64_t()> catalog_version;  // a reload may bring plugin versions runs wait for
     std::chrono::milliseconds heartbeat{10000};
     std::chrono::milliseconds sweep_interval{5000};
+    // Many lease TTLs: an instance's announcement outlives it long enough for every sweep to have
+    // judged its claims; after that only the row would remain, one per daemon start.
+    std::chrono::milliseconds forget_instances_after{std::chrono::hours(1)};
 };
 
 class SharedStateSweeper {

@@ -1,6 +1,7 @@
 // `skillhost approvals list|show|approve|reject`.
 #include "cli/cli_context.hpp"
 #include "cli/in_process_resumer.hpp"
+#include "cli/instance_announcement.hpp"
 #include "cli/operator_commands.hpp"
 #include "cli/output.hpp"
 #include "app/approval_actions.hpp"
@@ -104,8 +105,12 @@ int run_approve(CliContext& ctx, const ApprovalArgs& a) {
     auto who = acting(ctx, a.user);
     if (!who) return fail_setup(who.error(), a.json);
     auto [host, user] = who.value();
+    // Held while this process may execute the call: other instances judge its claim by it.
+    auto announcement = InstanceAnnouncement::start(host->config);
+    if (!announcement) return report(announcement.error(), a.json);
     InProcessResumer resumer(ctx, &op::Operator::resume_after_approval);
     auto resolution = app::approve_and_resume(*host, a.id, user, resumer.callback());
+    announcement->reset();  // the outcome is recorded: retire
     if (!resolution) return report(resolution.error(), a.json);
     const policy::ApprovalRecord& record = resolution->record;
     const exec::SkillResult& result = *resolution->call;

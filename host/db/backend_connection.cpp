@@ -1,6 +1,7 @@
 #include "db/backend_connection.hpp"
 
 #include "db/postgres_connection.hpp"
+#include "db/postgres_pool.hpp"
 #include "db/postgres_schema.hpp"
 #include "db/sqlite_connection.hpp"
 #include "db/sqlite_schema.hpp"
@@ -54,8 +55,9 @@ private:
 
 class PostgresBackendConnection final : public BackendConnection {
 public:
-    explicit PostgresBackendConnection(PgConnection connection)
-        : BackendConnection(StorageBackend::postgres, connection.target()), connection_(std::move(connection)) {}
+    PostgresBackendConnection(std::string url, PgConnection connection)
+        : BackendConnection(StorageBackend::postgres, connection.target()),
+          pool_(std::move(url), std::move(connection)) {}
 
     Result<SqlRows> run(std::string_view doing, std::string_view sql, const std::vector<SqlValue>& params) override {
         std::vector<PgParam> values;
@@ -69,8 +71,9 @@ public:
                 values.emplace_back(std::nullopt);
         }
         const std::string numbered = numbered_placeholders(sql);
-        std::lock_guard lock(mutex_);
-        auto result = connection_.query(numbered, values);
+        auto connection = pool_.acquire();
+        if (!connection) return connection.error();
+        auto result = (*connection)->query(numbered, values);
         if (!result) {
             // The layer below says "running a statement"; say which one.
             Error error = result.error();
@@ -94,8 +97,7 @@ public:
     }
 
 private:
-    std::mutex mutex_;
-    PgConnection connection_;
+    PgPool pool_;  // concurrent statements run on separate connections
 };
 
 }  // namespace
@@ -138,7 +140,8 @@ Result<std::unique_ptr<BackendConnection>> BackendConnection::open(const Storage
     if (location.backend == StorageBackend::postgres) {
         auto connection = open_migrated_postgres(location.postgres_url);
         if (!connection) return connection.error();
-        return std::unique_ptr<BackendConnection>(new PostgresBackendConnection(std::move(connection.value())));
+        return std::unique_ptr<BackendConnection>(
+            new PostgresBackendConnection(location.postgres_url, std::move(connection.value())));
     }
     auto connection = open_migrated_sqlite(location.sqlite_file);
     if (!connection) return connection.error();

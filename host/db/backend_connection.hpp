@@ -1,7 +1,9 @@
 // One connection to whichever backend a StorageLocation names, for stores whose SQL is the same on
 // both (approvals, modes, audit records): statements are written once with `?` placeholders, and
 // every value comes back as text or NULL. Stores whose SQL differs per backend (runs, playbook
-// search) keep their own implementations. Thread-safe: calls are serialised on the one connection.
+// search) keep their own implementations. Thread-safe: SQLite statements are serialised on the one
+// connection; PostgreSQL ones run on a small pool of connections (PgPool), so each run() may use
+// another session: a transaction or a SET cannot span two run() calls.
 #pragma once
 
 #include "base/error.hpp"

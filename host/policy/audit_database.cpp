@@ -168,39 +168,97 @@ private:
 
 }  // namespace
 
+struct DatabaseAuditSink::Waiting {
+    std::int64_t ts_ms = 0;
+    std::string kind;
+    std::string user;
+    std::string record;
+    bool done = false;
+    Status status;
+};
+
 Result<std::unique_ptr<DatabaseAuditSink>> DatabaseAuditSink::open(const db::StorageLocation& location,
                                                                    const AuditOptions& options) {
     auto connection = open_table(location);
     if (!connection) return connection.error();
-    const char* setting =
-        options.fsync == FsyncPolicy::always ? "SET synchronous_commit = on" : "SET synchronous_commit = off";
-    if (auto set = (*connection)->run("choosing the audit log's durability", setting, {}); !set) return set.error();
-    return std::unique_ptr<DatabaseAuditSink>(new DatabaseAuditSink(std::move(*connection)));
+    return std::unique_ptr<DatabaseAuditSink>(
+        new DatabaseAuditSink(std::move(*connection), options.fsync == FsyncPolicy::always));
+}
+
+Status DatabaseAuditSink::insert(const std::vector<std::shared_ptr<Waiting>>& batch) {
+    // The durability is set per statement (set_config(..., true) lasts until its commit), since
+    // the pooled connections serve any statement of this sink.
+    std::string sql = "INSERT INTO audit_records (ts_ms, kind, user_id, record) VALUES ";
+    std::vector<db::SqlValue> params;
+    params.reserve(batch.size() * 4 + 1);
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+        sql += i == 0 ? "(?, ?, ?, ?)" : ", (?, ?, ?, ?)";
+        const Waiting& row = *batch[i];
+        params.emplace_back(row.ts_ms);
+        params.emplace_back(row.kind);
+        params.emplace_back(row.user.empty() ? db::SqlValue{} : db::SqlValue{row.user});
+        params.emplace_back(row.record);
+    }
+    sql += " RETURNING pg_catalog.set_config('synchronous_commit', ?, true)";
+    params.emplace_back(std::string(synchronous_ ? "on" : "off"));
+    auto inserted = connection_->run("appending to the audit log", sql, params);
+    if (!inserted) return inserted.error();
+    return {};
 }
 
 Status DatabaseAuditSink::append(TimePoint at, std::string_view kind, std::string_view user,
                                  const std::string& record_json) {
-    auto inserted = connection_->run(
-        "appending to the audit log", "INSERT INTO audit_records (ts_ms, kind, user_id, record) VALUES (?, ?, ?, ?)",
-        {to_ms(at), std::string(kind), user.empty() ? db::SqlValue{} : db::SqlValue{std::string(user)}, record_json});
-    if (!inserted) {
-        Error error = inserted.error();
-        error.code = "AUDIT_WRITE_FAILED";
-        return error;
+    auto mine = std::make_shared<Waiting>();
+    mine->ts_ms = to_ms(at);
+    mine->kind = std::string(kind);
+    mine->user = std::string(user);
+    mine->record = record_json;
+    std::unique_lock lock(mutex_);
+    queue_.push_back(mine);
+    while (!mine->done) {
+        if (inserting_) {
+            written_.wait(lock);
+            continue;
+        }
+        // This thread inserts what is waiting (its own record among the first max_batch, or the
+        // batch ahead of it, then it loops for its own).
+        inserting_ = true;
+        std::vector<std::shared_ptr<Waiting>> batch;
+        while (!queue_.empty() && batch.size() < max_batch) {
+            batch.push_back(std::move(queue_.front()));
+            queue_.pop_front();
+        }
+        lock.unlock();
+        Status status = insert(batch);
+        std::vector<Status> each;
+        if (!status && batch.size() > 1 && status.error().code != "DATABASE_UNAVAILABLE") {
+            // One bad record must not fail the others: each alone says which one it was.
+            for (const auto& row : batch) each.push_back(insert({row}));
+        }
+        lock.lock();
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            batch[i]->status = each.empty() ? status : each[i];
+            if (!batch[i]->status) {
+                Error error = batch[i]->status.error();
+                error.code = "AUDIT_WRITE_FAILED";
+                batch[i]->status = std::move(error);
+            }
+            batch[i]->done = true;
+        }
+        inserting_ = false;
+        written_.notify_all();
     }
-    return {};
+    return mine->status;
 }
 
 Status DatabaseAuditSink::flush() {
     // One synchronous commit of a transaction that has an id flushes the WAL up to it, and so
-    // every record committed before it with synchronous_commit off.
-    for (const char* sql :
-         {"BEGIN", "SET LOCAL synchronous_commit = on", "SELECT pg_catalog.txid_current()", "COMMIT"}) {
-        if (auto step = connection_->run("flushing the audit log", sql, {}); !step) {
-            (void)connection_->run("flushing the audit log", "ROLLBACK", {});
-            return step.error();
-        }
-    }
+    // every record committed before it with synchronous_commit off. One statement, so one
+    // session: set_config(..., true) holds until that statement's own commit.
+    auto flushed = connection_->run(
+        "flushing the audit log",
+        "SELECT pg_catalog.set_config('synchronous_commit', 'on', true), pg_catalog.txid_current()", {});
+    if (!flushed) return flushed.error();
     return {};
 }
 

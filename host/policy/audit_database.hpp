@@ -11,12 +11,17 @@
 #include "policy/audit_reader.hpp"
 #include "policy/audit_sink.hpp"
 
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
+#include <string>
+#include <vector>
 
 namespace skillhost::policy {
 
@@ -25,6 +30,10 @@ namespace skillhost::policy {
 // with synchronous_commit off, so no writer waits for the disk and PostgreSQL's WAL writer flushes
 // within three wal_writer_delay (600 ms by default); a server crash may lose that window, as a
 // power cut may lose an unsynced day file.
+//
+// Group commit: records appended while another thread's insert is under way are inserted together
+// by the next one (one statement, one round trip, up to max_batch rows), so concurrent requests do
+// not queue for a round trip each. append() still returns only once its own record is committed.
 class DatabaseAuditSink final : public AuditSink {
 public:
     static Result<std::unique_ptr<DatabaseAuditSink>> open(const db::StorageLocation& location,
@@ -32,10 +41,20 @@ public:
     Status append(TimePoint at, std::string_view kind, std::string_view user, const std::string& record_json) override;
     Status flush() override;
 
+    // Rows one insert carries at most; appends waiting beyond it go in the next insert.
+    static constexpr std::size_t max_batch = 64;
+
 private:
-    explicit DatabaseAuditSink(std::unique_ptr<db::BackendConnection> connection)
-        : connection_(std::move(connection)) {}
+    struct Waiting;
+    DatabaseAuditSink(std::unique_ptr<db::BackendConnection> connection, bool synchronous)
+        : connection_(std::move(connection)), synchronous_(synchronous) {}
+    Status insert(const std::vector<std::shared_ptr<Waiting>>& batch);
     std::unique_ptr<db::BackendConnection> connection_;
+    const bool synchronous_;  // synchronous_commit on for each insert
+    std::mutex mutex_;
+    std::condition_variable written_;
+    std::deque<std::shared_ptr<Waiting>> queue_;  // at most one entry per appending thread
+    bool inserting_ = false;                      // a thread is inserting a batch
 };
 
 // Where the audit log of a host is read: its day files, or the table when `database` is set.

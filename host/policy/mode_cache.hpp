@@ -6,17 +6,26 @@
 // 64-bit counter (ModeChangeCounter); set_mode and clear_mode add one to it after the store
 // committed, and a lookup that sees a counter different from the one its entries were read at
 // drops them and reads the store again. Seeing no change therefore costs one atomic load and no
-// system call. The counter is shared by the processes of one machine: several hosts on one
-// PostgreSQL database must run without a counter (`counter_file` empty), which reads the store on
-// every lookup as before.
+// system call.
+//
+// The counter is shared by the processes of one machine; on PostgreSQL the other writers may be
+// daemons on other machines. There each entry is kept at most `max_age` after the read that filled
+// it began, and set_mode/clear_mode return only `max_age` after their change committed: by then no
+// process still holds an entry read before the change, so a change made through any instance holds
+// for the very next lookup on every instance (the client that changed the mode cannot reach another
+// instance sooner than its answer). A notification (LISTEN/NOTIFY) could not promise that: it is
+// delivered asynchronously, and the next request may reach the other instance first. A change
+// written to the table by other means is seen within `max_age`.
 #pragma once
 
 #include "base/error.hpp"
+#include "db/storage_location.hpp"
 #include "policy/mode_change_counter.hpp"
 #include "policy/mode_store.hpp"
 #include "policy/user_context.hpp"
 #include "policy/users.hpp"
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -40,6 +49,16 @@ public:
     // ModeChangeCounter::open (DATABASE_ERROR naming the file).
     static Result<std::unique_ptr<ModeCache>> open(std::unique_ptr<ModeStore> store,
                                                    const std::filesystem::path& counter_file);
+    // A cache whose entries live at most `max_age` (at least 1 ms), for a store other machines
+    // change too; set_mode and clear_mode wait `max_age` after committing.
+    static std::unique_ptr<ModeCache> open_shared(std::unique_ptr<ModeStore> store, std::chrono::milliseconds max_age);
+    // How long entries live and changes wait on PostgreSQL: a user's mode is read at most this
+    // often per instance, and a mode change takes this much longer.
+    static constexpr std::chrono::milliseconds shared_max_age{100};
+    // The cache for `location`: the counter next to the SQLite file (`<file>-modes`), or entries
+    // of shared_max_age on PostgreSQL.
+    static Result<std::unique_ptr<ModeCache>> open(std::unique_ptr<ModeStore> store,
+                                                   const db::StorageLocation& location);
 
     Result<std::optional<CognitiveMode>> stored_mode(std::string_view user_id) const;
     Result<CognitiveMode> effective_mode(const User& user) const;
@@ -50,8 +69,17 @@ public:
     std::filesystem::path counter_file() const;
 
 private:
-    ModeCache(std::unique_ptr<ModeStore> store, std::unique_ptr<ModeChangeCounter> counter)
-        : store_(std::move(store)), counter_(std::move(counter)) {}
+    ModeCache(std::unique_ptr<ModeStore> store, std::unique_ptr<ModeChangeCounter> counter,
+              std::chrono::milliseconds max_age)
+        : store_(std::move(store)), counter_(std::move(counter)), max_age_(max_age) {}
+    Result<std::optional<CognitiveMode>> aged_stored_mode(std::string_view user_id) const;
+    // After a change on a shared store: until every entry read before it has aged out.
+    void wait_out_entries() const;
+
+    struct AgedEntry {
+        std::optional<CognitiveMode> mode;
+        std::chrono::steady_clock::time_point read_from;  // when the read that returned it began
+    };
 
     struct Hash {
         using is_transparent = void;
@@ -59,11 +87,13 @@ private:
     };
 
     std::unique_ptr<ModeStore> store_;
-    std::unique_ptr<ModeChangeCounter> counter_;  // null: not caching
+    std::unique_ptr<ModeChangeCounter> counter_;  // null: entries by age (max_age_ > 0) or no cache
+    const std::chrono::milliseconds max_age_{0};
     mutable std::mutex mutex_;
     mutable std::uint64_t read_at_ = 0;  // the counter's value when the entries below were valid
     mutable bool valid_ = false;
     mutable std::unordered_map<std::string, std::optional<CognitiveMode>, Hash, std::equal_to<>> entries_;
+    mutable std::unordered_map<std::string, AgedEntry, Hash, std::equal_to<>> aged_;
 };
 
 // resolve_user_context with the mode from the cache.

@@ -39,6 +39,7 @@ public:
     Status announce_instance() override;
     Status retire_instance() override;
     Result<std::optional<bool>> instance_alive(std::string_view instance_id) override;
+    Result<int> prune_instances(std::chrono::milliseconds dead_for) override;
 
 private:
     // Why a lease-guarded statement touched nothing: the lease changed hands (lost) or not.
@@ -164,8 +165,11 @@ Result<std::vector<std::string>> PostgresRunLeases::interrupt_expired_runs() {
     for (int row = 0; row < expired->rows(); ++row) {
         const std::string id = expired->text(row, 0);
         // Raising the epoch fences the instance that held it: its next heartbeat, claim or write fails.
+        // An instance's announcement keeps its expiry: how long it has been dead decides its pruning.
         if (auto fenced = connection_.query(
-                "UPDATE run_leases SET owner = NULL, epoch = epoch + 1, expires_ms = 0 WHERE run_id = $1", {id});
+                "UPDATE run_leases SET owner = NULL, epoch = epoch + 1, expires_ms = CASE WHEN run_id LIKE "
+                "'instance:%' THEN expires_ms ELSE 0 END WHERE run_id = $1",
+                {id});
             !fenced)
             return fenced.error();
         if (expired->text(row, 2) != to_string(RunStatus::running)) continue;  // it ended without releasing
@@ -214,8 +218,10 @@ Status PostgresRunLeases::announce_instance() {
 
 Status PostgresRunLeases::retire_instance() {
     std::lock_guard lock(mutex_);
-    auto retired = connection_.query("UPDATE run_leases SET owner = NULL, expires_ms = 0 WHERE run_id = $1",
-                                     {instance_lease_key(instance_id_)});
+    // Ended now: pruned once it has been over for as long as an expired one.
+    auto retired = connection_.query(
+        "UPDATE run_leases SET owner = NULL, expires_ms = LEAST(expires_ms, " SKILLHOST_DB_NOW_MS ") WHERE run_id = $1",
+        {instance_lease_key(instance_id_)});
     if (!retired) return retired.error();
     return {};
 }
@@ -228,6 +234,18 @@ Result<std::optional<bool>> PostgresRunLeases::instance_alive(std::string_view i
     if (!row) return row.error();
     if (row->rows() == 0) return std::optional<bool>();
     return std::optional<bool>(row->text(0, 0) == "t");
+}
+
+Result<int> PostgresRunLeases::prune_instances(std::chrono::milliseconds dead_for) {
+    std::lock_guard lock(mutex_);
+    // Retired and fenced announcements keep the time they ended in expires_ms.
+    auto pruned = connection_.query(
+        "DELETE FROM run_leases WHERE run_id IN (SELECT run_id FROM run_leases WHERE run_id LIKE 'instance:%' "
+        "AND expires_ms < " SKILLHOST_DB_NOW_MS " - $1 LIMIT " +
+            std::to_string(max_pruned_per_call) + ")",
+        {std::to_string(dead_for.count())});
+    if (!pruned) return pruned.error();
+    return static_cast<int>(pruned->affected());
 }
 
 }  // namespace

@@ -45,6 +45,7 @@ public:
     Status announce_instance() override { return {}; }
     Status retire_instance() override { return {}; }
     Result<std::optional<bool>> instance_alive(std::string_view) override { return std::optional<bool>(); }
+    Result<int> prune_instances(std::chrono::milliseconds) override { return 0; }
 
 private:
     struct Held {

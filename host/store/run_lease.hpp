@@ -80,6 +80,11 @@ public:
     // (alive), false (it stopped, or its announcement expired), nullopt (it never announced itself:
     // a CLI process, or an older version; the caller falls back to what else it can tell).
     virtual Result<std::optional<bool>> instance_alive(std::string_view instance_id) = 0;
+    // Deletes announcements that ended or expired more than `dead_for` ago (at most
+    // max_pruned_per_call of them), so a database does not keep one row per daemon start forever.
+    // The elected sweeper calls it after recovering what those instances claimed. How many went.
+    virtual Result<int> prune_instances(std::chrono::milliseconds dead_for) = 0;
+    static constexpr int max_pruned_per_call = 1000;
 };
 
 // The lease row that carries an instance's announcement.

@@ -10,6 +10,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <set>
+#include <thread>
+
 namespace skillhost::policy {
 namespace {
 
@@ -104,6 +107,59 @@ TEST(DatabaseAudit, AFollowerSeesRecordsAnotherInstanceAppendsAfterItStarted) {
     ASSERT_EQ(next->records.size(), 1u);
     EXPECT_EQ(next->records[0].at("skill").as_string(), "fs_read");
     EXPECT_TRUE((*follower)->poll()->records.empty());
+}
+
+TEST(DatabaseAudit, ConcurrentAppendsAreEachCommittedOnceAndABadRecordFailsAlone) {
+    SKILLHOST_POSTGRES_DATABASE(url);
+    const auto where = db::StorageLocation::postgres(url);
+    for (const FsyncPolicy fsync : {FsyncPolicy::interval, FsyncPolicy::always}) {
+        AuditOptions options;
+        options.fsync = fsync;
+        auto sink = DatabaseAuditSink::open(where, options);
+        ASSERT_TRUE(sink.ok()) << sink.error().message;
+        const std::string tag = fsync == FsyncPolicy::always ? "always" : "interval";
+        constexpr int threads = 8;
+        constexpr int per_thread = 40;
+        std::vector<std::vector<Status>> results(threads);
+        std::vector<std::thread> writers;
+        for (int t = 0; t < threads; ++t) {
+            writers.emplace_back([&, t] {
+                for (int i = 0; i < per_thread; ++i) {
+                    // Thread 0 sends every tenth record with a NUL byte, which PostgreSQL text cannot hold.
+                    const bool bad = t == 0 && i % 10 == 0;
+                    const std::string record =
+                        R"({"n":")" + tag + "-" + std::to_string(t) + "-" + std::to_string(i) + R"("})";
+                    results[t].push_back((*sink)->append(std::chrono::system_clock::now(),
+                                                         bad ? std::string("call\0", 6) : "call", "u", record));
+                }
+            });
+        }
+        for (auto& writer : writers) writer.join();
+        std::set<std::string> expected;
+        for (int t = 0; t < threads; ++t) {
+            for (int i = 0; i < per_thread; ++i) {
+                const bool bad = t == 0 && i % 10 == 0;
+                const Status& status = results[t][i];
+                if (bad) {
+                    ASSERT_FALSE(status.ok()) << t << "/" << i;
+                    EXPECT_EQ(status.error().code, "AUDIT_WRITE_FAILED");
+                    EXPECT_THAT(status.error().message, HasSubstr("NUL"));
+                } else {
+                    ASSERT_TRUE(status.ok()) << status.error().message;
+                    expected.insert(tag + "-" + std::to_string(t) + "-" + std::to_string(i));
+                }
+            }
+        }
+        ASSERT_TRUE((*sink)->flush().ok());
+        auto page = read_audit_page(AuditSource{{}, where}, {}, 10000);
+        ASSERT_TRUE(page.ok()) << page.error().message;
+        std::multiset<std::string> stored;
+        for (const auto& record : page->batch.records) {
+            const std::string n(record.at("n").as_string());
+            if (n.rfind(tag + "-", 0) == 0) stored.insert(n);
+        }
+        EXPECT_EQ(stored, std::multiset<std::string>(expected.begin(), expected.end()));  // each once
+    }
 }
 
 TEST(DatabaseAudit, TheTableIsRefusedForASqliteHome) {

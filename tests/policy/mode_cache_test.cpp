@@ -1,6 +1,7 @@
 #include "policy/mode_cache.hpp"
 #include "policy/user_context.hpp"
 #include "policy_test_support.hpp"
+#include "support/postgres_server.hpp"
 
 #include <gtest/gtest.h>
 
@@ -102,6 +103,54 @@ TEST_F(ModeCacheTest, ACounterThatIsNotAFileIsRefusedWithTheFileNamed) {
     ASSERT_FALSE(cache.ok());
     EXPECT_EQ(cache.error().code, "DATABASE_ERROR");
     EXPECT_NE(cache.error().message.find(counter.string()), std::string::npos) << cache.error().message;
+}
+
+// Two instances on one PostgreSQL database: each has its own cache, and no counter file reaches
+// the other machine.
+struct SharedModeCacheTest : ModeCacheTest {
+    std::unique_ptr<ModeCache> open_shared(const std::string& url, std::chrono::milliseconds max_age) {
+        auto store = ModeStore::open(db::StorageLocation::postgres(url));
+        EXPECT_TRUE(store.ok()) << store.error().message;
+        return ModeCache::open_shared(std::move(store.value()), max_age);
+    }
+};
+
+TEST_F(SharedModeCacheTest, OnPostgresALookupDoesNotReadTheStoreWhileItsEntryIsFresh) {
+    SKILLHOST_POSTGRES_DATABASE(url);
+    auto cache = open_shared(url, std::chrono::minutes(10));
+    EXPECT_EQ(mode_of(*cache), CognitiveMode::agent);
+    // Written behind every cache's back: the cached entry still answers, so lookups use memory.
+    auto direct = ModeStore::open(db::StorageLocation::postgres(url));
+    ASSERT_TRUE(direct.ok());
+    ASSERT_TRUE((*direct)->set_mode("owner", CognitiveMode::emulation).ok());
+    EXPECT_EQ(mode_of(*cache), CognitiveMode::agent);
+}
+
+TEST_F(SharedModeCacheTest, AModeChangedThroughOneInstanceHoldsForTheNextLookupOnAnother) {
+    SKILLHOST_POSTGRES_DATABASE(url);
+    auto first = open_shared(url, std::chrono::milliseconds(50));
+    auto second = open_shared(url, std::chrono::milliseconds(50));
+    for (CognitiveMode wanted : {CognitiveMode::emulation, CognitiveMode::dual, CognitiveMode::agent}) {
+        (void)mode_of(*second);  // cached on the second instance
+        ASSERT_TRUE(first->set_mode("owner", wanted).ok());
+        EXPECT_EQ(mode_of(*second), wanted);
+        EXPECT_EQ(mode_of(*first), wanted);
+    }
+    (void)mode_of(*first);
+    ASSERT_TRUE(second->clear_mode("owner").ok());
+    EXPECT_EQ(mode_of(*first), CognitiveMode::agent);  // users.yaml's default again
+}
+
+TEST_F(SharedModeCacheTest, APostgresLocationGetsTheSharedCacheAndSqliteTheCounter) {
+    auto on_sqlite = ModeCache::open(ModeStore::open(db).value(), db::StorageLocation::sqlite(db));
+    ASSERT_TRUE(on_sqlite.ok()) << on_sqlite.error().message;
+    EXPECT_EQ((*on_sqlite)->counter_file(), counter);
+    SKILLHOST_POSTGRES_DATABASE(url);
+    auto on_postgres = ModeCache::open(ModeStore::open(db::StorageLocation::postgres(url)).value(),
+                                       db::StorageLocation::postgres(url));
+    ASSERT_TRUE(on_postgres.ok()) << on_postgres.error().message;
+    EXPECT_TRUE((*on_postgres)->counter_file().empty());
+    EXPECT_EQ(mode_of(**on_postgres), CognitiveMode::agent);
 }
 
 }  // namespace

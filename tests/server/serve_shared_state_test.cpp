@@ -2,13 +2,17 @@
 // spoken to over loopback HTTP: approvals, their execution and the audit log are shared, so any
 // instance can serve any request.
 #include "daemon_process.hpp"
+#include "db/postgres_connection.hpp"
+#include "support/child_process.hpp"
 #include "support/postgres_server.hpp"
 
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <csignal>
 #include <thread>
+#include <unistd.h>
 
 namespace skillhost::testing {
 namespace {
@@ -116,6 +120,81 @@ TEST_F(ServeSharedState, ConcurrentApprovalsOfOneIdFromBothInstancesHaveOneWinne
     EXPECT_EQ(audit_records(*first, "skill_call", "\"skill\":\"add\"").size(), static_cast<std::size_t>(rounds));
     EXPECT_EQ(audit_records(*second, "approval", "\"transition\":\"executed\"").size(),
               static_cast<std::size_t>(rounds));
+}
+
+TEST_F(ServeSharedState, AModeSetThroughOneInstanceHoldsForTheNextCallOnTheOther) {
+    // Each instance keeps users' modes in memory: the second one has alice's cached. A call of
+    // `add` is queued for approval, and the answer says in which mode the policy judged it.
+    const auto judged_in = [&] {
+        auto queued = second->post("/v1/skills/add/call", R"({"args":{"a":1,"b":2}})", "alice");
+        EXPECT_EQ(queued.status, 202) << queued.body;
+        return queued.status == 202 ? std::string(queued.json().at("error").at("details").at("mode").as_string())
+                                    : std::string();
+    };
+    EXPECT_EQ(judged_in(), "agent");
+    for (int round = 0; round < 3; ++round) {
+        // Switched through the first instance's home (`skillhost mode set` next to it)...
+        auto set = first->cli({"mode", "set", "emulation", "--user", "alice"});
+        ASSERT_EQ(set.exit_code, 0) << set.err;
+        // ...the very next call on the second instance obeys.
+        EXPECT_EQ(judged_in(), "emulation");
+        auto back = first->cli({"mode", "set", "agent", "--user", "alice"});
+        ASSERT_EQ(back.exit_code, 0) << back.err;
+        EXPECT_EQ(judged_in(), "agent");
+    }
+}
+
+// `skillhost approvals approve` executes the call in the CLI process. If that process dies on
+// another machine, no daemon can look at it: its announcement must lapse for the approval to be
+// recovered (marked failed, never re-run) instead of staying `approved` forever.
+TEST(ServeSharedStateCli, AnApprovalWhoseCliExecutorDiedOnAnotherMachineIsMarkedFailed) {
+    SKILLHOST_POSTGRES_DATABASE(url);
+    DaemonSetup setup;
+    setup.policy_yaml = "global:\n  ask: [\"sleep\"]\n";
+    setup.extra_yaml = "storage:\n  backend: postgres\n  url: \"" + url +
+                       "\"\n  lease_ttl_ms: 1500\n  lease_heartbeat_ms: 300\n  sweep_interval_ms: 200\n";
+    DaemonProcess daemon(setup);
+    daemon.start();
+    // Inside the plugin's own directory, the one place its sandbox lets it write.
+    const auto started = daemon.home() / "users" / "alice" / "plugins" / "echo" / "sleep-started";
+    auto queued = daemon.post("/v1/skills/sleep/call",
+                              R"({"args":{"ms":60000,"started_file":")" + started.string() + R"("}})", "alice");
+    ASSERT_EQ(queued.status, 202) << queued.body;
+    const std::string id(queued.json().at("approval_id").as_string());
+
+    ChildProcess cli({SKILLHOST_BINARY, "approvals", "approve", id, "--user", "alice", "--config",
+                      (daemon.etc() / "skillhost.yaml").string(), "--home", daemon.home().string()},
+                     {{"SKILLHOST_LOG_LEVEL", "warn"}});
+    for (int i = 0; i < 6000 && !std::filesystem::exists(started); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_TRUE(std::filesystem::exists(started)) << cli.stderr_text();
+    cli.signal(SIGKILL);  // mid-call (the skill's own timeout is a second), after claiming the approval
+    cli.wait(std::chrono::seconds(30));
+    ASSERT_EQ(daemon.get("/v1/approvals/" + id, "alice").json().at("state").as_string(), "approved");
+
+    // Move the dead process to another machine: its claim and its announcement now name a host
+    // no daemon can inspect, so only the announcement tells that it is gone.
+    auto db = db::PgConnection::open(url);
+    ASSERT_TRUE(db.ok()) << db.error().message;
+    char host[256] = {};
+    ASSERT_EQ(::gethostname(host, sizeof host - 1), 0);
+    const std::string pid = std::to_string(cli.pid());
+    auto moved = db->query(
+        "UPDATE run_leases SET run_id = 'instance:elsewhere' || substr(run_id, length($1) + 10), "
+        "owner = 'elsewhere' || substr(owner, length($1) + 1) WHERE run_id LIKE 'instance:' || $1 || '/' || $2 || '/%'",
+        {std::string(host), pid});
+    ASSERT_TRUE(moved.ok()) << moved.error().message;
+    ASSERT_EQ(moved->affected(), 1) << "the CLI process did not announce itself";
+    auto claim = db->query("UPDATE approvals SET claim_host = 'elsewhere' WHERE id = $1 AND claim_pid = $2", {id, pid});
+    ASSERT_TRUE(claim.ok()) << claim.error().message;
+    ASSERT_EQ(claim->affected(), 1);
+
+    std::string state = "approved";
+    for (int i = 0; i < 600 && state == "approved"; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        state = daemon.get("/v1/approvals/" + id, "alice").json().at("state").as_string();
+    }
+    EXPECT_EQ(state, "failed");
 }
 
 }  // namespace

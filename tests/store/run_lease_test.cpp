@@ -274,6 +274,47 @@ TEST_F(PostgresRunLeases, AnInstanceIsAliveWhileItAnnouncesItselfAndGoneOnceItSt
     EXPECT_EQ((*observer)->instance_alive("instance-steady").value(), std::optional<bool>(true));
 }
 
+TEST_F(PostgresRunLeases, AnnouncementsOfInstancesDeadLongerThanTheBoundArePrunedAndNoOthers) {
+    SKILLHOST_POSTGRES_DATABASE(url);
+    const auto location = db::StorageLocation::postgres(url);
+    auto lapsing = RunLeases::open(location, "instance-lapsing", 1ms);
+    auto retiring = RunLeases::open(location, "instance-retiring", 60s);
+    auto steady = RunLeases::open(location, "instance-steady", 60s);
+    ASSERT_TRUE(lapsing.ok() && retiring.ok() && steady.ok());
+    ASSERT_TRUE((*lapsing)->announce_instance().ok());
+    ASSERT_TRUE((*retiring)->announce_instance().ok());
+    ASSERT_TRUE((*retiring)->retire_instance().ok());
+    ASSERT_TRUE((*steady)->announce_instance().ok());
+    auto lapsed = [&] { return (*steady)->instance_alive("instance-lapsing").value() == std::optional<bool>(false); };
+    for (int i = 0; i < 1000 && !lapsed(); ++i) std::this_thread::sleep_for(10ms);
+    ASSERT_TRUE(lapsed());
+    // The sweep fences the lapsed announcement; it keeps the time it ended.
+    ASSERT_TRUE((*steady)->sweep_expired().ok());
+
+    // Dead, but not for an hour: every row stays, so their claims can still be judged.
+    auto none = (*steady)->prune_instances(1h);
+    ASSERT_TRUE(none.ok()) << none.error().message;
+    EXPECT_EQ(*none, 0);
+    EXPECT_EQ((*steady)->instance_alive("instance-lapsing").value(), std::optional<bool>(false));
+    EXPECT_EQ((*steady)->instance_alive("instance-retiring").value(), std::optional<bool>(false));
+
+    // Dead for longer than a short bound: both go, the live one stays.
+    int pruned = 0;
+    for (int i = 0; i < 1000 && pruned < 2; ++i) {
+        auto now = (*steady)->prune_instances(5ms);
+        ASSERT_TRUE(now.ok()) << now.error().message;
+        pruned += *now;
+        if (pruned < 2) std::this_thread::sleep_for(10ms);
+    }
+    EXPECT_EQ(pruned, 2);
+    EXPECT_EQ((*steady)->instance_alive("instance-lapsing").value(), std::nullopt);
+    EXPECT_EQ((*steady)->instance_alive("instance-retiring").value(), std::nullopt);
+    EXPECT_EQ((*steady)->instance_alive("instance-steady").value(), std::optional<bool>(true));
+    // A pruned instance that was only stalled announces itself again.
+    ASSERT_TRUE((*lapsing)->announce_instance().ok());
+    EXPECT_NE((*steady)->instance_alive("instance-lapsing").value(), std::nullopt);
+}
+
 TEST(SingleInstanceRunLeases, AnnouncementsLeaveLivenessToTheProcessIdentity) {
     testing::TempDir home;
     auto leases = RunLeases::open(db::StorageLocation::sqlite(home.path() / "skillhost.db"), "self", 60s);
