@@ -1,7 +1,7 @@
 // `skillhost approvals list|show|approve|reject`.
 #include "cli/cli_context.hpp"
 #include "cli/in_process_resumer.hpp"
-#include "cli/instance_announcement.hpp"
+#include "app/instance_announcement.hpp"
 #include "cli/operator_commands.hpp"
 #include "cli/output.hpp"
 #include "app/approval_actions.hpp"
@@ -106,7 +106,7 @@ int run_approve(CliContext& ctx, const ApprovalArgs& a) {
     if (!who) return fail_setup(who.error(), a.json);
     auto [host, user] = who.value();
     // Held while this process may execute the call: other instances judge its claim by it.
-    auto announcement = InstanceAnnouncement::start(host->config);
+    auto announcement = app::InstanceAnnouncement::start(host->config);
     if (!announcement) return report(announcement.error(), a.json);
     InProcessResumer resumer(ctx, &op::Operator::resume_after_approval);
     auto resolution = app::approve_and_resume(*host, a.id, user, resumer.callback());

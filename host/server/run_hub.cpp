@@ -218,7 +218,8 @@ void RunHub::finish(const std::string& run_id, const Result<store::Run>& outcome
         it->second.last_seq = std::max(it->second.last_seq, seq_of(logged));
         // A resume asked for while this step was still working (an approval or answer given before
         // the run had saved its pause) applies only to a run that paused here for one.
-        if (outcome && (outcome->status == RunStatus::awaiting_approval || outcome->status == RunStatus::awaiting_input))
+        if (outcome &&
+            (outcome->status == RunStatus::awaiting_approval || outcome->status == RunStatus::awaiting_input))
             resume_now = std::move(it->second.resume_when_paused);
         it->second.resume_when_paused = nullptr;
     }

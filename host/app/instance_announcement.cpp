@@ -1,11 +1,11 @@
-#include "cli/instance_announcement.hpp"
+#include "app/instance_announcement.hpp"
 
 #include "app/run_ownership.hpp"
 #include "app/storage_schema.hpp"
 
 #include <spdlog/spdlog.h>
 
-namespace skillhost::cli {
+namespace skillhost::app {
 
 Result<std::unique_ptr<InstanceAnnouncement>> InstanceAnnouncement::start(const config::HostConfig& config) {
     const db::StorageLocation location = app::storage_location(config);
@@ -45,4 +45,4 @@ void InstanceAnnouncement::renew() {
     }
 }
 
-}  // namespace skillhost::cli
+}  // namespace skillhost::app

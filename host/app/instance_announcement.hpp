@@ -14,7 +14,7 @@
 #include <mutex>
 #include <thread>
 
-namespace skillhost::cli {
+namespace skillhost::app {
 
 class InstanceAnnouncement {
 public:
@@ -37,4 +37,4 @@ private:
     std::thread thread_;  // last: started after everything it uses
 };
 
-}  // namespace skillhost::cli
+}  // namespace skillhost::app
