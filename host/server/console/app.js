@@ -75,6 +75,24 @@ async function api(method, path, body) {
   return data;
 }
 
+// Answers can arrive out of order, and a slow answer must not overwrite a newer one. Each refresh
+// of a view takes a ticket, and calls it before drawing: it answers false when a refresh started
+// later has drawn already, or when a later refresh asked a new question (another filter, another
+// run, the page left) — then this answer is for a question nobody asks any more. Polls ask no new
+// question, so a slow poll never keeps the next one from drawing.
+const tickets = new Map();
+function ticket(view, newQuestion) {
+  if (!tickets.has(view)) tickets.set(view, { started: 0, asked: 0, drawn: 0 });
+  const t = tickets.get(view);
+  const n = ++t.started;
+  if (newQuestion) t.asked = n;
+  return () => {
+    if (n < t.asked || n < t.drawn) return false;
+    t.drawn = n;
+    return true;
+  };
+}
+
 // Reads a Server-Sent Events body: calls onOpen() once the server accepted the stream, then
 // onEvent(name, data) per event (data parsed as JSON when it is JSON). Resolves when the server
 // ends the stream or `signal` aborts it.
@@ -455,11 +473,13 @@ function pendingCard(a) {
 }
 
 async function refreshApprovals() {
+  const current = ticket('approvals');
   try {
     const [pending, all] = await Promise.all([
       api('GET', '/v1/approvals?state=pending'),
       api('GET', '/v1/approvals?state=all&limit=50'),
     ]);
+    if (!current()) return;
     $('approvals-error').textContent = '';
     // Redrawn only when the set changes, so a reason being typed is not lost.
     const key = pending.approvals.map((a) => a.id).join(',');
@@ -477,7 +497,7 @@ async function refreshApprovals() {
     }
     if (!history.children.length) history.append(el('li', { class: 'meta', text: 'No decisions yet.' }));
   } catch (e) {
-    $('approvals-error').textContent = String(e);
+    if (current()) $('approvals-error').textContent = String(e);
   }
 }
 
@@ -495,10 +515,12 @@ views.approvals = {
 // Redrawn only when something changed, so focus and typed guidance survive the polling.
 const runs = { selected: null, timer: null, listKey: null, detailKey: null };
 
-async function refreshRuns() {
+async function refreshRuns(newFilter) {
   const status = $('runs-status').value;
+  const current = ticket('runs', newFilter);
   try {
     const data = await api('GET', '/v1/runs?limit=50' + (status ? '&status=' + encodeURIComponent(status) : ''));
+    if (!current()) return;
     $('runs-error').textContent = '';
     const key = JSON.stringify(data.runs.map((r) => [r.id, r.status, r.steps]));
     if (key === runs.listKey) return;
@@ -512,7 +534,7 @@ async function refreshRuns() {
       list.append(el('li', {}, button));
     }
   } catch (e) {
-    $('runs-error').textContent = String(e);
+    if (current()) $('runs-error').textContent = String(e);
   }
 }
 
@@ -532,8 +554,10 @@ async function showRun(id, force) {
   runs.selected = id;
   for (const b of document.querySelectorAll('#runs-list button')) b.setAttribute('aria-current', String(b.dataset.run === id));
   const detail = $('run-detail');
+  const current = ticket('run-detail', force);
   try {
     const r = await api('GET', '/v1/runs/' + encodeURIComponent(id));
+    if (!current()) return;
     const key = JSON.stringify([r.id, r.status, (r.steps || []).length, r.updated_ms]);
     if (!force && key === runs.detailKey) return;
     runs.detailKey = key;
@@ -568,12 +592,13 @@ async function showRun(id, force) {
     if (r.status === 'needs_guidance') guidanceForm(id, detail);
     detail.append(el('h4', { text: 'Steps' }), el('ol', { class: 'steps' }, (r.steps || []).map(stepItem)));
   } catch (e) {
+    if (!current()) return;
     runs.detailKey = null;
     clear(detail).append(el('p', { class: 'error', text: String(e) }));
   }
 }
 
-$('runs-filter').addEventListener('submit', (ev) => { ev.preventDefault(); runs.listKey = null; refreshRuns(); });
+$('runs-filter').addEventListener('submit', (ev) => { ev.preventDefault(); runs.listKey = null; refreshRuns(true); });
 function pollRuns() {
   refreshRuns();
   if (runs.selected) showRun(runs.selected, false);
@@ -670,18 +695,21 @@ function failureCard(f) {
 }
 
 async function refreshSkills(force) {
+  const current = ticket('skills', force);
   try {
     const all = can('admin') && $('skills-all').checked;
     const list = await api('GET', '/v1/skills' + (all ? '?all=true' : ''));
+    if (!current()) return;
     $('skills-error').textContent = '';
     // Crash counts change without a new catalog, so they are part of what is compared.
     const key = JSON.stringify([list.catalog_version, all, list.plugins || [], list.failures || []]);
     if (!force && key === skills.key) return;
+    let full = [];
+    try { full = await api('GET', '/v1/catalog?format=json' + (all ? '&all=true' : '')); } catch (_) { /* the summary is enough */ }
+    if (!current()) return;  // a newer refresh draws the page
     skills.key = key;
     const changed = skills.version !== null && list.catalog_version !== skills.version;
     skills.version = list.catalog_version;
-    let full = [];
-    try { full = await api('GET', '/v1/catalog?format=json' + (all ? '&all=true' : '')); } catch (_) { /* the summary is enough */ }
     const byId = new Map((Array.isArray(full) ? full : []).map((s) => [s.id, s]));
     const infos = new Map((list.plugins || []).map((p) => [p.name, p]));
     const plugins = new Map();
@@ -704,7 +732,7 @@ async function refreshSkills(force) {
     clear($('skills-failures')).append(...(list.failures || []).map(failureCard));
     if (changed) say('The catalog changed: version ' + list.catalog_version + ', ' + list.skills.length + ' skills.');
   } catch (e) {
-    $('skills-error').textContent = String(e);
+    if (current()) $('skills-error').textContent = String(e);
   }
 }
 
@@ -750,16 +778,20 @@ function addAuditRow(r, atTop) {
 
 async function startAudit() {
   stopAudit();
+  const current = ticket('audit', true);
   const q = auditQuery();
   $('audit-error').textContent = '';
   clear($('audit-rows'));
   try {
     const history = await api('GET', '/v1/audit?' + new URLSearchParams([...q, ['limit', '100']]));
+    // A newer filter, or leaving the page, while the history loaded: this one shows nothing and
+    // opens no tail (its rows would mix into the newer filter's, its tail would never be closed).
+    if (!current()) return;
     for (const r of history.records.slice().reverse()) addAuditRow(r, false);
     $('audit-meta').textContent = 'Showing the last ' + history.records.length + ' records; new ones appear at the top as they happen.' +
       (history.problems.length ? ' Problems reading the log: ' + history.problems.join('; ') : '');
   } catch (e) {
-    $('audit-error').textContent = String(e);
+    if (current()) $('audit-error').textContent = String(e);
     return;
   }
   const controller = new AbortController();
@@ -777,6 +809,7 @@ async function startAudit() {
 }
 
 function stopAudit() {
+  ticket('audit', true);  // a start still loading its history is now stale
   if (audit.controller) audit.controller.abort();
   audit.controller = null;
   delete $('audit-table').dataset.live;
@@ -821,11 +854,13 @@ function check(name, c, extra) {
 }
 
 async function refreshHealth() {
+  const current = ticket('health', true);
   $('health-error').textContent = '';
-  const box = clear($('health-ready'));
   try {
     const response = await fetch('/readyz', { cache: 'no-store' });
     const ready = await response.json();
+    if (!current()) return;
+    const box = clear($('health-ready'));
     const c = ready.checks || {};
     box.append(el('p', {}, el('strong', { text: 'Ready: ' }), el('span', { class: ready.ready ? 'ok' : 'bad', text: ready.ready ? 'yes' : 'no' })));
     const list = el('ul', {});
@@ -849,10 +884,13 @@ async function refreshHealth() {
     }
     box.append(list);
   } catch (e) {
+    if (!current()) return;
+    clear($('health-ready'));
     $('health-error').textContent = 'The readiness check failed: ' + e.message;
   }
   try {
     const text = await (await fetch('/metrics', { cache: 'no-store' })).text();
+    if (!current()) return;
     const dl = clear($('health-metrics'));
     for (const [name, label] of KEY_METRICS) {
       const v = metricValue(text, name);
@@ -861,7 +899,7 @@ async function refreshHealth() {
     const requests = metricValue(text, 'skillhost_http_requests_total');
     if (requests !== null) dl.append(el('dt', { text: 'HTTP requests answered' }), el('dd', { class: 'mono', text: String(requests) }));
   } catch (e) {
-    $('health-error').textContent = 'The metrics could not be read: ' + e.message;
+    if (current()) $('health-error').textContent = 'The metrics could not be read: ' + e.message;
   }
 }
 

@@ -65,6 +65,38 @@ function install(dir) {
   for (const f of files.filter((f) => f.endsWith(".yaml"))) fs.renameSync(path.join(staging, f), path.join(cfg.plugins_dir, f));
 }
 
+// Holds back the page's fetches of `path` (those without the query parameter `unless`, when given)
+// until release(), so an older answer can be made to arrive after a newer one. release() resolves
+// once every held answer has been read by the page and what the page does with it has run (the
+// code after `await response.text()` runs before the next task), and puts fetch back.
+async function holdAnswers(page, path, unless = "") {
+  await page.evaluate((path, unless) => {
+    const original = window.__originalFetch || (window.__originalFetch = window.fetch);
+    let open;
+    const hold = { held: 0, answered: 0, released: new Promise((resolve) => { open = resolve; }) };
+    hold.open = open;
+    window.__hold = hold;
+    window.fetch = async (input, init) => {
+      const url = new URL(String(input), location.href);
+      if (url.pathname !== path || (unless && url.searchParams.has(unless))) return original(input, init);
+      hold.held++;
+      await hold.released;
+      const response = await original(input, init);
+      const read = response.text.bind(response);
+      response.text = async () => { const body = await read(); hold.answered++; return body; };
+      return response;
+    };
+  }, path, unless);
+  return {
+    release: async () => {
+      const held = await page.evaluate(() => { window.fetch = window.__originalFetch; window.__hold.open(); return window.__hold.held; });
+      await page.waitForFunction(() => window.__hold.answered >= window.__hold.held, WAIT);
+      await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 0)));
+      return held;
+    },
+  };
+}
+
 // Starts a run from the Ask form; resolves when its approval card is shown.
 async function askForApproval(page, goal) {
   await go(page, "ask");
@@ -142,8 +174,20 @@ async function ownerScenario(page) {
   await waitText(page, "#runs-list button", "water the plants");
   const runButtons = await page.$$("#runs-list button");
   check(runButtons.length >= 2, "both runs are listed");
-  await page.evaluate(() => [...document.querySelectorAll("#runs-list button")].find((b) => b.textContent.includes("dentist")).click());
+  // The run clicked first answers last: the detail still shows the run clicked second.
+  const runIdOf = (goal) => page.evaluate((g) =>
+    [...document.querySelectorAll("#runs-list button")].find((b) => b.textContent.includes(g)).dataset.run, goal);
+  const plantsId = await runIdOf("water the plants");
+  const slowDetail = await holdAnswers(page, "/v1/runs/" + plantsId);
+  const clickRun = (goal) => page.evaluate((g) =>
+    [...document.querySelectorAll("#runs-list button")].find((b) => b.textContent.includes(g)).click(), goal);
+  await clickRun("water the plants");
+  await clickRun("dentist");
   await page.waitForSelector("#run-detail .steps li", WAIT);
+  await waitText(page, "#run-detail h3", "dentist");
+  check(await slowDetail.release() >= 1, "the first run's detail was held back, then answered");
+  check((await text(page, "#run-detail h3")).includes("dentist"),
+    "a slow answer for the run clicked first does not replace the one clicked second: " + await text(page, "#run-detail h3"));
   await waitText(page, "#run-detail", "task_create");
   await shot(page, "runs");
 
@@ -163,10 +207,14 @@ async function ownerScenario(page) {
   await shot(page, "skills", false);  // the top: the change notice and the failure (the whole catalog is long)
 
   step = "audit live tail";
+  // The page's first, unfiltered history answers only after the filter was applied: neither its
+  // rows nor an unfiltered tail may end up in the filtered view.
+  const slowHistory = await holdAnswers(page, "/v1/audit", "kind");
   await go(page, "audit");
   await page.select("#audit-kind", "skill_call");
   await page.click("#audit-filter button");
   await page.waitForSelector('#audit-table[data-live="true"]', WAIT);  // the tail is open
+  check(await slowHistory.release() >= 1, "the unfiltered history was held back, then answered");
   // A call made by another client shows up in the open tail.
   const call = await fetch(new URL("/v1/skills/upper/call", cfg.url), {
     method: "POST", headers: { Authorization: "Bearer " + cfg.token, "Content-Type": "application/json" },
