@@ -93,6 +93,11 @@ function ticket(view, newQuestion) {
   };
 }
 
+// Answers still on their way were asked for with the last user's token: none of them may draw.
+function forgetAnswersOnTheirWay() {
+  for (const t of tickets.values()) t.asked = ++t.started;
+}
+
 // Reads a Server-Sent Events body: calls onOpen() once the server accepted the stream, then
 // onEvent(name, data) per event (data parsed as JSON when it is JSON). Resolves when the server
 // ends the stream or `signal` aborts it.
@@ -199,6 +204,7 @@ function onSignedOut(error) {
   me = null;
   stopBackground();
   if (ask.controller) ask.controller.abort();
+  forgetAnswersOnTheirWay();
   for (const id of USER_CONTENT) clear($(id));
   approvals.shown = null;
   runs.selected = runs.listKey = runs.detailKey = null;
@@ -263,8 +269,10 @@ let pendingTimer = null;
 function startBackground() {
   stopBackground();
   const tick = async () => {
+    const current = ticket('pending-count');
     try {
       const data = await api('GET', '/v1/approvals?state=pending');
+      if (!current()) return;
       $('pending-count').textContent = data.approvals.length ? String(data.approvals.length) : '';
     } catch (_) { /* the views show errors */ }
   };

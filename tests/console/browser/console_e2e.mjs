@@ -237,8 +237,12 @@ async function ownerScenario(page) {
   await shot(page, "narrow-approvals");
 
   step = "sign out";
+  // The run list asked for just before signing out answers after it: it must not draw.
+  const lateList = await holdAnswers(page, "/v1/runs");
+  await go(page, "runs");
   await page.click("#sign-out");
   await page.waitForSelector("#signin:not([hidden])", WAIT);
+  check(await lateList.release() >= 1, "the run list asked for before signing out was held back, then answered");
   check(await page.evaluate(() => sessionStorage.getItem("skillhost.token") === null), "signing out forgets the token");
   check(await page.evaluate(() => ["transcript", "audit-rows", "runs-list", "approvals-history"].every((id) => !document.getElementById(id).children.length)),
     "signing out leaves nothing of what the user saw in the page");
