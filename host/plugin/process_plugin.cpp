@@ -354,17 +354,35 @@ RawOutcome ProcessPlugin::invoke(const CallContext& context, std::string_view ar
 RawOutcome ProcessPlugin::in_runner(const CallContext& context,
                                     const std::function<std::optional<RawOutcome>(RunnerConnection&)>& send) const {
     // A runner that retires (idle) between lookup and send, or that was found dead before the call
-    // reached it, answers nullopt: take a fresh one.
-    for (int attempt = 0; attempt < 3; ++attempt) {
+    // reached it, answers nullopt: take a fresh one. Retiring is not failing (a starved caller may be
+    // slower than a short idle timeout several times in a row), so only deaths count toward giving
+    // up; retirements are bounded too, so a timeout shorter than a start cannot loop for ever.
+    constexpr int max_deaths = 3;
+    constexpr int max_retirements = 32;
+    int deaths = 0;
+    int retirements = 0;
+    for (;;) {
         Result<std::shared_ptr<RunnerConnection>> runner = runner_for(context);
         if (!runner) return error_outcome(runner.error());
         std::optional<RawOutcome> outcome = send(*runner.value());
-        if (!outcome) continue;
-        if (!crash_code(*outcome)) {
-            std::lock_guard lock(supervision_->mutex);
-            supervision_->consecutive = 0;
+        if (outcome) {
+            if (!crash_code(*outcome)) {
+                std::lock_guard lock(supervision_->mutex);
+                supervision_->consecutive = 0;
+            }
+            return std::move(*outcome);
         }
-        return std::move(*outcome);
+        if (runner.value()->retired_idle() ? ++retirements >= max_retirements : ++deaths >= max_deaths) break;
+    }
+    if (retirements >= max_retirements) {
+        Error error{"RUNNER_START_FAILED", "plugin '" + manifest_.name + "': its runner went idle and retired " +
+                                               std::to_string(retirements) +
+                                               " times before the call reached it; isolation.idle_timeout_ms (" +
+                                               std::to_string(options_.isolation.idle_timeout.count()) +
+                                               " ms) is too short for this machine's load: raise it"};
+        error.details["plugin"] = manifest_.name;
+        error.details["idle_timeout_ms"] = options_.isolation.idle_timeout.count();
+        return error_outcome(error);
     }
     return error_outcome(Error{"RUNNER_START_FAILED", "plugin '" + manifest_.name +
                                                           "': its runner kept exiting before taking the call; "

@@ -158,7 +158,9 @@ Result<std::shared_ptr<RunnerConnection>> RunnerConnection::start(RunnerLaunch l
     std::unique_lock lock(connection->mutex_);
     const bool decided =
         connection->state_changed_.wait_for(lock, start_timeout, [&] { return connection->state_ != State::starting; });
-    if (connection->state_ == State::ready) return connection;
+    // A runner that was ready may already have retired idle (or died) when a starved starter wakes:
+    // it is still returned, its call() answers nullopt, and the caller takes another.
+    if (connection->state_ == State::ready || connection->was_ready_) return connection;
     const std::string& name = connection->launch_.plugin_name;
     if (!decided) {
         lock.unlock();
@@ -167,8 +169,7 @@ Result<std::shared_ptr<RunnerConnection>> RunnerConnection::start(RunnerLaunch l
                                                 std::to_string(start_timeout.count()) +
                                                 " s; check that its init() returns"};
     }
-    if (connection->state_ == State::load_failed) return connection->load_error_;
-    return connection->load_error_;  // ended: finish() wrote why
+    return connection->load_error_;  // load_failed: the runner's report; ended: finish() wrote why
 }
 
 RunnerConnection::RunnerConnection(RunnerLaunch launch, pid_t pid, int fd)
@@ -194,6 +195,11 @@ void RunnerConnection::begin_close() {
     // The runner reads EOF, finishes its calls, calls the plugin's shutdown() and exits.
     ::shutdown(channel_->fd, SHUT_RDWR);
     background_wake_.notify_all();
+}
+
+bool RunnerConnection::retired_idle() const {
+    std::lock_guard lock(mutex_);
+    return retiring_ && !broken_ && kill_reason_.empty();
 }
 
 bool RunnerConnection::accepting() const {
@@ -477,6 +483,7 @@ void RunnerConnection::handle(wire::Frame& frame) {
             if (info) {
                 ready_ = std::move(*info);
                 state_ = State::ready;
+                was_ready_ = true;
             } else {
                 state_ = State::load_failed;
                 load_error_ = Error{"RUNNER_PROTOCOL_ERROR", "the runner sent an unreadable ready message"};

@@ -95,6 +95,9 @@ public:
                                              std::string entry);
 
     bool accepting() const;
+    // The runner said it was idle and is leaving (or has left) in good order: a call it refused
+    // (nullopt) may simply go to a fresh runner, which is not a failure.
+    bool retired_idle() const;
     // Tells the runner to finish (it reads end-of-file) without waiting for it; the destructor
     // then waits. Lets a plugin close all its runners at once instead of one after another.
     void begin_close();
@@ -164,6 +167,7 @@ private:
     mutable std::mutex mutex_;
     std::condition_variable state_changed_;
     State state_ = State::starting;
+    bool was_ready_ = false;  // it reached ready, whatever state_ is now
     Error load_error_;
     wire::ReadyInfo ready_;
     bool retiring_ = false;

@@ -98,6 +98,22 @@ TEST_F(SupervisionTest, IdleRunnersExitAndTheNextCallStartsAnother) {
     EXPECT_FALSE(plugin->quarantine());
 }
 
+TEST_F(SupervisionTest, ARunnerThatRetiresBeforeTheCallReachesItIsReplacedAsOftenAsItTakes) {
+    // A fresh runner starts its idle clock when it has loaded the plugin. With a 1 ms idle timeout,
+    // a caller that is slower than that between the start and its call (a loaded machine) finds the
+    // runner retiring, often several times in a row. Retiring is not dying: every call must answer.
+    options.isolation.idle_timeout = std::chrono::milliseconds(1);
+    auto plugin = load("hostile");
+    ASSERT_TRUE(plugin);
+    for (int i = 0; i < 100; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(3));  // the last runner retires meanwhile
+        RawOutcome outcome = plugin->invoke(context("ok"), "{}");
+        ASSERT_EQ(outcome.result_json, R"({"ok":true})")
+            << "call " << i << ": " << outcome.error_code << " " << outcome.error_message;
+    }
+    EXPECT_FALSE(plugin->quarantine());
+}
+
 // Waits until every thread of process `pid` has ended (its leader a zombie, or reaped by the host),
 // so its descriptors are closed; false after 10 s. (A zombie leader alone is not enough: the other
 // threads may still be exiting, holding the socket open.)
