@@ -177,9 +177,9 @@ std::optional<Error> read_mode(const fs::path& file, const YAML::Node& v, const 
 std::optional<Error> read_isolation(const fs::path& file, const YAML::Node& node, IsolationSettings& iso) {
     if (!node.IsMap()) return config_error(file, node.Mark(), "isolation", "expected a mapping (mode, sandbox, ...)");
     static const std::set<std::string> keys{
-        "mode",          "plugins",        "sandbox",          "runner",      "memory_mb",       "cpu_seconds",
-        "open_files",    "max_tasks",      "max_result_bytes", "crash_limit", "crash_window_ms", "restart_backoff_ms",
-        "kill_grace_ms", "idle_timeout_ms"};
+        "mode",          "plugins",         "sandbox",          "runner",      "memory_mb",       "cpu_seconds",
+        "open_files",    "max_tasks",       "max_result_bytes", "crash_limit", "crash_window_ms", "restart_backoff_ms",
+        "kill_grace_ms", "idle_timeout_ms", "disk_budget_mb",   "runner_user"};
     for (const auto& kv : node) {
         const std::string key = kv.first.as<std::string>();
         const YAML::Node& v = kv.second;
@@ -215,6 +215,12 @@ std::optional<Error> read_isolation(const fs::path& file, const YAML::Node& node
                 bad = read_bounded(file, v, name, 0, 1LL << 20, iso.open_files);
             } else if (key == "max_tasks") {
                 bad = read_bounded(file, v, name, 0, 1LL << 22, iso.max_tasks);
+            } else if (key == "disk_budget_mb") {
+                bad = read_bounded(file, v, name, 0, 1LL << 24, iso.disk_budget_mb);
+            } else if (key == "runner_user") {
+                iso.runner_user = v.as<std::string>();
+                if (iso.runner_user.empty() || iso.runner_user.size() > 64)
+                    return config_error(file, v.Mark(), name, "expected a user name or uid[:gid] (1 to 64 characters)");
             } else if (key == "max_result_bytes") {
                 bad = read_bounded(file, v, name, 1024, 1LL << 30, iso.max_result_bytes);
             } else if (key == "crash_limit") {

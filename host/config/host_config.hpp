@@ -50,7 +50,11 @@ struct IsolationSettings {
     std::uint64_t memory_mb = 1024;
     std::uint64_t cpu_seconds = 0;
     std::uint64_t open_files = 256;
-    std::uint64_t max_tasks = 512;  // threads per runner (cgroup v2 pids.max, where available)
+    std::uint64_t max_tasks = 512;       // threads per runner (cgroup pids.max, where available)
+    std::uint64_t disk_budget_mb = 256;  // per (plugin, user) data directory
+    // As root: the unprivileged user runners run as (a name, or uid[:gid]); empty: the
+    // `skillhost-runner` user when the system has one, else uid and gid 65533.
+    std::string runner_user;
     std::size_t max_result_bytes = std::size_t{16} << 20;
     unsigned crash_limit = 5;
     std::chrono::milliseconds crash_window{600000};

@@ -23,6 +23,8 @@ IsolationOptions isolation_options(const config::HostConfig& config) {
     options.limits.cpu_seconds = s.cpu_seconds;
     options.limits.open_files = s.open_files;
     options.limits.max_tasks = s.max_tasks;
+    options.limits.disk_budget_mb = s.disk_budget_mb;
+    options.runner_user = s.runner_user;
     options.max_result_bytes = s.max_result_bytes;
     options.crash_limit = s.crash_limit;
     options.crash_window = s.crash_window;

@@ -28,7 +28,10 @@ struct RunnerLimits {
                                      // sanitizer builds, which reserve huge maps)
     std::uint64_t cpu_seconds = 0;   // RLIMIT_CPU: a runner's whole life, so off by default
     std::uint64_t open_files = 256;  // RLIMIT_NOFILE
-    std::uint64_t max_tasks = 512;   // threads (cgroup v2 pids.max, where the host has cgroups)
+    std::uint64_t max_tasks = 512;   // threads (cgroup pids.max, where the host has cgroups)
+    // Per (plugin, user) data directory: the host refuses calls once it holds more, and no single
+    // file in it may grow past it (RLIMIT_FSIZE). 0: not limited.
+    std::uint64_t disk_budget_mb = 256;
 };
 
 struct IsolationOptions {
@@ -40,6 +43,9 @@ struct IsolationOptions {
     std::map<std::string, IsolationMode, std::less<>> plugin_modes;
     // The runner executable; empty: found beside the running binary (see find_runner()).
     std::filesystem::path runner;
+    // As root: the unprivileged user runners run as (a name, or uid[:gid]); empty: the
+    // `skillhost-runner` user when the system has one, else 65533:65533 (runner_identity.hpp).
+    std::string runner_user;
     SandboxMode sandbox = SandboxMode::best_effort;
     RunnerLimits limits;
     // Largest result (or error) a skill may write, for both modes.

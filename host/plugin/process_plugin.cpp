@@ -1,5 +1,6 @@
 #include "plugin/process_plugin.hpp"
 
+#include "plugin/data_dir_budget.hpp"
 #include "plugin/runner_cgroups.hpp"
 #include "plugin/supervision_counters.hpp"
 
@@ -10,6 +11,8 @@
 #include <algorithm>
 #include <cctype>
 #include <thread>
+
+#include <unistd.h>
 #include <utility>
 
 namespace skillhost::plugin {
@@ -63,6 +66,23 @@ bool offers(const wire::PublishedExtensions& p, PromptRequest request) {
                                                          : p.prompts_complete);
 }
 
+// `sandbox: require` never runs a third-party runner with a layer missing: memory limits that
+// count everything need a cgroup (the kernel's own checks, namespaces, Landlock and seccomp, are
+// refused by the runner itself, which knows what the kernel offers).
+std::optional<Error> missing_mechanism(const IsolationOptions& iso) {
+    if (iso.sandbox != SandboxMode::require || iso.limits.memory_mb == 0 || runner_cgroups().available())
+        return std::nullopt;
+    const std::string reason = runner_cgroups().describe().at("reason").as_string().c_str();
+    Error error{"SANDBOX_UNAVAILABLE",
+                "`sandbox: require` needs a memory cgroup for plugin runners (memfd, shared memory and page cache "
+                "are counted only there), and none is usable: " +
+                    reason +
+                    ". Run the daemon as root, or delegate a cgroup to its user (systemd: Delegate=yes), or set "
+                    "isolation.sandbox: best_effort in skillhost.yaml"};
+    error.details["mechanism"] = "memory cgroup";
+    return error;
+}
+
 bool crash_code(const RawOutcome& outcome) {
     return outcome.written == RawOutcome::Written::error &&
            (outcome.error_code == "PLUGIN_CRASHED" || outcome.error_code == "PLUGIN_KILLED");
@@ -74,8 +94,14 @@ Result<std::shared_ptr<LoadedPlugin>> ProcessPlugin::start(const manifest::Manif
                                                            const LoaderOptions& options) {
     Result<std::filesystem::path> runner = find_runner(options.isolation.runner);
     if (!runner) return runner.error();
+    if (std::optional<Error> missing = missing_mechanism(options.isolation)) return *missing;
     // The check runner has no user: no data directory, no workspace.
     std::shared_ptr<ProcessPlugin> plugin(new ProcessPlugin(manifest, options, runner.value(), {}));
+    if (::geteuid() == 0 && options.isolation.sandbox != SandboxMode::off) {
+        Result<RunnerIdentity> identity = resolve_runner_identity(options.isolation.runner_user);
+        if (!identity) return identity.error();
+        plugin->identity_ = identity.value();
+    }
     Result<std::shared_ptr<RunnerConnection>> probe = RunnerConnection::start(plugin->launch_for(nullptr));
     if (!probe) return probe.error();
     plugin->ready_ = probe.value()->ready_info();
@@ -146,6 +172,9 @@ boost::json::object ProcessPlugin::sandbox() const {
     boost::json::value parsed = boost::json::parse(ready_.sandbox_json, ec);
     boost::json::object out = !ec && parsed.is_object() ? parsed.get_object() : boost::json::object{};
     out["cgroup"] = runner_cgroups().describe();
+    if (identity_) out["runner_user"] = identity_->described;
+    if (options_.isolation.limits.disk_budget_mb > 0)
+        out["disk_budget_bytes"] = options_.isolation.limits.disk_budget_mb << 20;
     return out;
 }
 
@@ -175,7 +204,7 @@ std::vector<pid_t> ProcessPlugin::runner_pids() const {
     std::lock_guard lock(runners_mutex_);
     std::vector<pid_t> pids;
     for (const auto& [user, runner] : runners_)
-        if (runner->accepting()) pids.push_back(runner->pid());
+        if (runner->accepting()) pids.push_back(runner->process_pid());
     return pids;
 }
 
@@ -184,6 +213,7 @@ RunnerLaunch ProcessPlugin::launch_for(const CallContext* context) const {
     RunnerLaunch launch;
     launch.runner = runner_;
     launch.plugin_name = manifest_.name;
+    if (context) launch.user_id = context->user_id;
     launch.max_result_bytes = iso.max_result_bytes;
     launch.completions = options_.completions;
     launch.kill_grace = iso.kill_grace;
@@ -199,6 +229,14 @@ RunnerLaunch ProcessPlugin::launch_for(const CallContext* context) const {
                    "--network",          granted.network ? "1" : "0",
                    "--workspace-access", std::string(manifest::to_string(granted.workspace))};
     launch.args.insert(launch.args.end(), {"--max-tasks", std::to_string(iso.limits.max_tasks)});
+    if (identity_)
+        launch.args.insert(launch.args.end(), {"--runner-uid", std::to_string(identity_->uid), "--runner-gid",
+                                               std::to_string(identity_->gid)});
+    if (context && iso.limits.disk_budget_mb > 0) {
+        launch.data_dir = context->data_dir;
+        launch.disk_budget_bytes = iso.limits.disk_budget_mb << 20;
+        launch.args.insert(launch.args.end(), {"--disk-budget-bytes", std::to_string(launch.disk_budget_bytes)});
+    }
     launch.max_tasks = iso.limits.max_tasks;  // counted by the host unless a cgroup takes it (below)
     if (runner_cgroups().available()) {
         std::string leaf_name = manifest_.name;
@@ -210,6 +248,9 @@ RunnerLaunch ProcessPlugin::launch_for(const CallContext* context) const {
             launch.max_tasks = 0;  // pids.max enforces it
             launch.cgroup_leaf = leaf.value();
             launch.args.insert(launch.args.end(), {"--cgroup", leaf.value().string()});
+            launch.cgroup_pids_leaf = runner_cgroups().pids_leaf_of(leaf.value());
+            if (!launch.cgroup_pids_leaf.empty())
+                launch.args.insert(launch.args.end(), {"--cgroup-pids", launch.cgroup_pids_leaf.string()});
         } else {
             spdlog::warn("[plugin {}] runner without a cgroup (memory falls back to RLIMIT_AS): {}", manifest_.name,
                          leaf.error().message);
@@ -329,7 +370,15 @@ Result<std::shared_ptr<RunnerConnection>> ProcessPlugin::runner_for(const CallCo
             error.details["data_dir"] = context.data_dir.string();
             return error;
         }
+        if (identity_)
+            if (std::optional<Error> problem = hand_over_data_dir(context.data_dir, identity_->uid, identity_->gid))
+                return *problem;
+        if (std::optional<Error> over =
+                data_dir_over_budget(measure_data_dir(context.data_dir), options_.isolation.limits.disk_budget_mb << 20,
+                                     manifest_.name, context.data_dir))
+            return *over;
     }
+    if (std::optional<Error> missing = missing_mechanism(options_.isolation)) return *missing;
     Result<std::shared_ptr<RunnerConnection>> started = RunnerConnection::start(launch_for(&context));
     if (!started) return started.error();
     if (restart) {

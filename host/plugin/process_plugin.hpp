@@ -8,6 +8,7 @@
 #include "plugin/loaded_plugin.hpp"
 #include "plugin/plugin_loader.hpp"
 #include "plugin/runner_connection.hpp"
+#include "plugin/runner_identity.hpp"
 
 #include <chrono>
 #include <deque>
@@ -79,6 +80,8 @@ private:
     manifest::Manifest manifest_;
     LoaderOptions options_;
     std::filesystem::path runner_;
+    // Set when the daemon runs as root: the unprivileged user its runners become.
+    std::optional<RunnerIdentity> identity_;
     std::filesystem::path library_;
     wire::ReadyInfo ready_;
     skillhost_plugin_info_v1 info_{};

@@ -72,16 +72,19 @@ bool RunnerConnection::answer_front_end_request(std::uint64_t request_id, const 
     if (request.call_sequence == 0) return false;  // not bound to a call: the model router answers
     if (request.kind == SKILLHOST_EXT_LLM) {
         wire::PayloadReader r(request.body);
-        std::string user(r.text()), role(r.text()), body(r.text());
+        std::string claimed_user(r.text()), role(r.text()), body(r.text());
         if (!r.ok()) return false;  // answer_completion reports the unreadable request
         decltype(CallControl::sample) sample;
         with_running_call(request.call_sequence, [&](CallControl& control) { sample = control.sample; });
         // Without a sampling front end (or the permission) the model router answers, and a plugin
         // without `llm` is refused there, as before.
         if (!sample || !launch_.llm_allowed) return false;
+        std::string user;
+        std::optional<std::shared_ptr<void>> slot = admit_host_request(request_id, request.call_sequence, user);
+        if (!slot) return true;
         // A client's answer can take minutes: on its own thread, never holding up other calls.
-        std::thread([channel = channel_, request_id, sample = std::move(sample), role = std::move(role),
-                     body = std::move(body)] {
+        std::thread([slot = std::move(*slot), channel = channel_, request_id, sample = std::move(sample),
+                     role = std::move(role), body = std::move(body)] {
             static const std::atomic<bool> not_ended{false};  // the executor's gate says when the call ends
             Result<std::string> answer = Error{"LLM_FAILED", "the completion request failed in the host"};
             try {
@@ -103,7 +106,11 @@ bool RunnerConnection::answer_front_end_request(std::uint64_t request_id, const 
                                                "ask the caller to pass it as an argument"}));
             return true;
         }
-        std::thread([channel = channel_, request_id, elicit = std::move(elicit), body = request.body] {
+        std::string user;
+        std::optional<std::shared_ptr<void>> slot = admit_host_request(request_id, request.call_sequence, user);
+        if (!slot) return true;
+        std::thread([slot = std::move(*slot), channel = channel_, request_id, elicit = std::move(elicit),
+                     body = request.body] {
             static const std::atomic<bool> not_ended{false};
             Result<std::string> answer = Error{"ELICITATION_FAILED", "asking the user failed in the host"};
             try {

@@ -80,11 +80,82 @@ CgroupPlacement RunnerCgroups::detect(const fs::path& proc_self_cgroup, const fs
     return out;
 }
 
+CgroupPlacement RunnerCgroups::detect_v1(const fs::path& proc_self_cgroup, const fs::path& mount) {
+    CgroupPlacement out;
+    out.version = 1;
+    std::istringstream lines(read_small(proc_self_cgroup));
+    std::string line, memory, pids;
+    while (std::getline(lines, line)) {
+        // "4:memory:/path": the controllers are a comma list in the second field.
+        const std::size_t first = line.find(':');
+        const std::size_t second = first == std::string::npos ? first : line.find(':', first + 1);
+        if (second == std::string::npos) continue;
+        std::string controllers = line.substr(first + 1, second - first - 1);
+        for (char& c : controllers)
+            if (c == ',') c = ' ';
+        if (has_word(controllers, "memory")) memory = line.substr(second + 1);
+        if (has_word(controllers, "pids")) pids = line.substr(second + 1);
+    }
+    if (memory.empty() || pids.empty() || memory.front() != '/' || pids.front() != '/') {
+        out.reason = "the host has no cgroup v1 memory and pids groups (" + proc_self_cgroup.string() + ")";
+        return out;
+    }
+    out.base = mount / "memory" / memory.substr(1);
+    out.pids_base = mount / "pids" / pids.substr(1);
+    for (const fs::path& dir : {out.base, out.pids_base}) {
+        if (::access(dir.c_str(), W_OK) != 0) {
+            out.reason = dir.string() + " is not writable by the host (" + std::strerror(errno) +
+                         "; run the daemon as root or delegate the group to its user)";
+            return out;
+        }
+    }
+    // (A root group has no pids.max of its own; its children do.)
+    if (!fs::exists(out.base / "memory.limit_in_bytes") || !fs::exists(out.pids_base / "cgroup.procs")) {
+        out.reason = "the cgroup v1 memory or pids controller lacks its limit files under " + mount.string();
+        return out;
+    }
+    out.available = true;
+    return out;
+}
+
+fs::path RunnerCgroups::pids_leaf_of(const fs::path& leaf) const {
+    std::lock_guard lock(mutex_);
+    if (placement_.version != 1 || leaf.empty()) return {};
+    return placement_.pids_base / leaf.filename();
+}
+
 Result<fs::path> RunnerCgroups::create_leaf(std::string_view name, std::uint64_t memory_bytes,
                                             std::uint64_t max_tasks) {
     std::lock_guard lock(mutex_);
     if (!placement_.available) return Error{"CGROUP_FAILED", placement_.reason};
     std::string problem;
+    if (placement_.version == 1) {
+        const std::string name_part = "runner-" + std::string(name) + "-" + std::to_string(next_leaf_++);
+        const fs::path leaf = placement_.base / name_part;
+        const fs::path pids = placement_.pids_base / name_part;
+        std::error_code ec;
+        fs::create_directory(leaf, ec);
+        if (!ec) fs::create_directory(pids, ec);
+        if (ec) {
+            remove_leaf(leaf);
+            return Error{"CGROUP_FAILED",
+                         "cannot create " + name_part + " under the cgroup v1 hierarchies (" + ec.message() + ")"};
+        }
+        // Memory as the kernel counts it: anonymous memory, page cache, tmpfs, shared memory and
+        // memfd pages alike; no swap to escape to.
+        bool ok =
+            memory_bytes == 0 || write_control(leaf / "memory.limit_in_bytes", std::to_string(memory_bytes), problem);
+        if (ok && memory_bytes > 0 && fs::exists(leaf / "memory.memsw.limit_in_bytes"))
+            ok = write_control(leaf / "memory.memsw.limit_in_bytes", std::to_string(memory_bytes), problem);
+        if (ok && fs::exists(leaf / "memory.swappiness")) write_control(leaf / "memory.swappiness", "0", problem);
+        if (ok && max_tasks > 0) ok = write_control(pids / "pids.max", std::to_string(max_tasks), problem);
+        if (!ok) {
+            remove_leaf(leaf);
+            remove_leaf(pids);
+            return Error{"CGROUP_FAILED", problem};
+        }
+        return leaf;
+    }
     if (!prepared_) {
         std::error_code ec;
         fs::create_directories(placement_.base / host_leaf, ec);
@@ -126,6 +197,11 @@ bool RunnerCgroups::available() const {
 
 boost::json::object RunnerCgroups::describe() const {
     std::lock_guard lock(mutex_);
+    if (placement_.available && placement_.version == 1)
+        return {{"memory", "cgroup v1 memory.limit_in_bytes"},
+                {"tasks", "cgroup v1 pids.max"},
+                {"base", placement_.base.string()},
+                {"pids_base", placement_.pids_base.string()}};
     if (placement_.available)
         return {
             {"memory", "cgroup v2 memory.max"}, {"tasks", "cgroup v2 pids.max"}, {"base", placement_.base.string()}};
@@ -135,7 +211,14 @@ boost::json::object RunnerCgroups::describe() const {
 }
 
 RunnerCgroups& runner_cgroups() {
-    static RunnerCgroups cgroups(RunnerCgroups::detect());
+    static RunnerCgroups cgroups([] {
+        CgroupPlacement v2 = RunnerCgroups::detect();
+        if (v2.available) return v2;
+        CgroupPlacement v1 = RunnerCgroups::detect_v1();
+        if (v1.available) return v1;
+        v2.reason += "; " + v1.reason;
+        return v2;
+    }());
     return cgroups;
 }
 

@@ -1,4 +1,4 @@
-// Memory and task limits for runners through cgroup v2, where the host's own cgroup is delegated
+// Memory and task limits for runners through cgroup v2 (or v1's memory and pids hierarchies), where the host's own cgroup is delegated
 // to it (systemd `Delegate=yes`, a container's private cgroup namespace): each runner gets a leaf
 // cgroup with memory.max (real memory, unlike RLIMIT_AS, which counts reservations) and pids.max
 // (threads included). Elsewhere runners fall back to RLIMIT_AS and the reason is reported.
@@ -21,6 +21,8 @@ struct CgroupPlacement {
     bool available = false;
     std::string reason;  // why not, when not
     std::filesystem::path base;
+    int version = 2;
+    std::filesystem::path pids_base;  // cgroup v1: the host's group in the pids hierarchy
 };
 
 class RunnerCgroups {
@@ -31,6 +33,11 @@ public:
     static CgroupPlacement detect(const std::filesystem::path& proc_self_cgroup = "/proc/self/cgroup",
                                   const std::filesystem::path& mount = "/sys/fs/cgroup",
                                   bool require_cgroup2_mount = true);
+    // cgroup v1 (or the v1 side of a hybrid hierarchy): the host's groups in the memory and pids
+    // hierarchies (the "N:memory:" and "N:pids:" lines), writable by the host. v1 lets a group
+    // with processes have children, so the host stays where it is.
+    static CgroupPlacement detect_v1(const std::filesystem::path& proc_self_cgroup = "/proc/self/cgroup",
+                                     const std::filesystem::path& mount = "/sys/fs/cgroup");
     explicit RunnerCgroups(CgroupPlacement placement) : placement_(std::move(placement)) {}
 
     bool available() const;
@@ -41,6 +48,8 @@ public:
     // that use controllers. Errors: CGROUP_FAILED (the caller falls back to RLIMIT_AS).
     Result<std::filesystem::path> create_leaf(std::string_view name, std::uint64_t memory_bytes,
                                               std::uint64_t max_tasks);
+    // cgroup v1: the pids leaf made with the memory leaf `leaf` (empty on v2, where one leaf holds both).
+    std::filesystem::path pids_leaf_of(const std::filesystem::path& leaf) const;
     // Removes a leaf whose runner has exited (a cgroup with no process left).
     static void remove_leaf(const std::filesystem::path& leaf);
 

@@ -1,6 +1,8 @@
 #include "plugin/runner_connection.hpp"
 
+#include "plugin/data_dir_budget.hpp"
 #include "plugin/runner_cgroups.hpp"
+#include "plugin/runner_output.hpp"
 #include "plugin/supervision_counters.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -43,6 +45,11 @@ constexpr auto background_check = std::chrono::milliseconds(20);
 // idle runner should cost next to nothing: 10 reads of /proc a second).
 constexpr auto task_check_period = background_check;
 constexpr auto idle_task_check_period = std::chrono::milliseconds(100);
+// How often the data directory is measured against its budget (a walk of its entries).
+constexpr auto disk_check_period = std::chrono::milliseconds(100);
+// Host services (completions, sampling, questions) a runner may have outstanding at once; a runner
+// asking for more is killed (a plugin needs one per call thread, and calls in a runner are few).
+constexpr int max_host_requests = 16;
 // Host -> runner frames: the arguments of one call, bounded like any request body.
 constexpr std::size_t max_frame_overhead = 64 * 1024;
 
@@ -113,20 +120,36 @@ Result<std::shared_ptr<RunnerConnection>> RunnerConnection::start(RunnerLaunch l
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
         const std::string reason = std::strerror(errno);
         RunnerCgroups::remove_leaf(launch.cgroup_leaf);
+        RunnerCgroups::remove_leaf(launch.cgroup_pids_leaf);
         return Error{"RUNNER_START_FAILED", "cannot create the socket to a plugin runner for '" + launch.plugin_name +
                                                 "': " + reason + "; check the process's open-file limit"};
+    }
+    // Its stdout and stderr: a pipe only the host reads (never the daemon's terminal or log).
+    int output[2];
+    if (::pipe2(output, O_CLOEXEC) != 0) {
+        const std::string reason = std::strerror(errno);
+        ::close(fds[0]);
+        ::close(fds[1]);
+        RunnerCgroups::remove_leaf(launch.cgroup_leaf);
+        RunnerCgroups::remove_leaf(launch.cgroup_pids_leaf);
+        return Error{"RUNNER_START_FAILED", "cannot create the output pipe of a plugin runner for '" +
+                                                launch.plugin_name + "': " + reason +
+                                                "; check the process's open-file limit"};
     }
     // The runner finds its end of the socket as fd 3 (dup2 clears close-on-exec for it only).
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, fds[1], 3);
+    posix_spawn_file_actions_adddup2(&actions, output[1], 1);
+    posix_spawn_file_actions_adddup2(&actions, output[1], 2);
     std::vector<std::string> argv_strings{launch.runner.string()};
     argv_strings.insert(argv_strings.end(), launch.args.begin(), launch.args.end());
     std::vector<std::string> env_strings = runner_environment();
     std::vector<char*> argv = c_strings(argv_strings);
     std::vector<char*> envp = c_strings(env_strings);
-    // Its own process group (a Ctrl-C meant for the host must not crash its runners), no blocked
-    // signals and default handlers, whatever the spawning thread had.
+    // Its own session, so no controlling terminal (a Ctrl-C meant for the host must not crash its
+    // runners, and nothing can be typed into the daemon's terminal), no blocked signals and
+    // default handlers, whatever the spawning thread had.
     posix_spawnattr_t attributes;
     posix_spawnattr_init(&attributes);
     sigset_t none, all;
@@ -134,16 +157,18 @@ Result<std::shared_ptr<RunnerConnection>> RunnerConnection::start(RunnerLaunch l
     sigfillset(&all);
     posix_spawnattr_setsigmask(&attributes, &none);
     posix_spawnattr_setsigdefault(&attributes, &all);
-    posix_spawnattr_setpgroup(&attributes, 0);
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSID);
     pid_t pid = 0;
     const int spawned = ::posix_spawn(&pid, launch.runner.c_str(), &actions, &attributes, argv.data(), envp.data());
     posix_spawnattr_destroy(&attributes);
     posix_spawn_file_actions_destroy(&actions);
     ::close(fds[1]);
+    ::close(output[1]);
     if (spawned != 0) {
         ::close(fds[0]);
+        ::close(output[0]);
         RunnerCgroups::remove_leaf(launch.cgroup_leaf);
+        RunnerCgroups::remove_leaf(launch.cgroup_pids_leaf);
         Error error{"RUNNER_START_FAILED", "cannot start the plugin runner " + launch.runner.string() + " for '" +
                                                launch.plugin_name + "': " + std::strerror(spawned) +
                                                "; reinstall skillhost or set isolation.runner in skillhost.yaml"};
@@ -151,6 +176,7 @@ Result<std::shared_ptr<RunnerConnection>> RunnerConnection::start(RunnerLaunch l
         return error;
     }
 
+    RunnerOutput::shared().watch(output[0], launch.plugin_name, launch.user_id.empty() ? "-" : launch.user_id);
     std::shared_ptr<RunnerConnection> connection(new RunnerConnection(std::move(launch), pid, fds[0]));
     supervision_counters().runner_started(connection->launch_.plugin_name, pid);
     connection->background_ = std::thread([raw = connection.get()] { raw->background_loop(); });
@@ -218,12 +244,52 @@ void RunnerConnection::kill(const std::string& reason, std::string_view limit) {
     if (!reaped_.load()) ::kill(pid_, SIGKILL);
 }
 
+bool RunnerConnection::check_disk() {
+    if (launch_.disk_budget_bytes == 0 || launch_.data_dir.empty() || reaped_.load()) return false;
+    const auto now = Clock::now();
+    if (now - last_disk_check_ < disk_check_period) return false;
+    last_disk_check_ = now;
+    const DataDirUsage usage = measure_data_dir(launch_.data_dir);
+    std::optional<Error> over =
+        data_dir_over_budget(usage, launch_.disk_budget_bytes, launch_.plugin_name, launch_.data_dir);
+    if (!over) return false;
+    kill(over->message, "disk_budget");
+    return true;
+}
+
+bool RunnerConnection::grandchild(pid_t pid) const {
+    const pid_t init = parent_of(pid);
+    return init > 0 && parent_of(init) == pid_;
+}
+
+pid_t RunnerConnection::process_pid() const {
+    std::lock_guard lock(mutex_);
+    return sandboxed_pid_ != 0 ? sandboxed_pid_ : pid_;
+}
+
+pid_t parent_of(pid_t pid) {
+    const std::string path = "/proc/" + std::to_string(pid) + "/stat";
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    char text[512];
+    const ssize_t got = ::read(fd, text, sizeof text - 1);
+    ::close(fd);
+    if (got <= 0) return -1;
+    const std::string_view stat(text, static_cast<std::size_t>(got));
+    // "pid (comm) state ppid ...": counted from the last ')', since comm may hold anything.
+    const std::size_t at = stat.rfind(')');
+    if (at == std::string_view::npos || at + 4 >= stat.size()) return -1;
+    return static_cast<pid_t>(std::strtol(text + at + 4, nullptr, 10));
+}
+
 bool RunnerConnection::check_tasks() {
     if (launch_.max_tasks == 0 || reaped_.load()) return false;
     // /proc/<pid>/stat: "pid (comm) state ..." and the thread count is field 20; comm may hold
     // spaces and parentheses, so fields are counted from the last ')'. The pid is this host's
     // unreaped child, so it cannot name another process.
-    const std::string path = "/proc/" + std::to_string(pid_) + "/stat";
+    const pid_t counted = process_pid();
+    if (counted != pid_ && !grandchild(counted)) return false;  // it has ended; the keeper follows
+    const std::string path = "/proc/" + std::to_string(counted) + "/stat";
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return false;
     char text[1024];
@@ -280,6 +346,7 @@ std::optional<RawOutcome> RunnerConnection::exchange(const CallContext& context,
     auto pending = std::make_shared<Pending>();
     pending->control = context.control;
     pending->skill_id = context.skill_id;
+    pending->user_id = context.user_id;
     pending->entry = std::move(entry);
     pending->max_payload = max_answer_bytes + max_frame_overhead;
     pending->sending = true;
@@ -387,9 +454,9 @@ void RunnerConnection::background_loop() {
     };
     for (;;) {
         if (state_ == State::ended) return;
-        if (launch_.max_tasks > 0 && Clock::now() >= task_check_due()) {
+        if (watches_limits() && Clock::now() >= task_check_due()) {
             lock.unlock();
-            const bool killed = check_tasks();
+            const bool killed = check_tasks() || check_disk();
             lock.lock();
             last_task_check = Clock::now();
             // Read the end of the stream now, not after the quiet period, so the next call starts
@@ -407,7 +474,7 @@ void RunnerConnection::background_loop() {
             reader_busy_ = true;
             background_reading_ = true;
             lock.unlock();
-            read_frames(nullptr, launch_.max_tasks > 0 ? task_check_due() : Clock::time_point::max(), true);
+            read_frames(nullptr, watches_limits() ? task_check_due() : Clock::time_point::max(), true);
             lock.lock();
             reader_busy_ = false;
             background_reading_ = false;
@@ -476,10 +543,29 @@ void RunnerConnection::end_of_stream(wire::ReadStatus status, std::size_t frame_
 
 void RunnerConnection::handle(wire::Frame& frame) {
     using wire::FrameType;
+    struct SawFrame {
+        RunnerConnection& c;
+        FrameType type;
+        ~SawFrame() {
+            if (type == FrameType::sandboxed) return;
+            std::lock_guard lock(c.mutex_);
+            c.saw_frame_ = true;
+        }
+    } saw{*this, static_cast<FrameType>(frame.header.type)};
     switch (static_cast<FrameType>(frame.header.type)) {
+        case FrameType::sandboxed: {
+            // Only the keeper's, first, before any plugin code could write to the socket.
+            wire::PayloadReader r(frame.payload);
+            const std::int64_t pid = r.integer();
+            std::lock_guard lock(mutex_);
+            if (!r.ok() || state_ != State::starting || sandboxed_pid_ != 0 || saw_frame_ || pid <= 0) return;
+            if (grandchild(static_cast<pid_t>(pid))) sandboxed_pid_ = static_cast<pid_t>(pid);
+            return;
+        }
         case FrameType::ready: {
             std::optional<wire::ReadyInfo> info = wire::decode_ready(frame.payload);
             std::lock_guard lock(mutex_);
+            if (state_ != State::starting) return;  // a second one is a plugin speaking: ignored
             if (info) {
                 ready_ = std::move(*info);
                 state_ = State::ready;
@@ -630,9 +716,39 @@ void RunnerConnection::answer_path_check(std::uint64_t request_id, const wire::H
     reply(request_id, answer);
 }
 
+std::optional<std::shared_ptr<void>> RunnerConnection::admit_host_request(std::uint64_t request_id,
+                                                                          std::uint64_t call_sequence,
+                                                                          std::string& user) {
+    const std::string& plugin = launch_.plugin_name;
+    {
+        std::lock_guard lock(mutex_);
+        const auto found = call_sequence == 0 ? pending_.end() : pending_.find(call_sequence);
+        if (found == pending_.end()) {
+            reply(request_id, host_error("HOST_REQUEST_WITHOUT_CALL",
+                                         "the runner of plugin '" + plugin +
+                                             "' asked for a host service outside any call in flight; host services "
+                                             "answer only during a call, for that call's user",
+                                         {{"plugin", plugin}}));
+            return std::nullopt;
+        }
+        user = found->second->user_id;
+    }
+    if (host_requests_->fetch_add(1) >= max_host_requests) {
+        host_requests_->fetch_sub(1);
+        reply(request_id, host_error("TOO_MANY_HOST_REQUESTS",
+                                     "the runner of plugin '" + plugin + "' had more than " +
+                                         std::to_string(max_host_requests) + " host requests outstanding",
+                                     {{"plugin", plugin}}));
+        kill("it asked for more than " + std::to_string(max_host_requests) + " host services at once", "host_requests");
+        return std::nullopt;
+    }
+    return std::shared_ptr<void>(nullptr, [count = host_requests_](void*) { count->fetch_sub(1); });
+}
+
 void RunnerConnection::answer_completion(std::uint64_t request_id, const wire::HostRequest& host_request) {
     wire::PayloadReader r(host_request.body);
-    std::string user(r.text());
+    [[maybe_unused]] std::string_view claimed_user = r.text();  // the runner's word: not used
+    std::string user;
     std::string role(r.text());
     std::string request(r.text());
     if (!r.ok()) {
@@ -648,14 +764,16 @@ void RunnerConnection::answer_completion(std::uint64_t request_id, const wire::H
                                      {{"plugin", plugin}, {"role", role}}));
         return;
     }
-    // A completion can take seconds: it must not hold up the results of other calls, so it is
-    // answered on its own thread (one per LLM request, never per skill call).
-    // The run is the host's record of the call, not something the runner says.
+    // The user and run are the host's record of the call in flight, never what the runner says.
+    std::optional<std::shared_ptr<void>> slot = admit_host_request(request_id, host_request.call_sequence, user);
+    if (!slot) return;
     std::string run_id;
-    if (host_request.call_sequence != 0)
-        with_running_call(host_request.call_sequence, [&](CallControl& control) { run_id = control.run_id; });
-    std::thread([channel = channel_, completions = launch_.completions, request_id, user = std::move(user),
-                 run_id = std::move(run_id), role = std::move(role), request = std::move(request)] {
+    with_running_call(host_request.call_sequence, [&](CallControl& control) { run_id = control.run_id; });
+    // A completion can take seconds: it must not hold up the results of other calls, so it is
+    // answered on a thread of its own (bounded: max_host_requests per runner, never one per frame).
+    std::thread([slot = std::move(*slot), channel = channel_, completions = launch_.completions, request_id,
+                 user = std::move(user), run_id = std::move(run_id), role = std::move(role),
+                 request = std::move(request)] {
         RawOutcome answer;
         if (!completions) {
             answer = host_error("LLM_UNAVAILABLE",
@@ -698,6 +816,7 @@ RunnerExit RunnerConnection::reap() {
     }
     reaped_.store(true);
     RunnerCgroups::remove_leaf(launch_.cgroup_leaf);
+    RunnerCgroups::remove_leaf(launch_.cgroup_pids_leaf);
     supervision_counters().runner_ended(launch_.plugin_name, pid_);
     if (got == pid_) {
         if (WIFSIGNALED(status)) exit.signal = WTERMSIG(status);

@@ -52,9 +52,15 @@ struct RunnerLaunch {
     std::chrono::milliseconds kill_grace{2000};
     // The runner's cgroup v2 leaf (removed once the runner has exited); empty: none.
     std::filesystem::path cgroup_leaf;
+    std::filesystem::path cgroup_pids_leaf;  // cgroup v1: the pids controller's leaf (empty: none)
+    std::string user_id;                     // whose runner it is (its output is logged as theirs)
     // Threads the runner may have (isolation.max_tasks), counted by the host every
     // task_check_period; 0: not counted here (a cgroup's pids.max enforces it, or no limit).
     std::uint64_t max_tasks = 0;
+    // The runner's data directory and its budget (isolation.disk_budget_mb), measured by the host
+    // on the same schedule (at most every disk_check_period); over it, the runner is killed.
+    std::filesystem::path data_dir;
+    std::uint64_t disk_budget_bytes = 0;
     // Called once from the reader thread when the process has ended and its calls were failed.
     std::function<void(const RunnerExit&)> on_exit;
 };
@@ -102,6 +108,10 @@ public:
     // then waits. Lets a plugin close all its runners at once instead of one after another.
     void begin_close();
     pid_t pid() const { return pid_; }
+    // The process the plugin runs in: the sandboxed one in its own namespaces (its pid as the
+    // host sees it, told by the keeper, checked to be the child of the keeper's child: the
+    // namespace's init), else pid().
+    pid_t process_pid() const;
     const wire::ReadyInfo& ready_info() const { return ready_; }
     std::chrono::steady_clock::time_point started_at() const { return started_at_; }
 
@@ -119,6 +129,7 @@ private:
         RawOutcome outcome;
         CallControl* control = nullptr;
         std::string skill_id;
+        std::string user_id;          // whose call it is: host services it asks for act for this user
         std::string entry;            // "resources read()" for an extension request; empty for a skill
         std::size_t max_payload = 0;  // the largest result frame this call may get
         bool sending = false;         // its frame is being written: not known to have reached the runner
@@ -145,6 +156,12 @@ private:
     void answer_path_check(std::uint64_t request_id, const wire::HostRequest& request);
     void answer_completion(std::uint64_t request_id, const wire::HostRequest& request);
     void reply(std::uint64_t request_id, const RawOutcome& answer);
+    // A host request must name a call in flight (its user and run are the host's record of that
+    // call, never ids the runner sends) and stay within max_host_requests outstanding; otherwise it
+    // is refused (and a runner over the bound is killed). On success `user` holds the call's user.
+    // Hold the returned slot until the request is answered.
+    std::optional<std::shared_ptr<void>> admit_host_request(std::uint64_t request_id, std::uint64_t call_sequence,
+                                                            std::string& user);
     // content and call_log frames (runner_call_services.cpp).
     void forward_call_service(const wire::Frame& frame);
     // A host_request for the call's front end: sampling ("skillhost.llm/1" with a running call
@@ -156,6 +173,11 @@ private:
     void finish(RunnerExit exit);
     // Kills the runner when it has more threads than launch_.max_tasks; true when it did.
     bool check_tasks();
+    // Kills the runner when its data directory holds more than its budget; true when it did.
+    bool check_disk();
+    bool grandchild(pid_t pid) const;  // a child of the keeper's child (the sandbox's init)
+    bool watches_limits() const { return launch_.max_tasks > 0 || launch_.disk_budget_bytes > 0; }
+    std::chrono::steady_clock::time_point last_disk_check_{};
     RunnerExit reap();
     void shut_down_if_drained();  // mutex_ held
 
@@ -173,6 +195,10 @@ private:
     bool retiring_ = false;
     bool closing_ = false;  // the host is closing it: its end is expected
     bool broken_ = false;   // a send to it failed: it is gone, whatever the reader has seen yet
+    pid_t sandboxed_pid_ = 0;
+    std::shared_ptr<std::atomic<int>> host_requests_ =
+        std::make_shared<std::atomic<int>>(0);  // outstanding  // from the keeper's `sandboxed` frame
+    bool saw_frame_ = false;  // a frame other than `sandboxed` arrived: no `sandboxed` is believed after it
     std::string kill_reason_;
     std::string kill_limit_;
     std::uint64_t next_call_ = 1;
@@ -188,6 +214,9 @@ private:
 
     std::thread background_;
 };
+
+// The parent of `pid` as /proc says, -1 when it is gone.
+pid_t parent_of(pid_t pid);
 
 // "SIGSEGV" for 11; "signal N" for one without a name.
 std::string signal_name(int signal);

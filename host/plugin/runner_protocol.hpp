@@ -32,6 +32,9 @@ enum class FrameType : std::uint16_t {
     host_request = 17,  // id: host request id; HostRequest
     log = 15,           // id 0; level, message
     idle = 16,          // id 0; the runner has been idle and would like to exit
+    // id 0; the pid (host PID namespace) of the sandboxed process. Sent once, first, by the
+    // process the host started, before any plugin code runs; later ones are ignored.
+    sandboxed = 18,
     // What the front end serves for one running call, one-way (sampling and elicitation are
     // host_request kinds "skillhost.llm/1" and "skillhost.elicit/1" with the call's sequence).
     content = 40,   // id: call sequence; the call's content items as one JSON array

@@ -92,8 +92,8 @@ std::string text(const std::map<std::string, std::string>& args, const std::stri
     std::_Exit(2);
 }
 
-// Nothing the host had open may reach the plugin, and its stdout is the MCP channel in stdio mode:
-// the plugin's stdout goes to stderr (the host's log), its stdin is empty.
+// Nothing the host had open may reach the plugin: its stdout and stderr are a pipe the host reads
+// (bounded, escaped and attributed there), its stdin is empty.
 void isolate_descriptors() {
     ::syscall(SYS_close_range, host_fd + 1, ~0U, 0);
     const int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -101,7 +101,6 @@ void isolate_descriptors() {
         ::dup2(null, 0);
         ::close(null);
     }
-    ::dup2(2, 1);
 }
 
 // Moves this process into the cgroup leaf the host prepared (before the plugin's code runs, so
@@ -164,12 +163,23 @@ int main(int argc, char** argv) {
     sandbox.limits.cpu_seconds = number(args, "cpu-seconds", 0);
     sandbox.limits.open_files = number(args, "open-files", sandbox.limits.open_files);
     sandbox.limits.max_tasks = number(args, "max-tasks", sandbox.limits.max_tasks);
-    if (const std::string leaf = text(args, "cgroup"); !leaf.empty()) {
-        if (join_cgroup(leaf))
-            sandbox.cgroup = leaf;
-        else
+    // Every leaf the host prepared (cgroup v2: one; v1: memory and pids), before the sandboxed
+    // process is made, so it and everything it allocates count.
+    for (const char* key : {"cgroup", "cgroup-pids"}) {
+        const std::string leaf = text(args, key);
+        if (leaf.empty()) continue;
+        if (join_cgroup(leaf)) {
+            sandbox.cgroup += (sandbox.cgroup.empty() ? "" : ", ") + leaf;
+        } else {
             sandbox.cgroup_problem = "cannot join " + leaf + ": " + std::strerror(errno);
+            sandbox.cgroup.clear();
+            break;
+        }
     }
+    sandbox.runner_uid = static_cast<uid_t>(number(args, "runner-uid", 0));
+    sandbox.runner_gid = static_cast<gid_t>(number(args, "runner-gid", 0));
+    sandbox.disk_budget_bytes = number(args, "disk-budget-bytes", 0);
+    sandbox.host_fd = host_fd;
     sandbox.read_only.push_back(manifest->library_path().parent_path());
     sandbox.read_only.push_back(manifest->file.parent_path());
     if (const std::string data_dir = text(args, "data-dir"); !data_dir.empty()) sandbox.read_write.push_back(data_dir);

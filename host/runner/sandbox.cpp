@@ -1,5 +1,10 @@
 #include "runner/sandbox.hpp"
 
+#include "runner/filesystem_view.hpp"
+#include "runner/namespaces.hpp"
+#include "runner/privileges.hpp"
+#include "runner/syscall_filter.hpp"
+
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/stat.h>
@@ -16,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 
 namespace skillhost::runner {
@@ -89,7 +95,7 @@ void allow(int ruleset, const std::filesystem::path& path, std::uint64_t access,
 }
 
 // Returns the ABI applied (0: not available) and fills `problem` when the kernel refused.
-int apply_landlock(const SandboxRequest& request, boost::json::object& report, std::string& problem) {
+int apply_landlock(const SandboxRequest& request, bool private_tmp, boost::json::object& report, std::string& problem) {
     const long abi = landlock_create_ruleset(nullptr, 0, create_ruleset_version);
     if (abi < 1) {
         problem = std::string("Landlock is not available (") + std::strerror(errno) + ")";
@@ -117,6 +123,14 @@ int apply_landlock(const SandboxRequest& request, boost::json::object& report, s
     for (const char* path : device_paths) allow(ruleset, path, fs_read | fs_write_file, ll.handled_fs);
     for (const auto& path : request.read_only) allow(ruleset, path, fs_read, ll.handled_fs);
     for (const auto& path : request.read_write) allow(ruleset, path, fs_read | fs_write | fs_refer, ll.handled_fs);
+    // The view's own /tmp and /dev/shm (memory of its cgroup), never the host's.
+    if (private_tmp) {
+        allow(ruleset, "/dev/shm", fs_read | fs_write | fs_refer, ll.handled_fs);
+        const auto* view = report.if_contains("view");
+        const bool tmp_writable = view && view->is_object() && view->as_object().contains("tmp_writable") &&
+                                  view->as_object().at("tmp_writable").as_bool();
+        if (tmp_writable) allow(ruleset, "/tmp", fs_read | fs_write | fs_refer, ll.handled_fs);
+    }
     if (!request.workspace.empty() && request.workspace_access != WorkspaceAccess::none)
         allow(ruleset, request.workspace,
               request.workspace_access == WorkspaceAccess::read ? fs_read : fs_read | fs_write | fs_refer,
@@ -135,78 +149,6 @@ int apply_landlock(const SandboxRequest& request, boost::json::object& report, s
         request.network ? "allowed" : (ll.handled_net != 0 ? "denied (landlock)" : "not restricted by landlock");
     report["scoped_signals_and_abstract_sockets"] = ll.scoped != 0;
     return ll.abi;
-}
-
-#if defined(__x86_64__)
-constexpr std::uint32_t audit_arch = AUDIT_ARCH_X86_64;
-#elif defined(__aarch64__)
-constexpr std::uint32_t audit_arch = AUDIT_ARCH_AARCH64;
-#else
-constexpr std::uint32_t audit_arch = 0;
-#endif
-
-// seccomp: exec is refused (EACCES) whatever Landlock offers, and so are internet and raw sockets
-// when the manifest does not declare network access (UDP included, which Landlock does not cover).
-// New processes are refused (EPERM): fork, vfork, and clone without CLONE_THREAD; clone3 keeps its
-// flags in memory a filter cannot read, so it answers ENOSYS and the C library falls back to clone
-// (threads still work). A runner's process count is then one whatever the plugin does.
-bool apply_seccomp(bool network, std::string& problem) {
-    if (audit_arch == 0) {
-        problem = "seccomp filter not built for this architecture";
-        return false;
-    }
-    constexpr std::uint32_t deny = SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA);
-    constexpr std::uint32_t deny_process = SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA);
-    constexpr std::uint32_t not_offered = SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA);
-    constexpr std::uint32_t allow_all = SECCOMP_RET_ALLOW;
-    const std::uint32_t nr = offsetof(seccomp_data, nr);
-    const std::uint32_t arch = offsetof(seccomp_data, arch);
-    const std::uint32_t arg0 = offsetof(seccomp_data, args);  // low 32 bits (little endian)
-    // clang-format off
-    sock_filter program[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, arch),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, audit_arch, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, nr),
-        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1),  // the x32 numbering: nothing needs it
-        BPF_STMT(BPF_RET | BPF_K, deny),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, deny),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execveat, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, deny),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_uring_setup, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, deny),
-#ifdef SYS_fork
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_fork, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, deny_process),
-#endif
-#ifdef SYS_vfork
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_vfork, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, deny_process),
-#endif
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, not_offered),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 4),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, arg0),  // clone's flags
-        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, allow_all),
-        BPF_STMT(BPF_RET | BPF_K, deny_process),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 6),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, arg0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET, 2, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET6, 1, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_PACKET, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, network ? allow_all : deny),
-        BPF_STMT(BPF_RET | BPF_K, allow_all),
-        BPF_STMT(BPF_RET | BPF_K, allow_all),
-    };
-    // clang-format on
-    sock_fprog filter{static_cast<unsigned short>(sizeof program / sizeof program[0]), program};
-    if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &filter) != 0) {
-        problem = std::string("seccomp refused the filter (") + std::strerror(errno) + ")";
-        return false;
-    }
-    return true;
 }
 
 bool sanitizer_build() {
@@ -229,16 +171,84 @@ void set_limit(int resource, std::uint64_t value, boost::json::object& limits, c
     if (::setrlimit(resource, &limit) == 0) limits[name] = value;
 }
 
+// The namespaces, the view and the identity: everything that needs the privilege the runner
+// starts with. Fills `report`; an error only where `require` must refuse.
+std::optional<Error> isolate(const SandboxRequest& request, boost::json::object& report) {
+    const bool root = ::geteuid() == 0;
+    const bool require = request.mode == plugin::SandboxMode::require;
+    ViewRequest view;
+    view.read_only = request.read_only;
+    view.read_write = request.read_write;
+    if (request.workspace_access != WorkspaceAccess::none) {
+        view.workspace = request.workspace;
+        view.workspace_writable = request.workspace_access == WorkspaceAccess::read_write;
+    }
+    view.network = request.network;
+    if (root) {
+        if (std::optional<Error> problem = prepare_trees(view)) {
+            if (require) return problem;
+            report["view_problem"] = problem->message;
+        }
+    }
+    NamespaceRequest ns;
+    ns.network = request.network;
+    ns.runner_uid = request.runner_uid;
+    ns.runner_gid = request.runner_gid;
+    ns.host_fd = request.host_fd;
+    if (const auto ws = view.trees.find(view.workspace); !view.workspace.empty() && ws != view.trees.end())
+        ns.idmapped_tree = ws->second;
+    Result<NamespaceOutcome> entered = enter_namespaces(ns);
+    if (!entered) {
+        // Only the keeper gets here (the sandboxed process never fails before it returns).
+        report["namespaces"] = entered.error().message;
+        if (require) return entered.error();
+        if (root) {
+            if (std::optional<std::string> problem = become_runner_user(request.runner_uid, request.runner_gid)) {
+                report["identity_problem"] = *problem;
+            } else {
+                report["uid"] = request.runner_uid;
+            }
+        }
+        if (std::optional<std::string> problem = leave_session()) report["session_problem"] = *problem;
+        return std::nullopt;
+    }
+    report["namespaces"] = request.network ? "user, pid, mount, ipc, uts, cgroup (network: the host's)"
+                                           : "user, pid, mount, ipc, uts, cgroup, network (empty)";
+    report["pid"] = entered->host_pid;
+    report["uid"] = root ? static_cast<std::int64_t>(request.runner_uid) : static_cast<std::int64_t>(-1);
+    report["identity"] =
+        root ? "runner user " + std::to_string(request.runner_uid) + " in a user namespace, no capabilities"
+             : std::string("the daemon's user, mapped into a user namespace, no capabilities");
+    if (!entered->idmap_problem.empty()) report["workspace_problem"] = entered->idmap_problem;
+    Result<boost::json::object> built = build_filesystem_view(view);
+    if (!built) return built.error();  // half a view is no view: refuse whatever the mode
+    report["view"] = std::move(built.value());
+    ::sethostname("skillhost-runner", 16);
+    if (std::optional<std::string> problem = leave_session()) {
+        if (require) return Error{"SANDBOX_UNAVAILABLE", *problem};
+        report["session_problem"] = *problem;
+    } else {
+        report["session"] = "own session, no terminal, empty keyring";
+    }
+    if (std::optional<std::string> problem = drop_capabilities()) return Error{"SANDBOX_UNAVAILABLE", *problem};
+    report["capabilities"] = capability_summary();
+    return std::nullopt;
+}
+
 }  // namespace
 
 Result<boost::json::object> apply_sandbox(const SandboxRequest& request) {
     boost::json::object report;
     report["mode"] = plugin::to_string(request.mode);
+    if (request.mode != plugin::SandboxMode::off) {
+        if (std::optional<Error> refused = isolate(request, report)) return *refused;
+    }
     boost::json::object limits;
     set_limit(RLIMIT_NOFILE, request.limits.open_files, limits, "open_files");
     set_limit(RLIMIT_CPU, request.limits.cpu_seconds, limits, "cpu_seconds");
+    set_limit(RLIMIT_FSIZE, request.disk_budget_bytes, limits, "file_size_bytes");
     if (!request.cgroup.empty()) {
-        limits["memory"] = "cgroup v2 memory.max";
+        limits["memory"] = "cgroup memory limit (memfd, shared memory and page cache included)";
         limits["memory_bytes"] = request.limits.memory_mb << 20;
         limits["tasks"] = request.limits.max_tasks;
         limits["cgroup"] = request.cgroup;
@@ -255,9 +265,9 @@ Result<boost::json::object> apply_sandbox(const SandboxRequest& request) {
         // Sanitizers reserve terabytes of address space: an address-space limit would stop the runner.
         if (!sanitizer_build()) set_limit(RLIMIT_AS, request.limits.memory_mb << 20, limits, "memory_bytes");
     }
-    set_limit(RLIMIT_CORE, 0, limits, "core");
     rlimit no_core{0, 0};
     ::setrlimit(RLIMIT_CORE, &no_core);  // a crash dump would hold the plugin's (and user's) data
+    limits["core"] = 0;
     report["limits"] = std::move(limits);
     if (request.mode == plugin::SandboxMode::off) return report;
 
@@ -271,7 +281,7 @@ Result<boost::json::object> apply_sandbox(const SandboxRequest& request) {
     }
 
     std::string problem;
-    if (apply_landlock(request, report, problem) == 0) {
+    if (apply_landlock(request, report.contains("view"), report, problem) == 0) {
         report["filesystem"] = "not restricted";
         report["landlock_problem"] = problem;
         if (request.mode == plugin::SandboxMode::require)
@@ -280,17 +290,17 @@ Result<boost::json::object> apply_sandbox(const SandboxRequest& request) {
                              "; the plugin cannot be confined as `sandbox: require` demands; use a kernel with "
                              "Landlock (5.13+, enabled in the LSM list) or set sandbox: best_effort"};
     }
-    std::string seccomp_problem;
-    if (apply_seccomp(request.network, seccomp_problem)) {
-        report["seccomp"] = true;
-        report["exec"] = "denied";
-        report["internet_sockets"] = request.network ? "allowed" : "denied";
-        report["processes"] = "denied (seccomp: fork, vfork, clone without CLONE_THREAD)";
-    } else {
+    if (std::optional<std::string> refused = install_syscall_filter(SyscallPolicy{request.network})) {
         report["seccomp"] = false;
-        report["seccomp_problem"] = seccomp_problem;
+        report["seccomp_problem"] = *refused;
         if (request.mode == plugin::SandboxMode::require)
-            return Error{"SANDBOX_UNAVAILABLE", seccomp_problem + "; set sandbox: best_effort to run without it"};
+            return Error{"SANDBOX_UNAVAILABLE", *refused + "; set sandbox: best_effort to run without it"};
+    } else {
+        report["seccomp"] = "allowlist (anything else: ENOSYS; dangerous calls: EPERM)";
+        report["exec"] = "denied";
+        report["sockets"] = request.network ? "TCP and UDP over IPv4/IPv6; never packet, raw, netlink or unix"
+                                            : "none (socketpair only)";
+        report["processes"] = "denied (seccomp: fork, vfork, clone without CLONE_THREAD)";
     }
     return report;
 }
