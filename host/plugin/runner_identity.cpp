@@ -21,8 +21,7 @@ bool find_user(const std::string& name, RunnerIdentity& out) {
     passwd entry{};
     passwd* found = nullptr;
     std::vector<char> buffer(16384);
-    if (::getpwnam_r(name.c_str(), &entry, buffer.data(), buffer.size(), &found) != 0 || found == nullptr)
-        return false;
+    if (::getpwnam_r(name.c_str(), &entry, buffer.data(), buffer.size(), &found) != 0 || found == nullptr) return false;
     out.uid = found->pw_uid;
     out.gid = found->pw_gid;
     return true;

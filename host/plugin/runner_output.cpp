@@ -115,8 +115,7 @@ RunnerOutput& RunnerOutput::shared() {
     return output;
 }
 
-RunnerOutput::RunnerOutput()
-    : epoll_(::epoll_create1(EPOLL_CLOEXEC)), wake_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+RunnerOutput::RunnerOutput() : epoll_(::epoll_create1(EPOLL_CLOEXEC)), wake_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
     if (epoll_ >= 0 && wake_ >= 0) {
         epoll_event event{};
         event.events = EPOLLIN;

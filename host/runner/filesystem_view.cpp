@@ -23,19 +23,27 @@ namespace fs = std::filesystem;
 // /usr's /lib) are recreated as links.
 const char* const system_paths[] = {"/usr", "/lib", "/lib64", "/lib32", "/libx32", "/opt"};
 // Of /etc, only what the dynamic linker, the C library's locale and time code read.
-const char* const etc_files[] = {"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
+const char* const etc_files[] = {"/etc/ld.so.cache", "/etc/ld.so.conf",   "/etc/ld.so.conf.d", "/etc/localtime",
                                  "/etc/timezone",    "/etc/locale.alias", "/etc/locale.conf"};
 // ... and with `network`, what name resolution and TLS need (never /etc/ssl/private).
-const char* const network_etc_files[] = {"/etc/resolv.conf",  "/etc/hosts",         "/etc/nsswitch.conf",
-                                         "/etc/host.conf",    "/etc/gai.conf",      "/etc/services",
-                                         "/etc/protocols",    "/etc/ssl/certs",     "/etc/ssl/openssl.cnf",
-                                         "/etc/ca-certificates", "/etc/ca-certificates.conf", "/etc/pki/tls/certs"};
+const char* const network_etc_files[] = {"/etc/resolv.conf",
+                                         "/etc/hosts",
+                                         "/etc/nsswitch.conf",
+                                         "/etc/host.conf",
+                                         "/etc/gai.conf",
+                                         "/etc/services",
+                                         "/etc/protocols",
+                                         "/etc/ssl/certs",
+                                         "/etc/ssl/openssl.cnf",
+                                         "/etc/ca-certificates",
+                                         "/etc/ca-certificates.conf",
+                                         "/etc/pki/tls/certs"};
 const char* const device_files[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"};
 const char* const new_root_candidates[] = {"/tmp", "/run", "/mnt", "/var/tmp"};
 
 Error failure(const std::string& what) {
-    return Error{"SANDBOX_UNAVAILABLE", "the runner cannot build its file-system view: " + what + " (" +
-                                            std::strerror(errno) + ")"};
+    return Error{"SANDBOX_UNAVAILABLE",
+                 "the runner cannot build its file-system view: " + what + " (" + std::strerror(errno) + ")"};
 }
 
 // The flags a bind mount inherits from its source and must keep when remounted in a user namespace.
@@ -145,8 +153,8 @@ std::optional<Error> prepare_trees(ViewRequest& request) {
         if (path.empty() || request.trees.count(path)) return std::nullopt;
         struct stat st {};
         if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return std::nullopt;  // not granted
-        const int tree = static_cast<int>(::syscall(SYS_open_tree, AT_FDCWD, path.c_str(),
-                                                    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE));
+        const int tree = static_cast<int>(
+            ::syscall(SYS_open_tree, AT_FDCWD, path.c_str(), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE));
         if (tree < 0) return failure("cannot copy the mount of " + path.string());
         mount_attr attr{};
         attr.attr_set = attributes | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
@@ -160,7 +168,8 @@ std::optional<Error> prepare_trees(ViewRequest& request) {
     for (const auto& path : request.read_write)
         if (auto problem = clone(path, MOUNT_ATTR_NOEXEC)) return problem;
     if (!request.workspace.empty())
-        if (auto problem = clone(request.workspace, MOUNT_ATTR_NOEXEC | (request.workspace_writable ? 0 : MOUNT_ATTR_RDONLY)))
+        if (auto problem =
+                clone(request.workspace, MOUNT_ATTR_NOEXEC | (request.workspace_writable ? 0 : MOUNT_ATTR_RDONLY)))
             return problem;
     for (const auto& path : request.read_only)
         if (auto problem = clone(path, MOUNT_ATTR_RDONLY)) return problem;

@@ -46,7 +46,8 @@ std::optional<std::string> map_user(pid_t child, const NamespaceRequest& request
     const uid_t uid = root ? request.runner_uid : ::geteuid();
     const gid_t gid = root ? request.runner_gid : ::getegid();
     // Without CAP_SETGID in the host's namespace the kernel maps a gid only with setgroups denied.
-    if (!root && !write_file(proc + "/setgroups", "deny")) return reason("cannot deny setgroups in the runner's user namespace");
+    if (!root && !write_file(proc + "/setgroups", "deny"))
+        return reason("cannot deny setgroups in the runner's user namespace");
     if (!write_file(proc + "/uid_map", "0 " + std::to_string(uid) + " 1\n"))
         return reason("cannot map the runner's user");
     if (!write_file(proc + "/gid_map", "0 " + std::to_string(gid) + " 1\n"))
@@ -185,9 +186,10 @@ Result<NamespaceOutcome> enter_namespaces(const NamespaceRequest& request) {
         const std::string why = reason("the kernel refused new user, PID, mount, IPC, UTS and network namespaces");
         close_all();
         return Error{"SANDBOX_UNAVAILABLE",
-                     why + "; enable user namespaces (sysctl user.max_user_namespaces=15000 and, on Debian "
-                           "kernels, kernel.unprivileged_userns_clone=1; in a container allow clone/unshare of "
-                           "namespaces in its seccomp profile)"};
+                     why +
+                         "; enable user namespaces (sysctl user.max_user_namespaces=15000 and, on Debian "
+                         "kernels, kernel.unprivileged_userns_clone=1; in a container allow clone/unshare of "
+                         "namespaces in its seccomp profile)"};
     }
     if (child == 0) {
         // The namespace's init: die with the keeper, wait until it has mapped our user.
@@ -217,8 +219,8 @@ Result<NamespaceOutcome> enter_namespaces(const NamespaceRequest& request) {
         ::close(go[0]);
         outcome.host_pid = host_pid;
         if (handover.idmap_errno != 0)
-            outcome.idmap_problem = std::string("cannot idmap the workspace mount (") +
-                                    std::strerror(handover.idmap_errno) + ")";
+            outcome.idmap_problem =
+                std::string("cannot idmap the workspace mount (") + std::strerror(handover.idmap_errno) + ")";
         return outcome;
     }
 

@@ -27,7 +27,7 @@ struct NamespaceRequest {
 };
 
 struct NamespaceOutcome {
-    pid_t host_pid = 0;          // the sandboxed process's pid in the host's PID namespace
+    pid_t host_pid = 0;         // the sandboxed process's pid in the host's PID namespace
     std::string idmap_problem;  // why `idmapped_tree` could not be idmapped (it is then left as it was)
     bool started_as_root = false;
 };

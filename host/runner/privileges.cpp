@@ -31,8 +31,8 @@ std::optional<std::string> leave_session() {
 std::optional<std::string> drop_capabilities() {
     // Locked first, while CAP_SETPCAP is still held: no later change of uid gives anything back.
     const unsigned long bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
-                               SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
-                               SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+                               SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
+                               SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
     if (::prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) != 0) return reason("cannot lock the securebits");
     for (int cap = 0; cap <= 63; ++cap) {
         if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL)
