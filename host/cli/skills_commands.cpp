@@ -76,9 +76,28 @@ int run_show(CliContext& ctx, const std::string& id, bool json) {
         return kExitFailed;
     }
     auto rendered = catalog::render_catalog_json({entry});
+    // What its runner actually gets (known once the plugin's check runner has started).
+    const boost::json::object sandbox = entry->plugin->isolated() ? entry->plugin->sandbox() : boost::json::object{};
     if (json) {
+        if (!sandbox.empty() && rendered.at(0).is_object()) rendered.at(0).as_object()["sandbox"] = sandbox;
         print_json(rendered.at(0));
         return kExitOk;
+    }
+    auto field = [&](const char* key) -> std::string {
+        const auto* v = sandbox.if_contains(key);
+        return v && v->is_string() ? std::string(v->as_string()) : std::string();
+    };
+    std::string sandbox_line;
+    if (entry->plugin->isolated()) {
+        const std::string ns = field("namespaces"), who = field("identity");
+        sandbox_line = "sandbox:     " + field("mode") + "; namespaces: " + (ns.empty() ? "none" : ns) +
+                       "; identity: " + (who.empty() ? "the daemon's user" : who) + "; memory: ";
+        const auto* limits = sandbox.if_contains("limits");
+        const auto* memory = limits && limits->is_object() ? limits->as_object().if_contains("memory") : nullptr;
+        sandbox_line += memory && memory->is_string() ? std::string(memory->as_string()) : "not limited";
+        sandbox_line +=
+            "; seccomp: " +
+            std::string(sandbox.contains("seccomp") && !sandbox.at("seccomp").is_bool() ? "allowlist" : "none") + "\n";
     }
     const auto& s = *entry->spec;
     std::cout << s.id << " — " << s.title << "\n"
@@ -90,8 +109,9 @@ int run_show(CliContext& ctx, const std::string& id, bool json) {
               << "timeout:     " << s.timeout_ms << " ms, " << manifest::to_string(s.concurrency) << "\n"
               << "runs:        "
               << (entry->plugin->isolated() ? "isolated (own sandboxed process)" : "in the host process") << "\n"
-              << "permissions: workspace " << manifest::to_string(entry->plugin->manifest().permissions.workspace)
-              << ", network " << (entry->plugin->manifest().permissions.network ? "yes" : "no") << ", llm "
+              << sandbox_line << "permissions: workspace "
+              << manifest::to_string(entry->plugin->manifest().permissions.workspace) << ", network "
+              << (entry->plugin->manifest().permissions.network ? "yes" : "no") << ", llm "
               << (entry->plugin->manifest().permissions.llm ? "yes" : "no")
               << (entry->plugin->manifest().permissions.declared ? "" : " (not declared)") << "\n\n"
               << s.description << "\n\n"

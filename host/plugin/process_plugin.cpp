@@ -245,12 +245,14 @@ RunnerLaunch ProcessPlugin::launch_for(const CallContext* context) const {
         Result<std::filesystem::path> leaf =
             runner_cgroups().create_leaf(leaf_name, iso.limits.memory_mb << 20, iso.limits.max_tasks);
         if (leaf) {
-            launch.max_tasks = 0;  // pids.max enforces it
             launch.cgroup_leaf = leaf.value();
             launch.args.insert(launch.args.end(), {"--cgroup", leaf.value().string()});
             launch.cgroup_pids_leaf = runner_cgroups().pids_leaf_of(leaf.value());
             if (!launch.cgroup_pids_leaf.empty())
                 launch.args.insert(launch.args.end(), {"--cgroup-pids", launch.cgroup_pids_leaf.string()});
+            // pids.max stops the threads; its "max" event tells the host to end the runner.
+            launch.pids_events =
+                (launch.cgroup_pids_leaf.empty() ? launch.cgroup_leaf : launch.cgroup_pids_leaf) / "pids.events";
         } else {
             spdlog::warn("[plugin {}] runner without a cgroup (memory falls back to RLIMIT_AS): {}", manifest_.name,
                          leaf.error().message);

@@ -130,7 +130,12 @@ Result<fs::path> RunnerCgroups::create_leaf(std::string_view name, std::uint64_t
     if (!placement_.available) return Error{"CGROUP_FAILED", placement_.reason};
     std::string problem;
     if (placement_.version == 1) {
-        const std::string name_part = "runner-" + std::string(name) + "-" + std::to_string(next_leaf_++);
+        // The host's pid in the name: hosts sharing a group (tests, several daemons) never share a
+        // leaf; one left by a host that died with that pid is empty and removed first.
+        const std::string name_part =
+            "runner-" + std::to_string(::getpid()) + "-" + std::string(name) + "-" + std::to_string(next_leaf_++);
+        ::rmdir((placement_.base / name_part).c_str());
+        ::rmdir((placement_.pids_base / name_part).c_str());
         const fs::path leaf = placement_.base / name_part;
         const fs::path pids = placement_.pids_base / name_part;
         std::error_code ec;

@@ -45,8 +45,9 @@ constexpr auto background_check = std::chrono::milliseconds(20);
 // idle runner should cost next to nothing: 10 reads of /proc a second).
 constexpr auto task_check_period = background_check;
 constexpr auto idle_task_check_period = std::chrono::milliseconds(100);
-// How often the data directory is measured against its budget (a walk of its entries).
-constexpr auto disk_check_period = std::chrono::milliseconds(100);
+// How often the data directory is measured against its budget while calls run (a walk of its
+// entries; a plugin writing flat out gets this much past the budget before it is killed).
+constexpr auto disk_check_period = std::chrono::milliseconds(20);
 // Host services (completions, sampling, questions) a runner may have outstanding at once; a runner
 // asking for more is killed (a plugin needs one per call thread, and calls in a runner are few).
 constexpr int max_host_requests = 16;
@@ -247,9 +248,12 @@ void RunnerConnection::kill(const std::string& reason, std::string_view limit) {
 bool RunnerConnection::check_disk() {
     if (launch_.disk_budget_bytes == 0 || launch_.data_dir.empty() || reaped_.load()) return false;
     const auto now = Clock::now();
-    if (now - last_disk_check_ < disk_check_period) return false;
-    last_disk_check_ = now;
+    // A large directory takes a while to walk: look less often then (10 times the walk).
+    if (now - last_disk_check_.load() < std::max<Clock::duration>(disk_check_period, 10 * last_disk_walk_))
+        return false;
+    last_disk_check_.store(now);
     const DataDirUsage usage = measure_data_dir(launch_.data_dir);
+    last_disk_walk_ = Clock::now() - now;
     std::optional<Error> over =
         data_dir_over_budget(usage, launch_.disk_budget_bytes, launch_.plugin_name, launch_.data_dir);
     if (!over) return false;
@@ -284,6 +288,20 @@ pid_t parent_of(pid_t pid) {
 
 bool RunnerConnection::check_tasks() {
     if (launch_.max_tasks == 0 || reaped_.load()) return false;
+    if (!launch_.pids_events.empty()) {
+        // "max N": N thread creations the kernel refused at pids.max.
+        char text[128] = {};
+        const int fd = ::open(launch_.pids_events.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return false;
+        const ssize_t got = ::read(fd, text, sizeof text - 1);
+        ::close(fd);
+        const char* max = got > 0 ? std::strstr(text, "max ") : nullptr;
+        if (!max || std::strtoull(max + 4, nullptr, 10) == 0) return false;
+        kill("it tried to start more threads than its cgroup's pids.max allows: over its limit of " +
+                 std::to_string(launch_.max_tasks) + " (isolation.max_tasks in skillhost.yaml)",
+             "max_tasks");
+        return true;
+    }
     // /proc/<pid>/stat: "pid (comm) state ..." and the thread count is field 20; comm may hold
     // spaces and parentheses, so fields are counted from the last ')'. The pid is this host's
     // unreaped child, so it cannot name another process.
@@ -343,6 +361,24 @@ std::optional<RawOutcome> RunnerConnection::call_extension(const CallContext& co
 std::optional<RawOutcome> RunnerConnection::exchange(const CallContext& context, wire::FrameType type,
                                                      std::string_view payload, std::string entry,
                                                      std::size_t max_answer_bytes) {
+    // A runner whose data went over its budget takes no more calls (the tripwire below may have
+    // missed a call that wrote fast). Measured only after a call long enough to write much, or a
+    // while after the last look, so quick calls pay nothing for it.
+    const auto began = Clock::now();
+    if (launch_.disk_budget_bytes > 0 && !launch_.data_dir.empty() &&
+        (last_exchange_micros_.load() > 5000 || began - last_disk_check_.load() > std::chrono::seconds(1))) {
+        last_disk_check_.store(began);
+        if (std::optional<Error> over = data_dir_over_budget(
+                measure_data_dir(launch_.data_dir), launch_.disk_budget_bytes, launch_.plugin_name, launch_.data_dir)) {
+            kill(over->message, "disk_budget");
+            return host_error(over->code, over->message, over->details);
+        }
+    }
+    struct Timed {
+        std::atomic<std::int64_t>& micros;
+        Clock::time_point began;
+        ~Timed() { micros.store(std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - began).count()); }
+    } timed{last_exchange_micros_, began};
     auto pending = std::make_shared<Pending>();
     pending->control = context.control;
     pending->skill_id = context.skill_id;

@@ -53,9 +53,12 @@ struct RunnerLaunch {
     // The runner's cgroup v2 leaf (removed once the runner has exited); empty: none.
     std::filesystem::path cgroup_leaf;
     std::filesystem::path cgroup_pids_leaf;  // cgroup v1: the pids controller's leaf (empty: none)
-    std::string user_id;                     // whose runner it is (its output is logged as theirs)
-    // Threads the runner may have (isolation.max_tasks), counted by the host every
-    // task_check_period; 0: not counted here (a cgroup's pids.max enforces it, or no limit).
+    // The leaf's pids.events, where the kernel counts threads refused at pids.max: a runner that
+    // hit the limit is killed like one counted over it (empty: the host counts threads itself).
+    std::filesystem::path pids_events;
+    std::string user_id;  // whose runner it is (its output is logged as theirs)
+    // Threads the runner may have (isolation.max_tasks), checked by the host every
+    // task_check_period (pids.events where a cgroup's pids.max holds it); 0: no limit.
     std::uint64_t max_tasks = 0;
     // The runner's data directory and its budget (isolation.disk_budget_mb), measured by the host
     // on the same schedule (at most every disk_check_period); over it, the runner is killed.
@@ -177,7 +180,9 @@ private:
     bool check_disk();
     bool grandchild(pid_t pid) const;  // a child of the keeper's child (the sandbox's init)
     bool watches_limits() const { return launch_.max_tasks > 0 || launch_.disk_budget_bytes > 0; }
-    std::chrono::steady_clock::time_point last_disk_check_{};
+    std::atomic<std::chrono::steady_clock::time_point> last_disk_check_{};
+    std::chrono::steady_clock::duration last_disk_walk_{};  // background thread only
+    std::atomic<std::int64_t> last_exchange_micros_{0};     // how long the last call took
     RunnerExit reap();
     void shut_down_if_drained();  // mutex_ held
 

@@ -148,6 +148,20 @@ std::optional<Error> place(const Entry& e, const fs::path& root, std::uint64_t t
 
 }  // namespace
 
+void resolve_links(ViewRequest& request) {
+    auto resolve = [&](fs::path& path) {
+        if (path.empty()) return;
+        std::error_code ec;
+        const fs::path real = fs::canonical(path, ec);
+        if (ec || real == path) return;
+        request.links[path] = real;
+        path = real;
+    };
+    for (auto& path : request.read_only) resolve(path);
+    for (auto& path : request.read_write) resolve(path);
+    resolve(request.workspace);
+}
+
 std::optional<Error> prepare_trees(ViewRequest& request) {
     auto clone = [&](const fs::path& path, std::uint64_t attributes) -> std::optional<Error> {
         if (path.empty() || request.trees.count(path)) return std::nullopt;
@@ -207,6 +221,13 @@ Result<boost::json::object> build_filesystem_view(const ViewRequest& request) {
     if (!request.workspace.empty()) {
         add(request.workspace, request.workspace_writable ? Kind::bind_read_write : Kind::bind_read_only);
     }
+    for (const auto& [link, target] : request.links) {
+        Entry e;
+        e.path = link;
+        e.kind = Kind::symlink;
+        e.link_target = target.string();
+        entries.push_back(std::move(e));
+    }
     for (const char* path : {"/tmp", "/dev/shm"}) {
         Entry e;
         e.path = path;
@@ -253,11 +274,14 @@ Result<boost::json::object> build_filesystem_view(const ViewRequest& request) {
     if (!make_mount_point(proc, true)) return failure("cannot make /proc");
     // A /proc of this PID namespace only; `subset=pid` (Linux 5.8) also hides the kernel's own
     // files (kallsyms, the kernel log's settings, sysctls).
-    bool proc_subset = true;
+    std::string proc_shown = "own PID namespace, processes only";
     if (::mount("proc", proc.c_str(), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "subset=pid") != 0) {
-        proc_subset = false;
-        if (::mount("proc", proc.c_str(), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)
-            return failure("cannot mount /proc for the runner's PID namespace");
+        proc_shown = "own PID namespace";
+        if (::mount("proc", proc.c_str(), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
+            // A container that masks parts of its /proc forbids new ones: no /proc at all then.
+            if (request.require) return failure("cannot mount /proc for the runner's PID namespace");
+            proc_shown = std::string("none (") + std::strerror(errno) + ")";
+        }
     }
     const fs::path dev = fs::path(root) / "dev";
     ::symlink("/proc/self/fd", (dev / "fd").c_str());
@@ -277,7 +301,7 @@ Result<boost::json::object> build_filesystem_view(const ViewRequest& request) {
     report["visible"] = std::move(shown);
     report["tmp"] = tmp_writable ? "private, writable" : "private, read-only (host paths lie below /tmp)";
     report["tmp_writable"] = tmp_writable;
-    report["proc"] = proc_subset ? "own PID namespace, processes only" : "own PID namespace";
+    report["proc"] = proc_shown;
     return report;
 }
 

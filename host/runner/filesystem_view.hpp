@@ -24,12 +24,20 @@ struct ViewRequest {
     std::filesystem::path workspace;                // empty: none
     bool workspace_writable = false;
     bool network = false;
+    bool require = false;  // sandbox: require (a /proc that cannot be mounted refuses the runner)
     // Detached copies (open_tree) of the paths above, made by the keeper when it runs as root: the
     // sandbox's unprivileged user may be unable to reach them (a home of mode 0700). Paths without
     // one are opened inside the sandbox.
     std::map<std::filesystem::path, int> trees;
+    // Paths given through a symbolic link (a workspace root that is a link): the paths above are
+    // the links' targets, and each link is recreated in the view so both names work inside.
+    std::map<std::filesystem::path, std::filesystem::path> links;
     std::uint64_t tmp_bytes = 64ull << 20;  // the private /tmp and /dev/shm (memory, counted by the cgroup)
 };
+
+// Replaces each path of the request reached through a symbolic link by its target, remembering the
+// link (before enter_namespaces(), while every path can still be resolved).
+void resolve_links(ViewRequest& request);
 
 // In the keeper, as root, before enter_namespaces(): a detached copy of each of the request's own
 // paths (plugin files, data directory, workspace), read-only where they are read-only, never

@@ -184,6 +184,8 @@ std::optional<Error> isolate(const SandboxRequest& request, boost::json::object&
         view.workspace_writable = request.workspace_access == WorkspaceAccess::read_write;
     }
     view.network = request.network;
+    view.require = require;
+    resolve_links(view);
     if (root) {
         if (std::optional<Error> problem = prepare_trees(view)) {
             if (require) return problem;

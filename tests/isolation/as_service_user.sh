@@ -20,8 +20,17 @@ uid=$(id -u "$user")
 gid=$(id -g "$user")
 binary=$1
 shift
-setpriv --reuid="$uid" --regid="$gid" --clear-groups test -x "$binary" ||
-  skip "$user cannot reach $binary (a directory above it is closed to others)"
+if ! setpriv --reuid="$uid" --regid="$gid" --clear-groups test -x "$binary"; then
+  # A clone below a closed directory (a home of mode 0700): on a CI machine, open the way to it
+  # for traversal only (x, never r); elsewhere say so and skip.
+  [ "${CI:-}" = "true" ] || skip "$user cannot reach $binary (a directory above it is closed to others)"
+  dir=$(dirname "$binary")
+  while [ "$dir" != "/" ]; do
+    chmod o+x "$dir"
+    dir=$(dirname "$dir")
+  done
+  setpriv --reuid="$uid" --regid="$gid" --clear-groups test -x "$binary" || skip "$user cannot reach $binary"
+fi
 
 # A delegated cgroup: a group of the service user's own, with this script moved into it.
 leaves=()

@@ -55,7 +55,10 @@ const std::vector<Misbehaviour>& misbehaviours() {
         {"hang", {"TIMEOUT", "PLUGIN_KILLED"}},
         {"busy_loop", {"TIMEOUT", "PLUGIN_KILLED"}},
         {"leak", {"TIMEOUT", "PLUGIN_KILLED"}},
-        {"write_host_context", {"PLUGIN_CRASHED", ""}},  // "" : it survived and answered
+        // "": it survived and answered. PLUGIN_KILLED: it ran in the runner still holding `leak`,
+        // which ignored its deadline and is killed kill_grace later (a memory cgroup lets a leak
+        // run until then, where RLIMIT_AS ended it sooner).
+        {"write_host_context", {"PLUGIN_CRASHED", "", "PLUGIN_KILLED"}},
         // the 13th: a crash while another call of the same runner is running is covered below
     };
     return all;
@@ -108,7 +111,7 @@ TEST(HostileDaemon, EveryMisbehaviourEndsInAStructuredErrorWhileOtherCallsGoOn) 
         SCOPED_TRACE(m.skill);
         auto r = d.post(std::string("/v1/skills/") + m.skill + "/call", R"({"args":{}})", "owner");
         const std::string code = call_code(r);
-        EXPECT_THAT(code, AnyOf(::testing::Eq(m.codes.front()), ::testing::Eq(m.codes.back()))) << r.body;
+        EXPECT_NE(std::find(m.codes.begin(), m.codes.end(), code), m.codes.end()) << r.body;
         if (code == "PLUGIN_CRASHED") {
             const json::value body = r.json();
             const auto& details = body.at("error").at("details");

@@ -1,4 +1,4 @@
-// `skillhost serve` with isolation.max_tasks and no cgroup v2: a skill starting threads without
+// `skillhost serve` with isolation.max_tasks (pids.max or the host's count): a skill starting threads without
 // end is killed at the limit with a structured error naming it, while the daemon keeps serving
 // other calls (the same plugin's and a healthy one's).
 #include "daemon_process.hpp"
@@ -27,10 +27,6 @@ TEST(ThreadLimitDaemon, AThreadBombEndsInAStructuredErrorAndTheDaemonKeepsServin
             fs::copy_file(entry.path(), d.plugins_dir() / entry.path().filename(),
                           fs::copy_options::overwrite_existing);
     d.start();
-
-    const auto ready = d.get("/readyz", "");
-    if (ready.body.find("tasks_enforced_by") == std::string::npos)
-        GTEST_SKIP() << "a cgroup's pids.max bounds the runners' threads here: " << ready.body.substr(0, 300);
 
     // A healthy isolated plugin keeps answering while the bomb goes off.
     std::atomic<bool> stop{false};
