@@ -353,6 +353,10 @@ std::string McpHttpEndpoint::run_initialize(const std::shared_ptr<Session>& sess
 
 std::shared_ptr<McpHttpEndpoint::Session> McpHttpEndpoint::restore(ApiRequest& req, const McpSessionRow& row) {
     auto session = make_session(*req.user, row.id);
+    // Its streams are numbered past any its earlier life (another instance, or this daemon before a
+    // restart) can have given in the time since: a stream's number grows by far less than one a
+    // millisecond.
+    session->streams.number_from(static_cast<std::uint64_t>(store::unix_ms_now()));
     // The same initialize the client sent to the instance that created the session: the same
     // negotiated version and client capabilities (elicitation, sampling) here.
     const json::value initialize{
@@ -573,16 +577,23 @@ Reply McpHttpEndpoint::open_stream(ApiRequest& req) {
         Error e{"NOT_ACCEPTABLE", "GET /mcp opens the server's event stream; send Accept: text/event-stream", {}, {}};
         throw ApiFailure(http::status::not_acceptable, std::move(e));
     }
-    const std::string last_event_id(req.raw["Last-Event-ID"]);
+    std::string last_event_id(req.raw["Last-Event-ID"]);
     std::uint64_t server_number = 0;
+    bool from_earlier_life = false;
     {
         std::lock_guard lock(session->mutex);
         server_number = session->server_stream_number;
+        const std::uint64_t named = McpStreamLog::stream_of(last_event_id);
+        from_earlier_life = named != 0 && named < session->streams.first_stream();
     }
+    // A new GET stream may make room by ending an idle session's; a resumption may not.
+    const bool new_stream = last_event_id.empty();
+    // An id from before the session was rebuilt here (a restart): its events are gone with that
+    // daemon, but the client wants its server stream back; it gets a new one rather than a 410.
+    if (from_earlier_life) last_event_id.clear();
     // A resumed request's stream is a reply stream; the server stream (new or resumed) is lasting.
     const bool server_stream = last_event_id.empty() || McpStreamLog::stream_of(last_event_id) == server_number;
-    StreamSlot slot =
-        server_stream ? server_stream_slot(req, session, last_event_id.empty()) : reserve(req, StreamKind::reply);
+    StreamSlot slot = server_stream ? server_stream_slot(req, session, new_stream) : reserve(req, StreamKind::reply);
     auto channel = std::make_shared<EventChannel>();
     {
         std::lock_guard lock(session->mutex);

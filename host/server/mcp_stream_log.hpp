@@ -32,6 +32,12 @@ class McpStreamLog {
 public:
     explicit McpStreamLog(McpStreamLimits limits = {}) : limits_(limits) {}
 
+    // Numbers the streams from `first` on (1 by default): a session rebuilt after a restart starts
+    // past the numbers its earlier life may have given, so an old event id never names a new stream.
+    void number_from(std::uint64_t first) { next_stream_ = first_stream_ = first; }
+    // The number of the first stream of this log: ids below it are from before (see number_from).
+    std::uint64_t first_stream() const { return first_stream_; }
+
     // A new stream delivered to `channel`: its number. `prime`: its priming event (`event: priming`,
     // its id and retry, empty data) is pushed first; only clients of MCP 2025-11-25 and later
     // expect one (the official SDK's server sends none to older clients either).
@@ -64,6 +70,7 @@ private:
 
     const McpStreamLimits limits_;
     std::uint64_t next_stream_ = 1;
+    std::uint64_t first_stream_ = 1;
     std::map<std::uint64_t, Stream> streams_;
 };
 

@@ -799,10 +799,24 @@ TEST(ServeMcp, SessionsSurviveADaemonRestart) {
     d.start();
     McpClient c{d, "alice", ""};
     c.initialize({{"elicitation", json::object()}});
+    auto pinged = c.stream(json::object{{"jsonrpc", "2.0"}, {"id", "before"}, {"method", "ping"}});
+    ASSERT_TRUE(pinged->next());
+    const std::string earlier_event = pinged->last_id();
+    ASSERT_FALSE(earlier_event.empty());
     EXPECT_EQ(d.stop(), 0);
     d.start();
     auto tools = c.post(json::object{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/list"}});
     ASSERT_EQ(tools.status, 200) << tools.body;
+    // A client reconnecting its GET stream with an id from before the restart gets a new server
+    // stream (those events went with the old daemon), not 410.
+    SseStream reconnected(d.port(), RequestSpec{"GET",
+                                                "/mcp",
+                                                "",
+                                                DaemonProcess::token("alice"),
+                                                {{"Mcp-Session-Id", c.session},
+                                                 {"Accept", "text/event-stream"},
+                                                 {"Last-Event-ID", earlier_event}}});
+    EXPECT_EQ(reconnected.status(), 200) << reconnected.body_text();
     // The client's elicitation capability came back with the session: approval is asked of it.
     auto stream = c.stream(call_message("after-restart", "add", {{"a", 2}, {"b", 3}}));
     ASSERT_EQ(stream->status(), 200);
