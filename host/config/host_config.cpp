@@ -84,6 +84,7 @@ std::optional<Error> read_server(const fs::path& file, const YAML::Node& node, S
                                             "max_runs_per_user",
                                             "max_streams",
                                             "max_streams_per_user",
+                                            "max_call_streams_per_user",
                                             "max_connections",
                                             "stream_write_timeout_ms",
                                             "max_call_timeout_ms",
@@ -129,6 +130,8 @@ std::optional<Error> read_server(const fs::path& file, const YAML::Node& node, S
                 bad = read_bounded(file, v, name, 1, 100000, server.max_streams);
             } else if (key == "max_streams_per_user") {
                 bad = read_bounded(file, v, name, 1, 100000, server.max_streams_per_user);
+            } else if (key == "max_call_streams_per_user") {
+                bad = read_bounded(file, v, name, 1, 100000, server.max_call_streams_per_user);
             } else if (key == "max_connections") {
                 bad = read_bounded(file, v, name, 1, 1000000, server.max_connections);
             } else if (key == "stream_write_timeout_ms") {

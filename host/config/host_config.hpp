@@ -22,10 +22,11 @@ struct ServerSettings {
     unsigned threads = 0;           // network threads; 0: the core count
     unsigned handler_threads = 16;  // requests handled at once (a skill call may block one)
     std::size_t max_body_bytes = 1 << 20;
-    unsigned max_runs_per_user = 4;                         // operator runs working at once per user; more: 429
-    unsigned max_streams = 64;                              // open event streams (SSE) in all; more: 503
-    unsigned max_streams_per_user = 8;                      // open event streams of one user; more: 429
-    unsigned max_connections = 1024;                        // open connections; more are answered 503 and closed
+    unsigned max_runs_per_user = 4;           // operator runs working at once per user; more: 429
+    unsigned max_streams = 64;                // open event streams (SSE) in all; more: 503
+    unsigned max_streams_per_user = 8;        // open lasting event streams (GET /mcp, run events, audit) of one user
+    unsigned max_call_streams_per_user = 32;  // MCP requests of one user answered as event streams at once; more: 429
+    unsigned max_connections = 1024;          // open connections; more are answered 503 and closed
     std::chrono::milliseconds stream_write_timeout{30000};  // a stream whose client takes no data this long ends
     std::chrono::milliseconds max_call_timeout{300000};     // the highest timeout_ms a client may ask for
     std::chrono::milliseconds readiness_cache{5000};        // /readyz answers from a check at most this old

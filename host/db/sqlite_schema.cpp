@@ -114,6 +114,15 @@ Status apply_elicitations(SqliteConnection& connection) {
         "BEGIN SELECT RAISE(ABORT, 'illegal elicitation state transition'); END;");
 }
 
+// Version 5: MCP-over-HTTP sessions, so a client's session survives a daemon restart (as on
+// PostgreSQL, whose version 2 has the same table).
+Status apply_mcp_sessions(SqliteConnection& connection) {
+    return connection.exec(
+        "CREATE TABLE mcp_sessions ("
+        " id TEXT PRIMARY KEY, created_ms INTEGER NOT NULL, last_seen_ms INTEGER NOT NULL, record TEXT NOT NULL);"
+        "CREATE INDEX mcp_sessions_by_last_seen ON mcp_sessions(last_seen_ms);");
+}
+
 struct SqliteMigration {
     SchemaMigration info;
     Status (*apply)(SqliteConnection&);
@@ -126,6 +135,7 @@ constexpr SqliteMigration migrations[] = {
      apply_scopes_and_owners},
     {{3, "the per-run event log with a sequence number"}, apply_run_events},
     {{4, "pending elicitations: a skill's questions the CLI and the HTTP API answer later"}, apply_elicitations},
+    {{5, "MCP-over-HTTP sessions, kept across a restart"}, apply_mcp_sessions},
 };
 
 Result<int> read_user_version(const SqliteConnection& connection) {

@@ -232,7 +232,13 @@ Result<json::object> PromptAccess::complete(const catalog::CatalogSnapshot& cata
         const json::string* name = string_member(ref, "name", kMaxPromptNameBytes);
         if (!name) return invalid_completion("params.ref.name must name a prompt from prompts/list");
         auto found = find(catalog, user, *name);
-        if (!found) return prompt_not_found(*name, user);
+        if (!found) {
+            // The host's own prompts (skill examples, playbooks) take no arguments: nothing to offer.
+            const bool host_published = render_skill_example(pipeline_, catalog, user, *name) ||
+                                        (playbooks_ && render_playbook(pipeline_, catalog, user, *playbooks_, *name));
+            if (!host_published) return prompt_not_found(*name, user);
+            return json::object{{"values", json::array()}, {"total", 0}, {"hasMore", false}};
+        }
         const json::object* declared = nullptr;
         for (const auto& a : found->prompt.at("arguments").as_array())
             if (a.as_object().at("name").as_string() == *argument_name) declared = &a.as_object();

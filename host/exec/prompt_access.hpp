@@ -48,7 +48,8 @@ public:
 
     // MCP completion/complete params ({"ref","argument","context"?}) → {"values","total","hasMore"}:
     // the argument's enum values starting with what was typed, then the plugin's complete() hook's,
-    // at most kMaxCompletionValues. Errors: INVALID_COMPLETION_REQUEST (malformed params, an
+    // at most kMaxCompletionValues. The host's own prompts (skill examples, playbooks) take no
+    // arguments: their completion offers no values. Errors: INVALID_COMPLETION_REQUEST (malformed params, an
     // argument the prompt does not have), PROMPT_NOT_FOUND, RESOURCE_NOT_FOUND (an unknown template).
     Result<boost::json::object> complete(const catalog::CatalogSnapshot& catalog, const policy::UserContext& user,
                                          const boost::json::object& params) const;

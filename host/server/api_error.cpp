@@ -4,9 +4,11 @@
 
 #include <boost/json/serialize.hpp>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <random>
 #include <set>
@@ -69,7 +71,13 @@ Response text_response(http::status status, std::string body, std::string_view c
 }
 
 Response error_response(http::status status, const Error& error, unsigned version) {
-    return json_response(status, boost::json::object{{"error", error.to_json()}}, version);
+    Response r = json_response(status, boost::json::object{{"error", error.to_json()}}, version);
+    // A refusal that says when to come back says it the HTTP way too (whole seconds, at least 1).
+    if (const auto* after = error.details.if_contains("retry_after_ms"); after && after->is_int64()) {
+        const std::int64_t seconds = std::max<std::int64_t>(1, (after->as_int64() + 999) / 1000);
+        r.set(http::field::retry_after, std::to_string(seconds));
+    }
+    return r;
 }
 
 std::string new_correlation_id() {

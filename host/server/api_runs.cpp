@@ -81,16 +81,16 @@ Reply start_run(ApiServices& s, ApiRequest& req) {
     const std::string id = options.id;
 
     std::shared_ptr<EventChannel> channel;
+    StreamSlot slot;
     if (req.wants_event_stream()) {
-        if (!s.stream_available(user.user_id)) {
-            throw ApiFailure(
-                http::status::service_unavailable,
-                Error{"TOO_MANY_STREAMS",
-                      "no more event streams can open now (server.max_streams, server.max_streams_per_user, or "
-                      "shutting down)",
-                      {},
-                      {"start the run without Accept: text/event-stream and poll GET /v1/runs/{id}"}});
+        // The stream's place is taken before the run starts: refused, nothing has started.
+        auto admission = s.reserve_stream(user.user_id, StreamKind::lasting);
+        if (!admission) {
+            admission.error.suggestions.push_back(
+                "start the run without Accept: text/event-stream and poll GET /v1/runs/{id}");
+            throw ApiFailure(admission.status, std::move(admission.error));
         }
+        slot = std::move(admission.slot);
         channel = std::make_shared<EventChannel>();
     }
     // The hub sends accepted(id) as the run's first event (`run`), into its log too.
@@ -98,6 +98,7 @@ Reply start_run(ApiServices& s, ApiRequest& req) {
     if (!started) throw ApiFailure(started.error());
     if (!channel) return json_response(http::status::accepted, accepted(id));
     StreamResponse stream = stream_channel(channel, true);
+    stream.slot = std::move(slot);
     stream.headers.emplace_back("X-Run-Id", id);
     return stream;
 }

@@ -27,9 +27,9 @@ struct ApiServices {
     std::function<MetricGauges()> gauges;
     // {ready, checks: {...}}: plugins loaded, database writable, model roles reachable.
     std::function<boost::json::object()> readiness;
-    // False when no more event streams of the user may open (server.max_streams[_per_user], shutdown): checked before a
-    // streamed run starts, so a refused stream never leaves a run the client cannot see.
-    std::function<bool(const std::string& user_id)> stream_available;
+    // Reserves the place of an event stream of the user (HttpServer::reserve_stream), before a
+    // streamed run starts: a refused stream never leaves a run the client cannot see.
+    std::function<StreamAdmission(const std::string& user_id, StreamKind kind)> reserve_stream;
     // Set when shutdown's grace period is over: every skill call the API started is cancelled, so
     // no call keeps the daemon past server.shutdown_grace_ms.
     std::shared_ptr<std::atomic<bool>> stop_calls;

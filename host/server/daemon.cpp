@@ -86,11 +86,11 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
         self->metrics_.record_reload(report);
     });
 
-    d->services_.reset(
-        new ApiServices{host, d->operators_, *d->runs_, d->metrics_, [self] { return self->gauges(); },
-                        [self] { return self->readiness_->check(); },
-                        [self](const std::string& user) { return self->server_->stream_available(user); },
-                        std::make_shared<std::atomic<bool>>(false), d->settings_});
+    d->services_.reset(new ApiServices{
+        host, d->operators_, *d->runs_, d->metrics_, [self] { return self->gauges(); },
+        [self] { return self->readiness_->check(); },
+        [self](const std::string& user, StreamKind kind) { return self->server_->reserve_stream(user, kind); },
+        std::make_shared<std::atomic<bool>>(false), d->settings_});
     add_health_routes(d->routes_, *d->services_);
     add_skill_routes(d->routes_, *d->services_);
     add_run_routes(d->routes_, *d->services_);
@@ -101,10 +101,17 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
     McpHttpOptions mcp_options;
     mcp_options.loopback_only = is_loopback(d->settings_.host);
     mcp_options.allowed_origins = d->settings_.mcp_allowed_origins;
-    mcp_options.stream_available = [self](const std::string& user) { return self->server_->stream_available(user); };
+    mcp_options.reserve_stream = [self](const std::string& user, StreamKind kind) {
+        return self->server_->reserve_stream(user, kind);
+    };
+    mcp_options.take_over_stream = [self](const std::weak_ptr<StreamSlot::State>& old) {
+        return self->server_->take_over_stream(old);
+    };
     mcp_options.max_sessions_per_user = d->settings_.mcp_sessions_per_user;
     mcp_options.idle_expiry = d->settings_.mcp_idle_expiry;
-    if (storage.backend == db::StorageBackend::postgres) {
+    // Sessions are kept in the database on both backends: on PostgreSQL any instance serves them,
+    // and on either a restarted daemon continues them.
+    {
         auto connection = db::BackendConnection::open(storage);
         if (!connection) return connection.error();
         mcp_options.shared_sessions =
@@ -124,6 +131,7 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
     http.max_body_bytes = d->settings_.max_body_bytes;
     http.max_streams = d->settings_.max_streams;
     http.max_streams_per_user = d->settings_.max_streams_per_user;
+    http.max_call_streams_per_user = d->settings_.max_call_streams_per_user;
     http.max_connections = d->settings_.max_connections;
     http.stream_write_timeout = d->settings_.stream_write_timeout;
     d->server_ = std::make_unique<HttpServer>(

@@ -29,6 +29,59 @@ namespace net = boost::asio;
 namespace beast = boost::beast;
 using tcp = net::ip::tcp;
 
+namespace {
+
+constexpr std::int64_t kStreamRetryAfterMs = 1000;
+
+// Counts the places of event streams, by kind and owner. Shared with every slot it hands out, so a
+// slot given back after the server has gone (a reply dropped unsent at shutdown) still has somewhere
+// to go.
+struct StreamLedger {
+    StreamLedger(unsigned total_limit, unsigned lasting_limit, unsigned reply_limit)
+        : max_streams(total_limit), max_lasting_per_user(lasting_limit), max_reply_per_user(reply_limit) {}
+    const unsigned max_streams;
+    const unsigned max_lasting_per_user;
+    const unsigned max_reply_per_user;
+    mutable std::mutex mutex;
+    std::size_t total = 0;
+    std::map<std::string, unsigned> lasting_by_owner;
+    std::map<std::string, unsigned> reply_by_owner;
+
+    std::map<std::string, unsigned>& counts(StreamKind kind) {
+        return kind == StreamKind::lasting ? lasting_by_owner : reply_by_owner;
+    }
+    unsigned count_of(const std::map<std::string, unsigned>& counts, const std::string& owner) const {
+        const auto it = counts.find(owner);
+        return it == counts.end() ? 0 : it->second;
+    }
+    void take(const std::string& owner, StreamKind kind) {
+        ++total;
+        ++counts(kind)[owner];
+    }
+    void give_back(const std::string& owner, StreamKind kind) {
+        --total;
+        auto& by_owner = counts(kind);
+        if (auto it = by_owner.find(owner); it != by_owner.end() && --it->second == 0) by_owner.erase(it);
+    }
+};
+
+}  // namespace
+
+struct StreamSlot::State {
+    std::shared_ptr<StreamLedger> ledger;
+    std::string owner;
+    StreamKind kind = StreamKind::lasting;
+    bool counted = true;  // guarded by ledger->mutex; false once taken over
+    State(std::shared_ptr<StreamLedger> l, std::string o, StreamKind k)
+        : ledger(std::move(l)), owner(std::move(o)), kind(k) {}
+    ~State() {
+        std::lock_guard lock(ledger->mutex);
+        if (counted) ledger->give_back(owner, kind);
+    }
+    State(const State&) = delete;
+    State& operator=(const State&) = delete;
+};
+
 struct HttpServer::Internals {
     HttpServer& server;
     const HttpServerOptions options;
@@ -59,14 +112,17 @@ struct HttpServer::Internals {
     std::condition_variable streams_changed;
     std::set<int> stream_fds;  // open streams' sockets, shut down by stop()
     std::size_t streams = 0;   // stream threads still running
-    std::map<std::string, unsigned> streams_by_owner;
+    // The streams' places (reserved or open), by kind and owner.
+    const std::shared_ptr<StreamLedger> ledger;
 
     Internals(HttpServer& s, HttpServerOptions o, RequestHandler h, ErrorResponder e)
         : server(s),
           options(std::move(o)),
           handler(std::move(h)),
           on_error(std::move(e)),
-          handlers(options.handler_threads) {}
+          handlers(options.handler_threads),
+          ledger(std::make_shared<StreamLedger>(options.max_streams, options.max_streams_per_user,
+                                                options.max_call_streams_per_user)) {}
 
     void request_started() { server.in_flight_.fetch_add(1); }
     void request_done() {
@@ -92,6 +148,7 @@ struct HttpServer::Internals {
     void refuse_connection(tcp::socket& socket);
     std::size_t open_connections() const;
     void start_stream(tcp::socket socket, StreamResponse stream, unsigned version);
+    StreamAdmission reserve_stream(const std::string& owner, StreamKind kind);
 };
 
 namespace {
@@ -361,32 +418,74 @@ void HttpServer::Internals::refuse_connection(tcp::socket& socket) {
     socket.close(ec);
 }
 
+StreamAdmission HttpServer::Internals::reserve_stream(const std::string& owner, StreamKind kind) {
+    StreamAdmission refused;
+    refused.status = http::status::service_unavailable;
+    std::lock_guard lock(ledger->mutex);
+    if (stopping.load()) {
+        refused.error = Error{"SHUTTING_DOWN", "the server is shutting down", {}, {}};
+        return refused;
+    }
+    if (ledger->total >= ledger->max_streams) {
+        refused.error =
+            Error{"TOO_MANY_STREAMS",
+                  "too many event streams are open (server.max_streams = " + std::to_string(ledger->max_streams) +
+                      "); close one or try later",
+                  {},
+                  {"retry later, or send MCP requests with Accept: application/json only"}};
+        refused.error.details["retry_after_ms"] = kStreamRetryAfterMs;
+        return refused;
+    }
+    const unsigned mine = ledger->count_of(ledger->counts(kind), owner);
+    if (kind == StreamKind::lasting && mine >= ledger->max_lasting_per_user) {
+        refused.status = http::status::too_many_requests;
+        refused.error = Error{"TOO_MANY_STREAMS",
+                              "user " + owner + " has " + std::to_string(mine) +
+                                  " event streams open (server.max_streams_per_user); close one or try later",
+                              {},
+                              {"close streams no longer read, or retry later"}};
+        refused.error.details["retry_after_ms"] = kStreamRetryAfterMs;
+        return refused;
+    }
+    if (kind == StreamKind::reply && mine >= ledger->max_reply_per_user) {
+        refused.status = http::status::too_many_requests;
+        refused.error = Error{"TOO_MANY_STREAMS",
+                              "user " + owner + " has " + std::to_string(mine) +
+                                  " requests answered as event streams in flight "
+                                  "(server.max_call_streams_per_user); wait for one to finish",
+                              {},
+                              {"retry later, or send the request with Accept: application/json only"}};
+        refused.error.details["retry_after_ms"] = kStreamRetryAfterMs;
+        return refused;
+    }
+    ledger->take(owner, kind);
+    return StreamAdmission{StreamSlot(std::make_shared<StreamSlot::State>(ledger, owner, kind)), http::status::ok, {}};
+}
+
 void HttpServer::Internals::start_stream(tcp::socket socket, StreamResponse stream, unsigned version) {
+    const auto refuse = [&](http::status status, std::string_view code, const std::string& message) {
+        Response busy = on_error(status, code, message, version);
+        if (code == "TOO_MANY_STREAMS") busy.set(http::field::retry_after, std::to_string(kStreamRetryAfterMs / 1000));
+        busy.keep_alive(false);
+        busy.prepare_payload();
+        boost::system::error_code ec;
+        http::write(socket, busy, ec);
+        socket.shutdown(tcp::socket::shutdown_both, ec);
+    };
+    if (!stream.slot) {
+        // A stream whose handler reserved nothing: its place is taken now (it started nothing).
+        auto admission = reserve_stream(stream.owner, StreamKind::lasting);
+        if (!admission) return refuse(admission.status, admission.error.code, admission.error.message);
+        stream.slot = std::move(admission.slot);
+    }
     {
         std::lock_guard lock(streams_mutex);
-        const auto refuse = [&](http::status status, std::string_view code, const std::string& message) {
-            Response busy = on_error(status, code, message, version);
-            busy.keep_alive(false);
-            busy.prepare_payload();
-            boost::system::error_code ec;
-            http::write(socket, busy, ec);
-            socket.shutdown(tcp::socket::shutdown_both, ec);
-        };
-        if (stopping.load())
+        // Only at shutdown can a reserved stream not start: stop() waits for the threads started.
+        if (stopping.load()) {
+            stream.slot.reset();
             return refuse(http::status::service_unavailable, "SHUTTING_DOWN", "the server is shutting down");
-        if (streams >= options.max_streams) {
-            return refuse(http::status::service_unavailable, "TOO_MANY_STREAMS",
-                          "too many event streams are open (server.max_streams = " +
-                              std::to_string(options.max_streams) + "); close one or try later");
-        }
-        if (const auto mine = streams_by_owner.find(stream.owner);
-            mine != streams_by_owner.end() && mine->second >= options.max_streams_per_user) {
-            return refuse(http::status::too_many_requests, "TOO_MANY_STREAMS",
-                          "user " + stream.owner + " has " + std::to_string(mine->second) +
-                              " event streams open (server.max_streams_per_user); close one or try later");
         }
         ++streams;
-        ++streams_by_owner[stream.owner];
         stream_fds.insert(socket.native_handle());
     }
     // The socket is owned through a pointer so the thread can destroy it before it reports itself
@@ -412,6 +511,9 @@ void HttpServer::Internals::start_stream(tcp::socket socket, StreamResponse stre
                 spdlog::error("http: an event stream failed: {}", e.what());
             }
         }
+        // Its place is free before the client sees the stream end: a client that opens its next
+        // stream once this one ended is not refused for it.
+        stream.slot.reset();
         {
             std::lock_guard lock(streams_mutex);
             stream_fds.erase(fd);
@@ -421,8 +523,6 @@ void HttpServer::Internals::start_stream(tcp::socket socket, StreamResponse stre
         owned.reset();
         stream.produce = nullptr;
         std::lock_guard lock(streams_mutex);
-        if (auto it = streams_by_owner.find(stream.owner); it != streams_by_owner.end() && --it->second == 0)
-            streams_by_owner.erase(it);
         --streams;
         streams_changed.notify_all();
     }).detach();
@@ -507,11 +607,25 @@ std::size_t HttpServer::open_connections() const {
 }
 
 bool HttpServer::stream_available(const std::string& owner) const {
-    std::lock_guard lock(internals_->streams_mutex);
-    const auto& in = *internals_;
-    if (in.stopping.load() || in.streams >= in.options.max_streams) return false;
-    const auto mine = in.streams_by_owner.find(owner);
-    return mine == in.streams_by_owner.end() || mine->second < in.options.max_streams_per_user;
+    const auto& ledger = *internals_->ledger;
+    std::lock_guard lock(ledger.mutex);
+    if (internals_->stopping.load() || ledger.total >= ledger.max_streams) return false;
+    return ledger.count_of(ledger.lasting_by_owner, owner) < ledger.max_lasting_per_user;
+}
+
+StreamAdmission HttpServer::reserve_stream(const std::string& owner, StreamKind kind) {
+    return internals_->reserve_stream(owner, kind);
+}
+
+StreamSlot HttpServer::take_over_stream(const std::weak_ptr<StreamSlot::State>& old) {
+    auto state = old.lock();
+    if (!state) return {};
+    auto& ledger = *internals_->ledger;
+    std::lock_guard lock(ledger.mutex);
+    if (!state->counted || internals_->stopping.load()) return {};
+    state->counted = false;  // the count moves to the new slot, so the place never looks free between
+    auto taken = std::make_shared<StreamSlot::State>(internals_->ledger, state->owner, state->kind);
+    return StreamSlot(std::move(taken));
 }
 
 void HttpServer::stop() {

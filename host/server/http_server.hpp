@@ -33,8 +33,9 @@ struct HttpServerOptions {
     std::size_t max_body_bytes = 1 << 20;
     std::size_t max_header_bytes = 64 * 1024;
     unsigned max_streams = 64;          // open event streams in all; more: 503 TOO_MANY_STREAMS
-    unsigned max_streams_per_user = 8;  // open event streams of one owner (StreamResponse::owner); more: 429
-    unsigned max_connections = 1024;    // open connections (streams included); more: 503 and closed
+    unsigned max_streams_per_user = 8;  // open lasting event streams of one owner (StreamResponse::owner); more: 429
+    unsigned max_call_streams_per_user = 32;  // open reply streams (an MCP POST's answer) of one owner; more: 429
+    unsigned max_connections = 1024;          // open connections (streams included); more: 503 and closed
     std::chrono::milliseconds stream_write_timeout{
         30000};                             // an event the client does not take this long ends the stream
     std::chrono::seconds idle_timeout{60};  // a connection whose next request does not arrive whole in this long closes
@@ -80,9 +81,17 @@ public:
     std::size_t requests_in_flight() const { return in_flight_.load(); }
     std::size_t open_streams() const;
     std::size_t open_connections() const;
-    // False when a new event stream of `owner` would be refused (max_streams or
+    // False when a new lasting event stream of `owner` would be refused (max_streams or
     // max_streams_per_user reached, or stopping).
     bool stream_available(const std::string& owner) const;
+    // Reserves the place of one event stream of `owner`, in one decision under one lock: a handler
+    // reserves before it starts anything the stream reports on, and puts the slot in its
+    // StreamResponse. Refused: nothing is reserved and the admission says why.
+    StreamAdmission reserve_stream(const std::string& owner, StreamKind kind);
+    // The place of a lasting stream still open (`old`), given to a new stream of the same owner at
+    // once: the old stream no longer counts (its producer is to end it). Empty when `old` has already
+    // been given back.
+    StreamSlot take_over_stream(const std::weak_ptr<StreamSlot::State>& old);
 
     // The network code's state (http_server.cpp); not for handlers.
     struct Internals;

@@ -29,11 +29,12 @@ struct McpHttpEndpoint::Session {
         std::uint64_t stream = 0;               // answered as an event stream (can carry messages before the response)
     };
     std::map<std::string, Waiting> waiting;
-    McpStreamLog streams;                       // every event stream's events, for Last-Event-ID
-    std::weak_ptr<EventChannel> server_stream;  // the GET stream, if open
-    std::uint64_t server_stream_number = 0;     // its number in `streams` (0: never opened)
-    std::atomic<std::uint64_t> batches{0};      // names the batches POSTed, for `waiting`
-    std::unique_ptr<mcp::McpSession> mcp;       // last: closed before the rest goes
+    McpStreamLog streams;                          // every event stream's events, for Last-Event-ID
+    std::weak_ptr<EventChannel> server_stream;     // the GET stream, if open
+    std::weak_ptr<StreamSlot::State> server_slot;  // its place among the user's streams
+    std::uint64_t server_stream_number = 0;        // its number in `streams` (0: never opened)
+    std::atomic<std::uint64_t> batches{0};         // names the batches POSTed, for `waiting`
+    std::unique_ptr<mcp::McpSession> mcp;          // last: closed before the rest goes
 
     // Where a message from the server goes:
     // - a response: to the POST that asked;
@@ -99,6 +100,19 @@ struct McpHttpEndpoint::Session {
         else
             it->second.channel->close();
         waiting.erase(it);
+    }
+
+    // Priming events only for clients of 2025-11-25 and later (what the official SDK's server does):
+    // older clients parse every event's data as JSON, and an empty one is an error to them.
+    bool primes() const { return mcp->protocol_version() >= "2025-11-25"; }
+
+    // Ends the GET stream (its place was given to another stream); the session goes on, and its
+    // client may open the GET stream again.
+    void end_server_stream() {
+        std::lock_guard lock(mutex);
+        if (auto stream = server_stream.lock()) stream->close();
+        server_stream.reset();
+        server_slot.reset();
     }
 
     // Ends every stream of the session (DELETE, expiry, shutdown).
@@ -339,6 +353,10 @@ std::string McpHttpEndpoint::run_initialize(const std::shared_ptr<Session>& sess
 
 std::shared_ptr<McpHttpEndpoint::Session> McpHttpEndpoint::restore(ApiRequest& req, const McpSessionRow& row) {
     auto session = make_session(*req.user, row.id);
+    // Its streams are numbered past any its earlier life (another instance, or this daemon before a
+    // restart) can have given in the time since: a stream's number grows by far less than one a
+    // millisecond.
+    session->streams.number_from(static_cast<std::uint64_t>(store::unix_ms_now()));
     // The same initialize the client sent to the instance that created the session: the same
     // negotiated version and client capabilities (elicitation, sampling) here.
     const json::value initialize{
@@ -512,16 +530,9 @@ Reply McpHttpEndpoint::post_batch(ApiRequest& req, const json::array& batch) {
 Reply McpHttpEndpoint::answer(ApiRequest& req, const std::shared_ptr<Session>& session, const std::string& key,
                               const std::function<void()>& hand_over) {
     const bool streamed = req.wants_event_stream();
-    if (streamed && options_.stream_available && !options_.stream_available(req.user->user_id)) {
-        // Refused before the session sees the request, so nothing runs that the client cannot follow.
-        throw ApiFailure(
-            http::status::service_unavailable,
-            Error{"TOO_MANY_STREAMS",
-                  "no more event streams can open now (server.max_streams, server.max_streams_per_user, or "
-                  "shutting down)",
-                  {},
-                  {"retry later, or send the request with Accept: application/json only"}});
-    }
+    // The stream's place is reserved before the session sees the request: refused, nothing runs;
+    // admitted, nothing can refuse the stream afterwards.
+    StreamSlot slot = streamed ? reserve(req, StreamKind::reply) : StreamSlot{};
     auto channel = std::make_shared<EventChannel>();
     {
         std::lock_guard lock(session->mutex);
@@ -530,12 +541,13 @@ Reply McpHttpEndpoint::answer(ApiRequest& req, const std::shared_ptr<Session>& s
                 http::status::bad_request, mcp::rpc_code::invalid_request,
                 "a request with id " + key.substr(2) + " is still in flight in this session; use a new id");
         }
-        session->waiting[key] =
-            streamed ? Session::Waiting{nullptr, session->streams.open(channel)} : Session::Waiting{channel, 0};
+        session->waiting[key] = streamed ? Session::Waiting{nullptr, session->streams.open(channel, session->primes())}
+                                         : Session::Waiting{channel, 0};
     }
     hand_over();
     if (streamed) {
         StreamResponse stream = stream_channel(channel);
+        stream.slot = std::move(slot);
         stream.headers.emplace_back("Mcp-Session-Id", session->id);
         return stream;
     }
@@ -565,8 +577,24 @@ Reply McpHttpEndpoint::open_stream(ApiRequest& req) {
         Error e{"NOT_ACCEPTABLE", "GET /mcp opens the server's event stream; send Accept: text/event-stream", {}, {}};
         throw ApiFailure(http::status::not_acceptable, std::move(e));
     }
+    std::string last_event_id(req.raw["Last-Event-ID"]);
+    std::uint64_t server_number = 0;
+    bool from_earlier_life = false;
+    {
+        std::lock_guard lock(session->mutex);
+        server_number = session->server_stream_number;
+        const std::uint64_t named = McpStreamLog::stream_of(last_event_id);
+        from_earlier_life = named != 0 && named < session->streams.first_stream();
+    }
+    // A new GET stream may make room by ending an idle session's; a resumption may not.
+    const bool new_stream = last_event_id.empty();
+    // An id from before the session was rebuilt here (a restart): its events are gone with that
+    // daemon, but the client wants its server stream back; it gets a new one rather than a 410.
+    if (from_earlier_life) last_event_id.clear();
+    // A resumed request's stream is a reply stream; the server stream (new or resumed) is lasting.
+    const bool server_stream = last_event_id.empty() || McpStreamLog::stream_of(last_event_id) == server_number;
+    StreamSlot slot = server_stream ? server_stream_slot(req, session, new_stream) : reserve(req, StreamKind::reply);
     auto channel = std::make_shared<EventChannel>();
-    const std::string last_event_id(req.raw["Last-Event-ID"]);
     {
         std::lock_guard lock(session->mutex);
         if (!last_event_id.empty()) {
@@ -577,17 +605,74 @@ Reply McpHttpEndpoint::open_stream(ApiRequest& req) {
                     resumed.error().code == "MCP_EVENTS_GONE" ? http::status::gone : http::status::bad_request;
                 throw ApiFailure(status, resumed.error());
             }
-            if (*resumed == session->server_stream_number) session->server_stream = channel;
+            if (*resumed == session->server_stream_number) {
+                session->server_stream = channel;
+                session->server_slot = slot.watch();
+            }
         } else {
             if (auto old = session->server_stream.lock()) old->close();  // one server stream per session
             if (session->server_stream_number) session->streams.finish(session->server_stream_number);
-            session->server_stream_number = session->streams.open(channel);
+            session->server_stream_number = session->streams.open(channel, session->primes());
             session->server_stream = channel;
+            session->server_slot = slot.watch();
         }
     }
     StreamResponse stream = stream_channel(channel);
+    stream.slot = std::move(slot);
     stream.headers.emplace_back("Mcp-Session-Id", session->id);
     return stream;
+}
+
+StreamSlot McpHttpEndpoint::reserve(ApiRequest& req, StreamKind kind) {
+    if (!options_.reserve_stream) return {};
+    auto admission = options_.reserve_stream(req.user->user_id, kind);
+    if (!admission) throw ApiFailure(admission.status, std::move(admission.error));
+    return std::move(admission.slot);
+}
+
+StreamSlot McpHttpEndpoint::server_stream_slot(ApiRequest& req, const std::shared_ptr<Session>& session,
+                                               bool may_evict) {
+    if (!options_.reserve_stream) return {};
+    // A new GET stream of the session replaces its old one: it takes the old one's place.
+    std::weak_ptr<StreamSlot::State> own;
+    {
+        std::lock_guard lock(session->mutex);
+        own = session->server_slot;
+    }
+    if (options_.take_over_stream) {
+        if (StreamSlot taken = options_.take_over_stream(own)) return taken;
+    }
+    auto admission = options_.reserve_stream(req.user->user_id, StreamKind::lasting);
+    if (admission) return std::move(admission.slot);
+    if (!may_evict) throw ApiFailure(admission.status, std::move(admission.error));
+    // At the limit: the user's least recently used idle session (no call in flight) gives up its GET
+    // stream, so a stream its client abandoned cannot lock the user out. Its session goes on. Only a
+    // new GET stream does this: a client resuming the stream it lost is refused instead, so clients
+    // that reconnect on their own cannot take each other's place in turn forever.
+    std::vector<std::pair<std::chrono::steady_clock::time_point, std::shared_ptr<Session>>> idle;
+    {
+        std::lock_guard lock(mutex_);  // guards last_used
+        for (const auto& [id, other] : sessions_) {
+            if (other == session || other->user_id != req.user->user_id) continue;
+            if (other->mcp->calls_in_flight() != 0 || !other->watched()) continue;
+            idle.emplace_back(other->last_used, other);
+        }
+    }
+    std::sort(idle.begin(), idle.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [used, other] : idle) {
+        std::weak_ptr<StreamSlot::State> theirs;
+        {
+            std::lock_guard lock(other->mutex);
+            theirs = other->server_slot;
+        }
+        StreamSlot taken = options_.take_over_stream ? options_.take_over_stream(theirs) : StreamSlot{};
+        if (!taken) continue;  // that stream ended meanwhile (and gave its place back to someone)
+        spdlog::info("mcp: session {} gives its GET stream's place to session {} (server.max_streams_per_user)",
+                     other->id, session->id);
+        other->end_server_stream();
+        return taken;
+    }
+    throw ApiFailure(admission.status, std::move(admission.error));
 }
 
 Reply McpHttpEndpoint::end_session(ApiRequest& req) {

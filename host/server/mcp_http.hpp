@@ -29,9 +29,14 @@ struct McpHttpOptions {
     // More: the user's least recently used idle session is closed to make room.
     std::size_t max_sessions_per_user = 32;
     std::chrono::minutes json_reply_limit{10};  // a JSON (non-streamed) POST waits this long at most
-    // False when no event stream may open now (the server's limit); checked before a streamed
-    // request reaches the session.
-    std::function<bool(const std::string& user_id)> stream_available;
+    // Reserves an event stream's place (HttpServer::reserve_stream) before a streamed request
+    // reaches the session: a request refused for want of a stream never runs. Unset: streams are
+    // counted when they open (tests without a server).
+    std::function<StreamAdmission(const std::string& user_id, StreamKind kind)> reserve_stream;
+    // Gives the place of a GET stream still open to a new one (HttpServer::take_over_stream): a
+    // session's new GET stream replacing its old one, or a user's least recently used idle session
+    // giving up its GET stream at the per-user limit.
+    std::function<StreamSlot(const std::weak_ptr<StreamSlot::State>& old)> take_over_stream;
     // Several instances on PostgreSQL: sessions exist in this table, and an instance rebuilds a
     // session it does not hold from its row. Null: sessions live in this process only.
     std::shared_ptr<McpSessionRows> shared_sessions;
@@ -71,6 +76,13 @@ private:
     std::shared_ptr<Session> restore(ApiRequest& request, const McpSessionRow& row);
     void expire_idle();
     std::shared_ptr<Session> make_room(const std::string& user_id);
+    // The place of a GET stream for `session`: its own GET stream's, else a new one, else (when
+    // `may_evict`) the GET stream's of the user's least recently used idle session, which ends.
+    // Throws the refusal.
+    StreamSlot server_stream_slot(ApiRequest& request, const std::shared_ptr<Session>& session, bool may_evict);
+    // The reserved place of a stream of `kind` for the request's user, or empty when the endpoint
+    // reserves nothing (no reserve_stream). Throws the refusal.
+    StreamSlot reserve(ApiRequest& request, StreamKind kind);
     static void close_session(const std::shared_ptr<Session>& session);
     // Closes a session made room for, and removes its row (PostgreSQL).
     void end_evicted(const std::shared_ptr<Session>& session);

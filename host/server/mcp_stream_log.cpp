@@ -26,11 +26,20 @@ Error events_gone(std::string_view id, std::string_view why) {
 
 }  // namespace
 
-std::uint64_t McpStreamLog::open(std::shared_ptr<EventChannel> channel) {
+std::uint64_t McpStreamLog::open(std::shared_ptr<EventChannel> channel, bool prime) {
     const std::uint64_t number = next_stream_++;
     Stream& s = streams_[number];
     s.channel = std::move(channel);
-    s.channel->push(StreamEvent{"", "", event_id(number, 0), limits_.retry});
+    // Named, so clients that parse the data of every `message` event (the default name) as JSON-RPC
+    // skip it; with an empty data line, so SSE parsers still dispatch it and record its id.
+    if (prime) s.channel->push(StreamEvent{"priming", "", event_id(number, 0), limits_.retry});
+    return number;
+}
+
+std::uint64_t McpStreamLog::stream_of(std::string_view event_id) {
+    const auto dash = event_id.find('-');
+    std::uint64_t number = 0;
+    if (dash == std::string_view::npos || !parse_number(event_id.substr(0, dash), number)) return 0;
     return number;
 }
 

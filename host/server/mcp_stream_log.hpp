@@ -1,6 +1,6 @@
 // The events each MCP event stream of a session sent, so a client that lost the connection can
 // resume with GET and `Last-Event-ID` (Streamable HTTP, "Resumability and Redelivery"). Every
-// event carries an id "<stream>-<seq>", unique in the session; a stream starts with a priming event
+// event carries an id "<stream>-<seq>", unique in the session; a stream may start with a priming event
 // (its first id and `retry:`, no data) so a client can resume even before the first message.
 // Bounded: a stream keeps its last events_per_stream events (and bytes_per_stream bytes); the logs
 // of finished_streams streams that ended are kept, older ones are dropped. A resumption whose events
@@ -32,8 +32,18 @@ class McpStreamLog {
 public:
     explicit McpStreamLog(McpStreamLimits limits = {}) : limits_(limits) {}
 
-    // A new stream delivered to `channel`: its number, its priming event already pushed.
-    std::uint64_t open(std::shared_ptr<EventChannel> channel);
+    // Numbers the streams from `first` on (1 by default): a session rebuilt after a restart starts
+    // past the numbers its earlier life may have given, so an old event id never names a new stream.
+    void number_from(std::uint64_t first) { next_stream_ = first_stream_ = first; }
+    // The number of the first stream of this log: ids below it are from before (see number_from).
+    std::uint64_t first_stream() const { return first_stream_; }
+
+    // A new stream delivered to `channel`: its number. `prime`: its priming event (`event: priming`,
+    // its id and retry, empty data) is pushed first; only clients of MCP 2025-11-25 and later
+    // expect one (the official SDK's server sends none to older clients either).
+    std::uint64_t open(std::shared_ptr<EventChannel> channel, bool prime = true);
+    // The stream number of an event id "<stream>-<seq>", or 0 when it is not one.
+    static std::uint64_t stream_of(std::string_view event_id);
     // Records an event of the stream and delivers it to the stream's channel (if one is attached);
     // `last` ends the stream after it.
     void push(std::uint64_t stream, std::string_view name, const std::string& data, bool last);
@@ -60,6 +70,7 @@ private:
 
     const McpStreamLimits limits_;
     std::uint64_t next_stream_ = 1;
+    std::uint64_t first_stream_ = 1;
     std::map<std::uint64_t, Stream> streams_;
 };
 

@@ -167,7 +167,8 @@ TEST(HostConfigServer, ReadsEverySettingAndNamesTheWrongOne) {
 TEST(HostConfigServer, ReadsTheExhaustionLimits) {
     TempDir dir;
     write_file(dir / "skillhost.yaml",
-               "server:\n  max_streams_per_user: 3\n  max_connections: 50\n  stream_write_timeout_ms: 250\n"
+               "server:\n  max_streams_per_user: 3\n  max_call_streams_per_user: 7\n  max_connections: 50\n"
+               "  stream_write_timeout_ms: 250\n"
                "  max_call_timeout_ms: 9000\n  readiness_cache_ms: 0\n  audit_page_limit: 20\n"
                "  mcp_sessions_per_user: 2\n  mcp_idle_expiry_ms: 5000\n");
     ConfigSources s;
@@ -176,6 +177,7 @@ TEST(HostConfigServer, ReadsTheExhaustionLimits) {
     auto cfg = load_host_config(s);
     ASSERT_TRUE(cfg.ok()) << cfg.error().message;
     EXPECT_EQ(cfg->server.max_streams_per_user, 3u);
+    EXPECT_EQ(cfg->server.max_call_streams_per_user, 7u);
     EXPECT_EQ(cfg->server.max_connections, 50u);
     EXPECT_EQ(cfg->server.stream_write_timeout, std::chrono::milliseconds(250));
     EXPECT_EQ(cfg->server.max_call_timeout, std::chrono::milliseconds(9000));

@@ -1213,6 +1213,16 @@ TEST_P(McpPrompts, ManifestExamplesOfTheSkillsAUserMaySeeArePrompts) {
     EXPECT_NE(text.find("List the workspace root"), std::string::npos) << text;
     EXPECT_NE(text.find("`fs_list`"), std::string::npos) << text;
     EXPECT_EQ(error_code(h.request("prompts/get", {{"name", "fs_list_example_99"}})), -32602);
+    // Every prompt listed completes, even one without arguments (with nothing to offer).
+    auto completed = h.request("completion/complete",
+                               complete_request({{"type", "ref/prompt"}, {"name", "fs_list_example_1"}}, "path", "do"));
+    EXPECT_EQ(completed.at("result").at("completion"),
+              (json::object{{"values", json::array()}, {"total", 0}, {"hasMore", false}}))
+        << json::serialize(completed);
+    EXPECT_EQ(
+        error_code(h.request("completion/complete",
+                             complete_request({{"type", "ref/prompt"}, {"name", "fs_list_example_99"}}, "a", ""))),
+        -32602);
     EXPECT_NE(std::find(names.begin(), names.end(), "fs_write_example_1"), names.end());
     // A skill the user's rules deny publishes no examples to them.
     h.session.reset();
@@ -1275,8 +1285,16 @@ TEST_P(McpPrompts, LearnedPlaybooksArePromptsOfTheirUserWhileTheirCallsAreAllowe
     EXPECT_NE(text.find("find the budget"), std::string::npos) << text;
     EXPECT_NE(text.find("advice for find the budget"), std::string::npos) << text;
     EXPECT_NE(text.find(R"(echo {"text":"budget"})"), std::string::npos) << text;
-    for (const std::string& hidden : {denied, gone, alices, std::string("playbook_pbk-unknown")})
+    for (const std::string& hidden : {denied, gone, alices, std::string("playbook_pbk-unknown")}) {
         EXPECT_EQ(error_code(h.request("prompts/get", {{"name", hidden}})), -32602) << hidden;
+        EXPECT_EQ(error_code(h.request("completion/complete",
+                                       complete_request({{"type", "ref/prompt"}, {"name", hidden}}, "goal", ""))),
+                  -32602)
+            << hidden;
+    }
+    auto completed =
+        h.request("completion/complete", complete_request({{"type", "ref/prompt"}, {"name", budget}}, "goal", "f"));
+    EXPECT_EQ(completed.at("result").at("completion").at("values"), json::array()) << json::serialize(completed);
 
     // Alice sees her own playbook only.
     h.session.reset();

@@ -7,6 +7,7 @@
 
 #include <csignal>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -86,6 +87,21 @@ void DaemonProcess::start() {
 int DaemonProcess::stop(std::chrono::milliseconds timeout) {
     process_->signal(SIGTERM);
     const int code = process_->wait(timeout);
+    return code;
+}
+
+int DaemonProcess::restart_on_same_port() {
+    const int code = stop();
+    const fs::path file = etc() / "skillhost.yaml";
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string config = text.str();
+    const std::string any_port = "  listen: 127.0.0.1:0\n";
+    if (const auto at = config.find(any_port); at != std::string::npos)
+        config.replace(at, any_port.size(), "  listen: 127.0.0.1:" + std::to_string(port_) + "\n");
+    write_file(file, config);
+    start();
     return code;
 }
 

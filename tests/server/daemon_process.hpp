@@ -41,6 +41,9 @@ public:
     std::uint16_t port() const { return port_; }
     // Sends SIGTERM and waits for the exit code.
     int stop(std::chrono::milliseconds timeout = std::chrono::seconds(30));
+    // Stops the daemon (SIGTERM) and starts it again listening on the same port, so clients keep
+    // their URL across the restart. The exit code of the stopped daemon.
+    int restart_on_same_port();
     ChildProcess& process() { return *process_; }
     std::string log();  // stderr so far
 

@@ -247,6 +247,54 @@ TEST(HttpServerLimits, EventStreamsAreLimitedPerUserAndInAll) {
     server.stop();
 }
 
+// A stream's place is reserved in one decision: reply streams (an MCP POST's answer) and lasting
+// ones are limited per user apart, all of them in all; a slot dropped unsent gives its place back,
+// and a lasting stream's place can pass to a new stream without ever looking free.
+TEST(HttpServerLimits, StreamPlacesAreReservedByKindAndGivenBack) {
+    HttpServerOptions options;
+    options.port = 0;
+    options.max_streams_per_user = 1;
+    options.max_call_streams_per_user = 2;
+    options.max_streams = 4;
+    HttpServer server(
+        options, [](Request&) -> Reply { return Response{}; }, error_body);
+    auto lasting = server.reserve_stream("alice", StreamKind::lasting);
+    ASSERT_TRUE(lasting);
+    auto second_lasting = server.reserve_stream("alice", StreamKind::lasting);
+    EXPECT_FALSE(second_lasting);
+    EXPECT_EQ(second_lasting.status, http::status::too_many_requests);
+    EXPECT_EQ(second_lasting.error.code, "TOO_MANY_STREAMS");
+    EXPECT_EQ(second_lasting.error.details.at("retry_after_ms").as_int64(), 1000);
+    // The lasting limit does not bound reply streams: they have their own.
+    auto reply1 = server.reserve_stream("alice", StreamKind::reply);
+    auto reply2 = server.reserve_stream("alice", StreamKind::reply);
+    ASSERT_TRUE(reply1);
+    ASSERT_TRUE(reply2);
+    auto reply3 = server.reserve_stream("alice", StreamKind::reply);
+    EXPECT_FALSE(reply3);
+    EXPECT_EQ(reply3.status, http::status::too_many_requests);
+    EXPECT_THAT(reply3.error.message, HasSubstr("server.max_call_streams_per_user"));
+    // Bob takes the fourth place; then server.max_streams refuses him, with 503.
+    auto bob = server.reserve_stream("bob", StreamKind::reply);
+    ASSERT_TRUE(bob);
+    auto bob_again = server.reserve_stream("bob", StreamKind::reply);
+    EXPECT_FALSE(bob_again);
+    EXPECT_EQ(bob_again.status, http::status::service_unavailable);
+    EXPECT_THAT(bob_again.error.message, HasSubstr("server.max_streams"));
+    // A reply dropped unsent gives its place back.
+    reply1.slot.reset();
+    EXPECT_TRUE(server.reserve_stream("bob", StreamKind::reply));  // dropped at once again
+    // Taking over: the new slot holds the place, the old one no longer does.
+    StreamSlot taken = server.take_over_stream(lasting.slot.watch());
+    ASSERT_TRUE(taken);
+    EXPECT_FALSE(server.take_over_stream(lasting.slot.watch())) << "a place is taken over once";
+    lasting.slot.reset();
+    EXPECT_FALSE(server.stream_available("alice"));
+    taken.reset();
+    EXPECT_TRUE(server.stream_available("alice"));
+    EXPECT_FALSE(server.take_over_stream(std::weak_ptr<StreamSlot::State>()));
+}
+
 TEST(HttpServerLimits, UnknownMethodsShareOneMetricLabel) {
     Metrics m;
     m.record_request("GET", "/healthz", 200, 0.001);

@@ -29,6 +29,7 @@ TEST(McpStreamLog, AStreamStartsWithAPrimingEventAndNumbersItsEvents) {
     ASSERT_EQ(events.size(), 3u);
     EXPECT_EQ(events[0].id, std::to_string(stream) + "-0");
     EXPECT_TRUE(events[0].data.empty());
+    EXPECT_EQ(events[0].name, "priming");  // not a `message`: clients parse those as JSON-RPC
     EXPECT_EQ(events[0].retry, McpStreamLimits{}.retry);
     EXPECT_EQ(events[1].id, std::to_string(stream) + "-1");
     EXPECT_EQ(events[2].id, std::to_string(stream) + "-2");

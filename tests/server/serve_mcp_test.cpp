@@ -1,13 +1,17 @@
 // MCP over Streamable HTTP on `skillhost serve`'s /mcp: sessions, JSON and event-stream answers,
 // list_changed on the server stream, elicitation for approvals, cancellation, and every refusal.
 #include "daemon_process.hpp"
+#include "support/child_process.hpp"
 #include "support/subprocess.hpp"
 
 #include <boost/json.hpp>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
+#include <iostream>
+#include <mutex>
 #include <thread>
 
 namespace skillhost::testing {
@@ -63,6 +67,32 @@ struct McpClient {
         return std::make_unique<SseStream>(d.port(), s);
     }
 };
+
+json::object call_message(const std::string& id, const std::string& tool, json::object arguments) {
+    return json::object{{"jsonrpc", "2.0"},
+                        {"id", id},
+                        {"method", "tools/call"},
+                        {"params", {{"name", tool}, {"arguments", std::move(arguments)}}}};
+}
+
+// The session's GET stream, as real clients keep it open.
+std::unique_ptr<SseStream> open_server_stream(DaemonProcess& d, const McpClient& c) {
+    return std::make_unique<SseStream>(
+        d.port(),
+        RequestSpec{
+            "GET", "/mcp", "", DaemonProcess::token(c.user), {{"Mcp-Session-Id", c.session}, {"Accept", kAccept}}});
+}
+
+// `count` sessions of alice, each with its GET stream open.
+void open_listening_sessions(DaemonProcess& d, int count, std::vector<McpClient>& sessions,
+                             std::vector<std::unique_ptr<SseStream>>& listening) {
+    for (int i = 0; i < count; ++i) {
+        sessions.push_back(McpClient{d, "alice", ""});
+        sessions.back().initialize();
+        listening.push_back(open_server_stream(d, sessions.back()));
+        ASSERT_EQ(listening.back()->status(), 200);
+    }
+}
 
 DaemonSetup setup_with(std::string policy = "") {
     DaemonSetup s;
@@ -543,17 +573,8 @@ TEST(ServeMcp, AtTheSessionLimitAListeningSessionMakesRoomWhenNoneIsIdle) {
     d.start();
     std::vector<McpClient> sessions;
     std::vector<std::unique_ptr<SseStream>> listening;
-    for (int i = 0; i < 2; ++i) {
-        sessions.push_back(McpClient{d, "alice", ""});
-        sessions.back().initialize();
-        RequestSpec get{"GET",
-                        "/mcp",
-                        "",
-                        DaemonProcess::token("alice"),
-                        {{"Mcp-Session-Id", sessions.back().session}, {"Accept", kAccept}}};
-        listening.push_back(std::make_unique<SseStream>(d.port(), get));
-        ASSERT_EQ(listening.back()->status(), 200);
-    }
+    open_listening_sessions(d, 2, sessions, listening);
+    ASSERT_EQ(listening.size(), 2u);
     sessions[1].request("tools/list", {}, 5);  // the first becomes the least recently used
     McpClient one_more{d, "alice", ""};
     one_more.initialize();
@@ -613,6 +634,268 @@ TEST(ServeMcp, ASessionOnlyListeningOutlivesTheIdleExpiry) {
     }
     auto listed = listener.post(json::object{{"jsonrpc", "2.0"}, {"id", 9}, {"method", "tools/list"}});
     EXPECT_EQ(listed.status, 200) << listed.body;
+}
+
+// How many memories tagged `tag` the user has (memory_recent, answered as JSON).
+std::size_t memories_tagged(const McpClient& c, const std::string& tag) {
+    auto listed = c.request("tools/call", {{"name", "memory_recent"}, {"arguments", {{"tag", tag}, {"limit", 200}}}},
+                            json::string("count-" + tag));
+    return listed.at("result").at("structuredContent").at("memories").as_array().size();
+}
+
+struct CallOutcomes {
+    std::mutex mutex;
+    int answered = 0;  // 200 with the call's result
+    int refused = 0;   // 429 TOO_MANY_STREAMS with Retry-After
+    std::vector<std::string> unexpected;
+};
+
+// Sends `count` memory_capture calls at once, each answered as an event stream, and sorts the answers.
+void capture_in_parallel(const McpClient& c, const std::string& tag, const std::string& round, int count,
+                         CallOutcomes& outcomes) {
+    std::vector<std::thread> calls;
+    for (int i = 0; i < count; ++i) {
+        calls.emplace_back([&, i] {
+            const std::string id = round + "-" + std::to_string(i);
+            auto stream =
+                c.stream(call_message(id, "memory_capture", {{"text", "note " + id}, {"tags", json::array{tag}}}));
+            std::string problem;
+            bool answered = false;
+            bool refused = false;
+            if (stream->status() == 200) {
+                auto result = stream->next(std::chrono::seconds(60));
+                answered = result && result->json().as_object().contains("result") &&
+                           result->json().at("result").at("isError") == json::value(false);
+                if (!answered) problem = id + ": no result: " + (result ? result->data : "(stream ended)");
+            } else if (stream->status() == 429) {
+                refused = stream->body_text().find("TOO_MANY_STREAMS") != std::string::npos &&
+                          stream->headers().count("retry-after") == 1;
+                if (!refused) problem = id + ": 429 without TOO_MANY_STREAMS or Retry-After: " + stream->body_text();
+            } else {
+                problem = id + ": status " + std::to_string(stream->status()) + ": " + stream->body_text();
+            }
+            std::lock_guard lock(outcomes.mutex);
+            outcomes.answered += answered ? 1 : 0;
+            outcomes.refused += refused ? 1 : 0;
+            if (!problem.empty()) outcomes.unexpected.push_back(problem);
+        });
+    }
+    for (auto& call : calls) call.join();
+}
+
+// Admission is one decision: a call refused for want of a stream never runs, however the calls
+// race. Counted as a user would: memories stored against calls answered.
+TEST(ServeMcp, ACallRefusedForWantOfAStreamNeverRuns) {
+    DaemonSetup setup = setup_with("global:\n  ask: [\"add\"]\n");
+    setup.server_yaml = "  max_call_streams_per_user: 3\n";
+    DaemonProcess d(setup);
+    d.start();
+    McpClient c{d, "owner", ""};
+    c.initialize({{"elicitation", json::object()}});
+    auto listening = open_server_stream(d, c);
+    ASSERT_EQ(listening->status(), 200);
+
+    // Three calls wait for their approval, each holding a stream: every further streamed call is refused.
+    std::vector<std::unique_ptr<SseStream>> held;
+    for (int i = 0; i < 3; ++i) {
+        held.push_back(c.stream(call_message("held-" + std::to_string(i), "add", {{"a", i}, {"b", 1}})));
+        ASSERT_EQ(held.back()->status(), 200) << held.back()->body_text();
+        auto ask = held.back()->next();
+        ASSERT_TRUE(ask) << d.log();
+        ASSERT_EQ(ask->json().at("method").as_string(), "elicitation/create") << ask->data;
+    }
+    CallOutcomes blocked;
+    capture_in_parallel(c, "blocked", "blocked", 10, blocked);
+    EXPECT_THAT(blocked.unexpected, ::testing::IsEmpty());
+    EXPECT_EQ(blocked.refused, 10);
+    EXPECT_EQ(memories_tagged(c, "blocked"), 0u) << "a call answered 429 ran";
+    // Answered as JSON, a call needs no stream.
+    EXPECT_EQ(c.request("tools/call", {{"name", "memory_capture"}, {"arguments", {{"text", "as json"}}}}, "json")
+                  .at("result")
+                  .at("structuredContent")
+                  .at("memory")
+                  .at("text")
+                  .as_string(),
+              "as json");
+    for (int i = 0; i < 3; ++i) {
+        auto cancel = c.post(json::object{{"jsonrpc", "2.0"},
+                                          {"method", "notifications/cancelled"},
+                                          {"params", {{"requestId", "held-" + std::to_string(i)}}}});
+        EXPECT_EQ(cancel.status, 202);
+        auto& stream = *held[static_cast<std::size_t>(i)];
+        while (auto event = stream.next()) EXPECT_FALSE(event->json().as_object().contains("result")) << event->data;
+        EXPECT_TRUE(stream.ended());  // with no response
+    }
+
+    // Racing: rounds of 10 calls at once against 3 places. Every stored memory is a call answered.
+    CallOutcomes raced;
+    for (int round = 0; round < 6; ++round) capture_in_parallel(c, "raced", "round" + std::to_string(round), 10, raced);
+    EXPECT_THAT(raced.unexpected, ::testing::IsEmpty());
+    EXPECT_EQ(raced.answered + raced.refused, 60);
+    EXPECT_GT(raced.answered, 0);
+    const std::size_t stored = memories_tagged(c, "raced");
+    EXPECT_EQ(stored, static_cast<std::size_t>(raced.answered)) << raced.refused << " calls were refused";
+    std::cout << "raced: " << raced.answered << " answered, " << raced.refused << " refused (429), " << stored
+              << " memories stored\n";
+}
+
+// With the default limits, a client that keeps its GET stream open and accepts event streams (as
+// every SDK does) has 10 calls in flight at once: the GET stream's limit does not bound calls.
+TEST(ServeMcp, TenParallelCallsOfOneSessionAllSucceedWithTheDefaultLimits) {
+    DaemonProcess d(setup_with());
+    d.start();
+    McpClient c{d, "owner", ""};
+    c.initialize();
+    auto listening = open_server_stream(d, c);
+    ASSERT_EQ(listening->status(), 200);
+    CallOutcomes outcomes;
+    capture_in_parallel(c, "ten", "ten", 10, outcomes);
+    EXPECT_THAT(outcomes.unexpected, ::testing::IsEmpty());
+    EXPECT_EQ(outcomes.answered, 10);
+    EXPECT_EQ(memories_tagged(c, "ten"), 10u);
+}
+
+// GET streams abandoned by idle sessions do not lock their user out: at server.max_streams_per_user
+// the least recently used idle session's GET stream ends to make room (the session goes on); when
+// no session is idle, the GET is 429 with Retry-After.
+TEST(ServeMcp, AtTheStreamLimitTheLeastRecentlyUsedIdleGetStreamMakesRoom) {
+    DaemonSetup setup = setup_with();
+    setup.server_yaml = "  max_streams_per_user: 2\n";
+    DaemonProcess d(setup);
+    d.start();
+    std::vector<McpClient> sessions;
+    std::vector<std::unique_ptr<SseStream>> listening;
+    open_listening_sessions(d, 2, sessions, listening);
+    ASSERT_EQ(listening.size(), 2u);
+    sessions[0].request("tools/list", {}, 5);  // the second becomes the least recently used
+    McpClient third{d, "alice", ""};
+    third.initialize();
+    auto third_stream = open_server_stream(d, third);
+    EXPECT_EQ(third_stream->status(), 200) << third_stream->body_text();
+    EXPECT_FALSE(listening[1]->next());  // the least recently used session's GET stream ended
+    EXPECT_TRUE(listening[1]->ended());
+    // ... and only its stream: the session still answers.
+    EXPECT_EQ(sessions[1].request("ping", {}, 6).at("result"), json::object());
+
+    // No idle session left (each has a call in flight): the next GET stream is refused.
+    std::vector<std::unique_ptr<SseStream>> busy;
+    for (McpClient* c : {&sessions[0], &third}) {
+        busy.push_back(c->stream(call_message("busy", "sleep", {{"ms", 20000}})));
+        ASSERT_EQ(busy.back()->status(), 200);
+    }
+    auto refused = open_server_stream(d, sessions[1]);
+    EXPECT_EQ(refused->status(), 429) << refused->body_text();
+    EXPECT_THAT(refused->body_text(), HasSubstr("TOO_MANY_STREAMS"));
+    EXPECT_EQ(refused->headers().count("retry-after"), 1u);
+    for (McpClient* c : {&sessions[0], &third})
+        c->post(json::object{
+            {"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", "busy"}}}});
+}
+
+// A daemon restarted keeps its MCP sessions (SQLite and PostgreSQL): the client goes on with the
+// same Mcp-Session-Id, its negotiated version and capabilities intact.
+TEST(ServeMcp, SessionsSurviveADaemonRestart) {
+    DaemonProcess d(setup_with("global:\n  ask: [\"add\"]\n"));
+    d.start();
+    McpClient c{d, "alice", ""};
+    c.initialize({{"elicitation", json::object()}});
+    auto pinged = c.stream(json::object{{"jsonrpc", "2.0"}, {"id", "before"}, {"method", "ping"}});
+    ASSERT_TRUE(pinged->next());
+    const std::string earlier_event = pinged->last_id();
+    ASSERT_FALSE(earlier_event.empty());
+    EXPECT_EQ(d.stop(), 0);
+    d.start();
+    auto tools = c.post(json::object{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/list"}});
+    ASSERT_EQ(tools.status, 200) << tools.body;
+    // A client reconnecting its GET stream with an id from before the restart gets a new server
+    // stream (those events went with the old daemon), not 410.
+    SseStream reconnected(d.port(), RequestSpec{"GET",
+                                                "/mcp",
+                                                "",
+                                                DaemonProcess::token("alice"),
+                                                {{"Mcp-Session-Id", c.session},
+                                                 {"Accept", "text/event-stream"},
+                                                 {"Last-Event-ID", earlier_event}}});
+    EXPECT_EQ(reconnected.status(), 200) << reconnected.body_text();
+    // The client's elicitation capability came back with the session: approval is asked of it.
+    auto stream = c.stream(call_message("after-restart", "add", {{"a", 2}, {"b", 3}}));
+    ASSERT_EQ(stream->status(), 200);
+    auto ask = stream->next();
+    ASSERT_TRUE(ask) << d.log();
+    ASSERT_EQ(ask->json().at("method").as_string(), "elicitation/create") << ask->data;
+    c.post(json::object{{"jsonrpc", "2.0"},
+                        {"id", ask->json().at("id")},
+                        {"result", {{"action", "accept"}, {"content", {{"decision", "approve"}}}}}});
+    auto result = stream->next();
+    ASSERT_TRUE(result);
+    EXPECT_EQ(result->json().at("result").at("structuredContent").at("sum").to_number<int>(), 5) << result->data;
+    // A session ended with DELETE stays ended across a restart.
+    auto ended = http_request(
+        d.port(), RequestSpec{"DELETE", "/mcp", "", DaemonProcess::token("alice"), {{"Mcp-Session-Id", c.session}}});
+    EXPECT_EQ(ended.status, 204);
+    EXPECT_EQ(d.stop(), 0);
+    d.start();
+    EXPECT_EQ(c.post(json::object{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/list"}}).status, 404);
+}
+
+// Priming events (an id, empty data) go only to clients of 2025-11-25 and later, as the official
+// SDK's server sends them, and are not `message` events: clients parse those as JSON-RPC.
+TEST(ServeMcp, OnlyClientsOf20251125GetAPrimingEvent) {
+    DaemonProcess d(setup_with());
+    d.start();
+    for (const std::string version : {"2025-11-25", "2025-06-18", "2025-03-26"}) {
+        auto init = http_request(
+            d.port(), RequestSpec{"POST",
+                                  "/mcp",
+                                  json::serialize(json::object{{"jsonrpc", "2.0"},
+                                                               {"id", 0},
+                                                               {"method", "initialize"},
+                                                               {"params",
+                                                                {{"protocolVersion", version},
+                                                                 {"capabilities", json::object()},
+                                                                 {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}}),
+                                  DaemonProcess::token("alice"),
+                                  {{"Accept", kAccept}}});
+        ASSERT_EQ(init.status, 200) << init.body;
+        RequestSpec call{"POST",
+                         "/mcp",
+                         json::serialize(call_message("c", "add", {{"a", 1}, {"b", 1}})),
+                         DaemonProcess::token("alice"),
+                         {{"Accept", kAccept}, {"Mcp-Session-Id", init.headers["mcp-session-id"]}}};
+        if (version != "2025-11-25") call.headers.emplace_back("MCP-Protocol-Version", version);
+        auto r = http_request(d.port(), call);
+        ASSERT_EQ(r.status, 200) << r.body;
+        // Named `priming`, so clients that parse every `message` event as JSON-RPC leave it alone.
+        const bool primed = r.body.rfind("event: priming\nid: ", 0) == 0;
+        EXPECT_EQ(primed, version == "2025-11-25") << version << ":\n" << r.body;
+        EXPECT_EQ(r.body.find("event: message\nid: 1-0\n"), std::string::npos) << r.body;
+        EXPECT_THAT(r.body, HasSubstr("\"result\""));
+    }
+}
+
+// The Vercel AI SDK's MCP client (npm @ai-sdk/mcp, pinned), a second client not written here, against
+// the real daemon: calls at once, an approval through elicitation, errors, prompts, resources, and a
+// daemon restart in the middle of its session, which it goes on with.
+TEST(ServeMcp, TheAiSdkMcpClientWorksOverStreamableHttpAcrossARestart) {
+    DaemonProcess d(setup_with("global:\n  ask: [\"add\"]\n"));
+    d.start();
+    const std::string tag = "aisdk";
+    ChildProcess client({"/bin/sh", SKILLHOST_MCP_SDK_SCRIPT, SKILLHOST_MCP_AI_SDK_CACHE, SKILLHOST_MCP_AI_SDK_CLIENT,
+                         "http://127.0.0.1:" + std::to_string(d.port()) + "/mcp", DaemonProcess::token("owner"), tag});
+    auto asked = client.wait_for_line("restart now", std::chrono::seconds(100));
+    if (!asked) {
+        const int code = client.wait(std::chrono::seconds(5));
+        if (code == 77) GTEST_SKIP() << "node or npm is not installed (outside CI only): " << client.stderr_text();
+        FAIL() << "the client did not get to the restart: " << client.stderr_text() << "\n" << d.log();
+    }
+    EXPECT_EQ(d.restart_on_same_port(), 0);
+    client.write("restarted\n");
+    auto done = client.wait_for_line("all checks passed", std::chrono::seconds(60));
+    EXPECT_TRUE(done) << client.stderr_text() << "\n" << d.log();
+    EXPECT_EQ(client.wait(std::chrono::seconds(10)), 0) << client.stderr_text();
+    McpClient c{d, "owner", ""};
+    c.initialize();
+    EXPECT_EQ(memories_tagged(c, tag), 20u);  // 10 calls before the restart and 10 after, each once
 }
 
 }  // namespace

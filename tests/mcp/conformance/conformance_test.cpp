@@ -67,9 +67,9 @@ void install_fixture(DaemonProcess& d) {
 DaemonSetup conformance_setup() {
     DaemonSetup setup;
     setup.echo_fixture = false;
-    // The suite runs every scenario in one process and does not close the client of a scenario that
-    // failed with an exception, so each such scenario leaves its GET stream open until the run ends.
-    setup.server_yaml = "  max_streams_per_user: 64\n";
+    // The daemon's default limits: the suite runs every scenario in one process and its clients send
+    // no DELETE, so each scenario leaves its session's GET stream open; at server.max_streams_per_user
+    // the least recently used idle one makes room.
     // The fixture runs as any third-party plugin does, in a runner process (isolation's default):
     // its resources, prompts, completion, logs, sampling and elicitation cross the runner's wire.
     return setup;
