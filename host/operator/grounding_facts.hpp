@@ -84,6 +84,9 @@ public:
     // All the words appear in one record (an object's own strings); `stemmed` compares stems.
     bool in_one_record(const std::vector<std::string>& words, bool stemmed) const;
     bool has_word(std::string_view norm) const { return ids_.contains(std::string(norm)); }
+    // The words written right after (`offset` 1) or right before (-1) `norm` within one string of the
+    // observations, each once; bounded.
+    std::vector<std::string> neighbours(std::string_view norm, int offset) const;
     bool has_stem(const std::string& word_stem) const { return stem_records_.contains(word_stem); }
     bool truncated() const { return truncated_; }
 
@@ -92,6 +95,7 @@ private:
     std::unordered_map<std::string, std::uint32_t> ids_;
     std::vector<std::uint32_t> stream_;  // word ids; kBoundary between strings
     std::vector<std::vector<std::uint32_t>> positions_;
+    std::vector<std::string> norms_;  // by word id
     std::unordered_map<std::string, std::vector<std::uint32_t>> word_records_, stem_records_;
     bool truncated_ = false;
 };

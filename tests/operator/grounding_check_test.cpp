@@ -160,6 +160,26 @@ struct Elapsed {
     double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
 };
 
+// A number written as a word or with a unit is a claim like any digit: an altered count inside a
+// real title, an invented duration or quantity. Truthful forms of the same numbers pass.
+TEST(GroundingCheck, NumbersAsWordsInsideTitlesAndWithUnits) {
+    const auto facts = GroundingFacts::from_observations(
+        {observed("task_list", R"({"tasks":[{"id":1,"title":"Order two more lockboxes","status":"open"},
+            {"id":2,"title":"Walk 5 km with Sam","status":"open"}],"count":2})"),
+         observed("fs_read", R"({"path":"notes/job.md","content":"# Job\nThe rotation job runs for 2 hours.\n"})")},
+        "What is planned?", std::tuple{2026, 11, 24});
+    EXPECT_THAT(texts("Order three more lockboxes.", facts), ::testing::ElementsAre("Order three"));
+    EXPECT_THAT(texts("Order 3 more lockboxes.", facts), ::testing::ElementsAre("Order 3"));
+    EXPECT_THAT(texts("Ordering the lockboxes takes about 3 hours.", facts), ::testing::ElementsAre("3 hours"));
+    EXPECT_THAT(texts("The rotation job runs for three hours.", facts), ::testing::ElementsAre("three hours"));
+    EXPECT_THAT(texts("You will walk 8 km with Sam.", facts), ::testing::ElementsAre("walk 8"));
+    EXPECT_THAT(texts("Order two more lockboxes.", facts), IsEmpty());
+    EXPECT_THAT(texts("Order 2 more lockboxes.", facts), IsEmpty());
+    EXPECT_THAT(texts("The rotation job runs for two hours (notes/job.md, line 2).", facts), IsEmpty());
+    EXPECT_THAT(texts("Walk five km with Sam.", facts), IsEmpty());
+    EXPECT_THAT(texts("You have two tasks.", facts), IsEmpty());
+}
+
 TEST(GroundingCheckHostile, HundredThousandQuotesAndBackticks) {
     const auto facts = task_facts();
     Elapsed t;
