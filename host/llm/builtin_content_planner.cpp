@@ -1,0 +1,432 @@
+// The builtin planner for questions whose answer sits inside the data rather than in a task title or
+// an event list: "When do the lockbox codes rotate?", "How much is budgeted for insurance?", "Show me
+// the meeting notes". It searches every read-only skill that takes free text (file contents, notes,
+// memories, whatever the plugins offer), reads the file that matches best with a read-only skill
+// that takes a path, and answers with the sentences or rows that answer the question, each cited.
+// Tools are chosen by what their manifests declare (read-only, a free-text input, a path input, the
+// fields of what they return), never by id.
+#include "llm/builtin_answer.hpp"
+#include "llm/builtin_plan_context.hpp"
+#include "llm/builtin_text_scan.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace skillhost::llm::builtin {
+namespace {
+
+namespace json = boost::json;
+
+constexpr std::size_t kMaxPassages = 4;
+constexpr std::size_t kMaxPassageChars = 300;
+
+// Words that shape a question but name nothing to look for.
+const std::set<std::string>& question_words() {
+    static const std::set<std::string> words = {"much", "many", "long", "often", "time", "date",  "day",  "say",
+                                                "said", "know", "want", "wants", "need", "needs", "talk", "s",
+                                                "me",   "kind", "sort", "like",  "doe",  "we",    "get"};
+    return words;
+}
+
+bool is_question(const GoalAnalysis& goal) {
+    return goal.lower.find('?') != std::string::npos ||
+           starts_with_any_phrase(
+               goal.lower, {"what", "when", "where", "who", "how", "which", "why", "did", "do", "does", "is", "are",
+                            "was", "were", "has", "have", "show", "tell me", "give me"});
+}
+
+bool asks_to_show(const GoalAnalysis& goal) {
+    return starts_with_any_phrase(goal.lower, {"show", "show me", "open", "read", "display", "give me"});
+}
+
+// The goal asks about something inside the data that is neither a task, a file named by its path,
+// nor a time window of events.
+bool asks_about_content(const GoalAnalysis& goal) {
+    if (goal.file_name || goal.glob || goal.directory || goal.time_phrase || goal.entity || goal.quoted) return false;
+    if (goal.verb != GoalVerb::none && goal.verb != GoalVerb::list && goal.verb != GoalVerb::read) return false;
+    if (goal.domain == GoalDomain::task || goal.domain == GoalDomain::file) return false;
+    // A goal that names memory itself ("what do I remember", "my memories") is a memory lookup.
+    if (goal.domain == GoalDomain::memory &&
+        has_any_phrase(goal.lower, {"memory", "memories", "remember", "remembered", "happened", "event", "events"})) {
+        return false;
+    }
+    return is_question(goal);
+}
+
+std::vector<std::string> key_words(const GoalAnalysis& goal) {
+    std::vector<std::string> words;
+    for (const auto& word : goal.content_words) {
+        if (!question_words().contains(word)) words.push_back(word);
+    }
+    return words;
+}
+
+// Two word forms of one word: equal, or sharing their first five letters ("rotate", "rotation").
+bool same_word(const std::string& a, const std::string& b) {
+    if (a == b) return true;
+    constexpr std::size_t kStem = 5;
+    return a.size() >= kStem && b.size() >= kStem && a.compare(0, kStem, b, 0, kStem) == 0;
+}
+
+int words_matched(const std::vector<std::string>& keys, const std::vector<std::string>& words) {
+    int matched = 0;
+    for (const auto& key : keys) {
+        if (std::any_of(words.begin(), words.end(), [&](const std::string& w) { return same_word(key, w); })) {
+            ++matched;
+        }
+    }
+    return matched;
+}
+
+// The free-text input of a search skill.
+std::string text_input_of(const Tool& tool) {
+    for (const char* name : {"query", "text", "q", "term", "keywords"}) {
+        const auto* property = tool.properties.if_contains(name);
+        if (property && property->is_object() && string_field(property->as_object(), "type") != "boolean") {
+            return name;
+        }
+    }
+    return {};
+}
+
+// A read-only skill that searches by free text and needs nothing else.
+bool is_searcher(const Tool& tool) {
+    if (!tool.read_only) return false;
+    const std::string input = text_input_of(tool);
+    if (input.empty()) return false;
+    return std::all_of(tool.required.begin(), tool.required.end(), [&](const std::string& r) { return r == input; });
+}
+
+// A read-only skill that returns one file's content for its path.
+bool is_reader(const Tool& tool) {
+    if (!tool.read_only || !declares(tool, "path") || !text_input_of(tool).empty()) return false;
+    const bool path_required = std::find(tool.required.begin(), tool.required.end(), "path") != tool.required.end();
+    return path_required && (tool.outputs.contains("content") || tool.description_words.contains("read"));
+}
+
+// A glob input ("name", "pattern", "glob") of a search skill, to find a file by its name.
+std::string name_input_of(const Tool& tool) {
+    for (const char* name : {"name", "pattern", "glob"}) {
+        if (declares(tool, name)) return name;
+    }
+    return {};
+}
+
+std::vector<const Step*> steps_of(const std::vector<Step>& steps, const std::string& id) {
+    std::vector<const Step*> found;
+    for (const auto& step : steps) {
+        if (step.tool == id) found.push_back(&step);
+    }
+    return found;
+}
+
+std::string text_of(const json::value& value) {
+    if (value.is_string()) return std::string(value.as_string());
+    if (value.is_int64()) return std::to_string(value.as_int64());
+    if (value.is_uint64()) return std::to_string(value.as_uint64());
+    return {};
+}
+
+std::size_t count_items(const json::value& data) {
+    return result_items(data).size();
+}
+
+// One sentence, line or row of the data, where it came from, and how well it answers the goal.
+struct Passage {
+    std::string text;
+    std::string source;  // "notes/lockbox.md, line 3", "memory_search, id 6"
+    int score = 0;
+    std::size_t order = 0;
+};
+
+// The sentences of a line: cut after ". ", "; ", "? ", "! " (a full stop inside "06:00" or "v1.2" stays).
+std::vector<std::string> sentences_of(std::string_view line) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        const bool ends =
+            (c == '.' || c == ';' || c == '?' || c == '!') && (i + 1 == line.size() || line[i + 1] == ' ');
+        if (!ends && i + 1 != line.size()) continue;
+        std::string sentence = trim(line.substr(start, i + 1 - start), " \t\r\n-*#>;");
+        if (!sentence.empty()) out.push_back(std::move(sentence));
+        start = i + 1;
+    }
+    return out;
+}
+
+// The kind of value the question asks for, and whether a text has one.
+enum class Wanted { any, when, amount, who };
+
+Wanted wanted_of(const GoalAnalysis& goal) {
+    if (starts_with_any_phrase(goal.lower, {"when", "what time", "what day", "what date", "how often", "by when"})) {
+        return Wanted::when;
+    }
+    if (starts_with_any_phrase(goal.lower, {"how much", "how many", "what is the cost", "what does it cost"})) {
+        return Wanted::amount;
+    }
+    if (starts_with_any_phrase(goal.lower, {"who"})) return Wanted::who;
+    return Wanted::any;
+}
+
+bool has_digit(std::string_view text) {
+    return std::any_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+bool has_value(Wanted wanted, std::string_view text) {
+    const std::string lower = lowercase(text);
+    switch (wanted) {
+        case Wanted::when:
+            return has_digit(text) ||
+                   has_any_phrase(lower,
+                                  {"monday",  "tuesday",   "wednesday", "thursday", "friday",   "saturday", "sunday",
+                                   "january", "february",  "march",     "april",    "may",      "june",     "july",
+                                   "august",  "september", "october",   "november", "december", "today",    "tomorrow",
+                                   "tonight", "week",      "month",     "daily",    "weekly",   "every"});
+        case Wanted::amount:
+            return has_digit(text) || has_any_phrase(lower, {"one", "two", "three", "four", "five", "six", "seven",
+                                                             "eight", "nine", "ten", "dozen", "hundred", "thousand"});
+        case Wanted::who:
+            for (std::size_t i = 1; i < text.size(); ++i) {
+                if (text[i - 1] == ' ' && text[i] >= 'A' && text[i] <= 'Z') return true;
+            }
+            return false;
+        case Wanted::any: break;
+    }
+    return false;
+}
+
+struct Finder {
+    std::vector<std::string> keys;
+    Wanted wanted;
+    std::vector<Passage> passages;
+
+    void add(std::string text, std::string source) {
+        if (text.size() > kMaxPassageChars) text = text.substr(0, kMaxPassageChars) + "…";
+        Passage passage{std::move(text), std::move(source), 0, passages.size()};
+        const int matched = words_matched(keys, keywords_of(passage.text));
+        if (matched == 0) return;
+        passage.score = 2 * matched + (has_value(wanted, passage.text) ? 1 : 0);
+        passages.push_back(std::move(passage));
+    }
+
+    // A file's lines: CSV-like rows whole (with the header row named), prose cut into sentences.
+    void add_file(const std::string& path, std::string_view content) {
+        std::size_t line_number = 0, start = 0;
+        std::string header;
+        const bool table = path.ends_with(".csv") || path.ends_with(".tsv");
+        while (start <= content.size()) {
+            auto end = content.find('\n', start);
+            if (end == std::string_view::npos) end = content.size();
+            const std::string_view line = content.substr(start, end - start);
+            ++line_number;
+            const std::string where = path + ", line " + std::to_string(line_number);
+            if (table) {
+                if (line_number == 1) {
+                    header = trim(line, " \t\r\n");
+                } else if (!trim(line, " \t\r\n").empty()) {
+                    add(trim(line, " \t\r\n"), where + (header.empty() ? "" : "; columns " + header));
+                }
+            } else {
+                for (auto& sentence : sentences_of(line)) add(std::move(sentence), where);
+            }
+            if (end == content.size()) break;
+            start = end + 1;
+        }
+    }
+
+    // A search result: its matching lines (files), or its own text (memories, tasks, notes).
+    void add_item(const Step& step, const json::object& item) {
+        const std::string path = item.contains("path") ? text_of(item.at("path")) : std::string();
+        if (const auto* matches = item.if_contains("matches"); matches && matches->is_array() && !path.empty()) {
+            for (const auto& match : matches->as_array()) {
+                if (!match.is_object()) continue;
+                const auto& m = match.as_object();
+                const std::string line = m.contains("line") ? text_of(m.at("line")) : std::string();
+                const std::string text = m.contains("text") ? text_of(m.at("text")) : std::string();
+                for (auto& sentence : sentences_of(text)) {
+                    add(std::move(sentence), path + (line.empty() ? "" : ", line " + line));
+                }
+            }
+            return;
+        }
+        std::string text;
+        for (const char* field : {"text", "title", "snippet", "summary", "content", "name"}) {
+            if (const auto* value = item.if_contains(field);
+                value && value->is_string() && !value->as_string().empty()) {
+                text = std::string(value->as_string());
+                break;
+            }
+        }
+        if (text.empty()) return;
+        const std::string id = item.contains("id") ? text_of(item.at("id")) : std::string();
+        const std::string source = step.tool + (id.empty() ? "" : ", id " + id);
+        for (auto& sentence : sentences_of(text)) add(std::move(sentence), source);
+    }
+};
+
+// Files the searches found, best first: the goal's words in the path count most, then in the lines.
+struct FileHit {
+    std::string path;
+    int score = 0;
+    bool named = false;  // every word of the goal is in the path
+};
+
+std::vector<FileHit> files_found(const std::vector<Step>& steps, const std::vector<std::string>& keys) {
+    std::vector<FileHit> files;
+    for (const auto& step : steps) {
+        if (!step.ok) continue;
+        for (const auto* item : result_items(step.data)) {
+            const auto* path_value = item->if_contains("path");
+            if (!path_value || !path_value->is_string()) continue;
+            if (const auto* type = item->if_contains("type"); type && type->is_string() && type->as_string() != "file")
+                continue;
+            const std::string path(path_value->as_string());
+            const int in_path = words_matched(keys, keywords_of(path));
+            int in_lines = 0;
+            if (const auto* matches = item->if_contains("matches"); matches && matches->is_array()) {
+                for (const auto& match : matches->as_array()) {
+                    if (!match.is_object() || !match.as_object().contains("text")) continue;
+                    in_lines =
+                        std::max(in_lines, words_matched(keys, keywords_of(text_of(match.as_object().at("text")))));
+                }
+            }
+            const int score = 3 * in_path + in_lines;
+            auto it = std::find_if(files.begin(), files.end(), [&](const FileHit& f) { return f.path == path; });
+            if (it == files.end()) {
+                files.push_back({path, score, in_path == static_cast<int>(keys.size())});
+            } else {
+                it->score = std::max(it->score, score);
+            }
+        }
+    }
+    std::stable_sort(files.begin(), files.end(), [](const FileHit& a, const FileHit& b) { return a.score > b.score; });
+    return files;
+}
+
+std::string joined(const std::vector<std::string>& words, std::string_view separator) {
+    std::string out;
+    for (const auto& word : words) out += (out.empty() ? "" : std::string(separator)) + word;
+    return out;
+}
+
+}  // namespace
+
+std::optional<json::object> plan_content_question(const GoalAnalysis& goal, const std::vector<Tool>& tools,
+                                                  const std::vector<Step>& steps) {
+    if (!asks_about_content(goal)) return std::nullopt;
+    const std::vector<std::string> keys = key_words(goal);
+    if (keys.empty()) return std::nullopt;
+    // A skill named for what the goal asks ("weather_forecast" for the weather) answers it directly.
+    for (const auto& tool : tools) {
+        if (std::any_of(keys.begin(), keys.end(),
+                        [&](const std::string& key) { return tool.id_words.contains(key); })) {
+            return std::nullopt;
+        }
+    }
+    std::vector<const Tool*> searchers;
+    const Tool* reader = nullptr;
+    for (const auto& tool : tools) {
+        if (is_searcher(tool)) searchers.push_back(&tool);
+        if (!reader && is_reader(tool)) reader = &tool;
+    }
+    if (searchers.empty()) return std::nullopt;
+    // The planner never took a step that is not part of this search: any other step means another
+    // part of the planner is at work.
+    for (const auto& step : steps) {
+        const bool ours =
+            std::any_of(searchers.begin(), searchers.end(), [&](const Tool* t) { return t->id == step.tool; }) ||
+            (reader && reader->id == step.tool);
+        if (!ours) return std::nullopt;
+    }
+    const std::string query = joined(keys, " ");
+
+    // 1. Every searcher, with all the words.
+    for (const Tool* tool : searchers) {
+        if (!steps_of(steps, tool->id).empty()) continue;
+        return act("The answer may sit inside the data; searching with " + tool->id + " for \"" + query + "\".",
+                   tool->id, json::object{{text_input_of(*tool), query}});
+    }
+    // 2. A searcher that found nothing for all the words: once more with the longest word alone
+    //    (a skill that matches its text literally finds "insurance" where "budgeted insurance" fails).
+    std::string longest = keys.front();
+    for (const auto& key : keys) {
+        if (key.size() > longest.size()) longest = key;
+    }
+    for (const Tool* tool : searchers) {
+        const auto tried = steps_of(steps, tool->id);
+        if (tried.size() != 1 || !tried.front()->ok || count_items(tried.front()->data) > 0 || keys.size() < 2)
+            continue;
+        return act(tool->id + " found nothing for \"" + query + "\"; searching for \"" + longest + "\" alone.",
+                   tool->id, json::object{{text_input_of(*tool), longest}});
+    }
+    std::vector<FileHit> files = files_found(steps, keys);
+    // 3. "Show me the meeting notes": a file named by the goal's words, looked up by name when the
+    //    text searches did not bring it.
+    const bool show = asks_to_show(goal);
+    const bool named_found = !files.empty() && files.front().named;
+    if (show && !named_found) {
+        for (const Tool* tool : searchers) {
+            const std::string input = name_input_of(*tool);
+            if (input.empty() || steps_of(steps, tool->id).size() >= 3) continue;
+            const bool by_name = std::any_of(steps.begin(), steps.end(), [&](const Step& s) {
+                return s.tool == tool->id && s.args.contains(input);
+            });
+            if (by_name) continue;
+            return act("Looking for a file named like \"" + longest + "\" with " + tool->id + ".", tool->id,
+                       json::object{{input, "*" + longest + "*"}});
+        }
+    }
+    // 4. Read the file that matches best.
+    const auto reads = reader ? steps_of(steps, reader->id) : std::vector<const Step*>{};
+    const Step* read = reads.empty() ? nullptr : reads.back();
+    const std::string best_path = files.empty() ? std::string() : files.front().path;
+    if (reader && !read && !files.empty() && files.front().score > 0) {
+        return act(files.front().path + " matches the goal best; reading it with " + reader->id + ".", reader->id,
+                   json::object{{"path", files.front().path}});
+    }
+
+    std::string searched;
+    for (const Tool* tool : searchers) searched += (searched.empty() ? "" : ", ") + tool->id;
+    if (read && read->ok && read->data.is_object() && show && !files.empty() && files.front().named) {
+        const auto& data = read->data.as_object();
+        const std::string path = data.contains("path") ? text_of(data.at("path")) : best_path;
+        const std::string content = data.contains("content") ? text_of(data.at("content")) : std::string();
+        return respond("The goal names " + path + "; answering with its content.",
+                       std::string(kAnswerLead) + path + " (read with " + reader->id + "):\n" + content);
+    }
+
+    Finder finder{keys, wanted_of(goal), {}};
+    if (read && read->ok && read->data.is_object()) {
+        const auto& data = read->data.as_object();
+        const std::string path = data.contains("path") ? text_of(data.at("path")) : best_path;
+        if (data.contains("content")) finder.add_file(path, text_of(data.at("content")));
+    }
+    for (const auto& step : steps) {
+        if (!step.ok || (reader && step.tool == reader->id)) continue;
+        for (const auto* item : result_items(step.data)) finder.add_item(step, *item);
+    }
+    auto& found = finder.passages;
+    if (found.empty()) {
+        return respond("Nothing the searches returned answers the goal; saying what was searched.",
+                       std::string(kAnswerLead) +
+                           "None of the available skills has data that answers this: I searched with " + searched +
+                           " for \"" + query + "\" and found nothing that answers it.",
+                       "default");
+    }
+    std::stable_sort(found.begin(), found.end(), [](const Passage& a, const Passage& b) { return a.score > b.score; });
+    const int best = found.front().score;
+    std::string answer;
+    std::set<std::string> said;
+    std::size_t shown = 0;
+    for (const auto& passage : found) {
+        if (passage.score < best || shown == kMaxPassages) break;
+        if (!said.insert(lowercase(passage.text)).second) continue;
+        answer += (answer.empty() ? "" : "\n") + passage.text + " (" + passage.source + ")";
+        ++shown;
+    }
+    return respond("The best match for the goal is in " + found.front().source + "; answering with it.",
+                   std::string(kAnswerLead) + answer, "default");
+}
+
+}  // namespace skillhost::llm::builtin
