@@ -1,5 +1,7 @@
 // The operator's pure parts: planner output parsing, grounding, observation rendering, config.
+#include "manifest/manifest.hpp"
 #include "operator/grounding_check.hpp"
+#include "operator/lightweight_tool_choice.hpp"
 #include "operator/observation_format.hpp"
 #include "operator/operator_config.hpp"
 #include "operator/planner_output.hpp"
@@ -180,6 +182,60 @@ TEST(OperatorConfig, ReportsEveryProblemWithFileAndLine) {
     EXPECT_THAT(all, HasSubstr("true or false"));
     EXPECT_THAT(all, HasSubstr("narrative, structured or verbatim"));
     EXPECT_THAT(all, HasSubstr("unknown setting"));
+}
+
+// The lightweight route picks its one call by what manifests declare, never by id: a third-party
+// journal and notebook take part like the built-in skills, and a skill that writes never does.
+TEST(LightweightToolChoice, ChoosesByAnnotationsInputsAndPurposeNotById) {
+    auto manifest = manifest::parse_manifest(R"(name: journal
+version: 1.0.0
+library: libjournal.so
+abi_version: "1.0"
+skills:
+  - id: jn_write
+    description: Writes a note into the journal.
+    category: notes
+    annotations: {read_only: false}
+    inputs: {properties: {text: {type: string}}, required: [text]}
+  - id: jn_lookup
+    description: Finds notes in the journal by the words they contain.
+    category: notes
+    annotations: {read_only: true}
+    inputs: {properties: {text: {type: string}, limit: {type: integer}}, required: [text]}
+  - id: jn_window
+    description: The journal's events that happened in a time window, newest first.
+    category: events
+    annotations: {read_only: true}
+    inputs: {properties: {when: {type: string}}}
+  - id: chores_all
+    description: Lists the household tasks and chores still to do.
+    category: tasks
+    annotations: {read_only: true}
+    inputs: {properties: {include_completed: {type: boolean}}}
+)",
+                                             "journal.yaml");
+    ASSERT_TRUE(manifest.ok()) << manifest.error().message;
+    std::vector<catalog::CatalogEntry> owned;
+    for (const auto& skill : manifest->skills) owned.push_back({&skill, nullptr});
+    std::vector<const catalog::CatalogEntry*> entries;
+    for (const auto& entry : owned) entries.push_back(&entry);
+
+    auto factual = choose_lightweight_call(entries, {"factual", "ferry times", std::nullopt, false});
+    ASSERT_TRUE(factual);
+    EXPECT_EQ(factual->tool, "jn_lookup");
+    EXPECT_EQ(factual->args, json::parse(R"({"text":"ferry times"})"));
+    auto temporal = choose_lightweight_call(entries, {"temporal", "", std::string("yesterday"), false});
+    ASSERT_TRUE(temporal);
+    EXPECT_EQ(temporal->tool, "jn_window");
+    EXPECT_EQ(temporal->args, json::parse(R"({"when":"yesterday"})"));
+    auto task = choose_lightweight_call(entries, {"task", "", std::nullopt, true});
+    ASSERT_TRUE(task);
+    EXPECT_EQ(task->tool, "chores_all");
+    EXPECT_EQ(task->args, json::parse(R"({"include_completed":true})"));
+
+    // Without a read-only skill for the intent there is no call, not a writer's.
+    std::vector<const catalog::CatalogEntry*> writer_only{entries.front()};
+    EXPECT_FALSE(choose_lightweight_call(writer_only, {"factual", "ferry", std::nullopt, false}));
 }
 
 }  // namespace
