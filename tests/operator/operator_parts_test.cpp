@@ -1,6 +1,5 @@
-// The operator's pure parts: planner output parsing, grounding, observation rendering, config.
+// The operator's pure parts: planner output parsing, observation rendering, config, the lightweight choice.
 #include "manifest/manifest.hpp"
-#include "operator/grounding_check.hpp"
 #include "operator/lightweight_tool_choice.hpp"
 #include "operator/observation_format.hpp"
 #include "operator/operator_config.hpp"
@@ -67,46 +66,6 @@ TEST(ActionKey, IgnoresKeyOrderAndALeadingDotSlash) {
     store::Action c{"fs_read", json::parse(R"({"path":"y.md"})").as_object()};
     EXPECT_EQ(action_key(a), action_key(b));
     EXPECT_NE(action_key(a), action_key(c));
-}
-
-store::ScratchpadEntry task_observation(const std::string& raw) {
-    store::ScratchpadEntry entry;
-    entry.action = store::Action{"task_list", {}};
-    store::Observation obs;
-    obs.success = true;
-    obs.raw = json::parse(raw);
-    entry.observation = obs;
-    return entry;
-}
-
-std::vector<std::string> unsupported_texts(std::string_view answer, const GroundingFacts& facts) {
-    std::vector<std::string> out;
-    for (const auto& claim : unsupported_claims(answer, facts)) out.push_back(claim.text);
-    return out;
-}
-
-TEST(Grounding, FindsInventedNumbersDatesQuotesAndTitles) {
-    const auto facts = GroundingFacts::from_observations(
-        {task_observation(
-            R"({"tasks":[{"id":1,"title":"Water the plants","status":"open","due":"2026-11-30"}],"count":1})")},
-        "goal");
-    const auto offending = unsupported_texts(
-        "You have 2 tasks:\n- Water the plants (open)\n- Buy milk — due 2026-12-01\nNote: \"urgent\"", facts);
-    EXPECT_THAT(offending, ::testing::UnorderedElementsAre("Buy milk", "2026-12-01", "\"urgent\"", "2"));
-}
-
-TEST(Grounding, AcceptsAnswersMadeOfObservedData) {
-    const auto facts = GroundingFacts::from_observations(
-        {task_observation(
-            R"({"tasks":[{"id":1,"title":"Water the plants","status":"open","due":"2026-11-30"}],"count":1})")},
-        "goal");
-    EXPECT_THAT(unsupported_texts("1. Water the plants (open), due 2026-11-30\nThat is 1 task.", facts), IsEmpty());
-}
-
-TEST(Grounding, FactsHoldEveryStringAndNumberOfTheRawPayloads) {
-    const auto facts = GroundingFacts::from_observations(
-        {task_observation(R"({"tasks":[{"title":"Call \"Bob\"","id":7}],"count":1})")}, "");
-    EXPECT_THAT(unsupported_texts("- Call \"Bob\" (id 7), 1 task", facts), IsEmpty());
 }
 
 TEST(ObservationFormat, StructuredRendersListsAsBulletsWithTheirFields) {

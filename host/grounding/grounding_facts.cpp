@@ -1,4 +1,4 @@
-#include "operator/grounding_facts.hpp"
+#include "grounding/grounding_facts.hpp"
 
 #include <boost/json.hpp>
 
@@ -7,7 +7,7 @@
 #include <limits>
 #include <map>
 
-namespace skillhost::op {
+namespace skillhost::grounding {
 namespace {
 
 namespace json = boost::json;
@@ -543,4 +543,4 @@ bool GroundingFacts::in_one_record(const std::vector<std::string>& words, bool s
     return false;
 }
 
-}  // namespace skillhost::op
+}  // namespace skillhost::grounding

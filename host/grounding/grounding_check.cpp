@@ -1,9 +1,9 @@
-#include "operator/grounding_check.hpp"
+#include "grounding/grounding_check.hpp"
 
 #include <algorithm>
 #include <set>
 
-namespace skillhost::op {
+namespace skillhost::grounding {
 namespace {
 
 constexpr std::size_t kMaxAnswerTokens = 40000;
@@ -721,4 +721,4 @@ std::vector<UnsupportedClaim> unsupported_claims(std::string_view answer, const 
     return Checker(answer, facts).run();
 }
 
-}  // namespace skillhost::op
+}  // namespace skillhost::grounding

@@ -1,6 +1,6 @@
 // The claim extractor and the check on their own: each kind of claim, and hostile input (huge
 // answers, 100k quotes, deep and wide observations) that must neither crash nor take long.
-#include "operator/grounding_check.hpp"
+#include "grounding/grounding_check.hpp"
 
 #include <boost/json.hpp>
 #include <gmock/gmock.h>
@@ -8,7 +8,7 @@
 
 #include <chrono>
 
-namespace skillhost::op {
+namespace skillhost::grounding {
 namespace {
 
 namespace json = boost::json;
@@ -180,6 +180,36 @@ TEST(GroundingCheck, NumbersAsWordsInsideTitlesAndWithUnits) {
     EXPECT_THAT(texts("You have two tasks.", facts), IsEmpty());
 }
 
+std::vector<std::string> unsupported_texts(std::string_view answer, const GroundingFacts& facts) {
+    std::vector<std::string> out;
+    for (const auto& claim : unsupported_claims(answer, facts)) out.push_back(claim.text);
+    return out;
+}
+
+TEST(GroundingCheck, FindsInventedNumbersDatesQuotesAndTitles) {
+    const auto facts = GroundingFacts::from_observations(
+        {observed("task_list",
+                  R"({"tasks":[{"id":1,"title":"Water the plants","status":"open","due":"2026-11-30"}],"count":1})")},
+        "goal");
+    const auto offending = unsupported_texts(
+        "You have 2 tasks:\n- Water the plants (open)\n- Buy milk — due 2026-12-01\nNote: \"urgent\"", facts);
+    EXPECT_THAT(offending, ::testing::UnorderedElementsAre("Buy milk", "2026-12-01", "\"urgent\"", "2"));
+}
+
+TEST(GroundingCheck, AcceptsAnswersMadeOfObservedData) {
+    const auto facts = GroundingFacts::from_observations(
+        {observed("task_list",
+                  R"({"tasks":[{"id":1,"title":"Water the plants","status":"open","due":"2026-11-30"}],"count":1})")},
+        "goal");
+    EXPECT_THAT(unsupported_texts("1. Water the plants (open), due 2026-11-30\nThat is 1 task.", facts), IsEmpty());
+}
+
+TEST(GroundingCheck, FactsHoldEveryStringAndNumberOfTheRawPayloads) {
+    const auto facts = GroundingFacts::from_observations(
+        {observed("task_list", R"({"tasks":[{"title":"Call \"Bob\"","id":7}],"count":1})")}, "");
+    EXPECT_THAT(unsupported_texts("- Call \"Bob\" (id 7), 1 task", facts), IsEmpty());
+}
+
 TEST(GroundingCheckHostile, HundredThousandQuotesAndBackticks) {
     const auto facts = task_facts();
     Elapsed t;
@@ -263,4 +293,4 @@ TEST(GroundingCheckHostile, DeepAndWideObservationsAreWalkedWithoutRecursion) {
 }
 
 }  // namespace
-}  // namespace skillhost::op
+}  // namespace skillhost::grounding

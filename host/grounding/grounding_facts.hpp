@@ -3,7 +3,7 @@
 // sizes and the values of their items' fields), and the items that carry a status field.
 #pragma once
 
-#include "operator/claim_lexer.hpp"
+#include "grounding/claim_lexer.hpp"
 #include "store/run_record.hpp"
 
 #include <boost/json/value.hpp>
@@ -18,7 +18,7 @@
 #include <unordered_set>
 #include <vector>
 
-namespace skillhost::op {
+namespace skillhost::grounding {
 
 // A date, time, number or weekday read from tokens ("28 November", "seven", "Friday", "5:30 pm").
 struct ClaimValue {
@@ -100,4 +100,4 @@ private:
     bool truncated_ = false;
 };
 
-}  // namespace skillhost::op
+}  // namespace skillhost::grounding
