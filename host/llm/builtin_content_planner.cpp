@@ -134,9 +134,10 @@ std::size_t count_items(const json::value& data) {
 // One sentence, line or row of the data, where it came from, and how well it answers the goal.
 struct Passage {
     std::string text;
-    std::string source;  // "notes/lockbox.md, line 3", "memory_search, id 6"
-    int score = 0;
-    std::size_t order = 0;
+    std::string source;      // "notes/lockbox.md, line 3", "memory_search, id 6"
+    std::vector<bool> has;   // which of the question's words it has
+    bool has_value = false;  // the kind of value the question asks for (a date, a number)
+    double score = 0;
 };
 
 // The sentences of a line: cut after ". ", "; ", "? ", "! " (a full stop inside "06:00" or "v1.2" stays).
@@ -184,8 +185,8 @@ bool has_value(Wanted wanted, std::string_view text) {
                                    "august",  "september", "october",   "november", "december", "today",    "tomorrow",
                                    "tonight", "week",      "month",     "daily",    "weekly",   "every"});
         case Wanted::amount:
-            return has_digit(text) || has_any_phrase(lower, {"one", "two", "three", "four", "five", "six", "seven",
-                                                             "eight", "nine", "ten", "dozen", "hundred", "thousand"});
+            return has_digit(text) || has_any_phrase(lower, {"two", "three", "four", "five", "six", "seven", "eight",
+                                                             "nine", "ten", "dozen", "hundred", "thousand"});
         case Wanted::who:
             for (std::size_t i = 1; i < text.size(); ++i) {
                 if (text[i - 1] == ' ' && text[i] >= 'A' && text[i] <= 'Z') return true;
@@ -201,38 +202,87 @@ struct Finder {
     Wanted wanted;
     std::vector<Passage> passages;
 
-    void add(std::string text, std::string source) {
+    // `context`: words the passage is about without saying them (the path of the file it is in:
+    // a row of docs/budget.csv is about the budget).
+    // `shown`: what the answer quotes when it is more than the words matched (a heading's section).
+    void add(std::string text, std::string source, std::string_view context = {}, std::string shown = {}) {
+        auto words = keywords_of(text);
+        if (!shown.empty()) text = std::move(shown);
         if (text.size() > kMaxPassageChars) text = text.substr(0, kMaxPassageChars) + "…";
-        Passage passage{std::move(text), std::move(source), 0, passages.size()};
-        const int matched = words_matched(keys, keywords_of(passage.text));
-        if (matched == 0) return;
-        passage.score = 2 * matched + (has_value(wanted, passage.text) ? 1 : 0);
+        Passage passage{std::move(text), std::move(source), {}, false, 0};
+        for (auto& word : keywords_of(context)) words.push_back(std::move(word));
+        bool any = false;
+        for (const auto& key : keys) {
+            const bool found =
+                std::any_of(words.begin(), words.end(), [&](const std::string& w) { return same_word(key, w); });
+            passage.has.push_back(found);
+            any = any || found;
+        }
+        if (!any) return;
+        passage.has_value = has_value(wanted, passage.text);
         passages.push_back(std::move(passage));
     }
 
-    // A file's lines: CSV-like rows whole (with the header row named), prose cut into sentences.
+    // Scores the passages: each of the question's words counts by how rare it is among them (a
+    // word every passage has says little), and having the kind of value asked for breaks ties.
+    void rank() {
+        std::vector<std::size_t> frequency(keys.size(), 0);
+        std::set<std::string> counted;
+        for (const auto& passage : passages) {
+            if (!counted.insert(lowercase(passage.text)).second) continue;
+            for (std::size_t k = 0; k < keys.size(); ++k) frequency[k] += passage.has[k] ? 1 : 0;
+        }
+        constexpr double kValueBonus = 0.01;
+        for (auto& passage : passages) {
+            passage.score = passage.has_value ? kValueBonus : 0;
+            for (std::size_t k = 0; k < keys.size(); ++k) {
+                if (passage.has[k]) passage.score += 1.0 / static_cast<double>(frequency[k]);
+            }
+        }
+        std::stable_sort(passages.begin(), passages.end(),
+                         [](const Passage& a, const Passage& b) { return a.score > b.score; });
+    }
+
+    // A file's lines: CSV-like rows whole (with the header row named), prose cut into sentences, a
+    // Markdown heading matched by its own words and quoted with the lines of its section.
     void add_file(const std::string& path, std::string_view content) {
-        std::size_t line_number = 0, start = 0;
-        std::string header;
-        const bool table = path.ends_with(".csv") || path.ends_with(".tsv");
-        while (start <= content.size()) {
+        std::vector<std::string_view> lines;
+        for (std::size_t start = 0; start <= content.size();) {
             auto end = content.find('\n', start);
             if (end == std::string_view::npos) end = content.size();
-            const std::string_view line = content.substr(start, end - start);
-            ++line_number;
-            const std::string where = path + ", line " + std::to_string(line_number);
-            if (table) {
-                if (line_number == 1) {
-                    header = trim(line, " \t\r\n");
-                } else if (!trim(line, " \t\r\n").empty()) {
-                    add(trim(line, " \t\r\n"), where + (header.empty() ? "" : "; columns " + header));
-                }
-            } else {
-                for (auto& sentence : sentences_of(line)) add(std::move(sentence), where);
-            }
-            if (end == content.size()) break;
+            lines.push_back(content.substr(start, end - start));
             start = end + 1;
         }
+        const bool table = path.ends_with(".csv") || path.ends_with(".tsv");
+        const std::string header = table && !lines.empty() ? trim(lines.front(), " \t\r\n") : std::string();
+        for (std::size_t i = 0; i < lines.size(); ++i) {
+            const std::string where = path + ", line " + std::to_string(i + 1);
+            const std::string line = trim(lines[i], " \t\r\n");
+            if (line.empty()) continue;
+            if (table) {
+                if (i > 0) add(line, where + (header.empty() ? "" : "; columns " + header), path);
+            } else if (line.front() == '#') {
+                add(trim(line, " \t#"), where, path, heading_section(lines, i));
+            } else {
+                for (auto& sentence : sentences_of(line)) add(std::move(sentence), where, path);
+            }
+        }
+    }
+
+    // "Team: Maya (product), Tomás (backend), Priya (mobile)." for "## Team" and the lines under it
+    // (at most three, up to the next heading).
+    static std::string heading_section(const std::vector<std::string_view>& lines, std::size_t at) {
+        constexpr std::size_t kSectionLines = 3;
+        std::string section;
+        std::size_t taken = 0;
+        for (std::size_t i = at + 1; i < lines.size() && taken < kSectionLines; ++i) {
+            const std::string line = trim(lines[i], " \t\r\n");
+            if (line.empty()) continue;
+            if (line.front() == '#') break;
+            section += (section.empty() ? "" : " ") + trim(line, " \t-*");
+            ++taken;
+        }
+        return section.empty() ? std::string() : trim(lines[at], " \t\r\n#") + ": " + section;
     }
 
     // A search result: its matching lines (files), or its own text (memories, tasks, notes).
@@ -245,23 +295,27 @@ struct Finder {
                 const std::string line = m.contains("line") ? text_of(m.at("line")) : std::string();
                 const std::string text = m.contains("text") ? text_of(m.at("text")) : std::string();
                 for (auto& sentence : sentences_of(text)) {
-                    add(std::move(sentence), path + (line.empty() ? "" : ", line " + line));
+                    add(std::move(sentence), path + (line.empty() ? "" : ", line " + line), path);
                 }
             }
             return;
         }
-        std::string text;
-        for (const char* field : {"text", "title", "snippet", "summary", "content", "name"}) {
+        // A record (a memory, a task) is quoted whole: its text or title, and its notes apart.
+        const std::string id = item.contains("id") ? text_of(item.at("id")) : std::string();
+        const std::string source = step.tool + (id.empty() ? "" : ", id " + id);
+        for (const char* field : {"text", "title", "summary", "content", "name"}) {
             if (const auto* value = item.if_contains(field);
                 value && value->is_string() && !value->as_string().empty()) {
-                text = std::string(value->as_string());
+                add(std::string(value->as_string()), source);
                 break;
             }
         }
-        if (text.empty()) return;
-        const std::string id = item.contains("id") ? text_of(item.at("id")) : std::string();
-        const std::string source = step.tool + (id.empty() ? "" : ", id " + id);
-        for (auto& sentence : sentences_of(text)) add(std::move(sentence), source);
+        for (const char* field : {"notes", "description"}) {
+            if (const auto* value = item.if_contains(field);
+                value && value->is_string() && !value->as_string().empty()) {
+                add(std::string(value->as_string()), source);
+            }
+        }
     }
 };
 
@@ -414,14 +468,16 @@ std::optional<json::object> plan_content_question(const GoalAnalysis& goal, cons
                            " for \"" + query + "\" and found nothing that answers it.",
                        "default");
     }
-    std::stable_sort(found.begin(), found.end(), [](const Passage& a, const Passage& b) { return a.score > b.score; });
-    const int best = found.front().score;
+    finder.rank();
+    const double best = found.front().score;
     std::string answer;
-    std::set<std::string> said;
+    std::set<std::string> said, cited;
     std::size_t shown = 0;
     for (const auto& passage : found) {
-        if (passage.score < best || shown == kMaxPassages) break;
-        if (!said.insert(lowercase(passage.text)).second) continue;
+        if (passage.score < best - 1e-9 || shown == kMaxPassages) break;
+        // The same line once: a search's matching line and the line read from the file are one.
+        const std::string line = passage.source.substr(0, passage.source.find(';'));
+        if (!said.insert(lowercase(passage.text)).second || !cited.insert(line).second) continue;
         answer += (answer.empty() ? "" : "\n") + passage.text + " (" + passage.source + ")";
         ++shown;
     }

@@ -354,6 +354,10 @@ std::vector<Goal> goals() {
         {"content", "When is the trip log planned?", {"planned for December"}, {}},
         {"content", "What is the open question about the lockbox?", {"bookings that span a rotation"}, {}},
         {"content", "When is the budget review with the council?", {"next Thursday"}, {}},
+        {"content", "Who is on the team?", {"Maya (product), Tomás (backend), Priya (mobile)", "README.md"}, {}},
+        {"content", "When is the policy ending?", {"Policy ends at the end of the month"}, {}},
+        {"content", "Who proposes the fix for the rotation?", {"Tomás to propose a fix", "notes/lockbox.md"}, {}},
+        {"content", "Show me the budget", {"boat maintenance,1250", "insurance,900"}, {"Called the insurer"}},
         {"content", "When is the regatta?", {"None of the available skills has data", "regatta"}, {"Kick-off"}},
 
         // Impossible requests: say so, name the closest skills, do nothing.
