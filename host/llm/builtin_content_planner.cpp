@@ -43,7 +43,12 @@ bool asks_to_show(const GoalAnalysis& goal) {
 // nor a time window of events.
 bool asks_about_content(const GoalAnalysis& goal) {
     if (goal.file_name || goal.glob || goal.directory || goal.time_phrase || goal.entity || goal.quoted) return false;
-    if (goal.verb != GoalVerb::none && goal.verb != GoalVerb::list && goal.verb != GoalVerb::read) return false;
+    // "When did I write the budget draft?" asks about the past, whatever its verb would do.
+    const bool about_the_past = starts_with_any_phrase(
+        goal.lower, {"when did", "did i", "did we", "have i", "what did", "where did", "how did", "when was"});
+    if (!about_the_past && goal.verb != GoalVerb::none && goal.verb != GoalVerb::list && goal.verb != GoalVerb::read) {
+        return false;
+    }
     if (goal.domain == GoalDomain::task || goal.domain == GoalDomain::file) return false;
     // A goal that names memory itself ("what do I remember", "my memories") is a memory lookup.
     if (goal.domain == GoalDomain::memory &&
@@ -62,10 +67,14 @@ std::vector<std::string> key_words(const GoalAnalysis& goal) {
 }
 
 // Two word forms of one word: equal, or sharing their first five letters ("rotate", "rotation").
+// or the shorter (four letters or more) beginning the longer ("plan", "planned").
 bool same_word(const std::string& a, const std::string& b) {
     if (a == b) return true;
-    constexpr std::size_t kStem = 5;
-    return a.size() >= kStem && b.size() >= kStem && a.compare(0, kStem, b, 0, kStem) == 0;
+    constexpr std::size_t kStem = 5, kPrefix = 4;
+    if (a.size() >= kStem && b.size() >= kStem) return a.compare(0, kStem, b, 0, kStem) == 0;
+    const std::string& shorter = a.size() < b.size() ? a : b;
+    const std::string& longer = a.size() < b.size() ? b : a;
+    return shorter.size() >= kPrefix && longer.starts_with(shorter);
 }
 
 int words_matched(const std::vector<std::string>& keys, const std::vector<std::string>& words) {
@@ -302,7 +311,16 @@ struct Finder {
         }
         // A record (a memory, a task) is quoted whole: its text or title, and its notes apart.
         const std::string id = item.contains("id") ? text_of(item.at("id")) : std::string();
-        const std::string source = step.tool + (id.empty() ? "" : ", id " + id);
+        std::string source = step.tool + (id.empty() ? "" : ", id " + id);
+        // "When did I call the insurer?": the record's time is the answer.
+        if (wanted == Wanted::when) {
+            for (const char* field : {"timestamp", "due", "date", "when"}) {
+                if (const auto* value = item.if_contains(field); value && value->is_string()) {
+                    source += ", " + std::string(field) + " " + std::string(value->as_string());
+                    break;
+                }
+            }
+        }
         for (const char* field : {"text", "title", "summary", "content", "name"}) {
             if (const auto* value = item.if_contains(field);
                 value && value->is_string() && !value->as_string().empty()) {
@@ -371,10 +389,11 @@ std::optional<json::object> plan_content_question(const GoalAnalysis& goal, cons
     if (!asks_about_content(goal)) return std::nullopt;
     const std::vector<std::string> keys = key_words(goal);
     if (keys.empty()) return std::nullopt;
-    // A skill named for what the goal asks ("weather_forecast" for the weather) answers it directly.
+    // A read-only skill named for what the goal asks ("weather_forecast" for the weather) answers it
+    // directly; a question never goes to a skill that writes ("fs_write" for "when did I write").
     for (const auto& tool : tools) {
-        if (std::any_of(keys.begin(), keys.end(),
-                        [&](const std::string& key) { return tool.id_words.contains(key); })) {
+        if (tool.read_only && std::any_of(keys.begin(), keys.end(),
+                                          [&](const std::string& key) { return tool.id_words.contains(key); })) {
             return std::nullopt;
         }
     }
@@ -401,18 +420,28 @@ std::optional<json::object> plan_content_question(const GoalAnalysis& goal, cons
         return act("The answer may sit inside the data; searching with " + tool->id + " for \"" + query + "\".",
                    tool->id, json::object{{text_input_of(*tool), query}});
     }
-    // 2. A searcher that found nothing for all the words: once more with the longest word alone
-    //    (a skill that matches its text literally finds "insurance" where "budgeted insurance" fails).
-    std::string longest = keys.front();
-    for (const auto& key : keys) {
-        if (key.size() > longest.size()) longest = key;
-    }
+    // 2. A searcher that found nothing for all the words: again with one word at a time, longest
+    //    first (a skill that matches its text literally finds "insurance" where "budgeted
+    //    insurance" fails), until it finds something.
+    constexpr std::size_t kMaxWordRetries = 2;
+    std::vector<std::string> by_length = keys;
+    std::stable_sort(by_length.begin(), by_length.end(),
+                     [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+    const std::string& longest = by_length.front();
     for (const Tool* tool : searchers) {
-        const auto tried = steps_of(steps, tool->id);
-        if (tried.size() != 1 || !tried.front()->ok || count_items(tried.front()->data) > 0 || keys.size() < 2)
-            continue;
-        return act(tool->id + " found nothing for \"" + query + "\"; searching for \"" + longest + "\" alone.",
-                   tool->id, json::object{{text_input_of(*tool), longest}});
+        const std::string input = text_input_of(*tool);
+        std::vector<const Step*> tries;
+        for (const Step* s : steps_of(steps, tool->id)) {
+            if (s->args.contains(input)) tries.push_back(s);
+        }
+        const bool settled =
+            std::any_of(tries.begin(), tries.end(), [](const Step* s) { return !s->ok || count_items(s->data) > 0; });
+        const std::size_t next = tries.size() - 1;
+        if (settled || keys.size() < 2 || next >= std::min(kMaxWordRetries, by_length.size())) continue;
+        const auto& last = tries.back()->args.at(input);
+        return act(tool->id + " found nothing for \"" + (last.is_string() ? std::string(last.as_string()) : query) +
+                       "\"; searching for \"" + by_length[next] + "\" alone.",
+                   tool->id, json::object{{input, by_length[next]}});
     }
     std::vector<FileHit> files = files_found(steps, keys);
     // 3. "Show me the meeting notes": a file named by the goal's words, looked up by name when the

@@ -99,6 +99,11 @@ TEST(BuiltinContentQuestion, AnswersFromARecordWithItsIdWhenNoFileHoldsIt) {
                          R"({"entries":[{"id":3,"text":"Lunch with Sam."},
                                         {"id":7,"text":"The council prefers budgets as a one-page PDF."}]})"));
     steps.push_back(step("wiki_lookup", json::object{{"query", "council"}}, R"({"pages":[]})"));
+    // Still nothing: the next longest word, once more.
+    auto again = plan(goal, steps);
+    ASSERT_EQ(action_tool(again), "wiki_lookup") << json::serialize(again);
+    EXPECT_EQ(again.at("action").at("args"), json::parse(R"({"query":"format"})"));
+    steps.push_back(step("wiki_lookup", json::object{{"query", "format"}}, R"({"pages":[]})"));
     const auto reply = plan(goal, steps);
     ASSERT_TRUE(reply.contains("respond")) << json::serialize(reply);
     const std::string answer = note(reply);

@@ -358,6 +358,9 @@ std::vector<Goal> goals() {
         {"content", "When is the policy ending?", {"Policy ends at the end of the month"}, {}},
         {"content", "Who proposes the fix for the rotation?", {"Tomás to propose a fix", "notes/lockbox.md"}, {}},
         {"content", "Show me the budget", {"boat maintenance,1250", "insurance,900"}, {"Called the insurer"}},
+        {"content", "When did I call the insurer?", {"Called the insurer", "2026-"}, {"Kick-off"}},
+        {"content", "When did I write the budget draft?", {"Wrote the first draft of the council budget"}, {}},
+        {"content", "Where are the lockbox codes documented?", {"notes/lockbox.md"}, {}},
         {"content", "When is the regatta?", {"None of the available skills has data", "regatta"}, {"Kick-off"}},
 
         // Impossible requests: say so, name the closest skills, do nothing.
