@@ -265,11 +265,19 @@ std::optional<json::object> plan_content_question(const GoalAnalysis& goal, cons
         for (const auto* item : result_items(step.data)) finder.add_item(step, *item);
     }
     auto& found = finder.passages;
+    // A search that failed is not a search that found nothing: say which failed and why.
+    std::string failed;
+    for (const auto& step : steps) {
+        if (step.ok) continue;
+        failed += "\n" + step.tool + " failed" + (step.error_code.empty() ? "" : " (" + step.error_code + ")") +
+                  (step.error_message.empty() ? "" : ": " + step.error_message);
+        for (const auto& suggestion : step.suggestions) failed += "\n  Suggested: " + suggestion;
+    }
     if (found.empty()) {
         return respond("Nothing the searches returned answers the goal; saying what was searched.",
                        std::string(kAnswerLead) +
                            "None of the available skills has data that answers this: I searched with " + searched +
-                           " for \"" + query + "\" and found nothing that answers it.",
+                           " for \"" + query + "\" and found nothing that answers it." + failed,
                        "default");
     }
     finder.rank();
@@ -285,6 +293,7 @@ std::optional<json::object> plan_content_question(const GoalAnalysis& goal, cons
         answer += (answer.empty() ? "" : "\n") + passage.text + " (" + passage.source + ")";
         ++shown;
     }
+    if (!failed.empty()) answer += "\nSome searches failed:" + failed;
     return respond("The best match for the goal is in " + found.front().source + "; answering with it.",
                    std::string(kAnswerLead) + answer, "default");
 }

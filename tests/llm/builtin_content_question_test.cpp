@@ -143,6 +143,24 @@ TEST(BuiltinContentQuestion, SaysWhatItSearchedWhenNothingAnswers) {
     EXPECT_NE(answer.find("\"regatta\""), std::string::npos) << answer;
 }
 
+TEST(BuiltinContentQuestion, ASearchThatFailedIsReportedNotTakenForNothingFound) {
+    json::array steps;
+    steps.push_back(step("wiki_lookup", json::object{{"query", "regatta"}}, R"({"pages":[]})"));
+    steps.push_back(json::object{{"tool", "journal_entries"},
+                                 {"args", json::object{{"text", "regatta"}}},
+                                 {"ok", false},
+                                 {"error_code", "STORE_UNREADABLE"},
+                                 {"error_message", "the journal database is unreadable"},
+                                 {"suggestions", json::array{"Check the journal with `journal doctor`"}}});
+    const auto reply = plan("When is the regatta?", steps);
+    ASSERT_TRUE(reply.contains("respond")) << json::serialize(reply);
+    const std::string answer = note(reply);
+    EXPECT_NE(answer.find("journal_entries failed (STORE_UNREADABLE): the journal database is unreadable"),
+              std::string::npos)
+        << answer;
+    EXPECT_NE(answer.find("Suggested: Check the journal"), std::string::npos) << answer;
+}
+
 TEST(BuiltinContentQuestion, TheFoundAnswerIsTheWholeAnswerWithoutTheSearchResults) {
     const json::object context{
         {"goal", "When does the ferry leave?"},

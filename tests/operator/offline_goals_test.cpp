@@ -423,6 +423,13 @@ std::vector<Goal> goals() {
          nullptr,
          [](OperatorHost& host) { break_database(host, "memory.db"); }},
         {"broken", "Show me lockbox.md", {"notes/lockbox.md"}, {}},
+        {"broken",
+         "When is the launch?",
+         {"Launch date moved to 12 December", "memory_search failed"},
+         {},
+         nullptr,
+         [](OperatorHost& host) { break_database(host, "memory.db"); }},
+
     };
 }
 
