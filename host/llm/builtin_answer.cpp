@@ -181,6 +181,7 @@ std::string render_answer(const json::object& context) {
             note = std::string(text.substr(at + kNoteLead.size()));
         }
     }
+    if (note.starts_with(kAnswerLead)) return note.substr(kAnswerLead.size()) + "\n\n" + std::string(kBuiltinMarker);
     if (!note.empty()) {
         // The note names what failed and the suggested fixes itself when something did.
         const bool note_reports_failures = note.find(" failed") != std::string::npos;

@@ -16,6 +16,10 @@ inline constexpr std::string_view kBuiltinMarker = "(answered by the built-in mo
 // can do the goal) to the answer: instructions that start with this line, the note after it.
 inline constexpr std::string_view kNoteLead = "Tell the user this first, in these words:\n";
 
+// A planner's note that is the whole answer (the sentences or rows it found, each cited, or what it
+// searched without finding anything): the answer is the note alone, without this line.
+inline constexpr std::string_view kAnswerLead = "The answer, as found in the data (say only this):\n";
+
 // `context`: {"goal", "style": "default"|"strict"|"summary", "observations":[{tool, args, ok, data, error}],
 // "instructions"?}. A planner's note in the instructions comes first; then the data, then failures
 // (left out when the note already reports them).

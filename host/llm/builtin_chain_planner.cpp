@@ -109,26 +109,6 @@ int words_found(const std::vector<std::string>& target, const std::vector<std::s
     return found;
 }
 
-// The items of a find or list result: its first array of objects.
-std::vector<const json::object*> items_of(const json::value& data) {
-    std::vector<const json::object*> items;
-    const json::array* list = nullptr;
-    if (data.is_array()) list = &data.as_array();
-    if (data.is_object()) {
-        for (const auto& field : data.as_object()) {
-            if (field.value().is_array()) {
-                list = &field.value().as_array();
-                break;
-            }
-        }
-    }
-    if (!list) return items;
-    for (const auto& item : *list) {
-        if (item.is_object()) items.push_back(&item.as_object());
-    }
-    return items;
-}
-
 struct Match {
     std::vector<const json::object*> exact;  // every word of the description in the title
     std::vector<const json::object*> loose;  // every word somewhere (title, notes, tags)
@@ -310,7 +290,7 @@ std::optional<json::object> plan_item_change(const GoalAnalysis& goal, const std
         }
         return respond("The " + noun + " could not be looked up.", note);
     }
-    const auto items = items_of(found->data);
+    const auto items = result_items(found->data);
     const Match match = match_items(items, goal.target);
     const auto& candidates = !match.exact.empty() ? match.exact : match.loose;
     if (candidates.empty()) {
@@ -371,7 +351,7 @@ std::optional<json::object> plan_named_file(const GoalAnalysis& goal, const std:
     }
     if (!listed->ok) return std::nullopt;
     std::vector<const json::object*> files;
-    for (const auto* entry : items_of(listed->data)) {
+    for (const auto* entry : result_items(listed->data)) {
         if (item_text(*entry, "type") == "directory") continue;
         std::string path = item_text(*entry, "path");
         if (path.empty()) path = item_text(*entry, "name");

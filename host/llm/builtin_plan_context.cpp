@@ -19,6 +19,24 @@ std::string string_field(const json::object& object, std::string_view key) {
     return value && value->is_string() ? std::string(value->as_string()) : std::string();
 }
 
+std::vector<const json::object*> result_items(const json::value& data) {
+    std::vector<const json::object*> items;
+    const json::array* list = data.is_array() ? &data.as_array() : nullptr;
+    if (!list && data.is_object()) {
+        for (const auto& field : data.as_object()) {
+            if (field.value().is_array()) {
+                list = &field.value().as_array();
+                break;
+            }
+        }
+    }
+    if (!list) return items;
+    for (const auto& item : *list) {
+        if (item.is_object()) items.push_back(&item.as_object());
+    }
+    return items;
+}
+
 std::vector<Tool> read_tools(const json::object& context) {
     std::vector<Tool> tools;
     const auto* list = context.if_contains("tools");
@@ -49,6 +67,11 @@ std::vector<Tool> read_tools(const json::object& context) {
                 const std::string description = string_field(example.as_object(), "description");
                 tool.example_words.push_back(word_set(description));
                 tool.examples.emplace_back(description, args && args->is_object() ? args->as_object() : json::object{});
+            }
+        }
+        if (const auto* outputs = object.if_contains("outputs"); outputs && outputs->is_object()) {
+            if (const auto* props = outputs->as_object().if_contains("properties"); props && props->is_object()) {
+                for (const auto& field : props->as_object()) tool.outputs.emplace(field.key());
             }
         }
         if (const auto* read_only = object.if_contains("read_only"); read_only && read_only->is_bool()) {

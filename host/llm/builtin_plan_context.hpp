@@ -23,6 +23,7 @@ struct Tool {
     std::vector<std::string> required;
     std::vector<std::pair<std::string, boost::json::object>> examples;  // description, args
     std::vector<std::set<std::string>> example_words;
+    std::set<std::string> outputs;  // the top-level fields of what the tool returns, when it declares them
     bool read_only = false;
 };
 
@@ -40,6 +41,9 @@ std::vector<Tool> read_tools(const boost::json::object& context);
 std::vector<Step> read_steps(const boost::json::object& context);
 
 std::string string_field(const boost::json::object& object, std::string_view key);
+
+// The items of a find, list or search result: the objects of its first array.
+std::vector<const boost::json::object*> result_items(const boost::json::value& data);
 
 // Words a tool uses for each intent and each data domain.
 const std::map<GoalVerb, std::set<std::string>>& verb_words();
@@ -64,6 +68,10 @@ std::optional<boost::json::object> plan_item_change(const GoalAnalysis& goal, co
                                                     const std::vector<Step>& steps);
 std::optional<boost::json::object> plan_named_file(const GoalAnalysis& goal, const std::vector<Tool>& tools,
                                                    const std::vector<Step>& steps);
+// A question whose answer sits inside the data (a file's line, a note, a memory): search every
+// read-only free-text skill, read the best file, answer with the cited sentences or rows.
+std::optional<boost::json::object> plan_content_question(const GoalAnalysis& goal, const std::vector<Tool>& tools,
+                                                         const std::vector<Step>& steps);
 std::optional<boost::json::object> plan_capability_gap(const GoalAnalysis& goal, const std::vector<Tool>& tools);
 // When no tool fits an imperative goal ("restart the router"): the same honest answer.
 std::optional<boost::json::object> plan_no_fit(const GoalAnalysis& goal, const std::vector<Tool>& tools);

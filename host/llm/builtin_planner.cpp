@@ -170,6 +170,8 @@ json::object plan_next_step(const json::object& context) {
     const std::vector<Tool> tools = read_tools(context);
     const std::vector<Step> steps = read_steps(context);
 
+    // Bounded on its own: each search skill at most three times, one read.
+    if (auto reply = plan_content_question(goal, tools, steps)) return *reply;
     constexpr std::size_t kMaxSteps = 6;
     if (steps.size() >= kMaxSteps) {
         return respond("Took " + std::to_string(steps.size()) + " actions; answering with what they found.",

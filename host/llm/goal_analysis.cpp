@@ -469,6 +469,10 @@ std::optional<std::string> find_entity(std::string_view goal, const std::string&
     }
     const auto words = split(entity, " ");
     if (entity.empty() || words.size() > 5) return std::nullopt;
+    // "Who is on the team?" asks what the data says about a place or a role, not about a name.
+    if (starts_with_any_phrase(lowercase(entity), {"on", "in", "at", "for", "with", "from", "of", "to", "by"})) {
+        return std::nullopt;
+    }
     return entity;
 }
 

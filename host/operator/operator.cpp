@@ -70,6 +70,7 @@ std::shared_ptr<const Operator::PlannerCatalog> Operator::planner_catalog(const 
                                             {"description", spec.description},
                                             {"inputs", spec.inputs.to_json_schema()},
                                             {"examples", std::move(examples)},
+                                            {"outputs", spec.outputs.to_json_schema(false)},
                                             {"read_only", spec.annotations.read_only}});
     }
     std::lock_guard lock(catalog_cache_mutex_);

@@ -2,8 +2,8 @@
 // against the observations by the grounding check and corrected or refused when it invents, and
 // the report of a run that got stuck. The ReAct loop itself is operator.cpp.
 #include "llm/builtin_answer.hpp"
-#include "operator/claim_lexer.hpp"
-#include "operator/grounding_check.hpp"
+#include "grounding/claim_lexer.hpp"
+#include "grounding/grounding_check.hpp"
 #include "operator/observation_format.hpp"
 #include "operator/operator.hpp"
 #include "operator/operator_session.hpp"
@@ -19,6 +19,11 @@
 namespace skillhost::op {
 
 namespace json = boost::json;
+using grounding::GroundingFacts;
+using grounding::lex;
+using grounding::Token;
+using grounding::unsupported_claims;
+using grounding::UnsupportedClaim;
 using store::RunStatus;
 
 namespace {

@@ -4,6 +4,7 @@
 
 #include "llm/builtin_classifier.hpp"
 #include "llm/goal_analysis.hpp"
+#include "operator/lightweight_tool_choice.hpp"
 #include "operator/operator_session.hpp"
 #include "operator/planner_output.hpp"
 
@@ -59,6 +60,15 @@ std::string intent_of(const json::value& value) {
 
 void Operator::lightweight(Session& session, bool full_loop_allowed) {
     auto& run = session.run;
+    // Ends the run with an answer that needed no skill (what this mode cannot do).
+    const auto answer_without_a_call = [&](std::string answer) {
+        run.answer = std::move(answer);
+        run.response_style = "default";
+        run.status = store::RunStatus::completed;
+        run.finished_ms = store::unix_ms_now();
+        session.finished = true;
+        session.emit(RunEventType::completion, run.answer, json::object{{"answer", run.answer}, {"route", run.route}});
+    };
 
     llm::ChatRequest request;
     request.role = "classifier";
@@ -138,33 +148,31 @@ void Operator::lightweight(Session& session, bool full_loop_allowed) {
     }
     if (intent == "complex") {
         run.route = "refused";
-        run.answer =
-            "This request needs several steps or changes to your data, which the " + run.mode +
-            " mode does not do: here the operator only answers from your tasks and memories with read-only skills. "
-            "Switch modes with `skillhost mode set agent` to let the full operator work on it.";
-        run.response_style = "default";
-        run.status = store::RunStatus::completed;
-        run.finished_ms = store::unix_ms_now();
-        session.finished = true;
-        session.emit(RunEventType::completion, run.answer, json::object{{"answer", run.answer}, {"route", "refused"}});
+        answer_without_a_call("This request needs several steps or changes to your data, which the " + run.mode +
+                              " mode does not do: here the operator only answers from your tasks and memories "
+                              "with read-only skills. Switch modes with `skillhost mode set agent` to let the full "
+                              "operator work on it.");
         return;
     }
 
-    store::Action action;
-    std::string style;
-    if (intent == "task") {
-        action.tool = "task_list";
-        if (analysis.wants_completed) action.args["include_completed"] = true;
-        style = "verbatim";
-    } else if (intent == "temporal") {
-        action.tool = "memory_recent";
-        if (analysis.time_phrase) action.args["when"] = *analysis.time_phrase;
-        style = "summary";
-    } else {
-        action.tool = "memory_search";
-        action.args["query"] = analysis.query.empty() ? run.goal : analysis.query;
-        style = "strict";
+    std::vector<const catalog::CatalogEntry*> entries;
+    for (const auto* entry : parts_.pipeline->visible_entries(*session.catalog, session.user)) {
+        if (entry->spec->id != kResponseSkill) entries.push_back(entry);
     }
+    const std::string route_intent = intent == "task" || intent == "temporal" ? intent : std::string("factual");
+    const auto call =
+        choose_lightweight_call(entries, {route_intent, analysis.query.empty() ? run.goal : analysis.query,
+                                          analysis.time_phrase, analysis.wants_completed});
+    if (!call) {
+        answer_without_a_call("None of the read-only skills available to you answers a " + intent +
+                              " question, so this mode cannot answer it. Switch modes with `skillhost "
+                              "mode set agent` to let the full operator work on it.");
+        return;
+    }
+    store::Action action;
+    action.tool = call->tool;
+    action.args = call->args;
+    const std::string style = intent == "task" ? "verbatim" : intent == "temporal" ? "summary" : "strict";
     const std::string thought = "A " + intent + " question: one " + action.tool + " call answers it.";
     session.emit(RunEventType::thought, thought);
     if (!execute_action(session, thought, std::move(action))) return;  // paused for approval

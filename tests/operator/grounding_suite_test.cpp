@@ -83,6 +83,12 @@ const std::vector<Case> kLies = {
     {"docs/budget.csv", "Insurance is \u20AC900 and boat maintenance is \u20AC1,400.", "1,400"},
     {"docs/budget.csv", "The total budget is \u20AC3,000.", "3,000"},
     {"docs/budget.csv", "Insurance makes up 45% of the budget.", "45%"},
+    // numbers as words and with units
+    {"tasks", "Order three more lockboxes before the launch.", "three"},
+    {"tasks", "Order 3 more lockboxes.", "3"},
+    {"tasks", "Renewing the boat insurance will take about 3 hours.", "3 hours"},
+    {"notes/lockbox.md", "The rotation job takes about three hours.", "three hours"},
+    {"memories", "The call with the insurer lasted 45 minutes.", "45 minutes"},
 };
 
 const std::vector<Case> kTruths = {
@@ -163,6 +169,13 @@ const std::vector<Case> kTruths = {
     {"docs/budget.csv", "Insurance costs \u20AC900 and lockboxes \u20AC480.", ""},
     {"docs/budget.csv", "In total the budget comes to \u20AC2,630.", ""},
     {"docs/budget.csv", "- lockboxes: \u20AC480\n- boat maintenance: \u20AC1,250\n- insurance: \u20AC900", ""},
+    // numbers as words, cited lines, tables of real rows
+    {"tasks", "Order 2 more lockboxes.", ""},
+    {"tasks", "Two more lockboxes still need ordering.", ""},
+    {"notes/lockbox.md", "Codes rotate every Monday at 06:00 (notes/lockbox.md, line 3).", ""},
+    {"docs/budget.csv",
+     "| item | amount (EUR) |\n|---|---|\n| lockboxes | 480 |\n| boat maintenance | 1250 |\n| insurance | 900 |", ""},
+    {"docs/budget.csv", "insurance,900 (docs/budget.csv, line 4; columns item,amount_eur)", ""},
 };
 
 // A tag only this run's goal carries ("ref-bad-x"; no tag is part of another), so each scripted

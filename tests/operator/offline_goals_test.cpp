@@ -333,6 +333,36 @@ std::vector<Goal> goals() {
          {}},
         {"entity", "What do you know about Harbor?", {"README.md"}, {}},
 
+        // Answers inside files, notes and memories: searched, the best match read, the sentence or
+        // row that answers cited.
+        {"content",
+         "When do the lockbox codes rotate?",
+         {"Codes rotate every Monday at 06:00", "notes/lockbox.md"},
+         {}},
+        {"content", "What time do the codes rotate?", {"06:00", "notes/lockbox.md"}, {"Kick-off"}},
+        {"content", "How much is budgeted for insurance?", {"insurance,900", "docs/budget.csv"}, {"Kick-off"}},
+        {"content", "How much do the lockboxes cost?", {"lockboxes,480", "docs/budget.csv"}, {}},
+        {"content", "What is the boat maintenance budget?", {"boat maintenance,1250"}, {"insurance,900"}},
+        {"content", "What format does the council want the budget in?", {"one-page PDF"}, {"Kick-off"}},
+        {"content",
+         "Show me the meeting notes",
+         {"Launch date moved to 12 December", "Budget review with the council next Thursday"},
+         {"Kick-off", "Called the insurer"}},
+        {"content", "When is the launch?", {"12 December"}, {"Kick-off", "insurance"}},
+        {"content", "Did I talk to the insurer about anything?", {"Called the insurer"}, {"Kick-off"}},
+        {"content", "Is the booking calendar done?", {"Booking calendar: done", "README.md"}, {}},
+        {"content", "When is the trip log planned?", {"planned for December"}, {}},
+        {"content", "What is the open question about the lockbox?", {"bookings that span a rotation"}, {}},
+        {"content", "When is the budget review with the council?", {"next Thursday"}, {}},
+        {"content", "Who is on the team?", {"Maya (product), Tomás (backend), Priya (mobile)", "README.md"}, {}},
+        {"content", "When is the policy ending?", {"Policy ends at the end of the month"}, {}},
+        {"content", "Who proposes the fix for the rotation?", {"Tomás to propose a fix", "notes/lockbox.md"}, {}},
+        {"content", "Show me the budget", {"boat maintenance,1250", "insurance,900"}, {"Called the insurer"}},
+        {"content", "When did I call the insurer?", {"Called the insurer", "2026-"}, {"Kick-off"}},
+        {"content", "When did I write the budget draft?", {"Wrote the first draft of the council budget"}, {}},
+        {"content", "Where are the lockbox codes documented?", {"notes/lockbox.md"}, {}},
+        {"content", "When is the regatta?", {"None of the available skills has data", "regatta"}, {"Kick-off"}},
+
         // Impossible requests: say so, name the closest skills, do nothing.
         {"impossible",
          "Translate the README into French",
@@ -393,6 +423,13 @@ std::vector<Goal> goals() {
          nullptr,
          [](OperatorHost& host) { break_database(host, "memory.db"); }},
         {"broken", "Show me lockbox.md", {"notes/lockbox.md"}, {}},
+        {"broken",
+         "When is the launch?",
+         {"Launch date moved to 12 December", "memory_search failed"},
+         {},
+         nullptr,
+         [](OperatorHost& host) { break_database(host, "memory.db"); }},
+
     };
 }
 
@@ -443,7 +480,8 @@ TEST(OfflineGoals, TheTableHasAtLeastFortyGoalsInEveryCategory) {
     EXPECT_GE(table.size(), 40u);
     std::map<std::string, int> counts;
     for (const auto& goal : table) ++counts[goal.category];
-    for (const char* category : {"lookup", "write", "chain", "ambiguous", "entity", "impossible", "broken"}) {
+    for (const char* category :
+         {"lookup", "write", "chain", "ambiguous", "entity", "content", "impossible", "broken"}) {
         EXPECT_GE(counts[category], 3) << category;
     }
 }
@@ -471,7 +509,8 @@ TEST_P(OfflineGoalCategory, PassRate) {
 }
 
 INSTANTIATE_TEST_SUITE_P(DemoData, OfflineGoalCategory,
-                         ::testing::Values("lookup", "write", "chain", "ambiguous", "entity", "impossible", "broken"),
+                         ::testing::Values("lookup", "write", "chain", "ambiguous", "entity", "content", "impossible",
+                                           "broken"),
                          [](const ::testing::TestParamInfo<std::string>& param) { return param.param; });
 
 // The chain that needs approval: the run pauses before the delete, and the approved call deletes the
@@ -503,6 +542,36 @@ TEST(OfflineGoals, TheBuiltinCriticApprovesAGroundedAnswer) {
     ASSERT_TRUE(run.ok());
     EXPECT_EQ(run->status, RunStatus::completed) << json::serialize(run->to_json());
     EXPECT_NE(run->answer.find("Book test devices for Priya"), std::string::npos);
+}
+
+// Data the test makes, not the demo's: the answer is found wherever it sits (a file's line, a CSV
+// row, a memory of any kind), cited, and grounded; nothing else is shown.
+TEST(OfflineGoals, AnswersInsideDataTheTestWrites) {
+    OperatorHost host;
+    write_file(host.workspace() / "travel/ferry.md",
+               "# Ferry\n\nThe ferry to the island leaves at 07:45 from pier 3.\nBikes travel free.\n");
+    write_file(host.workspace() / "inventory/boats.csv", "boat,count\nkayaks,4\ndinghies,2\n");
+    host.call("memory_capture", R"({"text":"The harbour master prefers calls before 9 am.","kind":"guidance"})");
+    host.call("memory_capture", R"({"text":"Lunch with Sam at the yacht club.","kind":"event"})");
+    const auto ask = [&](const std::string& goal) {
+        auto run = host.op().run(goal, host.user());
+        EXPECT_TRUE(run.ok());
+        EXPECT_EQ(run->status, RunStatus::completed) << json::serialize(run->to_json());
+        EXPECT_EQ(run->grounding.outcome, "passed") << run->answer;
+        return run->answer;
+    };
+    const std::string ferry = ask("When does the ferry leave?");
+    EXPECT_NE(ferry.find("The ferry to the island leaves at 07:45 from pier 3. (travel/ferry.md, line 3)"),
+              std::string::npos)
+        << ferry;
+    EXPECT_EQ(ferry.find("Lunch"), std::string::npos) << ferry;
+    const std::string kayaks = ask("How many kayaks do we have?");
+    EXPECT_NE(kayaks.find("kayaks,4 (inventory/boats.csv, line 2; columns boat,count)"), std::string::npos) << kayaks;
+    const std::string harbour = ask("When does the harbour master like to be called?");
+    EXPECT_NE(harbour.find("prefers calls before 9 am"), std::string::npos) << harbour;
+    const std::string nothing = ask("Where is the lighthouse key?");
+    EXPECT_NE(nothing.find("None of the available skills has data"), std::string::npos) << nothing;
+    EXPECT_NE(nothing.find("fs_search"), std::string::npos) << nothing;
 }
 
 }  // namespace

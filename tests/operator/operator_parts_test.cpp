@@ -1,5 +1,6 @@
-// The operator's pure parts: planner output parsing, grounding, observation rendering, config.
-#include "operator/grounding_check.hpp"
+// The operator's pure parts: planner output parsing, observation rendering, config, the lightweight choice.
+#include "manifest/manifest.hpp"
+#include "operator/lightweight_tool_choice.hpp"
 #include "operator/observation_format.hpp"
 #include "operator/operator_config.hpp"
 #include "operator/planner_output.hpp"
@@ -65,46 +66,6 @@ TEST(ActionKey, IgnoresKeyOrderAndALeadingDotSlash) {
     store::Action c{"fs_read", json::parse(R"({"path":"y.md"})").as_object()};
     EXPECT_EQ(action_key(a), action_key(b));
     EXPECT_NE(action_key(a), action_key(c));
-}
-
-store::ScratchpadEntry task_observation(const std::string& raw) {
-    store::ScratchpadEntry entry;
-    entry.action = store::Action{"task_list", {}};
-    store::Observation obs;
-    obs.success = true;
-    obs.raw = json::parse(raw);
-    entry.observation = obs;
-    return entry;
-}
-
-std::vector<std::string> unsupported_texts(std::string_view answer, const GroundingFacts& facts) {
-    std::vector<std::string> out;
-    for (const auto& claim : unsupported_claims(answer, facts)) out.push_back(claim.text);
-    return out;
-}
-
-TEST(Grounding, FindsInventedNumbersDatesQuotesAndTitles) {
-    const auto facts = GroundingFacts::from_observations(
-        {task_observation(
-            R"({"tasks":[{"id":1,"title":"Water the plants","status":"open","due":"2026-11-30"}],"count":1})")},
-        "goal");
-    const auto offending = unsupported_texts(
-        "You have 2 tasks:\n- Water the plants (open)\n- Buy milk — due 2026-12-01\nNote: \"urgent\"", facts);
-    EXPECT_THAT(offending, ::testing::UnorderedElementsAre("Buy milk", "2026-12-01", "\"urgent\"", "2"));
-}
-
-TEST(Grounding, AcceptsAnswersMadeOfObservedData) {
-    const auto facts = GroundingFacts::from_observations(
-        {task_observation(
-            R"({"tasks":[{"id":1,"title":"Water the plants","status":"open","due":"2026-11-30"}],"count":1})")},
-        "goal");
-    EXPECT_THAT(unsupported_texts("1. Water the plants (open), due 2026-11-30\nThat is 1 task.", facts), IsEmpty());
-}
-
-TEST(Grounding, FactsHoldEveryStringAndNumberOfTheRawPayloads) {
-    const auto facts = GroundingFacts::from_observations(
-        {task_observation(R"({"tasks":[{"title":"Call \"Bob\"","id":7}],"count":1})")}, "");
-    EXPECT_THAT(unsupported_texts("- Call \"Bob\" (id 7), 1 task", facts), IsEmpty());
 }
 
 TEST(ObservationFormat, StructuredRendersListsAsBulletsWithTheirFields) {
@@ -180,6 +141,60 @@ TEST(OperatorConfig, ReportsEveryProblemWithFileAndLine) {
     EXPECT_THAT(all, HasSubstr("true or false"));
     EXPECT_THAT(all, HasSubstr("narrative, structured or verbatim"));
     EXPECT_THAT(all, HasSubstr("unknown setting"));
+}
+
+// The lightweight route picks its one call by what manifests declare, never by id: a third-party
+// journal and notebook take part like the built-in skills, and a skill that writes never does.
+TEST(LightweightToolChoice, ChoosesByAnnotationsInputsAndPurposeNotById) {
+    auto manifest = manifest::parse_manifest(R"(name: journal
+version: 1.0.0
+library: libjournal.so
+abi_version: "1.0"
+skills:
+  - id: jn_write
+    description: Writes a note into the journal.
+    category: notes
+    annotations: {read_only: false}
+    inputs: {properties: {text: {type: string}}, required: [text]}
+  - id: jn_lookup
+    description: Finds notes in the journal by the words they contain.
+    category: notes
+    annotations: {read_only: true}
+    inputs: {properties: {text: {type: string}, limit: {type: integer}}, required: [text]}
+  - id: jn_window
+    description: The journal's events that happened in a time window, newest first.
+    category: events
+    annotations: {read_only: true}
+    inputs: {properties: {when: {type: string}}}
+  - id: chores_all
+    description: Lists the household tasks and chores still to do.
+    category: tasks
+    annotations: {read_only: true}
+    inputs: {properties: {include_completed: {type: boolean}}}
+)",
+                                             "journal.yaml");
+    ASSERT_TRUE(manifest.ok()) << manifest.error().message;
+    std::vector<catalog::CatalogEntry> owned;
+    for (const auto& skill : manifest->skills) owned.push_back({&skill, nullptr});
+    std::vector<const catalog::CatalogEntry*> entries;
+    for (const auto& entry : owned) entries.push_back(&entry);
+
+    auto factual = choose_lightweight_call(entries, {"factual", "ferry times", std::nullopt, false});
+    ASSERT_TRUE(factual);
+    EXPECT_EQ(factual->tool, "jn_lookup");
+    EXPECT_EQ(factual->args, json::parse(R"({"text":"ferry times"})"));
+    auto temporal = choose_lightweight_call(entries, {"temporal", "", std::string("yesterday"), false});
+    ASSERT_TRUE(temporal);
+    EXPECT_EQ(temporal->tool, "jn_window");
+    EXPECT_EQ(temporal->args, json::parse(R"({"when":"yesterday"})"));
+    auto task = choose_lightweight_call(entries, {"task", "", std::nullopt, true});
+    ASSERT_TRUE(task);
+    EXPECT_EQ(task->tool, "chores_all");
+    EXPECT_EQ(task->args, json::parse(R"({"include_completed":true})"));
+
+    // Without a read-only skill for the intent there is no call, not a writer's.
+    std::vector<const catalog::CatalogEntry*> writer_only{entries.front()};
+    EXPECT_FALSE(choose_lightweight_call(writer_only, {"factual", "ferry", std::nullopt, false}));
 }
 
 }  // namespace

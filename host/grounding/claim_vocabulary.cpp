@@ -1,11 +1,11 @@
 // The words and dates the grounding check knows: month and weekday names, number words, the common
 // words answers capitalise without naming anything, a crude stem, and civil-date arithmetic.
-#include "operator/claim_vocabulary.hpp"
+#include "grounding/claim_vocabulary.hpp"
 
 #include <algorithm>
 #include <array>
 
-namespace skillhost::op {
+namespace skillhost::grounding {
 
 int month_number(std::string_view w) {
     static constexpr std::array<std::string_view, 12> full = {"january",   "february", "march",    "april",
@@ -149,4 +149,4 @@ int weekday_of(int year, int month, int day) {
     return static_cast<int>(((days_from_civil(year, month, day) + 4) % 7 + 7) % 7);
 }
 
-}  // namespace skillhost::op
+}  // namespace skillhost::grounding

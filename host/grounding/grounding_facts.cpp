@@ -1,4 +1,4 @@
-#include "operator/grounding_facts.hpp"
+#include "grounding/grounding_facts.hpp"
 
 #include <boost/json.hpp>
 
@@ -7,7 +7,7 @@
 #include <limits>
 #include <map>
 
-namespace skillhost::op {
+namespace skillhost::grounding {
 namespace {
 
 namespace json = boost::json;
@@ -347,7 +347,10 @@ public:
 private:
     void index(const std::string& norm, std::uint32_t record, bool word) {
         auto [it, added] = f_.ids_.try_emplace(norm, static_cast<std::uint32_t>(f_.positions_.size()));
-        if (added) f_.positions_.emplace_back();
+        if (added) {
+            f_.positions_.emplace_back();
+            f_.norms_.push_back(norm);
+        }
         f_.positions_[it->second].push_back(static_cast<std::uint32_t>(f_.stream_.size()));
         f_.stream_.push_back(it->second);
         if (record == kNoRecord || !word) return;
@@ -504,6 +507,22 @@ bool GroundingFacts::has_phrase(const std::vector<std::string>& norms) const {
     return false;
 }
 
+std::vector<std::string> GroundingFacts::neighbours(std::string_view norm, int offset) const {
+    std::vector<std::string> out;
+    const auto it = ids_.find(std::string(norm));
+    if (it == ids_.end() || (offset != 1 && offset != -1)) return out;
+    std::set<std::uint32_t> seen;
+    constexpr std::size_t kMaxNeighbours = 64;
+    for (const std::uint32_t p : positions_[it->second]) {
+        if ((offset < 0 && p == 0) || (offset > 0 && p + 1 >= stream_.size())) continue;
+        const std::uint32_t id = stream_[offset > 0 ? p + 1 : p - 1];
+        if (id == kBoundary || !seen.insert(id).second) continue;
+        out.push_back(norms_[id]);
+        if (out.size() == kMaxNeighbours) break;
+    }
+    return out;
+}
+
 bool GroundingFacts::in_one_record(const std::vector<std::string>& words, bool stemmed) const {
     const auto& map = stemmed ? stem_records_ : word_records_;
     std::vector<const std::vector<std::uint32_t>*> lists;
@@ -524,4 +543,4 @@ bool GroundingFacts::in_one_record(const std::vector<std::string>& words, bool s
     return false;
 }
 
-}  // namespace skillhost::op
+}  // namespace skillhost::grounding

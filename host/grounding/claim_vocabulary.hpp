@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace skillhost::op {
+namespace skillhost::grounding {
 
 // All take folded lower-case words.
 int month_number(std::string_view word);     // 1..12, 0 when not a month name or abbreviation
@@ -21,4 +21,4 @@ std::string stem(std::string_view word);
 std::int64_t days_from_civil(int year, int month, int day);
 int weekday_of(int year, int month, int day);
 
-}  // namespace skillhost::op
+}  // namespace skillhost::grounding

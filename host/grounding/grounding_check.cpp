@@ -1,9 +1,9 @@
-#include "operator/grounding_check.hpp"
+#include "grounding/grounding_check.hpp"
 
 #include <algorithm>
 #include <set>
 
-namespace skillhost::op {
+namespace skillhost::grounding {
 namespace {
 
 constexpr std::size_t kMaxAnswerTokens = 40000;
@@ -29,6 +29,49 @@ bool common(std::string_view norm) {
 std::string upper(std::string text) {
     for (auto& c : text) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
     return text;
+}
+
+// The value of a number as the observations write it ("480", "two"); -1 for other words.
+std::int64_t number_value(std::string_view norm) {
+    if (norm.empty() || norm.size() > 12) return -1;
+    if (std::all_of(norm.begin(), norm.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        std::int64_t value = 0;
+        for (char c : norm) value = value * 10 + (c - '0');
+        return value;
+    }
+    return number_word(norm);
+}
+
+// Words that sit beside any number ("of", "more", "the"): a number beside one says nothing about
+// which number the data has there.
+bool is_function_word(std::string_view word) {
+    static constexpr std::string_view words[] = {
+        "about",         "after", "all",   "also",   "and",   "another", "any",    "are",    "around",  "at",
+        "before",        "but",   "by",    "each",   "every", "for",     "from",   "had",    "has",     "have",
+        "her",           "his",   "into",  "its",    "just",  "last",    "least",  "less",   "more",    "most",
+        "not",           "off",   "once",  "only",   "other", "our",     "out",    "over",   "per",     "than",
+        "that",          "the",   "their", "then",   "these", "those",   "this",   "under",  "until",   "was",
+        "were",          "which", "with",  "within", "you",   "your",    "almost", "nearly", "exactly", "roughly",
+        "approximately", "some",  "first", "next"};
+    return std::find(std::begin(words), std::end(words), word) != std::end(words);
+}
+
+// The number as a word, for the small values answers spell out; empty above twenty.
+std::string_view number_name(std::int64_t value) {
+    static constexpr std::string_view names[] = {"zero",     "one",      "two",      "three",   "four",    "five",
+                                                 "six",      "seven",    "eight",    "nine",    "ten",     "eleven",
+                                                 "twelve",   "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+                                                 "eighteen", "nineteen", "twenty"};
+    return value >= 0 && value <= 20 ? names[value] : std::string_view();
+}
+
+// Units that make a number a quantity ("about 3 hours", "2 kg"): such a number is only what the
+// observations say with that unit. Days and weeks are durations from today, checked against dates.
+bool is_unit(std::string_view word) {
+    static constexpr std::string_view units[] = {
+        "hour", "hr",       "hrs", "minute",    "min",       "mins", "second", "sec",   "month", "year", "kg",
+        "gram", "kilogram", "km",  "kilometre", "kilometer", "mile", "metre",  "meter", "litre", "liter"};
+    return std::find(std::begin(units), std::end(units), word) != std::end(units);
 }
 
 const char* weekday_name(int d) {
@@ -220,6 +263,66 @@ private:
         return c;
     }
 
+    // The word beside a number, in the same clause: `side` -1 before it, 1 after it.
+    const Token* beside(const ClaimValue& v, int side) const {
+        if (side < 0 && v.first == 0) return nullptr;
+        const std::size_t at = side < 0 ? v.first - 1 : v.last + 1;
+        if (at >= tokens_.size()) return nullptr;
+        const Token& t = tokens_[at];
+        const bool separated = side < 0 ? tokens_[v.first].punct_before : t.punct_before;
+        if (t.kind != Token::Kind::word || separated || t.clause != tokens_[v.last].clause) return nullptr;
+        return &t;
+    }
+
+    // "Order three more lockboxes" where the data says "Order two more lockboxes": a word beside the
+    // number is written beside numbers in the observations, never beside this one.
+    bool altered_in_quote(const ClaimValue& v, std::int64_t value) {
+        for (int side : {-1, 1}) {
+            const Token* word = beside(v, side);
+            if (!word || word->norm.size() < 3 || is_function_word(word->norm)) continue;
+            bool same = false;
+            std::string other;
+            for (const auto& n : f_.neighbours(word->norm, -side)) {
+                const std::int64_t observed = number_value(n);
+                if (observed < 0) continue;
+                if (observed == value) {
+                    same = true;
+                } else if (other.empty()) {
+                    other = n;
+                }
+            }
+            if (same || other.empty()) continue;
+            const std::string said = side < 0 ? word->text + " " + other : other + " " + word->text;
+            const std::size_t first = side < 0 ? v.first - 1 : v.first, last = side < 0 ? v.last : v.last + 1;
+            report("number", span(first, last), "the observations say \"" + said + "\"");
+            return true;
+        }
+        return false;
+    }
+
+    // "about 3 hours": the observations must give the same number with the same unit.
+    bool checked_as_quantity(const ClaimValue& v, std::int64_t value) {
+        const Token* unit = beside(v, 1);
+        if (!unit || !is_unit(singular(unit->norm))) return false;
+        std::vector<std::string> forms = {std::to_string(value)};
+        if (auto name = number_name(value); !name.empty()) forms.emplace_back(name);
+        const std::string one = singular(unit->norm);
+        for (const auto& form : forms) {
+            for (const auto& written : {unit->norm, one, one + "s"}) {
+                if (f_.has_phrase({form, written})) return true;
+            }
+        }
+        report("quantity", span(v.first, v.last + 1), "no observation gives this quantity");
+        return true;
+    }
+
+    // "(notes/lockbox.md, line 3)": a line of a text the observations returned.
+    bool cites_a_line(const ClaimValue& v, std::int64_t value) const {
+        const Token* word = beside(v, -1);
+        return word && one_of(word->norm, {"line", "row"}) && value >= 1 &&
+               value <= static_cast<std::int64_t>(f_.max_lines);
+    }
+
     void check_number(const ClaimValue& v) {
         const std::string text = span(v.first, v.last);
         // Numbers too large to count anything can only be quoted from the data.
@@ -243,6 +346,8 @@ private:
         }
         if (literal(v.norm) && !v.integer) return;
         const auto value = static_cast<std::int64_t>(v.value);
+        if (v.integer && (altered_in_quote(v, value) || checked_as_quantity(v, value) || cites_a_line(v, value)))
+            return;
         const CountContext c = count_context(v);
         if (c.duration_days) {
             if (!literal(v.norm) && !f_.day_offsets.contains(value * c.duration_days) &&
@@ -616,4 +721,4 @@ std::vector<UnsupportedClaim> unsupported_claims(std::string_view answer, const 
     return Checker(answer, facts).run();
 }
 
-}  // namespace skillhost::op
+}  // namespace skillhost::grounding

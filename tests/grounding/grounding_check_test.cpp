@@ -1,6 +1,6 @@
 // The claim extractor and the check on their own: each kind of claim, and hostile input (huge
 // answers, 100k quotes, deep and wide observations) that must neither crash nor take long.
-#include "operator/grounding_check.hpp"
+#include "grounding/grounding_check.hpp"
 
 #include <boost/json.hpp>
 #include <gmock/gmock.h>
@@ -8,7 +8,7 @@
 
 #include <chrono>
 
-namespace skillhost::op {
+namespace skillhost::grounding {
 namespace {
 
 namespace json = boost::json;
@@ -160,6 +160,56 @@ struct Elapsed {
     double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
 };
 
+// A number written as a word or with a unit is a claim like any digit: an altered count inside a
+// real title, an invented duration or quantity. Truthful forms of the same numbers pass.
+TEST(GroundingCheck, NumbersAsWordsInsideTitlesAndWithUnits) {
+    const auto facts = GroundingFacts::from_observations(
+        {observed("task_list", R"({"tasks":[{"id":1,"title":"Order two more lockboxes","status":"open"},
+            {"id":2,"title":"Walk 5 km with Sam","status":"open"}],"count":2})"),
+         observed("fs_read", R"({"path":"notes/job.md","content":"# Job\nThe rotation job runs for 2 hours.\n"})")},
+        "What is planned?", std::tuple{2026, 11, 24});
+    EXPECT_THAT(texts("Order three more lockboxes.", facts), ::testing::ElementsAre("Order three"));
+    EXPECT_THAT(texts("Order 3 more lockboxes.", facts), ::testing::ElementsAre("Order 3"));
+    EXPECT_THAT(texts("Ordering the lockboxes takes about 3 hours.", facts), ::testing::ElementsAre("3 hours"));
+    EXPECT_THAT(texts("The rotation job runs for three hours.", facts), ::testing::ElementsAre("three hours"));
+    EXPECT_THAT(texts("You will walk 8 km with Sam.", facts), ::testing::ElementsAre("walk 8"));
+    EXPECT_THAT(texts("Order two more lockboxes.", facts), IsEmpty());
+    EXPECT_THAT(texts("Order 2 more lockboxes.", facts), IsEmpty());
+    EXPECT_THAT(texts("The rotation job runs for two hours (notes/job.md, line 2).", facts), IsEmpty());
+    EXPECT_THAT(texts("Walk five km with Sam.", facts), IsEmpty());
+    EXPECT_THAT(texts("You have two tasks.", facts), IsEmpty());
+}
+
+std::vector<std::string> unsupported_texts(std::string_view answer, const GroundingFacts& facts) {
+    std::vector<std::string> out;
+    for (const auto& claim : unsupported_claims(answer, facts)) out.push_back(claim.text);
+    return out;
+}
+
+TEST(GroundingCheck, FindsInventedNumbersDatesQuotesAndTitles) {
+    const auto facts = GroundingFacts::from_observations(
+        {observed("task_list",
+                  R"({"tasks":[{"id":1,"title":"Water the plants","status":"open","due":"2026-11-30"}],"count":1})")},
+        "goal");
+    const auto offending = unsupported_texts(
+        "You have 2 tasks:\n- Water the plants (open)\n- Buy milk — due 2026-12-01\nNote: \"urgent\"", facts);
+    EXPECT_THAT(offending, ::testing::UnorderedElementsAre("Buy milk", "2026-12-01", "\"urgent\"", "2"));
+}
+
+TEST(GroundingCheck, AcceptsAnswersMadeOfObservedData) {
+    const auto facts = GroundingFacts::from_observations(
+        {observed("task_list",
+                  R"({"tasks":[{"id":1,"title":"Water the plants","status":"open","due":"2026-11-30"}],"count":1})")},
+        "goal");
+    EXPECT_THAT(unsupported_texts("1. Water the plants (open), due 2026-11-30\nThat is 1 task.", facts), IsEmpty());
+}
+
+TEST(GroundingCheck, FactsHoldEveryStringAndNumberOfTheRawPayloads) {
+    const auto facts = GroundingFacts::from_observations(
+        {observed("task_list", R"({"tasks":[{"title":"Call \"Bob\"","id":7}],"count":1})")}, "");
+    EXPECT_THAT(unsupported_texts("- Call \"Bob\" (id 7), 1 task", facts), IsEmpty());
+}
+
 TEST(GroundingCheckHostile, HundredThousandQuotesAndBackticks) {
     const auto facts = task_facts();
     Elapsed t;
@@ -243,4 +293,4 @@ TEST(GroundingCheckHostile, DeepAndWideObservationsAreWalkedWithoutRecursion) {
 }
 
 }  // namespace
-}  // namespace skillhost::op
+}  // namespace skillhost::grounding

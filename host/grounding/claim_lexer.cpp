@@ -1,10 +1,10 @@
-#include "operator/claim_lexer.hpp"
+#include "grounding/claim_lexer.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 
-namespace skillhost::op {
+namespace skillhost::grounding {
 namespace {
 
 bool is_ascii_digit(char c) {
@@ -629,4 +629,4 @@ std::string fold_lower(std::string_view text) {
     return out;
 }
 
-}  // namespace skillhost::op
+}  // namespace skillhost::grounding

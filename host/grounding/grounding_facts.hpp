@@ -3,7 +3,7 @@
 // sizes and the values of their items' fields), and the items that carry a status field.
 #pragma once
 
-#include "operator/claim_lexer.hpp"
+#include "grounding/claim_lexer.hpp"
 #include "store/run_record.hpp"
 
 #include <boost/json/value.hpp>
@@ -18,7 +18,7 @@
 #include <unordered_set>
 #include <vector>
 
-namespace skillhost::op {
+namespace skillhost::grounding {
 
 // A date, time, number or weekday read from tokens ("28 November", "seven", "Friday", "5:30 pm").
 struct ClaimValue {
@@ -84,6 +84,9 @@ public:
     // All the words appear in one record (an object's own strings); `stemmed` compares stems.
     bool in_one_record(const std::vector<std::string>& words, bool stemmed) const;
     bool has_word(std::string_view norm) const { return ids_.contains(std::string(norm)); }
+    // The words written right after (`offset` 1) or right before (-1) `norm` within one string of the
+    // observations, each once; bounded.
+    std::vector<std::string> neighbours(std::string_view norm, int offset) const;
     bool has_stem(const std::string& word_stem) const { return stem_records_.contains(word_stem); }
     bool truncated() const { return truncated_; }
 
@@ -92,8 +95,9 @@ private:
     std::unordered_map<std::string, std::uint32_t> ids_;
     std::vector<std::uint32_t> stream_;  // word ids; kBoundary between strings
     std::vector<std::vector<std::uint32_t>> positions_;
+    std::vector<std::string> norms_;  // by word id
     std::unordered_map<std::string, std::vector<std::uint32_t>> word_records_, stem_records_;
     bool truncated_ = false;
 };
 
-}  // namespace skillhost::op
+}  // namespace skillhost::grounding

@@ -3,7 +3,7 @@
 // observations can be long and hostile, so every step looks at a bounded window.
 #pragma once
 
-#include "operator/claim_vocabulary.hpp"
+#include "grounding/claim_vocabulary.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-namespace skillhost::op {
+namespace skillhost::grounding {
 
 struct Token {
     enum class Kind { word, number, date, time, url, email, path, code };
@@ -48,4 +48,4 @@ std::vector<Token> lex(std::string_view text, std::size_t max_tokens = 200000);
 // Lower case with Latin-1 accents folded to ASCII ("Tomás" -> "tomas"); other bytes unchanged.
 std::string fold_lower(std::string_view text);
 
-}  // namespace skillhost::op
+}  // namespace skillhost::grounding

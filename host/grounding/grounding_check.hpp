@@ -4,13 +4,13 @@
 // up in the observations (and the goal). What is not found is reported, with the reason.
 #pragma once
 
-#include "operator/grounding_facts.hpp"
+#include "grounding/grounding_facts.hpp"
 
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace skillhost::op {
+namespace skillhost::grounding {
 
 struct UnsupportedClaim {
     std::string kind;    // number, count, date, time, url, email, path, code, quote, name, list_item, status, length
@@ -24,4 +24,4 @@ inline constexpr std::size_t kMaxCheckedAnswerBytes = 128 * 1024;
 
 std::vector<UnsupportedClaim> unsupported_claims(std::string_view answer, const GroundingFacts& facts);
 
-}  // namespace skillhost::op
+}  // namespace skillhost::grounding
