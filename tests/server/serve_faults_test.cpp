@@ -352,5 +352,33 @@ TEST(ServeFaults, CallingASkillWhosePluginFailedToLoadSaysWhy) {
     EXPECT_EQ(http.error_code(), "PLUGIN_NOT_LOADED") << http.body;
 }
 
+// A run still working when the shutdown's grace period ends is stopped and saved interrupted
+// (resumable), not cancelled as if its user had asked.
+TEST(ServeFaults, ARunStoppedByTheShutdownIsSavedInterruptedNotCancelled) {
+    DaemonSetup setup;
+    setup.server_yaml = "  shutdown_grace_ms: 100\n";
+    setup.models_yaml = "models:\n  script: {backend: scripted, script: script.yaml}\nroles:\n  orchestrator: script\n";
+    json::array script;
+    for (int i = 0; i < 4; ++i) {
+        json::object action{{"thought", "sleep"},
+                            {"action", json::object{{"tool", "sleep"}, {"args", json::object{{"ms", 900}}}}}};
+        script.push_back(json::object{{"role", "orchestrator"}, {"response", json::serialize(action)}});
+    }
+    setup.script_yaml = json::serialize(script);
+    DaemonProcess d(setup);
+    d.start();
+    auto started = d.post("/v1/runs", R"({"goal":"Sleep four times"})", "alice");
+    ASSERT_EQ(started.status, 202) << started.body;
+    const std::string id(started.json().at("run_id").as_string());
+    EXPECT_EQ(d.stop(), 0) << d.log();
+    EXPECT_THAT(d.log(), HasSubstr("saved as interrupted"));
+
+    d.start();
+    auto run = d.get("/v1/runs/" + id, "alice");
+    ASSERT_EQ(run.status, 200) << run.body;
+    EXPECT_EQ(run.json().at("status").as_string(), "interrupted") << run.body;
+    EXPECT_THAT(run.body, HasSubstr("runs resume " + id));
+}
+
 }  // namespace
 }  // namespace skillhost::testing
