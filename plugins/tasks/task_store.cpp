@@ -1,6 +1,6 @@
 #include "task_store.hpp"
 
-#include <ctime>
+#include "../common/created_by_key.hpp"
 
 namespace skillhost_builtin::tasks {
 
@@ -175,35 +175,18 @@ Task TaskStore::create(Task task) {
 
 Task TaskStore::create_once(Task task, const std::string& retry_key, bool& repeated) {
     repeated = false;
-    // Keys of calls that may be retried (a run's step, an approval, a client's Idempotency-Key):
-    // kept 30 days, longer than any retry waits.
-    db_.exec(
-        "CREATE TABLE IF NOT EXISTS created_by_key (key TEXT PRIMARY KEY, task_id INTEGER NOT NULL,"
-        " created_unix INTEGER NOT NULL)");
-    const std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
     {
         WriteTransaction tx(db_);
-        std::optional<std::int64_t> earlier;
-        {
-            Statement seen = db_.prepare("SELECT task_id FROM created_by_key WHERE key = ?1");
-            seen.bind(1, retry_key);
-            if (seen.step()) earlier = seen.int64(0);
-        }
-        if (!earlier) {
+        if (auto earlier = created_for_key(db_, retry_key)) {
+            tx.commit();
+            repeated = true;
+            task.id = *earlier;
+        } else {
             insert_in_transaction(task);
-            Statement remember =
-                db_.prepare("INSERT INTO created_by_key (key, task_id, created_unix) VALUES (?1, ?2, ?3)");
-            remember.bind(1, retry_key).bind(2, task.id).bind(3, now);
-            remember.run();
-            Statement forget = db_.prepare("DELETE FROM created_by_key WHERE created_unix < ?1");
-            forget.bind(1, now - std::int64_t{30} * 86400);
-            forget.run();
+            remember_created(db_, retry_key, task.id);
             tx.commit();
             return task;
         }
-        tx.commit();
-        repeated = true;
-        task.id = *earlier;
     }
     if (auto existing = get(task.id)) return *existing;
     return task;  // created then and deleted since: what was created
