@@ -14,7 +14,9 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <iterator>
+#include <set>
 #include <string>
 #include <sys/mount.h>
 #include <unistd.h>
@@ -378,6 +380,78 @@ TEST(ServeFaults, ARunStoppedByTheShutdownIsSavedInterruptedNotCancelled) {
     ASSERT_EQ(run.status, 200) << run.body;
     EXPECT_EQ(run.json().at("status").as_string(), "interrupted") << run.body;
     EXPECT_THAT(run.body, HasSubstr("runs resume " + id));
+}
+
+// Titles in the arguments of every decision that let task_create run, from the audit day files
+// (a line that does not parse is counted: a kill must not leave records that swallow others).
+std::set<std::string> audited_creations(const fs::path& audit_dir, int& unreadable) {
+    std::set<std::string> titles;
+    for (const auto& entry : fs::directory_iterator(audit_dir)) {
+        std::ifstream in(entry.path());
+        for (std::string line; std::getline(in, line);) {
+            boost::system::error_code ec;
+            auto record = json::parse(line, ec);
+            if (ec || !record.is_object()) {
+                ++unreadable;
+                continue;
+            }
+            const auto& o = record.as_object();
+            if (o.at("kind") != "decision" || o.at("skill") != "task_create" || o.at("outcome") != "allow") continue;
+            titles.insert(std::string(o.at("arguments").at("title").as_string()));
+        }
+    }
+    return titles;
+}
+
+// SIGKILL in the middle of bursts of calls, five times: no acknowledged task is lost, no task
+// exists without the audited decision that let it run, and the audit log stays readable.
+TEST(ServeFaults, KillsDuringCallBurstsLoseNothingAcknowledgedAndLeaveNothingUnaudited) {
+    DaemonProcess d;
+    std::set<std::string> acknowledged;
+    for (int round = 0; round < 5; ++round) {
+        d.start();
+        const int kill_after = 3 + round * 4;
+        std::promise<void> enough;
+        auto burst = std::async(std::launch::async, [&, round] {
+            std::set<std::string> mine;
+            bool signalled = false;
+            for (int i = 0; i < 40; ++i) {
+                const std::string title = "burst " + std::to_string(round) + "." + std::to_string(i);
+                try {
+                    auto r = d.post("/v1/skills/task_create/call", R"({"args":{"title":")" + title + R"("}})", "owner");
+                    if (r.status == 200) mine.insert(title);
+                } catch (const std::exception&) {
+                    break;  // the daemon is gone
+                }
+                if (static_cast<int>(mine.size()) == kill_after && !signalled) {
+                    signalled = true;
+                    enough.set_value();
+                }
+            }
+            if (!signalled) enough.set_value();
+            return mine;
+        });
+        enough.get_future().wait();
+        d.process().signal(SIGKILL);
+        d.process().wait(std::chrono::seconds(30));
+        const auto mine = burst.get();
+        acknowledged.insert(mine.begin(), mine.end());
+    }
+    d.start();
+    auto listed = d.post("/v1/skills/task_list/call", R"({"args":{"limit":200}})", "owner");
+    ASSERT_EQ(listed.status, 200) << listed.body;
+    std::set<std::string> stored;
+    const json::value answer = listed.json();
+    ASSERT_TRUE(answer.at("result").is_object()) << listed.body;
+    for (const auto& t : answer.at("result").at("tasks").as_array())
+        stored.insert(std::string(t.at("title").as_string()));
+    for (const auto& title : acknowledged) EXPECT_TRUE(stored.count(title)) << title << " was acknowledged, then lost";
+    int unreadable = 0;
+    const auto audited = audited_creations(d.home() / "audit", unreadable);
+    for (const auto& title : stored)
+        EXPECT_TRUE(audited.count(title)) << title << " was created without an audit record";
+    EXPECT_EQ(unreadable, 0) << "a kill left a record that is not whole";
+    EXPECT_GE(acknowledged.size(), 5u);
 }
 
 }  // namespace
