@@ -50,9 +50,8 @@ Json memory_capture(const Call& call, const Json& args) {
     if (!key.empty() && key != call.call_id()) {
         bool repeated = false;
         Memory stored = store.capture_once(std::move(m), key, repeated);
-        Json out = Json::object({{"memory", stored.to_json(clock)}, {"captured", true}});
-        if (repeated) out["repeated"] = true;
-        return out;
+        // captured: false when the memory is the one an earlier attempt stored.
+        return Json::object({{"memory", stored.to_json(clock)}, {"captured", !repeated}});
     }
     Memory stored = store.capture(std::move(m));
     return Json::object({{"memory", stored.to_json(clock)}, {"captured", true}});

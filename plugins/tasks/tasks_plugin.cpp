@@ -85,9 +85,8 @@ Json task_create(const Call& call, const Json& args) {
     if (!key.empty() && key != call.call_id()) {
         bool repeated = false;
         Task stored = store.create_once(std::move(task), key, repeated);
-        Json out = Json::object({{"task", stored.to_json()}, {"created", true}});
-        if (repeated) out["repeated"] = true;
-        return out;
+        // created: false when the task is the one an earlier attempt created.
+        return Json::object({{"task", stored.to_json()}, {"created", !repeated}});
     }
     Task stored = store.create(std::move(task));
     return Json::object({{"task", stored.to_json()}, {"created", true}});

@@ -58,7 +58,7 @@ TEST_F(MemoryTest, ARetriedCaptureWithTheSameIdempotencyKeyStoresOnce) {
     auto retry = host.call_with_key("memory_capture", args, "run-9:2");
     ASSERT_TRUE(retry.ok) << output_text(retry);
     EXPECT_EQ(field(retry, "memory").at("id"), field(first, "memory").at("id"));
-    EXPECT_TRUE(field(retry, "repeated").as_bool());
+    EXPECT_FALSE(field(retry, "captured").as_bool()) << "the retry stored nothing";
     auto found = host.call("memory_search", R"({"query":"parking level"})");
     ASSERT_TRUE(found.ok) << output_text(found);
     EXPECT_EQ(texts(found, "results"), std::vector<std::string>{"Parking is on level 3"});
