@@ -25,14 +25,21 @@ void settle(const skillhost::Result<T>& result) {
     if (!result) (void)result.error().to_json();
 }
 
-// skillhost.yaml is only read from a file: one per process, rewritten for each input.
+// skillhost.yaml is only read from a file: one per process, rewritten for each input, removed
+// (with its directory) when the process exits.
+struct ScratchDir {
+    std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("skillhost-fuzz-config-" + std::to_string(::getpid()));
+    ScratchDir() { std::filesystem::create_directories(dir); }
+    ~ScratchDir() {
+        std::error_code ec;
+        std::filesystem::remove_all(dir, ec);
+    }
+};
+
 const std::filesystem::path& host_config_file() {
-    static const std::filesystem::path file = [] {
-        const std::filesystem::path dir =
-            std::filesystem::temp_directory_path() / ("skillhost-fuzz-config-" + std::to_string(::getpid()));
-        std::filesystem::create_directories(dir);
-        return dir / "skillhost.yaml";
-    }();
+    static const ScratchDir scratch;
+    static const std::filesystem::path file = scratch.dir / "skillhost.yaml";
     return file;
 }
 
