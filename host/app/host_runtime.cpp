@@ -5,6 +5,7 @@
 #include "app/audit_llm_observer.hpp"
 #include "app/router_completion_service.hpp"
 #include "app/storage_schema.hpp"
+#include "db/sqlite_file_check.hpp"
 #include "policy/user_context.hpp"
 
 namespace skillhost::app {
@@ -87,6 +88,10 @@ Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config
                      "cannot create " + rt->config.plugin_cache_dir().string() + ": " + ec.message(),
                      {},
                      {"pass a writable directory with --home or set SKILLHOST_HOME"}};
+    }
+    if (options.refuse_damaged_store && rt->config.storage.backend != "postgres") {
+        const auto problems = db::inspect_sqlite_files(rt->config.database_file());
+        if (!problems.empty()) return db::damaged_store_error(rt->config.database_file(), problems);
     }
     if (auto st = load_policy(*rt); !st) return st.error();
     if (options.playbooks) {

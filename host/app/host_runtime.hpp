@@ -34,6 +34,10 @@ struct RuntimeOptions {
     // true: open the guidance store too, so MCP sessions publish the user's playbooks as prompts
     // (serve, mcp).
     bool playbooks = false;
+    // true (serve): before SQLite opens the home's database, refuse to start over an empty or
+    // truncated database or a WAL that fails its checksum (db/sqlite_file_check.hpp). Not for
+    // commands that may run beside a daemon, whose checkpoint can look like truncation meanwhile.
+    bool refuse_damaged_store = false;
 };
 
 struct HostRuntime {

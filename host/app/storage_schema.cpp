@@ -59,4 +59,16 @@ Result<db::SchemaStatus> check_storage(const config::HostConfig& config) {
     return db::check_sqlite_schema(*connection);
 }
 
+std::vector<db::SqliteFileProblem> inspect_store_files(const config::HostConfig& config) {
+    if (config.storage.backend == "postgres") return {};
+    return db::inspect_sqlite_files(config.database_file());
+}
+
+Result<std::filesystem::path> set_aside_store_files(const config::HostConfig& config) {
+    if (config.storage.backend == "postgres") {
+        return Error{"SET_ASIDE_FAILED", "the storage is PostgreSQL: there are no database files to set aside", {}, {}};
+    }
+    return db::set_aside_sqlite_files(config.database_file());
+}
+
 }  // namespace skillhost::app

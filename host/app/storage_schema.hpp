@@ -5,6 +5,7 @@
 #include "base/error.hpp"
 #include "config/host_config.hpp"
 #include "db/schema_status.hpp"
+#include "db/sqlite_file_check.hpp"
 #include "db/storage_location.hpp"
 #include "policy/audit_database.hpp"
 #include "policy/audit_log.hpp"
@@ -25,5 +26,10 @@ Result<std::unique_ptr<policy::AuditLog>> open_audit_log(const config::HostConfi
 Result<db::SchemaStatus> migrate_storage(const config::HostConfig& config);
 // Where the configured backend's schema stands, changing nothing (a missing SQLite file is version 0).
 Result<db::SchemaStatus> check_storage(const config::HostConfig& config);
+
+// Damage SQLite would work around silently (db/sqlite_file_check.hpp); none on PostgreSQL.
+std::vector<db::SqliteFileProblem> inspect_store_files(const config::HostConfig& config);
+// Moves the SQLite database and its -wal/-shm aside into damaged-<time>/ beside them.
+Result<std::filesystem::path> set_aside_store_files(const config::HostConfig& config);
 
 }  // namespace skillhost::app

@@ -12,6 +12,7 @@ namespace {
 
 struct DbArgs {
     bool json = false;
+    bool set_aside = false;  // check: move damaged SQLite files aside
 };
 
 boost::json::object status_json(const db::SchemaStatus& status) {
@@ -45,6 +46,27 @@ int run_migrate(CliContext& ctx, const DbArgs& a) {
 int run_check(CliContext& ctx, const DbArgs& a) {
     auto config = ctx.load_config();
     if (!config) return fail_setup(config.error(), a.json);
+    // Damage first: opening a damaged database would let SQLite work around it (and change it).
+    if (const auto problems = app::inspect_store_files(*config); !problems.empty()) {
+        const Error damaged = db::damaged_store_error(config->database_file(), problems);
+        if (!a.set_aside) {
+            if (a.json) print_error_json(damaged);
+            print_error(damaged);
+            return kExitFailed;
+        }
+        auto moved = app::set_aside_store_files(*config);
+        if (!moved) return fail_setup(moved.error(), a.json);
+        if (a.json) {
+            print_json(
+                boost::json::object{{"set_aside", moved->string()}, {"problems", damaged.details.at("problems")}});
+        } else {
+            for (const auto& p : problems) std::cout << p.file.string() << ": " << p.what << "\n";
+            std::cout << "Moved the database files into " << moved->string()
+                      << " (nothing deleted). The next start creates a new, empty database.\n";
+        }
+        return kExitOk;
+    }
+    if (a.set_aside) std::cout << "No damage found; nothing was moved.\n";
     auto status = app::check_storage(*config);
     if (!status) return fail_setup(status.error(), a.json);
     if (status->current > status->latest) {
@@ -76,8 +98,13 @@ void register_db_commands(CLI::App& app, CliContext& ctx) {
 
     auto ca = std::make_shared<DbArgs>();
     auto* check = db->add_subcommand(
-        "check", "Report the schema version without changing anything; exit 1 when migrations are pending");
+        "check",
+        "Report damage and the schema version without changing anything; exit 1 when the database is damaged "
+        "or migrations are pending");
     check->add_flag("--json", ca->json, "Machine-readable output");
+    check->add_flag("--set-aside", ca->set_aside,
+                    "When the SQLite database or its WAL is damaged, move them into damaged-<time>/ beside them "
+                    "(nothing is deleted) so the host can start on a new database");
     ctx.add_global_options(*check);
     check->callback([&ctx, ca] { ctx.exit_code = run_check(ctx, *ca); });
 }

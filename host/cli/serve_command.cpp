@@ -41,6 +41,7 @@ int run_serve(CliContext& ctx, const ServeArgs& a) {
     app::RuntimeOptions options;
     options.live_catalog = true;
     options.playbooks = true;
+    options.refuse_damaged_store = true;
     auto rt = ctx.runtime(options);
     if (!rt) return fail_setup(rt.error(), false);
     HostRuntime& host = *rt.value();

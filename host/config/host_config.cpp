@@ -348,6 +348,55 @@ bool parse_listen_address(std::string_view text, std::string& host, std::uint16_
     return true;
 }
 
+// The settings of the file's mapping into `cfg` (and what is decided only after --home and the
+// environment are known); the first problem found, with its place.
+static std::optional<Error> read_file_settings(const fs::path& abs, const YAML::Node& root, HostConfig& cfg,
+                                               std::optional<fs::path>& home_from_file, bool& include_builtin,
+                                               bool& include_home) {
+    if (root && !root.IsNull()) {
+        if (!root.IsMap()) return config_error(abs, root.Mark(), "(file)", "expected a mapping of settings");
+        for (const auto& kv : root) {
+            const std::string key = kv.first.as<std::string>();
+            const YAML::Node& v = kv.second;
+            if (!known_keys().count(key)) {
+                return config_error(abs, kv.first.Mark(), key, "unknown setting; allowed: " + joined(known_keys()));
+            }
+            try {
+                if (key == "home") {
+                    home_from_file = resolve_against(cfg.etc_dir, v.as<std::string>());
+                } else if (key == "plugin_dirs") {
+                    if (!v.IsSequence()) return config_error(abs, v.Mark(), key, "expected a list of directories");
+                    for (const auto& d : v)
+                        cfg.plugin_dirs.push_back(resolve_against(cfg.etc_dir, d.as<std::string>()));
+                } else if (key == "default_user") {
+                    cfg.default_user = v.as<std::string>();
+                } else if (key == "default_workspace") {
+                    cfg.default_workspace = resolve_against(cfg.etc_dir, v.as<std::string>());
+                } else if (key == "reload_debounce_ms") {
+                    int ms = v.as<int>();
+                    if (ms < 0 || ms > 60000)
+                        return config_error(abs, v.Mark(), key,
+                                            "expected 0..60000 milliseconds, got " + std::to_string(ms));
+                    cfg.reload_debounce = std::chrono::milliseconds(ms);
+                } else if (key == "include_builtin_plugins") {
+                    include_builtin = v.as<bool>();
+                } else if (key == "include_home_plugins") {
+                    include_home = v.as<bool>();
+                } else if (key == "server") {
+                    if (auto bad = read_server(abs, v, cfg.server)) return *bad;
+                } else if (key == "isolation") {
+                    if (auto bad = read_isolation(abs, v, cfg.isolation)) return *bad;
+                } else if (key == "storage") {
+                    if (auto bad = read_storage(abs, v, cfg.storage)) return *bad;
+                }
+            } catch (const YAML::BadConversion&) {
+                return config_error(abs, v.Mark(), key, "has the wrong type (see docs/configuration.md)");
+            }
+        }
+    }
+    return std::nullopt;
+}
+
 fs::path builtin_plugin_dir(const fs::path& exe) {
     std::error_code ec;
     fs::path real = fs::weakly_canonical(exe, ec);
@@ -390,46 +439,13 @@ Result<HostConfig> load_host_config(const ConfigSources& sources) {
         } catch (const YAML::Exception& ex) {
             return config_error(abs, ex.mark, "(file)", "not valid YAML: " + ex.msg);
         }
-        if (root && !root.IsNull()) {
-            if (!root.IsMap()) return config_error(abs, root.Mark(), "(file)", "expected a mapping of settings");
-            for (const auto& kv : root) {
-                const std::string key = kv.first.as<std::string>();
-                const YAML::Node& v = kv.second;
-                if (!known_keys().count(key)) {
-                    return config_error(abs, kv.first.Mark(), key, "unknown setting; allowed: " + joined(known_keys()));
-                }
-                try {
-                    if (key == "home") {
-                        home_from_file = resolve_against(cfg.etc_dir, v.as<std::string>());
-                    } else if (key == "plugin_dirs") {
-                        if (!v.IsSequence()) return config_error(abs, v.Mark(), key, "expected a list of directories");
-                        for (const auto& d : v)
-                            cfg.plugin_dirs.push_back(resolve_against(cfg.etc_dir, d.as<std::string>()));
-                    } else if (key == "default_user") {
-                        cfg.default_user = v.as<std::string>();
-                    } else if (key == "default_workspace") {
-                        cfg.default_workspace = resolve_against(cfg.etc_dir, v.as<std::string>());
-                    } else if (key == "reload_debounce_ms") {
-                        int ms = v.as<int>();
-                        if (ms < 0 || ms > 60000)
-                            return config_error(abs, v.Mark(), key,
-                                                "expected 0..60000 milliseconds, got " + std::to_string(ms));
-                        cfg.reload_debounce = std::chrono::milliseconds(ms);
-                    } else if (key == "include_builtin_plugins") {
-                        include_builtin = v.as<bool>();
-                    } else if (key == "include_home_plugins") {
-                        include_home = v.as<bool>();
-                    } else if (key == "server") {
-                        if (auto bad = read_server(abs, v, cfg.server)) return *bad;
-                    } else if (key == "isolation") {
-                        if (auto bad = read_isolation(abs, v, cfg.isolation)) return *bad;
-                    } else if (key == "storage") {
-                        if (auto bad = read_storage(abs, v, cfg.storage)) return *bad;
-                    }
-                } catch (const YAML::BadConversion&) {
-                    return config_error(abs, v.Mark(), key, "has the wrong type (see docs/configuration.md)");
-                }
-            }
+        // Whatever shape the file has (a key that is a list, a value of the wrong kind anywhere),
+        // it is refused with a place, never a crash.
+        try {
+            if (auto bad = read_file_settings(abs, root, cfg, home_from_file, include_builtin, include_home))
+                return *bad;
+        } catch (const YAML::Exception& ex) {
+            return config_error(abs, ex.mark, "(file)", "not a valid configuration: " + ex.msg);
         }
     }
 

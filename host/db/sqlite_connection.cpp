@@ -3,6 +3,8 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <string>
 #include <thread>
 
@@ -67,16 +69,45 @@ Status SqliteConnection::exec(std::string_view sql) {
     return {};
 }
 
+namespace {
+
+// What a user can do something about, told apart from SQLite's code and the errno under it.
+std::string_view storage_cause(int code, int system_errno) {
+    const int primary = code & 0xff;
+    if (primary == SQLITE_FULL || system_errno == ENOSPC || system_errno == EDQUOT) return storage_cause_disk_full;
+    if (primary == SQLITE_READONLY || system_errno == EROFS) return storage_cause_read_only;
+    if (system_errno == EACCES || system_errno == EPERM || primary == SQLITE_PERM || primary == SQLITE_AUTH)
+        return storage_cause_permission;
+    return {};
+}
+
+}  // namespace
+
 Error SqliteConnection::error(std::string_view doing) const {
     const char* message = db_ != nullptr ? sqlite3_errmsg(db_) : "out of memory";
+    const int code = db_ != nullptr ? sqlite3_extended_errcode(db_) : SQLITE_NOMEM;
+    const int system_errno = db_ != nullptr ? sqlite3_system_errno(db_) : 0;
+    const std::string_view cause = storage_cause(code, system_errno);
+    std::string what = message;
+    if (system_errno != 0 && !cause.empty()) what += std::string(" (") + std::strerror(system_errno) + ")";
+    std::string advice = "; check that the home directory is writable and not on a network file system";
+    if (cause == storage_cause_disk_full) {
+        advice = "; the disk holding it is full: free space there, then retry";
+    } else if (cause == storage_cause_read_only) {
+        advice =
+            "; its file system is read-only: remount it read-write (check the system log for I/O errors), "
+            "then retry";
+    } else if (cause == storage_cause_permission) {
+        advice = "; the daemon may not write it: fix the permissions of the home directory and its files";
+    }
     Error error{"DATABASE_ERROR",
-                "database " + file_.string() + ": " + std::string(doing) + " failed: " + message +
-                    "; check that the home directory is writable and not on a network file system",
+                "database " + file_.string() + ": " + std::string(doing) + " failed: " + what + advice,
                 {},
                 {}};
     error.details["file"] = file_.string();
     error.details["sqlite_message"] = message;
-    if (db_ != nullptr) error.details["sqlite_code"] = sqlite3_extended_errcode(db_);
+    if (db_ != nullptr) error.details["sqlite_code"] = code;
+    if (!cause.empty()) error.details["cause"] = cause;
     return error;
 }
 

@@ -16,6 +16,11 @@ struct sqlite3_stmt;
 
 namespace skillhost::db {
 
+// details.cause of a storage error a person can fix (the client is told, not only the server log).
+inline constexpr std::string_view storage_cause_disk_full = "disk_full";
+inline constexpr std::string_view storage_cause_read_only = "read_only";
+inline constexpr std::string_view storage_cause_permission = "permission";
+
 class SqliteConnection {
 public:
     // Opens (creating the file and its directory) with WAL journaling, synchronous=FULL (a committed
@@ -31,7 +36,8 @@ public:
     Status exec(std::string_view sql);
     sqlite3* handle() const { return db_; }
     const std::filesystem::path& file() const { return file_; }
-    // DATABASE_ERROR naming the file, what we were doing and SQLite's message.
+    // DATABASE_ERROR naming the file, what we were doing and SQLite's message; details.cause says
+    // disk_full, read_only or permission when that is why.
     Error error(std::string_view doing) const;
 
 private:

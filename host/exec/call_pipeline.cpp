@@ -236,7 +236,22 @@ Result<ApprovalOutcome> CallPipeline::approve(const catalog::CatalogSnapshot& ca
                                     : Result<policy::UserContext>(Error{"USER_NOT_FOUND", "no user resolver"});
     if (!user) return refuse(user.error());
     policy::Decision decision = parts_.policy->decide(user.value(), prepared->spec(), prepared->args());
-    if (parts_.audit) (void)parts_.audit->record_decision(decision, prepared->args());
+    if (parts_.audit) {
+        // An unaudited call must not run, approved or not: the approval fails with the reason and
+        // the approver is told why (the call can be requested again once the audit log is writable).
+        if (auto st = parts_.audit->record_decision(decision, prepared->args()); !st) {
+            Error error = st.error();
+            auto failed = parts_.approvals->complete(
+                record.id, false, boost::json::object{{"error", error.to_json()}},
+                "not executed: its decision could not be audited: " + error.code + ": " + error.message);
+            if (!failed)
+                spdlog::warn("approval {} could not be marked failed after an audit failure: {}", record.id,
+                             failed.error().message);
+            error.details["approval_id"] = record.id;
+            error.details["executed"] = false;
+            return error;
+        }
+    }
     if (decision.denied()) return refuse(decision.to_error());
 
     CallRequest req;
@@ -252,7 +267,16 @@ Result<ApprovalOutcome> CallPipeline::approve(const catalog::CatalogSnapshot& ca
     report_call(req, result);
     auto done = parts_.approvals->complete(record.id, result.ok, result.to_json(),
                                            result.ok ? "" : result.error.code + ": " + result.error.message);
-    if (!done) return done.error();
+    if (!done) {
+        // The call did run: the approver must not be told only that storage failed (and retry).
+        Error error = std::move(done.error());
+        error.message = "approval " + record.id + " ran the call (" + (result.ok ? "ok" : result.error.code) +
+                        ") but its outcome could not be stored yet: " + error.message +
+                        " (it is stored as soon as the database takes writes again; do not approve it again)";
+        error.details["approval_id"] = record.id;
+        error.details["executed"] = true;
+        return error;
+    }
     return ApprovalOutcome{done.value(), std::move(result)};
 }
 

@@ -10,6 +10,25 @@
 namespace skillhost::exec {
 
 Error skill_not_found(const catalog::CatalogSnapshot& catalog, std::string_view skill_id) {
+    // A skill whose plugin failed to load is not unknown: the caller is told what went wrong.
+    for (const auto& failure : catalog.failures()) {
+        const auto* skills = failure.error.details.if_contains("skills");
+        if (skills == nullptr || !skills->is_array()) continue;
+        for (const auto& id : skills->as_array()) {
+            if (!id.is_string() || id.as_string() != skill_id) continue;
+            Error error{"PLUGIN_NOT_LOADED",
+                        "skill \"" + std::string(skill_id) + "\" is provided by plugin " + failure.plugin_name +
+                            ", which failed to load: " + failure.error.code + ": " + failure.error.message,
+                        {},
+                        {"fix the cause above; the plugin loads again on the next reload (or restart)",
+                         "`skillhost skills list` shows every plugin that failed to load"}};
+            error.details["skill"] = std::string(skill_id);
+            error.details["plugin"] = failure.plugin_name;
+            boost::json::object cause{{"code", failure.error.code}, {"message", failure.error.message}};
+            error.details["cause"] = std::move(cause);
+            return error;
+        }
+    }
     std::vector<std::string_view> ids;
     ids.reserve(catalog.entries().size());
     for (const auto& e : catalog.entries()) ids.push_back(e.spec->id);

@@ -156,7 +156,7 @@ Result<ModelSpec> parse_model(const ConfigReader& reader, const std::string& nam
     if (const auto timeouts = node["timeouts"]) {
         if (!timeouts.IsMap()) return reader.error(timeouts, where + ".timeouts", "expected a mapping");
         SKILLHOST_CHECK(reader.check_keys(timeouts, where + ".timeouts",
-                                          {"connect_ms", "read_ms", "backoff_ms", "retry_after_max_ms"}));
+                                          {"connect_ms", "read_ms", "total_ms", "backoff_ms", "retry_after_max_ms"}));
         const auto ms = [&](const char* key, std::chrono::milliseconds& out) -> Status {
             if (!timeouts[key]) return {};
             auto value = reader.integer(timeouts[key], where + ".timeouts." + key, 1, 3'600'000);
@@ -166,6 +166,7 @@ Result<ModelSpec> parse_model(const ConfigReader& reader, const std::string& nam
         };
         SKILLHOST_CHECK(ms("connect_ms", spec.connect_timeout));
         SKILLHOST_CHECK(ms("read_ms", spec.read_timeout));
+        SKILLHOST_CHECK(ms("total_ms", spec.total_timeout));
         SKILLHOST_CHECK(ms("backoff_ms", spec.backoff_initial));
         SKILLHOST_CHECK(ms("retry_after_max_ms", spec.retry_after_cap));
     }
@@ -242,7 +243,7 @@ Result<ModelsConfig> parse_models_config(std::string_view yaml_text, std::string
     YAML::Node root;
     try {
         root = load_guarded_yaml(yaml_text);
-    } catch (const YAML::ParserException& e) {
+    } catch (const YAML::Exception& e) {
         Error error{"MODELS_CONFIG_INVALID",
                     std::string(source_name) + ":" + std::to_string(e.mark.line + 1) + ":" +
                         std::to_string(e.mark.column + 1) + ": not valid YAML: " + e.msg,

@@ -28,6 +28,8 @@ struct ModelSpec {
     ModelOptions options;
     std::chrono::milliseconds connect_timeout{5000};
     std::chrono::milliseconds read_timeout{120000};
+    // One model call from first byte sent to last byte read, retries included (timeouts.total_ms).
+    std::chrono::milliseconds total_timeout{300000};
     std::chrono::milliseconds backoff_initial{250};
     std::chrono::milliseconds retry_after_cap{10000};
     int retries = 2;

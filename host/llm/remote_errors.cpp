@@ -43,10 +43,18 @@ std::string server_error_text(std::string_view body) {
 Error remote_transport_error(const RemoteServer& server, const ModelSpec& spec, const Error& http_error) {
     const auto* phase = http_error.details.if_contains("phase");
     const bool read_phase = phase && phase->is_string() && phase->as_string() == "read";
+    const bool total_phase = phase && phase->is_string() && phase->as_string() == "total";
     Error error;
     if (http_error.code == "HTTP_CANCELLED") {
         error =
             make("LLM_CANCELLED", "the request to " + server.label + " (" + server.model + ") was cancelled", server);
+    } else if (http_error.code == "HTTP_TIMEOUT" && total_phase) {
+        error =
+            make("LLM_TIMEOUT",
+                 "model " + server.model + " at " + server.base_url + " did not finish its answer within " +
+                     std::to_string(spec.total_timeout.count()) + " ms (the whole call's deadline) — raise models." +
+                     spec.name + ".timeouts.total_ms in models.yaml, lower max_tokens or use a faster model",
+                 server);
     } else if (http_error.code == "HTTP_TIMEOUT" && read_phase) {
         error = make("LLM_TIMEOUT",
                      "model " + server.model + " at " + server.base_url + " did not answer within " +
@@ -140,6 +148,7 @@ http::HttpClientOptions client_options(const ModelSpec& spec, const std::atomic<
     http::HttpClientOptions options;
     options.connect_timeout = spec.connect_timeout;
     options.read_timeout = spec.read_timeout;
+    options.total_timeout = spec.total_timeout;
     options.max_retries = spec.retries;
     options.backoff_initial = spec.backoff_initial;
     options.backoff_max = std::max(spec.backoff_initial, std::chrono::milliseconds(4000));

@@ -28,7 +28,7 @@ using tcp = asio::ip::tcp;
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
-enum class Failure { none, connect, connect_timeout, read_timeout, cancelled, tls, protocol, too_large };
+enum class Failure { none, connect, connect_timeout, read_timeout, total_timeout, cancelled, tls, protocol, too_large };
 
 struct AttemptResult {
     Failure failure = Failure::none;
@@ -49,6 +49,7 @@ struct Exchange {
     const BodyChunkHandler& on_chunk;
     std::unique_ptr<asio::ssl::context> ssl_context;
     bool cancelled = false;
+    bool expired = false;  // past options.total_timeout: aborted like a cancel
     bool finished = false;
     // Aborts whatever the request currently waits on (socket, backoff timer); set per phase.
     std::function<void()> abort_current;
@@ -289,7 +290,7 @@ asio::awaitable<void> run_attempts(Exchange& ex) {
             co_await attempt_plain(ex, result);
         }
         result.response.attempts = attempt;
-        if (ex.cancelled) result.failure = Failure::cancelled;
+        if (ex.cancelled) result.failure = ex.expired ? Failure::total_timeout : Failure::cancelled;
         const bool retryable =
             result.failure == Failure::connect || result.failure == Failure::connect_timeout ||
             (result.failure == Failure::none && (result.response.status == 429 || result.response.status == 503));
@@ -306,19 +307,25 @@ asio::awaitable<void> run_attempts(Exchange& ex) {
         }
         if (ex.cancelled) {
             ex.outcome = std::move(result);
-            ex.outcome.failure = Failure::cancelled;
+            ex.outcome.failure = ex.expired ? Failure::total_timeout : Failure::cancelled;
             break;
         }
     }
 }
 
+// Watches the cancel flag and the total deadline; either aborts what the request waits on.
 asio::awaitable<void> poll_cancellation(Exchange& ex) {
     beast::error_code ec;
+    const bool has_deadline = ex.options.total_timeout.count() > 0;
+    const auto deadline = Clock::now() + ex.options.total_timeout;
     while (!ex.finished) {
         ex.poll_timer.expires_after(ex.options.cancel_poll_interval);
         co_await ex.poll_timer.async_wait(await_ec(ec));
         if (ex.finished) co_return;
-        if (ex.options.cancel->load()) {
+        const bool cancelled = ex.options.cancel != nullptr && ex.options.cancel->load();
+        const bool expired = has_deadline && Clock::now() >= deadline;
+        if (cancelled || expired) {
+            ex.expired = !cancelled;
             ex.cancelled = true;
             if (ex.abort_current) ex.abort_current();
             co_return;
@@ -344,6 +351,14 @@ Error transport_error(const Url& url, const AttemptResult& result, const HttpCli
             error.code = "HTTP_TIMEOUT";
             error.message = url.origin() + " did not answer in time: " + result.reason;
             phase = "read";
+            break;
+        case Failure::total_timeout:
+            error.code = "HTTP_TIMEOUT";
+            error.message = url.origin() + " did not finish its answer within the total deadline of " +
+                            std::to_string(options.total_timeout.count()) + " ms";
+            error.suggestions = {"raise the model's total_timeout_ms in models.yaml if its answers are this slow"};
+            error.details["limit_ms"] = options.total_timeout.count();
+            phase = "total";
             break;
         case Failure::cancelled:
             error.code = "HTTP_CANCELLED";
@@ -411,7 +426,7 @@ Result<HttpResponse> send_http_request(const HttpRequest& request, const HttpCli
         exchange.finished = true;
         exchange.poll_timer.cancel();
     });
-    if (options.cancel) {
+    if (options.cancel || options.total_timeout.count() > 0) {
         asio::co_spawn(ioc, poll_cancellation(exchange), [](std::exception_ptr) {});
     }
     try {

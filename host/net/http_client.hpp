@@ -41,6 +41,9 @@ struct HttpClientOptions {
     // Longest wait for the response headers and then for each further piece of the body, so a
     // stalled stream times out even when the whole response may take much longer.
     std::chrono::milliseconds read_timeout{120000};
+    // The whole request, every attempt and backoff included: a server that keeps sending slowly
+    // (or answers in pieces forever) still ends with HTTP_TIMEOUT (details.phase total). 0: none.
+    std::chrono::milliseconds total_timeout{0};
     int max_retries = 2;  // extra attempts after connection failures and 429/503 answers
     std::chrono::milliseconds backoff_initial{250};
     std::chrono::milliseconds backoff_max{4000};
@@ -60,7 +63,7 @@ using BodyChunkHandler = std::function<void(std::string_view chunk)>;
 
 // Sends the request and returns the final response (any status, including 4xx/5xx after the
 // retries are used up). Transport failures are Errors with codes HTTP_BAD_URL, HTTP_UNREACHABLE,
-// HTTP_TIMEOUT (details.phase: connect|read), HTTP_CANCELLED, HTTP_TLS_ERROR, HTTP_PROTOCOL_ERROR,
+// HTTP_TIMEOUT (details.phase: connect|read|total), HTTP_CANCELLED, HTTP_TLS_ERROR, HTTP_PROTOCOL_ERROR,
 // HTTP_RESPONSE_TOO_LARGE (details.limit_bytes); details always carry the url and the number of
 // attempts.
 Result<HttpResponse> send_http_request(const HttpRequest& request, const HttpClientOptions& options,

@@ -141,6 +141,21 @@ Status Operator::check_start(std::string_view goal, const policy::UserContext& u
 
 Result<store::Run> Operator::run(std::string_view goal, const policy::UserContext& user, const RunOptions& options,
                                  RunEventSubscriber* events) {
+    auto run = open_run(goal, user, options);
+    if (!run) return run.error();
+    return drive_opened(std::move(run.value()), user, options, events);
+}
+
+Result<store::Run> Operator::drive_opened(store::Run run, const policy::UserContext& user, const RunOptions& options,
+                                          RunEventSubscriber* events) {
+    auto cancel = options.cancel;
+    auto lease = hold_lease(run.id, cancel);
+    if (!lease) return lease.error();
+    return drive(run, user, events, options.max_steps, std::move(cancel), std::move(lease.value()));
+}
+
+Result<store::Run> Operator::open_run(std::string_view goal, const policy::UserContext& user,
+                                      const RunOptions& options) {
     if (auto st = check_start(goal, user); !st) return st.error();
     store::Run run;
     run.id = options.id.empty() ? store::new_id("run") : options.id;
@@ -152,10 +167,7 @@ Result<store::Run> Operator::run(std::string_view goal, const policy::UserContex
     run.history = options.history;
     run.created_ms = store::unix_ms_now();
     if (auto saved = parts_.runs->save(run); !saved) return saved.error();
-    auto cancel = options.cancel;
-    auto lease = hold_lease(run.id, cancel);
-    if (!lease) return lease.error();
-    return drive(run, user, events, options.max_steps, std::move(cancel), std::move(lease.value()));
+    return run;
 }
 
 Result<std::unique_ptr<RunLeaseHold>> Operator::hold_lease(std::string_view run_id,

@@ -75,6 +75,12 @@ public:
     // the run cannot even be stored; everything that goes wrong inside a run is in run.error.
     Result<store::Run> run(std::string_view goal, const policy::UserContext& user, const RunOptions& options = {},
                            RunEventSubscriber* events = nullptr);
+    // run() in two halves, for a front end that answers "accepted" only once the run is stored:
+    // open_run() checks the start and stores the new run's record (its errors are the client's),
+    // drive_opened() then runs it as run() would.
+    Result<store::Run> open_run(std::string_view goal, const policy::UserContext& user, const RunOptions& options);
+    Result<store::Run> drive_opened(store::Run run, const policy::UserContext& user, const RunOptions& options,
+                                    RunEventSubscriber* events = nullptr);
 
     // Continues a run that waited for approval, with the approved call's real result or the
     // rejection. RUN_NOT_FOUND, RUN_NOT_AWAITING_APPROVAL, APPROVAL_STILL_PENDING.

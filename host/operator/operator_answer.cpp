@@ -301,7 +301,7 @@ void Operator::finish_with_answer(Session& session, std::string style, std::stri
                              {"user", "Goal: " + run.goal + "\nObservations:\n" + structured_rendering(observed_steps) +
                                           "\nAnswer:\n" + run.answer}};
         critique.context = json::object{{"task", "critic"}};
-        auto verdict = parts_.router->chat(critique);
+        auto verdict = parts_.router->chat(critique, session.cancel.get());
         if (verdict) {
             session.add_tokens("critic", verdict->prompt_tokens, verdict->completion_tokens);
             boost::system::error_code ec;

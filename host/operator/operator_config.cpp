@@ -47,6 +47,8 @@ struct Reader {
     }
 };
 
+void read_settings(const YAML::Node& root, const std::filesystem::path& file, Reader& reader, OperatorConfig& config);
+
 }  // namespace
 
 Result<OperatorConfig> parse_operator_config(std::string_view yaml_text, const std::filesystem::path& file) {
@@ -56,7 +58,7 @@ Result<OperatorConfig> parse_operator_config(std::string_view yaml_text, const s
     YAML::Node root;
     try {
         root = load_guarded_yaml(yaml_text);
-    } catch (const YAML::ParserException& e) {
+    } catch (const YAML::Exception& e) {
         reader.problems.push_back(ConfigProblem{file.string(), e.mark.line + 1, e.mark.column + 1, "", e.msg});
         return config_error("OPERATOR_CONFIG_INVALID", reader.problems, "fix etc/operator.yaml");
     }
@@ -65,10 +67,29 @@ Result<OperatorConfig> parse_operator_config(std::string_view yaml_text, const s
         reader.problems.push_back(problem_at(file.string(), root, "", "expected a mapping of operator settings"));
         return config_error("OPERATOR_CONFIG_INVALID", reader.problems, "fix etc/operator.yaml");
     }
+    try {
+        read_settings(root, file, reader, config);
+    } catch (const YAML::Exception& e) {
+        // Whatever shape the file has, it is refused with a place, never a crash.
+        reader.problems.push_back(ConfigProblem{file.string(), e.mark.line + 1, e.mark.column + 1, "", e.msg});
+    }
+    if (!reader.problems.empty()) {
+        return config_error("OPERATOR_CONFIG_INVALID", reader.problems, "fix etc/operator.yaml");
+    }
+    return config;
+}
+
+namespace {
+
+void read_settings(const YAML::Node& root, const std::filesystem::path& file, Reader& reader, OperatorConfig& config) {
     static const std::set<std::string> known = {"max_steps",   "trim_to_last_n", "verbatim",      "grounding",
                                                 "error_retry", "max_retries",    "critic",        "observation",
                                                 "dump_dir",    "default_style",  "max_goal_chars"};
     for (const auto& item : root) {
+        if (!item.first.IsScalar()) {
+            reader.problems.push_back(problem_at(file.string(), item.first, "", "expected a setting name"));
+            continue;
+        }
         const std::string key = item.first.as<std::string>();
         const YAML::Node& value = item.second;
         if (!known.contains(key)) {
@@ -112,6 +133,10 @@ Result<OperatorConfig> parse_operator_config(std::string_view yaml_text, const s
                 continue;
             }
             for (const auto& sub : value) {
+                if (!sub.first.IsScalar()) {
+                    reader.problems.push_back(problem_at(file.string(), sub.first, key, "expected a setting name"));
+                    continue;
+                }
                 const std::string sub_key = sub.first.as<std::string>();
                 const std::string field = "observation." + sub_key;
                 if (sub_key == "mode") {
@@ -133,11 +158,9 @@ Result<OperatorConfig> parse_operator_config(std::string_view yaml_text, const s
             }
         }
     }
-    if (!reader.problems.empty()) {
-        return config_error("OPERATOR_CONFIG_INVALID", reader.problems, "fix etc/operator.yaml");
-    }
-    return config;
 }
+
+}  // namespace
 
 Result<OperatorConfig> load_operator_config(const std::filesystem::path& file) {
     std::ifstream in(file);

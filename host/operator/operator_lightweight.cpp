@@ -88,7 +88,7 @@ void Operator::lightweight(Session& session, bool full_loop_allowed) {
     std::string intent;
     double confidence = 1.0;
     std::string source = "classifier";
-    if (auto response = parts_.router->chat(request)) {
+    if (auto response = parts_.router->chat(request, session.cancel.get())) {
         session.add_tokens("classifier", response->prompt_tokens, response->completion_tokens);
         boost::system::error_code ec;
         const std::string text = extract_json_object(response->content);
@@ -127,7 +127,7 @@ void Operator::lightweight(Session& session, bool full_loop_allowed) {
         for (const auto& turn : run.history) chat.messages.push_back({"user", turn});
         chat.messages.push_back({"user", run.goal});
         chat.context = json::object{{"task", "chat"}};
-        auto reply = parts_.router->chat(chat);
+        auto reply = parts_.router->chat(chat, session.cancel.get());
         if (!reply) {
             finish_failed(session, reply.error());
             return;

@@ -68,7 +68,9 @@ void discover_one(const PluginLoader& loader, const std::filesystem::path& file,
     }
     Result<std::shared_ptr<LoadedPlugin>> loaded = loader.load(manifest.value());
     if (!loaded) {
-        report.failures.push_back(PluginFailure{file, name, std::move(loaded.error())});
+        Error error = std::move(loaded.error());
+        note_declared_skills(error, manifest.value());
+        report.failures.push_back(PluginFailure{file, name, std::move(error)});
         return;
     }
     names.insert(name);

@@ -6,6 +6,7 @@
 #include "plugin/process_plugin.hpp"
 
 #include <boost/dll/shared_library.hpp>
+#include <boost/json/array.hpp>
 
 #include <dlfcn.h>
 
@@ -13,6 +14,12 @@
 #include <utility>
 
 namespace skillhost::plugin {
+
+void note_declared_skills(Error& error, const manifest::Manifest& manifest) {
+    boost::json::array ids;
+    for (const auto& skill : manifest.skills) ids.emplace_back(skill.id);
+    error.details["skills"] = std::move(ids);
+}
 namespace {
 
 // Every load error names the manifest and the library, so `skills list` and logs say which file.

@@ -39,6 +39,10 @@ struct PluginFailure {
                               // DUPLICATE_PLUGIN, or any load() error below
 };
 
+// Puts the ids of the skills `manifest` declares in error.details.skills: a call to one of them
+// can then say that its plugin failed to load, and why, instead of that no such skill exists.
+void note_declared_skills(Error& error, const manifest::Manifest& manifest);
+
 class PluginLoader {
 public:
     explicit PluginLoader(LoaderOptions options);

@@ -139,6 +139,11 @@ void ApprovalQueue::audit(const ApprovalRecord& record, std::string_view transit
 }
 
 Result<ApprovalRecord> ApprovalQueue::get(std::string_view id) const {
+    record_unrecorded_outcomes();
+    return read(id);
+}
+
+Result<ApprovalRecord> ApprovalQueue::read(std::string_view id) const {
     auto rows =
         connection_->run("reading an approval", std::string(select_columns) + " WHERE id = ?", {std::string(id)});
     if (!rows) return rows.error();
@@ -170,6 +175,7 @@ Result<ApprovalRecord> ApprovalQueue::enqueue(const ApprovalRequest& request) {
 }
 
 Result<std::vector<ApprovalRecord>> ApprovalQueue::list(const ApprovalFilter& filter) const {
+    record_unrecorded_outcomes();
     std::vector<std::string> states;
     for (const auto state : filter.states) states.emplace_back(to_string(state));
     std::vector<db::SqlValue> params;
@@ -243,7 +249,46 @@ Result<ApprovalRecord> ApprovalQueue::claim_for_execution(std::string_view id, c
 
 Result<ApprovalRecord> ApprovalQueue::complete(std::string_view id, bool ok, const boost::json::value& result,
                                                std::string_view reason) {
-    auto record = get(id);
+    record_unrecorded_outcomes();
+    auto stored = store_outcome(id, ok, result, reason);
+    if (!stored && stored.error().code != "APPROVAL_NOT_CLAIMED" && stored.error().code != "APPROVAL_NOT_FOUND") {
+        // The call ran (or was refused) and nothing may forget that: kept until storage returns.
+        std::lock_guard lock(unrecorded_mutex_);
+        if (unrecorded_.size() >= max_unrecorded_outcomes) {
+            spdlog::error(
+                "approval {}: too many outcomes wait for storage; the oldest ({}) stays approved until "
+                "the next start marks it interrupted",
+                id, unrecorded_.front().id);
+            unrecorded_.pop_front();
+        }
+        unrecorded_.push_back(UnrecordedOutcome{std::string(id), ok, result, std::string(reason)});
+        spdlog::warn(
+            "approval {}: its outcome ({}) could not be stored ({}); it is stored as soon as the database "
+            "takes writes again",
+            id, ok ? "executed" : "failed", stored.error().message);
+    }
+    return stored;
+}
+
+std::size_t ApprovalQueue::record_unrecorded_outcomes() const {
+    std::unique_lock lock(unrecorded_mutex_);
+    while (!unrecorded_.empty()) {
+        UnrecordedOutcome next = unrecorded_.front();
+        lock.unlock();
+        auto stored = store_outcome(next.id, next.ok, next.result, next.reason);
+        lock.lock();
+        if (!stored && stored.error().code != "APPROVAL_NOT_CLAIMED" && stored.error().code != "APPROVAL_NOT_FOUND")
+            break;  // storage still refuses: the rest waits too
+        if (stored) spdlog::info("approval {}: its outcome ({}) is stored now", next.id, to_string(stored->state));
+        // Another thread may have stored and removed it meanwhile.
+        if (!unrecorded_.empty() && unrecorded_.front().id == next.id) unrecorded_.pop_front();
+    }
+    return unrecorded_.size();
+}
+
+Result<ApprovalRecord> ApprovalQueue::store_outcome(std::string_view id, bool ok, const boost::json::value& result,
+                                                    std::string_view reason) const {
+    auto record = read(id);
     if (!record) return record.error();
     const auto not_claimed = [](const ApprovalRecord& stored) {
         Error error{"APPROVAL_NOT_CLAIMED",
@@ -266,7 +311,7 @@ Result<ApprovalRecord> ApprovalQueue::complete(std::string_view id, bool ok, con
                                      text_or_null(reason), std::string(id)});
     if (!updated) return updated.error();
     if (updated->affected != 1) {
-        auto now_stored = get(id);
+        auto now_stored = read(id);
         if (!now_stored) return now_stored.error();
         return not_claimed(*now_stored);
     }

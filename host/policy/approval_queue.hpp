@@ -25,9 +25,11 @@
 #include <boost/json/value.hpp>
 
 #include <chrono>
+#include <deque>
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -110,6 +112,14 @@ public:
     Result<ApprovalRecord> complete(std::string_view id, bool ok, const boost::json::value& result,
                                     std::string_view reason = {});
 
+    // Outcomes complete() could not store (the database was full, read-only or unreachable) are
+    // kept in memory (at most max_unrecorded_outcomes) and stored by the next get(), list(),
+    // claim or this call, once storage takes writes again; an outcome is never lost while the
+    // host runs, and a host that stops first leaves the row to recover_interrupted(). Returns how
+    // many are still waiting.
+    std::size_t record_unrecorded_outcomes() const;
+    static constexpr std::size_t max_unrecorded_outcomes = 1024;
+
     // pending -> rejected. Same permission, expiry and state errors as claim_for_execution.
     Result<ApprovalRecord> reject(std::string_view id, const Resolver& resolver, std::string_view reason);
 
@@ -137,8 +147,22 @@ private:
     // Marks a pending approval found past its expiry as expired and returns APPROVAL_EXPIRED.
     Error expire_now(ApprovalRecord& record, TimePoint at, std::string_view actor);
 
+    // get() without storing waiting outcomes first.
+    Result<ApprovalRecord> read(std::string_view id) const;
+    // complete() without retrying what is waiting; a failed UPDATE is the caller's to keep.
+    Result<ApprovalRecord> store_outcome(std::string_view id, bool ok, const boost::json::value& result,
+                                         std::string_view reason) const;
+    struct UnrecordedOutcome {
+        std::string id;
+        bool ok = false;
+        boost::json::value result;
+        std::string reason;
+    };
+
     std::unique_ptr<db::BackendConnection> connection_;  // thread-safe
     ApprovalQueueOptions options_;
+    mutable std::mutex unrecorded_mutex_;
+    mutable std::deque<UnrecordedOutcome> unrecorded_;  // oldest first
 };
 
 }  // namespace skillhost::policy

@@ -173,6 +173,7 @@ struct DatabaseAuditSink::Waiting {
     std::string kind;
     std::string user;
     std::string record;
+    bool synchronous = false;  // gates an execution: committed with synchronous_commit on
     bool done = false;
     Status status;
 };
@@ -191,7 +192,9 @@ Status DatabaseAuditSink::insert(const std::vector<std::shared_ptr<Waiting>>& ba
     std::string sql = "INSERT INTO audit_records (ts_ms, kind, user_id, record) VALUES ";
     std::vector<db::SqlValue> params;
     params.reserve(batch.size() * 4 + 1);
+    bool synchronous = synchronous_;
     for (std::size_t i = 0; i < batch.size(); ++i) {
+        synchronous = synchronous || batch[i]->synchronous;
         sql += i == 0 ? "(?, ?, ?, ?)" : ", (?, ?, ?, ?)";
         const Waiting& row = *batch[i];
         params.emplace_back(row.ts_ms);
@@ -200,15 +203,16 @@ Status DatabaseAuditSink::insert(const std::vector<std::shared_ptr<Waiting>>& ba
         params.emplace_back(row.record);
     }
     sql += " RETURNING pg_catalog.set_config('synchronous_commit', ?, true)";
-    params.emplace_back(std::string(synchronous_ ? "on" : "off"));
+    params.emplace_back(std::string(synchronous ? "on" : "off"));
     auto inserted = connection_->run("appending to the audit log", sql, params);
     if (!inserted) return inserted.error();
     return {};
 }
 
 Status DatabaseAuditSink::append(TimePoint at, std::string_view kind, std::string_view user,
-                                 const std::string& record_json) {
+                                 const std::string& record_json, bool gates_execution) {
     auto mine = std::make_shared<Waiting>();
+    mine->synchronous = gates_execution;
     mine->ts_ms = to_ms(at);
     mine->kind = std::string(kind);
     mine->user = std::string(user);
@@ -240,6 +244,8 @@ Status DatabaseAuditSink::append(TimePoint at, std::string_view kind, std::strin
             batch[i]->status = each.empty() ? status : each[i];
             if (!batch[i]->status) {
                 Error error = batch[i]->status.error();
+                // An unreachable server is a cause of its own (503 like every AUDIT_WRITE_FAILED).
+                if (error.code == "DATABASE_UNAVAILABLE") error.details["cause"] = "database_unavailable";
                 error.code = "AUDIT_WRITE_FAILED";
                 batch[i]->status = std::move(error);
             }

@@ -29,7 +29,9 @@ namespace skillhost::policy {
 // synchronous_commit on (acknowledged = flushed to the WAL on disk); `interval` and `never` commit
 // with synchronous_commit off, so no writer waits for the disk and PostgreSQL's WAL writer flushes
 // within three wal_writer_delay (600 ms by default); a server crash may lose that window, as a
-// power cut may lose an unsynced day file.
+// power cut may lose an unsynced day file. A record that gates an execution (a call's decision) is
+// committed with synchronous_commit on whatever the policy: a call never runs on a decision a
+// database crash could take back. Its batch commits synchronously with it.
 //
 // Group commit: records appended while another thread's insert is under way are inserted together
 // by the next one (one statement, one round trip, up to max_batch rows), so concurrent requests do
@@ -38,7 +40,8 @@ class DatabaseAuditSink final : public AuditSink {
 public:
     static Result<std::unique_ptr<DatabaseAuditSink>> open(const db::StorageLocation& location,
                                                            const AuditOptions& options);
-    Status append(TimePoint at, std::string_view kind, std::string_view user, const std::string& record_json) override;
+    Status append(TimePoint at, std::string_view kind, std::string_view user, const std::string& record_json,
+                  bool gates_execution = false) override;
     Status flush() override;
 
     // Rows one insert carries at most; appends waiting beyond it go in the next insert.

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace skillhost::policy {
@@ -23,6 +24,13 @@ Error audit_error(const std::filesystem::path& file, std::string_view doing, int
                 {},
                 {}};
     error.details["file"] = file.string();
+    if (error_number == ENOSPC || error_number == EDQUOT) {
+        error.details["cause"] = "disk_full";
+    } else if (error_number == EROFS) {
+        error.details["cause"] = "read_only";
+    } else if (error_number == EACCES || error_number == EPERM) {
+        error.details["cause"] = "permission";
+    }
     return error;
 }
 
@@ -162,8 +170,9 @@ Status AuditLog::append(std::string_view kind, boost::json::object fields) {
                        boost::json::serialize(record));
 }
 
-Status AuditLog::append_line(TimePoint at, std::string_view kind, std::string_view user, std::string line) {
-    if (sink_) return sink_->append(at, kind, user, line);
+Status AuditLog::append_line(TimePoint at, std::string_view kind, std::string_view user, std::string line,
+                             bool gates_execution) {
+    if (sink_) return sink_->append(at, kind, user, line, gates_execution);
     line.push_back('\n');
     std::uint64_t sequence = 0;
     bool first_unsynced = false;
@@ -201,21 +210,52 @@ Result<std::uint64_t> AuditLog::write_line(const std::string& line, TimePoint at
             ::close(fd_);
             fd_ = -1;
         }
-        fd_ = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+        // Read access too: the file's last byte tells whether its last record is whole.
+        fd_ = ::open(file.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
         if (fd_ < 0) return audit_error(file, "opening", errno);
         open_date_ = date;
+        tail_may_be_torn_ = true;  // a process killed mid-write may have left half a record
     }
-    // One write() per record keeps lines whole when several processes append to the same file.
+    const std::filesystem::path file = directory_ / (open_date_ + ".jsonl");
+    // A record starts on a line boundary: a torn tail (a write cut short by a full disk, a kill
+    // mid-record) is terminated first, so it stays one unreadable line and does not swallow this one.
+    // The newline goes in the record's own write(), keeping it one write when processes share the file.
+    const std::string* text = &line;
+    std::string terminated;
+    if (tail_may_be_torn_) {
+        if (ends_mid_line(fd_)) {
+            spdlog::warn(
+                "audit: {} ends in a partial record (a write was cut short); it is terminated and "
+                "left as an unreadable line before the next record",
+                file.string());
+            terminated.reserve(line.size() + 1);
+            terminated.push_back('\n');
+            terminated += line;
+            text = &terminated;
+        }
+        tail_may_be_torn_ = false;
+    }
     std::size_t done = 0;
-    while (done < line.size()) {
-        const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+    while (done < text->size()) {
+        const ssize_t n = ::write(fd_, text->data() + done, text->size() - done);
         if (n < 0) {
             if (errno == EINTR) continue;
-            return audit_error(directory_ / (open_date_ + ".jsonl"), "appending", errno);
+            const int failed = errno;
+            // Part of this record may be on disk: the next record looks before it writes.
+            tail_may_be_torn_ = true;
+            return audit_error(file, "appending", failed);
         }
         done += static_cast<std::size_t>(n);
     }
     return ++written_;
+}
+
+bool AuditLog::ends_mid_line(int fd) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || st.st_size <= 0) return false;
+    char last = '\n';
+    if (::pread(fd, &last, 1, st.st_size - 1) != 1) return false;
+    return last != '\n';
 }
 
 Status AuditLog::sync_through(std::uint64_t sequence) {
@@ -277,7 +317,7 @@ Status AuditLog::record_decision(const Decision& decision, const boost::json::va
     }
     line.field("args_sha256", audited.sha256);
     line.json_field("arguments", audited.text);
-    return append_line(at, "decision", decision.user_id, std::move(line).finish());
+    return append_line(at, "decision", decision.user_id, std::move(line).finish(), true);
 }
 
 Status AuditLog::record_skill_call(const SkillCallAudit& call) {

@@ -3,7 +3,8 @@
 // approval, llm_call. Arguments are redacted (secret-looking keys) and large values truncated with
 // their SHA-256; each record also carries args_sha256 so equal calls can be correlated.
 // Thread-safe; several processes may append to the same day's file (each record is one write()
-// on an O_APPEND descriptor).
+// on an O_APPEND descriptor). A record always starts on a line boundary: a tail left torn by a
+// failed append or a killed writer is terminated (and logged) before the next record.
 //
 // Durability (AuditOptions::fsync) without a sync on the hot path: with `always`, a record's call
 // returns once an fdatasync that began after its write() finished — concurrent writers share one
@@ -90,11 +91,14 @@ private:
     TimePoint now() const;
     // Hands a finished record (without its newline) to the sink or the day file, with the
     // configured durability.
-    Status append_line(TimePoint at, std::string_view kind, std::string_view user, std::string line);
+    Status append_line(TimePoint at, std::string_view kind, std::string_view user, std::string line,
+                       bool gates_execution = false);
     // Writes under the lock; returns the record's sequence number.
     Result<std::uint64_t> write_line(const std::string& line, TimePoint at);
     // Returns once every record up to `sequence` is synced (or the sync failed).
     Status sync_through(std::uint64_t sequence);
+    // The file's last byte is not a newline: its last record was cut short.
+    static bool ends_mid_line(int fd);
     void interval_syncs();
 
     std::mutex mutex_;
@@ -107,7 +111,8 @@ private:
     std::uint64_t synced_through_ = 0;  // records known to be on disk (or given up on by a failed sync)
     std::uint64_t failed_through_ = 0;  // records a failed sync should have covered
     int failed_errno_ = 0;
-    bool syncing_ = false;  // a thread is in fdatasync outside the lock
+    bool tail_may_be_torn_ = false;  // just opened, or an append failed: look at the last byte first
+    bool syncing_ = false;           // a thread is in fdatasync outside the lock
     bool stopping_ = false;
     std::thread syncer_;               // FsyncPolicy::interval only
     std::unique_ptr<AuditSink> sink_;  // when set, no day files are written

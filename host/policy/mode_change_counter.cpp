@@ -43,11 +43,19 @@ Result<std::unique_ptr<ModeChangeCounter>> ModeChangeCounter::open(const std::fi
         ::close(fd);
         return counter_error(file, "size", err);
     }
+    // The mapped bytes get real storage now: a sparse page first touched once the disk is full
+    // would kill the process with SIGBUS instead of failing a write.
+    if (const int failed = ::posix_fallocate(fd, 0, sizeof(std::uint64_t)); failed != 0) {
+        ::close(fd);
+        return counter_error(file, "allocate", failed);
+    }
     void* map = ::mmap(nullptr, sizeof(std::uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     const int err = errno;
     ::close(fd);  // the mapping keeps the file
     if (map == MAP_FAILED) return counter_error(file, "map", err);
-    return std::unique_ptr<ModeChangeCounter>(new ModeChangeCounter(file, static_cast<std::uint64_t*>(map)));
+    auto counter = std::unique_ptr<ModeChangeCounter>(new ModeChangeCounter(file, static_cast<std::uint64_t*>(map)));
+    (void)counter->load();  // fault the page in while there is space for it
+    return counter;
 }
 
 ModeChangeCounter::~ModeChangeCounter() {

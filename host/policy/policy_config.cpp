@@ -243,7 +243,14 @@ private:
 }  // namespace
 
 Result<PolicyConfig> parse_policy_config(std::string_view yaml_text, const std::filesystem::path& file) {
-    return PolicyParser(file).parse(yaml_text);
+    // Whatever shape the file has, it is refused with a place, never a crash.
+    try {
+        return PolicyParser(file).parse(yaml_text);
+    } catch (const YAML::Exception& e) {
+        const std::vector<ConfigProblem> problems{
+            ConfigProblem{file.string(), e.mark.line + 1, e.mark.column + 1, "", e.msg}};
+        return config_error("POLICY_INVALID", problems, "fix policy.yaml and retry");
+    }
 }
 
 std::string_view default_policy_yaml() {

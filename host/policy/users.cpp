@@ -262,7 +262,14 @@ private:
 
 Result<UserDirectory> parse_users(std::string_view yaml_text, const std::filesystem::path& file,
                                   const std::filesystem::path& workspace_base) {
-    return UsersParser(file.string(), file, workspace_base).parse(yaml_text);
+    // Whatever shape the file has, it is refused with a place, never a crash.
+    try {
+        return UsersParser(file.string(), file, workspace_base).parse(yaml_text);
+    } catch (const YAML::Exception& e) {
+        const std::vector<ConfigProblem> problems{
+            ConfigProblem{file.string(), e.mark.line + 1, e.mark.column + 1, "", e.msg}};
+        return config_error("USERS_INVALID", problems, "fix users.yaml and retry");
+    }
 }
 
 Result<UserDirectory> load_users(const std::filesystem::path& file, const std::filesystem::path& workspace_base) {

@@ -247,6 +247,7 @@ std::optional<UnitReport> LiveCatalog::evaluate_unit(UnitState& unit) {
         loaded = std::move(error);
     }
     if (!loaded) {
+        plugin::note_declared_skills(loaded.error(), *parsed);
         auto report = record_failure(unit, std::move(loaded.error()), parsed->name);
         report.load_time = since(start);
         return report;

@@ -48,6 +48,10 @@ http::status status_for(const Error& error) {
     if (code == "TOO_MANY_RUNS" || code == "ELICITATION_QUEUE_FULL") return http::status::too_many_requests;
     if (code == "GOAL_TOO_LONG") return http::status::payload_too_large;
     if (code == "SHUTTING_DOWN" || code == "DATABASE_UNAVAILABLE") return http::status::service_unavailable;
+    // Storage the operator can fix (a full disk, a read-only file system, permissions), and an audit
+    // log that cannot be written: unavailable until then, with the cause in the answer.
+    if (code == "AUDIT_WRITE_FAILED" || code == "PLUGIN_NOT_LOADED") return http::status::service_unavailable;
+    if (code == "DATABASE_ERROR" && error.details.contains("cause")) return http::status::service_unavailable;
     return http::status::internal_server_error;
 }
 

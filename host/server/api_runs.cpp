@@ -42,6 +42,12 @@ json::object accepted(const std::string& id) {
 
 Reply start_run(ApiServices& s, ApiRequest& req) {
     req.allow_query({});
+    // A streamed start is not replayable (its answer is the stream): only plain starts take a key.
+    IdempotentReplies::Begun idempotent;
+    if (!req.wants_event_stream()) {
+        idempotent = begin_idempotent(s, req, "runs");
+        if (idempotent.replay) return std::move(*idempotent.replay);
+    }
     json::object body = req.json_body();
     allow_fields(body, {"goal", "mode", "history", "max_steps"});
     const std::string goal = *string_field(body, "goal", true);
@@ -96,7 +102,10 @@ Reply start_run(ApiServices& s, ApiRequest& req) {
     // The hub sends accepted(id) as the run's first event (`run`), into its log too.
     auto started = s.runs.start(goal, user, std::move(options), channel, accepted(id));
     if (!started) throw ApiFailure(started.error());
-    if (!channel) return json_response(http::status::accepted, accepted(id));
+    if (!channel) {
+        Response r = json_response(http::status::accepted, accepted(id));
+        return idempotent.claim ? idempotent.claim->finish(std::move(r)) : r;
+    }
     StreamResponse stream = stream_channel(channel, true);
     stream.slot = std::move(slot);
     stream.headers.emplace_back("X-Run-Id", id);

@@ -5,7 +5,9 @@
 #include "app/host_runtime.hpp"
 #include "app/operator_runtime.hpp"
 #include "config/host_config.hpp"
+#include "server/api_request.hpp"
 #include "server/event_channel.hpp"
+#include "server/idempotent_replies.hpp"
 #include "server/metrics.hpp"
 #include "server/route_table.hpp"
 #include "server/run_hub.hpp"
@@ -35,7 +37,13 @@ struct ApiServices {
     std::shared_ptr<std::atomic<bool>> stop_calls;
     // The daemon's limits (server: in skillhost.yaml): max_call_timeout, audit_page_limit, ...
     const config::ServerSettings& settings;
+    // The first answers to Idempotency-Key requests (POST /v1/skills/{id}/call, POST /v1/runs).
+    IdempotentReplies& idempotent;
 };
+
+// With an Idempotency-Key header: the first answer to it (a retry), a refusal, or the claim this
+// request answers under (Claim::finish keeps its answer). Without one: nothing to do.
+IdempotentReplies::Begun begin_idempotent(ApiServices& s, ApiRequest& req, std::string_view endpoint);
 
 void add_skill_routes(RouteTable& routes, ApiServices& services);        // /v1/skills, /v1/catalog
 void add_run_routes(RouteTable& routes, ApiServices& services);          // /v1/runs

@@ -51,6 +51,11 @@ Response call_reply(const exec::CallOutcome& outcome) {
 
 Reply call_skill(ApiServices& s, ApiRequest& req) {
     req.allow_query({});
+    auto idempotent = begin_idempotent(s, req, "call " + req.param("id"));
+    if (idempotent.replay) return std::move(*idempotent.replay);
+    const auto claim = idempotent.claim;
+    // The answer, kept for a retry with the same key when the client sent one.
+    const auto answer = [claim](Response r) { return claim ? claim->finish(std::move(r)) : r; };
     json::object body = req.json_body();
     allow_fields(body, {"args", "timeout_ms"});
     exec::CallRequest call;
@@ -66,6 +71,9 @@ Reply call_skill(ApiServices& s, ApiRequest& req) {
     if (auto timeout = int_field(body, "timeout_ms", 1, s.settings.max_call_timeout.count()))
         call.options.timeout = std::chrono::milliseconds(*timeout);
     call.options.cancel = s.stop_calls;
+    // The plugin sees the client's key ("skillhost.idempotency/1"): a retried side effect is recognisable.
+    if (claim)
+        call.options.idempotency_key = "api:" + req.user->user_id + ":" + std::string(req.raw["Idempotency-Key"]);
     const auto snapshot = s.host.snapshot();
 
     // The handler's own thread runs the call (no hand-off to a worker). Should the plugin still be
@@ -78,25 +86,25 @@ Reply call_skill(ApiServices& s, ApiRequest& req) {
     EarlyResponder respond = early_responder();
     if (!respond || running_here.fetch_add(1) >= limit) {
         if (respond) running_here.fetch_sub(1);
-        return call_reply(s.host.pipeline->call(*snapshot, call));
+        return answer(call_reply(s.host.pipeline->call(*snapshot, call)));
     }
     const auto here = std::this_thread::get_id();
     std::optional<exec::CallOutcome> outcome;
     s.host.pipeline->start(
         *snapshot, std::move(call),
-        [&outcome, here, respond](exec::CallOutcome o) {
+        [&outcome, here, respond, answer](exec::CallOutcome o) {
             if (std::this_thread::get_id() == here) {
                 outcome = std::move(o);
                 return;
             }
             // The watcher's thread, while this handler is still inside the plugin: nothing here may
             // touch the handler's stack, which goes away as soon as the plugin returns.
-            respond(call_reply(o));
+            respond(answer(call_reply(o)));
         },
         exec::RunOn::this_thread);
     running_here.fetch_sub(1);
     // Empty when the watcher answered early; the server then drops what this returns.
-    return outcome ? Reply(call_reply(*outcome)) : Reply(Response{});
+    return outcome ? Reply(answer(call_reply(*outcome))) : Reply(Response{});
 }
 
 }  // namespace

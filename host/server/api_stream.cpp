@@ -1,5 +1,8 @@
 #include "server/api_services.hpp"
 
+#include "server/api_error.hpp"
+#include "server/api_request.hpp"
+
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -35,6 +38,21 @@ StreamResponse stream_channel(std::shared_ptr<EventChannel> channel, bool number
         channel->close();  // the hub stops publishing to it
     };
     return response;
+}
+
+IdempotentReplies::Begun begin_idempotent(ApiServices& s, ApiRequest& req, std::string_view endpoint) {
+    const auto header = req.raw.find("Idempotency-Key");
+    if (header == req.raw.end()) return {};
+    const std::string key(header->value());
+    auto begun = s.idempotent.begin(req.user->user_id + "\n" + std::string(endpoint), key, req.raw.body());
+    if (begun.refused) {
+        const std::string& code = begun.refused->code;
+        const http::status status = code == "IDEMPOTENCY_KEY_IN_USE"   ? http::status::conflict
+                                    : code == "IDEMPOTENCY_KEY_REUSED" ? http::status::unprocessable_entity
+                                                                       : http::status::bad_request;
+        throw ApiFailure(status, std::move(*begun.refused));
+    }
+    return begun;
 }
 
 bool may_see(const policy::UserContext& user, std::string_view owner_id) {

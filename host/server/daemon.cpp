@@ -90,7 +90,7 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
         host, d->operators_, *d->runs_, d->metrics_, [self] { return self->gauges(); },
         [self] { return self->readiness_->check(); },
         [self](const std::string& user, StreamKind kind) { return self->server_->reserve_stream(user, kind); },
-        std::make_shared<std::atomic<bool>>(false), d->settings_});
+        std::make_shared<std::atomic<bool>>(false), d->settings_, d->idempotent_});
     add_health_routes(d->routes_, *d->services_);
     add_skill_routes(d->routes_, *d->services_);
     add_run_routes(d->routes_, *d->services_);
@@ -140,6 +140,25 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
             return self->error_reply(s, code, message, version);
         });
     return d;
+}
+
+void Daemon::save_interrupted(const std::vector<std::string>& run_ids) {
+    // The shutdown stopped them, not their users: interrupted (resumable from the last saved step)
+    // rather than cancelled.
+    for (const auto& id : run_ids) {
+        auto run = operators_.runs->get(id);
+        if (!run || run->status != store::RunStatus::cancelled) continue;
+        store::Run interrupted = store::interrupted_run(std::move(run.value()));
+        interrupted.finished_ms = 0;
+        if (interrupted.error) {
+            interrupted.error->message =
+                "the daemon shut down while this run worked; it continues from its last saved "
+                "step with `skillhost runs resume " +
+                id + "`";
+        }
+        if (auto st = operators_.runs->claim(interrupted, store::RunStatus::cancelled); !st)
+            spdlog::warn("serve: run {} stays cancelled: {}", id, st.error().message);
+    }
 }
 
 Daemon::~Daemon() {
@@ -296,6 +315,9 @@ MetricGauges Daemon::gauges() const {
 void Daemon::shutdown() {
     if (stopped_) return;
     stopped_ = true;
+    // A daemon whose create() failed part way (a damaged operator.yaml, an unopenable store) has
+    // no server, runs or endpoints to stop: its members only need destroying.
+    if (!server_ || !runs_ || !mcp_ || !services_) return;
     const auto deadline = std::chrono::steady_clock::now() + settings_.shutdown_grace;
     const auto left = [&] {
         return std::max(std::chrono::milliseconds(0), std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -313,10 +335,13 @@ void Daemon::shutdown() {
     const bool requests_done = server_->wait_idle(left());
     const bool runs_done = runs_->wait_idle(left());
     if (!runs_done) {
-        spdlog::warn("serve: cancelling {} run(s) still working after the grace period (they are saved as cancelled)",
-                     runs_->working_count());
-        runs_->cancel_all();
+        spdlog::warn(
+            "serve: stopping {} run(s) still working after the grace period (they are saved as interrupted "
+            "and can be resumed)",
+            runs_->working_count());
+        const auto stopped = runs_->cancel_all();
         runs_->wait_idle(std::chrono::seconds(30));
+        save_interrupted(stopped);
     }
     if (!requests_done) {
         spdlog::warn("serve: cancelling {} request(s) still running after the grace period",

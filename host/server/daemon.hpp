@@ -9,6 +9,7 @@
 #include "base/error.hpp"
 #include "config/host_config.hpp"
 #include "server/http_server.hpp"
+#include "server/idempotent_replies.hpp"
 #include "server/mcp_http.hpp"
 #include "server/metrics.hpp"
 #include "server/readiness.hpp"
@@ -52,6 +53,8 @@ public:
     void wait_for_stop_signal();
 
 private:
+    // Runs the shutdown stopped: saved interrupted instead of cancelled.
+    void save_interrupted(const std::vector<std::string>& run_ids);
     Daemon(app::HostRuntime& host, config::ServerSettings settings);
     Reply dispatch(Request& request);
     Response error_reply(http::status status, std::string_view code, std::string_view message, unsigned version);
@@ -67,6 +70,7 @@ private:
     std::unique_ptr<RunHub> runs_;
     std::unique_ptr<RunEventWakeups> run_wakeups_;  // PostgreSQL: wakes streams of runs driven elsewhere
     std::unique_ptr<ReadinessCheck> readiness_;
+    IdempotentReplies idempotent_;
     std::unique_ptr<ApiServices> services_;
     std::unique_ptr<McpHttpEndpoint> mcp_;
     RouteTable routes_;

@@ -8,9 +8,46 @@
 #include <boost/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
 namespace skillhost::server {
 
 namespace json = boost::json;
+
+namespace {
+
+// Writes, syncs and removes a small file in `dir`: what a full disk, a read-only file system or a
+// directory the daemon may not write refuses. Empty when it worked, else the system's reason.
+std::string write_probe(const std::filesystem::path& dir) {
+    const std::filesystem::path file = dir / (".readyz-probe-" + std::to_string(::getpid()));
+    const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) return std::strerror(errno);
+    static const std::string block(4096, '\0');  // a whole block: a full disk cannot hide it in a tail
+    int failed = 0;
+    std::size_t done = 0;
+    while (done < block.size() && failed == 0) {
+        const ssize_t n = ::write(fd, block.data() + done, block.size() - done);
+        if (n < 0 && errno != EINTR) failed = errno;
+        if (n > 0) done += static_cast<std::size_t>(n);
+    }
+    if (failed == 0 && ::fdatasync(fd) != 0) failed = errno;
+    ::close(fd);
+    ::unlink(file.c_str());
+    return failed == 0 ? std::string() : std::string(std::strerror(failed));
+}
+
+// {ok, error?} of a directory the daemon must be able to write.
+json::object writable_check(const std::filesystem::path& dir, std::string_view name) {
+    const std::string problem = write_probe(dir);
+    if (problem.empty()) return json::object{{"ok", true}};
+    spdlog::warn("readyz: {} ({}) is not writable: {}", name, dir.string(), problem);
+    return json::object{{"ok", false}, {"error", std::string(name) + " is not writable: " + problem}};
+}
+
+}  // namespace
 
 ReadinessCheck::ReadinessCheck(app::HostRuntime& host, ReadinessOptions options) : host_(host), options_(options) {}
 
@@ -110,6 +147,25 @@ json::object ReadinessCheck::run_checks() const {
     }
     checks["database"] = std::move(database);
     ready = ready && reachable;
+
+    // What every call writes: the home (the database, plugin data, private library copies) and the
+    // audit day files. A full disk, a read-only remount or lost permissions make the host unready.
+    json::object home = writable_check(host_.config.home, "the home directory");
+    ready = ready && home.at("ok").as_bool();
+    checks["home"] = std::move(home);
+    if (host_.audit && !host_.audit->directory().empty()) {
+        json::object audit = writable_check(host_.audit->directory(), "the audit log directory");
+        ready = ready && audit.at("ok").as_bool();
+        checks["audit"] = std::move(audit);
+    }
+    // Approval outcomes that could not be stored are stored now if storage takes writes again.
+    if (host_.approvals) {
+        const std::size_t waiting = host_.approvals->record_unrecorded_outcomes();
+        json::object approvals{{"ok", waiting == 0}, {"unrecorded_outcomes", waiting}};
+        if (waiting) approvals["error"] = "approval outcomes wait for the database to take writes again";
+        ready = ready && waiting == 0;
+        checks["approvals"] = std::move(approvals);
+    }
 
     bool models_ok = true;
     json::array roles;

@@ -1,4 +1,6 @@
-// What /readyz checks: plugins loaded, the database writable, every model role reachable. Remote
+// What /readyz checks: plugins loaded, the database, the home and the audit directory writable (a
+// small file written and synced: a full disk, a read-only file system and lost permissions all
+// fail it), approval outcomes stored, every model role reachable. Remote
 // models are probed with a short HTTP request (any answer counts as reachable). /readyz is public,
 // so the whole report is computed at most once per `cache_for` (concurrent requests wait for the
 // one check in progress) and says what failed without file paths or server addresses; the full
@@ -25,7 +27,8 @@ class ReadinessCheck {
 public:
     ReadinessCheck(app::HostRuntime& host, ReadinessOptions options = {});
 
-    // {ready, checks: {plugins: {ok, loaded, failed}, database: {ok, error?}, models: {ok, roles: [...]}}}
+    // {ready, checks: {plugins: {ok, loaded, failed}, database: {ok, error?}, home: {ok, error?},
+    //  audit: {ok, error?} (day files only), approvals: {ok, unrecorded_outcomes}, models: {ok, roles: [...]}}}
     boost::json::object check();
     // How many times the checks really ran (the rest were answered from the cache).
     std::size_t checks_run() const;

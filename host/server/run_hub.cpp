@@ -301,16 +301,26 @@ Result<std::string> RunHub::start(std::string goal, const policy::UserContext& u
         cancel = begin_locked(id, user.user_id);
         if (events) subscribe_locked(tracked_[id], events);
     }
+    // Accepted means stored: the record is durable before the caller is answered, and a run that
+    // cannot be stored is the caller's error, not a run that vanishes later.
+    auto opened = op_.open_run(goal, user, options);
+    if (!opened) {
+        std::lock_guard lock(mutex_);
+        tracked_.erase(id);
+        --working_;
+        idle_.notify_all();
+        return opened.error();
+    }
     opening["run_id"] = id;
     opening["user"] = user.user_id;
     if (!opening.contains("status")) opening["status"] = "running";
     publish(id, StreamEvent{"run", json::serialize(opening)});
     spawn(id, cancel,
-          [this, goal = std::move(goal), user, options = std::move(options)](op::RunEventSubscriber* sink,
-                                                                             std::shared_ptr<std::atomic<bool>> flag) {
+          [this, run = std::move(opened.value()), user, options = std::move(options)](
+              op::RunEventSubscriber* sink, std::shared_ptr<std::atomic<bool>> flag) {
               op::RunOptions o = options;
               o.cancel = std::move(flag);
-              return op_.run(goal, user, o, sink);
+              return op_.drive_opened(run, user, o, sink);
           });
     return id;
 }
@@ -623,11 +633,16 @@ bool RunHub::wait_idle(std::chrono::milliseconds limit) {
     return idle_.wait_for(lock, limit, [this] { return working_ == 0; });
 }
 
-void RunHub::cancel_all() {
+std::vector<std::string> RunHub::cancel_all() {
     std::lock_guard lock(mutex_);
+    std::vector<std::string> ids;
     for (auto& [id, tracked] : tracked_) {
-        if (tracked.working && tracked.cancel) tracked.cancel->store(true);
+        if (tracked.working && tracked.cancel) {
+            tracked.cancel->store(true);
+            ids.push_back(id);
+        }
     }
+    return ids;
 }
 
 }  // namespace skillhost::server

@@ -104,8 +104,8 @@ public:
     // Shutdown: refuse new work, wait up to `limit` for working runs; true when none is left.
     void stop_accepting();
     bool wait_idle(std::chrono::milliseconds limit);
-    // Asks every working run to stop (each ends `cancelled` and is saved).
-    void cancel_all();
+    // Asks every working run to stop (each ends `cancelled` and is saved); returns their ids.
+    std::vector<std::string> cancel_all();
 
 private:
     using Work = std::function<Result<store::Run>(op::RunEventSubscriber*, std::shared_ptr<std::atomic<bool>>)>;

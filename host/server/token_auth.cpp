@@ -9,6 +9,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <vector>
+
+#include <spdlog/spdlog.h>
 
 namespace skillhost::server {
 
@@ -67,39 +71,89 @@ Result<policy::TokenGrant> TokenAuthenticator::authenticate(std::string_view aut
     return grant;
 }
 
+namespace {
+
+constexpr std::string_view kOwnerTokenLabel = "owner token created by the first `skillhost serve`";
+
+// The token in <home>/owner.token when it is one of `issued` (a file that is missing, empty or
+// holds anything else lost it).
+bool file_holds_one_of(const std::filesystem::path& file, const std::vector<policy::IssuedToken>& issued) {
+    std::ifstream in(file);
+    std::string token;
+    if (!(in >> token) || token.empty()) return false;
+    const std::string hash = policy::hash_api_token(token);
+    for (const auto& t : issued)
+        if (t.sha256 == hash) return true;
+    return false;
+}
+
+// Writes the token beside the file, syncs it, then renames it over: a crash or a full disk never
+// leaves an empty owner.token behind.
+Status write_token_file(const std::filesystem::path& file, const std::string& token) {
+    const std::filesystem::path temporary = file.string() + ".new";
+    const auto failed = [&](int error_number) {
+        Error e{"TOKEN_FILE_UNWRITABLE",
+                "cannot write " + file.string() + ": " + std::strerror(error_number),
+                {},
+                {"make the home directory writable (and give it free space), then restart `skillhost serve`"}};
+        e.details["file"] = file.string();
+        ::unlink(temporary.c_str());
+        return e;
+    };
+    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) return failed(errno);
+    (void)::fchmod(fd, 0600);  // an existing file keeps its old mode through O_CREAT
+    const std::string text = token + "\n";
+    const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    const int write_errno = written ? 0 : (errno != 0 ? errno : ENOSPC);
+    const bool synced = written && ::fsync(fd) == 0;
+    const int sync_errno = synced ? 0 : (write_errno != 0 ? write_errno : errno);
+    ::close(fd);
+    if (!synced) return failed(sync_errno);
+    if (::rename(temporary.c_str(), file.c_str()) != 0) return failed(errno);
+    const int dir = ::open(file.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir >= 0) {
+        (void)::fsync(dir);
+        ::close(dir);
+    }
+    return {};
+}
+
+}  // namespace
+
 Result<std::optional<std::filesystem::path>> ensure_owner_token(const policy::UserDirectory& users,
                                                                 policy::ApiTokenStore& tokens,
                                                                 const std::filesystem::path& home) {
+    const std::filesystem::path file = home / "owner.token";
+    std::vector<policy::IssuedToken> written_before;  // tokens only owner.token ever held
     for (const auto& user : users.users()) {
         if (user.role != policy::Role::owner) continue;
         if (!user.api_token_sha256.empty()) return std::optional<std::filesystem::path>{};
         auto issued = tokens.list(user.id);
         if (!issued) return issued.error();
-        if (!issued->empty()) return std::optional<std::filesystem::path>{};
+        for (const auto& t : *issued) {
+            // A token someone created by hand is theirs: the owner can still sign in with it.
+            if (t.label != kOwnerTokenLabel) return std::optional<std::filesystem::path>{};
+            written_before.push_back(t);
+        }
+    }
+    if (!written_before.empty()) {
+        if (file_holds_one_of(file, written_before)) return std::optional<std::filesystem::path>{};
+        // The only way in is gone (deleted, emptied by a crash or a repaired file system): issue a
+        // new one rather than lock the owner out, and retire the lost ones.
+        spdlog::warn(
+            "serve: {} is missing or does not hold the owner's token (lost?); issuing a new one there and "
+            "revoking the {} lost token(s)",
+            file.string(), written_before.size());
     }
     const auto& owner = users.first_owner();
-    auto token = tokens.issue(owner.id, "owner token created by the first `skillhost serve`");
+    auto token = tokens.issue(owner.id, kOwnerTokenLabel);
     if (!token) return token.error();
-    const std::filesystem::path file = home / "owner.token";
-    const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        Error e{"TOKEN_FILE_UNWRITABLE",
-                "cannot write " + file.string() + ": " + std::strerror(errno),
-                {},
-                {"make the home directory writable, or create a token with `skillhost token create --user " + owner.id +
-                 "`"}};
-        e.details["file"] = file.string();
+    if (auto st = write_token_file(file, token->token); !st) {
         (void)tokens.revoke(token->sha256);
-        return e;
+        return st.error();
     }
-    (void)::fchmod(fd, 0600);  // an existing file keeps its old mode through O_CREAT
-    const std::string text = token->token + "\n";
-    const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-    ::close(fd);
-    if (!written) {
-        (void)tokens.revoke(token->sha256);
-        return Error{"TOKEN_FILE_UNWRITABLE", "cannot write " + file.string(), {}, {}};
-    }
+    for (const auto& lost : written_before) (void)tokens.revoke(lost.sha256);
     return std::optional<std::filesystem::path>(file);
 }
 

@@ -77,15 +77,25 @@ Result<std::vector<std::string>> PostgresRunStore::mark_interrupted() {
         const std::string owner = running->text(row, 1);
         if (!owner_is_gone(ownership_, owner)) continue;
         auto parsed = parse_stored_run(running->text(row, 2), id);
-        if (!parsed) continue;  // get() reports such a record as RUN_RECORD_INVALID
-        Run run = interrupted_run(std::move(parsed.value()));
         db::PgTransaction transaction(connection_);
         if (!transaction.begun()) return transaction.begun().error();
         // Compare-and-set on the owner too: an instance that re-claimed the run meanwhile keeps it.
-        auto updated = connection_.query(
-            "UPDATE runs SET status = 'interrupted', updated_ms = $1, record = $2, owner = NULL "
-            "WHERE id = $3 AND status = 'running' AND owner = $4",
-            {std::to_string(run.updated_ms), boost::json::serialize(run.to_json()), run.id, owner});
+        // A record that cannot be read is not running either: its status says so (get() reports
+        // the record itself as RUN_RECORD_INVALID).
+        Run run;
+        run.id = id;
+        auto updated = [&] {
+            if (!parsed)
+                return connection_.query(
+                    "UPDATE runs SET status = 'interrupted', updated_ms = $1, owner = NULL "
+                    "WHERE id = $2 AND status = 'running' AND owner = $3",
+                    {std::to_string(unix_ms_now()), id, owner});
+            run = interrupted_run(std::move(parsed.value()));
+            return connection_.query(
+                "UPDATE runs SET status = 'interrupted', updated_ms = $1, record = $2, owner = NULL "
+                "WHERE id = $3 AND status = 'running' AND owner = $4",
+                {std::to_string(run.updated_ms), boost::json::serialize(run.to_json()), run.id, owner});
+        }();
         if (!updated) return updated.error();
         if (updated->affected() != 1) continue;
         // The dead process's lease goes with it, fenced as a sweep fences an expired one: resuming

@@ -114,7 +114,18 @@ Result<std::vector<std::string>> SqliteRunStore::mark_interrupted() {
     std::vector<std::string> marked;
     for (auto& orphan : orphans) {
         auto parsed = parse_stored_run(orphan.record, orphan.id);
-        if (!parsed) continue;  // get() reports such a record as RUN_RECORD_INVALID
+        if (!parsed) {
+            // Whatever was stored of it, it is not running any more: its status says so, and get()
+            // reports the record itself as RUN_RECORD_INVALID.
+            db::SqliteStatement update(connection_,
+                                       "UPDATE runs SET status = 'interrupted', updated_ms = ?, owner = NULL "
+                                       "WHERE id = ? AND status = 'running' AND owner = ?");
+            if (!update.prepared()) return connection_.error("marking a run interrupted");
+            update.bind(1, unix_ms_now()).bind(2, orphan.id).bind(3, orphan.owner);
+            if (update.step() != SQLITE_DONE) return connection_.error("marking run " + orphan.id + " interrupted");
+            if (sqlite3_changes(connection_.handle()) == 1) marked.push_back(orphan.id);
+            continue;
+        }
         Run run = interrupted_run(std::move(parsed.value()));
         db::SqliteStatement update(connection_,
                                    "UPDATE runs SET status = 'interrupted', updated_ms = ?, record = ?, owner = NULL "

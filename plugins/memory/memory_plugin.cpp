@@ -44,6 +44,15 @@ Json memory_capture(const Call& call, const Json& args) {
         if (parsed->offset) clock.zone = skillhost_builtin::LocalZone::fixed(*parsed->offset);
     }
     MemoryStore store(call);
+    // A call that may be retried (a run's step, an approval, a client's Idempotency-Key) captures
+    // once; the retry is answered with that memory.
+    const std::string key = call.idempotency_key();
+    if (!key.empty() && key != call.call_id()) {
+        bool repeated = false;
+        Memory stored = store.capture_once(std::move(m), key, repeated);
+        // captured: false when the memory is the one an earlier attempt stored.
+        return Json::object({{"memory", stored.to_json(clock)}, {"captured", !repeated}});
+    }
     Memory stored = store.capture(std::move(m));
     return Json::object({{"memory", stored.to_json(clock)}, {"captured", true}});
 }

@@ -1,5 +1,7 @@
 #include "memory_store.hpp"
 
+#include "../common/created_by_key.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -144,9 +146,34 @@ void MemoryStore::ensure_schema() {
     tx.commit();
 }
 
+Memory MemoryStore::capture_once(Memory memory, const std::string& retry_key, bool& repeated) {
+    repeated = false;
+    {
+        WriteTransaction tx(db_);
+        if (auto earlier = created_for_key(db_, retry_key)) {
+            tx.commit();
+            repeated = true;
+            memory.id = *earlier;
+        } else {
+            insert_in_transaction(memory);
+            remember_created(db_, retry_key, memory.id);
+            tx.commit();
+            return memory;
+        }
+    }
+    if (auto existing = find(memory.id)) return *existing;
+    return memory;
+}
+
 Memory MemoryStore::capture(Memory memory) {
-    const std::string tags = join_tags(memory.tags);
     WriteTransaction tx(db_);
+    insert_in_transaction(memory);
+    tx.commit();
+    return memory;
+}
+
+void MemoryStore::insert_in_transaction(Memory& memory) {
+    const std::string tags = join_tags(memory.tags);
     Statement insert =
         db_.prepare("INSERT INTO memories (text, tags, kind, occurred_at, created_at) VALUES (?1, ?2, ?3, ?4, ?5)");
     insert.bind(1, memory.text).bind(2, tags).bind(3, memory.kind).bind(4, memory.occurred_at).bind(5, unix_now());
@@ -154,8 +181,6 @@ Memory MemoryStore::capture(Memory memory) {
     memory.id = db_.last_insert_rowid();
     Statement index = db_.prepare("INSERT INTO memories_fts (rowid, text, tags) VALUES (?1, ?2, ?3)");
     index.bind(1, memory.id).bind(2, memory.text).bind(3, tags).run();
-    tx.commit();
-    return memory;
 }
 
 std::vector<Memory> MemoryStore::search(const std::string& fts_query, const MemoryFilter& filter) {

@@ -36,6 +36,9 @@ public:
     explicit MemoryStore(const skillhost::Call& call);
 
     Memory capture(Memory memory);
+    // capture(), once per `retry_key` (the call's idempotency key when it can be retried): a key
+    // already acted on returns the memory it captured then, with `repeated` set.
+    Memory capture_once(Memory memory, const std::string& retry_key, bool& repeated);
     // Full-text search (`fts_query` from fts_query_for()), best match first.
     std::vector<Memory> search(const std::string& fts_query, const MemoryFilter& filter);
     // Newest first.
@@ -45,6 +48,8 @@ public:
 
 private:
     void ensure_schema();
+    // Inserts `memory` (and its full-text entry) inside the caller's write transaction; sets its id.
+    void insert_in_transaction(Memory& memory);
     Database db_;
 };
 

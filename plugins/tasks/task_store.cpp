@@ -1,5 +1,7 @@
 #include "task_store.hpp"
 
+#include "../common/created_by_key.hpp"
+
 namespace skillhost_builtin::tasks {
 
 using skillhost::Json;
@@ -145,8 +147,7 @@ void TaskStore::write_tags(std::int64_t id, const std::vector<std::string>& tags
     }
 }
 
-Task TaskStore::create(Task task) {
-    WriteTransaction tx(db_);
+void TaskStore::insert_in_transaction(Task& task) {
     Statement insert = db_.prepare(
         "INSERT INTO tasks (title, notes, status, priority, due, created_at, updated_at, completed_at)"
         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
@@ -163,8 +164,32 @@ Task TaskStore::create(Task task) {
     insert.run();
     task.id = db_.last_insert_rowid();
     write_tags(task.id, task.tags);
+}
+
+Task TaskStore::create(Task task) {
+    WriteTransaction tx(db_);
+    insert_in_transaction(task);
     tx.commit();
     return task;
+}
+
+Task TaskStore::create_once(Task task, const std::string& retry_key, bool& repeated) {
+    repeated = false;
+    {
+        WriteTransaction tx(db_);
+        if (auto earlier = created_for_key(db_, retry_key)) {
+            tx.commit();
+            repeated = true;
+            task.id = *earlier;
+        } else {
+            insert_in_transaction(task);
+            remember_created(db_, retry_key, task.id);
+            tx.commit();
+            return task;
+        }
+    }
+    if (auto existing = get(task.id)) return *existing;
+    return task;  // created then and deleted since: what was created
 }
 
 std::optional<Task> TaskStore::update(std::int64_t id, const std::function<void(Task&)>& edit) {

@@ -33,6 +33,10 @@ public:
 
     // Each write runs in its own IMMEDIATE transaction and returns the task as stored.
     Task create(Task task);
+    // create(), once per `retry_key` (the call's idempotency key when it can be retried): a key
+    // already acted on returns the task it created then, with `repeated` set, and creates nothing.
+    // The key is recorded in the same transaction as the task.
+    Task create_once(Task task, const std::string& retry_key, bool& repeated);
     // Reads the task, lets `edit` change it and writes it back, all in one transaction, so two
     // concurrent updates never lose each other's fields. nullopt when there is no such task.
     std::optional<Task> update(std::int64_t id, const std::function<void(Task&)>& edit);
@@ -44,6 +48,8 @@ private:
     void ensure_schema();
     std::vector<Task> read_tasks(Statement& stmt);
     void write_tags(std::int64_t id, const std::vector<std::string>& tags);
+    // Inserts `task` (and its tags) inside the caller's write transaction and sets its id.
+    void insert_in_transaction(Task& task);
 
     Database db_;
 };

@@ -79,6 +79,15 @@ Json task_create(const Call& call, const Json& args) {
     if (auto due = optional_string(args, "due"); due && !due->empty()) task.due = normalize_due(*due);
     task.created_at = task.updated_at = utc_now_iso();
     TaskStore store(call);
+    // A call that may be retried (a run's step, an approval, a client's Idempotency-Key) creates its
+    // task once; the retry is answered with that task.
+    const std::string key = call.idempotency_key();
+    if (!key.empty() && key != call.call_id()) {
+        bool repeated = false;
+        Task stored = store.create_once(std::move(task), key, repeated);
+        // created: false when the task is the one an earlier attempt created.
+        return Json::object({{"task", stored.to_json()}, {"created", !repeated}});
+    }
     Task stored = store.create(std::move(task));
     return Json::object({{"task", stored.to_json()}, {"created", true}});
 }

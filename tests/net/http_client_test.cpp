@@ -164,6 +164,30 @@ TEST(HttpClient, ASlowButSteadyStreamDoesNotTimeOut) {
     EXPECT_EQ(received, "xxxxxxxxxxxx");
 }
 
+// A server that keeps sending, slowly enough never to trip the read timer, still ends at the
+// total deadline.
+TEST(HttpClient, AStreamThatNeverEndsStopsAtTheTotalDeadline) {
+    std::atomic<bool> client_gone{false};
+    LoopbackServer server([&](const RecordedRequest&, Connection& c) {
+        c.start_chunked();
+        for (int i = 0; i < 3000 && !client_gone.load(); ++i) {
+            if (!c.chunk("x")) break;
+            std::this_thread::sleep_for(20ms);
+        }
+    });
+    auto options = fast_options();
+    options.read_timeout = 60s;
+    options.total_timeout = 300ms;
+    std::string received;
+    auto response = send_http_request({"POST", server.url() + "/", {}, ""}, options,
+                                      [&](std::string_view piece) { received += piece; });
+    client_gone = true;
+    ASSERT_FALSE(response.ok());
+    EXPECT_EQ(response.error().code, "HTTP_TIMEOUT");
+    EXPECT_EQ(response.error().details.at("phase").as_string(), "total");
+    EXPECT_FALSE(received.empty()) << "the stream had started";
+}
+
 TEST(HttpClient, CancellingAnInFlightRequestReturnsPromptlyAndClosesTheConnection) {
     std::atomic<bool> client_closed{false};
     LoopbackServer server([&](const RecordedRequest&, Connection& c) {

@@ -44,6 +44,17 @@ exec::SkillResult BuiltinHost::call(const std::string& skill, const std::string&
     return executor_.call(*catalog_, skill, boost::json::parse(args_json), caller);
 }
 
+exec::SkillResult BuiltinHost::call_with_key(const std::string& skill, const std::string& args_json,
+                                             const std::string& key, const std::string& user) {
+    exec::CallerContext caller;
+    caller.user_id = user;
+    caller.users_dir = users_dir();
+    caller.workspace_root = workspace_root;
+    exec::CallOptions options;
+    options.idempotency_key = key;
+    return executor_.call(*catalog_, skill, boost::json::parse(args_json), caller, options);
+}
+
 std::string output_text(const exec::SkillResult& result) {
     return boost::json::serialize(result.ok ? result.output : boost::json::value(result.error.to_json()));
 }

@@ -20,6 +20,9 @@ public:
 
     // Calls `skill` with `args_json` for `user` (each user gets their own data dirs under home).
     exec::SkillResult call(const std::string& skill, const std::string& args_json, const std::string& user = "alice");
+    // The same with the call's idempotency key ("skillhost.idempotency/1"), as a retried run step has.
+    exec::SkillResult call_with_key(const std::string& skill, const std::string& args_json, const std::string& key,
+                                    const std::string& user = "alice");
 
     const std::filesystem::path& home() const { return home_.path(); }
     std::filesystem::path users_dir() const { return home_ / "users"; }

@@ -50,6 +50,20 @@ protected:
     }
 };
 
+// A retried step (same idempotency key) stores the memory once and answers with it.
+TEST_F(MemoryTest, ARetriedCaptureWithTheSameIdempotencyKeyStoresOnce) {
+    const std::string args = R"({"text":"Parking is on level 3","timestamp":"2026-11-21T09:00:00+01:00"})";
+    auto first = host.call_with_key("memory_capture", args, "run-9:2");
+    ASSERT_TRUE(first.ok) << output_text(first);
+    auto retry = host.call_with_key("memory_capture", args, "run-9:2");
+    ASSERT_TRUE(retry.ok) << output_text(retry);
+    EXPECT_EQ(field(retry, "memory").at("id"), field(first, "memory").at("id"));
+    EXPECT_FALSE(field(retry, "captured").as_bool()) << "the retry stored nothing";
+    auto found = host.call("memory_search", R"({"query":"parking level"})");
+    ASSERT_TRUE(found.ok) << output_text(found);
+    EXPECT_EQ(texts(found, "results"), std::vector<std::string>{"Parking is on level 3"});
+}
+
 TEST_F(MemoryTest, CaptureReturnsTheStoredMemory) {
     auto r = host.call(
         "memory_capture",

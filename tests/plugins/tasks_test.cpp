@@ -51,6 +51,30 @@ TEST_F(TasksTest, CreatedTaskIsListedWithAllItsFields) {
     EXPECT_EQ(field(list, "tasks").as_array().at(0).at("notes"), "Q3 numbers");
 }
 
+// A run's step retried after a crash (or an approval, or an HTTP retry) carries the same key: the
+// task is created once and the retry answers with it.
+TEST_F(TasksTest, ARetriedCreateWithTheSameIdempotencyKeyCreatesOneTask) {
+    auto first = host.call_with_key("task_create", R"({"title":"Call the dentist"})", "run-1:3");
+    ASSERT_TRUE(first.ok) << output_text(first);
+    EXPECT_TRUE(field(first, "created").as_bool());
+    auto retry = host.call_with_key("task_create", R"({"title":"Call the dentist"})", "run-1:3");
+    ASSERT_TRUE(retry.ok) << output_text(retry);
+    EXPECT_EQ(field(retry, "task").at("id"), field(first, "task").at("id"));
+    EXPECT_FALSE(field(retry, "created").as_bool()) << "the retry created nothing";
+    auto other_step = host.call_with_key("task_create", R"({"title":"Call the dentist"})", "run-1:4");
+    ASSERT_TRUE(other_step.ok) << output_text(other_step);
+    EXPECT_NE(field(other_step, "task").at("id"), field(first, "task").at("id"));
+
+    auto listed = host.call("task_list", "{}");
+    ASSERT_TRUE(listed.ok) << output_text(listed);
+    EXPECT_EQ(field(listed, "tasks").as_array().size(), 2u) << output_text(listed);
+    // Without a retry key (a one-off direct call) each call creates.
+    create(R"({"title":"Call the dentist"})");
+    create(R"({"title":"Call the dentist"})");
+    auto all = host.call("task_list", "{}");
+    EXPECT_EQ(field(all, "tasks").as_array().size(), 4u);
+}
+
 TEST_F(TasksTest, ListFiltersAndHidesFinishedTasksUnlessAsked) {
     create(R"({"title":"Alpha","priority":"low","tags":["home"]})");
     auto beta = create(R"({"title":"Beta","priority":"high","tags":["work"]})");

@@ -1,4 +1,5 @@
 #include "db/postgres_connection.hpp"
+#include "db/sqlite_connection.hpp"
 #include "policy/approval_preview.hpp"
 #include "policy/approval_queue.hpp"
 #include "policy/audit_log.hpp"
@@ -336,6 +337,32 @@ TEST_P(ApprovalQueueOnEachBackend, WithoutRequireApproverAnyCredentialOfTheUserR
     auto id = queue->enqueue(request)->id;
     const Resolver itself{"bob", Role::standard, token("agent0000001", Scopes::only(Scope::call)), false};
     EXPECT_TRUE(queue->claim_for_execution(id, itself).ok());
+}
+
+// The call ran, then the database refused the outcome (here: another process holds the write lock
+// past the busy timeout, as a full or read-only disk refuses it). The approval must not stay
+// `approved`: the outcome is stored as soon as the database takes writes again.
+TEST(ApprovalQueueOutcomes, AnOutcomeTheDatabaseRefusedIsStoredOnceItTakesWritesAgain) {
+    TempDir dir;
+    const auto file = dir.path() / "skillhost.db";
+    auto queue = open_queue(db::StorageLocation::sqlite(file));
+    ASSERT_TRUE(queue);
+    auto queued = queue->enqueue(write_request());
+    ASSERT_TRUE(queued.ok()) << queued.error().message;
+    ASSERT_TRUE(queue->claim_for_execution(queued->id, owner).ok());
+
+    auto blocker = db::SqliteConnection::open(file);
+    ASSERT_TRUE(blocker) << blocker.error().message;
+    ASSERT_TRUE(blocker->exec("BEGIN EXCLUSIVE"));
+    auto refused = queue->complete(queued->id, true, boost::json::object{{"ok", true}});
+    ASSERT_FALSE(refused.ok()) << "the write lock did not stop the update";
+    EXPECT_EQ(refused.error().code, "DATABASE_ERROR");
+    ASSERT_TRUE(blocker->exec("ROLLBACK"));
+
+    auto now = queue->get(queued->id);  // any use of the queue stores what waits
+    ASSERT_TRUE(now.ok()) << now.error().message;
+    EXPECT_EQ(now->state, ApprovalState::executed);
+    EXPECT_EQ(queue->record_unrecorded_outcomes(), 0u);
 }
 
 }  // namespace

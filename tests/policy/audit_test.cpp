@@ -10,7 +10,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
+#include <sys/mount.h>
+#include <unistd.h>
 #include <thread>
 
 namespace skillhost::policy {
@@ -242,6 +246,94 @@ TEST(AuditLog, AnUnwritableDirectoryIsAnError) {
     auto log = AuditLog::open(dir.path() / "audit");
     ASSERT_FALSE(log.ok());
     EXPECT_EQ(log.error().code, "AUDIT_WRITE_FAILED");
+}
+
+// A writer killed mid-record left half a line: the next record starts on a line of its own.
+TEST(AuditLog, ARecordCutShortByAKillDoesNotSwallowTheNextOne) {
+    TempDir dir;
+    std::filesystem::create_directories(dir.path() / "audit");
+    const auto file = dir.path() / "audit" / "2026-11-21.jsonl";
+    {
+        std::ofstream out(file, std::ios::binary);
+        out << R"({"ts":"2026-11-21T10:00:00.000Z","kind":"approval","user":"bob"})"
+            << "\n"
+            << R"({"ts":"2026-11-21T10:00:01.000Z","kind":"deci)";
+    }
+    AuditOptions options;
+    options.clock = [] { return at("2026-11-21T11:00:00Z"); };
+    auto log = AuditLog::open(dir.path() / "audit", options);
+    ASSERT_TRUE(log.ok());
+    SkillCallAudit call;
+    call.user_id = "bob";
+    call.skill_id = "fs_write";
+    call.ok = true;
+    ASSERT_TRUE((*log)->record_skill_call(call).ok());
+    ASSERT_TRUE((*log)->record_skill_call(call).ok());
+
+    const auto lines = lines_of(file);
+    ASSERT_EQ(lines.size(), 4u);
+    EXPECT_EQ(lines[1], R"({"ts":"2026-11-21T10:00:01.000Z","kind":"deci)") << "the torn record stays as it was";
+    for (std::size_t i : {std::size_t{2}, std::size_t{3}}) {
+        boost::system::error_code ec;
+        auto record = boost::json::parse(lines[i], ec);
+        ASSERT_FALSE(ec) << lines[i];
+        EXPECT_EQ(record.at("kind").as_string(), "skill_call");
+    }
+    auto page = read_audit_page(dir.path() / "audit", AuditFilter{}, 10);
+    ASSERT_TRUE(page.ok());
+    EXPECT_EQ(page->batch.records.size(), 3u) << "every whole record is readable";
+}
+
+// An append that ran out of space part way: once space returns, the next record is whole.
+TEST(AuditLog, AnAppendCutShortByAFullDiskDoesNotSwallowTheNextOne) {
+    if (::geteuid() != 0) GTEST_SKIP() << "mounting a small tmpfs needs root (CI runs as root)";
+    TempDir dir;
+    const auto mounted = dir.path() / "audit";
+    std::filesystem::create_directories(mounted);
+    ASSERT_EQ(::mount("tmpfs", mounted.c_str(), "tmpfs", 0, "size=16k"), 0) << std::strerror(errno);
+    struct Unmount {
+        std::filesystem::path dir;
+        ~Unmount() { ::umount2(dir.c_str(), MNT_DETACH); }
+    } unmount{mounted};
+    // Half a page of room, so the failing record is written in part.
+    {
+        std::ofstream filler(mounted / "filler", std::ios::binary);
+        filler << std::string(16 * 1024 - 4096 - 2000, 'x');
+    }
+    AuditOptions options;
+    options.fsync = FsyncPolicy::never;
+    options.clock = [] { return at("2026-11-21T11:00:00Z"); };
+    options.max_value_chars = 100000;
+    auto log = AuditLog::open(mounted, options);
+    ASSERT_TRUE(log.ok());
+    SkillCallAudit call;
+    call.user_id = "bob";
+    call.skill_id = "fs_write";
+    call.ok = true;
+    call.arguments = boost::json::object{{"content", std::string(1500, 'c')}};
+    int written = 0;
+    Status failed;
+    for (int i = 0; i < 50 && failed.ok(); ++i) {
+        failed = (*log)->record_skill_call(call);
+        if (failed.ok()) ++written;
+    }
+    ASSERT_FALSE(failed.ok()) << "the disk never filled";
+    EXPECT_EQ(failed.error().code, "AUDIT_WRITE_FAILED");
+    EXPECT_EQ(failed.error().details.at("cause").as_string(), "disk_full");
+    std::filesystem::remove(mounted / "filler");
+    ASSERT_TRUE((*log)->record_skill_call(call).ok());
+
+    const auto lines = lines_of(mounted / "2026-11-21.jsonl");
+    int whole = 0;
+    for (const auto& line : lines) {
+        boost::system::error_code ec;
+        (void)boost::json::parse(line, ec);
+        if (!ec) ++whole;
+    }
+    EXPECT_EQ(whole, written + 1) << "a record written after the failure was swallowed";
+    boost::system::error_code ec;
+    (void)boost::json::parse(lines.back(), ec);
+    EXPECT_FALSE(ec) << "the last record is not whole: " << lines.back().substr(0, 80);
 }
 
 void write_sample_log(AuditFixture& f) {

@@ -1,4 +1,5 @@
 // Runs, guidance and playbooks in a real skillhost.db; the runs also in a real PostgreSQL database.
+#include "db/backend_connection.hpp"
 #include "store/guidance_store.hpp"
 #include "store/run_store.hpp"
 #include "support/child_process.hpp"
@@ -280,6 +281,29 @@ TEST_P(RunStoreOnEachBackend, OfManyProcessesResumingOneRunExactlyOneClaimsIt) {
     }
     EXPECT_EQ(drivers, 1);
     EXPECT_EQ(losers, 3);
+}
+
+// Whatever was stored of it (here a record damaged beyond reading), a run whose process died does
+// not stay `running` forever.
+TEST_P(RunStoreOnEachBackend, ARunningRunWithAnUnreadableRecordIsStillMarkedInterrupted) {
+    auto alive = [](std::string_view owner) { return owner != "host/dead/1"; };
+    auto dead_host = open(RunOwnership{"host/dead/1", alive});
+    ASSERT_TRUE(dead_host.ok());
+    store::Run orphan = sample_run("alice", RunStatus::running);
+    ASSERT_TRUE((*dead_host)->save(orphan).ok());
+    auto raw = db::BackendConnection::open(location());
+    ASSERT_TRUE(raw.ok()) << raw.error().message;
+    ASSERT_TRUE((*raw)->run("damaging a record", "UPDATE runs SET record = ? WHERE id = ?", {"{\"trunc", orphan.id}));
+
+    auto restarted = open(RunOwnership{"host/new/3", alive});
+    ASSERT_TRUE(restarted.ok());
+    auto marked = (*restarted)->mark_interrupted();
+    ASSERT_TRUE(marked.ok()) << marked.error().message;
+    EXPECT_EQ(marked.value(), std::vector<std::string>{orphan.id});
+    auto counts = (*restarted)->count_by_status();
+    ASSERT_TRUE(counts.ok());
+    EXPECT_EQ(counts->count("running"), 0u) << "the run still counts as running";
+    EXPECT_EQ(counts->at("interrupted"), 1u);
 }
 
 TEST_P(RunStoreOnEachBackend, RunsOfADeadProcessBecomeInterruptedAndRunsOfLiveOnesStay) {

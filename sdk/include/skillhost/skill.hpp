@@ -138,6 +138,16 @@ public:
 
     // The host's table for extension `id` (e.g. SKILLHOST_EXT_LLM), or nullptr when the host does
     // not offer it (unknown id, or a 1.0 host without extensions).
+    // The key that stays the same when this call is retried for one intent ("skillhost.idempotency/1"):
+    // a skill with side effects records the keys it acted on and answers a known key with what it
+    // did then. Empty on a host without the extension, which never retries a call. Compare it with
+    // call_id(): equal means a one-off direct call that will not be retried.
+    std::string idempotency_key() const {
+        const auto* idem = static_cast<const skillhost_idempotency_v1*>(extension(SKILLHOST_EXT_IDEMPOTENCY));
+        if (!idem || !idem->key) return {};
+        return std::string(from_view(idem->key(host_->host_context, ctx_)));
+    }
+
     const void* extension(const char* id) const {
         if (!host_ || !SKILLHOST_HAS_MEMBER(skillhost_host_services, host_, get_extension) || !host_->get_extension)
             return nullptr;

@@ -1,0 +1,458 @@
+// Faults under a running `skillhost serve`: a full audit file system, a full home, damaged
+// configuration. Disks are small tmpfs mounts, which needs root (CI runs as root; elsewhere these
+// tests skip and say why). Root also bypasses chmod, so permission faults are not simulated here.
+#include "daemon_process.hpp"
+#include "support/subprocess.hpp"
+
+#include <boost/json.hpp>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <iterator>
+#include <set>
+#include <string>
+#include <sys/mount.h>
+#include <unistd.h>
+
+namespace skillhost::testing {
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+// A tmpfs of `size` mounted on `dir` for the test's lifetime (detached at the end, so files the
+// daemon still holds do not keep it busy).
+class SmallDisk {
+public:
+    SmallDisk(const fs::path& dir, std::string_view size) : dir_(dir) {
+        fs::create_directories(dir);
+        const std::string options = "size=" + std::string(size) + ",mode=0755";
+        if (::mount("tmpfs", dir.c_str(), "tmpfs", 0, options.c_str()) != 0)
+            throw std::runtime_error("mount tmpfs on " + dir.string() + ": " + std::strerror(errno));
+    }
+    ~SmallDisk() { ::umount2(dir_.c_str(), MNT_DETACH); }
+    SmallDisk(const SmallDisk&) = delete;
+    SmallDisk& operator=(const SmallDisk&) = delete;
+
+    // Writes a filler file until the disk refuses more.
+    void fill() {
+        const int fd = ::open((dir_ / "filler").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+        ASSERT_GE(fd, 0) << std::strerror(errno);
+        const std::string block(64 * 1024, 'x');
+        for (int i = 0; i < 100000; ++i) {
+            if (::write(fd, block.data(), block.size()) < 0) break;
+        }
+        // Whatever fits in a smaller piece too, so no page is left with room for a record.
+        for (int i = 0; i < 100000; ++i) {
+            if (::write(fd, block.data(), 16) < 0) break;
+        }
+        ::close(fd);
+    }
+    void free_space() { fs::remove(dir_ / "filler"); }
+
+private:
+    fs::path dir_;
+};
+
+bool is_root() {
+    return ::geteuid() == 0;
+}
+
+#define SKIP_UNLESS_ROOT() \
+    if (!is_root())        \
+    GTEST_SKIP() << "mounting a small tmpfs needs root (CI runs as root); skipped as uid " << ::geteuid()
+
+// Filling the disk leaves the audit day file's last page with room: read-only calls use it up
+// until the first one is refused (each refused call is itself the check that nothing unaudited runs).
+void exhaust_audit_space(DaemonProcess& d) {
+    for (int i = 0; i < 500; ++i) {
+        auto listed = d.post("/v1/skills/task_list/call", "{}", "alice");
+        if (listed.error_code() == "AUDIT_WRITE_FAILED") {
+            EXPECT_EQ(listed.status, 503) << listed.body;
+            EXPECT_THAT(listed.body, HasSubstr("No space left on device"));
+            return;
+        }
+        ASSERT_EQ(listed.status, 200) << listed.body;
+    }
+    FAIL() << "the audit log never ran out of space";
+}
+
+std::string task_titles(DaemonProcess& d) {
+    auto listed = d.post("/v1/skills/task_list/call", "{}", "alice");
+    EXPECT_EQ(listed.status, 200) << listed.body;
+    return listed.body;
+}
+
+TEST(ServeFaults, ApprovingWhileTheAuditLogCannotBeWrittenRefusesAndRunsNothing) {
+    SKIP_UNLESS_ROOT();
+    DaemonSetup setup;
+    setup.policy_yaml = "global:\n  ask: [\"task_create\"]\n";
+    setup.server_yaml = "  readiness_cache_ms: 0\n";
+    DaemonProcess d(setup);
+    SmallDisk audit(d.home() / "audit", "256k");
+    d.start();
+
+    auto queued = d.post("/v1/skills/task_create/call", R"({"args":{"title":"call the dentist"}})", "alice");
+    ASSERT_EQ(queued.status, 202) << queued.body;
+    const std::string id(queued.json().at("approval_id").as_string());
+    EXPECT_EQ(d.get("/readyz", "").status, 200);
+
+    audit.fill();
+    exhaust_audit_space(d);
+    auto ready = d.get("/readyz", "");
+    EXPECT_EQ(ready.status, 503) << ready.body;
+    EXPECT_FALSE(ready.json().at("checks").at("audit").at("ok").as_bool()) << ready.body;
+    EXPECT_THAT(ready.body, HasSubstr("No space left on device"));
+
+    auto approved = d.post("/v1/approvals/" + id + "/approve", "", "owner");
+    EXPECT_EQ(approved.status, 503) << approved.body;
+    EXPECT_EQ(approved.error_code(), "AUDIT_WRITE_FAILED") << approved.body;
+    EXPECT_THAT(approved.body, HasSubstr("No space left on device"));
+
+    audit.free_space();
+    EXPECT_EQ(d.get("/readyz", "").status, 200) << "readiness recovers by itself once space returns";
+    EXPECT_THAT(task_titles(d), ::testing::Not(HasSubstr("call the dentist"))) << "the unaudited call ran";
+    auto shown = d.get("/v1/approvals/" + id, "owner");
+    ASSERT_EQ(shown.status, 200) << shown.body;
+    EXPECT_EQ(shown.json().at("state").as_string(), "failed") << shown.body;
+    EXPECT_THAT(std::string(shown.json().at("reason").as_string()), HasSubstr("audit"));
+}
+
+TEST(ServeFaults, ACallWhileTheAuditLogCannotBeWrittenIsRefusedWithItsCause) {
+    SKIP_UNLESS_ROOT();
+    DaemonSetup setup;
+    DaemonProcess d(setup);
+    SmallDisk audit(d.home() / "audit", "256k");
+    d.start();
+    audit.fill();
+    exhaust_audit_space(d);
+    auto refused = d.post("/v1/skills/task_create/call", R"({"args":{"title":"water the plants"}})", "owner");
+    EXPECT_EQ(refused.status, 503) << refused.body;
+    EXPECT_EQ(refused.error_code(), "AUDIT_WRITE_FAILED") << refused.body;
+    audit.free_space();
+    EXPECT_THAT(task_titles(d), ::testing::Not(HasSubstr("water the plants")));
+    auto after = d.post("/v1/skills/task_create/call", R"({"args":{"title":"water the plants"}})", "owner");
+    EXPECT_EQ(after.status, 200) << after.body;
+}
+
+TEST(ServeFaults, RunsOnAFullHomeAreRefusedOrKeptNeverAcknowledgedThenLost) {
+    SKIP_UNLESS_ROOT();
+    DaemonSetup setup;
+    setup.server_yaml = "  readiness_cache_ms: 0\n  max_runs_per_user: 100\n";
+    DaemonProcess d(setup);
+    SmallDisk home(d.home(), "64m");
+    d.start();
+    home.fill();
+    HttpResult ready;
+    try {
+        ready = d.get("/readyz", "");
+    } catch (const std::exception& e) {
+        FAIL() << e.what() << "\n" << d.log();
+    }
+    EXPECT_EQ(ready.status, 503) << ready.body;
+
+    std::vector<std::string> acknowledged;
+    int refused = 0;
+    const std::string padding(5000, 'p');  // under operator.yaml max_goal_chars
+    for (int i = 0; i < 20; ++i) {
+        HttpResult started;
+        try {
+            started =
+                d.post("/v1/runs", R"({"goal":"list my tasks )" + std::to_string(i) + " " + padding + R"("})", "owner");
+        } catch (const std::exception& e) {
+            FAIL() << "the daemon did not answer: " << e.what() << "\n" << d.log();
+        }
+        if (started.status == 202) {
+            acknowledged.emplace_back(started.json().at("run_id").as_string());
+        } else {
+            ++refused;
+            EXPECT_EQ(started.status, 503) << started.body;
+            EXPECT_THAT(started.body, HasSubstr("full")) << "the cause reaches the client";
+        }
+    }
+    EXPECT_GT(refused, 0) << "the full disk never refused a run: the test did not exercise the fault";
+    home.free_space();
+    for (const auto& id : acknowledged) {
+        auto run = d.get("/v1/runs/" + id, "owner");
+        EXPECT_EQ(run.status, 200) << "run " << id << " was acknowledged and then lost: " << run.body;
+    }
+}
+
+TEST(ServeFaults, ADamagedOperatorYamlIsRefusedWithItsLocationNotACrash) {
+    DaemonProcess d;
+    const std::string valid = "max_steps: 8\nobservation:\n  mode: structured\n  max_chars: 4000\n";
+    const std::vector<std::string> damaged = {
+        valid.substr(0, 27),                               // cut mid-mapping
+        "max_steps: 8\nobservation: {mode: [\n",           // garbled
+        std::string("max_\x00\xff\xfesteps: \x01\n", 17),  // binary bytes
+        "? [max_steps]\n: 8\n",                            // a key that is not a name
+    };
+    for (const auto& text : damaged) {
+        std::ofstream(d.etc() / "operator.yaml", std::ios::binary | std::ios::trunc) << text;
+        auto serve = d.cli({"serve", "--port-file", (d.home() / "port").string()}, 30000);
+        EXPECT_EQ(serve.signal, 0) << "serve crashed on operator.yaml:\n" << text << "\n" << serve.err;
+        EXPECT_NE(serve.exit_code, 0) << serve.err;
+        EXPECT_THAT(serve.err, HasSubstr("OPERATOR_CONFIG_INVALID")) << text;
+    }
+}
+
+TEST(ServeFaults, AnEmptiedOwnerTokenFileIsReissuedAndSaidSo) {
+    DaemonProcess d;
+    write_file(d.etc() / "users.yaml", "users:\n  - {id: boss, role: owner, trust: bounded_auto}\n");
+    d.start();
+    const auto file = d.home() / "owner.token";
+    std::string lost;
+    std::ifstream(file) >> lost;
+    ASSERT_FALSE(lost.empty()) << d.log();
+    EXPECT_EQ(d.stop(), 0);
+
+    std::ofstream(file, std::ios::trunc).close();  // what a crash and fsck left behind
+    d.start();
+    std::string reissued;
+    std::ifstream(file) >> reissued;
+    ASSERT_FALSE(reissued.empty()) << "the owner is locked out:\n" << d.log();
+    EXPECT_NE(reissued, lost);
+    EXPECT_EQ(http_request(d.port(), RequestSpec{"GET", "/v1/whoami", "", reissued, {}}).status, 200);
+    EXPECT_EQ(http_request(d.port(), RequestSpec{"GET", "/v1/whoami", "", lost, {}}).status, 401)
+        << "the lost token is revoked";
+    EXPECT_THAT(d.log(), HasSubstr("owner.token is missing or does not hold the owner's token"));
+}
+
+std::vector<fs::path> set_aside_dirs(const fs::path& home) {
+    std::vector<fs::path> out;
+    for (const auto& entry : fs::directory_iterator(home))
+        if (entry.path().filename().string().rfind("damaged-", 0) == 0) out.push_back(entry.path());
+    return out;
+}
+
+TEST(ServeFaults, AnEmptiedDatabaseStopsStartUpKeepsTheFileAndCanBeSetAside) {
+    DaemonProcess d;
+    d.start();
+    ASSERT_EQ(d.post("/v1/skills/task_create/call", R"({"args":{"title":"keep me"}})", "owner").status, 200);
+    EXPECT_EQ(d.stop(), 0);
+    const fs::path db = d.home() / "skillhost.db";
+    fs::resize_file(db, 0);
+
+    auto serve = d.cli({"serve", "--port-file", (d.home() / "port").string()}, 30000);
+    EXPECT_NE(serve.exit_code, 0) << "serve started over an empty database:\n" << serve.err;
+    EXPECT_THAT(serve.err, HasSubstr("STORE_DAMAGED"));
+    EXPECT_THAT(serve.err, HasSubstr("db check --set-aside"));
+    ASSERT_TRUE(fs::exists(db));
+    EXPECT_EQ(fs::file_size(db), 0u) << "the damaged file was replaced";
+
+    auto check = d.cli({"db", "check"});
+    EXPECT_EQ(check.exit_code, 1) << check.out << check.err;
+    EXPECT_THAT(check.err + check.out, HasSubstr("empty"));
+    EXPECT_TRUE(set_aside_dirs(d.home()).empty()) << "db check moved files without --set-aside";
+
+    auto aside = d.cli({"db", "check", "--set-aside"});
+    EXPECT_EQ(aside.exit_code, 0) << aside.out << aside.err;
+    const auto dirs = set_aside_dirs(d.home());
+    ASSERT_EQ(dirs.size(), 1u);
+    EXPECT_TRUE(fs::exists(dirs.front() / "skillhost.db"));
+    d.start();  // a new database now
+    EXPECT_EQ(d.get("/healthz", "").status, 200);
+}
+
+TEST(ServeFaults, AWalThatFailsItsChecksumStopsStartUpAndIsKept) {
+    DaemonProcess d;
+    d.start();
+    for (int i = 0; i < 5; ++i)
+        ASSERT_EQ(
+            d.post("/v1/skills/task_create/call", R"({"args":{"title":"task )" + std::to_string(i) + R"("}})", "owner")
+                .status,
+            200);
+    d.process().signal(SIGKILL);  // no checkpoint: the WAL keeps its frames
+    d.process().wait(std::chrono::seconds(10));
+    const fs::path wal = d.home() / "skillhost.db-wal";
+    ASSERT_TRUE(fs::exists(wal));
+    const auto size = fs::file_size(wal);
+    ASSERT_GT(size, 32u + 3 * (24 + 4096)) << "the WAL holds too few frames for this test";
+    {
+        std::fstream f(wal, std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(32 + 24 + 200);  // inside the first frame's page
+        f.put('\x5a').put('\xa5').put('\x5a');
+    }
+    auto serve = d.cli({"serve", "--port-file", (d.home() / "port").string()}, 30000);
+    EXPECT_NE(serve.exit_code, 0) << "serve started over a garbled WAL:\n" << serve.err;
+    EXPECT_THAT(serve.err, HasSubstr("STORE_DAMAGED"));
+    EXPECT_THAT(serve.err, HasSubstr("checksum"));
+    ASSERT_TRUE(fs::exists(wal)) << "the WAL (the evidence) was deleted";
+    EXPECT_EQ(fs::file_size(wal), size);
+}
+
+// A client that retries after a timeout sends the same Idempotency-Key: it gets the first answer
+// again and the effect happens once.
+TEST(ServeFaults, ARetriedCallOrRunWithTheSameIdempotencyKeyActsOnce) {
+    DaemonProcess d;
+    d.start();
+    const auto send = [&](const std::string& target, const std::string& body, const std::string& key) {
+        return http_request(
+            d.port(), RequestSpec{"POST", target, body, DaemonProcess::token("owner"), {{"Idempotency-Key", key}}});
+    };
+    const std::string create = R"({"args":{"title":"renew the passport"}})";
+    auto first = send("/v1/skills/task_create/call", create, "retry-1");
+    ASSERT_EQ(first.status, 200) << first.body;
+    auto again = send("/v1/skills/task_create/call", create, "retry-1");
+    EXPECT_EQ(again.status, 200) << again.body;
+    EXPECT_EQ(again.body, first.body) << "a retry is answered with the first answer";
+    EXPECT_EQ(again.headers["idempotent-replayed"], "true");
+    auto listed = d.post("/v1/skills/task_list/call", "{}", "owner");
+    std::size_t created = 0;
+    for (auto at = listed.body.find("renew the passport"); at != std::string::npos;
+         at = listed.body.find("renew the passport", at + 1))
+        ++created;
+    EXPECT_EQ(created, 1u) << listed.body;
+
+    auto other = send("/v1/skills/task_create/call", R"({"args":{"title":"something else"}})", "retry-1");
+    EXPECT_EQ(other.status, 422) << other.body;
+    EXPECT_EQ(other.error_code(), "IDEMPOTENCY_KEY_REUSED");
+    auto fresh = send("/v1/skills/task_create/call", create, "retry-2");
+    EXPECT_EQ(fresh.status, 200) << "a new key is a new request: " << fresh.body;
+
+    auto run = send("/v1/runs", R"({"goal":"list my tasks"})", "run-1");
+    ASSERT_EQ(run.status, 202) << run.body;
+    auto run_again = send("/v1/runs", R"({"goal":"list my tasks"})", "run-1");
+    EXPECT_EQ(run_again.status, 202) << run_again.body;
+    EXPECT_EQ(run_again.json().at("run_id"), run.json().at("run_id")) << "the retry started a second run";
+    auto bad = send("/v1/runs", R"({"goal":"list my tasks"})", "no spaces allowed");
+    EXPECT_EQ(bad.status, 400) << bad.body;
+    EXPECT_EQ(bad.error_code(), "IDEMPOTENCY_KEY_INVALID");
+}
+
+// A skill whose plugin failed to load is not "no such skill": the caller learns which plugin and why.
+TEST(ServeFaults, CallingASkillWhosePluginFailedToLoadSaysWhy) {
+    DaemonProcess d;
+    std::ifstream in(d.plugins_dir() / "echo.yaml");
+    std::string manifest((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto replace_all = [&](const std::string& from, const std::string& to) {
+        for (auto at = manifest.find(from); at != std::string::npos; at = manifest.find(from, at + to.size()))
+            manifest.replace(at, from.size(), to);
+    };
+    replace_all("name: echo", "name: ghost");
+    replace_all("library: libecho.so", "library: libghost.so");  // never built: it cannot load
+    replace_all("  - id: ", "  - id: ghost_");
+    write_file(d.plugins_dir() / "ghost.yaml", manifest);
+
+    auto called = d.cli({"call", "ghost_echo", "--args", R"({"text":"hi"})", "--json"});
+    EXPECT_NE(called.exit_code, 0);
+    EXPECT_THAT(called.out + called.err, HasSubstr("PLUGIN_NOT_LOADED"));
+    EXPECT_THAT(called.out + called.err, HasSubstr("plugin ghost, which failed to load"));
+    EXPECT_THAT(called.out + called.err, HasSubstr("LIBRARY_NOT_FOUND"));
+
+    d.start();
+    auto http = d.post("/v1/skills/ghost_echo/call", R"({"args":{"text":"hi"}})", "owner");
+    EXPECT_EQ(http.status, 503) << http.body;
+    EXPECT_EQ(http.error_code(), "PLUGIN_NOT_LOADED") << http.body;
+}
+
+// A run still working when the shutdown's grace period ends is stopped and saved interrupted
+// (resumable), not cancelled as if its user had asked.
+TEST(ServeFaults, ARunStoppedByTheShutdownIsSavedInterruptedNotCancelled) {
+    DaemonSetup setup;
+    setup.server_yaml = "  shutdown_grace_ms: 100\n";
+    setup.models_yaml = "models:\n  script: {backend: scripted, script: script.yaml}\nroles:\n  orchestrator: script\n";
+    json::array script;
+    for (int i = 0; i < 4; ++i) {
+        json::object action{{"thought", "sleep"},
+                            {"action", json::object{{"tool", "sleep"}, {"args", json::object{{"ms", 900}}}}}};
+        script.push_back(json::object{{"role", "orchestrator"}, {"response", json::serialize(action)}});
+    }
+    setup.script_yaml = json::serialize(script);
+    DaemonProcess d(setup);
+    d.start();
+    auto started = d.post("/v1/runs", R"({"goal":"Sleep four times"})", "alice");
+    ASSERT_EQ(started.status, 202) << started.body;
+    const std::string id(started.json().at("run_id").as_string());
+    EXPECT_EQ(d.stop(), 0) << d.log();
+    EXPECT_THAT(d.log(), HasSubstr("saved as interrupted"));
+
+    d.start();
+    auto run = d.get("/v1/runs/" + id, "alice");
+    ASSERT_EQ(run.status, 200) << run.body;
+    EXPECT_EQ(run.json().at("status").as_string(), "interrupted") << run.body;
+    EXPECT_THAT(run.body, HasSubstr("runs resume " + id));
+}
+
+// Titles in the arguments of every decision that let task_create run, from the audit day files
+// (a line that does not parse is counted: a kill must not leave records that swallow others).
+std::set<std::string> audited_creations(const fs::path& audit_dir, int& unreadable) {
+    std::set<std::string> titles;
+    for (const auto& entry : fs::directory_iterator(audit_dir)) {
+        std::ifstream in(entry.path());
+        for (std::string line; std::getline(in, line);) {
+            boost::system::error_code ec;
+            auto record = json::parse(line, ec);
+            if (ec || !record.is_object()) {
+                ++unreadable;
+                continue;
+            }
+            const auto& o = record.as_object();
+            if (o.at("kind") != "decision" || o.at("skill") != "task_create" || o.at("outcome") != "allow") continue;
+            titles.insert(std::string(o.at("arguments").at("title").as_string()));
+        }
+    }
+    return titles;
+}
+
+// SIGKILL in the middle of bursts of calls, five times: no acknowledged task is lost, no task
+// exists without the audited decision that let it run, and the audit log stays readable.
+TEST(ServeFaults, KillsDuringCallBurstsLoseNothingAcknowledgedAndLeaveNothingUnaudited) {
+    DaemonProcess d;
+    std::set<std::string> acknowledged;
+    for (int round = 0; round < 5; ++round) {
+        d.start();
+        const int kill_after = 3 + round * 4;
+        std::promise<void> enough;
+        auto burst = std::async(std::launch::async, [&, round] {
+            std::set<std::string> mine;
+            bool signalled = false;
+            for (int i = 0; i < 40; ++i) {
+                const std::string title = "burst " + std::to_string(round) + "." + std::to_string(i);
+                try {
+                    auto r = d.post("/v1/skills/task_create/call", R"({"args":{"title":")" + title + R"("}})", "owner");
+                    if (r.status == 200) mine.insert(title);
+                } catch (const std::exception&) {
+                    break;  // the daemon is gone
+                }
+                if (static_cast<int>(mine.size()) == kill_after && !signalled) {
+                    signalled = true;
+                    enough.set_value();
+                }
+            }
+            if (!signalled) enough.set_value();
+            return mine;
+        });
+        enough.get_future().wait();
+        d.process().signal(SIGKILL);
+        d.process().wait(std::chrono::seconds(30));
+        const auto mine = burst.get();
+        acknowledged.insert(mine.begin(), mine.end());
+    }
+    d.start();
+    auto listed = d.post("/v1/skills/task_list/call", R"({"args":{"limit":200}})", "owner");
+    ASSERT_EQ(listed.status, 200) << listed.body;
+    std::set<std::string> stored;
+    const json::value answer = listed.json();
+    ASSERT_TRUE(answer.at("result").is_object()) << listed.body;
+    for (const auto& t : answer.at("result").at("tasks").as_array())
+        stored.insert(std::string(t.at("title").as_string()));
+    for (const auto& title : acknowledged) EXPECT_TRUE(stored.count(title)) << title << " was acknowledged, then lost";
+    int unreadable = 0;
+    const auto audited = audited_creations(d.home() / "audit", unreadable);
+    for (const auto& title : stored)
+        EXPECT_TRUE(audited.count(title)) << title << " was created without an audit record";
+    EXPECT_EQ(unreadable, 0) << "a kill left a record that is not whole";
+    EXPECT_GE(acknowledged.size(), 5u);
+}
+
+}  // namespace
+}  // namespace skillhost::testing
