@@ -192,7 +192,13 @@ Result<fs::path> RunnerCgroups::create_leaf(std::string_view name, std::uint64_t
 }
 
 void RunnerCgroups::remove_leaf(const fs::path& leaf) {
-    if (!leaf.empty()) ::rmdir(leaf.c_str());
+    if (leaf.empty()) return;
+    // A runner killed through its keeper takes its sandbox down a moment later (the kernel ends a
+    // PID namespace after its init): wait for the leaf to empty, at most 2 s, or it leaks.
+    for (int i = 0; i < 400; ++i) {
+        if (::rmdir(leaf.c_str()) == 0 || errno != EBUSY) return;
+        ::usleep(5000);
+    }
 }
 
 bool RunnerCgroups::available() const {
