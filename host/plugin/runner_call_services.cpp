@@ -51,8 +51,8 @@ void RunnerConnection::forward_call_service(const wire::Frame& frame) {
         with_running_call(frame.header.id, [&](CallControl& control) {
             for (const auto& item : items.get_array())
                 if (Status added = control.content.add(boost::json::serialize(item)); !added)
-                    spdlog::warn("[plugin {}] a content item was refused: {}", launch_.plugin_name,
-                                 added.error().message);
+                    logger_->warn("[plugin {}] a content item was refused: {}", launch_.plugin_name,
+                                  added.error().message);
         });
         return;
     }

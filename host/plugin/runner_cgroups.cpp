@@ -222,7 +222,9 @@ boost::json::object RunnerCgroups::describe() const {
 }
 
 RunnerCgroups& runner_cgroups() {
-    static RunnerCgroups cgroups([] {
+    // Never destroyed: a call that outlives main() (a runner still starting while the process runs
+    // its static destructors) may still ask for a leaf.
+    static RunnerCgroups* const cgroups = new RunnerCgroups([] {
         CgroupPlacement v2 = RunnerCgroups::detect();
         if (v2.available) return v2;
         CgroupPlacement v1 = RunnerCgroups::detect_v1();
@@ -230,7 +232,7 @@ RunnerCgroups& runner_cgroups() {
         v2.reason += "; " + v1.reason;
         return v2;
     }());
-    return cgroups;
+    return *cgroups;
 }
 
 }  // namespace skillhost::plugin

@@ -665,7 +665,7 @@ void RunnerConnection::handle(wire::Frame& frame) {
                 try {
                     control->on_progress(progress, total, message);
                 } catch (...) {
-                    spdlog::warn("[plugin {}] a progress listener failed", launch_.plugin_name);
+                    logger_->warn("[plugin {}] a progress listener failed", launch_.plugin_name);
                 }
             }
             return;
@@ -682,7 +682,7 @@ void RunnerConnection::handle(wire::Frame& frame) {
                              : level == SKILLHOST_LOG_INFO ? spdlog::level::info
                              : level == SKILLHOST_LOG_WARN ? spdlog::level::warn
                                                            : spdlog::level::err;
-            spdlog::log(spd, "[plugin {}] {}", launch_.plugin_name, message);
+            logger_->log(spd, "[plugin {}] {}", launch_.plugin_name, message);
             return;
         }
         case FrameType::idle: {
@@ -896,8 +896,8 @@ void RunnerConnection::finish(RunnerExit exit) {
     }
     background_wake_.notify_all();
     if (!exit.expected) {
-        spdlog::warn("[plugin {}] runner {} {}{}", launch_.plugin_name, pid_, exit.description,
-                     exit.killed_by_host ? " (killed by the host: " + exit.kill_reason + ")" : std::string());
+        logger_->warn("[plugin {}] runner {} {}{}", launch_.plugin_name, pid_, exit.description,
+                      exit.killed_by_host ? " (killed by the host: " + exit.kill_reason + ")" : std::string());
     }
     // Recorded before the calls learn of it, so a caller retrying at once sees the backoff and
     // any quarantine this crash caused.

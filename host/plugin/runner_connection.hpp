@@ -11,6 +11,8 @@
 #include "plugin/loaded_plugin.hpp"
 #include "plugin/runner_protocol.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <sys/types.h>
 
 #include <atomic>
@@ -187,6 +189,10 @@ private:
     void shut_down_if_drained();  // mutex_ held
 
     RunnerLaunch launch_;
+    // The logger this connection's threads write to, held here rather than looked up: a call that
+    // outlives main() (a runner still starting when the process exits) may log after the logger
+    // registry is gone, never after this logger.
+    const std::shared_ptr<spdlog::logger> logger_ = spdlog::default_logger();
     const pid_t pid_;
     std::shared_ptr<RunnerChannel> channel_;
     const std::chrono::steady_clock::time_point started_at_;

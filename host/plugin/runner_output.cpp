@@ -111,8 +111,10 @@ void RunnerOutputLines::finish() {
 }
 
 RunnerOutput& RunnerOutput::shared() {
-    static RunnerOutput output;
-    return output;
+    // Never destroyed (its thread ends with the process): a runner may still start while the
+    // process runs its static destructors, and must find its reader there.
+    static RunnerOutput* const output = new RunnerOutput;
+    return *output;
 }
 
 RunnerOutput::RunnerOutput() : epoll_(::epoll_create1(EPOLL_CLOEXEC)), wake_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
@@ -145,9 +147,8 @@ void RunnerOutput::watch(int fd, std::string plugin, std::string user) {
     }
     ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
     auto lines = std::make_unique<RunnerOutputLines>(
-        limits_, [plugin = std::move(plugin), user = std::move(user)](std::string_view line) {
-            spdlog::info("[plugin {} user {}] output: {}", plugin, user, line);
-        });
+        limits_, [logger = spdlog::default_logger(), plugin = std::move(plugin), user = std::move(user)](
+                     std::string_view line) { logger->info("[plugin {} user {}] output: {}", plugin, user, line); });
     {
         std::lock_guard lock(mutex_);
         sources_[fd] = std::move(lines);

@@ -3,7 +3,7 @@
 // `max_line_bytes`, control characters escaped, every line logged as the plugin's and its user's,
 // and a runner writing more than its rate gets the rest dropped and counted, so a plugin can
 // neither forge the daemon's lines nor grow its log without bound. One thread reads every runner's
-// pipe (epoll); it is started with the first runner and joined when the process ends.
+// pipe (epoll); it is started with the first runner and ends with the process.
 #pragma once
 
 #include <chrono>
@@ -55,7 +55,7 @@ private:
 
 class RunnerOutput {
 public:
-    // The process's reader (started on first use).
+    // The process's reader (started on first use, never destroyed).
     static RunnerOutput& shared();
     ~RunnerOutput();
 
