@@ -27,9 +27,13 @@ using Clock = std::chrono::steady_clock;
 const std::filesystem::path echo_manifest =
     std::filesystem::path(SKILLHOST_TEST_FIXTURES_BINARY_DIR) / "echo" / "echo.yaml";
 
-std::shared_ptr<plugin::LoadedPlugin> load_echo(const std::filesystem::path& cache, plugin::IsolationMode mode) {
+// `sandbox`: the runner's sandbox (namespaces, view, identity, seccomp, Landlock) as a daemon has it by
+// default, or off, to show in one run what the sandbox itself costs.
+std::shared_ptr<plugin::LoadedPlugin> load_echo(const std::filesystem::path& cache, plugin::IsolationMode mode,
+                                                plugin::SandboxMode sandbox = plugin::SandboxMode::best_effort) {
     plugin::LoaderOptions options(cache);
     options.isolation.default_mode = mode;
+    options.isolation.sandbox = sandbox;
     auto loaded = plugin::PluginLoader(options).load_file(echo_manifest);
     if (!loaded) {
         std::cerr << "cannot load the echo fixture (build fixture_echo and skillhost-runner first): "
@@ -75,9 +79,10 @@ double resident_kib(pid_t pid) {
     return 0;
 }
 
-void noop_calls(benchmark::State& state, plugin::IsolationMode mode) {
+void noop_calls(benchmark::State& state, plugin::IsolationMode mode,
+                plugin::SandboxMode sandbox = plugin::SandboxMode::best_effort) {
     bench::ScratchDir home("skillhost-bench-isolation");
-    auto plugin = load_echo(home.path() / "cache", mode);
+    auto plugin = load_echo(home.path() / "cache", mode, sandbox);
     plugin::CallContext context;
     context.skill_id = "noop";
     context.call_id = "bench";
@@ -117,11 +122,16 @@ void BM_NoopIsolated(benchmark::State& state) {
 }
 BENCHMARK(BM_NoopIsolated)->UseRealTime()->MinTime(1.0);
 
+void BM_NoopIsolatedUnsandboxed(benchmark::State& state) {
+    noop_calls(state, plugin::IsolationMode::process, plugin::SandboxMode::off);
+}
+BENCHMARK(BM_NoopIsolatedUnsandboxed)->UseRealTime()->MinTime(1.0);
+
 // Spawn, sandbox, dlopen, init, ready message; then the first call is served. (A plugin's load
 // starts one runner to check it; each user's first call starts another.)
-void BM_RunnerColdStartAndFirstCall(benchmark::State& state) {
+void cold_starts(benchmark::State& state, plugin::SandboxMode sandbox) {
     bench::ScratchDir home("skillhost-bench-isolation");
-    auto plugin = load_echo(home.path() / "cache", plugin::IsolationMode::process);
+    auto plugin = load_echo(home.path() / "cache", plugin::IsolationMode::process, sandbox);
     plugin::CallContext context;
     context.skill_id = "noop";
     context.call_id = "bench";
@@ -139,7 +149,16 @@ void BM_RunnerColdStartAndFirstCall(benchmark::State& state) {
         if (!pids.empty()) state.counters["idle_runner_rss_kib"] = idle_kib / static_cast<double>(pids.size());
     }
 }
+
+void BM_RunnerColdStartAndFirstCall(benchmark::State& state) {
+    cold_starts(state, plugin::SandboxMode::best_effort);
+}
 BENCHMARK(BM_RunnerColdStartAndFirstCall)->UseRealTime()->Iterations(50);
+
+void BM_RunnerColdStartUnsandboxed(benchmark::State& state) {
+    cold_starts(state, plugin::SandboxMode::off);
+}
+BENCHMARK(BM_RunnerColdStartUnsandboxed)->UseRealTime()->Iterations(50);
 
 }  // namespace
 BENCHMARK_MAIN();

@@ -1,5 +1,6 @@
 #include "runner/privileges.hpp"
 
+#include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/keyctl.h>
 #include <linux/securebits.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 
@@ -18,11 +20,36 @@ std::string reason(const char* what) {
     return std::string(what) + " (" + std::strerror(errno) + ")";
 }
 
+// The controlling terminal's device number from /proc/self/stat (0: none); nullopt when it cannot
+// be read. The command name (field 2) may hold spaces and parentheses: fields count from the last ')'.
+std::optional<long> controlling_terminal() {
+    const int fd = ::open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return std::nullopt;
+    char text[1024];
+    const ssize_t got = ::read(fd, text, sizeof text - 1);
+    ::close(fd);
+    if (got <= 0) return std::nullopt;
+    text[got] = '\0';
+    const char* at = std::strrchr(text, ')');
+    if (!at) return std::nullopt;
+    // After ')': state, ppid, pgrp, session, tty_nr.
+    char state = 0;
+    long ppid = 0, pgrp = 0, session = 0, tty = 0;
+    if (std::sscanf(at + 1, " %c %ld %ld %ld %ld", &state, &ppid, &pgrp, &session, &tty) != 5) return std::nullopt;
+    return tty;
+}
+
 }  // namespace
 
 std::optional<std::string> leave_session() {
-    if (::setsid() < 0 && errno != EPERM) return reason("cannot start a session of its own");
-    if (::getsid(0) != ::getpid()) return "cannot start a session of its own (still in the daemon's)";
+    // The host starts the runner in a session of its own (POSIX_SPAWN_SETSID), and a sandboxed
+    // runner stays in it, below its keeper: what matters is that no terminal is attached, and a
+    // new session (which also makes a scheduler autogroup, about a millisecond) is started only
+    // when one is.
+    if (std::optional<long> tty = controlling_terminal(); !tty || *tty != 0) {
+        if (::setsid() < 0 && errno != EPERM) return reason("cannot start a session of its own");
+        if (controlling_terminal().value_or(-1) != 0) return "cannot leave the daemon's terminal";
+    }
     if (::syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, nullptr) < 0)
         return reason("cannot leave the daemon's session keyring");
     return std::nullopt;

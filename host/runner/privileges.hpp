@@ -8,8 +8,8 @@
 
 namespace skillhost::runner {
 
-// A new session with no controlling terminal (no TIOCSTI into the daemon's), and a fresh, empty
-// session keyring. Returns why not, when it could not.
+// No controlling terminal (no TIOCSTI into the daemon's: a new session when one is attached), and a
+// fresh, empty session keyring. Returns why not, when it could not.
 std::optional<std::string> leave_session();
 
 // Drops every capability for good: bounding set, ambient, inheritable, permitted and effective,

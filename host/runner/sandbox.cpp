@@ -230,7 +230,7 @@ std::optional<Error> isolate(const SandboxRequest& request, boost::json::object&
         if (require) return Error{"SANDBOX_UNAVAILABLE", *problem};
         report["session_problem"] = *problem;
     } else {
-        report["session"] = "own session, no terminal, empty keyring";
+        report["session"] = "no terminal (a session the host started), empty keyring";
     }
     if (std::optional<std::string> problem = drop_capabilities()) return Error{"SANDBOX_UNAVAILABLE", *problem};
     report["capabilities"] = capability_summary();
