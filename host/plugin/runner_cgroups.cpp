@@ -1,5 +1,6 @@
 #include "plugin/runner_cgroups.hpp"
 
+#include <signal.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
@@ -42,6 +43,30 @@ bool has_word(std::string_view list, std::string_view word) {
         start = end + 1;
     }
     return false;
+}
+
+// "runner-<host pid>-...": the pid of the host that made the leaf (0 for any other name).
+pid_t leaf_host(const std::string& name) {
+    constexpr std::string_view prefix = "runner-";
+    if (name.rfind(prefix, 0) != 0) return 0;
+    pid_t pid = 0;
+    std::size_t at = prefix.size();
+    for (; at < name.size() && at < prefix.size() + 9 && name[at] >= '0' && name[at] <= '9'; ++at)
+        pid = pid * 10 + (name[at] - '0');
+    return at < name.size() && name[at] == '-' ? pid : 0;
+}
+
+// Leaves a host that is gone left behind (killed before it could remove them): removed once, when
+// this host makes its first. A leaf with a process in it is busy and stays (rmdir refuses it).
+void sweep_stale_leaves(const fs::path& dir) {
+    if (dir.empty()) return;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const pid_t host = leaf_host(it->path().filename().string());
+        if (host <= 0 || host == ::getpid()) continue;
+        if (::kill(host, 0) == 0 || errno != ESRCH) continue;  // alive (or not ours to ask)
+        ::rmdir(it->path().c_str());
+    }
 }
 
 }  // namespace
@@ -129,11 +154,16 @@ Result<fs::path> RunnerCgroups::create_leaf(std::string_view name, std::uint64_t
     std::lock_guard lock(mutex_);
     if (!placement_.available) return Error{"CGROUP_FAILED", placement_.reason};
     std::string problem;
+    if (!swept_) {
+        sweep_stale_leaves(placement_.base);
+        sweep_stale_leaves(placement_.pids_base);
+        swept_ = true;
+    }
+    // The host's pid in the name: hosts sharing a group (tests, several daemons) never share a
+    // leaf; one left by a host that died with that pid is empty and removed first.
+    const std::string name_part =
+        "runner-" + std::to_string(::getpid()) + "-" + std::string(name) + "-" + std::to_string(next_leaf_++);
     if (placement_.version == 1) {
-        // The host's pid in the name: hosts sharing a group (tests, several daemons) never share a
-        // leaf; one left by a host that died with that pid is empty and removed first.
-        const std::string name_part =
-            "runner-" + std::to_string(::getpid()) + "-" + std::string(name) + "-" + std::to_string(next_leaf_++);
         ::rmdir((placement_.base / name_part).c_str());
         ::rmdir((placement_.pids_base / name_part).c_str());
         const fs::path leaf = placement_.base / name_part;
@@ -174,7 +204,8 @@ Result<fs::path> RunnerCgroups::create_leaf(std::string_view name, std::uint64_t
         }
         prepared_ = true;
     }
-    const fs::path leaf = placement_.base / ("runner-" + std::string(name) + "-" + std::to_string(next_leaf_++));
+    const fs::path leaf = placement_.base / name_part;
+    ::rmdir(leaf.c_str());
     std::error_code ec;
     fs::create_directory(leaf, ec);
     if (ec) return Error{"CGROUP_FAILED", "cannot create " + leaf.string() + " (" + ec.message() + ")"};

@@ -45,7 +45,9 @@ public:
     // A new leaf for one runner with its limits (0: not limited); the runner moves itself in
     // (writes 0 to <leaf>/cgroup.procs) before it loads the plugin. The first call moves the host
     // into a leaf of its own, because cgroup v2 lets a cgroup with processes have no children
-    // that use controllers. Errors: CGROUP_FAILED (the caller falls back to RLIMIT_AS).
+    // that use controllers. Leaves are named runner-<host pid>-<name>-<n>; the first call also
+    // removes empty leaves whose host is gone (killed before it could). Errors: CGROUP_FAILED (the
+    // caller falls back to RLIMIT_AS).
     Result<std::filesystem::path> create_leaf(std::string_view name, std::uint64_t memory_bytes,
                                               std::uint64_t max_tasks);
     // cgroup v1: the pids leaf made with the memory leaf `leaf` (empty on v2, where one leaf holds both).
@@ -60,6 +62,7 @@ private:
     mutable std::mutex mutex_;
     CgroupPlacement placement_;
     bool prepared_ = false;
+    bool swept_ = false;  // stale leaves of hosts that are gone: removed before the first leaf
     std::uint64_t next_leaf_ = 1;
 };
 

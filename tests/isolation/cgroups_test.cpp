@@ -5,6 +5,7 @@
 #include "plugin/process_plugin.hpp"
 #include "plugin/runner_cgroups.hpp"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace skillhost::plugin::testing {
@@ -44,6 +45,31 @@ TEST_F(CgroupsTest, ADelegatedGroupHoldsALeafPerRunnerWithItsLimits) {
     EXPECT_NE(second.value(), leaf.value());
     EXPECT_FALSE(fs::exists(second.value() / "memory.max"));  // 0: not limited
     EXPECT_EQ(cgroups.describe().at("memory"), "cgroup v2 memory.max");
+}
+
+// A daemon killed with runners running leaves their leaves behind; the next host in the group
+// removes those of hosts that are gone, and nothing of a live host's or of anyone else's.
+TEST_F(CgroupsTest, LeavesOfAHostThatIsGoneAreRemovedByTheNext) {
+    const pid_t gone = ::fork();
+    if (gone == 0) ::_exit(0);
+    ASSERT_GT(gone, 0);
+    ASSERT_EQ(::waitpid(gone, nullptr, 0), gone);
+    const fs::path stale = group / ("runner-" + std::to_string(gone) + "-echo-3");
+    const fs::path busy = group / ("runner-" + std::to_string(gone) + "-echo-4");  // still has a process
+    const fs::path live = group / ("runner-" + std::to_string(::getppid()) + "-echo-1");
+    const fs::path other = group / "runner-cache";
+    for (const fs::path& dir : {stale, busy, live, other}) fs::create_directories(dir);
+    test::write_file(busy / "cgroup.procs", "4242\n");  // rmdir refuses a non-empty group, as the kernel does
+
+    RunnerCgroups cgroups(RunnerCgroups::detect(proc, mount, false));
+    auto leaf = cgroups.create_leaf("echo", 0, 0);
+    ASSERT_TRUE(leaf.ok()) << leaf.error().message;
+    EXPECT_FALSE(fs::exists(stale));
+    EXPECT_TRUE(fs::exists(busy));
+    EXPECT_TRUE(fs::exists(live));
+    EXPECT_TRUE(fs::exists(other));
+    EXPECT_EQ(leaf.value().filename().string().rfind("runner-" + std::to_string(::getpid()) + "-echo-", 0), 0u)
+        << leaf.value();
 }
 
 TEST_F(CgroupsTest, WithoutTheControllersRunnersFallBackAndSayWhy) {
