@@ -5,7 +5,7 @@
 #include "exec/deadline_watcher.hpp"
 #include "exec/error_suggestions.hpp"
 #include "exec/known_directories.hpp"
-#include "exec/worker_pool.hpp"
+#include "base/worker_pool.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -22,6 +22,10 @@ namespace {
 
 namespace json = boost::json;
 using Clock = std::chrono::steady_clock;
+
+// Calls that may wait for a worker once every worker (up to 64) is busy with a hung or slow skill;
+// beyond this the executor refuses new calls (EXECUTOR_UNAVAILABLE) instead of queueing for ever.
+constexpr std::size_t call_queue_limit = 4096;
 
 // The wall-clock deadline a plugin sees, rounded up to a whole millisecond so the plugin never
 // sees its deadline pass before the executor's own (steady-clock) deadline does.
@@ -415,6 +419,7 @@ Executor::Executor()
       watcher_(std::make_unique<DeadlineWatcher>()) {
     WorkerPoolOptions options;
     options.keep_workers = std::max(2u, std::thread::hardware_concurrency());
+    options.max_queued = call_queue_limit;
     pool_ = std::make_unique<WorkerPool>(options);
     // Call ids start at a random point so ids from different host runs do not collide in logs.
     std::random_device random;
@@ -527,8 +532,9 @@ void Executor::start(const PreparedCall& call, CallerContext caller, CallOptions
         watcher_->watch(state);
         if (where == RunOn::this_thread)
             state->run();
-        else
-            pool_->submit(state);
+        else if (!pool_->submit(state))
+            throw std::runtime_error("every worker is busy and " + std::to_string(call_queue_limit) +
+                                     " calls already wait for one");
     } catch (const std::exception& e) {
         // Only before the call was handed on: afterwards nothing here throws.
         state->refuse(Error{"EXECUTOR_UNAVAILABLE",

@@ -82,9 +82,9 @@ bool RunnerConnection::answer_front_end_request(std::uint64_t request_id, const 
         std::string user;
         std::optional<std::shared_ptr<void>> slot = admit_host_request(request_id, request.call_sequence, user);
         if (!slot) return true;
-        // A client's answer can take minutes: on its own thread, never holding up other calls.
-        std::thread([slot = std::move(*slot), channel = channel_, request_id, sample = std::move(sample),
-                     role = std::move(role), body = std::move(body)] {
+        // A client's answer can take minutes: on the host-request pool, never holding up other calls.
+        answer_later(request_id, [slot = std::move(*slot), channel = channel_, request_id, sample = std::move(sample),
+                                  role = std::move(role), body = std::move(body)] {
             static const std::atomic<bool> not_ended{false};  // the executor's gate says when the call ends
             Result<std::string> answer = Error{"LLM_FAILED", "the completion request failed in the host"};
             try {
@@ -93,7 +93,7 @@ bool RunnerConnection::answer_front_end_request(std::uint64_t request_id, const 
                 answer = Error{"LLM_FAILED", std::string("the completion request failed in the host: ") + e.what()};
             }
             channel->send(wire::FrameType::host_reply, request_id, wire::encode(outcome_of(answer)));
-        }).detach();
+        });
         return true;
     }
     if (request.kind == SKILLHOST_EXT_ELICIT) {
@@ -109,8 +109,8 @@ bool RunnerConnection::answer_front_end_request(std::uint64_t request_id, const 
         std::string user;
         std::optional<std::shared_ptr<void>> slot = admit_host_request(request_id, request.call_sequence, user);
         if (!slot) return true;
-        std::thread([slot = std::move(*slot), channel = channel_, request_id, elicit = std::move(elicit),
-                     body = request.body] {
+        answer_later(request_id, [slot = std::move(*slot), channel = channel_, request_id, elicit = std::move(elicit),
+                                  body = request.body] {
             static const std::atomic<bool> not_ended{false};
             Result<std::string> answer = Error{"ELICITATION_FAILED", "asking the user failed in the host"};
             try {
@@ -119,7 +119,7 @@ bool RunnerConnection::answer_front_end_request(std::uint64_t request_id, const 
                 answer = Error{"ELICITATION_FAILED", std::string("asking the user failed in the host: ") + e.what()};
             }
             channel->send(wire::FrameType::host_reply, request_id, wire::encode(outcome_of(answer)));
-        }).detach();
+        });
         return true;
     }
     return false;

@@ -1,6 +1,7 @@
 #include "plugin/runner_connection.hpp"
 
 #include "plugin/data_dir_budget.hpp"
+#include "plugin/host_request_pool.hpp"
 #include "plugin/runner_cgroups.hpp"
 #include "plugin/runner_output.hpp"
 #include "plugin/supervision_counters.hpp"
@@ -781,6 +782,16 @@ std::optional<std::shared_ptr<void>> RunnerConnection::admit_host_request(std::u
     return std::shared_ptr<void>(nullptr, [count = host_requests_](void*) { count->fetch_sub(1); });
 }
 
+void RunnerConnection::answer_later(std::uint64_t request_id, std::function<void()> answer) {
+    if (answer_host_request_later(std::move(answer))) return;
+    RawOutcome busy = host_error("TOO_MANY_HOST_REQUESTS",
+                                 "the host has " + std::to_string(host_request_queue) +
+                                     " requests of plugin runners waiting; try again in a moment",
+                                 {{"plugin", launch_.plugin_name}});
+    busy.status = SKILLHOST_STATUS_UNAVAILABLE;
+    reply(request_id, busy);
+}
+
 void RunnerConnection::answer_completion(std::uint64_t request_id, const wire::HostRequest& host_request) {
     wire::PayloadReader r(host_request.body);
     [[maybe_unused]] std::string_view claimed_user = r.text();  // the runner's word: not used
@@ -806,10 +817,10 @@ void RunnerConnection::answer_completion(std::uint64_t request_id, const wire::H
     std::string run_id;
     with_running_call(host_request.call_sequence, [&](CallControl& control) { run_id = control.run_id; });
     // A completion can take seconds: it must not hold up the results of other calls, so it is
-    // answered on a thread of its own (bounded: max_host_requests per runner, never one per frame).
-    std::thread([slot = std::move(*slot), channel = channel_, completions = launch_.completions, request_id,
-                 user = std::move(user), run_id = std::move(run_id), role = std::move(role),
-                 request = std::move(request)] {
+    // answered on the host-request pool (bounded: max_host_requests per runner, a shared pool).
+    answer_later(request_id, [slot = std::move(*slot), channel = channel_, completions = launch_.completions,
+                              request_id, user = std::move(user), run_id = std::move(run_id), role = std::move(role),
+                              request = std::move(request)] {
         RawOutcome answer;
         if (!completions) {
             answer = host_error("LLM_UNAVAILABLE",
@@ -835,7 +846,7 @@ void RunnerConnection::answer_completion(std::uint64_t request_id, const wire::H
             }
         }
         channel->send(wire::FrameType::host_reply, request_id, wire::encode(answer));
-    }).detach();
+    });
 }
 
 RunnerExit RunnerConnection::reap() {
