@@ -3,6 +3,7 @@
 #include <libpq-fe.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <poll.h>
 #include <utility>
@@ -64,6 +65,23 @@ std::int64_t PgResult::affected() const {
     return count == nullptr || *count == '\0' ? 0 : std::strtoll(count, nullptr, 10);
 }
 
+namespace {
+
+// When any connection of this process last (re)connected: a connection waiting out its backoff
+// tries again at once once another has found the server back, instead of failing its next
+// request (a pool holds several, each broken by the same restart).
+std::atomic<std::chrono::steady_clock::rep> last_connected{0};
+
+void note_connected() {
+    last_connected.store(std::chrono::steady_clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+}
+
+bool connected_since(std::chrono::steady_clock::time_point when) {
+    return last_connected.load(std::memory_order_relaxed) > when.time_since_epoch().count();
+}
+
+}  // namespace
+
 Result<PgConnection> PgConnection::open(std::string_view url) {
     return open(url, std::chrono::seconds(10));
 }
@@ -89,6 +107,7 @@ Result<PgConnection> PgConnection::open(std::string_view url, std::chrono::secon
         return error;
     }
     PQsetNoticeProcessor(conn, ignore_notice, nullptr);
+    note_connected();
     return PgConnection(conn);
 }
 
@@ -163,7 +182,8 @@ Status PgConnection::ensure_usable() {
     if (PQstatus(conn_) == CONNECTION_OK) return {};
     if (in_transaction_) return unavailable("the connection broke inside a transaction");
     const auto now = std::chrono::steady_clock::now();
-    if (now < next_attempt_) return unavailable("the connection broke; reconnecting");
+    if (now < next_attempt_ && !connected_since(next_attempt_ - backoff_))
+        return unavailable("the connection broke; reconnecting");
     PQreset(conn_);
     if (PQstatus(conn_) != CONNECTION_OK) {
         backoff_ = std::min<std::chrono::milliseconds>(
@@ -173,6 +193,7 @@ Status PgConnection::ensure_usable() {
     }
     backoff_ = std::chrono::milliseconds(0);
     ++reconnects_;
+    note_connected();
     for (const auto& setting : session_settings_) {
         pg_result* raw = PQexec(conn_, setting.c_str());
         const bool ok = raw != nullptr && PQresultStatus(raw) == PGRES_COMMAND_OK;
