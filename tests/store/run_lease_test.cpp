@@ -37,6 +37,14 @@ Result<RunLease> acquire_after_expiry(RunLeases& leases, std::string_view run_id
     }
 }
 
+// A running run whose lease `dead` (an instance with a 1 ms ttl) took and never extends.
+Run orphaned_run(RunStore& runs, RunLeases& dead, std::string_view goal) {
+    Run run = running_run(goal);
+    EXPECT_TRUE(runs.save(run).ok());
+    EXPECT_TRUE(dead.acquire(run.id).ok());
+    return run;
+}
+
 class RunLeasesOnEachBackend : public testing::OnEachBackend {
 protected:
     Result<std::unique_ptr<RunLeases>> open_leases(std::string instance, std::chrono::milliseconds ttl = 60s) const {
@@ -220,19 +228,54 @@ TEST_F(PostgresRunLeases, OneElectedSweeperInterruptsRunsOfDeadInstancesAndAnoth
     ASSERT_TRUE(lease.ok()) << lease.error().message;
     EXPECT_GT(lease->epoch, orphan_lease->epoch);
 
-    // When the elected instance goes, its advisory lock goes with its connection: another is elected.
-    // The server releases it when its backend process has exited, a moment after the client
-    // closed: sweep until elected, as a live instance does at each sweep (bounded).
-    first->reset();
-    bool elected = false;
-    const auto give_up = std::chrono::steady_clock::now() + 60s;
-    while (!elected && std::chrono::steady_clock::now() < give_up) {
-        auto after = (*second)->sweep_expired();
-        ASSERT_TRUE(after.ok()) << after.error().message;
-        elected = after->elected;
-        if (!elected) std::this_thread::sleep_for(20ms);
+    // An elected instance that stops cleanly hands the election over at once.
+    ASSERT_TRUE((*first)->retire_instance().ok());
+    auto after = (*second)->sweep_expired();
+    ASSERT_TRUE(after.ok()) << after.error().message;
+    EXPECT_TRUE(after->elected);
+    auto again = (*first)->sweep_expired();
+    ASSERT_TRUE(again.ok()) << again.error().message;
+    EXPECT_FALSE(again->elected);
+}
+
+// The election is a lease, not a lock a connection keeps: an elected instance that stalls (SIGSTOP,
+// a paused VM: its connection stays open) is replaced once its election expires, and when it wakes
+// up it is no longer elected and interrupts nothing.
+TEST_F(PostgresRunLeases, AStalledSweeperIsReplacedOnceItsElectionExpiresAndSweepsNothingWhenItWakes) {
+    SKILLHOST_POSTGRES_DATABASE(url);
+    const auto location = db::StorageLocation::postgres(url);
+    auto runs = RunStore::open(location);
+    auto dead = RunLeases::open(location, "instance-dead", 1ms);
+    auto stalled = RunLeases::open(location, "instance-stalled", 300ms);
+    auto live = RunLeases::open(location, "instance-live", 60s);
+    ASSERT_TRUE(runs.ok() && dead.ok() && stalled.ok() && live.ok());
+    auto first = (*stalled)->sweep_expired();
+    ASSERT_TRUE(first.ok()) << first.error().message;
+    ASSERT_TRUE(first->elected);
+
+    // A run of a dead instance, while the elected sweeper stalls (it sweeps no more, keeps its
+    // connection): the live instance is elected once the stalled one's election expired, and
+    // interrupts the run.
+    const store::Run orphan = orphaned_run(**runs, **dead, "orphaned while the sweeper stalls");
+    std::vector<std::string> interrupted;
+    for (int i = 0; i < 3000 && interrupted.empty(); ++i) {
+        auto swept = (*live)->sweep_expired();
+        ASSERT_TRUE(swept.ok()) << swept.error().message;
+        interrupted = swept->interrupted;
+        if (interrupted.empty()) std::this_thread::sleep_for(20ms);
     }
-    EXPECT_TRUE(elected);
+    ASSERT_EQ(interrupted, std::vector<std::string>{orphan.id});
+    EXPECT_EQ((*runs)->get(orphan.id)->status, RunStatus::interrupted);
+
+    // Woken up, the stalled instance finds the election taken (the live one renews it at each
+    // sweep) and sweeps nothing.
+    const store::Run second_orphan = orphaned_run(**runs, **dead, "orphaned later");
+    ASSERT_TRUE((*live)->sweep_expired()->elected);
+    auto woken = (*stalled)->sweep_expired();
+    ASSERT_TRUE(woken.ok()) << woken.error().message;
+    EXPECT_FALSE(woken->elected);
+    EXPECT_TRUE(woken->interrupted.empty());
+    EXPECT_EQ((*runs)->get(second_orphan.id)->status, RunStatus::running);
 }
 
 TEST_F(PostgresRunLeases, AnInstanceIsAliveWhileItAnnouncesItselfAndGoneOnceItStopsOrLapses) {
