@@ -1,6 +1,7 @@
 // Run leases: on both backends a run's steps are claimed once each under a lease; on PostgreSQL
 // (several instances) a lease changes hands only after it expires, the instance that lost it can
 // no longer claim or write, and the elected sweeper turns runs of dead instances into resumable ones.
+#include "store/run_event_log.hpp"
 #include "store/run_lease.hpp"
 #include "store/run_store.hpp"
 #include "support/postgres_server.hpp"
@@ -152,6 +153,36 @@ TEST_F(PostgresRunLeases, AnotherInstanceTakesARunOverOnlyAfterItsLeaseExpires) 
     run.answer = "from b";
     ASSERT_TRUE((*b)->save_fenced(*taken, run).ok());
     EXPECT_EQ((*runs)->get(run.id)->answer, "from b");
+}
+
+// The run's shared event log is fenced like its record: an instance whose lease changed hands
+// cannot add an event (RUN_LEASE_LOST, nothing written); the holder can, also after it released
+// the lease (how the run ended is logged after the lease is given up), until it changes hands.
+TEST_F(PostgresRunLeases, AnEventWrittenUnderALeaseThatChangedHandsIsRefusedAndNothingIsLogged) {
+    SKILLHOST_POSTGRES_DATABASE(url);
+    const auto location = db::StorageLocation::postgres(url);
+    auto runs = RunStore::open(location);
+    auto log = RunEventLog::open(location);
+    auto stalled = RunLeases::open(location, "instance-stalled", 1ms);
+    auto taker = RunLeases::open(location, "instance-taker", 60s);
+    ASSERT_TRUE(runs.ok() && log.ok() && stalled.ok() && taker.ok());
+    const store::Run run = orphaned_run(**runs, **stalled, "logged by two instances");
+    const std::int64_t old_epoch = 1;
+    ASSERT_TRUE((*log)->append(run.id, "thought", "{}", old_epoch).ok());
+
+    auto taken = acquire_after_expiry(**taker, run.id);
+    ASSERT_TRUE(taken.ok()) << taken.error().message;
+    ASSERT_GT(taken->epoch, old_epoch);
+    auto refused = (*log)->append(run.id, "action", "{}", old_epoch);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().code, "RUN_LEASE_LOST");
+    ASSERT_EQ((*log)->read(run.id, 0)->size(), 1u);
+
+    EXPECT_EQ((*log)->append(run.id, "action", "{}", taken->epoch).value(), 2);
+    ASSERT_TRUE((*taker)->release(*taken).ok());
+    EXPECT_EQ((*log)->append(run.id, "end", "{}", taken->epoch).value(), 3);
+    EXPECT_EQ((*log)->append(run.id, "end", "{}", old_epoch).error().code, "RUN_LEASE_LOST");
+    EXPECT_EQ((*log)->read(run.id, 0)->size(), 3u);
 }
 
 TEST_F(PostgresRunLeases, OfManyInstancesClaimingOneStepExactlyOneWins) {
