@@ -5,10 +5,14 @@
 #include <boost/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace skillhost::llm {
 namespace {
@@ -67,6 +71,8 @@ Result<ScriptEntry> entry_from_yaml(const YAML::Node& node, const std::string& s
             entry.role = field.second.as<std::string>();
         } else if (key == "match") {
             entry.match = field.second.as<std::string>();
+        } else if (key == "hold") {
+            entry.hold = field.second.as<std::string>();
         } else if (key == "response") {
             entry.response =
                 field.second.IsScalar() ? field.second.as<std::string>() : json::serialize(yaml_to_json(field.second));
@@ -89,6 +95,8 @@ Result<ScriptEntry> entry_from_json(const json::value& value, const std::string&
             entry.role = std::string(field.value().as_string());
         } else if (key == "match" && field.value().is_string()) {
             entry.match = std::string(field.value().as_string());
+        } else if (key == "hold" && field.value().is_string()) {
+            entry.hold = std::string(field.value().as_string());
         } else if (key == "response") {
             has_response = true;
             entry.response =
@@ -99,6 +107,23 @@ Result<ScriptEntry> entry_from_json(const json::value& value, const std::string&
     }
     if (!has_response) return script_error(source, line, "the entry has no `response`");
     return entry;
+}
+
+// An entry's `hold`: says this process is inside the request, then waits for the release (at most
+// two minutes). False when the request was cancelled meanwhile.
+bool hold_until_released(const std::filesystem::path& dir, const std::atomic<bool>* cancel) {
+    {
+        // Written whole, then renamed: a test never reads a half-written file.
+        std::ofstream(dir / "planning.tmp") << ::getpid() << "\n";
+    }
+    std::error_code ec;
+    std::filesystem::rename(dir / "planning.tmp", dir / "planning", ec);
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+    while (!std::filesystem::exists(dir / "release", ec) && std::chrono::steady_clock::now() < give_up) {
+        if (cancel && cancel->load()) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return true;
 }
 
 }  // namespace
@@ -184,6 +209,7 @@ Result<ChatResponse> ScriptedBackend::chat(const ChatRequest& request, const std
     const std::string last = request.messages.empty() ? std::string() : request.messages.back().content;
     const std::string last_lower = lower_case(last);
     std::string content;
+    std::optional<std::string> hold;
     {
         std::lock_guard lock(mutex_);
         requests_.push_back(request);
@@ -223,6 +249,10 @@ Result<ChatResponse> ScriptedBackend::chat(const ChatRequest& request, const std
         }
         chosen->used = true;
         content = chosen->entry.response;
+        hold = chosen->entry.hold;
+    }
+    if (hold && !hold_until_released(*hold, cancel)) {
+        return Error{"LLM_CANCELLED", "the request to the scripted backend was cancelled", {}, {}};
     }
     if (on_delta) on_delta(content);
     ChatResponse response;

@@ -79,6 +79,39 @@ Error run_not_waiting(std::string code, const store::Run& run, std::string_view 
     return error;
 }
 
+// The observation a resumed run's last step got while it waited, reported once the run is claimed
+// (under its lease's epoch, so a resumer that lost the race writes nothing to the shared log).
+void emit_resumed_observation(RunEventSubscriber* events, const store::Run& run, const RunLeaseHold* lease) {
+    const auto& entry = run.steps.back();
+    if (!events || !entry.observation) return;
+    RunEvent event{RunEventType::observation, run.id, static_cast<int>(run.steps.size()), entry.observation->content,
+                   json::object{{"tool", entry.action->tool}, {"success", entry.observation->success}}};
+    event.lease_epoch = lease ? lease->epoch() : 0;
+    events->on_event(event);
+}
+
+// APPROVAL_STILL_PENDING, ELICITATION_STILL_PENDING: the run waits on what a person may still act on.
+Error still_pending(std::string code, const store::Run& run, std::string_view what, const std::string& id,
+                    std::string_view state, std::string_view act) {
+    Error error{std::move(code),
+                std::string(what) + " " + id + " is still " + std::string(state) + " — " + std::string(act) + " first",
+                {},
+                {}};
+    error.details[std::string(what) + "_id"] = id;
+    error.details["run_id"] = run.id;
+    return error;
+}
+
+Error approval_still_pending(const store::Run& run, policy::ApprovalState state) {
+    return still_pending("APPROVAL_STILL_PENDING", run, "approval", run.approval_id, policy::to_string(state),
+                         "approve it with `skillhost approvals approve " + run.approval_id + "` or reject it");
+}
+
+Error elicitation_still_pending(const store::Run& run, policy::ElicitationState state) {
+    return still_pending("ELICITATION_STILL_PENDING", run, "elicitation", run.elicitation_id, policy::to_string(state),
+                         "answer it with `skillhost elicitations answer " + run.elicitation_id + "`");
+}
+
 std::string detail_text(const Error& error, std::string_view key) {
     const auto* v = error.details.if_contains(key);
     return v && v->is_string() ? std::string(v->as_string()) : std::string();
@@ -88,6 +121,29 @@ std::string detail_text(const Error& error, std::string_view key) {
 
 Status Operator::can_continue_here(const store::Run& run) const {
     return has_plugin_versions_of(run, parts_.catalog().get());
+}
+
+Status Operator::resumable(const store::Run& run) const {
+    if (run.status == RunStatus::interrupted) return can_continue_here(run);
+    if (run.status == RunStatus::awaiting_approval && !run.approval_id.empty()) {
+        auto record = parts_.pipeline->parts().approvals->get(run.approval_id);
+        if (!record) return record.error();
+        if (record->state == policy::ApprovalState::pending || record->state == policy::ApprovalState::approved)
+            return approval_still_pending(run, record->state);
+        return can_continue_here(run);
+    }
+    auto* questions = parts_.pipeline->parts().elicitations;
+    if (run.status == RunStatus::awaiting_input && !run.elicitation_id.empty() && questions) {
+        auto record = questions->get(run.elicitation_id);
+        if (!record) return record.error();
+        if (record->state == policy::ElicitationState::pending || record->state == policy::ElicitationState::answered)
+            return elicitation_still_pending(run, record->state);
+        return can_continue_here(run);
+    }
+    Error error = run_not_waiting("RUN_NOT_RESUMABLE", run,
+                                  "not interrupted and not waiting on an approval or a question that has ended");
+    error.suggestions.push_back("follow it with GET /v1/runs/" + run.id + "/events");
+    return error;
 }
 
 Result<store::Run> Operator::resume_after_approval(std::string_view run_id, RunEventSubscriber* events,
@@ -106,17 +162,7 @@ Result<store::Run> Operator::resume_after_approval(std::string_view run_id, RunE
     obs.mode = parts_.config.observation_mode;
     switch (record->state) {
         case policy::ApprovalState::pending:
-        case policy::ApprovalState::approved: {
-            Error error{"APPROVAL_STILL_PENDING",
-                        "approval " + run.approval_id + " is still " + policy::to_string(record->state) +
-                            " — approve it with `skillhost approvals approve " + run.approval_id +
-                            "` or reject it first",
-                        {},
-                        {}};
-            error.details["approval_id"] = run.approval_id;
-            error.details["run_id"] = run.id;
-            return error;
-        }
+        case policy::ApprovalState::approved: return approval_still_pending(run, record->state);
         case policy::ApprovalState::executed:
         case policy::ApprovalState::failed:
             obs = observation_of_call(record->result, record->state == policy::ApprovalState::executed,
@@ -152,12 +198,7 @@ Result<store::Run> Operator::resume_after_approval(std::string_view run_id, RunE
     auto lease = hold_lease(run.id, cancel);
     if (!lease) return lease.error();
     if (auto claimed = parts_.runs->claim(run, RunStatus::awaiting_approval); !claimed) return claimed.error();
-    if (events) {
-        RunEvent event{RunEventType::observation, run.id, static_cast<int>(run.steps.size()),
-                       entry.observation->content,
-                       json::object{{"tool", entry.action->tool}, {"success", entry.observation->success}}};
-        events->on_event(event);
-    }
+    emit_resumed_observation(events, run, lease.value().get());
     return drive(run, user.value(), events, 0, std::move(cancel), std::move(lease.value()));
 }
 
@@ -183,16 +224,7 @@ Result<store::Run> Operator::resume_after_input(std::string_view run_id, RunEven
     std::optional<RunEvent> paused_again;
     switch (record->state) {
         case policy::ElicitationState::pending:
-        case policy::ElicitationState::answered: {
-            Error error{"ELICITATION_STILL_PENDING",
-                        "elicitation " + run.elicitation_id + " is still " + policy::to_string(record->state) +
-                            " — answer it with `skillhost elicitations answer " + run.elicitation_id + "` first",
-                        {},
-                        {}};
-            error.details["elicitation_id"] = run.elicitation_id;
-            error.details["run_id"] = run.id;
-            return error;
-        }
+        case policy::ElicitationState::answered: return elicitation_still_pending(run, record->state);
         case policy::ElicitationState::expired: {
             // Nobody answered: the skill's question stays unanswered, never guessed.
             store::Observation obs;
@@ -245,7 +277,10 @@ Result<store::Run> Operator::resume_after_input(std::string_view run_id, RunEven
     if (paused_again) {
         // Still waiting, on what the step asked this time: stored with the new id, nothing driven.
         if (auto claimed = parts_.runs->claim(run, RunStatus::awaiting_input); !claimed) return claimed.error();
-        if (events) events->on_event(*paused_again);
+        if (events) {
+            paused_again->lease_epoch = lease.value() ? lease.value()->epoch() : 0;
+            events->on_event(*paused_again);
+        }
         return run;
     }
     run.status = RunStatus::running;
@@ -253,12 +288,7 @@ Result<store::Run> Operator::resume_after_input(std::string_view run_id, RunEven
     run.error.reset();
     // Compare-and-set, as after an approval: of two processes resuming this run, one drives it.
     if (auto claimed = parts_.runs->claim(run, RunStatus::awaiting_input); !claimed) return claimed.error();
-    if (events) {
-        RunEvent event{RunEventType::observation, run.id, static_cast<int>(run.steps.size()),
-                       entry.observation->content,
-                       json::object{{"tool", tool}, {"success", entry.observation->success}}};
-        events->on_event(event);
-    }
+    emit_resumed_observation(events, run, lease.value().get());
     return drive(run, user.value(), events, 0, std::move(cancel), std::move(lease.value()));
 }
 

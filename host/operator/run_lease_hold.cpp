@@ -15,9 +15,12 @@ Result<std::unique_ptr<RunLeaseHold>> RunLeaseHold::acquire(store::RunLeases& le
 
 RunLeaseHold::RunLeaseHold(store::RunLeases& leases, store::RunLease lease, std::chrono::milliseconds heartbeat,
                            std::shared_ptr<std::atomic<bool>> cancel)
-    : leases_(leases), heartbeat_(heartbeat), cancel_(std::move(cancel)), lease_(std::move(lease)), heartbeats_([this] {
-          beat();
-      }) {}
+    : leases_(leases),
+      heartbeat_(heartbeat),
+      cancel_(std::move(cancel)),
+      epoch_(lease.epoch),
+      lease_(std::move(lease)),
+      heartbeats_([this] { beat(); }) {}
 
 RunLeaseHold::~RunLeaseHold() {
     {

@@ -27,15 +27,24 @@ http::status status_for(const Error& error) {
     static const std::set<std::string, std::less<>> forbidden{
         "MODE_FORBIDS", "DENIED_BY_RULE",   "TRUST_TOO_LOW", "POLICY_DENIED", "NOT_ALLOWED_TO_RESOLVE",
         "FORBIDDEN",    "PATH_NOT_ALLOWED", "MISSING_SCOPE", "SELF_APPROVAL", "NOT_ALLOWED_TO_ANSWER"};
-    static const std::set<std::string, std::less<>> conflict{
-        "APPROVAL_ALREADY_RESOLVED",    "APPROVAL_EXPIRED",
-        "APPROVAL_STILL_PENDING",       "APPROVAL_NOT_CLAIMED",
-        "RUN_NOT_AWAITING_APPROVAL",    "RUN_NOT_WAITING_FOR_GUIDANCE",
-        "RUN_ALREADY_FINISHED",         "RUN_BUSY",
-        "RUN_ALREADY_RESUMED",          "RUN_NOT_INTERRUPTED",
-        "ELICITATION_ALREADY_ANSWERED", "ELICITATION_EXPIRED",
-        "ELICITATION_NOT_ANSWERED",     "RUN_NOT_AWAITING_INPUT",
-        "ELICITATION_STILL_PENDING",    "RUN_STILL_WORKING"};
+    static const std::set<std::string, std::less<>> conflict{"APPROVAL_ALREADY_RESOLVED",
+                                                             "APPROVAL_EXPIRED",
+                                                             "APPROVAL_STILL_PENDING",
+                                                             "APPROVAL_NOT_CLAIMED",
+                                                             "RUN_NOT_AWAITING_APPROVAL",
+                                                             "RUN_NOT_WAITING_FOR_GUIDANCE",
+                                                             "RUN_ALREADY_FINISHED",
+                                                             "RUN_BUSY",
+                                                             "RUN_ALREADY_RESUMED",
+                                                             "RUN_NOT_INTERRUPTED",
+                                                             "ELICITATION_ALREADY_ANSWERED",
+                                                             "ELICITATION_EXPIRED",
+                                                             "ELICITATION_NOT_ANSWERED",
+                                                             "RUN_NOT_AWAITING_INPUT",
+                                                             "ELICITATION_STILL_PENDING",
+                                                             "RUN_STILL_WORKING",
+                                                             "RUN_NOT_RESUMABLE",
+                                                             "RUN_PLUGIN_VERSION_MISSING"};
     const std::string_view code = error.code;
     if (code == "APPROVAL_REQUIRED" || code == "ELICITATION_REQUIRED") return http::status::accepted;
     if (ends_with(code, "_NOT_FOUND")) return http::status::not_found;

@@ -1,4 +1,4 @@
-// /v1/runs: start operator runs (optionally streaming their events), read, list, cancel, guide.
+// /v1/runs: start operator runs (optionally streaming their events), read, list, cancel, guide, resume.
 #include "server/api_services.hpp"
 
 #include <boost/json.hpp>
@@ -216,6 +216,15 @@ void add_run_routes(RouteTable& routes, ApiServices& s) {
         return json_response(http::status::ok, result.value());
     });
     routes.add(http::verb::post, "/v1/runs/{id}/guidance", [&s](ApiRequest& req) { return guide_run(s, req); });
+    // For a run nothing continues by itself: interrupted (on SQLite, where no sweeper resumes
+    // runs), or waiting on an approval or question that ended without resuming it.
+    routes.add(http::verb::post, "/v1/runs/{id}/resume", [&s](ApiRequest& req) -> Reply {
+        req.allow_query({});
+        const std::string id = req.param("id");
+        (void)visible_run(s, req, id);
+        if (auto st = s.runs.resume_stopped(id); !st) throw ApiFailure(st.error());
+        return json_response(http::status::accepted, accepted(id));
+    });
 }
 
 }  // namespace skillhost::server

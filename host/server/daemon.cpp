@@ -179,6 +179,7 @@ Status Daemon::start() {
         parts.op = operators_.op.get();
         RunHub* hub = runs_.get();
         parts.resume_interrupted = [hub](const std::string& id) { return hub->resume_interrupted(id); };
+        parts.resume_stopped = [hub](const std::string& id) { return hub->resume_stopped(id); };
         parts.working = [hub](const std::string& id) { return hub->working(id); };
         app::HostRuntime* host = &host_;
         parts.catalog_version = [host] { return host->snapshot()->version(); };

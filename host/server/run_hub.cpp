@@ -3,6 +3,7 @@
 #include <boost/json/serialize.hpp>
 #include <spdlog/spdlog.h>
 
+#include <set>
 #include <thread>
 
 namespace skillhost::server {
@@ -43,10 +44,15 @@ class RunHub::Publisher final : public op::RunEventSubscriber {
 public:
     Publisher(RunHub& hub, std::string run_id) : hub_(hub), run_id_(std::move(run_id)) {}
     void on_event(const op::RunEvent& event) override {
-        hub_.publish(run_id_, StreamEvent{op::to_string(event.type), json::serialize(event.to_json())});
+        if (event.lease_epoch > 0) epoch_ = event.lease_epoch;
+        hub_.publish(run_id_, StreamEvent{op::to_string(event.type), json::serialize(event.to_json())},
+                     event.lease_epoch);
     }
+    // The lease epoch of the run's last event: how the run ended or paused is logged under it.
+    std::int64_t epoch() const { return epoch_; }
 
 private:
+    std::int64_t epoch_ = 0;
     RunHub& hub_;
     std::string run_id_;
 };
@@ -122,7 +128,7 @@ void RunHub::spawn(const std::string& run_id, std::shared_ptr<std::atomic<bool>>
         } catch (const std::exception& e) {
             outcome = Error{"INTERNAL", std::string("the run failed unexpectedly: ") + e.what(), {}, {}};
         }
-        finish(run_id, outcome);
+        finish(run_id, outcome, publisher.epoch());
     }).detach();
 }
 
@@ -131,9 +137,9 @@ void RunHub::subscribe_locked(Tracked& tracked, const std::shared_ptr<EventChann
     tracked.subscribers.push_back(channel);
 }
 
-void RunHub::log_event(const std::string& run_id, StreamEvent& event) {
-    if (!log_) return;
-    auto seq = log_->append(run_id, event.name, event.data);
+bool RunHub::log_event(const std::string& run_id, StreamEvent& event, std::int64_t lease_epoch) {
+    if (!log_) return true;
+    auto seq = log_->append(run_id, event.name, event.data, lease_epoch);
     if (!seq && seq.error().code == "EVENT_TOO_LARGE" && event.name == "end") {
         // The full record is in the run store; the log says how the run ended.
         boost::system::error_code ec;
@@ -144,18 +150,24 @@ void RunHub::log_event(const std::string& run_id, StreamEvent& event) {
                 if (const auto* v = record.as_object().if_contains(key)) brief[key] = *v;
         }
         brief["truncated"] = true;
-        seq = log_->append(run_id, event.name, json::serialize(brief));
+        seq = log_->append(run_id, event.name, json::serialize(brief), lease_epoch);
+    }
+    if (!seq && seq.error().code == "RUN_LEASE_LOST") {
+        // Another instance drives the run: what this one would add is said in its own log only.
+        spdlog::warn("run {}: the {} event was not logged: {}", run_id, event.name, seq.error().message);
+        return false;
     }
     if (!seq) {
         spdlog::warn("run {}: the {} event is not in the event log ({}: {}); it is streamed live only", run_id,
                      event.name, seq.error().code, seq.error().message);
-        return;
+        return true;
     }
     event.id = std::to_string(seq.value());
+    return true;
 }
 
-void RunHub::publish(const std::string& run_id, StreamEvent event) {
-    log_event(run_id, event);
+void RunHub::publish(const std::string& run_id, StreamEvent event, std::int64_t lease_epoch) {
+    if (!log_event(run_id, event, lease_epoch)) return;
     std::lock_guard lock(mutex_);
     auto it = tracked_.find(run_id);
     if (it == tracked_.end()) return;
@@ -194,12 +206,16 @@ void RunHub::prune_locked() {
     }
 }
 
-void RunHub::finish(const std::string& run_id, const Result<store::Run>& outcome) {
+void RunHub::finish(const std::string& run_id, const Result<store::Run>& outcome, std::int64_t lease_epoch) {
     // How the run ended or paused goes into its log first, so streams elsewhere see it too.
-    // Another process or instance drives the run now (or will, having the plugin versions it needs).
-    const bool driven_elsewhere =
-        !outcome && (outcome.error().code == "RUN_ALREADY_RESUMED" || outcome.error().code == "RUN_LEASE_HELD" ||
-                     outcome.error().code == "RUN_LEASE_LOST");
+    // Another process or instance drives the run now (or will, having the plugin versions it needs),
+    // or a resumer found it no longer waiting (another one claimed it first) or still waiting on a
+    // person: only the claimant logs how the run ends.
+    static const std::set<std::string, std::less<>> not_this_drivers{
+        "RUN_ALREADY_RESUMED",       "RUN_LEASE_HELD",         "RUN_LEASE_LOST",         "RUN_NOT_INTERRUPTED",
+        "RUN_NOT_AWAITING_APPROVAL", "RUN_NOT_AWAITING_INPUT", "APPROVAL_STILL_PENDING", "ELICITATION_STILL_PENDING",
+        "RUN_PLUGIN_VERSION_MISSING"};
+    bool driven_elsewhere = !outcome && not_this_drivers.count(outcome.error().code) > 0;
     StreamEvent logged;
     if (!outcome && !driven_elsewhere) {
         spdlog::warn("run {}: {}: {}", run_id, outcome.error().code, outcome.error().message);
@@ -209,7 +225,10 @@ void RunHub::finish(const std::string& run_id, const Result<store::Run>& outcome
     } else if (outcome) {
         logged = {"status", json::serialize(status_event(outcome.value()))};
     }
-    if (!logged.name.empty()) log_event(run_id, logged);
+    if (!logged.name.empty() && !log_event(run_id, logged, lease_epoch)) {
+        logged = {};
+        driven_elsewhere = true;
+    }
     std::lock_guard lock(mutex_);
     auto it = tracked_.find(run_id);
     Work resume_now;
@@ -340,6 +359,15 @@ Status RunHub::resume_after_input(const std::string& run_id) {
 Status RunHub::resume_interrupted(const std::string& run_id) {
     return resume(run_id, [this, run_id](op::RunEventSubscriber* sink, std::shared_ptr<std::atomic<bool>> flag) {
         return op_.resume_interrupted(run_id, sink, std::move(flag));
+    });
+}
+
+Status RunHub::resume_stopped(const std::string& run_id) {
+    auto run = runs_.get(run_id);
+    if (!run) return run.error();
+    if (auto may = op_.resumable(run.value()); !may) return may.error();
+    return resume(run_id, [this, run_id](op::RunEventSubscriber* sink, std::shared_ptr<std::atomic<bool>> flag) {
+        return op_.resume(run_id, sink, std::move(flag));
     });
 }
 
