@@ -1,4 +1,5 @@
 #include "plugin/runner_cgroups.hpp"
+#include "plugin/error_codes.hpp"
 
 #include <sys/statfs.h>
 #include <unistd.h>
@@ -127,7 +128,7 @@ fs::path RunnerCgroups::pids_leaf_of(const fs::path& leaf) const {
 Result<fs::path> RunnerCgroups::create_leaf(std::string_view name, std::uint64_t memory_bytes,
                                             std::uint64_t max_tasks) {
     std::lock_guard lock(mutex_);
-    if (!placement_.available) return Error{"CGROUP_FAILED", placement_.reason};
+    if (!placement_.available) return Error{errors::kCgroupFailed, placement_.reason};
     std::string problem;
     if (placement_.version == 1) {
         // The host's pid in the name: hosts sharing a group (tests, several daemons) never share a
@@ -143,7 +144,7 @@ Result<fs::path> RunnerCgroups::create_leaf(std::string_view name, std::uint64_t
         if (!ec) fs::create_directory(pids, ec);
         if (ec) {
             remove_leaf(leaf);
-            return Error{"CGROUP_FAILED",
+            return Error{errors::kCgroupFailed,
                          "cannot create " + name_part + " under the cgroup v1 hierarchies (" + ec.message() + ")"};
         }
         // Memory as the kernel counts it: anonymous memory, page cache, tmpfs, shared memory and
@@ -157,7 +158,7 @@ Result<fs::path> RunnerCgroups::create_leaf(std::string_view name, std::uint64_t
         if (!ok) {
             remove_leaf(leaf);
             remove_leaf(pids);
-            return Error{"CGROUP_FAILED", problem};
+            return Error{errors::kCgroupFailed, problem};
         }
         return leaf;
     }
@@ -170,14 +171,14 @@ Result<fs::path> RunnerCgroups::create_leaf(std::string_view name, std::uint64_t
             placement_.available = false;
             placement_.reason =
                 ec ? "cannot create " + (placement_.base / host_leaf).string() + " (" + ec.message() + ")" : problem;
-            return Error{"CGROUP_FAILED", placement_.reason};
+            return Error{errors::kCgroupFailed, placement_.reason};
         }
         prepared_ = true;
     }
     const fs::path leaf = placement_.base / ("runner-" + std::string(name) + "-" + std::to_string(next_leaf_++));
     std::error_code ec;
     fs::create_directory(leaf, ec);
-    if (ec) return Error{"CGROUP_FAILED", "cannot create " + leaf.string() + " (" + ec.message() + ")"};
+    if (ec) return Error{errors::kCgroupFailed, "cannot create " + leaf.string() + " (" + ec.message() + ")"};
     // oom.group: an out-of-memory kill ends the whole runner, never one thread of it.
     bool ok = write_control(leaf / "memory.oom.group", "1", problem);
     if (ok && memory_bytes > 0) ok = write_control(leaf / "memory.max", std::to_string(memory_bytes), problem);
@@ -186,7 +187,7 @@ Result<fs::path> RunnerCgroups::create_leaf(std::string_view name, std::uint64_t
     if (ok && max_tasks > 0) ok = write_control(leaf / "pids.max", std::to_string(max_tasks), problem);
     if (!ok) {
         remove_leaf(leaf);
-        return Error{"CGROUP_FAILED", problem};
+        return Error{errors::kCgroupFailed, problem};
     }
     return leaf;
 }

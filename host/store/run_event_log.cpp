@@ -1,4 +1,5 @@
 #include "store/run_event_log.hpp"
+#include "store/error_codes.hpp"
 
 #include "db/postgres_connection.hpp"
 #include "db/postgres_schema.hpp"
@@ -115,7 +116,7 @@ Result<std::unique_ptr<RunEventLog>> RunEventLog::open(const db::StorageLocation
 }
 
 Error event_too_large_error(std::string_view run_id, std::size_t bytes) {
-    Error error{"EVENT_TOO_LARGE",
+    Error error{errors::kEventTooLarge,
                 "an event of run " + std::string(run_id) + " has " + std::to_string(bytes) +
                     " bytes, more than the event log keeps (" + std::to_string(max_run_event_payload_bytes) + ")",
                 {},
