@@ -1,4 +1,5 @@
 #include "db/postgres_connection.hpp"
+#include "db/error_codes.hpp"
 
 #include <libpq-fe.h>
 
@@ -94,10 +95,10 @@ Result<PgConnection> PgConnection::open(std::string_view url, std::chrono::secon
     const char* values[] = {timeout.c_str(), "skillhost", dbname.c_str(), nullptr};
     pg_conn* conn = PQconnectdbParams(keywords, values, 1);
     if (conn == nullptr) {
-        return Error{"DATABASE_ERROR", "cannot connect to PostgreSQL: out of memory", {}, {}};
+        return Error{errors::kDatabaseError, "cannot connect to PostgreSQL: out of memory", {}, {}};
     }
     if (PQstatus(conn) != CONNECTION_OK) {
-        Error error{"DATABASE_ERROR",
+        Error error{errors::kDatabaseError,
                     "cannot connect to PostgreSQL: " + trimmed(PQerrorMessage(conn)),
                     {},
                     {"check storage.url in skillhost.yaml, that the server is running, and that the role may log in "
@@ -148,7 +149,7 @@ Error PgConnection::error(std::string_view doing, pg_result* result) const {
     const char* state = result == nullptr ? nullptr : PQresultErrorField(result, PG_DIAG_SQLSTATE);
     std::string message = result != nullptr ? PQresultErrorMessage(result) : "";
     if (message.empty()) message = PQerrorMessage(conn_);
-    Error error{"DATABASE_ERROR",
+    Error error{errors::kDatabaseError,
                 "PostgreSQL " + target_ + ": " + std::string(doing) + " failed: " + trimmed(message),
                 {},
                 {"check that the server is up and that `skillhost db check` reports the schema current"}};
@@ -158,7 +159,7 @@ Error PgConnection::error(std::string_view doing, pg_result* result) const {
 }
 
 Error PgConnection::unavailable(std::string_view why) const {
-    Error error{"DATABASE_UNAVAILABLE",
+    Error error{errors::kDatabaseUnavailable,
                 "PostgreSQL " + target_ + " cannot be reached: " + std::string(why),
                 {},
                 {"retry in a moment: skillhost reconnects by itself once the server is back",
@@ -246,7 +247,7 @@ Result<PgResult> PgConnection::query(std::string_view sql, const std::vector<PgP
         // libpq reads a text parameter up to its first NUL, and PostgreSQL text cannot hold one:
         // refuse rather than store a silently shortened value.
         if (p && p->find('\0') != std::string::npos) {
-            Error e{"DATABASE_ERROR",
+            Error e{errors::kDatabaseError,
                     "PostgreSQL " + target_ +
                         ": a value to store contains a NUL byte, which PostgreSQL text "
                         "cannot hold",
@@ -277,11 +278,11 @@ Result<PgResult> PgConnection::query(std::string_view sql, const std::vector<PgP
 }
 
 bool is_unavailable(const Error& error) {
-    return error.code == "DATABASE_UNAVAILABLE";
+    return error.is(errors::kDatabaseUnavailable);
 }
 
 std::string sqlstate_of(const Error& error) {
-    if (error.code != "DATABASE_ERROR") return {};
+    if (!error.is(errors::kDatabaseError)) return {};
     const auto* state = error.details.if_contains("sqlstate");
     return state != nullptr && state->is_string() ? std::string(state->as_string()) : std::string();
 }

@@ -1,4 +1,5 @@
 #include "db/sqlite_connection.hpp"
+#include "db/error_codes.hpp"
 
 #include <fcntl.h>
 #include <sqlite3.h>
@@ -17,7 +18,7 @@ Result<SqliteConnection> SqliteConnection::open(const std::filesystem::path& fil
     std::error_code ec;
     if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
     if (ec) {
-        Error error{"DATABASE_ERROR",
+        Error error{errors::kDatabaseError,
                     "cannot create the directory " + file.parent_path().string() +
                         " for the database: " + ec.message() + "; check the home directory's permissions",
                     {},
@@ -119,7 +120,8 @@ Error SqliteConnection::error(std::string_view doing) const {
     } else if (cause == storage_cause_permission) {
         advice = "; the daemon may not write it: fix the permissions of the home directory and its files";
     }
-    Error error{"DATABASE_ERROR",
+    // A cause the operator can fix (disk, file system, permissions): unavailable until then.
+    Error error{cause.empty() ? errors::kDatabaseError : errors::kDatabaseErrorUnavailable,
                 "database " + file_.string() + ": " + std::string(doing) + " failed: " + what + advice,
                 {},
                 {}};

@@ -1,4 +1,5 @@
 #include "exec/executor.hpp"
+#include "exec/error_codes.hpp"
 
 #include "base/user_id.hpp"
 #include "exec/argument_validation.hpp"
@@ -6,6 +7,7 @@
 #include "exec/error_suggestions.hpp"
 #include "exec/known_directories.hpp"
 #include "base/worker_pool.hpp"
+#include "exec/plugin_error.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -47,13 +49,12 @@ bool is_error_code(std::string_view code) {
 }
 
 Error plugin_error(const std::string& plugin_name, std::string_view skill_id, const plugin::RawOutcome& raw) {
-    Error error;
-    error.code = raw.error_code;
-    error.message = raw.error_message;
-    if (!is_error_code(error.code)) {
-        error.details["reported_code"] = raw.error_code;
-        error.code = "PLUGIN_ERROR_UNSPECIFIED";
-    }
+    // The plugin's own code, passed on as it gave it; one that is not UPPER_SNAKE is unspecified.
+    // The host's own codes for what happened to the plugin (PLUGIN_CRASHED, ...) keep their kind.
+    const bool well_formed = is_error_code(raw.error_code);
+    Error error = well_formed ? error_from_plugin_call(raw.error_code, raw.error_message)
+                              : Error{errors::kPluginErrorUnspecified, raw.error_message};
+    if (!well_formed) error.details["reported_code"] = raw.error_code;
     if (error.message.empty())
         error.message = "skill " + std::string(skill_id) + " of plugin " + plugin_name + " failed with " + error.code +
                         " without a message";
@@ -77,15 +78,15 @@ std::optional<Error> interpret(const plugin::RawOutcome& raw, const std::string&
     if (raw.written == Written::error) return plugin_error(plugin_name, skill_id, raw);
     if (raw.status == SKILLHOST_STATUS_OK) {
         if (raw.written == Written::nothing)
-            return Error{"PLUGIN_NO_RESULT", who +
-                                                 " returned OK without writing a result; report this to the "
-                                                 "plugin author"};
+            return Error{errors::kPluginNoResult, who +
+                                                      " returned OK without writing a result; report this to the "
+                                                      "plugin author"};
         boost::system::error_code ec;
         output = json::parse(raw.result_json, ec);
         if (ec) {
-            Error error{"PLUGIN_INVALID_RESULT", who + " returned a result that is not valid JSON (" + ec.message() +
-                                                     "): '" + text_prefix(raw.result_json) +
-                                                     "'; report this to the plugin author"};
+            Error error{errors::kPluginInvalidResult, who + " returned a result that is not valid JSON (" +
+                                                          ec.message() + "): '" + text_prefix(raw.result_json) +
+                                                          "'; report this to the plugin author"};
             error.details["result_prefix"] = text_prefix(raw.result_json, 200);
             error.details["parse_error"] = ec.message();
             return error;
@@ -93,8 +94,9 @@ std::optional<Error> interpret(const plugin::RawOutcome& raw, const std::string&
         return std::nullopt;
     }
     if (raw.status == SKILLHOST_STATUS_CANCELLED)
-        return Error{"CANCELLED", who + " stopped because it was asked to; call again if the result is still needed"};
-    Error error{"PLUGIN_ERROR_UNSPECIFIED",
+        return Error{errors::kCancelled,
+                     who + " stopped because it was asked to; call again if the result is still needed"};
+    Error error{errors::kPluginErrorUnspecified,
                 who + " returned status " + std::to_string(raw.status) + " without writing an error" +
                     (raw.written == Written::result ? " (it wrote a result but reported failure)" : "") +
                     "; report this to the plugin author"};
@@ -127,12 +129,12 @@ bool stopped_by_deadline(const plugin::RawOutcome& raw, std::optional<Clock::tim
                          const std::atomic<bool>* caller_cancel) {
     if (!deadline || Clock::now() < *deadline) return false;
     if (caller_cancel && caller_cancel->load()) return false;
-    return raw.status == SKILLHOST_STATUS_CANCELLED || raw.error_code == "CANCELLED";
+    return raw.status == SKILLHOST_STATUS_CANCELLED || raw.error_code == errors::kCancelled.name;
 }
 
 Error timeout_error(const std::string& skill_id, const std::string& plugin_name, std::chrono::milliseconds timeout) {
-    Error error{"TIMEOUT", skill_id + " did not finish within " + std::to_string(timeout.count()) +
-                               " ms and was asked to stop; ask for less at once or allow a larger timeout"};
+    Error error{errors::kTimeout, skill_id + " did not finish within " + std::to_string(timeout.count()) +
+                                      " ms and was asked to stop; ask for less at once or allow a larger timeout"};
     error.details["timeout_ms"] = timeout.count();
     error.details["plugin"] = plugin_name;
     return error;
@@ -171,7 +173,7 @@ struct BlockingGate {
     Result<std::string> pass(Service service) {
         {
             std::lock_guard lock(mutex);
-            if (!open) return Error{"CANCELLED", "the call already ended"};
+            if (!open) return Error{errors::kCancelled, "the call already ended"};
             ++running;
         }
         struct Leave {
@@ -238,7 +240,7 @@ public:
                 return answer(fail(timeout_error(spec->id, plugin_name, timeout)));
             }
             const bool running = entered_.load(std::memory_order_acquire);
-            Error error{"CANCELLED",
+            Error error{errors::kCancelled,
                         why == Expiry::shutdown
                             ? "the call to " + spec->id + " was stopped because the host is shutting down"
                         : running ? "the call to " + spec->id + " was cancelled while running; it was asked to stop"
@@ -339,9 +341,9 @@ private:
 
     SkillResult interpret_outcome(const plugin::RawOutcome& raw, const std::string& host_failure) const {
         if (!host_failure.empty())
-            return fail(Error{"PLUGIN_ERROR_UNSPECIFIED", "calling " + spec->id + " of plugin " + plugin_name +
-                                                              " failed inside the host: " + host_failure +
-                                                              "; try again"});
+            return fail(Error{errors::kPluginErrorUnspecified, "calling " + spec->id + " of plugin " + plugin_name +
+                                                                   " failed inside the host: " + host_failure +
+                                                                   "; try again"});
         if (stopped_by_deadline(raw, deadline_at, cancel.get()))
             return fail(timeout_error(spec->id, plugin_name, timeout));
         if (raw.extra_writes > 0)
@@ -463,21 +465,22 @@ void Executor::start(const PreparedCall& call, CallerContext caller, CallOptions
         state->cancel = options.cancel;
     } catch (const std::exception& e) {
         SkillResult result =
-            failed_call(spec.id, Error{"EXECUTOR_UNAVAILABLE", std::string("the host could not run the call: ") +
-                                                                   e.what() + "; wait a moment and retry"});
+            failed_call(spec.id, Error{errors::kExecutorUnavailable, std::string("the host could not run the call: ") +
+                                                                         e.what() + "; wait a moment and retry"});
         if (state && state->done) return state->done(std::move(result));
         if (done) done(std::move(result));
         return;
     }
     try {
         if (!is_valid_user_id(caller.user_id)) {
-            Error error{"INVALID_USER_ID", "user id \"" + text_prefix(caller.user_id, 40) +
-                                               "\" is not a valid user id; use " + std::string(user_id_rule)};
+            Error error{errors::kInvalidUserId, "user id \"" + text_prefix(caller.user_id, 40) +
+                                                    "\" is not a valid user id; use " + std::string(user_id_rule)};
             error.details["user_id"] = text_prefix(caller.user_id, 128);
             return state->refuse(std::move(error));
         }
         if (options.cancel && options.cancel->load())
-            return state->refuse(Error{"CANCELLED", "the call to " + spec.id + " was cancelled before it started"});
+            return state->refuse(
+                Error{errors::kCancelled, "the call to " + spec.id + " was cancelled before it started"});
 
         state->timeout = options.timeout.value_or(std::chrono::milliseconds(spec.timeout_ms));
         if (state->timeout.count() > 0) state->deadline_at = state->started + state->timeout;
@@ -499,8 +502,9 @@ void Executor::start(const PreparedCall& call, CallerContext caller, CallOptions
             dir += "/plugins/";
             dir += state->plugin_name;
             if (auto ec = directories_->ensure(dir)) {
-                Error error{"DATA_DIR_UNAVAILABLE", "cannot create the plugin data directory " + dir + " (" +
-                                                        ec.message() + "); check that the skillhost home is writable"};
+                Error error{errors::kDataDirUnavailable, "cannot create the plugin data directory " + dir + " (" +
+                                                             ec.message() +
+                                                             "); check that the skillhost home is writable"};
                 error.details["data_dir"] = dir;
                 error.details["reason"] = ec.message();
                 return state->refuse(std::move(error));
@@ -511,7 +515,7 @@ void Executor::start(const PreparedCall& call, CallerContext caller, CallOptions
         context.user_id = std::move(caller.user_id);
         context.workspace_root = std::move(caller.workspace_root);
         if (options.idempotency_key.size() > SKILLHOST_IDEMPOTENCY_KEY_MAX_BYTES) {
-            Error error{"IDEMPOTENCY_KEY_TOO_LONG",
+            Error error{errors::kIdempotencyKeyTooLong,
                         "the idempotency key of a call to " + spec.id + " has " +
                             std::to_string(options.idempotency_key.size()) + " bytes, more than " +
                             std::to_string(SKILLHOST_IDEMPOTENCY_KEY_MAX_BYTES),
@@ -537,7 +541,7 @@ void Executor::start(const PreparedCall& call, CallerContext caller, CallOptions
                                      " calls already wait for one");
     } catch (const std::exception& e) {
         // Only before the call was handed on: afterwards nothing here throws.
-        state->refuse(Error{"EXECUTOR_UNAVAILABLE",
+        state->refuse(Error{errors::kExecutorUnavailable,
                             std::string("the host could not run the call: ") + e.what() + "; wait a moment and retry"});
     }
 }

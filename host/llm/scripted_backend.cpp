@@ -1,4 +1,5 @@
 #include "llm/scripted_backend.hpp"
+#include "llm/error_codes.hpp"
 
 #include "base/guarded_yaml.hpp"
 
@@ -26,7 +27,7 @@ std::string lower_case(std::string text) {
 namespace json = boost::json;
 
 Error script_error(const std::string& source, int line, const std::string& problem) {
-    Error error{"LLM_SCRIPT_INVALID",
+    Error error{errors::kLlmScriptInvalid,
                 source + (line > 0 ? ":" + std::to_string(line) : "") + ": " + problem +
                     " — each entry needs `response` and may have `role` and `match` (text to look for)",
                 {},
@@ -151,7 +152,7 @@ Result<std::shared_ptr<ScriptedBackend>> ScriptedBackend::load(const std::filesy
     const std::string source = path.string();
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-        Error error{"LLM_SCRIPT_NOT_FOUND",
+        Error error{errors::kLlmScriptNotFound,
                     "cannot read the script " + source +
                         " — check the `script` path in models.yaml (relative paths "
                         "start at the directory of models.yaml)",
@@ -204,7 +205,7 @@ Result<ChatResponse> ScriptedBackend::chat(const ChatRequest& request, const std
                                            const StreamDeltaHandler& on_delta) {
     const auto started = std::chrono::steady_clock::now();
     if (cancel && cancel->load()) {
-        return Error{"LLM_CANCELLED", "the request to the scripted backend was cancelled", {}, {}};
+        return Error{errors::kLlmCancelled, "the request to the scripted backend was cancelled", {}, {}};
     }
     const std::string last = request.messages.empty() ? std::string() : request.messages.back().content;
     const std::string last_lower = lower_case(last);
@@ -233,7 +234,7 @@ Result<ChatResponse> ScriptedBackend::chat(const ChatRequest& request, const std
             std::size_t used = 0;
             for (const auto& slot : slots_) used += slot.used ? 1 : 0;
             const std::string asked = last.size() > 200 ? last.substr(0, 200) + "…" : last;
-            Error error{"LLM_SCRIPT_EXHAUSTED",
+            Error error{errors::kLlmScriptExhausted,
                         "the script " + source_ + " has no unused response for role " + request.role + " (" +
                             std::to_string(used) + " of " + std::to_string(slots_.size()) +
                             " responses used); last message: \"" + asked +
@@ -252,7 +253,7 @@ Result<ChatResponse> ScriptedBackend::chat(const ChatRequest& request, const std
         hold = chosen->entry.hold;
     }
     if (hold && !hold_until_released(*hold, cancel)) {
-        return Error{"LLM_CANCELLED", "the request to the scripted backend was cancelled", {}, {}};
+        return Error{errors::kLlmCancelled, "the request to the scripted backend was cancelled", {}, {}};
     }
     if (on_delta) on_delta(content);
     ChatResponse response;

@@ -1,4 +1,5 @@
 #include "operator/operator.hpp"
+#include "operator/error_codes.hpp"
 
 #include "llm/builtin_answer.hpp"
 #include "operator/observation_format.hpp"
@@ -36,7 +37,7 @@ store::Observation observation_from_result(const exec::SkillResult& result, cons
             limit_text(render_observation(config.observation_mode, tool, result.output), config.observation_max_chars);
     } else {
         obs.raw = result.error.to_json();
-        obs.error = store::ObservationError{result.error.code, result.error.message, result.error.suggestions};
+        obs.error = store::ObservationError{result.error.code.str(), result.error.message, result.error.suggestions};
         obs.content = "FAILED " + result.error.code + ": " + result.error.message;
     }
     return obs;
@@ -83,7 +84,7 @@ std::shared_ptr<const Operator::PlannerCatalog> Operator::planner_catalog(const 
 Result<policy::UserContext> Operator::user_for(const store::Run& run) const {
     const auto& resolve = parts_.pipeline->parts().resolve_user;
     if (!resolve) {
-        return Error{"USER_UNRESOLVABLE", "the host cannot look up users, so the run cannot resume", {}, {}};
+        return Error{errors::kUserUnresolvable, "the host cannot look up users, so the run cannot resume", {}, {}};
     }
     auto user = resolve(run.user_id);
     if (!user) return user.error();
@@ -123,7 +124,7 @@ Status Operator::check_goal(std::string_view goal) const {
     for (unsigned char c : goal) chars += (c & 0xC0) != 0x80 ? 1 : 0;
     const auto limit = static_cast<std::size_t>(parts_.config.max_goal_chars);
     if (chars <= limit) return {};
-    Error error{"GOAL_TOO_LONG",
+    Error error{errors::kGoalTooLong,
                 "the goal has " + std::to_string(chars) + " characters; the limit is " + std::to_string(limit),
                 {},
                 {"state the goal in fewer words and put long material in a file the skills can read, or raise "
@@ -223,7 +224,7 @@ bool Operator::stop_if_cancelled(Session& session) {
     auto& run = session.run;
     run.status = RunStatus::cancelled;
     run.finished_ms = store::unix_ms_now();
-    Error error{"RUN_CANCELLED", "the run was cancelled before it finished", {}, {}};
+    Error error{errors::kRunCancelled, "the run was cancelled before it finished", {}, {}};
     error.details["steps"] = run.steps.size();
     session.emit(RunEventType::error, error.message, error.to_json());
     run.error = std::move(error);
@@ -239,8 +240,9 @@ Result<store::Run> Operator::drive(store::Run& run, const policy::UserContext& u
     session.lease = lease.get();
     session.max_steps = max_steps > 0 ? max_steps : parts_.config.max_steps;
     if (!session.catalog) {
-        finish_failed(session,
-                      Error{"CATALOG_UNAVAILABLE", "no skill catalog is loaded; check the plugin directories", {}, {}});
+        finish_failed(
+            session,
+            Error{errors::kCatalogUnavailable, "no skill catalog is loaded; check the plugin directories", {}, {}});
         if (auto saved = save_run(session); !saved) return saved.error();
         return run;
     }

@@ -1,4 +1,5 @@
 #include "operator/run_lease_hold.hpp"
+#include "store/error_codes.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -65,7 +66,7 @@ void RunLeaseHold::beat() {
 }
 
 Status RunLeaseHold::noticed(Status status) {
-    if (!status && status.error().code == "RUN_LEASE_LOST") {
+    if (!status && status.error().is(errors::kRunLeaseLost)) {
         lost_.store(true);
         if (cancel_) cancel_->store(true);
     }

@@ -1,4 +1,7 @@
 #include "server/run_hub.hpp"
+#include "operator/error_codes.hpp"
+#include "server/error_codes.hpp"
+#include "store/error_codes.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <spdlog/spdlog.h>
@@ -91,14 +94,16 @@ RunHub::~RunHub() {
 
 Status RunHub::admit_locked(const std::string& user_id, bool limited) const {
     if (!accepting_) {
-        return Error{
-            "SHUTTING_DOWN", "the server is shutting down and starts no more runs", {}, {"try again once it is back"}};
+        return Error{errors::kShuttingDown,
+                     "the server is shutting down and starts no more runs",
+                     {},
+                     {"try again once it is back"}};
     }
     if (!limited) return {};
     unsigned mine = 0;
     for (const auto& [id, tracked] : tracked_) mine += tracked.working && tracked.user_id == user_id ? 1 : 0;
     if (mine >= options_.max_runs_per_user) {
-        Error e{"TOO_MANY_RUNS",
+        Error e{errors::kTooManyRuns,
                 "user " + user_id + " already has " + std::to_string(mine) +
                     " runs working (server.max_runs_per_user = " + std::to_string(options_.max_runs_per_user) + ")",
                 {},
@@ -122,11 +127,11 @@ std::shared_ptr<std::atomic<bool>> RunHub::begin_locked(const std::string& run_i
 void RunHub::spawn(const std::string& run_id, std::shared_ptr<std::atomic<bool>> cancel, Work work) {
     std::thread([this, run_id, cancel = std::move(cancel), work = std::move(work)] {
         Publisher publisher(*this, run_id);
-        Result<store::Run> outcome = Error{"INTERNAL", "the run's thread failed", {}, {}};
+        Result<store::Run> outcome = Error{errors::kInternal, "the run's thread failed", {}, {}};
         try {
             outcome = work(&publisher, cancel);
         } catch (const std::exception& e) {
-            outcome = Error{"INTERNAL", std::string("the run failed unexpectedly: ") + e.what(), {}, {}};
+            outcome = Error{errors::kInternal, std::string("the run failed unexpectedly: ") + e.what(), {}, {}};
         }
         finish(run_id, outcome, publisher.epoch());
     }).detach();
@@ -140,7 +145,7 @@ void RunHub::subscribe_locked(Tracked& tracked, const std::shared_ptr<EventChann
 bool RunHub::log_event(const std::string& run_id, StreamEvent& event, std::int64_t lease_epoch) {
     if (!log_) return true;
     auto seq = log_->append(run_id, event.name, event.data, lease_epoch);
-    if (!seq && seq.error().code == "EVENT_TOO_LARGE" && event.name == "end") {
+    if (!seq && seq.error().is(errors::kEventTooLarge) && event.name == "end") {
         // The full record is in the run store; the log says how the run ended.
         boost::system::error_code ec;
         auto record = json::parse(event.data, ec);
@@ -211,11 +216,14 @@ void RunHub::finish(const std::string& run_id, const Result<store::Run>& outcome
     // Another process or instance drives the run now (or will, having the plugin versions it needs),
     // or a resumer found it no longer waiting (another one claimed it first) or still waiting on a
     // person: only the claimant logs how the run ends.
-    static const std::set<std::string, std::less<>> not_this_drivers{
-        "RUN_ALREADY_RESUMED",       "RUN_LEASE_HELD",         "RUN_LEASE_LOST",         "RUN_NOT_INTERRUPTED",
-        "RUN_NOT_AWAITING_APPROVAL", "RUN_NOT_AWAITING_INPUT", "APPROVAL_STILL_PENDING", "ELICITATION_STILL_PENDING",
-        "RUN_PLUGIN_VERSION_MISSING"};
-    bool driven_elsewhere = !outcome && not_this_drivers.count(outcome.error().code) > 0;
+    bool driven_elsewhere = false;
+    if (!outcome) {
+        for (const ErrorCode& code :
+             {errors::kRunAlreadyResumed, errors::kRunLeaseHeld, errors::kRunLeaseLost, errors::kRunNotInterrupted,
+              errors::kRunNotAwaitingApproval, errors::kRunNotAwaitingInput, errors::kApprovalStillPending,
+              errors::kElicitationStillPending, errors::kRunPluginVersionMissing})
+            driven_elsewhere = driven_elsewhere || outcome.error().is(code);
+    }
     StreamEvent logged;
     if (!outcome && !driven_elsewhere) {
         spdlog::warn("run {}: {}: {}", run_id, outcome.error().code, outcome.error().message);
@@ -393,7 +401,7 @@ Status RunHub::resume(const std::string& run_id, Work work) {
             // its pause and returned. Refusing here would leave the run waiting for an approval that
             // is already resolved; instead it resumes as soon as it has paused.
             if (it->second.resume_when_paused) {
-                return Error{"RUN_BUSY", "run " + run_id + " is already working and about to resume", {}, {}};
+                return Error{errors::kRunBusy, "run " + run_id + " is already working and about to resume", {}, {}};
             }
             if (!accepting_) return admit_locked(run->user_id, false);
             it->second.resume_when_paused = std::move(work);
@@ -409,7 +417,8 @@ Status RunHub::resume(const std::string& run_id, Work work) {
 Status RunHub::guide(const std::string& run_id, std::string text, const policy::UserContext& user,
                      std::shared_ptr<EventChannel> events) {
     if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
-        return Error{"GUIDANCE_EMPTY", "the guidance is empty — say what the operator should do differently", {}, {}};
+        return Error{
+            errors::kGuidanceEmpty, "the guidance is empty — say what the operator should do differently", {}, {}};
     }
     std::shared_ptr<std::atomic<bool>> cancel;
     {
@@ -419,13 +428,13 @@ Status RunHub::guide(const std::string& run_id, std::string text, const policy::
         await_pausing_locked(lock, run_id, run->status);
         auto it = tracked_.find(run_id);
         if (it != tracked_.end() && it->second.working) {
-            return Error{"RUN_BUSY",
+            return Error{errors::kRunBusy,
                          "run " + run_id + " is working; guidance is for runs that stopped and asked for it",
                          {},
                          {}};
         }
         if (run->status != RunStatus::needs_guidance) {
-            Error e{"RUN_NOT_WAITING_FOR_GUIDANCE",
+            Error e{errors::kRunNotWaitingForGuidance,
                     "run " + run_id + " is " + store::to_string(run->status) +
                         "; only runs that need guidance can be guided",
                     {},
@@ -459,7 +468,7 @@ Result<json::object> RunHub::cancel(const std::string& run_id) {
     }
     if (!run) return run.error();
     if (terminal(run->status)) {
-        Error e{"RUN_ALREADY_FINISHED",
+        Error e{errors::kRunAlreadyFinished,
                 "run " + run_id + " already ended " + store::to_string(run->status) + "; nothing to cancel",
                 {},
                 {}};
@@ -469,7 +478,7 @@ Result<json::object> RunHub::cancel(const std::string& run_id) {
     store::Run stopped = std::move(run.value());
     stopped.status = RunStatus::cancelled;
     stopped.finished_ms = store::unix_ms_now();
-    Error reason{"RUN_CANCELLED", "the run was cancelled before it finished", {}, {}};
+    Error reason{errors::kRunCancelled, "the run was cancelled before it finished", {}, {}};
     reason.details["steps"] = stopped.steps.size();
     stopped.error = std::move(reason);
     if (auto saved = runs_.save(stopped); !saved) return saved.error();
@@ -574,7 +583,7 @@ Result<std::shared_ptr<EventChannel>> RunHub::attach(const std::string& run_id, 
     auto run = runs_.get(run_id);
     std::optional<std::string> started_elsewhere;  // the user of a run another instance started, not stored yet
     if (!run) {
-        if (run.error().code == "RUN_NOT_FOUND" && options_.follow_other_instances)
+        if (run.error().is(errors::kRunNotFound) && options_.follow_other_instances)
             started_elsewhere = logged_user(run_id);
         if (!started_elsewhere) return run.error();
     }

@@ -1,4 +1,5 @@
 #include "store/postgres_run_lease.hpp"
+#include "store/error_codes.hpp"
 
 #include "db/postgres_connection.hpp"
 #include "db/postgres_schema.hpp"
@@ -72,7 +73,7 @@ Result<RunLease> PostgresRunLeases::acquire(std::string_view run_id) {
     if (!holder) return holder.error();
     const std::string owner = holder->rows() == 1 ? holder->text(0, 0) : "another instance";
     const std::int64_t left_ms = holder->rows() == 1 ? holder->integer(0, 2) : 0;
-    Error error{"RUN_LEASE_HELD",
+    Error error{errors::kRunLeaseHeld,
                 "run " + id + " is being executed by instance " + owner + " (its lease runs for another " +
                     std::to_string(left_ms) + " ms); it can be resumed elsewhere only after that lease expires",
                 {},

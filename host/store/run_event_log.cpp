@@ -1,4 +1,5 @@
 #include "store/run_event_log.hpp"
+#include "store/error_codes.hpp"
 
 #include "db/postgres_connection.hpp"
 #include "db/postgres_schema.hpp"
@@ -37,7 +38,7 @@ constexpr const char* select_after =
     "SELECT seq, kind, payload, created_ms FROM run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3";
 
 Error stale_writer_error(std::string_view run_id, std::int64_t epoch) {
-    Error error{"RUN_LEASE_LOST",
+    Error error{errors::kRunLeaseLost,
                 "an event of run " + std::string(run_id) + " written under lease epoch " + std::to_string(epoch) +
                     " was refused: another instance took the run over and writes its events now",
                 {},
@@ -138,7 +139,7 @@ Result<std::unique_ptr<RunEventLog>> RunEventLog::open(const db::StorageLocation
 }
 
 Error event_too_large_error(std::string_view run_id, std::size_t bytes) {
-    Error error{"EVENT_TOO_LARGE",
+    Error error{errors::kEventTooLarge,
                 "an event of run " + std::string(run_id) + " has " + std::to_string(bytes) +
                     " bytes, more than the event log keeps (" + std::to_string(max_run_event_payload_bytes) + ")",
                 {},

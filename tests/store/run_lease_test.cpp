@@ -209,7 +209,7 @@ TEST_F(PostgresRunLeases, OfManyInstancesClaimingOneStepExactlyOneWins) {
                 return;
             }
             auto claim = leases[i]->claim_step(*lease, 0);
-            outcomes[i] = claim ? "claimed" : claim.error().code;
+            outcomes[i] = claim ? std::string("claimed") : claim.error().code.str();
         });
     for (auto& t : threads) t.join();
     EXPECT_EQ(std::count(outcomes.begin(), outcomes.end(), "claimed"), 1);
