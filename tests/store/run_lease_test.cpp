@@ -299,9 +299,11 @@ TEST_F(PostgresRunLeases, AStalledSweeperIsReplacedOnceItsElectionExpiresAndSwee
     EXPECT_EQ((*runs)->get(orphan.id)->status, RunStatus::interrupted);
 
     // Woken up, the stalled instance finds the election taken (the live one renews it at each
-    // sweep) and sweeps nothing.
-    const store::Run second_orphan = orphaned_run(**runs, **dead, "orphaned later");
+    // sweep) and sweeps nothing, though there is an expired run to sweep. The live instance sweeps
+    // before that run is orphaned: otherwise it would (rightly) interrupt it itself.
     ASSERT_TRUE((*live)->sweep_expired()->elected);
+    const store::Run second_orphan = orphaned_run(**runs, **dead, "orphaned later");
+    std::this_thread::sleep_for(20ms);  // the dead instance's 1 ms lease on it expires
     auto woken = (*stalled)->sweep_expired();
     ASSERT_TRUE(woken.ok()) << woken.error().message;
     EXPECT_FALSE(woken->elected);
