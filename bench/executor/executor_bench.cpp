@@ -5,7 +5,7 @@
 
 #include "exec/argument_validation.hpp"
 #include "exec/executor.hpp"
-#include "exec/worker_pool.hpp"
+#include "base/worker_pool.hpp"
 #include "plugin/plugin_loader.hpp"
 
 #include <benchmark/benchmark.h>
@@ -113,7 +113,7 @@ void BM_PrepareArgumentsEcho(benchmark::State& state) {
 BENCHMARK(BM_PrepareArgumentsEcho)->Repetitions(5)->ReportAggregatesOnly(true);
 
 // The hand-off alone: submit an empty job to the executor's pool and wait (blocked) until it ran.
-class EmptyJob final : public exec::PoolJob {
+class EmptyJob final : public PoolJob {
 public:
     std::mutex mutex;
     std::condition_variable ran;
@@ -126,10 +126,10 @@ public:
 };
 
 void BM_WorkerPoolRoundTrip(benchmark::State& state) {
-    exec::WorkerPool pool;
+    WorkerPool pool;
     for (auto _ : state) {
         auto job = std::make_shared<EmptyJob>();
-        pool.submit(job);
+        if (!pool.submit(job)) state.SkipWithError("the pool refused a job");
         std::unique_lock lock(job->mutex);
         job->ran.wait(lock, [&] { return job->done; });
     }

@@ -1,4 +1,7 @@
 #include "app/elicitation_actions.hpp"
+#include "app/error_codes.hpp"
+#include "operator/error_codes.hpp"
+#include "policy/error_codes.hpp"
 
 namespace skillhost::app {
 
@@ -18,7 +21,7 @@ std::optional<Error> run_moved_on(HostRuntime& host, const policy::ElicitationRe
     const std::string status = store::to_string(run->status);
     if (run->status == store::RunStatus::running) {
         // It asked a moment ago and is still saving its pause: the question stands.
-        Error e{"RUN_STILL_WORKING",
+        Error e{errors::kRunStillWorking,
                 "run " + *run_id + " that asked this question is still saving its pause; answer again in a moment",
                 {},
                 {"wait for the run's `status` event (awaiting_input), then answer"}};
@@ -26,7 +29,7 @@ std::optional<Error> run_moved_on(HostRuntime& host, const policy::ElicitationRe
         e.details["elicitation_id"] = record.id;
         return e;
     }
-    Error e{"RUN_NOT_AWAITING_INPUT",
+    Error e{errors::kRunNotAwaitingInput,
             "run " + *run_id + " that asked this question is " + status +
                 " and no longer waits for it; the question is closed and the answer not used",
             {},
@@ -56,7 +59,7 @@ Result<policy::ElicitationRecord> visible_elicitation(HostRuntime& host, const p
     auto record = host.elicitations->get(id);
     if (!record) return record.error();
     if (user.role != policy::Role::owner && record->user_id != user.user_id) {
-        Error e{"ELICITATION_NOT_FOUND",
+        Error e{errors::kElicitationNotFound,
                 "no elicitation " + std::string(id) + " for user " + user.user_id,
                 {},
                 {"`skillhost elicitations list` (GET /v1/elicitations) lists yours"}};

@@ -1,4 +1,5 @@
 #include "app/host_runtime.hpp"
+#include "app/error_codes.hpp"
 
 #include "plugin/isolation_config.hpp"
 
@@ -85,7 +86,7 @@ Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config
     std::error_code ec;
     std::filesystem::create_directories(rt->config.plugin_cache_dir(), ec);
     if (ec) {
-        return Error{"HOME_NOT_WRITABLE",
+        return Error{errors::kHomeNotWritable,
                      "cannot create " + rt->config.plugin_cache_dir().string() + ": " + ec.message(),
                      {},
                      {"pass a writable directory with --home or set SKILLHOST_HOME"}};
@@ -157,7 +158,7 @@ Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config
 Status start_watching(HostRuntime& runtime) {
     if (!runtime.watched) {
         return Error{
-            "CATALOG_NOT_LIVE", "this runtime was loaded with a fixed catalog; it has nothing to watch", {}, {}};
+            errors::kCatalogNotLive, "this runtime was loaded with a fixed catalog; it has nothing to watch", {}, {}};
     }
     return runtime.watched->start();
 }

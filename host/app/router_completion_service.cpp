@@ -1,4 +1,6 @@
 #include "app/router_completion_service.hpp"
+#include "llm/error_codes.hpp"
+#include "plugin/error_codes.hpp"
 
 #include <boost/json.hpp>
 
@@ -8,7 +10,7 @@ namespace {
 namespace json = boost::json;
 
 Error bad_request(const std::string& problem) {
-    return Error{"LLM_BAD_REQUEST",
+    return Error{errors::kLlmBadRequest,
                  "the completion request is invalid: " + problem +
                      " — send {\"messages\":[{\"role\":\"system|user|assistant\",\"content\":\"...\"}], "
                      "\"temperature\"?: number, \"max_tokens\"?: integer, \"json_schema\"?: object}",
@@ -81,9 +83,9 @@ Result<std::string> RouterCompletionService::complete(const plugin::CompletionOr
     auto response = router_->chat(*request);
     if (!response) {
         Error error = response.error();
-        if (error.code == "LLM_NO_MODEL") {
-            error.details["cause_code"] = error.code;
-            error.code = "LLM_UNAVAILABLE";
+        if (error.is(errors::kLlmNoModel)) {
+            error.details["cause_code"] = error.code.str();
+            error.recode(errors::kLlmUnavailable);
         }
         error.details["user"] = std::string(origin.user_id);
         return error;

@@ -9,6 +9,8 @@ namespace {
 
 // Interrupted runs looked at per sweep, so a backlog is worked off in bounded steps.
 constexpr std::size_t max_resumes_per_sweep = 20;
+// Waiting runs looked at per sweep (each a lookup of its approval or question).
+constexpr std::size_t max_waiting_looked_at = 100;
 // Runs remembered as not continuable here; past this the memory starts over.
 constexpr std::size_t max_remembered = 1000;
 
@@ -83,6 +85,28 @@ void SharedStateSweeper::sweep() {
         }
     }
     resume_interrupted_runs();
+    resume_runs_waiting_on_nothing();
+}
+
+void SharedStateSweeper::resume_runs_waiting_on_nothing() {
+    if (!parts_.resume_stopped) return;
+    for (const auto status : {store::RunStatus::awaiting_approval, store::RunStatus::awaiting_input}) {
+        store::RunFilter filter;
+        filter.status = status;
+        filter.limit = max_waiting_looked_at;
+        auto waiting = parts_.runs->list(filter);
+        if (!waiting) {
+            spdlog::warn("serve: listing waiting runs failed: {}", waiting.error().message);
+            continue;
+        }
+        for (const auto& run : *waiting) {
+            if (parts_.working && parts_.working(run.id)) continue;
+            // Still waiting on a person for most of them (APPROVAL_STILL_PENDING): nothing started.
+            if (auto resumed = parts_.resume_stopped(run.id); resumed)
+                spdlog::info("serve: run {} was left {} on something that ended; resuming it", run.id,
+                             store::to_string(status));
+        }
+    }
 }
 
 void SharedStateSweeper::resume_interrupted_runs() {

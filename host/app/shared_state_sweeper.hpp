@@ -1,10 +1,13 @@
 // A daemon's share of the upkeep of state several instances keep in one PostgreSQL database, on a
 // thread of its own: every heartbeat it announces this instance as alive; every sweep interval the
-// instance elected by advisory lock turns runs whose lease expired into interrupted ones, expires
+// instance elected by an expiring lease (store::RunLeases::sweep_expired: a stalled instance loses
+// it) turns runs whose lease expired into interrupted ones, expires
 // approvals past their TTL, fails approvals whose executing instance is gone (never re-running
 // them) and then deletes announcements of instances dead for longer than `forget_instances_after`
-// (by then every sweep since has recovered what they held), and every instance offers to resume interrupted runs (a compare-and-set picks one, and
-// only an instance that has the plugin versions a run used takes it).
+// (by then every sweep since has recovered what they held), and every instance offers to resume
+// interrupted runs (a compare-and-set picks one, and only an instance that has the plugin versions a
+// run used takes it) and runs left waiting on an approval or question that ended without anyone
+// resuming them (its executor died, it expired, the resuming instance stopped).
 #pragma once
 
 #include "operator/operator.hpp"
@@ -31,6 +34,8 @@ struct SharedStateSweeperParts {
     // Starts resuming an interrupted run in the background (the daemon's run hub), and whether a
     // run is being worked on here already.
     std::function<Status(const std::string& run_id)> resume_interrupted;
+    // Starts resuming a run waiting on an approval or question, when that has ended (RunHub::resume_stopped).
+    std::function<Status(const std::string& run_id)> resume_stopped;
     std::function<bool(const std::string& run_id)> working;
     std::function<std::uint64_t()> catalog_version;  // a reload may bring plugin versions runs wait for
     std::chrono::milliseconds heartbeat{10000};
@@ -54,6 +59,7 @@ private:
     void loop();
     void sweep();
     void resume_interrupted_runs();
+    void resume_runs_waiting_on_nothing();
 
     SharedStateSweeperParts parts_;
     std::mutex mutex_;

@@ -1,4 +1,5 @@
 #include "app/storage_schema.hpp"
+#include "db/error_codes.hpp"
 
 #include "db/postgres_schema.hpp"
 #include "db/sqlite_schema.hpp"
@@ -66,7 +67,8 @@ std::vector<db::SqliteFileProblem> inspect_store_files(const config::HostConfig&
 
 Result<std::filesystem::path> set_aside_store_files(const config::HostConfig& config) {
     if (config.storage.backend == "postgres") {
-        return Error{"SET_ASIDE_FAILED", "the storage is PostgreSQL: there are no database files to set aside", {}, {}};
+        return Error{
+            errors::kSetAsideFailed, "the storage is PostgreSQL: there are no database files to set aside", {}, {}};
     }
     return db::set_aside_sqlite_files(config.database_file());
 }

@@ -29,10 +29,8 @@ ConfigProblem problem_at(const std::string& file, const YAML::Node& node, std::s
     return problem;
 }
 
-Error config_error(std::string code, const std::vector<ConfigProblem>& problems, std::string_view what_to_do) {
-    Error error;
-    error.code = std::move(code);
-    error.message = problems.empty() ? std::string("invalid configuration") : problems.front().to_string();
+Error config_error(const ErrorCode& code, const std::vector<ConfigProblem>& problems, std::string_view what_to_do) {
+    Error error{code, problems.empty() ? std::string("invalid configuration") : problems.front().to_string()};
     if (problems.size() > 1) {
         error.message +=
             " (and " + std::to_string(problems.size() - 1) + " more problem" + (problems.size() > 2 ? "s" : "") + ")";

@@ -29,6 +29,6 @@ ConfigProblem problem_at(const std::string& file, const YAML::Node& node, std::s
 
 // The Error for a file with problems: `code`, the first problem plus `what_to_do` as the message,
 // every problem under details.problems.
-Error config_error(std::string code, const std::vector<ConfigProblem>& problems, std::string_view what_to_do);
+Error config_error(const ErrorCode& code, const std::vector<ConfigProblem>& problems, std::string_view what_to_do);
 
 }  // namespace skillhost

@@ -1,4 +1,5 @@
 #include "base/utc_time.hpp"
+#include "base/error_codes.hpp"
 
 #include "base/duration_text.hpp"
 
@@ -115,7 +116,7 @@ Result<TimePoint> parse_time_or_age(std::string_view text, TimePoint now) {
     }
     ok = ok && month >= 1 && month <= 12 && day >= 1 && day <= 31 && hour <= 23 && minute <= 59 && second <= 60;
     if (!ok) {
-        Error error{"INVALID_TIME",
+        Error error{errors::kInvalidTime,
                     "`" + s +
                         "` is not a time; use a UTC date like 2026-11-21, a date and time like "
                         "2026-11-21T12:30:00Z, or an age like 15m, 2h or 7d",

@@ -1,4 +1,5 @@
 #include "catalog/catalog_snapshot.hpp"
+#include "catalog/error_codes.hpp"
 
 #include "catalog/catalog_render.hpp"
 
@@ -14,7 +15,7 @@ namespace {
 plugin::PluginFailure duplicate_failure(const plugin::LoadedPlugin& loser, const std::string& skill_id,
                                         const std::string& owner) {
     const auto& m = loser.manifest();
-    Error error{"DUPLICATE_SKILL",
+    Error error{errors::kDuplicateSkill,
                 "plugin " + m.name + " declares skill \"" + skill_id + "\", which plugin " + owner +
                     " already provides; rename the skill in one of the two manifests (the later plugin is "
                     "not loaded)"};

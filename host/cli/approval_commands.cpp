@@ -6,6 +6,7 @@
 #include "cli/output.hpp"
 #include "app/approval_actions.hpp"
 #include "base/utc_time.hpp"
+#include "policy/error_codes.hpp"
 
 #include <iostream>
 
@@ -43,12 +44,6 @@ void print_record(const policy::ApprovalRecord& r) {
     if (!r.result.is_null()) std::cout << "result:       " << boost::json::serialize(r.result) << "\n";
 }
 
-int report(const Error& e, bool json) {
-    if (json) print_error_json(e);
-    print_error(e);
-    return kExitFailed;
-}
-
 Result<std::pair<HostRuntime*, policy::UserContext>> acting(CliContext& ctx, const std::string& user) {
     auto rt = ctx.runtime();
     if (!rt) return rt.error();
@@ -66,7 +61,7 @@ int run_list(CliContext& ctx, const ApprovalArgs& a) {
     if (user.role != policy::Role::owner || !a.user.empty()) filter.user_id = user.user_id;
     if (!a.all) filter.states = {policy::ApprovalState::pending};
     auto records = host->approvals->list(filter);
-    if (!records) return report(records.error(), a.json);
+    if (!records) return fail_operation(records.error(), a.json);
     if (a.json) {
         boost::json::array arr;
         for (const auto& r : records.value()) arr.push_back(r.to_json());
@@ -86,13 +81,13 @@ int run_show(CliContext& ctx, const ApprovalArgs& a) {
     if (!who) return fail_setup(who.error(), a.json);
     auto [host, user] = who.value();
     auto r = host->approvals->get(a.id);
-    if (!r) return report(r.error(), a.json);
+    if (!r) return fail_operation(r.error(), a.json);
     if (user.role != policy::Role::owner && r->user_id != user.user_id) {
-        return report(Error{"APPROVAL_NOT_FOUND",
-                            "no approval " + a.id + " for user " + user.user_id,
-                            {},
-                            {"run `skillhost approvals list` to see yours"}},
-                      a.json);
+        return fail_operation(Error{errors::kApprovalNotFound,
+                                    "no approval " + a.id + " for user " + user.user_id,
+                                    {},
+                                    {"run `skillhost approvals list` to see yours"}},
+                              a.json);
     }
     if (a.json)
         print_json(r->to_json());
@@ -107,11 +102,11 @@ int run_approve(CliContext& ctx, const ApprovalArgs& a) {
     auto [host, user] = who.value();
     // Held while this process may execute the call: other instances judge its claim by it.
     auto announcement = app::InstanceAnnouncement::start(host->config);
-    if (!announcement) return report(announcement.error(), a.json);
+    if (!announcement) return fail_operation(announcement.error(), a.json);
     InProcessResumer resumer(ctx, &op::Operator::resume_after_approval);
     auto resolution = app::approve_and_resume(*host, a.id, user, resumer.callback());
     announcement->reset();  // the outcome is recorded: retire
-    if (!resolution) return report(resolution.error(), a.json);
+    if (!resolution) return fail_operation(resolution.error(), a.json);
     const policy::ApprovalRecord& record = resolution->record;
     const exec::SkillResult& result = *resolution->call;
     if (a.json) {
@@ -137,7 +132,7 @@ int run_reject(CliContext& ctx, const ApprovalArgs& a) {
     auto [host, user] = who.value();
     InProcessResumer resumer(ctx, &op::Operator::resume_after_approval);
     auto resolution = app::reject_and_resume(*host, a.id, user, a.reason, resumer.callback());
-    if (!resolution) return report(resolution.error(), a.json);
+    if (!resolution) return fail_operation(resolution.error(), a.json);
     if (a.json) {
         print_json(resolution->to_json());
         return kExitOk;

@@ -2,6 +2,7 @@
 #include "cli/operator_commands.hpp"
 #include "cli/output.hpp"
 #include "operator/observation_format.hpp"
+#include "cli/error_codes.hpp"
 
 #include <boost/json.hpp>
 
@@ -53,7 +54,7 @@ int run_ask(CliContext& ctx, const AskArgs& a) {
     if (!a.mode.empty()) {
         auto mode = policy::parse_cognitive_mode(a.mode);
         if (!mode) {
-            Error e{"INVALID_MODE", "--mode must be dual, agent or emulation, not '" + a.mode + "'", {}, {}};
+            Error e{errors::kInvalidMode, "--mode must be dual, agent or emulation, not '" + a.mode + "'", {}, {}};
             e.details["mode"] = a.mode;
             return fail_setup(e, a.json);
         }

@@ -2,6 +2,7 @@
 #include "base/json_text.hpp"
 #include "cli/cli_context.hpp"
 #include "cli/output.hpp"
+#include "cli/error_codes.hpp"
 
 #include <iostream>
 
@@ -57,7 +58,7 @@ int run_call(CliContext& ctx, const CallArgs& a) {
     boost::json::value args;
     std::string problem;
     if (!parse_json(a.args, args, problem)) {
-        Error e{"INVALID_ARGS_JSON",
+        Error e{errors::kInvalidArgsJson,
                 "--args is not valid JSON: " + problem,
                 {},
                 {"quote the JSON for your shell, e.g. --args '{\"path\":\"README.md\"}'"}};
@@ -77,12 +78,12 @@ int run_call(CliContext& ctx, const CallArgs& a) {
     const exec::SkillResult& result = outcome.result;
     if (a.json) {
         print_json(result.to_json());
-        return result.ok ? kExitOk : kExitFailed;
+        return result.ok ? kExitOk : exit_code_for(result.error.kind());
     }
     if (!result.ok) {
         print_error(result.error);
         if (outcome.elicitation_id) print_pending_question(host, *outcome.elicitation_id);
-        return kExitFailed;
+        return exit_code_for(result.error.kind());
     }
     print_json(result.output);
     print_content(result.content);

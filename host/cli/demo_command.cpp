@@ -3,6 +3,7 @@
 // executor like any other call (so they land in the plugins' own stores); files are written directly.
 #include "cli/cli_context.hpp"
 #include "cli/output.hpp"
+#include "cli/error_codes.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -104,7 +105,7 @@ int run_seed(CliContext& ctx, const std::string& user, bool force, bool json) {
     exec::CallerContext caller = host.caller(who.value());
     fs::path marker = host.config.users_dir() / caller.user_id / ".demo-seeded";
     if (fs::exists(marker) && !force) {
-        Error e{"DEMO_ALREADY_SEEDED",
+        Error e{errors::kDemoAlreadySeeded,
                 "the demo data is already in " + host.config.home.string(),
                 {},
                 {"use --force to add it again, or a fresh --home"}};

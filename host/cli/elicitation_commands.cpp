@@ -5,6 +5,7 @@
 #include "cli/cli_context.hpp"
 #include "cli/in_process_resumer.hpp"
 #include "cli/output.hpp"
+#include "policy/error_codes.hpp"
 
 #include <iostream>
 #include <map>
@@ -25,14 +26,8 @@ struct ElicitationArgs {
     bool json = false;
 };
 
-int report(const Error& e, bool json) {
-    if (json) print_error_json(e);
-    print_error(e);
-    return kExitFailed;
-}
-
 Error usage(std::string message, std::string field) {
-    Error e{"INVALID_ELICITATION_ANSWER", std::move(message), {}, {}};
+    Error e{errors::kInvalidElicitationAnswer, std::move(message), {}, {}};
     e.details["field"] = std::move(field);
     return e;
 }
@@ -114,7 +109,7 @@ int run_list(CliContext& ctx, const ElicitationArgs& a) {
     if (!a.all) filter.states = {policy::ElicitationState::pending};
     filter.limit = 1000;
     auto records = app::list_elicitations(*host, user, filter);
-    if (!records) return report(records.error(), a.json);
+    if (!records) return fail_operation(records.error(), a.json);
     if (a.json) {
         json::array arr;
         for (const auto& r : records.value()) arr.push_back(r.to_json());
@@ -134,7 +129,7 @@ int run_show(CliContext& ctx, const ElicitationArgs& a) {
     if (!who) return fail_setup(who.error(), a.json);
     auto [host, user] = who.value();
     auto record = app::visible_elicitation(*host, user, a.id);
-    if (!record) return report(record.error(), a.json);
+    if (!record) return fail_operation(record.error(), a.json);
     if (a.json) {
         print_json(record->to_json());
         return kExitOk;
@@ -151,12 +146,12 @@ int run_answer(CliContext& ctx, const ElicitationArgs& a) {
     if (!who) return fail_setup(who.error(), a.json);
     auto [host, user] = who.value();
     auto record = app::visible_elicitation(*host, user, a.id);
-    if (!record) return report(record.error(), a.json);
+    if (!record) return fail_operation(record.error(), a.json);
     auto given = answer_from(a, record.value());
-    if (!given) return report(given.error(), a.json);
+    if (!given) return fail_operation(given.error(), a.json);
     InProcessResumer resumer(ctx, &op::Operator::resume_after_input);
     auto resolution = app::answer_and_resume(*host, a.id, user, given.value(), resumer.waiting_run());
-    if (!resolution) return report(resolution.error(), a.json);
+    if (!resolution) return fail_operation(resolution.error(), a.json);
     const exec::SkillResult& result = resolution->call;
     if (a.json) {
         print_json(resolution->to_json());

@@ -27,4 +27,33 @@ int fail_setup(const Error& error, bool json) {
     return kExitUsage;
 }
 
+int exit_code_for(ErrorKind kind) {
+    switch (kind) {
+        case ErrorKind::pending:
+        case ErrorKind::invalid:
+        case ErrorKind::unauthenticated:
+        case ErrorKind::forbidden:
+        case ErrorKind::not_found:
+        case ErrorKind::unsupported:
+        case ErrorKind::not_acceptable:
+        case ErrorKind::conflict:
+        case ErrorKind::gone:
+        case ErrorKind::too_large:
+        case ErrorKind::mismatch:
+        case ErrorKind::too_many:
+        case ErrorKind::headers_too_large:
+        case ErrorKind::internal:
+        case ErrorKind::plugin:
+        case ErrorKind::unavailable:
+        case ErrorKind::timeout: return kExitFailed;
+    }
+    return kExitFailed;
+}
+
+int fail_operation(const Error& error, bool json) {
+    if (json) print_error_json(error);
+    print_error(error);
+    return exit_code_for(error.kind());
+}
+
 }  // namespace skillhost::cli

@@ -23,4 +23,11 @@ void print_json(const boost::json::value& value);
 // Reports a setup error in the selected format and returns kExitUsage.
 int fail_setup(const Error& error, bool json);
 
+// The exit code of a command whose operation failed with an error of `kind`: the one table the CLI
+// derives it from. Every kind is kExitFailed today; kExitUsage says that the command could not
+// start at all, which is where an error arose rather than its kind (fail_setup).
+int exit_code_for(ErrorKind kind);
+// Reports an operation's error in the selected format and returns exit_code_for(its kind).
+int fail_operation(const Error& error, bool json);
+
 }  // namespace skillhost::cli

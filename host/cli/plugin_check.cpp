@@ -9,6 +9,8 @@
 #include "app/chat_backends.hpp"
 #include "app/router_completion_service.hpp"
 #include "manifest/manifest.hpp"
+#include "exec/error_codes.hpp"
+#include "plugin/error_codes.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -84,7 +86,8 @@ std::string raw_outcome_problem(const plugin::RawOutcome& o) {
     if (o.written == W::nothing) return "returned without writing a result or an error";
     if (o.written == W::error) {
         // The runner died: the skill crashed (or ignored its deadline), whatever it would have said.
-        if (o.error_code == "PLUGIN_CRASHED" || o.error_code == "PLUGIN_KILLED") return o.error_message;
+        if (o.error_code == errors::kPluginCrashed.name || o.error_code == errors::kPluginKilled.name)
+            return o.error_message;
         if (o.error_code.empty()) return "wrote an error with an empty code";
         if (o.error_message.empty()) return "wrote error " + o.error_code + " with an empty message";
         return {};
@@ -137,7 +140,7 @@ void check_skill(CheckReport& report, exec::Executor& executor, const catalog::C
         auto r = executor.call(snap, spec.id, ex.args, caller);
         std::string label =
             "example " + std::to_string(i + 1) + (ex.description.empty() ? "" : " (" + ex.description + ")");
-        if (!r.ok && r.error.code == "PLUGIN_INVALID_RESULT") {
+        if (!r.ok && r.error.is(errors::kPluginInvalidResult)) {
             report_broken_outputs(report, spec.id, label, r.error);
             continue;
         }
@@ -148,15 +151,15 @@ void check_skill(CheckReport& report, exec::Executor& executor, const catalog::C
 
     // The host must reject what the schema forbids before the plugin sees it.
     auto unknown = executor.call(snap, spec.id, boost::json::object{{"__not_a_field__", 1}}, caller);
-    report.add({"rejects unknown field", spec.id, !unknown.ok && unknown.error.code == "INVALID_ARGS",
-                unknown.ok ? "the call succeeded" : unknown.error.code});
+    report.add({"rejects unknown field", spec.id, !unknown.ok && unknown.error.is(errors::kInvalidArgs),
+                unknown.ok ? "the call succeeded" : unknown.error.code.str()});
     for (const auto& [name, prop] : spec.inputs.properties) {
         boost::json::object bad;
         bad[name] = wrong_type_for(prop.type);
         if (prop.type == manifest::SchemaType::any) continue;
         auto r = executor.call(snap, spec.id, bad, caller);
-        report.add({"rejects wrong type for '" + name + "'", spec.id, !r.ok && r.error.code == "INVALID_ARGS",
-                    r.ok ? "the call succeeded" : r.error.code});
+        report.add({"rejects wrong type for '" + name + "'", spec.id, !r.ok && r.error.is(errors::kInvalidArgs),
+                    r.ok ? "the call succeeded" : r.error.code.str()});
     }
 
     // The plugin itself must answer garbage with a well-formed error, not a crash or silence.

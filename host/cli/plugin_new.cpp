@@ -4,6 +4,7 @@
 #include "cli/cli_context.hpp"
 #include "cli/output.hpp"
 #include "cli/plugin_templates.hpp"
+#include "cli/error_codes.hpp"
 
 #include <fstream>
 #include <iostream>
@@ -41,28 +42,28 @@ std::string fill(std::string_view text, const std::vector<std::pair<std::string,
     return out;
 }
 
-Error scaffold_error(std::string code, std::string message, std::string hint) {
-    return Error{std::move(code), std::move(message), {}, {std::move(hint)}};
+Error scaffold_error(const ErrorCode& code, std::string message, std::string hint) {
+    return Error{code, std::move(message), {}, {std::move(hint)}};
 }
 
 int run_new(const NewArgs& a) {
     if (!is_scaffold_name(a.name)) {
         return fail_setup(
-            scaffold_error("INVALID_PLUGIN_NAME",
+            scaffold_error(errors::kInvalidPluginName,
                            "'" + a.name + "' cannot name a plugin project: use a lowercase letter followed by up to " +
                                std::to_string(kMaxNameLength - 1) + " lowercase letters, digits or _",
                            "e.g. `skillhost plugin new units --lang cpp`"),
             false);
     }
     if (a.lang != "c" && a.lang != "cpp") {
-        return fail_setup(scaffold_error("INVALID_LANGUAGE", "--lang must be c or cpp, got '" + a.lang + "'",
+        return fail_setup(scaffold_error(errors::kInvalidLanguage, "--lang must be c or cpp, got '" + a.lang + "'",
                                          "--lang c: C99 with skill_c.h; --lang cpp: C++17 with skill.hpp"),
                           false);
     }
     const fs::path dir = a.dir.empty() ? fs::path(a.name) : fs::path(a.dir);
     std::error_code ec;
     if (fs::exists(dir, ec) && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec))) {
-        return fail_setup(scaffold_error("DIRECTORY_NOT_EMPTY",
+        return fail_setup(scaffold_error(errors::kDirectoryNotEmpty,
                                          dir.string() + " already exists and is not an empty directory; "
                                                         "nothing was written",
                                          "choose another place with --dir, or remove it first"),
@@ -85,7 +86,7 @@ int run_new(const NewArgs& a) {
         out << fill(text, values);
         out.close();
         if (ec || !out) {
-            return fail_setup(scaffold_error("WRITE_FAILED", "could not write " + file.string(),
+            return fail_setup(scaffold_error(errors::kWriteFailed, "could not write " + file.string(),
                                              "check that the directory is writable and the disk is not full"),
                               false);
         }

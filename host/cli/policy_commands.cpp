@@ -3,6 +3,8 @@
 #include "cli/cli_context.hpp"
 #include "cli/output.hpp"
 #include "exec/argument_validation.hpp"
+#include "cli/error_codes.hpp"
+#include "plugin/error_codes.hpp"
 
 #include <iostream>
 
@@ -39,7 +41,7 @@ int run_explain(CliContext& ctx, const ExplainArgs& a) {
     boost::json::value args;
     std::string problem;
     if (!parse_json(a.args, args, problem)) {
-        return fail_setup(Error{"INVALID_ARGS_JSON",
+        return fail_setup(Error{errors::kInvalidArgsJson,
                                 "--args is not valid JSON: " + problem,
                                 {},
                                 {"quote the JSON for your shell, e.g. --args '{\"path\":\"notes/a.md\"}'"}},
@@ -52,7 +54,7 @@ int run_explain(CliContext& ctx, const ExplainArgs& a) {
     if (!user) return fail_setup(user.error(), a.json);
     const auto* entry = host.catalog->find(a.skill);
     if (!entry) {
-        Error e{"SKILL_NOT_FOUND",
+        Error e{errors::kSkillNotFound,
                 "no skill named '" + a.skill + "' is loaded, so policy has nothing to decide",
                 {},
                 {"run `skillhost skills list` to see the loaded skills"}};
@@ -106,7 +108,7 @@ int run_mode_show(CliContext& ctx, const ModeArgs& a) {
 int run_mode_set(CliContext& ctx, const ModeArgs& a) {
     auto mode = policy::parse_cognitive_mode(a.mode);
     if (!mode) {
-        return fail_setup(Error{"INVALID_MODE",
+        return fail_setup(Error{errors::kInvalidMode,
                                 "unknown cognitive mode '" + a.mode + "'",
                                 {},
                                 {"use one of: dual, agent, emulation (emulation is read-only)"}},

@@ -2,6 +2,7 @@
 // `skillhost guide RUN_ID "TEXT"`.
 #include "cli/operator_commands.hpp"
 #include "cli/output.hpp"
+#include "cli/error_codes.hpp"
 
 #include <boost/json.hpp>
 
@@ -40,7 +41,7 @@ int list_runs(CliContext& ctx, const RunsArgs& a) {
     if (!a.status.empty()) {
         filter.status = store::parse_run_status(a.status);
         if (!filter.status) {
-            Error e{"INVALID_STATUS",
+            Error e{errors::kInvalidStatus,
                     "--status must be running, completed, awaiting_approval, awaiting_input, needs_guidance, failed, "
                     "cancelled or interrupted",
                     {},

@@ -1,4 +1,5 @@
 #include "cli/scratch_dir.hpp"
+#include "cli/error_codes.hpp"
 
 #include <cerrno>
 #include <cstdlib>
@@ -9,7 +10,7 @@ namespace skillhost::cli {
 Result<ScratchDir> ScratchDir::create(const std::string& prefix) {
     std::string tmpl = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
     if (!mkdtemp(tmpl.data()))
-        return Error{"TEMP_DIR_FAILED",
+        return Error{errors::kTempDirFailed,
                      "cannot create a temporary directory " + tmpl + ": " + std::strerror(errno),
                      {},
                      {"set TMPDIR to a writable directory"}};

@@ -3,6 +3,7 @@
 #include "cli/output.hpp"
 #include "config/host_config.hpp"
 #include "server/daemon.hpp"
+#include "cli/error_codes.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -32,7 +33,7 @@ int run_serve(CliContext& ctx, const ServeArgs& a) {
     if (!a.listen.empty()) {
         std::string problem;
         if (!config::parse_listen_address(a.listen, settings.host, settings.port, problem)) {
-            return fail_setup(Error{"INVALID_LISTEN", "--listen: " + problem, {}, {}}, false);
+            return fail_setup(Error{errors::kInvalidListen, "--listen: " + problem, {}, {}}, false);
         }
     }
     if (a.threads) settings.threads = a.threads;

@@ -3,6 +3,7 @@
 #include "catalog/catalog_render.hpp"
 #include "cli/cli_context.hpp"
 #include "cli/output.hpp"
+#include "plugin/error_codes.hpp"
 
 #include <iostream>
 #include <map>
@@ -66,7 +67,7 @@ int run_show(CliContext& ctx, const std::string& id, bool json) {
     const auto& snap = *rt.value()->catalog;
     const auto* entry = snap.find(id);
     if (!entry) {
-        Error e{"SKILL_NOT_FOUND",
+        Error e{errors::kSkillNotFound,
                 "no skill named '" + id + "' is loaded",
                 {},
                 {"run `skillhost skills list` to see the loaded skills"}};

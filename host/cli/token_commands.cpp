@@ -3,6 +3,7 @@
 #include "cli/cli_context.hpp"
 #include "cli/output.hpp"
 #include "policy/api_token_store.hpp"
+#include "cli/error_codes.hpp"
 
 #include <iostream>
 
@@ -77,7 +78,7 @@ int run_revoke(CliContext& ctx, const TokenArgs& a) {
     auto removed = store.value()->revoke(a.id);
     if (!removed) return fail_setup(removed.error(), a.json);
     if (removed.value() == 0) {
-        Error e{"TOKEN_NOT_FOUND", "no token with id " + a.id, {}, {"`skillhost token list` shows the ids"}};
+        Error e{errors::kTokenNotFound, "no token with id " + a.id, {}, {"`skillhost token list` shows the ids"}};
         if (a.json) print_error_json(e);
         print_error(e);
         return kExitFailed;

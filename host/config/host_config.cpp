@@ -1,4 +1,5 @@
 #include "config/host_config.hpp"
+#include "config/error_codes.hpp"
 
 #include "base/guarded_yaml.hpp"
 
@@ -30,7 +31,7 @@ fs::path resolve_against(const fs::path& base_dir, const std::string& text) {
 
 Error config_error(const fs::path& file, const YAML::Mark& mark, const std::string& key, const std::string& what) {
     Error e;
-    e.code = "CONFIG_INVALID";
+    e.recode(errors::kConfigInvalid);
     e.message = file.string() + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1) + ": " +
                 key + ": " + what;
     e.details["file"] = file.string();
@@ -424,7 +425,7 @@ Result<HostConfig> load_host_config(const ConfigSources& sources) {
         std::error_code ec;
         fs::path abs = fs::absolute(*file, ec);
         if (ec || !fs::exists(abs, ec)) {
-            Error e{"CONFIG_NOT_FOUND",
+            Error e{errors::kConfigNotFound,
                     "configuration file " + file->string() + " does not exist",
                     {},
                     {"pass an existing file with --config, or omit --config to use the defaults"}};
@@ -468,7 +469,7 @@ Result<HostConfig> load_host_config(const ConfigSources& sources) {
         std::error_code ec;
         const fs::path abs = fs::absolute(expand_home(dir.string()), ec).lexically_normal();
         if (ec || !fs::is_directory(abs, ec)) {
-            Error e{"PLUGIN_DIR_NOT_FOUND",
+            Error e{errors::kPluginDirNotFound,
                     "--plugin-dir " + dir.string() + " is not a directory",
                     {},
                     {"pass the directory that holds the plugin's manifest and library, e.g. "

@@ -1,8 +1,10 @@
 #include "db/postgres_connection.hpp"
+#include "db/error_codes.hpp"
 
 #include <libpq-fe.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <poll.h>
 #include <utility>
@@ -64,6 +66,23 @@ std::int64_t PgResult::affected() const {
     return count == nullptr || *count == '\0' ? 0 : std::strtoll(count, nullptr, 10);
 }
 
+namespace {
+
+// When any connection of this process last (re)connected: a connection waiting out its backoff
+// tries again at once once another has found the server back, instead of failing its next
+// request (a pool holds several, each broken by the same restart).
+std::atomic<std::chrono::steady_clock::rep> last_connected{0};
+
+void note_connected() {
+    last_connected.store(std::chrono::steady_clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+}
+
+bool connected_since(std::chrono::steady_clock::time_point when) {
+    return last_connected.load(std::memory_order_relaxed) > when.time_since_epoch().count();
+}
+
+}  // namespace
+
 Result<PgConnection> PgConnection::open(std::string_view url) {
     return open(url, std::chrono::seconds(10));
 }
@@ -76,10 +95,10 @@ Result<PgConnection> PgConnection::open(std::string_view url, std::chrono::secon
     const char* values[] = {timeout.c_str(), "skillhost", dbname.c_str(), nullptr};
     pg_conn* conn = PQconnectdbParams(keywords, values, 1);
     if (conn == nullptr) {
-        return Error{"DATABASE_ERROR", "cannot connect to PostgreSQL: out of memory", {}, {}};
+        return Error{errors::kDatabaseError, "cannot connect to PostgreSQL: out of memory", {}, {}};
     }
     if (PQstatus(conn) != CONNECTION_OK) {
-        Error error{"DATABASE_ERROR",
+        Error error{errors::kDatabaseError,
                     "cannot connect to PostgreSQL: " + trimmed(PQerrorMessage(conn)),
                     {},
                     {"check storage.url in skillhost.yaml, that the server is running, and that the role may log in "
@@ -89,6 +108,7 @@ Result<PgConnection> PgConnection::open(std::string_view url, std::chrono::secon
         return error;
     }
     PQsetNoticeProcessor(conn, ignore_notice, nullptr);
+    note_connected();
     return PgConnection(conn);
 }
 
@@ -129,7 +149,7 @@ Error PgConnection::error(std::string_view doing, pg_result* result) const {
     const char* state = result == nullptr ? nullptr : PQresultErrorField(result, PG_DIAG_SQLSTATE);
     std::string message = result != nullptr ? PQresultErrorMessage(result) : "";
     if (message.empty()) message = PQerrorMessage(conn_);
-    Error error{"DATABASE_ERROR",
+    Error error{errors::kDatabaseError,
                 "PostgreSQL " + target_ + ": " + std::string(doing) + " failed: " + trimmed(message),
                 {},
                 {"check that the server is up and that `skillhost db check` reports the schema current"}};
@@ -139,7 +159,7 @@ Error PgConnection::error(std::string_view doing, pg_result* result) const {
 }
 
 Error PgConnection::unavailable(std::string_view why) const {
-    Error error{"DATABASE_UNAVAILABLE",
+    Error error{errors::kDatabaseUnavailable,
                 "PostgreSQL " + target_ + " cannot be reached: " + std::string(why),
                 {},
                 {"retry in a moment: skillhost reconnects by itself once the server is back",
@@ -163,7 +183,8 @@ Status PgConnection::ensure_usable() {
     if (PQstatus(conn_) == CONNECTION_OK) return {};
     if (in_transaction_) return unavailable("the connection broke inside a transaction");
     const auto now = std::chrono::steady_clock::now();
-    if (now < next_attempt_) return unavailable("the connection broke; reconnecting");
+    if (now < next_attempt_ && !connected_since(next_attempt_ - backoff_))
+        return unavailable("the connection broke; reconnecting");
     PQreset(conn_);
     if (PQstatus(conn_) != CONNECTION_OK) {
         backoff_ = std::min<std::chrono::milliseconds>(
@@ -173,6 +194,7 @@ Status PgConnection::ensure_usable() {
     }
     backoff_ = std::chrono::milliseconds(0);
     ++reconnects_;
+    note_connected();
     for (const auto& setting : session_settings_) {
         pg_result* raw = PQexec(conn_, setting.c_str());
         const bool ok = raw != nullptr && PQresultStatus(raw) == PGRES_COMMAND_OK;
@@ -225,7 +247,7 @@ Result<PgResult> PgConnection::query(std::string_view sql, const std::vector<PgP
         // libpq reads a text parameter up to its first NUL, and PostgreSQL text cannot hold one:
         // refuse rather than store a silently shortened value.
         if (p && p->find('\0') != std::string::npos) {
-            Error e{"DATABASE_ERROR",
+            Error e{errors::kDatabaseError,
                     "PostgreSQL " + target_ +
                         ": a value to store contains a NUL byte, which PostgreSQL text "
                         "cannot hold",
@@ -256,11 +278,11 @@ Result<PgResult> PgConnection::query(std::string_view sql, const std::vector<PgP
 }
 
 bool is_unavailable(const Error& error) {
-    return error.code == "DATABASE_UNAVAILABLE";
+    return error.is(errors::kDatabaseUnavailable);
 }
 
 std::string sqlstate_of(const Error& error) {
-    if (error.code != "DATABASE_ERROR") return {};
+    if (!error.is(errors::kDatabaseError)) return {};
     const auto* state = error.details.if_contains("sqlstate");
     return state != nullptr && state->is_string() ? std::string(state->as_string()) : std::string();
 }

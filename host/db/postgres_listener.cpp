@@ -1,4 +1,5 @@
 #include "db/postgres_listener.hpp"
+#include "db/error_codes.hpp"
 
 #include <libpq-fe.h>
 
@@ -19,7 +20,7 @@ bool is_identifier(std::string_view name) {
 }
 
 Error broken_connection(PgConnection& connection) {
-    Error error{"DATABASE_ERROR",
+    Error error{errors::kDatabaseError,
                 "PostgreSQL " + connection.target() +
                     ": the listening connection broke: " + std::string(PQerrorMessage(connection.native_handle())),
                 {},
@@ -33,7 +34,7 @@ Error broken_connection(PgConnection& connection) {
 Result<std::unique_ptr<PgListener>> PgListener::open(std::string_view url, const std::vector<std::string>& channels) {
     for (const auto& channel : channels) {
         if (!is_identifier(channel)) {
-            Error error{"INVALID_CHANNEL",
+            Error error{errors::kInvalidChannel,
                         "'" + channel.substr(0, 80) +
                             "' is not a notification channel name (lower-case letters, digits and underscores, at "
                             "most 63, not starting with a digit)",
@@ -48,7 +49,8 @@ Result<std::unique_ptr<PgListener>> PgListener::open(std::string_view url, const
         if (auto st = connection->exec("LISTEN " + channel); !st) return st.error();
     int pipe_ends[2];
     if (pipe2(pipe_ends, O_CLOEXEC | O_NONBLOCK) != 0)
-        return Error{"DATABASE_ERROR", "cannot create the listener's wake-up pipe (out of file descriptors?)", {}, {}};
+        return Error{
+            errors::kDatabaseError, "cannot create the listener's wake-up pipe (out of file descriptors?)", {}, {}};
     return std::unique_ptr<PgListener>(new PgListener(std::move(connection.value()), pipe_ends[0], pipe_ends[1]));
 }
 
@@ -96,7 +98,7 @@ Result<std::vector<PgNotification>> PgListener::wait(std::chrono::milliseconds t
 
 Status notify(PgConnection& connection, std::string_view channel, std::string_view payload) {
     if (payload.size() > max_notification_payload_bytes)
-        return Error{"NOTIFICATION_TOO_LARGE",
+        return Error{errors::kNotificationTooLarge,
                      "a notification carries an id of at most " + std::to_string(max_notification_payload_bytes) +
                          " bytes, not " + std::to_string(payload.size()),
                      {},

@@ -1,4 +1,5 @@
 #include "db/postgres_pool.hpp"
+#include "db/error_codes.hpp"
 
 #include <utility>
 
@@ -58,7 +59,7 @@ Result<PgPool::Lease> PgPool::acquire() {
             continue;  // wait for one of those already open
         }
         if (returned_.wait_until(lock, deadline) == std::cv_status::timeout && idle_.empty()) {
-            Error error{"DATABASE_UNAVAILABLE",
+            Error error{errors::kDatabaseUnavailable,
                         "PostgreSQL " + target_ + ": all " + std::to_string(open_) +
                             " connections of this store stayed busy for " + std::to_string(options_.wait.count()) +
                             " ms",

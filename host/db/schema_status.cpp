@@ -1,9 +1,10 @@
 #include "db/schema_status.hpp"
+#include "db/error_codes.hpp"
 
 namespace skillhost::db {
 
 Error schema_too_new_error(const SchemaStatus& status) {
-    Error error{"SCHEMA_TOO_NEW",
+    Error error{errors::kSchemaTooNew,
                 "the " + status.backend + " database " + status.where + " is at schema version " +
                     std::to_string(status.current) + ", newer than this skillhost knows (" +
                     std::to_string(status.latest) + "); it was migrated by a newer skillhost",

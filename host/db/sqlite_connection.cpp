@@ -1,6 +1,9 @@
 #include "db/sqlite_connection.hpp"
+#include "db/error_codes.hpp"
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -15,7 +18,7 @@ Result<SqliteConnection> SqliteConnection::open(const std::filesystem::path& fil
     std::error_code ec;
     if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
     if (ec) {
-        Error error{"DATABASE_ERROR",
+        Error error{errors::kDatabaseError,
                     "cannot create the directory " + file.parent_path().string() +
                         " for the database: " + ec.message() + "; check the home directory's permissions",
                     {},
@@ -81,13 +84,30 @@ std::string_view storage_cause(int code, int system_errno) {
     return {};
 }
 
+// The errno a small write beside the database gets now (0: writing works). SQLite's own errno can
+// be stale, or EIO from an fsync after the file system turned read-only; the file system says why.
+int write_probe_errno(const std::filesystem::path& dir) {
+    const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    if (fd < 0) return errno == EOPNOTSUPP || errno == EISDIR ? 0 : errno;  // no O_TMPFILE: cannot tell
+    const int written = ::write(fd, "x", 1) == 1 ? 0 : errno;
+    ::close(fd);
+    return written;
+}
+
 }  // namespace
 
 Error SqliteConnection::error(std::string_view doing) const {
     const char* message = db_ != nullptr ? sqlite3_errmsg(db_) : "out of memory";
     const int code = db_ != nullptr ? sqlite3_extended_errcode(db_) : SQLITE_NOMEM;
-    const int system_errno = db_ != nullptr ? sqlite3_system_errno(db_) : 0;
-    const std::string_view cause = storage_cause(code, system_errno);
+    int system_errno = db_ != nullptr ? sqlite3_system_errno(db_) : 0;
+    std::string_view cause = storage_cause(code, system_errno);
+    const int primary = code & 0xff;
+    if (cause.empty() && (primary == SQLITE_IOERR || primary == SQLITE_CANTOPEN)) {
+        if (const int probed = write_probe_errno(file_.parent_path()); probed != 0) {
+            system_errno = probed;
+            cause = storage_cause(code, probed);
+        }
+    }
     std::string what = message;
     if (system_errno != 0 && !cause.empty()) what += std::string(" (") + std::strerror(system_errno) + ")";
     std::string advice = "; check that the home directory is writable and not on a network file system";
@@ -100,13 +120,15 @@ Error SqliteConnection::error(std::string_view doing) const {
     } else if (cause == storage_cause_permission) {
         advice = "; the daemon may not write it: fix the permissions of the home directory and its files";
     }
-    Error error{"DATABASE_ERROR",
+    // A cause the operator can fix (disk, file system, permissions): unavailable until then.
+    Error error{cause.empty() ? errors::kDatabaseError : errors::kDatabaseErrorUnavailable,
                 "database " + file_.string() + ": " + std::string(doing) + " failed: " + what + advice,
                 {},
                 {}};
     error.details["file"] = file_.string();
     error.details["sqlite_message"] = message;
     if (db_ != nullptr) error.details["sqlite_code"] = code;
+    if (system_errno != 0) error.details["errno"] = std::strerror(system_errno);
     if (!cause.empty()) error.details["cause"] = cause;
     return error;
 }

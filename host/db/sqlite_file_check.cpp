@@ -1,4 +1,5 @@
 #include "db/sqlite_file_check.hpp"
+#include "db/error_codes.hpp"
 
 #include <boost/json/array.hpp>
 
@@ -174,7 +175,7 @@ Error damaged_store_error(const fs::path& database_file, const std::vector<Sqlit
         listed.push_back(boost::json::object{{"file", p.file.string()}, {"problem", p.what}});
     }
     message += " nothing was changed or deleted";
-    Error error{"STORE_DAMAGED",
+    Error error{errors::kStoreDamaged,
                 std::move(message),
                 {},
                 {"keep the files: copy " + database_file.string() + "* somewhere safe before anything else",
@@ -190,7 +191,7 @@ Result<fs::path> set_aside_sqlite_files(const fs::path& database_file) {
     const fs::path dir = database_file.parent_path() / ("damaged-" + utc_stamp());
     std::error_code ec;
     if (fs::exists(dir, ec) || !fs::create_directory(dir, ec)) {
-        return Error{"SET_ASIDE_FAILED",
+        return Error{errors::kSetAsideFailed,
                      "cannot create " + dir.string() + (ec ? ": " + ec.message() : ": it exists already"),
                      {},
                      {"retry in a second, or move the files by hand"}};
@@ -200,7 +201,7 @@ Result<fs::path> set_aside_sqlite_files(const fs::path& database_file) {
         if (!fs::exists(from, ec)) continue;
         fs::rename(from, dir / from.filename(), ec);
         if (ec) {
-            return Error{"SET_ASIDE_FAILED",
+            return Error{errors::kSetAsideFailed,
                          "cannot move " + from.string() + " into " + dir.string() + ": " + ec.message(),
                          {},
                          {"move the files by hand; nothing was deleted"}};

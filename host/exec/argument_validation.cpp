@@ -1,4 +1,5 @@
 #include "exec/argument_validation.hpp"
+#include "exec/error_codes.hpp"
 
 #include "exec/near_names.hpp"
 
@@ -293,7 +294,7 @@ Status check_result(std::string_view skill_id, std::string_view plugin_name, con
     message += "; this is a bug in the plugin '" + std::string(plugin_name) +
                "': its author must fix the result or declare the field in outputs (a field that may be missing "
                "is written as type: [T, \"null\"])";
-    Error error{"PLUGIN_INVALID_RESULT", std::move(message)};
+    Error error{errors::kPluginInvalidResult, std::move(message)};
     error.details["skill"] = skill_id;
     error.details["plugin"] = plugin_name;
     json::array listed_problems;
@@ -336,7 +337,7 @@ Result<boost::json::value> prepare_arguments(std::string_view skill_id, const ma
                    " in details.problems)";
     message += "; fix the arguments and call again";
 
-    Error error{"INVALID_ARGS", std::move(message)};
+    Error error{errors::kInvalidArgs, std::move(message)};
     error.details["skill"] = skill_id;
     json::array listed_problems;
     for (const auto& p : problems) listed_problems.push_back(json::object{{"path", p.path}, {"message", p.message}});

@@ -1,4 +1,6 @@
 #include "exec/call_pipeline.hpp"
+#include "plugin/error_codes.hpp"
+#include "policy/error_codes.hpp"
 
 #include "catalog/catalog_render.hpp"
 #include "exec/elicitation_pause.hpp"
@@ -72,7 +74,7 @@ void CallPipeline::audit_refusal(const CallRequest& request, std::string_view st
     fields["mode"] = policy::to_string(request.user.mode);
     fields["outcome"] = "refused";
     fields["step"] = step;
-    fields["code"] = error.code;
+    fields["code"] = error.code.str();
     fields["reason"] = error.message;
     fields["requested_by"] = request.requested_by.to_text();
     fields["arguments"] = request.args;
@@ -226,14 +228,14 @@ Result<ApprovalOutcome> CallPipeline::approve(const catalog::CatalogSnapshot& ca
     auto prepared = prepare_call(catalog, record.skill_id, record.arguments);
     if (!prepared) {
         Error error = std::move(prepared.error());
-        if (error.code == "SKILL_NOT_FOUND") {
+        if (error.is(errors::kSkillNotFound)) {
             error.message += " (it is no longer loaded, so the approved call cannot run)";
             error.suggestions.push_back("reinstall the plugin that provides it, then request the action again");
         }
         return refuse(std::move(error));
     }
     auto user = parts_.resolve_user ? parts_.resolve_user(record.user_id)
-                                    : Result<policy::UserContext>(Error{"USER_NOT_FOUND", "no user resolver"});
+                                    : Result<policy::UserContext>(Error{errors::kUserNotFound, "no user resolver"});
     if (!user) return refuse(user.error());
     policy::Decision decision = parts_.policy->decide(user.value(), prepared->spec(), prepared->args());
     if (parts_.audit) {
@@ -270,7 +272,8 @@ Result<ApprovalOutcome> CallPipeline::approve(const catalog::CatalogSnapshot& ca
     if (!done) {
         // The call did run: the approver must not be told only that storage failed (and retry).
         Error error = std::move(done.error());
-        error.message = "approval " + record.id + " ran the call (" + (result.ok ? "ok" : result.error.code) +
+        error.message = "approval " + record.id + " ran the call (" +
+                        (result.ok ? std::string("ok") : result.error.code.str()) +
                         ") but its outcome could not be stored yet: " + error.message +
                         " (it is stored as soon as the database takes writes again; do not approve it again)";
         error.details["approval_id"] = record.id;

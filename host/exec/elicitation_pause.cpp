@@ -1,4 +1,6 @@
 #include "exec/elicitation_pause.hpp"
+#include "exec/error_codes.hpp"
+#include "plugin/error_codes.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -30,14 +32,14 @@ Result<std::string> ElicitationPause::answer(std::string_view request_json, cons
         std::lock_guard lock(mutex_);
         if (queued_) {
             // The skill was told to stop and asks again: the same answer, it must return.
-            return Error{"ELICITATION_PENDING", "this call already waits for the answer to " + queued_->id +
-                                                    "; return now, the call runs again when it comes"};
+            return Error{errors::kElicitationPending, "this call already waits for the answer to " + queued_->id +
+                                                          "; return now, the call runs again when it comes"};
         }
         position = asked_++;
     }
     if (position >= kMaxElicitationsPerCall) {
-        return Error{"ELICITATION_FAILED", "a call may ask at most " + std::to_string(kMaxElicitationsPerCall) +
-                                               " questions; ask for several fields in one form instead"};
+        return Error{errors::kElicitationFailed, "a call may ask at most " + std::to_string(kMaxElicitationsPerCall) +
+                                                     " questions; ask for several fields in one form instead"};
     }
     // An answer an earlier run of this call got, for the same question in the same place.
     if (position < answered_.size()) {
@@ -48,7 +50,7 @@ Result<std::string> ElicitationPause::answer(std::string_view request_json, cons
     }
     if (front_end) {
         auto direct = front_end(request_json, call_ended);
-        if (direct || direct.error().code != "ELICITATION_UNAVAILABLE") return direct;
+        if (direct || !direct.error().is(errors::kElicitationUnavailable)) return direct;
     }
     policy::ElicitationAsk ask = ask_;
     ask.request = std::move(request.value());
@@ -56,18 +58,18 @@ Result<std::string> ElicitationPause::answer(std::string_view request_json, cons
     for (std::size_t i = 0; i < position && i < answered_.size(); ++i) ask.prior_answers.push_back(answered_[i]);
     auto record = queue_.enqueue(ask);
     if (!record) {
-        return Error{"ELICITATION_UNAVAILABLE", "the question could not be queued for the user (" +
-                                                    record.error().message +
-                                                    "); continue without it or ask for it as an argument"};
+        return Error{errors::kElicitationUnavailable, "the question could not be queued for the user (" +
+                                                          record.error().message +
+                                                          "); continue without it or ask for it as an argument"};
     }
     std::lock_guard lock(mutex_);
     queued_ = std::move(record.value());
-    return Error{"ELICITATION_PENDING", "the user is asked later (" + queued_->id +
-                                            "); return now: the call runs again from the start with the answer"};
+    return Error{errors::kElicitationPending, "the user is asked later (" + queued_->id +
+                                                  "); return now: the call runs again from the start with the answer"};
 }
 
 Error elicitation_required(const policy::ElicitationRecord& record) {
-    Error e{"ELICITATION_REQUIRED",
+    Error e{errors::kElicitationRequired,
             "skill " + record.skill_id + " asks: " + record.message + " (elicitation " + record.id +
                 "; it runs again once you answer)",
             {},

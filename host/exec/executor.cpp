@@ -1,11 +1,13 @@
 #include "exec/executor.hpp"
+#include "exec/error_codes.hpp"
 
 #include "base/user_id.hpp"
 #include "exec/argument_validation.hpp"
 #include "exec/deadline_watcher.hpp"
 #include "exec/error_suggestions.hpp"
 #include "exec/known_directories.hpp"
-#include "exec/worker_pool.hpp"
+#include "base/worker_pool.hpp"
+#include "exec/plugin_error.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -22,6 +24,10 @@ namespace {
 
 namespace json = boost::json;
 using Clock = std::chrono::steady_clock;
+
+// Calls that may wait for a worker once every worker (up to 64) is busy with a hung or slow skill;
+// beyond this the executor refuses new calls (EXECUTOR_UNAVAILABLE) instead of queueing for ever.
+constexpr std::size_t call_queue_limit = 4096;
 
 // The wall-clock deadline a plugin sees, rounded up to a whole millisecond so the plugin never
 // sees its deadline pass before the executor's own (steady-clock) deadline does.
@@ -43,13 +49,12 @@ bool is_error_code(std::string_view code) {
 }
 
 Error plugin_error(const std::string& plugin_name, std::string_view skill_id, const plugin::RawOutcome& raw) {
-    Error error;
-    error.code = raw.error_code;
-    error.message = raw.error_message;
-    if (!is_error_code(error.code)) {
-        error.details["reported_code"] = raw.error_code;
-        error.code = "PLUGIN_ERROR_UNSPECIFIED";
-    }
+    // The plugin's own code, passed on as it gave it; one that is not UPPER_SNAKE is unspecified.
+    // The host's own codes for what happened to the plugin (PLUGIN_CRASHED, ...) keep their kind.
+    const bool well_formed = is_error_code(raw.error_code);
+    Error error = well_formed ? error_from_plugin_call(raw.error_code, raw.error_message)
+                              : Error{errors::kPluginErrorUnspecified, raw.error_message};
+    if (!well_formed) error.details["reported_code"] = raw.error_code;
     if (error.message.empty())
         error.message = "skill " + std::string(skill_id) + " of plugin " + plugin_name + " failed with " + error.code +
                         " without a message";
@@ -73,15 +78,15 @@ std::optional<Error> interpret(const plugin::RawOutcome& raw, const std::string&
     if (raw.written == Written::error) return plugin_error(plugin_name, skill_id, raw);
     if (raw.status == SKILLHOST_STATUS_OK) {
         if (raw.written == Written::nothing)
-            return Error{"PLUGIN_NO_RESULT", who +
-                                                 " returned OK without writing a result; report this to the "
-                                                 "plugin author"};
+            return Error{errors::kPluginNoResult, who +
+                                                      " returned OK without writing a result; report this to the "
+                                                      "plugin author"};
         boost::system::error_code ec;
         output = json::parse(raw.result_json, ec);
         if (ec) {
-            Error error{"PLUGIN_INVALID_RESULT", who + " returned a result that is not valid JSON (" + ec.message() +
-                                                     "): '" + text_prefix(raw.result_json) +
-                                                     "'; report this to the plugin author"};
+            Error error{errors::kPluginInvalidResult, who + " returned a result that is not valid JSON (" +
+                                                          ec.message() + "): '" + text_prefix(raw.result_json) +
+                                                          "'; report this to the plugin author"};
             error.details["result_prefix"] = text_prefix(raw.result_json, 200);
             error.details["parse_error"] = ec.message();
             return error;
@@ -89,8 +94,9 @@ std::optional<Error> interpret(const plugin::RawOutcome& raw, const std::string&
         return std::nullopt;
     }
     if (raw.status == SKILLHOST_STATUS_CANCELLED)
-        return Error{"CANCELLED", who + " stopped because it was asked to; call again if the result is still needed"};
-    Error error{"PLUGIN_ERROR_UNSPECIFIED",
+        return Error{errors::kCancelled,
+                     who + " stopped because it was asked to; call again if the result is still needed"};
+    Error error{errors::kPluginErrorUnspecified,
                 who + " returned status " + std::to_string(raw.status) + " without writing an error" +
                     (raw.written == Written::result ? " (it wrote a result but reported failure)" : "") +
                     "; report this to the plugin author"};
@@ -123,12 +129,12 @@ bool stopped_by_deadline(const plugin::RawOutcome& raw, std::optional<Clock::tim
                          const std::atomic<bool>* caller_cancel) {
     if (!deadline || Clock::now() < *deadline) return false;
     if (caller_cancel && caller_cancel->load()) return false;
-    return raw.status == SKILLHOST_STATUS_CANCELLED || raw.error_code == "CANCELLED";
+    return raw.status == SKILLHOST_STATUS_CANCELLED || raw.error_code == errors::kCancelled.name;
 }
 
 Error timeout_error(const std::string& skill_id, const std::string& plugin_name, std::chrono::milliseconds timeout) {
-    Error error{"TIMEOUT", skill_id + " did not finish within " + std::to_string(timeout.count()) +
-                               " ms and was asked to stop; ask for less at once or allow a larger timeout"};
+    Error error{errors::kTimeout, skill_id + " did not finish within " + std::to_string(timeout.count()) +
+                                      " ms and was asked to stop; ask for less at once or allow a larger timeout"};
     error.details["timeout_ms"] = timeout.count();
     error.details["plugin"] = plugin_name;
     return error;
@@ -167,7 +173,7 @@ struct BlockingGate {
     Result<std::string> pass(Service service) {
         {
             std::lock_guard lock(mutex);
-            if (!open) return Error{"CANCELLED", "the call already ended"};
+            if (!open) return Error{errors::kCancelled, "the call already ended"};
             ++running;
         }
         struct Leave {
@@ -234,7 +240,7 @@ public:
                 return answer(fail(timeout_error(spec->id, plugin_name, timeout)));
             }
             const bool running = entered_.load(std::memory_order_acquire);
-            Error error{"CANCELLED",
+            Error error{errors::kCancelled,
                         why == Expiry::shutdown
                             ? "the call to " + spec->id + " was stopped because the host is shutting down"
                         : running ? "the call to " + spec->id + " was cancelled while running; it was asked to stop"
@@ -335,9 +341,9 @@ private:
 
     SkillResult interpret_outcome(const plugin::RawOutcome& raw, const std::string& host_failure) const {
         if (!host_failure.empty())
-            return fail(Error{"PLUGIN_ERROR_UNSPECIFIED", "calling " + spec->id + " of plugin " + plugin_name +
-                                                              " failed inside the host: " + host_failure +
-                                                              "; try again"});
+            return fail(Error{errors::kPluginErrorUnspecified, "calling " + spec->id + " of plugin " + plugin_name +
+                                                                   " failed inside the host: " + host_failure +
+                                                                   "; try again"});
         if (stopped_by_deadline(raw, deadline_at, cancel.get()))
             return fail(timeout_error(spec->id, plugin_name, timeout));
         if (raw.extra_writes > 0)
@@ -415,6 +421,7 @@ Executor::Executor()
       watcher_(std::make_unique<DeadlineWatcher>()) {
     WorkerPoolOptions options;
     options.keep_workers = std::max(2u, std::thread::hardware_concurrency());
+    options.max_queued = call_queue_limit;
     pool_ = std::make_unique<WorkerPool>(options);
     // Call ids start at a random point so ids from different host runs do not collide in logs.
     std::random_device random;
@@ -458,21 +465,22 @@ void Executor::start(const PreparedCall& call, CallerContext caller, CallOptions
         state->cancel = options.cancel;
     } catch (const std::exception& e) {
         SkillResult result =
-            failed_call(spec.id, Error{"EXECUTOR_UNAVAILABLE", std::string("the host could not run the call: ") +
-                                                                   e.what() + "; wait a moment and retry"});
+            failed_call(spec.id, Error{errors::kExecutorUnavailable, std::string("the host could not run the call: ") +
+                                                                         e.what() + "; wait a moment and retry"});
         if (state && state->done) return state->done(std::move(result));
         if (done) done(std::move(result));
         return;
     }
     try {
         if (!is_valid_user_id(caller.user_id)) {
-            Error error{"INVALID_USER_ID", "user id \"" + text_prefix(caller.user_id, 40) +
-                                               "\" is not a valid user id; use " + std::string(user_id_rule)};
+            Error error{errors::kInvalidUserId, "user id \"" + text_prefix(caller.user_id, 40) +
+                                                    "\" is not a valid user id; use " + std::string(user_id_rule)};
             error.details["user_id"] = text_prefix(caller.user_id, 128);
             return state->refuse(std::move(error));
         }
         if (options.cancel && options.cancel->load())
-            return state->refuse(Error{"CANCELLED", "the call to " + spec.id + " was cancelled before it started"});
+            return state->refuse(
+                Error{errors::kCancelled, "the call to " + spec.id + " was cancelled before it started"});
 
         state->timeout = options.timeout.value_or(std::chrono::milliseconds(spec.timeout_ms));
         if (state->timeout.count() > 0) state->deadline_at = state->started + state->timeout;
@@ -494,8 +502,9 @@ void Executor::start(const PreparedCall& call, CallerContext caller, CallOptions
             dir += "/plugins/";
             dir += state->plugin_name;
             if (auto ec = directories_->ensure(dir)) {
-                Error error{"DATA_DIR_UNAVAILABLE", "cannot create the plugin data directory " + dir + " (" +
-                                                        ec.message() + "); check that the skillhost home is writable"};
+                Error error{errors::kDataDirUnavailable, "cannot create the plugin data directory " + dir + " (" +
+                                                             ec.message() +
+                                                             "); check that the skillhost home is writable"};
                 error.details["data_dir"] = dir;
                 error.details["reason"] = ec.message();
                 return state->refuse(std::move(error));
@@ -506,7 +515,7 @@ void Executor::start(const PreparedCall& call, CallerContext caller, CallOptions
         context.user_id = std::move(caller.user_id);
         context.workspace_root = std::move(caller.workspace_root);
         if (options.idempotency_key.size() > SKILLHOST_IDEMPOTENCY_KEY_MAX_BYTES) {
-            Error error{"IDEMPOTENCY_KEY_TOO_LONG",
+            Error error{errors::kIdempotencyKeyTooLong,
                         "the idempotency key of a call to " + spec.id + " has " +
                             std::to_string(options.idempotency_key.size()) + " bytes, more than " +
                             std::to_string(SKILLHOST_IDEMPOTENCY_KEY_MAX_BYTES),
@@ -527,11 +536,12 @@ void Executor::start(const PreparedCall& call, CallerContext caller, CallOptions
         watcher_->watch(state);
         if (where == RunOn::this_thread)
             state->run();
-        else
-            pool_->submit(state);
+        else if (!pool_->submit(state))
+            throw std::runtime_error("every worker is busy and " + std::to_string(call_queue_limit) +
+                                     " calls already wait for one");
     } catch (const std::exception& e) {
         // Only before the call was handed on: afterwards nothing here throws.
-        state->refuse(Error{"EXECUTOR_UNAVAILABLE",
+        state->refuse(Error{errors::kExecutorUnavailable,
                             std::string("the host could not run the call: ") + e.what() + "; wait a moment and retry"});
     }
 }

@@ -23,9 +23,12 @@
 #include <string_view>
 #include <unordered_map>
 
+namespace skillhost {
+class WorkerPool;
+}
+
 namespace skillhost::exec {
 
-class WorkerPool;
 class DeadlineWatcher;
 class KnownDirectories;
 

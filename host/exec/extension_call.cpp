@@ -1,4 +1,6 @@
 #include "exec/extension_call.hpp"
+#include "exec/error_codes.hpp"
+#include "exec/plugin_error.hpp"
 
 #include "plugin/call_control.hpp"
 #include "policy/call_path_rules.hpp"
@@ -62,7 +64,7 @@ plugin::RawOutcome run_extension_request(const PipelineParts& parts, const polic
 
 Error extension_error(const plugin::RawOutcome& outcome, std::string_view plugin, std::string_view function) {
     if (outcome.written != plugin::RawOutcome::Written::error) {
-        Error e{"PLUGIN_INVALID_RESULT",
+        Error e{errors::kPluginInvalidResult,
                 "plugin '" + std::string(plugin) + "' answered " + std::string(function) +
                     (outcome.written == plugin::RawOutcome::Written::nothing ? " without writing anything"
                                                                              : " with a result but a failure status") +
@@ -70,7 +72,7 @@ Error extension_error(const plugin::RawOutcome& outcome, std::string_view plugin
         e.details["plugin"] = plugin;
         return e;
     }
-    Error e{outcome.error_code, outcome.error_message};
+    Error e = error_from_plugin_call(outcome.error_code, outcome.error_message);
     std::error_code ec;
     json::value details = json::parse(outcome.error_details_json, ec);
     if (!ec && details.is_object()) e.details = std::move(details.as_object());
@@ -83,7 +85,7 @@ void audit_extension_request(const PipelineParts& parts, const char* event, json
     if (!parts.audit) return;
     fields["outcome"] = error ? "failed" : done;
     if (!plugin.empty()) fields["plugin"] = plugin;
-    if (error) fields["code"] = error->code;
+    if (error) fields["code"] = error->code.str();
     if (auto st = parts.audit->append(event, std::move(fields)); !st) spdlog::warn("audit: {}", st.error().message);
 }
 

@@ -1,4 +1,6 @@
 #include "exec/prepared_call.hpp"
+#include "exec/error_codes.hpp"
+#include "plugin/error_codes.hpp"
 
 #include "exec/argument_validation.hpp"
 #include "exec/near_names.hpp"
@@ -16,7 +18,7 @@ Error skill_not_found(const catalog::CatalogSnapshot& catalog, std::string_view 
         if (skills == nullptr || !skills->is_array()) continue;
         for (const auto& id : skills->as_array()) {
             if (!id.is_string() || id.as_string() != skill_id) continue;
-            Error error{"PLUGIN_NOT_LOADED",
+            Error error{errors::kPluginNotLoaded,
                         "skill \"" + std::string(skill_id) + "\" is provided by plugin " + failure.plugin_name +
                             ", which failed to load: " + failure.error.code + ": " + failure.error.message,
                         {},
@@ -24,7 +26,7 @@ Error skill_not_found(const catalog::CatalogSnapshot& catalog, std::string_view 
                          "`skillhost skills list` shows every plugin that failed to load"}};
             error.details["skill"] = std::string(skill_id);
             error.details["plugin"] = failure.plugin_name;
-            boost::json::object cause{{"code", failure.error.code}, {"message", failure.error.message}};
+            boost::json::object cause{{"code", failure.error.code.str()}, {"message", failure.error.message}};
             error.details["cause"] = std::move(cause);
             return error;
         }
@@ -36,7 +38,7 @@ Error skill_not_found(const catalog::CatalogSnapshot& catalog, std::string_view 
     // A hostile id may be long; the message quotes only its start.
     const std::string shown =
         skill_id.size() > 80 ? std::string(skill_id.substr(0, 80)) + "..." : std::string(skill_id);
-    Error error{"SKILL_NOT_FOUND", "no skill named \"" + shown + "\" in the catalog"};
+    Error error{errors::kSkillNotFound, "no skill named \"" + shown + "\" in the catalog"};
     if (!similar.empty()) {
         error.message += "; did you mean " + similar.front() + "?";
         for (const auto& s : similar) error.suggestions.push_back("Did you mean " + s + "?");

@@ -1,4 +1,6 @@
 #include "exec/prompt_access.hpp"
+#include "exec/error_codes.hpp"
+#include "plugin/error_codes.hpp"
 
 #include "exec/extension_call.hpp"
 #include "exec/playbook_prompts.hpp"
@@ -56,7 +58,7 @@ plugin::RawOutcome PromptAccess::ask(const Source& source, const policy::UserCon
 std::optional<json::array> PromptAccess::listed(const Source& source, const policy::UserContext& user) const {
     const std::string& name = source.plugin->manifest().name;
     plugin::RawOutcome outcome = ask(source, user, plugin::PromptRequest::list, {}, {});
-    if (outcome.error_code == "PROMPTS_UNSUPPORTED") return std::nullopt;
+    if (outcome.error_code == errors::kPromptsUnsupported.name) return std::nullopt;
     auto prompts = answered(outcome) ? check_prompt_list({name, "list()"}, outcome.result_json)
                                      : Result<json::array>(extension_error(outcome, name, "prompts list()"));
     if (!prompts) {
@@ -108,14 +110,14 @@ std::optional<PromptAccess::Found> PromptAccess::find(const catalog::CatalogSnap
 namespace {
 
 Error prompt_not_found(std::string_view name, const policy::UserContext& user) {
-    Error e{"PROMPT_NOT_FOUND", "no prompt '" + std::string(name) + "' is available to user '" + user.user_id +
-                                    "'; list the prompts you can use with prompts/list"};
+    Error e{errors::kPromptNotFound, "no prompt '" + std::string(name) + "' is available to user '" + user.user_id +
+                                         "'; list the prompts you can use with prompts/list"};
     e.details["name"] = name;
     return e;
 }
 
 Error invalid_arguments(std::string message, std::string_view prompt) {
-    Error e{"INVALID_PROMPT_ARGUMENTS", std::move(message)};
+    Error e{errors::kInvalidPromptArguments, std::move(message)};
     e.details["prompt"] = prompt;
     return e;
 }
@@ -129,7 +131,7 @@ bool starts_with_ignoring_case(std::string_view text, std::string_view prefix) {
 }
 
 Error invalid_completion(std::string message) {
-    return Error{"INVALID_COMPLETION_REQUEST", std::move(message)};
+    return Error{errors::kInvalidCompletionRequest, std::move(message)};
 }
 
 // A string member of `object` of at most `limit` bytes, or nullptr.
@@ -189,7 +191,7 @@ json::object PromptAccess::ask_completion(const Source& source, const policy::Us
                                           const json::object& request) const {
     const std::string& name = source.plugin->manifest().name;
     plugin::RawOutcome outcome = ask(source, user, plugin::PromptRequest::complete, {}, json::serialize(request));
-    if (outcome.error_code == "PROMPTS_UNSUPPORTED") return json::object{{"values", json::array()}};
+    if (outcome.error_code == errors::kPromptsUnsupported.name) return json::object{{"values", json::array()}};
     auto values = answered(outcome) ? check_completion({name, "complete()"}, outcome.result_json)
                                     : Result<json::object>(extension_error(outcome, name, "prompts complete()"));
     if (!values) {
@@ -258,8 +260,9 @@ Result<json::object> PromptAccess::complete(const catalog::CatalogSnapshot& cata
         if (!uri) return invalid_completion("params.ref.uri must be a uriTemplate from resources/templates/list");
         auto publisher = resources_.template_publisher(catalog, user, *uri);
         if (!publisher) {
-            Error e{"RESOURCE_NOT_FOUND", "no resource template '" + std::string(*uri) + "' is available to user '" +
-                                              user.user_id + "'; see resources/templates/list"};
+            Error e{errors::kResourceNotFound, "no resource template '" + std::string(*uri) +
+                                                   "' is available to user '" + user.user_id +
+                                                   "'; see resources/templates/list"};
             e.details["uri"] = *uri;
             return e;
         }

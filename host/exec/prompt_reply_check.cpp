@@ -1,4 +1,5 @@
 #include "exec/prompt_reply_check.hpp"
+#include "exec/error_codes.hpp"
 
 #include "plugin/call_content.hpp"
 
@@ -15,7 +16,7 @@ namespace {
 namespace json = boost::json;
 
 Error invalid(const PromptReplySource& source, const std::string& problem) {
-    Error e{"PLUGIN_INVALID_RESULT",
+    Error e{errors::kPluginInvalidResult,
             "plugin '" + std::string(source.plugin) + "' answered prompts " + std::string(source.function) + " with " +
                 problem + "; the plugin must answer as skill_prompts.h describes (report it to its author)"};
     e.details["plugin"] = source.plugin;

@@ -1,4 +1,6 @@
 #include "exec/resource_access.hpp"
+#include "exec/error_codes.hpp"
+#include "plugin/error_codes.hpp"
 
 #include "exec/extension_call.hpp"
 #include "exec/resource_reply_check.hpp"
@@ -80,7 +82,7 @@ json::array ResourceAccess::collect(const catalog::CatalogSnapshot& catalog, con
     for (const Source& source : sources(catalog, user)) {
         const std::string& name = source.plugin->manifest().name;
         plugin::RawOutcome outcome = ask(source, user, request, {});
-        if (outcome.error_code == "RESOURCES_UNSUPPORTED") continue;
+        if (outcome.error_code == errors::kResourcesUnsupported.name) continue;
         auto items = outcome.status == SKILLHOST_STATUS_OK && outcome.written == plugin::RawOutcome::Written::result
                          ? check({name, source.uri_prefix, function}, outcome.result_json)
                          : Result<json::array>(plugin_error(outcome, name, function));
@@ -107,8 +109,8 @@ Result<json::array> ResourceAccess::read(const catalog::CatalogSnapshot& catalog
                                          std::string_view uri) const {
     if (uri.empty() || uri.size() > kMaxResourceUriBytes ||
         std::any_of(uri.begin(), uri.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; })) {
-        Error e{"INVALID_URI", "the resource URI must be 1 to " + std::to_string(kMaxResourceUriBytes) +
-                                   " bytes without control characters; use a uri from resources/list"};
+        Error e{errors::kInvalidUri, "the resource URI must be 1 to " + std::to_string(kMaxResourceUriBytes) +
+                                         " bytes without control characters; use a uri from resources/list"};
         e.details["length"] = uri.size();
         return e;
     }
@@ -121,12 +123,12 @@ Result<json::array> ResourceAccess::read(const catalog::CatalogSnapshot& catalog
             outcome.status == SKILLHOST_STATUS_OK && outcome.written == plugin::RawOutcome::Written::result
                 ? check_resource_contents({name, source.uri_prefix, "read()"}, outcome.result_json)
                 : Result<json::array>(plugin_error(outcome, name, "read()"));
-        if (!contents && contents.error().code == "RESOURCE_NOT_FOUND") continue;
+        if (!contents && contents.error().is(errors::kResourceNotFound)) continue;
         audit_read(user, uri, name, contents ? nullptr : &contents.error());
         return contents;
     }
-    Error e{"RESOURCE_NOT_FOUND", "no resource '" + std::string(uri) + "' is available to user '" + user.user_id +
-                                      "'; list the resources you can read with resources/list"};
+    Error e{errors::kResourceNotFound, "no resource '" + std::string(uri) + "' is available to user '" + user.user_id +
+                                           "'; list the resources you can read with resources/list"};
     e.details["uri"] = uri;
     audit_read(user, uri, "", &e);
     return e;

@@ -1,4 +1,5 @@
 #include "exec/resource_reply_check.hpp"
+#include "exec/error_codes.hpp"
 
 #include <boost/json/parse.hpp>
 
@@ -12,9 +13,9 @@ namespace {
 namespace json = boost::json;
 
 Error invalid(const ResourceReplySource& source, const std::string& problem) {
-    Error e{"PLUGIN_INVALID_RESULT", "plugin '" + std::string(source.plugin) + "' answered resources " +
-                                         std::string(source.function) + " with " + problem +
-                                         "; the plugin must answer as skill_abi.h describes (report it to its author)"};
+    Error e{errors::kPluginInvalidResult,
+            "plugin '" + std::string(source.plugin) + "' answered resources " + std::string(source.function) +
+                " with " + problem + "; the plugin must answer as skill_abi.h describes (report it to its author)"};
     e.details["plugin"] = source.plugin;
     e.details["function"] = source.function;
     return e;

@@ -1,4 +1,5 @@
 #include "llm/model_config.hpp"
+#include "llm/error_codes.hpp"
 
 #include "base/guarded_yaml.hpp"
 #include "llm/chat_types.hpp"
@@ -25,7 +26,7 @@ public:
         const YAML::Mark mark = node.Mark();
         const int line = mark.line >= 0 ? mark.line + 1 : 0;
         const int column = mark.column >= 0 ? mark.column + 1 : 0;
-        Error error{"MODELS_CONFIG_INVALID",
+        Error error{errors::kModelsConfigInvalid,
                     source_ + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + std::string(field) +
                         ": " + std::string(problem),
                     {},
@@ -244,7 +245,7 @@ Result<ModelsConfig> parse_models_config(std::string_view yaml_text, std::string
     try {
         root = load_guarded_yaml(yaml_text);
     } catch (const YAML::Exception& e) {
-        Error error{"MODELS_CONFIG_INVALID",
+        Error error{errors::kModelsConfigInvalid,
                     std::string(source_name) + ":" + std::to_string(e.mark.line + 1) + ":" +
                         std::to_string(e.mark.column + 1) + ": not valid YAML: " + e.msg,
                     {},
@@ -321,7 +322,7 @@ Result<ModelsConfig> parse_models_config(std::string_view yaml_text, std::string
             }
         }
     } catch (const YAML::Exception& e) {
-        Error error{"MODELS_CONFIG_INVALID",
+        Error error{errors::kModelsConfigInvalid,
                     std::string(source_name) + ":" + std::to_string(e.mark.line + 1) + ":" +
                         std::to_string(e.mark.column + 1) + ": " + e.msg,
                     {},
@@ -337,7 +338,8 @@ Result<ModelsConfig> load_models_config(const std::filesystem::path& path) {
     if (!std::filesystem::exists(path, ec)) return default_models_config();
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-        Error error{"MODELS_CONFIG_UNREADABLE", "cannot read " + path.string() + " — check its permissions", {}, {}};
+        Error error{
+            errors::kModelsConfigUnreadable, "cannot read " + path.string() + " — check its permissions", {}, {}};
         error.details["file"] = path.string();
         return error;
     }

@@ -1,4 +1,5 @@
 #include "llm/model_router.hpp"
+#include "llm/error_codes.hpp"
 
 #include "llm/ollama_backend.hpp"
 #include "llm/openai_backend.hpp"
@@ -35,7 +36,7 @@ Result<std::shared_ptr<ModelRouter>> ModelRouter::load(const std::filesystem::pa
 
 Result<RoleResolution> ModelRouter::resolve(std::string_view role, std::string_view mode) const {
     if (!is_known_role(role)) {
-        Error error{"LLM_NO_MODEL",
+        Error error{errors::kLlmNoModel,
                     "'" + std::string(role) +
                         "' is not a model role — use orchestrator, persona, classifier, critic, summarizer or fallback",
                     {},
@@ -66,7 +67,7 @@ Result<RoleResolution> ModelRouter::resolve(std::string_view role, std::string_v
         resolution.model_name = *fallback;
         resolution.source = "fallback";
     } else {
-        Error error{"LLM_NO_MODEL",
+        Error error{errors::kLlmNoModel,
                     "role " + std::string(role) + " has no model and no fallback is set in " + config_.source +
                         " — add `roles: {" + std::string(role) + ": MODEL}` or `roles: {fallback: MODEL}`",
                     {},
@@ -104,7 +105,7 @@ std::vector<RoleResolution> ModelRouter::describe(std::string_view mode) const {
 
 Status ModelRouter::set_backend(const std::string& model_name, std::shared_ptr<ChatBackend> backend) {
     if (!config_.models.contains(model_name)) {
-        return Error{"LLM_NO_MODEL", "model '" + model_name + "' is not defined in " + config_.source, {}, {}};
+        return Error{errors::kLlmNoModel, "model '" + model_name + "' is not defined in " + config_.source, {}, {}};
     }
     std::lock_guard lock(mutex_);
     backends_[model_name] = std::move(backend);
@@ -128,7 +129,7 @@ Result<std::shared_ptr<ChatBackend>> ModelRouter::backend_for(const ModelSpec& s
         if (!made) return made.error();
         backend = std::move(*made);
     } else {
-        Error error{"LLM_UNAVAILABLE",
+        Error error{errors::kLlmUnavailable,
                     "model '" + spec.name + "' uses the " + spec.backend +
                         " backend, which this host was assembled without — assign the role another model in " +
                         config_.source,

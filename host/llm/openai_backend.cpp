@@ -1,4 +1,5 @@
 #include "llm/openai_backend.hpp"
+#include "llm/error_codes.hpp"
 
 #include "net/http_client.hpp"
 #include "llm/line_splitter.hpp"
@@ -98,7 +99,7 @@ Result<ChatResponse> OpenAiBackend::chat(const ChatRequest& request, const std::
         // Read at call time and never stored, so the key does not end up in logs or dumps.
         const char* key = std::getenv(spec_.api_key_env.c_str());
         if (!key || !*key) {
-            Error error{"LLM_API_KEY_MISSING",
+            Error error{errors::kLlmApiKeyMissing,
                         "model " + spec_.name + " needs an API key in the environment variable " + spec_.api_key_env +
                             ", which is not set — export " + spec_.api_key_env + "=... before starting skillhost",
                         {},

@@ -1,4 +1,6 @@
 #include "llm/remote_errors.hpp"
+#include "llm/error_codes.hpp"
+#include "net/error_codes.hpp"
 
 #include <boost/json/parse.hpp>
 
@@ -11,8 +13,8 @@ std::string excerpt(std::string_view text, std::size_t limit = 300) {
     return out;
 }
 
-Error make(std::string code, std::string message, const RemoteServer& server) {
-    Error error{std::move(code), std::move(message), {}, {}};
+Error make(const ErrorCode& code, std::string message, const RemoteServer& server) {
+    Error error{code, std::move(message)};
     error.details["url"] = server.base_url;
     error.details["model"] = server.model;
     return error;
@@ -45,45 +47,46 @@ Error remote_transport_error(const RemoteServer& server, const ModelSpec& spec, 
     const bool read_phase = phase && phase->is_string() && phase->as_string() == "read";
     const bool total_phase = phase && phase->is_string() && phase->as_string() == "total";
     Error error;
-    if (http_error.code == "HTTP_CANCELLED") {
+    if (http_error.is(errors::kHttpCancelled)) {
+        error = make(errors::kLlmCancelled, "the request to " + server.label + " (" + server.model + ") was cancelled",
+                     server);
+    } else if (http_error.is(errors::kHttpTimeout) && total_phase) {
         error =
-            make("LLM_CANCELLED", "the request to " + server.label + " (" + server.model + ") was cancelled", server);
-    } else if (http_error.code == "HTTP_TIMEOUT" && total_phase) {
-        error =
-            make("LLM_TIMEOUT",
+            make(errors::kLlmTimeout,
                  "model " + server.model + " at " + server.base_url + " did not finish its answer within " +
                      std::to_string(spec.total_timeout.count()) + " ms (the whole call's deadline) — raise models." +
                      spec.name + ".timeouts.total_ms in models.yaml, lower max_tokens or use a faster model",
                  server);
-    } else if (http_error.code == "HTTP_TIMEOUT" && read_phase) {
-        error = make("LLM_TIMEOUT",
+    } else if (http_error.is(errors::kHttpTimeout) && read_phase) {
+        error = make(errors::kLlmTimeout,
                      "model " + server.model + " at " + server.base_url + " did not answer within " +
                          std::to_string(spec.read_timeout.count()) +
                          " ms — the model may still be loading or be too slow for this machine; raise "
                          "models." +
                          spec.name + ".timeouts.read_ms in models.yaml or use a smaller model",
                      server);
-    } else if (http_error.code == "HTTP_TIMEOUT") {
-        error = make("LLM_TIMEOUT",
+    } else if (http_error.is(errors::kHttpTimeout)) {
+        error = make(errors::kLlmTimeout,
                      server.label + " at " + server.base_url + " did not accept a connection within " +
                          std::to_string(spec.connect_timeout.count()) + " ms — " + server.start_hint +
                          ", check base_url, or raise models." + spec.name + ".timeouts.connect_ms",
                      server);
-    } else if (http_error.code == "HTTP_TLS_ERROR") {
-        error = make("LLM_UNREACHABLE", server.label + " at " + server.base_url + ": " + http_error.message, server);
-    } else if (http_error.code == "HTTP_RESPONSE_TOO_LARGE") {
-        error = make("LLM_RESPONSE_TOO_LARGE",
+    } else if (http_error.is(errors::kHttpTlsError)) {
+        error =
+            make(errors::kLlmUnreachable, server.label + " at " + server.base_url + ": " + http_error.message, server);
+    } else if (http_error.is(errors::kHttpResponseTooLarge)) {
+        error = make(errors::kLlmResponseTooLarge,
                      "model " + server.model + " at " + server.base_url +
                          " sent more than the host reads from one answer (" + http_error.message +
                          ") — lower max_tokens, or check that base_url points at " + server.label,
                      server);
-    } else if (http_error.code == "HTTP_PROTOCOL_ERROR") {
-        error = make("LLM_BAD_RESPONSE",
+    } else if (http_error.is(errors::kHttpProtocolError)) {
+        error = make(errors::kLlmBadResponse,
                      server.label + " at " + server.base_url + " sent a broken response: " + http_error.message +
                          " — check that base_url points at " + server.label,
                      server);
     } else {
-        error = make("LLM_UNREACHABLE",
+        error = make(errors::kLlmUnreachable,
                      server.label + " is not reachable at " + server.base_url + " — " + server.start_hint +
                          " or change models.yaml",
                      server);
@@ -97,12 +100,12 @@ Error remote_status_error(const RemoteServer& server, const http::HttpResponse& 
     const std::string text = server_error_text(response.body);
     Error error;
     if (response.status == 404) {
-        error = make("LLM_MODEL_NOT_FOUND",
+        error = make(errors::kLlmModelNotFound,
                      "model " + server.model + " is not available at " + server.base_url + " (" + text + ") — " +
                          server.missing_model_hint,
                      server);
     } else if (response.status == 429) {
-        error = make("LLM_RATE_LIMITED",
+        error = make(errors::kLlmRateLimited,
                      server.label + " at " + server.base_url + " is rate-limiting requests (HTTP 429) after " +
                          std::to_string(response.attempts) +
                          " attempts — wait and try again, or raise `retries` for this model in models.yaml",
@@ -112,19 +115,19 @@ Error remote_status_error(const RemoteServer& server, const http::HttpResponse& 
             server.api_key_env.empty()
                 ? "set api_key_env for this model in models.yaml to the environment variable holding the key"
                 : "check the key in the environment variable " + server.api_key_env;
-        error = make("LLM_HTTP_ERROR",
+        error = make(errors::kLlmHttpError,
                      server.label + " at " + server.base_url + " refused the credentials (HTTP " +
                          std::to_string(response.status) + ": " + text + ") — " + key_hint,
                      server);
     } else if (response.status == 503) {
-        error = make("LLM_HTTP_ERROR",
+        error = make(errors::kLlmHttpError,
                      server.label + " at " + server.base_url + " is unavailable (HTTP 503: " + text + ") after " +
                          std::to_string(response.attempts) +
                          " attempts — it may be overloaded or loading the model; "
                          "try again shortly",
                      server);
     } else {
-        error = make("LLM_HTTP_ERROR",
+        error = make(errors::kLlmHttpError,
                      server.label + " at " + server.base_url + " answered HTTP " + std::to_string(response.status) +
                          ": " + text + " — check the server's log for the cause",
                      server);
@@ -136,7 +139,7 @@ Error remote_status_error(const RemoteServer& server, const http::HttpResponse& 
 }
 
 Error bad_response_error(const RemoteServer& server, const std::string& what, std::string_view body) {
-    Error error = make("LLM_BAD_RESPONSE",
+    Error error = make(errors::kLlmBadResponse,
                        server.label + " at " + server.base_url + " sent a response skillhost cannot use (" + what +
                            ") — check that base_url points at " + server.label + " and that the server is up to date",
                        server);
@@ -172,7 +175,7 @@ Result<boost::json::object> server_object(const RemoteServer& server, std::strin
     if (ec || !parsed.is_object()) return bad_response_error(server, std::string(what) + " is not a JSON object", text);
     if (parsed.as_object().contains("error")) {
         Error error = bad_response_error(server, "the server reported: " + server_error_text(text), text);
-        error.code = "LLM_HTTP_ERROR";
+        error.recode(errors::kLlmHttpError);
         return error;
     }
     return std::move(parsed.as_object());

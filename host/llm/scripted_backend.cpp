@@ -1,14 +1,19 @@
 #include "llm/scripted_backend.hpp"
+#include "llm/error_codes.hpp"
 
 #include "base/guarded_yaml.hpp"
 
 #include <boost/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace skillhost::llm {
 namespace {
@@ -22,7 +27,7 @@ std::string lower_case(std::string text) {
 namespace json = boost::json;
 
 Error script_error(const std::string& source, int line, const std::string& problem) {
-    Error error{"LLM_SCRIPT_INVALID",
+    Error error{errors::kLlmScriptInvalid,
                 source + (line > 0 ? ":" + std::to_string(line) : "") + ": " + problem +
                     " — each entry needs `response` and may have `role` and `match` (text to look for)",
                 {},
@@ -67,6 +72,8 @@ Result<ScriptEntry> entry_from_yaml(const YAML::Node& node, const std::string& s
             entry.role = field.second.as<std::string>();
         } else if (key == "match") {
             entry.match = field.second.as<std::string>();
+        } else if (key == "hold") {
+            entry.hold = field.second.as<std::string>();
         } else if (key == "response") {
             entry.response =
                 field.second.IsScalar() ? field.second.as<std::string>() : json::serialize(yaml_to_json(field.second));
@@ -89,6 +96,8 @@ Result<ScriptEntry> entry_from_json(const json::value& value, const std::string&
             entry.role = std::string(field.value().as_string());
         } else if (key == "match" && field.value().is_string()) {
             entry.match = std::string(field.value().as_string());
+        } else if (key == "hold" && field.value().is_string()) {
+            entry.hold = std::string(field.value().as_string());
         } else if (key == "response") {
             has_response = true;
             entry.response =
@@ -99,6 +108,23 @@ Result<ScriptEntry> entry_from_json(const json::value& value, const std::string&
     }
     if (!has_response) return script_error(source, line, "the entry has no `response`");
     return entry;
+}
+
+// An entry's `hold`: says this process is inside the request, then waits for the release (at most
+// two minutes). False when the request was cancelled meanwhile.
+bool hold_until_released(const std::filesystem::path& dir, const std::atomic<bool>* cancel) {
+    {
+        // Written whole, then renamed: a test never reads a half-written file.
+        std::ofstream(dir / "planning.tmp") << ::getpid() << "\n";
+    }
+    std::error_code ec;
+    std::filesystem::rename(dir / "planning.tmp", dir / "planning", ec);
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+    while (!std::filesystem::exists(dir / "release", ec) && std::chrono::steady_clock::now() < give_up) {
+        if (cancel && cancel->load()) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return true;
 }
 
 }  // namespace
@@ -126,7 +152,7 @@ Result<std::shared_ptr<ScriptedBackend>> ScriptedBackend::load(const std::filesy
     const std::string source = path.string();
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-        Error error{"LLM_SCRIPT_NOT_FOUND",
+        Error error{errors::kLlmScriptNotFound,
                     "cannot read the script " + source +
                         " — check the `script` path in models.yaml (relative paths "
                         "start at the directory of models.yaml)",
@@ -179,11 +205,12 @@ Result<ChatResponse> ScriptedBackend::chat(const ChatRequest& request, const std
                                            const StreamDeltaHandler& on_delta) {
     const auto started = std::chrono::steady_clock::now();
     if (cancel && cancel->load()) {
-        return Error{"LLM_CANCELLED", "the request to the scripted backend was cancelled", {}, {}};
+        return Error{errors::kLlmCancelled, "the request to the scripted backend was cancelled", {}, {}};
     }
     const std::string last = request.messages.empty() ? std::string() : request.messages.back().content;
     const std::string last_lower = lower_case(last);
     std::string content;
+    std::optional<std::string> hold;
     {
         std::lock_guard lock(mutex_);
         requests_.push_back(request);
@@ -207,7 +234,7 @@ Result<ChatResponse> ScriptedBackend::chat(const ChatRequest& request, const std
             std::size_t used = 0;
             for (const auto& slot : slots_) used += slot.used ? 1 : 0;
             const std::string asked = last.size() > 200 ? last.substr(0, 200) + "…" : last;
-            Error error{"LLM_SCRIPT_EXHAUSTED",
+            Error error{errors::kLlmScriptExhausted,
                         "the script " + source_ + " has no unused response for role " + request.role + " (" +
                             std::to_string(used) + " of " + std::to_string(slots_.size()) +
                             " responses used); last message: \"" + asked +
@@ -223,6 +250,10 @@ Result<ChatResponse> ScriptedBackend::chat(const ChatRequest& request, const std
         }
         chosen->used = true;
         content = chosen->entry.response;
+        hold = chosen->entry.hold;
+    }
+    if (hold && !hold_until_released(*hold, cancel)) {
+        return Error{errors::kLlmCancelled, "the request to the scripted backend was cancelled", {}, {}};
     }
     if (on_delta) on_delta(content);
     ChatResponse response;

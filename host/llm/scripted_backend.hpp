@@ -3,7 +3,9 @@
 // Script entries: {role?, match?, response}. `role` limits an entry to one role, `match` is text
 // looked for in the last message, ignoring case. A request takes the first unused entry whose role/match fit; if no
 // such constrained entry exists, the next unused entry without constraints, in order. Each entry
-// answers once.
+// answers once. `hold` (a directory) makes the answer wait: the backend creates <hold>/planning
+// (holding its pid) and answers once <hold>/release exists (or the request is cancelled), so a
+// test knows a process is inside a model request and can stop it there.
 #pragma once
 
 #include "llm/chat_backend.hpp"
@@ -17,9 +19,10 @@ namespace skillhost::llm {
 
 struct ScriptEntry {
     std::optional<std::string> role;
-    std::optional<std::string> match;  // text found in the last message, ignoring case
-    std::string response;              // a JSON response object is stored serialized
-    int line = 0;                      // where it was defined, for messages
+    std::optional<std::string> match;   // text found in the last message, ignoring case
+    std::string response;               // a JSON response object is stored serialized
+    int line = 0;                       // where it was defined, for messages
+    std::optional<std::string> hold{};  // a directory: wait for <hold>/release before answering
 };
 
 class ScriptedBackend final : public ChatBackend {

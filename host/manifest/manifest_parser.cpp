@@ -1,4 +1,5 @@
 #include "manifest/manifest.hpp"
+#include "manifest/error_codes.hpp"
 
 #include "base/yaml_root_guard.hpp"
 #include "manifest/identifier_text.hpp"
@@ -160,7 +161,7 @@ void read_manifest(const Field& root, Manifest& manifest, ProblemList& problems)
 
 Error invalid_manifest(const std::vector<ManifestProblem>& problems, const std::filesystem::path& file) {
     Error error;
-    error.code = "MANIFEST_INVALID";
+    error.recode(errors::kManifestInvalid);
     error.message = problems.front().to_string();
     if (problems.size() > 1) error.message += " (and " + std::to_string(problems.size() - 1) + " more)";
     boost::json::array list;
@@ -227,7 +228,7 @@ Result<Manifest> load_manifest(const std::filesystem::path& file) {
     if (failure != 0) {
         const std::string reason = std::strerror(failure);
         return Error{
-            "MANIFEST_UNREADABLE",
+            errors::kManifestUnreadable,
             "cannot read manifest " + file.string() + ": " + reason + "; check that the file exists and is readable",
             boost::json::object{{"file", file.string()}, {"reason", reason}},
             {"check the path and the file's permissions"}};

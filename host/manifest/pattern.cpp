@@ -1,4 +1,5 @@
 #include "manifest/pattern.hpp"
+#include "manifest/error_codes.hpp"
 
 #include <re2/re2.h>
 
@@ -11,8 +12,9 @@ Pattern::~Pattern() = default;
 
 Result<std::shared_ptr<const Pattern>> Pattern::compile(std::string_view source) {
     if (source.size() > max_pattern_length) {
-        Error error{"PATTERN_INVALID", "the pattern is " + std::to_string(source.size()) +
-                                           " characters long; keep it under " + std::to_string(max_pattern_length)};
+        Error error{errors::kPatternInvalid, "the pattern is " + std::to_string(source.size()) +
+                                                 " characters long; keep it under " +
+                                                 std::to_string(max_pattern_length)};
         return error;
     }
     re2::RE2::Options options;
@@ -28,7 +30,7 @@ Result<std::shared_ptr<const Pattern>> Pattern::compile(std::string_view source)
             why += " (lookahead, lookbehind and backreferences cannot run in linear time and are not supported)";
         else if (compiled->error_code() == re2::RE2::ErrorPatternTooLarge)
             why += " (the pattern expands to too large a program; simplify its repetitions)";
-        return Error{"PATTERN_INVALID", why};
+        return Error{errors::kPatternInvalid, why};
     }
     return std::shared_ptr<const Pattern>(new Pattern(std::string(source), std::move(compiled)));
 }

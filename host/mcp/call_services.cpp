@@ -6,6 +6,7 @@
 #include "mcp/json_rpc.hpp"
 #include "mcp/mcp_session.hpp"
 #include "mcp/skill_elicitation.hpp"
+#include "plugin/error_codes.hpp"
 
 #include <boost/json/parse.hpp>
 
@@ -44,7 +45,7 @@ void McpSession::attach_call_services(exec::CallRequest& request, const catalog:
                                      std::string_view role, std::string_view request_json,
                                      const std::atomic<bool>& ended) -> Result<std::string> {
             if (!llm_allowed)
-                return Error{"LLM_NOT_PERMITTED",
+                return Error{errors::kLlmNotPermitted,
                              "plugin '" + plugin +
                                  "' asked for a completion but its manifest does not declare "
                                  "`permissions: {llm: true}`; the plugin author must declare it",
@@ -56,10 +57,10 @@ void McpSession::attach_call_services(exec::CallRequest& request, const catalog:
                 ask_client("sampling/createMessage", std::move(*params), ended, options_.elicitation_timeout, call_key);
             Result<SampledAnswer> answer =
                 response       ? read_sampling_answer(*response)
-                : ended.load() ? Result<SampledAnswer>(Error{"CANCELLED",
+                : ended.load() ? Result<SampledAnswer>(Error{errors::kCancelled,
                                                              "the call ended while the "
                                                              "MCP client was sampling"})
-                               : Result<SampledAnswer>(Error{"LLM_FAILED",
+                               : Result<SampledAnswer>(Error{errors::kLlmFailed,
                                                              "the MCP client did not answer the sampling request "
                                                              "in time; retry the call"});
             if (policy::AuditLog* audit = pipeline_.parts().audit) {
@@ -83,7 +84,7 @@ void McpSession::attach_call_services(exec::CallRequest& request, const catalog:
     request.options.elicit = [this, call_key](std::string_view request_json,
                                               const std::atomic<bool>& ended) -> Result<std::string> {
         if (!client_elicits_.load())
-            return Error{"ELICITATION_UNAVAILABLE",
+            return Error{errors::kElicitationUnavailable,
                          "the MCP client did not declare the elicitation capability, so the user cannot be asked; "
                          "continue without the input or ask the caller to pass it as an argument"};
         auto params = elicitation_params(request_json);
@@ -92,8 +93,9 @@ void McpSession::attach_call_services(exec::CallRequest& request, const catalog:
         auto response =
             ask_client("elicitation/create", std::move(*params), ended, options_.elicitation_timeout, call_key);
         if (!response) {
-            if (ended.load()) return Error{"CANCELLED", "the call ended while waiting for the user's answer"};
-            return Error{"ELICITATION_FAILED", "the user did not answer in time; ask again or continue without it"};
+            if (ended.load()) return Error{errors::kCancelled, "the call ended while waiting for the user's answer"};
+            return Error{errors::kElicitationFailed,
+                         "the user did not answer in time; ask again or continue without it"};
         }
         return read_elicitation_answer(*response, schema);
     };

@@ -1,4 +1,6 @@
 #include "mcp/client_sampling.hpp"
+#include "llm/error_codes.hpp"
+#include "plugin/error_codes.hpp"
 
 #include "app/router_completion_service.hpp"
 #include "base/json_text.hpp"
@@ -14,7 +16,7 @@ namespace {
 constexpr int kDefaultMaxTokens = 1024;
 
 Error failed(std::string why) {
-    return Error{"LLM_FAILED",
+    return Error{errors::kLlmFailed,
                  "the MCP client did not answer the completion request: " + std::move(why),
                  {{"backend", "mcp-client"}},
                  {"retry later, or run the skill where a model is configured (models.yaml)"}};
@@ -37,7 +39,7 @@ Result<json::object> sampling_params(std::string_view role, std::string_view req
                                         {"content", json::object{{"type", "text"}, {"text", message.content}}}});
     }
     if (messages.empty())
-        return Error{"LLM_BAD_REQUEST", "the completion request has only system messages; add a user message"};
+        return Error{errors::kLlmBadRequest, "the completion request has only system messages; add a user message"};
     if (request->json_schema) {
         if (!system.empty()) system += "\n\n";
         system += "Answer with one JSON value matching this JSON Schema, and nothing else: " +

@@ -1,4 +1,6 @@
 #include "mcp/mcp_session.hpp"
+#include "mcp/error_codes.hpp"
+#include "plugin/error_codes.hpp"
 
 #include "base/json_text.hpp"
 #include "catalog/catalog_render.hpp"
@@ -397,7 +399,7 @@ void McpSession::start_one_call(const std::shared_ptr<CallTicket>& ticket_ptr) {
     if (ticket->request.options.cancel->load()) {
         // Cancelled while it waited for its turn: never start it.
         exec::CallOutcome outcome;
-        outcome.result.error = Error{"CANCELLED", "the client cancelled the call before it started"};
+        outcome.result.error = Error{errors::kCancelled, "the client cancelled the call before it started"};
         return finish_call(*ticket, render_call_result(outcome, user_.user_id));
     }
     const auto& snapshot = *ticket->snapshot;
@@ -474,7 +476,7 @@ std::optional<json::object> McpSession::approve_through_client(const exec::CallR
     if (answer.kind == ApprovalAnswer::Kind::reject) {
         auto rejected = pipeline_.reject(approval_id, resolver, answer.reason);
         exec::CallOutcome refused;
-        refused.result.error = rejected ? Error{"APPROVAL_REJECTED",
+        refused.result.error = rejected ? Error{errors::kApprovalRejected,
                                                 "the call was rejected in the MCP client: " + answer.reason,
                                                 {{"approval_id", approval_id}},
                                                 {"ask the user before calling this tool again"}}

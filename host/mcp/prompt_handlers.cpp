@@ -4,25 +4,13 @@
 #include "mcp/json_rpc.hpp"
 #include "mcp/list_page.hpp"
 #include "mcp/mcp_session.hpp"
+#include "mcp/rpc_error.hpp"
 
 #include <optional>
 
 namespace skillhost::mcp {
 
 namespace json = boost::json;
-
-namespace {
-
-// What a client can fix (an unknown name, a missing argument) is invalid params; the rest is the
-// server's (or the plugin's) failure.
-json::value error_for(const json::value& id, const Error& e) {
-    const bool client_fault = e.code == "PROMPT_NOT_FOUND" || e.code == "INVALID_PROMPT_ARGUMENTS" ||
-                              e.code == "INVALID_COMPLETION_REQUEST" || e.code == "RESOURCE_NOT_FOUND";
-    if (client_fault) return make_error(id, rpc_code::invalid_params, e.message, e.to_json());
-    return make_error(id, rpc_code::internal_error, e.code + ": " + e.message, e.to_json());
-}
-
-}  // namespace
 
 void McpSession::on_prompts_list(const json::value& id, const json::value& params) {
     std::optional<std::string> cursor;
@@ -49,7 +37,7 @@ void McpSession::on_prompts_get(const json::value& id, const json::value& params
     auto snapshot = catalog_.snapshot();
     auto rendered = prompts_.get(*snapshot, user_, name->get_string(),
                                  arguments && arguments->is_object() ? arguments->get_object() : none);
-    if (!rendered) return send(error_for(id, rendered.error()));
+    if (!rendered) return send(rpc_error(id, rendered.error()));
     send(make_result(id, std::move(*rendered)));
 }
 
@@ -59,7 +47,7 @@ void McpSession::on_complete(const json::value& id, const json::value& params) {
         return send(make_error(id, rpc_code::invalid_params, "completion/complete needs params with ref and argument"));
     auto snapshot = catalog_.snapshot();
     auto completion = prompts_.complete(*snapshot, user_, *p);
-    if (!completion) return send(error_for(id, completion.error()));
+    if (!completion) return send(rpc_error(id, completion.error()));
     send(make_result(id, json::object{{"completion", std::move(*completion)}}));
 }
 

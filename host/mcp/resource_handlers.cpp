@@ -5,6 +5,8 @@
 #include "mcp/json_rpc.hpp"
 #include "mcp/list_page.hpp"
 #include "mcp/mcp_session.hpp"
+#include "mcp/rpc_error.hpp"
+#include "exec/error_codes.hpp"
 
 #include <optional>
 #include <vector>
@@ -52,13 +54,13 @@ void McpSession::on_resources_read(const json::value& id, const json::value& par
     auto contents = resources_.read(*snapshot, user_, *uri);
     if (contents) return send(make_result(id, json::object{{"contents", std::move(*contents)}}));
     const Error& e = contents.error();
-    if (e.code == "INVALID_URI") return send(make_error(id, rpc_code::invalid_params, e.message, e.to_json()));
-    if (e.code == "RESOURCE_NOT_FOUND" || e.code == "PATH_NOT_ALLOWED") {
+    // MCP's own code for a resource that does not exist, also for one this user may not read.
+    if (e.kind() == ErrorKind::not_found || e.is(errors::kPathNotAllowed)) {
         json::object data = e.to_json();
         data["uri"] = *uri;
         return send(make_error(id, kResourceNotFound, "Resource not found: " + e.message, std::move(data)));
     }
-    send(make_error(id, rpc_code::internal_error, e.code + ": " + e.message, e.to_json()));
+    send(rpc_error(id, e));
 }
 
 void McpSession::on_resources_subscribe(const json::value& id, const json::value& params, bool subscribe) {

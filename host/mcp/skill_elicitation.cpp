@@ -1,4 +1,5 @@
 #include "mcp/skill_elicitation.hpp"
+#include "plugin/error_codes.hpp"
 
 #include "policy/elicitation_form.hpp"
 
@@ -11,7 +12,7 @@ namespace json = boost::json;
 namespace {
 
 Error bad_answer(const std::string& problem) {
-    return Error{"ELICITATION_FAILED",
+    return Error{errors::kElicitationFailed,
                  "the user's answer could not be used: " + problem,
                  {},
                  {"ask again, or continue without the input"}};

@@ -1,4 +1,5 @@
 #include "mcp/tool_listing.hpp"
+#include "store/error_codes.hpp"
 
 #include "catalog/catalog_render.hpp"
 
@@ -18,7 +19,7 @@ Result<ToolPage> page_tools(const std::vector<const catalog::CatalogEntry*>& vis
     auto begin = visible.begin();
     if (cursor) {
         if (!cursor->starts_with(kCursorPrefix) || cursor->size() == kCursorPrefix.size()) {
-            return Error{"INVALID_CURSOR",
+            return Error{errors::kInvalidCursor,
                          "cursor '" + *cursor +
                              "' was not issued by this server; pass the nextCursor of a previous "
                              "tools/list result, or omit it to start from the first page",

@@ -1,4 +1,5 @@
 #include "net/http_client.hpp"
+#include "net/error_codes.hpp"
 
 #include "net/bounded_lookup.hpp"
 #include "net/url.hpp"
@@ -338,22 +339,22 @@ Error transport_error(const Url& url, const AttemptResult& result, const HttpCli
     std::string phase;
     switch (result.failure) {
         case Failure::connect:
-            error.code = "HTTP_UNREACHABLE";
+            error.recode(errors::kHttpUnreachable);
             error.message = "cannot connect to " + url.origin() + ": " + result.reason;
             phase = "connect";
             break;
         case Failure::connect_timeout:
-            error.code = "HTTP_TIMEOUT";
+            error.recode(errors::kHttpTimeout);
             error.message = "cannot connect to " + url.origin() + ": " + result.reason;
             phase = "connect";
             break;
         case Failure::read_timeout:
-            error.code = "HTTP_TIMEOUT";
+            error.recode(errors::kHttpTimeout);
             error.message = url.origin() + " did not answer in time: " + result.reason;
             phase = "read";
             break;
         case Failure::total_timeout:
-            error.code = "HTTP_TIMEOUT";
+            error.recode(errors::kHttpTimeout);
             error.message = url.origin() + " did not finish its answer within the total deadline of " +
                             std::to_string(options.total_timeout.count()) + " ms";
             error.suggestions = {"raise the model's total_timeout_ms in models.yaml if its answers are this slow"};
@@ -361,17 +362,17 @@ Error transport_error(const Url& url, const AttemptResult& result, const HttpCli
             phase = "total";
             break;
         case Failure::cancelled:
-            error.code = "HTTP_CANCELLED";
+            error.recode(errors::kHttpCancelled);
             error.message = "the request to " + url.origin() + " was cancelled";
             break;
         case Failure::tls:
-            error.code = "HTTP_TLS_ERROR";
+            error.recode(errors::kHttpTlsError);
             error.message = "TLS with " + url.origin() + " failed: " + result.reason +
                             " — check the certificate, or use http:// for a local server";
             phase = "connect";
             break;
         case Failure::too_large:
-            error.code = "HTTP_RESPONSE_TOO_LARGE";
+            error.recode(errors::kHttpResponseTooLarge);
             error.message = url.origin() + " sent a response body larger than " +
                             std::to_string(options.max_response_bytes) + " bytes; the rest was not read";
             error.suggestions = {
@@ -381,7 +382,7 @@ Error transport_error(const Url& url, const AttemptResult& result, const HttpCli
             break;
         case Failure::protocol:
         case Failure::none:
-            error.code = "HTTP_PROTOCOL_ERROR";
+            error.recode(errors::kHttpProtocolError);
             error.message = url.origin() + " sent a response that is not valid HTTP: " + result.reason;
             phase = "read";
             break;

@@ -1,4 +1,5 @@
 #include "net/url.hpp"
+#include "net/error_codes.hpp"
 
 #include <cctype>
 
@@ -6,7 +7,7 @@ namespace skillhost::http {
 namespace {
 
 Error bad_url(std::string_view text, std::string_view why) {
-    Error error{"HTTP_BAD_URL",
+    Error error{errors::kHttpBadUrl,
                 "'" + std::string(text) + "' is not a usable URL: " + std::string(why) +
                     " — write it as http://HOST:PORT or https://HOST[:PORT][/path]",
                 {},

@@ -1,5 +1,7 @@
 #include "offline_model/builtin_backend.hpp"
 
+#include "llm/error_codes.hpp"
+
 #include "offline_model/builtin_backend_factory.hpp"
 
 #include "offline_model/builtin_answer.hpp"
@@ -34,7 +36,7 @@ Result<ChatResponse> BuiltinBackend::chat(const ChatRequest& request, const std:
                                           const llm::StreamDeltaHandler& on_delta) {
     const auto started = std::chrono::steady_clock::now();
     if (cancel && cancel->load()) {
-        return Error{"LLM_CANCELLED", "the request to the built-in model was cancelled", {}, {}};
+        return Error{errors::kLlmCancelled, "the request to the built-in model was cancelled", {}, {}};
     }
     std::string task = context_string(request.context, "task");
     if (task.empty()) {
@@ -64,7 +66,7 @@ Result<ChatResponse> BuiltinBackend::chat(const ChatRequest& request, const std:
     } else if (task == "chat") {
         content = casual_reply(last_user_message(request));
     } else {
-        Error error{"LLM_BAD_REQUEST",
+        Error error{errors::kLlmBadRequest,
                     "the built-in model does not know the task '" + task +
                         "' — use plan, classify, answer, critic, probe or chat in the request context",
                     {},

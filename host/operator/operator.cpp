@@ -1,4 +1,5 @@
 #include "operator/operator.hpp"
+#include "operator/error_codes.hpp"
 
 #include "llm/answer_instructions.hpp"
 #include "operator/observation_format.hpp"
@@ -36,7 +37,7 @@ store::Observation observation_from_result(const exec::SkillResult& result, cons
             limit_text(render_observation(config.observation_mode, tool, result.output), config.observation_max_chars);
     } else {
         obs.raw = result.error.to_json();
-        obs.error = store::ObservationError{result.error.code, result.error.message, result.error.suggestions};
+        obs.error = store::ObservationError{result.error.code.str(), result.error.message, result.error.suggestions};
         obs.content = "FAILED " + result.error.code + ": " + result.error.message;
     }
     return obs;
@@ -83,7 +84,7 @@ std::shared_ptr<const Operator::PlannerCatalog> Operator::planner_catalog(const 
 Result<policy::UserContext> Operator::user_for(const store::Run& run) const {
     const auto& resolve = parts_.pipeline->parts().resolve_user;
     if (!resolve) {
-        return Error{"USER_UNRESOLVABLE", "the host cannot look up users, so the run cannot resume", {}, {}};
+        return Error{errors::kUserUnresolvable, "the host cannot look up users, so the run cannot resume", {}, {}};
     }
     auto user = resolve(run.user_id);
     if (!user) return user.error();
@@ -123,7 +124,7 @@ Status Operator::check_goal(std::string_view goal) const {
     for (unsigned char c : goal) chars += (c & 0xC0) != 0x80 ? 1 : 0;
     const auto limit = static_cast<std::size_t>(parts_.config.max_goal_chars);
     if (chars <= limit) return {};
-    Error error{"GOAL_TOO_LONG",
+    Error error{errors::kGoalTooLong,
                 "the goal has " + std::to_string(chars) + " characters; the limit is " + std::to_string(limit),
                 {},
                 {"state the goal in fewer words and put long material in a file the skills can read, or raise "
@@ -185,8 +186,9 @@ Status Operator::save_run(Session& session) {
 void Operator::stop_lease_lost(Session& session) {
     session.lease_lost = true;
     session.finished = true;
-    session.emit(RunEventType::warning,
-                 "this instance lost the run's lease (another instance took the run over); it stops here");
+    // Said here only: the shared event log belongs to the instance that took the run over.
+    spdlog::warn("run {}: this instance lost the run's lease (another instance took the run over); it stops here",
+                 session.run.id);
 }
 
 bool Operator::claim_step(Session& session, store::ScratchpadEntry& entry) {
@@ -222,7 +224,7 @@ bool Operator::stop_if_cancelled(Session& session) {
     auto& run = session.run;
     run.status = RunStatus::cancelled;
     run.finished_ms = store::unix_ms_now();
-    Error error{"RUN_CANCELLED", "the run was cancelled before it finished", {}, {}};
+    Error error{errors::kRunCancelled, "the run was cancelled before it finished", {}, {}};
     error.details["steps"] = run.steps.size();
     session.emit(RunEventType::error, error.message, error.to_json());
     run.error = std::move(error);
@@ -238,8 +240,9 @@ Result<store::Run> Operator::drive(store::Run& run, const policy::UserContext& u
     session.lease = lease.get();
     session.max_steps = max_steps > 0 ? max_steps : parts_.config.max_steps;
     if (!session.catalog) {
-        finish_failed(session,
-                      Error{"CATALOG_UNAVAILABLE", "no skill catalog is loaded; check the plugin directories", {}, {}});
+        finish_failed(
+            session,
+            Error{errors::kCatalogUnavailable, "no skill catalog is loaded; check the plugin directories", {}, {}});
         if (auto saved = save_run(session); !saved) return saved.error();
         return run;
     }
@@ -395,11 +398,11 @@ void Operator::react(Session& session) {
 
         PlannerOutput plan;
         if (!plan_step(session, plan)) return;
-        session.emit(RunEventType::thought, plan.thought,
-                     json::object{{"prompt_chars", session.last_prompt_chars},
+        json::object thought_data{{"prompt_chars", session.last_prompt_chars},
                                   {"prompt_tokens_estimate", session.last_prompt_chars / 4},
-                                  {"planner_response", session.last_planner_response}});
+                                  {"planner_response", session.last_planner_response}};
         if (plan.respond) {
+            session.emit(RunEventType::thought, plan.thought, std::move(thought_data));
             std::string style = plan.response_style.empty() ? parts_.config.default_style : plan.response_style;
             store::ScratchpadEntry entry;
             entry.step = static_cast<int>(run.steps.size()) + 1;
@@ -411,11 +414,12 @@ void Operator::react(Session& session) {
                                plan.note.empty() ? std::string() : std::string(llm::kNoteLead) + plan.note);
             return;
         }
-        if (!execute_action(session, plan.thought, *plan.action)) return;
+        if (!execute_action(session, plan.thought, *plan.action, std::move(thought_data))) return;
     }
 }
 
-bool Operator::execute_action(Session& session, std::string thought, store::Action action) {
+bool Operator::execute_action(Session& session, std::string thought, store::Action action,
+                              std::optional<json::object> thought_data) {
     auto& run = session.run;
     const auto started = std::chrono::steady_clock::now();
     store::ScratchpadEntry entry;
@@ -441,10 +445,16 @@ bool Operator::execute_action(Session& session, std::string thought, store::Acti
                          : std::string("failed");
     }
     entry.action = action;
-    session.emit(RunEventType::action, action.tool, json::object{{"tool", action.tool}, {"args", action.args}});
-    for (const auto& w : entry.warnings) session.emit(RunEventType::warning, w);
+    // Reported once the step is this instance's to take (claimed under the lease, or refused by the
+    // loop guard without a call): an instance that lost the run says nothing of a step it never took.
+    const auto report_step = [&] {
+        if (thought_data) session.emit(RunEventType::thought, entry.thought, std::move(*thought_data));
+        session.emit(RunEventType::action, action.tool, json::object{{"tool", action.tool}, {"args", action.args}});
+        for (const auto& w : entry.warnings) session.emit(RunEventType::warning, w);
+    };
 
     if (failures >= 2) {
+        report_step();
         const std::string warning = "not executed: " + key + " already failed " + std::to_string(failures) +
                                     " times (last error " + last_error + "); choose a different tool or arguments";
         store::Observation obs;
@@ -473,6 +483,7 @@ bool Operator::execute_action(Session& session, std::string thought, store::Acti
     if (const auto* called = session.catalog->find(action.tool))
         run.plugin_versions[called->plugin->manifest().name] = std::string(called->plugin->version());
     if (session.lease && !claim_step(session, entry)) return false;
+    report_step();
     const auto outcome = parts_.pipeline->call(*session.catalog, request);
     if (outcome.approval_id) {
         entry.duration_us = micros_since(started);
@@ -506,9 +517,22 @@ bool Operator::execute_action(Session& session, std::string thought, store::Acti
             store::ObservationError{"NO_PROGRESS", warning, {"Respond with the data already observed"}};
     }
     entry.duration_us = micros_since(started);
-    session.emit(RunEventType::observation, entry.observation->content,
-                 json::object{{"tool", action.tool}, {"success", entry.observation->success}});
     run.steps.push_back(std::move(entry));
+    // Saved as soon as the call returned, under the lease: an instance that takes the run over
+    // from here on plans the next step instead of calling this one again. A database that fails
+    // for a moment does not fail the run: the next step's claim saves the result with the record.
+    if (session.lease) {
+        if (auto saved = session.lease->save(run); !saved && session.lease->lost()) {
+            stop_lease_lost(session);
+            return false;
+        } else if (!saved) {
+            spdlog::warn("run {}: saving step {}'s result failed ({}); it is saved with the next step", run.id,
+                         run.steps.back().step, saved.error().message);
+        }
+    }
+    const auto& done = run.steps.back();
+    session.emit_at(done.step - 1, RunEventType::observation, done.observation->content,
+                    json::object{{"tool", action.tool}, {"success", done.observation->success}});
     return true;
 }
 
@@ -546,7 +570,11 @@ bool Operator::pause_for_input(Session& session, std::string elicitation_id, con
     error.details["run_id"] = run.id;
     run.error = std::move(error);
     session.finished = true;
-    if (session.events) session.events->on_event(input_required_event(run, action, elicitation_id, *run.error));
+    if (session.events) {
+        RunEvent event = input_required_event(run, action, elicitation_id, *run.error);
+        event.lease_epoch = session.lease_epoch();
+        session.events->on_event(event);
+    }
     return true;
 }
 

@@ -118,6 +118,12 @@ public:
     // RUN_PLUGIN_VERSION_MISSING when this host does not have loaded every plugin version the
     // run's steps called, so another instance should continue it.
     Status can_continue_here(const store::Run& run) const;
+    // Whether resume() would continue `run` now: it is interrupted, or it waits on an approval or a
+    // question that has ended (executed, failed, rejected, expired, declined: the outcome becomes
+    // its step's observation). APPROVAL_STILL_PENDING, ELICITATION_STILL_PENDING while a person
+    // may still act; RUN_NOT_RESUMABLE for a run in any other state; RUN_PLUGIN_VERSION_MISSING
+    // when this host lacks a plugin version the run's steps used (another instance may have it).
+    Status resumable(const store::Run& run) const;
 
     const OperatorConfig& config() const { return parts_.config; }
 
@@ -165,7 +171,10 @@ private:
     void react(Session& session);
     void lightweight(Session& session, bool full_loop_allowed);
     bool plan_step(Session& session, struct PlannerOutput& out);
-    bool execute_action(Session& session, std::string thought, store::Action action);
+    // `thought_data`: the planner's thought event to report with the action once the step is
+    // claimed (none for a step retried after a takeover).
+    bool execute_action(Session& session, std::string thought, store::Action action,
+                        std::optional<boost::json::object> thought_data = std::nullopt);
     void finish_with_answer(Session& session, std::string style, std::string instructions = {});
     // The conversational_response skill's answer; nullopt (and a warning) when it gave none.
     std::optional<std::string> write_answer(Session& session, const boost::json::object& args);

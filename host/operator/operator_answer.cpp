@@ -8,6 +8,7 @@
 #include "operator/operator_session.hpp"
 #include "operator/planner_output.hpp"
 #include "operator/planner_prompt.hpp"
+#include "operator/error_codes.hpp"
 
 #include <boost/json.hpp>
 #include <spdlog/spdlog.h>
@@ -155,7 +156,7 @@ void Operator::finish_stuck(Session& session, std::string reason) {
         tried.push_back(std::move(t));
     }
     suggestions.push_back("Tell the operator what to do differently: skillhost guide " + run.id + " \"...\"");
-    Error error{"RUN_STUCK",
+    Error error{errors::kRunStuck,
                 "the run is stuck: " + reason + " — give guidance with `skillhost guide " + run.id + " \"TEXT\"`",
                 {},
                 suggestions};
@@ -315,7 +316,8 @@ void Operator::finish_with_answer(Session& session, std::string style, std::stri
                 const auto* feedback = parsed.as_object().if_contains("feedback");
                 std::string text =
                     feedback && feedback->is_string() ? std::string(feedback->as_string()) : "no reason given";
-                finish_failed(session, Error{"CRITIC_REJECTED", "the critic rejected the answer: " + text, {}, {text}});
+                finish_failed(session,
+                              Error{errors::kCriticRejected, "the critic rejected the answer: " + text, {}, {text}});
                 return;
             }
         } else {

@@ -1,4 +1,5 @@
 #include "operator/operator_config.hpp"
+#include "operator/error_codes.hpp"
 
 #include "base/guarded_yaml.hpp"
 #include "base/config_problem.hpp"
@@ -60,12 +61,12 @@ Result<OperatorConfig> parse_operator_config(std::string_view yaml_text, const s
         root = load_guarded_yaml(yaml_text);
     } catch (const YAML::Exception& e) {
         reader.problems.push_back(ConfigProblem{file.string(), e.mark.line + 1, e.mark.column + 1, "", e.msg});
-        return config_error("OPERATOR_CONFIG_INVALID", reader.problems, "fix etc/operator.yaml");
+        return config_error(errors::kOperatorConfigInvalid, reader.problems, "fix etc/operator.yaml");
     }
     if (!root || root.IsNull()) return config;
     if (!root.IsMap()) {
         reader.problems.push_back(problem_at(file.string(), root, "", "expected a mapping of operator settings"));
-        return config_error("OPERATOR_CONFIG_INVALID", reader.problems, "fix etc/operator.yaml");
+        return config_error(errors::kOperatorConfigInvalid, reader.problems, "fix etc/operator.yaml");
     }
     try {
         read_settings(root, file, reader, config);
@@ -74,7 +75,7 @@ Result<OperatorConfig> parse_operator_config(std::string_view yaml_text, const s
         reader.problems.push_back(ConfigProblem{file.string(), e.mark.line + 1, e.mark.column + 1, "", e.msg});
     }
     if (!reader.problems.empty()) {
-        return config_error("OPERATOR_CONFIG_INVALID", reader.problems, "fix etc/operator.yaml");
+        return config_error(errors::kOperatorConfigInvalid, reader.problems, "fix etc/operator.yaml");
     }
     return config;
 }
@@ -166,7 +167,8 @@ Result<OperatorConfig> load_operator_config(const std::filesystem::path& file) {
     std::ifstream in(file);
     if (!in) {
         if (!std::filesystem::exists(file)) return OperatorConfig{};
-        Error error{"OPERATOR_CONFIG_UNREADABLE", "cannot read " + file.string() + " — check its permissions", {}, {}};
+        Error error{
+            errors::kOperatorConfigUnreadable, "cannot read " + file.string() + " — check its permissions", {}, {}};
         error.details["file"] = file.string();
         return error;
     }

@@ -174,8 +174,7 @@ void Operator::lightweight(Session& session, bool full_loop_allowed) {
     action.args = call->args;
     const std::string style = intent == "task" ? "verbatim" : intent == "temporal" ? "summary" : "strict";
     const std::string thought = "A " + intent + " question: one " + action.tool + " call answers it.";
-    session.emit(RunEventType::thought, thought);
-    if (!execute_action(session, thought, std::move(action))) return;  // paused for approval
+    if (!execute_action(session, thought, std::move(action), json::object{})) return;  // paused for approval
     finish_with_answer(session, style);
 }
 

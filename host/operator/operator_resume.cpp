@@ -5,6 +5,11 @@
 #include "operator/operator_session.hpp"
 #include "operator/run_lease_hold.hpp"
 #include "store/run_plugin_versions.hpp"
+#include "exec/error_codes.hpp"
+#include "operator/error_codes.hpp"
+#include "plugin/error_codes.hpp"
+#include "policy/error_codes.hpp"
+#include "db/error_codes.hpp"
 
 #include <boost/json.hpp>
 #include <spdlog/spdlog.h>
@@ -60,23 +65,61 @@ std::optional<Error> call_error(const json::value& result) {
     if (!ok || !ok->is_bool() || ok->as_bool()) return std::nullopt;
     const auto* err = o->if_contains("error");
     if (!err || !err->is_object()) return std::nullopt;
-    Error error;
     const auto& e = err->as_object();
-    if (const auto* c = e.if_contains("code"); c && c->is_string()) error.code = std::string(c->as_string());
-    if (const auto* m = e.if_contains("message"); m && m->is_string()) error.message = std::string(m->as_string());
+    const auto* c = e.if_contains("code");
+    const std::string code = c && c->is_string() ? std::string(c->as_string()) : std::string();
+    const auto* m = e.if_contains("message");
+    std::string message = m && m->is_string() ? std::string(m->as_string()) : std::string();
+    // A call answers with a code of the call path below, or with its plugin's own.
+    const auto known = find_error_code(code, errors::kExecErrorCodes, errors::kPolicyErrorCodes,
+                                       errors::kPluginErrorCodes, errors::kDbErrorCodes);
+    Error error =
+        known ? Error::reported(code, known->kind, std::move(message)) : Error::from_plugin(code, std::move(message));
     if (const auto* d = e.if_contains("details"); d && d->is_object()) error.details = d->as_object();
     return error;
 }
 
 // RUN_NOT_AWAITING_APPROVAL and the like: the run is in another state than the resume needs.
-Error run_not_waiting(std::string code, const store::Run& run, std::string_view waiting_for) {
-    Error error{std::move(code),
-                "run " + run.id + " is " + store::to_string(run.status) + ", " + std::string(waiting_for),
-                {},
-                {}};
+Error run_not_waiting(const ErrorCode& code, const store::Run& run, std::string_view waiting_for) {
+    Error error{
+        code, "run " + run.id + " is " + store::to_string(run.status) + ", " + std::string(waiting_for), {}, {}};
     error.details["run_id"] = run.id;
     error.details["status"] = store::to_string(run.status);
     return error;
+}
+
+// The observation a resumed run's last step got while it waited, reported once the run is claimed
+// (under its lease's epoch, so a resumer that lost the race writes nothing to the shared log).
+void emit_resumed_observation(RunEventSubscriber* events, const store::Run& run, const RunLeaseHold* lease) {
+    const auto& entry = run.steps.back();
+    if (!events || !entry.observation) return;
+    RunEvent event{RunEventType::observation, run.id, static_cast<int>(run.steps.size()), entry.observation->content,
+                   json::object{{"tool", entry.action->tool}, {"success", entry.observation->success}}};
+    event.lease_epoch = lease ? lease->epoch() : 0;
+    events->on_event(event);
+}
+
+// APPROVAL_STILL_PENDING, ELICITATION_STILL_PENDING: the run waits on what a person may still act on.
+Error still_pending(const ErrorCode& code, const store::Run& run, std::string_view what, const std::string& id,
+                    std::string_view state, std::string_view act) {
+    Error error{code,
+                std::string(what) + " " + id + " is still " + std::string(state) + " — " + std::string(act) + " first",
+                {},
+                {}};
+    error.details[std::string(what) + "_id"] = id;
+    error.details["run_id"] = run.id;
+    return error;
+}
+
+Error approval_still_pending(const store::Run& run, policy::ApprovalState state) {
+    return still_pending(errors::kApprovalStillPending, run, "approval", run.approval_id, policy::to_string(state),
+                         "approve it with `skillhost approvals approve " + run.approval_id + "` or reject it");
+}
+
+Error elicitation_still_pending(const store::Run& run, policy::ElicitationState state) {
+    return still_pending(errors::kElicitationStillPending, run, "elicitation", run.elicitation_id,
+                         policy::to_string(state),
+                         "answer it with `skillhost elicitations answer " + run.elicitation_id + "`");
 }
 
 std::string detail_text(const Error& error, std::string_view key) {
@@ -90,6 +133,29 @@ Status Operator::can_continue_here(const store::Run& run) const {
     return has_plugin_versions_of(run, parts_.catalog().get());
 }
 
+Status Operator::resumable(const store::Run& run) const {
+    if (run.status == RunStatus::interrupted) return can_continue_here(run);
+    if (run.status == RunStatus::awaiting_approval && !run.approval_id.empty()) {
+        auto record = parts_.pipeline->parts().approvals->get(run.approval_id);
+        if (!record) return record.error();
+        if (record->state == policy::ApprovalState::pending || record->state == policy::ApprovalState::approved)
+            return approval_still_pending(run, record->state);
+        return can_continue_here(run);
+    }
+    auto* questions = parts_.pipeline->parts().elicitations;
+    if (run.status == RunStatus::awaiting_input && !run.elicitation_id.empty() && questions) {
+        auto record = questions->get(run.elicitation_id);
+        if (!record) return record.error();
+        if (record->state == policy::ElicitationState::pending || record->state == policy::ElicitationState::answered)
+            return elicitation_still_pending(run, record->state);
+        return can_continue_here(run);
+    }
+    Error error = run_not_waiting(errors::kRunNotResumable, run,
+                                  "not interrupted and not waiting on an approval or a question that has ended");
+    error.suggestions.push_back("follow it with GET /v1/runs/" + run.id + "/events");
+    return error;
+}
+
 Result<store::Run> Operator::resume_after_approval(std::string_view run_id, RunEventSubscriber* events,
                                                    std::shared_ptr<std::atomic<bool>> cancel) {
     auto loaded = parts_.runs->get(run_id);
@@ -97,7 +163,7 @@ Result<store::Run> Operator::resume_after_approval(std::string_view run_id, RunE
     store::Run run = std::move(loaded.value());
     if (run.status != RunStatus::awaiting_approval || run.approval_id.empty() || run.steps.empty() ||
         !run.steps.back().action) {
-        return run_not_waiting("RUN_NOT_AWAITING_APPROVAL", run, "not waiting for an approval");
+        return run_not_waiting(errors::kRunNotAwaitingApproval, run, "not waiting for an approval");
     }
     auto record = parts_.pipeline->parts().approvals->get(run.approval_id);
     if (!record) return record.error();
@@ -106,21 +172,11 @@ Result<store::Run> Operator::resume_after_approval(std::string_view run_id, RunE
     obs.mode = parts_.config.observation_mode;
     switch (record->state) {
         case policy::ApprovalState::pending:
-        case policy::ApprovalState::approved: {
-            Error error{"APPROVAL_STILL_PENDING",
-                        "approval " + run.approval_id + " is still " + policy::to_string(record->state) +
-                            " — approve it with `skillhost approvals approve " + run.approval_id +
-                            "` or reject it first",
-                        {},
-                        {}};
-            error.details["approval_id"] = run.approval_id;
-            error.details["run_id"] = run.id;
-            return error;
-        }
+        case policy::ApprovalState::approved: return approval_still_pending(run, record->state);
         case policy::ApprovalState::executed:
         case policy::ApprovalState::failed:
             obs = observation_of_call(record->result, record->state == policy::ApprovalState::executed,
-                                      "APPROVED_CALL_FAILED",
+                                      std::string(errors::kApprovedCallFailed.name),
                                       record->reason.empty() ? "the approved call failed" : record->reason,
                                       entry.action->tool, parts_.config);
             break;
@@ -133,7 +189,7 @@ Result<store::Run> Operator::resume_after_approval(std::string_view run_id, RunE
             obs.success = false;
             obs.raw = json::object{{"ok", false}, {"approval", record->to_json()}};
             obs.error =
-                store::ObservationError{rejected ? "USER_REJECTED" : "APPROVAL_EXPIRED",
+                store::ObservationError{std::string((rejected ? errors::kUserRejected : errors::kApprovalExpired).name),
                                         message,
                                         {"Do not retry this action; find another way or respond with what is known"}};
             obs.content = "FAILED " + obs.error->code + ": " + message;
@@ -152,12 +208,7 @@ Result<store::Run> Operator::resume_after_approval(std::string_view run_id, RunE
     auto lease = hold_lease(run.id, cancel);
     if (!lease) return lease.error();
     if (auto claimed = parts_.runs->claim(run, RunStatus::awaiting_approval); !claimed) return claimed.error();
-    if (events) {
-        RunEvent event{RunEventType::observation, run.id, static_cast<int>(run.steps.size()),
-                       entry.observation->content,
-                       json::object{{"tool", entry.action->tool}, {"success", entry.observation->success}}};
-        events->on_event(event);
-    }
+    emit_resumed_observation(events, run, lease.value().get());
     return drive(run, user.value(), events, 0, std::move(cancel), std::move(lease.value()));
 }
 
@@ -168,12 +219,12 @@ Result<store::Run> Operator::resume_after_input(std::string_view run_id, RunEven
     store::Run run = std::move(loaded.value());
     if (run.status != RunStatus::awaiting_input || run.elicitation_id.empty() || run.steps.empty() ||
         !run.steps.back().action) {
-        return run_not_waiting("RUN_NOT_AWAITING_INPUT", run, "not waiting for its user's answer");
+        return run_not_waiting(errors::kRunNotAwaitingInput, run, "not waiting for its user's answer");
     }
     auto* questions = parts_.pipeline->parts().elicitations;
     if (!questions) {
-        return Error{"ELICITATION_UNAVAILABLE", "this host keeps no queue of questions, so run " + run.id +
-                                                    " cannot learn its answer; cancel it and start again"};
+        return Error{errors::kElicitationUnavailable, "this host keeps no queue of questions, so run " + run.id +
+                                                          " cannot learn its answer; cancel it and start again"};
     }
     auto record = questions->get(run.elicitation_id);
     if (!record) return record.error();
@@ -183,16 +234,7 @@ Result<store::Run> Operator::resume_after_input(std::string_view run_id, RunEven
     std::optional<RunEvent> paused_again;
     switch (record->state) {
         case policy::ElicitationState::pending:
-        case policy::ElicitationState::answered: {
-            Error error{"ELICITATION_STILL_PENDING",
-                        "elicitation " + run.elicitation_id + " is still " + policy::to_string(record->state) +
-                            " — answer it with `skillhost elicitations answer " + run.elicitation_id + "` first",
-                        {},
-                        {}};
-            error.details["elicitation_id"] = run.elicitation_id;
-            error.details["run_id"] = run.id;
-            return error;
-        }
+        case policy::ElicitationState::answered: return elicitation_still_pending(run, record->state);
         case policy::ElicitationState::expired: {
             // Nobody answered: the skill's question stays unanswered, never guessed.
             store::Observation obs;
@@ -200,7 +242,7 @@ Result<store::Run> Operator::resume_after_input(std::string_view run_id, RunEven
             obs.success = false;
             obs.raw = json::object{{"ok", false}, {"elicitation", record->to_json()}};
             obs.error = store::ObservationError{
-                "ELICITATION_EXPIRED",
+                std::string(errors::kElicitationExpired.name),
                 "the user did not answer the skill's question (" + record->message + ") before it expired",
                 {"Do not guess the answer; respond with what is known or say what is missing"}};
             obs.content = "FAILED ELICITATION_EXPIRED: " + obs.error->message;
@@ -212,12 +254,12 @@ Result<store::Run> Operator::resume_after_input(std::string_view run_id, RunEven
             const auto error = call_error(record->result);
             const std::string next_question = error ? detail_text(*error, "elicitation_id") : std::string();
             const std::string approval = error ? detail_text(*error, "approval_id") : std::string();
-            if (error && error->code == "ELICITATION_REQUIRED" && !next_question.empty()) {
+            if (error && error->is(errors::kElicitationRequired) && !next_question.empty()) {
                 run.elicitation_id = next_question;
                 paused_again = input_required_event(run, *entry.action, next_question, *error);
                 run.error = *error;
                 run.error->details["run_id"] = run.id;
-            } else if (error && error->code == "APPROVAL_REQUIRED" && !approval.empty()) {
+            } else if (error && error->is(errors::kApprovalRequired) && !approval.empty()) {
                 run.status = RunStatus::awaiting_approval;
                 run.approval_id = approval;
                 run.elicitation_id.clear();
@@ -230,7 +272,7 @@ Result<store::Run> Operator::resume_after_input(std::string_view run_id, RunEven
             } else {
                 entry.observation =
                     observation_of_call(record->result, record->state == policy::ElicitationState::completed && !error,
-                                        "ANSWERED_CALL_FAILED",
+                                        std::string(errors::kAnsweredCallFailed.name),
                                         record->reason.empty() ? "the call run with the answer failed" : record->reason,
                                         tool, parts_.config);
             }
@@ -245,7 +287,10 @@ Result<store::Run> Operator::resume_after_input(std::string_view run_id, RunEven
     if (paused_again) {
         // Still waiting, on what the step asked this time: stored with the new id, nothing driven.
         if (auto claimed = parts_.runs->claim(run, RunStatus::awaiting_input); !claimed) return claimed.error();
-        if (events) events->on_event(*paused_again);
+        if (events) {
+            paused_again->lease_epoch = lease.value() ? lease.value()->epoch() : 0;
+            events->on_event(*paused_again);
+        }
         return run;
     }
     run.status = RunStatus::running;
@@ -253,12 +298,7 @@ Result<store::Run> Operator::resume_after_input(std::string_view run_id, RunEven
     run.error.reset();
     // Compare-and-set, as after an approval: of two processes resuming this run, one drives it.
     if (auto claimed = parts_.runs->claim(run, RunStatus::awaiting_input); !claimed) return claimed.error();
-    if (events) {
-        RunEvent event{RunEventType::observation, run.id, static_cast<int>(run.steps.size()),
-                       entry.observation->content,
-                       json::object{{"tool", tool}, {"success", entry.observation->success}}};
-        events->on_event(event);
-    }
+    emit_resumed_observation(events, run, lease.value().get());
     return drive(run, user.value(), events, 0, std::move(cancel), std::move(lease.value()));
 }
 
@@ -268,7 +308,7 @@ Result<store::Run> Operator::resume_interrupted(std::string_view run_id, RunEven
     if (!loaded) return loaded.error();
     store::Run run = std::move(loaded.value());
     if (run.status != RunStatus::interrupted) {
-        Error error{"RUN_NOT_INTERRUPTED",
+        Error error{errors::kRunNotInterrupted,
                     "run " + run.id + " is " + store::to_string(run.status) +
                         "; only interrupted runs (their process died) continue from their last saved step",
                     {},
@@ -309,14 +349,15 @@ Result<store::Run> Operator::resume(std::string_view run_id, RunEventSubscriber*
 Result<store::Run> Operator::guide(std::string_view run_id, std::string_view text, RunEventSubscriber* events,
                                    std::shared_ptr<std::atomic<bool>> cancel) {
     if (text.find_first_not_of(" \t\n") == std::string_view::npos) {
-        return Error{"GUIDANCE_EMPTY", "the guidance is empty — say what the operator should do differently", {}, {}};
+        return Error{
+            errors::kGuidanceEmpty, "the guidance is empty — say what the operator should do differently", {}, {}};
     }
     auto loaded = parts_.runs->get(run_id);
     if (!loaded) return loaded.error();
     store::Run run = std::move(loaded.value());
     if (run.status != RunStatus::needs_guidance) {
         Error error{
-            "RUN_NOT_WAITING_FOR_GUIDANCE",
+            errors::kRunNotWaitingForGuidance,
             "run " + run.id + " is " + store::to_string(run.status) + "; only runs that need guidance can be guided",
             {},
             {}};

@@ -39,10 +39,16 @@ struct Operator::Session {
     bool lease_lost = false;            // another instance took the run over: write nothing more
 
     void emit(RunEventType type, std::string text, boost::json::object data = {}) const {
+        emit_at(static_cast<int>(run.steps.size()), type, std::move(text), std::move(data));
+    }
+    // `step`: the steps done before the one the event is about.
+    void emit_at(int step, RunEventType type, std::string text, boost::json::object data = {}) const {
         if (!events) return;
-        RunEvent event{type, run.id, static_cast<int>(run.steps.size()), std::move(text), std::move(data)};
+        RunEvent event{type, run.id, step, std::move(text), std::move(data)};
+        event.lease_epoch = lease_epoch();
         events->on_event(event);
     }
+    std::int64_t lease_epoch() const { return lease ? lease->epoch() : 0; }
     // Valid until the next step is appended.
     std::span<const store::ScratchpadEntry> attempt_steps() const {
         const std::size_t first = std::min(run.attempt_first_step, run.steps.size());

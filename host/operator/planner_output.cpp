@@ -1,4 +1,5 @@
 #include "operator/planner_output.hpp"
+#include "operator/error_codes.hpp"
 
 #include <boost/json.hpp>
 
@@ -8,7 +9,7 @@ namespace {
 namespace json = boost::json;
 
 Error invalid(std::string reason, std::string_view text) {
-    Error error{"PLANNER_OUTPUT_INVALID",
+    Error error{errors::kPlannerOutputInvalid,
                 "the planner's answer is not a valid plan: " + reason +
                     " — the model must answer with JSON {thought, action:{tool,args}} or {thought, respond:true}",
                 {},

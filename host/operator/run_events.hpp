@@ -3,6 +3,7 @@
 
 #include <boost/json/object.hpp>
 
+#include <cstdint>
 #include <string>
 
 namespace skillhost::op {
@@ -18,6 +19,9 @@ struct RunEvent {
     int step = 0;
     std::string text;          // one human line
     boost::json::object data;  // the structured payload (action, observation, error, ...)
+    // The fencing epoch of the lease the run was driven under when it emitted the event (0: no
+    // lease). The shared event log refuses an event whose epoch is no longer the run's.
+    std::int64_t lease_epoch = 0;
 
     boost::json::object to_json() const;
 };

@@ -1,4 +1,5 @@
 #include "operator/run_lease_hold.hpp"
+#include "store/error_codes.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -15,9 +16,12 @@ Result<std::unique_ptr<RunLeaseHold>> RunLeaseHold::acquire(store::RunLeases& le
 
 RunLeaseHold::RunLeaseHold(store::RunLeases& leases, store::RunLease lease, std::chrono::milliseconds heartbeat,
                            std::shared_ptr<std::atomic<bool>> cancel)
-    : leases_(leases), heartbeat_(heartbeat), cancel_(std::move(cancel)), lease_(std::move(lease)), heartbeats_([this] {
-          beat();
-      }) {}
+    : leases_(leases),
+      heartbeat_(heartbeat),
+      cancel_(std::move(cancel)),
+      epoch_(lease.epoch),
+      lease_(std::move(lease)),
+      heartbeats_([this] { beat(); }) {}
 
 RunLeaseHold::~RunLeaseHold() {
     {
@@ -62,7 +66,7 @@ void RunLeaseHold::beat() {
 }
 
 Status RunLeaseHold::noticed(Status status) {
-    if (!status && status.error().code == "RUN_LEASE_LOST") {
+    if (!status && status.error().is(errors::kRunLeaseLost)) {
         lost_.store(true);
         if (cancel_) cancel_->store(true);
     }

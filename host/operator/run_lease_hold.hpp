@@ -35,6 +35,9 @@ public:
     Result<store::StepClaim> claim_step(int step);
     // Writes the run only while the lease is current; RUN_LEASE_LOST marks the hold lost.
     Status save(store::Run& run);
+    // The fencing epoch this hold drives the run under (fixed for the hold's life): events the run
+    // emits carry it, so the shared event log refuses them once another instance took over.
+    std::int64_t epoch() const { return epoch_; }
     // RUN_LEASE_LOST for this lease: what the operator answers once lost() is true.
     Error lost_error() const;
 
@@ -50,6 +53,7 @@ private:
     const std::chrono::milliseconds heartbeat_;
     std::shared_ptr<std::atomic<bool>> cancel_;
     std::atomic<bool> lost_{false};
+    const std::int64_t epoch_;
     mutable std::mutex mutex_;
     std::condition_variable wake_;
     bool stopping_ = false;

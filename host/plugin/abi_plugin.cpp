@@ -1,4 +1,5 @@
 #include "plugin/abi_plugin.hpp"
+#include "plugin/error_codes.hpp"
 
 #include "plugin/abi_strings.hpp"
 #include "plugin/descriptor_view.hpp"
@@ -16,11 +17,11 @@
 namespace skillhost::plugin {
 namespace {
 
-RawOutcome error_outcome(std::string code, std::string message, std::string details_json = "{}") {
+RawOutcome error_outcome(const ErrorCode& code, std::string message, std::string details_json = "{}") {
     RawOutcome outcome;
     outcome.status = SKILLHOST_STATUS_ERROR;
     outcome.written = RawOutcome::Written::error;
-    outcome.error_code = std::move(code);
+    outcome.error_code = std::string(code.name);
     outcome.error_message = std::move(message);
     outcome.error_details_json = std::move(details_json);
     return outcome;
@@ -41,7 +42,7 @@ RawOutcome escaped_exception_outcome(const std::string& plugin, const std::strin
                                      std::exception_ptr exception) {
     const std::string what = describe(std::move(exception));
     boost::json::object details{{"plugin", plugin}, {"skill", skill}, {"exception", what}};
-    return error_outcome("PLUGIN_EXCEPTION",
+    return error_outcome(errors::kPluginException,
                          entry + " of plugin '" + plugin + "' let a C++ exception escape across the C ABI (" + what +
                              "); the plugin must catch it and write an error (skill.hpp does this for you)",
                          boost::json::serialize(details));
@@ -95,10 +96,11 @@ Result<std::shared_ptr<LoadedPlugin>> AbiPlugin::start(boost::dll::shared_librar
         status = descriptor->init(&plugin->services_, &state, capture.writer());
     } catch (...) {
         const std::string what = describe(std::current_exception());
-        Error error{"PLUGIN_INIT_FAILED", "plugin '" + plugin->manifest_.name +
-                                              "' failed to initialise: init() let a C++ exception escape (" + what +
-                                              "); catch exceptions inside init() and report them through the "
-                                              "error writer"};
+        Error error{errors::kPluginInitFailed, "plugin '" + plugin->manifest_.name +
+                                                   "' failed to initialise: init() let a C++ exception escape (" +
+                                                   what +
+                                                   "); catch exceptions inside init() and report them through the "
+                                                   "error writer"};
         error.details["exception"] = what;
         return error;
     }
@@ -116,7 +118,7 @@ Result<std::shared_ptr<LoadedPlugin>> AbiPlugin::start(boost::dll::shared_librar
     // The plugin refused to start: shutdown() must not be called, so `plugin` unloads as is.
     const std::string& name = plugin->manifest_.name;
     std::string message = "plugin '" + name + "' failed to initialise";
-    Error error{"PLUGIN_INIT_FAILED", ""};
+    Error error{errors::kPluginInitFailed, ""};
     error.details["status"] = status;
     if (written.written == RawOutcome::Written::error) {
         message +=
@@ -175,7 +177,7 @@ RawOutcome AbiPlugin::invoke(const CallContext& context, std::string_view args_j
         for (const auto& [id, fn] : skills_) known += (known.empty() ? "" : ", ") + id;
         boost::json::object details{{"plugin", manifest_.name}, {"skill", context.skill_id}};
         return error_outcome(
-            "SKILL_NOT_FOUND",
+            errors::kSkillNotFound,
             "plugin '" + manifest_.name + "' has no skill '" + context.skill_id + "'; its skills are: " + known,
             boost::json::serialize(details));
     }
@@ -197,7 +199,7 @@ RawOutcome AbiPlugin::with_call_context(const CallContext& context, std::size_t 
         std::filesystem::create_directories(context.data_dir, ec);
         if (ec) {
             boost::json::object details{{"data_dir", data_dir}, {"reason", ec.message()}};
-            return error_outcome("DATA_DIR_UNAVAILABLE",
+            return error_outcome(errors::kDataDirUnavailable,
                                  "cannot create the plugin data directory " + data_dir + " (" + ec.message() +
                                      "); check that the skillhost home is writable",
                                  boost::json::serialize(details));

@@ -1,4 +1,5 @@
 #include "plugin/call_content.hpp"
+#include "plugin/error_codes.hpp"
 
 #include "base/json_text.hpp"
 
@@ -13,7 +14,7 @@ namespace {
 namespace json = boost::json;
 
 Error invalid(std::string problem) {
-    return Error{"CONTENT_INVALID",
+    return Error{errors::kContentInvalid,
                  "the content item is invalid: " + problem +
                      "; see skillhost.content/1 in skill_abi.h for the item shapes (text, image, audio, "
                      "resource_link, resource)"};
@@ -116,12 +117,12 @@ Status CallContent::add(std::string_view item_json) {
         // Cheap refusals first, before parsing what may be megabytes.
         std::lock_guard lock(mutex_);
         if (items_.size() >= max_items_)
-            return Error{"CONTENT_TOO_LARGE",
+            return Error{errors::kContentTooLarge,
                          "a call may add at most " + std::to_string(max_items_) +
                              " content items; combine items or put the rest in the structured result",
                          {{"max_items", max_items_}}};
         if (bytes_ + item_json.size() > max_bytes_)
-            return Error{"CONTENT_TOO_LARGE",
+            return Error{errors::kContentTooLarge,
                          "the content items of a call may hold at most " + std::to_string(max_bytes_) +
                              " bytes of JSON and this item would make " + std::to_string(bytes_ + item_json.size()) +
                              "; send smaller images or link to the resource instead (resource_link)",
@@ -132,9 +133,9 @@ Status CallContent::add(std::string_view item_json) {
     std::lock_guard lock(mutex_);
     // Checked again: another thread of the call may have added meanwhile.
     if (items_.size() >= max_items_ || bytes_ + item_json.size() > max_bytes_)
-        return Error{"CONTENT_TOO_LARGE", "the call's content items reached their limit (" +
-                                              std::to_string(max_items_) + " items, " + std::to_string(max_bytes_) +
-                                              " bytes); add fewer or smaller items"};
+        return Error{errors::kContentTooLarge, "the call's content items reached their limit (" +
+                                                   std::to_string(max_items_) + " items, " +
+                                                   std::to_string(max_bytes_) + " bytes); add fewer or smaller items"};
     bytes_ += item_json.size();
     items_.push_back(std::move(*item));
     return {};

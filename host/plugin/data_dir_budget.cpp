@@ -1,4 +1,5 @@
 #include "plugin/data_dir_budget.hpp"
+#include "plugin/error_codes.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -36,7 +37,7 @@ DataDirUsage measure_data_dir(const fs::path& dir, std::uint64_t max_entries) {
 std::optional<Error> data_dir_over_budget(const DataDirUsage& usage, std::uint64_t budget_bytes,
                                           const std::string& plugin, const fs::path& dir) {
     if (budget_bytes == 0 || (usage.bytes <= budget_bytes && !usage.over_entries)) return std::nullopt;
-    Error error{"DISK_BUDGET_EXCEEDED",
+    Error error{errors::kDiskBudgetExceeded,
                 usage.over_entries
                     ? "plugin '" + plugin + "' keeps over " + std::to_string(usage.entries - 1) + " files in " +
                           dir.string() + "; remove some, or ask its author why it keeps so many"
@@ -56,8 +57,8 @@ std::optional<Error> hand_over_data_dir(const fs::path& dir, uid_t uid, gid_t gi
         if (::lstat(path.c_str(), &st) != 0) return std::nullopt;
         if (st.st_uid == uid && st.st_gid == gid) return std::nullopt;
         if (::lchown(path.c_str(), uid, gid) != 0)
-            return Error{"DATA_DIR_UNAVAILABLE", "cannot give " + path.string() + " to the runner user (" +
-                                                     std::strerror(errno) + "); check that the home is writable"};
+            return Error{errors::kDataDirUnavailable, "cannot give " + path.string() + " to the runner user (" +
+                                                          std::strerror(errno) + "); check that the home is writable"};
         return std::nullopt;
     };
     struct stat top {};

@@ -1,4 +1,5 @@
 #include "plugin/descriptor_check.hpp"
+#include "plugin/error_codes.hpp"
 
 #include "plugin/abi_strings.hpp"
 #include "plugin/descriptor_view.hpp"
@@ -41,19 +42,20 @@ std::string manifest_abi_text(const manifest::AbiVersion& abi) {
 Status check_skills(const skillhost_plugin& plugin, const manifest::Manifest& manifest) {
     const std::string& name = manifest.name;
     if (plugin.skill_count > max_skill_count || (plugin.skill_count > 0 && plugin.skills == nullptr)) {
-        Error error{"INVALID_DESCRIPTOR", "plugin '" + name + "' has a malformed skill table (skill_count " +
-                                              std::to_string(plugin.skill_count) +
-                                              (plugin.skills ? "" : ", skills is NULL") +
-                                              "); point `skills` at an array of `skill_count` entries"};
+        Error error{errors::kInvalidDescriptor, "plugin '" + name + "' has a malformed skill table (skill_count " +
+                                                    std::to_string(plugin.skill_count) +
+                                                    (plugin.skills ? "" : ", skills is NULL") +
+                                                    "); point `skills` at an array of `skill_count` entries"};
         error.details["skill_count"] = plugin.skill_count;
         return error;
     }
 
     const std::size_t stride = skill_stride(plugin);
     if (stride < skill_layout_1_0 || stride > max_skill_stride) {
-        Error error{"INVALID_DESCRIPTOR", "plugin '" + name + "' declares skill_struct_size " + std::to_string(stride) +
-                                              ", outside " + std::to_string(skill_layout_1_0) + ".." +
-                                              std::to_string(max_skill_stride) + "; set it to sizeof(skillhost_skill)"};
+        Error error{errors::kInvalidDescriptor,
+                    "plugin '" + name + "' declares skill_struct_size " + std::to_string(stride) + ", outside " +
+                        std::to_string(skill_layout_1_0) + ".." + std::to_string(max_skill_stride) +
+                        "; set it to sizeof(skillhost_skill)"};
         error.details["skill_struct_size"] = stride;
         return error;
     }
@@ -62,21 +64,21 @@ Status check_skills(const skillhost_plugin& plugin, const manifest::Manifest& ma
     for (std::uint32_t i = 0; i < plugin.skill_count; ++i) {
         const skillhost_skill& skill = skill_at(plugin, i);
         if (skill.id == nullptr) {
-            Error error{"INVALID_DESCRIPTOR", "plugin '" + name + "' has a skill with a NULL id at index " +
-                                                  std::to_string(i) + "; give every skill its manifest id"};
+            Error error{errors::kInvalidDescriptor, "plugin '" + name + "' has a skill with a NULL id at index " +
+                                                        std::to_string(i) + "; give every skill its manifest id"};
             error.details["index"] = i;
             return error;
         }
         const std::string id(skill.id);
         if (!library_ids.insert(id).second) {
-            Error error{"DUPLICATE_SKILL_ID", "plugin '" + name + "' lists skill '" + id +
-                                                  "' more than once in its library; list each skill once"};
+            Error error{errors::kDuplicateSkillId, "plugin '" + name + "' lists skill '" + id +
+                                                       "' more than once in its library; list each skill once"};
             error.details["skill"] = id;
             return error;
         }
         if (skill.invoke == nullptr) {
-            Error error{"INVOKE_MISSING", "plugin '" + name + "' lists skill '" + id +
-                                              "' with a NULL invoke function; give it the function that runs it"};
+            Error error{errors::kInvokeMissing, "plugin '" + name + "' lists skill '" + id +
+                                                    "' with a NULL invoke function; give it the function that runs it"};
             error.details["skill"] = id;
             return error;
         }
@@ -99,7 +101,7 @@ Status check_skills(const skillhost_plugin& plugin, const manifest::Manifest& ma
         message += " the library implements " + quoted_list(extra) + " but the manifest does not list " +
                    (extra.size() == 1 ? "it" : "them");
     message += "; make the manifest's `skills` and the library's skill table name the same skills";
-    Error error{"SKILLS_MISMATCH", std::move(message)};
+    Error error{errors::kSkillsMismatch, std::move(message)};
     error.details["missing"] = to_json(missing);
     error.details["extra"] = to_json(extra);
     return error;
@@ -128,8 +130,8 @@ Status check_abi_version(const skillhost_version& plugin_version, std::string_vi
                  ".x), or upgrade the host to one implementing " + std::to_string(plugin_version.major) + "." +
                  std::to_string(plugin_version.minor);
     }
-    Error error{"ABI_INCOMPATIBLE", "plugin '" + std::string(plugin_name) + "' was built for skill ABI " + plugin_text +
-                                        " but this host implements " + host_text + ": " + remedy};
+    Error error{errors::kAbiIncompatible, "plugin '" + std::string(plugin_name) + "' was built for skill ABI " +
+                                              plugin_text + " but this host implements " + host_text + ": " + remedy};
     error.details["plugin_abi"] = plugin_text;
     error.details["host_abi"] = host_text;
     error.suggestions.push_back(remedy);
@@ -138,10 +140,10 @@ Status check_abi_version(const skillhost_version& plugin_version, std::string_vi
 
 Status check_descriptor(const skillhost_plugin& plugin, const manifest::Manifest& manifest) {
     if (plugin.struct_size < plugin_layout_1_0) {
-        Error error{"STRUCT_TOO_SMALL", "plugin '" + manifest.name + "' declares a descriptor of " +
-                                            std::to_string(plugin.struct_size) + " bytes, smaller than the " +
-                                            std::to_string(plugin_layout_1_0) +
-                                            "-byte skill ABI 1.0 layout; set struct_size to sizeof(skillhost_plugin)"};
+        Error error{errors::kStructTooSmall,
+                    "plugin '" + manifest.name + "' declares a descriptor of " + std::to_string(plugin.struct_size) +
+                        " bytes, smaller than the " + std::to_string(plugin_layout_1_0) +
+                        "-byte skill ABI 1.0 layout; set struct_size to sizeof(skillhost_plugin)"};
         error.details["struct_size"] = plugin.struct_size;
         error.details["minimum_size"] = plugin_layout_1_0;
         return error;
@@ -151,7 +153,7 @@ Status check_descriptor(const skillhost_plugin& plugin, const manifest::Manifest
     // library. A library built against a newer minor of the same major still honours it.
     if (manifest.abi.major != plugin.abi_version.major || manifest.abi.minor > plugin.abi_version.minor) {
         const std::string library_abi = to_string(plugin.abi_version);
-        Error error{"ABI_MISMATCH",
+        Error error{errors::kAbiMismatch,
                     "plugin '" + manifest.name + "': its manifest declares abi_version " +
                         manifest_abi_text(manifest.abi) + " but its library was built for " + library_abi +
                         "; set abi_version: \"" + std::to_string(plugin.abi_version.major) + "." +
@@ -163,9 +165,9 @@ Status check_descriptor(const skillhost_plugin& plugin, const manifest::Manifest
 
     const std::string_view library_name = from_abi(plugin.name);
     if (library_name != manifest.name) {
-        Error error{"NAME_MISMATCH", "the manifest names the plugin '" + manifest.name +
-                                         "' but its library calls itself '" + std::string(library_name) +
-                                         "'; use the same name in the manifest's `name` and the library"};
+        Error error{errors::kNameMismatch, "the manifest names the plugin '" + manifest.name +
+                                               "' but its library calls itself '" + std::string(library_name) +
+                                               "'; use the same name in the manifest's `name` and the library"};
         error.details["manifest_name"] = manifest.name;
         error.details["library_name"] = std::string(library_name);
         return error;
@@ -178,7 +180,7 @@ Status check_descriptor(const skillhost_plugin& plugin, const manifest::Manifest
     // spells the version by hand), and `skills list`, `watch` and the audit log would disagree.
     const std::string_view library_version = from_abi(plugin.version);
     if (library_version != manifest.version) {
-        Error error{"VERSION_MISMATCH",
+        Error error{errors::kVersionMismatch,
                     "plugin '" + manifest.name + "': its manifest " + manifest.file.filename().string() +
                         " says version " + manifest.version + " but its library reports " +
                         std::string(library_version) +

@@ -1,6 +1,8 @@
 // Every function here is called by plugin code through a C function pointer: none may throw, and
 // each must survive whatever a buggy plugin passes (null pointers, null data with a size).
 #include "plugin/host_services.hpp"
+#include "llm/error_codes.hpp"
+#include "plugin/error_codes.hpp"
 
 #include "plugin/abi_strings.hpp"
 #include "plugin/call_control.hpp"
@@ -88,6 +90,11 @@ void write_error(const skillhost_result_writer* writer, std::string_view code, s
         writer->write_error(writer->writer_context, to_abi(code), to_abi(message), to_abi(details_json));
 }
 
+void write_error(const skillhost_result_writer* writer, const ErrorCode& code, std::string_view message,
+                 std::string_view details_json) {
+    write_error(writer, code.name, message, details_json);
+}
+
 }  // namespace
 
 skillhost_status answer_through(const skillhost_result_writer* writer, const Result<std::string>& answer) {
@@ -97,10 +104,11 @@ skillhost_status answer_through(const skillhost_result_writer* writer, const Res
     }
     const Error& error = answer.error();
     write_error(writer, error.code, error.message, boost::json::serialize(error.details));
-    if (error.code == "LLM_UNAVAILABLE" || error.code == "ELICITATION_UNAVAILABLE") return SKILLHOST_STATUS_UNAVAILABLE;
-    if (error.code == "ELICITATION_INVALID") return SKILLHOST_STATUS_INVALID_ARGS;
+    if (error.is(errors::kLlmUnavailable) || error.is(errors::kElicitationUnavailable))
+        return SKILLHOST_STATUS_UNAVAILABLE;
+    if (error.is(errors::kElicitationInvalid)) return SKILLHOST_STATUS_INVALID_ARGS;
     // A question queued for later (exec/elicitation_pause.hpp): the skill must stop as if cancelled.
-    if (error.code == "CANCELLED" || error.code == "ELICITATION_PENDING") return SKILLHOST_STATUS_CANCELLED;
+    if (error.is(errors::kCancelled) || error.is(errors::kElicitationPending)) return SKILLHOST_STATUS_CANCELLED;
     return SKILLHOST_STATUS_ERROR;
 }
 
@@ -118,7 +126,7 @@ skillhost_status complete(void* host_context, const skillhost_call_context* call
         if (!context || !context->completions) {
             const std::string message = "no model is configured for role '" + role_text +
                                         "'; configure one in models.yaml or continue without a completion";
-            write_error(writer, "LLM_UNAVAILABLE", message,
+            write_error(writer, errors::kLlmUnavailable, message,
                         boost::json::serialize(boost::json::object{{"role", role_text}}));
             return SKILLHOST_STATUS_UNAVAILABLE;
         }
@@ -127,9 +135,10 @@ skillhost_status complete(void* host_context, const skillhost_call_context* call
         if (const CallControl* control = control_of(call)) origin.run_id = control->run_id;
         return answer_through(writer, context->completions->complete(origin, role_text, from_abi(request_json)));
     } catch (const std::exception& e) {
-        write_error(writer, "LLM_FAILED", std::string("the completion request failed in the host: ") + e.what(), "{}");
+        write_error(writer, errors::kLlmFailed, std::string("the completion request failed in the host: ") + e.what(),
+                    "{}");
     } catch (...) {
-        write_error(writer, "LLM_FAILED", "the completion request failed in the host", "{}");
+        write_error(writer, errors::kLlmFailed, "the completion request failed in the host", "{}");
     }
     return SKILLHOST_STATUS_ERROR;
 }
@@ -152,11 +161,11 @@ skillhost_status add_content(void*, const skillhost_call_context* call, skillhos
     CallControl* control = control_of(call);
     try {
         if (!control) {
-            write_error(error_writer, "CONTENT_UNAVAILABLE", "content can only be added during a call", "{}");
+            write_error(error_writer, errors::kContentUnavailable, "content can only be added during a call", "{}");
             return SKILLHOST_STATUS_UNAVAILABLE;
         }
         if (item_json.size > 0 && item_json.data == nullptr) {
-            write_error(error_writer, "CONTENT_INVALID", "the content item is a null pointer with a size", "{}");
+            write_error(error_writer, errors::kContentInvalid, "the content item is a null pointer with a size", "{}");
             return SKILLHOST_STATUS_INVALID_ARGS;
         }
         const Status added = control->content.add(from_abi(item_json));
@@ -164,10 +173,10 @@ skillhost_status add_content(void*, const skillhost_call_context* call, skillhos
         write_error(error_writer, added.error().code, added.error().message,
                     boost::json::serialize(added.error().details));
     } catch (const std::exception& e) {
-        write_error(error_writer, "CONTENT_INVALID", std::string("the host could not keep the item: ") + e.what(),
+        write_error(error_writer, errors::kContentInvalid, std::string("the host could not keep the item: ") + e.what(),
                     "{}");
     } catch (...) {
-        write_error(error_writer, "CONTENT_INVALID", "the host could not keep the item", "{}");
+        write_error(error_writer, errors::kContentInvalid, "the host could not keep the item", "{}");
     }
     return SKILLHOST_STATUS_INVALID_ARGS;
 }
@@ -177,7 +186,7 @@ skillhost_status elicit(void*, const skillhost_call_context* call, skillhost_str
     CallControl* control = control_of(call);
     try {
         if (!control || !control->elicit) {
-            write_error(writer, "ELICITATION_UNAVAILABLE",
+            write_error(writer, errors::kElicitationUnavailable,
                         "this call's front end cannot ask the user for input (only MCP clients that declare "
                         "elicitation can); continue without it or ask the caller to pass it as an argument",
                         "{}");
@@ -185,9 +194,10 @@ skillhost_status elicit(void*, const skillhost_call_context* call, skillhost_str
         }
         return answer_through(writer, control->elicit(from_abi(request_json), control->cancelled));
     } catch (const std::exception& e) {
-        write_error(writer, "ELICITATION_FAILED", std::string("asking the user failed in the host: ") + e.what(), "{}");
+        write_error(writer, errors::kElicitationFailed, std::string("asking the user failed in the host: ") + e.what(),
+                    "{}");
     } catch (...) {
-        write_error(writer, "ELICITATION_FAILED", "asking the user failed in the host", "{}");
+        write_error(writer, errors::kElicitationFailed, "asking the user failed in the host", "{}");
     }
     return SKILLHOST_STATUS_ERROR;
 }

@@ -1,4 +1,5 @@
 #include "plugin/isolation_options.hpp"
+#include "plugin/error_codes.hpp"
 
 #include "plugin/supervision_counters.hpp"
 
@@ -36,8 +37,8 @@ Result<std::filesystem::path> find_runner(const std::filesystem::path& configure
     std::error_code ec;
     if (!configured.empty()) {
         if (std::filesystem::is_regular_file(configured, ec)) return configured;
-        return Error{"RUNNER_NOT_FOUND", "isolation.runner names " + configured.string() +
-                                             ", which does not exist; fix the path in skillhost.yaml"};
+        return Error{errors::kRunnerNotFound, "isolation.runner names " + configured.string() +
+                                                  ", which does not exist; fix the path in skillhost.yaml"};
     }
     std::vector<std::filesystem::path> candidates;
     const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -53,8 +54,8 @@ Result<std::filesystem::path> find_runner(const std::filesystem::path& configure
         if (std::filesystem::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0) return candidate;
         looked += (looked.empty() ? "" : ", ") + candidate.string();
     }
-    Error error{"RUNNER_NOT_FOUND", "the plugin runner skillhost-runner is not installed (looked at " + looked +
-                                        "); reinstall skillhost, or set isolation.runner in skillhost.yaml"};
+    Error error{errors::kRunnerNotFound, "the plugin runner skillhost-runner is not installed (looked at " + looked +
+                                             "); reinstall skillhost, or set isolation.runner in skillhost.yaml"};
     return error;
 }
 

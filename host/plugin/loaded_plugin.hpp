@@ -5,6 +5,7 @@
 #include "base/error.hpp"
 #include "manifest/manifest.hpp"
 #include "plugin/call_control.hpp"
+#include "plugin/error_codes.hpp"
 
 #include <skillhost/skill_abi.h>
 #include <skillhost/skill_prompts.h>
@@ -77,7 +78,7 @@ public:
         (void)request, (void)context, (void)uri, (void)max_bytes;
         RawOutcome out;
         out.written = RawOutcome::Written::error;
-        out.error_code = "RESOURCES_UNSUPPORTED";
+        out.error_code = std::string(errors::kResourcesUnsupported.name);
         out.error_message = "plugin '" + manifest().name + "' publishes no resources in this host";
         out.error_details_json = "{}";
         return out;
@@ -91,7 +92,7 @@ public:
         (void)request, (void)context, (void)name, (void)json, (void)max_bytes;
         RawOutcome out;
         out.written = RawOutcome::Written::error;
-        out.error_code = "PROMPTS_UNSUPPORTED";
+        out.error_code = std::string(errors::kPromptsUnsupported.name);
         out.error_message = "plugin '" + manifest().name + "' publishes no prompts in this host";
         out.error_details_json = "{}";
         return out;

@@ -1,5 +1,6 @@
 // discover_plugins(): declared in plugin_loader.hpp.
 #include "plugin/plugin_loader.hpp"
+#include "plugin/error_codes.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -17,8 +18,8 @@ bool is_manifest_file(const std::filesystem::directory_entry& entry) {
     return extension == ".yaml" || extension == ".yml";
 }
 
-PluginFailure directory_failure(const std::filesystem::path& dir, std::string code, std::string message) {
-    Error error{std::move(code), std::move(message)};
+PluginFailure directory_failure(const std::filesystem::path& dir, const ErrorCode& code, std::string message) {
+    Error error{code, std::move(message)};
     error.details["directory"] = dir.string();
     return PluginFailure{dir, "", std::move(error)};
 }
@@ -29,7 +30,7 @@ std::vector<std::filesystem::path> manifests_in(const std::filesystem::path& dir
     std::error_code ec;
     if (!std::filesystem::is_directory(dir, ec)) {
         report.failures.push_back(directory_failure(
-            dir, "DIR_NOT_FOUND",
+            dir, errors::kDirNotFound,
             "plugin directory " + dir.string() +
                 " does not exist or is not a directory; create it or remove it from the configured plugin "
                 "directories"));
@@ -40,7 +41,7 @@ std::vector<std::filesystem::path> manifests_in(const std::filesystem::path& dir
         if (is_manifest_file(*it)) files.push_back(it->path());
     if (ec) {
         report.failures.push_back(directory_failure(
-            dir, "DIR_UNREADABLE",
+            dir, errors::kDirUnreadable,
             "cannot list plugin directory " + dir.string() + ": " + ec.message() + "; check its permissions"));
     }
     std::sort(files.begin(), files.end());
@@ -58,9 +59,9 @@ void discover_one(const PluginLoader& loader, const std::filesystem::path& file,
     }
     const std::string name = manifest->name;
     if (names.count(name) != 0) {
-        Error error{"DUPLICATE_PLUGIN", "plugin '" + name + "' in " + file.string() +
-                                            " has the same name as a plugin already loaded from an earlier "
-                                            "manifest; remove one of them or rename it"};
+        Error error{errors::kDuplicatePlugin, "plugin '" + name + "' in " + file.string() +
+                                                  " has the same name as a plugin already loaded from an earlier "
+                                                  "manifest; remove one of them or rename it"};
         error.details["manifest"] = file.string();
         error.details["plugin"] = name;
         report.failures.push_back(PluginFailure{file, name, std::move(error)});
@@ -88,7 +89,7 @@ DiscoveryReport discover_plugins(const PluginLoader& loader, const std::vector<s
                 discover_one(loader, file, names, report);
             } catch (const std::exception& e) {
                 // Only resource exhaustion gets here; one plugin's failure must not stop discovery.
-                Error error{"PLUGIN_LOAD_EXCEPTION",
+                Error error{errors::kPluginLoadException,
                             "loading " + file.string() + " failed unexpectedly: " + e.what() + "; retry the reload"};
                 error.details["manifest"] = file.string();
                 report.failures.push_back(PluginFailure{file, "", std::move(error)});

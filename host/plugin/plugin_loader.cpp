@@ -1,4 +1,5 @@
 #include "plugin/plugin_loader.hpp"
+#include "plugin/error_codes.hpp"
 
 #include "plugin/abi_plugin.hpp"
 #include "plugin/descriptor_check.hpp"
@@ -63,10 +64,10 @@ Result<std::shared_ptr<LoadedPlugin>> PluginLoader::load(const manifest::Manifes
 
     std::error_code ec;
     if (!std::filesystem::is_regular_file(library_path, ec)) {
-        Error error{"LIBRARY_NOT_FOUND", "plugin '" + name + "': the library " + library_path.string() +
-                                             " named by manifest " + manifest.file.string() +
-                                             " does not exist; build and install the plugin, or fix `library:` in "
-                                             "the manifest"};
+        Error error{errors::kLibraryNotFound, "plugin '" + name + "': the library " + library_path.string() +
+                                                  " named by manifest " + manifest.file.string() +
+                                                  " does not exist; build and install the plugin, or fix `library:` in "
+                                                  "the manifest"};
         return with_paths(std::move(error), manifest);
     }
 
@@ -89,20 +90,20 @@ Result<std::shared_ptr<LoadedPlugin>> PluginLoader::load(const manifest::Manifes
     // The mapping keeps the code alive; removing the file at once leaves nothing behind on a crash.
     if (options_.private_copy) std::filesystem::remove(copy.value(), ec);
     if (load_ec) {
-        Error error{"LIBRARY_LOAD_FAILED", "plugin '" + name + "': cannot load " + library_path.string() + ": " +
-                                               failure +
-                                               "; rebuild the plugin against this host's SDK with all its "
-                                               "dependencies installed"};
+        Error error{errors::kLibraryLoadFailed, "plugin '" + name + "': cannot load " + library_path.string() + ": " +
+                                                    failure +
+                                                    "; rebuild the plugin against this host's SDK with all its "
+                                                    "dependencies installed"};
         error.details["reason"] = failure;
         return with_paths(std::move(error), manifest);
     }
 
     if (!library.has(SKILLHOST_ENTRY_SYMBOL)) {
-        Error error{"ENTRY_MISSING", "plugin '" + name + "': " + library_path.string() + " exports no `" +
-                                         SKILLHOST_ENTRY_SYMBOL +
-                                         "` symbol; a plugin must export it, e.g. with SKILLHOST_PLUGIN(...) in C++ "
-                                         "or SKILLHOST_EXPORT const skillhost_plugin* skillhost_plugin_entry(void) "
-                                         "in C"};
+        Error error{errors::kEntryMissing,
+                    "plugin '" + name + "': " + library_path.string() + " exports no `" + SKILLHOST_ENTRY_SYMBOL +
+                        "` symbol; a plugin must export it, e.g. with SKILLHOST_PLUGIN(...) in C++ "
+                        "or SKILLHOST_EXPORT const skillhost_plugin* skillhost_plugin_entry(void) "
+                        "in C"};
         return with_paths(std::move(error), manifest);
     }
     auto& entry = library.get<const skillhost_plugin*()>(SKILLHOST_ENTRY_SYMBOL);
@@ -114,10 +115,11 @@ Result<std::shared_ptr<LoadedPlugin>> PluginLoader::load(const manifest::Manifes
         entry_threw = true;  // forbidden by the ABI; reported like a missing descriptor
     }
     if (descriptor == nullptr) {
-        Error error{"ENTRY_RETURNED_NULL", "plugin '" + name + "': " + std::string(SKILLHOST_ENTRY_SYMBOL) + "() " +
-                                               (entry_threw ? "threw an exception" : "returned NULL") +
-                                               "; it must return a pointer to the plugin's static skillhost_plugin "
-                                               "descriptor"};
+        Error error{errors::kEntryReturnedNull,
+                    "plugin '" + name + "': " + std::string(SKILLHOST_ENTRY_SYMBOL) + "() " +
+                        (entry_threw ? "threw an exception" : "returned NULL") +
+                        "; it must return a pointer to the plugin's static skillhost_plugin "
+                        "descriptor"};
         return with_paths(std::move(error), manifest);
     }
 

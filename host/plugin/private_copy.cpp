@@ -1,4 +1,5 @@
 #include "plugin/private_copy.hpp"
+#include "plugin/error_codes.hpp"
 
 #include <unistd.h>
 
@@ -28,7 +29,7 @@ std::uint64_t next_copy_number() {
 }
 
 Error copy_failed(const std::filesystem::path& library, const std::filesystem::path& target, std::string what) {
-    Error error{"PRIVATE_COPY_FAILED",
+    Error error{errors::kPrivateCopyFailed,
                 "cannot make a private copy of " + library.string() + " in " + target.parent_path().string() + ": " +
                     what + "; make the plugin cache directory writable (or point the cache to another directory)"};
     error.details["copy"] = target.string();

@@ -1,4 +1,5 @@
 #include "plugin/process_plugin.hpp"
+#include "plugin/error_codes.hpp"
 
 #include "plugin/data_dir_budget.hpp"
 #include "plugin/runner_cgroups.hpp"
@@ -35,7 +36,7 @@ RawOutcome error_outcome(const Error& error) {
 // The functions of the tables an isolated plugin's resources and prompts are offered through: the
 // host sends requests to the runner instead (request_resources, request_prompts), never through these.
 skillhost_status not_here(const skillhost_result_writer* writer) {
-    static constexpr std::string_view code = "EXTENSION_ISOLATED";
+    static constexpr std::string_view code = errors::kExtensionIsolated.name;
     static constexpr std::string_view message =
         "this plugin runs in a runner process: ask it through the host, not through this table";
     if (writer)
@@ -73,7 +74,7 @@ std::optional<Error> missing_mechanism(const IsolationOptions& iso) {
     if (iso.sandbox != SandboxMode::require || iso.limits.memory_mb == 0 || runner_cgroups().available())
         return std::nullopt;
     const std::string reason = runner_cgroups().describe().at("reason").as_string().c_str();
-    Error error{"SANDBOX_UNAVAILABLE",
+    Error error{errors::kSandboxUnavailable,
                 "`sandbox: require` needs a memory cgroup for plugin runners (memfd, shared memory and page cache "
                 "are counted only there), and none is usable: " +
                     reason +
@@ -85,7 +86,7 @@ std::optional<Error> missing_mechanism(const IsolationOptions& iso) {
 
 bool crash_code(const RawOutcome& outcome) {
     return outcome.written == RawOutcome::Written::error &&
-           (outcome.error_code == "PLUGIN_CRASHED" || outcome.error_code == "PLUGIN_KILLED");
+           (outcome.error_code == errors::kPluginCrashed.name || outcome.error_code == errors::kPluginKilled.name);
 }
 
 }  // namespace
@@ -272,7 +273,7 @@ RunnerLaunch ProcessPlugin::launch_for(const CallContext* context) const {
 void ProcessPlugin::record_exit(const std::shared_ptr<Supervision>& supervision, const RunnerExit& exit,
                                 const std::string& plugin, const IsolationOptions& options) {
     if (exit.expected) return;
-    Error event{exit.killed_by_host ? "PLUGIN_KILLED" : "PLUGIN_CRASHED",
+    Error event{exit.killed_by_host ? errors::kPluginKilled : errors::kPluginCrashed,
                 "the runner of plugin '" + plugin + "' " + exit.description +
                     (exit.killed_by_host ? " (killed by the host: " + exit.kill_reason + ")" : std::string())};
     event.details["plugin"] = plugin;
@@ -302,7 +303,7 @@ void ProcessPlugin::record_exit(const std::shared_ptr<Supervision>& supervision,
         }
         if (!supervision->quarantine && options.crash_limit > 0 && supervision->crashes.size() >= options.crash_limit) {
             const auto minutes = std::chrono::duration_cast<std::chrono::seconds>(options.crash_window).count();
-            Error q{"PLUGIN_QUARANTINED",
+            Error q{errors::kPluginQuarantined,
                     "plugin '" + plugin + "' is quarantined: its runner crashed " +
                         std::to_string(supervision->crashes.size()) + " times within " + std::to_string(minutes) +
                         " s (last: " + exit.description +
@@ -350,7 +351,7 @@ Result<std::shared_ptr<RunnerConnection>> ProcessPlugin::runner_for(const CallCo
         }
         if (deadline && *deadline < start_at) {
             Error error{
-                "PLUGIN_RESTARTING",
+                errors::kPluginRestarting,
                 "plugin '" + manifest_.name + "' crashed recently and restarts in " +
                     std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(start_at - now).count()) +
                     " ms, after this call's deadline; call again in a moment"};
@@ -366,9 +367,9 @@ Result<std::shared_ptr<RunnerConnection>> ProcessPlugin::runner_for(const CallCo
         std::error_code ec;
         std::filesystem::create_directories(context.data_dir, ec);
         if (ec) {
-            Error error{"DATA_DIR_UNAVAILABLE", "cannot create the plugin data directory " + context.data_dir.string() +
-                                                    " (" + ec.message() +
-                                                    "); check that the skillhost home is writable"};
+            Error error{errors::kDataDirUnavailable, "cannot create the plugin data directory " +
+                                                         context.data_dir.string() + " (" + ec.message() +
+                                                         "); check that the skillhost home is writable"};
             error.details["data_dir"] = context.data_dir.string();
             return error;
         }
@@ -394,7 +395,7 @@ Result<std::shared_ptr<RunnerConnection>> ProcessPlugin::runner_for(const CallCo
 RawOutcome ProcessPlugin::invoke(const CallContext& context, std::string_view args_json) const {
     if (std::optional<Error> quarantined = quarantine()) return error_outcome(*quarantined);
     if (manifest_.skill(context.skill_id) == nullptr) {
-        Error error{"SKILL_NOT_FOUND", "plugin '" + manifest_.name + "' has no skill '" + context.skill_id + "'"};
+        Error error{errors::kSkillNotFound, "plugin '" + manifest_.name + "' has no skill '" + context.skill_id + "'"};
         error.details["plugin"] = manifest_.name;
         error.details["skill"] = context.skill_id;
         return error_outcome(error);
@@ -426,18 +427,18 @@ RawOutcome ProcessPlugin::in_runner(const CallContext& context,
         if (runner.value()->retired_idle() ? ++retirements >= max_retirements : ++deaths >= max_deaths) break;
     }
     if (retirements >= max_retirements) {
-        Error error{"RUNNER_START_FAILED", "plugin '" + manifest_.name + "': its runner went idle and retired " +
-                                               std::to_string(retirements) +
-                                               " times before the call reached it; isolation.idle_timeout_ms (" +
-                                               std::to_string(options_.isolation.idle_timeout.count()) +
-                                               " ms) is too short for this machine's load: raise it"};
+        Error error{errors::kRunnerStartFailed, "plugin '" + manifest_.name + "': its runner went idle and retired " +
+                                                    std::to_string(retirements) +
+                                                    " times before the call reached it; isolation.idle_timeout_ms (" +
+                                                    std::to_string(options_.isolation.idle_timeout.count()) +
+                                                    " ms) is too short for this machine's load: raise it"};
         error.details["plugin"] = manifest_.name;
         error.details["idle_timeout_ms"] = options_.isolation.idle_timeout.count();
         return error_outcome(error);
     }
-    return error_outcome(Error{"RUNNER_START_FAILED", "plugin '" + manifest_.name +
-                                                          "': its runner kept exiting before taking the call; "
-                                                          "check the log"});
+    return error_outcome(Error{errors::kRunnerStartFailed, "plugin '" + manifest_.name +
+                                                               "': its runner kept exiting before taking the call; "
+                                                               "check the log"});
 }
 
 RawOutcome ProcessPlugin::run_extension(const CallContext& context, wire::ExtensionCall call, std::size_t max_bytes,

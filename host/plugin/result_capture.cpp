@@ -1,4 +1,5 @@
 #include "plugin/result_capture.hpp"
+#include "plugin/error_codes.hpp"
 
 #include "plugin/abi_strings.hpp"
 
@@ -11,7 +12,7 @@ namespace skillhost::plugin {
 bool ResultCapture::too_large(std::size_t size) {
     if (size <= max_bytes_) return false;
     outcome_.written = RawOutcome::Written::error;
-    outcome_.error_code = "RESULT_TOO_LARGE";
+    outcome_.error_code = std::string(errors::kResultTooLarge.name);
     outcome_.error_message = "the skill wrote " + std::to_string(size) + " bytes, more than the limit of " +
                              std::to_string(max_bytes_) +
                              " bytes; ask for less at once (paging, filters) or raise "

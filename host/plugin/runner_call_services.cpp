@@ -2,6 +2,7 @@
 // its sampling and elicitation requests, handed to the call's control as if the plugin ran here.
 // The runner is untrusted: every frame is checked and bounded again on this side.
 #include "plugin/runner_connection.hpp"
+#include "plugin/error_codes.hpp"
 
 #include "base/json_text.hpp"
 #include "plugin/host_services.hpp"
@@ -82,25 +83,26 @@ bool RunnerConnection::answer_front_end_request(std::uint64_t request_id, const 
         std::string user;
         std::optional<std::shared_ptr<void>> slot = admit_host_request(request_id, request.call_sequence, user);
         if (!slot) return true;
-        // A client's answer can take minutes: on its own thread, never holding up other calls.
-        std::thread([slot = std::move(*slot), channel = channel_, request_id, sample = std::move(sample),
-                     role = std::move(role), body = std::move(body)] {
+        // A client's answer can take minutes: on the host-request pool, never holding up other calls.
+        answer_later(request_id, [slot = std::move(*slot), channel = channel_, request_id, sample = std::move(sample),
+                                  role = std::move(role), body = std::move(body)] {
             static const std::atomic<bool> not_ended{false};  // the executor's gate says when the call ends
-            Result<std::string> answer = Error{"LLM_FAILED", "the completion request failed in the host"};
+            Result<std::string> answer = Error{errors::kLlmFailed, "the completion request failed in the host"};
             try {
                 answer = sample(role, body, not_ended);
             } catch (const std::exception& e) {
-                answer = Error{"LLM_FAILED", std::string("the completion request failed in the host: ") + e.what()};
+                answer =
+                    Error{errors::kLlmFailed, std::string("the completion request failed in the host: ") + e.what()};
             }
             channel->send(wire::FrameType::host_reply, request_id, wire::encode(outcome_of(answer)));
-        }).detach();
+        });
         return true;
     }
     if (request.kind == SKILLHOST_EXT_ELICIT) {
         plugin::FrontEndRequest elicit;
         with_running_call(request.call_sequence, [&](CallControl& control) { elicit = control.elicit; });
         if (!elicit) {
-            reply(request_id, outcome_of(Error{"ELICITATION_UNAVAILABLE",
+            reply(request_id, outcome_of(Error{errors::kElicitationUnavailable,
                                                "this call's front end cannot ask the user for input (only MCP "
                                                "clients that declare elicitation can); continue without it or "
                                                "ask the caller to pass it as an argument"}));
@@ -109,17 +111,18 @@ bool RunnerConnection::answer_front_end_request(std::uint64_t request_id, const 
         std::string user;
         std::optional<std::shared_ptr<void>> slot = admit_host_request(request_id, request.call_sequence, user);
         if (!slot) return true;
-        std::thread([slot = std::move(*slot), channel = channel_, request_id, elicit = std::move(elicit),
-                     body = request.body] {
+        answer_later(request_id, [slot = std::move(*slot), channel = channel_, request_id, elicit = std::move(elicit),
+                                  body = request.body] {
             static const std::atomic<bool> not_ended{false};
-            Result<std::string> answer = Error{"ELICITATION_FAILED", "asking the user failed in the host"};
+            Result<std::string> answer = Error{errors::kElicitationFailed, "asking the user failed in the host"};
             try {
                 answer = elicit(body, not_ended);
             } catch (const std::exception& e) {
-                answer = Error{"ELICITATION_FAILED", std::string("asking the user failed in the host: ") + e.what()};
+                answer =
+                    Error{errors::kElicitationFailed, std::string("asking the user failed in the host: ") + e.what()};
             }
             channel->send(wire::FrameType::host_reply, request_id, wire::encode(outcome_of(answer)));
-        }).detach();
+        });
         return true;
     }
     return false;

@@ -1,4 +1,5 @@
 #include "plugin/runner_cgroups.hpp"
+#include "plugin/error_codes.hpp"
 
 #include <signal.h>
 #include <sys/statfs.h>
@@ -152,7 +153,7 @@ fs::path RunnerCgroups::pids_leaf_of(const fs::path& leaf) const {
 Result<fs::path> RunnerCgroups::create_leaf(std::string_view name, std::uint64_t memory_bytes,
                                             std::uint64_t max_tasks) {
     std::lock_guard lock(mutex_);
-    if (!placement_.available) return Error{"CGROUP_FAILED", placement_.reason};
+    if (!placement_.available) return Error{errors::kCgroupFailed, placement_.reason};
     std::string problem;
     if (!swept_) {
         sweep_stale_leaves(placement_.base);
@@ -173,7 +174,7 @@ Result<fs::path> RunnerCgroups::create_leaf(std::string_view name, std::uint64_t
         if (!ec) fs::create_directory(pids, ec);
         if (ec) {
             remove_leaf(leaf);
-            return Error{"CGROUP_FAILED",
+            return Error{errors::kCgroupFailed,
                          "cannot create " + name_part + " under the cgroup v1 hierarchies (" + ec.message() + ")"};
         }
         // Memory as the kernel counts it: anonymous memory, page cache, tmpfs, shared memory and
@@ -187,7 +188,7 @@ Result<fs::path> RunnerCgroups::create_leaf(std::string_view name, std::uint64_t
         if (!ok) {
             remove_leaf(leaf);
             remove_leaf(pids);
-            return Error{"CGROUP_FAILED", problem};
+            return Error{errors::kCgroupFailed, problem};
         }
         return leaf;
     }
@@ -200,7 +201,7 @@ Result<fs::path> RunnerCgroups::create_leaf(std::string_view name, std::uint64_t
             placement_.available = false;
             placement_.reason =
                 ec ? "cannot create " + (placement_.base / host_leaf).string() + " (" + ec.message() + ")" : problem;
-            return Error{"CGROUP_FAILED", placement_.reason};
+            return Error{errors::kCgroupFailed, placement_.reason};
         }
         prepared_ = true;
     }
@@ -208,7 +209,7 @@ Result<fs::path> RunnerCgroups::create_leaf(std::string_view name, std::uint64_t
     ::rmdir(leaf.c_str());
     std::error_code ec;
     fs::create_directory(leaf, ec);
-    if (ec) return Error{"CGROUP_FAILED", "cannot create " + leaf.string() + " (" + ec.message() + ")"};
+    if (ec) return Error{errors::kCgroupFailed, "cannot create " + leaf.string() + " (" + ec.message() + ")"};
     // oom.group: an out-of-memory kill ends the whole runner, never one thread of it.
     bool ok = write_control(leaf / "memory.oom.group", "1", problem);
     if (ok && memory_bytes > 0) ok = write_control(leaf / "memory.max", std::to_string(memory_bytes), problem);
@@ -217,7 +218,7 @@ Result<fs::path> RunnerCgroups::create_leaf(std::string_view name, std::uint64_t
     if (ok && max_tasks > 0) ok = write_control(leaf / "pids.max", std::to_string(max_tasks), problem);
     if (!ok) {
         remove_leaf(leaf);
-        return Error{"CGROUP_FAILED", problem};
+        return Error{errors::kCgroupFailed, problem};
     }
     return leaf;
 }

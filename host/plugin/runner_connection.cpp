@@ -1,6 +1,9 @@
 #include "plugin/runner_connection.hpp"
+#include "llm/error_codes.hpp"
+#include "plugin/error_codes.hpp"
 
 #include "plugin/data_dir_budget.hpp"
+#include "plugin/host_request_pool.hpp"
 #include "plugin/runner_cgroups.hpp"
 #include "plugin/runner_output.hpp"
 #include "plugin/supervision_counters.hpp"
@@ -54,14 +57,19 @@ constexpr int max_host_requests = 16;
 // Host -> runner frames: the arguments of one call, bounded like any request body.
 constexpr std::size_t max_frame_overhead = 64 * 1024;
 
-RawOutcome host_error(std::string code, std::string message, boost::json::object details) {
+// An error the host answers the runner with, as the outcome a plugin's error would be.
+RawOutcome host_error(const Error& error) {
     RawOutcome outcome;
     outcome.status = SKILLHOST_STATUS_ERROR;
     outcome.written = RawOutcome::Written::error;
-    outcome.error_code = std::move(code);
-    outcome.error_message = std::move(message);
-    outcome.error_details_json = boost::json::serialize(details);
+    outcome.error_code = error.code.str();
+    outcome.error_message = error.message;
+    outcome.error_details_json = boost::json::serialize(error.details);
     return outcome;
+}
+
+RawOutcome host_error(const ErrorCode& code, std::string message, boost::json::object details) {
+    return host_error(Error{code, std::move(message), std::move(details)});
 }
 
 // The environment a runner starts with: nothing of the host's (tokens, keys, proxies), only what
@@ -122,8 +130,9 @@ Result<std::shared_ptr<RunnerConnection>> RunnerConnection::start(RunnerLaunch l
         const std::string reason = std::strerror(errno);
         RunnerCgroups::remove_leaf(launch.cgroup_leaf);
         RunnerCgroups::remove_leaf(launch.cgroup_pids_leaf);
-        return Error{"RUNNER_START_FAILED", "cannot create the socket to a plugin runner for '" + launch.plugin_name +
-                                                "': " + reason + "; check the process's open-file limit"};
+        return Error{errors::kRunnerStartFailed, "cannot create the socket to a plugin runner for '" +
+                                                     launch.plugin_name + "': " + reason +
+                                                     "; check the process's open-file limit"};
     }
     // Its stdout and stderr: a pipe only the host reads (never the daemon's terminal or log).
     int output[2];
@@ -133,9 +142,9 @@ Result<std::shared_ptr<RunnerConnection>> RunnerConnection::start(RunnerLaunch l
         ::close(fds[1]);
         RunnerCgroups::remove_leaf(launch.cgroup_leaf);
         RunnerCgroups::remove_leaf(launch.cgroup_pids_leaf);
-        return Error{"RUNNER_START_FAILED", "cannot create the output pipe of a plugin runner for '" +
-                                                launch.plugin_name + "': " + reason +
-                                                "; check the process's open-file limit"};
+        return Error{errors::kRunnerStartFailed, "cannot create the output pipe of a plugin runner for '" +
+                                                     launch.plugin_name + "': " + reason +
+                                                     "; check the process's open-file limit"};
     }
     // The runner finds its end of the socket as fd 3 (dup2 clears close-on-exec for it only).
     posix_spawn_file_actions_t actions;
@@ -170,9 +179,9 @@ Result<std::shared_ptr<RunnerConnection>> RunnerConnection::start(RunnerLaunch l
         ::close(output[0]);
         RunnerCgroups::remove_leaf(launch.cgroup_leaf);
         RunnerCgroups::remove_leaf(launch.cgroup_pids_leaf);
-        Error error{"RUNNER_START_FAILED", "cannot start the plugin runner " + launch.runner.string() + " for '" +
-                                               launch.plugin_name + "': " + std::strerror(spawned) +
-                                               "; reinstall skillhost or set isolation.runner in skillhost.yaml"};
+        Error error{errors::kRunnerStartFailed, "cannot start the plugin runner " + launch.runner.string() + " for '" +
+                                                    launch.plugin_name + "': " + std::strerror(spawned) +
+                                                    "; reinstall skillhost or set isolation.runner in skillhost.yaml"};
         error.details["runner"] = launch.runner.string();
         return error;
     }
@@ -192,9 +201,9 @@ Result<std::shared_ptr<RunnerConnection>> RunnerConnection::start(RunnerLaunch l
     if (!decided) {
         lock.unlock();
         connection->kill("it did not finish loading within " + std::to_string(start_timeout.count()) + " s");
-        return Error{"RUNNER_START_FAILED", "the runner for plugin '" + name + "' did not finish loading it within " +
-                                                std::to_string(start_timeout.count()) +
-                                                " s; check that its init() returns"};
+        return Error{errors::kRunnerStartFailed,
+                     "the runner for plugin '" + name + "' did not finish loading it within " +
+                         std::to_string(start_timeout.count()) + " s; check that its init() returns"};
     }
     return connection->load_error_;  // load_failed: the runner's report; ended: finish() wrote why
 }
@@ -371,7 +380,7 @@ std::optional<RawOutcome> RunnerConnection::exchange(const CallContext& context,
         if (std::optional<Error> over = data_dir_over_budget(
                 measure_data_dir(launch_.data_dir), launch_.disk_budget_bytes, launch_.plugin_name, launch_.data_dir)) {
             kill(over->message, "disk_budget");
-            return host_error(over->code, over->message, over->details);
+            return host_error(*over);
         }
     }
     struct Timed {
@@ -608,7 +617,7 @@ void RunnerConnection::handle(wire::Frame& frame) {
                 was_ready_ = true;
             } else {
                 state_ = State::load_failed;
-                load_error_ = Error{"RUNNER_PROTOCOL_ERROR", "the runner sent an unreadable ready message"};
+                load_error_ = Error{errors::kRunnerProtocolError, "the runner sent an unreadable ready message"};
             }
             state_changed_.notify_all();
             return;
@@ -639,7 +648,7 @@ void RunnerConnection::handle(wire::Frame& frame) {
             pending_.erase(found);
             shut_down_if_drained();
             pending->outcome = outcome ? std::move(*outcome)
-                                       : host_error("RUNNER_PROTOCOL_ERROR",
+                                       : host_error(errors::kRunnerProtocolError,
                                                     "the runner of plugin '" + launch_.plugin_name +
                                                         "' sent an unreadable result; report this as a skillhost bug",
                                                     {{"plugin", launch_.plugin_name}, {"skill", pending->skill_id}});
@@ -707,7 +716,7 @@ void RunnerConnection::answer_host_request(std::uint64_t request_id, std::string
     std::optional<wire::HostRequest> request = wire::decode_host_request(payload);
     const std::string& plugin = launch_.plugin_name;
     if (!request) {
-        reply(request_id, host_error("RUNNER_PROTOCOL_ERROR",
+        reply(request_id, host_error(errors::kRunnerProtocolError,
                                      "the runner of plugin '" + plugin +
                                          "' sent an unreadable request; report this as a skillhost bug",
                                      {{"plugin", plugin}}));
@@ -718,7 +727,7 @@ void RunnerConnection::answer_host_request(std::uint64_t request_id, std::string
     if (request->kind == SKILLHOST_EXT_PATH_CHECK) return answer_path_check(request_id, *request);
     if (answer_front_end_request(request_id, *request)) return;
     if (request->kind == SKILLHOST_EXT_LLM) return answer_completion(request_id, *request);
-    reply(request_id, host_error("UNKNOWN_HOST_SERVICE",
+    reply(request_id, host_error(errors::kUnknownHostService,
                                  "the runner of plugin '" + plugin + "' asked for host service '" + request->kind +
                                      "', which this host does not offer; install matching skillhost and "
                                      "skillhost-runner binaries",
@@ -760,7 +769,7 @@ std::optional<std::shared_ptr<void>> RunnerConnection::admit_host_request(std::u
         std::lock_guard lock(mutex_);
         const auto found = call_sequence == 0 ? pending_.end() : pending_.find(call_sequence);
         if (found == pending_.end()) {
-            reply(request_id, host_error("HOST_REQUEST_WITHOUT_CALL",
+            reply(request_id, host_error(errors::kHostRequestWithoutCall,
                                          "the runner of plugin '" + plugin +
                                              "' asked for a host service outside any call in flight; host services "
                                              "answer only during a call, for that call's user",
@@ -771,7 +780,7 @@ std::optional<std::shared_ptr<void>> RunnerConnection::admit_host_request(std::u
     }
     if (host_requests_->fetch_add(1) >= max_host_requests) {
         host_requests_->fetch_sub(1);
-        reply(request_id, host_error("TOO_MANY_HOST_REQUESTS",
+        reply(request_id, host_error(errors::kTooManyHostRequests,
                                      "the runner of plugin '" + plugin + "' had more than " +
                                          std::to_string(max_host_requests) + " host requests outstanding",
                                      {{"plugin", plugin}}));
@@ -781,6 +790,16 @@ std::optional<std::shared_ptr<void>> RunnerConnection::admit_host_request(std::u
     return std::shared_ptr<void>(nullptr, [count = host_requests_](void*) { count->fetch_sub(1); });
 }
 
+void RunnerConnection::answer_later(std::uint64_t request_id, std::function<void()> answer) {
+    if (answer_host_request_later(std::move(answer))) return;
+    RawOutcome busy = host_error(errors::kTooManyHostRequests,
+                                 "the host has " + std::to_string(host_request_queue) +
+                                     " requests of plugin runners waiting; try again in a moment",
+                                 {{"plugin", launch_.plugin_name}});
+    busy.status = SKILLHOST_STATUS_UNAVAILABLE;
+    reply(request_id, busy);
+}
+
 void RunnerConnection::answer_completion(std::uint64_t request_id, const wire::HostRequest& host_request) {
     wire::PayloadReader r(host_request.body);
     [[maybe_unused]] std::string_view claimed_user = r.text();  // the runner's word: not used
@@ -788,12 +807,13 @@ void RunnerConnection::answer_completion(std::uint64_t request_id, const wire::H
     std::string role(r.text());
     std::string request(r.text());
     if (!r.ok()) {
-        reply(request_id, host_error("RUNNER_PROTOCOL_ERROR", "the runner sent an unreadable completion request", {}));
+        reply(request_id,
+              host_error(errors::kRunnerProtocolError, "the runner sent an unreadable completion request", {}));
         return;
     }
     if (!launch_.llm_allowed) {
         const std::string& plugin = launch_.plugin_name;
-        reply(request_id, host_error("LLM_NOT_PERMITTED",
+        reply(request_id, host_error(errors::kLlmNotPermitted,
                                      "plugin '" + plugin +
                                          "' asked for a completion but its manifest does not declare "
                                          "`permissions: {llm: true}`; the plugin author must declare it",
@@ -806,13 +826,13 @@ void RunnerConnection::answer_completion(std::uint64_t request_id, const wire::H
     std::string run_id;
     with_running_call(host_request.call_sequence, [&](CallControl& control) { run_id = control.run_id; });
     // A completion can take seconds: it must not hold up the results of other calls, so it is
-    // answered on a thread of its own (bounded: max_host_requests per runner, never one per frame).
-    std::thread([slot = std::move(*slot), channel = channel_, completions = launch_.completions, request_id,
-                 user = std::move(user), run_id = std::move(run_id), role = std::move(role),
-                 request = std::move(request)] {
+    // answered on the host-request pool (bounded: max_host_requests per runner, a shared pool).
+    answer_later(request_id, [slot = std::move(*slot), channel = channel_, completions = launch_.completions,
+                              request_id, user = std::move(user), run_id = std::move(run_id), role = std::move(role),
+                              request = std::move(request)] {
         RawOutcome answer;
         if (!completions) {
-            answer = host_error("LLM_UNAVAILABLE",
+            answer = host_error(errors::kLlmUnavailable,
                                 "no model is configured for role '" + role +
                                     "'; configure one in models.yaml or continue without a completion",
                                 {{"role", role}});
@@ -826,16 +846,16 @@ void RunnerConnection::answer_completion(std::uint64_t request_id, const wire::H
                     answer.result_json = std::move(done.value());
                 } else {
                     const Error& e = done.error();
-                    answer = host_error(e.code, e.message, e.details);
-                    if (e.code == "LLM_UNAVAILABLE") answer.status = SKILLHOST_STATUS_UNAVAILABLE;
+                    answer = host_error(e);
+                    if (e.is(errors::kLlmUnavailable)) answer.status = SKILLHOST_STATUS_UNAVAILABLE;
                 }
             } catch (const std::exception& e) {
-                answer =
-                    host_error("LLM_FAILED", std::string("the completion request failed in the host: ") + e.what(), {});
+                answer = host_error(errors::kLlmFailed,
+                                    std::string("the completion request failed in the host: ") + e.what(), {});
             }
         }
         channel->send(wire::FrameType::host_reply, request_id, wire::encode(answer));
-    }).detach();
+    });
 }
 
 RunnerExit RunnerConnection::reap() {
@@ -884,10 +904,10 @@ void RunnerConnection::finish(RunnerExit exit) {
         exit.limit = kill_limit_;
         exit.expected = !exit.killed_by_host && !broken_ && (closing_ || retiring_) && exit.exit_status == 0;
         if (state_ == State::starting) {
-            load_error_ =
-                Error{"RUNNER_START_FAILED", "the runner for plugin '" + launch_.plugin_name + "' " + exit.description +
-                                                 " before the plugin was ready; its library or init() "
-                                                 "crashes on load (see the log above)"};
+            load_error_ = Error{errors::kRunnerStartFailed, "the runner for plugin '" + launch_.plugin_name + "' " +
+                                                                exit.description +
+                                                                " before the plugin was ready; its library or init() "
+                                                                "crashes on load (see the log above)"};
             load_error_.details["plugin"] = launch_.plugin_name;
             load_error_.details["exit"] = exit.description;
         }
@@ -922,12 +942,12 @@ void RunnerConnection::finish(RunnerExit exit) {
             const char* advice = exit.limit.empty() ? "; the skill must poll is_cancelled()"
                                                     : "; the skill must stay within the limit or the host's "
                                                       "configuration raise it";
-            outcome = host_error("PLUGIN_KILLED",
+            outcome = host_error(errors::kPluginKilled,
                                  "the runner of plugin '" + plugin + "' was killed while running " + running +
                                      " because " + exit.kill_reason + advice + "; the runner restarts on the next call",
                                  details);
         } else {
-            outcome = host_error("PLUGIN_CRASHED",
+            outcome = host_error(errors::kPluginCrashed,
                                  "plugin '" + plugin + "' crashed (" + exit.description + ") while running " + running +
                                      "; the host kept running and restarts the plugin on the next call; report "
                                      "this to the plugin author",

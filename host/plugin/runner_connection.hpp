@@ -167,6 +167,9 @@ private:
     // Hold the returned slot until the request is answered.
     std::optional<std::shared_ptr<void>> admit_host_request(std::uint64_t request_id, std::uint64_t call_sequence,
                                                             std::string& user);
+    // Answers an admitted request on the host-request pool (plugin/host_request_pool.hpp), or
+    // tells the runner the host is busy when the pool's queue is full.
+    void answer_later(std::uint64_t request_id, std::function<void()> answer);
     // content and call_log frames (runner_call_services.cpp).
     void forward_call_service(const wire::Frame& frame);
     // A host_request for the call's front end: sampling ("skillhost.llm/1" with a running call

@@ -1,4 +1,5 @@
 #include "plugin/runner_identity.hpp"
+#include "plugin/error_codes.hpp"
 
 #include <pwd.h>
 #include <unistd.h>
@@ -28,7 +29,7 @@ bool find_user(const std::string& name, RunnerIdentity& out) {
 }
 
 Error invalid(std::string message) {
-    return Error{"RUNNER_USER_INVALID", std::move(message)};
+    return Error{errors::kRunnerUserInvalid, std::move(message)};
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "plugin/runner_protocol.hpp"
+#include "plugin/error_codes.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -278,18 +279,20 @@ std::optional<RawOutcome> decode_outcome(std::string_view payload) {
 
 std::string encode(const Error& error) {
     PayloadWriter w;
-    w.text(error.code).text(error.message).text(boost::json::serialize(error.details));
+    w.text(error.code).text(error.message).text(boost::json::serialize(error.details)).text(to_string(error.kind()));
     return std::move(w.bytes());
 }
 
 Error decode_error(std::string_view payload) {
     PayloadReader r(payload);
-    Error error;
-    error.code = r.text();
-    error.message = r.text();
+    // The runner is the same build as the host: its codes are catalogued, and it sends their kind.
+    const std::string code(r.text());
+    std::string message(r.text());
     const std::string_view details = r.text();
-    if (!r.ok() || error.code.empty())
-        return Error{"RUNNER_PROTOCOL_ERROR", "the plugin runner sent an unreadable load failure"};
+    const auto kind = error_kind_from_string(r.text());
+    if (!r.ok() || code.empty() || !kind)
+        return Error{errors::kRunnerProtocolError, "the plugin runner sent an unreadable load failure"};
+    Error error = Error::reported(code, *kind, std::move(message));
     std::error_code ec;
     boost::json::value parsed = boost::json::parse(details, ec);
     if (!ec && parsed.is_object()) error.details = std::move(parsed.get_object());

@@ -1,4 +1,5 @@
 #include "policy/api_token_store.hpp"
+#include "policy/error_codes.hpp"
 
 #include "policy/api_token.hpp"
 
@@ -12,8 +13,10 @@ namespace skillhost::policy {
 Result<std::string> generate_api_token() {
     std::array<unsigned char, 32> bytes{};
     if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) {
-        return Error{
-            "TOKEN_GENERATION_FAILED", "the system's random number generator failed; no token was created", {}, {}};
+        return Error{errors::kTokenGenerationFailed,
+                     "the system's random number generator failed; no token was created",
+                     {},
+                     {}};
     }
     static const char* hex = "0123456789abcdef";
     std::string token = "shk_";
@@ -93,7 +96,7 @@ Result<std::vector<IssuedToken>> ApiTokenStore::list(std::string_view user_id) c
 
 Result<int> ApiTokenStore::revoke(std::string_view sha256_prefix) {
     if (sha256_prefix.size() < 8 || sha256_prefix.find_first_not_of("0123456789abcdef") != std::string_view::npos) {
-        Error e{"INVALID_TOKEN_ID",
+        Error e{errors::kInvalidTokenId,
                 "a token id is at least 8 lowercase hex digits of its sha256 (see `skillhost token list`)",
                 {},
                 {}};

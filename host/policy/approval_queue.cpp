@@ -1,4 +1,5 @@
 #include "policy/approval_queue.hpp"
+#include "policy/error_codes.hpp"
 
 #include "policy/audit_log.hpp"
 #include "policy/process_identity.hpp"
@@ -40,7 +41,7 @@ ApprovalRecord row_to_record(const db::SqlRows& rows, std::size_t row) {
 }
 
 Error not_found(std::string_view id) {
-    Error error{"APPROVAL_NOT_FOUND",
+    Error error{errors::kApprovalNotFound,
                 "no approval `" + std::string(id) + "`; list them with `skillhost approvals list --all`",
                 {},
                 {}};
@@ -51,7 +52,7 @@ Error not_found(std::string_view id) {
 Error already_resolved(const ApprovalRecord& record) {
     std::string how = std::string("is already ") + to_string(record.state);
     if (!record.resolved_by.empty()) how += " (resolved by " + record.resolved_by + ")";
-    Error error{"APPROVAL_ALREADY_RESOLVED",
+    Error error{errors::kApprovalAlreadyResolved,
                 "approval " + record.id + " " + how +
                     "; only pending approvals can be approved or rejected — see `skillhost approvals show " +
                     record.id + "`",
@@ -68,7 +69,7 @@ bool may_resolve(const Resolver& resolver, const ApprovalRecord& record) {
 }
 
 Error not_allowed(const Resolver& resolver, const ApprovalRecord& record) {
-    Error error{"NOT_ALLOWED_TO_RESOLVE",
+    Error error{errors::kNotAllowedToResolve,
                 "user " + resolver.user_id + " may not resolve approval " + record.id + ", which " + record.user_id +
                     " requested; only the requesting user or an owner may approve or reject it",
                 {},
@@ -90,7 +91,7 @@ std::optional<Error> approver_problem(const Resolver& resolver, const ApprovalRe
     // that asked for a call is the agent the approval exists to check.
     if (approving && !resolver.answers_prompt && resolver.credential.is_token() &&
         !resolver.credential.may(Scope::admin) && resolver.credential.token_id == record.requested_token) {
-        Error e{"SELF_APPROVAL",
+        Error e{errors::kSelfApproval,
                 "approval " + record.id + " was requested with token " + record.requested_token +
                     ", and a token without the admin scope cannot approve the calls it asked for",
                 {},
@@ -207,7 +208,7 @@ Error ApprovalQueue::expire_now(ApprovalRecord& record, TimePoint at, std::strin
     record.resolved_at = at;
     record.reason = reason;
     audit(record, "expired", actor);
-    Error error{"APPROVAL_EXPIRED",
+    Error error{errors::kApprovalExpired,
                 "approval " + record.id + " expired at " + format_utc_timestamp(record.expires_at) +
                     " and will not run; repeat the original call to request a new approval",
                 {},
@@ -251,7 +252,7 @@ Result<ApprovalRecord> ApprovalQueue::complete(std::string_view id, bool ok, con
                                                std::string_view reason) {
     record_unrecorded_outcomes();
     auto stored = store_outcome(id, ok, result, reason);
-    if (!stored && stored.error().code != "APPROVAL_NOT_CLAIMED" && stored.error().code != "APPROVAL_NOT_FOUND") {
+    if (!stored && !stored.error().is(errors::kApprovalNotClaimed) && !stored.error().is(errors::kApprovalNotFound)) {
         // The call ran (or was refused) and nothing may forget that: kept until storage returns.
         std::lock_guard lock(unrecorded_mutex_);
         if (unrecorded_.size() >= max_unrecorded_outcomes) {
@@ -277,7 +278,7 @@ std::size_t ApprovalQueue::record_unrecorded_outcomes() const {
         lock.unlock();
         auto stored = store_outcome(next.id, next.ok, next.result, next.reason);
         lock.lock();
-        if (!stored && stored.error().code != "APPROVAL_NOT_CLAIMED" && stored.error().code != "APPROVAL_NOT_FOUND")
+        if (!stored && !stored.error().is(errors::kApprovalNotClaimed) && !stored.error().is(errors::kApprovalNotFound))
             break;  // storage still refuses: the rest waits too
         if (stored) spdlog::info("approval {}: its outcome ({}) is stored now", next.id, to_string(stored->state));
         // Another thread may have stored and removed it meanwhile.
@@ -291,7 +292,7 @@ Result<ApprovalRecord> ApprovalQueue::store_outcome(std::string_view id, bool ok
     auto record = read(id);
     if (!record) return record.error();
     const auto not_claimed = [](const ApprovalRecord& stored) {
-        Error error{"APPROVAL_NOT_CLAIMED",
+        Error error{errors::kApprovalNotClaimed,
                     "approval " + stored.id + " is " + to_string(stored.state) +
                         ", not approved, so its outcome cannot be recorded; see `skillhost approvals show " +
                         stored.id + "`",

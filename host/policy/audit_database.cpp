@@ -1,4 +1,6 @@
 #include "policy/audit_database.hpp"
+#include "db/error_codes.hpp"
+#include "policy/error_codes.hpp"
 
 #include <boost/json/parse.hpp>
 
@@ -65,7 +67,7 @@ Result<std::vector<Row>> select_rows(db::BackendConnection& connection, const Au
 
 Result<std::unique_ptr<db::BackendConnection>> open_table(const db::StorageLocation& location) {
     if (location.backend != db::StorageBackend::postgres) {
-        return Error{"AUDIT_READ_FAILED",
+        return Error{errors::kAuditReadFailed,
                      "the audit_records table exists only on PostgreSQL; a SQLite home keeps its audit log in "
                      "day files",
                      {},
@@ -235,7 +237,7 @@ Status DatabaseAuditSink::append(TimePoint at, std::string_view kind, std::strin
         lock.unlock();
         Status status = insert(batch);
         std::vector<Status> each;
-        if (!status && batch.size() > 1 && status.error().code != "DATABASE_UNAVAILABLE") {
+        if (!status && batch.size() > 1 && !status.error().is(errors::kDatabaseUnavailable)) {
             // One bad record must not fail the others: each alone says which one it was.
             for (const auto& row : batch) each.push_back(insert({row}));
         }
@@ -245,8 +247,8 @@ Status DatabaseAuditSink::append(TimePoint at, std::string_view kind, std::strin
             if (!batch[i]->status) {
                 Error error = batch[i]->status.error();
                 // An unreachable server is a cause of its own (503 like every AUDIT_WRITE_FAILED).
-                if (error.code == "DATABASE_UNAVAILABLE") error.details["cause"] = "database_unavailable";
-                error.code = "AUDIT_WRITE_FAILED";
+                if (error.is(errors::kDatabaseUnavailable)) error.details["cause"] = "database_unavailable";
+                error.recode(errors::kAuditWriteFailed);
                 batch[i]->status = std::move(error);
             }
             batch[i]->done = true;

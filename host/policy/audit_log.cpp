@@ -1,4 +1,5 @@
 #include "policy/audit_log.hpp"
+#include "policy/error_codes.hpp"
 
 #include "policy/audit_redaction.hpp"
 
@@ -18,7 +19,7 @@ namespace skillhost::policy {
 namespace {
 
 Error audit_error(const std::filesystem::path& file, std::string_view doing, int error_number) {
-    Error error{"AUDIT_WRITE_FAILED",
+    Error error{errors::kAuditWriteFailed,
                 "audit log " + file.string() + ": " + std::string(doing) + " failed: " + std::strerror(error_number) +
                     "; check that the home directory is writable and has free space",
                 {},
@@ -309,7 +310,7 @@ Status AuditLog::record_decision(const Decision& decision, const boost::json::va
     line.field("mode", to_string(decision.mode));
     line.field("outcome", to_string(decision.outcome));
     line.field("step", to_string(decision.step));
-    line.field("code", decision.code);
+    line.field("code", std::string(decision.code.name));
     line.field("reason", decision.reason);
     if (decision.rule) {
         line.field("rule", decision.rule->text);

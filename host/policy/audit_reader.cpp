@@ -1,4 +1,5 @@
 #include "policy/audit_reader.hpp"
+#include "policy/error_codes.hpp"
 
 #include "base/glob.hpp"
 
@@ -59,7 +60,7 @@ Result<AuditBatch> AuditTail::poll() {
     }
     if (ec) {
         Error error{
-            "AUDIT_READ_FAILED",
+            errors::kAuditReadFailed,
             "cannot list " + directory_.string() + ": " + ec.message() + "; check that the home directory is readable",
             {},
             {}};
@@ -189,7 +190,7 @@ Result<AuditPage> read_audit_page(const std::filesystem::path& directory, const 
     if (!std::filesystem::is_directory(directory, ec)) return page;
     const auto names = day_files_newest_first(directory, ec);
     if (ec) {
-        Error error{"AUDIT_READ_FAILED", "cannot list the audit directory: " + ec.message(), {}, {}};
+        Error error{errors::kAuditReadFailed, "cannot list the audit directory: " + ec.message(), {}, {}};
         return error;
     }
     const std::string since = filter.since ? format_utc_timestamp(*filter.since) : std::string();

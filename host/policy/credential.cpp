@@ -1,4 +1,5 @@
 #include "policy/credential.hpp"
+#include "policy/error_codes.hpp"
 
 namespace skillhost::policy {
 
@@ -25,7 +26,7 @@ Result<Scopes> Scopes::parse(std::string_view text) {
         else if (item == "admin")
             out = out.with(Scope::admin);
         else {
-            Error e{"INVALID_SCOPE",
+            Error e{errors::kInvalidScope,
                     "`" + std::string(item) + "` is not a token scope; the scopes are call, approve and admin",
                     {},
                     {"pass a comma-separated list such as --scope call or --scope call,approve"}};
@@ -35,7 +36,8 @@ Result<Scopes> Scopes::parse(std::string_view text) {
         if (comma == std::string_view::npos) break;
         text.remove_prefix(comma + 1);
     }
-    if (out.empty()) return Error{"INVALID_SCOPE", "a token needs at least one scope: call, approve or admin", {}, {}};
+    if (out.empty())
+        return Error{errors::kInvalidScope, "a token needs at least one scope: call, approve or admin", {}, {}};
     return out;
 }
 
@@ -54,7 +56,7 @@ std::string token_id_of_hash(std::string_view sha256_hex) {
 }
 
 Error missing_scope_error(Scope needed, std::string_view action, const Credential& credential) {
-    Error e{"MISSING_SCOPE",
+    Error e{errors::kMissingScope,
             std::string(action) + " needs a token with the `" + to_string(needed) + "` scope; token " +
                 credential.token_id + " has " + (credential.scopes.empty() ? "none" : credential.scopes.to_text()),
             {},

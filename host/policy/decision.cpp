@@ -1,4 +1,5 @@
 #include "policy/decision.hpp"
+#include "policy/error_codes.hpp"
 
 #include <boost/json/array.hpp>
 
@@ -48,22 +49,20 @@ boost::json::object MatchedRule::to_json() const {
 }
 
 Error Decision::to_error(std::string_view approval_id) const {
-    Error error;
-    error.code = code.empty() ? std::string("POLICY_DENIED") : code;
-    error.message = reason;
-    if (code == "MODE_FORBIDS") {
+    Error error{code.name.empty() ? errors::kPolicyDenied : code, reason};
+    if (code == errors::kModeForbids) {
         error.message += "; switch the user to dual or agent mode with `skillhost mode set agent --user " + user_id +
                          "`, or use a read-only skill";
         error.suggestions.push_back("use a read-only skill that gives the same information");
         error.suggestions.push_back("switch out of emulation mode: skillhost mode set agent --user " + user_id);
-    } else if (code == "DENIED_BY_RULE") {
+    } else if (code == errors::kDeniedByRule) {
         error.message += "; this call is not permitted — if it should be, an owner must change that rule";
         error.suggestions.push_back("do not retry this call with the same arguments; choose another action");
-    } else if (code == "TRUST_TOO_LOW") {
+    } else if (code == errors::kTrustTooLow) {
         error.message += "; an owner can raise the user's trust in users.yaml, or use a skill that needs less trust";
         error.suggestions.push_back("use a skill whose min_trust is at most " +
                                     std::string(manifest::to_string(current_trust)));
-    } else if (code == "APPROVAL_REQUIRED") {
+    } else if (code == errors::kApprovalRequired) {
         if (approval_id.empty()) {
             error.message += "; the call needs approval before it runs";
         } else {
@@ -80,7 +79,7 @@ Error Decision::to_error(std::string_view approval_id) const {
     error.details["mode"] = to_string(mode);
     error.details["step"] = to_string(step);
     error.details["outcome"] = to_string(outcome);
-    if (code == "TRUST_TOO_LOW") {
+    if (code == errors::kTrustTooLow) {
         error.details["required_trust"] = manifest::to_string(required_trust);
         error.details["current_trust"] = manifest::to_string(current_trust);
     }
@@ -92,7 +91,7 @@ boost::json::object Decision::to_json() const {
     boost::json::object out;
     out["outcome"] = to_string(outcome);
     out["step"] = to_string(step);
-    out["code"] = code;
+    out["code"] = code.name;
     out["reason"] = reason;
     out["skill"] = skill_id;
     out["user"] = user_id;
@@ -117,7 +116,7 @@ std::string Explanation::to_text() const {
         for (const auto& detail : step.details) out += "     " + detail + '\n';
     }
     out += "decision: " + std::string(to_string(decision.outcome));
-    if (!decision.code.empty()) out += " (" + decision.code + ")";
+    if (!decision.code.name.empty()) out += " (" + std::string(decision.code.name) + ")";
     out += " at step " + std::string(to_string(decision.step)) + ": " + decision.reason + '\n';
     return out;
 }

@@ -37,8 +37,8 @@ struct MatchedRule {
 struct Decision {
     Outcome outcome = Outcome::allow;
     DecisionStep step = DecisionStep::approval;
-    // MODE_FORBIDS, DENIED_BY_RULE, TRUST_TOO_LOW, APPROVAL_REQUIRED; empty when allowed.
-    std::string code;
+    // MODE_FORBIDS, DENIED_BY_RULE, TRUST_TOO_LOW, APPROVAL_REQUIRED; no name when allowed.
+    ErrorCode code{};
     std::string reason;               // one human sentence
     std::optional<MatchedRule> rule;  // the rule that decided or contributed (allow/ask/deny)
     std::string skill_id;

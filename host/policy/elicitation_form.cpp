@@ -1,4 +1,5 @@
 #include "policy/elicitation_form.hpp"
+#include "plugin/error_codes.hpp"
 
 #include "base/json_text.hpp"
 
@@ -236,7 +237,7 @@ std::optional<std::string> field_problem(std::string_view name, const json::valu
 }
 
 Error invalid(const std::string& problem) {
-    return Error{"ELICITATION_INVALID",
+    return Error{errors::kElicitationInvalid,
                  "the elicitation request is invalid: " + problem +
                      "; send {\"message\": \"...\", \"requestedSchema\": {\"type\": \"object\", \"properties\": "
                      "{NAME: {\"type\": \"string\"|\"number\"|\"integer\"|\"boolean\"|\"array\", ...}}, "

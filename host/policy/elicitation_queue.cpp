@@ -1,4 +1,5 @@
 #include "policy/elicitation_queue.hpp"
+#include "policy/error_codes.hpp"
 
 #include "policy/audit_log.hpp"
 #include "policy/process_identity.hpp"
@@ -50,7 +51,7 @@ ElicitationRecord row_to_record(const db::SqlRows& rows, std::size_t row) {
 }
 
 Error not_found(std::string_view id) {
-    Error error{"ELICITATION_NOT_FOUND",
+    Error error{errors::kElicitationNotFound,
                 "no elicitation `" + std::string(id) + "`; list yours with `skillhost elicitations list --all`",
                 {},
                 {}};
@@ -61,7 +62,7 @@ Error not_found(std::string_view id) {
 Error already_answered(const ElicitationRecord& record) {
     std::string how = std::string("is already ") + to_string(record.state);
     if (!record.answered_by.empty()) how += " (answered by " + record.answered_by + ")";
-    Error error{"ELICITATION_ALREADY_ANSWERED",
+    Error error{errors::kElicitationAlreadyAnswered,
                 "elicitation " + record.id + " " + how +
                     "; only a pending question can be answered — see `skillhost elicitations show " + record.id + "`",
                 {},
@@ -73,14 +74,14 @@ Error already_answered(const ElicitationRecord& record) {
 }
 
 Error invalid_answer(std::string_view field, std::string message) {
-    Error error{"INVALID_ELICITATION_ANSWER", std::move(message), {}, {}};
+    Error error{errors::kInvalidElicitationAnswer, std::move(message), {}, {}};
     error.details["field"] = std::string(field);
     return error;
 }
 
 std::optional<Error> answerer_problem(const Resolver& answerer, const ElicitationRecord& record) {
     if (answerer.role != Role::owner && answerer.user_id != record.user_id) {
-        Error e{"NOT_ALLOWED_TO_ANSWER",
+        Error e{errors::kNotAllowedToAnswer,
                 "user " + answerer.user_id + " may not answer elicitation " + record.id + ", which asks " +
                     record.user_id + "; only the asked user or an owner may answer it",
                 {},
@@ -178,7 +179,7 @@ Result<ElicitationRecord> ElicitationQueue::enqueue(const ElicitationAsk& ask) {
                          "SELECT COUNT(*) FROM elicitations WHERE user_id = ? AND state = 'pending'", {ask.user_id});
     if (!pending) return pending.error();
     if (pending->size() > 0 && pending->integer(0, 0) >= static_cast<std::int64_t>(options_.max_pending_per_user)) {
-        Error e{"ELICITATION_QUEUE_FULL",
+        Error e{errors::kElicitationQueueFull,
                 "user " + ask.user_id + " already has " + std::to_string(options_.max_pending_per_user) +
                     " unanswered questions from skills; answer or cancel some with `skillhost elicitations` first",
                 {},
@@ -242,7 +243,7 @@ Error ElicitationQueue::expire_now(ElicitationRecord& record, TimePoint at, std:
     record.answered_at = at;
     record.reason = reason;
     audit(record, "expired", actor);
-    Error error{"ELICITATION_EXPIRED",
+    Error error{errors::kElicitationExpired,
                 "elicitation " + record.id + " expired at " + format_utc_timestamp(record.expires_at) +
                     " and can no longer be answered; repeat the original call to be asked again",
                 {},
@@ -303,7 +304,7 @@ Result<ElicitationRecord> ElicitationQueue::complete(std::string_view id, bool o
     auto record = get(id);
     if (!record) return record.error();
     if (updated->affected != 1) {
-        Error error{"ELICITATION_NOT_ANSWERED",
+        Error error{errors::kElicitationNotAnswered,
                     "elicitation " + record->id + " is " + to_string(record->state) +
                         ", not answered, so what followed cannot be recorded",
                     {},

@@ -1,4 +1,5 @@
 #include "policy/mode_change_counter.hpp"
+#include "db/error_codes.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -12,7 +13,7 @@ namespace skillhost::policy {
 namespace {
 
 Error counter_error(const std::filesystem::path& file, std::string_view what, int err) {
-    Error e{"DATABASE_ERROR",
+    Error e{errors::kDatabaseError,
             "cannot " + std::string(what) + " the mode change counter " + file.string() + ": " + std::strerror(err) +
                 "; make the directory of skillhost.db writable by this user",
             {},

@@ -1,4 +1,5 @@
 #include "policy/mode_store.hpp"
+#include "db/error_codes.hpp"
 
 #include <chrono>
 
@@ -22,7 +23,7 @@ Result<std::optional<CognitiveMode>> ModeStore::stored_mode(std::string_view use
     const std::string text = rows->text(0, 0);
     auto mode = parse_cognitive_mode(text);
     if (!mode) {
-        Error error{"DATABASE_ERROR",
+        Error error{errors::kDatabaseError,
                     "the stored cognitive mode `" + text + "` for user " + std::string(user_id) +
                         " is not dual, agent or emulation; run `skillhost mode set MODE --user " +
                         std::string(user_id) + "` to replace it",

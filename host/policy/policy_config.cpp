@@ -1,4 +1,5 @@
 #include "policy/policy_config.hpp"
+#include "policy/error_codes.hpp"
 
 #include "base/guarded_yaml.hpp"
 #include "base/config_problem.hpp"
@@ -233,7 +234,7 @@ private:
         problems_.push_back(problem_at(file_, node, std::move(field), std::move(message)));
     }
 
-    Error fail() const { return config_error("POLICY_INVALID", problems_, "fix policy.yaml and retry"); }
+    Error fail() const { return config_error(errors::kPolicyInvalid, problems_, "fix policy.yaml and retry"); }
 
     std::string file_;
     PolicyConfig config_;
@@ -249,7 +250,7 @@ Result<PolicyConfig> parse_policy_config(std::string_view yaml_text, const std::
     } catch (const YAML::Exception& e) {
         const std::vector<ConfigProblem> problems{
             ConfigProblem{file.string(), e.mark.line + 1, e.mark.column + 1, "", e.msg}};
-        return config_error("POLICY_INVALID", problems, "fix policy.yaml and retry");
+        return config_error(errors::kPolicyInvalid, problems, "fix policy.yaml and retry");
     }
 }
 
@@ -273,7 +274,8 @@ Result<PolicyConfig> load_policy_config(const std::filesystem::path& file) {
     if (!std::filesystem::exists(file, ec)) return default_policy_config();
     std::ifstream in(file, std::ios::binary);
     if (!in) {
-        Error error{"POLICY_INVALID", "cannot read " + file.string() + "; check that the file is readable", {}, {}};
+        Error error{
+            errors::kPolicyInvalid, "cannot read " + file.string() + "; check that the file is readable", {}, {}};
         error.details["file"] = file.string();
         return error;
     }
@@ -291,7 +293,7 @@ Status check_policy_users(const PolicyConfig& config, const UserDirectory& users
         }
     }
     if (problems.empty()) return {};
-    return config_error("POLICY_INVALID", problems, "add the user to users.yaml or remove their rules");
+    return config_error(errors::kPolicyInvalid, problems, "add the user to users.yaml or remove their rules");
 }
 
 }  // namespace skillhost::policy

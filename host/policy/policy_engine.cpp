@@ -1,4 +1,5 @@
 #include "policy/policy_engine.hpp"
+#include "policy/error_codes.hpp"
 
 #include "base/glob.hpp"
 
@@ -86,10 +87,10 @@ Decision PolicyEngine::evaluate(const UserContext& user, const manifest::SkillSp
     decision.mode = user.mode;
     decision.current_trust = user.trust;
     decision.required_trust = skill.min_trust;
-    auto settle = [&](Outcome outcome, DecisionStep step, std::string code, std::string reason) {
+    auto settle = [&](Outcome outcome, DecisionStep step, const ErrorCode& code, std::string reason) {
         decision.outcome = outcome;
         decision.step = step;
-        decision.code = std::move(code);
+        decision.code = code;
         decision.reason = std::move(reason);
         if (story != nullptr) story->push_back({step, StepVerdict::decided, decision.reason, {}});
         return decision;
@@ -100,7 +101,7 @@ Decision PolicyEngine::evaluate(const UserContext& user, const manifest::SkillSp
 
     // 1. Visibility in the cognitive mode.
     if (!is_visible(user, skill)) {
-        return settle(Outcome::deny, DecisionStep::visibility, "MODE_FORBIDS",
+        return settle(Outcome::deny, DecisionStep::visibility, errors::kModeForbids,
                       "skill " + skill.id + " is not read-only and user " + user.user_id +
                           " is in emulation mode, which sees and calls only read-only skills");
     }
@@ -136,7 +137,7 @@ Decision PolicyEngine::evaluate(const UserContext& user, const manifest::SkillSp
                     }
                     decision.outcome = Outcome::deny;
                     decision.step = DecisionStep::rule;
-                    decision.code = "DENIED_BY_RULE";
+                    decision.code = errors::kDeniedByRule;
                     decision.reason = "skill " + skill.id + " is denied for user " + user.user_id + " by rule `" +
                                       rule.text + "` at " + rule.location();
                     if (story != nullptr) story->back().summary = decision.reason;
@@ -168,14 +169,14 @@ Decision PolicyEngine::evaluate(const UserContext& user, const manifest::SkillSp
 
     // 3. Trust.
     if (user.trust < skill.min_trust) {
-        return settle(Outcome::deny, DecisionStep::trust, "TRUST_TOO_LOW",
+        return settle(Outcome::deny, DecisionStep::trust, errors::kTrustTooLow,
                       "skill " + skill.id + " requires trust " + manifest::to_string(skill.min_trust) +
                           " or higher but user " + user.user_id + " has " + manifest::to_string(user.trust));
     }
     if (user.trust == TrustLevel::observe && !skill.annotations.read_only) {
         // Observers watch; they do not even queue changes for someone else to approve.
         decision.required_trust = TrustLevel::suggest;
-        return settle(Outcome::deny, DecisionStep::trust, "TRUST_TOO_LOW",
+        return settle(Outcome::deny, DecisionStep::trust, errors::kTrustTooLow,
                       "skill " + skill.id + " is not read-only, which needs trust suggest or higher, but user " +
                           user.user_id + " has observe (observers may only call read-only skills)");
     }
@@ -184,29 +185,29 @@ Decision PolicyEngine::evaluate(const UserContext& user, const manifest::SkillSp
 
     // 4. Approval.
     if (skill.requires_approval) {
-        return settle(Outcome::ask, DecisionStep::approval, "APPROVAL_REQUIRED",
+        return settle(Outcome::ask, DecisionStep::approval, errors::kApprovalRequired,
                       "skill " + skill.id + " requires approval for every call (requires_approval in its manifest)");
     }
     if (ask_rule != nullptr) {
-        return settle(Outcome::ask, DecisionStep::approval, "APPROVAL_REQUIRED",
+        return settle(Outcome::ask, DecisionStep::approval, errors::kApprovalRequired,
                       "rule `" + ask_rule->text + "` at " + ask_rule->location() + " asks for approval of " + skill.id);
     }
     if (allow_rule != nullptr) {
-        return settle(Outcome::allow, DecisionStep::approval, "",
+        return settle(Outcome::allow, DecisionStep::approval, ErrorCode{},
                       "allowed by rule `" + allow_rule->text + "` at " + allow_rule->location() +
                           ", which skips the auto-approval ladder");
     }
     if (skill.annotations.read_only) {
-        return settle(Outcome::allow, DecisionStep::approval, "",
+        return settle(Outcome::allow, DecisionStep::approval, ErrorCode{},
                       "skill " + skill.id + " is read-only, so it runs without approval");
     }
     const std::string risk = manifest::to_string(skill.risk);
     if (ladder_runs(user.trust, skill.risk)) {
-        return settle(Outcome::allow, DecisionStep::approval, "",
+        return settle(Outcome::allow, DecisionStep::approval, ErrorCode{},
                       risk + " risk is auto-approved at trust " + manifest::to_string(user.trust) + " (" +
                           ladder_text(user.trust) + ")");
     }
-    return settle(Outcome::ask, DecisionStep::approval, "APPROVAL_REQUIRED",
+    return settle(Outcome::ask, DecisionStep::approval, errors::kApprovalRequired,
                   "skill " + skill.id + " has " + risk + " risk and is not read-only; at trust " +
                       manifest::to_string(user.trust) + " that needs approval (" + ladder_text(user.trust) + ")");
 }

@@ -1,4 +1,5 @@
 #include "policy/user_context.hpp"
+#include "policy/error_codes.hpp"
 
 #include "policy/mode_cache.hpp"
 
@@ -22,7 +23,7 @@ template <typename Modes>
 Result<UserContext> resolve_with(const UserDirectory& users, const Modes& modes, std::string_view user_id) {
     const User* user = users.find(user_id);
     if (user == nullptr) {
-        Error error{"USER_NOT_FOUND",
+        Error error{errors::kUserNotFound,
                     "no user `" + std::string(user_id) + "` in " +
                         (users.file().empty() ? std::string("the built-in user list") : users.file().string()) +
                         "; known users: " + users.ids_text() +

@@ -1,4 +1,5 @@
 #include "policy/users.hpp"
+#include "policy/error_codes.hpp"
 
 #include "base/guarded_yaml.hpp"
 #include "policy/api_token.hpp"
@@ -250,7 +251,7 @@ private:
         problems_.push_back(problem_at(file_, node, std::move(field), std::move(message)));
     }
 
-    Error fail() const { return config_error("USERS_INVALID", problems_, "fix users.yaml and retry"); }
+    Error fail() const { return config_error(errors::kUsersInvalid, problems_, "fix users.yaml and retry"); }
 
     std::string file_;
     std::filesystem::path path_;
@@ -268,7 +269,7 @@ Result<UserDirectory> parse_users(std::string_view yaml_text, const std::filesys
     } catch (const YAML::Exception& e) {
         const std::vector<ConfigProblem> problems{
             ConfigProblem{file.string(), e.mark.line + 1, e.mark.column + 1, "", e.msg}};
-        return config_error("USERS_INVALID", problems, "fix users.yaml and retry");
+        return config_error(errors::kUsersInvalid, problems, "fix users.yaml and retry");
     }
 }
 
@@ -277,7 +278,8 @@ Result<UserDirectory> load_users(const std::filesystem::path& file, const std::f
     if (!std::filesystem::exists(file, ec)) return builtin_users(workspace_base);
     std::ifstream in(file, std::ios::binary);
     if (!in) {
-        Error error{"USERS_INVALID", "cannot read " + file.string() + "; check that the file is readable", {}, {}};
+        Error error{
+            errors::kUsersInvalid, "cannot read " + file.string() + "; check that the file is readable", {}, {}};
         error.details["file"] = file.string();
         return error;
     }

@@ -1,4 +1,5 @@
 #include "reload/directory_watch_set.hpp"
+#include "reload/error_codes.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -26,7 +27,7 @@ bool is_absent(int error) {
 
 Error watch_failed(const std::filesystem::path& dir, int error) {
     Error out;
-    out.code = "WATCH_FAILED";
+    out.recode(errors::kWatchFailed);
     out.message = "cannot watch " + dir.string() + " for plugin changes: " + std::strerror(error);
     if (error == ENOSPC) {
         out.message +=

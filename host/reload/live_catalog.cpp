@@ -1,4 +1,7 @@
 #include "reload/live_catalog.hpp"
+#include "manifest/error_codes.hpp"
+#include "plugin/error_codes.hpp"
+#include "reload/error_codes.hpp"
 
 #include "manifest/manifest.hpp"
 #include "reload/plugin_file_names.hpp"
@@ -31,8 +34,7 @@ std::optional<std::string> read_file(const std::filesystem::path& file) {
 }
 
 Error keeping_previous(const Error& cause, const plugin::LoadedPlugin& serving, const std::filesystem::path& manifest) {
-    Error error;
-    error.code = kReloadFailedKeepingPrevious;
+    Error error{errors::kReloadFailedKeepingPrevious, ""};
     const std::string name = serving.manifest().name;
     const std::string version(serving.version());
     error.message = "the new version of plugin '" + name + "' (" + manifest.string() +
@@ -54,7 +56,7 @@ Error keeping_previous(const Error& cause, const plugin::LoadedPlugin& serving, 
 
 Error directory_not_found(const std::filesystem::path& dir) {
     Error error;
-    error.code = "DIR_NOT_FOUND";
+    error.recode(errors::kDirNotFound);
     error.message = "plugin directory " + dir.string() +
                     " does not exist; create it or fix plugin_dirs in skillhost.yaml (it is watched and loaded "
                     "as soon as it appears)";
@@ -216,7 +218,7 @@ std::optional<UnitReport> LiveCatalog::evaluate_unit(UnitState& unit) {
     unit.library_identity.reset();
     if (!text) {
         Error error;
-        error.code = "MANIFEST_UNREADABLE";
+        error.recode(errors::kManifestUnreadable);
         error.message = "cannot read manifest " + unit.manifest_file.string() +
                         "; check that the file exists and is readable by the host";
         error.details["manifest"] = unit.manifest_file.string();
@@ -241,8 +243,8 @@ std::optional<UnitReport> LiveCatalog::evaluate_unit(UnitState& unit) {
         loaded = loader_.load(*parsed);
     } catch (const std::exception& e) {
         // Only resource exhaustion gets here; it must not take the previous version down with it.
-        Error error{"PLUGIN_LOAD_EXCEPTION", "loading " + unit.manifest_file.string() +
-                                                 " failed unexpectedly: " + e.what() + "; retry the reload"};
+        Error error{errors::kPluginLoadException, "loading " + unit.manifest_file.string() +
+                                                      " failed unexpectedly: " + e.what() + "; retry the reload"};
         error.details["manifest"] = unit.manifest_file.string();
         loaded = std::move(error);
     }
@@ -339,7 +341,7 @@ Result<ReloadReport> LiveCatalog::reload_unit(const std::filesystem::path& manif
     const auto dir = directory_index(file);
     if (!dir || !is_manifest_name(file.filename().string())) {
         Error error;
-        error.code = "UNIT_OUTSIDE_PLUGIN_DIRS";
+        error.recode(errors::kUnitOutsidePluginDirs);
         error.message = file.string() +
                         " is not a manifest (*.yaml, *.yml) directly inside a configured plugin directory; "
                         "add its directory to plugin_dirs in skillhost.yaml or move it into one";
@@ -392,9 +394,9 @@ void LiveCatalog::publish(ReloadReport& report, Clock::time_point started) {
             plugins.push_back(unit.serving);
             continue;
         }
-        Error error{"DUPLICATE_PLUGIN", "plugin '" + name + "' in " + unit.manifest_file.string() +
-                                            " has the same name as the plugin loaded from " + taken->second.string() +
-                                            "; remove one of them or rename it"};
+        Error error{errors::kDuplicatePlugin, "plugin '" + name + "' in " + unit.manifest_file.string() +
+                                                  " has the same name as the plugin loaded from " +
+                                                  taken->second.string() + "; remove one of them or rename it"};
         error.details["manifest"] = unit.manifest_file.string();
         error.details["plugin"] = name;
         error.details["loaded_from_manifest"] = taken->second.string();

@@ -10,6 +10,7 @@
 #include "reload/file_identity.hpp"
 #include "reload/reload_report.hpp"
 #include "reload/subscription.hpp"
+#include "reload/error_codes.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -43,7 +44,7 @@ struct UnitFiles {
 
 // Code of the failure recorded when a new version of a loaded plugin cannot be loaded; its
 // details.cause is the loader's (or manifest parser's) error.
-inline constexpr const char* kReloadFailedKeepingPrevious = "RELOAD_FAILED_KEEPING_PREVIOUS";
+inline constexpr std::string_view kReloadFailedKeepingPrevious = errors::kReloadFailedKeepingPrevious.name;
 
 class LiveCatalog {
 public:

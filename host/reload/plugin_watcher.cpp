@@ -1,4 +1,5 @@
 #include "reload/plugin_watcher.hpp"
+#include "reload/error_codes.hpp"
 
 #include "reload/plugin_file_names.hpp"
 
@@ -23,7 +24,7 @@ const std::filesystem::path kRescanKey;
 
 Error start_failed(const char* what) {
     Error error;
-    error.code = "WATCHER_START_FAILED";
+    error.recode(errors::kWatcherStartFailed);
     error.message = std::string("cannot start watching plugin directories: ") + what + ": " + std::strerror(errno) +
                     "; plugins still load at start-up, but changes need a restart or SIGHUP";
     error.details["errno"] = errno;
@@ -45,7 +46,7 @@ PluginWatcher::~PluginWatcher() {
 Status PluginWatcher::start() {
     if (thread_.joinable() || inotify_fd_ >= 0) {
         Error error;
-        error.code = "WATCHER_ALREADY_STARTED";
+        error.recode(errors::kWatcherAlreadyStarted);
         error.message = "this plugin watcher was already started; create a new one to watch again";
         return error;
     }

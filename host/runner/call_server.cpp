@@ -1,4 +1,7 @@
 #include "runner/call_server.hpp"
+#include "llm/error_codes.hpp"
+#include "plugin/error_codes.hpp"
+#include "runner/error_codes.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -32,19 +35,21 @@ using Clock = std::chrono::steady_clock;
 // The park generation this thread holds the reader role under (0: none).
 thread_local std::uint64_t parked_here = 0;
 
-plugin::RawOutcome refused(std::string code, std::string message) {
+plugin::RawOutcome refused(const ErrorCode& code, std::string message) {
     plugin::RawOutcome outcome;
     outcome.written = Written::error;
-    outcome.error_code = std::move(code);
+    outcome.error_code = std::string(code.name);
     outcome.error_message = std::move(message);
     return outcome;
 }
 
 // A host request's answer as the service's result; `gone_code` when the host closed first.
-Result<std::string> result_of(std::optional<plugin::RawOutcome> answer, const char* gone_code) {
+Result<std::string> result_of(std::optional<plugin::RawOutcome> answer, const ErrorCode& gone_code) {
     if (!answer) return Error{gone_code, "the host closed the connection before it answered"};
     if (answer->written == Written::result) return std::move(answer->result_json);
-    Error error{answer->error_code, answer->error_message};
+    // The host answered with one of its codes for the service (LLM_UNAVAILABLE, ...).
+    const auto known = find_error_code(answer->error_code, errors::kPluginErrorCodes);
+    Error error = Error::reported(answer->error_code, known ? known->kind : ErrorKind::internal, answer->error_message);
     std::error_code ec;
     boost::json::value details = boost::json::parse(answer->error_details_json, ec);
     if (!ec && details.is_object()) error.details = std::move(details.get_object());
@@ -61,9 +66,9 @@ bool HostLink::send(FrameType type, std::uint64_t id, std::string_view payload) 
 std::optional<plugin::RawOutcome> HostRequests::ask(std::uint64_t call_sequence, std::string_view kind,
                                                     std::string_view body) {
     if (body.size() > max_body_)
-        return refused("HOST_REQUEST_TOO_LARGE", "a request to the host of " + std::to_string(body.size()) +
-                                                     " bytes is over the limit of " + std::to_string(max_body_) +
-                                                     " bytes (isolation.max_result_bytes); send less");
+        return refused(errors::kHostRequestTooLarge, "a request to the host of " + std::to_string(body.size()) +
+                                                         " bytes is over the limit of " + std::to_string(max_body_) +
+                                                         " bytes (isolation.max_result_bytes); send less");
     if (before_waiting_) before_waiting_();
     Waiter waiter;
     std::uint64_t id = 0;
@@ -101,7 +106,7 @@ Result<std::string> RemoteCompletions::complete(const plugin::CompletionOrigin& 
                                                 std::string_view request) {
     plugin::wire::PayloadWriter w;
     w.text(origin.user_id).text(role).text(request);
-    return result_of(requests_.ask(0, SKILLHOST_EXT_LLM, w.bytes()), "LLM_UNAVAILABLE");
+    return result_of(requests_.ask(0, SKILLHOST_EXT_LLM, w.bytes()), errors::kLlmUnavailable);
 }
 
 CallServer::CallServer(HostLink& link, std::shared_ptr<plugin::LoadedPlugin> plugin, HostRequests& requests,
@@ -308,7 +313,7 @@ std::shared_ptr<CallServer::Active> CallServer::accept(std::uint64_t id, FrameTy
     }
     if (!request) {
         link_.send(FrameType::result, id,
-                   plugin::wire::encode(refused("RUNNER_PROTOCOL_ERROR",
+                   plugin::wire::encode(refused(errors::kRunnerProtocolError,
                                                 "the runner received an unreadable call; report this as a "
                                                 "skillhost bug")));
         return nullptr;
@@ -352,10 +357,10 @@ std::shared_ptr<CallServer::Active> CallServer::accept(std::uint64_t id, FrameTy
                                                                     const std::atomic<bool>&) {
         plugin::wire::PayloadWriter w;
         w.text(user).text(role).text(body);
-        return result_of(requests_.ask(id, SKILLHOST_EXT_LLM, w.bytes()), "LLM_UNAVAILABLE");
+        return result_of(requests_.ask(id, SKILLHOST_EXT_LLM, w.bytes()), errors::kLlmUnavailable);
     };
     call->control.elicit = [this, id](std::string_view body, const std::atomic<bool>&) {
-        return result_of(requests_.ask(id, SKILLHOST_EXT_ELICIT, body), "ELICITATION_UNAVAILABLE");
+        return result_of(requests_.ask(id, SKILLHOST_EXT_ELICIT, body), errors::kElicitationUnavailable);
     };
     return call;
 }
@@ -375,7 +380,7 @@ void CallServer::run(Active& call) {
     try {
         outcome = call.extension ? run_extension(call) : plugin_->invoke(call.context, call.args);
     } catch (...) {
-        outcome = refused("RUNNER_OUT_OF_MEMORY",
+        outcome = refused(errors::kRunnerOutOfMemory,
                           "the plugin runner ran out of memory around this call; lower what the skill holds");
     }
     // Content items go first: the host adds them to the call before its result ends it.

@@ -1,4 +1,5 @@
 #include "runner/filesystem_view.hpp"
+#include "plugin/error_codes.hpp"
 
 #include <fcntl.h>
 #include <linux/mount.h>
@@ -42,7 +43,7 @@ const char* const device_files[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev
 const char* const new_root_candidates[] = {"/tmp", "/run", "/mnt", "/var/tmp"};
 
 Error failure(const std::string& what) {
-    return Error{"SANDBOX_UNAVAILABLE",
+    return Error{errors::kSandboxUnavailable,
                  "the runner cannot build its file-system view: " + what + " (" + std::strerror(errno) + ")"};
 }
 

@@ -1,4 +1,5 @@
 #include "runner/namespaces.hpp"
+#include "plugin/error_codes.hpp"
 
 #include "plugin/runner_protocol.hpp"
 
@@ -156,18 +157,19 @@ Result<NamespaceOutcome> enter_namespaces(const NamespaceRequest& request) {
     outcome.started_as_root = ::geteuid() == 0;
     const bool root = outcome.started_as_root;
     if (root && request.runner_uid == 0)
-        return Error{"SANDBOX_UNAVAILABLE", "the runner user must not be root; set isolation.runner_user"};
+        return Error{errors::kSandboxUnavailable, "the runner user must not be root; set isolation.runner_user"};
     // The sandboxed process starts with no supplementary group of the daemon's.
     if (root && ::setgroups(0, nullptr) != 0)
-        return Error{"SANDBOX_UNAVAILABLE", reason("cannot drop the daemon's supplementary groups")};
+        return Error{errors::kSandboxUnavailable, reason("cannot drop the daemon's supplementary groups")};
 
     const int tree = root ? request.idmapped_tree : -1;
     // sync: keeper -> init (the user is mapped); status: init -> keeper ('f' once the runner is
     // forked, then its wait status); go: keeper -> runner (the host knows its pid).
     int sync[2], status[2], go[2];
-    if (::pipe2(sync, O_CLOEXEC) != 0) return Error{"SANDBOX_UNAVAILABLE", reason("cannot create start-up pipes")};
+    if (::pipe2(sync, O_CLOEXEC) != 0)
+        return Error{errors::kSandboxUnavailable, reason("cannot create start-up pipes")};
     if (::pipe2(status, O_CLOEXEC) != 0 || ::pipe2(go, O_CLOEXEC) != 0) {
-        const Error error{"SANDBOX_UNAVAILABLE", reason("cannot create start-up pipes")};
+        const Error error{errors::kSandboxUnavailable, reason("cannot create start-up pipes")};
         ::close(sync[0]);
         ::close(sync[1]);
         return error;
@@ -185,7 +187,7 @@ Result<NamespaceOutcome> enter_namespaces(const NamespaceRequest& request) {
     if (child < 0) {
         const std::string why = reason("the kernel refused new user, PID, mount, IPC, UTS and network namespaces");
         close_all();
-        return Error{"SANDBOX_UNAVAILABLE",
+        return Error{errors::kSandboxUnavailable,
                      why +
                          "; enable user namespaces (sysctl user.max_user_namespaces=15000 and, on Debian "
                          "kernels, kernel.unprivileged_userns_clone=1; in a container allow clone/unshare of "
@@ -234,7 +236,7 @@ Result<NamespaceOutcome> enter_namespaces(const NamespaceRequest& request) {
         ::close(sync[1]);
         ::close(status[0]);
         ::close(go[1]);
-        return Error{"SANDBOX_UNAVAILABLE", *problem + "; the runner cannot get an identity of its own"};
+        return Error{errors::kSandboxUnavailable, *problem + "; the runner cannot get an identity of its own"};
     }
     Handover handover;
     handover.host_pid = init;

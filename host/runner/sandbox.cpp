@@ -1,4 +1,5 @@
 #include "runner/sandbox.hpp"
+#include "plugin/error_codes.hpp"
 
 #include "runner/filesystem_view.hpp"
 #include "runner/namespaces.hpp"
@@ -227,12 +228,12 @@ std::optional<Error> isolate(const SandboxRequest& request, boost::json::object&
     report["view"] = std::move(built.value());
     ::sethostname("skillhost-runner", 16);
     if (std::optional<std::string> problem = leave_session()) {
-        if (require) return Error{"SANDBOX_UNAVAILABLE", *problem};
+        if (require) return Error{errors::kSandboxUnavailable, *problem};
         report["session_problem"] = *problem;
     } else {
         report["session"] = "no terminal (a session the host started), empty keyring";
     }
-    if (std::optional<std::string> problem = drop_capabilities()) return Error{"SANDBOX_UNAVAILABLE", *problem};
+    if (std::optional<std::string> problem = drop_capabilities()) return Error{errors::kSandboxUnavailable, *problem};
     report["capabilities"] = capability_summary();
     return std::nullopt;
 }
@@ -275,9 +276,9 @@ Result<boost::json::object> apply_sandbox(const SandboxRequest& request) {
 
     if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
         if (request.mode == plugin::SandboxMode::require)
-            return Error{"SANDBOX_UNAVAILABLE", "the runner cannot set no_new_privs (" +
-                                                    std::string(std::strerror(errno)) +
-                                                    "); set sandbox: best_effort in skillhost.yaml to run unsandboxed"};
+            return Error{errors::kSandboxUnavailable,
+                         "the runner cannot set no_new_privs (" + std::string(std::strerror(errno)) +
+                             "); set sandbox: best_effort in skillhost.yaml to run unsandboxed"};
     } else {
         report["no_new_privs"] = true;
     }
@@ -287,7 +288,7 @@ Result<boost::json::object> apply_sandbox(const SandboxRequest& request) {
         report["filesystem"] = "not restricted";
         report["landlock_problem"] = problem;
         if (request.mode == plugin::SandboxMode::require)
-            return Error{"SANDBOX_UNAVAILABLE",
+            return Error{errors::kSandboxUnavailable,
                          problem +
                              "; the plugin cannot be confined as `sandbox: require` demands; use a kernel with "
                              "Landlock (5.13+, enabled in the LSM list) or set sandbox: best_effort"};
@@ -296,7 +297,7 @@ Result<boost::json::object> apply_sandbox(const SandboxRequest& request) {
         report["seccomp"] = false;
         report["seccomp_problem"] = *refused;
         if (request.mode == plugin::SandboxMode::require)
-            return Error{"SANDBOX_UNAVAILABLE", *refused + "; set sandbox: best_effort to run without it"};
+            return Error{errors::kSandboxUnavailable, *refused + "; set sandbox: best_effort to run without it"};
     } else {
         report["seccomp"] = "allowlist (anything else: ENOSYS; dangerous calls: EPERM)";
         report["exec"] = "denied";

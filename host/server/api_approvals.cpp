@@ -1,5 +1,7 @@
 // /v1/approvals: list, show, approve (runs the call; a waiting operator run resumes), reject.
 #include "server/api_services.hpp"
+#include "policy/error_codes.hpp"
+#include "server/error_codes.hpp"
 
 #include "app/approval_actions.hpp"
 
@@ -15,7 +17,7 @@ policy::ApprovalRecord visible_approval(ApiServices& s, const ApiRequest& req, c
     auto record = s.host.approvals->get(id);
     if (!record) throw ApiFailure(record.error());
     if (!may_see(*req.user, record->user_id)) {
-        Error e{"APPROVAL_NOT_FOUND",
+        Error e{errors::kApprovalNotFound,
                 "no approval " + id + " for user " + req.user->user_id,
                 {},
                 {"GET /v1/approvals lists yours"}};
@@ -34,21 +36,21 @@ Reply list_approvals(ApiServices& s, ApiRequest& req) {
     if (state != "all") {
         auto parsed = policy::parse_approval_state(state);
         if (!parsed) {
-            Error e{"INVALID_QUERY",
+            Error e{errors::kInvalidQuery,
                     "state must be pending, approved, executed, failed, rejected, expired or all, not '" + state + "'",
                     {},
                     {}};
             e.details["parameter"] = "state";
-            throw ApiFailure(http::status::bad_request, std::move(e));
+            throw ApiFailure(std::move(e));
         }
         filter.states = {*parsed};
     }
     auto wanted_user = req.query_string("user");
     if (req.user->role != policy::Role::owner) {
         if (wanted_user && *wanted_user != req.user->user_id) {
-            Error e{"FORBIDDEN", "only owners may list other users' approvals", {}, {}};
+            Error e{errors::kForbidden, "only owners may list other users' approvals", {}, {}};
             e.details["step"] = "role";
-            throw ApiFailure(http::status::forbidden, std::move(e));
+            throw ApiFailure(std::move(e));
         }
         filter.user_id = req.user->user_id;
     } else if (wanted_user) {
@@ -77,7 +79,7 @@ Reply reject(ApiServices& s, ApiRequest& req) {
     allow_fields(body, {"reason"});
     const std::string reason = *string_field(body, "reason", true);
     if (reason.find_first_not_of(" \t\r\n") == std::string::npos) {
-        throw bad_field("FIELD_EMPTY", "reason",
+        throw bad_field(errors::kFieldEmpty, "reason",
                         "field 'reason' is empty; say why the call is refused (the requester sees it)");
     }
     const std::string id = req.param("id");

@@ -3,6 +3,7 @@
 #include "policy/audit_reader.hpp"
 #include "base/utc_time.hpp"
 #include "server/api_services.hpp"
+#include "server/error_codes.hpp"
 
 #include <boost/json.hpp>
 
@@ -21,9 +22,9 @@ policy::AuditFilter audit_filter(const ApiRequest& req) {
     if (auto user = req.query_string("user")) filter.user = *user;
     if (req.user->role != policy::Role::owner) {
         if (filter.user && *filter.user != req.user->user_id) {
-            Error e{"FORBIDDEN", "only owners may read other users' audit records", {}, {}};
+            Error e{errors::kForbidden, "only owners may read other users' audit records", {}, {}};
             e.details["step"] = "role";
-            throw ApiFailure(http::status::forbidden, std::move(e));
+            throw ApiFailure(std::move(e));
         }
         filter.user = req.user->user_id;
     }
@@ -31,14 +32,14 @@ policy::AuditFilter audit_filter(const ApiRequest& req) {
     if (auto kind = req.query_string("kind")) {
         if (*kind != "decision" && *kind != "skill_call" && *kind != "approval" && *kind != "llm_call" &&
             *kind != "reload" && *kind != "plugin_supervision" && *kind != "elicitation") {
-            Error e{"INVALID_QUERY",
+            Error e{errors::kInvalidQuery,
                     "kind must be decision, skill_call, approval, elicitation, llm_call, reload or plugin_supervision, "
                     "not '" +
                         *kind + "'",
                     {},
                     {}};
             e.details["parameter"] = "kind";
-            throw ApiFailure(http::status::bad_request, std::move(e));
+            throw ApiFailure(std::move(e));
         }
         filter.kind = *kind;
     }
@@ -46,9 +47,9 @@ policy::AuditFilter audit_filter(const ApiRequest& req) {
         auto t = parse_time_or_age(*since, std::chrono::system_clock::now());
         if (!t) {
             Error e = t.error();
-            e.code = "INVALID_QUERY";
+            e.recode(errors::kInvalidQuery);
             e.details["parameter"] = "since";
-            throw ApiFailure(http::status::bad_request, std::move(e));
+            throw ApiFailure(std::move(e));
         }
         filter.since = t.value();
     }

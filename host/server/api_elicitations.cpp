@@ -2,6 +2,7 @@
 // (POST /v1/elicitations/{id}), which runs the call that asked again with it and resumes the
 // operator run that waited on it, if one did.
 #include "server/api_services.hpp"
+#include "server/error_codes.hpp"
 
 #include "app/elicitation_actions.hpp"
 
@@ -21,20 +22,20 @@ Reply list_elicitations(ApiServices& s, ApiRequest& req) {
     if (state != "all") {
         auto parsed = policy::parse_elicitation_state(state);
         if (!parsed) {
-            Error e{"INVALID_QUERY",
+            Error e{errors::kInvalidQuery,
                     "state must be pending, answered, completed, failed, expired or all, not '" + state + "'",
                     {},
                     {}};
             e.details["parameter"] = "state";
-            throw ApiFailure(http::status::bad_request, std::move(e));
+            throw ApiFailure(std::move(e));
         }
         filter.states = {*parsed};
     }
     if (auto wanted_user = req.query_string("user")) {
         if (req.user->role != policy::Role::owner && *wanted_user != req.user->user_id) {
-            Error e{"FORBIDDEN", "only owners may list other users' elicitations", {}, {}};
+            Error e{errors::kForbidden, "only owners may list other users' elicitations", {}, {}};
             e.details["step"] = "role";
-            throw ApiFailure(http::status::forbidden, std::move(e));
+            throw ApiFailure(std::move(e));
         }
         filter.user_id = *wanted_user;
     }
@@ -50,7 +51,7 @@ Reply answer(ApiServices& s, ApiRequest& req) {
     json::object body = req.json_body();
     allow_fields(body, {"action", "content"});
     auto given = policy::parse_elicitation_answer(body);
-    if (!given) throw ApiFailure(http::status::bad_request, given.error());
+    if (!given) throw ApiFailure(given.error());
     const app::WaitingRun waiting{[&s](const std::string& run_id) { return s.operators.runs->get(run_id); },
                                   hub_resumer(s, &RunHub::resume_after_input)};
     auto resolution = app::answer_and_resume(s.host, req.param("id"), *req.user, *given, waiting);

@@ -1,4 +1,5 @@
 #include "server/api_request.hpp"
+#include "server/error_codes.hpp"
 
 #include "base/json_text.hpp"
 
@@ -80,18 +81,15 @@ json::object ApiRequest::json_body() const {
     json::value value;
     std::string problem;
     if (!parse_json(body, value, problem)) {
-        Error e{"BODY_NOT_JSON",
+        Error e{errors::kBodyNotJson,
                 "the request body is not valid JSON: " + problem,
                 {},
                 {"send a JSON object with Content-Type: application/json"}};
-        throw ApiFailure(http::status::bad_request, std::move(e));
+        throw ApiFailure(std::move(e));
     }
     if (!value.is_object()) {
-        throw ApiFailure(http::status::bad_request,
-                         Error{"BODY_NOT_OBJECT",
-                               std::string("the request body must be a JSON object, not ") + kind_of(value),
-                               {},
-                               {}});
+        throw ApiFailure(Error{errors::kBodyNotObject,
+                               std::string("the request body must be a JSON object, not ") + kind_of(value)});
     }
     return std::move(value.as_object());
 }
@@ -103,13 +101,13 @@ void ApiRequest::allow_query(std::initializer_list<std::string_view> allowed) co
         if (known) continue;
         std::string list;
         for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-        Error e{"INVALID_QUERY",
+        Error e{errors::kInvalidQuery,
                 "unknown query parameter '" + key + "'" +
                     (list.empty() ? "; this endpoint takes none" : "; allowed: " + list),
                 {},
                 {}};
         e.details["parameter"] = key;
-        throw ApiFailure(http::status::bad_request, std::move(e));
+        throw ApiFailure(std::move(e));
     }
 }
 
@@ -126,13 +124,13 @@ std::optional<std::int64_t> ApiRequest::query_int(const std::string& name, std::
     const auto& s = it->second;
     auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec != std::errc() || ptr != s.data() + s.size() || v < lo || v > hi) {
-        Error e{"INVALID_QUERY",
+        Error e{errors::kInvalidQuery,
                 "query parameter '" + name + "' must be a whole number from " + std::to_string(lo) + " to " +
                     std::to_string(hi) + ", not '" + s + "'",
                 {},
                 {}};
         e.details["parameter"] = name;
-        throw ApiFailure(http::status::bad_request, std::move(e));
+        throw ApiFailure(std::move(e));
     }
     return v;
 }
@@ -142,9 +140,12 @@ bool ApiRequest::query_flag(const std::string& name) const {
     if (it == query.end()) return false;
     if (it->second == "true" || it->second == "1" || it->second.empty()) return true;
     if (it->second == "false" || it->second == "0") return false;
-    Error e{"INVALID_QUERY", "query parameter '" + name + "' must be true or false, not '" + it->second + "'", {}, {}};
+    Error e{errors::kInvalidQuery,
+            "query parameter '" + name + "' must be true or false, not '" + it->second + "'",
+            {},
+            {}};
     e.details["parameter"] = name;
-    throw ApiFailure(http::status::bad_request, std::move(e));
+    throw ApiFailure(std::move(e));
 }
 
 void allow_fields(const json::object& body, std::initializer_list<std::string_view> allowed) {
@@ -154,7 +155,7 @@ void allow_fields(const json::object& body, std::initializer_list<std::string_vi
         if (known) continue;
         std::string list;
         for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-        throw bad_field("UNKNOWN_FIELD", kv.key(),
+        throw bad_field(errors::kUnknownField, kv.key(),
                         "unknown field '" + std::string(kv.key()) + "'" + (list.empty() ? "" : "; allowed: " + list));
     }
 }
@@ -163,11 +164,11 @@ std::optional<std::string> string_field(const json::object& body, std::string_vi
     const auto* v = body.if_contains(name);
     if (!v || v->is_null()) {
         if (required)
-            throw bad_field("FIELD_MISSING", name, "field '" + std::string(name) + "' is required (a string)");
+            throw bad_field(errors::kFieldMissing, name, "field '" + std::string(name) + "' is required (a string)");
         return std::nullopt;
     }
     if (!v->is_string()) {
-        throw bad_field("FIELD_WRONG_TYPE", name,
+        throw bad_field(errors::kFieldWrongType, name,
                         "field '" + std::string(name) + "' must be a string, not " + kind_of(*v));
     }
     return std::string(v->as_string());
@@ -183,12 +184,12 @@ std::optional<std::int64_t> int_field(const json::object& body, std::string_view
     else if (v->is_uint64() && v->as_uint64() <= static_cast<std::uint64_t>(hi))
         n = static_cast<std::int64_t>(v->as_uint64());
     else {
-        throw bad_field("FIELD_WRONG_TYPE", name,
+        throw bad_field(errors::kFieldWrongType, name,
                         "field '" + std::string(name) + "' must be a whole number, not " + kind_of(*v));
     }
     if (n < lo || n > hi) {
         throw bad_field(
-            "FIELD_OUT_OF_RANGE", name,
+            errors::kFieldOutOfRange, name,
             "field '" + std::string(name) + "' must be from " + std::to_string(lo) + " to " + std::to_string(hi));
     }
     return n;

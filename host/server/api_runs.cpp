@@ -1,5 +1,8 @@
-// /v1/runs: start operator runs (optionally streaming their events), read, list, cancel, guide.
+// /v1/runs: start operator runs (optionally streaming their events), read, list, cancel, guide, resume.
 #include "server/api_services.hpp"
+#include "exec/error_codes.hpp"
+#include "server/error_codes.hpp"
+#include "store/error_codes.hpp"
 
 #include <boost/json.hpp>
 
@@ -13,7 +16,7 @@ namespace json = boost::json;
 namespace {
 
 Error run_not_found(const std::string& id) {
-    Error e{"RUN_NOT_FOUND", "no run " + id, {}, {"GET /v1/runs lists your runs"}};
+    Error e{errors::kRunNotFound, "no run " + id, {}, {"GET /v1/runs lists your runs"}};
     e.details["run_id"] = id;
     return e;
 }
@@ -26,7 +29,7 @@ json::object visible_run(ApiServices& s, const ApiRequest& req, const std::strin
         if (!may_see(*req.user, run->user_id)) throw ApiFailure(run_not_found(id));
         return run->to_json();
     }
-    if (run.error().code != "RUN_NOT_FOUND") throw ApiFailure(run.error());
+    if (!run.error().is(errors::kRunNotFound)) throw ApiFailure(run.error());
     auto user = s.runs.user_of(id);
     if (!user || !may_see(*req.user, *user)) throw ApiFailure(run_not_found(id));
     return json::object{{"id", id}, {"user", *user}, {"status", "running"}};
@@ -52,33 +55,33 @@ Reply start_run(ApiServices& s, ApiRequest& req) {
     allow_fields(body, {"goal", "mode", "history", "max_steps"});
     const std::string goal = *string_field(body, "goal", true);
     if (goal.find_first_not_of(" \t\r\n") == std::string::npos)
-        throw bad_field("FIELD_EMPTY", "goal", "field 'goal' is empty; say what you want");
+        throw bad_field(errors::kFieldEmpty, "goal", "field 'goal' is empty; say what you want");
     policy::UserContext user = *req.user;
     if (auto mode = string_field(body, "mode", false)) {
         auto parsed = policy::parse_cognitive_mode(*mode);
         if (!parsed)
-            throw bad_field("FIELD_INVALID", "mode",
+            throw bad_field(errors::kFieldInvalid, "mode",
                             "field 'mode' must be dual, agent or emulation, not '" + *mode + "'");
         // A run may narrow the user's mode (to emulation), never widen it: only owners choose freely.
         if (*parsed != user.mode && *parsed != policy::CognitiveMode::emulation && user.role != policy::Role::owner) {
-            Error e{"MODE_NOT_ALLOWED",
+            Error e{errors::kModeNotAllowed,
                     "user " + user.user_id + " is in " + policy::to_string(user.mode) +
                         " mode; a run may only narrow it to emulation",
                     {},
                     {"an owner can change the user's mode with `skillhost mode set`"}};
             e.details["field"] = "mode";
             e.details["step"] = "mode";
-            throw ApiFailure(http::status::forbidden, std::move(e));
+            throw ApiFailure(std::move(e));
         }
         user.mode = *parsed;
     }
     op::RunOptions options;
     if (const auto* history = body.if_contains("history"); history && !history->is_null()) {
         if (!history->is_array())
-            throw bad_field("FIELD_WRONG_TYPE", "history", "field 'history' must be an array of strings");
+            throw bad_field(errors::kFieldWrongType, "history", "field 'history' must be an array of strings");
         for (const auto& turn : history->as_array()) {
             if (!turn.is_string())
-                throw bad_field("FIELD_WRONG_TYPE", "history", "every entry of 'history' must be a string");
+                throw bad_field(errors::kFieldWrongType, "history", "every entry of 'history' must be a string");
             options.history.emplace_back(turn.as_string());
         }
     }
@@ -94,7 +97,7 @@ Reply start_run(ApiServices& s, ApiRequest& req) {
         if (!admission) {
             admission.error.suggestions.push_back(
                 "start the run without Accept: text/event-stream and poll GET /v1/runs/{id}");
-            throw ApiFailure(admission.status, std::move(admission.error));
+            throw ApiFailure(std::move(admission.error));
         }
         slot = std::move(admission.slot);
         channel = std::make_shared<EventChannel>();
@@ -119,22 +122,22 @@ Reply list_runs(ApiServices& s, ApiRequest& req) {
     if (auto status = req.query_string("status")) {
         filter.status = store::parse_run_status(*status);
         if (!filter.status) {
-            Error e{"INVALID_QUERY",
+            Error e{errors::kInvalidQuery,
                     "status must be running, completed, awaiting_approval, awaiting_input, needs_guidance, failed, "
                     "cancelled or interrupted, not '" +
                         *status + "'",
                     {},
                     {}};
             e.details["parameter"] = "status";
-            throw ApiFailure(http::status::bad_request, std::move(e));
+            throw ApiFailure(std::move(e));
         }
     }
     auto wanted_user = req.query_string("user");
     if (req.user->role != policy::Role::owner) {
         if (wanted_user && *wanted_user != req.user->user_id) {
-            Error e{"FORBIDDEN", "only owners may list other users' runs", {}, {}};
+            Error e{errors::kForbidden, "only owners may list other users' runs", {}, {}};
             e.details["step"] = "role";
-            throw ApiFailure(http::status::forbidden, std::move(e));
+            throw ApiFailure(std::move(e));
         }
         filter.user_id = req.user->user_id;
     } else if (wanted_user) {
@@ -180,13 +183,13 @@ std::int64_t last_event_id(const ApiRequest& req) {
     if (text.empty()) return 0;
     const bool digits = text.size() <= 18 && text.find_first_not_of("0123456789") == std::string_view::npos;
     if (!digits) {
-        Error e{"INVALID_LAST_EVENT_ID",
+        Error e{errors::kInvalidLastEventId,
                 "Last-Event-ID must be the id of an event of this stream (a number), not '" +
                     std::string(text.substr(0, 40)) + "'",
                 {},
                 {"send the id: field of the last event received, or no Last-Event-ID to start from the beginning"}};
         e.details["header"] = "Last-Event-ID";
-        throw ApiFailure(http::status::bad_request, std::move(e));
+        throw ApiFailure(std::move(e));
     }
     return std::strtoll(std::string(text).c_str(), nullptr, 10);
 }
@@ -216,6 +219,15 @@ void add_run_routes(RouteTable& routes, ApiServices& s) {
         return json_response(http::status::ok, result.value());
     });
     routes.add(http::verb::post, "/v1/runs/{id}/guidance", [&s](ApiRequest& req) { return guide_run(s, req); });
+    // For a run nothing continues by itself: interrupted (on SQLite, where no sweeper resumes
+    // runs), or waiting on an approval or question that ended without resuming it.
+    routes.add(http::verb::post, "/v1/runs/{id}/resume", [&s](ApiRequest& req) -> Reply {
+        req.allow_query({});
+        const std::string id = req.param("id");
+        (void)visible_run(s, req, id);
+        if (auto st = s.runs.resume_stopped(id); !st) throw ApiFailure(st.error());
+        return json_response(http::status::accepted, accepted(id));
+    });
 }
 
 }  // namespace skillhost::server

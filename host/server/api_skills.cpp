@@ -2,6 +2,8 @@
 #include "catalog/catalog_render.hpp"
 #include "server/api_services.hpp"
 #include "server/http_server.hpp"
+#include "plugin/error_codes.hpp"
+#include "server/error_codes.hpp"
 
 #include <boost/json.hpp>
 
@@ -22,12 +24,12 @@ std::vector<const catalog::CatalogEntry*> entries_for(ApiServices& s, const cata
                                                       const ApiRequest& req) {
     if (req.query_flag("all")) {
         if (req.user->role != policy::Role::owner) {
-            Error e{"FORBIDDEN",
+            Error e{errors::kForbidden,
                     "only owners may list every skill (all=true); without it you see the skills you may call",
                     {},
                     {}};
             e.details["step"] = "role";
-            throw ApiFailure(http::status::forbidden, std::move(e));
+            throw ApiFailure(std::move(e));
         }
         return catalog::all_entries(snap);
     }
@@ -64,7 +66,8 @@ Reply call_skill(ApiServices& s, ApiRequest& req) {
     call.requested_by = policy::Requester::api();
     if (const auto* args = body.if_contains("args"); args && !args->is_null()) {
         if (!args->is_object())
-            throw bad_field("FIELD_WRONG_TYPE", "args", "field 'args' must be a JSON object of the skill's arguments");
+            throw bad_field(errors::kFieldWrongType, "args",
+                            "field 'args' must be a JSON object of the skill's arguments");
         call.args = *args;
     }
     // A client may shorten a call, never keep it past server.max_call_timeout_ms.
@@ -124,7 +127,7 @@ void add_skill_routes(RouteTable& routes, ApiServices& s) {
             if (std::find(visible.begin(), visible.end(), entry) == visible.end()) entry = nullptr;
         }
         if (!entry) {
-            Error e{"SKILL_NOT_FOUND",
+            Error e{errors::kSkillNotFound,
                     "no skill named '" + req.param("id") + "' is loaded",
                     {},
                     {"GET /v1/skills lists the skills you can call"}};
@@ -138,9 +141,10 @@ void add_skill_routes(RouteTable& routes, ApiServices& s) {
         const std::string name = req.query_string("format").value_or("json");
         const auto format = catalog::parse_render_format(name);
         if (!format) {
-            Error e{"INVALID_QUERY", "format must be text, json, openai, mcp or table, not '" + name + "'", {}, {}};
+            Error e{
+                errors::kInvalidQuery, "format must be text, json, openai, mcp or table, not '" + name + "'", {}, {}};
             e.details["parameter"] = "format";
-            throw ApiFailure(http::status::bad_request, std::move(e));
+            throw ApiFailure(std::move(e));
         }
         const auto snapshot = s.host.snapshot();
         std::string text = catalog::render_catalog(entries_for(s, *snapshot, req), *format);

@@ -1,4 +1,5 @@
 #include "server/api_services.hpp"
+#include "server/error_codes.hpp"
 
 #include "server/api_error.hpp"
 #include "server/api_request.hpp"
@@ -46,11 +47,7 @@ IdempotentReplies::Begun begin_idempotent(ApiServices& s, ApiRequest& req, std::
     const std::string key(header->value());
     auto begun = s.idempotent.begin(req.user->user_id + "\n" + std::string(endpoint), key, req.raw.body());
     if (begun.refused) {
-        const std::string& code = begun.refused->code;
-        const http::status status = code == "IDEMPOTENCY_KEY_IN_USE"   ? http::status::conflict
-                                    : code == "IDEMPOTENCY_KEY_REUSED" ? http::status::unprocessable_entity
-                                                                       : http::status::bad_request;
-        throw ApiFailure(status, std::move(*begun.refused));
+        throw ApiFailure(std::move(*begun.refused));
     }
     return begun;
 }

@@ -1,4 +1,5 @@
 #include "server/console_routes.hpp"
+#include "server/error_codes.hpp"
 
 #include "server/api_error.hpp"
 
@@ -41,11 +42,11 @@ void add_console_routes(RouteTable& routes, const ConsoleAssets& assets) {
             const ConsoleAsset* asset = assets.find(req.param("hash"), req.param("file"));
             if (!asset) {
                 // Says nothing about what exists: the page names its files, nobody else needs to.
-                Error e{"NOT_FOUND",
+                Error e{errors::kNotFound,
                         "no console file at this path; reload the console page (/) to get the current one",
                         {},
                         {}};
-                Response r = error_response(http::status::not_found, e, req.raw.version());
+                Response r = error_response(e, req.raw.version());
                 set_security_headers(r);
                 return r;
             }

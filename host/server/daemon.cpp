@@ -1,4 +1,7 @@
 #include "server/daemon.hpp"
+#include "app/error_codes.hpp"
+#include "db/error_codes.hpp"
+#include "server/error_codes.hpp"
 
 #include "app/storage_schema.hpp"
 #include "policy/user_context.hpp"
@@ -41,10 +44,10 @@ Daemon::Daemon(app::HostRuntime& host, config::ServerSettings settings) : host_(
 Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::ServerSettings settings) {
     if (!host.watched) {
         return Error{
-            "CATALOG_NOT_LIVE", "the daemon needs a live catalog (load the runtime with live_catalog)", {}, {}};
+            errors::kCatalogNotLive, "the daemon needs a live catalog (load the runtime with live_catalog)", {}, {}};
     }
     if (!is_loopback(settings.host) && !settings.allow_remote) {
-        Error e{"REMOTE_BIND_NOT_ALLOWED",
+        Error e{errors::kRemoteBindNotAllowed,
                 "listening on " + settings.host +
                     " would accept connections from other machines, which needs an explicit setting",
                 {},
@@ -136,9 +139,7 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
     http.stream_write_timeout = d->settings_.stream_write_timeout;
     d->server_ = std::make_unique<HttpServer>(
         http, [self](Request& r) { return self->dispatch(r); },
-        [self](http::status s, std::string_view code, std::string_view message, unsigned version) {
-            return self->error_reply(s, code, message, version);
-        });
+        [self](const Error& error, unsigned version) { return self->error_reply(error, version); });
     return d;
 }
 
@@ -179,6 +180,7 @@ Status Daemon::start() {
         parts.op = operators_.op.get();
         RunHub* hub = runs_.get();
         parts.resume_interrupted = [hub](const std::string& id) { return hub->resume_interrupted(id); };
+        parts.resume_stopped = [hub](const std::string& id) { return hub->resume_stopped(id); };
         parts.working = [hub](const std::string& id) { return hub->working(id); };
         app::HostRuntime* host = &host_;
         parts.catalog_version = [host] { return host->snapshot()->version(); };
@@ -198,15 +200,18 @@ Status Daemon::start() {
     return {};
 }
 
-Response Daemon::error_reply(http::status status, std::string_view code, std::string_view message, unsigned version) {
-    Error e{std::string(code), std::string(message), {}, {}};
-    if (status == http::status::internal_server_error) {
-        const std::string id = new_correlation_id();
-        spdlog::error("serve: {} (correlation id {})", message, id);
-        e.message = "the server failed unexpectedly (correlation id " + id + ", also in the server log)";
-        e.details["correlation_id"] = id;
-    }
-    return error_response(status, e, version);
+// A 500 hides what failed (it is in the server log under the correlation id); every other answer
+// says it.
+Response Daemon::error_reply(const Error& error, unsigned version) {
+    if (status_for(error) != http::status::internal_server_error) return error_response(error, version);
+    Error hidden = error;
+    const std::string id = new_correlation_id();
+    spdlog::error("serve: {}: {} (correlation id {})", error.code, error.message, id);
+    hidden.message = "the server failed unexpectedly (correlation id " + id + ", also in the server log)";
+    hidden.details = {};
+    hidden.suggestions = {};
+    hidden.details["correlation_id"] = id;
+    return error_response(hidden, version);
 }
 
 Reply Daemon::dispatch(Request& request) {
@@ -218,8 +223,7 @@ Reply Daemon::dispatch(Request& request) {
     Reply reply = [&]() -> Reply {
         ApiRequest api{request, target.substr(0, question), {}, {}, nullptr};
         if (question != std::string::npos && !parse_query(std::string_view(target).substr(question + 1), api.query)) {
-            return error_response(http::status::bad_request,
-                                  Error{"INVALID_QUERY", "the query string has a malformed %-escape", {}, {}},
+            return error_response(Error{errors::kInvalidQuery, "the query string has a malformed %-escape", {}, {}},
                                   request.version());
         }
         const auto match = routes_.match(request.method(), api.path);
@@ -227,19 +231,19 @@ Reply Daemon::dispatch(Request& request) {
             if (!match.allowed_methods.empty()) {
                 std::string allow;
                 for (const auto& m : match.allowed_methods) allow += (allow.empty() ? "" : ", ") + m;
-                Error e{"METHOD_NOT_ALLOWED",
+                Error e{errors::kMethodNotAllowed,
                         std::string(request.method_string()) + " is not allowed on " + api.path + "; use " + allow,
                         {},
                         {}};
-                Response r = error_response(http::status::method_not_allowed, e, request.version());
+                Response r = error_response(e, request.version());
                 r.set(http::field::allow, allow);
                 return r;
             }
-            Error e{"NOT_FOUND",
+            Error e{errors::kNotFound,
                     "no endpoint " + std::string(request.method_string()) + " " + api.path,
                     {},
                     {"see docs/http-api.md for the endpoints"}};
-            return error_response(http::status::not_found, e, request.version());
+            return error_response(e, request.version());
         }
         route_label = match.route->pattern;
         api.params = match.params;
@@ -247,24 +251,14 @@ Reply Daemon::dispatch(Request& request) {
         if (!match.route->public_route) {
             auto user_id = auth_->authenticate(request[http::field::authorization]);
             if (!user_id) {
-                const bool auth_error = user_id.error().code.rfind("AUTH_", 0) == 0;
-                if (user_id.error().code == "DATABASE_UNAVAILABLE")
-                    return error_response(http::status::service_unavailable, user_id.error(), request.version());
-                if (!auth_error) {
-                    return error_reply(http::status::internal_server_error, user_id.error().code,
-                                       user_id.error().code + ": " + user_id.error().message, request.version());
-                }
-                Response r = error_response(http::status::unauthorized, user_id.error(), request.version());
+                if (user_id.error().kind() != ErrorKind::unauthenticated)
+                    return error_reply(user_id.error(), request.version());
+                Response r = error_response(user_id.error(), request.version());
                 r.set(http::field::www_authenticate, "Bearer realm=\"skillhost\"");
                 return r;
             }
             auto context = policy::resolve_user_context(*host_.users, *host_.modes, user_id->user_id);
-            if (!context) {
-                if (context.error().code == "DATABASE_UNAVAILABLE")
-                    return error_response(http::status::service_unavailable, context.error(), request.version());
-                return error_reply(http::status::internal_server_error, context.error().code,
-                                   context.error().code + ": " + context.error().message, request.version());
-            }
+            if (!context) return error_reply(context.error(), request.version());
             user = policy::with_credential(std::move(context.value()), user_id->credential);
             authenticated_user = user.user_id;
             api.user = &user;
@@ -272,11 +266,7 @@ Reply Daemon::dispatch(Request& request) {
         try {
             return match.route->handler(api);
         } catch (const ApiFailure& failure) {
-            if (failure.status == http::status::internal_server_error) {
-                return error_reply(failure.status, failure.error.code,
-                                   failure.error.code + ": " + failure.error.message, request.version());
-            }
-            return error_response(failure.status, failure.error, request.version());
+            return error_reply(failure.error, request.version());
         }
     }();
     // Streams count against their user's limit (server.max_streams_per_user).

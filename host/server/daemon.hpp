@@ -57,7 +57,7 @@ private:
     void save_interrupted(const std::vector<std::string>& run_ids);
     Daemon(app::HostRuntime& host, config::ServerSettings settings);
     Reply dispatch(Request& request);
-    Response error_reply(http::status status, std::string_view code, std::string_view message, unsigned version);
+    Response error_reply(const Error& error, unsigned version);
     MetricGauges gauges() const;
 
     app::HostRuntime& host_;

@@ -65,12 +65,11 @@ private:
     std::shared_ptr<State> state_;
 };
 
-// The answer to a request for a stream's place: the slot, or why not (`status`: 429 at a per-user
-// limit, 503 at server.max_streams or when shutting down; `error`: TOO_MANY_STREAMS or
-// SHUTTING_DOWN, with details.retry_after_ms).
+// The answer to a request for a stream's place: the slot, or why not (`error`: TOO_MANY_STREAMS,
+// too_many at a per-user limit and unavailable at server.max_streams, or SHUTTING_DOWN; with
+// details.retry_after_ms).
 struct StreamAdmission {
     StreamSlot slot;
-    http::status status = http::status::ok;
     Error error;
     explicit operator bool() const { return static_cast<bool>(slot); }
 };

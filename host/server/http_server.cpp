@@ -1,4 +1,5 @@
 #include "server/http_server.hpp"
+#include "server/error_codes.hpp"
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/executor_work_guard.hpp>
@@ -137,9 +138,9 @@ struct HttpServer::Internals {
         try {
             return handler(request);
         } catch (const std::exception& e) {
-            return on_error(http::status::internal_server_error, "INTERNAL", e.what(), request.version());
+            return on_error(Error{errors::kInternal, e.what()}, request.version());
         } catch (...) {
-            return on_error(http::status::internal_server_error, "INTERNAL", "unknown exception", request.version());
+            return on_error(Error{errors::kInternal, "unknown exception"}, request.version());
         }
     }
 
@@ -265,21 +266,16 @@ private:
         if (ec) {
             // The client sent something we will not handle; say why, then close.
             const unsigned version = parser_->get().version() ? parser_->get().version() : 11;
-            http::status status = http::status::bad_request;
-            std::string code = "MALFORMED_REQUEST";
-            std::string message = "the request is not valid HTTP/1.1: " + ec.message();
+            Error refused{errors::kMalformedRequest, "the request is not valid HTTP/1.1: " + ec.message()};
             if (ec == http::error::body_limit) {
-                status = http::status::payload_too_large;
-                code = "BODY_TOO_LARGE";
-                message = "the request body is larger than the server accepts (" +
-                          std::to_string(in_.options.max_body_bytes) + " bytes; server.max_body_bytes)";
+                refused = Error{errors::kBodyTooLarge, "the request body is larger than the server accepts (" +
+                                                           std::to_string(in_.options.max_body_bytes) +
+                                                           " bytes; server.max_body_bytes)"};
             } else if (ec == http::error::header_limit) {
-                status = http::status::request_header_fields_too_large;
-                code = "HEADERS_TOO_LARGE";
-                message =
-                    "the request headers are larger than " + std::to_string(in_.options.max_header_bytes) + " bytes";
+                refused = Error{errors::kHeadersTooLarge, "the request headers are larger than " +
+                                                              std::to_string(in_.options.max_header_bytes) + " bytes"};
             }
-            Response response = in_.on_error(status, code, message, version);
+            Response response = in_.on_error(refused, version);
             response.keep_alive(false);
             in_.request_started();
             return write(std::move(response), true);
@@ -403,9 +399,9 @@ void HttpServer::Internals::refuse_connection(tcp::socket& socket) {
         spdlog::warn("http: {} connections are open (server.max_connections); refusing new ones",
                      options.max_connections);
     }
-    Response busy = on_error(http::status::service_unavailable, "TOO_MANY_CONNECTIONS",
-                             "the server has " + std::to_string(options.max_connections) +
-                                 " open connections (server.max_connections); close idle ones or try later",
+    Response busy = on_error(Error{errors::kTooManyConnections,
+                                   "the server has " + std::to_string(options.max_connections) +
+                                       " open connections (server.max_connections); close idle ones or try later"},
                              11);
     busy.keep_alive(false);
     busy.prepare_payload();
@@ -420,15 +416,14 @@ void HttpServer::Internals::refuse_connection(tcp::socket& socket) {
 
 StreamAdmission HttpServer::Internals::reserve_stream(const std::string& owner, StreamKind kind) {
     StreamAdmission refused;
-    refused.status = http::status::service_unavailable;
     std::lock_guard lock(ledger->mutex);
     if (stopping.load()) {
-        refused.error = Error{"SHUTTING_DOWN", "the server is shutting down", {}, {}};
+        refused.error = Error{errors::kShuttingDown, "the server is shutting down", {}, {}};
         return refused;
     }
     if (ledger->total >= ledger->max_streams) {
         refused.error =
-            Error{"TOO_MANY_STREAMS",
+            Error{errors::kTooManyStreamsOnServer,
                   "too many event streams are open (server.max_streams = " + std::to_string(ledger->max_streams) +
                       "); close one or try later",
                   {},
@@ -438,8 +433,7 @@ StreamAdmission HttpServer::Internals::reserve_stream(const std::string& owner, 
     }
     const unsigned mine = ledger->count_of(ledger->counts(kind), owner);
     if (kind == StreamKind::lasting && mine >= ledger->max_lasting_per_user) {
-        refused.status = http::status::too_many_requests;
-        refused.error = Error{"TOO_MANY_STREAMS",
+        refused.error = Error{errors::kTooManyStreams,
                               "user " + owner + " has " + std::to_string(mine) +
                                   " event streams open (server.max_streams_per_user); close one or try later",
                               {},
@@ -448,8 +442,7 @@ StreamAdmission HttpServer::Internals::reserve_stream(const std::string& owner, 
         return refused;
     }
     if (kind == StreamKind::reply && mine >= ledger->max_reply_per_user) {
-        refused.status = http::status::too_many_requests;
-        refused.error = Error{"TOO_MANY_STREAMS",
+        refused.error = Error{errors::kTooManyStreams,
                               "user " + owner + " has " + std::to_string(mine) +
                                   " requests answered as event streams in flight "
                                   "(server.max_call_streams_per_user); wait for one to finish",
@@ -459,13 +452,14 @@ StreamAdmission HttpServer::Internals::reserve_stream(const std::string& owner, 
         return refused;
     }
     ledger->take(owner, kind);
-    return StreamAdmission{StreamSlot(std::make_shared<StreamSlot::State>(ledger, owner, kind)), http::status::ok, {}};
+    return StreamAdmission{StreamSlot(std::make_shared<StreamSlot::State>(ledger, owner, kind)), {}};
 }
 
 void HttpServer::Internals::start_stream(tcp::socket socket, StreamResponse stream, unsigned version) {
-    const auto refuse = [&](http::status status, std::string_view code, const std::string& message) {
-        Response busy = on_error(status, code, message, version);
-        if (code == "TOO_MANY_STREAMS") busy.set(http::field::retry_after, std::to_string(kStreamRetryAfterMs / 1000));
+    const auto refuse = [&](const Error& error) {
+        Response busy = on_error(error, version);
+        if (error.is(errors::kTooManyStreams))
+            busy.set(http::field::retry_after, std::to_string(kStreamRetryAfterMs / 1000));
         busy.keep_alive(false);
         busy.prepare_payload();
         boost::system::error_code ec;
@@ -475,7 +469,7 @@ void HttpServer::Internals::start_stream(tcp::socket socket, StreamResponse stre
     if (!stream.slot) {
         // A stream whose handler reserved nothing: its place is taken now (it started nothing).
         auto admission = reserve_stream(stream.owner, StreamKind::lasting);
-        if (!admission) return refuse(admission.status, admission.error.code, admission.error.message);
+        if (!admission) return refuse(admission.error);
         stream.slot = std::move(admission.slot);
     }
     {
@@ -483,7 +477,7 @@ void HttpServer::Internals::start_stream(tcp::socket socket, StreamResponse stre
         // Only at shutdown can a reserved stream not start: stop() waits for the threads started.
         if (stopping.load()) {
             stream.slot.reset();
-            return refuse(http::status::service_unavailable, "SHUTTING_DOWN", "the server is shutting down");
+            return refuse(Error{errors::kShuttingDown, "the server is shutting down"});
         }
         ++streams;
         stream_fds.insert(socket.native_handle());
@@ -542,7 +536,7 @@ Status HttpServer::start() {
     boost::system::error_code ec;
     const auto address = net::ip::make_address(options_.host, ec);
     if (ec) {
-        Error e{"BIND_FAILED",
+        Error e{errors::kBindFailed,
                 "'" + options_.host + "' is not an IP address",
                 {},
                 {"use an address such as 127.0.0.1 (this machine only), ::1 or 0.0.0.0 in server.listen or --listen"}};
@@ -551,7 +545,7 @@ Status HttpServer::start() {
     }
     const tcp::endpoint endpoint(address, options_.port);
     auto fail = [&](const char* what) {
-        Error e{"BIND_FAILED",
+        Error e{errors::kBindFailed,
                 std::string(what) + " " + options_.host + ":" + std::to_string(options_.port) + ": " + ec.message(),
                 {},
                 {}};

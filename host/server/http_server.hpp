@@ -46,10 +46,9 @@ struct HttpServerOptions {
 // answered 500 with a correlation id (see `on_unexpected`).
 using RequestHandler = std::function<Reply(Request& request)>;
 // Turns something unexpected (an exception, or an input the server itself refuses: oversized body,
-// malformed request, too many streams) into the response the client gets. `status` is the status
-// to answer; `code` and `message` say why.
-using ErrorResponder = std::function<Response(http::status status, std::string_view code, std::string_view message,
-                                              unsigned http_version)>;
+// malformed request, too many streams) into the response the client gets, with the status the
+// error's kind implies.
+using ErrorResponder = std::function<Response(const Error& error, unsigned http_version)>;
 
 // Answers the request a handler is running, from any thread, before the handler returns (e.g. a
 // skill call answered TIMEOUT at its deadline while the handler's thread is still inside the

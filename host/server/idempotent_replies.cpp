@@ -1,4 +1,5 @@
 #include "server/idempotent_replies.hpp"
+#include "server/error_codes.hpp"
 
 namespace skillhost::server {
 
@@ -25,7 +26,7 @@ IdempotentReplies::Begun IdempotentReplies::begin(std::string_view scope, std::s
     if (key.empty() || key.size() > max_key_chars ||
         key.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:") !=
             std::string_view::npos) {
-        Error e{"IDEMPOTENCY_KEY_INVALID",
+        Error e{errors::kIdempotencyKeyInvalid,
                 "the Idempotency-Key header must be 1 to " + std::to_string(max_key_chars) +
                     " letters, digits or - _ . : (a UUID works)",
                 {},
@@ -40,13 +41,13 @@ IdempotentReplies::Begun IdempotentReplies::begin(std::string_view scope, std::s
     auto it = entries_.find(slot);
     if (it != entries_.end()) {
         if (it->second.fingerprint != fingerprint) {
-            Error e{"IDEMPOTENCY_KEY_REUSED",
+            Error e{errors::kIdempotencyKeyReused,
                     "this Idempotency-Key was used for a different request; use a new key for each new request",
                     {},
                     {}};
             begun.refused = std::move(e);
         } else if (!it->second.answer) {
-            Error e{"IDEMPOTENCY_KEY_IN_USE",
+            Error e{errors::kIdempotencyKeyInUse,
                     "the first request with this Idempotency-Key is still being answered; retry shortly to get its "
                     "answer",
                     {},

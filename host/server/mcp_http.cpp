@@ -1,4 +1,5 @@
 #include "server/mcp_http.hpp"
+#include "server/error_codes.hpp"
 
 #include "mcp/json_rpc.hpp"
 #include "mcp/protocol_version.hpp"
@@ -241,22 +242,22 @@ Reply McpHttpEndpoint::handle(ApiRequest& req) {
     // DNS rebinding: a browser page from elsewhere must not reach a loopback server.
     const std::string host = host_name(std::string_view(req.raw[http::field::host]));
     if (options_.loopback_only && !is_loopback_name(host)) {
-        Error e{"HOST_NOT_ALLOWED",
+        Error e{errors::kHostNotAllowed,
                 "the Host header '" + host + "' does not name this server (localhost, 127.0.0.1 or [::1])",
                 {},
                 {}};
-        throw ApiFailure(http::status::forbidden, std::move(e));
+        throw ApiFailure(std::move(e));
     }
     const std::string origin(req.raw[http::field::origin]);
     if (!origin.empty()) {
         const bool listed = std::find(options_.allowed_origins.begin(), options_.allowed_origins.end(), origin) !=
                             options_.allowed_origins.end();
         if (!listed && !is_loopback_name(origin_host(origin))) {
-            Error e{"ORIGIN_NOT_ALLOWED",
+            Error e{errors::kOriginNotAllowed,
                     "requests from origin '" + origin + "' are not allowed",
                     {},
                     {"only pages served from this machine may call /mcp from a browser"}};
-            throw ApiFailure(http::status::forbidden, std::move(e));
+            throw ApiFailure(std::move(e));
         }
     }
     const std::string version(req.raw["MCP-Protocol-Version"]);
@@ -276,16 +277,18 @@ Reply McpHttpEndpoint::handle(ApiRequest& req) {
 std::shared_ptr<McpHttpEndpoint::Session> McpHttpEndpoint::session_for(ApiRequest& req) {
     const std::string id(req.raw["Mcp-Session-Id"]);
     if (id.empty()) {
-        Error e{"MCP_SESSION_REQUIRED",
+        Error e{errors::kMcpSessionRequired,
                 "this request needs the Mcp-Session-Id header from the initialize response",
                 {},
                 {}};
-        throw ApiFailure(http::status::bad_request, std::move(e));
+        throw ApiFailure(std::move(e));
     }
     const auto not_found = [&id] {
-        Error e{
-            "MCP_SESSION_NOT_FOUND", "no MCP session " + id + " (it ended or expired); initialize a new one", {}, {}};
-        return ApiFailure(http::status::not_found, std::move(e));
+        Error e{errors::kMcpSessionNotFound,
+                "no MCP session " + id + " (it ended or expired); initialize a new one",
+                {},
+                {}};
+        return ApiFailure(std::move(e));
     };
     std::shared_ptr<Session> held;
     bool renew_row = false;
@@ -346,7 +349,7 @@ std::string McpHttpEndpoint::run_initialize(const std::shared_ptr<Session>& sess
     auto reply = channel->next(std::chrono::seconds(10));
     if (!reply) {
         close_session(session);
-        throw ApiFailure(Error{"INTERNAL", "the MCP session did not answer initialize", {}, {}});
+        throw ApiFailure(Error{errors::kInternal, "the MCP session did not answer initialize", {}, {}});
     }
     return std::move(reply->data);
 }
@@ -365,11 +368,11 @@ std::shared_ptr<McpHttpEndpoint::Session> McpHttpEndpoint::restore(ApiRequest& r
     if (answer.as_object().contains("error")) {
         close_session(session);
         spdlog::warn("mcp: session {} cannot be rebuilt here: {}", row.id, json::serialize(answer));
-        Error e{"MCP_SESSION_NOT_FOUND",
+        Error e{errors::kMcpSessionNotFound,
                 "MCP session " + row.id + " cannot be continued on this server; initialize a new one",
                 {},
                 {}};
-        throw ApiFailure(http::status::not_found, std::move(e));
+        throw ApiFailure(std::move(e));
     }
     session->mcp->handle_message(json::value{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
     std::shared_ptr<Session> evicted;
@@ -416,12 +419,12 @@ std::shared_ptr<McpHttpEndpoint::Session> McpHttpEndpoint::make_room(const std::
     if (mine < options_.max_sessions_per_user) return nullptr;
     auto evicted = oldest_idle ? oldest_idle : oldest_listening;
     if (!evicted) {
-        Error e{"TOO_MANY_SESSIONS",
+        Error e{errors::kTooManySessions,
                 "user " + user_id + " has " + std::to_string(mine) +
                     " MCP sessions (server.mcp_sessions_per_user) and every one has a call in flight",
                 {},
                 {"end unused sessions with DELETE /mcp, or wait for a call to finish"}};
-        throw ApiFailure(http::status::too_many_requests, std::move(e));
+        throw ApiFailure(std::move(e));
     }
     sessions_.erase(evicted->id);
     return evicted;
@@ -574,8 +577,9 @@ Reply McpHttpEndpoint::answer(ApiRequest& req, const std::shared_ptr<Session>& s
 Reply McpHttpEndpoint::open_stream(ApiRequest& req) {
     auto session = session_for(req);
     if (!req.wants_event_stream()) {
-        Error e{"NOT_ACCEPTABLE", "GET /mcp opens the server's event stream; send Accept: text/event-stream", {}, {}};
-        throw ApiFailure(http::status::not_acceptable, std::move(e));
+        Error e{
+            errors::kNotAcceptable, "GET /mcp opens the server's event stream; send Accept: text/event-stream", {}, {}};
+        throw ApiFailure(std::move(e));
     }
     std::string last_event_id(req.raw["Last-Event-ID"]);
     std::uint64_t server_number = 0;
@@ -601,9 +605,7 @@ Reply McpHttpEndpoint::open_stream(ApiRequest& req) {
             // Resumption of a stream that lost its connection: what it missed, then the rest of it.
             auto resumed = session->streams.resume(last_event_id, channel);
             if (!resumed) {
-                const auto status =
-                    resumed.error().code == "MCP_EVENTS_GONE" ? http::status::gone : http::status::bad_request;
-                throw ApiFailure(status, resumed.error());
+                throw ApiFailure(resumed.error());
             }
             if (*resumed == session->server_stream_number) {
                 session->server_stream = channel;
@@ -626,7 +628,7 @@ Reply McpHttpEndpoint::open_stream(ApiRequest& req) {
 StreamSlot McpHttpEndpoint::reserve(ApiRequest& req, StreamKind kind) {
     if (!options_.reserve_stream) return {};
     auto admission = options_.reserve_stream(req.user->user_id, kind);
-    if (!admission) throw ApiFailure(admission.status, std::move(admission.error));
+    if (!admission) throw ApiFailure(std::move(admission.error));
     return std::move(admission.slot);
 }
 
@@ -644,7 +646,7 @@ StreamSlot McpHttpEndpoint::server_stream_slot(ApiRequest& req, const std::share
     }
     auto admission = options_.reserve_stream(req.user->user_id, StreamKind::lasting);
     if (admission) return std::move(admission.slot);
-    if (!may_evict) throw ApiFailure(admission.status, std::move(admission.error));
+    if (!may_evict) throw ApiFailure(std::move(admission.error));
     // At the limit: the user's least recently used idle session (no call in flight) gives up its GET
     // stream, so a stream its client abandoned cannot lock the user out. Its session goes on. Only a
     // new GET stream does this: a client resuming the stream it lost is refused instead, so clients
@@ -672,7 +674,7 @@ StreamSlot McpHttpEndpoint::server_stream_slot(ApiRequest& req, const std::share
         other->end_server_stream();
         return taken;
     }
-    throw ApiFailure(admission.status, std::move(admission.error));
+    throw ApiFailure(std::move(admission.error));
 }
 
 Reply McpHttpEndpoint::end_session(ApiRequest& req) {

@@ -1,4 +1,5 @@
 #include "server/mcp_session_rows.hpp"
+#include "server/error_codes.hpp"
 
 #include "store/run_record.hpp"
 
@@ -15,7 +16,7 @@ Status McpSessionRows::insert(const McpSessionRow& row) {
     const std::string record =
         json::serialize(json::object{{"user", row.user_id}, {"initialize", row.initialize_params}});
     if (record.size() > max_mcp_session_record_bytes) {
-        return Error{"MCP_INITIALIZE_TOO_LARGE",
+        return Error{errors::kMcpInitializeTooLarge,
                      "the initialize request's params have " + std::to_string(record.size()) +
                          " bytes; a session keeps at most " + std::to_string(max_mcp_session_record_bytes),
                      {},
@@ -49,7 +50,7 @@ Result<std::optional<McpSessionRow>> McpSessionRows::find(std::string_view id) {
     const json::value* user = fields ? fields->if_contains("user") : nullptr;
     const json::value* params = fields ? fields->if_contains("initialize") : nullptr;
     if (!user || !user->is_string() || !params || !params->is_object()) {
-        return Error{"MCP_SESSION_CORRUPT",
+        return Error{errors::kMcpSessionCorrupt,
                      "the stored MCP session " + std::string(id) + " cannot be read",
                      {},
                      {"the client initializes a new session"}};

@@ -1,4 +1,5 @@
 #include "server/mcp_stream_log.hpp"
+#include "server/error_codes.hpp"
 
 #include <charconv>
 
@@ -17,7 +18,7 @@ bool parse_number(std::string_view text, std::uint64_t& out) {
 }
 
 Error events_gone(std::string_view id, std::string_view why) {
-    return Error{"MCP_EVENTS_GONE",
+    return Error{errors::kMcpEventsGone,
                  "cannot resume after event " + std::string(id) + ": " + std::string(why),
                  {{"last_event_id", std::string(id)}},
                  {"send the request again (its answer is not kept any more)",
@@ -98,7 +99,7 @@ Result<std::uint64_t> McpStreamLog::resume(std::string_view last_event_id, std::
     std::uint64_t seq = 0;
     if (dash == std::string_view::npos || !parse_number(last_event_id.substr(0, dash), number) ||
         !parse_number(last_event_id.substr(dash + 1), seq)) {
-        return Error{"MCP_BAD_EVENT_ID",
+        return Error{errors::kMcpBadEventId,
                      "Last-Event-ID '" + std::string(last_event_id.substr(0, 64)) +
                          "' is not an event id of this server (they look like 3-17)",
                      {},

@@ -1,8 +1,12 @@
 #include "server/run_hub.hpp"
+#include "operator/error_codes.hpp"
+#include "server/error_codes.hpp"
+#include "store/error_codes.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <spdlog/spdlog.h>
 
+#include <set>
 #include <thread>
 
 namespace skillhost::server {
@@ -43,10 +47,15 @@ class RunHub::Publisher final : public op::RunEventSubscriber {
 public:
     Publisher(RunHub& hub, std::string run_id) : hub_(hub), run_id_(std::move(run_id)) {}
     void on_event(const op::RunEvent& event) override {
-        hub_.publish(run_id_, StreamEvent{op::to_string(event.type), json::serialize(event.to_json())});
+        if (event.lease_epoch > 0) epoch_ = event.lease_epoch;
+        hub_.publish(run_id_, StreamEvent{op::to_string(event.type), json::serialize(event.to_json())},
+                     event.lease_epoch);
     }
+    // The lease epoch of the run's last event: how the run ended or paused is logged under it.
+    std::int64_t epoch() const { return epoch_; }
 
 private:
+    std::int64_t epoch_ = 0;
     RunHub& hub_;
     std::string run_id_;
 };
@@ -85,14 +94,16 @@ RunHub::~RunHub() {
 
 Status RunHub::admit_locked(const std::string& user_id, bool limited) const {
     if (!accepting_) {
-        return Error{
-            "SHUTTING_DOWN", "the server is shutting down and starts no more runs", {}, {"try again once it is back"}};
+        return Error{errors::kShuttingDown,
+                     "the server is shutting down and starts no more runs",
+                     {},
+                     {"try again once it is back"}};
     }
     if (!limited) return {};
     unsigned mine = 0;
     for (const auto& [id, tracked] : tracked_) mine += tracked.working && tracked.user_id == user_id ? 1 : 0;
     if (mine >= options_.max_runs_per_user) {
-        Error e{"TOO_MANY_RUNS",
+        Error e{errors::kTooManyRuns,
                 "user " + user_id + " already has " + std::to_string(mine) +
                     " runs working (server.max_runs_per_user = " + std::to_string(options_.max_runs_per_user) + ")",
                 {},
@@ -116,13 +127,13 @@ std::shared_ptr<std::atomic<bool>> RunHub::begin_locked(const std::string& run_i
 void RunHub::spawn(const std::string& run_id, std::shared_ptr<std::atomic<bool>> cancel, Work work) {
     std::thread([this, run_id, cancel = std::move(cancel), work = std::move(work)] {
         Publisher publisher(*this, run_id);
-        Result<store::Run> outcome = Error{"INTERNAL", "the run's thread failed", {}, {}};
+        Result<store::Run> outcome = Error{errors::kInternal, "the run's thread failed", {}, {}};
         try {
             outcome = work(&publisher, cancel);
         } catch (const std::exception& e) {
-            outcome = Error{"INTERNAL", std::string("the run failed unexpectedly: ") + e.what(), {}, {}};
+            outcome = Error{errors::kInternal, std::string("the run failed unexpectedly: ") + e.what(), {}, {}};
         }
-        finish(run_id, outcome);
+        finish(run_id, outcome, publisher.epoch());
     }).detach();
 }
 
@@ -131,10 +142,10 @@ void RunHub::subscribe_locked(Tracked& tracked, const std::shared_ptr<EventChann
     tracked.subscribers.push_back(channel);
 }
 
-void RunHub::log_event(const std::string& run_id, StreamEvent& event) {
-    if (!log_) return;
-    auto seq = log_->append(run_id, event.name, event.data);
-    if (!seq && seq.error().code == "EVENT_TOO_LARGE" && event.name == "end") {
+bool RunHub::log_event(const std::string& run_id, StreamEvent& event, std::int64_t lease_epoch) {
+    if (!log_) return true;
+    auto seq = log_->append(run_id, event.name, event.data, lease_epoch);
+    if (!seq && seq.error().is(errors::kEventTooLarge) && event.name == "end") {
         // The full record is in the run store; the log says how the run ended.
         boost::system::error_code ec;
         auto record = json::parse(event.data, ec);
@@ -144,18 +155,24 @@ void RunHub::log_event(const std::string& run_id, StreamEvent& event) {
                 if (const auto* v = record.as_object().if_contains(key)) brief[key] = *v;
         }
         brief["truncated"] = true;
-        seq = log_->append(run_id, event.name, json::serialize(brief));
+        seq = log_->append(run_id, event.name, json::serialize(brief), lease_epoch);
+    }
+    if (!seq && seq.error().code == "RUN_LEASE_LOST") {
+        // Another instance drives the run: what this one would add is said in its own log only.
+        spdlog::warn("run {}: the {} event was not logged: {}", run_id, event.name, seq.error().message);
+        return false;
     }
     if (!seq) {
         spdlog::warn("run {}: the {} event is not in the event log ({}: {}); it is streamed live only", run_id,
                      event.name, seq.error().code, seq.error().message);
-        return;
+        return true;
     }
     event.id = std::to_string(seq.value());
+    return true;
 }
 
-void RunHub::publish(const std::string& run_id, StreamEvent event) {
-    log_event(run_id, event);
+void RunHub::publish(const std::string& run_id, StreamEvent event, std::int64_t lease_epoch) {
+    if (!log_event(run_id, event, lease_epoch)) return;
     std::lock_guard lock(mutex_);
     auto it = tracked_.find(run_id);
     if (it == tracked_.end()) return;
@@ -194,12 +211,19 @@ void RunHub::prune_locked() {
     }
 }
 
-void RunHub::finish(const std::string& run_id, const Result<store::Run>& outcome) {
+void RunHub::finish(const std::string& run_id, const Result<store::Run>& outcome, std::int64_t lease_epoch) {
     // How the run ended or paused goes into its log first, so streams elsewhere see it too.
-    // Another process or instance drives the run now (or will, having the plugin versions it needs).
-    const bool driven_elsewhere =
-        !outcome && (outcome.error().code == "RUN_ALREADY_RESUMED" || outcome.error().code == "RUN_LEASE_HELD" ||
-                     outcome.error().code == "RUN_LEASE_LOST");
+    // Another process or instance drives the run now (or will, having the plugin versions it needs),
+    // or a resumer found it no longer waiting (another one claimed it first) or still waiting on a
+    // person: only the claimant logs how the run ends.
+    bool driven_elsewhere = false;
+    if (!outcome) {
+        for (const ErrorCode& code :
+             {errors::kRunAlreadyResumed, errors::kRunLeaseHeld, errors::kRunLeaseLost, errors::kRunNotInterrupted,
+              errors::kRunNotAwaitingApproval, errors::kRunNotAwaitingInput, errors::kApprovalStillPending,
+              errors::kElicitationStillPending, errors::kRunPluginVersionMissing})
+            driven_elsewhere = driven_elsewhere || outcome.error().is(code);
+    }
     StreamEvent logged;
     if (!outcome && !driven_elsewhere) {
         spdlog::warn("run {}: {}: {}", run_id, outcome.error().code, outcome.error().message);
@@ -209,7 +233,10 @@ void RunHub::finish(const std::string& run_id, const Result<store::Run>& outcome
     } else if (outcome) {
         logged = {"status", json::serialize(status_event(outcome.value()))};
     }
-    if (!logged.name.empty()) log_event(run_id, logged);
+    if (!logged.name.empty() && !log_event(run_id, logged, lease_epoch)) {
+        logged = {};
+        driven_elsewhere = true;
+    }
     std::lock_guard lock(mutex_);
     auto it = tracked_.find(run_id);
     Work resume_now;
@@ -343,6 +370,15 @@ Status RunHub::resume_interrupted(const std::string& run_id) {
     });
 }
 
+Status RunHub::resume_stopped(const std::string& run_id) {
+    auto run = runs_.get(run_id);
+    if (!run) return run.error();
+    if (auto may = op_.resumable(run.value()); !may) return may.error();
+    return resume(run_id, [this, run_id](op::RunEventSubscriber* sink, std::shared_ptr<std::atomic<bool>> flag) {
+        return op_.resume(run_id, sink, std::move(flag));
+    });
+}
+
 void RunHub::await_pausing_locked(std::unique_lock<std::mutex>& lock, const std::string& run_id, RunStatus stored) {
     if (!paused(stored)) return;
     // Saved paused, its thread only reports that: an answer given on seeing the pause waits for it.
@@ -365,7 +401,7 @@ Status RunHub::resume(const std::string& run_id, Work work) {
             // its pause and returned. Refusing here would leave the run waiting for an approval that
             // is already resolved; instead it resumes as soon as it has paused.
             if (it->second.resume_when_paused) {
-                return Error{"RUN_BUSY", "run " + run_id + " is already working and about to resume", {}, {}};
+                return Error{errors::kRunBusy, "run " + run_id + " is already working and about to resume", {}, {}};
             }
             if (!accepting_) return admit_locked(run->user_id, false);
             it->second.resume_when_paused = std::move(work);
@@ -381,7 +417,8 @@ Status RunHub::resume(const std::string& run_id, Work work) {
 Status RunHub::guide(const std::string& run_id, std::string text, const policy::UserContext& user,
                      std::shared_ptr<EventChannel> events) {
     if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
-        return Error{"GUIDANCE_EMPTY", "the guidance is empty — say what the operator should do differently", {}, {}};
+        return Error{
+            errors::kGuidanceEmpty, "the guidance is empty — say what the operator should do differently", {}, {}};
     }
     std::shared_ptr<std::atomic<bool>> cancel;
     {
@@ -391,13 +428,13 @@ Status RunHub::guide(const std::string& run_id, std::string text, const policy::
         await_pausing_locked(lock, run_id, run->status);
         auto it = tracked_.find(run_id);
         if (it != tracked_.end() && it->second.working) {
-            return Error{"RUN_BUSY",
+            return Error{errors::kRunBusy,
                          "run " + run_id + " is working; guidance is for runs that stopped and asked for it",
                          {},
                          {}};
         }
         if (run->status != RunStatus::needs_guidance) {
-            Error e{"RUN_NOT_WAITING_FOR_GUIDANCE",
+            Error e{errors::kRunNotWaitingForGuidance,
                     "run " + run_id + " is " + store::to_string(run->status) +
                         "; only runs that need guidance can be guided",
                     {},
@@ -431,7 +468,7 @@ Result<json::object> RunHub::cancel(const std::string& run_id) {
     }
     if (!run) return run.error();
     if (terminal(run->status)) {
-        Error e{"RUN_ALREADY_FINISHED",
+        Error e{errors::kRunAlreadyFinished,
                 "run " + run_id + " already ended " + store::to_string(run->status) + "; nothing to cancel",
                 {},
                 {}};
@@ -441,7 +478,7 @@ Result<json::object> RunHub::cancel(const std::string& run_id) {
     store::Run stopped = std::move(run.value());
     stopped.status = RunStatus::cancelled;
     stopped.finished_ms = store::unix_ms_now();
-    Error reason{"RUN_CANCELLED", "the run was cancelled before it finished", {}, {}};
+    Error reason{errors::kRunCancelled, "the run was cancelled before it finished", {}, {}};
     reason.details["steps"] = stopped.steps.size();
     stopped.error = std::move(reason);
     if (auto saved = runs_.save(stopped); !saved) return saved.error();
@@ -546,7 +583,7 @@ Result<std::shared_ptr<EventChannel>> RunHub::attach(const std::string& run_id, 
     auto run = runs_.get(run_id);
     std::optional<std::string> started_elsewhere;  // the user of a run another instance started, not stored yet
     if (!run) {
-        if (run.error().code == "RUN_NOT_FOUND" && options_.follow_other_instances)
+        if (run.error().is(errors::kRunNotFound) && options_.follow_other_instances)
             started_elsewhere = logged_user(run_id);
         if (!started_elsewhere) return run.error();
     }

@@ -70,6 +70,10 @@ public:
     // Continues an interrupted run (the instance driving it stopped) in the background; another
     // instance racing for it gets RUN_ALREADY_RESUMED in its log, not its clients. RUN_BUSY.
     Status resume_interrupted(const std::string& run_id);
+    // Continues, in the background, a run that Operator::resumable says may continue: interrupted,
+    // or waiting on an approval or question that ended without this process resuming it (its
+    // executor died, it expired). What resumable() refuses is refused here at once; RUN_BUSY.
+    Status resume_stopped(const std::string& run_id);
 
     // Continues a needs_guidance run with `text`, in the background, after checking what can be
     // checked now: GUIDANCE_EMPTY, RUN_NOT_FOUND, RUN_NOT_WAITING_FOR_GUIDANCE, RUN_BUSY,
@@ -140,10 +144,12 @@ private:
     std::shared_ptr<std::atomic<bool>> begin_locked(const std::string& run_id, const std::string& user_id);
     // Runs `work` on a thread of its own; publishes how it ended.
     void spawn(const std::string& run_id, std::shared_ptr<std::atomic<bool>> cancel, Work work);
-    void publish(const std::string& run_id, StreamEvent event);
+    // `lease_epoch`: of the lease the run is driven under (0: none); see log_event.
+    void publish(const std::string& run_id, StreamEvent event, std::int64_t lease_epoch = 0);
     // Appends the event to the log (when there is one) and sets its id; an event the log refuses
-    // is still streamed live, without an id.
-    void log_event(const std::string& run_id, StreamEvent& event);
+    // is still streamed live, without an id. False when the log refused it as written under a
+    // lease another instance took over: it is not streamed at all (the run is driven elsewhere).
+    bool log_event(const std::string& run_id, StreamEvent& event, std::int64_t lease_epoch = 0);
     // Pushes the log's events of `run_id` after `after` (at most through `upto`) to `channel`.
     Replayed replay_locked(const std::string& run_id, std::int64_t after, std::int64_t upto,
                            const std::shared_ptr<EventChannel>& channel);
@@ -152,7 +158,7 @@ private:
     bool pull_locked(const std::string& run_id);
     // The user named by the run's opening event in the log, if it is there.
     std::optional<std::string> logged_user(const std::string& run_id) const;
-    void finish(const std::string& run_id, const Result<store::Run>& outcome);
+    void finish(const std::string& run_id, const Result<store::Run>& outcome, std::int64_t lease_epoch);
     // Sends the final `end` event (the run record) to every subscriber, closes them, forgets the run.
     void end_locked(const std::string& run_id, const boost::json::object& record, std::string id = {});
     void prune_locked();

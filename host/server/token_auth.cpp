@@ -1,4 +1,5 @@
 #include "server/token_auth.hpp"
+#include "server/error_codes.hpp"
 
 #include "policy/api_token.hpp"
 
@@ -21,7 +22,7 @@ namespace {
 constexpr auto kCacheFor = std::chrono::seconds(10);
 constexpr std::size_t kCacheMax = 4096;
 
-Error unauthorized(const char* code, std::string message) {
+Error unauthorized(const ErrorCode& code, std::string message) {
     return Error{code,
                  std::move(message),
                  {},
@@ -36,15 +37,15 @@ TokenAuthenticator::TokenAuthenticator(const policy::UserDirectory& users, const
 
 Result<policy::TokenGrant> TokenAuthenticator::authenticate(std::string_view authorization) const {
     if (authorization.empty())
-        return unauthorized("AUTH_MISSING", "this endpoint needs a bearer token and the request has none");
+        return unauthorized(errors::kAuthMissing, "this endpoint needs a bearer token and the request has none");
     constexpr std::string_view scheme = "Bearer ";
     if (authorization.size() <= scheme.size() || strncasecmp(authorization.data(), scheme.data(), scheme.size()) != 0) {
-        return unauthorized("AUTH_MALFORMED", "the Authorization header must be `Bearer TOKEN`");
+        return unauthorized(errors::kAuthMalformed, "the Authorization header must be `Bearer TOKEN`");
     }
     std::string_view token = authorization.substr(scheme.size());
     while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
     while (!token.empty() && (token.back() == ' ' || token.back() == '\r')) token.remove_suffix(1);
-    if (token.empty()) return unauthorized("AUTH_MALFORMED", "the Authorization header must be `Bearer TOKEN`");
+    if (token.empty()) return unauthorized(errors::kAuthMalformed, "the Authorization header must be `Bearer TOKEN`");
 
     const std::string digest = policy::hash_api_token(token);
     const auto now = std::chrono::steady_clock::now();
@@ -61,7 +62,7 @@ Result<policy::TokenGrant> TokenAuthenticator::authenticate(std::string_view aut
         auto stored = tokens_.grant_for(token);
         if (!stored) return stored.error();
         if (!stored.value() || !users_.find((*stored)->user_id)) {
-            return unauthorized("AUTH_INVALID", "the bearer token does not belong to any user");
+            return unauthorized(errors::kAuthInvalid, "the bearer token does not belong to any user");
         }
         grant = std::move(**stored);
     }
@@ -92,7 +93,7 @@ bool file_holds_one_of(const std::filesystem::path& file, const std::vector<poli
 Status write_token_file(const std::filesystem::path& file, const std::string& token) {
     const std::filesystem::path temporary = file.string() + ".new";
     const auto failed = [&](int error_number) {
-        Error e{"TOKEN_FILE_UNWRITABLE",
+        Error e{errors::kTokenFileUnwritable,
                 "cannot write " + file.string() + ": " + std::strerror(error_number),
                 {},
                 {"make the home directory writable (and give it free space), then restart `skillhost serve`"}};

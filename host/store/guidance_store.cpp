@@ -1,4 +1,5 @@
 #include "store/guidance_store.hpp"
+#include "store/error_codes.hpp"
 
 #include "store/postgres_guidance_store.hpp"
 #include "store/sqlite_guidance_store.hpp"
@@ -34,7 +35,7 @@ Result<std::unique_ptr<GuidanceStore>> GuidanceStore::open(const db::StorageLoca
 }
 
 Error guidance_not_found_error(std::string_view id) {
-    Error error{"GUIDANCE_NOT_FOUND", "there is no guidance '" + std::string(id) + "'", {}, {}};
+    Error error{errors::kGuidanceNotFound, "there is no guidance '" + std::string(id) + "'", {}, {}};
     error.details["guidance_id"] = std::string(id);
     return error;
 }
@@ -71,7 +72,7 @@ Result<PlaybookPosition> parse_playbook_cursor(std::string_view cursor) {
     const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), position.created_ms);
     if (colon == std::string_view::npos || ec != std::errc() || end != digits.data() + digits.size() ||
         digits.empty() || position.created_ms < 0 || cursor.size() - colon - 1 > 64) {
-        Error error{"INVALID_CURSOR",
+        Error error{errors::kInvalidCursor,
                     "'" + std::string(cursor.substr(0, 100)) +
                         "' is not a playbook cursor; pass the next_cursor of the previous page, or none for the first",
                     {},

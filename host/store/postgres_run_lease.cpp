@@ -1,4 +1,5 @@
 #include "store/postgres_run_lease.hpp"
+#include "store/error_codes.hpp"
 
 #include "db/postgres_connection.hpp"
 #include "db/postgres_schema.hpp"
@@ -15,9 +16,11 @@ namespace {
 // The database's clock in unix milliseconds: every instance compares expiries against the same one.
 #define SKILLHOST_DB_NOW_MS "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint"
 
-// Names "skillhost lease sweeper" among advisory locks; held by the elected instance's connection
-// for as long as it lives, so when that instance dies another one is elected at its next sweep.
-constexpr const char* sweeper_lock = "SELECT pg_try_advisory_lock(7310512831652737102)";
+// The sweeper's election is a lease row like a run's: the elected instance renews it at every
+// sweep; once it expires (its instance died, or stalls: SIGSTOP, a paused VM) the next instance to
+// sweep takes it over with a raised epoch. A session advisory lock would stay with a stalled
+// process, which keeps its connection, and hold every takeover hostage.
+constexpr const char* sweeper_lease_key = "sweeper:leases";
 
 // The most expired leases one sweep handles, so a sweep is a bounded transaction; the rest wait
 // for the next one.
@@ -44,16 +47,12 @@ public:
 private:
     // Why a lease-guarded statement touched nothing: the lease changed hands (lost) or not.
     Result<bool> lost(const RunLease& lease);
-    Result<std::vector<std::string>> interrupt_expired_runs();
+    Result<std::vector<std::string>> interrupt_expired_runs(std::int64_t sweeper_epoch);
 
     std::mutex mutex_;
     db::PgConnection connection_;
     std::string instance_id_;
     std::string ttl_ms_;
-    bool elected_ = false;
-    // The connection's reconnect count when the sweeper lock was won: a re-opened connection is a
-    // new session that no longer holds the lock, so the election is held again.
-    std::uint64_t elected_on_connection_ = 0;
 };
 
 Result<RunLease> PostgresRunLeases::acquire(std::string_view run_id) {
@@ -74,7 +73,7 @@ Result<RunLease> PostgresRunLeases::acquire(std::string_view run_id) {
     if (!holder) return holder.error();
     const std::string owner = holder->rows() == 1 ? holder->text(0, 0) : "another instance";
     const std::int64_t left_ms = holder->rows() == 1 ? holder->integer(0, 2) : 0;
-    Error error{"RUN_LEASE_HELD",
+    Error error{errors::kRunLeaseHeld,
                 "run " + id + " is being executed by instance " + owner + " (its lease runs for another " +
                     std::to_string(left_ms) + " ms); it can be resumed elsewhere only after that lease expires",
                 {},
@@ -153,12 +152,18 @@ Status PostgresRunLeases::release(const RunLease& lease) {
     return {};
 }
 
-Result<std::vector<std::string>> PostgresRunLeases::interrupt_expired_runs() {
+Result<std::vector<std::string>> PostgresRunLeases::interrupt_expired_runs(std::int64_t sweeper_epoch) {
     db::PgTransaction transaction(connection_);
     if (!transaction.begun()) return transaction.begun().error();
+    // Fenced like a run's writes: a sweeper that stalled past its election sweeps nothing more.
+    auto still = connection_.query("SELECT 1 FROM run_leases WHERE run_id = $1 AND owner = $2 AND epoch = $3 FOR SHARE",
+                                   {std::string(sweeper_lease_key), instance_id_, std::to_string(sweeper_epoch)});
+    if (!still) return still.error();
+    if (still->rows() == 0) return std::vector<std::string>();
     auto expired = connection_.query(
         "SELECT l.run_id, r.record, r.status FROM run_leases l LEFT JOIN runs r ON r.id = l.run_id "
-        "WHERE l.owner IS NOT NULL AND l.expires_ms < " SKILLHOST_DB_NOW_MS " ORDER BY l.expires_ms LIMIT " +
+        "WHERE l.owner IS NOT NULL AND l.run_id <> '" +
+        std::string(sweeper_lease_key) + "' AND l.expires_ms < " SKILLHOST_DB_NOW_MS " ORDER BY l.expires_ms LIMIT " +
         std::to_string(max_leases_per_sweep) + " FOR UPDATE OF l SKIP LOCKED");
     if (!expired) return expired.error();
     std::vector<std::string> interrupted;
@@ -189,16 +194,18 @@ Result<std::vector<std::string>> PostgresRunLeases::interrupt_expired_runs() {
 
 Result<LeaseSweep> PostgresRunLeases::sweep_expired() {
     std::lock_guard lock(mutex_);
-    if (elected_ && connection_.reconnects() != elected_on_connection_) elected_ = false;
-    if (!elected_) {
-        auto won = connection_.query(sweeper_lock);
-        if (!won) return won.error();
-        elected_ = won->text(0, 0) == "t";
-        // Read after the query: a reconnect inside it made the session that took (or missed) the lock.
-        elected_on_connection_ = connection_.reconnects();
-        if (!elected_) return LeaseSweep{};
-    }
-    auto interrupted = interrupt_expired_runs();
+    // Renewed by its holder, or taken over (epoch raised) once it expired or was given up: one
+    // compare-and-set, committed on its own.
+    auto won = connection_.query(
+        "INSERT INTO run_leases(run_id, owner, epoch, expires_ms) VALUES($1, $2, 1, " SKILLHOST_DB_NOW_MS
+        " + $3) ON CONFLICT(run_id) DO UPDATE SET owner = excluded.owner, expires_ms = excluded.expires_ms,"
+        " epoch = CASE WHEN run_leases.owner = excluded.owner THEN run_leases.epoch ELSE run_leases.epoch + 1 END "
+        "WHERE run_leases.owner IS NULL OR run_leases.owner = excluded.owner OR run_leases.expires_ms "
+        "< " SKILLHOST_DB_NOW_MS " RETURNING epoch",
+        {std::string(sweeper_lease_key), instance_id_, ttl_ms_});
+    if (!won) return won.error();
+    if (won->rows() == 0) return LeaseSweep{};
+    auto interrupted = interrupt_expired_runs(won->integer(0, 0));
     if (!interrupted) return interrupted.error();
     return LeaseSweep{true, std::move(interrupted.value())};
 }
@@ -223,6 +230,11 @@ Status PostgresRunLeases::retire_instance() {
         "UPDATE run_leases SET owner = NULL, expires_ms = LEAST(expires_ms, " SKILLHOST_DB_NOW_MS ") WHERE run_id = $1",
         {instance_lease_key(instance_id_)});
     if (!retired) return retired.error();
+    // A stopping sweeper hands its election over at once rather than when it expires.
+    auto handed =
+        connection_.query("UPDATE run_leases SET owner = NULL, expires_ms = 0 WHERE run_id = $1 AND owner = $2",
+                          {std::string(sweeper_lease_key), instance_id_});
+    if (!handed) return handed.error();
     return {};
 }
 

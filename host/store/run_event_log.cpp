@@ -1,4 +1,5 @@
 #include "store/run_event_log.hpp"
+#include "store/error_codes.hpp"
 
 #include "db/postgres_connection.hpp"
 #include "db/postgres_schema.hpp"
@@ -25,14 +26,34 @@ constexpr const char* postgres_append =
     "WITH appended AS (INSERT INTO run_events(run_id, seq, kind, payload, created_ms) "
     "SELECT $1, COALESCE(MAX(seq), 0) + 1, $2, $3, $4 FROM run_events WHERE run_id = $1 RETURNING seq) "
     "SELECT seq, pg_notify('skillhost_run_events', $1) FROM appended";  // db::run_events_channel
+// The same, only while the run's lease still has the writer's epoch ($5). FOR SHARE: a takeover
+// (an UPDATE of the lease row) waits for this append, or this append sees the raised epoch.
+constexpr const char* postgres_fenced_append =
+    "WITH fence AS (SELECT 1 FROM run_leases WHERE run_id = $1 AND epoch = $5 FOR SHARE), "
+    "appended AS (INSERT INTO run_events(run_id, seq, kind, payload, created_ms) "
+    "SELECT $1, COALESCE(MAX(seq), 0) + 1, $2, $3, $4 FROM run_events WHERE run_id = $1 "
+    "HAVING EXISTS (SELECT 1 FROM fence) RETURNING seq) "
+    "SELECT seq, pg_notify('skillhost_run_events', $1) FROM appended";
 constexpr const char* select_after =
     "SELECT seq, kind, payload, created_ms FROM run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3";
+
+Error stale_writer_error(std::string_view run_id, std::int64_t epoch) {
+    Error error{errors::kRunLeaseLost,
+                "an event of run " + std::string(run_id) + " written under lease epoch " + std::to_string(epoch) +
+                    " was refused: another instance took the run over and writes its events now",
+                {},
+                {}};
+    error.details["run_id"] = std::string(run_id);
+    error.details["epoch"] = epoch;
+    return error;
+}
 
 class SqliteRunEventLog final : public RunEventLog {
 public:
     explicit SqliteRunEventLog(db::SqliteConnection connection) : connection_(std::move(connection)) {}
 
-    Result<std::int64_t> append(std::string_view run_id, std::string_view kind, std::string_view payload) override {
+    Result<std::int64_t> append(std::string_view run_id, std::string_view kind, std::string_view payload,
+                                std::int64_t /*lease_epoch: one instance*/) override {
         if (payload.size() > max_run_event_payload_bytes) return event_too_large_error(run_id, payload.size());
         std::lock_guard lock(mutex_);
         db::SqliteStatement insert(connection_, sqlite_append);
@@ -69,15 +90,18 @@ class PostgresRunEventLog final : public RunEventLog {
 public:
     explicit PostgresRunEventLog(db::PgConnection connection) : connection_(std::move(connection)) {}
 
-    Result<std::int64_t> append(std::string_view run_id, std::string_view kind, std::string_view payload) override {
+    Result<std::int64_t> append(std::string_view run_id, std::string_view kind, std::string_view payload,
+                                std::int64_t lease_epoch) override {
         if (payload.size() > max_run_event_payload_bytes) return event_too_large_error(run_id, payload.size());
         std::lock_guard lock(mutex_);
-        const std::vector<db::PgParam> params = {std::string(run_id), std::string(kind), std::string(payload),
-                                                 std::to_string(unix_ms_now())};
+        std::vector<db::PgParam> params = {std::string(run_id), std::string(kind), std::string(payload),
+                                           std::to_string(unix_ms_now())};
+        if (lease_epoch > 0) params.push_back(std::to_string(lease_epoch));
         // A lost race on the number is retried; each retry sees the winner's row. Bounded, because
         // only the instances appending to this one run at this moment can win against it.
         for (int attempt = 0;; ++attempt) {
-            auto inserted = connection_.query(postgres_append, params);
+            auto inserted = connection_.query(lease_epoch > 0 ? postgres_fenced_append : postgres_append, params);
+            if (inserted && inserted->rows() == 0) return stale_writer_error(run_id, lease_epoch);
             if (inserted) return inserted->integer(0, 0);
             if (db::sqlstate_of(inserted.error()) != "23505" || attempt == 16) return inserted.error();
         }
@@ -115,7 +139,7 @@ Result<std::unique_ptr<RunEventLog>> RunEventLog::open(const db::StorageLocation
 }
 
 Error event_too_large_error(std::string_view run_id, std::size_t bytes) {
-    Error error{"EVENT_TOO_LARGE",
+    Error error{errors::kEventTooLarge,
                 "an event of run " + std::string(run_id) + " has " + std::to_string(bytes) +
                     " bytes, more than the event log keeps (" + std::to_string(max_run_event_payload_bytes) + ")",
                 {},

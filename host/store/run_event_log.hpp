@@ -35,7 +35,11 @@ public:
 
     // Appends and returns the event's sequence number. EVENT_TOO_LARGE past
     // max_run_event_payload_bytes. Two instances appending to one run get distinct numbers.
-    virtual Result<std::int64_t> append(std::string_view run_id, std::string_view kind, std::string_view payload) = 0;
+    // `lease_epoch` (> 0: the event of a run driven under a lease) fences the append: on
+    // PostgreSQL it is refused with RUN_LEASE_LOST, nothing written, once the run's lease has
+    // another epoch (another instance took the run over). SQLite has one instance: not checked.
+    virtual Result<std::int64_t> append(std::string_view run_id, std::string_view kind, std::string_view payload,
+                                        std::int64_t lease_epoch = 0) = 0;
     // Events of `run_id` with seq > after_seq, oldest first, at most `limit` (capped at
     // max_run_events_per_read).
     virtual Result<std::vector<StoredRunEvent>> read(std::string_view run_id, std::int64_t after_seq,

@@ -1,4 +1,5 @@
 #include "store/run_lease.hpp"
+#include "store/error_codes.hpp"
 
 #include "store/postgres_run_lease.hpp"
 
@@ -82,7 +83,7 @@ std::string instance_lease_key(std::string_view instance_id) {
 }
 
 Error run_lease_lost_error(const RunLease& lease, std::string_view why) {
-    Error error{"RUN_LEASE_LOST",
+    Error error{errors::kRunLeaseLost,
                 "this instance (" + lease.owner + ") no longer holds the lease of run " + lease.run_id + " at epoch " +
                     std::to_string(lease.epoch) + ": " + std::string(why) +
                     "; another instance resumes it, so this one stops without writing it",
@@ -94,7 +95,7 @@ Error run_lease_lost_error(const RunLease& lease, std::string_view why) {
 }
 
 Error step_already_claimed_error(const RunLease& lease, int step, int claimed_step) {
-    Error error{"STEP_ALREADY_CLAIMED",
+    Error error{errors::kStepAlreadyClaimed,
                 "step " + std::to_string(step) + " of run " + lease.run_id + " cannot be claimed: step " +
                     std::to_string(claimed_step) + " was already claimed at this epoch",
                 {},

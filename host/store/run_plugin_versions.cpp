@@ -1,4 +1,5 @@
 #include "store/run_plugin_versions.hpp"
+#include "store/error_codes.hpp"
 
 namespace skillhost::store {
 
@@ -6,7 +7,7 @@ Status check_plugin_versions(const Run& run, const LoadedPluginVersion& loaded_v
     for (const auto& [plugin, recorded] : run.plugin_versions) {
         const std::optional<std::string> loaded = loaded_version(plugin);
         if (loaded && *loaded == recorded) continue;
-        Error error{"RUN_PLUGIN_VERSION_MISSING",
+        Error error{errors::kRunPluginVersionMissing,
                     "run " + run.id + " called plugin " + plugin + " " + recorded + ", but this instance has " +
                         (loaded ? "version " + *loaded : std::string("no such plugin")) +
                         " loaded; it does not resume the run so that one run never mixes two versions of a plugin",

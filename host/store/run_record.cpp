@@ -1,4 +1,5 @@
 #include "store/run_record.hpp"
+#include "store/error_codes.hpp"
 
 #include <boost/json.hpp>
 
@@ -50,13 +51,14 @@ json::array to_array(const std::vector<std::string>& items) {
 }
 
 json::object error_json(const Error& error) {
-    json::object out{{"code", error.code}, {"message", error.message}, {"details", error.details}};
+    json::object out{{"code", error.code.str()}, {"message", error.message}, {"details", error.details}};
     out["suggestions"] = to_array(error.suggestions);
     return out;
 }
 
 Error error_from(const json::object& o) {
-    Error error{str(o, "code"), str(o, "message"), {}, strings(o, "suggestions")};
+    Error error = Error::restored(str(o, "code"), str(o, "message"));
+    error.suggestions = strings(o, "suggestions");
     if (const auto* d = o.if_contains("details"); d && d->is_object()) error.details = d->as_object();
     return error;
 }
@@ -181,7 +183,8 @@ json::object Run::to_json() const {
 
 Result<Run> Run::from_json(const json::value& value) {
     if (!value.is_object()) {
-        return Error{"RUN_RECORD_INVALID", "a stored run is not a JSON object; the database may be damaged", {}, {}};
+        return Error{
+            errors::kRunRecordInvalid, "a stored run is not a JSON object; the database may be damaged", {}, {}};
     }
     const auto& o = value.as_object();
     Run run;
@@ -193,8 +196,10 @@ Result<Run> Run::from_json(const json::value& value) {
     run.token_scopes = str(o, "token_scopes");
     const auto status = parse_run_status(str(o, "status"));
     if (run.id.empty() || !status) {
-        Error error{
-            "RUN_RECORD_INVALID", "a stored run has no id or an unknown status; the database may be damaged", {}, {}};
+        Error error{errors::kRunRecordInvalid,
+                    "a stored run has no id or an unknown status; the database may be damaged",
+                    {},
+                    {}};
         error.details["id"] = run.id;
         error.details["status"] = str(o, "status");
         return error;

@@ -1,4 +1,5 @@
 #include "store/run_store.hpp"
+#include "store/error_codes.hpp"
 
 #include "store/postgres_run_store.hpp"
 #include "store/sqlite_run_store.hpp"
@@ -18,7 +19,7 @@ Result<std::unique_ptr<RunStore>> RunStore::open(const db::StorageLocation& loca
 }
 
 Error run_not_found_error(std::string_view id) {
-    Error error{"RUN_NOT_FOUND",
+    Error error{errors::kRunNotFound,
                 "there is no run '" + std::string(id) + "' — `skillhost runs list` shows the recent runs",
                 {},
                 {"Run `skillhost runs list` to see run ids"}};
@@ -27,7 +28,7 @@ Error run_not_found_error(std::string_view id) {
 }
 
 Error run_already_resumed_error(const Run& run, RunStatus expected, std::string_view found) {
-    Error error{"RUN_ALREADY_RESUMED",
+    Error error{errors::kRunAlreadyResumed,
                 "run " + run.id + " is no longer " + to_string(expected) + " (it is " + std::string(found) +
                     "): another process resumed it first, so this one does not drive it",
                 {},
@@ -42,7 +43,7 @@ Result<Run> parse_stored_run(std::string_view record, std::string_view id) {
     boost::system::error_code ec;
     auto value = boost::json::parse(record, ec);
     if (ec) {
-        Error error{"RUN_RECORD_INVALID",
+        Error error{errors::kRunRecordInvalid,
                     id.empty() ? std::string("a stored run record is not valid JSON; the database may be damaged")
                                : "the stored record of run " + std::string(id) + " is not valid JSON",
                     {},
@@ -56,7 +57,7 @@ Result<Run> parse_stored_run(std::string_view record, std::string_view id) {
 Run interrupted_run(Run run) {
     run.status = RunStatus::interrupted;
     run.updated_ms = unix_ms_now();
-    Error error{"RUN_INTERRUPTED",
+    Error error{errors::kRunInterrupted,
                 "the process driving this run stopped before it finished; it continues from its last saved "
                 "step with `skillhost runs resume " +
                     run.id + "`",

@@ -192,8 +192,10 @@ Task TaskStore::create_once(Task task, const std::string& retry_key, bool& repea
     return task;  // created then and deleted since: what was created
 }
 
-std::optional<Task> TaskStore::update(std::int64_t id, const std::function<void(Task&)>& edit) {
+std::optional<Task> TaskStore::update(std::int64_t id, const std::function<void(Task&)>& edit, AnswerOnce* once,
+                                      const Answer& answer) {
     WriteTransaction tx(db_);
+    if (once && (once->earlier = answered_for_key(db_, once->key))) return std::nullopt;
     Statement read = db_.prepare(std::string("SELECT ") + kColumns + " FROM tasks t WHERE t.id = ?1");
     read.bind(1, id);
     auto found = read_tasks(read);
@@ -215,18 +217,21 @@ std::optional<Task> TaskStore::update(std::int64_t id, const std::function<void(
         stmt.bind_null(8);
     stmt.run();
     write_tags(task.id, task.tags);
+    if (once) remember_answer(db_, once->key, answer(task));
     tx.commit();
     return task;
 }
 
-std::optional<Task> TaskStore::remove(std::int64_t id) {
+std::optional<Task> TaskStore::remove(std::int64_t id, AnswerOnce* once, const Answer& answer) {
     WriteTransaction tx(db_);
+    if (once && (once->earlier = answered_for_key(db_, once->key))) return std::nullopt;
     Statement stmt = db_.prepare(std::string("SELECT ") + kColumns + " FROM tasks t WHERE t.id = ?1");
     stmt.bind(1, id);
     auto found = read_tasks(stmt);
     if (found.empty()) return std::nullopt;
     Statement del = db_.prepare("DELETE FROM tasks WHERE id = ?1");
     del.bind(1, id).run();
+    if (once) remember_answer(db_, once->key, answer(found.front()));
     tx.commit();
     return std::move(found.front());
 }

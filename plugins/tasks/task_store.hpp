@@ -1,6 +1,7 @@
 // The per-user task table: one SQLite file (WAL) in the plugin's data directory for that user.
 #pragma once
 
+#include "../common/created_by_key.hpp"
 #include "../common/sqlite_database.hpp"
 #include "task_model.hpp"
 
@@ -39,8 +40,12 @@ public:
     Task create_once(Task task, const std::string& retry_key, bool& repeated);
     // Reads the task, lets `edit` change it and writes it back, all in one transaction, so two
     // concurrent updates never lose each other's fields. nullopt when there is no such task.
-    std::optional<Task> update(std::int64_t id, const std::function<void(Task&)>& edit);
-    std::optional<Task> remove(std::int64_t id);
+    // With `once` (a retry key), `answer` of the changed task is recorded with the change; a key
+    // acted on before sets once->earlier to that answer and changes nothing (returns nullopt).
+    using Answer = std::function<std::string(const Task&)>;
+    std::optional<Task> update(std::int64_t id, const std::function<void(Task&)>& edit, AnswerOnce* once = nullptr,
+                               const Answer& answer = {});
+    std::optional<Task> remove(std::int64_t id, AnswerOnce* once = nullptr, const Answer& answer = {});
 
     Database& database() { return db_; }
 

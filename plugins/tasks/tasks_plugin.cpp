@@ -11,6 +11,7 @@ using skillhost::Call;
 using skillhost::Json;
 using skillhost::SkillError;
 using namespace skillhost_builtin::tasks;
+using skillhost_builtin::AnswerOnce;
 
 Json task_array(const std::vector<Task>& tasks) {
     Json out = Json::array();
@@ -70,6 +71,13 @@ Json task_find(const Call& call, const Json& args) {
                          {"total_matches", static_cast<std::int64_t>(ranked.size())}});
 }
 
+// The call's idempotency key when the call may be retried (a run's step, an approval, a client's
+// Idempotency-Key); empty for a one-off call.
+std::string retry_key(const Call& call) {
+    const std::string key = call.idempotency_key();
+    return key == call.call_id() ? std::string() : key;
+}
+
 Json task_create(const Call& call, const Json& args) {
     Task task;
     task.title = args["title"].as_string();
@@ -81,8 +89,8 @@ Json task_create(const Call& call, const Json& args) {
     TaskStore store(call);
     // A call that may be retried (a run's step, an approval, a client's Idempotency-Key) creates its
     // task once; the retry is answered with that task.
-    const std::string key = call.idempotency_key();
-    if (!key.empty() && key != call.call_id()) {
+    const std::string key = retry_key(call);
+    if (!key.empty()) {
         bool repeated = false;
         Task stored = store.create_once(std::move(task), key, repeated);
         // created: false when the task is the one an earlier attempt created.
@@ -111,44 +119,56 @@ Json task_update(const Call& call, const Json& args) {
 
     Json changed = Json::array();
     TaskStore store(call);
-    auto updated = store.update(id, [&](Task& t) {
-        auto set = [&](std::string& field, const std::optional<std::string>& value, const char* name) {
-            if (value && *value != field) {
-                field = *value;
-                changed.push_back(name);
+    const auto answer = [&](const Task& t) { return Json::object({{"task", t.to_json()}, {"changed", changed}}); };
+    AnswerOnce once{retry_key(call), std::nullopt};
+    auto updated = store.update(
+        id,
+        [&](Task& t) {
+            auto set = [&](std::string& field, const std::optional<std::string>& value, const char* name) {
+                if (value && *value != field) {
+                    field = *value;
+                    changed.push_back(name);
+                }
+            };
+            set(t.title, title, "title");
+            set(t.notes, notes, "notes");
+            set(t.priority, priority, "priority");
+            if (status && *status != t.status) {
+                t.status = *status;
+                changed.push_back("status");
+                if (t.status == "done")
+                    t.completed_at = utc_now_iso();
+                else
+                    t.completed_at.reset();
             }
-        };
-        set(t.title, title, "title");
-        set(t.notes, notes, "notes");
-        set(t.priority, priority, "priority");
-        if (status && *status != t.status) {
-            t.status = *status;
-            changed.push_back("status");
-            if (t.status == "done")
-                t.completed_at = utc_now_iso();
-            else
-                t.completed_at.reset();
-        }
-        if (tags && *tags != t.tags) {
-            t.tags = *tags;
-            changed.push_back("tags");
-        }
-        if (due && *due != t.due) {
-            t.due = *due;
-            changed.push_back("due");
-        }
-        t.updated_at = utc_now_iso();
-    });
+            if (tags && *tags != t.tags) {
+                t.tags = *tags;
+                changed.push_back("tags");
+            }
+            if (due && *due != t.due) {
+                t.due = *due;
+                changed.push_back("due");
+            }
+            t.updated_at = utc_now_iso();
+        },
+        once.key.empty() ? nullptr : &once, [&](const Task& t) { return answer(t).dump(); });
+    // A retry of an update that was done: the answer it gave then (the fields it changed).
+    if (once.earlier) return Json::parse(*once.earlier);
     if (!updated) throw_task_not_found(id);
-    return Json::object({{"task", updated->to_json()}, {"changed", changed}});
+    return answer(*updated);
 }
 
 Json task_delete(const Call& call, const Json& args) {
     const std::int64_t id = args["id"].as_int();
     TaskStore store(call);
-    auto removed = store.remove(id);
+    const auto answer = [](const Task& t) { return Json::object({{"deleted", true}, {"task", t.to_json()}}); };
+    AnswerOnce once{retry_key(call), std::nullopt};
+    auto removed =
+        store.remove(id, once.key.empty() ? nullptr : &once, [&](const Task& t) { return answer(t).dump(); });
+    // A retry of a delete that was done: the task it deleted then, not TASK_NOT_FOUND.
+    if (once.earlier) return Json::parse(*once.earlier);
     if (!removed) throw_task_not_found(id);
-    return Json::object({{"deleted", true}, {"task", removed->to_json()}});
+    return answer(*removed);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "catalog/catalog_render.hpp"
 #include "catalog/catalog_snapshot.hpp"
+#include "manifest/error_codes.hpp"
 #include "manifest/manifest.hpp"
 #include "plugin/plugin_loader.hpp"
 #include "support/temp_dir.hpp"
@@ -55,7 +56,7 @@ TEST(CatalogSnapshot, EntriesAreSortedAndFindable) {
 TEST(CatalogSnapshot, DuplicateSkillIdRejectsTheLaterPluginWhole) {
     auto first = shape("tasks");
     auto second = shape("tasks_copy");
-    plugin::PluginFailure earlier{"/plugins/broken.yaml", "", Error{"MANIFEST_INVALID", "bad"}};
+    plugin::PluginFailure earlier{"/plugins/broken.yaml", "", Error{errors::kManifestInvalid, "bad"}};
     const CatalogSnapshot catalog(1, {first, second}, {earlier});
 
     EXPECT_EQ(catalog.entries().size(), 1u);

@@ -54,9 +54,9 @@ TEST(PgPool, AWaitingCallerGetsTheConnectionAnotherGivesBack) {
     auto waiter = std::async(std::launch::async, [&] {
         waiting.set_value();
         auto lease = pool.acquire();
-        if (!lease) return lease.error().code;
+        if (!lease) return lease.error().code.str();
         auto answer = (*lease)->query("SELECT 7");
-        return answer ? answer->text(0, 0) : answer.error().code;
+        return answer ? answer->text(0, 0) : answer.error().code.str();
     });
     waiting.get_future().wait();
     held.reset();  // gives the one connection back

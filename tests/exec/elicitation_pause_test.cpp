@@ -3,6 +3,7 @@
 // same question, a changed or new question is queued with the answers that still hold, a skill
 // told to stop is told again, and a call may not ask forever.
 #include "exec/elicitation_pause.hpp"
+#include "plugin/error_codes.hpp"
 #include "support/temp_dir.hpp"
 
 #include <boost/json/parse.hpp>
@@ -95,7 +96,7 @@ TEST_F(ElicitationPauseTest, TheFrontEndsOwnAnswerComesFirstAndOnlyItsUnavailabi
 
     ElicitationPause cannot_ask(*queue, call(), {});
     auto fallback = cannot_ask.service([](std::string_view, const std::atomic<bool>&) -> Result<std::string> {
-        return Error{"ELICITATION_UNAVAILABLE", "no capability"};
+        return Error{errors::kElicitationUnavailable, "no capability"};
     });
     EXPECT_EQ(fallback(question("Who?"), ended).error().code, "ELICITATION_PENDING");
     EXPECT_TRUE(cannot_ask.queued().has_value());

@@ -1,8 +1,8 @@
-// The worker pool the executor runs skill calls on: hung jobs (a plugin that never returns) take
+// The worker pool the executor runs skill calls on (and the host answers runners' requests on): hung jobs (a plugin that never returns) take
 // workers only up to max_workers, later jobs queue and run as workers come free, and workers past
 // keep_workers retire after idle_exit. Jobs block on latches the test opens, so every step is
 // ordered by events, never by sleeps.
-#include "exec/worker_pool.hpp"
+#include "base/worker_pool.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-namespace skillhost::exec {
+namespace skillhost {
 namespace {
 
 using namespace std::chrono_literals;
@@ -85,7 +85,7 @@ TEST(WorkerPool, HungJobsTakeWorkersOnlyUpToTheCapAndTheRestQueue) {
     auto board = std::make_shared<Board>();
     {
         WorkerPool pool(WorkerPoolOptions{1, 3, 30000ms});
-        for (int i = 0; i < 5; ++i) pool.submit(std::make_shared<HangingJob>(board));
+        for (int i = 0; i < 5; ++i) ASSERT_TRUE(pool.submit(std::make_shared<HangingJob>(board)));
         ASSERT_TRUE(board->wait_started(3));
         // Three workers hang; the two other jobs wait in the queue rather than getting threads.
         // Releasing one hung job lets exactly one queued job start, on the freed worker.
@@ -102,10 +102,31 @@ TEST(WorkerPool, HungJobsTakeWorkersOnlyUpToTheCapAndTheRestQueue) {
     EXPECT_EQ(board->started_count(), 5);
 }
 
+// The queue has a limit too: past it, a job is refused (and never runs), and once workers free up
+// the queue takes jobs again.
+TEST(WorkerPool, AFullQueueRefusesJobsUntilWorkersFreeUp) {
+    auto board = std::make_shared<Board>();
+    {
+        WorkerPoolOptions options{1, 2, 30000ms};
+        options.max_queued = 2;
+        WorkerPool pool(options);
+        for (int i = 0; i < 4; ++i) ASSERT_TRUE(pool.submit(std::make_shared<HangingJob>(board))) << i;
+        ASSERT_TRUE(board->wait_started(2));
+        EXPECT_FALSE(pool.submit(std::make_shared<HangingJob>(board)))
+            << "two running, two queued: the fifth must wait nowhere";
+        board->release(1);
+        ASSERT_TRUE(board->wait_started(3));  // a queued job took the freed worker
+        EXPECT_TRUE(pool.submit(std::make_shared<HangingJob>(board)));
+        board->release(4);
+        ASSERT_TRUE(board->wait_finished(5));
+    }
+    EXPECT_EQ(board->started_count(), 5) << "the refused job must not have run";
+}
+
 TEST(WorkerPool, DestroyingThePoolDoesNotWaitForAHungJob) {
     auto board = std::make_shared<Board>();
     auto pool = std::make_unique<WorkerPool>(WorkerPoolOptions{1, 2, 30000ms});
-    pool->submit(std::make_shared<HangingJob>(board));
+    ASSERT_TRUE(pool->submit(std::make_shared<HangingJob>(board)));
     ASSERT_TRUE(board->wait_started(1));
     pool.reset();  // returns while the job still hangs: its worker owns what it needs
     board->release(1);
@@ -115,7 +136,7 @@ TEST(WorkerPool, DestroyingThePoolDoesNotWaitForAHungJob) {
 TEST(WorkerPool, WorkersBeyondTheKeptOnesRetireWhenIdle) {
     auto board = std::make_shared<Board>();
     WorkerPool pool(WorkerPoolOptions{1, 8, 50ms});
-    for (int i = 0; i < 4; ++i) pool.submit(std::make_shared<HangingJob>(board));
+    for (int i = 0; i < 4; ++i) ASSERT_TRUE(pool.submit(std::make_shared<HangingJob>(board)));
     ASSERT_TRUE(board->wait_started(4));
     // The pool's own count, not the process's threads: a sanitizer runtime or an earlier test's
     // exiting thread changes those at any time.
@@ -130,11 +151,11 @@ TEST(WorkerPool, WorkersBeyondTheKeptOnesRetireWhenIdle) {
     }
     EXPECT_TRUE(retired) << pool.worker_count() << " workers left";
     // The kept worker still serves new jobs.
-    pool.submit(std::make_shared<HangingJob>(board));
+    ASSERT_TRUE(pool.submit(std::make_shared<HangingJob>(board)));
     ASSERT_TRUE(board->wait_started(5));
     board->release(1);
     EXPECT_TRUE(board->wait_finished(5));
 }
 
 }  // namespace
-}  // namespace skillhost::exec
+}  // namespace skillhost

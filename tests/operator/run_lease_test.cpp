@@ -1,8 +1,9 @@
 // The operator under a run lease (what every instance does on PostgreSQL; here the single-instance
 // leases of a SQLite home, which fence the same way when a lease is taken again): each step is
-// claimed and saved with its call in flight before the call; a run whose lease is taken over stops
-// without writing anything more; the instance that resumes it calls the in-flight step again with
-// the same idempotency key and marks it retried.
+// claimed and saved with its call in flight before the call, and saved with its result as soon as
+// the call returns; a run whose lease is taken over stops without writing anything more; the
+// instance that resumes it calls the in-flight step again with the same idempotency key and marks
+// it retried, and never calls a step whose result was saved.
 #include "operator_host.hpp"
 #include "store/run_lease.hpp"
 
@@ -16,7 +17,8 @@ namespace {
 using namespace std::chrono_literals;
 using store::RunStatus;
 
-// Runs `on_action` when the run announces its `nth` action (before that action's step is claimed).
+// Runs `on_action` when the run announces its `nth` action (once that action's step is claimed,
+// before its call).
 class ActionHook final : public op::RunEventSubscriber {
 public:
     ActionHook(int nth, std::function<void(const op::RunEvent&)> on_action)
@@ -44,23 +46,24 @@ TEST(OperatorUnderALease, ARunWhoseLeaseIsTakenOverStopsWithoutWritingAndIsResum
     });
 
     // Another holder takes the lease as the run announces its second action: the first step has
-    // run, the second is about to be claimed.
+    // run and its result was saved, the second is claimed and about to be called.
     ActionHook steal(2, [shared](const op::RunEvent& event) { ASSERT_TRUE(shared->acquire(event.run_id).ok()); });
     auto lost = leased->run("list my tasks", host.user(), {}, &steal);
     ASSERT_FALSE(lost.ok());
     EXPECT_EQ(lost.error().code, "RUN_LEASE_LOST") << lost.error().message;
 
-    // What landed is what was saved under the lease before step 1's call: the step in flight,
-    // with the plugin version it used; nothing of its result or of step 2.
+    // What landed is what was saved under the lease before step 2's call: step 1 with its result,
+    // step 2 in flight, with the plugin version it used; nothing of step 2's result.
     auto runs = host.runs().list();
     ASSERT_TRUE(runs.ok());
     ASSERT_EQ(runs->size(), 1u);
     store::Run stored = runs->front();
     EXPECT_EQ(stored.status, RunStatus::running);
-    ASSERT_EQ(stored.steps.size(), 1u);
-    ASSERT_TRUE(stored.steps[0].action.has_value());
-    EXPECT_EQ(stored.steps[0].action->tool, "task_list");
-    EXPECT_FALSE(stored.steps[0].observation.has_value());
+    ASSERT_EQ(stored.steps.size(), 2u);
+    EXPECT_TRUE(stored.steps[0].observation.has_value());
+    ASSERT_TRUE(stored.steps[1].action.has_value());
+    EXPECT_EQ(stored.steps[1].action->tool, "task_list");
+    EXPECT_FALSE(stored.steps[1].observation.has_value());
     EXPECT_EQ(stored.plugin_versions.count("tasks"), 1u);
 
     // The sweeper of another instance marks it interrupted; this one resumes it.
@@ -69,13 +72,14 @@ TEST(OperatorUnderALease, ARunWhoseLeaseIsTakenOverStopsWithoutWritingAndIsResum
     auto resumed = leased->resume_interrupted(stored.id);
     ASSERT_TRUE(resumed.ok()) << resumed.error().message;
     EXPECT_EQ(resumed->status, RunStatus::completed) << (resumed->error ? resumed->error->message : "");
-    ASSERT_GE(resumed->steps.size(), 2u);
-    const auto& retried = resumed->steps[0];
+    ASSERT_GE(resumed->steps.size(), 3u);
+    EXPECT_TRUE(resumed->steps[0].warnings.empty()) << "step 1's saved result was not called again";
+    const auto& retried = resumed->steps[1];
     ASSERT_TRUE(retried.observation.has_value());
     EXPECT_TRUE(retried.observation->success);
     ASSERT_EQ(retried.warnings.size(), 1u);
     EXPECT_NE(retried.warnings[0].find("retried"), std::string::npos) << retried.warnings[0];
-    EXPECT_NE(retried.warnings[0].find(stored.id + ":1"), std::string::npos) << retried.warnings[0];
+    EXPECT_NE(retried.warnings[0].find(stored.id + ":2"), std::string::npos) << retried.warnings[0];
     EXPECT_EQ(host.runs().get(stored.id)->status, RunStatus::completed);
 }
 

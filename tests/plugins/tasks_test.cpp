@@ -75,6 +75,31 @@ TEST_F(TasksTest, ARetriedCreateWithTheSameIdempotencyKeyCreatesOneTask) {
     EXPECT_EQ(field(all, "tasks").as_array().size(), 4u);
 }
 
+// An update or a delete retried with its key (its instance died after the change, before the run
+// saved the result) changes nothing again and answers what the first attempt answered: the fields
+// it changed, the task it deleted (not TASK_NOT_FOUND).
+TEST_F(TasksTest, ARetriedUpdateOrDeleteWithTheSameKeyAnswersTheFirstResult) {
+    const std::string id = std::to_string(create(R"({"title":"Call the dentist"})"));
+    auto done = host.call_with_key("task_update", R"({"id":)" + id + R"(,"status":"done"})", "run-2:1");
+    ASSERT_TRUE(done.ok) << output_text(done);
+    EXPECT_EQ(field(done, "changed"), (json::array{"status"}));
+    auto reopened = host.call("task_update", R"({"id":)" + id + R"(,"status":"open"})");
+    ASSERT_TRUE(reopened.ok) << output_text(reopened);
+    auto retried = host.call_with_key("task_update", R"({"id":)" + id + R"(,"status":"done"})", "run-2:1");
+    ASSERT_TRUE(retried.ok) << output_text(retried);
+    EXPECT_EQ(output_text(retried), output_text(done));
+    auto after = host.call("task_list", "{}");
+    EXPECT_EQ(field(after, "tasks").as_array().at(0).at("status"), "open") << "the retry changed nothing";
+
+    auto deleted = host.call_with_key("task_delete", R"({"id":)" + id + "}", "run-2:2");
+    ASSERT_TRUE(deleted.ok) << output_text(deleted);
+    auto again = host.call_with_key("task_delete", R"({"id":)" + id + "}", "run-2:2");
+    ASSERT_TRUE(again.ok) << output_text(again);
+    EXPECT_EQ(output_text(again), output_text(deleted));
+    auto other = host.call_with_key("task_delete", R"({"id":)" + id + "}", "run-2:3");
+    EXPECT_FALSE(other.ok) << "a new key deletes again: the task is gone";
+}
+
 TEST_F(TasksTest, ListFiltersAndHidesFinishedTasksUnlessAsked) {
     create(R"({"title":"Alpha","priority":"low","tags":["home"]})");
     auto beta = create(R"({"title":"Beta","priority":"high","tags":["work"]})");

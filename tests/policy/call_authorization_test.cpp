@@ -116,7 +116,7 @@ TEST_P(CallAuthorization, ApprovingReChecksPolicyAtThatMoment) {
     ASSERT_TRUE(claim.ok());
     const Decision now = gate.engine.decide(demoted, spec, claim->arguments);
     ASSERT_TRUE(now.denied());
-    EXPECT_EQ(now.code, "TRUST_TOO_LOW");
+    EXPECT_EQ(now.code.name, "TRUST_TOO_LOW");
     boost::json::object refused{{"ok", false}, {"error", now.to_error().to_json()}};
     ASSERT_TRUE(gate.queue->complete(second, false, refused, "policy re-check at approval: " + now.reason).ok());
     const auto stored = gate.queue->get(second);

@@ -40,21 +40,21 @@ TEST(Visibility, EmulationSeesAndCallsOnlyReadOnlySkills) {
     const Decision denied = engine.decide(emulating, fs_write, boost::json::parse(R"({"path":"a","content":"b"})"));
     EXPECT_TRUE(denied.denied());
     EXPECT_EQ(denied.step, DecisionStep::visibility);
-    EXPECT_EQ(denied.code, "MODE_FORBIDS");
+    EXPECT_EQ(denied.code.name, "MODE_FORBIDS");
     EXPECT_THAT(denied.reason, HasSubstr("emulation mode"));
     const Error error = denied.to_error();
     EXPECT_EQ(error.code, "MODE_FORBIDS");
     EXPECT_THAT(error.message, HasSubstr("skillhost mode set agent --user eve"));
     const Decision read = engine.decide(emulating, fs_read, boost::json::parse(R"({"path":"a"})"));
     EXPECT_TRUE(read.allowed());
-    EXPECT_EQ(read.code, "");
+    EXPECT_EQ(read.code.name, "");
 }
 
 TEST(Visibility, ModeIsCheckedBeforeAnAllowRule) {
     const auto engine = engine_from("global:\n  allow: [fs_write]\n");
     const Decision d = engine.decide(user("eve", TrustLevel::adaptive_auto, CognitiveMode::emulation),
                                      testing::fs_write_skill(), no_args);
-    EXPECT_EQ(d.code, "MODE_FORBIDS");
+    EXPECT_EQ(d.code.name, "MODE_FORBIDS");
 }
 
 TEST(Rules, DenyNamesTheRuleAndItsFileAndLine) {
@@ -63,7 +63,7 @@ TEST(Rules, DenyNamesTheRuleAndItsFileAndLine) {
     const Decision d = engine.decide(user("bob", TrustLevel::adaptive_auto), testing::fs_write_skill(), args);
     EXPECT_TRUE(d.denied());
     EXPECT_EQ(d.step, DecisionStep::rule);
-    EXPECT_EQ(d.code, "DENIED_BY_RULE");
+    EXPECT_EQ(d.code.name, "DENIED_BY_RULE");
     EXPECT_THAT(d.reason, HasSubstr("`fs_*(path=secrets/**)` at policy.yaml:3"));
     ASSERT_TRUE(d.rule.has_value());
     EXPECT_EQ(d.rule->kind, RuleKind::deny);
@@ -85,10 +85,10 @@ TEST(Rules, DenyWinsOverAskWhichWinsOverAllow) {
     const auto alice = user("alice", TrustLevel::adaptive_auto);
     const auto secret = boost::json::parse(R"({"path":"secrets/k","content":"x"})");
     const auto note = boost::json::parse(R"({"path":"notes/k","content":"x"})");
-    EXPECT_EQ(engine.decide(alice, testing::fs_write_skill(), secret).code, "DENIED_BY_RULE");
+    EXPECT_EQ(engine.decide(alice, testing::fs_write_skill(), secret).code.name, "DENIED_BY_RULE");
     const Decision ask = engine.decide(alice, testing::fs_write_skill(), note);
     EXPECT_TRUE(ask.needs_approval());
-    EXPECT_EQ(ask.code, "APPROVAL_REQUIRED");
+    EXPECT_EQ(ask.code.name, "APPROVAL_REQUIRED");
     EXPECT_EQ(ask.rule->text, "fs_write");
     const Decision allow = engine.decide(alice, make_skill("fs_delete", {Risk::high}), note);
     EXPECT_TRUE(allow.allowed());
@@ -129,13 +129,14 @@ TEST(Rules, AllowSkipsTheLadderButNotApprovalTrustOrMode) {
     const Decision skipped = engine.decide(suggesting, make_skill("deploy", {Risk::high}), no_args);
     EXPECT_TRUE(skipped.allowed());
     EXPECT_THAT(skipped.reason, HasSubstr("skips the auto-approval ladder"));
-    EXPECT_EQ(
-        engine.decide(suggesting, make_skill("deploy", {Risk::low, false, TrustLevel::observe, true}), no_args).code,
-        "APPROVAL_REQUIRED");
-    EXPECT_EQ(
-        engine.decide(suggesting, make_skill("deploy", {Risk::low, false, TrustLevel::bounded_auto}), no_args).code,
-        "TRUST_TOO_LOW");
-    EXPECT_EQ(engine.decide(user("sam", TrustLevel::observe), make_skill("deploy"), no_args).code, "TRUST_TOO_LOW");
+    EXPECT_EQ(engine.decide(suggesting, make_skill("deploy", {Risk::low, false, TrustLevel::observe, true}), no_args)
+                  .code.name,
+              "APPROVAL_REQUIRED");
+    EXPECT_EQ(engine.decide(suggesting, make_skill("deploy", {Risk::low, false, TrustLevel::bounded_auto}), no_args)
+                  .code.name,
+              "TRUST_TOO_LOW");
+    EXPECT_EQ(engine.decide(user("sam", TrustLevel::observe), make_skill("deploy"), no_args).code.name,
+              "TRUST_TOO_LOW");
 }
 
 TEST(Trust, BelowMinTrustNamesBothLevels) {
@@ -144,7 +145,7 @@ TEST(Trust, BelowMinTrustNamesBothLevels) {
                                      make_skill("shell_run", {Risk::high, false, TrustLevel::bounded_auto}), no_args);
     EXPECT_TRUE(d.denied());
     EXPECT_EQ(d.step, DecisionStep::trust);
-    EXPECT_EQ(d.code, "TRUST_TOO_LOW");
+    EXPECT_EQ(d.code.name, "TRUST_TOO_LOW");
     EXPECT_THAT(d.reason, HasSubstr("requires trust bounded_auto"));
     EXPECT_THAT(d.reason, HasSubstr("bob has suggest"));
     const Error error = d.to_error();
@@ -157,7 +158,7 @@ TEST(Trust, ObserversMayOnlyCallReadOnlySkills) {
     const auto observer = user("olive", TrustLevel::observe);
     EXPECT_TRUE(engine.decide(observer, testing::fs_read_skill(), no_args).allowed());
     const Decision d = engine.decide(observer, make_skill("note_add", {Risk::low}), no_args);
-    EXPECT_EQ(d.code, "TRUST_TOO_LOW");
+    EXPECT_EQ(d.code.name, "TRUST_TOO_LOW");
     EXPECT_EQ(d.required_trust, TrustLevel::suggest);
     EXPECT_THAT(d.reason, HasSubstr("observers may only call read-only skills"));
 }
@@ -176,7 +177,7 @@ TEST_P(Ladder, AutoApprovesByRiskAndTrust) {
     const Decision d = engine.decide(user("u", c.trust), make_skill("act", {c.risk}), no_args);
     EXPECT_EQ(d.allowed(), c.runs) << d.reason;
     EXPECT_EQ(d.step, DecisionStep::approval);
-    EXPECT_EQ(d.code, c.runs ? "" : "APPROVAL_REQUIRED");
+    EXPECT_EQ(d.code.name, c.runs ? "" : "APPROVAL_REQUIRED");
     // Read-only calls never ask, whatever the risk.
     EXPECT_TRUE(engine.decide(user("u", c.trust), make_skill("look", {c.risk, true}), no_args).allowed());
 }
@@ -208,7 +209,7 @@ TEST(Approval, StandardUserAtSupervisedAutoWritingAFileIsQueued) {
     const PolicyEngine engine(PolicyConfig{});
     const Decision d = engine.decide(user("bob", TrustLevel::supervised_auto), testing::fs_write_skill(),
                                      boost::json::parse(R"({"path":"notes/a","content":"x"})"));
-    EXPECT_EQ(d.code, "APPROVAL_REQUIRED");
+    EXPECT_EQ(d.code.name, "APPROVAL_REQUIRED");
     const Error error = d.to_error("apr-0123456789abcdef");
     EXPECT_EQ(error.code, "APPROVAL_REQUIRED");
     EXPECT_THAT(error.message, HasSubstr("skillhost approvals approve apr-0123456789abcdef"));
@@ -246,7 +247,7 @@ TEST(Explain, TellsTheStoryOfEveryStep) {
 
     const Explanation queued =
         engine.explain(bob, testing::fs_write_skill(), boost::json::parse(R"({"path":"other/a.md","content":"x"})"));
-    EXPECT_EQ(queued.decision.code, "APPROVAL_REQUIRED");
+    EXPECT_EQ(queued.decision.code.name, "APPROVAL_REQUIRED");
     EXPECT_THAT(queued.to_text(), HasSubstr("path=other/a.md does not match notes/**"));
     EXPECT_THAT(queued.to_text(), HasSubstr("supervised_auto runs low risk without asking"));
     // explain and decide always agree.

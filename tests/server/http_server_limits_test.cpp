@@ -2,6 +2,7 @@
 // when the process runs out of descriptors, the write timeout of event streams, the per-user
 // stream limit, and the bounded method label of the request metrics.
 #include "http_test_client.hpp"
+#include "server/api_error.hpp"
 #include "server/http_server.hpp"
 #include "server/metrics.hpp"
 
@@ -30,10 +31,10 @@ using ::testing::Not;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
-Response error_body(http::status status, std::string_view code, std::string_view message, unsigned version) {
-    Response r{status, version};
+Response error_body(const Error& error, unsigned version) {
+    Response r{status_for(error), version};
     r.set(http::field::content_type, "application/json");
-    r.body() = "{\"error\":{\"code\":\"" + std::string(code) + "\",\"message\":\"" + std::string(message) + "\"}}";
+    r.body() = "{\"error\":{\"code\":\"" + error.code + "\",\"message\":\"" + error.message + "\"}}";
     return r;
 }
 
@@ -262,7 +263,7 @@ TEST(HttpServerLimits, StreamPlacesAreReservedByKindAndGivenBack) {
     ASSERT_TRUE(lasting);
     auto second_lasting = server.reserve_stream("alice", StreamKind::lasting);
     EXPECT_FALSE(second_lasting);
-    EXPECT_EQ(second_lasting.status, http::status::too_many_requests);
+    EXPECT_EQ(status_for(second_lasting.error), http::status::too_many_requests);
     EXPECT_EQ(second_lasting.error.code, "TOO_MANY_STREAMS");
     EXPECT_EQ(second_lasting.error.details.at("retry_after_ms").as_int64(), 1000);
     // The lasting limit does not bound reply streams: they have their own.
@@ -272,14 +273,14 @@ TEST(HttpServerLimits, StreamPlacesAreReservedByKindAndGivenBack) {
     ASSERT_TRUE(reply2);
     auto reply3 = server.reserve_stream("alice", StreamKind::reply);
     EXPECT_FALSE(reply3);
-    EXPECT_EQ(reply3.status, http::status::too_many_requests);
+    EXPECT_EQ(status_for(reply3.error), http::status::too_many_requests);
     EXPECT_THAT(reply3.error.message, HasSubstr("server.max_call_streams_per_user"));
     // Bob takes the fourth place; then server.max_streams refuses him, with 503.
     auto bob = server.reserve_stream("bob", StreamKind::reply);
     ASSERT_TRUE(bob);
     auto bob_again = server.reserve_stream("bob", StreamKind::reply);
     EXPECT_FALSE(bob_again);
-    EXPECT_EQ(bob_again.status, http::status::service_unavailable);
+    EXPECT_EQ(status_for(bob_again.error), http::status::service_unavailable);
     EXPECT_THAT(bob_again.error.message, HasSubstr("server.max_streams"));
     // A reply dropped unsent gives its place back.
     reply1.slot.reset();

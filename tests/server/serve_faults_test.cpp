@@ -66,9 +66,84 @@ bool is_root() {
     return ::geteuid() == 0;
 }
 
+// A system program's path (run_process takes no PATH search; mkfs and e2fsck live in sbin).
+std::string system_tool(const std::string& name) {
+    for (const char* dir : {"/usr/sbin", "/sbin", "/usr/bin", "/bin"})
+        if (fs::exists(fs::path(dir) / name)) return (fs::path(dir) / name).string();
+    return name;
+}
+
+// An ext4 file system in an image file, loop-mounted on `dir` with errors=remount-ro, so that an
+// injected error turns it read-only under the running daemon (as a failing disk does), and that
+// after the daemon stops can be checked (e2fsck) and mounted again. `why` says what is missing
+// when the machine cannot do this (no loop devices in a container).
+class FailingDisk {
+public:
+    FailingDisk(const fs::path& dir, const fs::path& image, std::string& why) : dir_(dir), image_(image) {
+        fs::create_directories(dir);
+        fs::create_directories(image.parent_path());
+        auto made = run_process({system_tool("truncate"), "-s", "64M", image.string()});
+        if (made.exit_code == 0) made = run_process({system_tool("mkfs.ext4"), "-q", "-F", image.string()});
+        if (made.exit_code != 0) {
+            why = "cannot make an ext4 image: " + made.err;
+            return;
+        }
+        why = mount();
+    }
+    ~FailingDisk() {
+        if (mounted_) ::umount2(dir_.c_str(), MNT_DETACH);
+    }
+    FailingDisk(const FailingDisk&) = delete;
+    FailingDisk& operator=(const FailingDisk&) = delete;
+
+    // What the kernel does on an I/O error under errors=remount-ro: the file system turns
+    // read-only at once, with the daemon's files still open.
+    void fail() {
+        const auto device = run_process({system_tool("findmnt"), "-n", "-o", "SOURCE", dir_.string()});
+        std::string name = fs::path(device.out.substr(0, device.out.find('\n'))).filename().string();
+        std::ofstream(fs::path("/sys/fs/ext4") / name / "trigger_fs_error") << "1";
+        for (int i = 0; i < 200 && !read_only(); ++i) ::usleep(10000);
+        ASSERT_TRUE(read_only()) << "the injected error did not turn " << dir_ << " read-only";
+    }
+    // Remounted read-only, or (ext4 since Linux 6.x) flagged emergency_ro: writes fail with EROFS.
+    bool read_only() const {
+        const std::string options =
+            "," + run_process({system_tool("findmnt"), "-n", "-o", "OPTIONS", dir_.string()}).out + ",";
+        return options.find(",ro,") != std::string::npos || options.find(",emergency_ro") != std::string::npos;
+    }
+    // What an operator does once the daemon has stopped: unmount, e2fsck, mount again.
+    void repair() {
+        ASSERT_EQ(::umount2(dir_.c_str(), 0), 0) << std::strerror(errno);
+        mounted_ = false;
+        const auto checked = run_process({system_tool("e2fsck"), "-fy", image_.string()});
+        ASSERT_LT(checked.exit_code, 4) << checked.out << checked.err;  // 0-3: clean or corrected
+        ASSERT_EQ(mount(), "");
+    }
+
+private:
+    std::string mount() {
+        const auto mounted =
+            run_process({system_tool("mount"), "-o", "loop,errors=remount-ro", image_.string(), dir_.string()});
+        if (mounted.exit_code != 0) return "cannot loop-mount an ext4 image: " + mounted.err;
+        mounted_ = true;
+        return "";
+    }
+    fs::path dir_;
+    fs::path image_;
+    bool mounted_ = false;
+};
+
 #define SKIP_UNLESS_ROOT() \
     if (!is_root())        \
     GTEST_SKIP() << "mounting a small tmpfs needs root (CI runs as root); skipped as uid " << ::geteuid()
+
+// A daemon whose policy asks before `skill`, with readiness checked afresh on every probe.
+DaemonSetup asking_before(const std::string& skill) {
+    DaemonSetup setup;
+    setup.policy_yaml = "global:\n  ask: [\"" + skill + "\"]\n";
+    setup.server_yaml = "  readiness_cache_ms: 0\n";
+    return setup;
+}
 
 // Filling the disk leaves the audit day file's last page with room: read-only calls use it up
 // until the first one is refused (each refused call is itself the check that nothing unaudited runs).
@@ -93,10 +168,7 @@ std::string task_titles(DaemonProcess& d) {
 
 TEST(ServeFaults, ApprovingWhileTheAuditLogCannotBeWrittenRefusesAndRunsNothing) {
     SKIP_UNLESS_ROOT();
-    DaemonSetup setup;
-    setup.policy_yaml = "global:\n  ask: [\"task_create\"]\n";
-    setup.server_yaml = "  readiness_cache_ms: 0\n";
-    DaemonProcess d(setup);
+    DaemonProcess d(asking_before("task_create"));
     SmallDisk audit(d.home() / "audit", "256k");
     d.start();
 
@@ -184,6 +256,62 @@ TEST(ServeFaults, RunsOnAFullHomeAreRefusedOrKeptNeverAcknowledgedThenLost) {
         auto run = d.get("/v1/runs/" + id, "owner");
         EXPECT_EQ(run.status, 200) << "run " << id << " was acknowledged and then lost: " << run.body;
     }
+}
+
+// The home's file system turns read-only under the running daemon (an I/O error under
+// errors=remount-ro). Until it is repaired: /readyz says so, and every write is refused with the
+// cause — never answered as done, never a bare 500. After e2fsck and a restart, nothing
+// acknowledged is lost, the owner still gets in, and the approval that could not be decided is
+// still pending, not stuck half-way.
+TEST(ServeFaults, AHomeTurnedReadOnlyRefusesWritesWithTheCauseAndLosesNothingAcknowledged) {
+    SKIP_UNLESS_ROOT();
+    DaemonProcess d(asking_before("task_delete"));
+    std::string why;
+    FailingDisk disk(d.home(), d.etc().parent_path() / "home.img", why);
+    if (!why.empty()) {
+        if (std::getenv("CI") != nullptr) FAIL() << why;
+        GTEST_SKIP() << why;
+    }
+    d.start();
+    auto kept = d.post("/v1/skills/task_create/call", R"({"args":{"title":"renew the passport"}})", "alice");
+    ASSERT_EQ(kept.status, 200) << kept.body;
+    auto queued = d.post("/v1/skills/task_delete/call", R"({"args":{"id":1}})", "alice");
+    ASSERT_EQ(queued.status, 202) << queued.body;
+    const std::string approval(queued.json().at("approval_id").as_string());
+
+    disk.fail();
+    auto ready = d.get("/readyz", "");
+    EXPECT_EQ(ready.status, 503) << ready.body;
+    EXPECT_THAT(ready.body, HasSubstr("Read-only file system"));
+
+    // Each write the daemon is asked for is refused with the cause, or (had it been stored before
+    // the fault) kept: never acknowledged and then lost, never a 500.
+    auto call = d.post("/v1/skills/task_create/call", R"({"args":{"title":"during the fault"}})", "alice");
+    EXPECT_EQ(call.status, 503) << call.body;
+    EXPECT_THAT(call.body, HasSubstr("Read-only file system"));
+    auto approved = d.post("/v1/approvals/" + approval + "/approve", "", "owner");
+    EXPECT_EQ(approved.status, 503) << approved.body;
+    EXPECT_THAT(approved.body, HasSubstr("Read-only file system"));
+    auto run = d.post("/v1/runs", R"({"goal":"list my tasks"})", "alice");
+    EXPECT_EQ(run.status, 503) << run.body << d.log();
+    EXPECT_THAT(run.body, HasSubstr("Read-only file system"));
+    auto read = d.post("/v1/skills/task_list/call", "{}", "alice");
+    EXPECT_NE(read.status, 500) << read.body;
+    EXPECT_NE(read.status, 200) << "a call ran without its audit record: " << read.body;
+
+    EXPECT_GE(d.stop(), 0) << "the daemon did not stop by itself on a read-only home:\n" << d.log();
+    disk.repair();
+    d.start();
+    EXPECT_EQ(d.get("/readyz", "").status, 200) << d.log();
+    const std::string titles = task_titles(d);
+    EXPECT_THAT(titles, HasSubstr("renew the passport")) << "an acknowledged task was lost";
+    EXPECT_THAT(titles, ::testing::Not(HasSubstr("during the fault")));
+    auto shown = d.get("/v1/approvals/" + approval, "owner");
+    ASSERT_EQ(shown.status, 200) << shown.body;
+    EXPECT_EQ(shown.json().at("state").as_string(), "pending") << shown.body;
+    auto decided = d.post("/v1/approvals/" + approval + "/approve", "", "owner");
+    EXPECT_EQ(decided.status, 200) << decided.body;
+    EXPECT_THAT(task_titles(d), ::testing::Not(HasSubstr("renew the passport")));
 }
 
 TEST(ServeFaults, ADamagedOperatorYamlIsRefusedWithItsLocationNotACrash) {

@@ -9,6 +9,8 @@
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <mutex>
 #include <thread>
 
 namespace skillhost::testing {
@@ -210,15 +212,20 @@ TEST_F(ServeMultiInstance, AnMcpSessionInitializedThroughOneInstanceIsServedByTh
     }
 }
 
+// A PostgreSQL server of the test's own (the test stops and restarts it) in `server`, a fresh
+// database's connection string in `url`; or the test skips (fails under CI=true).
+#define OWN_POSTGRES_SERVER(server, url)                                                \
+    auto server = PostgresServer::start(why);                                           \
+    if (!server) {                                                                      \
+        if (postgres_required()) FAIL() << "PostgreSQL is required (CI=true): " << why; \
+        GTEST_SKIP() << why;                                                            \
+    }                                                                                   \
+    const std::string url = server->fresh_database(why);                                \
+    ASSERT_FALSE(url.empty()) << why
+
 TEST(ServeDatabaseRestart, ADaemonAnswers503WhileThePostgresServerIsDownAndRecoversWithoutRestart) {
     std::string why;
-    auto server = PostgresServer::start(why);
-    if (!server) {
-        if (postgres_required()) FAIL() << "PostgreSQL is required (CI=true): " << why;
-        GTEST_SKIP() << why;
-    }
-    const std::string url = server->fresh_database(why);
-    ASSERT_FALSE(url.empty()) << why;
+    OWN_POSTGRES_SERVER(server, url);
     DaemonProcess d(instance_setup(url));
     d.start();
     const pid_t pid = d.process().pid();
@@ -250,6 +257,124 @@ TEST(ServeDatabaseRestart, ADaemonAnswers503WhileThePostgresServerIsDownAndRecov
     // A run (every store: runs, event log, audit) works after the restart too.
     auto run = d.post("/v1/runs", R"({"goal":"sleep three times"})", "alice");
     EXPECT_EQ(run.status, 202) << run.body;
+}
+
+// PostgreSQL dies (immediate shutdown, as a crash) while calls and approvals are in flight. Every
+// answer is either done — and then its effect and its decision record survive — or refused as
+// unavailable (503), never a 500; and once the database is back no approval stays `approved`
+// with its outcome unrecorded.
+TEST(ServeDatabaseRestart, WorkInFlightWhenThePostgresServerDiesIsDoneAndAuditedOrRefusedAsUnavailable) {
+    std::string why;
+    OWN_POSTGRES_SERVER(server, url);
+    DaemonSetup setup = instance_setup(url);
+    setup.policy_yaml = "global:\n  ask: [\"add\"]\n";
+    DaemonProcess d(setup);
+    d.start();
+    std::vector<std::string> approvals;
+    for (int a = 0; a < 40; ++a) {
+        auto queued =
+            d.post("/v1/skills/add/call", R"({"args":{"a":)" + std::to_string(1000 + a) + R"(,"b":1}})", "alice");
+        ASSERT_EQ(queued.status, 202) << queued.body;
+        approvals.emplace_back(queued.json().at("approval_id").as_string());
+    }
+
+    struct Answer {
+        std::string what;  // a task title, or an approval id
+        int status = 0;
+        std::string body;
+    };
+    std::mutex mutex;
+    std::vector<Answer> calls, approves;
+    std::atomic<bool> done{false};
+    std::vector<std::thread> clients;
+    for (int t = 0; t < 2; ++t) {
+        clients.emplace_back([&, t] {
+            // At most 240 each (the list below is read in one page of 500), a few milliseconds apart.
+            for (int i = 0; !done.load() && i < 240; ++i) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                const std::string title = "burst " + std::to_string(t) + "-" + std::to_string(i);
+                HttpResult answer;
+                try {
+                    answer = d.post("/v1/skills/task_create/call", R"({"args":{"title":")" + title + R"("}})", "alice");
+                } catch (const std::exception& e) {
+                    answer.status = -1;
+                    answer.body = e.what();
+                }
+                std::lock_guard lock(mutex);
+                calls.push_back({title, answer.status, answer.body});
+            }
+        });
+    }
+    clients.emplace_back([&] {
+        for (const auto& id : approvals) {
+            HttpResult answer;
+            try {
+                answer = d.post("/v1/approvals/" + id + "/approve", "", "owner");
+            } catch (const std::exception& e) {
+                answer.status = -1;
+                answer.body = e.what();
+            }
+            std::lock_guard lock(mutex);
+            approves.push_back({id, answer.status, answer.body});
+            if (done.load()) break;
+        }
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    server->stop(PostgresServer::Shutdown::immediate);
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    ASSERT_TRUE(server->start_again(why)) << why;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < deadline && d.get("/readyz", "").status != 200)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    done.store(true);
+    for (auto& client : clients) client.join();
+    ASSERT_EQ(d.get("/readyz", "").status, 200) << d.log();
+
+    int refused = 0;
+    for (const auto& answer : calls) {
+        EXPECT_TRUE(answer.status == 200 || answer.status == 503)
+            << answer.what << ": " << answer.status << " " << answer.body;
+        refused += answer.status == 503;
+    }
+    for (const auto& answer : approves) {
+        EXPECT_TRUE(answer.status == 200 || answer.status == 503 || answer.status == 409)
+            << answer.what << ": " << answer.status << " " << answer.body;
+        refused += answer.status == 503;
+    }
+    EXPECT_GT(refused, 0) << "nothing was in flight when the database died: the test did not exercise the fault";
+
+    // What was answered as done is there, with its record.
+    auto listed = d.post("/v1/skills/task_list/call", R"({"args":{"limit":500}})", "alice");
+    ASSERT_EQ(listed.status, 200) << listed.body;
+    ASSERT_FALSE(listed.json().at("result").at("truncated").as_bool()) << listed.body;
+    // The record that gated each execution: the decision, durable before the skill ran.
+    auto audit = d.get("/v1/audit?kind=decision&limit=1000");
+    ASSERT_EQ(audit.status, 200) << audit.body;
+    for (const auto& answer : calls) {
+        if (answer.status != 200) continue;
+        EXPECT_NE(listed.body.find("\"" + answer.what + "\""), std::string::npos)
+            << answer.what << " acknowledged, then lost";
+        EXPECT_NE(audit.body.find(answer.what), std::string::npos) << answer.what << " ran without its decision record";
+    }
+    // Every approval ends decided: executed (once) or still pending or failed with a reason —
+    // never left `approved` with nothing recorded. The daemon settles them by itself.
+    for (const auto& id : approvals) {
+        std::string state;
+        const auto settle = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        do {
+            auto shown = d.get("/v1/approvals/" + id, "owner");
+            ASSERT_EQ(shown.status, 200) << shown.body;
+            state = std::string(shown.json().at("state").as_string());
+            if (state != "approved") break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        } while (std::chrono::steady_clock::now() < settle);
+        EXPECT_NE(state, "approved") << "approval " << id << " stayed approved with its outcome unrecorded";
+    }
+    for (const auto& answer : approves) {
+        if (answer.status != 200) continue;
+        auto shown = d.get("/v1/approvals/" + answer.what, "owner");
+        EXPECT_EQ(shown.json().at("state").as_string(), "executed") << shown.body;
+    }
 }
 
 }  // namespace

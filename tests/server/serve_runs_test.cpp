@@ -155,22 +155,74 @@ TEST(ServeRuns, AStreamedRunApprovedFromTheCliStillEndsItsStream) {
     EXPECT_EQ(end->json().at("status").as_string(), "completed") << end->data;
 }
 
+// Starts alice's run "Create a task to call the dentist" (task_create needs approval under the
+// setup's policy) and waits until it pauses. Its id and the approval's.
+std::pair<std::string, std::string> start_dentist_run_paused(DaemonProcess& d) {
+    auto started = d.post("/v1/runs", R"({"goal":"Create a task to call the dentist"})", "alice");
+    EXPECT_EQ(started.status, 202) << started.body;
+    if (started.status != 202) return {};
+    std::string id(started.json().at("run_id").as_string());
+    auto paused = wait_for_status(d, id, "awaiting_approval");
+    const auto* approval = paused.is_object() ? paused.as_object().if_contains("approval_id") : nullptr;
+    return {id, approval && approval->is_string() ? std::string(approval->as_string()) : std::string()};
+}
+
 TEST(ServeRuns, RejectingResumesTheRunWithTheRefusal) {
     DaemonSetup setup;
     setup.policy_yaml = "global:\n  ask: [\"task_create\"]\n";
     DaemonProcess d(setup);
     d.start();
-    auto started = d.post("/v1/runs", R"({"goal":"Create a task to call the dentist"})", "alice");
-    ASSERT_EQ(started.status, 202) << started.body;
-    const std::string id(started.json().at("run_id").as_string());
-    auto paused = wait_for_status(d, id, "awaiting_approval");
-    const std::string approval(paused.at("approval_id").as_string());
+    const auto [id, approval] = start_dentist_run_paused(d);
+    ASSERT_FALSE(approval.empty());
     auto rejected = d.post("/v1/approvals/" + approval + "/reject", R"({"reason":"not today"})", "owner");
     ASSERT_EQ(rejected.status, 200) << rejected.body;
     auto done = wait_for_status(d, id, "completed");
     EXPECT_THAT(json::serialize(done), HasSubstr("not today"));
     auto tasks = d.post("/v1/skills/task_list/call", "{}", "alice");
     EXPECT_THAT(tasks.body, ::testing::Not(HasSubstr("dentist")));
+}
+
+// A run whose approval ended without anyone resuming it (here: it expired behind the daemon's back)
+// is not left waiting on nothing: POST /v1/runs/{id}/resume continues it with that outcome as its
+// step's observation (on PostgreSQL the daemon's sweeper may do it first); what cannot be resumed
+// is refused and changes nothing.
+TEST(ServeRuns, ARunWhoseApprovalEndedWithoutResumingItIsResumedThroughTheApi) {
+    DaemonSetup setup = scripted({act("task_create", R"({"title":"call the dentist"})"), respond()});
+    setup.policy_yaml = "global:\n  ask: [\"task_create\"]\n";
+    DaemonProcess d(setup);
+    d.start();
+    const auto [id, approval] = start_dentist_run_paused(d);
+    ASSERT_FALSE(approval.empty());
+
+    auto pending = d.post("/v1/runs/" + id + "/resume", "", "alice");
+    EXPECT_EQ(pending.status, 409) << pending.body;
+    EXPECT_EQ(pending.error_code(), "APPROVAL_STILL_PENDING");
+    EXPECT_EQ(d.post("/v1/runs/run-that-does-not-exist/resume", "", "alice").error_code(), "RUN_NOT_FOUND");
+
+    {
+        auto db = db::BackendConnection::open(d.storage());
+        ASSERT_TRUE(db.ok()) << db.error().message;
+        auto expired =
+            (*db)->run("expiring an approval", "UPDATE approvals SET state = 'expired' WHERE id = ?", {approval});
+        ASSERT_TRUE(expired.ok()) << expired.error().message;
+    }
+    auto resumed = d.post("/v1/runs/" + id + "/resume", "", "alice");
+    if (d.storage().backend == db::StorageBackend::sqlite) {
+        EXPECT_EQ(resumed.status, 202) << resumed.body;
+    } else if (resumed.status != 202) {
+        // The sweeper resumed it first.
+        EXPECT_THAT(resumed.error_code(), ::testing::AnyOf("RUN_NOT_RESUMABLE", "RUN_BUSY")) << resumed.body;
+    }
+    auto done = wait_for_status(d, id, "completed");
+    EXPECT_EQ(done.at("steps").at(0).at("observation").at("error").at("code").as_string(), "APPROVAL_EXPIRED")
+        << json::serialize(done);
+    auto tasks = d.post("/v1/skills/task_list/call", "{}", "alice");
+    EXPECT_THAT(tasks.body, ::testing::Not(HasSubstr("dentist")));
+
+    auto finished = d.post("/v1/runs/" + id + "/resume", "", "alice");
+    EXPECT_EQ(finished.status, 409) << finished.body;
+    EXPECT_EQ(finished.error_code(), "RUN_NOT_RESUMABLE");
+    EXPECT_EQ(d.get("/v1/runs/" + id, "alice").json().at("status").as_string(), "completed");
 }
 
 TEST(ServeRuns, CancellingAWorkingRunStopsItAndAFinishedOneIs409) {

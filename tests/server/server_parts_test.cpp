@@ -1,6 +1,11 @@
 // The server's parts in-process: routing, query parsing, body fields, the error-to-status map,
 // metrics rendering, event channels and the API token store.
+#include "db/error_codes.hpp"
+#include "exec/error_codes.hpp"
+#include "plugin/error_codes.hpp"
 #include "policy/api_token_store.hpp"
+#include "policy/error_codes.hpp"
+#include "server/error_codes.hpp"
 #include "server/api_error.hpp"
 #include "server/api_request.hpp"
 #include "server/event_channel.hpp"
@@ -78,15 +83,19 @@ TEST(BodyFields, UnknownMissingAndWronglyTypedFieldsNameTheField) {
 }
 
 TEST(ErrorStatus, CodesMapToTheStatusesTheContractPromises) {
-    auto status = [](const char* code) { return status_for(Error{code, "", {}, {}}); };
-    EXPECT_EQ(status("SKILL_NOT_FOUND"), http::status::not_found);
-    EXPECT_EQ(status("INVALID_ARGS"), http::status::bad_request);
-    EXPECT_EQ(status("MODE_FORBIDS"), http::status::forbidden);
-    EXPECT_EQ(status("TRUST_TOO_LOW"), http::status::forbidden);
-    EXPECT_EQ(status("APPROVAL_ALREADY_RESOLVED"), http::status::conflict);
-    EXPECT_EQ(status("APPROVAL_REQUIRED"), http::status::accepted);
-    EXPECT_EQ(status("TOO_MANY_RUNS"), http::status::too_many_requests);
-    EXPECT_EQ(status("DATABASE_ERROR"), http::status::internal_server_error);
+    auto status = [](const ErrorCode& code) { return status_for(Error{code, ""}); };
+    EXPECT_EQ(status(errors::kSkillNotFound), http::status::not_found);
+    EXPECT_EQ(status(errors::kInvalidArgs), http::status::bad_request);
+    EXPECT_EQ(status(errors::kModeForbids), http::status::forbidden);
+    EXPECT_EQ(status(errors::kTrustTooLow), http::status::forbidden);
+    EXPECT_EQ(status(errors::kApprovalAlreadyResolved), http::status::conflict);
+    EXPECT_EQ(status(errors::kApprovalRequired), http::status::accepted);
+    EXPECT_EQ(status(errors::kTooManyRuns), http::status::too_many_requests);
+    EXPECT_EQ(status(errors::kDatabaseError), http::status::internal_server_error);
+    EXPECT_EQ(status(errors::kDatabaseErrorUnavailable), http::status::service_unavailable);
+    EXPECT_EQ(status(errors::kTooManyStreamsOnServer), http::status::service_unavailable);
+    // A plugin's own code says nothing about the request: its spelling does not make it a 404.
+    EXPECT_EQ(status_for(Error::from_plugin("FILE_NOT_FOUND", "")), http::status::bad_gateway);
 }
 
 TEST(Metrics, RendersCountersHistogramsAndGaugesInPrometheusFormat) {

@@ -1,6 +1,7 @@
 // Run leases: on both backends a run's steps are claimed once each under a lease; on PostgreSQL
 // (several instances) a lease changes hands only after it expires, the instance that lost it can
 // no longer claim or write, and the elected sweeper turns runs of dead instances into resumable ones.
+#include "store/run_event_log.hpp"
 #include "store/run_lease.hpp"
 #include "store/run_store.hpp"
 #include "support/postgres_server.hpp"
@@ -35,6 +36,14 @@ Result<RunLease> acquire_after_expiry(RunLeases& leases, std::string_view run_id
         if (taken || taken.error().code != "RUN_LEASE_HELD" || std::chrono::steady_clock::now() > give_up) return taken;
         std::this_thread::sleep_for(20ms);
     }
+}
+
+// A running run whose lease `dead` (an instance with a 1 ms ttl) took and never extends.
+Run orphaned_run(RunStore& runs, RunLeases& dead, std::string_view goal) {
+    Run run = running_run(goal);
+    EXPECT_TRUE(runs.save(run).ok());
+    EXPECT_TRUE(dead.acquire(run.id).ok());
+    return run;
 }
 
 class RunLeasesOnEachBackend : public testing::OnEachBackend {
@@ -146,6 +155,36 @@ TEST_F(PostgresRunLeases, AnotherInstanceTakesARunOverOnlyAfterItsLeaseExpires) 
     EXPECT_EQ((*runs)->get(run.id)->answer, "from b");
 }
 
+// The run's shared event log is fenced like its record: an instance whose lease changed hands
+// cannot add an event (RUN_LEASE_LOST, nothing written); the holder can, also after it released
+// the lease (how the run ended is logged after the lease is given up), until it changes hands.
+TEST_F(PostgresRunLeases, AnEventWrittenUnderALeaseThatChangedHandsIsRefusedAndNothingIsLogged) {
+    SKILLHOST_POSTGRES_DATABASE(url);
+    const auto location = db::StorageLocation::postgres(url);
+    auto runs = RunStore::open(location);
+    auto log = RunEventLog::open(location);
+    auto stalled = RunLeases::open(location, "instance-stalled", 1ms);
+    auto taker = RunLeases::open(location, "instance-taker", 60s);
+    ASSERT_TRUE(runs.ok() && log.ok() && stalled.ok() && taker.ok());
+    const store::Run run = orphaned_run(**runs, **stalled, "logged by two instances");
+    const std::int64_t old_epoch = 1;
+    ASSERT_TRUE((*log)->append(run.id, "thought", "{}", old_epoch).ok());
+
+    auto taken = acquire_after_expiry(**taker, run.id);
+    ASSERT_TRUE(taken.ok()) << taken.error().message;
+    ASSERT_GT(taken->epoch, old_epoch);
+    auto refused = (*log)->append(run.id, "action", "{}", old_epoch);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().code, "RUN_LEASE_LOST");
+    ASSERT_EQ((*log)->read(run.id, 0)->size(), 1u);
+
+    EXPECT_EQ((*log)->append(run.id, "action", "{}", taken->epoch).value(), 2);
+    ASSERT_TRUE((*taker)->release(*taken).ok());
+    EXPECT_EQ((*log)->append(run.id, "end", "{}", taken->epoch).value(), 3);
+    EXPECT_EQ((*log)->append(run.id, "end", "{}", old_epoch).error().code, "RUN_LEASE_LOST");
+    EXPECT_EQ((*log)->read(run.id, 0)->size(), 3u);
+}
+
 TEST_F(PostgresRunLeases, OfManyInstancesClaimingOneStepExactlyOneWins) {
     SKILLHOST_POSTGRES_DATABASE(url);
     const auto location = db::StorageLocation::postgres(url);
@@ -170,7 +209,7 @@ TEST_F(PostgresRunLeases, OfManyInstancesClaimingOneStepExactlyOneWins) {
                 return;
             }
             auto claim = leases[i]->claim_step(*lease, 0);
-            outcomes[i] = claim ? "claimed" : claim.error().code;
+            outcomes[i] = claim ? std::string("claimed") : claim.error().code.str();
         });
     for (auto& t : threads) t.join();
     EXPECT_EQ(std::count(outcomes.begin(), outcomes.end(), "claimed"), 1);
@@ -220,19 +259,54 @@ TEST_F(PostgresRunLeases, OneElectedSweeperInterruptsRunsOfDeadInstancesAndAnoth
     ASSERT_TRUE(lease.ok()) << lease.error().message;
     EXPECT_GT(lease->epoch, orphan_lease->epoch);
 
-    // When the elected instance goes, its advisory lock goes with its connection: another is elected.
-    // The server releases it when its backend process has exited, a moment after the client
-    // closed: sweep until elected, as a live instance does at each sweep (bounded).
-    first->reset();
-    bool elected = false;
-    const auto give_up = std::chrono::steady_clock::now() + 60s;
-    while (!elected && std::chrono::steady_clock::now() < give_up) {
-        auto after = (*second)->sweep_expired();
-        ASSERT_TRUE(after.ok()) << after.error().message;
-        elected = after->elected;
-        if (!elected) std::this_thread::sleep_for(20ms);
+    // An elected instance that stops cleanly hands the election over at once.
+    ASSERT_TRUE((*first)->retire_instance().ok());
+    auto after = (*second)->sweep_expired();
+    ASSERT_TRUE(after.ok()) << after.error().message;
+    EXPECT_TRUE(after->elected);
+    auto again = (*first)->sweep_expired();
+    ASSERT_TRUE(again.ok()) << again.error().message;
+    EXPECT_FALSE(again->elected);
+}
+
+// The election is a lease, not a lock a connection keeps: an elected instance that stalls (SIGSTOP,
+// a paused VM: its connection stays open) is replaced once its election expires, and when it wakes
+// up it is no longer elected and interrupts nothing.
+TEST_F(PostgresRunLeases, AStalledSweeperIsReplacedOnceItsElectionExpiresAndSweepsNothingWhenItWakes) {
+    SKILLHOST_POSTGRES_DATABASE(url);
+    const auto location = db::StorageLocation::postgres(url);
+    auto runs = RunStore::open(location);
+    auto dead = RunLeases::open(location, "instance-dead", 1ms);
+    auto stalled = RunLeases::open(location, "instance-stalled", 300ms);
+    auto live = RunLeases::open(location, "instance-live", 60s);
+    ASSERT_TRUE(runs.ok() && dead.ok() && stalled.ok() && live.ok());
+    auto first = (*stalled)->sweep_expired();
+    ASSERT_TRUE(first.ok()) << first.error().message;
+    ASSERT_TRUE(first->elected);
+
+    // A run of a dead instance, while the elected sweeper stalls (it sweeps no more, keeps its
+    // connection): the live instance is elected once the stalled one's election expired, and
+    // interrupts the run.
+    const store::Run orphan = orphaned_run(**runs, **dead, "orphaned while the sweeper stalls");
+    std::vector<std::string> interrupted;
+    for (int i = 0; i < 3000 && interrupted.empty(); ++i) {
+        auto swept = (*live)->sweep_expired();
+        ASSERT_TRUE(swept.ok()) << swept.error().message;
+        interrupted = swept->interrupted;
+        if (interrupted.empty()) std::this_thread::sleep_for(20ms);
     }
-    EXPECT_TRUE(elected);
+    ASSERT_EQ(interrupted, std::vector<std::string>{orphan.id});
+    EXPECT_EQ((*runs)->get(orphan.id)->status, RunStatus::interrupted);
+
+    // Woken up, the stalled instance finds the election taken (the live one renews it at each
+    // sweep) and sweeps nothing.
+    const store::Run second_orphan = orphaned_run(**runs, **dead, "orphaned later");
+    ASSERT_TRUE((*live)->sweep_expired()->elected);
+    auto woken = (*stalled)->sweep_expired();
+    ASSERT_TRUE(woken.ok()) << woken.error().message;
+    EXPECT_FALSE(woken->elected);
+    EXPECT_TRUE(woken->interrupted.empty());
+    EXPECT_EQ((*runs)->get(second_orphan.id)->status, RunStatus::running);
 }
 
 TEST_F(PostgresRunLeases, AnInstanceIsAliveWhileItAnnouncesItselfAndGoneOnceItStopsOrLapses) {

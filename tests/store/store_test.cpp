@@ -1,5 +1,6 @@
 // Runs, guidance and playbooks in a real skillhost.db; the runs also in a real PostgreSQL database.
 #include "db/backend_connection.hpp"
+#include "operator/error_codes.hpp"
 #include "store/guidance_store.hpp"
 #include "store/run_store.hpp"
 #include "support/child_process.hpp"
@@ -44,7 +45,7 @@ Run sample_run(const std::string& user, RunStatus status) {
     run.answer = "hi";
     run.verbatim = true;
     run.grounding = GroundingResult{true, false, {"Buy milk"}, {"Buy bread"}, "withheld"};
-    run.error = Error{"RUN_STUCK", "stuck", {}, {"guide it"}};
+    run.error = Error{errors::kRunStuck, "stuck", {}, {"guide it"}};
     run.error->details["type"] = "stuck";
     run.approval_id = "apr-0000000000000001";
     run.attempt = 2;

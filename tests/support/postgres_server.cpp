@@ -148,9 +148,11 @@ bool PostgresServer::launch(std::string& why) {
     return true;
 }
 
-void PostgresServer::stop() {
+void PostgresServer::stop(Shutdown how) {
     if (pid_ <= 0) return;
-    kill(pid_, SIGINT);  // fast shutdown: disconnects clients, no checkpoint wait for them
+    // fast: disconnects clients, no checkpoint wait for them; immediate: the server's processes
+    // quit at once, as in a crash (recovery replays the WAL at the next start)
+    kill(pid_, how == Shutdown::immediate ? SIGQUIT : SIGINT);
     for (int i = 0; i < 3000; ++i) {
         int status = 0;
         if (waitpid(pid_, &status, WNOHANG) == pid_) {

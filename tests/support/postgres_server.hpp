@@ -37,8 +37,10 @@ public:
     // Creates an empty database and returns its connection string; each test takes its own.
     std::string fresh_database(std::string& why);
 
-    // Stops the server (fast shutdown: its clients' connections break) and waits for it to exit.
-    void stop();
+    // Stops the server and waits for it to exit: `fast` (its clients' connections break) or
+    // `immediate` (pg_ctl -m immediate: no shutdown checkpoint, as a crash; the next start recovers).
+    enum class Shutdown { fast, immediate };
+    void stop(Shutdown how = Shutdown::fast);
     // Starts the stopped server again on the same data and socket; false with `why` on failure.
     bool start_again(std::string& why);
 

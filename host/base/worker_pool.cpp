@@ -1,4 +1,4 @@
-#include "exec/worker_pool.hpp"
+#include "base/worker_pool.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-namespace skillhost::exec {
+namespace skillhost {
 
 namespace {
 
@@ -122,7 +122,7 @@ std::size_t WorkerPool::worker_count() const {
     return state_->live;
 }
 
-void WorkerPool::submit(std::shared_ptr<PoolJob> job) {
+bool WorkerPool::submit(std::shared_ptr<PoolJob> job) {
     State& state = *state_;
     std::lock_guard lock(state.mutex);
     if (!state.idle.empty()) {
@@ -136,15 +136,17 @@ void WorkerPool::submit(std::shared_ptr<PoolJob> job) {
             { std::lock_guard worker_lock(worker->mutex); }
             worker->wake.notify_one();
         }
-        return;
+        return true;
     }
     if (state.live < state.options.max_workers) {
         std::thread thread(worker_main, state_, std::move(job));
         thread.detach();
         ++state.live;
-        return;
+        return true;
     }
+    if (state.queue.size() >= state.options.max_queued) return false;
     state.queue.push_back(std::move(job));
+    return true;
 }
 
-}  // namespace skillhost::exec
+}  // namespace skillhost

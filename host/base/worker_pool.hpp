@@ -1,5 +1,6 @@
-// The threads skill calls run on, so that a caller can stop waiting at a deadline while a late or
-// hung skill keeps its thread (the plugin cannot be interrupted, only asked to stop).
+// A pool of threads for work that may block for long: skill calls (a caller can stop waiting at a
+// deadline while a late or hung skill keeps its thread; the plugin cannot be interrupted, only asked
+// to stop) and the host services runners ask for (a completion can take seconds).
 //
 // A worker that finishes parks at once (no spinning: on a machine with few CPUs a spinning thread
 // takes the CPU the thread it waits for needs). The pool grows when every worker is busy (a hung skill must not block unrelated calls) up to a limit, and
@@ -10,7 +11,7 @@
 #include <cstddef>
 #include <memory>
 
-namespace skillhost::exec {
+namespace skillhost {
 
 class PoolJob {
 public:
@@ -22,6 +23,7 @@ struct WorkerPoolOptions {
     std::size_t keep_workers = 2;  // parked workers kept when idle
     std::size_t max_workers = 64;  // beyond this, jobs wait in a queue
     std::chrono::milliseconds idle_exit{30000};
+    std::size_t max_queued = 1024;  // beyond this, submit() refuses the job
 };
 
 class WorkerPool {
@@ -33,9 +35,10 @@ public:
     WorkerPool(const WorkerPool&) = delete;
     WorkerPool& operator=(const WorkerPool&) = delete;
 
-    // Runs job->run() on a worker thread. Throws std::system_error when a needed thread cannot be
-    // created.
-    void submit(std::shared_ptr<PoolJob> job);
+    // Runs job->run() on a worker thread, or queues it while max_workers are busy. Returns false,
+    // and drops the job unrun, when max_queued jobs already wait. Throws std::system_error when a
+    // needed thread cannot be created.
+    [[nodiscard]] bool submit(std::shared_ptr<PoolJob> job);
 
     // Workers that have not retired: idle ones plus those inside a job (for metrics and tests).
     std::size_t worker_count() const;
@@ -46,4 +49,4 @@ private:
     std::shared_ptr<State> state_;
 };
 
-}  // namespace skillhost::exec
+}  // namespace skillhost
