@@ -4,6 +4,7 @@
 #include "plugin/isolation_config.hpp"
 
 #include "app/audit_llm_observer.hpp"
+#include "app/chat_backends.hpp"
 #include "app/router_completion_service.hpp"
 #include "app/storage_schema.hpp"
 #include "db/sqlite_file_check.hpp"
@@ -102,7 +103,8 @@ Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config
     }
     rt->llm_observers = std::make_shared<llm::LlmCallObserverList>();
     rt->llm_observers->add(std::make_shared<AuditLlmObserver>(rt->audit.get()));
-    auto router = llm::ModelRouter::load(rt->config.etc_dir / "models.yaml", rt->llm_observers);
+    auto router =
+        llm::ModelRouter::load(rt->config.etc_dir / "models.yaml", rt->llm_observers, chat_backend_factories());
     if (!router) return router.error();
     rt->router = std::move(router.value());
 

@@ -6,6 +6,7 @@
 #include "cli/output.hpp"
 #include "cli/scratch_dir.hpp"
 #include "llm/model_router.hpp"
+#include "app/chat_backends.hpp"
 #include "app/router_completion_service.hpp"
 #include "manifest/manifest.hpp"
 #include "exec/error_codes.hpp"
@@ -228,7 +229,7 @@ int run_check(CliContext& ctx, const std::string& manifest_file, bool json) {
     // so skills that ask a model can run their examples too.
     auto cfg = ctx.load_config();
     if (!cfg) return fail_setup(cfg.error(), json);
-    auto router = llm::ModelRouter::load(cfg->etc_dir / "models.yaml");
+    auto router = llm::ModelRouter::load(cfg->etc_dir / "models.yaml", nullptr, app::chat_backend_factories());
     if (!router) return fail_setup(router.error(), json);
     lo.completions = std::make_shared<app::RouterCompletionService>(router.value());
     // Every skill runs in a runner, so a crash is reported for that skill instead of ending the

@@ -1,6 +1,7 @@
 #include "exec/error_suggestions.hpp"
 
 #include "exec/error_codes.hpp"
+#include "llm/error_codes.hpp"
 #include "plugin/error_codes.hpp"
 #include "policy/error_codes.hpp"
 

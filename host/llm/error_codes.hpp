@@ -18,6 +18,7 @@
     X(kLlmScriptInvalid, "LLM_SCRIPT_INVALID", internal)        \
     X(kLlmScriptNotFound, "LLM_SCRIPT_NOT_FOUND", not_found)    \
     X(kLlmTimeout, "LLM_TIMEOUT", timeout)                      \
+    X(kLlmUnavailable, "LLM_UNAVAILABLE", internal)             \
     X(kLlmUnreachable, "LLM_UNREACHABLE", unavailable)          \
     X(kModelsConfigInvalid, "MODELS_CONFIG_INVALID", invalid)   \
     X(kModelsConfigUnreadable, "MODELS_CONFIG_UNREADABLE", unavailable)

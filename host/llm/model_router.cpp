@@ -1,12 +1,12 @@
 #include "llm/model_router.hpp"
 #include "llm/error_codes.hpp"
 
-#include "llm/builtin_backend.hpp"
 #include "llm/ollama_backend.hpp"
 #include "llm/openai_backend.hpp"
 #include "llm/scripted_backend.hpp"
 
 #include <boost/json/parse.hpp>
+#include <algorithm>
 #include <spdlog/spdlog.h>
 
 namespace skillhost::llm {
@@ -21,16 +21,17 @@ const std::string* find_role(const std::map<std::string, std::string>& roles, st
 
 }  // namespace
 
-ModelRouter::ModelRouter(ModelsConfig config, std::shared_ptr<LlmCallObserver> observer)
-    : config_(std::move(config)), observer_(std::move(observer)) {
+ModelRouter::ModelRouter(ModelsConfig config, std::shared_ptr<LlmCallObserver> observer, ChatBackendFactories factories)
+    : config_(std::move(config)), observer_(std::move(observer)), factories_(std::move(factories)) {
     if (!observer_) observer_ = std::make_shared<NoopLlmCallObserver>();
 }
 
 Result<std::shared_ptr<ModelRouter>> ModelRouter::load(const std::filesystem::path& models_yaml,
-                                                       std::shared_ptr<LlmCallObserver> observer) {
+                                                       std::shared_ptr<LlmCallObserver> observer,
+                                                       ChatBackendFactories factories) {
     auto config = load_models_config(models_yaml);
     if (!config) return config.error();
-    return std::make_shared<ModelRouter>(std::move(*config), std::move(observer));
+    return std::make_shared<ModelRouter>(std::move(*config), std::move(observer), std::move(factories));
 }
 
 Result<RoleResolution> ModelRouter::resolve(std::string_view role, std::string_view mode) const {
@@ -123,11 +124,42 @@ Result<std::shared_ptr<ChatBackend>> ModelRouter::backend_for(const ModelSpec& s
         auto loaded = ScriptedBackend::load(spec.script);
         if (!loaded) return loaded.error();
         backend = std::move(*loaded);
+    } else if (const auto factory = factories_.find(spec.backend); factory != factories_.end()) {
+        auto made = factory->second(spec);
+        if (!made) return made.error();
+        backend = std::move(*made);
     } else {
-        backend = std::make_shared<BuiltinBackend>();
+        Error error{errors::kLlmUnavailable,
+                    "model '" + spec.name + "' uses the " + spec.backend +
+                        " backend, which this host was assembled without — assign the role another model in " +
+                        config_.source,
+                    {},
+                    {}};
+        error.details["backend"] = spec.backend;
+        return error;
     }
     backends_[spec.name] = backend;
     return backend;
+}
+
+Result<ChatBackendTraits> ModelRouter::traits(std::string_view role, std::string_view mode) {
+    auto resolution = resolve(role, mode);
+    if (!resolution) return resolution.error();
+    auto backend = backend_for(resolution->spec);
+    return backend ? (*backend)->traits() : ChatBackendTraits{};
+}
+
+std::vector<std::string> ModelRouter::answer_attributions() const {
+    std::lock_guard lock(mutex_);
+    std::vector<std::string> out;
+    for (const auto& [name, backend] : backends_) {
+        if (!backend) continue;
+        const auto attribution = backend->traits().answer_attribution;
+        if (!attribution.empty() && std::find(out.begin(), out.end(), attribution) == out.end()) {
+            out.emplace_back(attribution);
+        }
+    }
+    return out;
 }
 
 Result<ChatResponse> ModelRouter::chat(const ChatRequest& request, const std::atomic<bool>* cancel,

@@ -1,7 +1,7 @@
 #include "operator/operator.hpp"
 #include "operator/error_codes.hpp"
 
-#include "llm/builtin_answer.hpp"
+#include "llm/answer_instructions.hpp"
 #include "operator/observation_format.hpp"
 #include "operator/operator_session.hpp"
 #include "operator/path_autofix.hpp"
@@ -247,8 +247,8 @@ Result<store::Run> Operator::drive(store::Run& run, const policy::UserContext& u
         return run;
     }
     session.planner_catalog = planner_catalog(*session.catalog, user);
-    if (auto planner = parts_.router->resolve("orchestrator", run.mode)) {
-        session.planner_reads_context = planner->spec.backend == "builtin";
+    if (auto planner = parts_.router->traits("orchestrator", run.mode)) {
+        session.planner_reads_context = planner->reads_context;
     }
     session.playbooks = playbook_text(run, user);
 
@@ -411,7 +411,7 @@ void Operator::react(Session& session) {
             run.steps.push_back(std::move(entry));
             // The planner's note (ambiguous candidates, what no tool can do) is for the user.
             finish_with_answer(session, style,
-                               plan.note.empty() ? std::string() : std::string(llm::builtin::kNoteLead) + plan.note);
+                               plan.note.empty() ? std::string() : std::string(llm::kNoteLead) + plan.note);
             return;
         }
         if (!execute_action(session, plan.thought, *plan.action, std::move(thought_data))) return;

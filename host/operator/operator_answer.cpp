@@ -1,7 +1,6 @@
 // How a run ends: the answer written from what the skills returned (or the built-in summary), checked
 // against the observations by the grounding check and corrected or refused when it invents, and
 // the report of a run that got stuck. The ReAct loop itself is operator.cpp.
-#include "llm/builtin_answer.hpp"
 #include "grounding/claim_lexer.hpp"
 #include "grounding/grounding_check.hpp"
 #include "operator/observation_format.hpp"
@@ -64,8 +63,12 @@ std::tuple<int, int, int> local_today() {
     return {tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday};
 }
 
-std::string without_builtin_marker(std::string answer) {
-    if (auto pos = answer.find("(answered by the built-in model"); pos != std::string::npos) answer.erase(pos);
+// The answer without the line a backend declares it ends its answers with (where the answer came
+// from): that line is no claim about the data.
+std::string without_attribution(std::string answer, const std::vector<std::string>& attributions) {
+    for (const auto& attribution : attributions) {
+        if (auto pos = answer.find(attribution); pos != std::string::npos) answer.erase(pos);
+    }
     return answer;
 }
 
@@ -194,7 +197,8 @@ void Operator::ground_answer(Session& session, json::object args, const std::vec
     auto& run = session.run;
     auto& grounding = run.grounding;
     const GroundingFacts facts = GroundingFacts::from_observations(observed, run.goal, local_today());
-    const auto first = unsupported_claims(without_builtin_marker(run.answer), facts);
+    const auto attributions = parts_.router->answer_attributions();
+    const auto first = unsupported_claims(without_attribution(run.answer, attributions), facts);
     grounding.checked = true;
     grounding.offending = claim_texts(first);
     grounding_counts_.checks += 1;
@@ -212,7 +216,7 @@ void Operator::ground_answer(Session& session, json::object args, const std::vec
         args["instructions"] = instructions + correction_for(first);
         std::vector<UnsupportedClaim> second;
         auto retry = write_answer(session, args);
-        if (retry) second = unsupported_claims(without_builtin_marker(*retry), facts);
+        if (retry) second = unsupported_claims(without_attribution(*retry, attributions), facts);
         grounding.regenerated_offending = claim_texts(second);
         if (retry && second.empty()) {
             grounding.passed = true;

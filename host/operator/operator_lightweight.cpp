@@ -2,8 +2,8 @@
 // Emulation mode runs only this; dual and agent modes use it for casual messages.
 #include "operator/operator.hpp"
 
-#include "llm/builtin_classifier.hpp"
-#include "llm/goal_analysis.hpp"
+#include "language/goal_analysis.hpp"
+#include "language/intent_rules.hpp"
 #include "operator/lightweight_tool_choice.hpp"
 #include "operator/operator_session.hpp"
 #include "operator/planner_output.hpp"
@@ -100,7 +100,7 @@ void Operator::lightweight(Session& session, bool full_loop_allowed) {
     }
     if (intent.empty()) {
         // No model, or an answer we cannot read: the keyword rules still route the message.
-        const json::value keyword_result = llm::builtin::classify_intent(run.goal);
+        const json::value keyword_result = language::classify_intent(run.goal);
         intent = intent_of(keyword_result);
         confidence = confidence_of(keyword_result);
         source = "keywords";
@@ -114,7 +114,7 @@ void Operator::lightweight(Session& session, bool full_loop_allowed) {
         return;
     }
     run.route = intent;
-    const auto analysis = llm::builtin::analyse_goal(run.goal);
+    const auto analysis = language::analyse_goal(run.goal);
 
     if (intent == "casual") {
         llm::ChatRequest chat;

@@ -33,7 +33,7 @@ struct Operator::Session {
     std::size_t last_prompt_chars = 0;  // the last planner prompt, for --debug
     std::string last_planner_response;
     std::shared_ptr<std::atomic<bool>> cancel;
-    bool planner_reads_context = true;  // the orchestrator model is the builtin backend
+    bool planner_reads_context = true;  // the orchestrator's backend reads the structured context
     bool finished = false;              // the run left `running` (completed, paused, failed, ...)
     RunLeaseHold* lease = nullptr;      // with leases: this run's (owned by drive)
     bool lease_lost = false;            // another instance took the run over: write nothing more

@@ -26,7 +26,8 @@ struct PlannerPromptInput {
     // condensed_step() of each step when the caller already has them (same length as steps); empty:
     // computed here.
     std::span<const std::string> condensed;
-    // The structured context only the builtin backend reads; other backends get the same in prose.
+    // The structured context only a backend that declares it reads it (the offline model) gets; other
+    // backends get the same in prose.
     bool with_builtin_context = true;
     int trim_to_last_n = 5;
     int step_number = 1;

@@ -32,7 +32,6 @@
     X(kLibraryNotFound, "LIBRARY_NOT_FOUND", not_found)               \
     X(kLlmFailed, "LLM_FAILED", internal)                             \
     X(kLlmNotPermitted, "LLM_NOT_PERMITTED", internal)                \
-    X(kLlmUnavailable, "LLM_UNAVAILABLE", internal)                   \
     X(kNameMismatch, "NAME_MISMATCH", internal)                       \
     X(kPluginCrashed, "PLUGIN_CRASHED", internal)                     \
     X(kPluginException, "PLUGIN_EXCEPTION", internal)                 \

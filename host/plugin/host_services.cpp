@@ -1,6 +1,7 @@
 // Every function here is called by plugin code through a C function pointer: none may throw, and
 // each must survive whatever a buggy plugin passes (null pointers, null data with a size).
 #include "plugin/host_services.hpp"
+#include "llm/error_codes.hpp"
 #include "plugin/error_codes.hpp"
 
 #include "plugin/abi_strings.hpp"

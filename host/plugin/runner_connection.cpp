@@ -1,4 +1,5 @@
 #include "plugin/runner_connection.hpp"
+#include "llm/error_codes.hpp"
 #include "plugin/error_codes.hpp"
 
 #include "plugin/data_dir_budget.hpp"

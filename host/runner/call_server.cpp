@@ -1,4 +1,5 @@
 #include "runner/call_server.hpp"
+#include "llm/error_codes.hpp"
 #include "plugin/error_codes.hpp"
 #include "runner/error_codes.hpp"
 

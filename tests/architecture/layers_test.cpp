@@ -215,3 +215,27 @@ TEST(ArchitectureLayers, TheCheckSeesAnUpwardInclude) {
 }
 
 }  // namespace
+
+// The offline model is one chat backend among others: the host reaches it only through the factory
+// the model router is given, and only where the host is assembled (app/).
+TEST(ArchitectureLayers, TheOfflineModelIsReachedOnlyAsAChatBackend) {
+    const std::string allowed = "#include \"offline_model/builtin_backend_factory.hpp\"";
+    std::vector<std::string> violations;
+    for (const auto& entry : fs::recursive_directory_iterator(source_dir / "host")) {
+        if (!entry.is_regular_file() || !is_source(entry.path())) continue;
+        const std::string own = fs::relative(entry.path(), source_dir / "host").begin()->string();
+        if (own == "offline_model") continue;
+        std::ifstream in(entry.path());
+        std::string line;
+        std::size_t number = 0;
+        while (std::getline(in, line)) {
+            ++number;
+            if (line.find("#include \"offline_model/") == std::string::npos) continue;
+            if (own != "app" || line.find(allowed) == std::string::npos)
+                violations.push_back(fs::relative(entry.path(), source_dir).string() + ":" + std::to_string(number) +
+                                     ": " + own + "/ includes the offline model; only app/ may, and only " +
+                                     "offline_model/builtin_backend_factory.hpp (it is a chat backend)");
+        }
+    }
+    for (const auto& violation : violations) ADD_FAILURE() << violation;
+}

@@ -123,14 +123,51 @@ TEST(ModelRouter, RoutesCallsAndReportsThemToTheObserver) {
     EXPECT_EQ(records[3].error_code, "LLM_SCRIPT_EXHAUSTED");
 }
 
-TEST(ModelRouter, DefaultConfigAnswersWithTheBuiltinModel) {
+TEST(ModelRouter, AModelOfAKindNobodyGaveAFactoryForIsUnavailable) {
+    // The model layer serves ollama, openai and scripted itself; the default models are `builtin`,
+    // which only the host's assembly (app/) provides.
     ModelRouter router(default_models_config());
-    ChatRequest request = request_for("classifier");
-    request.context = json::object{{"task", "classify"}, {"message", "What did I do yesterday?"}};
-    auto response = router.chat(request);
+    auto response = router.chat(request_for("persona"));
+    ASSERT_FALSE(response.ok());
+    EXPECT_EQ(response.error().code, "LLM_UNAVAILABLE");
+    EXPECT_EQ(response.error().details.at("backend").as_string(), "builtin");
+    EXPECT_TRUE(router.answer_attributions().empty());
+}
+
+TEST(ModelRouter, AFactoryServesItsKindAndTheBackendsTraitsAreAskedThroughTheRouter) {
+    struct Declaring final : ChatBackend {
+        Result<ChatResponse> chat(const ChatRequest&, const std::atomic<bool>*, const StreamDeltaHandler&) override {
+            ChatResponse response;
+            response.content = "made by the factory\n(signed)";
+            response.backend = "builtin";
+            return response;
+        }
+        std::string_view kind() const override { return "builtin"; }
+        ChatBackendTraits traits() const override { return {.reads_context = true, .answer_attribution = "(signed)"}; }
+    };
+    int made = 0;
+    ChatBackendFactories factories;
+    factories.emplace("builtin", [&made](const ModelSpec& spec) -> Result<std::shared_ptr<ChatBackend>> {
+        ++made;
+        EXPECT_EQ(spec.backend, "builtin");
+        return std::shared_ptr<ChatBackend>(std::make_shared<Declaring>());
+    });
+    ModelRouter router(default_models_config(), nullptr, std::move(factories));
+    auto traits = router.traits("orchestrator");
+    ASSERT_TRUE(traits.ok()) << traits.error().message;
+    EXPECT_TRUE(traits->reads_context);
+    auto response = router.chat(request_for("persona"));
     ASSERT_TRUE(response.ok()) << response.error().message;
-    EXPECT_EQ(response->backend, "builtin");
-    EXPECT_EQ(json::parse(response->content).at("intent").as_string(), "temporal");
+    EXPECT_EQ(response->content, "made by the factory\n(signed)");
+    EXPECT_EQ(made, 1) << "one model, made once and reused";
+    EXPECT_EQ(router.answer_attributions(), std::vector<std::string>{"(signed)"});
+
+    ModelRouter scripted(
+        config_from("models:\n  s: {backend: scripted, script: /nonexistent/demo.yaml}\nroles: {persona: s}\n"));
+    auto unmade = scripted.traits("persona");
+    ASSERT_TRUE(unmade.ok()) << "a backend that cannot be made declares nothing";
+    EXPECT_FALSE(unmade->reads_context);
+    EXPECT_FALSE(scripted.traits("critic").ok()) << "no model for the role";
 }
 
 TEST(ModelRouter, AScriptedModelLoadsItsScriptFromTheConfig) {
@@ -175,14 +212,6 @@ TEST(RoleTest, ReportsAnUnreachableModelWithoutThrowing) {
     ASSERT_TRUE(result.error.has_value());
     EXPECT_EQ(result.error->code, "LLM_UNREACHABLE");
     EXPECT_NE(result.error->message.find("ollama serve"), std::string::npos);
-}
-
-TEST(RoleTest, TheBuiltinModelPassesTheStructuredOutputCheck) {
-    ModelRouter router(default_models_config());
-    const RoleTestResult result = test_role(router, "orchestrator");
-    EXPECT_TRUE(result.ok);
-    EXPECT_TRUE(result.structured_output_ok);
-    EXPECT_EQ(result.backend, "builtin");
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
-#include "llm/builtin_critic.hpp"
+#include "offline_model/builtin_critic.hpp"
 
-#include "llm/builtin_text_scan.hpp"
+#include "language/text_scan.hpp"
 
-namespace skillhost::llm::builtin {
+namespace skillhost::offline_model {
+
+using namespace language;  // the offline model reads goals with the host's rule-based text analysis
 namespace {
 
 boost::json::object verdict(bool approved, std::string feedback) {
@@ -46,4 +48,4 @@ boost::json::object critique(std::string_view review) {
     return verdict(true, "The answer uses the observations and reports what failed.");
 }
 
-}  // namespace skillhost::llm::builtin
+}  // namespace skillhost::offline_model

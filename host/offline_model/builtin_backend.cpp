@@ -1,17 +1,22 @@
-#include "llm/builtin_backend.hpp"
+#include "offline_model/builtin_backend.hpp"
+
 #include "llm/error_codes.hpp"
 
-#include "llm/builtin_answer.hpp"
-#include "llm/builtin_classifier.hpp"
-#include "llm/builtin_critic.hpp"
-#include "llm/builtin_planner.hpp"
+#include "offline_model/builtin_backend_factory.hpp"
+
+#include "offline_model/builtin_answer.hpp"
+#include "language/intent_rules.hpp"
+#include "offline_model/builtin_critic.hpp"
+#include "offline_model/builtin_planner.hpp"
 
 #include <boost/json.hpp>
 
-namespace skillhost::llm {
+namespace skillhost::offline_model {
 namespace {
 
 namespace json = boost::json;
+using llm::ChatRequest;
+using llm::ChatResponse;
 
 std::string last_user_message(const ChatRequest& request) {
     for (auto it = request.messages.rbegin(); it != request.messages.rend(); ++it) {
@@ -28,7 +33,7 @@ std::string context_string(const json::object& context, std::string_view key) {
 }  // namespace
 
 Result<ChatResponse> BuiltinBackend::chat(const ChatRequest& request, const std::atomic<bool>* cancel,
-                                          const StreamDeltaHandler& on_delta) {
+                                          const llm::StreamDeltaHandler& on_delta) {
     const auto started = std::chrono::steady_clock::now();
     if (cancel && cancel->load()) {
         return Error{errors::kLlmCancelled, "the request to the built-in model was cancelled", {}, {}};
@@ -46,20 +51,20 @@ Result<ChatResponse> BuiltinBackend::chat(const ChatRequest& request, const std:
     if (task == "plan") {
         json::object context = request.context;
         if (!context.contains("goal")) context["goal"] = last_user_message(request);
-        content = json::serialize(builtin::plan_next_step(context));
+        content = json::serialize(plan_next_step(context));
     } else if (task == "classify") {
         std::string message = context_string(request.context, "message");
         if (message.empty()) message = last_user_message(request);
-        content = json::serialize(builtin::classify_intent(message));
+        content = json::serialize(language::classify_intent(message));
     } else if (task == "answer") {
-        content = builtin::render_answer(request.context);
+        content = render_answer(request.context);
     } else if (task == "critic") {
-        content = json::serialize(builtin::critique(last_user_message(request)));
+        content = json::serialize(critique(last_user_message(request)));
     } else if (task == "probe") {
         // `models test`: show that structured output works end to end.
         content = request.json_schema ? R"({"ok":true})" : "ok";
     } else if (task == "chat") {
-        content = builtin::casual_reply(last_user_message(request));
+        content = casual_reply(last_user_message(request));
     } else {
         Error error{errors::kLlmBadRequest,
                     "the built-in model does not know the task '" + task +
@@ -75,12 +80,20 @@ Result<ChatResponse> BuiltinBackend::chat(const ChatRequest& request, const std:
     response.content = std::move(content);
     response.model = "builtin";
     response.backend = "builtin";
-    response.prompt_tokens = estimate_prompt_tokens(request);
-    response.completion_tokens = estimate_tokens(response.content);
+    response.prompt_tokens = llm::estimate_prompt_tokens(request);
+    response.completion_tokens = llm::estimate_tokens(response.content);
     response.tokens_estimated = true;
     response.latency =
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
     return response;
 }
 
-}  // namespace skillhost::llm
+llm::ChatBackendTraits BuiltinBackend::traits() const {
+    return {.reads_context = true, .answer_attribution = kBuiltinMarker};
+}
+
+Result<std::shared_ptr<llm::ChatBackend>> make_builtin_backend(const llm::ModelSpec&) {
+    return std::shared_ptr<llm::ChatBackend>(std::make_shared<BuiltinBackend>());
+}
+
+}  // namespace skillhost::offline_model

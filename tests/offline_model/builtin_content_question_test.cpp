@@ -2,16 +2,17 @@
 // their manifests: a made-up wiki plugin (a read-only search, a read-only page reader and a writer)
 // and a made-up journal. The planner must search, read the best match, and answer with the cited
 // sentence or row; say what it searched when nothing answers; and never call the writer.
-#include "llm/builtin_answer.hpp"
-#include "llm/builtin_backend.hpp"
+#include "offline_model/builtin_answer.hpp"
+#include "offline_model/builtin_backend.hpp"
 
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
 
-namespace skillhost::llm {
+namespace skillhost::offline_model {
 namespace {
 
 namespace json = boost::json;
+using llm::ChatRequest;
 
 json::array wiki_tools() {
     return json::parse(R"([
@@ -165,16 +166,16 @@ TEST(BuiltinContentQuestion, TheFoundAnswerIsTheWholeAnswerWithoutTheSearchResul
     const json::object context{
         {"goal", "When does the ferry leave?"},
         {"style", "default"},
-        {"instructions", std::string(builtin::kNoteLead) + std::string(builtin::kAnswerLead) +
+        {"instructions", std::string(kNoteLead) + std::string(kAnswerLead) +
                              "The ferry leaves at 07:45 from pier 3. (travel/ferry.md, line 3)"},
         {"observations", json::array{json::object{{"tool", "journal_entries"},
                                                   {"ok", true},
                                                   {"data", json::parse(R"({"entries":[{"id":4,"text":"Lunch"}]})")}}}}};
-    const std::string answer = builtin::render_answer(context);
+    const std::string answer = render_answer(context);
     EXPECT_EQ(answer.find("Lunch"), std::string::npos) << answer;
     EXPECT_EQ(answer.rfind("The ferry leaves at 07:45 from pier 3. (travel/ferry.md, line 3)", 0), 0u) << answer;
-    EXPECT_EQ(answer.find(builtin::kAnswerLead), std::string::npos) << answer;
+    EXPECT_EQ(answer.find(kAnswerLead), std::string::npos) << answer;
 }
 
 }  // namespace
-}  // namespace skillhost::llm
+}  // namespace skillhost::offline_model

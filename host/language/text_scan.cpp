@@ -1,8 +1,8 @@
-#include "llm/builtin_text_scan.hpp"
+#include "language/text_scan.hpp"
 
 #include <cctype>
 
-namespace skillhost::llm::builtin {
+namespace skillhost::language {
 
 std::string lowercase(std::string_view text) {
     std::string out(text);
@@ -69,4 +69,4 @@ PhraseHit first_phrase(std::string_view text, std::initializer_list<std::string_
     return hit;
 }
 
-}  // namespace skillhost::llm::builtin
+}  // namespace skillhost::language

@@ -1,13 +1,13 @@
-#include "llm/goal_analysis.hpp"
+#include "language/goal_analysis.hpp"
 
-#include "llm/builtin_text_scan.hpp"
+#include "language/text_scan.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <set>
 
-namespace skillhost::llm::builtin {
+namespace skillhost::language {
 namespace {
 
 std::string stem(std::string word) {
@@ -672,4 +672,4 @@ GoalAnalysis analyse_goal(std::string_view goal) {
     return analysis;
 }
 
-}  // namespace skillhost::llm::builtin
+}  // namespace skillhost::language

@@ -1,4 +1,5 @@
-// What the builtin model reads out of a goal without a language model: the intent verb, the data
+// What a goal asks for, read by rules without a language model (the operator's lightweight route and the
+// offline model both use it): the intent verb, the data
 // domain, the common arguments (a file name, a title, a time phrase, a search query), and for
 // multi-step goals the item the goal is about, the change to make to it, and the entity asked after.
 #pragma once
@@ -8,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace skillhost::llm::builtin {
+namespace skillhost::language {
 
 enum class GoalVerb { none, list, read, search, create, update, remove, recall };
 enum class GoalDomain { none, task, file, memory };
@@ -59,4 +60,4 @@ GoalAnalysis analyse_goal(std::string_view goal);
 // Lower-case words of any text (tool ids split on '_', descriptions), lightly stemmed ("tasks" → "task").
 std::vector<std::string> keywords_of(std::string_view text);
 
-}  // namespace skillhost::llm::builtin
+}  // namespace skillhost::language

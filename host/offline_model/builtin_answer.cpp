@@ -1,13 +1,15 @@
-#include "llm/builtin_answer.hpp"
+#include "offline_model/builtin_answer.hpp"
 
-#include "llm/builtin_text_scan.hpp"
+#include "language/text_scan.hpp"
 
 #include <boost/json.hpp>
 
 #include <array>
 #include <cctype>
 
-namespace skillhost::llm::builtin {
+namespace skillhost::offline_model {
+
+using namespace language;  // the offline model reads goals with the host's rule-based text analysis
 namespace {
 
 namespace json = boost::json;
@@ -214,4 +216,4 @@ std::string casual_reply(std::string_view message) {
     return reply + "\n\n" + std::string(kBuiltinMarker);
 }
 
-}  // namespace skillhost::llm::builtin
+}  // namespace skillhost::offline_model

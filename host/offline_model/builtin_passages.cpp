@@ -1,11 +1,13 @@
-#include "llm/builtin_passages.hpp"
+#include "offline_model/builtin_passages.hpp"
 
-#include "llm/builtin_text_scan.hpp"
+#include "language/text_scan.hpp"
 
 #include <algorithm>
 #include <set>
 
-namespace skillhost::llm::builtin {
+namespace skillhost::offline_model {
+
+using namespace language;  // the offline model reads goals with the host's rule-based text analysis
 namespace {
 
 namespace json = boost::json;
@@ -219,4 +221,4 @@ void PassageFinder::add_item(const Step& step, const json::object& item) {
     }
 }
 
-}  // namespace skillhost::llm::builtin
+}  // namespace skillhost::offline_model

@@ -7,7 +7,7 @@
 
 #include <boost/json/object.hpp>
 
-namespace skillhost::llm::builtin {
+namespace skillhost::offline_model {
 
 // `context` is the planner context {"goal", "tools":[{id, description, inputs, examples, read_only}],
 // "steps":[{tool, args, ok, data?, error_code, error_message?, suggestions?, observation_summary}]}.
@@ -16,4 +16,4 @@ namespace skillhost::llm::builtin {
 // candidates of an ambiguous reference, why nothing can do the goal).
 boost::json::object plan_next_step(const boost::json::object& context);
 
-}  // namespace skillhost::llm::builtin
+}  // namespace skillhost::offline_model

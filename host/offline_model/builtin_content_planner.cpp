@@ -5,15 +5,17 @@
 // that takes a path, and answers with the sentences or rows that answer the question, each cited.
 // Tools are chosen by what their manifests declare (read-only, a free-text input, a path input, the
 // fields of what they return), never by id.
-#include "llm/builtin_answer.hpp"
-#include "llm/builtin_passages.hpp"
-#include "llm/builtin_plan_context.hpp"
-#include "llm/builtin_text_scan.hpp"
+#include "offline_model/builtin_answer.hpp"
+#include "offline_model/builtin_passages.hpp"
+#include "offline_model/builtin_plan_context.hpp"
+#include "language/text_scan.hpp"
 
 #include <algorithm>
 #include <set>
 
-namespace skillhost::llm::builtin {
+namespace skillhost::offline_model {
+
+using namespace language;  // the offline model reads goals with the host's rule-based text analysis
 namespace {
 
 namespace json = boost::json;
@@ -298,4 +300,4 @@ std::optional<json::object> plan_content_question(const GoalAnalysis& goal, cons
                    std::string(kAnswerLead) + answer, "default");
 }
 
-}  // namespace skillhost::llm::builtin
+}  // namespace skillhost::offline_model

@@ -1,6 +1,6 @@
-#include "llm/builtin_answer.hpp"
-#include "llm/builtin_backend.hpp"
-#include "llm/goal_analysis.hpp"
+#include "offline_model/builtin_answer.hpp"
+#include "offline_model/builtin_backend.hpp"
+#include "language/goal_analysis.hpp"
 
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
@@ -8,10 +8,11 @@
 
 #include <filesystem>
 
-namespace skillhost::llm {
+namespace skillhost::offline_model {
 namespace {
 
 namespace json = boost::json;
+using llm::ChatRequest;
 
 // YAML → JSON the way the catalog hands manifests to the operator (numbers and booleans typed).
 json::value to_json(const YAML::Node& node) {
@@ -221,14 +222,14 @@ TEST(BuiltinAnswer, RendersAListWithItsKeyFieldsAndTheMarker) {
     EXPECT_NE(text.find("- Write the report (status: in_progress, priority: medium, tags: work, id: 2)"),
               std::string::npos)
         << text;
-    EXPECT_TRUE(text.ends_with(std::string(builtin::kBuiltinMarker))) << text;
+    EXPECT_TRUE(text.ends_with(std::string(kBuiltinMarker))) << text;
 }
 
 TEST(BuiltinAnswer, SummaryStyleIsOneLine) {
     const auto data = json::parse(R"({"tasks":[{"title":"A"},{"title":"B"}]})");
     const std::string text =
         answer(json::array{json::object{{"tool", "task_list"}, {"ok", true}, {"data", data}}}, "summary");
-    EXPECT_EQ(text, "2 tasks: A; B.\n\n" + std::string(builtin::kBuiltinMarker));
+    EXPECT_EQ(text, "2 tasks: A; B.\n\n" + std::string(kBuiltinMarker));
 }
 
 TEST(BuiltinAnswer, ShowsFileContentsVerbatim) {
@@ -261,7 +262,7 @@ TEST(BuiltinBackend, ChatWithoutContextIsHonestAboutHavingNoModel) {
     auto response = BuiltinBackend().chat(request, nullptr, {});
     ASSERT_TRUE(response.ok());
     EXPECT_TRUE(response->content.starts_with("Hello!")) << response->content;
-    EXPECT_NE(response->content.find(builtin::kBuiltinMarker), std::string::npos);
+    EXPECT_NE(response->content.find(kBuiltinMarker), std::string::npos);
     EXPECT_TRUE(response->tokens_estimated);
 }
 
@@ -273,22 +274,10 @@ TEST(BuiltinBackend, AnUnknownTaskIsAnError) {
     EXPECT_EQ(response.error().code, "LLM_BAD_REQUEST");
 }
 
-TEST(GoalAnalysis, FindsTheCommonArguments) {
-    const auto goal = builtin::analyse_goal("Remind me to water the plants this evening, it's urgent");
-    EXPECT_EQ(goal.verb, builtin::GoalVerb::create);
-    EXPECT_EQ(goal.priority, "high");
-    EXPECT_EQ(goal.time_phrase, "this evening");
-    const auto files = builtin::analyse_goal("What's in docs/guide.txt?");
-    EXPECT_EQ(files.file_name, "docs/guide.txt");
-    EXPECT_EQ(files.verb, builtin::GoalVerb::read);
-    EXPECT_EQ(files.domain, builtin::GoalDomain::file);
-    EXPECT_EQ(builtin::analyse_goal("what happened in the last 3 days").time_phrase, "last 3 days");
-}
-
 }  // namespace
-}  // namespace skillhost::llm
+}  // namespace skillhost::offline_model
 
-namespace skillhost::llm {
+namespace skillhost::offline_model {
 namespace {
 
 TEST(BuiltinPlanner, MoreEverydayQuestions) {
@@ -313,9 +302,9 @@ TEST(BuiltinPlanner, MoreEverydayQuestions) {
 }
 
 }  // namespace
-}  // namespace skillhost::llm
+}  // namespace skillhost::offline_model
 
-namespace skillhost::llm {
+namespace skillhost::offline_model {
 namespace {
 
 json::object step(const std::string& tool, const std::string& args, bool ok, const std::string& data_or_error = "{}") {
@@ -493,15 +482,15 @@ TEST(BuiltinModel, HugeGoalsOfRepeatedPatternsAreHandled) {
     for (int i = 0; distinct.size() < n; ++i) distinct += " w" + std::to_string(i);
     goals.push_back(distinct + " as done");
     for (const auto& goal : goals) {
-        const auto analysis = builtin::analyse_goal(goal);
+        const auto analysis = language::analyse_goal(goal);
         EXPECT_LE(analysis.target.size(), 200u);
         EXPECT_EQ(analysis.lower.size(), goal.size());
         const auto reply = plan(goal);
         EXPECT_TRUE(reply.contains("thought"));
         EXPECT_FALSE(classify(goal).empty());
-        EXPECT_FALSE(builtin::casual_reply(goal).empty());
+        EXPECT_FALSE(casual_reply(goal).empty());
     }
 }
 
 }  // namespace
-}  // namespace skillhost::llm
+}  // namespace skillhost::offline_model

@@ -1,12 +1,12 @@
-#include "llm/builtin_classifier.hpp"
+#include "language/intent_rules.hpp"
 
-#include "llm/builtin_text_scan.hpp"
+#include "language/text_scan.hpp"
 
 #include <boost/json.hpp>
 
 #include <string>
 
-namespace skillhost::llm::builtin {
+namespace skillhost::language {
 namespace {
 
 boost::json::object result(const char* intent, double confidence, const char* reasoning) {
@@ -81,4 +81,4 @@ boost::json::object classify_intent(std::string_view message) {
     return result("casual", 0.55, "no question or request recognised");
 }
 
-}  // namespace skillhost::llm::builtin
+}  // namespace skillhost::language

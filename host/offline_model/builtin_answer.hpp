@@ -1,20 +1,21 @@
-// The builtin model's answers: a templated rendering of the observations it is given (lists with
+// The offline model's answers: a templated rendering of the observations it is given (lists with
 // their key fields, file contents, errors), marked as coming from the builtin model.
 #pragma once
+
+#include "llm/answer_instructions.hpp"
 
 #include <boost/json/object.hpp>
 
 #include <string>
 #include <string_view>
 
-namespace skillhost::llm::builtin {
+namespace skillhost::offline_model {
 
 // Appended to every free-text answer of the builtin model, so nobody mistakes it for an LLM's.
 inline constexpr std::string_view kBuiltinMarker = "(answered by the built-in model, no LLM)";
 
-// How the operator hands the planner's note (the candidates of an ambiguous reference, why no tool
-// can do the goal) to the answer: instructions that start with this line, the note after it.
-inline constexpr std::string_view kNoteLead = "Tell the user this first, in these words:\n";
+// The operator's note arrives in the instructions after this line (see llm/answer_instructions.hpp).
+using llm::kNoteLead;
 
 // A planner's note that is the whole answer (the sentences or rows it found, each cited, or what it
 // searched without finding anything): the answer is the note alone, without this line.
@@ -28,4 +29,4 @@ std::string render_answer(const boost::json::object& context);
 // A reply when no data was asked for (casual messages), honest about what the builtin model is.
 std::string casual_reply(std::string_view message);
 
-}  // namespace skillhost::llm::builtin
+}  // namespace skillhost::offline_model

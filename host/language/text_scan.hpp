@@ -1,4 +1,4 @@
-// Linear text scanning for the builtin model: phrases matched at word boundaries and cuts of the
+// Linear text scanning for rule-based reading of text: phrases matched at word boundaries and cuts of the
 // text around them. Hand-written instead of std::regex, whose backtracking recurses and overflows
 // the stack on long input; every function here is a bounded number of passes over the text.
 #pragma once
@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace skillhost::llm::builtin {
+namespace skillhost::language {
 
 std::string lowercase(std::string_view text);
 
@@ -36,4 +36,4 @@ struct PhraseHit {
 };
 PhraseHit first_phrase(std::string_view text, std::initializer_list<std::string_view> phrases, std::size_t from = 0);
 
-}  // namespace skillhost::llm::builtin
+}  // namespace skillhost::language

@@ -2,7 +2,7 @@
 // the steps taken so far (with the data each returned), plus the planner's JSON replies.
 #pragma once
 
-#include "llm/goal_analysis.hpp"
+#include "language/goal_analysis.hpp"
 
 #include <boost/json.hpp>
 
@@ -12,7 +12,9 @@
 #include <string>
 #include <vector>
 
-namespace skillhost::llm::builtin {
+namespace skillhost::offline_model {
+
+using namespace language;  // the offline model reads goals with the host's rule-based text analysis
 
 struct Tool {
     std::string id;
@@ -86,4 +88,4 @@ struct RankedTool {
 // The tools best first; equal scores keep the catalog's order.
 std::vector<RankedTool> rank_tools(const std::vector<Tool>& tools, const GoalAnalysis& goal);
 
-}  // namespace skillhost::llm::builtin
+}  // namespace skillhost::offline_model

@@ -1,11 +1,13 @@
 // The builtin planner's multi-step parts: entity questions across every kind of data, find-then-act
 // chains on one item, and the honest answer when no tool can do what the goal asks.
-#include "llm/builtin_plan_context.hpp"
-#include "llm/builtin_text_scan.hpp"
+#include "offline_model/builtin_plan_context.hpp"
+#include "language/text_scan.hpp"
 
 #include <algorithm>
 
-namespace skillhost::llm::builtin {
+namespace skillhost::offline_model {
+
+using namespace language;  // the offline model reads goals with the host's rule-based text analysis
 namespace {
 
 namespace json = boost::json;
@@ -471,4 +473,4 @@ std::optional<json::object> plan_no_fit(const GoalAnalysis& goal, const std::vec
                    "default");
 }
 
-}  // namespace skillhost::llm::builtin
+}  // namespace skillhost::offline_model

@@ -1,8 +1,8 @@
-#include "llm/builtin_plan_context.hpp"
+#include "offline_model/builtin_plan_context.hpp"
 
 #include <algorithm>
 
-namespace skillhost::llm::builtin {
+namespace skillhost::offline_model {
 namespace {
 
 namespace json = boost::json;
@@ -234,4 +234,4 @@ std::vector<RankedTool> rank_tools(const std::vector<Tool>& tools, const GoalAna
     return ranked;
 }
 
-}  // namespace skillhost::llm::builtin
+}  // namespace skillhost::offline_model

@@ -5,8 +5,8 @@
 // much").
 #pragma once
 
-#include "llm/builtin_plan_context.hpp"
-#include "llm/goal_analysis.hpp"
+#include "offline_model/builtin_plan_context.hpp"
+#include "language/goal_analysis.hpp"
 
 #include <boost/json.hpp>
 
@@ -14,7 +14,9 @@
 #include <string_view>
 #include <vector>
 
-namespace skillhost::llm::builtin {
+namespace skillhost::offline_model {
+
+using namespace language;  // the offline model reads goals with the host's rule-based text analysis
 
 // Two word forms of one word: equal, or sharing their first five letters ("rotate", "rotation"),
 // or the shorter (four letters or more) beginning the longer ("plan", "planned").
@@ -58,4 +60,4 @@ struct PassageFinder {
     static std::string heading_section(const std::vector<std::string_view>& lines, std::size_t at);
 };
 
-}  // namespace skillhost::llm::builtin
+}  // namespace skillhost::offline_model

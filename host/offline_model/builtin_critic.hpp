@@ -7,10 +7,10 @@
 
 #include <string_view>
 
-namespace skillhost::llm::builtin {
+namespace skillhost::offline_model {
 
 // `review`: the critic's user message, "Goal: ...\nObservations:\n...\nAnswer:\n...".
 // Returns {"approved": bool, "feedback": "..."}.
 boost::json::object critique(std::string_view review);
 
-}  // namespace skillhost::llm::builtin
+}  // namespace skillhost::offline_model

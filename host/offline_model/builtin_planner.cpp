@@ -1,11 +1,13 @@
-#include "llm/builtin_planner.hpp"
+#include "offline_model/builtin_planner.hpp"
 
-#include "llm/builtin_plan_context.hpp"
-#include "llm/builtin_text_scan.hpp"
+#include "offline_model/builtin_plan_context.hpp"
+#include "language/text_scan.hpp"
 
 #include <algorithm>
 
-namespace skillhost::llm::builtin {
+namespace skillhost::offline_model {
+
+using namespace language;  // the offline model reads goals with the host's rule-based text analysis
 namespace {
 
 namespace json = boost::json;
@@ -272,4 +274,4 @@ json::object plan_next_step(const json::object& context) {
     return respond("No available tool matches the goal; answering directly.");
 }
 
-}  // namespace skillhost::llm::builtin
+}  // namespace skillhost::offline_model
