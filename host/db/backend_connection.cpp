@@ -14,6 +14,94 @@
 namespace skillhost::db {
 namespace {
 
+Result<SqlRows> run_on(SqliteConnection& connection, std::string_view doing, std::string_view sql,
+                       const std::vector<SqlValue>& params) {
+    SqliteStatement statement(connection, sql);
+    if (!statement.prepared()) return connection.error(doing);
+    int index = 1;
+    for (const auto& param : params) {
+        if (const auto* number = std::get_if<std::int64_t>(&param))
+            statement.bind(index, *number);
+        else if (const auto* text = std::get_if<std::string>(&param))
+            statement.bind(index, *text);
+        else
+            statement.bind_null(index);
+        ++index;
+    }
+    SqlRows out;
+    const int columns = statement.columns();
+    int rc = 0;
+    while ((rc = statement.step()) == SQLITE_ROW) {
+        auto& row = out.rows.emplace_back();
+        row.reserve(static_cast<std::size_t>(columns));
+        for (int column = 0; column < columns; ++column) {
+            row.push_back(statement.is_null(column) ? std::nullopt : std::optional(statement.text(column)));
+        }
+    }
+    if (rc != SQLITE_DONE) return connection.error(doing);
+    out.affected = sqlite3_changes(connection.handle());
+    return out;
+}
+
+Result<SqlRows> run_on(PgConnection& connection, std::string_view doing, std::string_view sql,
+                       const std::vector<SqlValue>& params) {
+    std::vector<PgParam> values;
+    values.reserve(params.size());
+    for (const auto& param : params) {
+        if (const auto* number = std::get_if<std::int64_t>(&param))
+            values.emplace_back(std::to_string(*number));
+        else if (const auto* text = std::get_if<std::string>(&param))
+            values.emplace_back(*text);
+        else
+            values.emplace_back(std::nullopt);
+    }
+    const std::string numbered = numbered_placeholders(sql);
+    auto result = connection.query(numbered, values);
+    if (!result) {
+        // The layer below says "running a statement"; say which one.
+        Error error = result.error();
+        constexpr std::string_view generic = "running a statement";
+        if (const auto at = error.message.find(generic); at != std::string::npos) {
+            error.message.replace(at, generic.size(), doing);
+        }
+        return error;
+    }
+    SqlRows out;
+    const int columns = result->columns();
+    for (int row = 0; row < result->rows(); ++row) {
+        auto& cells = out.rows.emplace_back();
+        cells.reserve(static_cast<std::size_t>(columns));
+        for (int column = 0; column < columns; ++column) {
+            cells.push_back(result->is_null(row, column) ? std::nullopt : std::optional(result->text(row, column)));
+        }
+    }
+    out.affected = result->affected();
+    return out;
+}
+
+// The session of a transaction in progress: a connection held for the transaction's length.
+template <typename Connection>
+class HeldSession final : public SqlSession {
+public:
+    explicit HeldSession(Connection& connection) : connection_(connection) {}
+    Result<SqlRows> run(std::string_view doing, std::string_view sql, const std::vector<SqlValue>& params) override {
+        return run_on(connection_, doing, sql, params);
+    }
+
+private:
+    Connection& connection_;
+};
+
+// Begins a transaction of type Transaction on `connection`, runs `work`, commits when it succeeded.
+template <typename Transaction, typename Connection>
+Status transact(Connection& connection, const std::function<Status(SqlSession&)>& work) {
+    Transaction transaction(connection);
+    if (!transaction.begun()) return transaction.begun();
+    HeldSession<Connection> session(connection);
+    if (Status done = work(session); !done) return done;  // rolled back by the destructor
+    return transaction.commit();
+}
+
 class SqliteBackendConnection final : public BackendConnection {
 public:
     explicit SqliteBackendConnection(SqliteConnection connection)
@@ -21,31 +109,12 @@ public:
 
     Result<SqlRows> run(std::string_view doing, std::string_view sql, const std::vector<SqlValue>& params) override {
         std::lock_guard lock(mutex_);
-        SqliteStatement statement(connection_, sql);
-        if (!statement.prepared()) return connection_.error(doing);
-        int index = 1;
-        for (const auto& param : params) {
-            if (const auto* number = std::get_if<std::int64_t>(&param))
-                statement.bind(index, *number);
-            else if (const auto* text = std::get_if<std::string>(&param))
-                statement.bind(index, *text);
-            else
-                statement.bind_null(index);
-            ++index;
-        }
-        SqlRows out;
-        const int columns = statement.columns();
-        int rc = 0;
-        while ((rc = statement.step()) == SQLITE_ROW) {
-            auto& row = out.rows.emplace_back();
-            row.reserve(static_cast<std::size_t>(columns));
-            for (int column = 0; column < columns; ++column) {
-                row.push_back(statement.is_null(column) ? std::nullopt : std::optional(statement.text(column)));
-            }
-        }
-        if (rc != SQLITE_DONE) return connection_.error(doing);
-        out.affected = sqlite3_changes(connection_.handle());
-        return out;
+        return run_on(connection_, doing, sql, params);
+    }
+
+    Status transaction(const std::function<Status(SqlSession&)>& work) override {
+        std::lock_guard lock(mutex_);
+        return transact<SqliteTransaction>(connection_, work);
     }
 
 private:
@@ -60,40 +129,15 @@ public:
           pool_(std::move(url), std::move(connection)) {}
 
     Result<SqlRows> run(std::string_view doing, std::string_view sql, const std::vector<SqlValue>& params) override {
-        std::vector<PgParam> values;
-        values.reserve(params.size());
-        for (const auto& param : params) {
-            if (const auto* number = std::get_if<std::int64_t>(&param))
-                values.emplace_back(std::to_string(*number));
-            else if (const auto* text = std::get_if<std::string>(&param))
-                values.emplace_back(*text);
-            else
-                values.emplace_back(std::nullopt);
-        }
-        const std::string numbered = numbered_placeholders(sql);
         auto connection = pool_.acquire();
         if (!connection) return connection.error();
-        auto result = (*connection)->query(numbered, values);
-        if (!result) {
-            // The layer below says "running a statement"; say which one.
-            Error error = result.error();
-            constexpr std::string_view generic = "running a statement";
-            if (const auto at = error.message.find(generic); at != std::string::npos) {
-                error.message.replace(at, generic.size(), doing);
-            }
-            return error;
-        }
-        SqlRows out;
-        const int columns = result->columns();
-        for (int row = 0; row < result->rows(); ++row) {
-            auto& cells = out.rows.emplace_back();
-            cells.reserve(static_cast<std::size_t>(columns));
-            for (int column = 0; column < columns; ++column) {
-                cells.push_back(result->is_null(row, column) ? std::nullopt : std::optional(result->text(row, column)));
-            }
-        }
-        out.affected = result->affected();
-        return out;
+        return run_on(**connection, doing, sql, params);
+    }
+
+    Status transaction(const std::function<Status(SqlSession&)>& work) override {
+        auto connection = pool_.acquire();
+        if (!connection) return connection.error();
+        return transact<PgTransaction>(**connection, work);
     }
 
 private:

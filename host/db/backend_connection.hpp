@@ -3,13 +3,15 @@
 // every value comes back as text or NULL. Stores whose SQL differs per backend (runs, playbook
 // search) keep their own implementations. Thread-safe: SQLite statements are serialised on the one
 // connection; PostgreSQL ones run on a small pool of connections (PgPool), so each run() may use
-// another session: a transaction or a SET cannot span two run() calls.
+// another session: a transaction or a SET cannot span two run() calls; transaction() runs several
+// statements on one session, all or nothing.
 #pragma once
 
 #include "base/error.hpp"
 #include "db/storage_location.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,6 +36,14 @@ struct SqlRows {
     std::int64_t integer(std::size_t row, std::size_t column) const;
 };
 
+// The statements of one transaction: every run() goes to the same session.
+class SqlSession {
+public:
+    virtual ~SqlSession() = default;
+    // As BackendConnection::run().
+    virtual Result<SqlRows> run(std::string_view doing, std::string_view sql, const std::vector<SqlValue>& params) = 0;
+};
+
 class BackendConnection {
 public:
     // Connects and brings the schema up to date (creating the SQLite file if needed).
@@ -43,6 +53,11 @@ public:
     // Runs one statement; `doing` names it in the DATABASE_ERROR ("claiming an approval").
     // `?` outside quoted literals are the parameters, in order.
     virtual Result<SqlRows> run(std::string_view doing, std::string_view sql, const std::vector<SqlValue>& params) = 0;
+
+    // Runs `work` in one transaction on one session (SQLite: BEGIN IMMEDIATE, so writers queue;
+    // PostgreSQL: READ COMMITTED on a pooled connection). Committed when `work` succeeds; rolled back
+    // when it fails, and its error is returned. `work` must not call this connection's run().
+    virtual Status transaction(const std::function<Status(SqlSession&)>& work) = 0;
 
     StorageBackend backend() const { return backend_; }
     // The file or the server (never a password), for messages.

@@ -110,6 +110,22 @@ CREATE TRIGGER elicitations_legal_transitions BEFORE UPDATE OF state ON elicitat
 )sql";
 // ---- end of version 3 ----
 
+// ---- version 4: the records plugins keep through "skillhost.storage/1" (as SQLite's version 6).
+// Keys compare byte by byte (COLLATE "C"), as on SQLite, so list() orders and pages the same.
+constexpr const char* plugin_data_tables = R"sql(
+CREATE TABLE plugin_records (
+  plugin TEXT NOT NULL, user_id TEXT NOT NULL, collection TEXT NOT NULL, key TEXT COLLATE "C" NOT NULL,
+  value TEXT NOT NULL, size BIGINT NOT NULL, version BIGINT NOT NULL, updated_ms BIGINT NOT NULL,
+  PRIMARY KEY (plugin, user_id, collection, key));
+CREATE TABLE plugin_data_usage (
+  plugin TEXT NOT NULL, user_id TEXT NOT NULL, records BIGINT NOT NULL, bytes BIGINT NOT NULL,
+  last_version BIGINT NOT NULL, PRIMARY KEY (plugin, user_id));
+CREATE TABLE plugin_sequences (
+  plugin TEXT NOT NULL, user_id TEXT NOT NULL, collection TEXT NOT NULL, last_id BIGINT NOT NULL,
+  PRIMARY KEY (plugin, user_id, collection));
+)sql";
+// ---- end of version 4 ----
+
 struct PostgresMigration {
     SchemaMigration info;
     const char* sql;
@@ -120,6 +136,7 @@ constexpr PostgresMigration migrations[] = {
      shared_state_tables},
     {{2, "run_leases, mcp_sessions"}, multi_instance_tables},
     {{3, "elicitations"}, elicitation_tables},
+    {{4, "plugin_records, plugin_data_usage, plugin_sequences"}, plugin_data_tables},
 };
 
 // Any constant both sides agree on; it names "skillhost schema migration" among advisory locks.

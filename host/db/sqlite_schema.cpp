@@ -123,6 +123,23 @@ Status apply_mcp_sessions(SqliteConnection& connection) {
         "CREATE INDEX mcp_sessions_by_last_seen ON mcp_sessions(last_seen_ms);");
 }
 
+// Version 6: the records plugins keep through "skillhost.storage/1", per (plugin, user): the
+// records, each store's usage and version counter (one row, also what writers serialise on), and
+// the per-collection sequences of next_id().
+Status apply_plugin_data(SqliteConnection& connection) {
+    return connection.exec(
+        "CREATE TABLE plugin_records ("
+        " plugin TEXT NOT NULL, user_id TEXT NOT NULL, collection TEXT NOT NULL, key TEXT NOT NULL,"
+        " value TEXT NOT NULL, size INTEGER NOT NULL, version INTEGER NOT NULL, updated_ms INTEGER NOT NULL,"
+        " PRIMARY KEY (plugin, user_id, collection, key)) WITHOUT ROWID;"
+        "CREATE TABLE plugin_data_usage ("
+        " plugin TEXT NOT NULL, user_id TEXT NOT NULL, records INTEGER NOT NULL, bytes INTEGER NOT NULL,"
+        " last_version INTEGER NOT NULL, PRIMARY KEY (plugin, user_id)) WITHOUT ROWID;"
+        "CREATE TABLE plugin_sequences ("
+        " plugin TEXT NOT NULL, user_id TEXT NOT NULL, collection TEXT NOT NULL, last_id INTEGER NOT NULL,"
+        " PRIMARY KEY (plugin, user_id, collection)) WITHOUT ROWID;");
+}
+
 struct SqliteMigration {
     SchemaMigration info;
     Status (*apply)(SqliteConnection&);
@@ -136,6 +153,7 @@ constexpr SqliteMigration migrations[] = {
     {{3, "the per-run event log with a sequence number"}, apply_run_events},
     {{4, "pending elicitations: a skill's questions the CLI and the HTTP API answer later"}, apply_elicitations},
     {{5, "MCP-over-HTTP sessions, kept across a restart"}, apply_mcp_sessions},
+    {{6, "plugin records, their usage and sequences (skillhost.storage/1)"}, apply_plugin_data},
 };
 
 Result<int> read_user_version(const SqliteConnection& connection) {

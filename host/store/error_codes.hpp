@@ -15,6 +15,11 @@
     X(kRunNotFound, "RUN_NOT_FOUND", not_found)                         \
     X(kRunPluginVersionMissing, "RUN_PLUGIN_VERSION_MISSING", conflict) \
     X(kRunRecordInvalid, "RUN_RECORD_INVALID", internal)                \
-    X(kStepAlreadyClaimed, "STEP_ALREADY_CLAIMED", internal)
+    X(kStepAlreadyClaimed, "STEP_ALREADY_CLAIMED", internal)            \
+    X(kStorageConflict, "STORAGE_CONFLICT", conflict)                   \
+    X(kStorageInvalid, "STORAGE_INVALID", invalid)                      \
+    X(kStorageQuotaExceeded, "STORAGE_QUOTA_EXCEEDED", too_large)       \
+    X(kStorageTooLarge, "STORAGE_TOO_LARGE", too_large)                 \
+    X(kStorageUnavailable, "STORAGE_UNAVAILABLE", unavailable)
 
 SKILLHOST_DECLARE_ERROR_CODES(SKILLHOST_STORE_ERROR_CODES, kStoreErrorCodes, "store")
