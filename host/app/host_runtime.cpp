@@ -5,6 +5,7 @@
 
 #include "app/audit_llm_observer.hpp"
 #include "app/chat_backends.hpp"
+#include "app/plugin_storage_service.hpp"
 #include "app/router_completion_service.hpp"
 #include "app/storage_schema.hpp"
 #include "db/sqlite_file_check.hpp"
@@ -109,9 +110,14 @@ Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config
     rt->router = std::move(router.value());
 
     auto completions = std::make_shared<app::RouterCompletionService>(rt->router);
+    // Plugins' records ("skillhost.storage/1") live beside the other shared state.
+    auto opened_storage = PluginStorageService::open(storage_location(rt->config));
+    if (!opened_storage) return opened_storage.error();
+    std::shared_ptr<plugin::StorageService> plugin_storage = std::move(opened_storage.value());
     if (options.live_catalog) {
         reload::LiveCatalogOptions catalog_options = reload::live_catalog_options(rt->config);
         catalog_options.loader.completions = completions;
+        catalog_options.loader.storage = plugin_storage;
         policy::AuditLog* audit = rt->audit.get();
         catalog_options.on_report = [audit](const reload::ReloadReport& report) {
             (void)audit->append("reload", report.to_json());
@@ -126,6 +132,7 @@ Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config
         plugin::LoaderOptions lo;
         lo.cache_dir = rt->config.plugin_cache_dir();
         lo.completions = completions;
+        lo.storage = plugin_storage;
         lo.isolation = plugin::isolation_options(rt->config);
         policy::AuditLog* audit = rt->audit.get();
         lo.isolation.on_supervision_event = [audit](const Error& event) {

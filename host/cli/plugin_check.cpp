@@ -7,6 +7,7 @@
 #include "cli/scratch_dir.hpp"
 #include "llm/model_router.hpp"
 #include "app/chat_backends.hpp"
+#include "app/plugin_storage_service.hpp"
 #include "app/router_completion_service.hpp"
 #include "manifest/manifest.hpp"
 #include "exec/error_codes.hpp"
@@ -232,6 +233,10 @@ int run_check(CliContext& ctx, const std::string& manifest_file, bool json) {
     auto router = llm::ModelRouter::load(cfg->etc_dir / "models.yaml", nullptr, app::chat_backend_factories());
     if (!router) return fail_setup(router.error(), json);
     lo.completions = std::make_shared<app::RouterCompletionService>(router.value());
+    // Plugin storage on a throw-away database, so skills that keep records can run their examples.
+    auto storage = app::PluginStorageService::open(db::StorageLocation::sqlite(scratch->path() / "skillhost.db"));
+    if (!storage) return fail_setup(storage.error(), json);
+    lo.storage = storage.value();
     // Every skill runs in a runner, so a crash is reported for that skill instead of ending the
     // check; crashes neither quarantine the plugin nor delay the next skill.
     lo.isolation = plugin::isolation_options(cfg.value());

@@ -24,6 +24,7 @@ public:
                                                        const skillhost_plugin* descriptor, manifest::Manifest manifest,
                                                        std::filesystem::path loaded_from,
                                                        std::shared_ptr<CompletionService> completions,
+                                                       std::shared_ptr<StorageService> storage,
                                                        std::size_t max_result_bytes = kDefaultMaxResultBytes);
 
     // Calls shutdown() (if init succeeded), then unloads the library.
@@ -54,7 +55,7 @@ private:
 
     AbiPlugin(boost::dll::shared_library library, const skillhost_plugin* descriptor, manifest::Manifest manifest,
               std::filesystem::path loaded_from, std::shared_ptr<CompletionService> completions,
-              std::size_t max_result_bytes);
+              std::shared_ptr<StorageService> storage, std::size_t max_result_bytes);
 
     // Declared first so it is destroyed last: everything below may point into the library.
     boost::dll::shared_library library_;

@@ -39,6 +39,10 @@ struct CallControl {
         sample;
     // Answers "skillhost.elicit/1"; empty: ELICITATION_UNAVAILABLE.
     FrontEndRequest elicit;
+    // Answers "skillhost.storage/1" somewhere else (a runner forwards to the host, which knows the
+    // call's user); empty: the plugin's own host context answers. Takes the operation and its
+    // request as plugin/storage_service.hpp describes them.
+    std::function<Result<std::string>(std::string_view operation, std::string_view request_json)> storage;
     // "skillhost.idempotency/1": the same for every attempt of one intent (run:step, approval id);
     // the executor fills it (the call id when the caller gives none).
     std::string idempotency_key;

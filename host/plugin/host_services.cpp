@@ -3,6 +3,8 @@
 #include "plugin/host_services.hpp"
 #include "llm/error_codes.hpp"
 #include "plugin/error_codes.hpp"
+#include "db/error_codes.hpp"
+#include "store/error_codes.hpp"
 
 #include "plugin/abi_strings.hpp"
 #include "plugin/call_control.hpp"
@@ -11,6 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <optional>
 #include <string>
 
 namespace skillhost::plugin {
@@ -106,7 +109,11 @@ skillhost_status answer_through(const skillhost_result_writer* writer, const Res
     write_error(writer, error.code, error.message, boost::json::serialize(error.details));
     if (error.is(errors::kLlmUnavailable) || error.is(errors::kElicitationUnavailable))
         return SKILLHOST_STATUS_UNAVAILABLE;
-    if (error.is(errors::kElicitationInvalid)) return SKILLHOST_STATUS_INVALID_ARGS;
+    if (error.is(errors::kStorageUnavailable) || error.is(errors::kDatabaseUnavailable))
+        return SKILLHOST_STATUS_UNAVAILABLE;
+    if (error.is(errors::kElicitationInvalid) || error.is(errors::kStorageInvalid) ||
+        error.is(errors::kStorageTooLarge))
+        return SKILLHOST_STATUS_INVALID_ARGS;
     // A question queued for later (exec/elicitation_pause.hpp): the skill must stop as if cancelled.
     if (error.is(errors::kCancelled) || error.is(errors::kElicitationPending)) return SKILLHOST_STATUS_CANCELLED;
     return SKILLHOST_STATUS_ERROR;
@@ -210,12 +217,118 @@ skillhost_string_view idempotency_key(void*, const skillhost_call_context* call)
     return to_abi(control->idempotency_key);
 }
 
+// "skillhost.storage/1": every function becomes one operation of plugin/storage_service.hpp, answered
+// by the runner's forwarder (CallControl::storage) or this host's storage, for the plugin this
+// table belongs to and the call's user.
+skillhost_status storage_request(void* host_context, const skillhost_call_context* call, std::string_view operation,
+                                 boost::json::object request, const skillhost_result_writer* writer) noexcept {
+    try {
+        const PluginHostContext* context = context_of(host_context);
+        const CallControl* control = control_of(call);
+        if (!control || !context)
+            return answer_through(writer, Error{errors::kStorageUnavailable,
+                                                "plugin storage answers only during a call (pass the call's "
+                                                "context), for that call's user"});
+        const std::string body = boost::json::serialize(request);
+        if (control->storage) return answer_through(writer, control->storage(operation, body));
+        if (!context->storage)
+            return answer_through(writer, Error{errors::kStorageUnavailable,
+                                                "this host keeps no plugin storage; keep the data in the plugin's "
+                                                "data directory instead"});
+        const StorageOrigin origin{context->plugin_name, from_abi(call->user_id)};
+        return answer_through(writer, context->storage->handle(origin, operation, body));
+    } catch (const std::exception& e) {
+        write_error(writer, errors::kStorageUnavailable, std::string("plugin storage failed in the host: ") + e.what(),
+                    "{}");
+    } catch (...) {
+        write_error(writer, errors::kStorageUnavailable, "plugin storage failed in the host", "{}");
+    }
+    return SKILLHOST_STATUS_UNAVAILABLE;
+}
+
+// The strings of one storage request, as JSON strings named as the ABI names them.
+struct StorageArguments {
+    boost::json::object request;
+    std::optional<Error> refused;  // a null pointer with a size
+
+    StorageArguments& text(std::string_view name, skillhost_string_view view) {
+        if (view.size > 0 && view.data == nullptr)
+            refused = Error{errors::kStorageInvalid, "the " + std::string(name) + " is a null pointer with a size"};
+        else
+            request[name] = boost::json::string(from_abi(view));
+        return *this;
+    }
+};
+
+// Builds the request with `build` (a StorageArguments&), then asks for `operation`.
+template <typename Build>
+skillhost_status storage_call(void* host_context, const skillhost_call_context* call, std::string_view operation,
+                              const skillhost_result_writer* writer, Build&& build) noexcept {
+    try {
+        StorageArguments arguments;
+        build(arguments);
+        if (arguments.refused) return answer_through(writer, *arguments.refused);
+        return storage_request(host_context, call, operation, std::move(arguments.request), writer);
+    } catch (...) {
+        write_error(writer, errors::kStorageUnavailable, "plugin storage failed in the host", "{}");
+        return SKILLHOST_STATUS_UNAVAILABLE;
+    }
+}
+
+skillhost_status storage_get(void* host_context, const skillhost_call_context* call, skillhost_string_view collection,
+                             skillhost_string_view key, const skillhost_result_writer* writer) noexcept {
+    return storage_call(host_context, call, "get", writer,
+                        [&](StorageArguments& a) { a.text("collection", collection).text("key", key); });
+}
+
+skillhost_status storage_put(void* host_context, const skillhost_call_context* call, skillhost_string_view collection,
+                             skillhost_string_view key, skillhost_string_view value_json, int64_t expected_version,
+                             const skillhost_result_writer* writer) noexcept {
+    // The value travels as text: the storage checks its size before it parses it.
+    return storage_call(host_context, call, "put", writer, [&](StorageArguments& a) {
+        a.text("collection", collection).text("key", key).text("value", value_json);
+        a.request["expected_version"] = expected_version;
+    });
+}
+
+skillhost_status storage_remove(void* host_context, const skillhost_call_context* call,
+                                skillhost_string_view collection, skillhost_string_view key, int64_t expected_version,
+                                const skillhost_result_writer* writer) noexcept {
+    return storage_call(host_context, call, "remove", writer, [&](StorageArguments& a) {
+        a.text("collection", collection).text("key", key);
+        a.request["expected_version"] = expected_version;
+    });
+}
+
+skillhost_status storage_list(void* host_context, const skillhost_call_context* call, skillhost_string_view collection,
+                              skillhost_string_view prefix, skillhost_string_view cursor, uint32_t limit,
+                              const skillhost_result_writer* writer) noexcept {
+    return storage_call(host_context, call, "list", writer, [&](StorageArguments& a) {
+        a.text("collection", collection).text("prefix", prefix).text("cursor", cursor);
+        a.request["limit"] = limit;
+    });
+}
+
+skillhost_status storage_next_id(void* host_context, const skillhost_call_context* call,
+                                 skillhost_string_view collection, const skillhost_result_writer* writer) noexcept {
+    return storage_call(host_context, call, "next_id", writer,
+                        [&](StorageArguments& a) { a.text("collection", collection); });
+}
+
+skillhost_status storage_batch(void* host_context, const skillhost_call_context* call,
+                               skillhost_string_view request_json, const skillhost_result_writer* writer) noexcept {
+    return storage_call(host_context, call, "batch", writer,
+                        [&](StorageArguments& a) { a.text("request", request_json); });
+}
+
 // The extension tables are immutable and shared by every plugin: host_context tells them apart.
 const skillhost_llm_v1 llm_extension{&complete};
 const skillhost_path_check_v1 path_check_extension{&is_path_allowed};
 const skillhost_content_v1 content_extension{&add_content};
 const skillhost_elicit_v1 elicit_extension{&elicit};
 const skillhost_idempotency_v1 idempotency_extension{&idempotency_key};
+const skillhost_storage_v1 storage_extension{&storage_get,  &storage_put,     &storage_remove,
+                                             &storage_list, &storage_next_id, &storage_batch};
 
 const void* get_extension(void*, const char* id) noexcept {
     if (id == nullptr) return nullptr;
@@ -225,6 +338,7 @@ const void* get_extension(void*, const char* id) noexcept {
     if (wanted == SKILLHOST_EXT_CONTENT) return &content_extension;
     if (wanted == SKILLHOST_EXT_ELICIT) return &elicit_extension;
     if (wanted == SKILLHOST_EXT_IDEMPOTENCY) return &idempotency_extension;
+    if (wanted == SKILLHOST_EXT_STORAGE) return &storage_extension;
     return nullptr;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "plugin/completion_service.hpp"
+#include "plugin/storage_service.hpp"
 
 #include <skillhost/skill_abi.h>
 
@@ -15,6 +16,7 @@ namespace skillhost::plugin {
 struct PluginHostContext {
     std::string plugin_name;                         // attributes log lines
     std::shared_ptr<CompletionService> completions;  // null: completions answer UNAVAILABLE
+    std::shared_ptr<StorageService> storage;         // null: storage answers STORAGE_UNAVAILABLE
 };
 
 // A table whose functions all take `context` as host_context. The per-call services expect the

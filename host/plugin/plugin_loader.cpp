@@ -131,7 +131,7 @@ Result<std::shared_ptr<LoadedPlugin>> PluginLoader::load(const manifest::Manifes
 
     Result<std::shared_ptr<LoadedPlugin>> started =
         AbiPlugin::start(std::move(library), descriptor, manifest, std::move(copy.value()), options_.completions,
-                         options_.isolation.max_result_bytes);
+                         options_.storage, options_.isolation.max_result_bytes);
     if (!started) return with_paths(std::move(started.error()), manifest);
     return started;
 }

@@ -6,6 +6,7 @@
 #include "plugin/completion_service.hpp"
 #include "plugin/isolation_options.hpp"
 #include "plugin/loaded_plugin.hpp"
+#include "plugin/storage_service.hpp"
 
 #include <filesystem>
 #include <memory>
@@ -25,6 +26,9 @@ struct LoaderOptions {
     std::filesystem::path cache_dir;
     // Optional: serves the host-services `complete` function. Null: completions are UNAVAILABLE.
     std::shared_ptr<CompletionService> completions;
+    // Optional: serves "skillhost.storage/1" (the host's records, per plugin and user). Null:
+    // storage answers STORAGE_UNAVAILABLE.
+    std::shared_ptr<StorageService> storage;
     // False in a plugin runner: a process of its own maps the library only once.
     bool private_copy = true;
     // In-process or in runner processes, limits and supervision (isolation_options.hpp).

@@ -217,6 +217,7 @@ RunnerLaunch ProcessPlugin::launch_for(const CallContext* context) const {
     if (context) launch.user_id = context->user_id;
     launch.max_result_bytes = iso.max_result_bytes;
     launch.completions = options_.completions;
+    launch.storage = options_.storage;
     launch.kill_grace = iso.kill_grace;
     const manifest::Permissions& granted = manifest_.permissions;
     launch.llm_allowed = !granted.declared || granted.llm;

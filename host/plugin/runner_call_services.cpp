@@ -7,6 +7,7 @@
 #include "base/json_text.hpp"
 #include "plugin/host_services.hpp"
 #include "plugin/result_capture.hpp"
+#include "store/error_codes.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <spdlog/spdlog.h>
@@ -126,6 +127,35 @@ bool RunnerConnection::answer_front_end_request(std::uint64_t request_id, const 
         return true;
     }
     return false;
+}
+
+void RunnerConnection::answer_storage(std::uint64_t request_id, const wire::HostRequest& request) {
+    wire::PayloadReader r(request.body);
+    std::string operation(r.text()), body(r.text());
+    if (!r.ok()) {
+        reply(request_id, outcome_of(Error{errors::kRunnerProtocolError,
+                                           "the runner sent an unreadable storage request; report this as a "
+                                           "skillhost bug"}));
+        return;
+    }
+    // The store is the host's record of the call in flight: its user, and this runner's plugin.
+    std::string user;
+    std::optional<std::shared_ptr<void>> slot = admit_host_request(request_id, request.call_sequence, user);
+    if (!slot) return;
+    // A database round trip: on the host-request pool, never holding up other calls' frames.
+    answer_later(request_id, [slot = std::move(*slot), channel = channel_, request_id, storage = launch_.storage,
+                              plugin = launch_.plugin_name, user = std::move(user), operation = std::move(operation),
+                              body = std::move(body)] {
+        Result<std::string> answer = Error{errors::kStorageUnavailable,
+                                           "this host keeps no plugin storage; keep the data in the plugin's "
+                                           "data directory instead"};
+        try {
+            if (storage) answer = storage->handle(StorageOrigin{plugin, user}, operation, body);
+        } catch (const std::exception& e) {
+            answer = Error{errors::kStorageUnavailable, std::string("plugin storage failed in the host: ") + e.what()};
+        }
+        channel->send(wire::FrameType::host_reply, request_id, wire::encode(outcome_of(answer)));
+    });
 }
 
 }  // namespace skillhost::plugin

@@ -726,6 +726,7 @@ void RunnerConnection::answer_host_request(std::uint64_t request_id, std::string
     // sender in the runner.
     if (request->kind == SKILLHOST_EXT_PATH_CHECK) return answer_path_check(request_id, *request);
     if (answer_front_end_request(request_id, *request)) return;
+    if (request->kind == SKILLHOST_EXT_STORAGE) return answer_storage(request_id, *request);
     if (request->kind == SKILLHOST_EXT_LLM) return answer_completion(request_id, *request);
     reply(request_id, host_error(errors::kUnknownHostService,
                                  "the runner of plugin '" + plugin + "' asked for host service '" + request->kind +

@@ -10,6 +10,7 @@
 #include "plugin/completion_service.hpp"
 #include "plugin/loaded_plugin.hpp"
 #include "plugin/runner_protocol.hpp"
+#include "plugin/storage_service.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -49,6 +50,7 @@ struct RunnerLaunch {
     std::string plugin_name;
     std::size_t max_result_bytes = 0;
     std::shared_ptr<CompletionService> completions;
+    std::shared_ptr<StorageService> storage;  // answers "skillhost.storage/1"; null: STORAGE_UNAVAILABLE
     // False when the manifest declares permissions without `llm: true`: completions are refused.
     bool llm_allowed = true;
     std::chrono::milliseconds kill_grace{2000};
@@ -175,6 +177,8 @@ private:
     // A host_request for the call's front end: sampling ("skillhost.llm/1" with a running call
     // whose front end samples) and elicitation ("skillhost.elicit/1"); false when not one of these.
     bool answer_front_end_request(std::uint64_t request_id, const wire::HostRequest& request);
+    // "skillhost.storage/1" for the call's user and this runner's plugin (runner_call_services.cpp).
+    void answer_storage(std::uint64_t request_id, const wire::HostRequest& request);
     // The call's control while it is running; false when it has ended. Only on the thread handling
     // frames (the call cannot end meanwhile: its result is a later frame).
     bool with_running_call(std::uint64_t sequence, const std::function<void(CallControl&)>& use);

@@ -2,6 +2,7 @@
 #include "llm/error_codes.hpp"
 #include "plugin/error_codes.hpp"
 #include "runner/error_codes.hpp"
+#include "store/error_codes.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -48,7 +49,7 @@ Result<std::string> result_of(std::optional<plugin::RawOutcome> answer, const Er
     if (!answer) return Error{gone_code, "the host closed the connection before it answered"};
     if (answer->written == Written::result) return std::move(answer->result_json);
     // The host answered with one of its codes for the service (LLM_UNAVAILABLE, ...).
-    const auto known = find_error_code(answer->error_code, errors::kPluginErrorCodes);
+    const auto known = find_error_code(answer->error_code, errors::kPluginErrorCodes, errors::kStoreErrorCodes);
     Error error = Error::reported(answer->error_code, known ? known->kind : ErrorKind::internal, answer->error_message);
     std::error_code ec;
     boost::json::value details = boost::json::parse(answer->error_details_json, ec);
@@ -361,6 +362,12 @@ std::shared_ptr<CallServer::Active> CallServer::accept(std::uint64_t id, FrameTy
     };
     call->control.elicit = [this, id](std::string_view body, const std::atomic<bool>&) {
         return result_of(requests_.ask(id, SKILLHOST_EXT_ELICIT, body), errors::kElicitationUnavailable);
+    };
+    // Plugin storage is the host's: the host answers for the call's user and this runner's plugin.
+    call->control.storage = [this, id](std::string_view operation, std::string_view body) {
+        plugin::wire::PayloadWriter w;
+        w.text(operation).text(body);
+        return result_of(requests_.ask(id, SKILLHOST_EXT_STORAGE, w.bytes()), errors::kStorageUnavailable);
     };
     return call;
 }

@@ -5,6 +5,7 @@
 #include "llm/scripted_backend.hpp"
 #include "plugin/call_control.hpp"
 #include "plugin/host_services.hpp"
+#include "plugin/result_capture.hpp"
 #include "plugin_test_support.hpp"
 
 #include <gmock/gmock.h>
@@ -199,7 +200,7 @@ TEST_F(HostServicesTest, PluginLogLinesAreAttributedToThePlugin) {
 
 // A buggy plugin may hand the services anything; none of it may crash the host.
 TEST(HostServicesDirect, ToleratesNullAndEmptyInputs) {
-    PluginHostContext host{"direct", nullptr};
+    PluginHostContext host{"direct", nullptr, nullptr};
     skillhost_host_services services = make_host_services(host);
     EXPECT_EQ(services.struct_size, sizeof(skillhost_host_services));
     EXPECT_EQ(services.host_abi_version.major, 1u);
@@ -225,8 +226,38 @@ TEST(HostServicesDirect, ToleratesNullAndEmptyInputs) {
     EXPECT_EQ(services.complete(nullptr, &call, {"r", 1}, {"{}", 2}, nullptr), SKILLHOST_STATUS_UNAVAILABLE);
 }
 
+// The storage table answers whatever a buggy plugin passes with a status, never a crash.
+TEST(HostServicesDirect, StorageToleratesNullAndEmptyInputs) {
+    PluginHostContext host{"direct", nullptr, nullptr};
+    skillhost_host_services services = make_host_services(host);
+    const auto* storage =
+        static_cast<const skillhost_storage_v1*>(services.get_extension(services.host_context, SKILLHOST_EXT_STORAGE));
+    ASSERT_NE(storage, nullptr);
+    void* ctx = services.host_context;
+    const skillhost_string_view c{"c", 1}, k{"k", 1}, none{nullptr, 0}, bad{nullptr, 3};
+    // Outside a call (and with no storage at all): unavailable, with or without a writer.
+    EXPECT_EQ(storage->get(ctx, nullptr, c, k, nullptr), SKILLHOST_STATUS_UNAVAILABLE);
+    EXPECT_EQ(storage->put(nullptr, nullptr, none, none, none, -1, nullptr), SKILLHOST_STATUS_UNAVAILABLE);
+    EXPECT_EQ(storage->remove(ctx, nullptr, c, k, 0, nullptr), SKILLHOST_STATUS_UNAVAILABLE);
+    EXPECT_EQ(storage->list(ctx, nullptr, c, none, none, 10, nullptr), SKILLHOST_STATUS_UNAVAILABLE);
+    EXPECT_EQ(storage->next_id(ctx, nullptr, c, nullptr), SKILLHOST_STATUS_UNAVAILABLE);
+    EXPECT_EQ(storage->batch(ctx, nullptr, none, nullptr), SKILLHOST_STATUS_UNAVAILABLE);
+    skillhost_call_context call{};
+    call.struct_size = sizeof call;
+    CallControl control;
+    call.host_call = &control;
+    ResultCapture capture;
+    EXPECT_EQ(storage->get(ctx, &call, c, k, capture.writer()), SKILLHOST_STATUS_UNAVAILABLE);
+    EXPECT_EQ(capture.take().error_code, "STORAGE_UNAVAILABLE");
+    // A null pointer with a size is refused before anything reads it.
+    ResultCapture refused;
+    EXPECT_EQ(storage->get(ctx, &call, c, bad, refused.writer()), SKILLHOST_STATUS_INVALID_ARGS);
+    EXPECT_EQ(refused.take().error_code, "STORAGE_INVALID");
+    EXPECT_EQ(storage->batch(ctx, &call, bad, nullptr), SKILLHOST_STATUS_INVALID_ARGS);
+}
+
 TEST(HostServicesDirect, ThrowingProgressListenerDoesNotEscape) {
-    PluginHostContext host{"direct", nullptr};
+    PluginHostContext host{"direct", nullptr, nullptr};
     skillhost_host_services services = make_host_services(host);
     CallControl control;
     std::vector<double> heard;

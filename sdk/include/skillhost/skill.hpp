@@ -22,11 +22,13 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 namespace skillhost {
 
@@ -51,6 +53,54 @@ private:
 };
 
 enum class LogLevel { debug = SKILLHOST_LOG_DEBUG, info, warn, error };
+
+// One record of the plugin's storage ("skillhost.storage/1").
+struct Record {
+    std::string key;
+    Json value;
+    std::int64_t version = 0;
+};
+
+// The records the host keeps for this plugin and the call's user: the same on every instance of
+// the host (see "skillhost.storage/1" in skill_abi.h for keys, versions and limits). Get one from
+// Call::storage(); valid only while the skill function runs. Every failure throws SkillError with
+// the host's code, message and details (STORAGE_CONFLICT, STORAGE_INVALID, STORAGE_TOO_LARGE,
+// STORAGE_QUOTA_EXCEEDED, STORAGE_UNAVAILABLE, DATABASE_UNAVAILABLE, ...): let it propagate and the
+// caller sees it, or catch a conflict and retry.
+class Storage {
+public:
+    static constexpr std::int64_t any_version = SKILLHOST_STORAGE_ANY_VERSION;
+
+    Storage(const skillhost_host_services* host, const skillhost_call_context* ctx, const skillhost_storage_v1* table)
+        : host_(host), ctx_(ctx), table_(table) {}
+    // False on a host without the extension: every other function then throws STORAGE_UNAVAILABLE.
+    bool available() const { return table_ != nullptr; }
+
+    std::optional<Record> get(std::string_view collection, std::string_view key) const;
+    // Creates or replaces; expected_version 0 = create only, n = only at version n. The new version.
+    std::int64_t put(std::string_view collection, std::string_view key, const Json& value,
+                     std::int64_t expected_version = any_version) const;
+    // False when there was no such record.
+    bool remove(std::string_view collection, std::string_view key, std::int64_t expected_version = any_version) const;
+    struct Page {
+        std::vector<Record> records;
+        std::string next_cursor;  // empty: nothing more
+    };
+    Page list(std::string_view collection, std::string_view prefix = {}, std::string_view cursor = {},
+              std::uint32_t limit = 100) const;
+    std::int64_t next_id(std::string_view collection) const;
+    // `operations`: the batch's array ({"op":"put",...}, see skill_abi.h); all or nothing. The results array.
+    Json batch(const Json& operations) const;
+
+private:
+    // Runs one ABI function with a capturing writer; the answer, or throws the host's error.
+    template <typename Invoke>
+    Json ask(Invoke&& invoke) const;
+
+    const skillhost_host_services* host_;
+    const skillhost_call_context* ctx_;
+    const skillhost_storage_v1* table_;
+};
 
 // The view a skill gets of its call: who, where, until when, and the host's services.
 // Valid only while the skill function runs.
@@ -148,6 +198,11 @@ public:
         return std::string(from_view(idem->key(host_->host_context, ctx_)));
     }
 
+    // The plugin's records for this call's user ("skillhost.storage/1").
+    Storage storage() const {
+        return Storage(host_, ctx_, static_cast<const skillhost_storage_v1*>(extension(SKILLHOST_EXT_STORAGE)));
+    }
+
     const void* extension(const char* id) const {
         if (!host_ || !SKILLHOST_HAS_MEMBER(skillhost_host_services, host_, get_extension) || !host_->get_extension)
             return nullptr;
@@ -172,19 +227,21 @@ namespace detail {
 struct CapturedResult {
     bool ok = false;
     bool written = false;
-    std::string json, code, message;
+    std::string json, code, message, details;
     static void on_result(void* ctx, skillhost_string_view json) {
         auto* self = static_cast<CapturedResult*>(ctx);
         if (self->written) return;
         self->written = self->ok = true;
         self->json.assign(from_view(json));
     }
-    static void on_error(void* ctx, skillhost_string_view code, skillhost_string_view message, skillhost_string_view) {
+    static void on_error(void* ctx, skillhost_string_view code, skillhost_string_view message,
+                         skillhost_string_view details) {
         auto* self = static_cast<CapturedResult*>(ctx);
         if (self->written) return;
         self->written = true;
         self->code.assign(from_view(code));
         self->message.assign(from_view(message));
+        self->details.assign(from_view(details));
     }
     skillhost_result_writer writer() {
         return {this, &on_result, &on_error, static_cast<uint32_t>(sizeof(skillhost_result_writer))};
@@ -487,6 +544,80 @@ inline std::optional<Call::Elicitation> Call::elicit(std::string_view message, c
     } catch (const JsonError&) {
         throw SkillError("ELICITATION_FAILED", "the host's elicitation answer is not JSON; retry the call");
     }
+}
+
+template <typename Invoke>
+Json Storage::ask(Invoke&& invoke) const {
+    if (!table_) throw SkillError("STORAGE_UNAVAILABLE", "this host keeps no plugin storage (skillhost.storage/1)");
+    detail::CapturedResult captured;
+    skillhost_result_writer w = captured.writer();
+    const skillhost_status st = invoke(host_->host_context, &w);
+    if (st != SKILLHOST_STATUS_OK || !captured.ok) {
+        Json details = Json::object();
+        try {
+            if (!captured.details.empty()) details = Json::parse(captured.details);
+        } catch (const JsonError&) {}
+        throw SkillError(captured.code.empty() ? "STORAGE_UNAVAILABLE" : captured.code,
+                         captured.message.empty() ? "the host's storage did not answer" : captured.message,
+                         std::move(details));
+    }
+    try {
+        return Json::parse(captured.json);
+    } catch (const JsonError&) {
+        throw SkillError("STORAGE_UNAVAILABLE", "the host's storage answer is not JSON; retry the call");
+    }
+}
+
+inline std::optional<Record> Storage::get(std::string_view collection, std::string_view key) const {
+    Json answer = ask([&](void* host, const skillhost_result_writer* w) {
+        return table_->get(host, ctx_, to_view(collection), to_view(key), w);
+    });
+    if (!answer.bool_or("found", false)) return std::nullopt;
+    return Record{std::string(key), answer["value"], answer.int_or("version", 0)};
+}
+
+inline std::int64_t Storage::put(std::string_view collection, std::string_view key, const Json& value,
+                                 std::int64_t expected_version) const {
+    const std::string text = value.dump();
+    Json answer = ask([&](void* host, const skillhost_result_writer* w) {
+        return table_->put(host, ctx_, to_view(collection), to_view(key), to_view(text), expected_version, w);
+    });
+    return answer.int_or("version", 0);
+}
+
+inline bool Storage::remove(std::string_view collection, std::string_view key, std::int64_t expected_version) const {
+    Json answer = ask([&](void* host, const skillhost_result_writer* w) {
+        return table_->remove(host, ctx_, to_view(collection), to_view(key), expected_version, w);
+    });
+    return answer.bool_or("removed", false);
+}
+
+inline Storage::Page Storage::list(std::string_view collection, std::string_view prefix, std::string_view cursor,
+                                   std::uint32_t limit) const {
+    Json answer = ask([&](void* host, const skillhost_result_writer* w) {
+        return table_->list(host, ctx_, to_view(collection), to_view(prefix), to_view(cursor), limit, w);
+    });
+    Page page;
+    if (const Json* records = answer.find("records"); records && records->is_array())
+        for (const Json& record : records->as_array())
+            page.records.push_back(Record{record.string_or("key", ""), record["value"], record.int_or("version", 0)});
+    if (const Json* next = answer.find("next_cursor"); next && next->is_string()) page.next_cursor = next->as_string();
+    return page;
+}
+
+inline std::int64_t Storage::next_id(std::string_view collection) const {
+    Json answer = ask([&](void* host, const skillhost_result_writer* w) {
+        return table_->next_id(host, ctx_, to_view(collection), w);
+    });
+    return answer.int_or("id", 0);
+}
+
+inline Json Storage::batch(const Json& operations) const {
+    const std::string body = Json::object({{"operations", operations}}).dump();
+    Json answer =
+        ask([&](void* host, const skillhost_result_writer* w) { return table_->batch(host, ctx_, to_view(body), w); });
+    const Json* results = answer.find("results");
+    return results ? *results : Json::array();
 }
 
 // Standard base64 (RFC 4648, padded) of `bytes`, for image, audio and blob content.

@@ -463,6 +463,116 @@ typedef struct skillhost_idempotency_v1 {
 } skillhost_idempotency_v1;
 
 /*
+ * "skillhost.storage/1" — host extension: records the host keeps for the plugin, per user.
+ *   const skillhost_storage_v1* storage = host->get_extension(host->host_context, SKILLHOST_EXT_STORAGE);
+ * A plugin's files in data_dir stay on the instance that wrote them; records kept here live in the
+ * host's storage (the SQLite file of its home, or the PostgreSQL database several daemons share),
+ * so every instance serving the user sees the same records. Use it for the plugin's state (tasks,
+ * notes, settings) instead of a database file of its own.
+ *
+ * One store per (plugin, user): the plugin is the one making the call, the user is the call's user
+ * (the host's record of the call, never a value the plugin passes), so a plugin cannot reach
+ * another user's records or another plugin's. A store holds collections; a collection holds
+ * records, each a key and a value:
+ *  - collection: 1 to SKILLHOST_STORAGE_MAX_COLLECTION_BYTES bytes of [A-Za-z0-9_.-], starting with
+ *    a letter or digit ("tasks", "notes.v2"). Collections need no creating.
+ *  - key: 1 to SKILLHOST_STORAGE_MAX_KEY_BYTES bytes of UTF-8 without NUL. Keys are ordered byte by
+ *    byte ("10" sorts before "9": zero-pad numbers, e.g. "0000000016", to list them in order).
+ *  - value: one JSON value (UTF-8 JSON text, usually an object), at most
+ *    SKILLHOST_STORAGE_MAX_VALUE_BYTES bytes. The host stores it compacted: whitespace may differ
+ *    when read back, the value does not.
+ *  - version: an integer > 0 the host gives a record on every write. It grows with each write to
+ *    the store, and a record deleted and created again never gets a version it had before, so
+ *    "still version 7" means "nobody wrote it since I read it".
+ * expected_version, wherever it is taken, is a precondition checked atomically with the write:
+ * SKILLHOST_STORAGE_ANY_VERSION (-1) none; 0 the record must not exist (create only); n > 0 the
+ * record must exist at version n (compare-and-set). A failed precondition writes nothing.
+ *
+ * Every function is [during-call]: `call` must be the context of a call in flight (else
+ * STORAGE_UNAVAILABLE); blocking (a database round trip). Safe from several threads of the same
+ * call, and from concurrent calls: every write is a transaction, and writes to one store are
+ * serialised. Strings are copied by the host. Each answers through `writer` (used once, before the
+ * function returns) with one JSON object and returns SKILLHOST_STATUS_OK, or writes an error:
+ *   STORAGE_INVALID          a malformed argument (collection, key, value JSON, limit, batch),
+ *                            named in the message: SKILLHOST_STATUS_INVALID_ARGS
+ *   STORAGE_TOO_LARGE        a key, value, batch or page over its limit (details.limit names it,
+ *                            details.max the limit, details.actual what was given): INVALID_ARGS
+ *   STORAGE_QUOTA_EXCEEDED   the store would hold more than SKILLHOST_STORAGE_MAX_RECORDS records or
+ *                            SKILLHOST_STORAGE_MAX_BYTES bytes of values (details.limit): ERROR
+ *   STORAGE_CONFLICT         expected_version did not hold; details: collection, key,
+ *                            expected_version, actual_version (0: absent), index (in a batch): ERROR
+ *   STORAGE_UNAVAILABLE      no storage (outside a call, a host without storage): UNAVAILABLE
+ *   DATABASE_UNAVAILABLE     the host's database does not answer now; retry later: UNAVAILABLE
+ *   DATABASE_ERROR           the host's database failed: ERROR
+ */
+#define SKILLHOST_EXT_STORAGE "skillhost.storage/1"
+#define SKILLHOST_STORAGE_ANY_VERSION (-1)
+#define SKILLHOST_STORAGE_MAX_COLLECTION_BYTES 64u
+#define SKILLHOST_STORAGE_MAX_KEY_BYTES 512u
+#define SKILLHOST_STORAGE_MAX_VALUE_BYTES (256u * 1024u)
+#define SKILLHOST_STORAGE_MAX_RECORDS 100000u             /* per (plugin, user) */
+#define SKILLHOST_STORAGE_MAX_BYTES (64u * 1024u * 1024u) /* of values, per (plugin, user) */
+#define SKILLHOST_STORAGE_MAX_BATCH_OPERATIONS 100u
+#define SKILLHOST_STORAGE_MAX_BATCH_BYTES (4u * 1024u * 1024u) /* a batch's request_json */
+#define SKILLHOST_STORAGE_MAX_LIST_LIMIT 1000u
+#define SKILLHOST_STORAGE_MAX_PAGE_BYTES (4u * 1024u * 1024u) /* of values in one list() answer */
+
+typedef struct skillhost_storage_v1 {
+    /* [during-call] Reads one record. Answer: {"found":true,"key":"...","value":<JSON>,"version":n}
+     * or {"found":false}. */
+    skillhost_status (*get)(void* host_context, const skillhost_call_context* call, skillhost_string_view collection,
+                            skillhost_string_view key, const skillhost_result_writer* writer);
+
+    /* [during-call] Creates or replaces one record with `value_json`, if expected_version holds.
+     * Answer: {"version":n,"created":true|false} (n the record's new version). */
+    skillhost_status (*put)(void* host_context, const skillhost_call_context* call, skillhost_string_view collection,
+                            skillhost_string_view key, skillhost_string_view value_json, int64_t expected_version,
+                            const skillhost_result_writer* writer);
+
+    /* [during-call] Deletes one record, if expected_version holds (0: it must not exist; removing
+     * nothing). Answer: {"removed":true|false} (false: there was no such record). */
+    skillhost_status (*remove)(void* host_context, const skillhost_call_context* call, skillhost_string_view collection,
+                               skillhost_string_view key, int64_t expected_version,
+                               const skillhost_result_writer* writer);
+
+    /* [during-call] Records of `collection` whose key starts with `prefix` (empty: all), in key
+     * order, after `cursor` (empty: from the start; otherwise a next_cursor this function gave), at
+     * most `limit` (1 to SKILLHOST_STORAGE_MAX_LIST_LIMIT) and at most
+     * SKILLHOST_STORAGE_MAX_PAGE_BYTES of values (at least one record). Answer:
+     * {"records":[{"key":"...","value":<JSON>,"version":n},...],"next_cursor":"..."|null}; null
+     * when there is nothing more. A page sees the records as they are when it is read: records
+     * written between pages appear in a later page when their key is after the cursor. */
+    skillhost_status (*list)(void* host_context, const skillhost_call_context* call, skillhost_string_view collection,
+                             skillhost_string_view prefix, skillhost_string_view cursor, uint32_t limit,
+                             const skillhost_result_writer* writer);
+
+    /* [during-call] The next number of the collection's sequence: 1, 2, 3, ... Never the same number
+     * twice for one (plugin, user, collection), even across instances and after records are
+     * deleted; a number taken by a call that then failed is skipped, not reused. Answer:
+     * {"id":n}. The sequence is separate from the records: it does not create one. */
+    skillhost_status (*next_id)(void* host_context, const skillhost_call_context* call,
+                                skillhost_string_view collection, const skillhost_result_writer* writer);
+
+    /*
+     * [during-call] Several writes, all or nothing: either every operation's precondition holds and
+     * all are applied in one transaction, or none is (the first failure is reported, details.index
+     * naming the operation). request_json (at most SKILLHOST_STORAGE_MAX_BATCH_BYTES):
+     *   {"operations":[                     1 to SKILLHOST_STORAGE_MAX_BATCH_OPERATIONS of
+     *     {"op":"put","collection":"c","key":"k","value":<JSON>,"expected_version"?:n},
+     *     {"op":"remove","collection":"c","key":"k","expected_version"?:n},
+     *     {"op":"check","collection":"c","key":"k","expected_version":n},   a precondition only
+     *     {"op":"advance_sequence","collection":"c","to":n}                  next_id() answers > n
+     *   ]}
+     * expected_version defaults to SKILLHOST_STORAGE_ANY_VERSION. Operations apply in order; a
+     * later one sees what an earlier one wrote. Answer: {"results":[...]}, one per operation:
+     * {"version":n,"created":b} (put), {"removed":b} (remove), {"version":n} (check: 0 = absent),
+     * {"last_id":n} (advance_sequence: the sequence's last number now).
+     */
+    skillhost_status (*batch)(void* host_context, const skillhost_call_context* call,
+                              skillhost_string_view request_json, const skillhost_result_writer* writer);
+} skillhost_storage_v1;
+
+/*
  * Tool logs and sampling need no extension of their own:
  *  - log() called on the thread running invoke() is also attributed to that call: a front end that
  *    can show a call's log (MCP: notifications/message on the call's stream, at the level the
