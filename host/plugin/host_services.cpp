@@ -252,10 +252,20 @@ struct StorageArguments {
     std::optional<Error> refused;  // a null pointer with a size
 
     StorageArguments& text(std::string_view name, skillhost_string_view view) {
-        if (view.size > 0 && view.data == nullptr)
+        if (refused) return *this;
+        if (view.size > 0 && view.data == nullptr) {
             refused = Error{errors::kStorageInvalid, "the " + std::string(name) + " is a null pointer with a size"};
-        else
+        } else if (view.size > SKILLHOST_STORAGE_MAX_BATCH_BYTES) {
+            // No argument may be larger than a whole batch: refused before the host copies it.
+            refused = Error{errors::kStorageTooLarge, "the " + std::string(name) + " has " + std::to_string(view.size) +
+                                                          " bytes, over the limit of " +
+                                                          std::to_string(SKILLHOST_STORAGE_MAX_BATCH_BYTES)};
+            refused->details["limit"] = name == "request" ? "batch_bytes" : name == "value" ? "value" : "key";
+            refused->details["max"] = SKILLHOST_STORAGE_MAX_BATCH_BYTES;
+            refused->details["actual"] = view.size;
+        } else {
             request[name] = boost::json::string(from_abi(view));
+        }
         return *this;
     }
 };

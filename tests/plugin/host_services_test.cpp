@@ -254,6 +254,14 @@ TEST(HostServicesDirect, StorageToleratesNullAndEmptyInputs) {
     EXPECT_EQ(storage->get(ctx, &call, c, bad, refused.writer()), SKILLHOST_STATUS_INVALID_ARGS);
     EXPECT_EQ(refused.take().error_code, "STORAGE_INVALID");
     EXPECT_EQ(storage->batch(ctx, &call, bad, nullptr), SKILLHOST_STATUS_INVALID_ARGS);
+    // An argument larger than any request may be is refused by its size, before it is copied.
+    const std::string huge(SKILLHOST_STORAGE_MAX_BATCH_BYTES + 1, 'x');
+    ResultCapture too_large;
+    EXPECT_EQ(storage->put(ctx, &call, c, k, {huge.data(), huge.size()}, -1, too_large.writer()),
+              SKILLHOST_STATUS_INVALID_ARGS);
+    const RawOutcome refused_value = too_large.take();
+    EXPECT_EQ(refused_value.error_code, "STORAGE_TOO_LARGE");
+    EXPECT_THAT(refused_value.error_details_json, HasSubstr(R"("limit":"value")"));
 }
 
 TEST(HostServicesDirect, ThrowingProgressListenerDoesNotEscape) {
