@@ -231,12 +231,13 @@ Result<std::string> PluginStorageService::handle(const plugin::StorageOrigin& or
         if (!operations || !operations->is_array())
             return invalid("the batch request has no \"operations\" array: {\"operations\":[{\"op\":\"put\",...}]}");
         // Counted before each operation is read, so a huge array costs nothing more (the store counts again).
-        if (operations->get_array().size() > limits.max_batch_operations) {
-            Error error{errors::kStorageTooLarge, "the batch has " + std::to_string(operations->get_array().size()) +
+        if (const std::size_t count = operations->get_array().size(); count > limits.max_batch_operations) {
+            Error error{errors::kStorageTooLarge, "the batch has " + std::to_string(count) +
                                                       " operations, over the limit of " +
                                                       std::to_string(limits.max_batch_operations) + "; split it"};
             error.details["limit"] = "batch_operations";
             error.details["max"] = limits.max_batch_operations;
+            error.details["actual"] = count;
             return error;
         }
         std::vector<store::RecordWrite> writes;

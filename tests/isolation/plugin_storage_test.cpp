@@ -163,6 +163,7 @@ TEST_P(PluginStorageTest, EveryInputAPluginCanGetWrongHasAClearError) {
     const RawOutcome too_many = failed(*plugin, many + "]}");
     EXPECT_EQ(too_many.error_code, "STORAGE_TOO_LARGE");
     EXPECT_EQ(details_of(too_many).at("limit"), "batch_operations");
+    EXPECT_EQ(details_of(too_many).at("actual"), 101);
 
     const auto null_key = ok(*plugin, R"({"op":"null_key"})");
     EXPECT_EQ(null_key.at("status"), SKILLHOST_STATUS_INVALID_ARGS);
