@@ -38,12 +38,17 @@ std::vector<const catalog::CatalogEntry*> entries_for(ApiServices& s, const cata
 
 // Executed and failed: the call happened, its result is the error (200, ok:false). Not run at all:
 // the status says why (404 unknown skill, 400 bad arguments, 403 refused, 202 queued for approval
-// or stopped at a question for the user: answer it at /v1/elicitations/{id}).
+// or stopped at a question for the user: answer it at /v1/elicitations/{id}). One failure of an
+// executed call is the host's own: DATABASE_UNAVAILABLE, which the host's storage answers a plugin
+// (skillhost.storage/1) while its database does not answer, so the skill could not act: 503, as
+// for a call the host refused for that reason, and the client retries.
 Response call_reply(const exec::CallOutcome& outcome) {
     const auto& result = outcome.result;
     if (result.ok) return json_response(http::status::ok, result.to_json());
     const bool executed =
         outcome.decision && !outcome.decision->denied() && !outcome.approval_id && !outcome.elicitation_id;
+    if (executed && result.error.code == "DATABASE_UNAVAILABLE")
+        return json_response(http::status::service_unavailable, result.to_json());
     if (executed) return json_response(http::status::ok, result.to_json());
     json::object out = result.to_json();
     if (outcome.approval_id) out["approval_id"] = *outcome.approval_id;
