@@ -1,45 +1,66 @@
 #include "task_store.hpp"
 
-#include "../common/created_by_key.hpp"
+#include "task_file_import.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
 
 namespace skillhost_builtin::tasks {
 
 using skillhost::Json;
+using skillhost::Record;
 using skillhost::SkillError;
 
 namespace {
 
-constexpr const char* kSchema = R"sql(
-CREATE TABLE IF NOT EXISTS tasks (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  title TEXT NOT NULL,
-  notes TEXT NOT NULL DEFAULT '',
-  status TEXT NOT NULL CHECK (status IN ('open','in_progress','done','cancelled')),
-  priority TEXT NOT NULL CHECK (priority IN ('low','medium','high')),
-  due TEXT,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL,
-  completed_at TEXT
-);
-CREATE TABLE IF NOT EXISTS task_tags (
-  task_id INTEGER NOT NULL REFERENCES tasks(id) ON DELETE CASCADE,
-  tag TEXT NOT NULL,
-  position INTEGER NOT NULL,
-  PRIMARY KEY (task_id, tag)
-);
-CREATE INDEX IF NOT EXISTS task_tags_by_tag ON task_tags(tag);
-PRAGMA user_version = 1;
-)sql";
+constexpr const char* kTasks = "tasks";
+constexpr const char* kRetryKeys = "retry_keys";
+constexpr const char* kRetryKeysByTime = "retry_keys.by_time";
+constexpr std::int64_t kRetryKeyDays = 30;
+// Keys older than kRetryKeyDays forgotten with each recorded key: more than the one added, so the
+// collection never grows beyond the keys of the last 30 days for long.
+constexpr std::uint32_t kForgetPerWrite = 8;
+// How often an update or a delete reads the task again after another writer changed it first.
+constexpr int kConflictAttempts = 8;
+// A page of the tasks collection; the store holds at most SKILLHOST_STORAGE_MAX_RECORDS records, so
+// reading every page takes a bounded number of requests.
+constexpr std::uint32_t kPage = SKILLHOST_STORAGE_MAX_LIST_LIMIT;
+constexpr std::size_t kMaxPages = SKILLHOST_STORAGE_MAX_RECORDS / SKILLHOST_STORAGE_MAX_LIST_LIMIT + 2;
 
-// Tags come back as one column joined by the unit separator (0x1f); normalize_tags strips control
-// characters, so it never occurs inside a tag.
-constexpr const char* kColumns =
-    "t.id, t.title, t.notes, t.status, t.priority, t.due, t.created_at, t.updated_at, t.completed_at, "
-    "(SELECT group_concat(tag, char(31)) FROM (SELECT tag FROM task_tags WHERE task_id = t.id ORDER BY position))";
+int status_rank(const std::string& status) {
+    if (status == "in_progress") return 0;
+    if (status == "open") return 1;
+    if (status == "done") return 2;
+    return 3;
+}
 
-constexpr const char* kOrder =
-    " ORDER BY CASE t.status WHEN 'in_progress' THEN 0 WHEN 'open' THEN 1 WHEN 'done' THEN 2 ELSE 3 END,"
-    " CASE t.priority WHEN 'high' THEN 0 WHEN 'medium' THEN 1 ELSE 2 END, t.due IS NULL, t.due, t.id";
+int priority_rank(const std::string& priority) {
+    if (priority == "high") return 0;
+    if (priority == "medium") return 1;
+    return 2;
+}
+
+bool is_conflict(const SkillError& e) {
+    return e.code() == "STORAGE_CONFLICT";
+}
+
+std::int64_t now_unix() {
+    return static_cast<std::int64_t>(std::time(nullptr));
+}
+
+std::optional<std::string> optional_text(const Json& value, std::string_view name) {
+    const Json* v = value.find(name);
+    if (!v || v->is_null()) return std::nullopt;
+    return v->as_string();
+}
+
+[[noreturn]] void throw_too_many_conflicts(std::int64_t id) {
+    throw SkillError("TASK_BUSY",
+                     "task " + std::to_string(id) + " was changed by other calls " + std::to_string(kConflictAttempts) +
+                         " times while this call tried to write it; retry in a moment",
+                     Json::object({{"id", id}, {"attempts", kConflictAttempts}}));
+}
 
 }  // namespace
 
@@ -50,190 +71,229 @@ void throw_task_not_found(std::int64_t id) {
                      Json::object({{"id", id}}));
 }
 
-TaskStore::TaskStore(const skillhost::Call& call) : db_(database_path(call, "tasks.db")) {
-    ensure_schema();
+std::string task_key(std::int64_t id) {
+    char key[32];
+    std::snprintf(key, sizeof key, "%016lld", static_cast<long long>(id));
+    return key;
 }
 
-void TaskStore::ensure_schema() {
-    {
-        // The read must be finished before BEGIN IMMEDIATE: a connection that still holds a read
-        // snapshot gets SQLITE_BUSY at once (the busy timeout is skipped to avoid a deadlock).
-        Statement version = db_.prepare("PRAGMA user_version");
-        if (version.step() && version.int64(0) >= 1) return;
-    }
-    WriteTransaction tx(db_);  // every statement in the schema is IF NOT EXISTS: racing creators are fine
-    db_.exec(kSchema);
-    tx.commit();
+Json task_value(const Task& task) {
+    Json tags = Json::array();
+    for (const auto& t : task.tags) tags.push_back(t);
+    Json value = Json::object({{"title", task.title},
+                               {"notes", task.notes},
+                               {"status", task.status},
+                               {"priority", task.priority},
+                               {"tags", tags},
+                               {"created_at", task.created_at},
+                               {"updated_at", task.updated_at}});
+    value["due"] = task.due ? Json(*task.due) : Json();
+    value["completed_at"] = task.completed_at ? Json(*task.completed_at) : Json();
+    return value;
 }
 
-std::vector<Task> TaskStore::read_tasks(Statement& stmt) {
-    std::vector<Task> out;
-    while (stmt.step()) {
+Task task_from_record(const Record& record) {
+    try {
         Task t;
-        t.id = stmt.int64(0);
-        t.title = stmt.text(1);
-        t.notes = stmt.text(2);
-        t.status = stmt.text(3);
-        t.priority = stmt.text(4);
-        if (!stmt.is_null(5)) t.due = stmt.text(5);
-        t.created_at = stmt.text(6);
-        t.updated_at = stmt.text(7);
-        if (!stmt.is_null(8)) t.completed_at = stmt.text(8);
-        std::string joined = stmt.text(9);
-        std::size_t start = 0;
-        while (!joined.empty() && start <= joined.size()) {
-            std::size_t end = joined.find('\x1f', start);
-            if (end == std::string::npos) end = joined.size();
-            t.tags.push_back(joined.substr(start, end - start));
-            start = end + 1;
-        }
-        out.push_back(std::move(t));
+        t.id = std::stoll(record.key);
+        const Json& v = record.value;
+        t.title = v["title"].as_string();
+        t.notes = v.string_or("notes", "");
+        t.status = v["status"].as_string();
+        t.priority = v["priority"].as_string();
+        if (const Json* tags = v.find("tags"); tags && tags->is_array())
+            for (const Json& tag : tags->as_array()) t.tags.push_back(tag.as_string());
+        t.created_at = v.string_or("created_at", "");
+        t.updated_at = v.string_or("updated_at", "");
+        t.due = optional_text(v, "due");
+        t.completed_at = optional_text(v, "completed_at");
+        return t;
+    } catch (const std::exception& e) {
+        throw SkillError("TASK_RECORD_INVALID",
+                         "the stored record of task '" + record.key + "' is not a task (" + e.what() +
+                             "); it was written by something other than the tasks plugin",
+                         Json::object({{"key", record.key}}));
     }
-    return out;
+}
+
+bool displayed_before(const Task& a, const Task& b) {
+    // The order of the SQL the file-based store used: status, priority, `due IS NULL`, due, id.
+    if (int x = status_rank(a.status), y = status_rank(b.status); x != y) return x < y;
+    if (int x = priority_rank(a.priority), y = priority_rank(b.priority); x != y) return x < y;
+    if (a.due.has_value() != b.due.has_value()) return a.due.has_value();
+    if (a.due && *a.due != *b.due) return *a.due < *b.due;
+    return a.id < b.id;
+}
+
+TaskStore::TaskStore(const skillhost::Call& call) : storage_(call.storage()) {
+    if (!storage_.available())
+        throw SkillError("STORAGE_UNAVAILABLE",
+                         "the tasks plugin keeps its tasks in the host's storage (skillhost.storage/1), which this "
+                         "host does not offer; run it on skillhost with plugin storage (the host that shipped it)");
+    import_task_file_once(call, storage_);
+}
+
+std::optional<TaskStore::Stored> TaskStore::read(std::int64_t id) {
+    auto record = storage_.get(kTasks, task_key(id));
+    if (!record) return std::nullopt;
+    return Stored{task_from_record(*record), record->version};
 }
 
 std::optional<Task> TaskStore::get(std::int64_t id) {
-    Statement stmt = db_.prepare(std::string("SELECT ") + kColumns + " FROM tasks t WHERE t.id = ?1");
-    stmt.bind(1, id);
-    auto tasks = read_tasks(stmt);
-    if (tasks.empty()) return std::nullopt;
-    return std::move(tasks.front());
+    auto stored = read(id);
+    if (!stored) return std::nullopt;
+    return std::move(stored->task);
+}
+
+std::vector<Task> TaskStore::read_all() {
+    std::vector<Task> out;
+    std::string cursor;
+    for (std::size_t page_number = 0; page_number < kMaxPages; ++page_number) {
+        auto page = storage_.list(kTasks, "", cursor, kPage);
+        for (const auto& record : page.records) out.push_back(task_from_record(record));
+        if (page.next_cursor.empty()) return out;
+        cursor = std::move(page.next_cursor);
+    }
+    throw SkillError("TASK_LIST_TOO_LONG", "the task list has more pages than any store can hold; it was not read",
+                     Json::object({{"pages", static_cast<std::int64_t>(kMaxPages)}}));
 }
 
 std::vector<Task> TaskStore::list(const TaskFilter& filter, std::int64_t& total) {
-    const std::string where =
-        " FROM tasks t WHERE (?1 IS NULL OR t.status = ?1) AND (?2 IS NULL OR t.priority = ?2)"
-        " AND (?3 IS NULL OR EXISTS (SELECT 1 FROM task_tags g WHERE g.task_id = t.id AND g.tag = ?3))"
-        " AND (?1 IS NOT NULL OR ?4 = 1 OR t.status IN ('open', 'in_progress'))";
-    auto bind = [&](Statement& s) {
-        if (filter.status)
-            s.bind(1, *filter.status);
-        else
-            s.bind_null(1);
-        if (filter.priority)
-            s.bind(2, *filter.priority);
-        else
-            s.bind_null(2);
-        if (filter.tag)
-            s.bind(3, *filter.tag);
-        else
-            s.bind_null(3);
-        s.bind(4, filter.include_completed ? 1 : 0);
-    };
-    Statement count = db_.prepare("SELECT count(*)" + where);
-    bind(count);
-    total = count.step() ? count.int64(0) : 0;
-    Statement stmt = db_.prepare(std::string("SELECT ") + kColumns + where + kOrder + " LIMIT ?5");
-    bind(stmt);
-    stmt.bind(5, filter.limit);
-    return read_tasks(stmt);
+    std::vector<Task> matching;
+    for (auto& t : read_all()) {
+        if (filter.status && t.status != *filter.status) continue;
+        if (filter.priority && t.priority != *filter.priority) continue;
+        if (filter.tag && std::find(t.tags.begin(), t.tags.end(), *filter.tag) == t.tags.end()) continue;
+        if (!filter.status && !filter.include_completed && t.status != "open" && t.status != "in_progress") continue;
+        matching.push_back(std::move(t));
+    }
+    std::sort(matching.begin(), matching.end(), displayed_before);
+    total = static_cast<std::int64_t>(matching.size());
+    if (filter.limit >= 0 && static_cast<std::uint64_t>(filter.limit) < matching.size())
+        matching.resize(static_cast<std::size_t>(filter.limit));
+    return matching;
 }
 
 std::vector<Task> TaskStore::all(bool include_completed) {
-    Statement stmt = db_.prepare(std::string("SELECT ") + kColumns +
-                                 " FROM tasks t WHERE ?1 = 1 OR t.status IN ('open', 'in_progress')" + kOrder);
-    stmt.bind(1, include_completed ? 1 : 0);
-    return read_tasks(stmt);
-}
-
-void TaskStore::write_tags(std::int64_t id, const std::vector<std::string>& tags) {
-    Statement clear = db_.prepare("DELETE FROM task_tags WHERE task_id = ?1");
-    clear.bind(1, id).run();
-    Statement insert = db_.prepare("INSERT INTO task_tags (task_id, tag, position) VALUES (?1, ?2, ?3)");
-    int position = 0;
-    for (const auto& tag : tags) {
-        insert.reset();
-        insert.bind(1, id).bind(2, tag).bind(3, position++).run();
-    }
-}
-
-void TaskStore::insert_in_transaction(Task& task) {
-    Statement insert = db_.prepare(
-        "INSERT INTO tasks (title, notes, status, priority, due, created_at, updated_at, completed_at)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
-    insert.bind(1, task.title).bind(2, task.notes).bind(3, task.status).bind(4, task.priority);
-    if (task.due)
-        insert.bind(5, *task.due);
-    else
-        insert.bind_null(5);
-    insert.bind(6, task.created_at).bind(7, task.updated_at);
-    if (task.completed_at)
-        insert.bind(8, *task.completed_at);
-    else
-        insert.bind_null(8);
-    insert.run();
-    task.id = db_.last_insert_rowid();
-    write_tags(task.id, task.tags);
+    std::vector<Task> out;
+    for (auto& t : read_all())
+        if (include_completed || t.status == "open" || t.status == "in_progress") out.push_back(std::move(t));
+    std::sort(out.begin(), out.end(), displayed_before);
+    return out;
 }
 
 Task TaskStore::create(Task task) {
-    WriteTransaction tx(db_);
-    insert_in_transaction(task);
-    tx.commit();
+    task.id = storage_.next_id(kTasks);
+    storage_.put(kTasks, task_key(task.id), task_value(task), 0);
     return task;
+}
+
+std::optional<Json> TaskStore::retry_record(const std::string& key) {
+    auto record = storage_.get(kRetryKeys, key);
+    if (!record) return std::nullopt;
+    return record->value;
+}
+
+Json TaskStore::remember_key_operations(const std::string& key, const Json& value) {
+    const std::int64_t now = now_unix();
+    char stamp[24];
+    std::snprintf(stamp, sizeof stamp, "%012lld", static_cast<long long>(now));
+    Json recorded = value;
+    recorded["at"] = now;
+    Json operations = Json::array(
+        {Json::object(
+             {{"op", "put"}, {"collection", kRetryKeys}, {"key", key}, {"value", recorded}, {"expected_version", 0}}),
+         Json::object({{"op", "put"},
+                       {"collection", kRetryKeysByTime},
+                       {"key", std::string(stamp) + ":" + key},
+                       {"value", Json::object({{"key", key}})}})});
+    // The oldest keys come first (the index is keyed by time): forget a few that are past keeping.
+    auto oldest = storage_.list(kRetryKeysByTime, "", "", kForgetPerWrite);
+    for (const auto& record : oldest.records) {
+        const std::int64_t at = std::strtoll(record.key.c_str(), nullptr, 10);
+        if (at >= now - kRetryKeyDays * 86400) break;
+        operations.push_back(Json::object({{"op", "remove"}, {"collection", kRetryKeysByTime}, {"key", record.key}}));
+        if (const Json* old = record.value.find("key"); old && old->is_string() && old->as_string() != key)
+            operations.push_back(Json::object({{"op", "remove"}, {"collection", kRetryKeys}, {"key", *old}}));
+    }
+    return operations;
 }
 
 Task TaskStore::create_once(Task task, const std::string& retry_key, bool& repeated) {
     repeated = false;
-    {
-        WriteTransaction tx(db_);
-        if (auto earlier = created_for_key(db_, retry_key)) {
-            tx.commit();
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        if (auto earlier = retry_record(retry_key)) {
             repeated = true;
-            task.id = *earlier;
-        } else {
-            insert_in_transaction(task);
-            remember_created(db_, retry_key, task.id);
-            tx.commit();
+            task.id = earlier->int_or("created_id", 0);
+            if (auto existing = get(task.id)) return *existing;
+            return task;  // created then and deleted since: what was created
+        }
+        task.id = storage_.next_id(kTasks);
+        Json operations = remember_key_operations(retry_key, Json::object({{"created_id", task.id}}));
+        auto& list = operations.as_array();
+        list.insert(list.begin(), Json::object({{"op", "put"},
+                                                {"collection", kTasks},
+                                                {"key", task_key(task.id)},
+                                                {"value", task_value(task)},
+                                                {"expected_version", 0}}));
+        try {
+            storage_.batch(operations);
             return task;
+        } catch (const SkillError& e) {
+            // Another attempt with the same key won the race (its key is recorded now): answer with
+            // its task. The id this attempt took is skipped, never reused.
+            if (!is_conflict(e)) throw;
         }
     }
-    if (auto existing = get(task.id)) return *existing;
-    return task;  // created then and deleted since: what was created
+    throw SkillError("TASK_BUSY", "creating the task for retry key '" + retry_key + "' kept conflicting; retry",
+                     Json::object({{"retry_key", retry_key}}));
+}
+
+std::optional<Task> TaskStore::change(std::int64_t id, AnswerOnce* once, const Answer& answer,
+                                      const std::function<Json(Task&, std::int64_t)>& operation) {
+    for (int attempt = 0; attempt < kConflictAttempts; ++attempt) {
+        if (once) {
+            if (auto earlier = retry_record(once->key)) {
+                once->earlier = earlier->string_or("answer", "");
+                return std::nullopt;
+            }
+        }
+        auto stored = read(id);
+        if (!stored) return std::nullopt;
+        Task task = std::move(stored->task);
+        Json write = operation(task, stored->version);
+        Json operations =
+            once ? remember_key_operations(once->key, Json::object({{"answer", answer(task)}})) : Json::array();
+        auto& list = operations.as_array();
+        list.insert(list.begin(), std::move(write));
+        try {
+            storage_.batch(operations);
+            return task;
+        } catch (const SkillError& e) {
+            // Changed or deleted since it was read (or the key was acted on meanwhile): read again.
+            if (!is_conflict(e)) throw;
+        }
+    }
+    throw_too_many_conflicts(id);
 }
 
 std::optional<Task> TaskStore::update(std::int64_t id, const std::function<void(Task&)>& edit, AnswerOnce* once,
                                       const Answer& answer) {
-    WriteTransaction tx(db_);
-    if (once && (once->earlier = answered_for_key(db_, once->key))) return std::nullopt;
-    Statement read = db_.prepare(std::string("SELECT ") + kColumns + " FROM tasks t WHERE t.id = ?1");
-    read.bind(1, id);
-    auto found = read_tasks(read);
-    if (found.empty()) return std::nullopt;
-    Task task = std::move(found.front());
-    edit(task);
-    Statement stmt = db_.prepare(
-        "UPDATE tasks SET title = ?2, notes = ?3, status = ?4, priority = ?5, due = ?6, updated_at = ?7,"
-        " completed_at = ?8 WHERE id = ?1");
-    stmt.bind(1, task.id).bind(2, task.title).bind(3, task.notes).bind(4, task.status).bind(5, task.priority);
-    if (task.due)
-        stmt.bind(6, *task.due);
-    else
-        stmt.bind_null(6);
-    stmt.bind(7, task.updated_at);
-    if (task.completed_at)
-        stmt.bind(8, *task.completed_at);
-    else
-        stmt.bind_null(8);
-    stmt.run();
-    write_tags(task.id, task.tags);
-    if (once) remember_answer(db_, once->key, answer(task));
-    tx.commit();
-    return task;
+    return change(id, once, answer, [&](Task& task, std::int64_t version) {
+        edit(task);
+        return Json::object({{"op", "put"},
+                             {"collection", kTasks},
+                             {"key", task_key(id)},
+                             {"value", task_value(task)},
+                             {"expected_version", version}});
+    });
 }
 
 std::optional<Task> TaskStore::remove(std::int64_t id, AnswerOnce* once, const Answer& answer) {
-    WriteTransaction tx(db_);
-    if (once && (once->earlier = answered_for_key(db_, once->key))) return std::nullopt;
-    Statement stmt = db_.prepare(std::string("SELECT ") + kColumns + " FROM tasks t WHERE t.id = ?1");
-    stmt.bind(1, id);
-    auto found = read_tasks(stmt);
-    if (found.empty()) return std::nullopt;
-    Statement del = db_.prepare("DELETE FROM tasks WHERE id = ?1");
-    del.bind(1, id).run();
-    if (once) remember_answer(db_, once->key, answer(found.front()));
-    tx.commit();
-    return std::move(found.front());
+    return change(id, once, answer, [&](Task&, std::int64_t version) {
+        return Json::object(
+            {{"op", "remove"}, {"collection", kTasks}, {"key", task_key(id)}, {"expected_version", version}});
+    });
 }
 
 }  // namespace skillhost_builtin::tasks

@@ -1,5 +1,6 @@
 // The `tasks` plugin: a per-user task list (task_list, task_find, task_create, task_update,
-// task_delete) kept in SQLite inside the plugin's data directory for the calling user.
+// task_delete) kept in the host's storage ("skillhost.storage/1", task_store.hpp), so every instance
+// of a scaled-out host serves the same tasks with the same ids.
 #include "task_ranking.hpp"
 #include "task_store.hpp"
 
@@ -11,7 +12,6 @@ using skillhost::Call;
 using skillhost::Json;
 using skillhost::SkillError;
 using namespace skillhost_builtin::tasks;
-using skillhost_builtin::AnswerOnce;
 
 Json task_array(const std::vector<Task>& tasks) {
     Json out = Json::array();
@@ -124,6 +124,7 @@ Json task_update(const Call& call, const Json& args) {
     auto updated = store.update(
         id,
         [&](Task& t) {
+            changed = Json::array();  // applied again when another call wrote the task first
             auto set = [&](std::string& field, const std::optional<std::string>& value, const char* name) {
                 if (value && *value != field) {
                     field = *value;

@@ -1,5 +1,6 @@
 #include "plugins/builtin_host.hpp"
 
+#include "app/plugin_storage_service.hpp"
 #include "plugin/plugin_loader.hpp"
 
 #include <boost/json/parse.hpp>
@@ -17,6 +18,12 @@ BuiltinHost::BuiltinHost() : home_("skillhost-builtin") {
     workspace_root = home_ / "workspace";
     fs::create_directories(workspace_root);
     plugin::LoaderOptions options{home_ / "plugin-cache", {}};
+    // The host's storage ("skillhost.storage/1") on the home's SQLite file, as `skillhost serve` has it.
+    auto storage = app::PluginStorageService::open(db::StorageLocation::sqlite(home_ / "skillhost.db"));
+    if (storage)
+        options.storage = storage.value();
+    else
+        ADD_FAILURE() << "plugin storage did not open: " << storage.error().message;
     // The same tests run a second time with the plugins in runner processes (tests/plugins/CMakeLists.txt).
     if (const char* mode = std::getenv("SKILLHOST_TEST_PLUGIN_ISOLATION"); mode && std::string_view(mode) == "process")
         options.isolation.default_mode = plugin::IsolationMode::process;

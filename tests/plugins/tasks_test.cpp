@@ -219,8 +219,9 @@ TEST_F(TasksTest, UsersNeverSeeEachOthersTasks) {
     ASSERT_TRUE(r.ok) << output_text(r);
     EXPECT_EQ(field(r, "task").at("title"), "Bob's errand");
     EXPECT_EQ(titles(host.call("task_list", "{}", "alice")), (std::vector<std::string>{"Alice's secret plan"}));
-    EXPECT_TRUE(std::filesystem::exists(host.users_dir() / "alice" / "plugins" / "tasks" / "tasks.db"));
-    EXPECT_TRUE(std::filesystem::exists(host.users_dir() / "bob" / "plugins" / "tasks" / "tasks.db"));
+    // Kept in the host's storage (per plugin and user), no longer in a file of the data directory.
+    EXPECT_FALSE(std::filesystem::exists(host.users_dir() / "alice" / "plugins" / "tasks" / "tasks.db"));
+    EXPECT_FALSE(std::filesystem::exists(host.users_dir() / "bob" / "plugins" / "tasks" / "tasks.db"));
 }
 
 TEST_F(TasksTest, ConcurrentCreatesFromTwoThreadsAllLandWithDistinctIds) {

@@ -1,0 +1,285 @@
+#include "task_file_import.hpp"
+
+#include "../common/sqlite_database.hpp"
+#include "task_store.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <ctime>
+#include <filesystem>
+#include <mutex>
+
+namespace skillhost_builtin::tasks {
+
+using skillhost::Json;
+using skillhost::LogLevel;
+using skillhost::SkillError;
+using skillhost::Storage;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kMeta = "tasks.meta";
+constexpr const char* kMarker = "file_import";
+constexpr std::size_t kBatch = SKILLHOST_STORAGE_MAX_BATCH_OPERATIONS;
+
+std::string host_name() {
+    char name[256] = {};
+    if (gethostname(name, sizeof name - 1) != 0) return "unknown-host";
+    return name;
+}
+
+// The old file, opened without creating it: a file renamed meanwhile is not made again, empty.
+class OldFile {
+public:
+    explicit OldFile(const std::string& path) : path_(path) {
+        const int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
+        if (rc != SQLITE_OK) {
+            const std::string detail = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+            sqlite3_close(db_);
+            db_ = nullptr;
+            throw SkillError("STORAGE_ERROR", "could not open the old task file '" + path + "' to import it: " + detail,
+                             Json::object({{"database", path}}));
+        }
+        sqlite3_busy_timeout(db_, 10000);
+    }
+    ~OldFile() { close(); }
+    OldFile(const OldFile&) = delete;
+    OldFile& operator=(const OldFile&) = delete;
+
+    void exec(const char* sql) {
+        const int rc = sqlite3_exec(db_, sql, nullptr, nullptr, nullptr);
+        if (rc != SQLITE_OK) throw_storage_error(db_, rc, std::string("executing '") + sql + "'", path_);
+    }
+    Statement prepare(std::string_view sql) { return Statement(db_, sql, path_); }
+    bool has_table(const char* name) {
+        Statement s = prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1");
+        s.bind(1, name);
+        return s.step();
+    }
+    // Folds the write-ahead log into the file (so the renamed file holds every task) and closes.
+    void checkpoint_and_close() {
+        if (!db_) return;
+        sqlite3_exec(db_, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr);
+        close();
+    }
+
+private:
+    void close() {
+        sqlite3_close(db_);
+        db_ = nullptr;
+    }
+    std::string path_;
+    sqlite3* db_ = nullptr;
+};
+
+struct FileContents {
+    std::vector<Task> tasks;  // by id
+    std::int64_t last_id = 0;
+};
+
+FileContents read_file(OldFile& file) {
+    FileContents out;
+    if (!file.has_table("tasks")) return out;
+    const bool has_tags = file.has_table("task_tags");
+    Statement stmt = file.prepare(
+        std::string("SELECT t.id, t.title, t.notes, t.status, t.priority, t.due, t.created_at, t.updated_at, "
+                    "t.completed_at, ") +
+        (has_tags ? "(SELECT group_concat(tag, char(31)) FROM (SELECT tag FROM task_tags WHERE task_id = t.id "
+                    "ORDER BY position))"
+                  : "NULL") +
+        " FROM tasks t ORDER BY t.id");
+    while (stmt.step()) {
+        Task t;
+        t.id = stmt.int64(0);
+        t.title = stmt.text(1);
+        t.notes = stmt.text(2);
+        t.status = stmt.text(3);
+        t.priority = stmt.text(4);
+        if (!stmt.is_null(5)) t.due = stmt.text(5);
+        t.created_at = stmt.text(6);
+        t.updated_at = stmt.text(7);
+        if (!stmt.is_null(8)) t.completed_at = stmt.text(8);
+        // Tags were joined by the unit separator, which normalize_tags never lets into a tag.
+        const std::string joined = stmt.text(9);
+        for (std::size_t start = 0; !joined.empty() && start <= joined.size();) {
+            std::size_t end = joined.find('\x1f', start);
+            if (end == std::string::npos) end = joined.size();
+            t.tags.push_back(joined.substr(start, end - start));
+            start = end + 1;
+        }
+        out.last_id = std::max(out.last_id, t.id);
+        out.tasks.push_back(std::move(t));
+    }
+    if (file.has_table("sqlite_sequence")) {
+        Statement seq = file.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'tasks'");
+        if (seq.step()) out.last_id = std::max(out.last_id, seq.int64(0));
+    }
+    return out;
+}
+
+Json put_task(const Task& task) {
+    return Json::object({{"op", "put"},
+                         {"collection", "tasks"},
+                         {"key", task_key(task.id)},
+                         {"value", task_value(task)},
+                         {"expected_version", 0}});
+}
+
+// Renames `path` (and its -wal, -shm) to `path + suffix`, or `path + suffix + ".<n>"` when that name
+// is taken (a file restored and imported again), so no kept file is ever replaced; a file already
+// renamed by another caller is fine. Never deletes.
+void rename_file(const std::string& path, const std::string& suffix) {
+    std::error_code ec;
+    std::string target = path + suffix;
+    for (int n = 1; n <= 100 && fs::exists(target, ec); ++n) target = path + suffix + "." + std::to_string(n);
+    if (fs::exists(target, ec)) return;  // 100 kept copies: leave this one where it is
+    for (const char* part : {"", "-wal", "-shm"}) {
+        const fs::path from = path + part;
+        if (!fs::exists(from, ec)) continue;
+        fs::rename(from, target + part, ec);
+    }
+}
+
+class Import {
+public:
+    Import(const skillhost::Call& call, const Storage& storage, std::string path)
+        : call_(call), storage_(storage), path_(std::move(path)), source_(host_name() + ":" + path_) {}
+
+    void run() {
+        OldFile file(path_);
+        file.exec("BEGIN IMMEDIATE");  // one importer of this file at a time, across processes
+        std::error_code ec;
+        if (!fs::exists(path_, ec)) return;  // imported and renamed while this call waited
+        const FileContents contents = read_file(file);
+        const std::string outcome = import(contents);
+        file.exec("ROLLBACK");
+        file.checkpoint_and_close();
+        if (outcome == "imported") {
+            rename_file(path_, ".migrated");
+        } else if (outcome == "elsewhere_done") {
+            rename_file(path_, ".not-imported");
+        }
+    }
+
+private:
+    // "imported", "elsewhere_done" or "elsewhere_importing".
+    std::string import(const FileContents& contents) {
+        std::optional<skillhost::Record> marker = storage_.get(kMeta, kMarker);
+        if (!marker) {
+            Json value = Json::object({{"state", "importing"},
+                                       {"source", source_},
+                                       {"tasks", static_cast<std::int64_t>(contents.tasks.size())},
+                                       {"last_id", contents.last_id},
+                                       {"started_unix", static_cast<std::int64_t>(std::time(nullptr))}});
+            Json operations = Json::array(
+                {Json::object({{"op", "put"},
+                               {"collection", kMeta},
+                               {"key", kMarker},
+                               {"value", value},
+                               {"expected_version", 0}}),
+                 Json::object({{"op", "advance_sequence"}, {"collection", "tasks"}, {"to", contents.last_id}})});
+            try {
+                Json results = storage_.batch(operations);
+                marker = skillhost::Record{kMarker, value, results[std::size_t{0}].int_or("version", 0)};
+            } catch (const SkillError& e) {
+                if (e.code() != "STORAGE_CONFLICT") throw;
+                marker = storage_.get(kMeta, kMarker);  // another instance claimed the import first
+                if (!marker) throw;
+            }
+        }
+        const std::string source = marker->value.string_or("source", "");
+        const bool done = marker->value.string_or("state", "") == "done";
+        if (source != source_) {
+            call_.log(
+                LogLevel::warn,
+                "tasks: not importing " + std::to_string(contents.tasks.size()) + " task(s) of " + path_ +
+                    ": the host's storage already holds this user's tasks imported from " + source +
+                    (done ? "; the file is kept as " + path_ + ".not-imported" : " (that import is still running)"));
+            return done ? "elsewhere_done" : "elsewhere_importing";
+        }
+        if (!done) write_tasks(contents, marker->version);
+        return "imported";
+    }
+
+    void write_tasks(const FileContents& contents, std::int64_t marker_version) {
+        std::vector<Task> moved;  // ids taken by different tasks: imported under new ids
+        std::int64_t imported = 0;
+        for (std::size_t start = 0; start < contents.tasks.size(); start += kBatch) {
+            std::vector<const Task*> chunk;
+            for (std::size_t i = start; i < contents.tasks.size() && i < start + kBatch; ++i)
+                chunk.push_back(&contents.tasks[i]);
+            // Each conflict takes one task out of the chunk, so this ends within kBatch + 1 tries.
+            while (!chunk.empty()) {
+                Json operations = Json::array();
+                for (const Task* t : chunk) operations.push_back(put_task(*t));
+                try {
+                    storage_.batch(operations);
+                    imported += static_cast<std::int64_t>(chunk.size());
+                    break;
+                } catch (const SkillError& e) {
+                    if (e.code() != "STORAGE_CONFLICT") throw;
+                    const std::int64_t index = e.details().int_or("index", -1);
+                    if (index < 0 || index >= static_cast<std::int64_t>(chunk.size())) throw;
+                    const Task& taken = *chunk[static_cast<std::size_t>(index)];
+                    auto existing = storage_.get("tasks", task_key(taken.id));
+                    // The same task: written by an import of this file that was cut short.
+                    if (!existing || !(existing->value == task_value(taken))) moved.push_back(taken);
+                    chunk.erase(chunk.begin() + index);
+                }
+            }
+        }
+        Json renumbered = Json::array();
+        for (Task& t : moved) {
+            const std::int64_t old_id = t.id;
+            t.id = storage_.next_id("tasks");
+            storage_.put("tasks", task_key(t.id), task_value(t), 0);
+            ++imported;
+            renumbered.push_back(Json::object({{"file_id", old_id}, {"id", t.id}}));
+            call_.log(LogLevel::warn, "tasks: task " + std::to_string(old_id) + " of " + path_ + " is now task " +
+                                          std::to_string(t.id) + ": id " + std::to_string(old_id) +
+                                          " was already taken by another task in the host's storage");
+        }
+        Json value = Json::object({{"state", "done"},
+                                   {"source", source_},
+                                   {"tasks", static_cast<std::int64_t>(contents.tasks.size())},
+                                   {"last_id", contents.last_id},
+                                   {"renumbered", renumbered},
+                                   {"finished_unix", static_cast<std::int64_t>(std::time(nullptr))}});
+        storage_.put(kMeta, kMarker, value, marker_version);
+        call_.log(LogLevel::info, "tasks: imported " + std::to_string(imported) + " task(s) from " + path_ +
+                                      " into the host's storage; the file is kept as " + path_ + ".migrated");
+    }
+
+    const skillhost::Call& call_;
+    const Storage& storage_;
+    std::string path_;
+    std::string source_;  // this file: "<host name>:<path>"
+};
+
+}  // namespace
+
+void import_task_file_once(const skillhost::Call& call, const Storage& storage) {
+    std::string dir(call.data_dir());
+    if (dir.empty()) return;
+    if (dir.back() != '/') dir += '/';
+    const std::string path = dir + "tasks.db";
+    std::error_code ec;
+    if (!fs::exists(path, ec)) return;  // the usual case: one stat per call
+    // Threads of this process take turns here; the file's write lock orders processes.
+    static std::mutex importing;
+    std::lock_guard<std::mutex> lock(importing);
+    if (!fs::exists(path, ec)) return;
+    try {
+        Import(call, storage, path).run();
+    } catch (const SkillError& e) {
+        throw SkillError(e.code(),
+                         "importing the older task file " + path + " into the host's storage failed: " + e.what() +
+                             " (nothing is lost: the file stays and the next call resumes the import)",
+                         e.details());
+    }
+}
+
+}  // namespace skillhost_builtin::tasks

@@ -1,0 +1,136 @@
+// The tasks plugin's import of a tasks.db an older version left in a user's data directory, through
+// the real loader and executor (and, in the process variant, a runner) into the host's storage.
+#include "app/plugin_storage_service.hpp"
+#include "plugins/builtin_host.hpp"
+#include "plugins/old_tasks_file.hpp"
+
+#include <boost/json.hpp>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace skillhost::testing {
+namespace {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+class TasksImportTest : public ::testing::Test {
+protected:
+    BuiltinHost host;
+
+    fs::path data_dir(const std::string& user = "alice") { return host.users_dir() / user / "plugins" / "tasks"; }
+
+    json::array listed(const std::string& user = "alice") {
+        auto r = host.call("task_list", R"({"include_completed":true,"limit":500})", user);
+        EXPECT_TRUE(r.ok) << output_text(r);
+        return r.ok ? field(r, "tasks").as_array() : json::array{};
+    }
+    std::vector<std::string> titles(const json::array& tasks) {
+        std::vector<std::string> out;
+        for (const auto& t : tasks) out.emplace_back(t.at("title").as_string());
+        return out;
+    }
+    std::int64_t id_of(const json::array& tasks, const std::string& title) {
+        for (const auto& t : tasks)
+            if (t.at("title") == title.c_str()) return t.at("id").as_int64();
+        ADD_FAILURE() << "no task titled " << title;
+        return 0;
+    }
+};
+
+TEST_F(TasksImportTest, AnOlderTasksDbIsImportedWithItsIdsAndFieldsAndKeptAsMigrated) {
+    write_old_tasks_db(data_dir() / "tasks.db",
+                       {{1, "Write the report", "in_progress", "high", {"work", "finance"}, "2026-12-01", {}, "Q3"},
+                        {2, "Buy milk", "open", "low", {}, {}, {}, ""},
+                        {3, "Temporary", "open", "medium", {}, {}, {}, ""},
+                        {5, "Filed taxes", "done", "medium", {"home"}, {}, "2026-01-05T10:00:00Z", ""},
+                        {7, "Deleted last", "open", "medium", {}, {}, {}, ""}},
+                       {3, 7});
+
+    const json::array tasks = listed();
+    ASSERT_EQ(titles(tasks), (std::vector<std::string>{"Write the report", "Buy milk", "Filed taxes"}));
+    EXPECT_EQ(tasks[0].at("id"), 1);
+    EXPECT_EQ(tasks[0].at("tags"), (json::array{"work", "finance"}));
+    EXPECT_EQ(tasks[0].at("due"), "2026-12-01");
+    EXPECT_EQ(tasks[0].at("notes"), "Q3");
+    EXPECT_EQ(tasks[0].at("status"), "in_progress");
+    EXPECT_EQ(tasks[0].at("created"), "2026-01-02T03:04:05Z");
+    EXPECT_EQ(tasks[1].at("id"), 2);
+    EXPECT_TRUE(tasks[1].at("due").is_null());
+    EXPECT_EQ(tasks[2].at("id"), 5);
+    EXPECT_EQ(tasks[2].at("completed"), "2026-01-05T10:00:00Z");
+
+    // The file is kept, renamed, and not imported again.
+    EXPECT_FALSE(fs::exists(data_dir() / "tasks.db"));
+    EXPECT_TRUE(fs::exists(data_dir() / "tasks.db.migrated"));
+    EXPECT_EQ(listed().size(), 3u);
+
+    // New ids continue after the file's last id, including the deleted 7.
+    auto created = host.call("task_create", R"({"title":"After the import"})");
+    ASSERT_TRUE(created.ok) << output_text(created);
+    EXPECT_EQ(field(created, "task").at("id"), 8);
+    // Imported tasks are ordinary tasks: updated and deleted by their old ids.
+    auto done = host.call("task_update", R"({"id":1,"status":"done"})");
+    ASSERT_TRUE(done.ok) << output_text(done);
+    EXPECT_EQ(field(done, "task").at("tags"), (json::array{"work", "finance"}));
+    ASSERT_TRUE(host.call("task_delete", R"({"id":2})").ok);
+    EXPECT_EQ(titles(listed()), (std::vector<std::string>{"After the import", "Write the report", "Filed taxes"}));
+    // The other user's list is untouched.
+    EXPECT_TRUE(listed("bob").empty());
+}
+
+TEST_F(TasksImportTest, AFileOfManyTasksIsImportedInBatchesInIdOrder) {
+    std::vector<OldTask> old;
+    for (int i = 1; i <= 250; ++i)
+        old.push_back({i, "task " + std::to_string(i), "open", "medium", {"t" + std::to_string(i % 3)}, {}, {}, ""});
+    write_old_tasks_db(data_dir() / "tasks.db", old);
+    const json::array tasks = listed();
+    ASSERT_EQ(tasks.size(), 250u);
+    for (std::size_t i = 0; i < tasks.size(); ++i) EXPECT_EQ(tasks[i].at("id"), static_cast<std::int64_t>(i + 1));
+    auto tagged = host.call("task_list", R"({"tag":"t1","limit":500})");
+    EXPECT_EQ(field(tagged, "total"), 84);
+    EXPECT_TRUE(fs::exists(data_dir() / "tasks.db.migrated"));
+}
+
+// A task created through another instance before this one imported its file holds id 1 in the
+// shared store: the file's task 1 is imported under a new id, and neither is overwritten.
+TEST_F(TasksImportTest, AnIdAlreadyTakenInTheStoreGivesTheImportedTaskANewIdAndOverwritesNothing) {
+    auto first = host.call("task_create", R"({"title":"Made through another instance"})");
+    ASSERT_TRUE(first.ok) << output_text(first);
+    ASSERT_EQ(field(first, "task").at("id"), 1);
+    write_old_tasks_db(data_dir() / "tasks.db", {{1, "Old one", "open", "medium", {}, {}, {}, ""},
+                                                 {2, "Old two", "open", "medium", {}, {}, {}, ""}});
+    const json::array tasks = listed();
+    ASSERT_EQ(tasks.size(), 3u) << json::serialize(tasks);
+    EXPECT_EQ(id_of(tasks, "Made through another instance"), 1);
+    EXPECT_EQ(id_of(tasks, "Old two"), 2);
+    EXPECT_EQ(id_of(tasks, "Old one"), 3);
+    std::set<std::int64_t> ids;
+    for (const auto& t : tasks) ids.insert(t.at("id").as_int64());
+    EXPECT_EQ(ids.size(), 3u);
+}
+
+// Another instance imported its own tasks.db for this user (the marker names that file): this
+// instance's file is not imported on top, and is kept as tasks.db.not-imported.
+TEST_F(TasksImportTest, AFileIsNotImportedWhenTheStoreHoldsAnImportFromElsewhere) {
+    auto storage = app::PluginStorageService::open(db::StorageLocation::sqlite(host.home() / "skillhost.db"));
+    ASSERT_TRUE(storage) << storage.error().message;
+    const json::object marker{{"state", "done"}, {"source", "other-host:/srv/skillhost/tasks.db"}, {"tasks", 1}};
+    auto put = storage.value()->handle({"tasks", "alice"}, "put",
+                                       json::serialize(json::object{{"collection", "tasks.meta"},
+                                                                    {"key", "file_import"},
+                                                                    {"value", json::serialize(marker)},
+                                                                    {"expected_version", 0}}));
+    ASSERT_TRUE(put) << put.error().message;
+    write_old_tasks_db(data_dir() / "tasks.db", {{1, "Only on this instance", "open", "medium", {}, {}, {}, ""}});
+
+    EXPECT_TRUE(listed().empty());
+    EXPECT_FALSE(fs::exists(data_dir() / "tasks.db"));
+    EXPECT_TRUE(fs::exists(data_dir() / "tasks.db.not-imported"));
+    EXPECT_FALSE(fs::exists(data_dir() / "tasks.db.migrated"));
+}
+
+}  // namespace
+}  // namespace skillhost::testing
