@@ -1,8 +1,10 @@
 // Two `skillhost serve` daemons on one PostgreSQL database behind a round-robin load balancer (the
 // test's own proxy, no sticky sessions): an event stream served by one instance follows a run the
 // other executes and resumes after Last-Event-ID; an MCP session initialized through one is used
-// through the other; and a daemon rides out a restart of the database server.
+// through the other; the built-in tasks plugin keeps one task list for both (skillhost.storage/1);
+// and a daemon rides out a restart of the database server.
 #include "daemon_process.hpp"
+#include "plugins/old_tasks_file.hpp"
 #include "round_robin_proxy.hpp"
 #include "support/postgres_server.hpp"
 
@@ -10,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
 #include <mutex>
 #include <thread>
 
@@ -141,6 +144,119 @@ TEST_F(ServeMultiInstance, AStreamOnOneInstanceFollowsARunExecutingOnTheOtherAnd
         EXPECT_EQ(bad.status, 400) << bad.body;
         EXPECT_EQ(bad.error_code(), "INVALID_LAST_EVENT_ID");
     }
+}
+
+// The tasks plugin on two daemons sharing one PostgreSQL: one task list with one set of ids, the
+// same through either instance (the divergence of issue 34: B's task 16 was another task than A's).
+// The two daemons of ServeMultiInstance, called directly.
+class ServeSharedTasks : public ServeMultiInstance {
+protected:
+    static json::object call(DaemonProcess& d, const std::string& skill, const std::string& args) {
+        auto answer = d.post("/v1/skills/" + skill + "/call", R"({"args":)" + args + "}", "alice");
+        EXPECT_EQ(answer.status, 200) << skill << " " << args << ": " << answer.body;
+        return answer.status == 200 ? answer.json().as_object() : json::object{};
+    }
+    static json::object task_of(const json::object& answer) {
+        if (!answer.contains("result")) return {};
+        return answer.at("result").at("task").as_object();
+    }
+    static std::vector<std::pair<std::int64_t, std::string>> listed(DaemonProcess& d) {
+        std::vector<std::pair<std::int64_t, std::string>> out;
+        auto answer = call(d, "task_list", R"({"include_completed":true,"limit":500})");
+        if (!answer.contains("result")) return out;
+        for (const auto& t : answer.at("result").at("tasks").as_array())
+            out.emplace_back(t.at("id").as_int64(), std::string(t.at("title").as_string()));
+        return out;
+    }
+    static std::filesystem::path tasks_dir(DaemonProcess& d) {
+        return d.home() / "users" / "alice" / "plugins" / "tasks";
+    }
+};
+
+TEST_F(ServeSharedTasks, ATaskCreatedThroughOneInstanceIsListedChangedAndDeletedThroughTheOtherByItsId) {
+    std::vector<std::int64_t> ids;
+    for (const char* title : {"Renew the passport", "Water the plants", "Call the dentist"}) {
+        const auto task = task_of(call(*a, "task_create", std::string(R"({"title":")") + title + "\"}"));
+        ASSERT_TRUE(task.contains("id"));
+        ids.push_back(task.at("id").as_int64());
+    }
+    EXPECT_EQ(listed(*b), listed(*a));
+    ASSERT_EQ(listed(*b).size(), 3u);
+
+    // Through B: task ids[1] is A's "Water the plants", changed and then deleted there.
+    const std::string id = std::to_string(ids[1]);
+    auto updated = call(*b, "task_update", R"({"id":)" + id + R"(,"status":"done"})");
+    EXPECT_EQ(task_of(updated).at("title"), "Water the plants");
+    auto through_a = call(*a, "task_list", R"({"status":"done"})");
+    ASSERT_TRUE(through_a.contains("result"));
+    ASSERT_EQ(through_a.at("result").at("tasks").as_array().size(), 1u);
+    EXPECT_EQ(through_a.at("result").at("tasks").at(0).at("id"), ids[1]);
+    // A delete needs alice's approval: queued through A (as a run planned there), approved through B,
+    // which executes it on the same task, the one A meant.
+    auto queued = a->post("/v1/skills/task_delete/call", R"({"args":{"id":)" + id + "}}", "alice");
+    ASSERT_EQ(queued.status, 202) << queued.body;
+    const std::string approval(queued.json().at("approval_id").as_string());
+    auto approved = b->post("/v1/approvals/" + approval + "/approve", "", "owner");
+    ASSERT_EQ(approved.status, 200) << approved.body;
+    EXPECT_NE(approved.body.find("Water the plants"), std::string::npos) << approved.body;
+    const auto after = listed(*a);
+    ASSERT_EQ(after.size(), 2u);
+    for (const auto& [task_id, title] : after) EXPECT_NE(task_id, ids[1]) << title;
+    EXPECT_EQ(listed(*b), after);
+    auto again = call(*a, "task_update", R"({"id":)" + id + R"(,"title":"x"})");
+    ASSERT_TRUE(again.contains("error")) << json::serialize(again);
+    EXPECT_EQ(again.at("error").at("code"), "TASK_NOT_FOUND");
+
+    // Ids never collide across instances: B's next task takes a new id.
+    const auto fourth = task_of(call(*b, "task_create", R"({"title":"Through B"})"));
+    EXPECT_EQ(fourth.at("id"), ids.back() + 1);
+    EXPECT_EQ(listed(*a), listed(*b));
+    // Nothing of it is in a file of either instance's data directory.
+    EXPECT_FALSE(std::filesystem::exists(tasks_dir(*a) / "tasks.db"));
+    EXPECT_FALSE(std::filesystem::exists(tasks_dir(*b) / "tasks.db"));
+}
+
+// A client's retry with the same Idempotency-Key that lands on the other instance (which never saw
+// the first request, so its reply cache cannot answer) creates nothing: the plugin finds the key.
+TEST_F(ServeSharedTasks, ARetriedCreateLandingOnTheOtherInstanceReturnsTheFirstTaskAndCreatesNothing) {
+    const auto send = [](DaemonProcess& d, const std::string& key) {
+        return http_request(d.port(), RequestSpec{"POST",
+                                                  "/v1/skills/task_create/call",
+                                                  R"({"args":{"title":"Book the flights"}})",
+                                                  DaemonProcess::token("alice"),
+                                                  {{"Idempotency-Key", key}}});
+    };
+    auto first = send(*a, "retry-across-1");
+    ASSERT_EQ(first.status, 200) << first.body;
+    EXPECT_TRUE(first.json().at("result").at("created").as_bool());
+    auto retry = send(*b, "retry-across-1");
+    ASSERT_EQ(retry.status, 200) << retry.body;
+    EXPECT_EQ(retry.json().at("result").at("task").at("id"), first.json().at("result").at("task").at("id"));
+    EXPECT_FALSE(retry.json().at("result").at("created").as_bool()) << retry.body;
+    EXPECT_EQ(listed(*a).size(), 1u);
+    EXPECT_EQ(listed(*b).size(), 1u);
+    auto other = send(*b, "retry-across-2");
+    ASSERT_EQ(other.status, 200) << other.body;
+    EXPECT_NE(other.json().at("result").at("task").at("id"), first.json().at("result").at("task").at("id"));
+    EXPECT_EQ(listed(*a).size(), 2u);
+}
+
+// Each instance kept its own tasks.db before the upgrade. The first to serve alice imports its file
+// with its ids; the other does not import its own on top (its ids would collide), keeps it as
+// tasks.db.not-imported, and says so in its log; both serve the same list.
+TEST_F(ServeSharedTasks, TheFirstInstancesTasksDbIsImportedOnceAndTheOthersIsKeptNotImported) {
+    write_old_tasks_db(tasks_dir(*a) / "tasks.db", {{1, "From A's file", "open", "high", {"a"}, {}, {}, ""},
+                                                    {2, "Also from A", "open", "medium", {}, {}, {}, ""}});
+    write_old_tasks_db(tasks_dir(*b) / "tasks.db", {{1, "From B's file", "open", "medium", {}, {}, {}, ""}});
+    const auto through_a = listed(*a);
+    EXPECT_EQ(through_a, (std::vector<std::pair<std::int64_t, std::string>>{{1, "From A's file"}, {2, "Also from A"}}));
+    EXPECT_TRUE(std::filesystem::exists(tasks_dir(*a) / "tasks.db.migrated"));
+    EXPECT_EQ(listed(*b), through_a);
+    EXPECT_FALSE(std::filesystem::exists(tasks_dir(*b) / "tasks.db"));
+    EXPECT_TRUE(std::filesystem::exists(tasks_dir(*b) / "tasks.db.not-imported"));
+    EXPECT_NE(b->log().find("not importing 1 task(s)"), std::string::npos) << b->log();
+    const auto created = task_of(call(*b, "task_create", R"({"title":"After both"})"));
+    EXPECT_EQ(created.at("id"), 3);
 }
 
 struct McpOverProxy {
