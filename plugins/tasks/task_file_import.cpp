@@ -277,7 +277,9 @@ void import_task_file_once(const skillhost::Call& call, const Storage& storage) 
     } catch (const SkillError& e) {
         throw SkillError(e.code(),
                          "importing the older task file " + path + " into the host's storage failed: " + e.what() +
-                             " (nothing is lost: the file stays and the next call resumes the import)",
+                             " (nothing is lost: the file stays and the next call resumes the import; if the file "
+                             "is damaged, move it out of the directory to use the tasks already in the host's "
+                             "storage)",
                          e.details());
     }
 }

@@ -98,8 +98,16 @@ std::size_t task_count(OperatorHost& host) {
     return all.output.at("tasks").as_array().size();
 }
 
-// Replaces a plugin's SQLite database with garbage: the plugin fails on every call.
+// Replaces a plugin's SQLite database with garbage: the plugin fails on every call. The tasks
+// plugin keeps its tasks in the host's storage, and imports a tasks.db an older version left in its
+// data directory: a damaged one there makes it fail on every call the same way.
 void break_database(OperatorHost& host, const std::string& name) {
+    if (name == "tasks.db") {
+        for (const auto& user : fs::directory_iterator(host.home() / "users"))
+            if (fs::is_directory(user.path() / "plugins" / "tasks"))
+                std::ofstream(user.path() / "plugins" / "tasks" / name, std::ios::trunc) << "this is not a database\n";
+        return;
+    }
     for (const auto& entry : fs::recursive_directory_iterator(host.home() / "users")) {
         if (entry.path().filename() == name) std::ofstream(entry.path(), std::ios::trunc) << "this is not a database\n";
     }

@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
 
 namespace skillhost::testing {
@@ -130,6 +131,22 @@ TEST_F(TasksImportTest, AFileIsNotImportedWhenTheStoreHoldsAnImportFromElsewhere
     EXPECT_FALSE(fs::exists(data_dir() / "tasks.db"));
     EXPECT_TRUE(fs::exists(data_dir() / "tasks.db.not-imported"));
     EXPECT_FALSE(fs::exists(data_dir() / "tasks.db.migrated"));
+}
+
+// A damaged file is never skipped silently (its tasks may matter): every call says what failed and
+// what to do, and the file stays where it is.
+TEST_F(TasksImportTest, ADamagedTasksDbFailsEveryCallWithWhatToDoAndStays) {
+    fs::create_directories(data_dir());
+    std::ofstream(data_dir() / "tasks.db") << "this is not a database\n";
+    auto r = host.call("task_list", "{}");
+    ASSERT_FALSE(r.ok) << output_text(r);
+    EXPECT_EQ(r.error.code, "STORAGE_ERROR");
+    EXPECT_THAT(r.error.message, ::testing::HasSubstr("importing the older task file"));
+    EXPECT_THAT(r.error.message, ::testing::HasSubstr("move it out of the directory"));
+    EXPECT_TRUE(fs::exists(data_dir() / "tasks.db"));
+    fs::rename(data_dir() / "tasks.db", host.home() / "tasks.db.damaged");
+    auto after = host.call("task_list", "{}");
+    EXPECT_TRUE(after.ok) << output_text(after);
 }
 
 }  // namespace
