@@ -8,8 +8,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <fstream>
 #include <set>
+#include <thread>
 
 namespace skillhost::testing {
 namespace {
@@ -147,6 +149,66 @@ TEST_F(TasksImportTest, ADamagedTasksDbFailsEveryCallWithWhatToDoAndStays) {
     fs::rename(data_dir() / "tasks.db", host.home() / "tasks.db.damaged");
     auto after = host.call("task_list", "{}");
     EXPECT_TRUE(after.ok) << output_text(after);
+}
+
+// Retry keys are kept 30 days: each keyed write forgets a few older ones (the time index lists the
+// oldest first), so the store does not fill up with them.
+TEST_F(TasksImportTest, RetryKeysOlderThanThirtyDaysAreForgottenByLaterKeyedWrites) {
+    auto storage = app::PluginStorageService::open(db::StorageLocation::sqlite(host.home() / "skillhost.db"));
+    ASSERT_TRUE(storage) << storage.error().message;
+    const auto put = [&](const std::string& collection, const std::string& key, const json::object& value) {
+        auto done = storage.value()->handle({"tasks", "alice"}, "put",
+                                            json::serialize(json::object{{"collection", collection},
+                                                                         {"key", key},
+                                                                         {"value", json::serialize(value)},
+                                                                         {"expected_version", -1}}));
+        ASSERT_TRUE(done) << done.error().message;
+    };
+    const auto get = [&](const std::string& collection, const std::string& key) {
+        auto found = storage.value()->handle({"tasks", "alice"}, "get",
+                                             json::serialize(json::object{{"collection", collection}, {"key", key}}));
+        EXPECT_TRUE(found) << found.error().message;
+        return found ? json::parse(found.value()).at("found").as_bool() : false;
+    };
+    // A key from 1970 (older than any 30 days) and one from now.
+    put("retry_keys", "run-old:1", {{"created_id", 99}, {"at", 1}});
+    put("retry_keys.by_time", "000000000001:run-old:1", {{"key", "run-old:1"}});
+    auto first = host.call_with_key("task_create", R"({"title":"Keyed"})", "run-new:1");
+    ASSERT_TRUE(first.ok) << output_text(first);
+    EXPECT_FALSE(get("retry_keys", "run-old:1")) << "the old key was kept";
+    EXPECT_FALSE(get("retry_keys.by_time", "000000000001:run-old:1"));
+    EXPECT_TRUE(get("retry_keys", "run-new:1")) << "the new key was not recorded";
+    auto retry = host.call_with_key("task_create", R"({"title":"Keyed"})", "run-new:1");
+    ASSERT_TRUE(retry.ok) << output_text(retry);
+    EXPECT_FALSE(field(retry, "created").as_bool());
+}
+
+// Two callers updating different fields of one task at once: each update reads the task, changes
+// its field and writes only if nobody wrote in between (else reads again), so neither is lost.
+TEST_F(TasksImportTest, ConcurrentUpdatesOfOneTaskLoseNoField) {
+    auto created = host.call("task_create", R"({"title":"Shared"})");
+    ASSERT_TRUE(created.ok) << output_text(created);
+    const std::string id = std::to_string(field(created, "task").at("id").as_int64());
+    constexpr int kRounds = 15;
+    std::vector<std::thread> threads;
+    std::atomic<int> failures{0};
+    for (const char* which : {"title", "notes"})
+        threads.emplace_back([&, which] {
+            for (int i = 1; i <= kRounds; ++i) {
+                auto r = host.call("task_update", R"({"id":)" + id + R"(,")" + which + R"(":")" + which + " " +
+                                                      std::to_string(i) + R"("})");
+                if (!r.ok) {
+                    ++failures;
+                    ADD_FAILURE() << output_text(r);
+                }
+            }
+        });
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(failures.load(), 0);
+    const json::array tasks = listed();
+    ASSERT_EQ(tasks.size(), 1u);
+    EXPECT_EQ(tasks[0].at("title").as_string(), "title " + std::to_string(kRounds));
+    EXPECT_EQ(tasks[0].at("notes").as_string(), "notes " + std::to_string(kRounds));
 }
 
 }  // namespace

@@ -259,6 +259,32 @@ TEST_F(ServeSharedTasks, TheFirstInstancesTasksDbIsImportedOnceAndTheOthersIsKep
     EXPECT_EQ(created.at("id"), 3);
 }
 
+// Both instances find their own tasks.db on their first calls, at the same moment: the marker,
+// created only if absent, lets exactly one import; the other file is kept, not imported.
+TEST_F(ServeSharedTasks, TwoInstancesImportingAtOnceImportOneFileOnly) {
+    write_old_tasks_db(tasks_dir(*a) / "tasks.db", {{1, "A one", "open", "medium", {}, {}, {}, ""},
+                                                    {2, "A two", "open", "medium", {}, {}, {}, ""},
+                                                    {3, "A three", "open", "medium", {}, {}, {}, ""}});
+    write_old_tasks_db(tasks_dir(*b) / "tasks.db", {{1, "B one", "open", "medium", {}, {}, {}, ""},
+                                                    {2, "B two", "open", "medium", {}, {}, {}, ""}});
+    std::vector<std::thread> first_calls;
+    for (DaemonProcess* d : {a.get(), b.get()}) first_calls.emplace_back([d] { (void)listed(*d); });
+    for (auto& t : first_calls) t.join();
+    // A call that found the other import still running left its file; the next one sets it aside.
+    const auto through_a = listed(*a);
+    EXPECT_EQ(listed(*b), through_a);
+    const bool a_imported = std::filesystem::exists(tasks_dir(*a) / "tasks.db.migrated");
+    const bool b_imported = std::filesystem::exists(tasks_dir(*b) / "tasks.db.migrated");
+    ASSERT_NE(a_imported, b_imported) << "exactly one file is imported\n" << a->log() << b->log();
+    DaemonProcess& loser = a_imported ? *b : *a;
+    EXPECT_TRUE(std::filesystem::exists(tasks_dir(loser) / "tasks.db.not-imported"));
+    EXPECT_FALSE(std::filesystem::exists(tasks_dir(loser) / "tasks.db"));
+    using Listed = std::vector<std::pair<std::int64_t, std::string>>;
+    const Listed from_a{{1, "A one"}, {2, "A two"}, {3, "A three"}};
+    const Listed from_b{{1, "B one"}, {2, "B two"}};
+    EXPECT_EQ(through_a, a_imported ? from_a : from_b);
+}
+
 struct McpOverProxy {
     std::uint16_t port;
     std::string session;
