@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <mutex>
@@ -128,6 +130,30 @@ Json put_task(const Task& task) {
                          {"expected_version", 0}});
 }
 
+// What identifies a file's contents, whichever host or path it is read from: FNV-1a (64 bits) over
+// its tasks as they would be stored, in id order, and its last id. An import cut short is resumed
+// by whoever reads the same file again (also after the host was renamed, as a container is on
+// restart), and a different file never passes for it.
+std::string fingerprint(const FileContents& contents) {
+    std::uint64_t hash = 14695981039346656037ull;
+    auto add = [&](std::string_view bytes) {
+        for (unsigned char c : bytes) {
+            hash ^= c;
+            hash *= 1099511628211ull;
+        }
+        hash ^= 0xff;  // a separator no UTF-8 text holds
+        hash *= 1099511628211ull;
+    };
+    for (const Task& t : contents.tasks) {
+        add(std::to_string(t.id));
+        add(task_value(t).dump());
+    }
+    add(std::to_string(contents.last_id));
+    char out[24];
+    std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(hash));
+    return out;
+}
+
 // Renames `path` (and its -wal, -shm) to `path + suffix`, or `path + suffix + ".<n>"` when that name
 // is taken (a file restored and imported again), so no kept file is ever replaced; a file already
 // renamed by another caller is fine. Never deletes.
@@ -154,6 +180,7 @@ public:
         std::error_code ec;
         if (!fs::exists(path_, ec)) return;  // imported and renamed while this call waited
         const FileContents contents = read_file(file);
+        fingerprint_ = fingerprint(contents);
         const std::string outcome = import(contents);
         file.exec("ROLLBACK");
         file.checkpoint_and_close();
@@ -167,10 +194,20 @@ public:
 private:
     // "imported", "elsewhere_done" or "elsewhere_importing".
     std::string import(const FileContents& contents) {
+        if (contents.tasks.empty()) {
+            // Nothing to import, so no marker: a file without tasks never keeps another instance's
+            // file with tasks from being imported. Its ids stay used all the same.
+            storage_.batch(Json::array(
+                {Json::object({{"op", "advance_sequence"}, {"collection", "tasks"}, {"to", contents.last_id}})}));
+            call_.log(LogLevel::info,
+                      "tasks: " + path_ + " holds no tasks; the file is kept as " + path_ + ".migrated");
+            return "imported";
+        }
         std::optional<skillhost::Record> marker = storage_.get(kMeta, kMarker);
         if (!marker) {
             Json value = Json::object({{"state", "importing"},
                                        {"source", source_},
+                                       {"fingerprint", fingerprint_},
                                        {"tasks", static_cast<std::int64_t>(contents.tasks.size())},
                                        {"last_id", contents.last_id},
                                        {"started_unix", static_cast<std::int64_t>(std::time(nullptr))}});
@@ -192,7 +229,7 @@ private:
         }
         const std::string source = marker->value.string_or("source", "");
         const bool done = marker->value.string_or("state", "") == "done";
-        if (source != source_) {
+        if (marker->value.string_or("fingerprint", "") != fingerprint_) {
             call_.log(
                 LogLevel::warn,
                 "tasks: not importing " + std::to_string(contents.tasks.size()) + " task(s) of " + path_ +
@@ -244,6 +281,7 @@ private:
         }
         Json value = Json::object({{"state", "done"},
                                    {"source", source_},
+                                   {"fingerprint", fingerprint_},
                                    {"tasks", static_cast<std::int64_t>(contents.tasks.size())},
                                    {"last_id", contents.last_id},
                                    {"renumbered", renumbered},
@@ -256,7 +294,8 @@ private:
     const skillhost::Call& call_;
     const Storage& storage_;
     std::string path_;
-    std::string source_;  // this file: "<host name>:<path>"
+    std::string source_;       // where this file is, for people: "<host name>:<path>"
+    std::string fingerprint_;  // what it holds: fingerprint() of its contents
 };
 
 }  // namespace

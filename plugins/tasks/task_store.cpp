@@ -183,9 +183,17 @@ std::vector<Task> TaskStore::all(bool include_completed) {
 }
 
 Task TaskStore::create(Task task) {
-    task.id = storage_.next_id(kTasks);
-    storage_.put(kTasks, task_key(task.id), task_value(task), 0);
-    return task;
+    for (int attempt = 0;; ++attempt) {
+        task.id = storage_.next_id(kTasks);
+        try {
+            storage_.put(kTasks, task_key(task.id), task_value(task), 0);
+            return task;
+        } catch (const SkillError& e) {
+            // The id is held by a task an import of an older tasks.db was writing while this call
+            // took it (before the import advanced the sequence): the next id is past the import's.
+            if (!is_conflict(e) || attempt >= 1) throw;
+        }
+    }
 }
 
 std::optional<Json> TaskStore::retry_record(const std::string& key) {

@@ -211,5 +211,61 @@ TEST_F(TasksImportTest, ConcurrentUpdatesOfOneTaskLoseNoField) {
     EXPECT_EQ(tasks[0].at("notes").as_string(), "notes " + std::to_string(kRounds));
 }
 
+// An import cut short (its instance died between batches, then came back under another host name,
+// as a container does) is resumed by whoever reads the same file again: the fingerprint of the
+// file's contents, not the host, says it is the same import. Tasks already written are skipped, the
+// missing ones written, and nothing is duplicated.
+TEST_F(TasksImportTest, AnImportCutShortIsResumedFromTheSameFileUnderAnotherHostName) {
+    const std::vector<OldTask> old{{1, "First", "open", "high", {"x"}, {}, {}, ""},
+                                   {2, "Second", "open", "medium", {}, {}, {}, ""},
+                                   {3, "Third", "open", "low", {}, {}, {}, ""}};
+    write_old_tasks_db(data_dir() / "tasks.db", old);
+    ASSERT_EQ(listed().size(), 3u);
+    auto storage = app::PluginStorageService::open(db::StorageLocation::sqlite(host.home() / "skillhost.db"));
+    ASSERT_TRUE(storage) << storage.error().message;
+    const auto ask = [&](const char* operation, const json::object& request) {
+        auto answer = storage.value()->handle({"tasks", "alice"}, operation, json::serialize(request));
+        EXPECT_TRUE(answer) << operation << ": " << answer.error().message;
+        return answer ? json::parse(answer.value()).as_object() : json::object{};
+    };
+    // As it was when the import stopped: the marker still `importing`, written on a host since
+    // renamed, and task 3 not yet written. The file is back where it was.
+    auto marker = ask("get", {{"collection", "tasks.meta"}, {"key", "file_import"}});
+    ASSERT_TRUE(marker.at("found").as_bool());
+    json::object value = marker.at("value").as_object();
+    value["state"] = "importing";
+    value["source"] = "pod-before-restart:/old/home/tasks.db";
+    ask("put", {{"collection", "tasks.meta"},
+                {"key", "file_import"},
+                {"value", json::serialize(value)},
+                {"expected_version", marker.at("version")}});
+    ask("remove", {{"collection", "tasks"}, {"key", "0000000000000003"}, {"expected_version", -1}});
+    fs::rename(data_dir() / "tasks.db.migrated", data_dir() / "tasks.db");
+
+    const json::array tasks = listed();
+    EXPECT_EQ(titles(tasks), (std::vector<std::string>{"First", "Second", "Third"}));
+    EXPECT_EQ(id_of(tasks, "Third"), 3);
+    auto done = ask("get", {{"collection", "tasks.meta"}, {"key", "file_import"}});
+    EXPECT_EQ(done.at("value").at("state"), "done");
+    EXPECT_FALSE(fs::exists(data_dir() / "tasks.db"));
+    EXPECT_TRUE(fs::exists(data_dir() / "tasks.db.migrated"));
+}
+
+// A file without tasks (its user kept their tasks through another instance, or deleted them all)
+// sets no marker, so another instance's file with tasks is still imported; its ids stay used.
+TEST_F(TasksImportTest, AFileWithoutTasksIsSetAsideWithoutBlockingAnotherFilesImport) {
+    write_old_tasks_db(data_dir() / "tasks.db", {{1, "Gone", "open", "medium", {}, {}, {}, ""}}, {1});
+    EXPECT_TRUE(listed().empty());
+    EXPECT_TRUE(fs::exists(data_dir() / "tasks.db.migrated"));
+    write_old_tasks_db(data_dir() / "tasks.db", {{1, "Kept elsewhere", "open", "medium", {}, {}, {}, ""},
+                                                 {4, "Also kept", "open", "medium", {}, {}, {}, ""}});
+    const json::array tasks = listed();
+    EXPECT_EQ(titles(tasks), (std::vector<std::string>{"Kept elsewhere", "Also kept"}));
+    EXPECT_EQ(id_of(tasks, "Also kept"), 4);
+    EXPECT_TRUE(fs::exists(data_dir() / "tasks.db.migrated.1")) << "the first kept file was replaced";
+    auto created = host.call("task_create", R"({"title":"New"})");
+    EXPECT_EQ(field(created, "task").at("id"), 5);
+}
+
 }  // namespace
 }  // namespace skillhost::testing
