@@ -80,7 +80,32 @@ private:
 struct FileContents {
     std::vector<Task> tasks;  // by id
     std::int64_t last_id = 0;
+    std::vector<std::int64_t> cut;  // tasks whose text was cut to fit a record
 };
+
+// Values of one import batch at most (the batch's JSON also has its keys and operations).
+constexpr std::size_t kBatchValueBytes = SKILLHOST_STORAGE_MAX_BATCH_BYTES / 2;
+constexpr std::size_t kMaxTaskBytes = SKILLHOST_STORAGE_MAX_VALUE_BYTES - 4096;
+
+// `text` cut to at most `bytes` bytes, never inside a UTF-8 sequence.
+std::string cut_utf8(const std::string& text, std::size_t bytes) {
+    if (text.size() <= bytes) return text;
+    while (bytes > 0 && (static_cast<unsigned char>(text[bytes]) & 0xC0) == 0x80) --bytes;
+    return text.substr(0, bytes);
+}
+
+// The old file had no size limit; a record has. A task too large for one keeps the start of its
+// notes and title (the longer one halved until it fits, so at most 64 halvings for any size) and
+// says where the whole text is. Returns whether it was cut.
+bool fit_in_a_record(Task& t) {
+    if (task_value(t).dump().size() <= kMaxTaskBytes) return false;
+    for (int step = 0; step < 64 && task_value(t).dump().size() > kMaxTaskBytes; ++step) {
+        std::string& longer = t.notes.size() >= t.title.size() ? t.notes : t.title;
+        longer = cut_utf8(longer, longer.size() / 2);
+    }
+    t.notes += "\n[cut when imported: the whole text is in tasks.db.migrated]";  // within the 4 KiB spare
+    return true;
+}
 
 FileContents read_file(OldFile& file) {
     FileContents out;
@@ -113,6 +138,7 @@ FileContents read_file(OldFile& file) {
             start = end + 1;
         }
         out.last_id = std::max(out.last_id, t.id);
+        if (fit_in_a_record(t)) out.cut.push_back(t.id);
         out.tasks.push_back(std::move(t));
     }
     if (file.has_table("sqlite_sequence")) {
@@ -244,10 +270,16 @@ private:
     void write_tasks(const FileContents& contents, std::int64_t marker_version) {
         std::vector<Task> moved;  // ids taken by different tasks: imported under new ids
         std::int64_t imported = 0;
-        for (std::size_t start = 0; start < contents.tasks.size(); start += kBatch) {
+        for (std::size_t next = 0; next < contents.tasks.size();) {
+            // At most kBatch tasks and kBatchValueBytes of values (always at least one task).
             std::vector<const Task*> chunk;
-            for (std::size_t i = start; i < contents.tasks.size() && i < start + kBatch; ++i)
-                chunk.push_back(&contents.tasks[i]);
+            std::size_t bytes = 0;
+            while (next < contents.tasks.size() && chunk.size() < kBatch) {
+                const std::size_t size = task_value(contents.tasks[next]).dump().size();
+                if (!chunk.empty() && bytes + size > kBatchValueBytes) break;
+                bytes += size;
+                chunk.push_back(&contents.tasks[next++]);
+            }
             // Each conflict takes one task out of the chunk, so this ends within kBatch + 1 tries.
             while (!chunk.empty()) {
                 Json operations = Json::array();
@@ -262,31 +294,58 @@ private:
                     if (index < 0 || index >= static_cast<std::int64_t>(chunk.size())) throw;
                     const Task& taken = *chunk[static_cast<std::size_t>(index)];
                     auto existing = storage_.get("tasks", task_key(taken.id));
-                    // The same task: written by an import of this file that was cut short.
-                    if (!existing || !(existing->value == task_value(taken))) moved.push_back(taken);
+                    // The same task, written by an import of this file that was cut short (and maybe
+                    // changed since): its creation time is the file's, which no update changes.
+                    // Another task created with this id before the import began has its own.
+                    if (!existing || existing->value.string_or("created_at", "") != taken.created_at)
+                        moved.push_back(taken);
                     chunk.erase(chunk.begin() + index);
                 }
             }
         }
+        // Tasks under new ids are written in the batch that marks the import done (when they fit in
+        // one), so an import cut short never writes one of them twice.
         Json renumbered = Json::array();
+        Json operations = Json::array();
+        std::size_t moved_bytes = 0;
+        for (const Task& t : moved) moved_bytes += task_value(t).dump().size();
+        const bool one_batch = moved.size() < kBatch && moved_bytes <= kBatchValueBytes;
         for (Task& t : moved) {
             const std::int64_t old_id = t.id;
             t.id = storage_.next_id("tasks");
-            storage_.put("tasks", task_key(t.id), task_value(t), 0);
-            ++imported;
+            if (!one_batch) {
+                storage_.put("tasks", task_key(t.id), task_value(t), 0);
+            } else {
+                operations.push_back(put_task(t));
+            }
             renumbered.push_back(Json::object({{"file_id", old_id}, {"id", t.id}}));
-            call_.log(LogLevel::warn, "tasks: task " + std::to_string(old_id) + " of " + path_ + " is now task " +
-                                          std::to_string(t.id) + ": id " + std::to_string(old_id) +
-                                          " was already taken by another task in the host's storage");
         }
+        Json cut = Json::array();
+        for (std::int64_t id : contents.cut) cut.push_back(id);
         Json value = Json::object({{"state", "done"},
                                    {"source", source_},
                                    {"fingerprint", fingerprint_},
                                    {"tasks", static_cast<std::int64_t>(contents.tasks.size())},
                                    {"last_id", contents.last_id},
                                    {"renumbered", renumbered},
+                                   {"cut", cut},
                                    {"finished_unix", static_cast<std::int64_t>(std::time(nullptr))}});
-        storage_.put(kMeta, kMarker, value, marker_version);
+        operations.push_back(Json::object({{"op", "put"},
+                                           {"collection", kMeta},
+                                           {"key", kMarker},
+                                           {"value", value},
+                                           {"expected_version", marker_version}}));
+        storage_.batch(operations);
+        imported += static_cast<std::int64_t>(moved.size());
+        for (const Json& r : renumbered.as_array())
+            call_.log(LogLevel::warn, "tasks: task " + std::to_string(r["file_id"].as_int()) + " of " + path_ +
+                                          " is now task " + std::to_string(r["id"].as_int()) + ": id " +
+                                          std::to_string(r["file_id"].as_int()) +
+                                          " was already taken by another task in the host's storage");
+        for (std::int64_t id : contents.cut)
+            call_.log(LogLevel::warn, "tasks: task " + std::to_string(id) + " of " + path_ +
+                                          " was too large for a record; its notes were cut (the whole text "
+                                          "stays in the kept file)");
         call_.log(LogLevel::info, "tasks: imported " + std::to_string(imported) + " task(s) from " + path_ +
                                       " into the host's storage; the file is kept as " + path_ + ".migrated");
     }

@@ -267,5 +267,27 @@ TEST_F(TasksImportTest, AFileWithoutTasksIsSetAsideWithoutBlockingAnotherFilesIm
     EXPECT_EQ(field(created, "task").at("id"), 5);
 }
 
+// The old file had no size limit, a record has (256 KiB): a task larger than that is imported with
+// the start of its notes and a note saying the whole text is in the kept file; many large tasks are
+// written in batches that stay under the batch's byte limit.
+TEST_F(TasksImportTest, TasksTooLargeForARecordAreCutAndLargeFilesAreImportedInBoundedBatches) {
+    std::vector<OldTask> old;
+    old.push_back({1, "Huge notes", "open", "medium", {}, {}, {}, std::string(600 * 1024, 'n')});
+    for (int i = 2; i <= 40; ++i)  // 39 × 200 KiB: several batches of at most 2 MiB of values
+        old.push_back({i, "Large " + std::to_string(i), "open", "medium", {}, {}, {}, std::string(200 * 1024, 'x')});
+    write_old_tasks_db(data_dir() / "tasks.db", old);
+    auto all = host.call("task_list", R"({"include_completed":true,"limit":500})");
+    ASSERT_TRUE(all.ok) << output_text(all).substr(0, 2000);
+    const json::array& tasks = field(all, "tasks").as_array();
+    ASSERT_EQ(tasks.size(), 40u);
+    const std::string notes(tasks[0].at("notes").as_string());
+    EXPECT_EQ(tasks[0].at("title"), "Huge notes");
+    EXPECT_LT(notes.size(), 256u * 1024u);
+    EXPECT_GT(notes.size(), 100u * 1024u);
+    EXPECT_THAT(notes, ::testing::HasSubstr("the whole text is in tasks.db.migrated"));
+    EXPECT_EQ(tasks[39].at("notes").as_string().size(), 200u * 1024u);
+    EXPECT_TRUE(fs::exists(data_dir() / "tasks.db.migrated"));
+}
+
 }  // namespace
 }  // namespace skillhost::testing
