@@ -240,10 +240,18 @@ TEST_F(TasksImportTest, AnImportCutShortIsResumedFromTheSameFileUnderAnotherHost
                 {"value", json::serialize(value)},
                 {"expected_version", marker.at("version")}});
     ask("remove", {{"collection", "tasks"}, {"key", "0000000000000003"}, {"expected_version", -1}});
+    // Meanwhile the user renamed task 1 through another instance.
+    auto first = ask("get", {{"collection", "tasks"}, {"key", "0000000000000001"}});
+    json::object renamed = first.at("value").as_object();
+    renamed["title"] = "First, renamed";
+    ask("put", {{"collection", "tasks"},
+                {"key", "0000000000000001"},
+                {"value", json::serialize(renamed)},
+                {"expected_version", first.at("version")}});
     fs::rename(data_dir() / "tasks.db.migrated", data_dir() / "tasks.db");
 
     const json::array tasks = listed();
-    EXPECT_EQ(titles(tasks), (std::vector<std::string>{"First", "Second", "Third"}));
+    EXPECT_EQ(titles(tasks), (std::vector<std::string>{"First, renamed", "Second", "Third"}));
     EXPECT_EQ(id_of(tasks, "Third"), 3);
     auto done = ask("get", {{"collection", "tasks.meta"}, {"key", "file_import"}});
     EXPECT_EQ(done.at("value").at("state"), "done");
