@@ -81,10 +81,25 @@ int x_shm_unmap(sqlite3_file* f, int delete_flag) {
 }
 
 const sqlite3_io_methods failing_methods = {
-    2,        x_close,        x_read,        x_write,         x_truncate,    x_sync,
-    x_file_size, x_lock,      x_unlock,      x_check_reserved_lock, x_file_control, x_sector_size,
-    x_device_characteristics, x_shm_map,     x_shm_lock,      x_shm_barrier, x_shm_unmap,
-    nullptr,  nullptr,
+    2,
+    x_close,
+    x_read,
+    x_write,
+    x_truncate,
+    x_sync,
+    x_file_size,
+    x_lock,
+    x_unlock,
+    x_check_reserved_lock,
+    x_file_control,
+    x_sector_size,
+    x_device_characteristics,
+    x_shm_map,
+    x_shm_lock,
+    x_shm_barrier,
+    x_shm_unmap,
+    nullptr,
+    nullptr,
 };
 
 int x_open(sqlite3_vfs*, sqlite3_filename name, sqlite3_file* f, int flags, int* out_flags) {

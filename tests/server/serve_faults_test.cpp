@@ -215,6 +215,53 @@ TEST(ServeFaults, ACallWhileTheAuditLogCannotBeWrittenIsRefusedWithItsCause) {
     EXPECT_EQ(after.status, 200) << after.body;
 }
 
+// Root passes every permission check, so here the daemon runs as `nobody`, as under a service
+// account. A directory it loses the right to write (chmod 000 while it runs) makes it unready with
+// the cause; a call then runs audited or is refused with its cause, never unaudited; it recovers by
+// itself once the permissions return.
+TEST(ServeFaults, LostPermissionsMakeTheDaemonUnreadyWithTheCauseAndItRecoversByItself) {
+    SKIP_UNLESS_ROOT();
+    DaemonSetup setup;
+    setup.server_yaml = "  readiness_cache_ms: 0\n";
+    setup.run_as_nobody = true;
+    DaemonProcess d(setup);
+    d.start();
+    auto before = d.post("/v1/skills/task_create/call", R"({"args":{"title":"before"}})", "owner");
+    ASSERT_EQ(before.status, 200) << before.body << d.log();
+    ASSERT_EQ(d.get("/readyz", "").status, 200) << d.get("/readyz", "").body;
+
+    std::vector<std::string> calls_run;
+    for (const fs::path& dir : {d.home() / "audit", d.home()}) {
+        SCOPED_TRACE(dir.string());
+        fs::permissions(dir, fs::perms::none);
+        auto ready = d.get("/readyz", "");
+        EXPECT_EQ(ready.status, 503) << ready.body;
+        EXPECT_THAT(ready.body, HasSubstr("Permission denied"));
+        auto during = d.post("/v1/skills/task_create/call", R"({"args":{"title":"during"}})", "owner");
+        if (during.status == 200 && during.json().at("ok").as_bool()) {
+            // It ran (the audit day file was open already): its record must be there.
+            calls_run.push_back(std::string(during.json().at("call_id").as_string()));
+        } else {
+            // Refused, by the host (503 with the cause) or by the plugin (its data is out of reach):
+            // either way the reason is the lost permission, said to the client.
+            EXPECT_THAT(during.body, HasSubstr("Permission denied"));
+        }
+        fs::permissions(dir, fs::perms::owner_all);
+        auto recovered = d.get("/readyz", "");
+        EXPECT_EQ(recovered.status, 200) << recovered.body;
+    }
+    auto after = d.post("/v1/skills/task_create/call", R"({"args":{"title":"after"}})", "owner");
+    ASSERT_EQ(after.status, 200) << after.body;
+    EXPECT_TRUE(after.json().at("ok").as_bool()) << after.body;
+    ASSERT_EQ(d.stop(), 0);
+    std::string audit;
+    for (const auto& day : fs::directory_iterator(d.home() / "audit")) {
+        std::ifstream in(day.path());
+        audit.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    for (const auto& call : calls_run) EXPECT_THAT(audit, HasSubstr(call)) << "ran without an audit record";
+}
+
 TEST(ServeFaults, RunsOnAFullHomeAreRefusedOrKeptNeverAcknowledgedThenLost) {
     SKIP_UNLESS_ROOT();
     DaemonSetup setup;
