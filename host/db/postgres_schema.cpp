@@ -110,6 +110,19 @@ CREATE TRIGGER elicitations_legal_transitions BEFORE UPDATE OF state ON elicitat
 )sql";
 // ---- end of version 3 ----
 
+// ---- Version 4: Idempotency-Key answers (as SQLite's version 6) ----
+// The first answer to each key of the HTTP API, shared by every instance: a retry that lands on
+// another instance (or on a restarted one) replays it. in_progress rows name the owning process.
+constexpr const char* idempotency_tables = R"sql(
+CREATE TABLE idempotency_keys (
+  scope TEXT NOT NULL, request_key TEXT NOT NULL, fingerprint TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('in_progress','answered')), owner TEXT NOT NULL,
+  created_ms BIGINT NOT NULL, answered_ms BIGINT, answer TEXT,
+  PRIMARY KEY (scope, request_key));
+CREATE INDEX idempotency_keys_by_age ON idempotency_keys(created_ms);
+)sql";
+// ---- end of version 4 ----
+
 struct PostgresMigration {
     SchemaMigration info;
     const char* sql;
@@ -120,6 +133,7 @@ constexpr PostgresMigration migrations[] = {
      shared_state_tables},
     {{2, "run_leases, mcp_sessions"}, multi_instance_tables},
     {{3, "elicitations"}, elicitation_tables},
+    {{4, "idempotency_keys"}, idempotency_tables},
 };
 
 // Any constant both sides agree on; it names "skillhost schema migration" among advisory locks.

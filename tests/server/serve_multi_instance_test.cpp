@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
 #include <mutex>
 #include <thread>
 
@@ -210,6 +211,48 @@ TEST_F(ServeMultiInstance, AnMcpSessionInitializedThroughOneInstanceIsServedByTh
         auto gone = direct.post(json::object{{"jsonrpc", "2.0"}, {"id", 7}, {"method", "tools/list"}});
         EXPECT_EQ(gone.status, 404) << gone.body;
     }
+}
+
+// A client's retry that the load balancer sends to the other instance is answered from the shared
+// database: the first answer again, one effect; while the first is still in flight, the other
+// instance says so (409) rather than running it a second time.
+TEST_F(ServeMultiInstance, ARetryWithTheSameIdempotencyKeyOnTheOtherInstanceReplaysTheFirstAnswer) {
+    const auto send = [](DaemonProcess& to, const std::string& target, const std::string& body,
+                         const std::string& key) {
+        return http_request(
+            to.port(), RequestSpec{"POST", target, body, DaemonProcess::token("alice"), {{"Idempotency-Key", key}}});
+    };
+    const std::string create = R"({"args":{"title":"book the dentist"}})";
+    auto first = send(*a, "/v1/skills/task_create/call", create, "shared-1");
+    ASSERT_EQ(first.status, 200) << first.body;
+    auto again = send(*b, "/v1/skills/task_create/call", create, "shared-1");
+    EXPECT_EQ(again.status, 200) << again.body;
+    EXPECT_EQ(again.body, first.body);
+    EXPECT_EQ(again.headers["idempotent-replayed"], "true");
+    // Plugin data is per instance (docs/scaling.md): the task lives where the first call ran it.
+    auto listed = a->post("/v1/skills/task_list/call", "{}", "alice");
+    std::size_t created = 0;
+    for (auto at = listed.body.find("book the dentist"); at != std::string::npos;
+         at = listed.body.find("book the dentist", at + 1))
+        ++created;
+    EXPECT_EQ(created, 1u) << listed.body;
+    auto other = send(*b, "/v1/skills/task_create/call", R"({"args":{"title":"x"}})", "shared-1");
+    EXPECT_EQ(other.error_code(), "IDEMPOTENCY_KEY_REUSED") << other.body;
+
+    const auto started = a->home() / "users" / "alice" / "plugins" / "echo" / "sleep-started";
+    const std::string slow = R"({"args":{"ms":900,"started_file":")" + started.string() + R"("}})";
+    std::thread slow_call([&] { (void)send(*a, "/v1/skills/sleep/call", slow, "shared-2"); });
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!std::filesystem::exists(started) && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    auto busy = send(*b, "/v1/skills/sleep/call", slow, "shared-2");
+    slow_call.join();
+    ASSERT_TRUE(std::filesystem::exists(started)) << a->log();
+    EXPECT_EQ(busy.status, 409) << busy.body;
+    EXPECT_EQ(busy.error_code(), "IDEMPOTENCY_KEY_IN_USE") << busy.body;
+    auto done = send(*b, "/v1/skills/sleep/call", slow, "shared-2");
+    EXPECT_EQ(done.status, 200) << done.body;
+    EXPECT_EQ(done.headers["idempotent-replayed"], "true");
 }
 
 // A PostgreSQL server of the test's own (the test stops and restarts it) in `server`, a fresh
