@@ -123,6 +123,15 @@ CREATE INDEX idempotency_keys_by_age ON idempotency_keys(created_ms);
 )sql";
 // ---- end of version 4 ----
 
+// ---- Version 5: audit record ids ----
+// A record kept in a home's audit outbox while the server was down carries an id, so inserting it
+// again (a drain cut short by a crash) adds nothing. NULL for the records inserted directly.
+constexpr const char* audit_record_ids = R"sql(
+ALTER TABLE audit_records ADD COLUMN record_id TEXT;
+CREATE UNIQUE INDEX audit_records_by_record_id ON audit_records(record_id);
+)sql";
+// ---- end of version 5 ----
+
 struct PostgresMigration {
     SchemaMigration info;
     const char* sql;
@@ -134,6 +143,7 @@ constexpr PostgresMigration migrations[] = {
     {{2, "run_leases, mcp_sessions"}, multi_instance_tables},
     {{3, "elicitations"}, elicitation_tables},
     {{4, "idempotency_keys"}, idempotency_tables},
+    {{5, "audit_records.record_id"}, audit_record_ids},
 };
 
 // Any constant both sides agree on; it names "skillhost schema migration" among advisory locks.

@@ -302,6 +302,50 @@ TEST(ServeDatabaseRestart, ADaemonAnswers503WhileThePostgresServerIsDownAndRecov
     EXPECT_EQ(run.status, 202) << run.body;
 }
 
+// PostgreSQL dies while a call runs: its decision was written before it started, but its after-call
+// record cannot be. The record waits in the home's audit outbox and is in the audit log once the
+// daemon reaches the server again — once.
+TEST(ServeDatabaseRestart, TheAfterCallRecordOfACallRunningWhenThePostgresServerDiesIsWrittenWhenItReturns) {
+    std::string why;
+    OWN_POSTGRES_SERVER(server, url);
+    DaemonProcess d(instance_setup(url));
+    d.start();
+    const auto started = d.home() / "users" / "alice" / "plugins" / "echo" / "sleep-started";
+    HttpResult answer;
+    std::thread call([&] {
+        answer = d.post("/v1/skills/sleep/call", R"({"args":{"ms":700,"started_file":")" + started.string() + R"("}})",
+                        "alice");
+    });
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!std::filesystem::exists(started) && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const bool was_running = std::filesystem::exists(started);
+    if (was_running) server->stop(PostgresServer::Shutdown::immediate);
+    call.join();
+    ASSERT_TRUE(was_running) << d.log();
+    ASSERT_EQ(answer.status, 200) << "the call ran on its durable decision: " << answer.body;
+    const std::string call_id(answer.json().at("call_id").as_string());
+    ASSERT_FALSE(call_id.empty()) << answer.body;
+    const auto outbox = d.home() / "audit-outbox.jsonl";
+    EXPECT_GT(std::filesystem::file_size(outbox), 0u) << "the after-call record waits in the outbox\n" << d.log();
+
+    ASSERT_TRUE(server->start_again(why)) << why;
+    const auto back = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    std::size_t found = 0;
+    HttpResult audit;
+    while (std::chrono::steady_clock::now() < back) {
+        audit = d.get("/v1/audit?kind=skill_call&limit=1000");
+        found = 0;
+        for (auto at = audit.body.find(call_id); at != std::string::npos; at = audit.body.find(call_id, at + 1))
+            ++found;
+        if (audit.status == 200 && found > 0) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    EXPECT_EQ(found, 1u) << "the after-call record of " << call_id << " is in the audit log once: " << audit.body
+                         << d.log();
+    EXPECT_EQ(std::filesystem::file_size(outbox), 0u) << "the outbox is empty once the database took its records";
+}
+
 // PostgreSQL dies (immediate shutdown, as a crash) while calls and approvals are in flight. Every
 // answer is either done — and then its effect and its decision record survive — or refused as
 // unavailable (503), never a 500; and once the database is back no approval stays `approved`
