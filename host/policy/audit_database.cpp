@@ -279,8 +279,7 @@ Status DatabaseAuditSink::append(TimePoint at, std::string_view kind, std::strin
         // Records the database has not taken yet go first; an execution whose after-call record
         // the outbox could not keep does not start.
         (void)drain_outbox();
-        constexpr std::size_t room_for_the_after_call_record = 64 * 1024;
-        if (outbox_->full(room_for_the_after_call_record)) {
+        if (outbox_->full_for_an_execution()) {
             Error error{errors::kAuditWriteFailed,
                         "the audit outbox " + outbox_->file().string() +
                             " is full of records the database has not taken yet; nothing runs until it takes them",

@@ -31,6 +31,13 @@ struct OutboxRecord {
     std::string record;  // the record's JSON, as the sink would have inserted it
 };
 
+// The room an execution needs in the outbox for its after-call record: with less, the sink
+// refuses executions (audit first). True when an outbox of `bytes` (out of `max_bytes`) has less.
+inline constexpr std::size_t outbox_room_for_an_after_call_record = 64 * 1024;
+inline bool outbox_full_for_an_execution(std::uintmax_t bytes, std::size_t max_bytes) {
+    return bytes + outbox_room_for_an_after_call_record > max_bytes;
+}
+
 class AuditOutbox {
 public:
     static constexpr std::size_t default_max_bytes = 16 * 1024 * 1024;
@@ -54,6 +61,8 @@ public:
     // Whether records are waiting, and whether a record of `bytes` more would not fit.
     bool empty() const;
     bool full(std::size_t bytes = 1) const;
+    // full(outbox_room_for_an_after_call_record)
+    bool full_for_an_execution() const { return full(outbox_room_for_an_after_call_record); }
     const std::filesystem::path& file() const { return file_; }
 
     static constexpr std::size_t max_batch = 64;

@@ -328,6 +328,10 @@ TEST(ServeDatabaseRestart, TheAfterCallRecordOfACallRunningWhenThePostgresServer
     ASSERT_FALSE(call_id.empty()) << answer.body;
     const auto outbox = d.home() / "audit-outbox.jsonl";
     EXPECT_GT(std::filesystem::file_size(outbox), 0u) << "the after-call record waits in the outbox\n" << d.log();
+    auto waiting = d.get("/readyz", "");
+    EXPECT_EQ(waiting.status, 503) << waiting.body;
+    EXPECT_GT(waiting.json().at("checks").at("audit_outbox").at("waiting_bytes").to_number<std::int64_t>(), 0)
+        << waiting.body;
 
     ASSERT_TRUE(server->start_again(why)) << why;
     const auto back = std::chrono::steady_clock::now() + std::chrono::seconds(60);
@@ -344,6 +348,10 @@ TEST(ServeDatabaseRestart, TheAfterCallRecordOfACallRunningWhenThePostgresServer
     EXPECT_EQ(found, 1u) << "the after-call record of " << call_id << " is in the audit log once: " << audit.body
                          << d.log();
     EXPECT_EQ(std::filesystem::file_size(outbox), 0u) << "the outbox is empty once the database took its records";
+    auto ready = d.get("/readyz", "");
+    EXPECT_EQ(ready.json().at("checks").at("audit_outbox").at("waiting_bytes").to_number<std::int64_t>(), 0)
+        << ready.body;
+    EXPECT_TRUE(ready.json().at("checks").at("audit_outbox").at("ok").as_bool()) << ready.body;
 }
 
 // PostgreSQL dies (immediate shutdown, as a crash) while calls and approvals are in flight. Every
