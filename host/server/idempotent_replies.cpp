@@ -106,6 +106,7 @@ IdempotentReplies::Begun IdempotentReplies::begin(std::string_view scope, std::s
         return begun;
     }
     prune_now_and_then();
+    keep_unsaved();
     const std::string fingerprint = sha256_hex(body);
     auto claimed = records_->claim(scope, key, fingerprint, self_);
     if (!claimed) {
@@ -166,19 +167,51 @@ void IdempotentReplies::keep(const std::string& scope, const std::string& key, c
     if (answer.body().size() > max_answer_bytes) text = encode_answer(answer_not_kept(answer));
     auto kept = records_->keep_answer(scope, key, self_, text);
     if (!kept) {
-        // The claim stays in progress: its retries are told IN_USE now, OUTCOME_UNKNOWN after a
-        // restart; never run twice.
-        spdlog::warn("serve: the answer to Idempotency-Key {} was not kept ({}); retries will not run it again", key,
+        // The claim stays in progress (its retries are told IN_USE, never run twice) until the
+        // database takes the answer.
+        spdlog::warn("serve: the answer to Idempotency-Key {} waits until the database takes it ({})", key,
                      kept.error().message);
+        remember_unsaved(scope, key, std::move(text));
     } else if (!*kept) {
         spdlog::warn("serve: the claim of Idempotency-Key {} expired before its answer; it was not kept", key);
     }
 }
 
+void IdempotentReplies::remember_unsaved(const std::string& scope, const std::string& key,
+                                         std::optional<std::string> answer) {
+    std::lock_guard lock(unsaved_mutex_);
+    if (unsaved_.size() >= max_unsaved) {
+        spdlog::warn(
+            "serve: more than {} Idempotency-Key answers wait for the database; the oldest ({}) is given up: "
+            "its retries are told IN_USE until this process stops, then that its outcome is unknown",
+            max_unsaved, unsaved_.front().key);
+        unsaved_.pop_front();
+    }
+    unsaved_.push_back(Unsaved{scope, key, std::move(answer)});
+}
+
+void IdempotentReplies::keep_unsaved() {
+    std::lock_guard lock(unsaved_mutex_);
+    while (!unsaved_.empty()) {
+        const Unsaved& first = unsaved_.front();
+        Status stored;
+        if (first.answer) {
+            if (auto kept = records_->keep_answer(first.scope, first.key, self_, *first.answer); !kept)
+                stored = kept.error();
+        } else {
+            stored = records_->release(first.scope, first.key, self_);
+        }
+        if (!stored) return;  // still unreachable: the next request tries again
+        unsaved_.pop_front();
+    }
+}
+
 void IdempotentReplies::release(const std::string& scope, const std::string& key) {
-    if (auto st = records_->release(scope, key, self_); !st)
-        spdlog::warn("serve: Idempotency-Key {} could not be released ({}); its retries are refused until it expires",
-                     key, st.error().message);
+    if (auto st = records_->release(scope, key, self_); !st) {
+        spdlog::warn("serve: Idempotency-Key {} is released once the database can be reached ({})", key,
+                     st.error().message);
+        remember_unsaved(scope, key, std::nullopt);
+    }
 }
 
 void IdempotentReplies::prune_now_and_then() {

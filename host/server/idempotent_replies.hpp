@@ -16,8 +16,10 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -64,17 +66,34 @@ public:
     static constexpr std::size_t max_key_chars = 255;
     // A larger answer is not kept: its retries are told so (IDEMPOTENCY_ANSWER_NOT_KEPT, 410).
     static constexpr std::size_t max_answer_bytes = 1024 * 1024;
+    // Answers kept in memory at most while the database cannot be reached.
+    static constexpr std::size_t max_unsaved = 1000;
 
 private:
     Error in_progress_error(const store::IdempotencyRow& row, std::string_view key) const;
     void keep(const std::string& scope, const std::string& key, const Response& answer);
     void release(const std::string& scope, const std::string& key);
     void prune_now_and_then();
+    // Stores the answers (and releases) the database could not take when they were given.
+    void keep_unsaved();
+    void remember_unsaved(const std::string& scope, const std::string& key, std::optional<std::string> answer);
+
+    struct Unsaved {
+        std::string scope;
+        std::string key;
+        std::optional<std::string> answer;  // empty: the claim is to be released
+    };
 
     std::unique_ptr<store::IdempotencyRecords> records_;
     const std::string self_;
     const std::function<bool(std::string_view)> owner_alive_;
     std::atomic<std::int64_t> last_prune_ms_{0};
+    // Answers given (and claims released) while the database could not be reached, stored at the
+    // next request with a key (a retry of theirs until then is IDEMPOTENCY_KEY_IN_USE: never a
+    // second run). The oldest beyond max_unsaved are given up (their keys stay in progress, so
+    // they are not run again either).
+    std::mutex unsaved_mutex_;
+    std::deque<Unsaved> unsaved_;
 };
 
 // What is kept of an answer (status, headers, body) as text, and the answer back from it.

@@ -303,19 +303,22 @@ TEST(ServeDatabaseRestart, ADaemonAnswers503WhileThePostgresServerIsDownAndRecov
 }
 
 // PostgreSQL dies while a call runs: its decision was written before it started, but its after-call
-// record cannot be. The record waits in the home's audit outbox and is in the audit log once the
-// daemon reaches the server again — once.
-TEST(ServeDatabaseRestart, TheAfterCallRecordOfACallRunningWhenThePostgresServerDiesIsWrittenWhenItReturns) {
+// record cannot be, nor its answer to the client's Idempotency-Key. The record waits in the home's
+// audit outbox and is in the audit log once the daemon reaches the server again — once; the answer
+// waits in the daemon and a retry after the server returned replays it instead of running again.
+TEST(ServeDatabaseRestart, TheAfterCallRecordAndAnswerOfACallRunningWhenThePostgresServerDiesAreKeptWhenItReturns) {
     std::string why;
     OWN_POSTGRES_SERVER(server, url);
     DaemonProcess d(instance_setup(url));
     d.start();
     const auto started = d.home() / "users" / "alice" / "plugins" / "echo" / "sleep-started";
+    const RequestSpec sleep{"POST",
+                            "/v1/skills/sleep/call",
+                            R"({"args":{"ms":700,"started_file":")" + started.string() + R"("}})",
+                            DaemonProcess::token("alice"),
+                            {{"Idempotency-Key", "sleep-1"}}};
     HttpResult answer;
-    std::thread call([&] {
-        answer = d.post("/v1/skills/sleep/call", R"({"args":{"ms":700,"started_file":")" + started.string() + R"("}})",
-                        "alice");
-    });
+    std::thread call([&] { answer = http_request(d.port(), sleep); });
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     while (!std::filesystem::exists(started) && std::chrono::steady_clock::now() < deadline)
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -352,6 +355,17 @@ TEST(ServeDatabaseRestart, TheAfterCallRecordOfACallRunningWhenThePostgresServer
     EXPECT_EQ(ready.json().at("checks").at("audit_outbox").at("waiting_bytes").to_number<std::int64_t>(), 0)
         << ready.body;
     EXPECT_TRUE(ready.json().at("checks").at("audit_outbox").at("ok").as_bool()) << ready.body;
+
+    auto retried = http_request(d.port(), sleep);
+    EXPECT_EQ(retried.status, 200) << retried.body;
+    EXPECT_EQ(retried.headers["idempotent-replayed"], "true") << retried.body;
+    EXPECT_EQ(retried.body, answer.body);
+    audit = d.get("/v1/audit?kind=skill_call&limit=1000");
+    found = 0;
+    for (auto at = audit.body.find("\"skill\":\"sleep\""); at != std::string::npos;
+         at = audit.body.find("\"skill\":\"sleep\"", at + 1))
+        ++found;
+    EXPECT_EQ(found, 1u) << "the retry ran the call again: " << audit.body;
 }
 
 // PostgreSQL dies (immediate shutdown, as a crash) while calls and approvals are in flight. Every
