@@ -213,6 +213,7 @@ DatabaseAuditSink::~DatabaseAuditSink() {
 }
 
 void DatabaseAuditSink::retry_outbox() {
+    auto last_warning = std::chrono::steady_clock::time_point{};
     std::unique_lock lock(retry_mutex_);
     while (!stopping_) {
         retry_wake_.wait_for(lock, std::chrono::seconds(1));
@@ -223,6 +224,17 @@ void DatabaseAuditSink::retry_outbox() {
         if (drained && *drained > 0)
             spdlog::info("audit: {} record(s) kept in {} while the database could not be reached are now in it",
                          *drained, outbox_->file().string());
+        // Unreachable is why they wait; anything else (a record the table refuses) needs a person,
+        // said once a minute while it lasts.
+        const auto now = std::chrono::steady_clock::now();
+        if (!drained && !drained.error().is(errors::kDatabaseUnavailable) &&
+            now - last_warning >= std::chrono::minutes(1)) {
+            last_warning = now;
+            spdlog::error(
+                "audit: the records waiting in {} cannot be inserted: {}: {}; calls are refused once it is "
+                "full",
+                outbox_->file().string(), drained.error().code, drained.error().message);
+        }
         lock.lock();
     }
 }
