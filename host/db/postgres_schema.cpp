@@ -110,6 +110,28 @@ CREATE TRIGGER elicitations_legal_transitions BEFORE UPDATE OF state ON elicitat
 )sql";
 // ---- end of version 3 ----
 
+// ---- Version 4: Idempotency-Key answers (as SQLite's version 6) ----
+// The first answer to each key of the HTTP API, shared by every instance: a retry that lands on
+// another instance (or on a restarted one) replays it. in_progress rows name the owning process.
+constexpr const char* idempotency_tables = R"sql(
+CREATE TABLE idempotency_keys (
+  scope TEXT NOT NULL, request_key TEXT NOT NULL, fingerprint TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('in_progress','answered')), owner TEXT NOT NULL,
+  created_ms BIGINT NOT NULL, answered_ms BIGINT, answer TEXT,
+  PRIMARY KEY (scope, request_key));
+CREATE INDEX idempotency_keys_by_age ON idempotency_keys(created_ms);
+)sql";
+// ---- end of version 4 ----
+
+// ---- Version 5: audit record ids ----
+// A record kept in a home's audit outbox while the server was down carries an id, so inserting it
+// again (a drain cut short by a crash) adds nothing. NULL for the records inserted directly.
+constexpr const char* audit_record_ids = R"sql(
+ALTER TABLE audit_records ADD COLUMN record_id TEXT;
+CREATE UNIQUE INDEX audit_records_by_record_id ON audit_records(record_id);
+)sql";
+// ---- end of version 5 ----
+
 struct PostgresMigration {
     SchemaMigration info;
     const char* sql;
@@ -120,6 +142,8 @@ constexpr PostgresMigration migrations[] = {
      shared_state_tables},
     {{2, "run_leases, mcp_sessions"}, multi_instance_tables},
     {{3, "elicitations"}, elicitation_tables},
+    {{4, "idempotency_keys"}, idempotency_tables},
+    {{5, "audit_records.record_id"}, audit_record_ids},
 };
 
 // Any constant both sides agree on; it names "skillhost schema migration" among advisory locks.
