@@ -193,6 +193,7 @@ Status Daemon::start() {
         app::SharedStateSweeperParts parts;
         parts.leases = operators_.leases.get();
         parts.approvals = host_.approvals.get();
+        parts.elicitations = host_.elicitations.get();
         parts.runs = operators_.runs.get();
         parts.op = operators_.op.get();
         RunHub* hub = runs_.get();
