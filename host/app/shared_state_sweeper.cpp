@@ -61,12 +61,25 @@ void SharedStateSweeper::sweep() {
         if (auto expired = parts_.approvals->expire_due(); !expired)
             spdlog::warn("serve: expiring approvals failed: {}", expired.error().message);
         store::RunLeases* leases = parts_.leases;
-        auto recovered = parts_.approvals->recover_interrupted([leases](const policy::ProcessIdentity& claimer) {
+        const auto claimer_alive = [leases](const policy::ProcessIdentity& claimer) {
             auto alive = leases->instance_alive(process_owner_text(claimer));
             if (!alive) return true;  // cannot tell now: leave it for the next sweep
             if (alive->has_value()) return **alive;
             return policy::process_is_alive(claimer);  // a CLI process: same-host check only
-        });
+        };
+        if (parts_.elicitations) {
+            // Before the pruning below, like the approvals: a pruned instance could no longer be judged.
+            auto questions = parts_.elicitations->recover_interrupted(claimer_alive);
+            if (!questions)
+                spdlog::warn("serve: recovering interrupted questions failed: {}", questions.error().message);
+            else
+                for (const auto& id : *questions)
+                    spdlog::warn(
+                        "serve: question {} was answered on an instance that stopped before its call finished; "
+                        "marked failed (not re-run)",
+                        id);
+        }
+        auto recovered = parts_.approvals->recover_interrupted(claimer_alive);
         if (!recovered) {
             spdlog::warn("serve: recovering interrupted approvals failed: {}", recovered.error().message);
         } else {

@@ -3,7 +3,7 @@
 // instance elected by an expiring lease (store::RunLeases::sweep_expired: a stalled instance loses
 // it) turns runs whose lease expired into interrupted ones, expires
 // approvals past their TTL, fails approvals whose executing instance is gone (never re-running
-// them) and then deletes announcements of instances dead for longer than `forget_instances_after`
+// them) and questions whose answering instance died before the call they answered finished, and then deletes announcements of instances dead for longer than `forget_instances_after`
 // (by then every sweep since has recovered what they held), and every instance offers to resume
 // interrupted runs (a compare-and-set picks one, and only an instance that has the plugin versions a
 // run used takes it) and runs left waiting on an approval or question that ended without anyone
@@ -12,6 +12,7 @@
 
 #include "operator/operator.hpp"
 #include "policy/approval_queue.hpp"
+#include "policy/elicitation_queue.hpp"
 #include "store/run_lease.hpp"
 #include "store/run_store.hpp"
 
@@ -29,6 +30,7 @@ namespace skillhost::app {
 struct SharedStateSweeperParts {
     store::RunLeases* leases = nullptr;  // required; not owned (all of these outlive the sweeper)
     policy::ApprovalQueue* approvals = nullptr;
+    policy::ElicitationQueue* elicitations = nullptr;  // optional
     store::RunStore* runs = nullptr;
     const op::Operator* op = nullptr;
     // Starts resuming an interrupted run in the background (the daemon's run hub), and whether a

@@ -17,11 +17,25 @@ policy::AuditSource audit_source(const config::HostConfig& config) {
     return source;
 }
 
+std::filesystem::path audit_outbox_file(const config::HostConfig& config) {
+    return config.home / "audit-outbox.jsonl";
+}
+
+bool audit_outbox_has_room(std::uintmax_t bytes) {
+    return !policy::outbox_full_for_an_execution(bytes, policy::AuditOutbox::default_max_bytes);
+}
+
 Result<std::unique_ptr<policy::AuditLog>> open_audit_log(const config::HostConfig& config,
                                                          policy::AuditOptions options) {
     const auto source = audit_source(config);
     if (!source.database) return policy::AuditLog::open(source.directory, std::move(options));
-    auto sink = policy::DatabaseAuditSink::open(*source.database, options);
+    // Records the database cannot take when it cannot be reached wait in a file of the home (which
+    // a host on PostgreSQL may not have created yet: it keeps little else there).
+    std::error_code ec;
+    std::filesystem::create_directories(config.home, ec);
+    auto outbox = policy::AuditOutbox::open(audit_outbox_file(config));
+    if (!outbox) return outbox.error();
+    auto sink = policy::DatabaseAuditSink::open(*source.database, options, std::move(outbox.value()));
     if (!sink) return sink.error();
     return policy::AuditLog::open(std::move(sink.value()), std::move(options));
 }

@@ -81,6 +81,13 @@ bool connected_since(std::chrono::steady_clock::time_point when) {
     return last_connected.load(std::memory_order_relaxed) > when.time_since_epoch().count();
 }
 
+// A process stopped inside a transaction (SIGSTOP, a paused VM, a debugger) keeps its connection
+// and its row locks: the sweeper election's row, a run's lease. The server ends such a session
+// after this long idle in its transaction, so the locks go and other instances take over; the
+// stopped process, once continued, finds its connection gone and its leases fenced. The host's
+// transactions never wait between statements, so no live one comes near it.
+constexpr const char* stalled_transaction_limit = "-c idle_in_transaction_session_timeout=5000";
+
 }  // namespace
 
 Result<PgConnection> PgConnection::open(std::string_view url) {
@@ -91,8 +98,8 @@ Result<PgConnection> PgConnection::open(std::string_view url, std::chrono::secon
     const std::string dbname(url);
     const std::string timeout = std::to_string(std::max<std::int64_t>(1, connect_timeout.count()));
     // Keywords before dbname are defaults the expanded string may override.
-    const char* keywords[] = {"connect_timeout", "application_name", "dbname", nullptr};
-    const char* values[] = {timeout.c_str(), "skillhost", dbname.c_str(), nullptr};
+    const char* keywords[] = {"connect_timeout", "application_name", "options", "dbname", nullptr};
+    const char* values[] = {timeout.c_str(), "skillhost", stalled_transaction_limit, dbname.c_str(), nullptr};
     pg_conn* conn = PQconnectdbParams(keywords, values, 1);
     if (conn == nullptr) {
         return Error{errors::kDatabaseError, "cannot connect to PostgreSQL: out of memory", {}, {}};

@@ -110,7 +110,29 @@ CREATE TRIGGER elicitations_legal_transitions BEFORE UPDATE OF state ON elicitat
 )sql";
 // ---- end of version 3 ----
 
-// ---- version 4: the records plugins keep through "skillhost.storage/1" (as SQLite's version 6).
+// ---- Version 4: Idempotency-Key answers (as SQLite's version 6) ----
+// The first answer to each key of the HTTP API, shared by every instance: a retry that lands on
+// another instance (or on a restarted one) replays it. in_progress rows name the owning process.
+constexpr const char* idempotency_tables = R"sql(
+CREATE TABLE idempotency_keys (
+  scope TEXT NOT NULL, request_key TEXT NOT NULL, fingerprint TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('in_progress','answered')), owner TEXT NOT NULL,
+  created_ms BIGINT NOT NULL, answered_ms BIGINT, answer TEXT,
+  PRIMARY KEY (scope, request_key));
+CREATE INDEX idempotency_keys_by_age ON idempotency_keys(created_ms);
+)sql";
+// ---- end of version 4 ----
+
+// ---- Version 5: audit record ids ----
+// A record kept in a home's audit outbox while the server was down carries an id, so inserting it
+// again (a drain cut short by a crash) adds nothing. NULL for the records inserted directly.
+constexpr const char* audit_record_ids = R"sql(
+ALTER TABLE audit_records ADD COLUMN record_id TEXT;
+CREATE UNIQUE INDEX audit_records_by_record_id ON audit_records(record_id);
+)sql";
+// ---- end of version 5 ----
+
+// ---- version 6: the records plugins keep through "skillhost.storage/1" (as SQLite's version 7).
 // Keys compare byte by byte (COLLATE "C"), as on SQLite, so list() orders and pages the same.
 constexpr const char* plugin_data_tables = R"sql(
 CREATE TABLE plugin_records (
@@ -124,7 +146,7 @@ CREATE TABLE plugin_sequences (
   plugin TEXT NOT NULL, user_id TEXT NOT NULL, collection TEXT NOT NULL, last_id BIGINT NOT NULL,
   PRIMARY KEY (plugin, user_id, collection));
 )sql";
-// ---- end of version 4 ----
+// ---- end of version 6 ----
 
 struct PostgresMigration {
     SchemaMigration info;
@@ -136,7 +158,9 @@ constexpr PostgresMigration migrations[] = {
      shared_state_tables},
     {{2, "run_leases, mcp_sessions"}, multi_instance_tables},
     {{3, "elicitations"}, elicitation_tables},
-    {{4, "plugin_records, plugin_data_usage, plugin_sequences"}, plugin_data_tables},
+    {{4, "idempotency_keys"}, idempotency_tables},
+    {{5, "audit_records.record_id"}, audit_record_ids},
+    {{6, "plugin_records, plugin_data_usage, plugin_sequences"}, plugin_data_tables},
 };
 
 // Any constant both sides agree on; it names "skillhost schema migration" among advisory locks.

@@ -107,6 +107,7 @@ Error SqliteConnection::error(std::string_view doing) const {
             system_errno = probed;
             cause = storage_cause(code, probed);
         }
+        if (cause.empty() && primary == SQLITE_IOERR) cause = storage_cause_io_error;
     }
     std::string what = message;
     if (system_errno != 0 && !cause.empty()) what += std::string(" (") + std::strerror(system_errno) + ")";
@@ -119,6 +120,10 @@ Error SqliteConnection::error(std::string_view doing) const {
             "then retry";
     } else if (cause == storage_cause_permission) {
         advice = "; the daemon may not write it: fix the permissions of the home directory and its files";
+    } else if (cause == storage_cause_io_error) {
+        advice =
+            "; the disk or file system reported an I/O error: check the system log (`dmesg`) and the disk, "
+            "then retry; `skillhost db check` tells whether the database is intact";
     }
     // A cause the operator can fix (disk, file system, permissions): unavailable until then.
     Error error{cause.empty() ? errors::kDatabaseError : errors::kDatabaseErrorUnavailable,

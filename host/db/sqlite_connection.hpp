@@ -20,6 +20,9 @@ namespace skillhost::db {
 inline constexpr std::string_view storage_cause_disk_full = "disk_full";
 inline constexpr std::string_view storage_cause_read_only = "read_only";
 inline constexpr std::string_view storage_cause_permission = "permission";
+// The disk or file system failed a read or write (EIO, a bad sector, a lost device): nothing in
+// skillhost can fix it, but it is not a bug of skillhost either, and may pass.
+inline constexpr std::string_view storage_cause_io_error = "io_error";
 
 class SqliteConnection {
 public:

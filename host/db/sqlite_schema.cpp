@@ -123,7 +123,20 @@ Status apply_mcp_sessions(SqliteConnection& connection) {
         "CREATE INDEX mcp_sessions_by_last_seen ON mcp_sessions(last_seen_ms);");
 }
 
-// Version 6: the records plugins keep through "skillhost.storage/1", per (plugin, user): the
+// Version 6: the first answer to each Idempotency-Key of the HTTP API, so a retry after a restart
+// (or on another instance) replays it instead of acting twice. `state` is in_progress (held by
+// `owner`, a process) until the answer is kept. Expired rows are deleted by created_ms.
+Status apply_idempotency_keys(SqliteConnection& connection) {
+    return connection.exec(
+        "CREATE TABLE idempotency_keys ("
+        " scope TEXT NOT NULL, request_key TEXT NOT NULL, fingerprint TEXT NOT NULL,"
+        " state TEXT NOT NULL CHECK (state IN ('in_progress','answered')), owner TEXT NOT NULL,"
+        " created_ms INTEGER NOT NULL, answered_ms INTEGER, answer TEXT,"
+        " PRIMARY KEY (scope, request_key)) WITHOUT ROWID;"
+        "CREATE INDEX idempotency_keys_by_age ON idempotency_keys(created_ms);");
+}
+
+// Version 7: the records plugins keep through "skillhost.storage/1", per (plugin, user): the
 // records, each store's usage and version counter (one row, also what writers serialise on), and
 // the per-collection sequences of next_id().
 Status apply_plugin_data(SqliteConnection& connection) {
@@ -153,7 +166,8 @@ constexpr SqliteMigration migrations[] = {
     {{3, "the per-run event log with a sequence number"}, apply_run_events},
     {{4, "pending elicitations: a skill's questions the CLI and the HTTP API answer later"}, apply_elicitations},
     {{5, "MCP-over-HTTP sessions, kept across a restart"}, apply_mcp_sessions},
-    {{6, "plugin records, their usage and sequences (skillhost.storage/1)"}, apply_plugin_data},
+    {{6, "the first answer to each Idempotency-Key, kept across a restart"}, apply_idempotency_keys},
+    {{7, "plugin records, their usage and sequences (skillhost.storage/1)"}, apply_plugin_data},
 };
 
 Result<int> read_user_version(const SqliteConnection& connection) {

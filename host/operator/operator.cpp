@@ -183,6 +183,17 @@ Status Operator::save_run(Session& session) {
     return parts_.runs->save(session.run);
 }
 
+bool Operator::save_pending_step(Session& session, const store::ScratchpadEntry& entry) {
+    auto& run = session.run;
+    run.steps.push_back(entry);
+    const Status saved = parts_.runs->save(run);
+    run.steps.pop_back();
+    if (saved) return true;
+    // Not called: an effect the record cannot show would run again after a restart.
+    finish_failed(session, saved.error());
+    return false;
+}
+
 void Operator::stop_lease_lost(Session& session) {
     session.lease_lost = true;
     session.finished = true;
@@ -480,9 +491,14 @@ bool Operator::execute_action(Session& session, std::string thought, store::Acti
     // The same step of the same run has the same key on whichever instance runs it, so a plugin
     // can tell a retry after an instance died mid-call from a new call.
     request.options.idempotency_key = run.id + ":" + std::to_string(entry.step);
-    if (const auto* called = session.catalog->find(action.tool))
-        run.plugin_versions[called->plugin->manifest().name] = std::string(called->plugin->version());
+    const auto* called = session.catalog->find(action.tool);
+    if (called) run.plugin_versions[called->plugin->manifest().name] = std::string(called->plugin->version());
+    // A call with effects is in the record before it runs and its result as soon as it returns, so
+    // a run resumed after a kill repeats it with the same key (the plugin answers what it did) or
+    // goes on from its result; never calls it anew. Under a lease the claim saves it.
+    const bool has_effects = !called || !called->spec->annotations.read_only;
     if (session.lease && !claim_step(session, entry)) return false;
+    if (!session.lease && has_effects && !save_pending_step(session, entry)) return false;
     report_step();
     const auto outcome = parts_.pipeline->call(*session.catalog, request);
     if (outcome.approval_id) {
@@ -518,17 +534,19 @@ bool Operator::execute_action(Session& session, std::string thought, store::Acti
     }
     entry.duration_us = micros_since(started);
     run.steps.push_back(std::move(entry));
-    // Saved as soon as the call returned, under the lease: an instance that takes the run over
-    // from here on plans the next step instead of calling this one again. A database that fails
-    // for a moment does not fail the run: the next step's claim saves the result with the record.
-    if (session.lease) {
-        if (auto saved = session.lease->save(run); !saved && session.lease->lost()) {
+    // Saved as soon as the call returned (under the lease, or without one for a call with effects):
+    // an instance that takes the run over or resumes it from here on plans the next step instead of
+    // calling this one again. A database that fails for a moment does not fail the run: the next
+    // save takes the result with the record.
+    if (session.lease || has_effects) {
+        const Status saved = session.lease ? session.lease->save(run) : parts_.runs->save(run);
+        if (!saved && session.lease && session.lease->lost()) {
             stop_lease_lost(session);
             return false;
-        } else if (!saved) {
+        }
+        if (!saved)
             spdlog::warn("run {}: saving step {}'s result failed ({}); it is saved with the next step", run.id,
                          run.steps.back().step, saved.error().message);
-        }
     }
     const auto& done = run.steps.back();
     session.emit_at(done.step - 1, RunEventType::observation, done.observation->content,

@@ -165,6 +165,9 @@ private:
     // Before a skill call with a lease: claims the step and saves the run with the step in flight
     // (and the plugin versions it uses). False when the run must stop (lease lost, or failed).
     bool claim_step(Session& session, store::ScratchpadEntry& entry);
+    // Without a lease (SQLite): saves the run with `entry` in flight; false (the run failed) if it
+    // could not be saved.
+    bool save_pending_step(Session& session, const store::ScratchpadEntry& entry);
     // The lease is gone: the run stops here without writing anything more.
     void stop_lease_lost(Session& session);
     bool stop_if_cancelled(Session& session);

@@ -3,6 +3,7 @@
 #include "policy/error_codes.hpp"
 
 #include <boost/json/parse.hpp>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <chrono>
@@ -181,11 +182,84 @@ struct DatabaseAuditSink::Waiting {
 };
 
 Result<std::unique_ptr<DatabaseAuditSink>> DatabaseAuditSink::open(const db::StorageLocation& location,
-                                                                   const AuditOptions& options) {
+                                                                   const AuditOptions& options,
+                                                                   std::unique_ptr<AuditOutbox> outbox) {
     auto connection = open_table(location);
     if (!connection) return connection.error();
-    return std::unique_ptr<DatabaseAuditSink>(
-        new DatabaseAuditSink(std::move(*connection), options.fsync == FsyncPolicy::always));
+    std::unique_ptr<DatabaseAuditSink> sink(
+        new DatabaseAuditSink(std::move(*connection), options.fsync == FsyncPolicy::always, std::move(outbox)));
+    // What a killed daemon (or a database that stayed down) left: in the table before anything new.
+    if (sink->outbox_ && !sink->outbox_->empty()) {
+        if (auto drained = sink->drain_outbox(); drained && *drained > 0)
+            spdlog::info("audit: {} record(s) kept in {} while the database could not be reached are now in it",
+                         *drained, sink->outbox_->file().string());
+    }
+    return sink;
+}
+
+DatabaseAuditSink::DatabaseAuditSink(std::unique_ptr<db::BackendConnection> connection, bool synchronous,
+                                     std::unique_ptr<AuditOutbox> outbox)
+    : connection_(std::move(connection)), synchronous_(synchronous), outbox_(std::move(outbox)) {
+    if (outbox_) retrier_ = std::thread([this] { retry_outbox(); });
+}
+
+DatabaseAuditSink::~DatabaseAuditSink() {
+    {
+        std::lock_guard lock(retry_mutex_);
+        stopping_ = true;
+    }
+    retry_wake_.notify_all();
+    if (retrier_.joinable()) retrier_.join();
+}
+
+void DatabaseAuditSink::retry_outbox() {
+    auto last_warning = std::chrono::steady_clock::time_point{};
+    std::unique_lock lock(retry_mutex_);
+    while (!stopping_) {
+        retry_wake_.wait_for(lock, std::chrono::seconds(1));
+        if (stopping_) break;
+        if (outbox_->empty()) continue;
+        lock.unlock();
+        auto drained = drain_outbox();
+        if (drained && *drained > 0)
+            spdlog::info("audit: {} record(s) kept in {} while the database could not be reached are now in it",
+                         *drained, outbox_->file().string());
+        // Unreachable is why they wait; anything else (a record the table refuses) needs a person,
+        // said once a minute while it lasts.
+        const auto now = std::chrono::steady_clock::now();
+        if (!drained && !drained.error().is(errors::kDatabaseUnavailable) &&
+            now - last_warning >= std::chrono::minutes(1)) {
+            last_warning = now;
+            spdlog::error(
+                "audit: the records waiting in {} cannot be inserted: {}: {}; calls are refused once it is "
+                "full",
+                outbox_->file().string(), drained.error().code, drained.error().message);
+        }
+        lock.lock();
+    }
+}
+
+Result<std::size_t> DatabaseAuditSink::drain_outbox() {
+    if (!outbox_) return std::size_t{0};
+    return outbox_->drain([this](const std::vector<OutboxRecord>& records) -> Status {
+        // record_id is unique: a record inserted before a crash cut the drain short is not inserted
+        // again. Committed synchronously: the outbox forgets them once this returns.
+        std::string sql = "INSERT INTO audit_records (ts_ms, kind, user_id, record, record_id) VALUES ";
+        std::vector<db::SqlValue> params;
+        for (std::size_t i = 0; i < records.size(); ++i) {
+            sql += i == 0 ? "(?, ?, ?, ?, ?)" : ", (?, ?, ?, ?, ?)";
+            params.emplace_back(records[i].ts_ms);
+            params.emplace_back(records[i].kind);
+            params.emplace_back(records[i].user.empty() ? db::SqlValue{} : db::SqlValue{records[i].user});
+            params.emplace_back(records[i].record);
+            params.emplace_back(records[i].id);
+        }
+        sql += " ON CONFLICT (record_id) DO NOTHING";
+        sql += " RETURNING pg_catalog.set_config('synchronous_commit', 'on', true)";
+        auto inserted = connection_->run("inserting the records of the audit outbox", sql, params);
+        if (!inserted) return inserted.error();
+        return {};
+    });
 }
 
 Status DatabaseAuditSink::insert(const std::vector<std::shared_ptr<Waiting>>& batch) {
@@ -213,6 +287,40 @@ Status DatabaseAuditSink::insert(const std::vector<std::shared_ptr<Waiting>>& ba
 
 Status DatabaseAuditSink::append(TimePoint at, std::string_view kind, std::string_view user,
                                  const std::string& record_json, bool gates_execution) {
+    if (outbox_ && gates_execution && !outbox_->empty()) {
+        // Records the database has not taken yet go first; an execution whose after-call record
+        // the outbox could not keep does not start.
+        (void)drain_outbox();
+        if (outbox_->full_for_an_execution()) {
+            Error error{errors::kAuditWriteFailed,
+                        "the audit outbox " + outbox_->file().string() +
+                            " is full of records the database has not taken yet; nothing runs until it takes them",
+                        {},
+                        {"check that the database server is up (GET /readyz); the records go to it by themselves "
+                         "once it is"}};
+            error.details["cause"] = "audit_outbox_full";
+            return error;
+        }
+    }
+    Status status = append_to_database(at, kind, user, record_json, gates_execution);
+    if (status || gates_execution || !outbox_) return status;
+    const auto* cause = status.error().details.if_contains("cause");
+    if (!cause || !cause->is_string() || cause->as_string() != "database_unavailable") return status;
+    // The server cannot be reached: the record waits in the outbox (durably) instead of being lost.
+    // Said once per outage (when the outbox starts filling), not once per record.
+    const bool first = outbox_->empty();
+    if (auto kept = outbox_->append(
+            OutboxRecord{AuditOutbox::new_id(), to_ms(at), std::string(kind), std::string(user), record_json});
+        !kept)
+        return kept;
+    if (first)
+        spdlog::warn("audit: records wait in {} until the database can be reached again ({})", outbox_->file().string(),
+                     status.error().message);
+    return {};
+}
+
+Status DatabaseAuditSink::append_to_database(TimePoint at, std::string_view kind, std::string_view user,
+                                             const std::string& record_json, bool gates_execution) {
     auto mine = std::make_shared<Waiting>();
     mine->synchronous = gates_execution;
     mine->ts_ms = to_ms(at);

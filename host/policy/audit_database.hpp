@@ -8,6 +8,7 @@
 #include "db/backend_connection.hpp"
 #include "db/storage_location.hpp"
 #include "policy/audit_options.hpp"
+#include "policy/audit_outbox.hpp"
 #include "policy/audit_reader.hpp"
 #include "policy/audit_sink.hpp"
 
@@ -21,6 +22,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace skillhost::policy {
@@ -36,28 +38,47 @@ namespace skillhost::policy {
 // Group commit: records appended while another thread's insert is under way are inserted together
 // by the next one (one statement, one round trip, up to max_batch rows), so concurrent requests do
 // not queue for a round trip each. append() still returns only once its own record is committed.
+//
+// With an outbox (AuditOutbox, a file of the home): a record that does not gate an execution (a
+// call's after-call skill_call, an approval's outcome) and cannot be inserted because the server
+// cannot be reached is kept there instead — durably — and inserted once the server is back (a
+// background thread retries every second while it holds records; open() tries at once, for what a
+// killed daemon left). A record that gates an execution is refused (AUDIT_WRITE_FAILED) while the
+// outbox could not take that execution's after-call record: audit first, always.
 class DatabaseAuditSink final : public AuditSink {
 public:
     static Result<std::unique_ptr<DatabaseAuditSink>> open(const db::StorageLocation& location,
-                                                           const AuditOptions& options);
+                                                           const AuditOptions& options,
+                                                           std::unique_ptr<AuditOutbox> outbox = nullptr);
+    ~DatabaseAuditSink() override;
     Status append(TimePoint at, std::string_view kind, std::string_view user, const std::string& record_json,
                   bool gates_execution = false) override;
     Status flush() override;
+    // Inserts what the outbox holds (each record once, whatever was inserted of it before); how many.
+    Result<std::size_t> drain_outbox();
 
     // Rows one insert carries at most; appends waiting beyond it go in the next insert.
     static constexpr std::size_t max_batch = 64;
 
 private:
     struct Waiting;
-    DatabaseAuditSink(std::unique_ptr<db::BackendConnection> connection, bool synchronous)
-        : connection_(std::move(connection)), synchronous_(synchronous) {}
+    DatabaseAuditSink(std::unique_ptr<db::BackendConnection> connection, bool synchronous,
+                      std::unique_ptr<AuditOutbox> outbox);
     Status insert(const std::vector<std::shared_ptr<Waiting>>& batch);
+    Status append_to_database(TimePoint at, std::string_view kind, std::string_view user,
+                              const std::string& record_json, bool gates_execution);
+    void retry_outbox();
     std::unique_ptr<db::BackendConnection> connection_;
     const bool synchronous_;  // synchronous_commit on for each insert
     std::mutex mutex_;
     std::condition_variable written_;
     std::deque<std::shared_ptr<Waiting>> queue_;  // at most one entry per appending thread
     bool inserting_ = false;                      // a thread is inserting a batch
+    std::unique_ptr<AuditOutbox> outbox_;
+    std::mutex retry_mutex_;
+    std::condition_variable retry_wake_;
+    bool stopping_ = false;
+    std::thread retrier_;  // while the outbox holds records: drains it every second
 };
 
 // Where the audit log of a host is read: its day files, or the table when `database` is set.

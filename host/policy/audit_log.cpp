@@ -31,6 +31,8 @@ Error audit_error(const std::filesystem::path& file, std::string_view doing, int
         error.details["cause"] = "read_only";
     } else if (error_number == EACCES || error_number == EPERM) {
         error.details["cause"] = "permission";
+    } else if (error_number == EIO) {
+        error.details["cause"] = "io_error";  // the disk or file system failed: see the system log
     }
     return error;
 }

@@ -342,6 +342,11 @@ Result<std::vector<std::string>> ElicitationQueue::expire_due(TimePoint at) {
 }
 
 Result<std::vector<std::string>> ElicitationQueue::recover_interrupted() {
+    return recover_interrupted([](const ProcessIdentity& answerer) { return process_is_alive(answerer); });
+}
+
+Result<std::vector<std::string>> ElicitationQueue::recover_interrupted(
+    const std::function<bool(const ProcessIdentity& answerer)>& answerer_alive) {
     auto claimed = connection_->run("finding interrupted elicitations",
                                     "SELECT id, claim_host, claim_pid, claim_start_ticks FROM elicitations"
                                     " WHERE state = 'answered'",
@@ -350,7 +355,7 @@ Result<std::vector<std::string>> ElicitationQueue::recover_interrupted() {
     std::vector<std::string> recovered;
     for (std::size_t row = 0; row < claimed->size(); ++row) {
         const ProcessIdentity answerer{claimed->text(row, 1), claimed->integer(row, 2), claimed->integer(row, 3)};
-        if (process_is_alive(answerer)) continue;
+        if (answerer_alive(answerer)) continue;
         const std::string id = claimed->text(row, 0);
         auto done = complete(id, false, nullptr, interrupted_elicitation);
         if (done) recovered.push_back(id);

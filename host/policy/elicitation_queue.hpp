@@ -18,6 +18,7 @@
 #include "policy/approval_queue.hpp"
 #include "policy/elicitation_form.hpp"
 #include "policy/elicitation_record.hpp"
+#include "policy/process_identity.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/value.hpp>
@@ -92,6 +93,11 @@ public:
 
     // answered rows whose answering process is gone -> failed (interrupted). open() runs this.
     Result<std::vector<std::string>> recover_interrupted();
+    // The same, judging each answerer with `answerer_alive` (false only when it is surely gone):
+    // several instances on one database tell a dead instance on another machine by its lapsed
+    // announcement, which process identity alone cannot (the elected sweeper runs this).
+    Result<std::vector<std::string>> recover_interrupted(
+        const std::function<bool(const ProcessIdentity& answerer)>& answerer_alive);
 
 private:
     ElicitationQueue(std::unique_ptr<db::BackendConnection> connection, ElicitationQueueOptions options);

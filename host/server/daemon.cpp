@@ -3,6 +3,7 @@
 #include "db/error_codes.hpp"
 #include "server/error_codes.hpp"
 
+#include "app/run_ownership.hpp"
 #include "app/storage_schema.hpp"
 #include "policy/user_context.hpp"
 #include "server/api_services.hpp"
@@ -80,6 +81,22 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
     readiness_options.cache_for = d->settings_.readiness_cache;
     d->readiness_ = std::make_unique<ReadinessCheck>(host, readiness_options);
 
+    {
+        // Kept in the database: a retry after a restart, or on another instance, replays too. A
+        // key's claim names this process, as a run's owner does; it is dead when the process is
+        // gone, or (PostgreSQL) when its instance announcement stopped or expired.
+        auto records = store::IdempotencyRecords::open(storage);
+        if (!records) return records.error();
+        const store::RunOwnership ownership = app::this_process_run_ownership();
+        store::RunLeases* leases = d->operators_.leases.get();
+        auto alive = [ownership, leases](std::string_view owner) {
+            if (ownership.is_alive && !ownership.is_alive(owner)) return false;
+            if (!leases) return true;
+            auto announced = leases->instance_alive(owner);
+            return !(announced && announced->has_value() && !**announced);
+        };
+        d->idempotent_ = std::make_unique<IdempotentReplies>(std::move(records.value()), ownership.self, alive);
+    }
     Daemon* self = d.get();
     host.call_observers->add(std::make_shared<SkillCallMetrics>(d->metrics_));
     host.llm_observers->add(std::make_shared<LlmCallMetrics>(d->metrics_));
@@ -93,7 +110,7 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
         host, d->operators_, *d->runs_, d->metrics_, [self] { return self->gauges(); },
         [self] { return self->readiness_->check(); },
         [self](const std::string& user, StreamKind kind) { return self->server_->reserve_stream(user, kind); },
-        std::make_shared<std::atomic<bool>>(false), d->settings_, d->idempotent_});
+        std::make_shared<std::atomic<bool>>(false), d->settings_, *d->idempotent_});
     add_health_routes(d->routes_, *d->services_);
     add_skill_routes(d->routes_, *d->services_);
     add_run_routes(d->routes_, *d->services_);
@@ -176,6 +193,7 @@ Status Daemon::start() {
         app::SharedStateSweeperParts parts;
         parts.leases = operators_.leases.get();
         parts.approvals = host_.approvals.get();
+        parts.elicitations = host_.elicitations.get();
         parts.runs = operators_.runs.get();
         parts.op = operators_.op.get();
         RunHub* hub = runs_.get();

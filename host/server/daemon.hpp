@@ -70,7 +70,7 @@ private:
     std::unique_ptr<RunHub> runs_;
     std::unique_ptr<RunEventWakeups> run_wakeups_;  // PostgreSQL: wakes streams of runs driven elsewhere
     std::unique_ptr<ReadinessCheck> readiness_;
-    IdempotentReplies idempotent_;
+    std::unique_ptr<IdempotentReplies> idempotent_;
     std::unique_ptr<ApiServices> services_;
     std::unique_ptr<McpHttpEndpoint> mcp_;
     RouteTable routes_;

@@ -158,6 +158,20 @@ json::object ReadinessCheck::run_checks() const {
         ready = ready && audit.at("ok").as_bool();
         checks["audit"] = std::move(audit);
     }
+    // PostgreSQL: audit records waiting for the database in the home's outbox. Executions are refused
+    // once it could not keep another after-call record.
+    if (location.backend == db::StorageBackend::postgres) {
+        std::error_code ec;
+        const auto file = app::audit_outbox_file(host_.config);
+        const std::uintmax_t bytes = std::filesystem::exists(file, ec) ? std::filesystem::file_size(file, ec) : 0;
+        const bool room = ec || app::audit_outbox_has_room(bytes);
+        json::object outbox{{"ok", room}, {"waiting_bytes", ec ? 0 : bytes}};
+        if (!room)
+            outbox["error"] = "the audit outbox " + file.string() +
+                              " is full of records the database has not taken yet; calls are refused until it does";
+        ready = ready && room;
+        checks["audit_outbox"] = std::move(outbox);
+    }
     // Approval outcomes that could not be stored are stored now if storage takes writes again.
     if (host_.approvals) {
         const std::size_t waiting = host_.approvals->record_unrecorded_outcomes();

@@ -7,6 +7,7 @@
 #define SKILLHOST_STORE_ERROR_CODES(X)                                  \
     X(kEventTooLarge, "EVENT_TOO_LARGE", internal)                      \
     X(kGuidanceNotFound, "GUIDANCE_NOT_FOUND", not_found)               \
+    X(kIdempotencyKeysFull, "IDEMPOTENCY_KEYS_FULL", too_many)          \
     X(kInvalidCursor, "INVALID_CURSOR", invalid)                        \
     X(kRunAlreadyResumed, "RUN_ALREADY_RESUMED", conflict)              \
     X(kRunInterrupted, "RUN_INTERRUPTED", internal)                     \

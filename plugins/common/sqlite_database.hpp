@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 
 #include <chrono>
+#include <cstring>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -15,8 +16,15 @@
 
 namespace skillhost_builtin {
 
+// What the operating system said under SQLite's message (" (Permission denied)"), or nothing: the
+// difference between a full disk, a read-only file system and lost permissions is what a user acts on.
+inline std::string system_reason(sqlite3* db) {
+    const int error_number = db ? sqlite3_system_errno(db) : 0;
+    return error_number == 0 ? std::string() : " (" + std::string(std::strerror(error_number)) + ")";
+}
+
 [[noreturn]] inline void throw_storage_error(sqlite3* db, int rc, std::string_view what, std::string_view file) {
-    std::string detail = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    std::string detail = std::string(db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)) + system_reason(db);
     bool busy = rc == SQLITE_BUSY || rc == SQLITE_LOCKED;
     std::string message = std::string(what) + " failed for database '" + std::string(file) + "': " + detail +
                           (busy ? "; another call holds the database, retry in a moment"
@@ -95,7 +103,7 @@ public:
         int rc = sqlite3_open_v2(file_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                                  nullptr);
         if (rc != SQLITE_OK) {
-            std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+            std::string msg = std::string(db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc)) + system_reason(db_);
             sqlite3_close(db_);
             db_ = nullptr;
             throw skillhost::SkillError("STORAGE_ERROR",

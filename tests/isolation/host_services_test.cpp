@@ -3,7 +3,8 @@
 // lines. Each test runs in both modes, so a difference between them is a failure.
 #include "isolation_test_support.hpp"
 
-#include <spdlog/sinks/ostream_sink.h>
+#include "support/log_sink_scope.hpp"
+
 #include <spdlog/spdlog.h>
 
 #include <mutex>
@@ -154,19 +155,17 @@ TEST_P(HostServicesTest, TheIdempotencyKeyOfACallReachesThePlugin) {
 }
 
 TEST_P(HostServicesTest, LogLinesReachTheHostsLogAttributedToThePlugin) {
-    std::ostringstream captured;
-    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(captured);
-    sink->set_pattern("%l %v");
-    auto logger = spdlog::default_logger();
-    logger->sinks().push_back(sink);
+    auto captured = std::make_shared<test::CapturedLog>();
+    std::optional<test::LogSinkScope> scope(std::in_place, captured);
     auto plugin = load("sandbox_probe");
     ASSERT_TRUE(plugin);
     // The line travels before the result on the same socket: it is logged when the call returns.
     const auto answer = call(*plugin, "log_line", R"({"message":"probe says hello"})");
-    logger->sinks().pop_back();
+    scope.reset();
     EXPECT_EQ(answer.at("allowed"), true);
-    EXPECT_NE(captured.str().find("warning [plugin sandbox_probe] probe says hello"), std::string::npos)
-        << captured.str();
+    const auto lines = captured->lines_with_level();
+    EXPECT_NE(std::find(lines.begin(), lines.end(), "warning [plugin sandbox_probe] probe says hello"), lines.end())
+        << ::testing::PrintToString(lines);
 }
 
 INSTANTIATE_TEST_SUITE_P(BothModes, HostServicesTest,

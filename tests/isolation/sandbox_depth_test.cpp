@@ -7,7 +7,8 @@
 
 #include "plugin/process_plugin.hpp"
 
-#include <spdlog/sinks/base_sink.h>
+#include "support/log_sink_scope.hpp"
+
 #include <spdlog/spdlog.h>
 
 #include <linux/keyctl.h>
@@ -31,30 +32,6 @@ namespace fs = std::filesystem;
 bool kernel_has_landlock() {
     return ::syscall(SYS_landlock_create_ruleset, nullptr, 0, 1U) >= 1;
 }
-
-// Keeps every log line the host writes while the test runs.
-class CapturedLog final : public spdlog::sinks::base_sink<std::mutex> {
-public:
-    std::vector<std::string> lines() {
-        std::lock_guard lock(mutex_);
-        return lines_;
-    }
-    std::size_t bytes() {
-        std::lock_guard lock(mutex_);
-        std::size_t n = 0;
-        for (const auto& l : lines_) n += l.size();
-        return n;
-    }
-
-protected:
-    void sink_it_(const spdlog::details::log_msg& msg) override {
-        lines_.emplace_back(msg.payload.data(), msg.payload.size());
-    }
-    void flush_() override {}
-
-private:
-    std::vector<std::string> lines_;
-};
 
 // Records whom the host said each completion was for.
 class RecordingCompletions final : public CompletionService {
@@ -91,15 +68,14 @@ protected:
         workspace = home.path() / "workspace";
         fs::create_directories(workspace);
         test::write_file(home.path() / "owner.token", "secret-token\n");
-        log = std::make_shared<CapturedLog>();
-        spdlog::default_logger()->sinks().push_back(log);
+        log = std::make_shared<test::CapturedLog>();
+        log_scope = std::make_unique<test::LogSinkScope>(log);
         plugin = load(GetParam());
         ASSERT_TRUE(plugin);
     }
     void TearDown() override {
         plugin.reset();
-        auto& sinks = spdlog::default_logger()->sinks();
-        sinks.erase(std::remove(sinks.begin(), sinks.end(), log), sinks.end());
+        log_scope.reset();
     }
 
     bool granted() const { return std::string_view(GetParam()) == "hostile_probe_granted"; }
@@ -130,7 +106,8 @@ protected:
     }
 
     std::shared_ptr<RecordingCompletions> completions = std::make_shared<RecordingCompletions>();
-    std::shared_ptr<CapturedLog> log;
+    std::shared_ptr<test::CapturedLog> log;
+    std::unique_ptr<test::LogSinkScope> log_scope;
     std::shared_ptr<LoadedPlugin> plugin;
     fs::path workspace;
 };

@@ -261,5 +261,33 @@ TEST_P(ElicitationQueueOnEachBackend, AskedAnsweredAndCompletedAreAuditedWithout
     EXPECT_EQ(json::serialize(log->records[1].at("fields")), R"(["name"])");
 }
 
+// Several instances on one database: an answer's instance that died (on another machine, so its
+// process cannot be looked up) is told by the judge the elected sweeper passes; the question is
+// failed as interrupted, never re-run, and a live answerer's question is left alone.
+TEST_P(ElicitationQueueOnEachBackend, AQuestionWhoseAnsweringInstanceDiedIsFailedByTheJudgeNotReRun) {
+    auto queue = open_queue(location());
+    const auto orphaned = queue->enqueue(who_is_asking())->id;
+    const auto driven = queue->enqueue(who_is_asking())->id;
+    ASSERT_TRUE(queue->answer(orphaned, bob, accept(R"({"name":"Ada"})")).ok());
+    ASSERT_TRUE(queue->answer(driven, bob, accept(R"({"name":"Bob"})")).ok());
+
+    // This process answered both and is alive: by process identity alone nothing is recovered.
+    EXPECT_TRUE(queue->recover_interrupted()->empty());
+    // The judge says the answerer of the first is gone (its announcement lapsed).
+    int asked = 0;
+    auto recovered = queue->recover_interrupted([&](const ProcessIdentity&) { return ++asked != 1; });
+    ASSERT_TRUE(recovered.ok()) << recovered.error().message;
+    ASSERT_EQ(recovered->size(), 1u);
+    const std::string gone = recovered->front();
+    const std::string alive = gone == orphaned ? driven : orphaned;
+    EXPECT_EQ(queue->get(gone)->state, ElicitationState::failed);
+    EXPECT_NE(queue->get(gone)->reason.find("interrupted"), std::string::npos) << queue->get(gone)->reason;
+    EXPECT_EQ(queue->get(alive)->state, ElicitationState::answered);
+    // Once its answerer is judged gone too, the other follows; the first, failed already, is not
+    // recovered twice.
+    EXPECT_EQ(*queue->recover_interrupted([](const ProcessIdentity&) { return false; }),
+              std::vector<std::string>{alive});
+}
+
 }  // namespace
 }  // namespace skillhost::policy

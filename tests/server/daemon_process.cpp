@@ -5,6 +5,8 @@
 
 #include <boost/json/parse.hpp>
 
+#include <unistd.h>
+
 #include <csignal>
 #include <fstream>
 #include <sstream>
@@ -54,7 +56,21 @@ DaemonProcess::DaemonProcess(DaemonSetup setup) {
             if (entry.is_regular_file()) fs::copy_file(entry.path(), plugins_dir() / entry.path().filename());
         }
     }
+    run_as_nobody_ = setup.run_as_nobody;
 }
+
+namespace {
+
+constexpr uid_t nobody = 65534;
+
+void hand_over_to_nobody(const fs::path& dir) {
+    if (::chown(dir.c_str(), nobody, nobody) != 0) throw std::runtime_error("cannot chown " + dir.string());
+    for (const auto& entry : fs::recursive_directory_iterator(dir))
+        if (::lchown(entry.path().c_str(), nobody, nobody) != 0)
+            throw std::runtime_error("cannot chown " + entry.path().string());
+}
+
+}  // namespace
 
 DaemonProcess::~DaemonProcess() {
     if (process_) {
@@ -66,10 +82,15 @@ DaemonProcess::~DaemonProcess() {
 void DaemonProcess::start() {
     const fs::path port_file = home() / "port";
     fs::remove(port_file);
-    process_ = std::make_unique<ChildProcess>(
-        std::vector<std::string>{SKILLHOST_BINARY, "serve", "--config", (etc() / "skillhost.yaml").string(), "--home",
-                                 home().string(), "--port-file", port_file.string()},
-        std::map<std::string, std::string>{{"SKILLHOST_LOG_LEVEL", "info"}});
+    std::vector<std::string> argv{SKILLHOST_BINARY, "serve",         "--config",    (etc() / "skillhost.yaml").string(),
+                                  "--home",         home().string(), "--port-file", port_file.string()};
+    if (run_as_nobody_) {
+        hand_over_to_nobody(dir_.path());
+        const std::string id = std::to_string(nobody);
+        argv.insert(argv.begin(), {"/usr/bin/setpriv", "--reuid=" + id, "--regid=" + id, "--clear-groups", "--"});
+    }
+    process_ =
+        std::make_unique<ChildProcess>(argv, std::map<std::string, std::string>{{"SKILLHOST_LOG_LEVEL", "info"}});
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     while (std::chrono::steady_clock::now() < deadline) {
         std::ifstream in(port_file);

@@ -29,6 +29,10 @@ struct DaemonSetup {
     std::string extra_yaml;   // extra top-level lines of skillhost.yaml (e.g. an `isolation:` section);
                               // a `storage:` section here overrides the binary's backend
     bool echo_fixture = true;
+    // Runs the daemon as the unprivileged user `nobody` (setpriv; the test must run as root): its
+    // directories are handed to that user, so file permissions bind it as they bind a real daemon's
+    // user (root passes every permission check).
+    bool run_as_nobody = false;
 };
 
 class DaemonProcess {
@@ -69,6 +73,7 @@ private:
     std::unique_ptr<ChildProcess> process_;
     std::uint16_t port_ = 0;
     db::StorageLocation storage_;
+    bool run_as_nobody_ = false;
 };
 
 }  // namespace skillhost::testing

@@ -18,6 +18,7 @@
 #include <iterator>
 #include <set>
 #include <string>
+#include <thread>
 #include <sys/mount.h>
 #include <unistd.h>
 
@@ -213,6 +214,53 @@ TEST(ServeFaults, ACallWhileTheAuditLogCannotBeWrittenIsRefusedWithItsCause) {
     EXPECT_THAT(task_titles(d), ::testing::Not(HasSubstr("water the plants")));
     auto after = d.post("/v1/skills/task_create/call", R"({"args":{"title":"water the plants"}})", "owner");
     EXPECT_EQ(after.status, 200) << after.body;
+}
+
+// Root passes every permission check, so here the daemon runs as `nobody`, as under a service
+// account. A directory it loses the right to write (chmod 000 while it runs) makes it unready with
+// the cause; a call then runs audited or is refused with its cause, never unaudited; it recovers by
+// itself once the permissions return.
+TEST(ServeFaults, LostPermissionsMakeTheDaemonUnreadyWithTheCauseAndItRecoversByItself) {
+    SKIP_UNLESS_ROOT();
+    DaemonSetup setup;
+    setup.server_yaml = "  readiness_cache_ms: 0\n";
+    setup.run_as_nobody = true;
+    DaemonProcess d(setup);
+    d.start();
+    auto before = d.post("/v1/skills/task_create/call", R"({"args":{"title":"before"}})", "owner");
+    ASSERT_EQ(before.status, 200) << before.body << d.log();
+    ASSERT_EQ(d.get("/readyz", "").status, 200) << d.get("/readyz", "").body;
+
+    std::vector<std::string> calls_run;
+    for (const fs::path& dir : {d.home() / "audit", d.home()}) {
+        SCOPED_TRACE(dir.string());
+        fs::permissions(dir, fs::perms::none);
+        auto ready = d.get("/readyz", "");
+        EXPECT_EQ(ready.status, 503) << ready.body;
+        EXPECT_THAT(ready.body, HasSubstr("Permission denied"));
+        auto during = d.post("/v1/skills/task_create/call", R"({"args":{"title":"during"}})", "owner");
+        if (during.status == 200 && during.json().at("ok").as_bool()) {
+            // It ran (the audit day file was open already): its record must be there.
+            calls_run.push_back(std::string(during.json().at("call_id").as_string()));
+        } else {
+            // Refused, by the host (503 with the cause) or by the plugin (its data is out of reach):
+            // either way the reason is the lost permission, said to the client.
+            EXPECT_THAT(during.body, HasSubstr("Permission denied"));
+        }
+        fs::permissions(dir, fs::perms::owner_all);
+        auto recovered = d.get("/readyz", "");
+        EXPECT_EQ(recovered.status, 200) << recovered.body;
+    }
+    auto after = d.post("/v1/skills/task_create/call", R"({"args":{"title":"after"}})", "owner");
+    ASSERT_EQ(after.status, 200) << after.body;
+    EXPECT_TRUE(after.json().at("ok").as_bool()) << after.body;
+    ASSERT_EQ(d.stop(), 0);
+    std::string audit;
+    for (const auto& day : fs::directory_iterator(d.home() / "audit")) {
+        std::ifstream in(day.path());
+        audit.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    for (const auto& call : calls_run) EXPECT_THAT(audit, HasSubstr(call)) << "ran without an audit record";
 }
 
 TEST(ServeFaults, RunsOnAFullHomeAreRefusedOrKeptNeverAcknowledgedThenLost) {
@@ -417,14 +465,27 @@ TEST(ServeFaults, AWalThatFailsItsChecksumStopsStartUpAndIsKept) {
     EXPECT_EQ(fs::file_size(wal), size);
 }
 
+// POST as the owner with an Idempotency-Key.
+HttpResult post_keyed(DaemonProcess& d, const std::string& target, const std::string& body, const std::string& key) {
+    return http_request(d.port(),
+                        RequestSpec{"POST", target, body, DaemonProcess::token("owner"), {{"Idempotency-Key", key}}});
+}
+
+// How many tasks titled `title` the owner has.
+std::size_t tasks_titled(DaemonProcess& d, const std::string& title) {
+    auto listed = d.post("/v1/skills/task_list/call", "{}", "owner");
+    std::size_t count = 0;
+    for (auto at = listed.body.find(title); at != std::string::npos; at = listed.body.find(title, at + 1)) ++count;
+    return count;
+}
+
 // A client that retries after a timeout sends the same Idempotency-Key: it gets the first answer
 // again and the effect happens once.
 TEST(ServeFaults, ARetriedCallOrRunWithTheSameIdempotencyKeyActsOnce) {
     DaemonProcess d;
     d.start();
     const auto send = [&](const std::string& target, const std::string& body, const std::string& key) {
-        return http_request(
-            d.port(), RequestSpec{"POST", target, body, DaemonProcess::token("owner"), {{"Idempotency-Key", key}}});
+        return post_keyed(d, target, body, key);
     };
     const std::string create = R"({"args":{"title":"renew the passport"}})";
     auto first = send("/v1/skills/task_create/call", create, "retry-1");
@@ -433,12 +494,7 @@ TEST(ServeFaults, ARetriedCallOrRunWithTheSameIdempotencyKeyActsOnce) {
     EXPECT_EQ(again.status, 200) << again.body;
     EXPECT_EQ(again.body, first.body) << "a retry is answered with the first answer";
     EXPECT_EQ(again.headers["idempotent-replayed"], "true");
-    auto listed = d.post("/v1/skills/task_list/call", "{}", "owner");
-    std::size_t created = 0;
-    for (auto at = listed.body.find("renew the passport"); at != std::string::npos;
-         at = listed.body.find("renew the passport", at + 1))
-        ++created;
-    EXPECT_EQ(created, 1u) << listed.body;
+    EXPECT_EQ(tasks_titled(d, "renew the passport"), 1u);
 
     auto other = send("/v1/skills/task_create/call", R"({"args":{"title":"something else"}})", "retry-1");
     EXPECT_EQ(other.status, 422) << other.body;
@@ -454,6 +510,52 @@ TEST(ServeFaults, ARetriedCallOrRunWithTheSameIdempotencyKeyActsOnce) {
     auto bad = send("/v1/runs", R"({"goal":"list my tasks"})", "no spaces allowed");
     EXPECT_EQ(bad.status, 400) << bad.body;
     EXPECT_EQ(bad.error_code(), "IDEMPOTENCY_KEY_INVALID");
+}
+
+// The first answers are kept in the database: a retry after the daemon was killed and restarted
+// is answered with the first answer (one effect), and a key whose request was in flight when the
+// daemon died is not run again: its outcome is unknown, and the answer says where to look.
+TEST(ServeFaults, IdempotencyKeysOutliveAKillAnsweredOnesReplayAndOnesInFlightAreNotRunAgain) {
+    DaemonProcess d;
+    d.start();
+    const auto send = [&](const std::string& target, const std::string& body, const std::string& key) {
+        return post_keyed(d, target, body, key);
+    };
+    const std::string create = R"({"args":{"title":"file the tax return"}})";
+    auto first = send("/v1/skills/task_create/call", create, "kill-1");
+    ASSERT_EQ(first.status, 200) << first.body;
+
+    const fs::path started = d.home() / "users" / "owner" / "plugins" / "echo" / "sleep-started";
+    const std::string slow = R"({"args":{"ms":800,"started_file":")" + started.string() + R"("}})";
+    auto in_flight = std::async(std::launch::async, [&] {
+        try {
+            return send("/v1/skills/sleep/call", slow, "kill-2");
+        } catch (const std::exception&) {
+            return HttpResult{};  // the daemon died under it
+        }
+    });
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!fs::exists(started) && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ASSERT_TRUE(fs::exists(started)) << d.log();
+    d.process().signal(SIGKILL);
+    d.process().wait(std::chrono::seconds(30));
+    EXPECT_NE(in_flight.get().status, 200) << "the slow call was answered before the kill: the test missed its moment";
+
+    d.start();
+    auto again = send("/v1/skills/task_create/call", create, "kill-1");
+    EXPECT_EQ(again.status, 200) << again.body;
+    EXPECT_EQ(again.body, first.body) << "the restarted daemon answers a retry with the first answer";
+    EXPECT_EQ(again.headers["idempotent-replayed"], "true");
+    EXPECT_EQ(tasks_titled(d, "file the tax return"), 1u) << "the retry acted again";
+
+    auto unknown = send("/v1/skills/sleep/call", slow, "kill-2");
+    EXPECT_EQ(unknown.status, 409) << unknown.body;
+    EXPECT_EQ(unknown.error_code(), "IDEMPOTENCY_OUTCOME_UNKNOWN") << unknown.body;
+    EXPECT_THAT(unknown.body, HasSubstr("audit log"));
+    EXPECT_THAT(unknown.body, HasSubstr("new Idempotency-Key"));
+    auto reused = send("/v1/skills/sleep/call", R"({"args":{"ms":1}})", "kill-2");
+    EXPECT_EQ(reused.error_code(), "IDEMPOTENCY_KEY_REUSED") << reused.body;
 }
 
 // A skill whose plugin failed to load is not "no such skill": the caller learns which plugin and why.

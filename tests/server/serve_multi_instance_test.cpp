@@ -216,8 +216,8 @@ TEST_F(ServeSharedTasks, ATaskCreatedThroughOneInstanceIsListedChangedAndDeleted
     EXPECT_FALSE(std::filesystem::exists(tasks_dir(*b) / "tasks.db"));
 }
 
-// A client's retry with the same Idempotency-Key that lands on the other instance (which never saw
-// the first request, so its reply cache cannot answer) creates nothing: the plugin finds the key.
+// A client's retry with the same Idempotency-Key that lands on the other instance creates nothing:
+// the shared table of first answers replays the first one (the same call), and the task exists once.
 TEST_F(ServeSharedTasks, ARetriedCreateLandingOnTheOtherInstanceReturnsTheFirstTaskAndCreatesNothing) {
     const auto send = [](DaemonProcess& d, const std::string& key) {
         return http_request(d.port(), RequestSpec{"POST",
@@ -232,7 +232,7 @@ TEST_F(ServeSharedTasks, ARetriedCreateLandingOnTheOtherInstanceReturnsTheFirstT
     auto retry = send(*b, "retry-across-1");
     ASSERT_EQ(retry.status, 200) << retry.body;
     EXPECT_EQ(retry.json().at("result").at("task").at("id"), first.json().at("result").at("task").at("id"));
-    EXPECT_FALSE(retry.json().at("result").at("created").as_bool()) << retry.body;
+    EXPECT_EQ(retry.json().at("call_id"), first.json().at("call_id")) << retry.body;
     EXPECT_EQ(listed(*a).size(), 1u);
     EXPECT_EQ(listed(*b).size(), 1u);
     auto other = send(*b, "retry-across-2");
@@ -354,6 +354,48 @@ TEST_F(ServeMultiInstance, AnMcpSessionInitializedThroughOneInstanceIsServedByTh
     }
 }
 
+// A client's retry that the load balancer sends to the other instance is answered from the shared
+// database: the first answer again, one effect; while the first is still in flight, the other
+// instance says so (409) rather than running it a second time.
+TEST_F(ServeMultiInstance, ARetryWithTheSameIdempotencyKeyOnTheOtherInstanceReplaysTheFirstAnswer) {
+    const auto send = [](DaemonProcess& to, const std::string& target, const std::string& body,
+                         const std::string& key) {
+        return http_request(
+            to.port(), RequestSpec{"POST", target, body, DaemonProcess::token("alice"), {{"Idempotency-Key", key}}});
+    };
+    const std::string create = R"({"args":{"title":"book the dentist"}})";
+    auto first = send(*a, "/v1/skills/task_create/call", create, "shared-1");
+    ASSERT_EQ(first.status, 200) << first.body;
+    auto again = send(*b, "/v1/skills/task_create/call", create, "shared-1");
+    EXPECT_EQ(again.status, 200) << again.body;
+    EXPECT_EQ(again.body, first.body);
+    EXPECT_EQ(again.headers["idempotent-replayed"], "true");
+    // Plugin data is per instance (docs/scaling.md): the task lives where the first call ran it.
+    auto listed = a->post("/v1/skills/task_list/call", "{}", "alice");
+    std::size_t created = 0;
+    for (auto at = listed.body.find("book the dentist"); at != std::string::npos;
+         at = listed.body.find("book the dentist", at + 1))
+        ++created;
+    EXPECT_EQ(created, 1u) << listed.body;
+    auto other = send(*b, "/v1/skills/task_create/call", R"({"args":{"title":"x"}})", "shared-1");
+    EXPECT_EQ(other.error_code(), "IDEMPOTENCY_KEY_REUSED") << other.body;
+
+    const auto started = a->home() / "users" / "alice" / "plugins" / "echo" / "sleep-started";
+    const std::string slow = R"({"args":{"ms":900,"started_file":")" + started.string() + R"("}})";
+    std::thread slow_call([&] { (void)send(*a, "/v1/skills/sleep/call", slow, "shared-2"); });
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!std::filesystem::exists(started) && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    auto busy = send(*b, "/v1/skills/sleep/call", slow, "shared-2");
+    slow_call.join();
+    ASSERT_TRUE(std::filesystem::exists(started)) << a->log();
+    EXPECT_EQ(busy.status, 409) << busy.body;
+    EXPECT_EQ(busy.error_code(), "IDEMPOTENCY_KEY_IN_USE") << busy.body;
+    auto done = send(*b, "/v1/skills/sleep/call", slow, "shared-2");
+    EXPECT_EQ(done.status, 200) << done.body;
+    EXPECT_EQ(done.headers["idempotent-replayed"], "true");
+}
+
 // A PostgreSQL server of the test's own (the test stops and restarts it) in `server`, a fresh
 // database's connection string in `url`; or the test skips (fails under CI=true).
 #define OWN_POSTGRES_SERVER(server, url)                                                \
@@ -399,6 +441,72 @@ TEST(ServeDatabaseRestart, ADaemonAnswers503WhileThePostgresServerIsDownAndRecov
     // A run (every store: runs, event log, audit) works after the restart too.
     auto run = d.post("/v1/runs", R"({"goal":"sleep three times"})", "alice");
     EXPECT_EQ(run.status, 202) << run.body;
+}
+
+// PostgreSQL dies while a call runs: its decision was written before it started, but its after-call
+// record cannot be, nor its answer to the client's Idempotency-Key. The record waits in the home's
+// audit outbox and is in the audit log once the daemon reaches the server again — once; the answer
+// waits in the daemon and a retry after the server returned replays it instead of running again.
+TEST(ServeDatabaseRestart, TheAfterCallRecordAndAnswerOfACallRunningWhenThePostgresServerDiesAreKeptWhenItReturns) {
+    std::string why;
+    OWN_POSTGRES_SERVER(server, url);
+    DaemonProcess d(instance_setup(url));
+    d.start();
+    const auto started = d.home() / "users" / "alice" / "plugins" / "echo" / "sleep-started";
+    const RequestSpec sleep{"POST",
+                            "/v1/skills/sleep/call",
+                            R"({"args":{"ms":700,"started_file":")" + started.string() + R"("}})",
+                            DaemonProcess::token("alice"),
+                            {{"Idempotency-Key", "sleep-1"}}};
+    HttpResult answer;
+    std::thread call([&] { answer = http_request(d.port(), sleep); });
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!std::filesystem::exists(started) && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const bool was_running = std::filesystem::exists(started);
+    if (was_running) server->stop(PostgresServer::Shutdown::immediate);
+    call.join();
+    ASSERT_TRUE(was_running) << d.log();
+    ASSERT_EQ(answer.status, 200) << "the call ran on its durable decision: " << answer.body;
+    const std::string call_id(answer.json().at("call_id").as_string());
+    ASSERT_FALSE(call_id.empty()) << answer.body;
+    const auto outbox = d.home() / "audit-outbox.jsonl";
+    EXPECT_GT(std::filesystem::file_size(outbox), 0u) << "the after-call record waits in the outbox\n" << d.log();
+    auto waiting = d.get("/readyz", "");
+    EXPECT_EQ(waiting.status, 503) << waiting.body;
+    EXPECT_GT(waiting.json().at("checks").at("audit_outbox").at("waiting_bytes").to_number<std::int64_t>(), 0)
+        << waiting.body;
+
+    ASSERT_TRUE(server->start_again(why)) << why;
+    const auto back = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    std::size_t found = 0;
+    HttpResult audit;
+    while (std::chrono::steady_clock::now() < back) {
+        audit = d.get("/v1/audit?kind=skill_call&limit=1000");
+        found = 0;
+        for (auto at = audit.body.find(call_id); at != std::string::npos; at = audit.body.find(call_id, at + 1))
+            ++found;
+        if (audit.status == 200 && found > 0) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    EXPECT_EQ(found, 1u) << "the after-call record of " << call_id << " is in the audit log once: " << audit.body
+                         << d.log();
+    EXPECT_EQ(std::filesystem::file_size(outbox), 0u) << "the outbox is empty once the database took its records";
+    auto ready = d.get("/readyz", "");
+    EXPECT_EQ(ready.json().at("checks").at("audit_outbox").at("waiting_bytes").to_number<std::int64_t>(), 0)
+        << ready.body;
+    EXPECT_TRUE(ready.json().at("checks").at("audit_outbox").at("ok").as_bool()) << ready.body;
+
+    auto retried = http_request(d.port(), sleep);
+    EXPECT_EQ(retried.status, 200) << retried.body;
+    EXPECT_EQ(retried.headers["idempotent-replayed"], "true") << retried.body;
+    EXPECT_EQ(retried.body, answer.body);
+    audit = d.get("/v1/audit?kind=skill_call&limit=1000");
+    found = 0;
+    for (auto at = audit.body.find("\"skill\":\"sleep\""); at != std::string::npos;
+         at = audit.body.find("\"skill\":\"sleep\"", at + 1))
+        ++found;
+    EXPECT_EQ(found, 1u) << "the retry ran the call again: " << audit.body;
 }
 
 // PostgreSQL dies (immediate shutdown, as a crash) while calls and approvals are in flight. Every

@@ -5,7 +5,8 @@
 // the same idempotency key (the plugin recognises it and does nothing twice), never repeats a step
 // whose result was saved, and finishes the run, which the client follows through the proxy alone.
 // A daemon stopped with SIGSTOP while it is the elected sweeper and drives a run holds nothing
-// hostage: the other is elected once its election expires and takes the run over.
+// hostage: the other is elected once its election expires and takes the run over. On SQLite one
+// daemon killed at the same points and started again resumes the run without repeating an effect.
 #include "daemon_process.hpp"
 #include "db/postgres_connection.hpp"
 #include "round_robin_proxy.hpp"
@@ -445,6 +446,77 @@ TEST_F(ServeTakeover, AnApprovedCallWhoseDaemonIsKilledInsideItIsMarkedInterrupt
     EXPECT_EQ(again.status, 409) << again.body;
     EXPECT_EQ(again.error_code(), "APPROVAL_ALREADY_RESOLVED") << again.body;
 }
+
+// One daemon on SQLite (no leases, no sweeper), killed at each point of a step, started again on
+// its home and the run resumed by hand: a call with effects is in the record before it runs and its
+// result as soon as it returns, so no finished step is called again and the interrupted one is
+// called again with its key (the plugin recognises it).
+class ServeRestartOnSqlite : public ::testing::TestWithParam<KillPoint> {};
+
+TEST_P(ServeRestartOnSqlite, AResumedRunRepeatsNoEffectWhereverItsDaemonWasKilled) {
+    const KillPoint at = GetParam();
+    TempDir ledger_dir{"skillhost-ledger"};
+    const fs::path ledger = ledger_dir.path();
+    DaemonSetup setup;
+    setup.models_yaml = "models:\n  script: {backend: scripted, script: script.yaml}\nroles:\n  orchestrator: script\n";
+    setup.script_yaml = script(ledger, at);
+    setup.extra_yaml = "isolation:\n  plugins:\n    ledger: in_process\n";
+    DaemonProcess daemon(setup);
+    install_ledger_plugin(daemon);
+    daemon.start();
+
+    auto started = daemon.post("/v1/runs", R"({"goal":"record the two effects"})");
+    ASSERT_EQ(started.status, 202) << started.body;
+    const std::string id(started.json().at("run_id").as_string());
+    const fs::path held = ledger / (at == KillPoint::inside_the_call ? "inside" : "planning");
+    ASSERT_TRUE(wait_for_file(held)) << daemon.log();
+    ASSERT_EQ(::kill(daemon.process().pid(), SIGKILL), 0);
+    daemon.process().wait(30s);
+    { std::ofstream(ledger / "release") << "go\n"; }
+
+    daemon.start();
+    auto shown = daemon.get("/v1/runs/" + id);
+    ASSERT_EQ(shown.status, 200) << shown.body;
+    EXPECT_EQ(shown.json().at("status").as_string(), "interrupted") << shown.body;
+    auto resumed = daemon.post("/v1/runs/" + id + "/resume", "");
+    ASSERT_EQ(resumed.status, 202) << resumed.body;
+    json::value run;
+    const auto give_up = std::chrono::steady_clock::now() + 60s;
+    for (;;) {
+        run = daemon.get("/v1/runs/" + id).json();
+        // Interrupted until the resumed run's thread has claimed it.
+        if (run.at("status").as_string() != "running" && run.at("status").as_string() != "interrupted") break;
+        ASSERT_LT(std::chrono::steady_clock::now(), give_up) << json::serialize(run) << "\n" << daemon.log();
+        std::this_thread::sleep_for(20ms);
+    }
+    ASSERT_EQ(run.at("status").as_string(), "completed") << json::serialize(run) << "\n" << daemon.log();
+
+    // Each effect once; only a call the kill cut short was called again, with its own key.
+    std::map<std::string, int> by_key;
+    for (const auto& line : lines_of(ledger / "effects.log")) ++by_key[line.at(0)];
+    EXPECT_EQ(by_key, (std::map<std::string, int>{{id + ":1", 1}, {id + ":2", 1}}));
+    std::vector<std::string> replayed;
+    for (const auto& line : lines_of(ledger / "replays.log")) replayed.push_back(line.at(0));
+    EXPECT_EQ(replayed,
+              at == KillPoint::inside_the_call ? std::vector<std::string>{id + ":2"} : std::vector<std::string>{})
+        << json::serialize(run);
+    const auto& steps = run.at("steps").as_array();
+    ASSERT_GE(steps.size(), 2u) << json::serialize(run);
+    EXPECT_EQ(steps[0].at("observation").at("raw").at("done").as_string(), "one");
+    EXPECT_EQ(steps[1].at("observation").at("raw").at("done").as_string(), "two");
+}
+
+INSTANTIATE_TEST_SUITE_P(EachPoint, ServeRestartOnSqlite,
+                         ::testing::Values(KillPoint::planning_the_step, KillPoint::inside_the_call,
+                                           KillPoint::planning_the_next_step),
+                         [](const auto& point) {
+                             switch (point.param) {
+                                 case KillPoint::planning_the_step: return std::string("PlanningTheStep");
+                                 case KillPoint::inside_the_call: return std::string("InsideTheCall");
+                                 case KillPoint::planning_the_next_step: return std::string("PlanningTheNextStep");
+                             }
+                             return std::string("Unknown");
+                         });
 
 }  // namespace
 }  // namespace skillhost::testing

@@ -4,6 +4,7 @@
 #include "store/run_event_log.hpp"
 #include "store/run_lease.hpp"
 #include "store/run_store.hpp"
+#include "db/postgres_connection.hpp"
 #include "support/postgres_server.hpp"
 
 #include <gtest/gtest.h>
@@ -309,6 +310,40 @@ TEST_F(PostgresRunLeases, AStalledSweeperIsReplacedOnceItsElectionExpiresAndSwee
     EXPECT_FALSE(woken->elected);
     EXPECT_TRUE(woken->interrupted.empty());
     EXPECT_EQ((*runs)->get(second_orphan.id)->status, RunStatus::running);
+}
+
+// A process stopped inside a transaction keeps its connection and its row locks. Here the elected
+// sweeper stops between fencing itself (its election row locked FOR SHARE) and its commit: the
+// server ends that idle transaction, so the next instance still takes the election over and sweeps.
+TEST_F(PostgresRunLeases, ASweeperStoppedInsideItsTransactionLosesItsLocksAndTheElection) {
+    SKILLHOST_POSTGRES_DATABASE(url);
+    const auto location = db::StorageLocation::postgres(url);
+    auto runs = RunStore::open(location);
+    auto dead = RunLeases::open(location, "instance-dead", 1ms);
+    auto stalled = RunLeases::open(location, "instance-stalled", 200ms);
+    auto live = RunLeases::open(location, "instance-live", 60s);
+    ASSERT_TRUE(runs.ok() && dead.ok() && stalled.ok() && live.ok());
+    ASSERT_TRUE((*stalled)->sweep_expired()->elected);
+    // What the stopped process left: the same lock, on a connection of the host's, never committed.
+    auto stopped = db::PgConnection::open(url);
+    ASSERT_TRUE(stopped.ok()) << stopped.error().message;
+    ASSERT_TRUE(stopped->exec("BEGIN").ok());
+    auto locked = stopped->query("SELECT 1 FROM run_leases WHERE run_id = 'sweeper:leases' FOR SHARE");
+    ASSERT_TRUE(locked.ok() && locked->rows() == 1);
+
+    const store::Run orphan = orphaned_run(**runs, **dead, "orphaned while the sweeper is stopped");
+    const auto started = std::chrono::steady_clock::now();
+    std::vector<std::string> interrupted;
+    while (interrupted.empty() && std::chrono::steady_clock::now() - started < 60s) {
+        auto swept = (*live)->sweep_expired();  // waits for the lock until the server ends its holder
+        if (swept) interrupted = swept->interrupted;
+        if (interrupted.empty()) std::this_thread::sleep_for(50ms);
+    }
+    ASSERT_EQ(interrupted, std::vector<std::string>{orphan.id});
+    EXPECT_EQ((*runs)->get(orphan.id)->status, RunStatus::interrupted);
+    // The stopped connection was ended by the server: continued, it cannot commit anything.
+    EXPECT_FALSE(stopped->exec("COMMIT").ok());
+    EXPECT_FALSE((*stalled)->sweep_expired()->elected);
 }
 
 TEST_F(PostgresRunLeases, AnInstanceIsAliveWhileItAnnouncesItselfAndGoneOnceItStopsOrLapses) {
