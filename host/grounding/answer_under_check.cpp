@@ -28,9 +28,7 @@ bool common(std::string_view norm) {
     return is_common_word(norm) || is_common_word(singular(norm));
 }
 
-
-AnswerUnderCheck::AnswerUnderCheck(std::string_view text, const GroundingFacts& facts_)
-    : answer(text), facts(facts_) {
+AnswerUnderCheck::AnswerUnderCheck(std::string_view text, const GroundingFacts& facts_) : answer(text), facts(facts_) {
     if (answer.size() > kMaxCheckedAnswerBytes) {
         answer = utf8_prefix(answer, kMaxCheckedAnswerBytes);
         report("length", "(answer of more than " + std::to_string(kMaxCheckedAnswerBytes) + " bytes)",
