@@ -76,9 +76,9 @@ Host& host() {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     Host& h = host();
-    policy::UserContext user;
+    auth::UserContext user;
     user.user_id = "fuzz";
-    user.role = policy::Role::owner;
+    user.role = auth::Role::owner;
     user.workspace = h.dir / "workspace";
     mcp::McpSession session(*h.pipeline, *h.catalog, user, mcp::McpSessionOptions{}, [](const std::string& text) {
         boost::system::error_code ec;

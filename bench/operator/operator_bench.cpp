@@ -64,7 +64,7 @@ struct Setup {
     std::unique_ptr<exec::CallPipeline> pipeline;
     std::unique_ptr<llm::ModelRouter> router;
     std::unique_ptr<store::RunStore> runs;
-    policy::UserContext user;
+    auth::UserContext user;
 
     Setup() {
         auto echo = loader.load_file(std::filesystem::path(SKILLHOST_TEST_FIXTURES_BINARY_DIR) / "echo" / "echo.yaml");
@@ -94,7 +94,7 @@ struct Setup {
         parts.executor = &executor;
         parts.users_dir = home.path() / "users";
         auto u = user;
-        parts.resolve_user = [u](std::string_view) -> Result<policy::UserContext> { return u; };
+        parts.resolve_user = [u](std::string_view) -> Result<auth::UserContext> { return u; };
         pipeline = std::make_unique<exec::CallPipeline>(parts);
 
         // Every role goes to a scripted-kind model served by the instant backend.

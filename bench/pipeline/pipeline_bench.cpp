@@ -12,7 +12,7 @@
 #include "policy/mode_cache.hpp"
 #include "policy/mode_store.hpp"
 #include "policy/policy_config.hpp"
-#include "policy/users.hpp"
+#include "auth/users.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -39,7 +39,7 @@ struct Pipeline {
     bench::ScratchDir home{"skillhost-bench-pipeline"};
     plugin::PluginLoader loader{plugin::LoaderOptions{home.path() / "plugin-cache", {}}};
     std::shared_ptr<catalog::CatalogSnapshot> catalog;
-    std::unique_ptr<policy::UserDirectory> users;
+    std::unique_ptr<auth::UserDirectory> users;
     std::unique_ptr<policy::ModeCache> modes;
     std::unique_ptr<policy::AuditLog> audit;
     std::unique_ptr<policy::ApprovalQueue> approvals;
@@ -53,9 +53,9 @@ struct Pipeline {
                          "cannot load the echo fixture (build fixture_echo first)");
         catalog =
             std::make_shared<catalog::CatalogSnapshot>(1, std::vector{echo}, std::vector<plugin::PluginFailure>{});
-        users = std::make_unique<policy::UserDirectory>(
-            must(policy::parse_users("users:\n  - {id: owner, role: owner, trust: supervised_auto}\n",
-                                     home.path() / "users.yaml", home.path() / "workspace"),
+        users = std::make_unique<auth::UserDirectory>(
+            must(auth::parse_users("users:\n  - {id: owner, role: owner, trust: supervised_auto}\n",
+                                   home.path() / "users.yaml", home.path() / "workspace"),
                  "users"));
         engine = std::make_unique<policy::PolicyEngine>(
             must(policy::parse_policy_config("global:\n  deny:\n    - \"add(a=13)\"\n", home.path() / "policy.yaml"),
@@ -78,7 +78,7 @@ struct Pipeline {
         pipeline = std::make_unique<exec::CallPipeline>(std::move(parts));
         request.skill_id = "noop";
         request.user = must(policy::resolve_user_context(*users, *modes, "owner"), "user");
-        request.requested_by = policy::Requester::api();
+        request.requested_by = auth::Requester::api();
     }
 };
 

@@ -26,7 +26,7 @@ boost::json::object ApprovalResolution::to_json() const {
 }
 
 Result<ApprovalResolution> approve_and_resume(HostRuntime& host, std::string_view approval_id,
-                                              const policy::UserContext& approver, const RunResumer& resume) {
+                                              const auth::UserContext& approver, const RunResumer& resume) {
     const auto snapshot = host.snapshot();
     auto outcome = host.pipeline->approve(*snapshot, approval_id, host.resolver(approver));
     if (!outcome) return outcome.error();
@@ -36,7 +36,7 @@ Result<ApprovalResolution> approve_and_resume(HostRuntime& host, std::string_vie
 }
 
 Result<ApprovalResolution> reject_and_resume(HostRuntime& host, std::string_view approval_id,
-                                             const policy::UserContext& approver, std::string_view reason,
+                                             const auth::UserContext& approver, std::string_view reason,
                                              const RunResumer& resume) {
     auto record = host.pipeline->reject(approval_id, host.resolver(approver), reason);
     if (!record) return record.error();

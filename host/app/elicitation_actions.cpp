@@ -12,7 +12,7 @@ namespace {
 // The run that asked `record`'s question, when it no longer waits on it: the question is closed as
 // cancelled (so no later answer runs the skill for it) and the answer refused.
 std::optional<Error> run_moved_on(HostRuntime& host, const policy::ElicitationRecord& record,
-                                  const policy::UserContext& answerer, const WaitingRun& waiting) {
+                                  const auth::UserContext& answerer, const WaitingRun& waiting) {
     const auto run_id = record.requested_by.run_id();
     if (!run_id || !waiting.load) return std::nullopt;
     auto run = waiting.load(*run_id);
@@ -53,12 +53,12 @@ json::object ElicitationResolution::to_json() const {
     return out;
 }
 
-Result<policy::ElicitationRecord> visible_elicitation(HostRuntime& host, const policy::UserContext& user,
+Result<policy::ElicitationRecord> visible_elicitation(HostRuntime& host, const auth::UserContext& user,
                                                       std::string_view id) {
     (void)host.elicitations->expire_due();
     auto record = host.elicitations->get(id);
     if (!record) return record.error();
-    if (user.role != policy::Role::owner && record->user_id != user.user_id) {
+    if (user.role != auth::Role::owner && record->user_id != user.user_id) {
         Error e{errors::kElicitationNotFound,
                 "no elicitation " + std::string(id) + " for user " + user.user_id,
                 {},
@@ -69,16 +69,16 @@ Result<policy::ElicitationRecord> visible_elicitation(HostRuntime& host, const p
     return record;
 }
 
-Result<std::vector<policy::ElicitationRecord>> list_elicitations(HostRuntime& host, const policy::UserContext& user,
+Result<std::vector<policy::ElicitationRecord>> list_elicitations(HostRuntime& host, const auth::UserContext& user,
                                                                  const policy::ElicitationFilter& filter) {
     (void)host.elicitations->expire_due();
     policy::ElicitationFilter mine = filter;
-    if (user.role != policy::Role::owner) mine.user_id = user.user_id;
+    if (user.role != auth::Role::owner) mine.user_id = user.user_id;
     return host.elicitations->list(mine);
 }
 
 Result<ElicitationResolution> answer_and_resume(HostRuntime& host, std::string_view id,
-                                                const policy::UserContext& answerer,
+                                                const auth::UserContext& answerer,
                                                 const policy::ElicitationAnswer& answer, const WaitingRun& run) {
     auto visible = visible_elicitation(host, answerer, id);
     if (!visible) return visible.error();

@@ -18,7 +18,7 @@
 #include "policy/mode_cache.hpp"
 #include "policy/policy_config.hpp"
 #include "policy/policy_engine.hpp"
-#include "policy/users.hpp"
+#include "auth/users.hpp"
 #include "reload/watched_catalog.hpp"
 #include "store/guidance_store.hpp"
 
@@ -42,7 +42,7 @@ struct RuntimeOptions {
 
 struct HostRuntime {
     config::HostConfig config;
-    std::unique_ptr<policy::UserDirectory> users;
+    std::unique_ptr<auth::UserDirectory> users;
     policy::PolicyConfig policy_config;
     std::unique_ptr<policy::PolicyEngine> policy;
     std::unique_ptr<policy::ModeCache> modes;  // in front of the mode store: no database read per call
@@ -67,9 +67,9 @@ struct HostRuntime {
 
     // The user a command acts as: `id`, or (when empty) the configured default user, or the first
     // owner. USER_NOT_FOUND names the known users.
-    Result<policy::UserContext> user(std::string_view id) const;
-    policy::Resolver resolver(const policy::UserContext& user) const;
-    exec::CallerContext caller(const policy::UserContext& user) const;
+    Result<auth::UserContext> user(std::string_view id) const;
+    policy::Resolver resolver(const auth::UserContext& user) const;
+    exec::CallerContext caller(const auth::UserContext& user) const;
 };
 
 // Opens everything the configuration names. Errors: HOME_NOT_WRITABLE, USERS_INVALID,

@@ -44,7 +44,7 @@ void print_record(const policy::ApprovalRecord& r) {
     if (!r.result.is_null()) std::cout << "result:       " << boost::json::serialize(r.result) << "\n";
 }
 
-Result<std::pair<HostRuntime*, policy::UserContext>> acting(CliContext& ctx, const std::string& user) {
+Result<std::pair<HostRuntime*, auth::UserContext>> acting(CliContext& ctx, const std::string& user) {
     auto rt = ctx.runtime();
     if (!rt) return rt.error();
     auto u = rt.value()->user(user);
@@ -58,7 +58,7 @@ int run_list(CliContext& ctx, const ApprovalArgs& a) {
     auto [host, user] = who.value();
     (void)host->approvals->expire_due();
     policy::ApprovalFilter filter;
-    if (user.role != policy::Role::owner || !a.user.empty()) filter.user_id = user.user_id;
+    if (user.role != auth::Role::owner || !a.user.empty()) filter.user_id = user.user_id;
     if (!a.all) filter.states = {policy::ApprovalState::pending};
     auto records = host->approvals->list(filter);
     if (!records) return fail_operation(records.error(), a.json);
@@ -82,7 +82,7 @@ int run_show(CliContext& ctx, const ApprovalArgs& a) {
     auto [host, user] = who.value();
     auto r = host->approvals->get(a.id);
     if (!r) return fail_operation(r.error(), a.json);
-    if (user.role != policy::Role::owner && r->user_id != user.user_id) {
+    if (user.role != auth::Role::owner && r->user_id != user.user_id) {
         return fail_operation(Error{errors::kApprovalNotFound,
                                     "no approval " + a.id + " for user " + user.user_id,
                                     {},

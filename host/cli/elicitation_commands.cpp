@@ -92,7 +92,7 @@ Result<policy::ElicitationAnswer> answer_from(const ElicitationArgs& a, const po
     return policy::ElicitationAnswer{"accept", std::move(content.value())};
 }
 
-Result<std::pair<HostRuntime*, policy::UserContext>> acting(CliContext& ctx, const std::string& user) {
+Result<std::pair<HostRuntime*, auth::UserContext>> acting(CliContext& ctx, const std::string& user) {
     auto rt = ctx.runtime();
     if (!rt) return rt.error();
     auto u = rt.value()->user(user);

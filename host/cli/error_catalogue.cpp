@@ -11,6 +11,7 @@
 #include "runner/error_codes.hpp"
 #include "catalog/error_codes.hpp"
 #include "reload/error_codes.hpp"
+#include "auth/error_codes.hpp"
 #include "policy/error_codes.hpp"
 #include "exec/error_codes.hpp"
 #include "operator/error_codes.hpp"
@@ -37,6 +38,7 @@ std::vector<CataloguedCode> error_catalogue() {
     add(errors::kRunnerErrorCodes);
     add(errors::kCatalogErrorCodes);
     add(errors::kReloadErrorCodes);
+    add(errors::kAuthErrorCodes);
     add(errors::kPolicyErrorCodes);
     add(errors::kExecErrorCodes);
     add(errors::kOperatorErrorCodes);

@@ -27,7 +27,7 @@ ApprovalRecord row_to_record(const db::SqlRows& rows, std::size_t row) {
     record.skill_id = rows.text(row, 2);
     record.arguments = parse_stored_json(rows.text(row, 3));
     record.requested_at = from_ms(rows.integer(row, 4));
-    record.requested_by = Requester::from_text(rows.text(row, 5));
+    record.requested_by = auth::Requester::from_text(rows.text(row, 5));
     record.preview = rows.text(row, 6);
     record.expires_at = from_ms(rows.integer(row, 7));
     record.state = parse_approval_state(rows.text(row, 8)).value_or(ApprovalState::failed);
@@ -65,7 +65,7 @@ Error already_resolved(const ApprovalRecord& record) {
 }
 
 bool may_resolve(const Resolver& resolver, const ApprovalRecord& record) {
-    return resolver.role == Role::owner || resolver.user_id == record.user_id;
+    return resolver.role == auth::Role::owner || resolver.user_id == record.user_id;
 }
 
 Error not_allowed(const Resolver& resolver, const ApprovalRecord& record) {
@@ -81,16 +81,16 @@ Error not_allowed(const Resolver& resolver, const ApprovalRecord& record) {
 }
 
 std::optional<Error> approver_problem(const Resolver& resolver, const ApprovalRecord& record, bool approving) {
-    if (!resolver.credential.may(Scope::approve)) {
-        Error e = missing_scope_error(Scope::approve, approving ? "approving a call" : "rejecting a call",
-                                      resolver.credential);
+    if (!resolver.credential.may(auth::Scope::approve)) {
+        Error e = auth::missing_scope_error(auth::Scope::approve, approving ? "approving a call" : "rejecting a call",
+                                            resolver.credential);
         e.details["approval_id"] = record.id;
         return e;
     }
     // An admin token is the owner's own full authority (the console's sign-in); any other token
     // that asked for a call is the agent the approval exists to check.
     if (approving && !resolver.answers_prompt && resolver.credential.is_token() &&
-        !resolver.credential.may(Scope::admin) && resolver.credential.token_id == record.requested_token) {
+        !resolver.credential.may(auth::Scope::admin) && resolver.credential.token_id == record.requested_token) {
         Error e{errors::kSelfApproval,
                 "approval " + record.id + " was requested with token " + record.requested_token +
                     ", and a token without the admin scope cannot approve the calls it asked for",

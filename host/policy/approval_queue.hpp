@@ -16,11 +16,11 @@
 
 #include "base/error.hpp"
 #include "policy/approval_record.hpp"
-#include "policy/credential.hpp"
+#include "auth/credential.hpp"
 #include "policy/process_identity.hpp"
 #include "db/backend_connection.hpp"
 #include "db/storage_location.hpp"
-#include "policy/users.hpp"
+#include "auth/users.hpp"
 
 #include <boost/json/value.hpp>
 
@@ -43,7 +43,7 @@ struct ApprovalRequest {
     std::string user_id;
     std::string skill_id;
     boost::json::value arguments;
-    Requester requested_by;
+    auth::Requester requested_by;
     std::string preview;            // make_approval_preview()
     std::string requested_token{};  // id of the token the call came with; empty: the terminal user
 };
@@ -53,8 +53,8 @@ struct ApprovalRequest {
 // the call.
 struct Resolver {
     std::string user_id;
-    Role role = Role::standard;
-    Credential credential{};  // default: the terminal user (all scopes)
+    auth::Role role = auth::Role::standard;
+    auth::Credential credential{};  // default: the terminal user (all scopes)
     // The answer comes from the person a host prompt reached (MCP elicitation, shown by the client
     // to its user): the session's token asked the host, not the client, so it is not self-approval.
     bool answers_prompt = false;

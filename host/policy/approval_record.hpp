@@ -2,7 +2,7 @@
 #pragma once
 
 #include "base/utc_time.hpp"
-#include "policy/requester.hpp"
+#include "auth/requester.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
@@ -25,7 +25,7 @@ struct ApprovalRecord {
     std::string skill_id;
     boost::json::value arguments;
     TimePoint requested_at;
-    Requester requested_by;
+    auth::Requester requested_by;
     std::string requested_token;  // id of the token the call came with; empty: the terminal user
     std::string preview;          // what will happen, for the approver
     TimePoint expires_at;

@@ -37,7 +37,7 @@ struct SkillCallAudit {
     std::string user_id;
     std::string skill_id;
     std::string call_id;
-    Requester requested_by;
+    auth::Requester requested_by;
     boost::json::value arguments;
     std::chrono::microseconds duration{0};
     bool ok = false;

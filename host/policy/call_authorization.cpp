@@ -5,10 +5,10 @@
 namespace skillhost::policy {
 
 Result<CallAuthorization> authorize_call(const PolicyEngine& engine, ApprovalQueue& queue, AuditLog* audit,
-                                         const UserContext& user, const manifest::SkillSpec& skill,
-                                         const boost::json::value& args, const Requester& requested_by) {
-    if (!user.credential.may(Scope::call)) {
-        Error e = missing_scope_error(Scope::call, "calling skill " + skill.id, user.credential);
+                                         const auth::UserContext& user, const manifest::SkillSpec& skill,
+                                         const boost::json::value& args, const auth::Requester& requested_by) {
+    if (!user.credential.may(auth::Scope::call)) {
+        Error e = auth::missing_scope_error(auth::Scope::call, "calling skill " + skill.id, user.credential);
         e.details["skill_id"] = skill.id;
         return e;
     }

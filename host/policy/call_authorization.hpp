@@ -30,7 +30,7 @@ struct CallAuthorization {
 // operator run's approvals resume that run). `audit` may be null. Errors only when the queue or the audit log cannot be written;
 // a call that could not be queued must not run.
 Result<CallAuthorization> authorize_call(const PolicyEngine& engine, ApprovalQueue& queue, AuditLog* audit,
-                                         const UserContext& user, const manifest::SkillSpec& skill,
-                                         const boost::json::value& args, const Requester& requested_by = {});
+                                         const auth::UserContext& user, const manifest::SkillSpec& skill,
+                                         const boost::json::value& args, const auth::Requester& requested_by = {});
 
 }  // namespace skillhost::policy

@@ -33,7 +33,7 @@ ElicitationRecord row_to_record(const db::SqlRows& rows, std::size_t row) {
     record.skill_id = rows.text(row, 2);
     record.arguments = parse_stored_json(rows.text(row, 3));
     record.requested_at = from_ms(rows.integer(row, 4));
-    record.requested_by = Requester::from_text(rows.text(row, 5));
+    record.requested_by = auth::Requester::from_text(rows.text(row, 5));
     record.requested_token = rows.text(row, 6);
     record.message = rows.text(row, 7);
     record.requested_schema = object_or_empty(parse_stored_json(rows.text(row, 8)));
@@ -80,7 +80,7 @@ Error invalid_answer(std::string_view field, std::string message) {
 }
 
 std::optional<Error> answerer_problem(const Resolver& answerer, const ElicitationRecord& record) {
-    if (answerer.role != Role::owner && answerer.user_id != record.user_id) {
+    if (answerer.role != auth::Role::owner && answerer.user_id != record.user_id) {
         Error e{errors::kNotAllowedToAnswer,
                 "user " + answerer.user_id + " may not answer elicitation " + record.id + ", which asks " +
                     record.user_id + "; only the asked user or an owner may answer it",
@@ -91,9 +91,9 @@ std::optional<Error> answerer_problem(const Resolver& answerer, const Elicitatio
         return e;
     }
     // The answer makes the skill run again: it is a call.
-    if (!answerer.credential.may(Scope::call)) {
-        Error e = missing_scope_error(Scope::call, "answering a skill's question (the skill runs again)",
-                                      answerer.credential);
+    if (!answerer.credential.may(auth::Scope::call)) {
+        Error e = auth::missing_scope_error(auth::Scope::call, "answering a skill's question (the skill runs again)",
+                                            answerer.credential);
         e.details["elicitation_id"] = record.id;
         return e;
     }

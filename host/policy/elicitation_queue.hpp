@@ -40,7 +40,7 @@ struct ElicitationAsk {
     std::string user_id;
     std::string skill_id;
     boost::json::value arguments;
-    Requester requested_by;
+    auth::Requester requested_by;
     std::string requested_token;
     ElicitationRequest request;
     boost::json::array prior_answers;  // see ElicitationRecord::prior_answers

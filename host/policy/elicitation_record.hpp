@@ -4,7 +4,7 @@
 #pragma once
 
 #include "base/utc_time.hpp"
-#include "policy/requester.hpp"
+#include "auth/requester.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -37,7 +37,7 @@ struct ElicitationRecord {
     std::string skill_id;
     boost::json::value arguments;
     TimePoint requested_at;
-    Requester requested_by;
+    auth::Requester requested_by;
     std::string requested_token;  // id of the token the call came with; empty: the terminal user
     std::string message;          // what the skill asks
     boost::json::object requested_schema;

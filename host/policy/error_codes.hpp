@@ -19,18 +19,13 @@
     X(kElicitationNotFound, "ELICITATION_NOT_FOUND", not_found)              \
     X(kElicitationQueueFull, "ELICITATION_QUEUE_FULL", too_many)             \
     X(kInvalidElicitationAnswer, "INVALID_ELICITATION_ANSWER", invalid)      \
-    X(kInvalidScope, "INVALID_SCOPE", invalid)                               \
-    X(kInvalidTokenId, "INVALID_TOKEN_ID", invalid)                          \
-    X(kMissingScope, "MISSING_SCOPE", forbidden)                             \
     X(kModeForbids, "MODE_FORBIDS", forbidden)                               \
     X(kNotAllowedToAnswer, "NOT_ALLOWED_TO_ANSWER", forbidden)               \
     X(kNotAllowedToResolve, "NOT_ALLOWED_TO_RESOLVE", forbidden)             \
     X(kPolicyDenied, "POLICY_DENIED", forbidden)                             \
     X(kPolicyInvalid, "POLICY_INVALID", invalid)                             \
     X(kSelfApproval, "SELF_APPROVAL", forbidden)                             \
-    X(kTokenGenerationFailed, "TOKEN_GENERATION_FAILED", internal)           \
     X(kTrustTooLow, "TRUST_TOO_LOW", forbidden)                              \
-    X(kUsersInvalid, "USERS_INVALID", invalid)                               \
     X(kUserNotFound, "USER_NOT_FOUND", not_found)
 
 SKILLHOST_DECLARE_ERROR_CODES(SKILLHOST_POLICY_ERROR_CODES, kPolicyErrorCodes, "policy")

@@ -284,7 +284,7 @@ Result<PolicyConfig> load_policy_config(const std::filesystem::path& file) {
     return parse_policy_config(text.str(), file);
 }
 
-Status check_policy_users(const PolicyConfig& config, const UserDirectory& users) {
+Status check_policy_users(const PolicyConfig& config, const auth::UserDirectory& users) {
     std::vector<ConfigProblem> problems;
     for (const auto& user : config.users) {
         if (users.find(user.user_id) == nullptr) {

@@ -4,7 +4,7 @@
 #include "base/error.hpp"
 #include "policy/audit_options.hpp"
 #include "policy/rule.hpp"
-#include "policy/users.hpp"
+#include "auth/users.hpp"
 
 #include <chrono>
 #include <filesystem>
@@ -58,6 +58,6 @@ Result<PolicyConfig> parse_policy_config(std::string_view yaml_text, const std::
 
 // Rules for a user users.yaml does not know would silently never apply: POLICY_INVALID naming the
 // user and where the rules are.
-Status check_policy_users(const PolicyConfig& config, const UserDirectory& users);
+Status check_policy_users(const PolicyConfig& config, const auth::UserDirectory& users);
 
 }  // namespace skillhost::policy

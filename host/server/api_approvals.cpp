@@ -46,7 +46,7 @@ Reply list_approvals(ApiServices& s, ApiRequest& req) {
         filter.states = {*parsed};
     }
     auto wanted_user = req.query_string("user");
-    if (req.user->role != policy::Role::owner) {
+    if (req.user->role != auth::Role::owner) {
         if (wanted_user && *wanted_user != req.user->user_id) {
             Error e{errors::kForbidden, "only owners may list other users' approvals", {}, {}};
             e.details["step"] = "role";

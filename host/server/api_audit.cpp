@@ -20,7 +20,7 @@ namespace {
 policy::AuditFilter audit_filter(const ApiRequest& req) {
     policy::AuditFilter filter;
     if (auto user = req.query_string("user")) filter.user = *user;
-    if (req.user->role != policy::Role::owner) {
+    if (req.user->role != auth::Role::owner) {
         if (filter.user && *filter.user != req.user->user_id) {
             Error e{errors::kForbidden, "only owners may read other users' audit records", {}, {}};
             e.details["step"] = "role";

@@ -32,7 +32,7 @@ Reply list_elicitations(ApiServices& s, ApiRequest& req) {
         filter.states = {*parsed};
     }
     if (auto wanted_user = req.query_string("user")) {
-        if (req.user->role != policy::Role::owner && *wanted_user != req.user->user_id) {
+        if (req.user->role != auth::Role::owner && *wanted_user != req.user->user_id) {
             Error e{errors::kForbidden, "only owners may list other users' elicitations", {}, {}};
             e.details["step"] = "role";
             throw ApiFailure(std::move(e));

@@ -5,7 +5,7 @@
 #include "policy/audit_reader.hpp"
 #include "policy/mode_store.hpp"
 #include "policy/policy_config.hpp"
-#include "policy/users.hpp"
+#include "auth/users.hpp"
 #include "support/temp_dir.hpp"
 
 #include <gtest/gtest.h>
@@ -37,7 +37,7 @@ class CallPipelineTest : public ::testing::Test {
 protected:
     skillhost::testing::TempDir home{"skillhost-pipeline"};
     std::shared_ptr<catalog::CatalogSnapshot> catalog;
-    std::unique_ptr<policy::UserDirectory> users;
+    std::unique_ptr<auth::UserDirectory> users;
     std::unique_ptr<policy::ModeStore> modes;
     std::unique_ptr<policy::AuditLog> audit;
     std::unique_ptr<policy::ApprovalQueue> approvals;
@@ -45,7 +45,7 @@ protected:
     exec::Executor executor;
     std::unique_ptr<exec::CallPipeline> pipeline;
     // Lets a test change who a user is between request and approval (trust lowered, etc.).
-    std::function<void(policy::UserContext&)> adjust_user = [](policy::UserContext&) {};
+    std::function<void(auth::UserContext&)> adjust_user = [](auth::UserContext&) {};
 
     void SetUp() override {
         plugin::LoaderOptions lo;
@@ -56,9 +56,9 @@ protected:
         ASSERT_TRUE(echo.ok()) << echo.error().message;
         catalog = std::make_shared<catalog::CatalogSnapshot>(1, std::vector{echo.value()},
                                                              std::vector<plugin::PluginFailure>{});
-        auto u = policy::parse_users(kUsers, home / "users.yaml", home / "workspace");
+        auto u = auth::parse_users(kUsers, home / "users.yaml", home / "workspace");
         ASSERT_TRUE(u.ok()) << u.error().message;
-        users = std::make_unique<policy::UserDirectory>(std::move(u.value()));
+        users = std::make_unique<auth::UserDirectory>(std::move(u.value()));
         auto pc = policy::parse_policy_config(kPolicy, home / "policy.yaml");
         ASSERT_TRUE(pc.ok()) << pc.error().message;
         engine = std::make_unique<policy::PolicyEngine>(pc.value());
@@ -74,7 +74,7 @@ protected:
         parts.audit = audit.get();
         parts.executor = &executor;
         parts.users_dir = home / "users";
-        parts.resolve_user = [this](std::string_view id) -> Result<policy::UserContext> {
+        parts.resolve_user = [this](std::string_view id) -> Result<auth::UserContext> {
             auto ctx = policy::resolve_user_context(*users, *modes, id);
             if (ctx) adjust_user(ctx.value());
             return ctx;
@@ -82,7 +82,7 @@ protected:
         pipeline = std::make_unique<exec::CallPipeline>(std::move(parts));
     }
 
-    policy::UserContext user(const std::string& id) { return policy::resolve_user_context(*users, *modes, id).value(); }
+    auth::UserContext user(const std::string& id) { return policy::resolve_user_context(*users, *modes, id).value(); }
 
     exec::CallOutcome call(const std::string& who, const std::string& skill, boost::json::value args) {
         exec::CallRequest r;
@@ -196,7 +196,7 @@ TEST_F(CallPipelineTest, ApprovalRechecksPolicyForTheUserAsTheyAreNow) {
     auto write = call("alice", "fail", {});
     ASSERT_TRUE(write.approval_id.has_value());
     // Between the request and the approval, alice is switched to emulation (read-only) mode.
-    adjust_user = [](policy::UserContext& u) { u.mode = policy::CognitiveMode::emulation; };
+    adjust_user = [](auth::UserContext& u) { u.mode = auth::CognitiveMode::emulation; };
     auto r = pipeline->approve(*catalog, *write.approval_id, resolver("alice"));
     ASSERT_TRUE(r.ok()) << r.error().message;
     EXPECT_FALSE(r->result.ok);

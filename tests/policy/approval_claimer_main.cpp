@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
     const int effects = ::open(argv[2], O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
     if (effects < 0) return 2;
     std::mt19937 random(static_cast<unsigned>(getpid()));
-    const Resolver approver{"owner", Role::owner};
+    const Resolver approver{"owner", skillhost::auth::Role::owner};
     while (true) {
         auto pending = (*queue)->list({std::nullopt, {ApprovalState::pending}, 0});
         if (!pending) {

@@ -1,5 +1,5 @@
 #include "policy/approval_queue.hpp"
-#include "policy_test_support.hpp"
+#include "support/unit_testing.hpp"
 #include "support/postgres_server.hpp"
 
 #include <gtest/gtest.h>
@@ -58,7 +58,9 @@ TEST_P(ApprovalCrashDurability, AClaimWhoseProcessDiedIsMarkedInterruptedAndNeve
     {
         auto queue = ApprovalQueue::open(db);
         ASSERT_TRUE(queue.ok()) << queue.error().message;
-        id = (*queue)->enqueue({"bob", "fs_write", boost::json::object{{"n", 1}}, Requester::direct(), "write"})->id;
+        id = (*queue)
+                 ->enqueue({"bob", "fs_write", boost::json::object{{"n", 1}}, auth::Requester::direct(), "write"})
+                 ->id;
     }
     const pid_t child = spawn_claimer(database_argument(db), effects, true);
     int status = 0;
@@ -74,7 +76,8 @@ TEST_P(ApprovalCrashDurability, AClaimWhoseProcessDiedIsMarkedInterruptedAndNeve
     EXPECT_EQ(record->reason, "interrupted: the host stopped while executing; re-request the action");
     EXPECT_EQ(record->resolved_by, "owner");
     EXPECT_TRUE(record->completed_at.has_value());
-    EXPECT_EQ((*queue)->claim_for_execution(id, {"owner", Role::owner}).error().code, "APPROVAL_ALREADY_RESOLVED");
+    EXPECT_EQ((*queue)->claim_for_execution(id, {"owner", auth::Role::owner}).error().code,
+              "APPROVAL_ALREADY_RESOLVED");
     EXPECT_EQ((*queue)->complete(id, true, nullptr).error().code, "APPROVAL_NOT_CLAIMED");
     EXPECT_TRUE((*(*queue)->recover_interrupted()).empty());  // recovery is idempotent
 }
@@ -86,11 +89,11 @@ TEST_P(ApprovalCrashDurability, TheCallersLivenessCheckDecidesWhichClaimsAreInte
     auto queue = ApprovalQueue::open(location());
     ASSERT_TRUE(queue.ok()) << queue.error().message;
     const std::string gone =
-        (*queue)->enqueue({"bob", "fs_write", boost::json::object{{"n", 1}}, Requester::direct(), "write"})->id;
+        (*queue)->enqueue({"bob", "fs_write", boost::json::object{{"n", 1}}, auth::Requester::direct(), "write"})->id;
     const std::string alive =
-        (*queue)->enqueue({"bob", "fs_write", boost::json::object{{"n", 2}}, Requester::direct(), "write"})->id;
-    ASSERT_TRUE((*queue)->claim_for_execution(gone, {"owner", Role::owner}).ok());
-    ASSERT_TRUE((*queue)->claim_for_execution(alive, {"owner", Role::owner}).ok());
+        (*queue)->enqueue({"bob", "fs_write", boost::json::object{{"n", 2}}, auth::Requester::direct(), "write"})->id;
+    ASSERT_TRUE((*queue)->claim_for_execution(gone, {"owner", auth::Role::owner}).ok());
+    ASSERT_TRUE((*queue)->claim_for_execution(alive, {"owner", auth::Role::owner}).ok());
     const ProcessIdentity self = current_process_identity();
     // The first claim is taken as made by an instance whose announcement lapsed.
     bool first = true;
@@ -160,7 +163,7 @@ TEST_P(ApprovalCrashDurability, SigkillInsideExecutionNeverRunsAnApprovalTwice) 
         auto queue = ApprovalQueue::open(db);
         ASSERT_TRUE(queue.ok()) << queue.error().message;
         for (int i = 0; i < approvals; ++i) {
-            ApprovalRequest request{"bob", "fs_write", boost::json::object{{"n", i}}, Requester::direct(),
+            ApprovalRequest request{"bob", "fs_write", boost::json::object{{"n", i}}, auth::Requester::direct(),
                                     "write #" + std::to_string(i)};
             ASSERT_TRUE((*queue)->enqueue(request).ok());
         }
@@ -244,7 +247,7 @@ TEST_P(ApprovalCrashDurability, SigkillInsideExecutionNeverRunsAnApprovalTwice) 
         // An interrupted approval is never re-run, by anyone.
         if (record.state == ApprovalState::failed) {
             ++failed;
-            EXPECT_EQ((*queue)->claim_for_execution(record.id, {"owner", Role::owner}).error().code,
+            EXPECT_EQ((*queue)->claim_for_execution(record.id, {"owner", auth::Role::owner}).error().code,
                       "APPROVAL_ALREADY_RESOLVED");
         }
     }

@@ -4,7 +4,7 @@
 #include "policy/approval_queue.hpp"
 #include "policy/audit_log.hpp"
 #include "policy/audit_reader.hpp"
-#include "policy_test_support.hpp"
+#include "support/unit_testing.hpp"
 #include "support/postgres_server.hpp"
 
 #include <boost/json/parse.hpp>
@@ -19,18 +19,18 @@ namespace skillhost::policy {
 namespace {
 
 using ::testing::HasSubstr;
-using testing::TempDir;
+using unit_testing::TempDir;
 
-const Resolver owner{"owner", Role::owner};
-const Resolver bob{"bob", Role::standard};
-const Resolver carol{"carol", Role::standard};
+const Resolver owner{"owner", auth::Role::owner};
+const Resolver bob{"bob", auth::Role::standard};
+const Resolver carol{"carol", auth::Role::standard};
 
 ApprovalRequest write_request(std::string user = "bob") {
     ApprovalRequest request;
     request.user_id = std::move(user);
     request.skill_id = "fs_write";
     request.arguments = boost::json::parse(R"({"path":"notes/a.md","content":"hello"})");
-    request.preview = make_approval_preview(testing::fs_write_skill(), request.arguments);
+    request.preview = make_approval_preview(unit_testing::fs_write_skill(), request.arguments);
     return request;
 }
 
@@ -62,7 +62,7 @@ TEST_P(ApprovalQueueOnEachBackend, EnqueueStoresAPendingRecordWithPreviewAndExpi
     ManualClock clock;
     auto queue = open_queue(location(), {std::chrono::hours(2), clock.function(), nullptr});
     auto request = write_request();
-    request.requested_by = Requester::run("run-42");
+    request.requested_by = auth::Requester::run("run-42");
     auto record = queue->enqueue(request);
     ASSERT_TRUE(record.ok()) << record.error().message;
     EXPECT_THAT(record->id, ::testing::MatchesRegex("apr-[0-9a-f]{16}"));
@@ -72,7 +72,7 @@ TEST_P(ApprovalQueueOnEachBackend, EnqueueStoresAPendingRecordWithPreviewAndExpi
     ASSERT_TRUE(stored.ok());
     EXPECT_EQ(stored->user_id, "bob");
     EXPECT_EQ(stored->skill_id, "fs_write");
-    EXPECT_EQ(stored->requested_by, Requester::run("run-42"));
+    EXPECT_EQ(stored->requested_by, auth::Requester::run("run-42"));
     EXPECT_EQ(stored->requested_by.run_id(), "run-42");
     EXPECT_EQ(stored->arguments, request.arguments);
     EXPECT_EQ(stored->preview, R"(Write a file (fs_write): path="notes/a.md", content="hello")");
@@ -287,7 +287,7 @@ TEST_P(ApprovalQueueOnEachBackend, EveryTransitionIsAudited) {
 }
 
 TEST(ApprovalPreview, ShowsKeyArgumentsShortenedAndSecretsRedacted) {
-    auto spec = testing::fs_write_skill();
+    auto spec = unit_testing::fs_write_skill();
     const auto args = boost::json::parse(R"({"content":")" + std::string(100, 'x') +
                                          R"(","path":"notes/a.md","api_token":"abc","n":3})");
     const std::string preview = make_approval_preview(spec, args);
@@ -298,8 +298,8 @@ TEST(ApprovalPreview, ShowsKeyArgumentsShortenedAndSecretsRedacted) {
     EXPECT_EQ(preview.find("abc"), std::string::npos);
 }
 
-Credential token(std::string id, Scopes scopes) {
-    Credential c;
+auth::Credential token(std::string id, auth::Scopes scopes) {
+    auth::Credential c;
     c.token_id = std::move(id);
     c.scopes = scopes;
     return c;
@@ -309,20 +309,21 @@ TEST_P(ApprovalQueueOnEachBackend, ResolvingNeedsTheApproveScopeAndNeverTheAskin
     auto queue = open_queue(location());
     auto request = write_request();
     request.requested_token = "agent0000001";
-    const auto call_and_approve = Scopes::only(Scope::call).with(Scope::approve);
+    const auto call_and_approve = auth::Scopes::only(auth::Scope::call).with(auth::Scope::approve);
 
     auto id = queue->enqueue(request)->id;
     EXPECT_EQ(queue->get(id)->requested_token, "agent0000001");
-    const Resolver call_only{"bob", Role::standard, token("other0000001", Scopes::only(Scope::call)), false};
+    const Resolver call_only{"bob", auth::Role::standard, token("other0000001", auth::Scopes::only(auth::Scope::call)),
+                             false};
     EXPECT_EQ(queue->claim_for_execution(id, call_only).error().code, "MISSING_SCOPE");
     EXPECT_EQ(queue->reject(id, call_only, "no").error().code, "MISSING_SCOPE");
-    const Resolver itself{"bob", Role::standard, token("agent0000001", call_and_approve), false};
+    const Resolver itself{"bob", auth::Role::standard, token("agent0000001", call_and_approve), false};
     EXPECT_EQ(queue->claim_for_execution(id, itself).error().code, "SELF_APPROVAL");
     EXPECT_EQ(queue->get(id)->state, ApprovalState::pending);
     // The person a host prompt reached (MCP elicitation), an admin token, the terminal: they may.
-    EXPECT_TRUE(queue->claim_for_execution(id, Resolver{"bob", Role::standard, itself.credential, true}).ok());
+    EXPECT_TRUE(queue->claim_for_execution(id, Resolver{"bob", auth::Role::standard, itself.credential, true}).ok());
     auto second = queue->enqueue(request)->id;
-    const Resolver admin{"bob", Role::standard, token("agent0000001", Scopes::all()), false};
+    const Resolver admin{"bob", auth::Role::standard, token("agent0000001", auth::Scopes::all()), false};
     EXPECT_TRUE(queue->claim_for_execution(second, admin).ok());
     auto third = queue->enqueue(request)->id;
     EXPECT_TRUE(queue->claim_for_execution(third, bob).ok());  // no token: the user at the terminal
@@ -335,7 +336,8 @@ TEST_P(ApprovalQueueOnEachBackend, WithoutRequireApproverAnyCredentialOfTheUserR
     auto request = write_request();
     request.requested_token = "agent0000001";
     auto id = queue->enqueue(request)->id;
-    const Resolver itself{"bob", Role::standard, token("agent0000001", Scopes::only(Scope::call)), false};
+    const Resolver itself{"bob", auth::Role::standard, token("agent0000001", auth::Scopes::only(auth::Scope::call)),
+                          false};
     EXPECT_TRUE(queue->claim_for_execution(id, itself).ok());
 }
 

@@ -2,7 +2,7 @@
 // day files, read back by page and followed, by any instance.
 #include "policy/audit_database.hpp"
 #include "policy/audit_log.hpp"
-#include "policy_test_support.hpp"
+#include "support/unit_testing.hpp"
 #include "support/postgres_server.hpp"
 
 #include <boost/json/parse.hpp>
@@ -17,7 +17,7 @@ namespace skillhost::policy {
 namespace {
 
 using ::testing::HasSubstr;
-using testing::TempDir;
+using unit_testing::TempDir;
 
 SkillCallAudit secret_call(std::string user, std::string skill) {
     SkillCallAudit call;

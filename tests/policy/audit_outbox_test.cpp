@@ -6,7 +6,7 @@
 #include "policy/audit_database.hpp"
 #include "policy/audit_outbox.hpp"
 #include "policy/error_codes.hpp"
-#include "policy_test_support.hpp"
+#include "support/unit_testing.hpp"
 #include "support/postgres_server.hpp"
 
 #include <gmock/gmock.h>
@@ -20,7 +20,7 @@ namespace skillhost::policy {
 namespace {
 
 using ::testing::HasSubstr;
-using testing::TempDir;
+using unit_testing::TempDir;
 
 OutboxRecord sample(int n) {
     return OutboxRecord{AuditOutbox::new_id(), 1'800'000'000'000 + n, "skill_call", "alice",

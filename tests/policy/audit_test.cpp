@@ -3,7 +3,7 @@
 #include "policy/audit_redaction.hpp"
 #include "policy/policy_engine.hpp"
 #include "base/sha256.hpp"
-#include "policy_test_support.hpp"
+#include "support/unit_testing.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -21,7 +21,7 @@ namespace skillhost::policy {
 namespace {
 
 using ::testing::HasSubstr;
-using testing::TempDir;
+using unit_testing::TempDir;
 
 TimePoint at(const char* text) {
     auto parsed = parse_time_or_age(text, TimePoint{});
@@ -94,9 +94,9 @@ TEST(AuditLog, RecordsDecisionsWithTheirRule) {
     ASSERT_TRUE(config.ok());
     const PolicyEngine engine(std::move(*config));
     const auto args = boost::json::parse(R"({"path":"secrets/k","content":"x"})");
-    const Decision d =
-        engine.decide({"bob", Role::standard, manifest::TrustLevel::adaptive_auto, CognitiveMode::agent, {}},
-                      testing::fs_write_skill(), args);
+    const Decision d = engine.decide(
+        {"bob", auth::Role::standard, manifest::TrustLevel::adaptive_auto, auth::CognitiveMode::agent, {}},
+        unit_testing::fs_write_skill(), args);
     ASSERT_TRUE(f.log->record_decision(d, args).ok());
     const auto lines = lines_of(f.audit_dir() / "2026-11-21.jsonl");
     ASSERT_EQ(lines.size(), 1u);
@@ -184,7 +184,7 @@ TEST(AuditLog, PerCallRecordsAreTheTextTheGenericPathWrites) {
         call.user_id = "bob";
         call.skill_id = "fs_write";
         call.call_id = "call-\"1\"";
-        call.requested_by = Requester::mcp();
+        call.requested_by = auth::Requester::mcp();
         call.arguments = args;
         call.duration = std::chrono::microseconds(1234);
         call.ok = false;
@@ -448,7 +448,7 @@ namespace skillhost::policy {
 namespace {
 
 TEST(AuditReader, ReadsOnlyDayFiles) {
-    testing::TempDir dir;
+    unit_testing::TempDir dir;
     dir.write("audit/2026-11-21.jsonl", "{\"ts\":\"2026-11-21T00:00:00.000Z\",\"kind\":\"note\"}\n");
     dir.write("audit/2026-11-21.jsonl.bak", "not json\n");
     dir.write("audit/notes.txt", "not json\n");

@@ -1,7 +1,7 @@
 #include "policy/audit_database.hpp"
 #include "policy/audit_reader.hpp"
 #include "policy/call_authorization.hpp"
-#include "policy_test_support.hpp"
+#include "support/unit_testing.hpp"
 #include "support/postgres_server.hpp"
 
 #include <boost/json/parse.hpp>
@@ -12,7 +12,7 @@ namespace skillhost::policy {
 namespace {
 
 using ::testing::HasSubstr;
-using testing::TempDir;
+using unit_testing::TempDir;
 
 struct Gate {
     TempDir dir;
@@ -51,14 +51,15 @@ protected:
 
 SKILLHOST_ON_EACH_BACKEND(CallAuthorization);
 
-const UserContext bob{"bob", Role::standard, manifest::TrustLevel::supervised_auto, CognitiveMode::agent, {}};
+const auth::UserContext bob{
+    "bob", auth::Role::standard, manifest::TrustLevel::supervised_auto, auth::CognitiveMode::agent, {}};
 
 // The issue's "done when" story, as far as policy goes.
 TEST_P(CallAuthorization, AStandardUserWritingAFileGetsAnApprovalIdAndNothingRuns) {
     Gate& gate = *gate_;
     const auto args = boost::json::parse(R"({"path":"notes/a.md","content":"hello"})");
-    auto auth = authorize_call(gate.engine, *gate.queue, gate.audit.get(), bob, testing::fs_write_skill(), args,
-                               Requester::run("r1"));
+    auto auth = authorize_call(gate.engine, *gate.queue, gate.audit.get(), bob, unit_testing::fs_write_skill(), args,
+                               auth::Requester::run("r1"));
     ASSERT_TRUE(auth.ok()) << auth.error().message;
     EXPECT_FALSE(auth->may_run());
     ASSERT_TRUE(auth->approval.has_value());
@@ -78,14 +79,14 @@ TEST_P(CallAuthorization, AStandardUserWritingAFileGetsAnApprovalIdAndNothingRun
 
 TEST_P(CallAuthorization, AllowedAndDeniedCallsQueueNothing) {
     Gate& gate = *gate_;
-    auto read = authorize_call(gate.engine, *gate.queue, gate.audit.get(), bob, testing::fs_read_skill(),
+    auto read = authorize_call(gate.engine, *gate.queue, gate.audit.get(), bob, unit_testing::fs_read_skill(),
                                boost::json::parse(R"({"path":"a"})"));
     ASSERT_TRUE(read.ok());
     EXPECT_TRUE(read->may_run());
     EXPECT_FALSE(read->approval.has_value());
-    UserContext emulating = bob;
-    emulating.mode = CognitiveMode::emulation;
-    auto hidden = authorize_call(gate.engine, *gate.queue, nullptr, emulating, testing::fs_write_skill(),
+    auth::UserContext emulating = bob;
+    emulating.mode = auth::CognitiveMode::emulation;
+    auto hidden = authorize_call(gate.engine, *gate.queue, nullptr, emulating, unit_testing::fs_write_skill(),
                                  boost::json::parse(R"({"path":"a","content":"b"})"));
     ASSERT_TRUE(hidden.ok());
     EXPECT_EQ(hidden->error().code, "MODE_FORBIDS");
@@ -97,10 +98,10 @@ TEST_P(CallAuthorization, AllowedAndDeniedCallsQueueNothing) {
 TEST_P(CallAuthorization, ApprovingReChecksPolicyAtThatMoment) {
     Gate& gate = *gate_;
     const auto args = boost::json::parse(R"({"path":"notes/a.md","content":"hello"})");
-    const auto spec = testing::fs_write_skill();
+    const auto spec = unit_testing::fs_write_skill();
     const auto first = authorize_call(gate.engine, *gate.queue, gate.audit.get(), bob, spec, args)->approval->id;
     const auto second = authorize_call(gate.engine, *gate.queue, gate.audit.get(), bob, spec, args)->approval->id;
-    const Resolver owner{"owner", Role::owner};
+    const Resolver owner{"owner", auth::Role::owner};
 
     // Still allowed at approval time: the re-check asks again, which this approval satisfies.
     auto claim = gate.queue->claim_for_execution(first, owner);
@@ -110,7 +111,7 @@ TEST_P(CallAuthorization, ApprovingReChecksPolicyAtThatMoment) {
     ASSERT_TRUE(gate.queue->complete(first, true, boost::json::object{{"ok", true}}).ok());
 
     // Meanwhile bob was demoted to observe: the re-check refuses and the approval fails unexecuted.
-    UserContext demoted = bob;
+    auth::UserContext demoted = bob;
     demoted.trust = manifest::TrustLevel::observe;
     claim = gate.queue->claim_for_execution(second, owner);
     ASSERT_TRUE(claim.ok());

@@ -23,16 +23,16 @@ namespace json = boost::json;
 using ::testing::HasSubstr;
 using testing::TempDir;
 
-const Resolver owner{"owner", Role::owner};
-const Resolver bob{"bob", Role::standard};
-const Resolver carol{"carol", Role::standard};
+const Resolver owner{"owner", auth::Role::owner};
+const Resolver bob{"bob", auth::Role::standard};
+const Resolver carol{"carol", auth::Role::standard};
 
 ElicitationAsk who_is_asking(std::string user = "bob") {
     ElicitationAsk ask;
     ask.user_id = std::move(user);
     ask.skill_id = "rich_elicit";
     ask.arguments = json::object();
-    ask.requested_by = Requester::api();
+    ask.requested_by = auth::Requester::api();
     auto request = parse_elicitation_request(R"({"message":"Who is asking?","requestedSchema":{"type":"object",
         "properties":{"name":{"type":"string","minLength":1},"color":{"type":"string","enum":["red","green"]},
         "count":{"type":"integer","minimum":1,"maximum":10}},"required":["name"]}})");
@@ -152,7 +152,7 @@ TEST_P(ElicitationQueueOnEachBackend, OnlyTheAskedUserOrAnOwnerMayAnswerAndAToke
     EXPECT_EQ(refused.error().code, "NOT_ALLOWED_TO_ANSWER");
     Resolver approver_only = bob;
     approver_only.credential.token_id = "approver0001";
-    approver_only.credential.scopes = Scopes::only(Scope::approve);
+    approver_only.credential.scopes = auth::Scopes::only(auth::Scope::approve);
     EXPECT_EQ(queue->answer(id, approver_only, accept(R"({"name":"Bob"})")).error().code, "MISSING_SCOPE");
     EXPECT_EQ(queue->get(id)->state, ElicitationState::pending);
     ASSERT_TRUE(queue->answer(id, owner, accept(R"({"name":"Owner"})")).ok());

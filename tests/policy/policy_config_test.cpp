@@ -1,5 +1,5 @@
 #include "policy/policy_config.hpp"
-#include "policy_test_support.hpp"
+#include "support/unit_testing.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@ namespace skillhost::policy {
 namespace {
 
 using ::testing::HasSubstr;
-using testing::TempDir;
+using unit_testing::TempDir;
 
 constexpr const char* full_policy = R"~(# policy for the tests
 global:
@@ -171,7 +171,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(PolicyFile, RulesForUnknownUsersAreReportedWithTheirLine) {
     auto config = parse_policy_config("users:\n  owner:\n    allow: [x]\n  mallory:\n    deny: [y]\n", "policy.yaml");
     ASSERT_TRUE(config.ok()) << config.error().message;
-    auto users = builtin_users("/tmp/ws");
+    auto users = auth::builtin_users("/tmp/ws");
     const Status status = check_policy_users(*config, users);
     ASSERT_FALSE(status.ok());
     EXPECT_EQ(status.error().code, "POLICY_INVALID");
@@ -189,7 +189,7 @@ namespace {
 // The configuration the project ships must load and agree with itself.
 TEST(ShippedConfiguration, EtcUsersAndPolicyAreValid) {
     const std::filesystem::path etc = std::filesystem::path(SKILLHOST_TEST_FIXTURES_SOURCE_DIR) / "../../etc";
-    auto users = load_users(etc / "users.yaml", "/tmp/workspace");
+    auto users = auth::load_users(etc / "users.yaml", "/tmp/workspace");
     ASSERT_TRUE(users.ok()) << users.error().message;
     EXPECT_FALSE(users->file().empty());
     EXPECT_EQ(users->first_owner().id, "owner");

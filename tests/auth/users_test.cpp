@@ -1,17 +1,17 @@
-#include "policy/api_token.hpp"
-#include "policy/users.hpp"
-#include "policy_test_support.hpp"
+#include "auth/api_token.hpp"
+#include "auth/users.hpp"
+#include "support/unit_testing.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 
-namespace skillhost::policy {
+namespace skillhost::auth {
 namespace {
 
 using ::testing::HasSubstr;
-using testing::TempDir;
+using unit_testing::TempDir;
 
 constexpr const char* sha256_of_abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
 
@@ -170,4 +170,4 @@ TEST(ApiToken, AuthenticateFindsTheUserWhoseHashMatches) {
 }
 
 }  // namespace
-}  // namespace skillhost::policy
+}  // namespace skillhost::auth

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace skillhost::policy {
+namespace skillhost::auth {
 
 // Lowercase hex SHA-256 of the token: what goes into users.yaml as api_token_sha256.
 std::string hash_api_token(std::string_view token);
@@ -17,4 +17,4 @@ bool verify_api_token(std::string_view token, std::string_view expected_sha256_h
 // 64 hex digits.
 bool is_sha256_hex(std::string_view text);
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::auth

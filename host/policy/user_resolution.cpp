@@ -1,27 +1,18 @@
-#include "policy/user_context.hpp"
+// resolve_user_context (declared in mode_store.hpp and mode_cache.hpp): a user of users.yaml with
+// the cognitive mode they chose, the one way both the store and the cache are read.
 #include "policy/error_codes.hpp"
-
 #include "policy/mode_cache.hpp"
+#include "policy/mode_store.hpp"
 
 #include <boost/json/array.hpp>
 
 namespace skillhost::policy {
 
-UserContext make_user_context(const User& user, CognitiveMode mode) {
-    return UserContext{user.id, user.role, user.trust, mode, user.workspace, {}};
-}
-
-UserContext with_credential(UserContext user, Credential credential) {
-    if (user.role == Role::owner && !credential.may(Scope::admin)) user.role = Role::standard;
-    user.credential = std::move(credential);
-    return user;
-}
-
 namespace {
 
 template <typename Modes>
-Result<UserContext> resolve_with(const UserDirectory& users, const Modes& modes, std::string_view user_id) {
-    const User* user = users.find(user_id);
+Result<auth::UserContext> resolve_with(const auth::UserDirectory& users, const Modes& modes, std::string_view user_id) {
+    const auth::User* user = users.find(user_id);
     if (user == nullptr) {
         Error error{errors::kUserNotFound,
                     "no user `" + std::string(user_id) + "` in " +
@@ -38,16 +29,18 @@ Result<UserContext> resolve_with(const UserDirectory& users, const Modes& modes,
     }
     auto mode = modes.effective_mode(*user);
     if (!mode) return mode.error();
-    return make_user_context(*user, *mode);
+    return auth::make_user_context(*user, *mode);
 }
 
 }  // namespace
 
-Result<UserContext> resolve_user_context(const UserDirectory& users, const ModeStore& modes, std::string_view user_id) {
+Result<auth::UserContext> resolve_user_context(const auth::UserDirectory& users, const ModeStore& modes,
+                                               std::string_view user_id) {
     return resolve_with(users, modes, user_id);
 }
 
-Result<UserContext> resolve_user_context(const UserDirectory& users, const ModeCache& modes, std::string_view user_id) {
+Result<auth::UserContext> resolve_user_context(const auth::UserDirectory& users, const ModeCache& modes,
+                                               std::string_view user_id) {
     return resolve_with(users, modes, user_id);
 }
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace skillhost::policy {
+namespace skillhost::auth {
 
 // call: run skills, start and resume runs. approve: approve or reject queued calls.
 // admin: act on other users' approvals, runs and settings (with the owner role).
@@ -55,4 +55,4 @@ Error missing_scope_error(Scope needed, std::string_view action, const Credentia
 
 const char* to_string(Scope);
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::auth

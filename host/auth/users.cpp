@@ -1,8 +1,8 @@
-#include "policy/users.hpp"
-#include "policy/error_codes.hpp"
+#include "auth/users.hpp"
+#include "auth/error_codes.hpp"
 
 #include "base/guarded_yaml.hpp"
-#include "policy/api_token.hpp"
+#include "auth/api_token.hpp"
 #include "base/config_problem.hpp"
 
 #include <yaml-cpp/yaml.h>
@@ -13,7 +13,7 @@
 #include <set>
 #include <sstream>
 
-namespace skillhost::policy {
+namespace skillhost::auth {
 
 const char* to_string(Role role) {
     switch (role) {
@@ -288,4 +288,4 @@ Result<UserDirectory> load_users(const std::filesystem::path& file, const std::f
     return parse_users(text.str(), file, workspace_base);
 }
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::auth

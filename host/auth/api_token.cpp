@@ -1,4 +1,4 @@
-#include "policy/api_token.hpp"
+#include "auth/api_token.hpp"
 
 #include "base/sha256.hpp"
 
@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cctype>
 
-namespace skillhost::policy {
+namespace skillhost::auth {
 
 std::string hash_api_token(std::string_view token) {
     return sha256_hex(token);
@@ -27,4 +27,4 @@ bool verify_api_token(std::string_view token, std::string_view expected_sha256_h
     return CRYPTO_memcmp(actual.data(), expected.data(), actual.size()) == 0;
 }
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::auth

@@ -1,6 +1,6 @@
-#include "policy/requester.hpp"
+#include "auth/requester.hpp"
 
-namespace skillhost::policy {
+namespace skillhost::auth {
 
 Requester Requester::from_text(std::string_view text) {
     if (text.empty() || text == "direct") return direct();
@@ -25,4 +25,4 @@ std::string Requester::to_text() const {
     return id_;
 }
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::auth

@@ -1,7 +1,7 @@
-#include "policy/credential.hpp"
-#include "policy/error_codes.hpp"
+#include "auth/credential.hpp"
+#include "auth/error_codes.hpp"
 
-namespace skillhost::policy {
+namespace skillhost::auth {
 
 const char* to_string(Scope s) {
     switch (s) {
@@ -68,4 +68,4 @@ Error missing_scope_error(Scope needed, std::string_view action, const Credentia
     return e;
 }
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::auth

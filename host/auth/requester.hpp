@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace skillhost::policy {
+namespace skillhost::auth {
 
 enum class RequesterKind { direct, api, mcp, demo, run, approval, other };
 
@@ -41,4 +41,4 @@ private:
     std::string id_;  // the run or approval id; the whole text for `other`
 };
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::auth

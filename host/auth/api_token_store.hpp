@@ -5,7 +5,7 @@
 
 #include "base/error.hpp"
 #include "db/storage_location.hpp"
-#include "policy/credential.hpp"
+#include "auth/credential.hpp"
 #include "store/token_rows.hpp"
 
 #include <cstdint>
@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-namespace skillhost::policy {
+namespace skillhost::auth {
 
 struct IssuedToken {
     std::string token;   // "shk_" + 64 hex digits; only ever returned by issue()
@@ -59,4 +59,4 @@ private:
     std::unique_ptr<store::TokenRows> rows_;
 };
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::auth

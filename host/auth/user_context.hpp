@@ -4,15 +4,14 @@
 
 #include "base/error.hpp"
 #include "manifest/skill_spec.hpp"
-#include "policy/credential.hpp"
-#include "policy/mode_store.hpp"
-#include "policy/users.hpp"
+#include "auth/credential.hpp"
+#include "auth/users.hpp"
 
 #include <filesystem>
 #include <string>
 #include <string_view>
 
-namespace skillhost::policy {
+namespace skillhost::auth {
 
 struct UserContext {
     std::string user_id;
@@ -30,7 +29,7 @@ UserContext make_user_context(const User& user, CognitiveMode mode);
 // keeps only a standard user's powers (their own approvals, runs and settings, nobody else's).
 UserContext with_credential(UserContext user, Credential credential);
 
-// Looks the user up and applies their stored mode. USER_NOT_FOUND names the known users.
-Result<UserContext> resolve_user_context(const UserDirectory& users, const ModeStore& modes, std::string_view user_id);
+// Looking a user up and applying their stored mode is policy's (policy/mode_store.hpp,
+// policy/mode_cache.hpp): the modes live there.
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::auth

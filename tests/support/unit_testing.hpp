@@ -1,5 +1,5 @@
-// Shared pieces for the policy tests: a temporary directory per test and skill specs built the way
-// a manifest would describe them.
+// Shared pieces for the auth, audit, decisions and policy tests: a temporary directory per test and
+// skill specs built the way a manifest would describe them.
 #pragma once
 
 #include "manifest/skill_spec.hpp"
@@ -11,7 +11,7 @@
 #include <random>
 #include <string>
 
-namespace skillhost::policy::testing {
+namespace skillhost::unit_testing {
 
 class TempDir {
 public:
@@ -75,4 +75,4 @@ inline manifest::SkillSpec fs_read_skill() {
     return spec;
 }
 
-}  // namespace skillhost::policy::testing
+}  // namespace skillhost::unit_testing

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-namespace skillhost::policy {
+namespace skillhost::auth {
 
 enum class Role { owner, standard, guest };
 // dual and agent run the full operator; emulation sees and calls only read-only skills.
@@ -66,4 +66,4 @@ Result<UserDirectory> load_users(const std::filesystem::path& file, const std::f
 Result<UserDirectory> parse_users(std::string_view yaml_text, const std::filesystem::path& file,
                                   const std::filesystem::path& workspace_base);
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::auth

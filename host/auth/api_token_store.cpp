@@ -1,14 +1,14 @@
-#include "policy/api_token_store.hpp"
-#include "policy/error_codes.hpp"
+#include "auth/api_token_store.hpp"
+#include "auth/error_codes.hpp"
 
-#include "policy/api_token.hpp"
+#include "auth/api_token.hpp"
 
 #include <openssl/rand.h>
 
 #include <array>
 #include <chrono>
 
-namespace skillhost::policy {
+namespace skillhost::auth {
 
 Result<std::string> generate_api_token() {
     std::array<unsigned char, 32> bytes{};
@@ -106,4 +106,4 @@ Result<int> ApiTokenStore::revoke(std::string_view sha256_prefix) {
     return rows_->remove_with_prefix(sha256_prefix);
 }
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::auth
