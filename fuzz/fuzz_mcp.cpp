@@ -5,7 +5,7 @@
 #include "exec/executor.hpp"
 #include "mcp/mcp_session.hpp"
 #include "policy/approval_queue.hpp"
-#include "policy/audit_log.hpp"
+#include "audit/audit_log.hpp"
 #include "policy/policy_engine.hpp"
 #include "reload/live_catalog.hpp"
 
@@ -28,7 +28,7 @@ using namespace skillhost;
 struct Host {
     fs::path dir;
     std::unique_ptr<policy::PolicyEngine> engine;
-    std::unique_ptr<policy::AuditLog> audit;
+    std::unique_ptr<audit::AuditLog> audit;
     std::unique_ptr<policy::ApprovalQueue> approvals;
     exec::Executor executor;
     std::unique_ptr<exec::CallPipeline> pipeline;
@@ -38,7 +38,7 @@ struct Host {
         dir = fs::temp_directory_path() / ("skillhost-fuzz-mcp-" + std::to_string(::getpid()));
         fs::create_directories(dir / "plugins");
         engine = std::make_unique<policy::PolicyEngine>(policy::PolicyConfig{});
-        audit = std::move(require(policy::AuditLog::open(dir / "audit")));
+        audit = std::move(require(audit::AuditLog::open(dir / "audit")));
         policy::ApprovalQueueOptions qo;
         qo.audit = audit.get();
         approvals = std::move(require(policy::ApprovalQueue::open(dir / "skillhost.db", qo)));

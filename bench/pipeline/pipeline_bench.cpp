@@ -41,7 +41,7 @@ struct Pipeline {
     std::shared_ptr<catalog::CatalogSnapshot> catalog;
     std::unique_ptr<auth::UserDirectory> users;
     std::unique_ptr<policy::ModeCache> modes;
-    std::unique_ptr<policy::AuditLog> audit;
+    std::unique_ptr<audit::AuditLog> audit;
     std::unique_ptr<policy::ApprovalQueue> approvals;
     std::unique_ptr<policy::PolicyEngine> engine;
     exec::Executor executor;
@@ -64,7 +64,7 @@ struct Pipeline {
         modes = must(policy::ModeCache::open(must(policy::ModeStore::open(home.path() / "skillhost.db"), "modes"),
                                              home.path() / "skillhost.db-modes"),
                      "mode cache");
-        audit = must(policy::AuditLog::open(home.path() / "audit"), "audit");
+        audit = must(audit::AuditLog::open(home.path() / "audit"), "audit");
         policy::ApprovalQueueOptions qo;
         qo.audit = audit.get();
         approvals = must(policy::ApprovalQueue::open(home.path() / "skillhost.db", qo), "approvals");

@@ -118,7 +118,7 @@ Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config
         reload::LiveCatalogOptions catalog_options = reload::live_catalog_options(rt->config);
         catalog_options.loader.completions = completions;
         catalog_options.loader.storage = plugin_storage;
-        policy::AuditLog* audit = rt->audit.get();
+        audit::AuditLog* audit = rt->audit.get();
         catalog_options.on_report = [audit](const reload::ReloadReport& report) {
             (void)audit->append("reload", report.to_json());
         };
@@ -134,7 +134,7 @@ Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config
         lo.completions = completions;
         lo.storage = plugin_storage;
         lo.isolation = plugin::isolation_options(rt->config);
-        policy::AuditLog* audit = rt->audit.get();
+        audit::AuditLog* audit = rt->audit.get();
         lo.isolation.on_supervision_event = [audit](const Error& event) {
             (void)audit->append("plugin_supervision", event.to_json());
         };

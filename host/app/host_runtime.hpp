@@ -13,7 +13,7 @@
 #include "llm/model_router.hpp"
 #include "plugin/plugin_loader.hpp"
 #include "policy/approval_queue.hpp"
-#include "policy/audit_log.hpp"
+#include "audit/audit_log.hpp"
 #include "policy/elicitation_queue.hpp"
 #include "policy/mode_cache.hpp"
 #include "policy/policy_config.hpp"
@@ -46,7 +46,7 @@ struct HostRuntime {
     policy::PolicyConfig policy_config;
     std::unique_ptr<policy::PolicyEngine> policy;
     std::unique_ptr<policy::ModeCache> modes;  // in front of the mode store: no database read per call
-    std::unique_ptr<policy::AuditLog> audit;
+    std::unique_ptr<audit::AuditLog> audit;
     std::unique_ptr<policy::ApprovalQueue> approvals;
     std::unique_ptr<policy::ElicitationQueue> elicitations;  // skills' questions asked later
     // Every model call goes to the audit log; front ends may add their own observers (metrics).

@@ -12,6 +12,7 @@
 #include "catalog/error_codes.hpp"
 #include "reload/error_codes.hpp"
 #include "auth/error_codes.hpp"
+#include "audit/error_codes.hpp"
 #include "policy/error_codes.hpp"
 #include "exec/error_codes.hpp"
 #include "operator/error_codes.hpp"
@@ -39,6 +40,7 @@ std::vector<CataloguedCode> error_catalogue() {
     add(errors::kCatalogErrorCodes);
     add(errors::kReloadErrorCodes);
     add(errors::kAuthErrorCodes);
+    add(errors::kAuditErrorCodes);
     add(errors::kPolicyErrorCodes);
     add(errors::kExecErrorCodes);
     add(errors::kOperatorErrorCodes);

@@ -32,7 +32,7 @@ CallerContext CallPipeline::caller_for(const auth::UserContext& user, const auth
 void CallPipeline::report_call(CallRequest& request, const SkillResult& result) const {
     if (parts_.observers) parts_.observers->for_each([&](CallObserver& o) { o.on_call(request.skill_id, result); });
     if (!parts_.audit) return;
-    policy::SkillCallAudit a;
+    audit::SkillCallAudit a;
     a.user_id = std::move(request.user.user_id);
     a.skill_id = std::move(request.skill_id);
     a.call_id = result.call_id;
@@ -122,7 +122,7 @@ std::variant<CallPipeline::Admitted, CallOutcome> CallPipeline::admit(const cata
     // of a skill their mode or trust hides (INVALID_ARGS would name its fields).
     if (!parts_.policy->is_visible(request.user, spec) || request.user.trust < spec.min_trust) {
         policy::Decision d = parts_.policy->decide(request.user, spec, request.args);
-        if (parts_.audit) (void)parts_.audit->record_decision(d, request.args);
+        if (parts_.audit) (void)policy::record_decision(*parts_.audit, d, request.args);
         out.result = failed_call(request.skill_id, d.to_error());
         out.decision = std::move(d);
         return out;
@@ -241,7 +241,7 @@ Result<ApprovalOutcome> CallPipeline::approve(const catalog::CatalogSnapshot& ca
     if (parts_.audit) {
         // An unaudited call must not run, approved or not: the approval fails with the reason and
         // the approver is told why (the call can be requested again once the audit log is writable).
-        if (auto st = parts_.audit->record_decision(decision, prepared->args()); !st) {
+        if (auto st = policy::record_decision(*parts_.audit, decision, prepared->args()); !st) {
             Error error = st.error();
             auto failed = parts_.approvals->complete(
                 record.id, false, boost::json::object{{"error", error.to_json()}},

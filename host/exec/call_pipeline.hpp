@@ -12,7 +12,7 @@
 #include "exec/known_directories.hpp"
 #include "exec/prepared_call.hpp"
 #include "policy/approval_queue.hpp"
-#include "policy/audit_log.hpp"
+#include "audit/audit_log.hpp"
 #include "policy/elicitation_queue.hpp"
 #include "policy/policy_engine.hpp"
 #include "auth/requester.hpp"
@@ -62,9 +62,9 @@ struct PipelineParts {
     // Optional: where a skill's question goes when the front end cannot ask (direct calls and
     // operator runs, which pause awaiting_input). Null: nobody is asked later.
     policy::ElicitationQueue* elicitations = nullptr;
-    policy::AuditLog* audit = nullptr;  // optional
-    Executor* executor = nullptr;       // required
-    std::filesystem::path users_dir;    // <home>/users
+    audit::AuditLog* audit = nullptr;  // optional
+    Executor* executor = nullptr;      // required
+    std::filesystem::path users_dir;   // <home>/users
     // Resolves a user as they are now (trust, mode, workspace) for re-checks at approval time.
     std::function<Result<auth::UserContext>(std::string_view user_id)> resolve_user;
     // Optional: told about every executed call (observers may be added later), on the thread that

@@ -8,6 +8,7 @@
 #include "exec/error_codes.hpp"
 #include "operator/error_codes.hpp"
 #include "plugin/error_codes.hpp"
+#include "audit/error_codes.hpp"
 #include "auth/error_codes.hpp"
 #include "policy/error_codes.hpp"
 #include "db/error_codes.hpp"
@@ -72,8 +73,9 @@ std::optional<Error> call_error(const json::value& result) {
     const auto* m = e.if_contains("message");
     std::string message = m && m->is_string() ? std::string(m->as_string()) : std::string();
     // A call answers with a code of the call path below, or with its plugin's own.
-    const auto known = find_error_code(code, errors::kExecErrorCodes, errors::kPolicyErrorCodes,
-                                       errors::kAuthErrorCodes, errors::kPluginErrorCodes, errors::kDbErrorCodes);
+    const auto known =
+        find_error_code(code, errors::kExecErrorCodes, errors::kPolicyErrorCodes, errors::kAuditErrorCodes,
+                        errors::kAuthErrorCodes, errors::kPluginErrorCodes, errors::kDbErrorCodes);
     Error error =
         known ? Error::reported(code, known->kind, std::move(message)) : Error::from_plugin(code, std::move(message));
     if (const auto* d = e.if_contains("details"); d && d->is_object()) error.details = d->as_object();

@@ -1,6 +1,6 @@
 #include "policy/approval_preview.hpp"
 
-#include "policy/audit_redaction.hpp"
+#include "audit/audit_redaction.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -58,7 +58,7 @@ std::string make_approval_preview(const manifest::SkillSpec& skill, const boost:
             break;
         }
         if (!list.empty()) list += ", ";
-        list += name + "=" + (is_secret_key(name) ? std::string("[redacted]") : shown_value(object->at(name)));
+        list += name + "=" + (audit::is_secret_key(name) ? std::string("[redacted]") : shown_value(object->at(name)));
         ++shown;
     }
     return out + ": " + list;

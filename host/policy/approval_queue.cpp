@@ -1,7 +1,8 @@
 #include "policy/approval_queue.hpp"
 #include "policy/error_codes.hpp"
 
-#include "policy/audit_log.hpp"
+#include "audit/audit_log.hpp"
+#include "audit/audit_redaction.hpp"
 #include "policy/process_identity.hpp"
 #include "policy/stored_row.hpp"
 
@@ -132,9 +133,20 @@ TimePoint ApprovalQueue::now() const {
     return options_.clock ? options_.clock() : std::chrono::system_clock::now();
 }
 
+// The audit keeps the call's arguments only as their digest.
 void ApprovalQueue::audit(const ApprovalRecord& record, std::string_view transition, std::string_view actor) const {
     if (options_.audit == nullptr) return;
-    if (auto st = options_.audit->record_approval(record, transition, actor); !st) {
+    boost::json::object fields;
+    fields["user"] = record.user_id;
+    fields["skill"] = record.skill_id;
+    fields["approval_id"] = record.id;
+    fields["transition"] = transition;
+    fields["state"] = to_string(record.state);
+    fields["actor"] = actor;
+    fields["requested_by"] = record.requested_by.to_text();
+    fields["args_sha256"] = audit::argument_digest(record.arguments);
+    if (!record.reason.empty()) fields["reason"] = record.reason;
+    if (auto st = options_.audit->append("approval", std::move(fields)); !st) {
         spdlog::warn("could not audit approval {} ({}): {}", record.id, transition, st.error().message);
     }
 }

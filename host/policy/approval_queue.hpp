@@ -35,9 +35,11 @@
 #include <string_view>
 #include <vector>
 
-namespace skillhost::policy {
-
+namespace skillhost::audit {
 class AuditLog;
+}  // namespace skillhost::audit
+
+namespace skillhost::policy {
 
 struct ApprovalRequest {
     std::string user_id;
@@ -71,7 +73,7 @@ struct ApprovalQueueOptions {
     // Tests inject a clock; empty means the system clock.
     std::function<TimePoint()> clock;
     // When set, every transition is also appended to the audit log. Not owned.
-    AuditLog* audit = nullptr;
+    audit::AuditLog* audit = nullptr;
     // policy.yaml approvals.require_approver: resolving needs the approve scope, and the token
     // that requested a call cannot approve it.
     bool require_approver = true;
@@ -141,6 +143,7 @@ public:
 private:
     ApprovalQueue(std::unique_ptr<db::BackendConnection> connection, ApprovalQueueOptions options);
     TimePoint now() const;
+    // transition: requested, approved, rejected, expired, executed, failed, interrupted.
     void audit(const ApprovalRecord& record, std::string_view transition, std::string_view actor) const;
     // A compare-and-set found the row changed since it was read: APPROVAL_ALREADY_RESOLVED as it is now.
     Error lost_race(std::string_view id) const;

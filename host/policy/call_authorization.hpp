@@ -6,7 +6,7 @@
 #include "base/error.hpp"
 #include "manifest/skill_spec.hpp"
 #include "policy/approval_queue.hpp"
-#include "policy/audit_log.hpp"
+#include "audit/audit_log.hpp"
 #include "policy/policy_engine.hpp"
 
 #include <boost/json/value.hpp>
@@ -26,10 +26,14 @@ struct CallAuthorization {
     Error error() const { return decision.to_error(approval ? std::string_view(approval->id) : std::string_view()); }
 };
 
+// Appends the decision to the audit trail, with the call's arguments (redacted). An unaudited call
+// must not run: a caller that gets an error here refuses the call.
+Status record_decision(audit::AuditLog& audit, const Decision& decision, const boost::json::value& args);
+
 // `args` must already be validated with defaults applied. `requested_by` says who asked (an
 // operator run's approvals resume that run). `audit` may be null. Errors only when the queue or the audit log cannot be written;
 // a call that could not be queued must not run.
-Result<CallAuthorization> authorize_call(const PolicyEngine& engine, ApprovalQueue& queue, AuditLog* audit,
+Result<CallAuthorization> authorize_call(const PolicyEngine& engine, ApprovalQueue& queue, audit::AuditLog* audit,
                                          const auth::UserContext& user, const manifest::SkillSpec& skill,
                                          const boost::json::value& args, const auth::Requester& requested_by = {});
 

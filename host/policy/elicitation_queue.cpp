@@ -1,7 +1,7 @@
 #include "policy/elicitation_queue.hpp"
 #include "policy/error_codes.hpp"
 
-#include "policy/audit_log.hpp"
+#include "audit/audit_log.hpp"
 #include "policy/process_identity.hpp"
 #include "policy/stored_row.hpp"
 

@@ -31,9 +31,11 @@
 #include <string_view>
 #include <vector>
 
-namespace skillhost::policy {
-
+namespace skillhost::audit {
 class AuditLog;
+}  // namespace skillhost::audit
+
+namespace skillhost::policy {
 
 // A skill's question, with the call that asked it.
 struct ElicitationAsk {
@@ -55,7 +57,7 @@ struct ElicitationFilter {
 struct ElicitationQueueOptions {
     std::chrono::milliseconds ttl = std::chrono::hours(24);  // policy.yaml approvals.ttl
     std::function<TimePoint()> clock;                        // tests; empty: the system clock
-    AuditLog* audit = nullptr;                               // asked/answered/... records; not owned
+    audit::AuditLog* audit = nullptr;                        // asked/answered/... records; not owned
     // A user's pending questions beyond this are refused (ELICITATION_QUEUE_FULL), so a skill
     // asking in a loop cannot fill the database.
     std::size_t max_pending_per_user = 100;

@@ -10,8 +10,6 @@
     X(kApprovalNotClaimed, "APPROVAL_NOT_CLAIMED", conflict)                 \
     X(kApprovalNotFound, "APPROVAL_NOT_FOUND", not_found)                    \
     X(kApprovalRequired, "APPROVAL_REQUIRED", pending)                       \
-    X(kAuditReadFailed, "AUDIT_READ_FAILED", internal)                       \
-    X(kAuditWriteFailed, "AUDIT_WRITE_FAILED", unavailable)                  \
     X(kDeniedByRule, "DENIED_BY_RULE", forbidden)                            \
     X(kElicitationAlreadyAnswered, "ELICITATION_ALREADY_ANSWERED", conflict) \
     X(kElicitationExpired, "ELICITATION_EXPIRED", conflict)                  \

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "base/error.hpp"
-#include "policy/audit_options.hpp"
+#include "audit/audit_options.hpp"
 #include "policy/rule.hpp"
 #include "auth/users.hpp"
 
@@ -41,7 +41,7 @@ struct PolicyConfig {
     // approvals.stdio_elicitation_approves: over `skillhost mcp` (stdio) the client's answer to an
     // approval elicitation approves, since the client runs for the user at the terminal.
     bool stdio_elicitation_approves = true;
-    AuditOptions audit;
+    audit::AuditOptions audit;
 
     const RuleSet* rules_for(std::string_view user_id) const;
 };

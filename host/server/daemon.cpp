@@ -100,7 +100,7 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
     Daemon* self = d.get();
     host.call_observers->add(std::make_shared<SkillCallMetrics>(d->metrics_));
     host.llm_observers->add(std::make_shared<LlmCallMetrics>(d->metrics_));
-    policy::AuditLog* audit = host.audit.get();
+    audit::AuditLog* audit = host.audit.get();
     host.watched->catalog().set_report_sink([self, audit](const reload::ReloadReport& report) {
         (void)audit->append("reload", report.to_json());
         self->metrics_.record_reload(report);

@@ -2,7 +2,7 @@
 // approval queue and a real audit log in a temporary home.
 #include "exec/call_pipeline.hpp"
 #include "plugin/plugin_loader.hpp"
-#include "policy/audit_reader.hpp"
+#include "audit/audit_reader.hpp"
 #include "policy/mode_store.hpp"
 #include "policy/policy_config.hpp"
 #include "auth/users.hpp"
@@ -39,7 +39,7 @@ protected:
     std::shared_ptr<catalog::CatalogSnapshot> catalog;
     std::unique_ptr<auth::UserDirectory> users;
     std::unique_ptr<policy::ModeStore> modes;
-    std::unique_ptr<policy::AuditLog> audit;
+    std::unique_ptr<audit::AuditLog> audit;
     std::unique_ptr<policy::ApprovalQueue> approvals;
     std::unique_ptr<policy::PolicyEngine> engine;
     exec::Executor executor;
@@ -63,7 +63,7 @@ protected:
         ASSERT_TRUE(pc.ok()) << pc.error().message;
         engine = std::make_unique<policy::PolicyEngine>(pc.value());
         modes = std::move(policy::ModeStore::open(home / "skillhost.db").value());
-        audit = std::move(policy::AuditLog::open(home / "audit").value());
+        audit = std::move(audit::AuditLog::open(home / "audit").value());
         policy::ApprovalQueueOptions qo;
         qo.audit = audit.get();
         approvals = std::move(policy::ApprovalQueue::open(home / "skillhost.db", qo).value());
@@ -98,11 +98,11 @@ protected:
     }
 
     int audit_count(const std::string& kind, const std::string& skill) {
-        policy::AuditFilter f;
+        audit::AuditFilter f;
         f.kind = kind;
         f.skill = skill;
         (void)audit->flush();
-        return static_cast<int>(policy::read_audit_log(home / "audit", f).value().records.size());
+        return static_cast<int>(audit::read_audit_log(home / "audit", f).value().records.size());
     }
 };
 
@@ -266,10 +266,10 @@ TEST_F(CallPipelineTest, UnknownSkillsAndInvalidArgumentsAreAudited) {
     EXPECT_EQ(call("alice", "no_such_skill", {}).result.error.code, "SKILL_NOT_FOUND");
     EXPECT_EQ(call("alice", "echo", {{"bogus", 1}}).result.error.code, "INVALID_ARGS");
     (void)audit->flush();
-    policy::AuditFilter f;
+    audit::AuditFilter f;
     f.kind = "decision";
     f.user = "alice";
-    const auto records = policy::read_audit_log(home / "audit", f).value().records;
+    const auto records = audit::read_audit_log(home / "audit", f).value().records;
     ASSERT_EQ(records.size(), 2u);
     EXPECT_EQ(records[0].at("skill").as_string(), "no_such_skill");
     EXPECT_EQ(records[0].at("outcome").as_string(), "refused");

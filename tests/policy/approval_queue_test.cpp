@@ -2,8 +2,8 @@
 #include "db/sqlite_connection.hpp"
 #include "policy/approval_preview.hpp"
 #include "policy/approval_queue.hpp"
-#include "policy/audit_log.hpp"
-#include "policy/audit_reader.hpp"
+#include "audit/audit_log.hpp"
+#include "audit/audit_reader.hpp"
 #include "support/unit_testing.hpp"
 #include "support/postgres_server.hpp"
 
@@ -268,7 +268,7 @@ TEST_P(ApprovalQueueOnEachBackend, ReopeningMarksAClaimOfALiveProcessAsStillRunn
 }
 
 TEST_P(ApprovalQueueOnEachBackend, EveryTransitionIsAudited) {
-    auto audit = AuditLog::open(dir.path() / "audit");
+    auto audit = audit::AuditLog::open(dir.path() / "audit");
     ASSERT_TRUE(audit.ok());
     auto queue = open_queue(location(), {std::chrono::hours(24), {}, audit->get()});
     const auto id = queue->enqueue(write_request())->id;
@@ -276,8 +276,8 @@ TEST_P(ApprovalQueueOnEachBackend, EveryTransitionIsAudited) {
     ASSERT_TRUE(queue->complete(id, true, nullptr).ok());
     const auto rejected = queue->enqueue(write_request())->id;
     ASSERT_TRUE(queue->reject(rejected, bob, "no").ok());
-    auto log =
-        read_audit_log(dir.path() / "audit", {std::nullopt, std::nullopt, std::string("approval"), std::nullopt});
+    auto log = audit::read_audit_log(dir.path() / "audit",
+                                     {std::nullopt, std::nullopt, std::string("approval"), std::nullopt});
     ASSERT_TRUE(log.ok());
     std::vector<std::string> transitions;
     for (const auto& record : log->records) transitions.emplace_back(record.at("transition").as_string());

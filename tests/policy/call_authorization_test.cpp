@@ -1,5 +1,5 @@
-#include "policy/audit_database.hpp"
-#include "policy/audit_reader.hpp"
+#include "audit/audit_database.hpp"
+#include "audit/audit_reader.hpp"
 #include "policy/call_authorization.hpp"
 #include "support/unit_testing.hpp"
 #include "support/postgres_server.hpp"
@@ -16,8 +16,8 @@ using unit_testing::TempDir;
 
 struct Gate {
     TempDir dir;
-    AuditSource source;
-    std::unique_ptr<AuditLog> audit;
+    audit::AuditSource source;
+    std::unique_ptr<audit::AuditLog> audit;
     std::unique_ptr<ApprovalQueue> queue;
     PolicyEngine engine{PolicyConfig{}};
 
@@ -26,14 +26,15 @@ struct Gate {
         source.directory = dir.path() / "audit";
         if (where.backend == db::StorageBackend::postgres) {
             source.database = where;
-            audit = AuditLog::open(DatabaseAuditSink::open(where, {}).value()).value();
+            audit = audit::AuditLog::open(audit::DatabaseAuditSink::open(where, {}).value()).value();
         } else {
-            audit = AuditLog::open(source.directory).value();
+            audit = audit::AuditLog::open(source.directory).value();
         }
         queue = ApprovalQueue::open(where, {std::chrono::hours(24), {}, audit.get()}).value();
     }
     std::vector<boost::json::object> decisions() const {
-        auto page = read_audit_page(source, {std::nullopt, std::nullopt, std::string("decision"), std::nullopt}, 1000);
+        auto page =
+            audit::read_audit_page(source, {std::nullopt, std::nullopt, std::string("decision"), std::nullopt}, 1000);
         EXPECT_TRUE(page.ok()) << page.error().message;
         return page.ok() ? page->batch.records : std::vector<boost::json::object>{};
     }
@@ -95,6 +96,32 @@ TEST_P(CallAuthorization, AllowedAndDeniedCallsQueueNothing) {
 
 // The approve flow the executor runs: claim, re-check policy for the user as they are now, then
 // run (ask is satisfied by the approval) or record the refusal. Nothing refused ever runs.
+// The decision record: what policy decided, at which step, and the rule with where it is written.
+TEST_P(CallAuthorization, ADecisionIsAuditedWithItsRule) {
+    Gate& gate = *gate_;
+    auto config = parse_policy_config("global:\n  deny: [\"fs_write(path=secrets/**)\"]\n", "policy.yaml");
+    ASSERT_TRUE(config.ok());
+    const PolicyEngine engine(std::move(*config));
+    const auto args = boost::json::parse(R"({"path":"secrets/k","content":"x"})");
+    const Decision d = engine.decide(
+        {"bob", auth::Role::standard, manifest::TrustLevel::adaptive_auto, auth::CognitiveMode::agent, {}},
+        unit_testing::fs_write_skill(), args);
+    ASSERT_TRUE(record_decision(*gate.audit, d, args).ok());
+    const auto decisions = gate.decisions();
+    ASSERT_EQ(decisions.size(), 1u);
+    const auto& record = decisions[0];
+    // Each field the decision gives its record.
+    const auto expected = boost::json::parse(
+        R"~({"kind": "decision", "user": "bob", "skill": "fs_write", "mode": "agent", "outcome": "deny",)~"
+        R"~( "step": "rule", "code": "DENIED_BY_RULE", "rule": "fs_write(path=secrets/**)",)~"
+        R"~( "rule_location": "policy.yaml:2"})~");
+    for (const auto& [field, value] : expected.as_object()) {
+        ASSERT_TRUE(record.contains(field)) << field;
+        EXPECT_EQ(record.at(field), value) << field;
+    }
+    EXPECT_EQ(record.at("arguments").at("path").as_string(), "secrets/k");
+}
+
 TEST_P(CallAuthorization, ApprovingReChecksPolicyAtThatMoment) {
     Gate& gate = *gate_;
     const auto args = boost::json::parse(R"({"path":"notes/a.md","content":"hello"})");

@@ -2,8 +2,8 @@
 // database: answers counted exactly once, checked against the form, expiry, who may answer, the
 // database's own refusal of illegal transitions, and the audit trail.
 #include "db/postgres_connection.hpp"
-#include "policy/audit_log.hpp"
-#include "policy/audit_reader.hpp"
+#include "audit/audit_log.hpp"
+#include "audit/audit_reader.hpp"
 #include "policy/elicitation_queue.hpp"
 #include "support/postgres_server.hpp"
 
@@ -243,14 +243,14 @@ TEST_P(ElicitationQueueOnEachBackend, TheDatabaseRefusesIllegalTransitionsEvenFr
 }
 
 TEST_P(ElicitationQueueOnEachBackend, AskedAnsweredAndCompletedAreAuditedWithoutTheAnswersValues) {
-    auto audit = AuditLog::open(dir.path() / "audit");
+    auto audit = audit::AuditLog::open(dir.path() / "audit");
     ASSERT_TRUE(audit.ok());
     auto queue = open_queue(location(), {std::chrono::hours(24), {}, audit->get()});
     const auto id = queue->enqueue(who_is_asking())->id;
     ASSERT_TRUE(queue->answer(id, bob, accept(R"({"name":"secret-name-42"})")).ok());
     ASSERT_TRUE(queue->complete(id, true, nullptr).ok());
-    auto log =
-        read_audit_log(dir.path() / "audit", {std::nullopt, std::nullopt, std::string("elicitation"), std::nullopt});
+    auto log = audit::read_audit_log(dir.path() / "audit",
+                                     {std::nullopt, std::nullopt, std::string("elicitation"), std::nullopt});
     ASSERT_TRUE(log.ok());
     std::vector<std::string> transitions;
     for (const auto& record : log->records) {

@@ -58,7 +58,7 @@ TEST(PolicyFile, ReadsRulesWithTheirLocationsAndSettings) {
     EXPECT_EQ(bob->allow[0].arguments[1].pattern, "append");
     EXPECT_EQ(config->rules_for("alice"), nullptr);
     EXPECT_EQ(config->approval_ttl, std::chrono::hours(2));
-    EXPECT_EQ(config->audit.fsync, FsyncPolicy::always);
+    EXPECT_EQ(config->audit.fsync, audit::FsyncPolicy::always);
     EXPECT_EQ(config->audit.fsync_interval, std::chrono::milliseconds(250));
     EXPECT_EQ(config->audit.max_value_chars, 64u);
 }
@@ -72,7 +72,7 @@ TEST(PolicyFile, AMissingFileMeansTheBuiltInDefaultAndAnEmptyOneNoRules) {
     EXPECT_EQ(missing->global.deny[0].text, "fs_*(path=**/.ssh/**)");
     EXPECT_EQ(missing->global.deny[1].text, "fs_*(path=**/*.pem)");
     EXPECT_EQ(missing->approval_ttl, std::chrono::hours(24));
-    EXPECT_EQ(missing->audit.fsync, FsyncPolicy::interval);
+    EXPECT_EQ(missing->audit.fsync, audit::FsyncPolicy::interval);
     auto empty = load_policy_config(dir.write("policy.yaml", "# nothing yet\n"));
     ASSERT_TRUE(empty.ok()) << empty.error().message;
     EXPECT_EQ(empty->global.size(), 0u);

@@ -1,6 +1,6 @@
-#include "policy/audit_database.hpp"
+#include "audit/audit_database.hpp"
 #include "db/error_codes.hpp"
-#include "policy/error_codes.hpp"
+#include "audit/error_codes.hpp"
 
 #include <boost/json/parse.hpp>
 #include <spdlog/spdlog.h>
@@ -10,7 +10,7 @@
 #include <limits>
 #include <map>
 
-namespace skillhost::policy {
+namespace skillhost::audit {
 namespace {
 
 // Rows read per query while paging backwards or catching up: bounds memory per call.
@@ -393,4 +393,4 @@ Result<std::unique_ptr<AuditFollower>> AuditFollower::open(const AuditSource& so
     return std::unique_ptr<AuditFollower>(new TableFollower(std::move(*connection), std::move(filter)));
 }
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::audit

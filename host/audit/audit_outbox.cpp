@@ -1,5 +1,5 @@
-#include "policy/audit_outbox.hpp"
-#include "policy/error_codes.hpp"
+#include "audit/audit_outbox.hpp"
+#include "audit/error_codes.hpp"
 
 #include <boost/json.hpp>
 #include <spdlog/spdlog.h>
@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace skillhost::policy {
+namespace skillhost::audit {
 
 namespace json = boost::json;
 
@@ -214,4 +214,4 @@ Result<std::size_t> AuditOutbox::drain(const std::function<Status(const std::vec
     return delivered;
 }
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::audit

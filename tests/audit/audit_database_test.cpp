@@ -1,7 +1,7 @@
 // The audit log in PostgreSQL's audit_records table: the same records (fields, redaction) as the
 // day files, read back by page and followed, by any instance.
-#include "policy/audit_database.hpp"
-#include "policy/audit_log.hpp"
+#include "audit/audit_database.hpp"
+#include "audit/audit_log.hpp"
 #include "support/unit_testing.hpp"
 #include "support/postgres_server.hpp"
 
@@ -13,7 +13,7 @@
 #include <set>
 #include <thread>
 
-namespace skillhost::policy {
+namespace skillhost::audit {
 namespace {
 
 using ::testing::HasSubstr;
@@ -170,4 +170,4 @@ TEST(DatabaseAudit, TheTableIsRefusedForASqliteHome) {
 }
 
 }  // namespace
-}  // namespace skillhost::policy
+}  // namespace skillhost::audit

@@ -3,9 +3,9 @@
 // delivered; a full outbox refuses; and a drain repeated after a crash between the insert and the
 // truncation inserts each record into the real audit_records table once.
 #include "db/backend_connection.hpp"
-#include "policy/audit_database.hpp"
-#include "policy/audit_outbox.hpp"
-#include "policy/error_codes.hpp"
+#include "audit/audit_database.hpp"
+#include "audit/audit_outbox.hpp"
+#include "audit/error_codes.hpp"
 #include "support/unit_testing.hpp"
 #include "support/postgres_server.hpp"
 
@@ -16,7 +16,7 @@
 #include <fstream>
 #include <thread>
 
-namespace skillhost::policy {
+namespace skillhost::audit {
 namespace {
 
 using ::testing::HasSubstr;
@@ -185,4 +185,4 @@ TEST(AuditOutbox, WhileTheServerIsDownAFullOutboxRefusesExecutionsUntilItDrains)
 }
 
 }  // namespace
-}  // namespace skillhost::policy
+}  // namespace skillhost::audit

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace skillhost::policy {
+namespace skillhost::audit {
 
 // Keys whose values are never written anywhere: names containing token, secret, password,
 // passwd, api_key/apikey/api-key, authorization, cookie or credential (case-insensitive).
@@ -31,4 +31,4 @@ struct AuditedArguments {
 // redacted text, the digested text and the arguments' own JSON are the same text.
 AuditedArguments audited_arguments(const boost::json::value& args, std::size_t max_value_chars);
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::audit

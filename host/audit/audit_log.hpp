@@ -12,11 +12,10 @@
 // fsync_interval, so no writer ever waits for the disk; `never` leaves it to the OS.
 #pragma once
 
+#include "auth/requester.hpp"
 #include "base/error.hpp"
-#include "policy/approval_record.hpp"
-#include "policy/audit_options.hpp"
-#include "policy/audit_sink.hpp"
-#include "policy/decision.hpp"
+#include "audit/audit_options.hpp"
+#include "audit/audit_sink.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
@@ -27,11 +26,26 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
 
-namespace skillhost::policy {
+namespace skillhost::audit {
+
+// A policy decision as the audit trail keeps it; policy::record_decision fills it from a Decision.
+// The views point into the caller's values and are read only during record_decision.
+struct DecisionAudit {
+    std::string_view user_id;
+    std::string_view skill_id;
+    std::string_view mode;
+    std::string_view outcome;
+    std::string_view step;
+    std::string_view code;  // no name when allowed
+    std::string_view reason;
+    std::optional<std::string_view> rule;  // the text of the rule that decided or contributed, if any
+    std::string_view rule_location;        // that rule's "file:line"
+};
 
 struct SkillCallAudit {
     std::string user_id;
@@ -68,10 +82,8 @@ public:
     AuditLog(const AuditLog&) = delete;
     AuditLog& operator=(const AuditLog&) = delete;
 
-    Status record_decision(const Decision& decision, const boost::json::value& args);
+    Status record_decision(const DecisionAudit& decision, const boost::json::value& args);
     Status record_skill_call(const SkillCallAudit& call);
-    // transition: requested, approved, rejected, expired, executed, failed, interrupted.
-    Status record_approval(const ApprovalRecord& record, std::string_view transition, std::string_view actor);
     Status record_llm_call(const LlmCallAudit& call);
 
     // Appends {"ts":..., "kind": kind, ...fields}. Fields named arguments, details or result are
@@ -118,4 +130,4 @@ private:
     std::unique_ptr<AuditSink> sink_;  // when set, no day files are written
 };
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::audit

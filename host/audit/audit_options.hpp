@@ -7,7 +7,7 @@
 #include <optional>
 #include <string_view>
 
-namespace skillhost::policy {
+namespace skillhost::audit {
 
 // never: leave flushing to the OS (fastest; a power cut may lose recent records).
 // always: fdatasync after every record (slowest; nothing acknowledged is lost).
@@ -27,4 +27,4 @@ struct AuditOptions {
     std::function<std::chrono::system_clock::time_point()> clock;
 };
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::audit

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace skillhost::policy {
+namespace skillhost::audit {
 
 struct AuditFilter {
     std::optional<std::string> user;   // exact user id
@@ -78,4 +78,4 @@ Status follow_audit_log(const std::filesystem::path& directory, const AuditFilte
                         const std::function<void(const AuditBatch&)>& on_batch, const std::function<bool()>& keep_going,
                         std::chrono::milliseconds interval = std::chrono::milliseconds(250));
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::audit

@@ -1,7 +1,6 @@
-#include "policy/audit_log.hpp"
-#include "policy/audit_reader.hpp"
-#include "policy/audit_redaction.hpp"
-#include "policy/policy_engine.hpp"
+#include "audit/audit_log.hpp"
+#include "audit/audit_reader.hpp"
+#include "audit/audit_redaction.hpp"
 #include "base/sha256.hpp"
 #include "support/unit_testing.hpp"
 
@@ -17,7 +16,7 @@
 #include <unistd.h>
 #include <thread>
 
-namespace skillhost::policy {
+namespace skillhost::audit {
 namespace {
 
 using ::testing::HasSubstr;
@@ -90,13 +89,17 @@ TEST(AuditLog, WritesOneJsonLinePerRecordIntoTheDaysFile) {
 
 TEST(AuditLog, RecordsDecisionsWithTheirRule) {
     AuditFixture f;
-    auto config = parse_policy_config("global:\n  deny: [\"fs_write(path=secrets/**)\"]\n", "policy.yaml");
-    ASSERT_TRUE(config.ok());
-    const PolicyEngine engine(std::move(*config));
     const auto args = boost::json::parse(R"({"path":"secrets/k","content":"x"})");
-    const Decision d = engine.decide(
-        {"bob", auth::Role::standard, manifest::TrustLevel::adaptive_auto, auth::CognitiveMode::agent, {}},
-        unit_testing::fs_write_skill(), args);
+    DecisionAudit d;
+    d.user_id = "bob";
+    d.skill_id = "fs_write";
+    d.mode = "agent";
+    d.outcome = "deny";
+    d.step = "rule";
+    d.code = "DENIED_BY_RULE";
+    d.reason = "denied by rule fs_write(path=secrets/**)";
+    d.rule = "fs_write(path=secrets/**)";
+    d.rule_location = "policy.yaml:2";
     ASSERT_TRUE(f.log->record_decision(d, args).ok());
     const auto lines = lines_of(f.audit_dir() / "2026-11-21.jsonl");
     ASSERT_EQ(lines.size(), 1u);
@@ -442,9 +445,9 @@ TEST(AuditReader, FollowDeliversRecordsWrittenWhileFollowing) {
 }
 
 }  // namespace
-}  // namespace skillhost::policy
+}  // namespace skillhost::audit
 
-namespace skillhost::policy {
+namespace skillhost::audit {
 namespace {
 
 TEST(AuditReader, ReadsOnlyDayFiles) {
@@ -508,4 +511,4 @@ TEST(AuditReader, APageIsTheNewestMatchingRecordsReadBackwards) {
 }
 
 }  // namespace
-}  // namespace skillhost::policy
+}  // namespace skillhost::audit

@@ -1,4 +1,4 @@
-#include "policy/audit_redaction.hpp"
+#include "audit/audit_redaction.hpp"
 
 #include "base/sha256.hpp"
 
@@ -8,7 +8,7 @@
 #include <limits>
 #include <vector>
 
-namespace skillhost::policy {
+namespace skillhost::audit {
 
 namespace {
 
@@ -143,4 +143,4 @@ AuditedArguments audited_arguments(const boost::json::value& args, std::size_t m
     return out;
 }
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::audit

@@ -1,5 +1,5 @@
-#include "policy/audit_reader.hpp"
-#include "policy/error_codes.hpp"
+#include "audit/audit_reader.hpp"
+#include "audit/error_codes.hpp"
 
 #include "base/glob.hpp"
 
@@ -11,7 +11,7 @@
 #include <fstream>
 #include <thread>
 
-namespace skillhost::policy {
+namespace skillhost::audit {
 
 namespace {
 
@@ -239,4 +239,4 @@ Status follow_audit_log(const std::filesystem::path& directory, const AuditFilte
     }
 }
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::audit

@@ -1,7 +1,7 @@
-#include "policy/audit_log.hpp"
-#include "policy/error_codes.hpp"
+#include "audit/audit_log.hpp"
+#include "audit/error_codes.hpp"
 
-#include "policy/audit_redaction.hpp"
+#include "audit/audit_redaction.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <boost/json/serializer.hpp>
@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace skillhost::policy {
+namespace skillhost::audit {
 
 namespace {
 
@@ -303,20 +303,20 @@ Status AuditLog::flush() {
 
 // The two records of every call are written as text directly (same fields, same order as append()
 // would give them): they are on every call's path.
-Status AuditLog::record_decision(const Decision& decision, const boost::json::value& args) {
+Status AuditLog::record_decision(const DecisionAudit& decision, const boost::json::value& args) {
     const TimePoint at = now();
     const AuditedArguments audited = audited_arguments(args, options_.max_value_chars);
     RecordLine line(format_utc_timestamp(at), "decision");
     line.field("user", decision.user_id);
     line.field("skill", decision.skill_id);
-    line.field("mode", to_string(decision.mode));
-    line.field("outcome", to_string(decision.outcome));
-    line.field("step", to_string(decision.step));
-    line.field("code", std::string(decision.code.name));
+    line.field("mode", decision.mode);
+    line.field("outcome", decision.outcome);
+    line.field("step", decision.step);
+    line.field("code", decision.code);
     line.field("reason", decision.reason);
     if (decision.rule) {
-        line.field("rule", decision.rule->text);
-        line.field("rule_location", decision.rule->location());
+        line.field("rule", *decision.rule);
+        line.field("rule_location", decision.rule_location);
     }
     line.field("args_sha256", audited.sha256);
     line.json_field("arguments", audited.text);
@@ -339,20 +339,6 @@ Status AuditLog::record_skill_call(const SkillCallAudit& call) {
     return append_line(at, "skill_call", call.user_id, std::move(line).finish());
 }
 
-Status AuditLog::record_approval(const ApprovalRecord& record, std::string_view transition, std::string_view actor) {
-    boost::json::object fields;
-    fields["user"] = record.user_id;
-    fields["skill"] = record.skill_id;
-    fields["approval_id"] = record.id;
-    fields["transition"] = transition;
-    fields["state"] = to_string(record.state);
-    fields["actor"] = actor;
-    fields["requested_by"] = record.requested_by.to_text();
-    fields["args_sha256"] = argument_digest(record.arguments);
-    if (!record.reason.empty()) fields["reason"] = record.reason;
-    return append("approval", std::move(fields));
-}
-
 Status AuditLog::record_llm_call(const LlmCallAudit& call) {
     boost::json::object fields;
     fields["user"] = call.user_id;
@@ -369,4 +355,4 @@ Status AuditLog::record_llm_call(const LlmCallAudit& call) {
     return append("llm_call", std::move(fields));
 }
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::audit

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace skillhost::policy {
+namespace skillhost::audit {
 
 class AuditSink {
 public:
@@ -23,4 +23,4 @@ public:
     virtual Status flush() = 0;
 };
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::audit

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-namespace skillhost::policy {
+namespace skillhost::audit {
 
 struct OutboxRecord {
     std::string id;  // unique per record: the table ignores a second insert of it
@@ -79,4 +79,4 @@ private:
     mutable std::mutex mutex_;
 };
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::audit

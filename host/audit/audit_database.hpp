@@ -7,10 +7,10 @@
 #include "base/error.hpp"
 #include "db/backend_connection.hpp"
 #include "db/storage_location.hpp"
-#include "policy/audit_options.hpp"
-#include "policy/audit_outbox.hpp"
-#include "policy/audit_reader.hpp"
-#include "policy/audit_sink.hpp"
+#include "audit/audit_options.hpp"
+#include "audit/audit_outbox.hpp"
+#include "audit/audit_reader.hpp"
+#include "audit/audit_sink.hpp"
 
 #include <condition_variable>
 #include <cstdint>
@@ -25,7 +25,7 @@
 #include <thread>
 #include <vector>
 
-namespace skillhost::policy {
+namespace skillhost::audit {
 
 // Durability as AuditOptions::fsync asks, the database's way: `always` commits each record with
 // synchronous_commit on (acknowledged = flushed to the WAL on disk); `interval` and `never` commit
@@ -102,4 +102,4 @@ public:
 
 inline constexpr std::size_t audit_follow_backlog = 1000;
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::audit
