@@ -4,7 +4,7 @@
 #include "exec/call_pipeline.hpp"
 #include "exec/executor.hpp"
 #include "mcp/mcp_session.hpp"
-#include "policy/approval_queue.hpp"
+#include "decisions/approval_queue.hpp"
 #include "audit/audit_log.hpp"
 #include "policy/policy_engine.hpp"
 #include "reload/live_catalog.hpp"
@@ -29,7 +29,7 @@ struct Host {
     fs::path dir;
     std::unique_ptr<policy::PolicyEngine> engine;
     std::unique_ptr<audit::AuditLog> audit;
-    std::unique_ptr<policy::ApprovalQueue> approvals;
+    std::unique_ptr<decisions::ApprovalQueue> approvals;
     exec::Executor executor;
     std::unique_ptr<exec::CallPipeline> pipeline;
     std::unique_ptr<reload::LiveCatalog> catalog;
@@ -39,9 +39,9 @@ struct Host {
         fs::create_directories(dir / "plugins");
         engine = std::make_unique<policy::PolicyEngine>(policy::PolicyConfig{});
         audit = std::move(require(audit::AuditLog::open(dir / "audit")));
-        policy::ApprovalQueueOptions qo;
+        decisions::ApprovalQueueOptions qo;
         qo.audit = audit.get();
-        approvals = std::move(require(policy::ApprovalQueue::open(dir / "skillhost.db", qo)));
+        approvals = std::move(require(decisions::ApprovalQueue::open(dir / "skillhost.db", qo)));
         exec::PipelineParts parts;
         parts.policy = engine.get();
         parts.approvals = approvals.get();

@@ -13,7 +13,7 @@
 #include "operator/operator.hpp"
 #include "operator/planner_prompt.hpp"
 #include "plugin/plugin_loader.hpp"
-#include "policy/approval_queue.hpp"
+#include "decisions/approval_queue.hpp"
 #include "policy/policy_engine.hpp"
 #include "store/guidance_store.hpp"
 #include "store/run_store.hpp"
@@ -59,7 +59,7 @@ struct Setup {
     std::shared_ptr<catalog::CatalogSnapshot> echo_catalog;
     std::shared_ptr<catalog::CatalogSnapshot> builtin_catalog;
     policy::PolicyEngine policy{policy::PolicyConfig{}};
-    std::unique_ptr<policy::ApprovalQueue> approvals;
+    std::unique_ptr<decisions::ApprovalQueue> approvals;
     exec::Executor executor;
     std::unique_ptr<exec::CallPipeline> pipeline;
     std::unique_ptr<llm::ModelRouter> router;
@@ -81,7 +81,7 @@ struct Setup {
         builtin_catalog =
             std::make_shared<catalog::CatalogSnapshot>(2, std::move(builtin), std::vector<plugin::PluginFailure>{});
 
-        auto queue = policy::ApprovalQueue::open(home.path() / "skillhost.db");
+        auto queue = decisions::ApprovalQueue::open(home.path() / "skillhost.db");
         if (!queue) fail(queue.error().message);
         approvals = std::move(queue.value());
         user.user_id = "bench";

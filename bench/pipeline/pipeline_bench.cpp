@@ -42,7 +42,7 @@ struct Pipeline {
     std::unique_ptr<auth::UserDirectory> users;
     std::unique_ptr<policy::ModeCache> modes;
     std::unique_ptr<audit::AuditLog> audit;
-    std::unique_ptr<policy::ApprovalQueue> approvals;
+    std::unique_ptr<decisions::ApprovalQueue> approvals;
     std::unique_ptr<policy::PolicyEngine> engine;
     exec::Executor executor;
     std::unique_ptr<exec::CallPipeline> pipeline;
@@ -65,9 +65,9 @@ struct Pipeline {
                                              home.path() / "skillhost.db-modes"),
                      "mode cache");
         audit = must(audit::AuditLog::open(home.path() / "audit"), "audit");
-        policy::ApprovalQueueOptions qo;
+        decisions::ApprovalQueueOptions qo;
         qo.audit = audit.get();
-        approvals = must(policy::ApprovalQueue::open(home.path() / "skillhost.db", qo), "approvals");
+        approvals = must(decisions::ApprovalQueue::open(home.path() / "skillhost.db", qo), "approvals");
         exec::PipelineParts parts;
         parts.policy = engine.get();
         parts.approvals = approvals.get();

@@ -3,7 +3,7 @@
 namespace skillhost::app {
 namespace {
 
-std::optional<RunResumption> resume_waiting_run(const policy::ApprovalRecord& record, const RunResumer& resume) {
+std::optional<RunResumption> resume_waiting_run(const decisions::ApprovalRecord& record, const RunResumer& resume) {
     const auto run_id = record.requested_by.run_id();
     if (!run_id || !resume) return std::nullopt;
     return resume(*run_id);

@@ -6,7 +6,7 @@
 #include "app/host_runtime.hpp"
 #include "base/error.hpp"
 #include "exec/executor.hpp"
-#include "policy/approval_record.hpp"
+#include "decisions/approval_record.hpp"
 #include "auth/user_context.hpp"
 
 #include <boost/json/object.hpp>
@@ -32,7 +32,7 @@ using RunResumer = std::function<RunResumption(const std::string& run_id)>;
 boost::json::object run_resumption_json(const RunResumption& run);
 
 struct ApprovalResolution {
-    policy::ApprovalRecord record;
+    decisions::ApprovalRecord record;
     std::optional<exec::SkillResult> call;  // approved: what the call returned
     std::optional<RunResumption> run;       // an operator run waited on it
 

@@ -32,17 +32,17 @@ Status load_policy(HostRuntime& rt) {
     auto audit = open_audit_log(cfg, rt.policy_config.audit);
     if (!audit) return audit.error();
     rt.audit = std::move(audit.value());
-    policy::ApprovalQueueOptions qo;
+    decisions::ApprovalQueueOptions qo;
     qo.ttl = rt.policy_config.approval_ttl;
     qo.require_approver = rt.policy_config.require_approver;
     qo.audit = rt.audit.get();
-    auto queue = policy::ApprovalQueue::open(location, qo);
+    auto queue = decisions::ApprovalQueue::open(location, qo);
     if (!queue) return queue.error();
     rt.approvals = std::move(queue.value());
-    policy::ElicitationQueueOptions eo;
+    decisions::ElicitationQueueOptions eo;
     eo.ttl = rt.policy_config.approval_ttl;
     eo.audit = rt.audit.get();
-    auto elicitations = policy::ElicitationQueue::open(location, eo);
+    auto elicitations = decisions::ElicitationQueue::open(location, eo);
     if (!elicitations) return elicitations.error();
     rt.elicitations = std::move(elicitations.value());
     rt.policy = std::make_unique<policy::PolicyEngine>(rt.policy_config);
@@ -68,8 +68,8 @@ Result<auth::UserContext> HostRuntime::user(std::string_view id) const {
     return policy::resolve_user_context(*users, *modes, wanted);
 }
 
-policy::Resolver HostRuntime::resolver(const auth::UserContext& u) const {
-    return policy::Resolver{u.user_id, u.role, u.credential, false};
+decisions::Resolver HostRuntime::resolver(const auth::UserContext& u) const {
+    return decisions::Resolver{u.user_id, u.role, u.credential, false};
 }
 
 exec::CallerContext HostRuntime::caller(const auth::UserContext& u) const {

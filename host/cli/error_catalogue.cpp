@@ -13,6 +13,7 @@
 #include "reload/error_codes.hpp"
 #include "auth/error_codes.hpp"
 #include "audit/error_codes.hpp"
+#include "decisions/error_codes.hpp"
 #include "policy/error_codes.hpp"
 #include "exec/error_codes.hpp"
 #include "operator/error_codes.hpp"
@@ -41,6 +42,7 @@ std::vector<CataloguedCode> error_catalogue() {
     add(errors::kReloadErrorCodes);
     add(errors::kAuthErrorCodes);
     add(errors::kAuditErrorCodes);
+    add(errors::kDecisionsErrorCodes);
     add(errors::kPolicyErrorCodes);
     add(errors::kExecErrorCodes);
     add(errors::kOperatorErrorCodes);

@@ -84,7 +84,7 @@ void CallPipeline::audit_refusal(const CallRequest& request, std::string_view st
 
 std::shared_ptr<ElicitationPause> CallPipeline::pause_for(CallRequest& request) const {
     if (!parts_.elicitations) return nullptr;
-    policy::ElicitationAsk ask;
+    decisions::ElicitationAsk ask;
     ask.user_id = request.user.user_id;
     ask.skill_id = request.skill_id;
     ask.arguments = request.args;
@@ -211,10 +211,10 @@ std::vector<const catalog::CatalogEntry*> CallPipeline::visible_entries(const ca
 }
 
 Result<ApprovalOutcome> CallPipeline::approve(const catalog::CatalogSnapshot& catalog, std::string_view approval_id,
-                                              const policy::Resolver& resolver) const {
+                                              const decisions::Resolver& resolver) const {
     auto claim = parts_.approvals->claim_for_execution(approval_id, resolver);
     if (!claim) return claim.error();
-    const policy::ApprovalRecord& record = claim.value();
+    const decisions::ApprovalRecord& record = claim.value();
 
     // Anything that changed since the request (plugin gone, schema changed, trust lowered, a new
     // deny rule) fails the approval instead of running it.
@@ -283,8 +283,9 @@ Result<ApprovalOutcome> CallPipeline::approve(const catalog::CatalogSnapshot& ca
     return ApprovalOutcome{done.value(), std::move(result)};
 }
 
-Result<policy::ApprovalRecord> CallPipeline::reject(std::string_view approval_id, const policy::Resolver& resolver,
-                                                    std::string_view reason) const {
+Result<decisions::ApprovalRecord> CallPipeline::reject(std::string_view approval_id,
+                                                       const decisions::Resolver& resolver,
+                                                       std::string_view reason) const {
     return parts_.approvals->reject(approval_id, resolver, reason);
 }
 

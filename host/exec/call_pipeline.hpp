@@ -11,9 +11,9 @@
 #include "exec/executor.hpp"
 #include "exec/known_directories.hpp"
 #include "exec/prepared_call.hpp"
-#include "policy/approval_queue.hpp"
+#include "decisions/approval_queue.hpp"
 #include "audit/audit_log.hpp"
-#include "policy/elicitation_queue.hpp"
+#include "decisions/elicitation_queue.hpp"
 #include "policy/policy_engine.hpp"
 #include "auth/requester.hpp"
 #include "auth/user_context.hpp"
@@ -52,16 +52,16 @@ struct CallOutcome {
 
 // What approving an approval led to: the final record and the skill's result.
 struct ApprovalOutcome {
-    policy::ApprovalRecord record;
+    decisions::ApprovalRecord record;
     SkillResult result;
 };
 
 struct PipelineParts {
-    const policy::PolicyEngine* policy = nullptr;  // required
-    policy::ApprovalQueue* approvals = nullptr;    // required
+    const policy::PolicyEngine* policy = nullptr;   // required
+    decisions::ApprovalQueue* approvals = nullptr;  // required
     // Optional: where a skill's question goes when the front end cannot ask (direct calls and
     // operator runs, which pause awaiting_input). Null: nobody is asked later.
-    policy::ElicitationQueue* elicitations = nullptr;
+    decisions::ElicitationQueue* elicitations = nullptr;
     audit::AuditLog* audit = nullptr;  // optional
     Executor* executor = nullptr;      // required
     std::filesystem::path users_dir;   // <home>/users
@@ -98,10 +98,10 @@ public:
     // expired, already resolved, not allowed) and, recorded as a failed approval with the reason,
     // SKILL_NOT_FOUND / INVALID_ARGS / policy refusals found at re-check time.
     Result<ApprovalOutcome> approve(const catalog::CatalogSnapshot& catalog, std::string_view approval_id,
-                                    const policy::Resolver& resolver) const;
+                                    const decisions::Resolver& resolver) const;
 
-    Result<policy::ApprovalRecord> reject(std::string_view approval_id, const policy::Resolver& resolver,
-                                          std::string_view reason) const;
+    Result<decisions::ApprovalRecord> reject(std::string_view approval_id, const decisions::Resolver& resolver,
+                                             std::string_view reason) const;
 
     const PipelineParts& parts() const { return parts_; }
 

@@ -471,7 +471,7 @@ std::optional<json::object> McpSession::approve_through_client(const exec::CallR
         options_.elicitation_timeout);
     if (!response) return std::nullopt;
     const ApprovalAnswer answer = read_approval_answer(*response);
-    const policy::Resolver resolver{user_.user_id, user_.role, user_.credential, true};
+    const decisions::Resolver resolver{user_.user_id, user_.role, user_.credential, true};
     if (answer.kind == ApprovalAnswer::Kind::undecided) return std::nullopt;
     if (answer.kind == ApprovalAnswer::Kind::reject) {
         auto rejected = pipeline_.reject(approval_id, resolver, answer.reason);

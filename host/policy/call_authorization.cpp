@@ -1,6 +1,6 @@
 #include "policy/call_authorization.hpp"
 
-#include "policy/approval_preview.hpp"
+#include "decisions/approval_preview.hpp"
 
 namespace skillhost::policy {
 
@@ -21,9 +21,10 @@ Status record_decision(audit::AuditLog& audit, const Decision& decision, const b
     return audit.record_decision(record, args);
 }
 
-Result<CallAuthorization> authorize_call(const PolicyEngine& engine, ApprovalQueue& queue, audit::AuditLog* audit,
-                                         const auth::UserContext& user, const manifest::SkillSpec& skill,
-                                         const boost::json::value& args, const auth::Requester& requested_by) {
+Result<CallAuthorization> authorize_call(const PolicyEngine& engine, decisions::ApprovalQueue& queue,
+                                         audit::AuditLog* audit, const auth::UserContext& user,
+                                         const manifest::SkillSpec& skill, const boost::json::value& args,
+                                         const auth::Requester& requested_by) {
     if (!user.credential.may(auth::Scope::call)) {
         Error e = auth::missing_scope_error(auth::Scope::call, "calling skill " + skill.id, user.credential);
         e.details["skill_id"] = skill.id;
@@ -35,8 +36,12 @@ Result<CallAuthorization> authorize_call(const PolicyEngine& engine, ApprovalQue
         if (auto st = record_decision(*audit, authorization.decision, args); !st) return st.error();
     }
     if (authorization.decision.needs_approval()) {
-        ApprovalRequest request{
-            user.user_id, skill.id, args, requested_by, make_approval_preview(skill, args), user.credential.token_id};
+        decisions::ApprovalRequest request{user.user_id,
+                                           skill.id,
+                                           args,
+                                           requested_by,
+                                           decisions::make_approval_preview(skill, args),
+                                           user.credential.token_id};
         auto record = queue.enqueue(request);
         if (!record) return record.error();
         authorization.approval = std::move(*record);

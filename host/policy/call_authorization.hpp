@@ -5,7 +5,7 @@
 
 #include "base/error.hpp"
 #include "manifest/skill_spec.hpp"
-#include "policy/approval_queue.hpp"
+#include "decisions/approval_queue.hpp"
 #include "audit/audit_log.hpp"
 #include "policy/policy_engine.hpp"
 
@@ -19,7 +19,7 @@ namespace skillhost::policy {
 struct CallAuthorization {
     Decision decision;
     // Set when the decision is `ask`: the pending approval the caller reports.
-    std::optional<ApprovalRecord> approval;
+    std::optional<decisions::ApprovalRecord> approval;
 
     bool may_run() const { return decision.allowed(); }
     // For a refused or queued call: the Error to return (APPROVAL_REQUIRED names the approval id).
@@ -33,8 +33,9 @@ Status record_decision(audit::AuditLog& audit, const Decision& decision, const b
 // `args` must already be validated with defaults applied. `requested_by` says who asked (an
 // operator run's approvals resume that run). `audit` may be null. Errors only when the queue or the audit log cannot be written;
 // a call that could not be queued must not run.
-Result<CallAuthorization> authorize_call(const PolicyEngine& engine, ApprovalQueue& queue, audit::AuditLog* audit,
-                                         const auth::UserContext& user, const manifest::SkillSpec& skill,
-                                         const boost::json::value& args, const auth::Requester& requested_by = {});
+Result<CallAuthorization> authorize_call(const PolicyEngine& engine, decisions::ApprovalQueue& queue,
+                                         audit::AuditLog* audit, const auth::UserContext& user,
+                                         const manifest::SkillSpec& skill, const boost::json::value& args,
+                                         const auth::Requester& requested_by = {});
 
 }  // namespace skillhost::policy

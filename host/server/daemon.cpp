@@ -305,8 +305,8 @@ MetricGauges Daemon::gauges() const {
     g.plugins_loaded = snapshot->plugins().size();
     g.plugin_failures = snapshot->failures().size();
     g.skills_loaded = snapshot->entries().size();
-    policy::ApprovalFilter pending;
-    pending.states = {policy::ApprovalState::pending};
+    decisions::ApprovalFilter pending;
+    pending.states = {decisions::ApprovalState::pending};
     if (auto records = host_.approvals->list(pending)) g.approvals_pending = records->size();
     g.requests_in_flight = server_->requests_in_flight();
     g.streams_open = server_->open_streams();

@@ -18,7 +18,7 @@ std::string all_text(const llm::ChatRequest& request) {
     return out;
 }
 
-const policy::Resolver kAlice{"alice", auth::Role::standard};
+const decisions::Resolver kAlice{"alice", auth::Role::standard};
 
 TEST(Approvals, RunPausesThenResumesWithTheApprovedCallsRealResultAfterARestart) {
     OperatorHost host({{"orchestrator", act("task_create", R"({"title":"Call the dentist"})")},

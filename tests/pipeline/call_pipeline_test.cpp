@@ -40,7 +40,7 @@ protected:
     std::unique_ptr<auth::UserDirectory> users;
     std::unique_ptr<policy::ModeStore> modes;
     std::unique_ptr<audit::AuditLog> audit;
-    std::unique_ptr<policy::ApprovalQueue> approvals;
+    std::unique_ptr<decisions::ApprovalQueue> approvals;
     std::unique_ptr<policy::PolicyEngine> engine;
     exec::Executor executor;
     std::unique_ptr<exec::CallPipeline> pipeline;
@@ -64,9 +64,9 @@ protected:
         engine = std::make_unique<policy::PolicyEngine>(pc.value());
         modes = std::move(policy::ModeStore::open(home / "skillhost.db").value());
         audit = std::move(audit::AuditLog::open(home / "audit").value());
-        policy::ApprovalQueueOptions qo;
+        decisions::ApprovalQueueOptions qo;
         qo.audit = audit.get();
-        approvals = std::move(policy::ApprovalQueue::open(home / "skillhost.db", qo).value());
+        approvals = std::move(decisions::ApprovalQueue::open(home / "skillhost.db", qo).value());
 
         exec::PipelineParts parts;
         parts.policy = engine.get();
@@ -92,7 +92,7 @@ protected:
         return pipeline->call(*catalog, r);
     }
 
-    policy::Resolver resolver(const std::string& who) {
+    decisions::Resolver resolver(const std::string& who) {
         auto u = user(who);
         return {u.user_id, u.role};
     }
@@ -160,7 +160,7 @@ TEST_F(CallPipelineTest, AskRuleQueuesThenApprovalRunsExactlyOnce) {
     auto approved = pipeline->approve(*catalog, *out.approval_id, resolver("alice"));
     ASSERT_TRUE(approved.ok()) << approved.error().message;
     EXPECT_TRUE(approved->result.ok);
-    EXPECT_EQ(approved->record.state, policy::ApprovalState::executed);
+    EXPECT_EQ(approved->record.state, decisions::ApprovalState::executed);
     EXPECT_EQ(approved->result.output.at("echo").at("text").as_string(), "please-ask: hello");
 
     auto again = pipeline->approve(*catalog, *out.approval_id, resolver("alice"));
@@ -201,7 +201,7 @@ TEST_F(CallPipelineTest, ApprovalRechecksPolicyForTheUserAsTheyAreNow) {
     ASSERT_TRUE(r.ok()) << r.error().message;
     EXPECT_FALSE(r->result.ok);
     EXPECT_EQ(r->result.error.code, "MODE_FORBIDS");
-    EXPECT_EQ(r->record.state, policy::ApprovalState::failed);
+    EXPECT_EQ(r->record.state, decisions::ApprovalState::failed);
     EXPECT_NE(r->record.reason.find("re-check at approval failed"), std::string::npos) << r->record.reason;
     EXPECT_EQ(audit_count("skill_call", "fail"), 0) << "the skill must not run when the re-check fails";
 }
@@ -214,7 +214,7 @@ TEST_F(CallPipelineTest, OnlyTheRequesterOrAnOwnerMayResolve) {
     EXPECT_EQ(by_carol.error().code, "NOT_ALLOWED_TO_RESOLVE");
     auto rejected = pipeline->reject(*out.approval_id, resolver("owner"), "not today");
     ASSERT_TRUE(rejected.ok()) << rejected.error().message;
-    EXPECT_EQ(rejected->state, policy::ApprovalState::rejected);
+    EXPECT_EQ(rejected->state, decisions::ApprovalState::rejected);
     EXPECT_EQ(rejected->reason, "not today");
     auto late = pipeline->approve(*catalog, *out.approval_id, resolver("owner"));
     ASSERT_FALSE(late.ok());

@@ -18,7 +18,7 @@ struct Gate {
     TempDir dir;
     audit::AuditSource source;
     std::unique_ptr<audit::AuditLog> audit;
-    std::unique_ptr<ApprovalQueue> queue;
+    std::unique_ptr<decisions::ApprovalQueue> queue;
     PolicyEngine engine{PolicyConfig{}};
 
     // The queue and the audit log as a host on `where` keeps them: in the home, or both in PostgreSQL.
@@ -30,7 +30,7 @@ struct Gate {
         } else {
             audit = audit::AuditLog::open(source.directory).value();
         }
-        queue = ApprovalQueue::open(where, {std::chrono::hours(24), {}, audit.get()}).value();
+        queue = decisions::ApprovalQueue::open(where, {std::chrono::hours(24), {}, audit.get()}).value();
     }
     std::vector<boost::json::object> decisions() const {
         auto page =
@@ -69,7 +69,7 @@ TEST_P(CallAuthorization, AStandardUserWritingAFileGetsAnApprovalIdAndNothingRun
     EXPECT_THAT(error.message, HasSubstr("skillhost approvals approve " + auth->approval->id));
     const auto stored = gate.queue->get(auth->approval->id);
     ASSERT_TRUE(stored.ok());
-    EXPECT_EQ(stored->state, ApprovalState::pending);
+    EXPECT_EQ(stored->state, decisions::ApprovalState::pending);
     EXPECT_EQ(stored->requested_by.run_id(), "r1");
     EXPECT_EQ(stored->arguments, args);
     EXPECT_THAT(stored->preview, HasSubstr("path=\"notes/a.md\""));
@@ -128,7 +128,7 @@ TEST_P(CallAuthorization, ApprovingReChecksPolicyAtThatMoment) {
     const auto spec = unit_testing::fs_write_skill();
     const auto first = authorize_call(gate.engine, *gate.queue, gate.audit.get(), bob, spec, args)->approval->id;
     const auto second = authorize_call(gate.engine, *gate.queue, gate.audit.get(), bob, spec, args)->approval->id;
-    const Resolver owner{"owner", auth::Role::owner};
+    const decisions::Resolver owner{"owner", auth::Role::owner};
 
     // Still allowed at approval time: the re-check asks again, which this approval satisfies.
     auto claim = gate.queue->claim_for_execution(first, owner);
@@ -148,7 +148,7 @@ TEST_P(CallAuthorization, ApprovingReChecksPolicyAtThatMoment) {
     boost::json::object refused{{"ok", false}, {"error", now.to_error().to_json()}};
     ASSERT_TRUE(gate.queue->complete(second, false, refused, "policy re-check at approval: " + now.reason).ok());
     const auto stored = gate.queue->get(second);
-    EXPECT_EQ(stored->state, ApprovalState::failed);
+    EXPECT_EQ(stored->state, decisions::ApprovalState::failed);
     EXPECT_THAT(stored->reason, HasSubstr("policy re-check at approval"));
     EXPECT_EQ(stored->result.at("error").at("code").as_string(), "TRUST_TOO_LOW");
 }

@@ -4,6 +4,7 @@
 #include "exec/error_codes.hpp"
 #include "plugin/error_codes.hpp"
 #include "auth/api_token_store.hpp"
+#include "decisions/error_codes.hpp"
 #include "policy/error_codes.hpp"
 #include "server/error_codes.hpp"
 #include "server/api_error.hpp"

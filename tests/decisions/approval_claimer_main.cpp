@@ -2,7 +2,7 @@
 // each by appending "<id> <pid>" to an effects log, then records the outcome. With --hold-after N it
 // tells the test on file descriptor 3 when it is inside the execution of its Nth claim and waits
 // there, so the test's SIGKILL lands between claim and completion every time, not by luck.
-#include "policy/approval_queue.hpp"
+#include "decisions/approval_queue.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -14,7 +14,7 @@
 #include <string>
 
 int main(int argc, char** argv) {
-    using namespace skillhost::policy;
+    using namespace skillhost::decisions;
     // --stop-after-claim: claim one approval, record its effect and exit without completing it,
     // as a host that dies mid-execution would.
     const bool stop_after_claim = argc == 4 && std::string(argv[3]) == "--stop-after-claim";

@@ -1,14 +1,14 @@
-#include "policy/elicitation_queue.hpp"
-#include "policy/error_codes.hpp"
+#include "decisions/elicitation_queue.hpp"
+#include "decisions/error_codes.hpp"
 
 #include "audit/audit_log.hpp"
-#include "policy/process_identity.hpp"
-#include "policy/stored_row.hpp"
+#include "decisions/process_identity.hpp"
+#include "decisions/stored_row.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <spdlog/spdlog.h>
 
-namespace skillhost::policy {
+namespace skillhost::decisions {
 
 namespace json = boost::json;
 
@@ -363,4 +363,4 @@ Result<std::vector<std::string>> ElicitationQueue::recover_interrupted(
     return recovered;
 }
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::decisions

@@ -1,8 +1,8 @@
-#include "policy/elicitation_record.hpp"
+#include "decisions/elicitation_record.hpp"
 
 #include <boost/json/serialize.hpp>
 
-namespace skillhost::policy {
+namespace skillhost::decisions {
 
 namespace json = boost::json;
 
@@ -149,4 +149,4 @@ std::string ElicitationRecord::to_text() const {
     return out;
 }
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::decisions

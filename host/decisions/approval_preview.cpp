@@ -1,4 +1,4 @@
-#include "policy/approval_preview.hpp"
+#include "decisions/approval_preview.hpp"
 
 #include "audit/audit_redaction.hpp"
 
@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-namespace skillhost::policy {
+namespace skillhost::decisions {
 
 namespace {
 
@@ -64,4 +64,4 @@ std::string make_approval_preview(const manifest::SkillSpec& skill, const boost:
     return out + ": " + list;
 }
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::decisions

@@ -15,10 +15,10 @@
 #include "base/error.hpp"
 #include "db/backend_connection.hpp"
 #include "db/storage_location.hpp"
-#include "policy/approval_queue.hpp"
-#include "policy/elicitation_form.hpp"
-#include "policy/elicitation_record.hpp"
-#include "policy/process_identity.hpp"
+#include "decisions/approval_queue.hpp"
+#include "decisions/elicitation_form.hpp"
+#include "decisions/elicitation_record.hpp"
+#include "decisions/process_identity.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/value.hpp>
@@ -35,7 +35,7 @@ namespace skillhost::audit {
 class AuditLog;
 }  // namespace skillhost::audit
 
-namespace skillhost::policy {
+namespace skillhost::decisions {
 
 // A skill's question, with the call that asked it.
 struct ElicitationAsk {
@@ -117,4 +117,4 @@ private:
 // cancel. The content is checked against the form by answer(), not here.
 Result<ElicitationAnswer> parse_elicitation_answer(const boost::json::object& body);
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::decisions

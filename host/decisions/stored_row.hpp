@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace skillhost::policy {
+namespace skillhost::decisions {
 
 std::int64_t to_ms(TimePoint time);
 // A stored time far outside what the clock holds (a hand-edited or foreign row) is clamped.
@@ -28,4 +28,4 @@ std::string listing_sql(std::string select, const std::optional<std::string>& us
 // `prefix` + 16 random hex digits ("apr-", "eli-").
 std::string new_record_id(std::string_view prefix);
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::decisions

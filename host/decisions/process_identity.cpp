@@ -1,4 +1,4 @@
-#include "policy/process_identity.hpp"
+#include "decisions/process_identity.hpp"
 
 #include <cerrno>
 #include <csignal>
@@ -6,7 +6,7 @@
 #include <sstream>
 #include <unistd.h>
 
-namespace skillhost::policy {
+namespace skillhost::decisions {
 
 namespace {
 
@@ -59,4 +59,4 @@ bool process_is_alive(const ProcessIdentity& identity) {
     return identity.start_ticks == 0 || stat.start_ticks == identity.start_ticks;
 }
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::decisions

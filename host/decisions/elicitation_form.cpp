@@ -1,4 +1,4 @@
-#include "policy/elicitation_form.hpp"
+#include "decisions/elicitation_form.hpp"
 #include "plugin/error_codes.hpp"
 
 #include "base/json_text.hpp"
@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace skillhost::policy {
+namespace skillhost::decisions {
 
 namespace json = boost::json;
 
@@ -311,4 +311,4 @@ std::optional<FormAnswerProblem> form_answer_problem(const json::object& schema,
     return std::nullopt;
 }
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::decisions

@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-namespace skillhost::policy {
+namespace skillhost::decisions {
 
 // pending -> answered -> completed | failed; pending -> expired. `answered` is the exactly-once
 // claim: the call runs again once, by whoever answered.
@@ -62,4 +62,4 @@ struct ElicitationRecord {
     std::string to_text() const;
 };
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::decisions

@@ -1,8 +1,8 @@
-#include "policy/approval_record.hpp"
+#include "decisions/approval_record.hpp"
 
 #include <boost/json/serialize.hpp>
 
-namespace skillhost::policy {
+namespace skillhost::decisions {
 
 const char* to_string(ApprovalState state) {
     switch (state) {
@@ -77,4 +77,4 @@ std::string ApprovalRecord::to_text() const {
     return out;
 }
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::decisions

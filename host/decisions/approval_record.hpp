@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-namespace skillhost::policy {
+namespace skillhost::decisions {
 
 // pending -> approved -> executed | failed; pending -> rejected | expired. Nothing else.
 enum class ApprovalState { pending, approved, executed, failed, rejected, expired };
@@ -43,4 +43,4 @@ struct ApprovalRecord {
     std::string to_text() const;
 };
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::decisions

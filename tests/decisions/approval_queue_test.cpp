@@ -1,7 +1,7 @@
 #include "db/postgres_connection.hpp"
 #include "db/sqlite_connection.hpp"
-#include "policy/approval_preview.hpp"
-#include "policy/approval_queue.hpp"
+#include "decisions/approval_preview.hpp"
+#include "decisions/approval_queue.hpp"
 #include "audit/audit_log.hpp"
 #include "audit/audit_reader.hpp"
 #include "support/unit_testing.hpp"
@@ -15,7 +15,7 @@
 #include <atomic>
 #include <thread>
 
-namespace skillhost::policy {
+namespace skillhost::decisions {
 namespace {
 
 using ::testing::HasSubstr;
@@ -368,4 +368,4 @@ TEST(ApprovalQueueOutcomes, AnOutcomeTheDatabaseRefusedIsStoredOnceItTakesWrites
 }
 
 }  // namespace
-}  // namespace skillhost::policy
+}  // namespace skillhost::decisions

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-namespace skillhost::policy {
+namespace skillhost::decisions {
 
 struct ProcessIdentity {
     std::string host;
@@ -22,4 +22,4 @@ ProcessIdentity current_process_identity();
 // assumed alive (we cannot check it).
 bool process_is_alive(const ProcessIdentity& identity);
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::decisions

@@ -16,7 +16,7 @@
 #include <string_view>
 #include <string>
 
-namespace skillhost::policy {
+namespace skillhost::decisions {
 
 inline constexpr std::size_t kMaxFormFields = 32;
 inline constexpr std::size_t kMaxFormOptions = 100;
@@ -49,4 +49,4 @@ struct FormAnswerProblem {
 std::optional<FormAnswerProblem> form_answer_problem(const boost::json::object& schema,
                                                      const boost::json::object& content);
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::decisions

@@ -4,7 +4,7 @@
 #include "db/postgres_connection.hpp"
 #include "audit/audit_log.hpp"
 #include "audit/audit_reader.hpp"
-#include "policy/elicitation_queue.hpp"
+#include "decisions/elicitation_queue.hpp"
 #include "support/postgres_server.hpp"
 
 #include <boost/json/parse.hpp>
@@ -16,7 +16,7 @@
 #include <atomic>
 #include <thread>
 
-namespace skillhost::policy {
+namespace skillhost::decisions {
 namespace {
 
 namespace json = boost::json;
@@ -290,4 +290,4 @@ TEST_P(ElicitationQueueOnEachBackend, AQuestionWhoseAnsweringInstanceDiedIsFaile
 }
 
 }  // namespace
-}  // namespace skillhost::policy
+}  // namespace skillhost::decisions

@@ -15,9 +15,9 @@
 #pragma once
 
 #include "base/error.hpp"
-#include "policy/approval_record.hpp"
+#include "decisions/approval_record.hpp"
 #include "auth/credential.hpp"
-#include "policy/process_identity.hpp"
+#include "decisions/process_identity.hpp"
 #include "db/backend_connection.hpp"
 #include "db/storage_location.hpp"
 #include "auth/users.hpp"
@@ -39,7 +39,7 @@ namespace skillhost::audit {
 class AuditLog;
 }  // namespace skillhost::audit
 
-namespace skillhost::policy {
+namespace skillhost::decisions {
 
 struct ApprovalRequest {
     std::string user_id;
@@ -168,4 +168,4 @@ private:
     mutable std::deque<UnrecordedOutcome> unrecorded_;  // oldest first
 };
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::decisions

@@ -1,4 +1,4 @@
-#include "policy/approval_queue.hpp"
+#include "decisions/approval_queue.hpp"
 #include "support/unit_testing.hpp"
 #include "support/postgres_server.hpp"
 
@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-namespace skillhost::policy {
+namespace skillhost::decisions {
 namespace {
 
 // How the claimer is told where the queue lives: the SQLite file, or "postgres:" and a connection string.
@@ -256,4 +256,4 @@ TEST_P(ApprovalCrashDurability, SigkillInsideExecutionNeverRunsAnApprovalTwice) 
 }
 
 }  // namespace
-}  // namespace skillhost::policy
+}  // namespace skillhost::decisions

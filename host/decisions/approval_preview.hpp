@@ -7,10 +7,10 @@
 
 #include <string>
 
-namespace skillhost::policy {
+namespace skillhost::decisions {
 
 // Skill title and id, then the key arguments: path inputs and required inputs first, then the
 // rest, each value shortened to ~60 characters; secret-looking names show "[redacted]".
 std::string make_approval_preview(const manifest::SkillSpec& skill, const boost::json::value& args);
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::decisions

@@ -1,10 +1,10 @@
-#include "policy/approval_queue.hpp"
-#include "policy/error_codes.hpp"
+#include "decisions/approval_queue.hpp"
+#include "decisions/error_codes.hpp"
 
 #include "audit/audit_log.hpp"
 #include "audit/audit_redaction.hpp"
-#include "policy/process_identity.hpp"
-#include "policy/stored_row.hpp"
+#include "decisions/process_identity.hpp"
+#include "decisions/stored_row.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -13,7 +13,7 @@
 #include <algorithm>
 #include <chrono>
 
-namespace skillhost::policy {
+namespace skillhost::decisions {
 
 namespace {
 
@@ -413,4 +413,4 @@ Result<std::vector<std::string>> ApprovalQueue::recover_interrupted(
     return recovered;
 }
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::decisions

@@ -1,4 +1,4 @@
-#include "policy/stored_row.hpp"
+#include "decisions/stored_row.hpp"
 
 #include <boost/json/parse.hpp>
 #include <openssl/rand.h>
@@ -7,7 +7,7 @@
 #include <chrono>
 #include <random>
 
-namespace skillhost::policy {
+namespace skillhost::decisions {
 
 std::int64_t to_ms(TimePoint time) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(time.time_since_epoch()).count();
@@ -69,4 +69,4 @@ std::string new_record_id(std::string_view prefix) {
     return id;
 }
 
-}  // namespace skillhost::policy
+}  // namespace skillhost::decisions
