@@ -114,7 +114,8 @@ int run_show(CliContext& ctx, const std::string& id, bool json) {
               << manifest::to_string(entry->plugin->manifest().permissions.workspace) << ", network "
               << (entry->plugin->manifest().permissions.network ? "yes" : "no") << ", llm "
               << (entry->plugin->manifest().permissions.llm ? "yes" : "no")
-              << (entry->plugin->manifest().permissions.declared ? "" : " (not declared)") << "\n\n"
+              << (entry->plugin->manifest().permissions.declared ? "" : " (not declared)") << "\n"
+              << "state:       " << manifest::to_string(entry->plugin->manifest().state) << "\n\n"
               << s.description << "\n\n"
               << catalog::render_catalog_text({entry});
     if (!s.examples.empty()) {

@@ -28,6 +28,16 @@ struct Permissions {
 
 std::string_view to_string(Permissions::Workspace workspace);
 
+// Where a plugin keeps what it remembers between calls (`state:` in the manifest). The host cannot
+// see it, so the plugin says: a scaled-out host warns about plugins whose state stays per instance.
+enum class PluginState {
+    files,         // files in its per-user data directory, on each instance's disk (the default)
+    host_storage,  // records in the host's storage (skillhost.storage/1), shared by every instance
+    none,          // nothing between calls
+};
+
+std::string_view to_string(PluginState state);
+
 struct Manifest {
     std::string name;     // plugin name; must equal the library's skillhost_plugin.name
     std::string version;  // plugin version
@@ -36,6 +46,7 @@ struct Manifest {
     AbiVersion abi;       // the ABI version the plugin was written for
     std::vector<SkillSpec> skills;
     Permissions permissions;
+    PluginState state = PluginState::files;
     std::filesystem::path file;  // the manifest file this was read from
 
     std::filesystem::path library_path() const { return file.parent_path() / library; }

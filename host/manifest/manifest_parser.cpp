@@ -33,6 +33,14 @@ std::string_view to_string(Permissions::Workspace workspace) {
     }
 }
 
+std::string_view to_string(PluginState state) {
+    switch (state) {
+        case PluginState::host_storage: return "host_storage";
+        case PluginState::none: return "none";
+        default: return "files";
+    }
+}
+
 std::string ManifestProblem::to_string() const {
     std::string out = file;
     if (line > 0) out += ":" + std::to_string(line) + ":" + std::to_string(column);
@@ -45,8 +53,9 @@ namespace {
 
 using namespace detail;
 
-constexpr std::array<std::string_view, 7> kManifestKeys = {"name",        "version", "description", "library",
-                                                           "abi_version", "skills",  "permissions"};
+constexpr std::array<std::string_view, 8> kManifestKeys = {"name",        "version", "description", "library",
+                                                           "abi_version", "skills",  "permissions", "state"};
+constexpr std::array<std::string_view, 3> kStateChoices = {"files", "host_storage", "none"};
 constexpr std::array<std::string_view, 3> kPermissionKeys = {"workspace", "network", "llm"};
 constexpr std::array<std::string_view, 3> kWorkspaceAccess = {"none", "read", "read_write"};
 constexpr const char* kReferenceHint = "see docs/manifest-reference.md";
@@ -136,6 +145,16 @@ void read_permissions(const FieldMap& map, Manifest& manifest, ProblemList& prob
     }
 }
 
+void read_state(const FieldMap& map, Manifest& manifest, ProblemList& problems) {
+    const Field* field = map.find("state");
+    if (field == nullptr) return;
+    if (auto choice = read_choice(*field, KeyList(kStateChoices), problems)) {
+        manifest.state = *choice == "host_storage" ? PluginState::host_storage
+                         : *choice == "none"       ? PluginState::none
+                                                   : PluginState::files;
+    }
+}
+
 void read_manifest(const Field& root, Manifest& manifest, ProblemList& problems) {
     if (root.value.IsNull() || !root.value.IsDefined()) {
         problems.add(root, "the manifest is empty; expected a mapping with keys " + join(kManifestKeys));
@@ -157,6 +176,7 @@ void read_manifest(const Field& root, Manifest& manifest, ProblemList& problems)
     read_abi_version(*map, manifest, problems);
     read_skills(*map, manifest, problems);
     read_permissions(*map, manifest, problems);
+    read_state(*map, manifest, problems);
 }
 
 Error invalid_manifest(const std::vector<ManifestProblem>& problems, const std::filesystem::path& file) {

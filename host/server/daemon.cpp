@@ -101,10 +101,14 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
     host.call_observers->add(std::make_shared<SkillCallMetrics>(d->metrics_));
     host.llm_observers->add(std::make_shared<LlmCallMetrics>(d->metrics_));
     audit::AuditLog* audit = host.audit.get();
-    host.watched->catalog().set_report_sink([self, audit](const reload::ReloadReport& report) {
+    const bool shared_backend = storage.backend == db::StorageBackend::postgres;
+    app::HostRuntime* runtime = &host;
+    host.watched->catalog().set_report_sink([self, audit, shared_backend, runtime](const reload::ReloadReport& report) {
         (void)audit->append("reload", report.to_json());
         self->metrics_.record_reload(report);
+        if (shared_backend && report.changed()) self->state_warning_.warn_about(*runtime->snapshot());
     });
+    if (shared_backend) d->state_warning_.warn_about(*host.snapshot());
 
     d->services_.reset(new ApiServices{
         host, d->operators_, *d->runs_, d->metrics_, [self] { return self->gauges(); },

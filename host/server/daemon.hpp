@@ -5,6 +5,7 @@
 
 #include "app/host_runtime.hpp"
 #include "app/operator_runtime.hpp"
+#include "app/per_instance_state_warning.hpp"
 #include "app/shared_state_sweeper.hpp"
 #include "base/error.hpp"
 #include "config/host_config.hpp"
@@ -66,6 +67,7 @@ private:
     std::unique_ptr<auth::ApiTokenStore> tokens_;
     std::unique_ptr<TokenAuthenticator> auth_;
     Metrics metrics_;
+    app::PerInstanceStateWarning state_warning_;
     std::unique_ptr<store::RunEventLog> run_events_;  // every event of the runs driven here
     std::unique_ptr<RunHub> runs_;
     std::unique_ptr<RunEventWakeups> run_wakeups_;  // PostgreSQL: wakes streams of runs driven elsewhere

@@ -12,6 +12,9 @@ using skillhost::Json;
 using skillhost::SkillError;
 using namespace skillhost_builtin::memory;
 
+// A memory is a sentence or a few; the host's records hold 256 KiB with the tags and escapes.
+constexpr std::size_t kMaxTextBytes = 64 * 1024;
+
 MemoryFilter filter_from_args(const Json& args, const Clock& clock, std::int64_t default_limit) {
     MemoryFilter f;
     f.window = window_from_args(args, clock);
@@ -29,6 +32,14 @@ Json memory_capture(const Call& call, const Json& args) {
     clock.now = skillhost_builtin::unix_now();
     Memory m;
     m.text = args["text"].as_string();
+    if (m.text.size() > kMaxTextBytes)
+        throw SkillError("MEMORY_TOO_LONG",
+                         "the text is " + std::to_string(m.text.size()) + " bytes; a memory holds at most " +
+                             std::to_string(kMaxTextBytes) +
+                             " bytes: remember the gist, or keep the document as a file",
+                         Json::object({{"field", "text"},
+                                       {"bytes", static_cast<std::int64_t>(m.text.size())},
+                                       {"limit", static_cast<std::int64_t>(kMaxTextBytes)}}));
     m.kind = args.string_or("kind", "note");
     m.tags = normalize_tags(args["tags"]);
     m.occurred_at = clock.now;

@@ -1,4 +1,4 @@
-// Memories as resources. Each user's memories live in that user's data directory, so a listing or
+// Memories as resources. Each user's memories are kept apart in the host's storage, so a listing or
 // a read only ever sees the calling user's own; the host shows them only to users who may call
 // memory_recent (the governing skill), as it does for every plugin's resources.
 #include "memory_resources.hpp"

@@ -1,6 +1,7 @@
 #include "memory_store.hpp"
 
-#include "../common/created_by_key.hpp"
+#include "../common/sqlite_database.hpp"
+#include "memory_file_import.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -9,81 +10,81 @@
 namespace skillhost_builtin::memory {
 
 using skillhost::Json;
+using skillhost::Record;
+using skillhost::SkillError;
 
 namespace {
 
-constexpr const char* kSchema = R"sql(
-CREATE TABLE IF NOT EXISTS memories (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  text TEXT NOT NULL,
-  tags TEXT NOT NULL DEFAULT '',
-  kind TEXT NOT NULL CHECK (kind IN ('event','note','guidance')),
-  occurred_at INTEGER NOT NULL,
-  created_at INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS memories_by_time ON memories(occurred_at);
-CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(
-  text, tags, content='memories', content_rowid='id', tokenize='porter unicode61');
-PRAGMA user_version = 1;
-)sql";
+constexpr const char* kMemories = "memories";
 
-// Tags are stored joined by the unit separator (0x1f), which normalize_tags strips from tags and
-// which the unicode61 tokenizer treats as a separator.
+// Tags are joined by the unit separator (0x1f) for the search index: normalize_tags strips it from
+// tags, and the unicode61 tokenizer treats it as a separator.
 std::string join_tags(const std::vector<std::string>& tags) {
     std::string out;
     for (const auto& t : tags) out += (out.empty() ? "" : "\x1f") + t;
     return out;
 }
 
-std::vector<std::string> split_tags(const std::string& joined) {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    while (!joined.empty() && start <= joined.size()) {
-        std::size_t end = joined.find('\x1f', start);
-        if (end == std::string::npos) end = joined.size();
-        out.push_back(joined.substr(start, end - start));
-        start = end + 1;
+bool newer_first(const Memory& a, const Memory& b) {
+    if (a.occurred_at != b.occurred_at) return a.occurred_at > b.occurred_at;
+    return a.id > b.id;
+}
+
+// An FTS5 index of some memories, in a private in-memory database that lives for one search.
+class SearchIndex {
+public:
+    SearchIndex() {
+        const int rc = sqlite3_open_v2(":memory:", &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
+        if (rc != SQLITE_OK) {
+            sqlite3_close(db_);
+            db_ = nullptr;
+            throw SkillError("MEMORY_SEARCH_FAILED",
+                             std::string("could not open the search index: ") + sqlite3_errstr(rc));
+        }
+        exec("CREATE VIRTUAL TABLE found USING fts5(text, tags, tokenize='porter unicode61')");
     }
-    return out;
-}
+    ~SearchIndex() { sqlite3_close(db_); }
+    SearchIndex(const SearchIndex&) = delete;
+    SearchIndex& operator=(const SearchIndex&) = delete;
 
-constexpr const char* kFilterSql =
-    " AND (?2 IS NULL OR m.occurred_at >= ?2) AND (?3 IS NULL OR m.occurred_at < ?3)"
-    " AND (?4 IS NULL OR m.kind = ?4)"
-    " AND (?5 IS NULL OR instr(char(31) || m.tags || char(31), char(31) || ?5 || char(31)) > 0)";
+    // Indexes `memories` (rowid = their position, so ties in rank keep their order).
+    void add(const std::vector<Memory>& memories) {
+        exec("BEGIN");
+        Statement insert = prepare("INSERT INTO found (rowid, text, tags) VALUES (?1, ?2, ?3)");
+        for (std::size_t i = 0; i < memories.size(); ++i) {
+            insert.bind(1, static_cast<std::int64_t>(i)).bind(2, memories[i].text).bind(3, join_tags(memories[i].tags));
+            insert.run();
+            insert.reset();
+        }
+        exec("COMMIT");
+    }
 
-void bind_filter(Statement& s, const MemoryFilter& f) {
-    if (f.window.since)
-        s.bind(2, *f.window.since);
-    else
-        s.bind_null(2);
-    if (f.window.until)
-        s.bind(3, *f.window.until);
-    else
-        s.bind_null(3);
-    if (f.kind)
-        s.bind(4, *f.kind);
-    else
-        s.bind_null(4);
-    if (f.tag)
-        s.bind(5, *f.tag);
-    else
-        s.bind_null(5);
-    s.bind(6, f.limit);
-}
+    // Positions of the best `limit` matches of `query`, with their bm25 rank (lower is better; text
+    // counts twice as much as tags) and a snippet.
+    struct Match {
+        std::size_t position;
+        double rank;
+        std::string snippet;
+    };
+    std::vector<Match> matches(const std::string& query, std::int64_t limit) {
+        Statement stmt = prepare(
+            "SELECT rowid, bm25(found, 1.0, 0.5), snippet(found, 0, '[', ']', '...', 16) FROM found"
+            " WHERE found MATCH ?1 ORDER BY bm25(found, 1.0, 0.5), rowid LIMIT ?2");
+        stmt.bind(1, query).bind(2, limit);
+        std::vector<Match> out;
+        while (stmt.step()) out.push_back({static_cast<std::size_t>(stmt.int64(0)), stmt.real(1), stmt.text(2)});
+        return out;
+    }
 
-constexpr const char* kSelectMemory = "SELECT m.id, m.text, m.kind, m.tags, m.occurred_at FROM memories m";
-
-// A row of kSelectMemory.
-Memory memory_of(const Statement& stmt) {
-    Memory m;
-    m.id = stmt.int64(0);
-    m.text = stmt.text(1);
-    m.kind = stmt.text(2);
-    m.tags = split_tags(stmt.text(3));
-    m.occurred_at = stmt.int64(4);
-    return m;
-}
+private:
+    Statement prepare(std::string_view sql) { return Statement(db_, sql, "memory search index"); }
+    void exec(const char* sql) {
+        const int rc = sqlite3_exec(db_, sql, nullptr, nullptr, nullptr);
+        if (rc != SQLITE_OK)
+            throw_storage_error(db_, rc, std::string("executing '") + sql + "'", "memory search index");
+    }
+    sqlite3* db_ = nullptr;
+};
 
 }  // namespace
 
@@ -95,6 +96,36 @@ Json Memory::to_json(const Clock& clock) const {
                          {"kind", kind},
                          {"tags", tag_list},
                          {"timestamp", format_iso8601_local(occurred_at, clock.zone)}});
+}
+
+Json memory_value(const Memory& memory) {
+    Json tags = Json::array();
+    for (const auto& t : memory.tags) tags.push_back(t);
+    return Json::object({{"text", memory.text},
+                         {"kind", memory.kind},
+                         {"tags", tags},
+                         {"occurred_at", memory.occurred_at},
+                         {"created_at", memory.created_at}});
+}
+
+Memory memory_from_record(const Record& record) {
+    try {
+        Memory m;
+        m.id = std::stoll(record.key);
+        const Json& v = record.value;
+        m.text = v["text"].as_string();
+        m.kind = v["kind"].as_string();
+        if (const Json* tags = v.find("tags"); tags && tags->is_array())
+            for (const Json& tag : tags->as_array()) m.tags.push_back(tag.as_string());
+        m.occurred_at = v["occurred_at"].as_int();
+        m.created_at = v.int_or("created_at", 0);
+        return m;
+    } catch (const std::exception& e) {
+        throw SkillError("MEMORY_RECORD_INVALID",
+                         "the stored record of memory '" + record.key + "' is not a memory (" + e.what() +
+                             "); it was written by something other than the memory plugin",
+                         Json::object({{"key", record.key}}));
+    }
 }
 
 std::vector<std::string> normalize_tags(const Json& tags) {
@@ -130,94 +161,74 @@ std::string fts_query_for(std::string_view text) {
     return query;
 }
 
-MemoryStore::MemoryStore(const skillhost::Call& call) : db_(database_path(call, "memory.db")) {
-    ensure_schema();
-}
-
-void MemoryStore::ensure_schema() {
-    {
-        // The read must be finished before BEGIN IMMEDIATE: a connection that still holds a read
-        // snapshot gets SQLITE_BUSY at once (the busy timeout is skipped to avoid a deadlock).
-        Statement version = db_.prepare("PRAGMA user_version");
-        if (version.step() && version.int64(0) >= 1) return;
-    }
-    WriteTransaction tx(db_);  // every statement in the schema is IF NOT EXISTS: racing creators are fine
-    db_.exec(kSchema);
-    tx.commit();
-}
-
-Memory MemoryStore::capture_once(Memory memory, const std::string& retry_key, bool& repeated) {
-    repeated = false;
-    {
-        WriteTransaction tx(db_);
-        if (auto earlier = created_for_key(db_, retry_key)) {
-            tx.commit();
-            repeated = true;
-            memory.id = *earlier;
-        } else {
-            insert_in_transaction(memory);
-            remember_created(db_, retry_key, memory.id);
-            tx.commit();
-            return memory;
-        }
-    }
-    if (auto existing = find(memory.id)) return *existing;
-    return memory;
+MemoryStore::MemoryStore(const skillhost::Call& call) : storage_(call.storage()), retry_keys_(storage_) {
+    if (!storage_.available())
+        throw SkillError(
+            "STORAGE_UNAVAILABLE",
+            "the memory plugin keeps its memories in the host's storage (skillhost.storage/1), which "
+            "this host does not offer; run it on skillhost with plugin storage (the host that shipped it)");
+    import_memory_file_once(call, storage_);
 }
 
 Memory MemoryStore::capture(Memory memory) {
-    WriteTransaction tx(db_);
-    insert_in_transaction(memory);
-    tx.commit();
+    memory.created_at = unix_now();
+    memory.id = create_record(storage_, kMemories, memory_value(memory));
     return memory;
 }
 
-void MemoryStore::insert_in_transaction(Memory& memory) {
-    const std::string tags = join_tags(memory.tags);
-    Statement insert =
-        db_.prepare("INSERT INTO memories (text, tags, kind, occurred_at, created_at) VALUES (?1, ?2, ?3, ?4, ?5)");
-    insert.bind(1, memory.text).bind(2, tags).bind(3, memory.kind).bind(4, memory.occurred_at).bind(5, unix_now());
-    insert.run();
-    memory.id = db_.last_insert_rowid();
-    Statement index = db_.prepare("INSERT INTO memories_fts (rowid, text, tags) VALUES (?1, ?2, ?3)");
-    index.bind(1, memory.id).bind(2, memory.text).bind(3, tags).run();
+Memory MemoryStore::capture_once(Memory memory, const std::string& retry_key, bool& repeated) {
+    memory.created_at = unix_now();
+    const RetryKeys::Created created =
+        retry_keys_.create_once(kMemories, retry_key, memory_value(memory), "MEMORY_BUSY");
+    repeated = created.repeated;
+    memory.id = created.id;
+    if (created.repeated) {
+        if (auto existing = find(memory.id)) return *existing;
+    }
+    return memory;
+}
+
+std::vector<Memory> MemoryStore::matching(const MemoryFilter& f) {
+    std::vector<Memory> out;
+    for (const auto& record : list_all(storage_, kMemories, "memories")) {
+        Memory m = memory_from_record(record);
+        if (f.window.since && m.occurred_at < *f.window.since) continue;
+        if (f.window.until && m.occurred_at >= *f.window.until) continue;
+        if (f.kind && m.kind != *f.kind) continue;
+        if (f.tag && std::find(m.tags.begin(), m.tags.end(), *f.tag) == m.tags.end()) continue;
+        out.push_back(std::move(m));
+    }
+    std::sort(out.begin(), out.end(), newer_first);
+    return out;
 }
 
 std::vector<Memory> MemoryStore::search(const std::string& fts_query, const MemoryFilter& filter) {
-    Statement stmt =
-        db_.prepare(std::string("SELECT m.id, m.text, m.kind, m.tags, m.occurred_at, bm25(memories_fts, 1.0, 0.5),"
-                                " snippet(memories_fts, 0, '[', ']', '...', 16)"
-                                " FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid"
-                                " WHERE memories_fts MATCH ?1") +
-                    kFilterSql + " ORDER BY bm25(memories_fts, 1.0, 0.5), m.occurred_at DESC LIMIT ?6");
-    stmt.bind(1, fts_query);
-    bind_filter(stmt, filter);
+    std::vector<Memory> candidates = matching(filter);
+    if (candidates.empty()) return {};
+    SearchIndex index;
+    index.add(candidates);
     std::vector<Memory> out;
-    while (stmt.step()) {
-        Memory m = memory_of(stmt);  // the first five columns are kSelectMemory's
+    for (auto& match : index.matches(fts_query, filter.limit)) {
+        Memory m = candidates.at(match.position);
         // bm25() is lower-is-better and negative; flip it so callers read "higher is better".
-        m.score = std::round(-stmt.real(5) * 1000) / 1000;
-        m.snippet = stmt.text(6);
+        m.score = std::round(-match.rank * 1000) / 1000;
+        m.snippet = std::move(match.snippet);
         out.push_back(std::move(m));
     }
     return out;
 }
 
 std::vector<Memory> MemoryStore::recent(const MemoryFilter& filter) {
-    Statement stmt = db_.prepare(std::string(kSelectMemory) + " WHERE ?1 IS NULL" + kFilterSql +
-                                 " ORDER BY m.occurred_at DESC, m.id DESC LIMIT ?6");
-    stmt.bind_null(1);
-    bind_filter(stmt, filter);
-    std::vector<Memory> out;
-    while (stmt.step()) out.push_back(memory_of(stmt));
+    std::vector<Memory> out = matching(filter);
+    if (filter.limit >= 0 && static_cast<std::uint64_t>(filter.limit) < out.size())
+        out.resize(static_cast<std::size_t>(filter.limit));
     return out;
 }
 
 std::optional<Memory> MemoryStore::find(std::int64_t id) {
-    Statement stmt = db_.prepare(std::string(kSelectMemory) + " WHERE m.id = ?1");
-    stmt.bind(1, id);
-    if (!stmt.step()) return std::nullopt;
-    return memory_of(stmt);
+    auto record = storage_.get(kMemories, record_key(id));
+    if (!record) return std::nullopt;
+    return memory_from_record(*record);
 }
 
 }  // namespace skillhost_builtin::memory

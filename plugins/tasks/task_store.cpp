@@ -1,10 +1,12 @@
 #include "task_store.hpp"
 
+#include "../common/stored_records.hpp"
 #include "task_file_import.hpp"
 
 #include <algorithm>
-#include <cstdio>
-#include <ctime>
+#include <chrono>
+#include <random>
+#include <thread>
 
 namespace skillhost_builtin::tasks {
 
@@ -15,18 +17,8 @@ using skillhost::SkillError;
 namespace {
 
 constexpr const char* kTasks = "tasks";
-constexpr const char* kRetryKeys = "retry_keys";
-constexpr const char* kRetryKeysByTime = "retry_keys.by_time";
-constexpr std::int64_t kRetryKeyDays = 30;
-// Keys older than kRetryKeyDays forgotten with each recorded key: more than the one added, so the
-// collection never grows beyond the keys of the last 30 days for long.
-constexpr std::uint32_t kForgetPerWrite = 8;
 // How often an update or a delete reads the task again after another writer changed it first.
 constexpr int kConflictAttempts = 8;
-// A page of the tasks collection; the store holds at most SKILLHOST_STORAGE_MAX_RECORDS records, so
-// reading every page takes a bounded number of requests.
-constexpr std::uint32_t kPage = SKILLHOST_STORAGE_MAX_LIST_LIMIT;
-constexpr std::size_t kMaxPages = SKILLHOST_STORAGE_MAX_RECORDS / SKILLHOST_STORAGE_MAX_LIST_LIMIT + 2;
 
 int status_rank(const std::string& status) {
     if (status == "in_progress") return 0;
@@ -41,18 +33,17 @@ int priority_rank(const std::string& priority) {
     return 2;
 }
 
-bool is_conflict(const SkillError& e) {
-    return e.code() == "STORAGE_CONFLICT";
-}
-
-std::int64_t now_unix() {
-    return static_cast<std::int64_t>(std::time(nullptr));
-}
-
 std::optional<std::string> optional_text(const Json& value, std::string_view name) {
     const Json* v = value.find(name);
     if (!v || v->is_null()) return std::nullopt;
     return v->as_string();
+}
+
+// Sleeps a random 0 to 2^attempt milliseconds (at most 64).
+void back_off(int attempt) {
+    thread_local std::minstd_rand random{std::random_device{}()};
+    const int most = 1 << std::min(attempt, 6);
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(0, most)(random)));
 }
 
 [[noreturn]] void throw_too_many_conflicts(std::int64_t id) {
@@ -72,9 +63,7 @@ void throw_task_not_found(std::int64_t id) {
 }
 
 std::string task_key(std::int64_t id) {
-    char key[32];
-    std::snprintf(key, sizeof key, "%016lld", static_cast<long long>(id));
-    return key;
+    return record_key(id);
 }
 
 Json task_value(const Task& task) {
@@ -125,7 +114,7 @@ bool displayed_before(const Task& a, const Task& b) {
     return a.id < b.id;
 }
 
-TaskStore::TaskStore(const skillhost::Call& call) : storage_(call.storage()) {
+TaskStore::TaskStore(const skillhost::Call& call) : storage_(call.storage()), retry_keys_(storage_) {
     if (!storage_.available())
         throw SkillError("STORAGE_UNAVAILABLE",
                          "the tasks plugin keeps its tasks in the host's storage (skillhost.storage/1), which this "
@@ -147,15 +136,8 @@ std::optional<Task> TaskStore::get(std::int64_t id) {
 
 std::vector<Task> TaskStore::read_all() {
     std::vector<Task> out;
-    std::string cursor;
-    for (std::size_t page_number = 0; page_number < kMaxPages; ++page_number) {
-        auto page = storage_.list(kTasks, "", cursor, kPage);
-        for (const auto& record : page.records) out.push_back(task_from_record(record));
-        if (page.next_cursor.empty()) return out;
-        cursor = std::move(page.next_cursor);
-    }
-    throw SkillError("TASK_LIST_TOO_LONG", "the task list has more pages than any store can hold; it was not read",
-                     Json::object({{"pages", static_cast<std::int64_t>(kMaxPages)}}));
+    for (const auto& record : list_all(storage_, kTasks, "tasks")) out.push_back(task_from_record(record));
+    return out;
 }
 
 std::vector<Task> TaskStore::list(const TaskFilter& filter, std::int64_t& total) {
@@ -183,85 +165,25 @@ std::vector<Task> TaskStore::all(bool include_completed) {
 }
 
 Task TaskStore::create(Task task) {
-    for (int attempt = 0;; ++attempt) {
-        task.id = storage_.next_id(kTasks);
-        try {
-            storage_.put(kTasks, task_key(task.id), task_value(task), 0);
-            return task;
-        } catch (const SkillError& e) {
-            // The id is held by a task an import of an older tasks.db was writing while this call
-            // took it (before the import advanced the sequence): the next id is past the import's.
-            if (!is_conflict(e) || attempt >= 1) throw;
-        }
-    }
-}
-
-std::optional<Json> TaskStore::retry_record(const std::string& key) {
-    auto record = storage_.get(kRetryKeys, key);
-    if (!record) return std::nullopt;
-    return record->value;
-}
-
-Json TaskStore::remember_key_operations(const std::string& key, const Json& value) {
-    const std::int64_t now = now_unix();
-    char stamp[24];
-    std::snprintf(stamp, sizeof stamp, "%012lld", static_cast<long long>(now));
-    Json recorded = value;
-    recorded["at"] = now;
-    Json operations = Json::array(
-        {Json::object(
-             {{"op", "put"}, {"collection", kRetryKeys}, {"key", key}, {"value", recorded}, {"expected_version", 0}}),
-         Json::object({{"op", "put"},
-                       {"collection", kRetryKeysByTime},
-                       {"key", std::string(stamp) + ":" + key},
-                       {"value", Json::object({{"key", key}})}})});
-    // The oldest keys come first (the index is keyed by time): forget a few that are past keeping.
-    auto oldest = storage_.list(kRetryKeysByTime, "", "", kForgetPerWrite);
-    for (const auto& record : oldest.records) {
-        const std::int64_t at = std::strtoll(record.key.c_str(), nullptr, 10);
-        if (at >= now - kRetryKeyDays * 86400) break;
-        operations.push_back(Json::object({{"op", "remove"}, {"collection", kRetryKeysByTime}, {"key", record.key}}));
-        if (const Json* old = record.value.find("key"); old && old->is_string() && old->as_string() != key)
-            operations.push_back(Json::object({{"op", "remove"}, {"collection", kRetryKeys}, {"key", *old}}));
-    }
-    return operations;
+    task.id = create_record(storage_, kTasks, task_value(task));
+    return task;
 }
 
 Task TaskStore::create_once(Task task, const std::string& retry_key, bool& repeated) {
-    repeated = false;
-    for (int attempt = 0; attempt < 2; ++attempt) {
-        if (auto earlier = retry_record(retry_key)) {
-            repeated = true;
-            task.id = earlier->int_or("created_id", 0);
-            if (auto existing = get(task.id)) return *existing;
-            return task;  // created then and deleted since: what was created
-        }
-        task.id = storage_.next_id(kTasks);
-        Json operations = remember_key_operations(retry_key, Json::object({{"created_id", task.id}}));
-        auto& list = operations.as_array();
-        list.insert(list.begin(), Json::object({{"op", "put"},
-                                                {"collection", kTasks},
-                                                {"key", task_key(task.id)},
-                                                {"value", task_value(task)},
-                                                {"expected_version", 0}}));
-        try {
-            storage_.batch(operations);
-            return task;
-        } catch (const SkillError& e) {
-            // Another attempt with the same key won the race (its key is recorded now): answer with
-            // its task. The id this attempt took is skipped, never reused.
-            if (!is_conflict(e)) throw;
-        }
+    const RetryKeys::Created created = retry_keys_.create_once(kTasks, retry_key, task_value(task), "TASK_BUSY");
+    repeated = created.repeated;
+    task.id = created.id;
+    if (created.repeated) {
+        if (auto existing = get(task.id)) return *existing;
     }
-    throw SkillError("TASK_BUSY", "creating the task for retry key '" + retry_key + "' kept conflicting; retry",
-                     Json::object({{"retry_key", retry_key}}));
+    return task;  // created now, or created then and deleted since: what was created
 }
 
 std::optional<Task> TaskStore::change(std::int64_t id, AnswerOnce* once, const Answer& answer,
                                       const std::function<Json(Task&, std::int64_t)>& operation) {
     for (int attempt = 0; attempt < kConflictAttempts; ++attempt) {
         if (once) {
-            if (auto earlier = retry_record(once->key)) {
+            if (auto earlier = retry_keys_.find(once->key)) {
                 once->earlier = earlier->string_or("answer", "");
                 return std::nullopt;
             }
@@ -271,15 +193,18 @@ std::optional<Task> TaskStore::change(std::int64_t id, AnswerOnce* once, const A
         Task task = std::move(stored->task);
         Json write = operation(task, stored->version);
         Json operations =
-            once ? remember_key_operations(once->key, Json::object({{"answer", answer(task)}})) : Json::array();
+            once ? retry_keys_.remember(once->key, Json::object({{"answer", answer(task)}})) : Json::array();
         auto& list = operations.as_array();
         list.insert(list.begin(), std::move(write));
         try {
             storage_.batch(operations);
             return task;
         } catch (const SkillError& e) {
-            // Changed or deleted since it was read (or the key was acted on meanwhile): read again.
-            if (!is_conflict(e)) throw;
+            // Changed or deleted since it was read (or the key was acted on meanwhile): read again,
+            // after a random pause that grows with each conflict, so writers racing for one task
+            // fall out of step instead of one of them losing every round.
+            if (!is_storage_conflict(e)) throw;
+            back_off(attempt);
         }
     }
     throw_too_many_conflicts(id);

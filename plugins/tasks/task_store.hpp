@@ -8,6 +8,7 @@
 //  - collection `tasks.meta`: the marker of the import of an older tasks.db (task_file_import.hpp).
 #pragma once
 
+#include "../common/stored_records.hpp"
 #include "task_model.hpp"
 
 #include <skillhost/skill.hpp>
@@ -81,11 +82,6 @@ private:
     std::optional<Stored> read(std::int64_t id);
     // Every task, in key (id) order: all pages of the collection.
     std::vector<Task> read_all();
-    // The record of `key` in retry_keys, if any.
-    std::optional<skillhost::Json> retry_record(const std::string& key);
-    // Operations recording `value` for `key` (create only), its age index, and the forgetting of up
-    // to a few keys older than 30 days.
-    skillhost::Json remember_key_operations(const std::string& key, const skillhost::Json& value);
     // Reads task `id` and writes the operation `operation` builds from it (and the task's version),
     // with `once`'s key, in one batch; on a conflict reads again, at most a few times (TASK_BUSY).
     // The task as `operation` left it, or nullopt when there is none (or the key was acted on).
@@ -93,6 +89,7 @@ private:
                                const std::function<skillhost::Json(Task&, std::int64_t)>& operation);
 
     skillhost::Storage storage_;
+    RetryKeys retry_keys_;
 };
 
 // Typed error for an id that is not in the caller's task list.

@@ -199,6 +199,25 @@ skills:
     EXPECT_EQ(*inputs.property("scale")->default_value, json::value(1.0)) << "1.0 matches enum value 1 by number";
 }
 
+// `state:` says where a plugin keeps what it remembers; without it the host assumes files in the
+// data directory (the only place it cannot see into), so a scaled-out host warns about it.
+TEST(ManifestValid, StateSaysWhereThePluginKeepsItsDataAndDefaultsToFiles) {
+    const std::string head = "name: demo\nversion: 1.0.0\nlibrary: libdemo.so\nabi_version: \"1.0\"\n";
+    const std::string skills = "skills:\n  - id: ping\n    description: Answers pong\n";
+    EXPECT_EQ(parsed_ok(parse(head + skills)).state, PluginState::files);
+    EXPECT_EQ(parsed_ok(parse(head + "state: files\n" + skills)).state, PluginState::files);
+    EXPECT_EQ(parsed_ok(parse(head + "state: host_storage\n" + skills)).state, PluginState::host_storage);
+    EXPECT_EQ(parsed_ok(parse(head + "state: none\n" + skills)).state, PluginState::none);
+    for (PluginState value : {PluginState::files, PluginState::host_storage, PluginState::none})
+        EXPECT_EQ(parsed_ok(parse(head + "state: " + std::string(to_string(value)) + "\n" + skills)).state, value);
+
+    const ManifestProblem wrong = testing::only_problem(parse(head + "state: database\n" + skills));
+    EXPECT_EQ(wrong.field, "state");
+    EXPECT_EQ(wrong.line, 5);
+    EXPECT_NE(wrong.message.find("host_storage"), std::string::npos) << wrong.message;
+    EXPECT_NE(wrong.message.find("database"), std::string::npos) << wrong.message;
+}
+
 TEST(SkillSpecNames, EveryEnumValueRoundTripsThroughItsName) {
     for (Risk value : {Risk::low, Risk::medium, Risk::high}) EXPECT_EQ(parse_risk(to_string(value)), value);
     for (Cost value : {Cost::free, Cost::cheap, Cost::expensive}) EXPECT_EQ(parse_cost(to_string(value)), value);

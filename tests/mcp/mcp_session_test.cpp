@@ -2,6 +2,7 @@
 // (users, policy, approval queue, audit, call pipeline), messages in and out as JSON text.
 #include "mcp_fixture_home.hpp"
 
+#include "app/plugin_storage_service.hpp"
 #include "app/storage_schema.hpp"
 #include "cli/cli_context.hpp"
 #include "mcp/list_change_watch.hpp"
@@ -46,7 +47,13 @@ public:
         auto r = ctx.runtime();
         if (!r) throw std::runtime_error(r.error().code + ": " + r.error().message);
         rt = r.value();
-        catalog = std::make_unique<skillhost::reload::LiveCatalog>(skillhost::reload::live_catalog_options(rt->config));
+        auto options = skillhost::reload::live_catalog_options(rt->config);
+        // The host's storage for plugins ("skillhost.storage/1") on the home's database, as the
+        // runtime's own catalog has it: the memory plugin keeps its memories there.
+        auto storage = skillhost::app::PluginStorageService::open(skillhost::app::storage_location(rt->config));
+        if (!storage) throw std::runtime_error(storage.error().code + ": " + storage.error().message);
+        options.loader.storage = storage.value();
+        catalog = std::make_unique<skillhost::reload::LiveCatalog>(std::move(options));
         catalog->rescan();
     }
 

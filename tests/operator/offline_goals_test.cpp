@@ -98,19 +98,14 @@ std::size_t task_count(OperatorHost& host) {
     return all.output.at("tasks").as_array().size();
 }
 
-// Replaces a plugin's SQLite database with garbage: the plugin fails on every call. The tasks
-// plugin keeps its tasks in the host's storage, and imports a tasks.db an older version left in its
-// data directory: a damaged one there makes it fail on every call the same way.
+// Makes a stateful plugin fail on every call: the tasks and memory plugins keep their data in the
+// host's storage and import a tasks.db / memory.db an older version left in their data directory,
+// so a damaged file there fails each call (the import cannot read it and keeps it for the user).
 void break_database(OperatorHost& host, const std::string& name) {
-    if (name == "tasks.db") {
-        for (const auto& user : fs::directory_iterator(host.home() / "users"))
-            if (fs::is_directory(user.path() / "plugins" / "tasks"))
-                std::ofstream(user.path() / "plugins" / "tasks" / name, std::ios::trunc) << "this is not a database\n";
-        return;
-    }
-    for (const auto& entry : fs::recursive_directory_iterator(host.home() / "users")) {
-        if (entry.path().filename() == name) std::ofstream(entry.path(), std::ios::trunc) << "this is not a database\n";
-    }
+    const std::string plugin = name == "tasks.db" ? "tasks" : "memory";
+    for (const auto& user : fs::directory_iterator(host.home() / "users"))
+        if (fs::is_directory(user.path() / "plugins" / plugin))
+            std::ofstream(user.path() / "plugins" / plugin / name, std::ios::trunc) << "this is not a database\n";
 }
 
 using Effect = std::function<std::string(OperatorHost&, const store::Run&)>;  // empty: as expected

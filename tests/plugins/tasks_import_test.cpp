@@ -2,7 +2,7 @@
 // the real loader and executor (and, in the process variant, a runner) into the host's storage.
 #include "app/plugin_storage_service.hpp"
 #include "plugins/builtin_host.hpp"
-#include "plugins/old_tasks_file.hpp"
+#include "plugins/old_plugin_files.hpp"
 
 #include <boost/json.hpp>
 #include <gmock/gmock.h>
@@ -281,19 +281,19 @@ TEST_F(TasksImportTest, AFileWithoutTasksIsSetAsideWithoutBlockingAnotherFilesIm
 TEST_F(TasksImportTest, TasksTooLargeForARecordAreCutAndLargeFilesAreImportedInBoundedBatches) {
     std::vector<OldTask> old;
     old.push_back({1, "Huge notes", "open", "medium", {}, {}, {}, std::string(600 * 1024, 'n')});
-    for (int i = 2; i <= 40; ++i)  // 39 × 200 KiB: several batches of at most 2 MiB of values
+    for (int i = 2; i <= 15; ++i)  // 14 × 200 KiB: two batches of at most 2 MiB of values
         old.push_back({i, "Large " + std::to_string(i), "open", "medium", {}, {}, {}, std::string(200 * 1024, 'x')});
     write_old_tasks_db(data_dir() / "tasks.db", old);
     auto all = host.call("task_list", R"({"include_completed":true,"limit":500})");
     ASSERT_TRUE(all.ok) << output_text(all).substr(0, 2000);
     const json::array& tasks = field(all, "tasks").as_array();
-    ASSERT_EQ(tasks.size(), 40u);
+    ASSERT_EQ(tasks.size(), 15u);
     const std::string notes(tasks[0].at("notes").as_string());
     EXPECT_EQ(tasks[0].at("title"), "Huge notes");
     EXPECT_LT(notes.size(), 256u * 1024u);
     EXPECT_GT(notes.size(), 100u * 1024u);
     EXPECT_THAT(notes, ::testing::HasSubstr("the whole text is in tasks.db.migrated"));
-    EXPECT_EQ(tasks[39].at("notes").as_string().size(), 200u * 1024u);
+    EXPECT_EQ(tasks[14].at("notes").as_string().size(), 200u * 1024u);
     EXPECT_TRUE(fs::exists(data_dir() / "tasks.db.migrated"));
 }
 

@@ -4,7 +4,7 @@
 // through the other; the built-in tasks plugin keeps one task list for both (skillhost.storage/1);
 // and a daemon rides out a restart of the database server.
 #include "daemon_process.hpp"
-#include "plugins/old_tasks_file.hpp"
+#include "plugins/old_plugin_files.hpp"
 #include "round_robin_proxy.hpp"
 #include "support/postgres_server.hpp"
 
@@ -214,6 +214,35 @@ TEST_F(ServeSharedTasks, ATaskCreatedThroughOneInstanceIsListedChangedAndDeleted
     // Nothing of it is in a file of either instance's data directory.
     EXPECT_FALSE(std::filesystem::exists(tasks_dir(*a) / "tasks.db"));
     EXPECT_FALSE(std::filesystem::exists(tasks_dir(*b) / "tasks.db"));
+}
+
+// The memory plugin keeps its memories in the shared storage too: captured through A, found and read
+// through B under the same id. Each instance names in its log, once, the plugins whose state stays
+// in files on its own disk: the echo fixture (its manifest says nothing, which means files), never
+// tasks or memory (`state: host_storage`).
+TEST_F(ServeSharedTasks, AMemoryCapturedThroughOneInstanceIsFoundThroughTheOtherAndFileKeepingPluginsAreNamed) {
+    const auto captured = call(
+        *a, "memory_capture", R"({"text":"The spare key is under the blue flower pot","kind":"note","tags":["home"]})");
+    ASSERT_TRUE(captured.contains("result"));
+    const auto id = captured.at("result").at("memory").at("id");
+    const auto found = call(*b, "memory_search", R"({"query":"where is the spare key"})");
+    ASSERT_TRUE(found.contains("result"));
+    ASSERT_EQ(found.at("result").at("count"), 1) << json::serialize(found);
+    EXPECT_EQ(found.at("result").at("results").at(0).at("id"), id);
+    const auto recent = call(*b, "memory_recent", R"({"tag":"home"})");
+    ASSERT_TRUE(recent.contains("result"));
+    EXPECT_EQ(recent.at("result").at("memories").at(0).at("id"), id);
+    EXPECT_FALSE(std::filesystem::exists(a->home() / "users" / "alice" / "plugins" / "memory" / "memory.db"));
+
+    for (DaemonProcess* d : {a.get(), b.get()}) {
+        const std::string log = d->log();
+        EXPECT_NE(log.find("plugin 'echo' 1.0.0 keeps its state in files in each instance's data directory"),
+                  std::string::npos)
+            << log;
+        EXPECT_EQ(log.find("plugin 'tasks' 1.0.0 keeps its state"), std::string::npos) << log;
+        EXPECT_EQ(log.find("plugin 'memory' 1.0.0 keeps its state"), std::string::npos) << log;
+        EXPECT_EQ(log.find("plugin 'fs' 1.0.0 keeps its state"), std::string::npos) << log;
+    }
 }
 
 // A client's retry with the same Idempotency-Key that lands on the other instance creates nothing:
