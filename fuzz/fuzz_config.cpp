@@ -7,7 +7,7 @@
 #include "llm/model_config.hpp"
 #include "operator/operator_config.hpp"
 #include "policy/policy_config.hpp"
-#include "policy/users.hpp"
+#include "auth/users.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -50,7 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::filesystem::path etc = "/nonexistent-skillhost-etc";
     settle(skillhost::op::parse_operator_config(text, etc / "operator.yaml"));
     settle(skillhost::policy::parse_policy_config(text, etc / "policy.yaml"));
-    settle(skillhost::policy::parse_users(text, etc / "users.yaml", "/nonexistent-skillhost-workspaces"));
+    settle(skillhost::auth::parse_users(text, etc / "users.yaml", "/nonexistent-skillhost-workspaces"));
     settle(skillhost::llm::parse_models_config(text, "models.yaml", etc));
 
     const std::filesystem::path& file = host_config_file();

@@ -4,8 +4,8 @@
 #include "exec/call_pipeline.hpp"
 #include "exec/executor.hpp"
 #include "mcp/mcp_session.hpp"
-#include "policy/approval_queue.hpp"
-#include "policy/audit_log.hpp"
+#include "decisions/approval_queue.hpp"
+#include "audit/audit_log.hpp"
 #include "policy/policy_engine.hpp"
 #include "reload/live_catalog.hpp"
 
@@ -28,8 +28,8 @@ using namespace skillhost;
 struct Host {
     fs::path dir;
     std::unique_ptr<policy::PolicyEngine> engine;
-    std::unique_ptr<policy::AuditLog> audit;
-    std::unique_ptr<policy::ApprovalQueue> approvals;
+    std::unique_ptr<audit::AuditLog> audit;
+    std::unique_ptr<decisions::ApprovalQueue> approvals;
     exec::Executor executor;
     std::unique_ptr<exec::CallPipeline> pipeline;
     std::unique_ptr<reload::LiveCatalog> catalog;
@@ -38,10 +38,10 @@ struct Host {
         dir = fs::temp_directory_path() / ("skillhost-fuzz-mcp-" + std::to_string(::getpid()));
         fs::create_directories(dir / "plugins");
         engine = std::make_unique<policy::PolicyEngine>(policy::PolicyConfig{});
-        audit = std::move(require(policy::AuditLog::open(dir / "audit")));
-        policy::ApprovalQueueOptions qo;
+        audit = std::move(require(audit::AuditLog::open(dir / "audit")));
+        decisions::ApprovalQueueOptions qo;
         qo.audit = audit.get();
-        approvals = std::move(require(policy::ApprovalQueue::open(dir / "skillhost.db", qo)));
+        approvals = std::move(require(decisions::ApprovalQueue::open(dir / "skillhost.db", qo)));
         exec::PipelineParts parts;
         parts.policy = engine.get();
         parts.approvals = approvals.get();
@@ -76,9 +76,9 @@ Host& host() {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     Host& h = host();
-    policy::UserContext user;
+    auth::UserContext user;
     user.user_id = "fuzz";
-    user.role = policy::Role::owner;
+    user.role = auth::Role::owner;
     user.workspace = h.dir / "workspace";
     mcp::McpSession session(*h.pipeline, *h.catalog, user, mcp::McpSessionOptions{}, [](const std::string& text) {
         boost::system::error_code ec;

@@ -13,7 +13,7 @@
 #include "operator/operator.hpp"
 #include "operator/planner_prompt.hpp"
 #include "plugin/plugin_loader.hpp"
-#include "policy/approval_queue.hpp"
+#include "decisions/approval_queue.hpp"
 #include "policy/policy_engine.hpp"
 #include "store/guidance_store.hpp"
 #include "store/run_store.hpp"
@@ -59,12 +59,12 @@ struct Setup {
     std::shared_ptr<catalog::CatalogSnapshot> echo_catalog;
     std::shared_ptr<catalog::CatalogSnapshot> builtin_catalog;
     policy::PolicyEngine policy{policy::PolicyConfig{}};
-    std::unique_ptr<policy::ApprovalQueue> approvals;
+    std::unique_ptr<decisions::ApprovalQueue> approvals;
     exec::Executor executor;
     std::unique_ptr<exec::CallPipeline> pipeline;
     std::unique_ptr<llm::ModelRouter> router;
     std::unique_ptr<store::RunStore> runs;
-    policy::UserContext user;
+    auth::UserContext user;
 
     Setup() {
         auto echo = loader.load_file(std::filesystem::path(SKILLHOST_TEST_FIXTURES_BINARY_DIR) / "echo" / "echo.yaml");
@@ -81,7 +81,7 @@ struct Setup {
         builtin_catalog =
             std::make_shared<catalog::CatalogSnapshot>(2, std::move(builtin), std::vector<plugin::PluginFailure>{});
 
-        auto queue = policy::ApprovalQueue::open(home.path() / "skillhost.db");
+        auto queue = decisions::ApprovalQueue::open(home.path() / "skillhost.db");
         if (!queue) fail(queue.error().message);
         approvals = std::move(queue.value());
         user.user_id = "bench";
@@ -94,7 +94,7 @@ struct Setup {
         parts.executor = &executor;
         parts.users_dir = home.path() / "users";
         auto u = user;
-        parts.resolve_user = [u](std::string_view) -> Result<policy::UserContext> { return u; };
+        parts.resolve_user = [u](std::string_view) -> Result<auth::UserContext> { return u; };
         pipeline = std::make_unique<exec::CallPipeline>(parts);
 
         // Every role goes to a scripted-kind model served by the instant backend.

@@ -12,7 +12,7 @@
 #include "policy/mode_cache.hpp"
 #include "policy/mode_store.hpp"
 #include "policy/policy_config.hpp"
-#include "policy/users.hpp"
+#include "auth/users.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -39,10 +39,10 @@ struct Pipeline {
     bench::ScratchDir home{"skillhost-bench-pipeline"};
     plugin::PluginLoader loader{plugin::LoaderOptions{home.path() / "plugin-cache", {}}};
     std::shared_ptr<catalog::CatalogSnapshot> catalog;
-    std::unique_ptr<policy::UserDirectory> users;
+    std::unique_ptr<auth::UserDirectory> users;
     std::unique_ptr<policy::ModeCache> modes;
-    std::unique_ptr<policy::AuditLog> audit;
-    std::unique_ptr<policy::ApprovalQueue> approvals;
+    std::unique_ptr<audit::AuditLog> audit;
+    std::unique_ptr<decisions::ApprovalQueue> approvals;
     std::unique_ptr<policy::PolicyEngine> engine;
     exec::Executor executor;
     std::unique_ptr<exec::CallPipeline> pipeline;
@@ -53,9 +53,9 @@ struct Pipeline {
                          "cannot load the echo fixture (build fixture_echo first)");
         catalog =
             std::make_shared<catalog::CatalogSnapshot>(1, std::vector{echo}, std::vector<plugin::PluginFailure>{});
-        users = std::make_unique<policy::UserDirectory>(
-            must(policy::parse_users("users:\n  - {id: owner, role: owner, trust: supervised_auto}\n",
-                                     home.path() / "users.yaml", home.path() / "workspace"),
+        users = std::make_unique<auth::UserDirectory>(
+            must(auth::parse_users("users:\n  - {id: owner, role: owner, trust: supervised_auto}\n",
+                                   home.path() / "users.yaml", home.path() / "workspace"),
                  "users"));
         engine = std::make_unique<policy::PolicyEngine>(
             must(policy::parse_policy_config("global:\n  deny:\n    - \"add(a=13)\"\n", home.path() / "policy.yaml"),
@@ -64,10 +64,10 @@ struct Pipeline {
         modes = must(policy::ModeCache::open(must(policy::ModeStore::open(home.path() / "skillhost.db"), "modes"),
                                              home.path() / "skillhost.db-modes"),
                      "mode cache");
-        audit = must(policy::AuditLog::open(home.path() / "audit"), "audit");
-        policy::ApprovalQueueOptions qo;
+        audit = must(audit::AuditLog::open(home.path() / "audit"), "audit");
+        decisions::ApprovalQueueOptions qo;
         qo.audit = audit.get();
-        approvals = must(policy::ApprovalQueue::open(home.path() / "skillhost.db", qo), "approvals");
+        approvals = must(decisions::ApprovalQueue::open(home.path() / "skillhost.db", qo), "approvals");
         exec::PipelineParts parts;
         parts.policy = engine.get();
         parts.approvals = approvals.get();
@@ -78,7 +78,7 @@ struct Pipeline {
         pipeline = std::make_unique<exec::CallPipeline>(std::move(parts));
         request.skill_id = "noop";
         request.user = must(policy::resolve_user_context(*users, *modes, "owner"), "user");
-        request.requested_by = policy::Requester::api();
+        request.requested_by = auth::Requester::api();
     }
 };
 

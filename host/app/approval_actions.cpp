@@ -3,7 +3,7 @@
 namespace skillhost::app {
 namespace {
 
-std::optional<RunResumption> resume_waiting_run(const policy::ApprovalRecord& record, const RunResumer& resume) {
+std::optional<RunResumption> resume_waiting_run(const decisions::ApprovalRecord& record, const RunResumer& resume) {
     const auto run_id = record.requested_by.run_id();
     if (!run_id || !resume) return std::nullopt;
     return resume(*run_id);
@@ -26,7 +26,7 @@ boost::json::object ApprovalResolution::to_json() const {
 }
 
 Result<ApprovalResolution> approve_and_resume(HostRuntime& host, std::string_view approval_id,
-                                              const policy::UserContext& approver, const RunResumer& resume) {
+                                              const auth::UserContext& approver, const RunResumer& resume) {
     const auto snapshot = host.snapshot();
     auto outcome = host.pipeline->approve(*snapshot, approval_id, host.resolver(approver));
     if (!outcome) return outcome.error();
@@ -36,7 +36,7 @@ Result<ApprovalResolution> approve_and_resume(HostRuntime& host, std::string_vie
 }
 
 Result<ApprovalResolution> reject_and_resume(HostRuntime& host, std::string_view approval_id,
-                                             const policy::UserContext& approver, std::string_view reason,
+                                             const auth::UserContext& approver, std::string_view reason,
                                              const RunResumer& resume) {
     auto record = host.pipeline->reject(approval_id, host.resolver(approver), reason);
     if (!record) return record.error();

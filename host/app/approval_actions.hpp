@@ -6,8 +6,8 @@
 #include "app/host_runtime.hpp"
 #include "base/error.hpp"
 #include "exec/executor.hpp"
-#include "policy/approval_record.hpp"
-#include "policy/user_context.hpp"
+#include "decisions/approval_record.hpp"
+#include "auth/user_context.hpp"
 
 #include <boost/json/object.hpp>
 
@@ -32,7 +32,7 @@ using RunResumer = std::function<RunResumption(const std::string& run_id)>;
 boost::json::object run_resumption_json(const RunResumption& run);
 
 struct ApprovalResolution {
-    policy::ApprovalRecord record;
+    decisions::ApprovalRecord record;
     std::optional<exec::SkillResult> call;  // approved: what the call returned
     std::optional<RunResumption> run;       // an operator run waited on it
 
@@ -45,12 +45,12 @@ struct ApprovalResolution {
 // (APPROVAL_NOT_FOUND, APPROVAL_NOT_PENDING, FORBIDDEN, ...); a run that cannot resume is reported in
 // the resolution, not as an error, since the approval itself went through.
 Result<ApprovalResolution> approve_and_resume(HostRuntime& host, std::string_view approval_id,
-                                              const policy::UserContext& approver, const RunResumer& resume);
+                                              const auth::UserContext& approver, const RunResumer& resume);
 
 // Refuses the call with `reason` (the requester sees it), then resumes the waiting run, which
 // observes the rejection.
 Result<ApprovalResolution> reject_and_resume(HostRuntime& host, std::string_view approval_id,
-                                             const policy::UserContext& approver, std::string_view reason,
+                                             const auth::UserContext& approver, std::string_view reason,
                                              const RunResumer& resume);
 
 }  // namespace skillhost::app

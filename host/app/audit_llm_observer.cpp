@@ -6,7 +6,7 @@ namespace skillhost::app {
 
 void AuditLlmObserver::on_llm_call(const llm::LlmCallRecord& record) {
     if (!audit_) return;
-    policy::LlmCallAudit a;
+    audit::LlmCallAudit a;
     a.user_id = record.user_id;
     a.run_id = record.run_id;
     a.role = record.role;

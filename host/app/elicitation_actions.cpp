@@ -1,7 +1,7 @@
 #include "app/elicitation_actions.hpp"
 #include "app/error_codes.hpp"
 #include "operator/error_codes.hpp"
-#include "policy/error_codes.hpp"
+#include "decisions/error_codes.hpp"
 
 namespace skillhost::app {
 
@@ -11,8 +11,8 @@ namespace {
 
 // The run that asked `record`'s question, when it no longer waits on it: the question is closed as
 // cancelled (so no later answer runs the skill for it) and the answer refused.
-std::optional<Error> run_moved_on(HostRuntime& host, const policy::ElicitationRecord& record,
-                                  const policy::UserContext& answerer, const WaitingRun& waiting) {
+std::optional<Error> run_moved_on(HostRuntime& host, const decisions::ElicitationRecord& record,
+                                  const auth::UserContext& answerer, const WaitingRun& waiting) {
     const auto run_id = record.requested_by.run_id();
     if (!run_id || !waiting.load) return std::nullopt;
     auto run = waiting.load(*run_id);
@@ -37,7 +37,7 @@ std::optional<Error> run_moved_on(HostRuntime& host, const policy::ElicitationRe
     e.details["run_id"] = *run_id;
     e.details["status"] = status;
     e.details["elicitation_id"] = record.id;
-    if (host.elicitations->answer(record.id, host.resolver(answerer), policy::ElicitationAnswer{"cancel", {}}))
+    if (host.elicitations->answer(record.id, host.resolver(answerer), decisions::ElicitationAnswer{"cancel", {}}))
         (void)host.elicitations->complete(record.id, false, json::object{{"error", e.to_json()}},
                                           "run " + *run_id + " is " + status);
     return e;
@@ -53,12 +53,12 @@ json::object ElicitationResolution::to_json() const {
     return out;
 }
 
-Result<policy::ElicitationRecord> visible_elicitation(HostRuntime& host, const policy::UserContext& user,
-                                                      std::string_view id) {
+Result<decisions::ElicitationRecord> visible_elicitation(HostRuntime& host, const auth::UserContext& user,
+                                                         std::string_view id) {
     (void)host.elicitations->expire_due();
     auto record = host.elicitations->get(id);
     if (!record) return record.error();
-    if (user.role != policy::Role::owner && record->user_id != user.user_id) {
+    if (user.role != auth::Role::owner && record->user_id != user.user_id) {
         Error e{errors::kElicitationNotFound,
                 "no elicitation " + std::string(id) + " for user " + user.user_id,
                 {},
@@ -69,25 +69,25 @@ Result<policy::ElicitationRecord> visible_elicitation(HostRuntime& host, const p
     return record;
 }
 
-Result<std::vector<policy::ElicitationRecord>> list_elicitations(HostRuntime& host, const policy::UserContext& user,
-                                                                 const policy::ElicitationFilter& filter) {
+Result<std::vector<decisions::ElicitationRecord>> list_elicitations(HostRuntime& host, const auth::UserContext& user,
+                                                                    const decisions::ElicitationFilter& filter) {
     (void)host.elicitations->expire_due();
-    policy::ElicitationFilter mine = filter;
-    if (user.role != policy::Role::owner) mine.user_id = user.user_id;
+    decisions::ElicitationFilter mine = filter;
+    if (user.role != auth::Role::owner) mine.user_id = user.user_id;
     return host.elicitations->list(mine);
 }
 
 Result<ElicitationResolution> answer_and_resume(HostRuntime& host, std::string_view id,
-                                                const policy::UserContext& answerer,
-                                                const policy::ElicitationAnswer& answer, const WaitingRun& run) {
+                                                const auth::UserContext& answerer,
+                                                const decisions::ElicitationAnswer& answer, const WaitingRun& run) {
     auto visible = visible_elicitation(host, answerer, id);
     if (!visible) return visible.error();
-    if (visible->state == policy::ElicitationState::pending) {
+    if (visible->state == decisions::ElicitationState::pending) {
         if (auto moved_on = run_moved_on(host, visible.value(), answerer, run)) return *moved_on;
     }
     auto answered = host.elicitations->answer(id, host.resolver(answerer), answer);
     if (!answered) return answered.error();
-    const policy::ElicitationRecord& record = answered.value();
+    const decisions::ElicitationRecord& record = answered.value();
 
     exec::CallRequest request;
     request.skill_id = record.skill_id;

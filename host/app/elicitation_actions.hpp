@@ -6,8 +6,8 @@
 #include "app/host_runtime.hpp"
 #include "base/error.hpp"
 #include "exec/executor.hpp"
-#include "policy/elicitation_record.hpp"
-#include "policy/user_context.hpp"
+#include "decisions/elicitation_record.hpp"
+#include "auth/user_context.hpp"
 #include "store/run_record.hpp"
 
 #include <boost/json/object.hpp>
@@ -20,7 +20,7 @@
 namespace skillhost::app {
 
 struct ElicitationResolution {
-    policy::ElicitationRecord record;
+    decisions::ElicitationRecord record;
     exec::SkillResult call;                     // what the call returned when it ran again
     std::optional<std::string> elicitation_id;  // it stopped at a further question
     std::optional<std::string> approval_id;     // it was queued for approval this time
@@ -33,12 +33,12 @@ struct ElicitationResolution {
 
 // The question as `user` may see it: their own, or any for an owner. ELICITATION_NOT_FOUND
 // otherwise, so nobody learns the ids of other users' questions.
-Result<policy::ElicitationRecord> visible_elicitation(HostRuntime& host, const policy::UserContext& user,
-                                                      std::string_view id);
+Result<decisions::ElicitationRecord> visible_elicitation(HostRuntime& host, const auth::UserContext& user,
+                                                         std::string_view id);
 
 // `user`'s questions (every user's for an owner with all_users), newest first.
-Result<std::vector<policy::ElicitationRecord>> list_elicitations(HostRuntime& host, const policy::UserContext& user,
-                                                                 const policy::ElicitationFilter& filter);
+Result<std::vector<decisions::ElicitationRecord>> list_elicitations(HostRuntime& host, const auth::UserContext& user,
+                                                                    const decisions::ElicitationFilter& filter);
 
 // How a question an operator run asked reaches its run (the front end knows the run store and
 // where the run resumes: the daemon's run hub, or in-process for the CLI).
@@ -55,7 +55,7 @@ struct WaitingRun {
 // Errors are the queue's (not found, expired, already answered, invalid answer naming the field);
 // what the call then did is in the resolution, since the answer itself went through.
 Result<ElicitationResolution> answer_and_resume(HostRuntime& host, std::string_view id,
-                                                const policy::UserContext& answerer,
-                                                const policy::ElicitationAnswer& answer, const WaitingRun& run = {});
+                                                const auth::UserContext& answerer,
+                                                const decisions::ElicitationAnswer& answer, const WaitingRun& run = {});
 
 }  // namespace skillhost::app

@@ -9,16 +9,16 @@
 #include "app/router_completion_service.hpp"
 #include "app/storage_schema.hpp"
 #include "db/sqlite_file_check.hpp"
-#include "policy/user_context.hpp"
+#include "auth/user_context.hpp"
 
 namespace skillhost::app {
 namespace {
 
 Status load_policy(HostRuntime& rt) {
     const auto& cfg = rt.config;
-    auto users = policy::load_users(cfg.etc_dir / "users.yaml", cfg.default_workspace);
+    auto users = auth::load_users(cfg.etc_dir / "users.yaml", cfg.default_workspace);
     if (!users) return users.error();
-    rt.users = std::make_unique<policy::UserDirectory>(std::move(users.value()));
+    rt.users = std::make_unique<auth::UserDirectory>(std::move(users.value()));
     auto pc = policy::load_policy_config(cfg.etc_dir / "policy.yaml");
     if (!pc) return pc.error();
     if (auto st = policy::check_policy_users(pc.value(), *rt.users); !st) return st.error();
@@ -32,17 +32,17 @@ Status load_policy(HostRuntime& rt) {
     auto audit = open_audit_log(cfg, rt.policy_config.audit);
     if (!audit) return audit.error();
     rt.audit = std::move(audit.value());
-    policy::ApprovalQueueOptions qo;
+    decisions::ApprovalQueueOptions qo;
     qo.ttl = rt.policy_config.approval_ttl;
     qo.require_approver = rt.policy_config.require_approver;
     qo.audit = rt.audit.get();
-    auto queue = policy::ApprovalQueue::open(location, qo);
+    auto queue = decisions::ApprovalQueue::open(location, qo);
     if (!queue) return queue.error();
     rt.approvals = std::move(queue.value());
-    policy::ElicitationQueueOptions eo;
+    decisions::ElicitationQueueOptions eo;
     eo.ttl = rt.policy_config.approval_ttl;
     eo.audit = rt.audit.get();
-    auto elicitations = policy::ElicitationQueue::open(location, eo);
+    auto elicitations = decisions::ElicitationQueue::open(location, eo);
     if (!elicitations) return elicitations.error();
     rt.elicitations = std::move(elicitations.value());
     rt.policy = std::make_unique<policy::PolicyEngine>(rt.policy_config);
@@ -60,7 +60,7 @@ std::shared_ptr<const catalog::CatalogSnapshot> HostRuntime::snapshot() const {
     return watched ? watched->catalog().snapshot() : catalog;
 }
 
-Result<policy::UserContext> HostRuntime::user(std::string_view id) const {
+Result<auth::UserContext> HostRuntime::user(std::string_view id) const {
     std::string_view wanted = id;
     if (wanted.empty())
         wanted = users->find(config.default_user) ? std::string_view(config.default_user)
@@ -68,14 +68,14 @@ Result<policy::UserContext> HostRuntime::user(std::string_view id) const {
     return policy::resolve_user_context(*users, *modes, wanted);
 }
 
-policy::Resolver HostRuntime::resolver(const policy::UserContext& u) const {
-    return policy::Resolver{u.user_id, u.role, u.credential, false};
+decisions::Resolver HostRuntime::resolver(const auth::UserContext& u) const {
+    return decisions::Resolver{u.user_id, u.role, u.credential, false};
 }
 
-exec::CallerContext HostRuntime::caller(const policy::UserContext& u) const {
+exec::CallerContext HostRuntime::caller(const auth::UserContext& u) const {
     exec::CallerContext c;
     c.user_id = u.user_id;
-    c.cognitive_mode = policy::to_string(u.mode);
+    c.cognitive_mode = auth::to_string(u.mode);
     c.workspace_root = u.workspace;
     c.users_dir = config.users_dir();
     return c;
@@ -118,7 +118,7 @@ Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config
         reload::LiveCatalogOptions catalog_options = reload::live_catalog_options(rt->config);
         catalog_options.loader.completions = completions;
         catalog_options.loader.storage = plugin_storage;
-        policy::AuditLog* audit = rt->audit.get();
+        audit::AuditLog* audit = rt->audit.get();
         catalog_options.on_report = [audit](const reload::ReloadReport& report) {
             (void)audit->append("reload", report.to_json());
         };
@@ -134,7 +134,7 @@ Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config
         lo.completions = completions;
         lo.storage = plugin_storage;
         lo.isolation = plugin::isolation_options(rt->config);
-        policy::AuditLog* audit = rt->audit.get();
+        audit::AuditLog* audit = rt->audit.get();
         lo.isolation.on_supervision_event = [audit](const Error& event) {
             (void)audit->append("plugin_supervision", event.to_json());
         };

@@ -12,13 +12,13 @@
 #include "llm/llm_call_observer.hpp"
 #include "llm/model_router.hpp"
 #include "plugin/plugin_loader.hpp"
-#include "policy/approval_queue.hpp"
-#include "policy/audit_log.hpp"
-#include "policy/elicitation_queue.hpp"
+#include "decisions/approval_queue.hpp"
+#include "audit/audit_log.hpp"
+#include "decisions/elicitation_queue.hpp"
 #include "policy/mode_cache.hpp"
 #include "policy/policy_config.hpp"
 #include "policy/policy_engine.hpp"
-#include "policy/users.hpp"
+#include "auth/users.hpp"
 #include "reload/watched_catalog.hpp"
 #include "store/guidance_store.hpp"
 
@@ -42,13 +42,13 @@ struct RuntimeOptions {
 
 struct HostRuntime {
     config::HostConfig config;
-    std::unique_ptr<policy::UserDirectory> users;
+    std::unique_ptr<auth::UserDirectory> users;
     policy::PolicyConfig policy_config;
     std::unique_ptr<policy::PolicyEngine> policy;
     std::unique_ptr<policy::ModeCache> modes;  // in front of the mode store: no database read per call
-    std::unique_ptr<policy::AuditLog> audit;
-    std::unique_ptr<policy::ApprovalQueue> approvals;
-    std::unique_ptr<policy::ElicitationQueue> elicitations;  // skills' questions asked later
+    std::unique_ptr<audit::AuditLog> audit;
+    std::unique_ptr<decisions::ApprovalQueue> approvals;
+    std::unique_ptr<decisions::ElicitationQueue> elicitations;  // skills' questions asked later
     // Every model call goes to the audit log; front ends may add their own observers (metrics).
     std::shared_ptr<llm::LlmCallObserverList> llm_observers;
     std::shared_ptr<llm::ModelRouter> router;  // models.yaml; also serves plugins' completions
@@ -67,9 +67,9 @@ struct HostRuntime {
 
     // The user a command acts as: `id`, or (when empty) the configured default user, or the first
     // owner. USER_NOT_FOUND names the known users.
-    Result<policy::UserContext> user(std::string_view id) const;
-    policy::Resolver resolver(const policy::UserContext& user) const;
-    exec::CallerContext caller(const policy::UserContext& user) const;
+    Result<auth::UserContext> user(std::string_view id) const;
+    decisions::Resolver resolver(const auth::UserContext& user) const;
+    exec::CallerContext caller(const auth::UserContext& user) const;
 };
 
 // Opens everything the configuration names. Errors: HOME_NOT_WRITABLE, USERS_INVALID,

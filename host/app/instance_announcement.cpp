@@ -11,7 +11,7 @@ Result<std::unique_ptr<InstanceAnnouncement>> InstanceAnnouncement::start(const 
     const db::StorageLocation location = app::storage_location(config);
     if (location.backend != db::StorageBackend::postgres) return std::unique_ptr<InstanceAnnouncement>();
     // The name the sweeper derives from the approval's claim (host, pid, start time).
-    auto leases = store::RunLeases::open(location, app::process_owner_text(policy::current_process_identity()),
+    auto leases = store::RunLeases::open(location, app::process_owner_text(decisions::current_process_identity()),
                                          config.storage.lease_ttl);
     if (!leases) return leases.error();
     // Before the claim: a claim is never seen without its claimer's announcement.

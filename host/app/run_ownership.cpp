@@ -1,6 +1,6 @@
 #include "app/run_ownership.hpp"
 
-#include "policy/process_identity.hpp"
+#include "decisions/process_identity.hpp"
 
 #include <charconv>
 #include <string>
@@ -13,25 +13,25 @@ bool owner_is_alive(std::string_view text) {
     if (last == std::string_view::npos || last == 0) return true;  // unreadable: assume alive
     const auto middle = text.rfind('/', last - 1);
     if (middle == std::string_view::npos) return true;
-    policy::ProcessIdentity id;
+    decisions::ProcessIdentity id;
     id.host = std::string(text.substr(0, middle));
     const auto pid = text.substr(middle + 1, last - middle - 1);
     const auto ticks = text.substr(last + 1);
     if (std::from_chars(pid.data(), pid.data() + pid.size(), id.pid).ec != std::errc() ||
         std::from_chars(ticks.data(), ticks.data() + ticks.size(), id.start_ticks).ec != std::errc())
         return true;
-    return policy::process_is_alive(id);
+    return decisions::process_is_alive(id);
 }
 
 }  // namespace
 
 // Host names hold no '/'.
-std::string process_owner_text(const policy::ProcessIdentity& id) {
+std::string process_owner_text(const decisions::ProcessIdentity& id) {
     return id.host + "/" + std::to_string(id.pid) + "/" + std::to_string(id.start_ticks);
 }
 
 store::RunOwnership this_process_run_ownership() {
-    return store::RunOwnership{process_owner_text(policy::current_process_identity()), &owner_is_alive};
+    return store::RunOwnership{process_owner_text(decisions::current_process_identity()), &owner_is_alive};
 }
 
 }  // namespace skillhost::app

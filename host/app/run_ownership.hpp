@@ -3,7 +3,7 @@
 // interrupted without touching those a live CLI or daemon is still driving.
 #pragma once
 
-#include "policy/process_identity.hpp"
+#include "decisions/process_identity.hpp"
 #include "store/run_store.hpp"
 
 #include <string>
@@ -13,6 +13,6 @@ namespace skillhost::app {
 store::RunOwnership this_process_run_ownership();
 
 // "<host>/<pid>/<start ticks>": how a process is named as a run's owner and as an instance.
-std::string process_owner_text(const policy::ProcessIdentity& id);
+std::string process_owner_text(const decisions::ProcessIdentity& id);
 
 }  // namespace skillhost::app

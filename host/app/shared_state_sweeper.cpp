@@ -61,11 +61,11 @@ void SharedStateSweeper::sweep() {
         if (auto expired = parts_.approvals->expire_due(); !expired)
             spdlog::warn("serve: expiring approvals failed: {}", expired.error().message);
         store::RunLeases* leases = parts_.leases;
-        const auto claimer_alive = [leases](const policy::ProcessIdentity& claimer) {
+        const auto claimer_alive = [leases](const decisions::ProcessIdentity& claimer) {
             auto alive = leases->instance_alive(process_owner_text(claimer));
             if (!alive) return true;  // cannot tell now: leave it for the next sweep
             if (alive->has_value()) return **alive;
-            return policy::process_is_alive(claimer);  // a CLI process: same-host check only
+            return decisions::process_is_alive(claimer);  // a CLI process: same-host check only
         };
         if (parts_.elicitations) {
             // Before the pruning below, like the approvals: a pruned instance could no longer be judged.

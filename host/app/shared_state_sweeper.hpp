@@ -11,8 +11,8 @@
 #pragma once
 
 #include "operator/operator.hpp"
-#include "policy/approval_queue.hpp"
-#include "policy/elicitation_queue.hpp"
+#include "decisions/approval_queue.hpp"
+#include "decisions/elicitation_queue.hpp"
 #include "store/run_lease.hpp"
 #include "store/run_store.hpp"
 
@@ -29,8 +29,8 @@ namespace skillhost::app {
 
 struct SharedStateSweeperParts {
     store::RunLeases* leases = nullptr;  // required; not owned (all of these outlive the sweeper)
-    policy::ApprovalQueue* approvals = nullptr;
-    policy::ElicitationQueue* elicitations = nullptr;  // optional
+    decisions::ApprovalQueue* approvals = nullptr;
+    decisions::ElicitationQueue* elicitations = nullptr;  // optional
     store::RunStore* runs = nullptr;
     const op::Operator* op = nullptr;
     // Starts resuming an interrupted run in the background (the daemon's run hub), and whether a

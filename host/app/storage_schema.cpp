@@ -11,8 +11,8 @@ db::StorageLocation storage_location(const config::HostConfig& config) {
     return db::StorageLocation::sqlite(config.database_file());
 }
 
-policy::AuditSource audit_source(const config::HostConfig& config) {
-    policy::AuditSource source{config.audit_dir(), std::nullopt};
+audit::AuditSource audit_source(const config::HostConfig& config) {
+    audit::AuditSource source{config.audit_dir(), std::nullopt};
     if (config.storage.backend == "postgres") source.database = storage_location(config);
     return source;
 }
@@ -22,22 +22,21 @@ std::filesystem::path audit_outbox_file(const config::HostConfig& config) {
 }
 
 bool audit_outbox_has_room(std::uintmax_t bytes) {
-    return !policy::outbox_full_for_an_execution(bytes, policy::AuditOutbox::default_max_bytes);
+    return !audit::outbox_full_for_an_execution(bytes, audit::AuditOutbox::default_max_bytes);
 }
 
-Result<std::unique_ptr<policy::AuditLog>> open_audit_log(const config::HostConfig& config,
-                                                         policy::AuditOptions options) {
+Result<std::unique_ptr<audit::AuditLog>> open_audit_log(const config::HostConfig& config, audit::AuditOptions options) {
     const auto source = audit_source(config);
-    if (!source.database) return policy::AuditLog::open(source.directory, std::move(options));
+    if (!source.database) return audit::AuditLog::open(source.directory, std::move(options));
     // Records the database cannot take when it cannot be reached wait in a file of the home (which
     // a host on PostgreSQL may not have created yet: it keeps little else there).
     std::error_code ec;
     std::filesystem::create_directories(config.home, ec);
-    auto outbox = policy::AuditOutbox::open(audit_outbox_file(config));
+    auto outbox = audit::AuditOutbox::open(audit_outbox_file(config));
     if (!outbox) return outbox.error();
-    auto sink = policy::DatabaseAuditSink::open(*source.database, options, std::move(outbox.value()));
+    auto sink = audit::DatabaseAuditSink::open(*source.database, options, std::move(outbox.value()));
     if (!sink) return sink.error();
-    return policy::AuditLog::open(std::move(sink.value()), std::move(options));
+    return audit::AuditLog::open(std::move(sink.value()), std::move(options));
 }
 
 Result<db::SchemaStatus> migrate_storage(const config::HostConfig& config) {

@@ -7,8 +7,8 @@
 #include "db/schema_status.hpp"
 #include "db/sqlite_file_check.hpp"
 #include "db/storage_location.hpp"
-#include "policy/audit_database.hpp"
-#include "policy/audit_log.hpp"
+#include "audit/audit_database.hpp"
+#include "audit/audit_log.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -20,15 +20,15 @@ db::StorageLocation storage_location(const config::HostConfig& config);
 
 // Where the audit log is kept: <home>/audit day files with SQLite, the audit_records table with
 // PostgreSQL (shared by every instance).
-policy::AuditSource audit_source(const config::HostConfig& config);
+audit::AuditSource audit_source(const config::HostConfig& config);
 // Where a host on PostgreSQL keeps the audit records the database could not take yet.
 std::filesystem::path audit_outbox_file(const config::HostConfig& config);
 // Whether an execution's after-call record still fits in an outbox holding `bytes` (the audit sink
 // refuses executions beyond that).
 bool audit_outbox_has_room(std::uintmax_t bytes);
 
-Result<std::unique_ptr<policy::AuditLog>> open_audit_log(const config::HostConfig& config,
-                                                         policy::AuditOptions options = {});
+Result<std::unique_ptr<audit::AuditLog>> open_audit_log(const config::HostConfig& config,
+                                                        audit::AuditOptions options = {});
 
 // Applies the pending migrations of the configured backend (creating the SQLite file if needed).
 Result<db::SchemaStatus> migrate_storage(const config::HostConfig& config);

@@ -6,7 +6,7 @@
 #include "cli/output.hpp"
 #include "app/approval_actions.hpp"
 #include "base/utc_time.hpp"
-#include "policy/error_codes.hpp"
+#include "decisions/error_codes.hpp"
 
 #include <iostream>
 
@@ -25,14 +25,14 @@ std::string short_time(TimePoint t) {
     return format_utc_timestamp(t).substr(0, 19);
 }
 
-void print_record_line(const policy::ApprovalRecord& r) {
-    std::cout << r.id << "  " << policy::to_string(r.state) << "  " << r.user_id << "  " << r.skill_id << "  "
+void print_record_line(const decisions::ApprovalRecord& r) {
+    std::cout << r.id << "  " << decisions::to_string(r.state) << "  " << r.user_id << "  " << r.skill_id << "  "
               << short_time(r.requested_at) << "  " << r.preview << "\n";
 }
 
-void print_record(const policy::ApprovalRecord& r) {
+void print_record(const decisions::ApprovalRecord& r) {
     std::cout << "id:           " << r.id << "\n"
-              << "state:        " << policy::to_string(r.state) << "\n"
+              << "state:        " << decisions::to_string(r.state) << "\n"
               << "user:         " << r.user_id << "\n"
               << "skill:        " << r.skill_id << "\n"
               << "preview:      " << r.preview << "\n"
@@ -44,7 +44,7 @@ void print_record(const policy::ApprovalRecord& r) {
     if (!r.result.is_null()) std::cout << "result:       " << boost::json::serialize(r.result) << "\n";
 }
 
-Result<std::pair<HostRuntime*, policy::UserContext>> acting(CliContext& ctx, const std::string& user) {
+Result<std::pair<HostRuntime*, auth::UserContext>> acting(CliContext& ctx, const std::string& user) {
     auto rt = ctx.runtime();
     if (!rt) return rt.error();
     auto u = rt.value()->user(user);
@@ -57,9 +57,9 @@ int run_list(CliContext& ctx, const ApprovalArgs& a) {
     if (!who) return fail_setup(who.error(), a.json);
     auto [host, user] = who.value();
     (void)host->approvals->expire_due();
-    policy::ApprovalFilter filter;
-    if (user.role != policy::Role::owner || !a.user.empty()) filter.user_id = user.user_id;
-    if (!a.all) filter.states = {policy::ApprovalState::pending};
+    decisions::ApprovalFilter filter;
+    if (user.role != auth::Role::owner || !a.user.empty()) filter.user_id = user.user_id;
+    if (!a.all) filter.states = {decisions::ApprovalState::pending};
     auto records = host->approvals->list(filter);
     if (!records) return fail_operation(records.error(), a.json);
     if (a.json) {
@@ -82,7 +82,7 @@ int run_show(CliContext& ctx, const ApprovalArgs& a) {
     auto [host, user] = who.value();
     auto r = host->approvals->get(a.id);
     if (!r) return fail_operation(r.error(), a.json);
-    if (user.role != policy::Role::owner && r->user_id != user.user_id) {
+    if (user.role != auth::Role::owner && r->user_id != user.user_id) {
         return fail_operation(Error{errors::kApprovalNotFound,
                                     "no approval " + a.id + " for user " + user.user_id,
                                     {},
@@ -107,7 +107,7 @@ int run_approve(CliContext& ctx, const ApprovalArgs& a) {
     auto resolution = app::approve_and_resume(*host, a.id, user, resumer.callback());
     announcement->reset();  // the outcome is recorded: retire
     if (!resolution) return fail_operation(resolution.error(), a.json);
-    const policy::ApprovalRecord& record = resolution->record;
+    const decisions::ApprovalRecord& record = resolution->record;
     const exec::SkillResult& result = *resolution->call;
     if (a.json) {
         print_json(resolution->to_json());
@@ -115,11 +115,11 @@ int run_approve(CliContext& ctx, const ApprovalArgs& a) {
     }
     if (result.ok) {
         std::cout << "Approved " << record.id << " and ran " << record.skill_id << " ("
-                  << policy::to_string(record.state) << "):\n";
+                  << decisions::to_string(record.state) << "):\n";
         print_json(result.output);
     } else {
         std::cout << "Approved " << record.id << ", but " << record.skill_id << " failed ("
-                  << policy::to_string(record.state) << "):\n";
+                  << decisions::to_string(record.state) << "):\n";
         print_error(result.error);
     }
     resumer.print(resolution->run);
@@ -137,7 +137,7 @@ int run_reject(CliContext& ctx, const ApprovalArgs& a) {
         print_json(resolution->to_json());
         return kExitOk;
     }
-    const policy::ApprovalRecord& record = resolution->record;
+    const decisions::ApprovalRecord& record = resolution->record;
     std::cout << "Rejected " << record.id << " (" << record.skill_id << "): " << record.reason << "\n";
     resumer.print(resolution->run);
     return kExitOk;

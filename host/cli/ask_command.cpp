@@ -50,9 +50,9 @@ int run_ask(CliContext& ctx, const AskArgs& a) {
     OperatorRuntime& rt = runtime.value();
     auto user = rt.host->user(a.user);
     if (!user) return fail_setup(user.error(), a.json);
-    policy::UserContext context = user.value();
+    auth::UserContext context = user.value();
     if (!a.mode.empty()) {
-        auto mode = policy::parse_cognitive_mode(a.mode);
+        auto mode = auth::parse_cognitive_mode(a.mode);
         if (!mode) {
             Error e{errors::kInvalidMode, "--mode must be dual, agent or emulation, not '" + a.mode + "'", {}, {}};
             e.details["mode"] = a.mode;

@@ -3,7 +3,7 @@
 #include "base/json_text.hpp"
 #include "cli/cli_context.hpp"
 #include "cli/output.hpp"
-#include "policy/audit_reader.hpp"
+#include "audit/audit_reader.hpp"
 #include "base/utc_time.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -50,7 +50,7 @@ void print_record(const boost::json::object& r, bool json) {
 int run_tail(CliContext& ctx, const AuditArgs& a) {
     auto cfg = ctx.load_config();
     if (!cfg) return fail_setup(cfg.error(), a.json);
-    policy::AuditFilter filter;
+    audit::AuditFilter filter;
     if (!a.user.empty()) filter.user = a.user;
     if (!a.skill.empty()) filter.skill = a.skill;
     if (!a.kind.empty()) filter.kind = a.kind;
@@ -61,22 +61,20 @@ int run_tail(CliContext& ctx, const AuditArgs& a) {
     }
     if (!a.follow) {
         // Only the last `lines` records: read backwards, not the whole history.
-        auto page = policy::read_audit_page(
+        auto page = audit::read_audit_page(
             app::audit_source(cfg.value()), filter, a.lines,
-            [&a](const boost::json::object& r) { return a.grep.empty() || policy::contains_text(r, a.grep); });
+            [&a](const boost::json::object& r) { return a.grep.empty() || audit::contains_text(r, a.grep); });
         if (!page) return fail_setup(page.error(), a.json);
         for (const auto& r : page->batch.records) print_record(r, a.json);
         for (const auto& p : page->batch.problems) std::cerr << "warning: " << p << "\n";
         return kExitOk;
     }
-    auto tail = policy::AuditFollower::open(app::audit_source(cfg.value()), filter);
+    auto tail = audit::AuditFollower::open(app::audit_source(cfg.value()), filter);
     if (!tail) return fail_setup(tail.error(), a.json);
     auto first = (*tail)->poll();
     if (!first) return fail_setup(first.error(), a.json);
     const auto& recs = first->records;
-    const auto shown = [&a](const boost::json::object& r) {
-        return a.grep.empty() || policy::contains_text(r, a.grep);
-    };
+    const auto shown = [&a](const boost::json::object& r) { return a.grep.empty() || audit::contains_text(r, a.grep); };
     std::vector<const boost::json::object*> matching;
     for (const auto& r : recs)
         if (shown(r)) matching.push_back(&r);

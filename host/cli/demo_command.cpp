@@ -124,7 +124,7 @@ int run_seed(CliContext& ctx, const std::string& user, bool force, bool json) {
         request.skill_id = skill;
         request.args = std::move(args);
         request.user = who.value();
-        request.requested_by = policy::Requester::demo();
+        request.requested_by = auth::Requester::demo();
         auto r = host.pipeline->call(*host.catalog, request).result;
         if (!r.ok) {
             print_error(r.error);

@@ -5,7 +5,7 @@
 #include "cli/cli_context.hpp"
 #include "cli/in_process_resumer.hpp"
 #include "cli/output.hpp"
-#include "policy/error_codes.hpp"
+#include "decisions/error_codes.hpp"
 
 #include <iostream>
 #include <map>
@@ -71,11 +71,11 @@ Result<json::object> content_from_fields(const std::vector<std::string>& fields,
     return content;
 }
 
-Result<policy::ElicitationAnswer> answer_from(const ElicitationArgs& a, const policy::ElicitationRecord& record) {
+Result<decisions::ElicitationAnswer> answer_from(const ElicitationArgs& a, const decisions::ElicitationRecord& record) {
     const int ways = (a.decline ? 1 : 0) + (a.cancel ? 1 : 0) + (!a.fields.empty() || !a.content.empty() ? 1 : 0);
     if (ways > 1) return usage("give either --field/--content (accept), --decline or --cancel, not several", "action");
-    if (a.decline) return policy::ElicitationAnswer{"decline", {}};
-    if (a.cancel) return policy::ElicitationAnswer{"cancel", {}};
+    if (a.decline) return decisions::ElicitationAnswer{"decline", {}};
+    if (a.cancel) return decisions::ElicitationAnswer{"cancel", {}};
     if (!a.content.empty() && !a.fields.empty())
         return usage("give the answer with --field or --content, not both", "content");
     if (!a.content.empty()) {
@@ -85,14 +85,14 @@ Result<policy::ElicitationAnswer> answer_from(const ElicitationArgs& a, const po
             return usage("--content must be a JSON object of the form's fields" +
                              (problem.empty() ? std::string() : " (" + problem + ")"),
                          "content");
-        return policy::ElicitationAnswer{"accept", parsed.get_object()};
+        return decisions::ElicitationAnswer{"accept", parsed.get_object()};
     }
     auto content = content_from_fields(a.fields, record.requested_schema);
     if (!content) return content.error();
-    return policy::ElicitationAnswer{"accept", std::move(content.value())};
+    return decisions::ElicitationAnswer{"accept", std::move(content.value())};
 }
 
-Result<std::pair<HostRuntime*, policy::UserContext>> acting(CliContext& ctx, const std::string& user) {
+Result<std::pair<HostRuntime*, auth::UserContext>> acting(CliContext& ctx, const std::string& user) {
     auto rt = ctx.runtime();
     if (!rt) return rt.error();
     auto u = rt.value()->user(user);
@@ -104,9 +104,9 @@ int run_list(CliContext& ctx, const ElicitationArgs& a) {
     auto who = acting(ctx, a.user);
     if (!who) return fail_setup(who.error(), a.json);
     auto [host, user] = who.value();
-    policy::ElicitationFilter filter;
+    decisions::ElicitationFilter filter;
     if (!a.user.empty()) filter.user_id = user.user_id;
-    if (!a.all) filter.states = {policy::ElicitationState::pending};
+    if (!a.all) filter.states = {decisions::ElicitationState::pending};
     filter.limit = 1000;
     auto records = app::list_elicitations(*host, user, filter);
     if (!records) return fail_operation(records.error(), a.json);
@@ -135,7 +135,7 @@ int run_show(CliContext& ctx, const ElicitationArgs& a) {
         return kExitOk;
     }
     std::cout << record->to_text();
-    if (record->state == policy::ElicitationState::pending)
+    if (record->state == decisions::ElicitationState::pending)
         std::cout << "answer: skillhost elicitations answer " << record->id
                   << " --field NAME=VALUE ... | --content JSON | --decline | --cancel\n";
     return kExitOk;

@@ -11,6 +11,9 @@
 #include "runner/error_codes.hpp"
 #include "catalog/error_codes.hpp"
 #include "reload/error_codes.hpp"
+#include "auth/error_codes.hpp"
+#include "audit/error_codes.hpp"
+#include "decisions/error_codes.hpp"
 #include "policy/error_codes.hpp"
 #include "exec/error_codes.hpp"
 #include "operator/error_codes.hpp"
@@ -37,6 +40,9 @@ std::vector<CataloguedCode> error_catalogue() {
     add(errors::kRunnerErrorCodes);
     add(errors::kCatalogErrorCodes);
     add(errors::kReloadErrorCodes);
+    add(errors::kAuthErrorCodes);
+    add(errors::kAuditErrorCodes);
+    add(errors::kDecisionsErrorCodes);
     add(errors::kPolicyErrorCodes);
     add(errors::kExecErrorCodes);
     add(errors::kOperatorErrorCodes);

@@ -41,7 +41,7 @@ int run_mcp(CliContext& ctx, const McpArgs& a) {
     // The client of a stdio session runs for the user at the terminal; policy.yaml decides whether
     // that person's answer to an approval elicitation approves (approvals.stdio_elicitation_approves).
     if (!host.policy_config.stdio_elicitation_approves)
-        user->credential.scopes = user->credential.scopes.without(policy::Scope::approve);
+        user->credential.scopes = user->credential.scopes.without(auth::Scope::approve);
     if (auto status = app::start_watching(host); !status) {
         spdlog::warn("mcp: serving without hot reload: {}: {}", status.error().code, status.error().message);
     }

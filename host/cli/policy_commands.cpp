@@ -98,15 +98,15 @@ int run_mode_show(CliContext& ctx, const ModeArgs& a) {
     const char* source = stored.value() ? "set with `skillhost mode set`" : "default from users.yaml";
     if (a.json) {
         print_json(boost::json::object{
-            {"user", user->user_id}, {"mode", policy::to_string(user->mode)}, {"stored", stored.value().has_value()}});
+            {"user", user->user_id}, {"mode", auth::to_string(user->mode)}, {"stored", stored.value().has_value()}});
     } else {
-        std::cout << user->user_id << ": " << policy::to_string(user->mode) << " (" << source << ")\n";
+        std::cout << user->user_id << ": " << auth::to_string(user->mode) << " (" << source << ")\n";
     }
     return kExitOk;
 }
 
 int run_mode_set(CliContext& ctx, const ModeArgs& a) {
-    auto mode = policy::parse_cognitive_mode(a.mode);
+    auto mode = auth::parse_cognitive_mode(a.mode);
     if (!mode) {
         return fail_setup(Error{errors::kInvalidMode,
                                 "unknown cognitive mode '" + a.mode + "'",
@@ -120,9 +120,9 @@ int run_mode_set(CliContext& ctx, const ModeArgs& a) {
     if (!user) return fail_setup(user.error(), a.json);
     if (auto st = rt.value()->modes->set_mode(user->user_id, *mode); !st) return fail_setup(st.error(), a.json);
     if (a.json)
-        print_json(boost::json::object{{"user", user->user_id}, {"mode", policy::to_string(*mode)}});
+        print_json(boost::json::object{{"user", user->user_id}, {"mode", auth::to_string(*mode)}});
     else
-        std::cout << user->user_id << ": mode set to " << policy::to_string(*mode) << "\n";
+        std::cout << user->user_id << ": mode set to " << auth::to_string(*mode) << "\n";
     return kExitOk;
 }
 

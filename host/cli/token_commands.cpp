@@ -2,7 +2,7 @@
 #include "app/storage_schema.hpp"
 #include "cli/cli_context.hpp"
 #include "cli/output.hpp"
-#include "policy/api_token_store.hpp"
+#include "auth/api_token_store.hpp"
 #include "cli/error_codes.hpp"
 
 #include <iostream>
@@ -18,10 +18,10 @@ struct TokenArgs {
     bool json = false;
 };
 
-Result<std::unique_ptr<policy::ApiTokenStore>> open_store(CliContext& ctx) {
+Result<std::unique_ptr<auth::ApiTokenStore>> open_store(CliContext& ctx) {
     auto rt = ctx.runtime();
     if (!rt) return rt.error();
-    return policy::ApiTokenStore::open(app::storage_location(rt.value()->config));
+    return auth::ApiTokenStore::open(app::storage_location(rt.value()->config));
 }
 
 int run_create(CliContext& ctx, const TokenArgs& a) {
@@ -29,7 +29,7 @@ int run_create(CliContext& ctx, const TokenArgs& a) {
     if (!rt) return fail_setup(rt.error(), a.json);
     auto user = rt.value()->user(a.user);
     if (!user) return fail_setup(user.error(), a.json);
-    auto scopes = policy::Scopes::parse(a.scope);
+    auto scopes = auth::Scopes::parse(a.scope);
     if (!scopes) return fail_setup(scopes.error(), a.json);
     auto store = open_store(ctx);
     if (!store) return fail_setup(store.error(), a.json);

@@ -4,7 +4,7 @@
 #include "base/json_text.hpp"
 #include "cli/cli_context.hpp"
 #include "cli/output.hpp"
-#include "policy/audit_log.hpp"
+#include "audit/audit_log.hpp"
 #include "reload/catalog_change.hpp"
 #include "reload/watched_catalog.hpp"
 
@@ -34,7 +34,7 @@ int run_watch(CliContext& ctx, bool json) {
     if (!audit) return fail_setup(audit.error(), json);
 
     reload::WatchedCatalog watched(reload::live_catalog_options(cfg.value()), reload::watcher_options(cfg.value()));
-    policy::AuditLog* log = audit.value().get();
+    audit::AuditLog* log = audit.value().get();
     watched.catalog().set_report_sink(
         [log](const reload::ReloadReport& report) { (void)log->append("reload", report.to_json()); });
     std::mutex out_mutex;

@@ -13,7 +13,7 @@ namespace skillhost::exec {
 
 CallPipeline::CallPipeline(PipelineParts parts) : parts_(std::move(parts)) {}
 
-CallerContext CallPipeline::caller_for(const policy::UserContext& user, const policy::Requester& requested_by) const {
+CallerContext CallPipeline::caller_for(const auth::UserContext& user, const auth::Requester& requested_by) const {
     // A user's workspace exists from their first call on, like their plugin data directories.
     if (!user.workspace.empty()) {
         if (auto ec = workspaces_->ensure(user.workspace.native()))
@@ -22,7 +22,7 @@ CallerContext CallPipeline::caller_for(const policy::UserContext& user, const po
     }
     CallerContext c;
     c.user_id = user.user_id;
-    c.cognitive_mode = policy::to_string(user.mode);
+    c.cognitive_mode = auth::to_string(user.mode);
     c.workspace_root = user.workspace;
     c.users_dir = parts_.users_dir;
     if (auto run = requested_by.run_id()) c.run_id = std::move(*run);
@@ -32,7 +32,7 @@ CallerContext CallPipeline::caller_for(const policy::UserContext& user, const po
 void CallPipeline::report_call(CallRequest& request, const SkillResult& result) const {
     if (parts_.observers) parts_.observers->for_each([&](CallObserver& o) { o.on_call(request.skill_id, result); });
     if (!parts_.audit) return;
-    policy::SkillCallAudit a;
+    audit::SkillCallAudit a;
     a.user_id = std::move(request.user.user_id);
     a.skill_id = std::move(request.skill_id);
     a.call_id = result.call_id;
@@ -44,7 +44,7 @@ void CallPipeline::report_call(CallRequest& request, const SkillResult& result) 
     if (auto st = parts_.audit->record_skill_call(a); !st) spdlog::warn("audit: {}", st.error().message);
 }
 
-CallOptions CallPipeline::with_path_rules(CallOptions options, const policy::UserContext& user,
+CallOptions CallPipeline::with_path_rules(CallOptions options, const auth::UserContext& user,
                                           const manifest::SkillSpec& spec, const boost::json::value& args) const {
     CallOptions out = std::move(options);
     if (auto rules = policy::CallPathRules::for_call(*parts_.policy, user, spec, args)) {
@@ -53,13 +53,13 @@ CallOptions CallPipeline::with_path_rules(CallOptions options, const policy::Use
     return out;
 }
 
-policy::UserContext CallPipeline::current_user(const policy::UserContext& user) const {
+auth::UserContext CallPipeline::current_user(const auth::UserContext& user) const {
     if (!parts_.resolve_user) return user;
     auto now = parts_.resolve_user(user.user_id);
     if (!now) return user;
-    policy::UserContext out = policy::with_credential(std::move(now.value()), user.credential);
+    auth::UserContext out = auth::with_credential(std::move(now.value()), user.credential);
     // A narrower mode the caller chose (a run started in emulation) stays narrow.
-    if (user.mode == policy::CognitiveMode::emulation) out.mode = policy::CognitiveMode::emulation;
+    if (user.mode == auth::CognitiveMode::emulation) out.mode = auth::CognitiveMode::emulation;
     return out;
 }
 
@@ -71,7 +71,7 @@ void CallPipeline::audit_refusal(const CallRequest& request, std::string_view st
     boost::json::object fields;
     fields["user"] = request.user.user_id;
     fields["skill"] = request.skill_id;
-    fields["mode"] = policy::to_string(request.user.mode);
+    fields["mode"] = auth::to_string(request.user.mode);
     fields["outcome"] = "refused";
     fields["step"] = step;
     fields["code"] = error.code.str();
@@ -84,7 +84,7 @@ void CallPipeline::audit_refusal(const CallRequest& request, std::string_view st
 
 std::shared_ptr<ElicitationPause> CallPipeline::pause_for(CallRequest& request) const {
     if (!parts_.elicitations) return nullptr;
-    policy::ElicitationAsk ask;
+    decisions::ElicitationAsk ask;
     ask.user_id = request.user.user_id;
     ask.skill_id = request.skill_id;
     ask.arguments = request.args;
@@ -122,7 +122,7 @@ std::variant<CallPipeline::Admitted, CallOutcome> CallPipeline::admit(const cata
     // of a skill their mode or trust hides (INVALID_ARGS would name its fields).
     if (!parts_.policy->is_visible(request.user, spec) || request.user.trust < spec.min_trust) {
         policy::Decision d = parts_.policy->decide(request.user, spec, request.args);
-        if (parts_.audit) (void)parts_.audit->record_decision(d, request.args);
+        if (parts_.audit) (void)policy::record_decision(*parts_.audit, d, request.args);
         out.result = failed_call(request.skill_id, d.to_error());
         out.decision = std::move(d);
         return out;
@@ -199,8 +199,8 @@ void CallPipeline::start(const catalog::CatalogSnapshot& catalog, CallRequest re
 }
 
 std::vector<const catalog::CatalogEntry*> CallPipeline::visible_entries(const catalog::CatalogSnapshot& catalog,
-                                                                        const policy::UserContext& asked) const {
-    const policy::UserContext user = current_user(asked);
+                                                                        const auth::UserContext& asked) const {
+    const auth::UserContext user = current_user(asked);
     std::vector<const catalog::CatalogEntry*> out;
     for (const auto* e : catalog::all_entries(catalog)) {
         if (!parts_.policy->is_visible(user, *e->spec)) continue;
@@ -211,10 +211,10 @@ std::vector<const catalog::CatalogEntry*> CallPipeline::visible_entries(const ca
 }
 
 Result<ApprovalOutcome> CallPipeline::approve(const catalog::CatalogSnapshot& catalog, std::string_view approval_id,
-                                              const policy::Resolver& resolver) const {
+                                              const decisions::Resolver& resolver) const {
     auto claim = parts_.approvals->claim_for_execution(approval_id, resolver);
     if (!claim) return claim.error();
-    const policy::ApprovalRecord& record = claim.value();
+    const decisions::ApprovalRecord& record = claim.value();
 
     // Anything that changed since the request (plugin gone, schema changed, trust lowered, a new
     // deny rule) fails the approval instead of running it.
@@ -235,13 +235,13 @@ Result<ApprovalOutcome> CallPipeline::approve(const catalog::CatalogSnapshot& ca
         return refuse(std::move(error));
     }
     auto user = parts_.resolve_user ? parts_.resolve_user(record.user_id)
-                                    : Result<policy::UserContext>(Error{errors::kUserNotFound, "no user resolver"});
+                                    : Result<auth::UserContext>(Error{errors::kUserNotFound, "no user resolver"});
     if (!user) return refuse(user.error());
     policy::Decision decision = parts_.policy->decide(user.value(), prepared->spec(), prepared->args());
     if (parts_.audit) {
         // An unaudited call must not run, approved or not: the approval fails with the reason and
         // the approver is told why (the call can be requested again once the audit log is writable).
-        if (auto st = parts_.audit->record_decision(decision, prepared->args()); !st) {
+        if (auto st = policy::record_decision(*parts_.audit, decision, prepared->args()); !st) {
             Error error = st.error();
             auto failed = parts_.approvals->complete(
                 record.id, false, boost::json::object{{"error", error.to_json()}},
@@ -260,7 +260,7 @@ Result<ApprovalOutcome> CallPipeline::approve(const catalog::CatalogSnapshot& ca
     req.skill_id = record.skill_id;
     req.args = prepared->args();
     req.user = user.value();
-    req.requested_by = policy::Requester::approval(record.id);
+    req.requested_by = auth::Requester::approval(record.id);
     req.options.idempotency_key = record.id;  // approving twice must not act twice
     // An approved action of an operator run is still that run's: its completions are audited under it.
     SkillResult result =
@@ -283,8 +283,9 @@ Result<ApprovalOutcome> CallPipeline::approve(const catalog::CatalogSnapshot& ca
     return ApprovalOutcome{done.value(), std::move(result)};
 }
 
-Result<policy::ApprovalRecord> CallPipeline::reject(std::string_view approval_id, const policy::Resolver& resolver,
-                                                    std::string_view reason) const {
+Result<decisions::ApprovalRecord> CallPipeline::reject(std::string_view approval_id,
+                                                       const decisions::Resolver& resolver,
+                                                       std::string_view reason) const {
     return parts_.approvals->reject(approval_id, resolver, reason);
 }
 

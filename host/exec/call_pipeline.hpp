@@ -11,12 +11,12 @@
 #include "exec/executor.hpp"
 #include "exec/known_directories.hpp"
 #include "exec/prepared_call.hpp"
-#include "policy/approval_queue.hpp"
-#include "policy/audit_log.hpp"
-#include "policy/elicitation_queue.hpp"
+#include "decisions/approval_queue.hpp"
+#include "audit/audit_log.hpp"
+#include "decisions/elicitation_queue.hpp"
 #include "policy/policy_engine.hpp"
-#include "policy/requester.hpp"
-#include "policy/user_context.hpp"
+#include "auth/requester.hpp"
+#include "auth/user_context.hpp"
 
 #include <boost/json/value.hpp>
 
@@ -34,8 +34,8 @@ class ElicitationPause;
 struct CallRequest {
     std::string skill_id;
     boost::json::value args = boost::json::object();
-    policy::UserContext user;
-    policy::Requester requested_by;  // direct unless an operator run or an approval asked
+    auth::UserContext user;
+    auth::Requester requested_by;  // direct unless an operator run or an approval asked
     CallOptions options;
     // A call run again after its user answered a queued question: the answers so far, in the
     // order the skill asked (see exec/elicitation_pause.hpp).
@@ -52,21 +52,21 @@ struct CallOutcome {
 
 // What approving an approval led to: the final record and the skill's result.
 struct ApprovalOutcome {
-    policy::ApprovalRecord record;
+    decisions::ApprovalRecord record;
     SkillResult result;
 };
 
 struct PipelineParts {
-    const policy::PolicyEngine* policy = nullptr;  // required
-    policy::ApprovalQueue* approvals = nullptr;    // required
+    const policy::PolicyEngine* policy = nullptr;   // required
+    decisions::ApprovalQueue* approvals = nullptr;  // required
     // Optional: where a skill's question goes when the front end cannot ask (direct calls and
     // operator runs, which pause awaiting_input). Null: nobody is asked later.
-    policy::ElicitationQueue* elicitations = nullptr;
-    policy::AuditLog* audit = nullptr;  // optional
-    Executor* executor = nullptr;       // required
-    std::filesystem::path users_dir;    // <home>/users
+    decisions::ElicitationQueue* elicitations = nullptr;
+    audit::AuditLog* audit = nullptr;  // optional
+    Executor* executor = nullptr;      // required
+    std::filesystem::path users_dir;   // <home>/users
     // Resolves a user as they are now (trust, mode, workspace) for re-checks at approval time.
-    std::function<Result<policy::UserContext>(std::string_view user_id)> resolve_user;
+    std::function<Result<auth::UserContext>(std::string_view user_id)> resolve_user;
     // Optional: told about every executed call (observers may be added later), on the thread that
     // answered it.
     std::shared_ptr<CallObserverList> observers;
@@ -92,22 +92,22 @@ public:
 
     // Skills this user may see in their mode (for catalogs shown to people, planners and MCP).
     std::vector<const catalog::CatalogEntry*> visible_entries(const catalog::CatalogSnapshot& catalog,
-                                                              const policy::UserContext& user) const;
+                                                              const auth::UserContext& user) const;
 
     // pending -> approved -> executed | failed, exactly once. Errors: the queue's (not found,
     // expired, already resolved, not allowed) and, recorded as a failed approval with the reason,
     // SKILL_NOT_FOUND / INVALID_ARGS / policy refusals found at re-check time.
     Result<ApprovalOutcome> approve(const catalog::CatalogSnapshot& catalog, std::string_view approval_id,
-                                    const policy::Resolver& resolver) const;
+                                    const decisions::Resolver& resolver) const;
 
-    Result<policy::ApprovalRecord> reject(std::string_view approval_id, const policy::Resolver& resolver,
-                                          std::string_view reason) const;
+    Result<decisions::ApprovalRecord> reject(std::string_view approval_id, const decisions::Resolver& resolver,
+                                             std::string_view reason) const;
 
     const PipelineParts& parts() const { return parts_; }
 
     // The user as they are now (mode, trust, role), keeping the caller's credential and a narrower
     // mode the caller chose.
-    policy::UserContext current_user(const policy::UserContext& user) const;
+    auth::UserContext current_user(const auth::UserContext& user) const;
 
 private:
     // What admission decided: the prepared call and the policy decision when it may run.
@@ -118,14 +118,14 @@ private:
     // One lookup in `catalog`, one validation, then policy. An outcome when the call must not run.
     std::variant<Admitted, CallOutcome> admit(const catalog::CatalogSnapshot& catalog,
                                               const CallRequest& request) const;
-    CallerContext caller_for(const policy::UserContext& user, const policy::Requester& requested_by) const;
+    CallerContext caller_for(const auth::UserContext& user, const auth::Requester& requested_by) const;
     // `options` plus the call's rules for paths the plugin touches (path_check extension).
     // The pause for a call's questions (installed as its elicit service), or null when questions
     // cannot be queued for this call.
     std::shared_ptr<ElicitationPause> pause_for(CallRequest& request) const;
     // A call that stopped at a queued question answers ELICITATION_REQUIRED instead of its result.
     static void settle_pause(const std::shared_ptr<ElicitationPause>& pause, CallOutcome& out);
-    CallOptions with_path_rules(CallOptions options, const policy::UserContext& user, const manifest::SkillSpec& spec,
+    CallOptions with_path_rules(CallOptions options, const auth::UserContext& user, const manifest::SkillSpec& spec,
                                 const boost::json::value& args) const;
     // Tells the observers and the audit log about an executed call.
     void audit_refusal(const CallRequest& request, std::string_view step, const Error& error) const;

@@ -8,7 +8,8 @@ namespace skillhost::exec {
 
 namespace json = boost::json;
 
-ElicitationPause::ElicitationPause(policy::ElicitationQueue& queue, policy::ElicitationAsk ask, json::array answered)
+ElicitationPause::ElicitationPause(decisions::ElicitationQueue& queue, decisions::ElicitationAsk ask,
+                                   json::array answered)
     : queue_(queue), ask_(std::move(ask)), answered_(std::move(answered)) {}
 
 plugin::FrontEndRequest ElicitationPause::service(plugin::FrontEndRequest front_end) {
@@ -18,14 +19,14 @@ plugin::FrontEndRequest ElicitationPause::service(plugin::FrontEndRequest front_
         };
 }
 
-std::optional<policy::ElicitationRecord> ElicitationPause::queued() const {
+std::optional<decisions::ElicitationRecord> ElicitationPause::queued() const {
     std::lock_guard lock(mutex_);
     return queued_;
 }
 
 Result<std::string> ElicitationPause::answer(std::string_view request_json, const std::atomic<bool>& call_ended,
                                              const plugin::FrontEndRequest& front_end) {
-    auto request = policy::parse_elicitation_request(request_json);
+    auto request = decisions::parse_elicitation_request(request_json);
     if (!request) return request.error();
     std::size_t position = 0;
     {
@@ -52,7 +53,7 @@ Result<std::string> ElicitationPause::answer(std::string_view request_json, cons
         auto direct = front_end(request_json, call_ended);
         if (direct || !direct.error().is(errors::kElicitationUnavailable)) return direct;
     }
-    policy::ElicitationAsk ask = ask_;
+    decisions::ElicitationAsk ask = ask_;
     ask.request = std::move(request.value());
     // The answers that still hold: those before the first question that changed.
     for (std::size_t i = 0; i < position && i < answered_.size(); ++i) ask.prior_answers.push_back(answered_[i]);
@@ -68,7 +69,7 @@ Result<std::string> ElicitationPause::answer(std::string_view request_json, cons
                                                   "); return now: the call runs again from the start with the answer"};
 }
 
-Error elicitation_required(const policy::ElicitationRecord& record) {
+Error elicitation_required(const decisions::ElicitationRecord& record) {
     Error e{errors::kElicitationRequired,
             "skill " + record.skill_id + " asks: " + record.message + " (elicitation " + record.id +
                 "; it runs again once you answer)",

@@ -10,7 +10,7 @@
 
 #include "base/error.hpp"
 #include "plugin/call_control.hpp"
-#include "policy/elicitation_queue.hpp"
+#include "decisions/elicitation_queue.hpp"
 
 #include <boost/json/array.hpp>
 
@@ -30,29 +30,29 @@ class ElicitationPause {
 public:
     // `ask` names the call (user, skill, arguments, requester); its request and prior_answers are
     // filled per question. `answered`: what earlier runs of this call were told.
-    ElicitationPause(policy::ElicitationQueue& queue, policy::ElicitationAsk ask, boost::json::array answered);
+    ElicitationPause(decisions::ElicitationQueue& queue, decisions::ElicitationAsk ask, boost::json::array answered);
 
     // The call's elicit service: answers carried first, then `front_end`'s own (when it can ask),
     // then the queue.
     plugin::FrontEndRequest service(plugin::FrontEndRequest front_end);
 
     // The question this call queued, if it did.
-    std::optional<policy::ElicitationRecord> queued() const;
+    std::optional<decisions::ElicitationRecord> queued() const;
 
 private:
     Result<std::string> answer(std::string_view request_json, const std::atomic<bool>& call_ended,
                                const plugin::FrontEndRequest& front_end);
 
-    policy::ElicitationQueue& queue_;
-    policy::ElicitationAsk ask_;
+    decisions::ElicitationQueue& queue_;
+    decisions::ElicitationAsk ask_;
     const boost::json::array answered_;
     mutable std::mutex mutex_;
     std::size_t asked_ = 0;  // elicit() calls so far
-    std::optional<policy::ElicitationRecord> queued_;
+    std::optional<decisions::ElicitationRecord> queued_;
 };
 
 // ELICITATION_REQUIRED for a call that stopped at `record`'s question: what it asks, its id, and
 // how to answer (CLI and HTTP).
-Error elicitation_required(const policy::ElicitationRecord& record);
+Error elicitation_required(const decisions::ElicitationRecord& record);
 
 }  // namespace skillhost::exec

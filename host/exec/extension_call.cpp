@@ -15,7 +15,7 @@ namespace skillhost::exec {
 namespace json = boost::json;
 
 const manifest::SkillSpec* governing_spec(const PipelineParts& parts, const catalog::CatalogSnapshot& catalog,
-                                          const policy::UserContext& user,
+                                          const auth::UserContext& user,
                                           const std::shared_ptr<plugin::LoadedPlugin>& plugin,
                                           const char* governing_skill, std::string_view extension) {
     if (!governing_skill) {
@@ -40,7 +40,7 @@ const manifest::SkillSpec* governing_spec(const PipelineParts& parts, const cata
     return &spec;
 }
 
-plugin::RawOutcome run_extension_request(const PipelineParts& parts, const policy::UserContext& user,
+plugin::RawOutcome run_extension_request(const PipelineParts& parts, const auth::UserContext& user,
                                          const manifest::SkillSpec& governing, const plugin::LoadedPlugin& plugin,
                                          std::string call_id, std::chrono::milliseconds limit,
                                          const std::function<plugin::RawOutcome(const plugin::CallContext&)>& request) {
@@ -51,7 +51,7 @@ plugin::RawOutcome run_extension_request(const PipelineParts& parts, const polic
     context.skill_id = governing.id;
     context.call_id = std::move(call_id);
     context.user_id = user.user_id;
-    context.cognitive_mode = policy::to_string(user.mode);
+    context.cognitive_mode = auth::to_string(user.mode);
     if (!parts.users_dir.empty())
         context.data_dir = parts.users_dir / user.user_id / "plugins" / plugin.manifest().name;
     context.workspace_root = user.workspace;

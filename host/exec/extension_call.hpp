@@ -6,7 +6,7 @@
 #include "base/error.hpp"
 #include "catalog/catalog_snapshot.hpp"
 #include "exec/call_pipeline.hpp"
-#include "policy/user_context.hpp"
+#include "auth/user_context.hpp"
 
 #include <chrono>
 #include <functional>
@@ -19,13 +19,13 @@ namespace skillhost::exec {
 // The spec of `governing_skill` when it is one of `plugin`'s own skills in `catalog` and `user` may
 // call it without an approval; nullptr otherwise (a misnamed skill is logged, naming `extension`).
 const manifest::SkillSpec* governing_spec(const PipelineParts& parts, const catalog::CatalogSnapshot& catalog,
-                                          const policy::UserContext& user,
+                                          const auth::UserContext& user,
                                           const std::shared_ptr<plugin::LoadedPlugin>& plugin,
                                           const char* governing_skill, std::string_view extension);
 
 // Runs `request` with the call context a call of `governing` by `user` gets (path rules, data
 // directory, workspace) and a deadline `limit` from now; `call_id` names it in logs.
-plugin::RawOutcome run_extension_request(const PipelineParts& parts, const policy::UserContext& user,
+plugin::RawOutcome run_extension_request(const PipelineParts& parts, const auth::UserContext& user,
                                          const manifest::SkillSpec& governing, const plugin::LoadedPlugin& plugin,
                                          std::string call_id, std::chrono::milliseconds limit,
                                          const std::function<plugin::RawOutcome(const plugin::CallContext&)>& request);

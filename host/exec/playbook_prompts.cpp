@@ -18,7 +18,7 @@ constexpr std::string_view kPrefix = "playbook_";
 // A recorded step, "<skill> <arguments as JSON>" (operator_resume.cpp), may run for `user` now:
 // the skill is one of `visible`, its arguments are an object, and the user's rules do not deny it.
 bool step_allowed(const CallPipeline& pipeline, const std::vector<const catalog::CatalogEntry*>& visible,
-                  const policy::UserContext& user, std::string_view step) {
+                  const auth::UserContext& user, std::string_view step) {
     const auto space = step.find(' ');
     const std::string_view skill = step.substr(0, space);
     json::value args = json::object();
@@ -34,8 +34,8 @@ bool step_allowed(const CallPipeline& pipeline, const std::vector<const catalog:
 
 // The user's newest playbooks whose every step they may still call.
 std::vector<store::Playbook> published(const CallPipeline& pipeline, const catalog::CatalogSnapshot& catalog,
-                                       const policy::UserContext& asked, const store::GuidanceStore& playbooks) {
-    const policy::UserContext user = pipeline.current_user(asked);
+                                       const auth::UserContext& asked, const store::GuidanceStore& playbooks) {
+    const auth::UserContext user = pipeline.current_user(asked);
     auto page = playbooks.list_playbooks(user.user_id, kMaxPlaybookPrompts);
     std::vector<store::Playbook> out;
     if (!page) {
@@ -60,7 +60,7 @@ std::string prompt_name(const store::Playbook& playbook) {
 }  // namespace
 
 json::array playbook_prompts(const CallPipeline& pipeline, const catalog::CatalogSnapshot& catalog,
-                             const policy::UserContext& user, const store::GuidanceStore& playbooks) {
+                             const auth::UserContext& user, const store::GuidanceStore& playbooks) {
     json::array out;
     for (const store::Playbook& playbook : published(pipeline, catalog, user, playbooks))
         out.push_back(json::object{{"name", prompt_name(playbook)},
@@ -71,7 +71,7 @@ json::array playbook_prompts(const CallPipeline& pipeline, const catalog::Catalo
 }
 
 std::optional<json::object> render_playbook(const CallPipeline& pipeline, const catalog::CatalogSnapshot& catalog,
-                                            const policy::UserContext& user, const store::GuidanceStore& playbooks,
+                                            const auth::UserContext& user, const store::GuidanceStore& playbooks,
                                             std::string_view name) {
     if (!name.starts_with(kPrefix)) return std::nullopt;
     for (const store::Playbook& playbook : published(pipeline, catalog, user, playbooks)) {

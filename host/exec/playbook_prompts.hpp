@@ -7,7 +7,7 @@
 
 #include "catalog/catalog_snapshot.hpp"
 #include "exec/call_pipeline.hpp"
-#include "policy/user_context.hpp"
+#include "auth/user_context.hpp"
 #include "store/guidance_store.hpp"
 
 #include <boost/json/array.hpp>
@@ -24,13 +24,13 @@ inline constexpr std::size_t kMaxPlaybookPrompts = 200;
 // The playbook prompts ({"name","title","description","arguments":[]}) of `user`, named
 // "playbook_<playbook id>". A store that fails is logged and publishes none.
 boost::json::array playbook_prompts(const CallPipeline& pipeline, const catalog::CatalogSnapshot& catalog,
-                                    const policy::UserContext& user, const store::GuidanceStore& playbooks);
+                                    const auth::UserContext& user, const store::GuidanceStore& playbooks);
 
 // Playbook prompt `name` rendered ({"description","messages"}), or nullopt when it is none of the
 // user's published ones.
 std::optional<boost::json::object> render_playbook(const CallPipeline& pipeline,
                                                    const catalog::CatalogSnapshot& catalog,
-                                                   const policy::UserContext& user,
-                                                   const store::GuidanceStore& playbooks, std::string_view name);
+                                                   const auth::UserContext& user, const store::GuidanceStore& playbooks,
+                                                   std::string_view name);
 
 }  // namespace skillhost::exec

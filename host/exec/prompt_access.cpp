@@ -33,7 +33,7 @@ PromptAccess::PromptAccess(const CallPipeline& pipeline, const ResourceAccess& r
     : pipeline_(pipeline), resources_(resources), playbooks_(playbooks) {}
 
 std::vector<PromptAccess::Source> PromptAccess::sources(const catalog::CatalogSnapshot& catalog,
-                                                        const policy::UserContext& user) const {
+                                                        const auth::UserContext& user) const {
     std::vector<Source> out;
     for (const auto& plugin : catalog.plugins()) {
         const auto* table = static_cast<const skillhost_prompts_v1*>(plugin->extension(SKILLHOST_EXT_PROMPTS));
@@ -45,9 +45,8 @@ std::vector<PromptAccess::Source> PromptAccess::sources(const catalog::CatalogSn
     return out;
 }
 
-plugin::RawOutcome PromptAccess::ask(const Source& source, const policy::UserContext& user,
-                                     plugin::PromptRequest request, std::string_view name,
-                                     std::string_view json) const {
+plugin::RawOutcome PromptAccess::ask(const Source& source, const auth::UserContext& user, plugin::PromptRequest request,
+                                     std::string_view name, std::string_view json) const {
     return run_extension_request(
         pipeline_.parts(), user, *source.governing, *source.plugin, "prompt-" + std::to_string(++next_request_),
         kDeadline, [&](const plugin::CallContext& context) {
@@ -55,7 +54,7 @@ plugin::RawOutcome PromptAccess::ask(const Source& source, const policy::UserCon
         });
 }
 
-std::optional<json::array> PromptAccess::listed(const Source& source, const policy::UserContext& user) const {
+std::optional<json::array> PromptAccess::listed(const Source& source, const auth::UserContext& user) const {
     const std::string& name = source.plugin->manifest().name;
     plugin::RawOutcome outcome = ask(source, user, plugin::PromptRequest::list, {}, {});
     if (outcome.error_code == errors::kPromptsUnsupported.name) return std::nullopt;
@@ -69,8 +68,8 @@ std::optional<json::array> PromptAccess::listed(const Source& source, const poli
     return std::move(*prompts);
 }
 
-json::array PromptAccess::list(const catalog::CatalogSnapshot& catalog, const policy::UserContext& asked) const {
-    const policy::UserContext user = pipeline_.current_user(asked);
+json::array PromptAccess::list(const catalog::CatalogSnapshot& catalog, const auth::UserContext& asked) const {
+    const auth::UserContext user = pipeline_.current_user(asked);
     json::array out;
     std::set<std::string, std::less<>> seen;
     for (const Source& source : sources(catalog, user)) {
@@ -97,7 +96,7 @@ json::array PromptAccess::list(const catalog::CatalogSnapshot& catalog, const po
 }
 
 std::optional<PromptAccess::Found> PromptAccess::find(const catalog::CatalogSnapshot& catalog,
-                                                      const policy::UserContext& user, std::string_view name) const {
+                                                      const auth::UserContext& user, std::string_view name) const {
     for (const Source& source : sources(catalog, user)) {
         auto prompts = listed(source, user);
         if (!prompts) continue;
@@ -109,7 +108,7 @@ std::optional<PromptAccess::Found> PromptAccess::find(const catalog::CatalogSnap
 
 namespace {
 
-Error prompt_not_found(std::string_view name, const policy::UserContext& user) {
+Error prompt_not_found(std::string_view name, const auth::UserContext& user) {
     Error e{errors::kPromptNotFound, "no prompt '" + std::string(name) + "' is available to user '" + user.user_id +
                                          "'; list the prompts you can use with prompts/list"};
     e.details["name"] = name;
@@ -142,9 +141,9 @@ const json::string* string_member(const json::object* object, const char* name, 
 
 }  // namespace
 
-Result<json::object> PromptAccess::get(const catalog::CatalogSnapshot& catalog, const policy::UserContext& asked,
+Result<json::object> PromptAccess::get(const catalog::CatalogSnapshot& catalog, const auth::UserContext& asked,
                                        std::string_view name, const json::object& arguments) const {
-    const policy::UserContext user = pipeline_.current_user(asked);
+    const auth::UserContext user = pipeline_.current_user(asked);
     if (name.empty() || name.size() > kMaxPromptNameBytes) return prompt_not_found(name.substr(0, 256), user);
     auto found = find(catalog, user, name);
     if (!found) {
@@ -187,7 +186,7 @@ Result<json::object> PromptAccess::get(const catalog::CatalogSnapshot& catalog, 
     return rendered;
 }
 
-json::object PromptAccess::ask_completion(const Source& source, const policy::UserContext& user,
+json::object PromptAccess::ask_completion(const Source& source, const auth::UserContext& user,
                                           const json::object& request) const {
     const std::string& name = source.plugin->manifest().name;
     plugin::RawOutcome outcome = ask(source, user, plugin::PromptRequest::complete, {}, json::serialize(request));
@@ -202,9 +201,9 @@ json::object PromptAccess::ask_completion(const Source& source, const policy::Us
     return std::move(*values);
 }
 
-Result<json::object> PromptAccess::complete(const catalog::CatalogSnapshot& catalog, const policy::UserContext& asked,
+Result<json::object> PromptAccess::complete(const catalog::CatalogSnapshot& catalog, const auth::UserContext& asked,
                                             const json::object& params) const {
-    const policy::UserContext user = pipeline_.current_user(asked);
+    const auth::UserContext user = pipeline_.current_user(asked);
     const json::value* ref_value = params.if_contains("ref");
     const json::object* ref = ref_value ? ref_value->if_object() : nullptr;
     const json::string* type = string_member(ref, "type", 64);
@@ -304,14 +303,14 @@ Result<json::object> PromptAccess::complete(const catalog::CatalogSnapshot& cata
 }
 
 std::string PromptAccess::source_fingerprint(const catalog::CatalogSnapshot& catalog,
-                                             const policy::UserContext& asked) const {
+                                             const auth::UserContext& asked) const {
     std::string out;
     for (const Source& source : sources(catalog, pipeline_.current_user(asked)))
         out += source.plugin->manifest().name + "@" + source.plugin->loaded_from().string() + ";";
     return out;
 }
 
-void PromptAccess::audit_get(const policy::UserContext& user, std::string_view name, std::string_view plugin,
+void PromptAccess::audit_get(const auth::UserContext& user, std::string_view name, std::string_view plugin,
                              const Error* error) const {
     audit_extension_request(pipeline_.parts(), "prompt_get", json::object{{"user", user.user_id}, {"prompt", name}},
                             plugin, "rendered", error);

@@ -25,7 +25,7 @@ struct ResourceAccess::Source {
 ResourceAccess::ResourceAccess(const CallPipeline& pipeline) : pipeline_(pipeline) {}
 
 std::vector<ResourceAccess::Source> ResourceAccess::sources(const catalog::CatalogSnapshot& catalog,
-                                                            const policy::UserContext& user) const {
+                                                            const auth::UserContext& user) const {
     std::vector<Source> out;
     for (const auto& plugin : catalog.plugins()) {
         const auto* table = static_cast<const skillhost_resources_v1*>(plugin->extension(SKILLHOST_EXT_RESOURCES));
@@ -42,7 +42,7 @@ std::vector<ResourceAccess::Source> ResourceAccess::sources(const catalog::Catal
     return out;
 }
 
-plugin::RawOutcome ResourceAccess::ask(const Source& source, const policy::UserContext& user,
+plugin::RawOutcome ResourceAccess::ask(const Source& source, const auth::UserContext& user,
                                        plugin::ResourceRequest request, std::string_view uri) const {
     return run_extension_request(
         pipeline_.parts(), user, *source.governing, *source.plugin, "resource-" + std::to_string(++next_request_),
@@ -72,12 +72,12 @@ json::array sorted_unique(json::array items, const char* key) {
 
 }  // namespace
 
-json::array ResourceAccess::collect(const catalog::CatalogSnapshot& catalog, const policy::UserContext& asked,
+json::array ResourceAccess::collect(const catalog::CatalogSnapshot& catalog, const auth::UserContext& asked,
                                     plugin::ResourceRequest request) const {
     const bool templates = request == plugin::ResourceRequest::list_templates;
     const char* function = templates ? "list_templates()" : "list()";
     const Check check = templates ? &check_resource_templates : &check_resource_list;
-    const policy::UserContext user = pipeline_.current_user(asked);
+    const auth::UserContext user = pipeline_.current_user(asked);
     json::array out;
     for (const Source& source : sources(catalog, user)) {
         const std::string& name = source.plugin->manifest().name;
@@ -96,16 +96,16 @@ json::array ResourceAccess::collect(const catalog::CatalogSnapshot& catalog, con
     return sorted_unique(std::move(out), templates ? "uriTemplate" : "uri");
 }
 
-json::array ResourceAccess::list(const catalog::CatalogSnapshot& catalog, const policy::UserContext& user) const {
+json::array ResourceAccess::list(const catalog::CatalogSnapshot& catalog, const auth::UserContext& user) const {
     return collect(catalog, user, plugin::ResourceRequest::list);
 }
 
 json::array ResourceAccess::list_templates(const catalog::CatalogSnapshot& catalog,
-                                           const policy::UserContext& user) const {
+                                           const auth::UserContext& user) const {
     return collect(catalog, user, plugin::ResourceRequest::list_templates);
 }
 
-Result<json::array> ResourceAccess::read(const catalog::CatalogSnapshot& catalog, const policy::UserContext& asked,
+Result<json::array> ResourceAccess::read(const catalog::CatalogSnapshot& catalog, const auth::UserContext& asked,
                                          std::string_view uri) const {
     if (uri.empty() || uri.size() > kMaxResourceUriBytes ||
         std::any_of(uri.begin(), uri.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; })) {
@@ -114,7 +114,7 @@ Result<json::array> ResourceAccess::read(const catalog::CatalogSnapshot& catalog
         e.details["length"] = uri.size();
         return e;
     }
-    const policy::UserContext user = pipeline_.current_user(asked);
+    const auth::UserContext user = pipeline_.current_user(asked);
     for (const Source& source : sources(catalog, user)) {
         if (uri.substr(0, source.uri_prefix.size()) != source.uri_prefix) continue;
         const std::string& name = source.plugin->manifest().name;
@@ -135,9 +135,9 @@ Result<json::array> ResourceAccess::read(const catalog::CatalogSnapshot& catalog
 }
 
 std::shared_ptr<plugin::LoadedPlugin> ResourceAccess::template_publisher(const catalog::CatalogSnapshot& catalog,
-                                                                         const policy::UserContext& asked,
+                                                                         const auth::UserContext& asked,
                                                                          std::string_view uri_template) const {
-    const policy::UserContext user = pipeline_.current_user(asked);
+    const auth::UserContext user = pipeline_.current_user(asked);
     for (const Source& source : sources(catalog, user)) {
         if (uri_template.substr(0, source.uri_prefix.size()) != source.uri_prefix) continue;
         plugin::RawOutcome outcome = ask(source, user, plugin::ResourceRequest::list_templates, {});
@@ -152,7 +152,7 @@ std::shared_ptr<plugin::LoadedPlugin> ResourceAccess::template_publisher(const c
 }
 
 std::map<std::string, std::string, std::less<>> ResourceAccess::source_fingerprints(
-    const catalog::CatalogSnapshot& catalog, const policy::UserContext& asked) const {
+    const catalog::CatalogSnapshot& catalog, const auth::UserContext& asked) const {
     std::map<std::string, std::string, std::less<>> out;
     for (const Source& source : sources(catalog, pipeline_.current_user(asked)))
         out[std::string(source.uri_prefix)] +=
@@ -160,7 +160,7 @@ std::map<std::string, std::string, std::less<>> ResourceAccess::source_fingerpri
     return out;
 }
 
-void ResourceAccess::audit_read(const policy::UserContext& user, std::string_view uri, std::string_view plugin,
+void ResourceAccess::audit_read(const auth::UserContext& user, std::string_view uri, std::string_view plugin,
                                 const Error* error) const {
     audit_extension_request(pipeline_.parts(), "resource_read", json::object{{"user", user.user_id}, {"uri", uri}},
                             plugin, "read", error);

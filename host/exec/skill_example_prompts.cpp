@@ -17,7 +17,7 @@ constexpr std::string_view kInfix = "_example_";
 // the example only suggests the call).
 std::vector<const catalog::CatalogEntry*> usable_entries(const CallPipeline& pipeline,
                                                          const catalog::CatalogSnapshot& catalog,
-                                                         const policy::UserContext& user) {
+                                                         const auth::UserContext& user) {
     std::vector<const catalog::CatalogEntry*> out;
     for (const catalog::CatalogEntry* entry : pipeline.visible_entries(catalog, user))
         if (!entry->spec->examples.empty() &&
@@ -33,7 +33,7 @@ std::string example_name(const manifest::SkillSpec& spec, std::size_t index) {
 }  // namespace
 
 json::array skill_example_prompts(const CallPipeline& pipeline, const catalog::CatalogSnapshot& catalog,
-                                  const policy::UserContext& user) {
+                                  const auth::UserContext& user) {
     json::array out;
     for (const catalog::CatalogEntry* entry : usable_entries(pipeline, catalog, user)) {
         const manifest::SkillSpec& spec = *entry->spec;
@@ -47,7 +47,7 @@ json::array skill_example_prompts(const CallPipeline& pipeline, const catalog::C
 }
 
 std::optional<json::object> render_skill_example(const CallPipeline& pipeline, const catalog::CatalogSnapshot& catalog,
-                                                 const policy::UserContext& user, std::string_view name) {
+                                                 const auth::UserContext& user, std::string_view name) {
     const auto at = name.rfind(kInfix);
     if (at == std::string_view::npos) return std::nullopt;
     const std::string_view skill = name.substr(0, at);

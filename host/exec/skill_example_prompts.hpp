@@ -5,7 +5,7 @@
 
 #include "catalog/catalog_snapshot.hpp"
 #include "exec/call_pipeline.hpp"
-#include "policy/user_context.hpp"
+#include "auth/user_context.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -18,11 +18,11 @@ namespace skillhost::exec {
 // The example prompts ({"name","title","description","arguments":[]}) of the skills `user` may
 // see, named "<skill id>_example_<n>" (n from 1).
 boost::json::array skill_example_prompts(const CallPipeline& pipeline, const catalog::CatalogSnapshot& catalog,
-                                         const policy::UserContext& user);
+                                         const auth::UserContext& user);
 
 // Example prompt `name` rendered ({"description","messages"}), or nullopt when it is none of the user's.
 std::optional<boost::json::object> render_skill_example(const CallPipeline& pipeline,
                                                         const catalog::CatalogSnapshot& catalog,
-                                                        const policy::UserContext& user, std::string_view name);
+                                                        const auth::UserContext& user, std::string_view name);
 
 }  // namespace skillhost::exec

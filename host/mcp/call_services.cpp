@@ -63,8 +63,8 @@ void McpSession::attach_call_services(exec::CallRequest& request, const catalog:
                                : Result<SampledAnswer>(Error{errors::kLlmFailed,
                                                              "the MCP client did not answer the sampling request "
                                                              "in time; retry the call"});
-            if (policy::AuditLog* audit = pipeline_.parts().audit) {
-                policy::LlmCallAudit record;
+            if (audit::AuditLog* audit = pipeline_.parts().audit) {
+                audit::LlmCallAudit record;
                 record.user_id = user_.user_id;
                 record.role = std::string(role);
                 record.backend = "mcp-client";

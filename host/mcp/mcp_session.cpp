@@ -46,7 +46,7 @@ std::string list_supported_versions() {
 
 }  // namespace
 
-McpSession::McpSession(const exec::CallPipeline& pipeline, reload::LiveCatalog& catalog, policy::UserContext user,
+McpSession::McpSession(const exec::CallPipeline& pipeline, reload::LiveCatalog& catalog, auth::UserContext user,
                        McpSessionOptions options, MessageSink sink)
     : pipeline_(pipeline),
       catalog_(catalog),
@@ -323,7 +323,7 @@ void McpSession::on_tools_call(const json::value& id, const json::value& params)
             t && (t->is_string() || t->is_number()))
             progress_token = *t;
     request.user = user_;
-    request.requested_by = policy::Requester::mcp();
+    request.requested_by = auth::Requester::mcp();
     request.options.cancel = std::make_shared<std::atomic<bool>>(false);
     if (!progress_token.is_null()) {
         request.options.on_progress = [this, progress_token](double progress, double total, std::string_view message) {
@@ -408,7 +408,7 @@ void McpSession::start_one_call(const std::shared_ptr<CallTicket>& ticket_ptr) {
         [this, ticket](exec::CallOutcome outcome) mutable {
             // Only a session whose credential may approve asks its client: an agent's call-only token must
             // not be able to answer for the approver.
-            if (!outcome.approval_id || !client_elicits_.load() || !user_.credential.may(policy::Scope::approve))
+            if (!outcome.approval_id || !client_elicits_.load() || !user_.credential.may(auth::Scope::approve))
                 return finish_call(*ticket, render_call_result(outcome, user_.user_id));
             // Asking the client waits for its answer, which this thread may be the one to read.
             auto shared = std::make_shared<exec::CallOutcome>(std::move(outcome));
@@ -471,7 +471,7 @@ std::optional<json::object> McpSession::approve_through_client(const exec::CallR
         options_.elicitation_timeout);
     if (!response) return std::nullopt;
     const ApprovalAnswer answer = read_approval_answer(*response);
-    const policy::Resolver resolver{user_.user_id, user_.role, user_.credential, true};
+    const decisions::Resolver resolver{user_.user_id, user_.role, user_.credential, true};
     if (answer.kind == ApprovalAnswer::Kind::undecided) return std::nullopt;
     if (answer.kind == ApprovalAnswer::Kind::reject) {
         auto rejected = pipeline_.reject(approval_id, resolver, answer.reason);

@@ -19,7 +19,7 @@
 #include "mcp/list_change_watch.hpp"
 #include "mcp/log_level.hpp"
 #include "mcp/protocol_version.hpp"
-#include "policy/user_context.hpp"
+#include "auth/user_context.hpp"
 #include "reload/live_catalog.hpp"
 
 #include <boost/json/value.hpp>
@@ -85,7 +85,7 @@ using MessageSink = std::function<void(const OutgoingMessage& message)>;
 class McpSession {
 public:
     // `pipeline` and `catalog` must outlive the session.
-    McpSession(const exec::CallPipeline& pipeline, reload::LiveCatalog& catalog, policy::UserContext user,
+    McpSession(const exec::CallPipeline& pipeline, reload::LiveCatalog& catalog, auth::UserContext user,
                McpSessionOptions options, MessageSink sink);
     ~McpSession();
     McpSession(const McpSession&) = delete;
@@ -175,7 +175,7 @@ private:
 
     const exec::CallPipeline& pipeline_;
     reload::LiveCatalog& catalog_;
-    const policy::UserContext user_;
+    const auth::UserContext user_;
     const McpSessionOptions options_;
     MessageSink sink_;
 

@@ -1,7 +1,7 @@
 #include "mcp/skill_elicitation.hpp"
 #include "plugin/error_codes.hpp"
 
-#include "policy/elicitation_form.hpp"
+#include "decisions/elicitation_form.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -21,7 +21,7 @@ Error bad_answer(const std::string& problem) {
 }  // namespace
 
 Result<json::object> elicitation_params(std::string_view request_json) {
-    auto request = policy::parse_elicitation_request(request_json);
+    auto request = decisions::parse_elicitation_request(request_json);
     if (!request) return request.error();
     return request->to_json();
 }
@@ -46,7 +46,7 @@ Result<std::string> read_elicitation_answer(const json::object& response, const 
         if (!c->is_object()) return bad_answer("the accepted content is not an object");
         content = c->get_object();
     }
-    if (auto problem = policy::form_answer_problem(requested_schema, content)) return bad_answer(problem->message);
+    if (auto problem = decisions::form_answer_problem(requested_schema, content)) return bad_answer(problem->message);
     return json::serialize(json::object{{"action", "accept"}, {"content", std::move(content)}});
 }
 

@@ -1,5 +1,5 @@
 // A skill asking its user for input ("skillhost.elicit/1") as MCP elicitation/create: the form
-// schema a skill may send (policy/elicitation_form.hpp) and the check of the client's answer against it. The session sends and waits.
+// schema a skill may send (decisions/elicitation_form.hpp) and the check of the client's answer against it. The session sends and waits.
 #pragma once
 
 #include "base/error.hpp"

@@ -48,8 +48,8 @@ store::Observation observation_from_result(const exec::SkillResult& result, cons
 Operator::Operator(OperatorParts parts) : parts_(std::move(parts)) {}
 
 std::shared_ptr<const Operator::PlannerCatalog> Operator::planner_catalog(const catalog::CatalogSnapshot& catalog,
-                                                                          const policy::UserContext& user) {
-    const std::string key = std::to_string(catalog.version()) + "/" + policy::to_string(user.mode) + "/" +
+                                                                          const auth::UserContext& user) {
+    const std::string key = std::to_string(catalog.version()) + "/" + auth::to_string(user.mode) + "/" +
                             manifest::to_string(user.trust) + "/" + user.user_id;
     {
         std::lock_guard lock(catalog_cache_mutex_);
@@ -81,7 +81,7 @@ std::shared_ptr<const Operator::PlannerCatalog> Operator::planner_catalog(const 
     return built;
 }
 
-Result<policy::UserContext> Operator::user_for(const store::Run& run) const {
+Result<auth::UserContext> Operator::user_for(const store::Run& run) const {
     const auto& resolve = parts_.pipeline->parts().resolve_user;
     if (!resolve) {
         return Error{errors::kUserUnresolvable, "the host cannot look up users, so the run cannot resume", {}, {}};
@@ -90,18 +90,18 @@ Result<policy::UserContext> Operator::user_for(const store::Run& run) const {
     if (!user) return user.error();
     // The run keeps the mode it started in (the pipeline still applies the user's current mode
     // when that is narrower) and the credential it was started with.
-    if (auto mode = policy::parse_cognitive_mode(run.mode)) user->mode = *mode;
+    if (auto mode = auth::parse_cognitive_mode(run.mode)) user->mode = *mode;
     if (!run.token_id.empty()) {
-        policy::Credential credential;
+        auth::Credential credential;
         credential.token_id = run.token_id;
-        auto scopes = policy::Scopes::parse(run.token_scopes);
-        credential.scopes = scopes ? scopes.value() : policy::Scopes();
-        return policy::with_credential(std::move(user.value()), std::move(credential));
+        auto scopes = auth::Scopes::parse(run.token_scopes);
+        credential.scopes = scopes ? scopes.value() : auth::Scopes();
+        return auth::with_credential(std::move(user.value()), std::move(credential));
     }
     return user;
 }
 
-std::string Operator::playbook_text(store::Run& run, const policy::UserContext& user) {
+std::string Operator::playbook_text(store::Run& run, const auth::UserContext& user) {
     if (!parts_.guidance) return {};
     auto found = parts_.guidance->find_playbooks(user.user_id, run.goal, 3);
     if (!found) {
@@ -134,20 +134,20 @@ Status Operator::check_goal(std::string_view goal) const {
     return error;
 }
 
-Status Operator::check_start(std::string_view goal, const policy::UserContext& user) const {
-    if (!user.credential.may(policy::Scope::call))
-        return policy::missing_scope_error(policy::Scope::call, "starting a run", user.credential);
+Status Operator::check_start(std::string_view goal, const auth::UserContext& user) const {
+    if (!user.credential.may(auth::Scope::call))
+        return auth::missing_scope_error(auth::Scope::call, "starting a run", user.credential);
     return check_goal(goal);
 }
 
-Result<store::Run> Operator::run(std::string_view goal, const policy::UserContext& user, const RunOptions& options,
+Result<store::Run> Operator::run(std::string_view goal, const auth::UserContext& user, const RunOptions& options,
                                  RunEventSubscriber* events) {
     auto run = open_run(goal, user, options);
     if (!run) return run.error();
     return drive_opened(std::move(run.value()), user, options, events);
 }
 
-Result<store::Run> Operator::drive_opened(store::Run run, const policy::UserContext& user, const RunOptions& options,
+Result<store::Run> Operator::drive_opened(store::Run run, const auth::UserContext& user, const RunOptions& options,
                                           RunEventSubscriber* events) {
     auto cancel = options.cancel;
     auto lease = hold_lease(run.id, cancel);
@@ -155,14 +155,13 @@ Result<store::Run> Operator::drive_opened(store::Run run, const policy::UserCont
     return drive(run, user, events, options.max_steps, std::move(cancel), std::move(lease.value()));
 }
 
-Result<store::Run> Operator::open_run(std::string_view goal, const policy::UserContext& user,
-                                      const RunOptions& options) {
+Result<store::Run> Operator::open_run(std::string_view goal, const auth::UserContext& user, const RunOptions& options) {
     if (auto st = check_start(goal, user); !st) return st.error();
     store::Run run;
     run.id = options.id.empty() ? store::new_id("run") : options.id;
     run.goal = std::string(goal);
     run.user_id = user.user_id;
-    run.mode = policy::to_string(user.mode);
+    run.mode = auth::to_string(user.mode);
     run.token_id = user.credential.token_id;
     run.token_scopes = user.credential.is_token() ? user.credential.scopes.to_text() : std::string();
     run.history = options.history;
@@ -243,7 +242,7 @@ bool Operator::stop_if_cancelled(Session& session) {
     return true;
 }
 
-Result<store::Run> Operator::drive(store::Run& run, const policy::UserContext& user, RunEventSubscriber* events,
+Result<store::Run> Operator::drive(store::Run& run, const auth::UserContext& user, RunEventSubscriber* events,
                                    int max_steps, std::shared_ptr<std::atomic<bool>> cancel,
                                    std::unique_ptr<RunLeaseHold> lease, bool retry_pending_step) {
     Session session(run, user, parts_.catalog(), events);
@@ -263,7 +262,7 @@ Result<store::Run> Operator::drive(store::Run& run, const policy::UserContext& u
     }
     session.playbooks = playbook_text(run, user);
 
-    const bool emulation = user.mode == policy::CognitiveMode::emulation;
+    const bool emulation = user.mode == auth::CognitiveMode::emulation;
     if (retry_pending_step && !run.steps.empty() && run.steps.back().action && !run.steps.back().observation) {
         store::ScratchpadEntry pending = std::move(run.steps.back());
         run.steps.pop_back();
@@ -486,7 +485,7 @@ bool Operator::execute_action(Session& session, std::string thought, store::Acti
     request.skill_id = action.tool;
     request.args = action.args;
     request.user = session.user;
-    request.requested_by = policy::Requester::run(run.id);
+    request.requested_by = auth::Requester::run(run.id);
     request.options.cancel = session.cancel;
     // The same step of the same run has the same key on whichever instance runs it, so a plugin
     // can tell a retry after an instance died mid-call from a new call.

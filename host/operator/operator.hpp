@@ -13,7 +13,7 @@
 #include "llm/model_router.hpp"
 #include "operator/operator_config.hpp"
 #include "operator/run_events.hpp"
-#include "policy/user_context.hpp"
+#include "auth/user_context.hpp"
 #include "store/guidance_store.hpp"
 #include "store/run_lease.hpp"
 #include "store/run_store.hpp"
@@ -69,17 +69,17 @@ public:
     Status check_goal(std::string_view goal) const;
     // check_goal, and MISSING_SCOPE when the user's credential may not call skills (a run would
     // only fail at its first call, after spending model time).
-    Status check_start(std::string_view goal, const policy::UserContext& user) const;
+    Status check_start(std::string_view goal, const auth::UserContext& user) const;
 
     // Runs `goal` for `user` in the user's mode. The returned run is also persisted. Errors only when
     // the run cannot even be stored; everything that goes wrong inside a run is in run.error.
-    Result<store::Run> run(std::string_view goal, const policy::UserContext& user, const RunOptions& options = {},
+    Result<store::Run> run(std::string_view goal, const auth::UserContext& user, const RunOptions& options = {},
                            RunEventSubscriber* events = nullptr);
     // run() in two halves, for a front end that answers "accepted" only once the run is stored:
     // open_run() checks the start and stores the new run's record (its errors are the client's),
     // drive_opened() then runs it as run() would.
-    Result<store::Run> open_run(std::string_view goal, const policy::UserContext& user, const RunOptions& options);
-    Result<store::Run> drive_opened(store::Run run, const policy::UserContext& user, const RunOptions& options,
+    Result<store::Run> open_run(std::string_view goal, const auth::UserContext& user, const RunOptions& options);
+    Result<store::Run> drive_opened(store::Run run, const auth::UserContext& user, const RunOptions& options,
                                     RunEventSubscriber* events = nullptr);
 
     // Continues a run that waited for approval, with the approved call's real result or the
@@ -146,7 +146,7 @@ public:
         boost::json::array tools;  // [{id, description, inputs, examples, read_only}]
     };
     std::shared_ptr<const PlannerCatalog> planner_catalog(const catalog::CatalogSnapshot& catalog,
-                                                          const policy::UserContext& user);
+                                                          const auth::UserContext& user);
 
 private:
     struct Session;  // one attempt's working state (defined in operator.cpp)
@@ -157,9 +157,9 @@ private:
                                                      std::shared_ptr<std::atomic<bool>>& cancel);
     // `retry_pending_step`: a step saved with its action but no observation (the instance that ran
     // it stopped mid-call) runs again first.
-    Result<store::Run> drive(store::Run& run, const policy::UserContext& user, RunEventSubscriber* events,
-                             int max_steps, std::shared_ptr<std::atomic<bool>> cancel,
-                             std::unique_ptr<RunLeaseHold> lease, bool retry_pending_step = false);
+    Result<store::Run> drive(store::Run& run, const auth::UserContext& user, RunEventSubscriber* events, int max_steps,
+                             std::shared_ptr<std::atomic<bool>> cancel, std::unique_ptr<RunLeaseHold> lease,
+                             bool retry_pending_step = false);
     // Saves the run, under its lease when it has one.
     Status save_run(Session& session);
     // Before a skill call with a lease: claims the step and saves the run with the step in flight
@@ -189,8 +189,8 @@ private:
     // The step's skill asked its user a question (queued as `elicitation_id`): the run waits.
     bool pause_for_input(Session& session, std::string elicitation_id, const store::Action& action, Error error);
     void learn_from_guidance(store::Run& run);
-    Result<policy::UserContext> user_for(const store::Run& run) const;
-    std::string playbook_text(store::Run& run, const policy::UserContext& user);
+    Result<auth::UserContext> user_for(const store::Run& run) const;
+    std::string playbook_text(store::Run& run, const auth::UserContext& user);
 
     OperatorParts parts_;
     std::mutex catalog_cache_mutex_;

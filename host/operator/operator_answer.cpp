@@ -175,7 +175,7 @@ std::optional<std::string> Operator::write_answer(Session& session, const json::
     request.skill_id = std::string(kResponseSkill);
     request.args = args;
     request.user = session.user;
-    request.requested_by = policy::Requester::run(run.id);
+    request.requested_by = auth::Requester::run(run.id);
     const auto outcome =
         session.catalog->find(kResponseSkill) ? parts_.pipeline->call(*session.catalog, request) : exec::CallOutcome{};
     const auto* answer = outcome.result.ok && outcome.result.output.is_object()

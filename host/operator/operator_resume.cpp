@@ -8,6 +8,9 @@
 #include "exec/error_codes.hpp"
 #include "operator/error_codes.hpp"
 #include "plugin/error_codes.hpp"
+#include "audit/error_codes.hpp"
+#include "auth/error_codes.hpp"
+#include "decisions/error_codes.hpp"
 #include "policy/error_codes.hpp"
 #include "db/error_codes.hpp"
 
@@ -72,6 +75,7 @@ std::optional<Error> call_error(const json::value& result) {
     std::string message = m && m->is_string() ? std::string(m->as_string()) : std::string();
     // A call answers with a code of the call path below, or with its plugin's own.
     const auto known = find_error_code(code, errors::kExecErrorCodes, errors::kPolicyErrorCodes,
+                                       errors::kDecisionsErrorCodes, errors::kAuditErrorCodes, errors::kAuthErrorCodes,
                                        errors::kPluginErrorCodes, errors::kDbErrorCodes);
     Error error =
         known ? Error::reported(code, known->kind, std::move(message)) : Error::from_plugin(code, std::move(message));
@@ -111,14 +115,14 @@ Error still_pending(const ErrorCode& code, const store::Run& run, std::string_vi
     return error;
 }
 
-Error approval_still_pending(const store::Run& run, policy::ApprovalState state) {
-    return still_pending(errors::kApprovalStillPending, run, "approval", run.approval_id, policy::to_string(state),
+Error approval_still_pending(const store::Run& run, decisions::ApprovalState state) {
+    return still_pending(errors::kApprovalStillPending, run, "approval", run.approval_id, decisions::to_string(state),
                          "approve it with `skillhost approvals approve " + run.approval_id + "` or reject it");
 }
 
-Error elicitation_still_pending(const store::Run& run, policy::ElicitationState state) {
+Error elicitation_still_pending(const store::Run& run, decisions::ElicitationState state) {
     return still_pending(errors::kElicitationStillPending, run, "elicitation", run.elicitation_id,
-                         policy::to_string(state),
+                         decisions::to_string(state),
                          "answer it with `skillhost elicitations answer " + run.elicitation_id + "`");
 }
 
@@ -138,7 +142,7 @@ Status Operator::resumable(const store::Run& run) const {
     if (run.status == RunStatus::awaiting_approval && !run.approval_id.empty()) {
         auto record = parts_.pipeline->parts().approvals->get(run.approval_id);
         if (!record) return record.error();
-        if (record->state == policy::ApprovalState::pending || record->state == policy::ApprovalState::approved)
+        if (record->state == decisions::ApprovalState::pending || record->state == decisions::ApprovalState::approved)
             return approval_still_pending(run, record->state);
         return can_continue_here(run);
     }
@@ -146,7 +150,8 @@ Status Operator::resumable(const store::Run& run) const {
     if (run.status == RunStatus::awaiting_input && !run.elicitation_id.empty() && questions) {
         auto record = questions->get(run.elicitation_id);
         if (!record) return record.error();
-        if (record->state == policy::ElicitationState::pending || record->state == policy::ElicitationState::answered)
+        if (record->state == decisions::ElicitationState::pending ||
+            record->state == decisions::ElicitationState::answered)
             return elicitation_still_pending(run, record->state);
         return can_continue_here(run);
     }
@@ -171,18 +176,18 @@ Result<store::Run> Operator::resume_after_approval(std::string_view run_id, RunE
     store::Observation obs;
     obs.mode = parts_.config.observation_mode;
     switch (record->state) {
-        case policy::ApprovalState::pending:
-        case policy::ApprovalState::approved: return approval_still_pending(run, record->state);
-        case policy::ApprovalState::executed:
-        case policy::ApprovalState::failed:
-            obs = observation_of_call(record->result, record->state == policy::ApprovalState::executed,
+        case decisions::ApprovalState::pending:
+        case decisions::ApprovalState::approved: return approval_still_pending(run, record->state);
+        case decisions::ApprovalState::executed:
+        case decisions::ApprovalState::failed:
+            obs = observation_of_call(record->result, record->state == decisions::ApprovalState::executed,
                                       std::string(errors::kApprovedCallFailed.name),
                                       record->reason.empty() ? "the approved call failed" : record->reason,
                                       entry.action->tool, parts_.config);
             break;
-        case policy::ApprovalState::rejected:
-        case policy::ApprovalState::expired: {
-            const bool rejected = record->state == policy::ApprovalState::rejected;
+        case decisions::ApprovalState::rejected:
+        case decisions::ApprovalState::expired: {
+            const bool rejected = record->state == decisions::ApprovalState::rejected;
             const std::string message =
                 rejected ? "user rejected the action" + (record->reason.empty() ? std::string() : ": " + record->reason)
                          : "the approval expired before anyone approved it";
@@ -233,9 +238,9 @@ Result<store::Run> Operator::resume_after_input(std::string_view run_id, RunEven
     // What the step does now: observe a result, or wait on a further question or an approval.
     std::optional<RunEvent> paused_again;
     switch (record->state) {
-        case policy::ElicitationState::pending:
-        case policy::ElicitationState::answered: return elicitation_still_pending(run, record->state);
-        case policy::ElicitationState::expired: {
+        case decisions::ElicitationState::pending:
+        case decisions::ElicitationState::answered: return elicitation_still_pending(run, record->state);
+        case decisions::ElicitationState::expired: {
             // Nobody answered: the skill's question stays unanswered, never guessed.
             store::Observation obs;
             obs.mode = parts_.config.observation_mode;
@@ -249,8 +254,8 @@ Result<store::Run> Operator::resume_after_input(std::string_view run_id, RunEven
             entry.observation = std::move(obs);
             break;
         }
-        case policy::ElicitationState::completed:
-        case policy::ElicitationState::failed: {
+        case decisions::ElicitationState::completed:
+        case decisions::ElicitationState::failed: {
             const auto error = call_error(record->result);
             const std::string next_question = error ? detail_text(*error, "elicitation_id") : std::string();
             const std::string approval = error ? detail_text(*error, "approval_id") : std::string();
@@ -270,11 +275,11 @@ Result<store::Run> Operator::resume_after_input(std::string_view run_id, RunEven
                 run.error = *error;
                 run.error->details["run_id"] = run.id;
             } else {
-                entry.observation =
-                    observation_of_call(record->result, record->state == policy::ElicitationState::completed && !error,
-                                        std::string(errors::kAnsweredCallFailed.name),
-                                        record->reason.empty() ? "the call run with the answer failed" : record->reason,
-                                        tool, parts_.config);
+                entry.observation = observation_of_call(
+                    record->result, record->state == decisions::ElicitationState::completed && !error,
+                    std::string(errors::kAnsweredCallFailed.name),
+                    record->reason.empty() ? "the call run with the answer failed" : record->reason, tool,
+                    parts_.config);
             }
             break;
         }

@@ -17,12 +17,12 @@ RunEvent input_required_event(const store::Run& run, const store::Action& action
                               const Error& asked);
 
 struct Operator::Session {
-    Session(store::Run& r, policy::UserContext u, std::shared_ptr<const catalog::CatalogSnapshot> c,
+    Session(store::Run& r, auth::UserContext u, std::shared_ptr<const catalog::CatalogSnapshot> c,
             RunEventSubscriber* e)
         : run(r), user(std::move(u)), catalog(std::move(c)), events(e) {}
 
     store::Run& run;
-    policy::UserContext user;
+    auth::UserContext user;
     std::shared_ptr<const catalog::CatalogSnapshot> catalog;
     std::shared_ptr<const PlannerCatalog> planner_catalog;
     RunEventSubscriber* events = nullptr;

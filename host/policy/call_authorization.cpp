@@ -1,25 +1,47 @@
 #include "policy/call_authorization.hpp"
 
-#include "policy/approval_preview.hpp"
+#include "decisions/approval_preview.hpp"
 
 namespace skillhost::policy {
 
-Result<CallAuthorization> authorize_call(const PolicyEngine& engine, ApprovalQueue& queue, AuditLog* audit,
-                                         const UserContext& user, const manifest::SkillSpec& skill,
-                                         const boost::json::value& args, const Requester& requested_by) {
-    if (!user.credential.may(Scope::call)) {
-        Error e = missing_scope_error(Scope::call, "calling skill " + skill.id, user.credential);
+Status record_decision(audit::AuditLog& audit, const Decision& decision, const boost::json::value& args) {
+    const std::string rule_location = decision.rule ? decision.rule->location() : std::string();
+    audit::DecisionAudit record;
+    record.user_id = decision.user_id;
+    record.skill_id = decision.skill_id;
+    record.mode = auth::to_string(decision.mode);
+    record.outcome = to_string(decision.outcome);
+    record.step = to_string(decision.step);
+    record.code = decision.code.name;
+    record.reason = decision.reason;
+    if (decision.rule) {
+        record.rule = decision.rule->text;
+        record.rule_location = rule_location;
+    }
+    return audit.record_decision(record, args);
+}
+
+Result<CallAuthorization> authorize_call(const PolicyEngine& engine, decisions::ApprovalQueue& queue,
+                                         audit::AuditLog* audit, const auth::UserContext& user,
+                                         const manifest::SkillSpec& skill, const boost::json::value& args,
+                                         const auth::Requester& requested_by) {
+    if (!user.credential.may(auth::Scope::call)) {
+        Error e = auth::missing_scope_error(auth::Scope::call, "calling skill " + skill.id, user.credential);
         e.details["skill_id"] = skill.id;
         return e;
     }
     CallAuthorization authorization{engine.decide(user, skill, args), std::nullopt};
     if (audit != nullptr) {
         // An unaudited call must not run: the audit trail is part of the policy.
-        if (auto st = audit->record_decision(authorization.decision, args); !st) return st.error();
+        if (auto st = record_decision(*audit, authorization.decision, args); !st) return st.error();
     }
     if (authorization.decision.needs_approval()) {
-        ApprovalRequest request{
-            user.user_id, skill.id, args, requested_by, make_approval_preview(skill, args), user.credential.token_id};
+        decisions::ApprovalRequest request{user.user_id,
+                                           skill.id,
+                                           args,
+                                           requested_by,
+                                           decisions::make_approval_preview(skill, args),
+                                           user.credential.token_id};
         auto record = queue.enqueue(request);
         if (!record) return record.error();
         authorization.approval = std::move(*record);

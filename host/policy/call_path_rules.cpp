@@ -14,7 +14,7 @@ bool names_path_input(const Rule& rule, const manifest::SkillSpec& skill) {
 
 }  // namespace
 
-std::shared_ptr<const CallPathRules> CallPathRules::for_call(const PolicyEngine& engine, const UserContext& user,
+std::shared_ptr<const CallPathRules> CallPathRules::for_call(const PolicyEngine& engine, const auth::UserContext& user,
                                                              const manifest::SkillSpec& skill,
                                                              const boost::json::value& args) {
     if (skill.path_inputs.empty()) return nullptr;

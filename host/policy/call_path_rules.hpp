@@ -6,7 +6,7 @@
 #include "manifest/skill_spec.hpp"
 #include "policy/policy_engine.hpp"
 #include "policy/rule.hpp"
-#include "policy/user_context.hpp"
+#include "auth/user_context.hpp"
 
 #include <boost/json/value.hpp>
 
@@ -24,7 +24,7 @@ public:
     // matched was what the approver saw and approved). nullptr when no rule can withhold anything,
     // so a call without path rules pays nothing per path. Owns copies of what it needs: a plugin
     // may ask from a worker thread after the caller gave up waiting.
-    static std::shared_ptr<const CallPathRules> for_call(const PolicyEngine& engine, const UserContext& user,
+    static std::shared_ptr<const CallPathRules> for_call(const PolicyEngine& engine, const auth::UserContext& user,
                                                          const manifest::SkillSpec& skill,
                                                          const boost::json::value& args);
 

@@ -4,7 +4,7 @@
 #include "base/error.hpp"
 #include "manifest/skill_spec.hpp"
 #include "policy/rule.hpp"
-#include "policy/users.hpp"
+#include "auth/users.hpp"
 
 #include <boost/json/object.hpp>
 
@@ -43,7 +43,7 @@ struct Decision {
     std::optional<MatchedRule> rule;  // the rule that decided or contributed (allow/ask/deny)
     std::string skill_id;
     std::string user_id;
-    CognitiveMode mode = CognitiveMode::agent;
+    auth::CognitiveMode mode = auth::CognitiveMode::agent;
     manifest::TrustLevel current_trust = manifest::TrustLevel::observe;
     manifest::TrustLevel required_trust = manifest::TrustLevel::observe;
 

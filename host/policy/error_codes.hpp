@@ -4,33 +4,13 @@
 
 #include "base/error_kind.hpp"
 
-#define SKILLHOST_POLICY_ERROR_CODES(X)                                      \
-    X(kApprovalAlreadyResolved, "APPROVAL_ALREADY_RESOLVED", conflict)       \
-    X(kApprovalExpired, "APPROVAL_EXPIRED", conflict)                        \
-    X(kApprovalNotClaimed, "APPROVAL_NOT_CLAIMED", conflict)                 \
-    X(kApprovalNotFound, "APPROVAL_NOT_FOUND", not_found)                    \
-    X(kApprovalRequired, "APPROVAL_REQUIRED", pending)                       \
-    X(kAuditReadFailed, "AUDIT_READ_FAILED", internal)                       \
-    X(kAuditWriteFailed, "AUDIT_WRITE_FAILED", unavailable)                  \
-    X(kDeniedByRule, "DENIED_BY_RULE", forbidden)                            \
-    X(kElicitationAlreadyAnswered, "ELICITATION_ALREADY_ANSWERED", conflict) \
-    X(kElicitationExpired, "ELICITATION_EXPIRED", conflict)                  \
-    X(kElicitationNotAnswered, "ELICITATION_NOT_ANSWERED", conflict)         \
-    X(kElicitationNotFound, "ELICITATION_NOT_FOUND", not_found)              \
-    X(kElicitationQueueFull, "ELICITATION_QUEUE_FULL", too_many)             \
-    X(kInvalidElicitationAnswer, "INVALID_ELICITATION_ANSWER", invalid)      \
-    X(kInvalidScope, "INVALID_SCOPE", invalid)                               \
-    X(kInvalidTokenId, "INVALID_TOKEN_ID", invalid)                          \
-    X(kMissingScope, "MISSING_SCOPE", forbidden)                             \
-    X(kModeForbids, "MODE_FORBIDS", forbidden)                               \
-    X(kNotAllowedToAnswer, "NOT_ALLOWED_TO_ANSWER", forbidden)               \
-    X(kNotAllowedToResolve, "NOT_ALLOWED_TO_RESOLVE", forbidden)             \
-    X(kPolicyDenied, "POLICY_DENIED", forbidden)                             \
-    X(kPolicyInvalid, "POLICY_INVALID", invalid)                             \
-    X(kSelfApproval, "SELF_APPROVAL", forbidden)                             \
-    X(kTokenGenerationFailed, "TOKEN_GENERATION_FAILED", internal)           \
-    X(kTrustTooLow, "TRUST_TOO_LOW", forbidden)                              \
-    X(kUsersInvalid, "USERS_INVALID", invalid)                               \
+#define SKILLHOST_POLICY_ERROR_CODES(X)                \
+    X(kApprovalRequired, "APPROVAL_REQUIRED", pending) \
+    X(kDeniedByRule, "DENIED_BY_RULE", forbidden)      \
+    X(kModeForbids, "MODE_FORBIDS", forbidden)         \
+    X(kPolicyDenied, "POLICY_DENIED", forbidden)       \
+    X(kPolicyInvalid, "POLICY_INVALID", invalid)       \
+    X(kTrustTooLow, "TRUST_TOO_LOW", forbidden)        \
     X(kUserNotFound, "USER_NOT_FOUND", not_found)
 
 SKILLHOST_DECLARE_ERROR_CODES(SKILLHOST_POLICY_ERROR_CODES, kPolicyErrorCodes, "policy")

@@ -27,7 +27,7 @@ Result<std::unique_ptr<ModeCache>> ModeCache::open(std::unique_ptr<ModeStore> st
     return open(std::move(store), location.sqlite_file.string() + "-modes");
 }
 
-Result<std::optional<CognitiveMode>> ModeCache::aged_stored_mode(std::string_view user_id) const {
+Result<std::optional<auth::CognitiveMode>> ModeCache::aged_stored_mode(std::string_view user_id) const {
     const auto read_from = std::chrono::steady_clock::now();
     {
         std::lock_guard lock(mutex_);
@@ -56,7 +56,7 @@ void ModeCache::wait_out_entries() const {
     std::this_thread::sleep_for(max_age_);
 }
 
-Result<std::optional<CognitiveMode>> ModeCache::stored_mode(std::string_view user_id) const {
+Result<std::optional<auth::CognitiveMode>> ModeCache::stored_mode(std::string_view user_id) const {
     if (max_age_.count() > 0) return aged_stored_mode(user_id);
     if (!counter_) return store_->stored_mode(user_id);
     // The counter is read before the store: a change committed after this load bumps the counter
@@ -82,13 +82,13 @@ Result<std::optional<CognitiveMode>> ModeCache::stored_mode(std::string_view use
     return stored;
 }
 
-Result<CognitiveMode> ModeCache::effective_mode(const User& user) const {
+Result<auth::CognitiveMode> ModeCache::effective_mode(const auth::User& user) const {
     auto stored = stored_mode(user.id);
     if (!stored) return stored.error();
     return stored->value_or(user.default_mode);
 }
 
-Status ModeCache::set_mode(std::string_view user_id, CognitiveMode mode) {
+Status ModeCache::set_mode(std::string_view user_id, auth::CognitiveMode mode) {
     auto st = store_->set_mode(user_id, mode);
     if (counter_) counter_->bump();  // also after a failure: the store's state is then unknown
     wait_out_entries();

@@ -22,8 +22,8 @@
 #include "db/storage_location.hpp"
 #include "policy/mode_change_counter.hpp"
 #include "policy/mode_store.hpp"
-#include "policy/user_context.hpp"
-#include "policy/users.hpp"
+#include "auth/user_context.hpp"
+#include "auth/users.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -60,9 +60,9 @@ public:
     static Result<std::unique_ptr<ModeCache>> open(std::unique_ptr<ModeStore> store,
                                                    const db::StorageLocation& location);
 
-    Result<std::optional<CognitiveMode>> stored_mode(std::string_view user_id) const;
-    Result<CognitiveMode> effective_mode(const User& user) const;
-    Status set_mode(std::string_view user_id, CognitiveMode mode);
+    Result<std::optional<auth::CognitiveMode>> stored_mode(std::string_view user_id) const;
+    Result<auth::CognitiveMode> effective_mode(const auth::User& user) const;
+    Status set_mode(std::string_view user_id, auth::CognitiveMode mode);
     Status clear_mode(std::string_view user_id);
 
     // The counter's file (empty when not caching).
@@ -72,12 +72,12 @@ private:
     ModeCache(std::unique_ptr<ModeStore> store, std::unique_ptr<ModeChangeCounter> counter,
               std::chrono::milliseconds max_age)
         : store_(std::move(store)), counter_(std::move(counter)), max_age_(max_age) {}
-    Result<std::optional<CognitiveMode>> aged_stored_mode(std::string_view user_id) const;
+    Result<std::optional<auth::CognitiveMode>> aged_stored_mode(std::string_view user_id) const;
     // After a change on a shared store: until every entry read before it has aged out.
     void wait_out_entries() const;
 
     struct AgedEntry {
-        std::optional<CognitiveMode> mode;
+        std::optional<auth::CognitiveMode> mode;
         std::chrono::steady_clock::time_point read_from;  // when the read that returned it began
     };
 
@@ -92,11 +92,12 @@ private:
     mutable std::mutex mutex_;
     mutable std::uint64_t read_at_ = 0;  // the counter's value when the entries below were valid
     mutable bool valid_ = false;
-    mutable std::unordered_map<std::string, std::optional<CognitiveMode>, Hash, std::equal_to<>> entries_;
+    mutable std::unordered_map<std::string, std::optional<auth::CognitiveMode>, Hash, std::equal_to<>> entries_;
     mutable std::unordered_map<std::string, AgedEntry, Hash, std::equal_to<>> aged_;
 };
 
 // resolve_user_context with the mode from the cache.
-Result<UserContext> resolve_user_context(const UserDirectory& users, const ModeCache& modes, std::string_view user_id);
+Result<auth::UserContext> resolve_user_context(const auth::UserDirectory& users, const ModeCache& modes,
+                                               std::string_view user_id);
 
 }  // namespace skillhost::policy

@@ -15,13 +15,13 @@ Result<std::unique_ptr<ModeStore>> ModeStore::open(const db::StorageLocation& lo
     return std::unique_ptr<ModeStore>(new ModeStore(std::move(*connection)));
 }
 
-Result<std::optional<CognitiveMode>> ModeStore::stored_mode(std::string_view user_id) const {
+Result<std::optional<auth::CognitiveMode>> ModeStore::stored_mode(std::string_view user_id) const {
     auto rows = connection_->run("reading the cognitive mode", "SELECT mode FROM user_modes WHERE user_id = ?",
                                  {std::string(user_id)});
     if (!rows) return rows.error();
-    if (rows->size() == 0) return std::optional<CognitiveMode>{};
+    if (rows->size() == 0) return std::optional<auth::CognitiveMode>{};
     const std::string text = rows->text(0, 0);
-    auto mode = parse_cognitive_mode(text);
+    auto mode = auth::parse_cognitive_mode(text);
     if (!mode) {
         Error error{errors::kDatabaseError,
                     "the stored cognitive mode `" + text + "` for user " + std::string(user_id) +
@@ -33,16 +33,16 @@ Result<std::optional<CognitiveMode>> ModeStore::stored_mode(std::string_view use
             connection_->where();
         return error;
     }
-    return std::optional<CognitiveMode>(*mode);
+    return std::optional<auth::CognitiveMode>(*mode);
 }
 
-Result<CognitiveMode> ModeStore::effective_mode(const User& user) const {
+Result<auth::CognitiveMode> ModeStore::effective_mode(const auth::User& user) const {
     auto stored = stored_mode(user.id);
     if (!stored) return stored.error();
     return stored->value_or(user.default_mode);
 }
 
-Status ModeStore::set_mode(std::string_view user_id, CognitiveMode mode) {
+Status ModeStore::set_mode(std::string_view user_id, auth::CognitiveMode mode) {
     const auto now =
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
     auto saved = connection_->run(

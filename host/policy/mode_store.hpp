@@ -6,7 +6,8 @@
 #include "base/error.hpp"
 #include "db/backend_connection.hpp"
 #include "db/storage_location.hpp"
-#include "policy/users.hpp"
+#include "auth/user_context.hpp"
+#include "auth/users.hpp"
 
 #include <filesystem>
 #include <memory>
@@ -22,10 +23,10 @@ public:
     static Result<std::unique_ptr<ModeStore>> open(const db::StorageLocation& location);
 
     // The mode set with set_mode, or nullopt when the user never chose one.
-    Result<std::optional<CognitiveMode>> stored_mode(std::string_view user_id) const;
+    Result<std::optional<auth::CognitiveMode>> stored_mode(std::string_view user_id) const;
     // The stored mode, else the user's default_mode.
-    Result<CognitiveMode> effective_mode(const User& user) const;
-    Status set_mode(std::string_view user_id, CognitiveMode mode);
+    Result<auth::CognitiveMode> effective_mode(const auth::User& user) const;
+    Status set_mode(std::string_view user_id, auth::CognitiveMode mode);
     // Forget the stored choice so users.yaml's default applies again.
     Status clear_mode(std::string_view user_id);
 
@@ -33,5 +34,9 @@ private:
     explicit ModeStore(std::unique_ptr<db::BackendConnection> connection) : connection_(std::move(connection)) {}
     std::unique_ptr<db::BackendConnection> connection_;  // thread-safe
 };
+
+// Looks the user up and applies their stored mode. USER_NOT_FOUND names the known users.
+Result<auth::UserContext> resolve_user_context(const auth::UserDirectory& users, const ModeStore& modes,
+                                               std::string_view user_id);
 
 }  // namespace skillhost::policy

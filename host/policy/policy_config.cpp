@@ -13,22 +13,6 @@
 
 namespace skillhost::policy {
 
-const char* to_string(FsyncPolicy policy) {
-    switch (policy) {
-        case FsyncPolicy::never: return "never";
-        case FsyncPolicy::always: return "always";
-        case FsyncPolicy::interval: return "interval";
-    }
-    return "interval";
-}
-
-std::optional<FsyncPolicy> parse_fsync_policy(std::string_view text) {
-    if (text == "never") return FsyncPolicy::never;
-    if (text == "always") return FsyncPolicy::always;
-    if (text == "interval") return FsyncPolicy::interval;
-    return std::nullopt;
-}
-
 const std::vector<Rule>& RuleSet::of(RuleKind kind) const {
     switch (kind) {
         case RuleKind::deny: return deny;
@@ -195,7 +179,7 @@ private:
             const std::string key = entry.first.Scalar();
             const YAML::Node value = entry.second;
             if (key == "fsync") {
-                auto policy = value.IsScalar() ? parse_fsync_policy(value.Scalar()) : std::nullopt;
+                auto policy = value.IsScalar() ? audit::parse_fsync_policy(value.Scalar()) : std::nullopt;
                 if (policy)
                     config_.audit.fsync = *policy;
                 else
@@ -284,7 +268,7 @@ Result<PolicyConfig> load_policy_config(const std::filesystem::path& file) {
     return parse_policy_config(text.str(), file);
 }
 
-Status check_policy_users(const PolicyConfig& config, const UserDirectory& users) {
+Status check_policy_users(const PolicyConfig& config, const auth::UserDirectory& users) {
     std::vector<ConfigProblem> problems;
     for (const auto& user : config.users) {
         if (users.find(user.user_id) == nullptr) {

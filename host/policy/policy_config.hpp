@@ -2,9 +2,9 @@
 #pragma once
 
 #include "base/error.hpp"
-#include "policy/audit_options.hpp"
+#include "audit/audit_options.hpp"
 #include "policy/rule.hpp"
-#include "policy/users.hpp"
+#include "auth/users.hpp"
 
 #include <chrono>
 #include <filesystem>
@@ -41,7 +41,7 @@ struct PolicyConfig {
     // approvals.stdio_elicitation_approves: over `skillhost mcp` (stdio) the client's answer to an
     // approval elicitation approves, since the client runs for the user at the terminal.
     bool stdio_elicitation_approves = true;
-    AuditOptions audit;
+    audit::AuditOptions audit;
 
     const RuleSet* rules_for(std::string_view user_id) const;
 };
@@ -58,6 +58,6 @@ Result<PolicyConfig> parse_policy_config(std::string_view yaml_text, const std::
 
 // Rules for a user users.yaml does not know would silently never apply: POLICY_INVALID naming the
 // user and where the rules are.
-Status check_policy_users(const PolicyConfig& config, const UserDirectory& users);
+Status check_policy_users(const PolicyConfig& config, const auth::UserDirectory& users);
 
 }  // namespace skillhost::policy

@@ -58,16 +58,16 @@ std::string ladder_text(TrustLevel trust) {
 
 PolicyEngine::PolicyEngine(PolicyConfig config) : config_(std::move(config)) {}
 
-bool PolicyEngine::is_visible(const UserContext& user, const manifest::SkillSpec& skill) const {
-    return user.mode != CognitiveMode::emulation || skill.annotations.read_only;
+bool PolicyEngine::is_visible(const auth::UserContext& user, const manifest::SkillSpec& skill) const {
+    return user.mode != auth::CognitiveMode::emulation || skill.annotations.read_only;
 }
 
-Decision PolicyEngine::decide(const UserContext& user, const manifest::SkillSpec& skill,
+Decision PolicyEngine::decide(const auth::UserContext& user, const manifest::SkillSpec& skill,
                               const boost::json::value& args) const {
     return evaluate(user, skill, args, nullptr);
 }
 
-Explanation PolicyEngine::explain(const UserContext& user, const manifest::SkillSpec& skill,
+Explanation PolicyEngine::explain(const auth::UserContext& user, const manifest::SkillSpec& skill,
                                   const boost::json::value& args) const {
     Explanation explanation;
     explanation.decision = evaluate(user, skill, args, &explanation.steps);
@@ -79,7 +79,7 @@ Explanation PolicyEngine::explain(const UserContext& user, const manifest::Skill
     return explanation;
 }
 
-Decision PolicyEngine::evaluate(const UserContext& user, const manifest::SkillSpec& skill,
+Decision PolicyEngine::evaluate(const auth::UserContext& user, const manifest::SkillSpec& skill,
                                 const boost::json::value& args, std::vector<ExplainedStep>* story) const {
     Decision decision;
     decision.skill_id = skill.id;
@@ -105,7 +105,7 @@ Decision PolicyEngine::evaluate(const UserContext& user, const manifest::SkillSp
                       "skill " + skill.id + " is not read-only and user " + user.user_id +
                           " is in emulation mode, which sees and calls only read-only skills");
     }
-    pass(DecisionStep::visibility, user.mode == CognitiveMode::emulation
+    pass(DecisionStep::visibility, user.mode == auth::CognitiveMode::emulation
                                        ? "the skill is read-only, so it is visible in emulation mode"
                                        : "every skill is visible in " + std::string(to_string(user.mode)) + " mode");
 

@@ -6,7 +6,7 @@
 #include "manifest/skill_spec.hpp"
 #include "policy/decision.hpp"
 #include "policy/policy_config.hpp"
-#include "policy/user_context.hpp"
+#include "auth/user_context.hpp"
 
 #include <boost/json/value.hpp>
 
@@ -18,19 +18,20 @@ public:
 
     // Never throws for anything a user can get wrong. Arguments should already be validated (and
     // defaults applied) so rules see what the skill will see.
-    Decision decide(const UserContext& user, const manifest::SkillSpec& skill, const boost::json::value& args) const;
+    Decision decide(const auth::UserContext& user, const manifest::SkillSpec& skill,
+                    const boost::json::value& args) const;
 
     // Whether the skill appears in this user's catalog (emulation mode shows only read-only skills).
-    bool is_visible(const UserContext& user, const manifest::SkillSpec& skill) const;
+    bool is_visible(const auth::UserContext& user, const manifest::SkillSpec& skill) const;
 
     // decide() plus the story of every step, including each rule that was considered.
-    Explanation explain(const UserContext& user, const manifest::SkillSpec& skill,
+    Explanation explain(const auth::UserContext& user, const manifest::SkillSpec& skill,
                         const boost::json::value& args) const;
 
     const PolicyConfig& config() const { return config_; }
 
 private:
-    Decision evaluate(const UserContext& user, const manifest::SkillSpec& skill, const boost::json::value& args,
+    Decision evaluate(const auth::UserContext& user, const manifest::SkillSpec& skill, const boost::json::value& args,
                       std::vector<ExplainedStep>* story) const;
 
     PolicyConfig config_;

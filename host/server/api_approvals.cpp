@@ -1,6 +1,6 @@
 // /v1/approvals: list, show, approve (runs the call; a waiting operator run resumes), reject.
 #include "server/api_services.hpp"
-#include "policy/error_codes.hpp"
+#include "decisions/error_codes.hpp"
 #include "server/error_codes.hpp"
 
 #include "app/approval_actions.hpp"
@@ -13,7 +13,7 @@ namespace json = boost::json;
 
 namespace {
 
-policy::ApprovalRecord visible_approval(ApiServices& s, const ApiRequest& req, const std::string& id) {
+decisions::ApprovalRecord visible_approval(ApiServices& s, const ApiRequest& req, const std::string& id) {
     auto record = s.host.approvals->get(id);
     if (!record) throw ApiFailure(record.error());
     if (!may_see(*req.user, record->user_id)) {
@@ -30,11 +30,11 @@ policy::ApprovalRecord visible_approval(ApiServices& s, const ApiRequest& req, c
 Reply list_approvals(ApiServices& s, ApiRequest& req) {
     req.allow_query({"state", "user", "limit"});
     (void)s.host.approvals->expire_due();
-    policy::ApprovalFilter filter;
+    decisions::ApprovalFilter filter;
     filter.limit = static_cast<std::size_t>(req.query_int("limit", 1, 1000).value_or(100));
     const std::string state = req.query_string("state").value_or("pending");
     if (state != "all") {
-        auto parsed = policy::parse_approval_state(state);
+        auto parsed = decisions::parse_approval_state(state);
         if (!parsed) {
             Error e{errors::kInvalidQuery,
                     "state must be pending, approved, executed, failed, rejected, expired or all, not '" + state + "'",
@@ -46,7 +46,7 @@ Reply list_approvals(ApiServices& s, ApiRequest& req) {
         filter.states = {*parsed};
     }
     auto wanted_user = req.query_string("user");
-    if (req.user->role != policy::Role::owner) {
+    if (req.user->role != auth::Role::owner) {
         if (wanted_user && *wanted_user != req.user->user_id) {
             Error e{errors::kForbidden, "only owners may list other users' approvals", {}, {}};
             e.details["step"] = "role";

@@ -1,6 +1,6 @@
 // /v1/audit: query the audit log with filters, or follow it as an event stream.
 #include "app/storage_schema.hpp"
-#include "policy/audit_reader.hpp"
+#include "audit/audit_reader.hpp"
 #include "base/utc_time.hpp"
 #include "server/api_services.hpp"
 #include "server/error_codes.hpp"
@@ -17,10 +17,10 @@ namespace json = boost::json;
 namespace {
 
 // Non-owners see only their own records.
-policy::AuditFilter audit_filter(const ApiRequest& req) {
-    policy::AuditFilter filter;
+audit::AuditFilter audit_filter(const ApiRequest& req) {
+    audit::AuditFilter filter;
     if (auto user = req.query_string("user")) filter.user = *user;
-    if (req.user->role != policy::Role::owner) {
+    if (req.user->role != auth::Role::owner) {
         if (filter.user && *filter.user != req.user->user_id) {
             Error e{errors::kForbidden, "only owners may read other users' audit records", {}, {}};
             e.details["step"] = "role";
@@ -63,7 +63,7 @@ Reply query_audit(ApiServices& s, ApiRequest& req) {
     const std::int64_t page_limit = s.settings.audit_page_limit;
     const auto limit = static_cast<std::size_t>(
         req.query_int("limit", 1, page_limit).value_or(std::min<std::int64_t>(100, page_limit)));
-    auto page = policy::read_audit_page(app::audit_source(s.host.config), filter, limit);
+    auto page = audit::read_audit_page(app::audit_source(s.host.config), filter, limit);
     if (!page) throw ApiFailure(page.error());
     json::array out;
     for (auto& record : page->batch.records) out.push_back(std::move(record));
@@ -76,11 +76,11 @@ Reply query_audit(ApiServices& s, ApiRequest& req) {
 
 Reply follow_audit(ApiServices& s, ApiRequest& req) {
     req.allow_query({"user", "skill", "kind", "since"});
-    policy::AuditFilter filter = audit_filter(req);
+    audit::AuditFilter filter = audit_filter(req);
     if (!filter.since) filter.since = std::chrono::system_clock::now();
     StreamResponse stream;
     stream.produce = [source = app::audit_source(s.host.config), filter](EventStreamWriter& writer) {
-        auto tail = policy::AuditFollower::open(source, filter);
+        auto tail = audit::AuditFollower::open(source, filter);
         if (!tail) {
             writer.send("error", json::serialize(json::object{{"error", tail.error().to_json()}}));
             return;

@@ -16,11 +16,11 @@ namespace {
 
 Reply list_elicitations(ApiServices& s, ApiRequest& req) {
     req.allow_query({"state", "user", "limit"});
-    policy::ElicitationFilter filter;
+    decisions::ElicitationFilter filter;
     filter.limit = static_cast<std::size_t>(req.query_int("limit", 1, 1000).value_or(100));
     const std::string state = req.query_string("state").value_or("pending");
     if (state != "all") {
-        auto parsed = policy::parse_elicitation_state(state);
+        auto parsed = decisions::parse_elicitation_state(state);
         if (!parsed) {
             Error e{errors::kInvalidQuery,
                     "state must be pending, answered, completed, failed, expired or all, not '" + state + "'",
@@ -32,7 +32,7 @@ Reply list_elicitations(ApiServices& s, ApiRequest& req) {
         filter.states = {*parsed};
     }
     if (auto wanted_user = req.query_string("user")) {
-        if (req.user->role != policy::Role::owner && *wanted_user != req.user->user_id) {
+        if (req.user->role != auth::Role::owner && *wanted_user != req.user->user_id) {
             Error e{errors::kForbidden, "only owners may list other users' elicitations", {}, {}};
             e.details["step"] = "role";
             throw ApiFailure(std::move(e));
@@ -50,7 +50,7 @@ Reply answer(ApiServices& s, ApiRequest& req) {
     req.allow_query({});
     json::object body = req.json_body();
     allow_fields(body, {"action", "content"});
-    auto given = policy::parse_elicitation_answer(body);
+    auto given = decisions::parse_elicitation_answer(body);
     if (!given) throw ApiFailure(given.error());
     const app::WaitingRun waiting{[&s](const std::string& run_id) { return s.operators.runs->get(run_id); },
                                   hub_resumer(s, &RunHub::resume_after_input)};

@@ -36,11 +36,11 @@ void add_health_routes(RouteTable& routes, ApiServices& s) {
         const auto& u = *req.user;
         // The token's scopes, so a client (the console) offers only what the API will accept.
         json::array scopes;
-        for (const auto scope : {policy::Scope::call, policy::Scope::approve, policy::Scope::admin})
-            if (u.credential.may(scope)) scopes.push_back(json::string(policy::to_string(scope)));
+        for (const auto scope : {auth::Scope::call, auth::Scope::approve, auth::Scope::admin})
+            if (u.credential.may(scope)) scopes.push_back(json::string(auth::to_string(scope)));
         return json_response(http::status::ok, json::object{{"user_id", u.user_id},
-                                                            {"role", policy::to_string(u.role)},
-                                                            {"mode", policy::to_string(u.mode)},
+                                                            {"role", auth::to_string(u.role)},
+                                                            {"mode", auth::to_string(u.mode)},
                                                             {"trust", manifest::to_string(u.trust)},
                                                             {"workspace", u.workspace.string()},
                                                             {"scopes", std::move(scopes)},

@@ -2,7 +2,7 @@
 // authenticated user, and strict readers for the JSON body that name the field that is wrong.
 #pragma once
 
-#include "policy/user_context.hpp"
+#include "auth/user_context.hpp"
 #include "server/api_error.hpp"
 #include "server/http_exchange.hpp"
 
@@ -22,7 +22,7 @@ struct ApiRequest {
     std::string path;                           // without the query
     std::map<std::string, std::string> query;   // decoded; a repeated key keeps the last value
     std::map<std::string, std::string> params;  // from {name} segments of the route
-    const policy::UserContext* user = nullptr;  // null only on public routes
+    const auth::UserContext* user = nullptr;    // null only on public routes
 
     const std::string& param(const std::string& name) const { return params.at(name); }
     // True when the client asked for text/event-stream in Accept.

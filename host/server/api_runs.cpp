@@ -56,16 +56,16 @@ Reply start_run(ApiServices& s, ApiRequest& req) {
     const std::string goal = *string_field(body, "goal", true);
     if (goal.find_first_not_of(" \t\r\n") == std::string::npos)
         throw bad_field(errors::kFieldEmpty, "goal", "field 'goal' is empty; say what you want");
-    policy::UserContext user = *req.user;
+    auth::UserContext user = *req.user;
     if (auto mode = string_field(body, "mode", false)) {
-        auto parsed = policy::parse_cognitive_mode(*mode);
+        auto parsed = auth::parse_cognitive_mode(*mode);
         if (!parsed)
             throw bad_field(errors::kFieldInvalid, "mode",
                             "field 'mode' must be dual, agent or emulation, not '" + *mode + "'");
         // A run may narrow the user's mode (to emulation), never widen it: only owners choose freely.
-        if (*parsed != user.mode && *parsed != policy::CognitiveMode::emulation && user.role != policy::Role::owner) {
+        if (*parsed != user.mode && *parsed != auth::CognitiveMode::emulation && user.role != auth::Role::owner) {
             Error e{errors::kModeNotAllowed,
-                    "user " + user.user_id + " is in " + policy::to_string(user.mode) +
+                    "user " + user.user_id + " is in " + auth::to_string(user.mode) +
                         " mode; a run may only narrow it to emulation",
                     {},
                     {"an owner can change the user's mode with `skillhost mode set`"}};
@@ -133,7 +133,7 @@ Reply list_runs(ApiServices& s, ApiRequest& req) {
         }
     }
     auto wanted_user = req.query_string("user");
-    if (req.user->role != policy::Role::owner) {
+    if (req.user->role != auth::Role::owner) {
         if (wanted_user && *wanted_user != req.user->user_id) {
             Error e{errors::kForbidden, "only owners may list other users' runs", {}, {}};
             e.details["step"] = "role";

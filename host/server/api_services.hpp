@@ -63,6 +63,6 @@ StreamResponse stream_channel(std::shared_ptr<EventChannel> channel, bool number
 app::RunResumer hub_resumer(ApiServices& s, Status (RunHub::*resume)(const std::string& run_id));
 
 // Owners see everything; other users only what is theirs.
-bool may_see(const policy::UserContext& user, std::string_view owner_id);
+bool may_see(const auth::UserContext& user, std::string_view owner_id);
 
 }  // namespace skillhost::server

@@ -23,7 +23,7 @@ namespace {
 std::vector<const catalog::CatalogEntry*> entries_for(ApiServices& s, const catalog::CatalogSnapshot& snap,
                                                       const ApiRequest& req) {
     if (req.query_flag("all")) {
-        if (req.user->role != policy::Role::owner) {
+        if (req.user->role != auth::Role::owner) {
             Error e{errors::kForbidden,
                     "only owners may list every skill (all=true); without it you see the skills you may call",
                     {},
@@ -68,7 +68,7 @@ Reply call_skill(ApiServices& s, ApiRequest& req) {
     exec::CallRequest call;
     call.skill_id = req.param("id");
     call.user = *req.user;
-    call.requested_by = policy::Requester::api();
+    call.requested_by = auth::Requester::api();
     if (const auto* args = body.if_contains("args"); args && !args->is_null()) {
         if (!args->is_object())
             throw bad_field(errors::kFieldWrongType, "args",
@@ -127,7 +127,7 @@ void add_skill_routes(RouteTable& routes, ApiServices& s) {
         req.allow_query({});
         const auto snapshot = s.host.snapshot();
         const auto* entry = snapshot->find(req.param("id"));
-        if (entry && req.user->role != policy::Role::owner) {
+        if (entry && req.user->role != auth::Role::owner) {
             const auto visible = s.host.pipeline->visible_entries(*snapshot, *req.user);
             if (std::find(visible.begin(), visible.end(), entry) == visible.end()) entry = nullptr;
         }

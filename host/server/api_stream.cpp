@@ -52,8 +52,8 @@ IdempotentReplies::Begun begin_idempotent(ApiServices& s, ApiRequest& req, std::
     return begun;
 }
 
-bool may_see(const policy::UserContext& user, std::string_view owner_id) {
-    return user.role == policy::Role::owner || user.user_id == owner_id;
+bool may_see(const auth::UserContext& user, std::string_view owner_id) {
+    return user.role == auth::Role::owner || user.user_id == owner_id;
 }
 
 }  // namespace skillhost::server

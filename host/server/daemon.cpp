@@ -5,7 +5,7 @@
 
 #include "app/run_ownership.hpp"
 #include "app/storage_schema.hpp"
-#include "policy/user_context.hpp"
+#include "auth/user_context.hpp"
 #include "server/api_services.hpp"
 #include "server/console_routes.hpp"
 
@@ -60,7 +60,7 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
     auto operators = app::make_operator_runtime(host);
     if (!operators) return operators.error();
     d->operators_ = std::move(operators.value());
-    auto tokens = policy::ApiTokenStore::open(app::storage_location(host.config));
+    auto tokens = auth::ApiTokenStore::open(app::storage_location(host.config));
     if (!tokens) return tokens.error();
     d->tokens_ = std::move(tokens.value());
     d->auth_ = std::make_unique<TokenAuthenticator>(*host.users, *d->tokens_);
@@ -100,7 +100,7 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
     Daemon* self = d.get();
     host.call_observers->add(std::make_shared<SkillCallMetrics>(d->metrics_));
     host.llm_observers->add(std::make_shared<LlmCallMetrics>(d->metrics_));
-    policy::AuditLog* audit = host.audit.get();
+    audit::AuditLog* audit = host.audit.get();
     const bool shared_backend = storage.backend == db::StorageBackend::postgres;
     app::HostRuntime* runtime = &host;
     host.watched->catalog().set_report_sink([self, audit, shared_backend, runtime](const reload::ReloadReport& report) {
@@ -269,7 +269,7 @@ Reply Daemon::dispatch(Request& request) {
         }
         route_label = match.route->pattern;
         api.params = match.params;
-        policy::UserContext user;
+        auth::UserContext user;
         if (!match.route->public_route) {
             auto user_id = auth_->authenticate(request[http::field::authorization]);
             if (!user_id) {
@@ -281,7 +281,7 @@ Reply Daemon::dispatch(Request& request) {
             }
             auto context = policy::resolve_user_context(*host_.users, *host_.modes, user_id->user_id);
             if (!context) return error_reply(context.error(), request.version());
-            user = policy::with_credential(std::move(context.value()), user_id->credential);
+            user = auth::with_credential(std::move(context.value()), user_id->credential);
             authenticated_user = user.user_id;
             api.user = &user;
         }
@@ -309,8 +309,8 @@ MetricGauges Daemon::gauges() const {
     g.plugins_loaded = snapshot->plugins().size();
     g.plugin_failures = snapshot->failures().size();
     g.skills_loaded = snapshot->entries().size();
-    policy::ApprovalFilter pending;
-    pending.states = {policy::ApprovalState::pending};
+    decisions::ApprovalFilter pending;
+    pending.states = {decisions::ApprovalState::pending};
     if (auto records = host_.approvals->list(pending)) g.approvals_pending = records->size();
     g.requests_in_flight = server_->requests_in_flight();
     g.streams_open = server_->open_streams();

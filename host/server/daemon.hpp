@@ -64,7 +64,7 @@ private:
     app::HostRuntime& host_;
     const config::ServerSettings settings_;
     app::OperatorRuntime operators_;
-    std::unique_ptr<policy::ApiTokenStore> tokens_;
+    std::unique_ptr<auth::ApiTokenStore> tokens_;
     std::unique_ptr<TokenAuthenticator> auth_;
     Metrics metrics_;
     app::PerInstanceStateWarning state_warning_;

@@ -325,8 +325,7 @@ std::shared_ptr<McpHttpEndpoint::Session> McpHttpEndpoint::session_for(ApiReques
     return restore(req, *row.value());
 }
 
-std::shared_ptr<McpHttpEndpoint::Session> McpHttpEndpoint::make_session(const policy::UserContext& user,
-                                                                        std::string id) {
+std::shared_ptr<McpHttpEndpoint::Session> McpHttpEndpoint::make_session(const auth::UserContext& user, std::string id) {
     auto session = std::make_shared<Session>();
     session->id = std::move(id);
     session->user_id = user.user_id;

@@ -69,7 +69,7 @@ private:
     Reply initialize(ApiRequest& request, const boost::json::value& message);
     std::shared_ptr<Session> session_for(ApiRequest& request);
     // A new session of `user` named `id`, not yet registered.
-    std::shared_ptr<Session> make_session(const policy::UserContext& user, std::string id);
+    std::shared_ptr<Session> make_session(const auth::UserContext& user, std::string id);
     // Hands `message` (an initialize request) to the session and returns its answer.
     std::string run_initialize(const std::shared_ptr<Session>& session, const boost::json::value& message);
     // Rebuilds a session another instance initialized, from its row, and registers it here.

@@ -316,7 +316,7 @@ void RunHub::poll_paused() {
     }
 }
 
-Result<std::string> RunHub::start(std::string goal, const policy::UserContext& user, op::RunOptions options,
+Result<std::string> RunHub::start(std::string goal, const auth::UserContext& user, op::RunOptions options,
                                   std::shared_ptr<EventChannel> events, json::object opening) {
     if (auto st = op_.check_start(goal, user); !st) return st.error();
     std::shared_ptr<std::atomic<bool>> cancel;
@@ -414,7 +414,7 @@ Status RunHub::resume(const std::string& run_id, Work work) {
     return {};
 }
 
-Status RunHub::guide(const std::string& run_id, std::string text, const policy::UserContext& user,
+Status RunHub::guide(const std::string& run_id, std::string text, const auth::UserContext& user,
                      std::shared_ptr<EventChannel> events) {
     if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
         return Error{

@@ -15,7 +15,7 @@
 #include <boost/json/object.hpp>
 
 #include "operator/operator.hpp"
-#include "policy/user_context.hpp"
+#include "auth/user_context.hpp"
 #include "server/event_channel.hpp"
 #include "store/run_event_log.hpp"
 #include "store/run_store.hpp"
@@ -60,7 +60,7 @@ public:
     // subscribed before the run starts, so it sees every event. The run's first event is `run`:
     // `opening` with the user added (in the log, it is what tells another instance whose run it
     // is before the run is stored). TOO_MANY_RUNS, SHUTTING_DOWN.
-    Result<std::string> start(std::string goal, const policy::UserContext& user, op::RunOptions options,
+    Result<std::string> start(std::string goal, const auth::UserContext& user, op::RunOptions options,
                               std::shared_ptr<EventChannel> events = nullptr, boost::json::object opening = {});
 
     // Continues a run whose approval was resolved, in the background. RUN_BUSY when it is working.
@@ -78,7 +78,7 @@ public:
     // Continues a needs_guidance run with `text`, in the background, after checking what can be
     // checked now: GUIDANCE_EMPTY, RUN_NOT_FOUND, RUN_NOT_WAITING_FOR_GUIDANCE, RUN_BUSY,
     // TOO_MANY_RUNS, SHUTTING_DOWN. `events` as in start().
-    Status guide(const std::string& run_id, std::string text, const policy::UserContext& user,
+    Status guide(const std::string& run_id, std::string text, const auth::UserContext& user,
                  std::shared_ptr<EventChannel> events = nullptr);
 
     // A working run: asks it to stop (it ends `cancelled` at its next step). A paused run, or one

@@ -1,7 +1,7 @@
 #include "server/token_auth.hpp"
 #include "server/error_codes.hpp"
 
-#include "policy/api_token.hpp"
+#include "auth/api_token.hpp"
 
 #include <fcntl.h>
 #include <strings.h>
@@ -32,10 +32,10 @@ Error unauthorized(const ErrorCode& code, std::string message) {
 
 }  // namespace
 
-TokenAuthenticator::TokenAuthenticator(const policy::UserDirectory& users, const policy::ApiTokenStore& tokens)
+TokenAuthenticator::TokenAuthenticator(const auth::UserDirectory& users, const auth::ApiTokenStore& tokens)
     : users_(users), tokens_(tokens) {}
 
-Result<policy::TokenGrant> TokenAuthenticator::authenticate(std::string_view authorization) const {
+Result<auth::TokenGrant> TokenAuthenticator::authenticate(std::string_view authorization) const {
     if (authorization.empty())
         return unauthorized(errors::kAuthMissing, "this endpoint needs a bearer token and the request has none");
     constexpr std::string_view scheme = "Bearer ";
@@ -47,17 +47,17 @@ Result<policy::TokenGrant> TokenAuthenticator::authenticate(std::string_view aut
     while (!token.empty() && (token.back() == ' ' || token.back() == '\r')) token.remove_suffix(1);
     if (token.empty()) return unauthorized(errors::kAuthMalformed, "the Authorization header must be `Bearer TOKEN`");
 
-    const std::string digest = policy::hash_api_token(token);
+    const std::string digest = auth::hash_api_token(token);
     const auto now = std::chrono::steady_clock::now();
     {
         std::lock_guard lock(cache_mutex_);
         auto it = cache_.find(digest);
         if (it != cache_.end() && it->second.until > now) return it->second.grant;
     }
-    policy::TokenGrant grant;
+    auth::TokenGrant grant;
     if (const auto* user = users_.authenticate(token)) {
         grant.user_id = user->id;
-        grant.credential.token_id = policy::token_id_of_hash(digest);  // users.yaml tokens: every scope
+        grant.credential.token_id = auth::token_id_of_hash(digest);  // users.yaml tokens: every scope
     } else {
         auto stored = tokens_.grant_for(token);
         if (!stored) return stored.error();
@@ -78,11 +78,11 @@ constexpr std::string_view kOwnerTokenLabel = "owner token created by the first 
 
 // The token in <home>/owner.token when it is one of `issued` (a file that is missing, empty or
 // holds anything else lost it).
-bool file_holds_one_of(const std::filesystem::path& file, const std::vector<policy::IssuedToken>& issued) {
+bool file_holds_one_of(const std::filesystem::path& file, const std::vector<auth::IssuedToken>& issued) {
     std::ifstream in(file);
     std::string token;
     if (!(in >> token) || token.empty()) return false;
-    const std::string hash = policy::hash_api_token(token);
+    const std::string hash = auth::hash_api_token(token);
     for (const auto& t : issued)
         if (t.sha256 == hash) return true;
     return false;
@@ -122,13 +122,13 @@ Status write_token_file(const std::filesystem::path& file, const std::string& to
 
 }  // namespace
 
-Result<std::optional<std::filesystem::path>> ensure_owner_token(const policy::UserDirectory& users,
-                                                                policy::ApiTokenStore& tokens,
+Result<std::optional<std::filesystem::path>> ensure_owner_token(const auth::UserDirectory& users,
+                                                                auth::ApiTokenStore& tokens,
                                                                 const std::filesystem::path& home) {
     const std::filesystem::path file = home / "owner.token";
-    std::vector<policy::IssuedToken> written_before;  // tokens only owner.token ever held
+    std::vector<auth::IssuedToken> written_before;  // tokens only owner.token ever held
     for (const auto& user : users.users()) {
-        if (user.role != policy::Role::owner) continue;
+        if (user.role != auth::Role::owner) continue;
         if (!user.api_token_sha256.empty()) return std::optional<std::filesystem::path>{};
         auto issued = tokens.list(user.id);
         if (!issued) return issued.error();

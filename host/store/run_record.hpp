@@ -87,7 +87,7 @@ struct Run {
     std::string goal;
     std::string user_id;
     std::string mode;  // dual | agent | emulation
-    // The credential the run was started with (policy::Credential as text), so its calls after a
+    // The credential the run was started with (auth::Credential as text), so its calls after a
     // resume are still requested by that token; both empty: the user at the terminal.
     std::string token_id;
     std::string token_scopes;  // "call,approve"

@@ -1,5 +1,5 @@
 // The api_tokens table of either backend: rows of SHA-256 hashes with their user, label and scopes.
-// policy::ApiTokenStore keeps the rules (generating tokens, hashing, parsing scopes, what a
+// auth::ApiTokenStore keeps the rules (generating tokens, hashing, parsing scopes, what a
 // revocation id must look like); this is only where the rows live. Implementations are thread-safe.
 #pragma once
 
@@ -20,7 +20,7 @@ struct TokenRow {
     std::string user_id;
     std::string label;
     std::int64_t created_ms = 0;
-    std::string scopes;  // "call,approve", as policy::Scopes writes it
+    std::string scopes;  // "call,approve", as auth::Scopes writes it
 };
 
 class TokenRows {

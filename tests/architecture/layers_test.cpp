@@ -158,7 +158,7 @@ std::map<std::string, std::string> read_front_end_exceptions(const fs::path& doc
     return allowed;
 }
 
-// The quoted include path of a line ("policy/users.hpp"), or empty.
+// The quoted include path of a line ("auth/users.hpp"), or empty.
 std::string included_path(const std::string& line) {
     const std::size_t start = line.find_first_not_of(" \t");
     if (start == std::string::npos || line.compare(start, 10, "#include \"") != 0) return {};

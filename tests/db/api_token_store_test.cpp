@@ -1,11 +1,11 @@
-// API tokens on both backends through policy::ApiTokenStore: only hashes stored, scopes kept,
+// API tokens on both backends through auth::ApiTokenStore: only hashes stored, scopes kept,
 // lookups by the presented token, revocation by a hash prefix.
-#include "policy/api_token_store.hpp"
+#include "auth/api_token_store.hpp"
 #include "support/postgres_server.hpp"
 
 #include <gtest/gtest.h>
 
-namespace skillhost::policy {
+namespace skillhost::auth {
 namespace {
 
 using testing::TempDir;
@@ -63,4 +63,4 @@ TEST_P(ApiTokensOnEachBackend, RevokingByAHashPrefixRemovesOnlyThatToken) {
 }
 
 }  // namespace
-}  // namespace skillhost::policy
+}  // namespace skillhost::auth

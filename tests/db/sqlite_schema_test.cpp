@@ -1,8 +1,8 @@
 // skillhost.db's numbered migrations on real files: a fresh file, a file of the first release
 // (no version, tables without the later columns, rows in them), and a file from the future.
 #include "db/sqlite_schema.hpp"
-#include "policy/api_token_store.hpp"
-#include "policy/approval_queue.hpp"
+#include "auth/api_token_store.hpp"
+#include "decisions/approval_queue.hpp"
 #include "store/run_store.hpp"
 #include "support/temp_dir.hpp"
 
@@ -78,19 +78,19 @@ TEST(SqliteSchema, AFileOfTheFirstReleaseUpgradesInPlaceKeepingItsRows) {
         EXPECT_FALSE(columns(*connection, "api_tokens").contains("scopes"));
     }
     // Opening any store upgrades the file; the old rows read back with the meaning they had.
-    auto tokens = policy::ApiTokenStore::open(home / "skillhost.db");
+    auto tokens = auth::ApiTokenStore::open(home / "skillhost.db");
     ASSERT_TRUE(tokens.ok()) << tokens.error().message;
     auto listed = (*tokens)->list("alice");
     ASSERT_TRUE(listed.ok()) << listed.error().message;
     ASSERT_EQ(listed->size(), 1u);
-    EXPECT_EQ(listed->front().scopes.to_text(), policy::Scopes::all().to_text());
+    EXPECT_EQ(listed->front().scopes.to_text(), auth::Scopes::all().to_text());
 
-    auto queue = policy::ApprovalQueue::open(home / "skillhost.db");
+    auto queue = decisions::ApprovalQueue::open(home / "skillhost.db");
     ASSERT_TRUE(queue.ok()) << queue.error().message;
     auto approval = (*queue)->get("apr-00000000000000aa");
     ASSERT_TRUE(approval.ok()) << approval.error().message;
     EXPECT_EQ(approval->requested_token, "");
-    EXPECT_EQ(approval->state, policy::ApprovalState::pending);
+    EXPECT_EQ(approval->state, decisions::ApprovalState::pending);
 
     auto runs = store::RunStore::open(home / "skillhost.db");
     ASSERT_TRUE(runs.ok()) << runs.error().message;

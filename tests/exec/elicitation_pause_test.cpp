@@ -30,19 +30,19 @@ json::object answered(std::string_view message, std::string_view name) {
 class ElicitationPauseTest : public ::testing::Test {
 protected:
     void SetUp() override {
-        auto opened = policy::ElicitationQueue::open(db::StorageLocation::sqlite(dir.path() / "skillhost.db"));
+        auto opened = decisions::ElicitationQueue::open(db::StorageLocation::sqlite(dir.path() / "skillhost.db"));
         ASSERT_TRUE(opened.ok()) << opened.error().message;
         queue = std::move(opened.value());
     }
-    policy::ElicitationAsk call() const {
-        policy::ElicitationAsk ask;
+    decisions::ElicitationAsk call() const {
+        decisions::ElicitationAsk ask;
         ask.user_id = "bob";
         ask.skill_id = "ask_twice";
         ask.arguments = json::object{{"n", 1}};
         return ask;
     }
     testing::TempDir dir{"skillhost-pause"};
-    std::unique_ptr<policy::ElicitationQueue> queue;
+    std::unique_ptr<decisions::ElicitationQueue> queue;
     const std::atomic<bool> ended{false};
 };
 

@@ -8,7 +8,7 @@
 #include "mcp/list_change_watch.hpp"
 #include "mcp/mcp_session.hpp"
 #include "mcp/tool_result.hpp"
-#include "policy/approval_queue.hpp"
+#include "decisions/approval_queue.hpp"
 #include "reload/watched_catalog.hpp"
 #include "store/guidance_store.hpp"
 
@@ -558,7 +558,7 @@ TEST_F(ElicitationTest, ApprovingInTheClientRunsTheCallAndReturnsItsRealResult) 
     EXPECT_EQ(r.at("result").at("structuredContent").at("sum").to_number<int>(), 5);
     auto record = h.rt->approvals->get(id);
     ASSERT_TRUE(record);
-    EXPECT_EQ(std::string(skillhost::policy::to_string(record->state)), "executed");
+    EXPECT_EQ(std::string(skillhost::decisions::to_string(record->state)), "executed");
 }
 
 TEST_F(ElicitationTest, RejectingOrDecliningRefusesTheCallAndRecordsTheRejection) {
@@ -574,7 +574,7 @@ TEST_F(ElicitationTest, RejectingOrDecliningRefusesTheCallAndRecordsTheRejection
         EXPECT_TRUE(tool_text(r).starts_with("APPROVAL_REJECTED")) << tool_text(r);
         auto record = h.rt->approvals->get(id);
         ASSERT_TRUE(record);
-        EXPECT_EQ(std::string(skillhost::policy::to_string(record->state)), "rejected");
+        EXPECT_EQ(std::string(skillhost::decisions::to_string(record->state)), "rejected");
     }
 }
 
@@ -586,7 +586,7 @@ TEST_F(ElicitationTest, DismissingTheFormLeavesTheApprovalPendingForTheCli) {
     auto r = call_response();
     EXPECT_EQ(r.at("result").at("_meta").at("skillhost/error").at("code").as_string(), "APPROVAL_REQUIRED");
     EXPECT_NE(tool_text(r).find("skillhost approvals approve " + id), std::string::npos) << tool_text(r);
-    EXPECT_EQ(std::string(skillhost::policy::to_string(h.rt->approvals->get(id)->state)), "pending");
+    EXPECT_EQ(std::string(skillhost::decisions::to_string(h.rt->approvals->get(id)->state)), "pending");
 }
 
 TEST_F(ElicitationTest, ClientsWithoutElicitationOrOn20250326GetTheApprovalId) {

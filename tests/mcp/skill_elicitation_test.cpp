@@ -1,6 +1,6 @@
 // The elicitation form a skill sends (every MCP 2025-11-25 field form, SEP-1330 enums included) and
 // the check of the client's answer against it, with malformed and oversized schemas and answers.
-#include "policy/elicitation_form.hpp"
+#include "decisions/elicitation_form.hpp"
 #include "mcp/skill_elicitation.hpp"
 
 #include <boost/json.hpp>
@@ -150,12 +150,12 @@ TEST(ElicitationForm, RefusesMalformedEnumForms) {
 
 TEST(ElicitationForm, BoundsTheNumberOfChoicesAndFields) {
     std::string options;
-    for (std::size_t i = 0; i <= skillhost::policy::kMaxFormOptions; ++i)
+    for (std::size_t i = 0; i <= skillhost::decisions::kMaxFormOptions; ++i)
         options += (i ? "," : "") + std::string(R"({"const": "v)") + std::to_string(i) + R"(", "title": "T"})";
     EXPECT_NE(field_error(R"({"type": "array", "items": {"anyOf": [)" + options + "]}}").find("1 to 100"),
               std::string::npos);
     std::string fields;
-    for (std::size_t i = 0; i <= skillhost::policy::kMaxFormFields; ++i)
+    for (std::size_t i = 0; i <= skillhost::decisions::kMaxFormFields; ++i)
         fields += (i ? "," : "") + std::string("\"f") + std::to_string(i) + R"(": {"type": "boolean"})";
     auto params = elicitation_params(R"({"message": "m", "requestedSchema": {"type": "object", "properties": {)" +
                                      fields + "}}}");

@@ -129,7 +129,7 @@ TEST(GroundingPaths, TheLightweightOperatorsAnswersAreChecked) {
                        {"persona", "Yesterday you had lunch with Jonathan."},
                        {"persona", "Yesterday you had lunch with Jonathan."}});
     seed_demo_data(host);
-    auto run = host.op().run("What did I do yesterday?", host.user(policy::CognitiveMode::emulation));
+    auto run = host.op().run("What did I do yesterday?", host.user(auth::CognitiveMode::emulation));
     ASSERT_TRUE(run.ok());
     EXPECT_EQ(run->route, "temporal");
     EXPECT_TRUE(run->grounding.checked);

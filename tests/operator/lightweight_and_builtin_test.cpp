@@ -12,7 +12,7 @@ namespace skillhost::testing {
 namespace {
 
 namespace json = boost::json;
-using policy::CognitiveMode;
+using auth::CognitiveMode;
 using store::RunStatus;
 using ::testing::HasSubstr;
 using ::testing::Not;

@@ -21,7 +21,7 @@ namespace json = boost::json;
 namespace fs = std::filesystem;
 using store::RunStatus;
 
-const policy::Resolver kAlice{"alice", policy::Role::standard};
+const decisions::Resolver kAlice{"alice", auth::Role::standard};
 
 // Local time `days_ago` days back at hour:minute, as the memory plugin reads it.
 std::string local_time(int days_ago, int hour, int minute) {

@@ -1,6 +1,6 @@
 #include "operator/operator_host.hpp"
 
-#include "policy/user_context.hpp"
+#include "auth/user_context.hpp"
 
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
@@ -119,19 +119,19 @@ std::unique_ptr<op::Operator> OperatorHost::restarted_operator() {
     return std::make_unique<op::Operator>(parts());
 }
 
-policy::UserContext OperatorHost::user(policy::CognitiveMode mode, manifest::TrustLevel trust) {
+auth::UserContext OperatorHost::user(auth::CognitiveMode mode, manifest::TrustLevel trust) {
     if (trust != trust_) {
         // users.yaml changed: read it again, as a restarted host would.
         write_users(trust);
-        auto users = policy::load_users(home_ / "etc" / "users.yaml", home_ / "workspaces");
+        auto users = auth::load_users(home_ / "etc" / "users.yaml", home_ / "workspaces");
         EXPECT_TRUE(users.ok()) << (users ? "" : users.error().message);
-        if (users) runtime_->users = std::make_unique<policy::UserDirectory>(std::move(users.value()));
+        if (users) runtime_->users = std::make_unique<auth::UserDirectory>(std::move(users.value()));
         trust_ = trust;
     }
     EXPECT_TRUE(runtime_->modes->set_mode("alice", mode).ok());
     auto resolved = runtime_->user("alice");
     EXPECT_TRUE(resolved.ok()) << (resolved ? "" : resolved.error().message);
-    return resolved ? resolved.value() : policy::UserContext{};
+    return resolved ? resolved.value() : auth::UserContext{};
 }
 
 exec::SkillResult OperatorHost::call(const std::string& skill, const std::string& args_json) {
@@ -139,11 +139,11 @@ exec::SkillResult OperatorHost::call(const std::string& skill, const std::string
     exec::CallRequest request;
     request.skill_id = skill;
     request.args = boost::json::parse(args_json);
-    request.user = user(policy::CognitiveMode::agent, manifest::TrustLevel::adaptive_auto);
+    request.user = user(auth::CognitiveMode::agent, manifest::TrustLevel::adaptive_auto);
     auto outcome = runtime_->pipeline->call(*runtime_->catalog, request);
     EXPECT_TRUE(outcome.result.ok) << skill << ": " << outcome.result.error.code << ": "
                                    << outcome.result.error.message;
-    user(policy::CognitiveMode::agent, previous);
+    user(auth::CognitiveMode::agent, previous);
     return outcome.result;
 }
 

@@ -37,8 +37,8 @@ public:
 
     // alice as the host resolves her (users.yaml and the mode store), after making `mode` her
     // stored mode (as `skillhost mode set` does) and `trust` her trust in users.yaml.
-    policy::UserContext user(policy::CognitiveMode mode = policy::CognitiveMode::agent,
-                             manifest::TrustLevel trust = manifest::TrustLevel::supervised_auto);
+    auth::UserContext user(auth::CognitiveMode mode = auth::CognitiveMode::agent,
+                           manifest::TrustLevel trust = manifest::TrustLevel::supervised_auto);
 
     // A direct call through the pipeline (demo data: tasks, memories, files), as alice with
     // adaptive_auto trust so that seeding needs no approval.

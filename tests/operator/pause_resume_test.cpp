@@ -18,14 +18,14 @@ std::string all_text(const llm::ChatRequest& request) {
     return out;
 }
 
-const policy::Resolver kAlice{"alice", policy::Role::standard};
+const decisions::Resolver kAlice{"alice", auth::Role::standard};
 
 TEST(Approvals, RunPausesThenResumesWithTheApprovedCallsRealResultAfterARestart) {
     OperatorHost host({{"orchestrator", act("task_create", R"({"title":"Call the dentist"})")},
                        {"orchestrator", respond("default")}});
     EventLog events;
     auto run = host.op().run("Create a task to call the dentist",
-                             host.user(policy::CognitiveMode::agent, manifest::TrustLevel::suggest), {}, &events);
+                             host.user(auth::CognitiveMode::agent, manifest::TrustLevel::suggest), {}, &events);
     ASSERT_TRUE(run.ok());
     EXPECT_EQ(run->status, RunStatus::awaiting_approval);
     ASSERT_FALSE(run->approval_id.empty());
@@ -59,8 +59,8 @@ TEST(Approvals, RunPausesThenResumesWithTheApprovedCallsRealResultAfterARestart)
 TEST(Approvals, ARejectedActionBecomesAnObservationAndThePlannerAdapts) {
     OperatorHost host({{"orchestrator", act("fs_write", R"({"path":"notes.txt","content":"hi"})")},
                        {"orchestrator", respond("default", "the user did not want the file written")}});
-    auto run = host.op().run("Write hi into notes.txt",
-                             host.user(policy::CognitiveMode::agent, manifest::TrustLevel::suggest));
+    auto run =
+        host.op().run("Write hi into notes.txt", host.user(auth::CognitiveMode::agent, manifest::TrustLevel::suggest));
     ASSERT_TRUE(run.ok());
     ASSERT_EQ(run->status, RunStatus::awaiting_approval);
     ASSERT_TRUE(host.pipeline().reject(run->approval_id, kAlice, "not now").ok());

@@ -2,10 +2,10 @@
 // approval queue and a real audit log in a temporary home.
 #include "exec/call_pipeline.hpp"
 #include "plugin/plugin_loader.hpp"
-#include "policy/audit_reader.hpp"
+#include "audit/audit_reader.hpp"
 #include "policy/mode_store.hpp"
 #include "policy/policy_config.hpp"
-#include "policy/users.hpp"
+#include "auth/users.hpp"
 #include "support/temp_dir.hpp"
 
 #include <gtest/gtest.h>
@@ -37,15 +37,15 @@ class CallPipelineTest : public ::testing::Test {
 protected:
     skillhost::testing::TempDir home{"skillhost-pipeline"};
     std::shared_ptr<catalog::CatalogSnapshot> catalog;
-    std::unique_ptr<policy::UserDirectory> users;
+    std::unique_ptr<auth::UserDirectory> users;
     std::unique_ptr<policy::ModeStore> modes;
-    std::unique_ptr<policy::AuditLog> audit;
-    std::unique_ptr<policy::ApprovalQueue> approvals;
+    std::unique_ptr<audit::AuditLog> audit;
+    std::unique_ptr<decisions::ApprovalQueue> approvals;
     std::unique_ptr<policy::PolicyEngine> engine;
     exec::Executor executor;
     std::unique_ptr<exec::CallPipeline> pipeline;
     // Lets a test change who a user is between request and approval (trust lowered, etc.).
-    std::function<void(policy::UserContext&)> adjust_user = [](policy::UserContext&) {};
+    std::function<void(auth::UserContext&)> adjust_user = [](auth::UserContext&) {};
 
     void SetUp() override {
         plugin::LoaderOptions lo;
@@ -56,17 +56,17 @@ protected:
         ASSERT_TRUE(echo.ok()) << echo.error().message;
         catalog = std::make_shared<catalog::CatalogSnapshot>(1, std::vector{echo.value()},
                                                              std::vector<plugin::PluginFailure>{});
-        auto u = policy::parse_users(kUsers, home / "users.yaml", home / "workspace");
+        auto u = auth::parse_users(kUsers, home / "users.yaml", home / "workspace");
         ASSERT_TRUE(u.ok()) << u.error().message;
-        users = std::make_unique<policy::UserDirectory>(std::move(u.value()));
+        users = std::make_unique<auth::UserDirectory>(std::move(u.value()));
         auto pc = policy::parse_policy_config(kPolicy, home / "policy.yaml");
         ASSERT_TRUE(pc.ok()) << pc.error().message;
         engine = std::make_unique<policy::PolicyEngine>(pc.value());
         modes = std::move(policy::ModeStore::open(home / "skillhost.db").value());
-        audit = std::move(policy::AuditLog::open(home / "audit").value());
-        policy::ApprovalQueueOptions qo;
+        audit = std::move(audit::AuditLog::open(home / "audit").value());
+        decisions::ApprovalQueueOptions qo;
         qo.audit = audit.get();
-        approvals = std::move(policy::ApprovalQueue::open(home / "skillhost.db", qo).value());
+        approvals = std::move(decisions::ApprovalQueue::open(home / "skillhost.db", qo).value());
 
         exec::PipelineParts parts;
         parts.policy = engine.get();
@@ -74,7 +74,7 @@ protected:
         parts.audit = audit.get();
         parts.executor = &executor;
         parts.users_dir = home / "users";
-        parts.resolve_user = [this](std::string_view id) -> Result<policy::UserContext> {
+        parts.resolve_user = [this](std::string_view id) -> Result<auth::UserContext> {
             auto ctx = policy::resolve_user_context(*users, *modes, id);
             if (ctx) adjust_user(ctx.value());
             return ctx;
@@ -82,7 +82,7 @@ protected:
         pipeline = std::make_unique<exec::CallPipeline>(std::move(parts));
     }
 
-    policy::UserContext user(const std::string& id) { return policy::resolve_user_context(*users, *modes, id).value(); }
+    auth::UserContext user(const std::string& id) { return policy::resolve_user_context(*users, *modes, id).value(); }
 
     exec::CallOutcome call(const std::string& who, const std::string& skill, boost::json::value args) {
         exec::CallRequest r;
@@ -92,17 +92,17 @@ protected:
         return pipeline->call(*catalog, r);
     }
 
-    policy::Resolver resolver(const std::string& who) {
+    decisions::Resolver resolver(const std::string& who) {
         auto u = user(who);
         return {u.user_id, u.role};
     }
 
     int audit_count(const std::string& kind, const std::string& skill) {
-        policy::AuditFilter f;
+        audit::AuditFilter f;
         f.kind = kind;
         f.skill = skill;
         (void)audit->flush();
-        return static_cast<int>(policy::read_audit_log(home / "audit", f).value().records.size());
+        return static_cast<int>(audit::read_audit_log(home / "audit", f).value().records.size());
     }
 };
 
@@ -160,7 +160,7 @@ TEST_F(CallPipelineTest, AskRuleQueuesThenApprovalRunsExactlyOnce) {
     auto approved = pipeline->approve(*catalog, *out.approval_id, resolver("alice"));
     ASSERT_TRUE(approved.ok()) << approved.error().message;
     EXPECT_TRUE(approved->result.ok);
-    EXPECT_EQ(approved->record.state, policy::ApprovalState::executed);
+    EXPECT_EQ(approved->record.state, decisions::ApprovalState::executed);
     EXPECT_EQ(approved->result.output.at("echo").at("text").as_string(), "please-ask: hello");
 
     auto again = pipeline->approve(*catalog, *out.approval_id, resolver("alice"));
@@ -196,12 +196,12 @@ TEST_F(CallPipelineTest, ApprovalRechecksPolicyForTheUserAsTheyAreNow) {
     auto write = call("alice", "fail", {});
     ASSERT_TRUE(write.approval_id.has_value());
     // Between the request and the approval, alice is switched to emulation (read-only) mode.
-    adjust_user = [](policy::UserContext& u) { u.mode = policy::CognitiveMode::emulation; };
+    adjust_user = [](auth::UserContext& u) { u.mode = auth::CognitiveMode::emulation; };
     auto r = pipeline->approve(*catalog, *write.approval_id, resolver("alice"));
     ASSERT_TRUE(r.ok()) << r.error().message;
     EXPECT_FALSE(r->result.ok);
     EXPECT_EQ(r->result.error.code, "MODE_FORBIDS");
-    EXPECT_EQ(r->record.state, policy::ApprovalState::failed);
+    EXPECT_EQ(r->record.state, decisions::ApprovalState::failed);
     EXPECT_NE(r->record.reason.find("re-check at approval failed"), std::string::npos) << r->record.reason;
     EXPECT_EQ(audit_count("skill_call", "fail"), 0) << "the skill must not run when the re-check fails";
 }
@@ -214,7 +214,7 @@ TEST_F(CallPipelineTest, OnlyTheRequesterOrAnOwnerMayResolve) {
     EXPECT_EQ(by_carol.error().code, "NOT_ALLOWED_TO_RESOLVE");
     auto rejected = pipeline->reject(*out.approval_id, resolver("owner"), "not today");
     ASSERT_TRUE(rejected.ok()) << rejected.error().message;
-    EXPECT_EQ(rejected->state, policy::ApprovalState::rejected);
+    EXPECT_EQ(rejected->state, decisions::ApprovalState::rejected);
     EXPECT_EQ(rejected->reason, "not today");
     auto late = pipeline->approve(*catalog, *out.approval_id, resolver("owner"));
     ASSERT_FALSE(late.ok());
@@ -266,10 +266,10 @@ TEST_F(CallPipelineTest, UnknownSkillsAndInvalidArgumentsAreAudited) {
     EXPECT_EQ(call("alice", "no_such_skill", {}).result.error.code, "SKILL_NOT_FOUND");
     EXPECT_EQ(call("alice", "echo", {{"bogus", 1}}).result.error.code, "INVALID_ARGS");
     (void)audit->flush();
-    policy::AuditFilter f;
+    audit::AuditFilter f;
     f.kind = "decision";
     f.user = "alice";
-    const auto records = policy::read_audit_log(home / "audit", f).value().records;
+    const auto records = audit::read_audit_log(home / "audit", f).value().records;
     ASSERT_EQ(records.size(), 2u);
     EXPECT_EQ(records[0].at("skill").as_string(), "no_such_skill");
     EXPECT_EQ(records[0].at("outcome").as_string(), "refused");

@@ -1,6 +1,6 @@
 #include "base/glob.hpp"
 #include "policy/rule.hpp"
-#include "policy_test_support.hpp"
+#include "support/unit_testing.hpp"
 
 #include <boost/json/parse.hpp>
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 namespace skillhost::policy {
 namespace {
 
-using testing::TempDir;
+using unit_testing::TempDir;
 
 TEST(Glob, SingleStarStaysWithinOneSegment) {
     EXPECT_TRUE(glob_match("task_*", "task_add"));
@@ -57,7 +57,7 @@ Rule rule(std::string_view text) {
 }
 
 TEST(RuleMatching, SkillGlobAndAllArgumentPatternsMustMatch) {
-    const auto spec = testing::fs_write_skill();
+    const auto spec = unit_testing::fs_write_skill();
     const auto args =
         boost::json::parse(R"({"path":"notes/today.md","content":"hi","mode":"append","count":3,"force":true})");
     const CallArguments call(args, spec, {});
@@ -80,7 +80,7 @@ TEST(RuleMatching, PathArgumentsAreNormalisedSoTraversalCannotDodgeARule) {
     const auto workspace = dir.path() / "ws";
     std::filesystem::create_directories(workspace / "notes");
     std::filesystem::create_directories(workspace / "secrets");
-    const auto spec = testing::fs_write_skill();
+    const auto spec = unit_testing::fs_write_skill();
     const Rule deny_secrets = rule("fs_write(path=secrets/**)");
     const Rule allow_notes = rule("fs_write(path=notes/**)");
     auto check = [&](const char* path) {
@@ -102,7 +102,7 @@ TEST(RuleMatching, ARuleOnADirectorysInsideCoversTheDirectoryItself) {
     TempDir dir;
     const auto workspace = dir.path() / "ws";
     std::filesystem::create_directories(workspace / "home/.ssh");
-    const auto spec = testing::fs_write_skill();
+    const auto spec = unit_testing::fs_write_skill();
     auto denied = [&](const char* pattern, const char* path) {
         boost::json::value args = {{"path", path}, {"content", "x"}};
         return rule_matches(rule(pattern), "fs_write", CallArguments(args, spec, workspace));
@@ -115,13 +115,13 @@ TEST(RuleMatching, ARuleOnADirectorysInsideCoversTheDirectoryItself) {
     EXPECT_FALSE(denied("fs_write(path=**/.ssh/**)", ".sshx"));
     EXPECT_FALSE(denied("fs_write(path=**/*.pem)", "."));
     // Only path inputs: a plain string argument is matched as written.
-    auto note = testing::make_skill("note_add");
+    auto note = unit_testing::make_skill("note_add");
     boost::json::value args = {{"title", "secrets"}};
     EXPECT_FALSE(rule_matches(rule("note_add(title=secrets/**)"), "note_add", CallArguments(args, note, {})));
 }
 
 TEST(RuleMatching, NonPathArgumentsAreMatchedVerbatim) {
-    auto spec = testing::make_skill("note_add");
+    auto spec = unit_testing::make_skill("note_add");
     boost::json::value args = {{"title", "notes/../secrets"}};
     const CallArguments call(args, spec, {});
     EXPECT_TRUE(rule_matches(rule("note_add(title=notes/../secrets)"), "note_add", call));
@@ -129,7 +129,7 @@ TEST(RuleMatching, NonPathArgumentsAreMatchedVerbatim) {
 }
 
 TEST(RuleMatching, ArgumentsThatAreNotAnObjectNeverMatchPatterns) {
-    auto spec = testing::make_skill("x");
+    auto spec = unit_testing::make_skill("x");
     boost::json::value args = boost::json::array{1, 2};
     const CallArguments call(args, spec, {});
     EXPECT_TRUE(rule_matches(rule("x"), "x", call));

@@ -1,6 +1,6 @@
 #include "policy/mode_cache.hpp"
-#include "policy/user_context.hpp"
-#include "policy_test_support.hpp"
+#include "auth/user_context.hpp"
+#include "support/unit_testing.hpp"
 #include "support/postgres_server.hpp"
 
 #include <gtest/gtest.h>
@@ -11,15 +11,15 @@
 namespace skillhost::policy {
 namespace {
 
-using testing::TempDir;
+using unit_testing::TempDir;
 
 struct ModeCacheTest : ::testing::Test {
     TempDir dir;
     std::filesystem::path db = dir.path() / "skillhost.db";
     std::filesystem::path counter = dir.path() / "skillhost.db-modes";
-    UserDirectory users =
-        parse_users("users:\n  - {id: owner, role: owner, trust: supervised_auto, default_mode: agent}\n",
-                    dir.path() / "users.yaml", dir.path() / "ws")
+    auth::UserDirectory users =
+        auth::parse_users("users:\n  - {id: owner, role: owner, trust: supervised_auto, default_mode: agent}\n",
+                          dir.path() / "users.yaml", dir.path() / "ws")
             .value();
 
     std::unique_ptr<ModeCache> open_cache(const std::filesystem::path& counter_file) {
@@ -29,30 +29,33 @@ struct ModeCacheTest : ::testing::Test {
         EXPECT_TRUE(cache.ok()) << cache.error().message;
         return std::move(cache.value());
     }
-    CognitiveMode mode_of(const ModeCache& cache) { return resolve_user_context(users, cache, "owner").value().mode; }
+    auth::CognitiveMode mode_of(const ModeCache& cache) {
+        return resolve_user_context(users, cache, "owner").value().mode;
+    }
 };
 
 TEST_F(ModeCacheTest, KeepsWhatItReadUntilTheCounterMoves) {
     auto cache = open_cache(counter);
-    EXPECT_EQ(mode_of(*cache), CognitiveMode::agent);
+    EXPECT_EQ(mode_of(*cache), auth::CognitiveMode::agent);
     // Written behind the cache's back (no counter bump): the cache still answers from memory,
     // which shows that a lookup does not read the store.
     auto direct = ModeStore::open(db);
     ASSERT_TRUE(direct.ok());
-    ASSERT_TRUE((*direct)->set_mode("owner", CognitiveMode::emulation).ok());
-    EXPECT_EQ(mode_of(*cache), CognitiveMode::agent);
+    ASSERT_TRUE((*direct)->set_mode("owner", auth::CognitiveMode::emulation).ok());
+    EXPECT_EQ(mode_of(*cache), auth::CognitiveMode::agent);
     // Any change through a cache on the same counter makes every cache read the store again.
     auto other = open_cache(counter);
-    ASSERT_TRUE(other->set_mode("owner", CognitiveMode::dual).ok());
-    EXPECT_EQ(mode_of(*cache), CognitiveMode::dual);
+    ASSERT_TRUE(other->set_mode("owner", auth::CognitiveMode::dual).ok());
+    EXPECT_EQ(mode_of(*cache), auth::CognitiveMode::dual);
     ASSERT_TRUE(other->clear_mode("owner").ok());
-    EXPECT_EQ(mode_of(*cache), CognitiveMode::agent);
+    EXPECT_EQ(mode_of(*cache), auth::CognitiveMode::agent);
 }
 
 TEST_F(ModeCacheTest, AModeSetInAnotherProcessAppliesToTheNextLookup) {
     auto cache = open_cache(counter);
-    EXPECT_EQ(mode_of(*cache), CognitiveMode::agent);  // now cached
-    for (CognitiveMode wanted : {CognitiveMode::emulation, CognitiveMode::dual, CognitiveMode::agent}) {
+    EXPECT_EQ(mode_of(*cache), auth::CognitiveMode::agent);  // now cached
+    for (auth::CognitiveMode wanted :
+         {auth::CognitiveMode::emulation, auth::CognitiveMode::dual, auth::CognitiveMode::agent}) {
         const pid_t child = ::fork();
         ASSERT_GE(child, 0);
         if (child == 0) {
@@ -75,24 +78,24 @@ TEST_F(ModeCacheTest, AModeSetInAnotherProcessAppliesToTheNextLookup) {
 TEST_F(ModeCacheTest, WithoutACounterEveryLookupReadsTheStore) {
     auto cache = open_cache({});
     EXPECT_TRUE(cache->counter_file().empty());
-    EXPECT_EQ(mode_of(*cache), CognitiveMode::agent);
+    EXPECT_EQ(mode_of(*cache), auth::CognitiveMode::agent);
     auto direct = ModeStore::open(db);
     ASSERT_TRUE(direct.ok());
-    ASSERT_TRUE((*direct)->set_mode("owner", CognitiveMode::emulation).ok());
-    EXPECT_EQ(mode_of(*cache), CognitiveMode::emulation);
+    ASSERT_TRUE((*direct)->set_mode("owner", auth::CognitiveMode::emulation).ok());
+    EXPECT_EQ(mode_of(*cache), auth::CognitiveMode::emulation);
 }
 
 TEST_F(ModeCacheTest, ManyDistinctUsersStillAnswerCorrectly) {
     auto cache = open_cache(counter);
-    User u = users.users().front();
+    auth::User u = users.users().front();
     for (std::size_t i = 0; i < ModeCache::max_entries + 10; ++i) {
         u.id = "user" + std::to_string(i);
-        u.default_mode = i % 2 ? CognitiveMode::dual : CognitiveMode::agent;
+        u.default_mode = i % 2 ? auth::CognitiveMode::dual : auth::CognitiveMode::agent;
         ASSERT_EQ(cache->effective_mode(u).value(), u.default_mode);
     }
-    ASSERT_TRUE(cache->set_mode("user3", CognitiveMode::emulation).ok());
+    ASSERT_TRUE(cache->set_mode("user3", auth::CognitiveMode::emulation).ok());
     u.id = "user3";
-    EXPECT_EQ(cache->effective_mode(u).value(), CognitiveMode::emulation);
+    EXPECT_EQ(cache->effective_mode(u).value(), auth::CognitiveMode::emulation);
 }
 
 TEST_F(ModeCacheTest, ACounterThatIsNotAFileIsRefusedWithTheFileNamed) {
@@ -118,19 +121,20 @@ struct SharedModeCacheTest : ModeCacheTest {
 TEST_F(SharedModeCacheTest, OnPostgresALookupDoesNotReadTheStoreWhileItsEntryIsFresh) {
     SKILLHOST_POSTGRES_DATABASE(url);
     auto cache = open_shared(url, std::chrono::minutes(10));
-    EXPECT_EQ(mode_of(*cache), CognitiveMode::agent);
+    EXPECT_EQ(mode_of(*cache), auth::CognitiveMode::agent);
     // Written behind every cache's back: the cached entry still answers, so lookups use memory.
     auto direct = ModeStore::open(db::StorageLocation::postgres(url));
     ASSERT_TRUE(direct.ok());
-    ASSERT_TRUE((*direct)->set_mode("owner", CognitiveMode::emulation).ok());
-    EXPECT_EQ(mode_of(*cache), CognitiveMode::agent);
+    ASSERT_TRUE((*direct)->set_mode("owner", auth::CognitiveMode::emulation).ok());
+    EXPECT_EQ(mode_of(*cache), auth::CognitiveMode::agent);
 }
 
 TEST_F(SharedModeCacheTest, AModeChangedThroughOneInstanceHoldsForTheNextLookupOnAnother) {
     SKILLHOST_POSTGRES_DATABASE(url);
     auto first = open_shared(url, std::chrono::milliseconds(50));
     auto second = open_shared(url, std::chrono::milliseconds(50));
-    for (CognitiveMode wanted : {CognitiveMode::emulation, CognitiveMode::dual, CognitiveMode::agent}) {
+    for (auth::CognitiveMode wanted :
+         {auth::CognitiveMode::emulation, auth::CognitiveMode::dual, auth::CognitiveMode::agent}) {
         (void)mode_of(*second);  // cached on the second instance
         ASSERT_TRUE(first->set_mode("owner", wanted).ok());
         EXPECT_EQ(mode_of(*second), wanted);
@@ -138,7 +142,7 @@ TEST_F(SharedModeCacheTest, AModeChangedThroughOneInstanceHoldsForTheNextLookupO
     }
     (void)mode_of(*first);
     ASSERT_TRUE(second->clear_mode("owner").ok());
-    EXPECT_EQ(mode_of(*first), CognitiveMode::agent);  // users.yaml's default again
+    EXPECT_EQ(mode_of(*first), auth::CognitiveMode::agent);  // users.yaml's default again
 }
 
 TEST_F(SharedModeCacheTest, APostgresLocationGetsTheSharedCacheAndSqliteTheCounter) {
@@ -150,7 +154,7 @@ TEST_F(SharedModeCacheTest, APostgresLocationGetsTheSharedCacheAndSqliteTheCount
                                        db::StorageLocation::postgres(url));
     ASSERT_TRUE(on_postgres.ok()) << on_postgres.error().message;
     EXPECT_TRUE((*on_postgres)->counter_file().empty());
-    EXPECT_EQ(mode_of(**on_postgres), CognitiveMode::agent);
+    EXPECT_EQ(mode_of(**on_postgres), auth::CognitiveMode::agent);
 }
 
 }  // namespace

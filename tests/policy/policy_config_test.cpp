@@ -1,5 +1,5 @@
 #include "policy/policy_config.hpp"
-#include "policy_test_support.hpp"
+#include "support/unit_testing.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@ namespace skillhost::policy {
 namespace {
 
 using ::testing::HasSubstr;
-using testing::TempDir;
+using unit_testing::TempDir;
 
 constexpr const char* full_policy = R"~(# policy for the tests
 global:
@@ -58,7 +58,7 @@ TEST(PolicyFile, ReadsRulesWithTheirLocationsAndSettings) {
     EXPECT_EQ(bob->allow[0].arguments[1].pattern, "append");
     EXPECT_EQ(config->rules_for("alice"), nullptr);
     EXPECT_EQ(config->approval_ttl, std::chrono::hours(2));
-    EXPECT_EQ(config->audit.fsync, FsyncPolicy::always);
+    EXPECT_EQ(config->audit.fsync, audit::FsyncPolicy::always);
     EXPECT_EQ(config->audit.fsync_interval, std::chrono::milliseconds(250));
     EXPECT_EQ(config->audit.max_value_chars, 64u);
 }
@@ -72,7 +72,7 @@ TEST(PolicyFile, AMissingFileMeansTheBuiltInDefaultAndAnEmptyOneNoRules) {
     EXPECT_EQ(missing->global.deny[0].text, "fs_*(path=**/.ssh/**)");
     EXPECT_EQ(missing->global.deny[1].text, "fs_*(path=**/*.pem)");
     EXPECT_EQ(missing->approval_ttl, std::chrono::hours(24));
-    EXPECT_EQ(missing->audit.fsync, FsyncPolicy::interval);
+    EXPECT_EQ(missing->audit.fsync, audit::FsyncPolicy::interval);
     auto empty = load_policy_config(dir.write("policy.yaml", "# nothing yet\n"));
     ASSERT_TRUE(empty.ok()) << empty.error().message;
     EXPECT_EQ(empty->global.size(), 0u);
@@ -171,7 +171,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(PolicyFile, RulesForUnknownUsersAreReportedWithTheirLine) {
     auto config = parse_policy_config("users:\n  owner:\n    allow: [x]\n  mallory:\n    deny: [y]\n", "policy.yaml");
     ASSERT_TRUE(config.ok()) << config.error().message;
-    auto users = builtin_users("/tmp/ws");
+    auto users = auth::builtin_users("/tmp/ws");
     const Status status = check_policy_users(*config, users);
     ASSERT_FALSE(status.ok());
     EXPECT_EQ(status.error().code, "POLICY_INVALID");
@@ -189,7 +189,7 @@ namespace {
 // The configuration the project ships must load and agree with itself.
 TEST(ShippedConfiguration, EtcUsersAndPolicyAreValid) {
     const std::filesystem::path etc = std::filesystem::path(SKILLHOST_TEST_FIXTURES_SOURCE_DIR) / "../../etc";
-    auto users = load_users(etc / "users.yaml", "/tmp/workspace");
+    auto users = auth::load_users(etc / "users.yaml", "/tmp/workspace");
     ASSERT_TRUE(users.ok()) << users.error().message;
     EXPECT_FALSE(users->file().empty());
     EXPECT_EQ(users->first_owner().id, "owner");

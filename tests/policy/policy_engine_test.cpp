@@ -1,6 +1,6 @@
 #include "policy/call_path_rules.hpp"
 #include "policy/policy_engine.hpp"
-#include "policy_test_support.hpp"
+#include "support/unit_testing.hpp"
 
 #include <boost/json/parse.hpp>
 #include <gmock/gmock.h>
@@ -12,11 +12,11 @@ namespace {
 using manifest::Risk;
 using manifest::TrustLevel;
 using ::testing::HasSubstr;
-using testing::make_skill;
+using unit_testing::make_skill;
 
-UserContext user(std::string id, TrustLevel trust, CognitiveMode mode = CognitiveMode::agent,
-                 Role role = Role::standard) {
-    return UserContext{std::move(id), role, trust, mode, {}};
+auth::UserContext user(std::string id, TrustLevel trust, auth::CognitiveMode mode = auth::CognitiveMode::agent,
+                       auth::Role role = auth::Role::standard) {
+    return auth::UserContext{std::move(id), role, trust, mode, {}};
 }
 
 PolicyEngine engine_from(const char* yaml) {
@@ -29,12 +29,12 @@ const boost::json::value no_args = boost::json::object{};
 
 TEST(Visibility, EmulationSeesAndCallsOnlyReadOnlySkills) {
     const PolicyEngine engine(PolicyConfig{});
-    const auto fs_write = testing::fs_write_skill();
-    const auto fs_read = testing::fs_read_skill();
-    const auto emulating = user("eve", TrustLevel::adaptive_auto, CognitiveMode::emulation);
+    const auto fs_write = unit_testing::fs_write_skill();
+    const auto fs_read = unit_testing::fs_read_skill();
+    const auto emulating = user("eve", TrustLevel::adaptive_auto, auth::CognitiveMode::emulation);
     EXPECT_FALSE(engine.is_visible(emulating, fs_write));
     EXPECT_TRUE(engine.is_visible(emulating, fs_read));
-    for (auto mode : {CognitiveMode::agent, CognitiveMode::dual}) {
+    for (auto mode : {auth::CognitiveMode::agent, auth::CognitiveMode::dual}) {
         EXPECT_TRUE(engine.is_visible(user("eve", TrustLevel::adaptive_auto, mode), fs_write));
     }
     const Decision denied = engine.decide(emulating, fs_write, boost::json::parse(R"({"path":"a","content":"b"})"));
@@ -52,15 +52,15 @@ TEST(Visibility, EmulationSeesAndCallsOnlyReadOnlySkills) {
 
 TEST(Visibility, ModeIsCheckedBeforeAnAllowRule) {
     const auto engine = engine_from("global:\n  allow: [fs_write]\n");
-    const Decision d = engine.decide(user("eve", TrustLevel::adaptive_auto, CognitiveMode::emulation),
-                                     testing::fs_write_skill(), no_args);
+    const Decision d = engine.decide(user("eve", TrustLevel::adaptive_auto, auth::CognitiveMode::emulation),
+                                     unit_testing::fs_write_skill(), no_args);
     EXPECT_EQ(d.code.name, "MODE_FORBIDS");
 }
 
 TEST(Rules, DenyNamesTheRuleAndItsFileAndLine) {
     const auto engine = engine_from("global:\n  deny:\n    - fs_*(path=secrets/**)\n");
     const auto args = boost::json::parse(R"({"path":"secrets/id_rsa","content":"x"})");
-    const Decision d = engine.decide(user("bob", TrustLevel::adaptive_auto), testing::fs_write_skill(), args);
+    const Decision d = engine.decide(user("bob", TrustLevel::adaptive_auto), unit_testing::fs_write_skill(), args);
     EXPECT_TRUE(d.denied());
     EXPECT_EQ(d.step, DecisionStep::rule);
     EXPECT_EQ(d.code.name, "DENIED_BY_RULE");
@@ -73,7 +73,8 @@ TEST(Rules, DenyNamesTheRuleAndItsFileAndLine) {
     EXPECT_EQ(error.details.at("rule").at("line").as_int64(), 3);
     // Other paths are not denied.
     const auto ok_args = boost::json::parse(R"({"path":"notes/a","content":"x"})");
-    EXPECT_TRUE(engine.decide(user("bob", TrustLevel::adaptive_auto), testing::fs_write_skill(), ok_args).allowed());
+    EXPECT_TRUE(
+        engine.decide(user("bob", TrustLevel::adaptive_auto), unit_testing::fs_write_skill(), ok_args).allowed());
 }
 
 TEST(Rules, DenyWinsOverAskWhichWinsOverAllow) {
@@ -85,8 +86,8 @@ TEST(Rules, DenyWinsOverAskWhichWinsOverAllow) {
     const auto alice = user("alice", TrustLevel::adaptive_auto);
     const auto secret = boost::json::parse(R"({"path":"secrets/k","content":"x"})");
     const auto note = boost::json::parse(R"({"path":"notes/k","content":"x"})");
-    EXPECT_EQ(engine.decide(alice, testing::fs_write_skill(), secret).code.name, "DENIED_BY_RULE");
-    const Decision ask = engine.decide(alice, testing::fs_write_skill(), note);
+    EXPECT_EQ(engine.decide(alice, unit_testing::fs_write_skill(), secret).code.name, "DENIED_BY_RULE");
+    const Decision ask = engine.decide(alice, unit_testing::fs_write_skill(), note);
     EXPECT_TRUE(ask.needs_approval());
     EXPECT_EQ(ask.code.name, "APPROVAL_REQUIRED");
     EXPECT_EQ(ask.rule->text, "fs_write");
@@ -113,7 +114,7 @@ users:
     const Decision list = engine.decide(bob, make_skill("task_list"), no_args);
     EXPECT_TRUE(list.needs_approval());
     EXPECT_EQ(list.rule->scope, "global");
-    const Decision deny = engine.decide(bob, testing::fs_write_skill(), no_args);
+    const Decision deny = engine.decide(bob, unit_testing::fs_write_skill(), no_args);
     EXPECT_EQ(deny.rule->scope, "bob");
     EXPECT_EQ(deny.rule->line, 8);
     // Another user only gets the global rules.
@@ -156,7 +157,7 @@ TEST(Trust, BelowMinTrustNamesBothLevels) {
 TEST(Trust, ObserversMayOnlyCallReadOnlySkills) {
     const PolicyEngine engine(PolicyConfig{});
     const auto observer = user("olive", TrustLevel::observe);
-    EXPECT_TRUE(engine.decide(observer, testing::fs_read_skill(), no_args).allowed());
+    EXPECT_TRUE(engine.decide(observer, unit_testing::fs_read_skill(), no_args).allowed());
     const Decision d = engine.decide(observer, make_skill("note_add", {Risk::low}), no_args);
     EXPECT_EQ(d.code.name, "TRUST_TOO_LOW");
     EXPECT_EQ(d.required_trust, TrustLevel::suggest);
@@ -199,7 +200,7 @@ INSTANTIATE_TEST_SUITE_P(Table, Ladder,
 TEST(Approval, RequiresApprovalAlwaysAsksEvenAtTheTop) {
     const PolicyEngine engine(PolicyConfig{});
     const Decision d =
-        engine.decide(user("root", TrustLevel::adaptive_auto, CognitiveMode::agent, Role::owner),
+        engine.decide(user("root", TrustLevel::adaptive_auto, auth::CognitiveMode::agent, auth::Role::owner),
                       make_skill("payments_send", {Risk::low, false, TrustLevel::observe, true}), no_args);
     EXPECT_TRUE(d.needs_approval());
     EXPECT_THAT(d.reason, HasSubstr("requires_approval"));
@@ -207,7 +208,7 @@ TEST(Approval, RequiresApprovalAlwaysAsksEvenAtTheTop) {
 
 TEST(Approval, StandardUserAtSupervisedAutoWritingAFileIsQueued) {
     const PolicyEngine engine(PolicyConfig{});
-    const Decision d = engine.decide(user("bob", TrustLevel::supervised_auto), testing::fs_write_skill(),
+    const Decision d = engine.decide(user("bob", TrustLevel::supervised_auto), unit_testing::fs_write_skill(),
                                      boost::json::parse(R"({"path":"notes/a","content":"x"})"));
     EXPECT_EQ(d.code.name, "APPROVAL_REQUIRED");
     const Error error = d.to_error("apr-0123456789abcdef");
@@ -224,8 +225,8 @@ TEST(Explain, TellsTheStoryOfEveryStep) {
   allow: ["fs_write(path=notes/**)"]
 )~");
     const auto bob = user("bob", TrustLevel::supervised_auto);
-    const Explanation e =
-        engine.explain(bob, testing::fs_write_skill(), boost::json::parse(R"({"path":"notes/a.md","content":"x"})"));
+    const Explanation e = engine.explain(bob, unit_testing::fs_write_skill(),
+                                         boost::json::parse(R"({"path":"notes/a.md","content":"x"})"));
     ASSERT_EQ(e.steps.size(), 4u);
     EXPECT_EQ(e.steps[0].verdict, StepVerdict::passed);
     EXPECT_EQ(e.steps[1].verdict, StepVerdict::passed);
@@ -239,20 +240,20 @@ TEST(Explain, TellsTheStoryOfEveryStep) {
     EXPECT_THAT(text, HasSubstr("decision: allow at step approval"));
     EXPECT_EQ(e.to_json().at("steps").as_array().size(), 4u);
 
-    const Explanation mode = engine.explain(user("bob", TrustLevel::supervised_auto, CognitiveMode::emulation),
-                                            testing::fs_write_skill(), no_args);
+    const Explanation mode = engine.explain(user("bob", TrustLevel::supervised_auto, auth::CognitiveMode::emulation),
+                                            unit_testing::fs_write_skill(), no_args);
     EXPECT_EQ(mode.steps[0].verdict, StepVerdict::decided);
     for (std::size_t i = 1; i < 4; ++i) EXPECT_EQ(mode.steps[i].verdict, StepVerdict::not_reached);
     EXPECT_THAT(mode.to_text(), HasSubstr("decision: deny (MODE_FORBIDS) at step visibility"));
 
-    const Explanation queued =
-        engine.explain(bob, testing::fs_write_skill(), boost::json::parse(R"({"path":"other/a.md","content":"x"})"));
+    const Explanation queued = engine.explain(bob, unit_testing::fs_write_skill(),
+                                              boost::json::parse(R"({"path":"other/a.md","content":"x"})"));
     EXPECT_EQ(queued.decision.code.name, "APPROVAL_REQUIRED");
     EXPECT_THAT(queued.to_text(), HasSubstr("path=other/a.md does not match notes/**"));
     EXPECT_THAT(queued.to_text(), HasSubstr("supervised_auto runs low risk without asking"));
     // explain and decide always agree.
     EXPECT_EQ(
-        engine.decide(bob, testing::fs_write_skill(), boost::json::parse(R"({"path":"other/a.md","content":"x"})"))
+        engine.decide(bob, unit_testing::fs_write_skill(), boost::json::parse(R"({"path":"other/a.md","content":"x"})"))
             .code,
         queued.decision.code);
 }
@@ -267,8 +268,8 @@ TEST(CallPathRules, WithholdsPathsDenyRulesAndUnapprovedAskRulesMatch) {
     const PolicyEngine engine = engine_from(
         "global:\n  deny: [\"fs_*(path=**/.ssh/**)\", \"fs_*(path=**/*.pem)\"]\n  ask: "
         "[\"fs_read(path=private/**)\"]\n");
-    const auto spec = testing::fs_read_skill();
-    const UserContext alice = user("alice", TrustLevel::suggest);
+    const auto spec = unit_testing::fs_read_skill();
+    const auth::UserContext alice = user("alice", TrustLevel::suggest);
     auto rules = CallPathRules::for_call(engine, alice, spec, boost::json::value{{"path", "."}});
     ASSERT_NE(rules, nullptr);
     EXPECT_TRUE(rules->allows("docs/notes.txt"));
@@ -286,11 +287,11 @@ TEST(CallPathRules, WithholdsPathsDenyRulesAndUnapprovedAskRulesMatch) {
 
 TEST(CallPathRules, NothingToCheckWithoutPathRulesOrPathInputs) {
     const PolicyEngine open_engine(PolicyConfig{});
-    EXPECT_EQ(CallPathRules::for_call(open_engine, user("alice", TrustLevel::suggest), testing::fs_read_skill(),
+    EXPECT_EQ(CallPathRules::for_call(open_engine, user("alice", TrustLevel::suggest), unit_testing::fs_read_skill(),
                                       boost::json::value{{"path", "."}}),
               nullptr);
     const PolicyEngine engine = engine_from("global:\n  deny: [\"*(path=**/.ssh/**)\"]\n");
-    EXPECT_EQ(CallPathRules::for_call(engine, user("alice", TrustLevel::suggest), testing::make_skill("note_add"),
+    EXPECT_EQ(CallPathRules::for_call(engine, user("alice", TrustLevel::suggest), unit_testing::make_skill("note_add"),
                                       boost::json::value{{"title", "x"}}),
               nullptr);
 }

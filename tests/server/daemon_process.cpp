@@ -1,6 +1,6 @@
 #include "daemon_process.hpp"
 
-#include "policy/api_token.hpp"
+#include "auth/api_token.hpp"
 #include "storage_variant.hpp"
 
 #include <boost/json/parse.hpp>
@@ -44,7 +44,7 @@ DaemonProcess::DaemonProcess(DaemonSetup setup) {
           "{id: eve, role: guest, trust: observe, default_mode: emulation"}) {
         const std::string text(line);
         const std::string id = text.substr(5, text.find(',') - 5);
-        users += "  - " + text + ", api_token_sha256: " + policy::hash_api_token(token(id)) + "}\n";
+        users += "  - " + text + ", api_token_sha256: " + auth::hash_api_token(token(id)) + "}\n";
     }
     write_file(etc() / "users.yaml", users);
     write_file(etc() / "policy.yaml", setup.policy_yaml);

@@ -3,7 +3,8 @@
 #include "db/error_codes.hpp"
 #include "exec/error_codes.hpp"
 #include "plugin/error_codes.hpp"
-#include "policy/api_token_store.hpp"
+#include "auth/api_token_store.hpp"
+#include "decisions/error_codes.hpp"
 #include "policy/error_codes.hpp"
 #include "server/error_codes.hpp"
 #include "server/api_error.hpp"
@@ -155,7 +156,7 @@ std::string database_files_on_disk(const std::filesystem::path& db) {
 
 TEST(ApiTokenStore, IssuesTokensStoresOnlyHashesAndRevokes) {
     testing::TempDir dir("token-store");
-    auto store = policy::ApiTokenStore::open(dir.path() / "skillhost.db");
+    auto store = auth::ApiTokenStore::open(dir.path() / "skillhost.db");
     ASSERT_TRUE(store.ok());
     auto issued = store.value()->issue("alice", "ci");
     ASSERT_TRUE(issued.ok());

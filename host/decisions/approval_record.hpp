@@ -1,0 +1,46 @@
+// One queued call waiting for (or past) a human decision.
+#pragma once
+
+#include "base/utc_time.hpp"
+#include "auth/requester.hpp"
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace skillhost::decisions {
+
+// pending -> approved -> executed | failed; pending -> rejected | expired. Nothing else.
+enum class ApprovalState { pending, approved, executed, failed, rejected, expired };
+const char* to_string(ApprovalState);
+std::optional<ApprovalState> parse_approval_state(std::string_view);
+
+struct ApprovalRecord {
+    std::string id;  // "apr-" + 16 hex digits
+    std::string user_id;
+    std::string skill_id;
+    boost::json::value arguments;
+    TimePoint requested_at;
+    auth::Requester requested_by;
+    std::string requested_token;  // id of the token the call came with; empty: the terminal user
+    std::string preview;          // what will happen, for the approver
+    TimePoint expires_at;
+    ApprovalState state = ApprovalState::pending;
+    std::string resolved_by;                // who approved or rejected; empty otherwise
+    std::optional<TimePoint> resolved_at;   // when approved/rejected/expired
+    std::optional<TimePoint> completed_at;  // when executed/failed
+    std::string reason;                     // rejection reason, failure reason, expiry note
+    boost::json::value result;              // the skill's result object once executed/failed
+
+    boost::json::object to_json() const;
+    // One line for `approvals list`: "apr-… pending bob fs_write expires 2026-… — <preview>".
+    std::string summary_line() const;
+    // Every field, one per line, for `approvals show`.
+    std::string to_text() const;
+};
+
+}  // namespace skillhost::decisions
