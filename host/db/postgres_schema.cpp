@@ -1,5 +1,6 @@
 #include "db/postgres_schema.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 
@@ -148,6 +149,68 @@ CREATE TABLE plugin_sequences (
 )sql";
 // ---- end of version 6 ----
 
+// ---- version 7: approvals and elicitations as the two kinds of one table of pending decisions
+// (as SQLite's version 8): one state machine, pending -> claimed -> succeeded | failed, pending ->
+// rejected | expired; every row moves across, what only one kind has goes to request / answer.
+constexpr const char* pending_decision_table = R"sql(
+CREATE TABLE pending_decisions (
+  id TEXT PRIMARY KEY,
+  kind TEXT NOT NULL CHECK (kind IN ('approval','question')),
+  user_id TEXT NOT NULL, skill_id TEXT NOT NULL, arguments TEXT NOT NULL,
+  requested_at_ms BIGINT NOT NULL, requested_by TEXT NOT NULL, requested_token TEXT,
+  request TEXT NOT NULL, expires_at_ms BIGINT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('pending','claimed','succeeded','failed','rejected','expired')),
+  answer TEXT, resolved_by TEXT, resolved_at_ms BIGINT, completed_at_ms BIGINT, reason TEXT, result TEXT,
+  claim_host TEXT, claim_pid BIGINT, claim_start_ticks BIGINT);
+CREATE INDEX pending_decisions_by_user ON pending_decisions(kind, user_id, state, requested_at_ms);
+CREATE INDEX pending_decisions_by_state ON pending_decisions(state, expires_at_ms);
+CREATE FUNCTION pending_decisions_legal_transition() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NOT ((OLD.state = 'pending' AND NEW.state IN ('claimed','rejected','expired')) OR
+          (OLD.state = 'claimed' AND NEW.state IN ('succeeded','failed'))) THEN
+    RAISE EXCEPTION 'illegal decision state transition from % to %', OLD.state, NEW.state
+      USING ERRCODE = 'check_violation';
+  END IF;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER pending_decisions_legal_transitions BEFORE UPDATE OF state ON pending_decisions
+  FOR EACH ROW EXECUTE FUNCTION pending_decisions_legal_transition();
+-- JSON a hand-edited row spoiled becomes an empty object rather than stopping the upgrade.
+CREATE FUNCTION pending_decisions_json_or(text TEXT, fallback JSON) RETURNS JSON LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN text::json;
+EXCEPTION WHEN others THEN
+  RETURN fallback;
+END $$;
+INSERT INTO pending_decisions (id, kind, user_id, skill_id, arguments, requested_at_ms, requested_by,
+  requested_token, request, expires_at_ms, state, answer, resolved_by, resolved_at_ms, completed_at_ms,
+  reason, result, claim_host, claim_pid, claim_start_ticks)
+SELECT id, 'approval', user_id, skill_id, arguments, requested_at_ms, requested_by, requested_token,
+  json_build_object('preview', preview)::text, expires_at_ms,
+  CASE state WHEN 'approved' THEN 'claimed' WHEN 'executed' THEN 'succeeded' ELSE state END,
+  NULL, resolved_by, resolved_at_ms, completed_at_ms, reason, result, claim_host, claim_pid, claim_start_ticks
+FROM approvals;
+INSERT INTO pending_decisions (id, kind, user_id, skill_id, arguments, requested_at_ms, requested_by,
+  requested_token, request, expires_at_ms, state, answer, resolved_by, resolved_at_ms, completed_at_ms,
+  reason, result, claim_host, claim_pid, claim_start_ticks)
+SELECT id, 'question', user_id, skill_id, arguments, requested_at_ms, requested_by, requested_token,
+  json_build_object('message', message,
+                    'requestedSchema', pending_decisions_json_or(requested_schema, '{}'::json),
+                    'prior_answers', pending_decisions_json_or(prior_answers, '[]'::json))::text,
+  expires_at_ms,
+  CASE state WHEN 'answered' THEN 'claimed' WHEN 'completed' THEN 'succeeded' ELSE state END,
+  CASE WHEN action IS NULL THEN NULL
+       ELSE json_build_object('action', action, 'content', pending_decisions_json_or(content, '{}'::json))::text END,
+  answered_by, answered_at_ms, completed_at_ms, reason, result, claim_host, claim_pid, claim_start_ticks
+FROM elicitations;
+DROP FUNCTION pending_decisions_json_or(TEXT, JSON);
+DROP TABLE approvals;
+DROP FUNCTION approvals_legal_transition();
+DROP TABLE elicitations;
+DROP FUNCTION elicitations_legal_transition();
+)sql";
+// ---- end of version 7 ----
+
 struct PostgresMigration {
     SchemaMigration info;
     const char* sql;
@@ -161,6 +224,7 @@ constexpr PostgresMigration migrations[] = {
     {{4, "idempotency_keys"}, idempotency_tables},
     {{5, "audit_records.record_id"}, audit_record_ids},
     {{6, "plugin_records, plugin_data_usage, plugin_sequences"}, plugin_data_tables},
+    {{7, "pending_decisions (approvals and elicitations, one table)"}, pending_decision_table},
 };
 
 // Any constant both sides agree on; it names "skillhost schema migration" among advisory locks.
@@ -191,11 +255,12 @@ Result<SchemaStatus> check_postgres_schema(PgConnection& connection) {
     return status_at(connection, *version);
 }
 
-Result<SchemaStatus> migrate_postgres_schema(PgConnection& connection) {
+Result<SchemaStatus> migrate_postgres_schema(PgConnection& connection, int up_to) {
     auto before = check_postgres_schema(connection);
     if (!before) return before.error();
     if (before->current > before->latest) return schema_too_new_error(*before);
-    if (before->up_to_date()) return before;
+    const int target = up_to > 0 && up_to < before->latest ? up_to : before->latest;
+    if (before->current >= target) return before;
     PgTransaction transaction(connection);
     if (!transaction.begun()) return transaction.begun().error();
     if (auto st = connection.exec(migration_lock); !st) return st.error();
@@ -212,7 +277,7 @@ Result<SchemaStatus> migrate_postgres_schema(PgConnection& connection) {
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
             .count();
     for (const auto& migration : migrations) {
-        if (migration.info.version <= locked->current) continue;
+        if (migration.info.version <= locked->current || migration.info.version > target) continue;
         if (auto st = connection.exec(migration.sql); !st) return st.error();
         auto recorded = connection.query(
             "INSERT INTO schema_migrations(version, description, applied_ms) VALUES($1, $2, $3)",
@@ -220,7 +285,7 @@ Result<SchemaStatus> migrate_postgres_schema(PgConnection& connection) {
         if (!recorded) return recorded.error();
     }
     if (auto st = transaction.commit(); !st) return st.error();
-    return status_at(connection, locked->latest);
+    return status_at(connection, std::max(locked->current, target));
 }
 
 Result<PgConnection> open_migrated_postgres(const std::string& url) {

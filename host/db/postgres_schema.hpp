@@ -11,8 +11,9 @@ namespace skillhost::db {
 
 int latest_postgres_schema_version();
 
-// Applies every pending migration in one transaction. SCHEMA_TOO_NEW when the database is newer.
-Result<SchemaStatus> migrate_postgres_schema(PgConnection& connection);
+// Applies every pending migration (up to version `up_to`; 0: all) in one transaction.
+// SCHEMA_TOO_NEW when the database is newer than this build.
+Result<SchemaStatus> migrate_postgres_schema(PgConnection& connection, int up_to = 0);
 
 // Connects and brings the schema up to date: what every store does first.
 Result<PgConnection> open_migrated_postgres(const std::string& url);

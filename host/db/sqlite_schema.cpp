@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 
@@ -153,6 +154,60 @@ Status apply_plugin_data(SqliteConnection& connection) {
         " PRIMARY KEY (plugin, user_id, collection)) WITHOUT ROWID;");
 }
 
+// Version 8: approvals and elicitations become the two kinds of one table of pending decisions,
+// with one state machine: pending -> claimed -> succeeded | failed, pending -> rejected | expired
+// (approved/executed and answered/completed are the kinds' words for claimed/succeeded). Every row
+// moves across with its id, times, claim and outcome; what only one kind has goes to `request`
+// (an approval's preview; a question's message, form and earlier answers) and `answer` (a
+// question's action and content). JSON a hand-edited row spoiled becomes an empty object.
+Status apply_pending_decisions(SqliteConnection& connection) {
+    return connection.exec(
+        "CREATE TABLE pending_decisions ("
+        " id TEXT PRIMARY KEY,"
+        " kind TEXT NOT NULL CHECK (kind IN ('approval','question')),"
+        " user_id TEXT NOT NULL, skill_id TEXT NOT NULL, arguments TEXT NOT NULL,"
+        " requested_at_ms INTEGER NOT NULL, requested_by TEXT NOT NULL, requested_token TEXT,"
+        " request TEXT NOT NULL, expires_at_ms INTEGER NOT NULL,"
+        " state TEXT NOT NULL CHECK (state IN ('pending','claimed','succeeded','failed','rejected','expired')),"
+        " answer TEXT, resolved_by TEXT, resolved_at_ms INTEGER, completed_at_ms INTEGER, reason TEXT, result TEXT,"
+        " claim_host TEXT, claim_pid INTEGER, claim_start_ticks INTEGER);"
+        "CREATE INDEX pending_decisions_by_user ON pending_decisions(kind, user_id, state, requested_at_ms);"
+        "CREATE INDEX pending_decisions_by_state ON pending_decisions(state, expires_at_ms);"
+        // Defence in depth: even a buggy caller or a hand-edited database cannot move a decision
+        // along an edge the state machine does not have (e.g. succeeded -> claimed, a second run).
+        "CREATE TRIGGER pending_decisions_legal_transitions BEFORE UPDATE OF state ON pending_decisions "
+        "WHEN NOT ((OLD.state = 'pending' AND NEW.state IN ('claimed','rejected','expired')) OR "
+        "          (OLD.state = 'claimed' AND NEW.state IN ('succeeded','failed'))) "
+        "BEGIN SELECT RAISE(ABORT, 'illegal decision state transition'); END;"
+        "INSERT INTO pending_decisions (id, kind, user_id, skill_id, arguments, requested_at_ms, requested_by,"
+        " requested_token, request, expires_at_ms, state, answer, resolved_by, resolved_at_ms, completed_at_ms,"
+        " reason, result, claim_host, claim_pid, claim_start_ticks)"
+        " SELECT id, 'approval', user_id, skill_id, arguments, requested_at_ms, requested_by, requested_token,"
+        " json_object('preview', preview), expires_at_ms,"
+        " CASE state WHEN 'approved' THEN 'claimed' WHEN 'executed' THEN 'succeeded'"
+        "  WHEN 'pending' THEN 'pending' WHEN 'rejected' THEN 'rejected' WHEN 'expired' THEN 'expired'"
+        "  ELSE 'failed' END,"
+        " NULL, resolved_by, resolved_at_ms, completed_at_ms, reason, result, claim_host, claim_pid,"
+        " claim_start_ticks FROM approvals;"
+        "INSERT INTO pending_decisions (id, kind, user_id, skill_id, arguments, requested_at_ms, requested_by,"
+        " requested_token, request, expires_at_ms, state, answer, resolved_by, resolved_at_ms, completed_at_ms,"
+        " reason, result, claim_host, claim_pid, claim_start_ticks)"
+        " SELECT id, 'question', user_id, skill_id, arguments, requested_at_ms, requested_by, requested_token,"
+        " json_object('message', message,"
+        "  'requestedSchema', CASE WHEN json_valid(requested_schema) THEN json(requested_schema) ELSE json_object() "
+        "END,"
+        "  'prior_answers', CASE WHEN json_valid(prior_answers) THEN json(prior_answers) ELSE json_array() END),"
+        " expires_at_ms,"
+        " CASE state WHEN 'answered' THEN 'claimed' WHEN 'completed' THEN 'succeeded'"
+        "  WHEN 'pending' THEN 'pending' WHEN 'expired' THEN 'expired' ELSE 'failed' END,"
+        " CASE WHEN action IS NULL THEN NULL ELSE json_object('action', action, 'content',"
+        "  CASE WHEN json_valid(content) THEN json(content) ELSE json_object() END) END,"
+        " answered_by, answered_at_ms, completed_at_ms, reason, result, claim_host, claim_pid, claim_start_ticks"
+        " FROM elicitations;"
+        "DROP TABLE approvals;"
+        "DROP TABLE elicitations;");
+}
+
 struct SqliteMigration {
     SchemaMigration info;
     Status (*apply)(SqliteConnection&);
@@ -168,6 +223,7 @@ constexpr SqliteMigration migrations[] = {
     {{5, "MCP-over-HTTP sessions, kept across a restart"}, apply_mcp_sessions},
     {{6, "the first answer to each Idempotency-Key, kept across a restart"}, apply_idempotency_keys},
     {{7, "plugin records, their usage and sequences (skillhost.storage/1)"}, apply_plugin_data},
+    {{8, "approvals and elicitations as the two kinds of one table of pending decisions"}, apply_pending_decisions},
 };
 
 Result<int> read_user_version(const SqliteConnection& connection) {
@@ -192,11 +248,12 @@ Result<SchemaStatus> check_sqlite_schema(SqliteConnection& connection) {
     return status_at(connection, *version);
 }
 
-Result<SchemaStatus> migrate_sqlite_schema(SqliteConnection& connection) {
+Result<SchemaStatus> migrate_sqlite_schema(SqliteConnection& connection, int up_to) {
     auto before = check_sqlite_schema(connection);
     if (!before) return before.error();
     if (before->current > before->latest) return schema_too_new_error(*before);
-    if (before->up_to_date()) return before;
+    const int target = up_to > 0 && up_to < before->latest ? up_to : before->latest;
+    if (before->current >= target) return before;
     SqliteTransaction transaction(connection);
     if (!transaction.begun()) return transaction.begun().error();
     // Another process may have migrated between the unlocked read and the write lock.
@@ -207,7 +264,7 @@ Result<SchemaStatus> migrate_sqlite_schema(SqliteConnection& connection) {
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
             .count();
     for (const auto& migration : migrations) {
-        if (migration.info.version <= locked->current) continue;
+        if (migration.info.version <= locked->current || migration.info.version > target) continue;
         if (auto st = migration.apply(connection); !st) return st.error();
         SqliteStatement record(connection,
                                "INSERT OR REPLACE INTO schema_migrations(version, description, applied_ms) "
@@ -216,9 +273,10 @@ Result<SchemaStatus> migrate_sqlite_schema(SqliteConnection& connection) {
         record.bind(1, std::int64_t{migration.info.version}).bind(2, migration.info.description).bind(3, now_ms);
         if (record.step() != SQLITE_DONE) return connection.error("recording a schema migration");
     }
-    if (auto st = connection.exec("PRAGMA user_version = " + std::to_string(locked->latest)); !st) return st.error();
+    const int reached = std::max(locked->current, target);
+    if (auto st = connection.exec("PRAGMA user_version = " + std::to_string(reached)); !st) return st.error();
     if (auto st = transaction.commit(); !st) return st.error();
-    return status_at(connection, locked->latest);
+    return status_at(connection, reached);
 }
 
 Result<SqliteConnection> open_migrated_sqlite(const std::filesystem::path& file) {

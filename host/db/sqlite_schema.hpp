@@ -15,7 +15,8 @@ int latest_sqlite_schema_version();
 
 // Applies every pending migration. Every store calls it when it opens the file, so a home is
 // usable without running `skillhost db migrate` first. SCHEMA_TOO_NEW when the file is newer.
-Result<SchemaStatus> migrate_sqlite_schema(SqliteConnection& connection);
+// `up_to` stops at that version (0: the latest), for upgrade tests.
+Result<SchemaStatus> migrate_sqlite_schema(SqliteConnection& connection, int up_to = 0);
 
 // Opens the file and brings its schema up to date: what every store does first.
 Result<SqliteConnection> open_migrated_sqlite(const std::filesystem::path& file);

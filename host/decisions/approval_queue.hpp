@@ -1,4 +1,5 @@
-// The durable approval queue, in skillhost.db or in PostgreSQL (shared by every instance). Every
+// The durable approval queue: the approvals among the pending decisions (decisions/pending_decisions),
+// in skillhost.db or in PostgreSQL (shared by every instance), with who may approve. Every
 // transition is a compare-and-set on the row's state committed on its own, so two approvers
 // (threads, processes or instances) racing on one approval get exactly one claim between them,
 // and nothing runs after it expired or was rejected.
@@ -16,6 +17,7 @@
 
 #include "base/error.hpp"
 #include "decisions/approval_record.hpp"
+#include "decisions/pending_decisions.hpp"
 #include "auth/credential.hpp"
 #include "decisions/process_identity.hpp"
 #include "db/backend_connection.hpp"
@@ -25,11 +27,9 @@
 #include <boost/json/value.hpp>
 
 #include <chrono>
-#include <deque>
 #include <filesystem>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -119,15 +119,15 @@ public:
     // claim or this call, once storage takes writes again; an outcome is never lost while the
     // host runs, and a host that stops first leaves the row to recover_interrupted(). Returns how
     // many are still waiting.
-    std::size_t record_unrecorded_outcomes() const;
-    static constexpr std::size_t max_unrecorded_outcomes = 1024;
+    std::size_t record_unrecorded_outcomes() const { return decisions_.record_unrecorded_outcomes(); }
+    static constexpr std::size_t max_unrecorded_outcomes = PendingDecisions::max_unrecorded_outcomes;
 
     // pending -> rejected. Same permission, expiry and state errors as claim_for_execution.
     Result<ApprovalRecord> reject(std::string_view id, const Resolver& resolver, std::string_view reason);
 
     // pending approvals whose expires_at <= now -> expired. Returns their ids.
     Result<std::vector<std::string>> expire_due(TimePoint now);
-    Result<std::vector<std::string>> expire_due() { return expire_due(now()); }
+    Result<std::vector<std::string>> expire_due() { return expire_due(decisions_.now()); }
 
     // approved approvals whose claiming process is gone -> failed with interrupted_reason.
     // Returns their ids. open() runs this; a long-running daemon may call it too.
@@ -138,34 +138,13 @@ public:
     Result<std::vector<std::string>> recover_interrupted(
         const std::function<bool(const ProcessIdentity& claimer)>& claimer_alive);
 
-    std::chrono::milliseconds ttl() const { return options_.ttl; }
+    std::chrono::milliseconds ttl() const { return decisions_.ttl(); }
 
 private:
     ApprovalQueue(std::unique_ptr<db::BackendConnection> connection, ApprovalQueueOptions options);
-    TimePoint now() const;
-    // transition: requested, approved, rejected, expired, executed, failed, interrupted.
-    void audit(const ApprovalRecord& record, std::string_view transition, std::string_view actor) const;
-    // A compare-and-set found the row changed since it was read: APPROVAL_ALREADY_RESOLVED as it is now.
-    Error lost_race(std::string_view id) const;
-    // Marks a pending approval found past its expiry as expired and returns APPROVAL_EXPIRED.
-    Error expire_now(ApprovalRecord& record, TimePoint at, std::string_view actor);
 
-    // get() without storing waiting outcomes first.
-    Result<ApprovalRecord> read(std::string_view id) const;
-    // complete() without retrying what is waiting; a failed UPDATE is the caller's to keep.
-    Result<ApprovalRecord> store_outcome(std::string_view id, bool ok, const boost::json::value& result,
-                                         std::string_view reason) const;
-    struct UnrecordedOutcome {
-        std::string id;
-        bool ok = false;
-        boost::json::value result;
-        std::string reason;
-    };
-
-    std::unique_ptr<db::BackendConnection> connection_;  // thread-safe
-    ApprovalQueueOptions options_;
-    mutable std::mutex unrecorded_mutex_;
-    mutable std::deque<UnrecordedOutcome> unrecorded_;  // oldest first
+    PendingDecisions decisions_;
+    bool require_approver_;
 };
 
 }  // namespace skillhost::decisions

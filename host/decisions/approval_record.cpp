@@ -24,6 +24,30 @@ std::optional<ApprovalState> parse_approval_state(std::string_view text) {
     return std::nullopt;
 }
 
+ApprovalState approval_state(DecisionState state) {
+    switch (state) {
+        case DecisionState::pending: return ApprovalState::pending;
+        case DecisionState::claimed: return ApprovalState::approved;
+        case DecisionState::succeeded: return ApprovalState::executed;
+        case DecisionState::failed: return ApprovalState::failed;
+        case DecisionState::rejected: return ApprovalState::rejected;
+        case DecisionState::expired: return ApprovalState::expired;
+    }
+    return ApprovalState::failed;
+}
+
+DecisionState decision_state(ApprovalState state) {
+    switch (state) {
+        case ApprovalState::pending: return DecisionState::pending;
+        case ApprovalState::approved: return DecisionState::claimed;
+        case ApprovalState::executed: return DecisionState::succeeded;
+        case ApprovalState::failed: return DecisionState::failed;
+        case ApprovalState::rejected: return DecisionState::rejected;
+        case ApprovalState::expired: return DecisionState::expired;
+    }
+    return DecisionState::failed;
+}
+
 boost::json::object ApprovalRecord::to_json() const {
     boost::json::object out;
     out["id"] = id;

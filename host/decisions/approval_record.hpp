@@ -3,6 +3,7 @@
 
 #include "base/utc_time.hpp"
 #include "auth/requester.hpp"
+#include "decisions/pending_decision.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
@@ -18,6 +19,10 @@ namespace skillhost::decisions {
 enum class ApprovalState { pending, approved, executed, failed, rejected, expired };
 const char* to_string(ApprovalState);
 std::optional<ApprovalState> parse_approval_state(std::string_view);
+// The approval's words for the states of every pending decision: claimed is approved, succeeded is
+// executed.
+ApprovalState approval_state(DecisionState);
+DecisionState decision_state(ApprovalState);
 
 struct ApprovalRecord {
     std::string id;  // "apr-" + 16 hex digits

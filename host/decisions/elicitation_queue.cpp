@@ -1,9 +1,8 @@
 #include "decisions/elicitation_queue.hpp"
 #include "decisions/error_codes.hpp"
 
-#include "audit/audit_log.hpp"
 #include "decisions/process_identity.hpp"
-#include "decisions/stored_row.hpp"
+#include "decisions/typed_decision.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <spdlog/spdlog.h>
@@ -14,40 +13,15 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr const char* select_columns =
-    "SELECT id, user_id, skill_id, arguments, requested_at_ms, requested_by, requested_token, message,"
-    " requested_schema, prior_answers, expires_at_ms, state, action, content, answered_by, answered_at_ms,"
-    " completed_at_ms, reason, result FROM elicitations";
-
 constexpr std::string_view interrupted_elicitation =
     "interrupted: the host stopped while the answered call ran again; repeat the call to be asked again";
 
-json::object object_or_empty(const json::value& value) {
-    return value.is_object() ? value.get_object() : json::object();
+json::object object_or_empty(const json::value* value) {
+    return value && value->is_object() ? value->get_object() : json::object();
 }
 
-ElicitationRecord row_to_record(const db::SqlRows& rows, std::size_t row) {
-    ElicitationRecord record;
-    record.id = rows.text(row, 0);
-    record.user_id = rows.text(row, 1);
-    record.skill_id = rows.text(row, 2);
-    record.arguments = parse_stored_json(rows.text(row, 3));
-    record.requested_at = from_ms(rows.integer(row, 4));
-    record.requested_by = auth::Requester::from_text(rows.text(row, 5));
-    record.requested_token = rows.text(row, 6);
-    record.message = rows.text(row, 7);
-    record.requested_schema = object_or_empty(parse_stored_json(rows.text(row, 8)));
-    if (auto prior = parse_stored_json(rows.text(row, 9)); prior.is_array()) record.prior_answers = prior.get_array();
-    record.expires_at = from_ms(rows.integer(row, 10));
-    record.state = parse_elicitation_state(rows.text(row, 11)).value_or(ElicitationState::failed);
-    if (!rows.is_null(row, 12))
-        record.answer = ElicitationAnswer{rows.text(row, 12), object_or_empty(parse_stored_json(rows.text(row, 13)))};
-    record.answered_by = rows.text(row, 14);
-    if (!rows.is_null(row, 15)) record.answered_at = from_ms(rows.integer(row, 15));
-    if (!rows.is_null(row, 16)) record.completed_at = from_ms(rows.integer(row, 16));
-    record.reason = rows.text(row, 17);
-    record.result = parse_stored_json(rows.text(row, 18));
-    return record;
+const char* question_word(DecisionState state) {
+    return to_string(elicitation_state(state));
 }
 
 Error not_found(std::string_view id) {
@@ -59,18 +33,96 @@ Error not_found(std::string_view id) {
     return error;
 }
 
-Error already_answered(const ElicitationRecord& record) {
-    std::string how = std::string("is already ") + to_string(record.state);
-    if (!record.answered_by.empty()) how += " (answered by " + record.answered_by + ")";
+Error already_answered(const PendingDecision& record) {
+    const char* state = question_word(record.state);
+    std::string how = std::string("is already ") + state;
+    if (!record.resolved_by.empty()) how += " (answered by " + record.resolved_by + ")";
     Error error{errors::kElicitationAlreadyAnswered,
                 "elicitation " + record.id + " " + how +
                     "; only a pending question can be answered — see `skillhost elicitations show " + record.id + "`",
                 {},
                 {}};
     error.details["elicitation_id"] = record.id;
-    error.details["state"] = to_string(record.state);
-    error.details["answered_by"] = record.answered_by;
+    error.details["state"] = state;
+    error.details["answered_by"] = record.resolved_by;
     return error;
+}
+
+Error expired(const PendingDecision& record) {
+    Error error{errors::kElicitationExpired,
+                "elicitation " + record.id + " expired at " + format_utc_timestamp(record.expires_at) +
+                    " and can no longer be answered; repeat the original call to be asked again",
+                {},
+                {}};
+    error.details["elicitation_id"] = record.id;
+    error.details["state"] = "expired";
+    return error;
+}
+
+Error not_answered(const PendingDecision& record) {
+    const char* state = question_word(record.state);
+    Error error{errors::kElicitationNotAnswered,
+                "elicitation " + record.id + " is " + state + ", not answered, so what followed cannot be recorded",
+                {},
+                {}};
+    error.details["elicitation_id"] = record.id;
+    error.details["state"] = state;
+    return error;
+}
+
+std::string_view message_of(const PendingDecision& record) {
+    const json::value* message = record.request.if_contains("message");
+    return message && message->is_string() ? std::string_view(message->get_string()) : std::string_view();
+}
+
+// The audit keeps which fields were answered, never their values: a form may ask for anything.
+void audit_fields(const PendingDecision& record, json::object& fields) {
+    fields["message"] = message_of(record);
+    if (!record.answer.is_object()) return;
+    const json::object& answer = record.answer.get_object();
+    if (const json::value* action = answer.if_contains("action")) fields["action"] = *action;
+    json::array names;
+    for (const auto& member : object_or_empty(answer.if_contains("content"))) names.emplace_back(member.key());
+    fields["fields"] = std::move(names);
+}
+
+constexpr DecisionKindRules question_rules{
+    .kind = DecisionKind::question,
+    .id_prefix = "eli-",
+    .noun = "elicitation",
+    .requested = "asked",
+    .unresolved = "answered",
+    .interrupted_reason = interrupted_elicitation,
+    .state_word = question_word,
+    .not_found = not_found,
+    .already_decided = already_answered,
+    .expired = expired,
+    .not_claimed = not_answered,
+    .audit_fields = audit_fields,
+};
+
+ElicitationRecord to_record(const PendingDecision& decision) {
+    ElicitationRecord record;
+    copy_call_fields(decision, record);
+    record.message = std::string(message_of(decision));
+    record.requested_schema = object_or_empty(decision.request.if_contains("requestedSchema"));
+    if (const json::value* prior = decision.request.if_contains("prior_answers"); prior && prior->is_array())
+        record.prior_answers = prior->get_array();
+    record.state = elicitation_state(decision.state);
+    if (decision.answer.is_object()) {
+        const json::object& answer = decision.answer.get_object();
+        const json::value* action = answer.if_contains("action");
+        record.answer = ElicitationAnswer{action && action->is_string() ? std::string(action->get_string()) : "cancel",
+                                          object_or_empty(answer.if_contains("content"))};
+    }
+    record.answered_by = decision.resolved_by;
+    record.answered_at = decision.resolved_at;
+    return record;
+}
+
+Result<ElicitationRecord> to_record(Result<PendingDecision> decision) {
+    if (!decision) return decision.error();
+    return to_record(*decision);
 }
 
 Error invalid_answer(std::string_view field, std::string message) {
@@ -79,7 +131,7 @@ Error invalid_answer(std::string_view field, std::string message) {
     return error;
 }
 
-std::optional<Error> answerer_problem(const Resolver& answerer, const ElicitationRecord& record) {
+std::optional<Error> answerer_problem(const Resolver& answerer, const PendingDecision& record) {
     if (answerer.role != auth::Role::owner && answerer.user_id != record.user_id) {
         Error e{errors::kNotAllowedToAnswer,
                 "user " + answerer.user_id + " may not answer elicitation " + record.id + ", which asks " +
@@ -123,7 +175,9 @@ Result<ElicitationAnswer> parse_elicitation_answer(const json::object& body) {
 }
 
 ElicitationQueue::ElicitationQueue(std::unique_ptr<db::BackendConnection> connection, ElicitationQueueOptions options)
-    : connection_(std::move(connection)), options_(std::move(options)) {}
+    : decisions_(std::move(connection), question_rules,
+                 PendingDecisionsOptions{options.ttl, std::move(options.clock), options.audit}),
+      max_pending_per_user_(options.max_pending_per_user) {}
 
 Result<std::unique_ptr<ElicitationQueue>> ElicitationQueue::open(const db::StorageLocation& location,
                                                                  ElicitationQueueOptions options) {
@@ -137,132 +191,42 @@ Result<std::unique_ptr<ElicitationQueue>> ElicitationQueue::open(const db::Stora
     return queue;
 }
 
-TimePoint ElicitationQueue::now() const {
-    return options_.clock ? options_.clock() : std::chrono::system_clock::now();
-}
-
-// The audit keeps which fields were answered, never their values: a form may ask for anything.
-void ElicitationQueue::audit(const ElicitationRecord& record, std::string_view transition,
-                             std::string_view actor) const {
-    if (options_.audit == nullptr) return;
-    json::object fields;
-    fields["user"] = record.user_id;
-    fields["skill"] = record.skill_id;
-    fields["elicitation_id"] = record.id;
-    fields["transition"] = transition;
-    fields["state"] = to_string(record.state);
-    fields["actor"] = actor;
-    fields["requested_by"] = record.requested_by.to_text();
-    fields["message"] = record.message;
-    if (record.answer) {
-        fields["action"] = record.answer->action;
-        json::array names;
-        for (const auto& member : record.answer->content) names.emplace_back(member.key());
-        fields["fields"] = std::move(names);
-    }
-    if (!record.reason.empty()) fields["reason"] = record.reason;
-    if (auto st = options_.audit->append("elicitation", std::move(fields)); !st)
-        spdlog::warn("could not audit elicitation {} ({}): {}", record.id, transition, st.error().message);
-}
-
 Result<ElicitationRecord> ElicitationQueue::get(std::string_view id) const {
-    auto rows =
-        connection_->run("reading an elicitation", std::string(select_columns) + " WHERE id = ?", {std::string(id)});
-    if (!rows) return rows.error();
-    if (rows->size() == 0) return not_found(id);
-    return row_to_record(*rows, 0);
+    return to_record(decisions_.get(id));
 }
 
 Result<ElicitationRecord> ElicitationQueue::enqueue(const ElicitationAsk& ask) {
-    auto pending =
-        connection_->run("counting pending elicitations",
-                         "SELECT COUNT(*) FROM elicitations WHERE user_id = ? AND state = 'pending'", {ask.user_id});
+    auto pending = decisions_.count_pending(ask.user_id);
     if (!pending) return pending.error();
-    if (pending->size() > 0 && pending->integer(0, 0) >= static_cast<std::int64_t>(options_.max_pending_per_user)) {
+    if (*pending >= static_cast<std::int64_t>(max_pending_per_user_)) {
         Error e{errors::kElicitationQueueFull,
-                "user " + ask.user_id + " already has " + std::to_string(options_.max_pending_per_user) +
+                "user " + ask.user_id + " already has " + std::to_string(max_pending_per_user_) +
                     " unanswered questions from skills; answer or cancel some with `skillhost elicitations` first",
                 {},
                 {}};
-        e.details["limit"] = options_.max_pending_per_user;
+        e.details["limit"] = max_pending_per_user_;
         return e;
     }
-    ElicitationRecord record;
-    record.id = new_record_id("eli-");
-    record.user_id = ask.user_id;
-    record.skill_id = ask.skill_id;
-    record.arguments = ask.arguments;
-    record.requested_by = ask.requested_by;
-    record.requested_token = ask.requested_token;
-    record.message = ask.request.message;
-    record.requested_schema = ask.request.requested_schema;
-    record.prior_answers = ask.prior_answers;
-    record.requested_at = now();
-    record.expires_at = record.requested_at + options_.ttl;
-    auto inserted = connection_->run(
-        "queueing an elicitation",
-        "INSERT INTO elicitations (id, user_id, skill_id, arguments, requested_at_ms, requested_by, requested_token,"
-        " message, requested_schema, prior_answers, expires_at_ms, state)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')",
-        {record.id, record.user_id, record.skill_id, json::serialize(record.arguments), to_ms(record.requested_at),
-         record.requested_by.to_text(), text_or_null(record.requested_token), record.message,
-         json::serialize(record.requested_schema), json::serialize(record.prior_answers), to_ms(record.expires_at)});
-    if (!inserted) return inserted.error();
-    audit(record, "asked", record.user_id);
-    return record;
+    PendingDecision draft = decision_for(ask);
+    draft.request = json::object{{"message", ask.request.message},
+                                 {"requestedSchema", ask.request.requested_schema},
+                                 {"prior_answers", ask.prior_answers}};
+    return to_record(decisions_.add(std::move(draft)));
 }
 
 Result<std::vector<ElicitationRecord>> ElicitationQueue::list(const ElicitationFilter& filter) const {
-    std::vector<std::string> states;
-    for (const auto state : filter.states) states.emplace_back(to_string(state));
-    std::vector<db::SqlValue> params;
-    const std::string sql = listing_sql(select_columns, filter.user_id, states, filter.limit, params);
-    auto rows = connection_->run("listing elicitations", sql, params);
-    if (!rows) return rows.error();
-    std::vector<ElicitationRecord> out;
-    out.reserve(rows->size());
-    for (std::size_t row = 0; row < rows->size(); ++row) out.push_back(row_to_record(*rows, row));
-    return out;
+    return records_of<ElicitationRecord>(decisions_.list(decision_filter(filter)),
+                                         [](const PendingDecision& decision) { return to_record(decision); });
 }
 
-Error ElicitationQueue::lost_race(std::string_view id) const {
-    auto now_stored = get(id);
-    if (!now_stored) return now_stored.error();
-    return already_answered(*now_stored);
-}
-
-Error ElicitationQueue::expire_now(ElicitationRecord& record, TimePoint at, std::string_view actor) {
-    const std::string reason = "expired at " + format_utc_timestamp(record.expires_at) + " before anyone answered it";
-    auto expired = connection_->run("expiring an elicitation",
-                                    "UPDATE elicitations SET state = 'expired', answered_at_ms = ?, reason = ? "
-                                    "WHERE id = ? AND state = 'pending'",
-                                    {to_ms(at), reason, record.id});
-    if (!expired) return expired.error();
-    if (expired->affected != 1) return lost_race(record.id);
-    record.state = ElicitationState::expired;
-    record.answered_at = at;
-    record.reason = reason;
-    audit(record, "expired", actor);
-    Error error{errors::kElicitationExpired,
-                "elicitation " + record.id + " expired at " + format_utc_timestamp(record.expires_at) +
-                    " and can no longer be answered; repeat the original call to be asked again",
-                {},
-                {}};
-    error.details["elicitation_id"] = record.id;
-    error.details["state"] = "expired";
-    return error;
-}
-
-// A read, the checks, then one compare-and-set UPDATE (`WHERE state = 'pending'`) committed on its
-// own: of several answers exactly one changes the row; the others are told who answered.
+// A read, the checks, then the one compare-and-set of PendingDecisions: of several answers exactly
+// one changes the row; the others are told who answered.
 Result<ElicitationRecord> ElicitationQueue::answer(std::string_view id, const Resolver& answerer,
                                                    const ElicitationAnswer& given) {
-    auto record = get(id);
+    auto record = decisions_.get(id);
     if (!record) return record.error();
     if (auto problem = answerer_problem(answerer, *record)) return *problem;
-    if (record->state != ElicitationState::pending) return already_answered(*record);
-    const TimePoint at = now();
-    if (at >= record->expires_at) return expire_now(*record, at, answerer.user_id);
+    if (auto closed = decisions_.closed(*record, answerer.user_id)) return *closed;
     ElicitationAnswer answer = given;
     if (answer.action != "accept") answer.content = {};
     const std::string content = json::serialize(answer.content);
@@ -270,97 +234,32 @@ Result<ElicitationRecord> ElicitationQueue::answer(std::string_view id, const Re
         return invalid_answer("content", "the answer has " + std::to_string(content.size()) + " bytes, more than " +
                                              std::to_string(kMaxElicitationAnswerBytes) + "; shorten it");
     if (answer.action == "accept") {
-        if (auto problem = form_answer_problem(record->requested_schema, answer.content))
+        if (auto problem =
+                form_answer_problem(object_or_empty(record->request.if_contains("requestedSchema")), answer.content))
             return invalid_answer(problem->field, "the answer does not fit the form: " + problem->message +
                                                       "; `skillhost elicitations show " + record->id +
                                                       "` lists the fields");
     }
-    const ProcessIdentity self = current_process_identity();
-    auto claimed = connection_->run(
-        "answering an elicitation",
-        "UPDATE elicitations SET state = 'answered', action = ?, content = ?, answered_by = ?, answered_at_ms = ?,"
-        " claim_host = ?, claim_pid = ?, claim_start_ticks = ? WHERE id = ? AND state = 'pending'",
-        {answer.action, content, answerer.user_id, to_ms(at), self.host, self.pid, self.start_ticks, std::string(id)});
-    if (!claimed) return claimed.error();
-    if (claimed->affected != 1) return lost_race(id);
-    record->state = ElicitationState::answered;
-    record->answer = std::move(answer);
-    record->answered_by = answerer.user_id;
-    record->answered_at = at;
-    audit(*record, "answered", answerer.user_id);
-    return record;
+    json::value stored = json::object{{"action", answer.action}, {"content", std::move(answer.content)}};
+    return to_record(decisions_.claim(std::move(*record), answerer.user_id, std::move(stored)));
 }
 
 Result<ElicitationRecord> ElicitationQueue::complete(std::string_view id, bool ok, const json::value& result,
                                                      std::string_view reason) {
-    const TimePoint at = now();
-    const ElicitationState state = ok ? ElicitationState::completed : ElicitationState::failed;
-    auto updated = connection_->run(
-        "recording what an answered elicitation led to",
-        "UPDATE elicitations SET state = ?, completed_at_ms = ?, result = ?, reason = ? "
-        "WHERE id = ? AND state = 'answered'",
-        {std::string(to_string(state)), to_ms(at), json::serialize(result), text_or_null(reason), std::string(id)});
-    if (!updated) return updated.error();
-    auto record = get(id);
-    if (!record) return record.error();
-    if (updated->affected != 1) {
-        Error error{errors::kElicitationNotAnswered,
-                    "elicitation " + record->id + " is " + to_string(record->state) +
-                        ", not answered, so what followed cannot be recorded",
-                    {},
-                    {}};
-        error.details["elicitation_id"] = record->id;
-        error.details["state"] = to_string(record->state);
-        return error;
-    }
-    audit(*record, to_string(state), record->answered_by);
-    return record;
+    return to_record(decisions_.complete(id, ok, result, reason));
 }
 
 Result<std::vector<std::string>> ElicitationQueue::expire_due(TimePoint at) {
-    auto due = connection_->run(
-        "finding expired elicitations",
-        std::string(select_columns) + " WHERE state = 'pending' AND expires_at_ms <= ? ORDER BY expires_at_ms",
-        {to_ms(at)});
-    if (!due) return due.error();
-    std::vector<std::string> ids;
-    for (std::size_t row = 0; row < due->size(); ++row) {
-        auto record = row_to_record(*due, row);
-        record.reason = "expired at " + format_utc_timestamp(record.expires_at) + " before anyone answered it";
-        auto updated = connection_->run("expiring elicitations",
-                                        "UPDATE elicitations SET state = 'expired', answered_at_ms = ?, reason = ? "
-                                        "WHERE id = ? AND state = 'pending'",
-                                        {to_ms(at), record.reason, record.id});
-        if (!updated) return updated.error();
-        if (updated->affected != 1) continue;  // answered, or expired elsewhere, meanwhile
-        record.state = ElicitationState::expired;
-        record.answered_at = at;
-        audit(record, "expired", "host");
-        ids.push_back(record.id);
-    }
-    return ids;
+    return decisions_.expire_due(at);
 }
 
 Result<std::vector<std::string>> ElicitationQueue::recover_interrupted() {
-    return recover_interrupted([](const ProcessIdentity& answerer) { return process_is_alive(answerer); });
+    return decisions_.recover_interrupted(process_is_alive);
 }
 
 Result<std::vector<std::string>> ElicitationQueue::recover_interrupted(
     const std::function<bool(const ProcessIdentity& answerer)>& answerer_alive) {
-    auto claimed = connection_->run("finding interrupted elicitations",
-                                    "SELECT id, claim_host, claim_pid, claim_start_ticks FROM elicitations"
-                                    " WHERE state = 'answered'",
-                                    {});
-    if (!claimed) return claimed.error();
-    std::vector<std::string> recovered;
-    for (std::size_t row = 0; row < claimed->size(); ++row) {
-        const ProcessIdentity answerer{claimed->text(row, 1), claimed->integer(row, 2), claimed->integer(row, 3)};
-        if (answerer_alive(answerer)) continue;
-        const std::string id = claimed->text(row, 0);
-        auto done = complete(id, false, nullptr, interrupted_elicitation);
-        if (done) recovered.push_back(id);
-    }
-    return recovered;
+    return decisions_.recover_interrupted(answerer_alive);
 }
 
 }  // namespace skillhost::decisions

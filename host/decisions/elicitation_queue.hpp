@@ -1,5 +1,5 @@
-// The durable queue of pending elicitations, in skillhost.db or in PostgreSQL (shared by every
-// instance), in the approval queue's spirit: every transition is a compare-and-set on the row's
+// The durable queue of pending elicitations: the questions among the pending decisions
+// (decisions/pending_decisions), in skillhost.db or in PostgreSQL (shared by every instance): every transition is a compare-and-set on the row's
 // state committed on its own, so of two people (threads, processes, instances) answering one
 // question exactly one answer counts, and nothing is answered after it expired.
 //
@@ -18,6 +18,7 @@
 #include "decisions/approval_queue.hpp"
 #include "decisions/elicitation_form.hpp"
 #include "decisions/elicitation_record.hpp"
+#include "decisions/pending_decisions.hpp"
 #include "decisions/process_identity.hpp"
 
 #include <boost/json/array.hpp>
@@ -91,7 +92,7 @@ public:
 
     // pending past expires_at -> expired. Returns their ids.
     Result<std::vector<std::string>> expire_due(TimePoint now);
-    Result<std::vector<std::string>> expire_due() { return expire_due(now()); }
+    Result<std::vector<std::string>> expire_due() { return expire_due(decisions_.now()); }
 
     // answered rows whose answering process is gone -> failed (interrupted). open() runs this.
     Result<std::vector<std::string>> recover_interrupted();
@@ -103,13 +104,9 @@ public:
 
 private:
     ElicitationQueue(std::unique_ptr<db::BackendConnection> connection, ElicitationQueueOptions options);
-    TimePoint now() const;
-    void audit(const ElicitationRecord& record, std::string_view transition, std::string_view actor) const;
-    Error lost_race(std::string_view id) const;
-    Error expire_now(ElicitationRecord& record, TimePoint at, std::string_view actor);
 
-    std::unique_ptr<db::BackendConnection> connection_;  // thread-safe
-    ElicitationQueueOptions options_;
+    PendingDecisions decisions_;
+    std::size_t max_pending_per_user_;
 };
 
 // {action, content?} (a front end's request body) as an answer. INVALID_ELICITATION_ANSWER with

@@ -5,6 +5,7 @@
 
 #include "base/utc_time.hpp"
 #include "auth/requester.hpp"
+#include "decisions/pending_decision.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -21,6 +22,10 @@ namespace skillhost::decisions {
 enum class ElicitationState { pending, answered, completed, failed, expired };
 const char* to_string(ElicitationState);
 std::optional<ElicitationState> parse_elicitation_state(std::string_view);
+// The question's words for the states of every pending decision: claimed is answered, succeeded is
+// completed (a question is never rejected: declining is an answer).
+ElicitationState elicitation_state(DecisionState);
+DecisionState decision_state(ElicitationState);
 
 // What the user answered: accept (with the form's fields), decline or cancel.
 struct ElicitationAnswer {

@@ -35,7 +35,7 @@ db::SqlValue text_or_null(std::string_view text) {
 
 std::string listing_sql(std::string select, const std::optional<std::string>& user_id,
                         const std::vector<std::string>& states, std::size_t limit, std::vector<db::SqlValue>& params) {
-    std::string sql = std::move(select) + " WHERE 1 = 1";
+    std::string sql = std::move(select);
     if (user_id) {
         sql += " AND user_id = ?";
         params.emplace_back(*user_id);

@@ -21,7 +21,7 @@ TimePoint from_ms(std::int64_t ms);
 // The JSON stored as text; null for an empty text, the text itself when it is not JSON.
 boost::json::value parse_stored_json(const std::string& text);
 db::SqlValue text_or_null(std::string_view text);
-// A queue's listing: `select` narrowed to one user and some states (none: all), newest first, at
+// A queue's listing: `select` (which ends in a WHERE condition) narrowed to one user and some states (none: all), newest first, at
 // most `limit` rows (0: all); the values to bind go to `params`.
 std::string listing_sql(std::string select, const std::optional<std::string>& user_id,
                         const std::vector<std::string>& states, std::size_t limit, std::vector<db::SqlValue>& params);

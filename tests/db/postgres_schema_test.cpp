@@ -24,7 +24,7 @@ TEST(PostgresSchema, AnEmptyDatabaseIsMigratedOnceAndThenReportsCurrent) {
     EXPECT_TRUE(after->up_to_date());
     auto tables = connection->query(
         "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'public' AND table_name IN "
-        "('approvals','api_tokens','user_modes','runs','run_events','guidance','playbooks','audit_records')");
+        "('pending_decisions','api_tokens','user_modes','runs','run_events','guidance','playbooks','audit_records')");
     ASSERT_TRUE(tables.ok()) << tables.error().message;
     EXPECT_EQ(tables->integer(0, 0), 8);
 
@@ -74,20 +74,20 @@ TEST(PostgresSchema, ADatabaseFromANewerSkillhostIsRefused) {
     EXPECT_EQ(status.error().code, "SCHEMA_TOO_NEW");
 }
 
-TEST(PostgresSchema, TheApprovalStateMachineHoldsInTheDatabaseItself) {
+TEST(PostgresSchema, TheDecisionStateMachineHoldsInTheDatabaseItself) {
     SKILLHOST_POSTGRES_DATABASE(url);
     auto connection = PgConnection::open(url);
     ASSERT_TRUE(connection.ok());
     ASSERT_TRUE(migrate_postgres_schema(*connection).ok());
     ASSERT_TRUE(connection
-                    ->exec("INSERT INTO approvals(id, user_id, skill_id, arguments, requested_at_ms, requested_by,"
-                           " preview, expires_at_ms, state) VALUES('apr-1','alice','echo.say','{}',1,'user:alice',"
-                           "'say',2,'executed')")
+                    ->exec("INSERT INTO pending_decisions(id, kind, user_id, skill_id, arguments, requested_at_ms,"
+                           " requested_by, request, expires_at_ms, state) VALUES('apr-1','approval','alice','echo.say',"
+                           "'{}',1,'user:alice','{}',2,'succeeded')")
                     .ok());
-    auto reapproved = connection->exec("UPDATE approvals SET state = 'approved' WHERE id = 'apr-1'");
+    auto reapproved = connection->exec("UPDATE pending_decisions SET state = 'claimed' WHERE id = 'apr-1'");
     ASSERT_FALSE(reapproved.ok());
     EXPECT_EQ(sqlstate_of(reapproved.error()), "23514");
-    EXPECT_NE(reapproved.error().message.find("illegal approval state transition"), std::string::npos);
+    EXPECT_NE(reapproved.error().message.find("illegal decision state transition"), std::string::npos);
 }
 
 TEST(PostgresConnection, ParametersTravelAsTextAndNullsAsNull) {

@@ -103,11 +103,13 @@ TEST(SqliteSchema, AFileOfTheFirstReleaseUpgradesInPlaceKeepingItsRows) {
     auto status = check_sqlite_schema(*connection);
     ASSERT_TRUE(status.ok());
     EXPECT_TRUE(status->up_to_date());
-    EXPECT_TRUE(columns(*connection, "approvals").contains("requested_token"));
+    EXPECT_TRUE(columns(*connection, "pending_decisions").contains("requested_token"));
     EXPECT_TRUE(columns(*connection, "runs").contains("owner"));
-    // The state machine's trigger came with the upgrade: an executed approval cannot be re-approved.
-    EXPECT_TRUE(connection->exec("UPDATE approvals SET state = 'rejected' WHERE id = 'apr-00000000000000aa'").ok());
-    EXPECT_FALSE(connection->exec("UPDATE approvals SET state = 'approved' WHERE id = 'apr-00000000000000aa'").ok());
+    // The state machine's trigger came with the upgrade: a rejected approval cannot be approved.
+    EXPECT_TRUE(
+        connection->exec("UPDATE pending_decisions SET state = 'rejected' WHERE id = 'apr-00000000000000aa'").ok());
+    EXPECT_FALSE(
+        connection->exec("UPDATE pending_decisions SET state = 'claimed' WHERE id = 'apr-00000000000000aa'").ok());
 }
 
 TEST(SqliteSchema, AFileWithSomeLaterColumnsAlreadyAddedStillUpgrades) {

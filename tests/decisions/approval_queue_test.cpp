@@ -236,13 +236,13 @@ TEST_P(ApprovalQueueOnEachBackend, TheDatabaseRefusesIllegalTransitionsEvenFromO
     const auto id = queue->enqueue(write_request())->id;
     ASSERT_TRUE(queue->claim_for_execution(id, owner).ok());
     ASSERT_TRUE(queue->complete(id, true, nullptr).ok());
-    const std::string sql = "UPDATE approvals SET state = 'approved' WHERE id = '" + id + "'";
+    const std::string sql = "UPDATE pending_decisions SET state = 'claimed' WHERE id = '" + id + "'";
     if (GetParam() == db::StorageBackend::sqlite) {
         sqlite3* raw = nullptr;
         ASSERT_EQ(sqlite3_open(where.sqlite_file.c_str(), &raw), SQLITE_OK);
         char* message = nullptr;
         EXPECT_NE(sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, &message), SQLITE_OK);
-        EXPECT_THAT(std::string(message ? message : ""), HasSubstr("illegal approval state transition"));
+        EXPECT_THAT(std::string(message ? message : ""), HasSubstr("illegal decision state transition"));
         sqlite3_free(message);
         sqlite3_close(raw);
     } else {
@@ -250,7 +250,7 @@ TEST_P(ApprovalQueueOnEachBackend, TheDatabaseRefusesIllegalTransitionsEvenFromO
         ASSERT_TRUE(raw.ok()) << raw.error().message;
         const auto refused = raw->exec(sql);
         ASSERT_FALSE(refused.ok());
-        EXPECT_THAT(refused.error().message, HasSubstr("illegal approval state transition"));
+        EXPECT_THAT(refused.error().message, HasSubstr("illegal decision state transition"));
     }
     EXPECT_EQ(queue->get(id)->state, ApprovalState::executed);
 }

@@ -202,8 +202,8 @@ TEST(ServeRuns, ARunWhoseApprovalEndedWithoutResumingItIsResumedThroughTheApi) {
     {
         auto db = db::BackendConnection::open(d.storage());
         ASSERT_TRUE(db.ok()) << db.error().message;
-        auto expired =
-            (*db)->run("expiring an approval", "UPDATE approvals SET state = 'expired' WHERE id = ?", {approval});
+        auto expired = (*db)->run("expiring an approval", "UPDATE pending_decisions SET state = 'expired' WHERE id = ?",
+                                  {approval});
         ASSERT_TRUE(expired.ok()) << expired.error().message;
     }
     auto resumed = d.post("/v1/runs/" + id + "/resume", "", "alice");

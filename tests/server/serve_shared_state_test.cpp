@@ -185,7 +185,8 @@ TEST(ServeSharedStateCli, AnApprovalWhoseCliExecutorDiedOnAnotherMachineIsMarked
         {std::string(host), pid});
     ASSERT_TRUE(moved.ok()) << moved.error().message;
     ASSERT_EQ(moved->affected(), 1) << "the CLI process did not announce itself";
-    auto claim = db->query("UPDATE approvals SET claim_host = 'elsewhere' WHERE id = $1 AND claim_pid = $2", {id, pid});
+    auto claim =
+        db->query("UPDATE pending_decisions SET claim_host = 'elsewhere' WHERE id = $1 AND claim_pid = $2", {id, pid});
     ASSERT_TRUE(claim.ok()) << claim.error().message;
     ASSERT_EQ(claim->affected(), 1);
 

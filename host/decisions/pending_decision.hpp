@@ -1,0 +1,54 @@
+// A call waiting for a person's decision, whatever the kind of decision: an approval (may this call
+// run?) or a question (a skill asked the user something mid-call). Both are kept in one table
+// (`pending_decisions`) and move along one state machine; each kind names the states in its own
+// words (an approval is `approved` where a question is `answered`) and reads its own part of
+// `request` and `answer`. A new kind (the gateway's definition_change) is one more DecisionKind and
+// one more DecisionKindRules, not another queue.
+#pragma once
+
+#include "auth/requester.hpp"
+#include "base/utc_time.hpp"
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace skillhost::decisions {
+
+enum class DecisionKind { approval, question };
+const char* to_string(DecisionKind);
+std::optional<DecisionKind> parse_decision_kind(std::string_view);
+
+// pending -> claimed -> succeeded | failed; pending -> rejected | expired. Nothing else (the
+// database refuses any other edge too). `claimed` is the exactly-once step: whoever claimed a
+// decision runs the call that follows it, once.
+enum class DecisionState { pending, claimed, succeeded, failed, rejected, expired };
+const char* to_string(DecisionState);
+std::optional<DecisionState> parse_decision_state(std::string_view);
+
+struct PendingDecision {
+    std::string id;  // the kind's prefix ("apr-", "eli-") + 16 hex digits
+    DecisionKind kind = DecisionKind::approval;
+    std::string user_id;  // whose call it is (and who may decide, besides an owner)
+    std::string skill_id;
+    boost::json::value arguments;
+    TimePoint requested_at;
+    auth::Requester requested_by;
+    std::string requested_token;  // id of the token the call came with; empty: the terminal user
+    // What the person is asked, in the kind's shape: an approval's {"preview"}, a question's
+    // {"message", "requestedSchema", "prior_answers"}.
+    boost::json::object request;
+    TimePoint expires_at;
+    DecisionState state = DecisionState::pending;
+    boost::json::value answer;              // what the claim carried (a question's {action, content}); null otherwise
+    std::string resolved_by;                // who claimed or rejected it
+    std::optional<TimePoint> resolved_at;   // when claimed, rejected or expired
+    std::optional<TimePoint> completed_at;  // when the call that followed the claim ended
+    std::string reason;                     // rejection, failure or expiry note
+    boost::json::value result;              // what the call that followed the claim returned
+};
+
+}  // namespace skillhost::decisions
