@@ -40,6 +40,16 @@ struct ApprovalResolution {
     boost::json::object to_json() const;
 };
 
+// The approval as `user` may see it: their own, or any for an owner (expired ones are marked first).
+// APPROVAL_NOT_FOUND otherwise, so nobody learns the ids of other users' approvals.
+Result<decisions::ApprovalRecord> visible_approval(HostRuntime& host, const auth::UserContext& user,
+                                                   std::string_view id);
+
+// `user`'s approvals (for an owner, those `filter` asks for: every user's unless it names one),
+// newest first, expired ones marked first.
+Result<std::vector<decisions::ApprovalRecord>> list_approvals(HostRuntime& host, const auth::UserContext& user,
+                                                              const decisions::ApprovalFilter& filter);
+
 // Re-checks arguments and policy as they are now, runs the call exactly once, then resumes the run
 // that asked for it (if any). Errors are those of the approval queue and the pipeline
 // (APPROVAL_NOT_FOUND, APPROVAL_NOT_PENDING, FORBIDDEN, ...); a run that cannot resume is reported in

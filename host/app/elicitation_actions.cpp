@@ -55,26 +55,12 @@ json::object ElicitationResolution::to_json() const {
 
 Result<decisions::ElicitationRecord> visible_elicitation(HostRuntime& host, const auth::UserContext& user,
                                                          std::string_view id) {
-    (void)host.elicitations->expire_due();
-    auto record = host.elicitations->get(id);
-    if (!record) return record.error();
-    if (user.role != auth::Role::owner && record->user_id != user.user_id) {
-        Error e{errors::kElicitationNotFound,
-                "no elicitation " + std::string(id) + " for user " + user.user_id,
-                {},
-                {"`skillhost elicitations list` (GET /v1/elicitations) lists yours"}};
-        e.details["elicitation_id"] = std::string(id);
-        return e;
-    }
-    return record;
+    return host.elicitations->get_visible(id, host.resolver(user));
 }
 
 Result<std::vector<decisions::ElicitationRecord>> list_elicitations(HostRuntime& host, const auth::UserContext& user,
                                                                     const decisions::ElicitationFilter& filter) {
-    (void)host.elicitations->expire_due();
-    decisions::ElicitationFilter mine = filter;
-    if (user.role != auth::Role::owner) mine.user_id = user.user_id;
-    return host.elicitations->list(mine);
+    return host.elicitations->list_visible(filter, host.resolver(user));
 }
 
 Result<ElicitationResolution> answer_and_resume(HostRuntime& host, std::string_view id,

@@ -6,7 +6,6 @@
 #include "cli/output.hpp"
 #include "app/approval_actions.hpp"
 #include "base/utc_time.hpp"
-#include "decisions/error_codes.hpp"
 
 #include <iostream>
 
@@ -56,11 +55,10 @@ int run_list(CliContext& ctx, const ApprovalArgs& a) {
     auto who = acting(ctx, a.user);
     if (!who) return fail_setup(who.error(), a.json);
     auto [host, user] = who.value();
-    (void)host->approvals->expire_due();
     decisions::ApprovalFilter filter;
     if (user.role != auth::Role::owner || !a.user.empty()) filter.user_id = user.user_id;
     if (!a.all) filter.states = {decisions::ApprovalState::pending};
-    auto records = host->approvals->list(filter);
+    auto records = app::list_approvals(*host, user, filter);
     if (!records) return fail_operation(records.error(), a.json);
     if (a.json) {
         boost::json::array arr;
@@ -80,15 +78,8 @@ int run_show(CliContext& ctx, const ApprovalArgs& a) {
     auto who = acting(ctx, a.user);
     if (!who) return fail_setup(who.error(), a.json);
     auto [host, user] = who.value();
-    auto r = host->approvals->get(a.id);
+    auto r = app::visible_approval(*host, user, a.id);
     if (!r) return fail_operation(r.error(), a.json);
-    if (user.role != auth::Role::owner && r->user_id != user.user_id) {
-        return fail_operation(Error{errors::kApprovalNotFound,
-                                    "no approval " + a.id + " for user " + user.user_id,
-                                    {},
-                                    {"run `skillhost approvals list` to see yours"}},
-                              a.json);
-    }
     if (a.json)
         print_json(r->to_json());
     else

@@ -179,6 +179,16 @@ Result<ApprovalRecord> ApprovalQueue::get(std::string_view id) const {
     return to_record(decisions_.get(id));
 }
 
+Result<ApprovalRecord> ApprovalQueue::get_visible(std::string_view id, const Resolver& viewer) {
+    return to_record(decisions_.get_visible(id, viewer.user_id, viewer.role == auth::Role::owner));
+}
+
+Result<std::vector<ApprovalRecord>> ApprovalQueue::list_visible(const ApprovalFilter& filter, const Resolver& viewer) {
+    return records_of<ApprovalRecord>(
+        decisions_.list_visible(decision_filter(filter), viewer.user_id, viewer.role == auth::Role::owner),
+        [](const PendingDecision& decision) { return to_record(decision); });
+}
+
 Result<std::vector<ApprovalRecord>> ApprovalQueue::list(const ApprovalFilter& filter) const {
     return records_of<ApprovalRecord>(decisions_.list(decision_filter(filter)),
                                       [](const PendingDecision& decision) { return to_record(decision); });

@@ -98,6 +98,10 @@ public:
     // APPROVAL_NOT_FOUND when there is no such id.
     Result<ApprovalRecord> get(std::string_view id) const;
     Result<std::vector<ApprovalRecord>> list(const ApprovalFilter& filter = {}) const;
+    // As `viewer` may see them (PendingDecisions::get_visible / list_visible): expired ones marked
+    // first; their own, or everyone's for an owner; another user's id is APPROVAL_NOT_FOUND.
+    Result<ApprovalRecord> get_visible(std::string_view id, const Resolver& viewer);
+    Result<std::vector<ApprovalRecord>> list_visible(const ApprovalFilter& filter, const Resolver& viewer);
 
     // pending -> approved for `resolver`, who then must execute it and call complete().
     // Errors: APPROVAL_NOT_FOUND; NOT_ALLOWED_TO_RESOLVE (neither the requester nor an owner);

@@ -214,6 +214,17 @@ Result<ElicitationRecord> ElicitationQueue::enqueue(const ElicitationAsk& ask) {
     return to_record(decisions_.add(std::move(draft)));
 }
 
+Result<ElicitationRecord> ElicitationQueue::get_visible(std::string_view id, const Resolver& viewer) {
+    return to_record(decisions_.get_visible(id, viewer.user_id, viewer.role == auth::Role::owner));
+}
+
+Result<std::vector<ElicitationRecord>> ElicitationQueue::list_visible(const ElicitationFilter& filter,
+                                                                      const Resolver& viewer) {
+    return records_of<ElicitationRecord>(
+        decisions_.list_visible(decision_filter(filter), viewer.user_id, viewer.role == auth::Role::owner),
+        [](const PendingDecision& decision) { return to_record(decision); });
+}
+
 Result<std::vector<ElicitationRecord>> ElicitationQueue::list(const ElicitationFilter& filter) const {
     return records_of<ElicitationRecord>(decisions_.list(decision_filter(filter)),
                                          [](const PendingDecision& decision) { return to_record(decision); });

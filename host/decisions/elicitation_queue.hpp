@@ -78,6 +78,10 @@ public:
     // ELICITATION_NOT_FOUND when there is no such id.
     Result<ElicitationRecord> get(std::string_view id) const;
     Result<std::vector<ElicitationRecord>> list(const ElicitationFilter& filter = {}) const;
+    // As `viewer` may see them (PendingDecisions::get_visible / list_visible): expired ones marked
+    // first; their own, or everyone's for an owner; another user's id is ELICITATION_NOT_FOUND.
+    Result<ElicitationRecord> get_visible(std::string_view id, const Resolver& viewer);
+    Result<std::vector<ElicitationRecord>> list_visible(const ElicitationFilter& filter, const Resolver& viewer);
 
     // pending -> answered for `answerer` (the asked user or an owner; a token needs the call scope,
     // since the answer makes the skill run again). The content of an accept is checked against the

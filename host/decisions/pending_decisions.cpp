@@ -136,6 +136,21 @@ Result<std::vector<PendingDecision>> PendingDecisions::list(const DecisionFilter
     return rows_to_decisions(*rows);
 }
 
+Result<PendingDecision> PendingDecisions::get_visible(std::string_view id, std::string_view viewer,
+                                                      bool viewer_is_owner) {
+    (void)expire_due(now());
+    auto record = get(id);
+    if (record && !viewer_is_owner && record->user_id != viewer) return rules_.not_found(id);
+    return record;
+}
+
+Result<std::vector<PendingDecision>> PendingDecisions::list_visible(DecisionFilter filter, std::string_view viewer,
+                                                                    bool viewer_is_owner) {
+    (void)expire_due(now());
+    if (!viewer_is_owner) filter.user_id = std::string(viewer);
+    return list(filter);
+}
+
 Error PendingDecisions::lost_race(std::string_view id) const {
     auto now_stored = read(id);
     if (!now_stored) return now_stored.error();

@@ -86,6 +86,14 @@ public:
     Result<PendingDecision> get(std::string_view id) const;
     Result<std::vector<PendingDecision>> list(const DecisionFilter& filter) const;
 
+    // What a person sees, the same for every front end: decisions past their expiry are marked
+    // expired first; a user sees their own, an owner everyone's. Another user's decision is the
+    // kind's not_found, so nobody learns the ids of other users' decisions.
+    Result<PendingDecision> get_visible(std::string_view id, std::string_view viewer, bool viewer_is_owner);
+    // `filter` narrowed to the viewer's own decisions unless the viewer is an owner.
+    Result<std::vector<PendingDecision>> list_visible(DecisionFilter filter, std::string_view viewer,
+                                                      bool viewer_is_owner);
+
     // The error that stops `record` from being decided by `actor`: already decided (as it is now),
     // or past its expiry (then it is marked expired here). nullopt: it is open.
     std::optional<Error> closed(PendingDecision& record, std::string_view actor);

@@ -1,6 +1,5 @@
 // /v1/approvals: list, show, approve (runs the call; a waiting operator run resumes), reject.
 #include "server/api_services.hpp"
-#include "decisions/error_codes.hpp"
 #include "server/error_codes.hpp"
 
 #include "app/approval_actions.hpp"
@@ -14,22 +13,13 @@ namespace json = boost::json;
 namespace {
 
 decisions::ApprovalRecord visible_approval(ApiServices& s, const ApiRequest& req, const std::string& id) {
-    auto record = s.host.approvals->get(id);
+    auto record = app::visible_approval(s.host, *req.user, id);
     if (!record) throw ApiFailure(record.error());
-    if (!may_see(*req.user, record->user_id)) {
-        Error e{errors::kApprovalNotFound,
-                "no approval " + id + " for user " + req.user->user_id,
-                {},
-                {"GET /v1/approvals lists yours"}};
-        e.details["approval_id"] = id;
-        throw ApiFailure(std::move(e));
-    }
     return std::move(record.value());
 }
 
 Reply list_approvals(ApiServices& s, ApiRequest& req) {
     req.allow_query({"state", "user", "limit"});
-    (void)s.host.approvals->expire_due();
     decisions::ApprovalFilter filter;
     filter.limit = static_cast<std::size_t>(req.query_int("limit", 1, 1000).value_or(100));
     const std::string state = req.query_string("state").value_or("pending");
@@ -56,7 +46,7 @@ Reply list_approvals(ApiServices& s, ApiRequest& req) {
     } else if (wanted_user) {
         filter.user_id = *wanted_user;
     }
-    auto records = s.host.approvals->list(filter);
+    auto records = app::list_approvals(s.host, *req.user, filter);
     if (!records) throw ApiFailure(records.error());
     json::array out;
     for (const auto& r : records.value()) out.push_back(r.to_json());

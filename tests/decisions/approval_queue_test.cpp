@@ -230,6 +230,43 @@ TEST_P(ApprovalQueueOnEachBackend, TwoRacingApproversGetExactlyOneClaim) {
     }
 }
 
+// What every front end shows: a user sees their own approvals, an owner everyone's; another
+// user's id is not found (not forbidden: its existence is not told); expired ones are marked first.
+TEST_P(ApprovalQueueOnEachBackend, AUserSeesTheirOwnApprovalsAnOwnerAllAndExpiredOnesAsExpired) {
+    ManualClock clock;
+    auto queue = open_queue(location(), {std::chrono::minutes(10), clock.function(), nullptr});
+    const auto bobs = queue->enqueue(write_request("bob"))->id;
+    clock.advance(std::chrono::minutes(6));
+    const auto carols = queue->enqueue(write_request("carol"))->id;
+    clock.advance(std::chrono::minutes(6));  // bob's has expired unseen; carol's has not
+
+    auto own = queue->get_visible(bobs, bob);
+    ASSERT_TRUE(own.ok()) << own.error().message;
+    EXPECT_EQ(own->state, ApprovalState::expired);
+    auto others = queue->get_visible(carols, bob);
+    ASSERT_FALSE(others.ok());
+    EXPECT_EQ(others.error().code, "APPROVAL_NOT_FOUND");
+    EXPECT_TRUE(queue->get_visible(carols, owner).ok());
+
+    auto bobs_list = queue->list_visible({}, bob);
+    ASSERT_TRUE(bobs_list.ok()) << bobs_list.error().message;
+    ASSERT_EQ(bobs_list->size(), 1u);
+    EXPECT_EQ(bobs_list->front().id, bobs);
+    ApprovalFilter pending;
+    pending.states = {ApprovalState::pending};
+    auto all_pending = queue->list_visible(pending, owner);
+    ASSERT_TRUE(all_pending.ok());
+    ASSERT_EQ(all_pending->size(), 1u);
+    EXPECT_EQ(all_pending->front().id, carols);
+    // Even asking for someone else's by name, a user gets only their own.
+    ApprovalFilter carols_filter;
+    carols_filter.user_id = "carol";
+    auto narrowed = queue->list_visible(carols_filter, bob);
+    ASSERT_TRUE(narrowed.ok());
+    ASSERT_EQ(narrowed->size(), 1u);
+    EXPECT_EQ(narrowed->front().id, bobs);
+}
+
 TEST_P(ApprovalQueueOnEachBackend, TheDatabaseRefusesIllegalTransitionsEvenFromOutside) {
     const auto where = location();
     auto queue = open_queue(where);

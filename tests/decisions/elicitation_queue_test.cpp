@@ -144,6 +144,31 @@ TEST(ElicitationAnswerParsing, RefusesUnknownActionsAndContentThatIsNotAnObject)
     EXPECT_EQ(cancel->action, "cancel");
 }
 
+TEST_P(ElicitationQueueOnEachBackend, AUserSeesTheirOwnQuestionsAnOwnerAllAndExpiredOnesAsExpired) {
+    ManualClock clock;
+    ElicitationQueueOptions options;
+    options.ttl = std::chrono::minutes(10);
+    options.clock = clock.function();
+    auto queue = open_queue(location(), options);
+    const auto bobs = queue->enqueue(who_is_asking("bob"))->id;
+    clock.advance(std::chrono::minutes(6));
+    const auto carols = queue->enqueue(who_is_asking("carol"))->id;
+    clock.advance(std::chrono::minutes(6));
+
+    auto own = queue->get_visible(bobs, bob);
+    ASSERT_TRUE(own.ok()) << own.error().message;
+    EXPECT_EQ(own->state, ElicitationState::expired);
+    auto others = queue->get_visible(carols, bob);
+    ASSERT_FALSE(others.ok());
+    EXPECT_EQ(others.error().code, "ELICITATION_NOT_FOUND");
+    EXPECT_TRUE(queue->get_visible(carols, owner).ok());
+    auto listed = queue->list_visible({}, bob);
+    ASSERT_TRUE(listed.ok());
+    ASSERT_EQ(listed->size(), 1u);
+    EXPECT_EQ(listed->front().id, bobs);
+    EXPECT_EQ(queue->list_visible({}, owner)->size(), 2u);
+}
+
 TEST_P(ElicitationQueueOnEachBackend, OnlyTheAskedUserOrAnOwnerMayAnswerAndATokenNeedsTheCallScope) {
     auto queue = open_queue(location());
     const auto id = queue->enqueue(who_is_asking())->id;
