@@ -1,90 +1,38 @@
 // `skillhost approvals list|show|approve|reject`.
 #include "cli/cli_context.hpp"
+#include "cli/decision_commands.hpp"
 #include "cli/in_process_resumer.hpp"
 #include "app/instance_announcement.hpp"
 #include "cli/operator_commands.hpp"
 #include "cli/output.hpp"
 #include "app/approval_actions.hpp"
-#include "base/utc_time.hpp"
 
 #include <iostream>
 
 namespace skillhost::cli {
 namespace {
 
-struct ApprovalArgs {
-    std::string id;
-    std::string user;
+struct ApprovalArgs : DecisionArgs {
     std::string reason;
-    bool all = false;
-    bool json = false;
 };
-
-std::string short_time(TimePoint t) {
-    return format_utc_timestamp(t).substr(0, 19);
-}
-
-void print_record_line(const decisions::ApprovalRecord& r) {
-    std::cout << r.id << "  " << decisions::to_string(r.state) << "  " << r.user_id << "  " << r.skill_id << "  "
-              << short_time(r.requested_at) << "  " << r.preview << "\n";
-}
-
-void print_record(const decisions::ApprovalRecord& r) {
-    std::cout << "id:           " << r.id << "\n"
-              << "state:        " << decisions::to_string(r.state) << "\n"
-              << "user:         " << r.user_id << "\n"
-              << "skill:        " << r.skill_id << "\n"
-              << "preview:      " << r.preview << "\n"
-              << "arguments:    " << boost::json::serialize(r.arguments) << "\n"
-              << "requested:    " << format_utc_timestamp(r.requested_at) << " by " << r.requested_by.to_text() << "\n"
-              << "expires:      " << format_utc_timestamp(r.expires_at) << "\n";
-    if (!r.resolved_by.empty()) std::cout << "resolved by:  " << r.resolved_by << "\n";
-    if (!r.reason.empty()) std::cout << "reason:       " << r.reason << "\n";
-    if (!r.result.is_null()) std::cout << "result:       " << boost::json::serialize(r.result) << "\n";
-}
-
-Result<std::pair<HostRuntime*, auth::UserContext>> acting(CliContext& ctx, const std::string& user) {
-    auto rt = ctx.runtime();
-    if (!rt) return rt.error();
-    auto u = rt.value()->user(user);
-    if (!u) return u.error();
-    return std::make_pair(rt.value(), u.value());
-}
 
 int run_list(CliContext& ctx, const ApprovalArgs& a) {
     auto who = acting(ctx, a.user);
     if (!who) return fail_setup(who.error(), a.json);
     auto [host, user] = who.value();
     decisions::ApprovalFilter filter;
-    if (user.role != auth::Role::owner || !a.user.empty()) filter.user_id = user.user_id;
+    if (!a.user.empty()) filter.user_id = user.user_id;
     if (!a.all) filter.states = {decisions::ApprovalState::pending};
-    auto records = app::list_approvals(*host, user, filter);
-    if (!records) return fail_operation(records.error(), a.json);
-    if (a.json) {
-        boost::json::array arr;
-        for (const auto& r : records.value()) arr.push_back(r.to_json());
-        print_json(boost::json::object{{"approvals", std::move(arr)}});
-        return kExitOk;
-    }
-    if (records->empty()) {
-        std::cout << (a.all ? "No approvals.\n" : "No pending approvals. (--all shows resolved ones too)\n");
-        return kExitOk;
-    }
-    for (const auto& r : records.value()) print_record_line(r);
-    return kExitOk;
+    filter.limit = 1000;
+    return print_decision_list(app::list_approvals(*host, user, filter), a,
+                               {"approvals", "No approvals.", "No pending approvals. (--all shows resolved ones too)"});
 }
 
 int run_show(CliContext& ctx, const ApprovalArgs& a) {
     auto who = acting(ctx, a.user);
     if (!who) return fail_setup(who.error(), a.json);
     auto [host, user] = who.value();
-    auto r = app::visible_approval(*host, user, a.id);
-    if (!r) return fail_operation(r.error(), a.json);
-    if (a.json)
-        print_json(r->to_json());
-    else
-        print_record(r.value());
-    return kExitOk;
+    return print_decision(app::visible_approval(*host, user, a.id), a);
 }
 
 int run_approve(CliContext& ctx, const ApprovalArgs& a) {
@@ -139,11 +87,7 @@ int run_reject(CliContext& ctx, const ApprovalArgs& a) {
 void register_approval_commands(CLI::App& app, CliContext& ctx) {
     auto* approvals = app.add_subcommand("approvals", "Calls waiting for approval: list, show, approve, reject");
     approvals->require_subcommand(1);
-    auto add_common = [&ctx](CLI::App* cmd, ApprovalArgs& a) {
-        cmd->add_option("--user", a.user, "Act as this user (default: the configured default user)");
-        cmd->add_flag("--json", a.json, "Machine-readable output");
-        ctx.add_global_options(*cmd);
-    };
+    auto add_common = [&ctx](CLI::App* cmd, ApprovalArgs& a) { add_decision_options(*cmd, ctx, a); };
 
     auto la = std::make_shared<ApprovalArgs>();
     auto* list = approvals->add_subcommand("list", "Pending approvals (owners see everyone's; --user narrows)");

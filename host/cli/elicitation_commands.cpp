@@ -3,6 +3,7 @@
 #include "app/elicitation_actions.hpp"
 #include "base/json_text.hpp"
 #include "cli/cli_context.hpp"
+#include "cli/decision_commands.hpp"
 #include "cli/in_process_resumer.hpp"
 #include "cli/output.hpp"
 #include "decisions/error_codes.hpp"
@@ -15,15 +16,11 @@ namespace {
 
 namespace json = boost::json;
 
-struct ElicitationArgs {
-    std::string id;
-    std::string user;
+struct ElicitationArgs : DecisionArgs {
     std::vector<std::string> fields;  // NAME=VALUE
     std::string content;              // a JSON object
     bool decline = false;
     bool cancel = false;
-    bool all = false;
-    bool json = false;
 };
 
 Error usage(std::string message, std::string field) {
@@ -92,14 +89,6 @@ Result<decisions::ElicitationAnswer> answer_from(const ElicitationArgs& a, const
     return decisions::ElicitationAnswer{"accept", std::move(content.value())};
 }
 
-Result<std::pair<HostRuntime*, auth::UserContext>> acting(CliContext& ctx, const std::string& user) {
-    auto rt = ctx.runtime();
-    if (!rt) return rt.error();
-    auto u = rt.value()->user(user);
-    if (!u) return u.error();
-    return std::make_pair(rt.value(), u.value());
-}
-
 int run_list(CliContext& ctx, const ElicitationArgs& a) {
     auto who = acting(ctx, a.user);
     if (!who) return fail_setup(who.error(), a.json);
@@ -108,20 +97,9 @@ int run_list(CliContext& ctx, const ElicitationArgs& a) {
     if (!a.user.empty()) filter.user_id = user.user_id;
     if (!a.all) filter.states = {decisions::ElicitationState::pending};
     filter.limit = 1000;
-    auto records = app::list_elicitations(*host, user, filter);
-    if (!records) return fail_operation(records.error(), a.json);
-    if (a.json) {
-        json::array arr;
-        for (const auto& r : records.value()) arr.push_back(r.to_json());
-        print_json(json::object{{"elicitations", std::move(arr)}});
-        return kExitOk;
-    }
-    if (records->empty()) {
-        std::cout << (a.all ? "No elicitations.\n" : "No questions waiting. (--all shows answered ones too)\n");
-        return kExitOk;
-    }
-    for (const auto& r : records.value()) std::cout << r.summary_line() << "\n";
-    return kExitOk;
+    return print_decision_list(
+        app::list_elicitations(*host, user, filter), a,
+        {"elicitations", "No elicitations.", "No questions waiting. (--all shows answered ones too)"});
 }
 
 int run_show(CliContext& ctx, const ElicitationArgs& a) {
@@ -129,16 +107,11 @@ int run_show(CliContext& ctx, const ElicitationArgs& a) {
     if (!who) return fail_setup(who.error(), a.json);
     auto [host, user] = who.value();
     auto record = app::visible_elicitation(*host, user, a.id);
-    if (!record) return fail_operation(record.error(), a.json);
-    if (a.json) {
-        print_json(record->to_json());
-        return kExitOk;
-    }
-    std::cout << record->to_text();
-    if (record->state == decisions::ElicitationState::pending)
+    const int exit_code = print_decision(record, a);
+    if (record && !a.json && record->state == decisions::ElicitationState::pending)
         std::cout << "answer: skillhost elicitations answer " << record->id
                   << " --field NAME=VALUE ... | --content JSON | --decline | --cancel\n";
-    return kExitOk;
+    return exit_code;
 }
 
 int run_answer(CliContext& ctx, const ElicitationArgs& a) {
@@ -183,11 +156,7 @@ void register_elicitation_commands(CLI::App& app, CliContext& ctx) {
     auto* elicitations = app.add_subcommand(
         "elicitations", "Questions skills asked you during a call (list, show, answer; answering runs the call again)");
     elicitations->require_subcommand(1);
-    auto add_common = [&ctx](CLI::App* cmd, ElicitationArgs& a) {
-        cmd->add_option("--user", a.user, "Act as this user (default: the configured default user)");
-        cmd->add_flag("--json", a.json, "Machine-readable output");
-        ctx.add_global_options(*cmd);
-    };
+    auto add_common = [&ctx](CLI::App* cmd, ElicitationArgs& a) { add_decision_options(*cmd, ctx, a); };
 
     auto la = std::make_shared<ElicitationArgs>();
     auto* list = elicitations->add_subcommand("list", "Unanswered questions (owners see everyone's; --user narrows)");
