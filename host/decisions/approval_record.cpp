@@ -1,7 +1,5 @@
 #include "decisions/approval_record.hpp"
 
-#include <boost/json/serialize.hpp>
-
 namespace skillhost::decisions {
 
 const char* to_string(ApprovalState state) {
@@ -49,56 +47,19 @@ DecisionState decision_state(ApprovalState state) {
 }
 
 boost::json::object ApprovalRecord::to_json() const {
-    boost::json::object out;
-    out["id"] = id;
-    out["user"] = user_id;
-    out["skill"] = skill_id;
-    out["arguments"] = arguments;
-    out["requested_at"] = format_utc_timestamp(requested_at);
-    out["requested_by"] = requested_by.to_text();
-    if (!requested_token.empty()) out["requested_token"] = requested_token;
+    boost::json::object out = call_json(to_string(state));
     out["preview"] = preview;
-    out["expires_at"] = format_utc_timestamp(expires_at);
-    out["state"] = to_string(state);
-    out["resolved_by"] = resolved_by.empty() ? boost::json::value(nullptr) : boost::json::value(resolved_by);
-    out["resolved_at"] =
-        resolved_at ? boost::json::value(format_utc_timestamp(*resolved_at)) : boost::json::value(nullptr);
-    out["completed_at"] =
-        completed_at ? boost::json::value(format_utc_timestamp(*completed_at)) : boost::json::value(nullptr);
-    out["reason"] = reason.empty() ? boost::json::value(nullptr) : boost::json::value(reason);
-    out["result"] = result;
+    add_outcome_json(out, "resolved_by", resolved_by, "resolved_at", resolved_at);
     return out;
 }
 
 std::string ApprovalRecord::summary_line() const {
-    std::string line = id + "  " + to_string(state) + "  " + user_id + "  " + skill_id + "  ";
-    if (state == ApprovalState::pending)
-        line += "expires " + format_utc_timestamp(expires_at);
-    else if (resolved_at)
-        line += "resolved " + format_utc_timestamp(*resolved_at);
-    return line + "  " + preview;
+    return summary(to_string(state), state == ApprovalState::pending, "resolved", resolved_at, preview);
 }
 
 std::string ApprovalRecord::to_text() const {
-    std::string out;
-    auto field = [&](const char* name, const std::string& value) {
-        if (!value.empty()) out += std::string(name) + ": " + value + "\n";
-    };
-    field("id", id);
-    field("state", to_string(state));
-    field("user", user_id);
-    field("skill", skill_id);
-    field("preview", preview);
-    field("arguments", boost::json::serialize(arguments));
-    field("requested_by", requested_by.to_text());
-    field("requested_at", format_utc_timestamp(requested_at));
-    field("expires_at", format_utc_timestamp(expires_at));
-    field("resolved_by", resolved_by);
-    if (resolved_at) field("resolved_at", format_utc_timestamp(*resolved_at));
-    if (completed_at) field("completed_at", format_utc_timestamp(*completed_at));
-    field("reason", reason);
-    if (!result.is_null()) field("result", boost::json::serialize(result));
-    return out;
+    return call_text(to_string(state), "preview", preview) +
+           outcome_text("resolved_by", resolved_by, "resolved_at", resolved_at);
 }
 
 }  // namespace skillhost::decisions

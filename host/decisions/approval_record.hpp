@@ -3,6 +3,7 @@
 
 #include "base/utc_time.hpp"
 #include "auth/requester.hpp"
+#include "decisions/decision_record.hpp"
 #include "decisions/pending_decision.hpp"
 
 #include <boost/json/object.hpp>
@@ -24,25 +25,14 @@ std::optional<ApprovalState> parse_approval_state(std::string_view);
 ApprovalState approval_state(DecisionState);
 DecisionState decision_state(ApprovalState);
 
-struct ApprovalRecord {
-    std::string id;  // "apr-" + 16 hex digits
-    std::string user_id;
-    std::string skill_id;
-    boost::json::value arguments;
-    TimePoint requested_at;
-    auth::Requester requested_by;
-    std::string requested_token;  // id of the token the call came with; empty: the terminal user
-    std::string preview;          // what will happen, for the approver
-    TimePoint expires_at;
+struct ApprovalRecord : DecisionRecord {
+    std::string preview;  // what will happen, for the approver
     ApprovalState state = ApprovalState::pending;
-    std::string resolved_by;                // who approved or rejected; empty otherwise
-    std::optional<TimePoint> resolved_at;   // when approved/rejected/expired
-    std::optional<TimePoint> completed_at;  // when executed/failed
-    std::string reason;                     // rejection reason, failure reason, expiry note
-    boost::json::value result;              // the skill's result object once executed/failed
+    std::string resolved_by;               // who approved or rejected; empty otherwise
+    std::optional<TimePoint> resolved_at;  // when approved/rejected/expired
 
     boost::json::object to_json() const;
-    // One line for `approvals list`: "apr-… pending bob fs_write expires 2026-… — <preview>".
+    // One line for `approvals list`: "apr-… pending bob fs_write expires 2026-… <preview>".
     std::string summary_line() const;
     // Every field, one per line, for `approvals show`.
     std::string to_text() const;

@@ -60,14 +60,6 @@ json::object ElicitationRecord::request_json() const {
 
 namespace {
 
-json::value time_or_null(const std::optional<TimePoint>& time) {
-    return time ? json::value(format_utc_timestamp(*time)) : json::value(nullptr);
-}
-
-json::value text_or_null(const std::string& text) {
-    return text.empty() ? json::value(nullptr) : json::value(text);
-}
-
 std::string_view string_member(const json::object& object, std::string_view key) {
     const json::value* v = object.if_contains(key);
     return v && v->is_string() ? std::string_view(v->get_string()) : std::string_view();
@@ -105,57 +97,23 @@ std::string field_line(std::string_view name, const json::object& field, bool re
 }  // namespace
 
 json::object ElicitationRecord::to_json() const {
-    json::object out;
-    out["id"] = id;
-    out["user"] = user_id;
-    out["skill"] = skill_id;
-    out["arguments"] = arguments;
+    json::object out = call_json(to_string(state));
     out["message"] = message;
     out["requestedSchema"] = requested_schema;
-    out["requested_at"] = format_utc_timestamp(requested_at);
-    out["requested_by"] = requested_by.to_text();
-    if (!requested_token.empty()) out["requested_token"] = requested_token;
-    out["expires_at"] = format_utc_timestamp(expires_at);
-    out["state"] = to_string(state);
     out["answer"] = answer ? json::value(answer->to_json()) : json::value(nullptr);
-    out["answered_by"] = text_or_null(answered_by);
-    out["answered_at"] = time_or_null(answered_at);
-    out["completed_at"] = time_or_null(completed_at);
-    out["reason"] = text_or_null(reason);
-    out["result"] = result;
+    add_outcome_json(out, "answered_by", answered_by, "answered_at", answered_at);
     out["earlier_answers"] = prior_answers.size();
     return out;
 }
 
 std::string ElicitationRecord::summary_line() const {
-    std::string line = id + "  " + to_string(state) + "  " + user_id + "  " + skill_id + "  ";
-    if (state == ElicitationState::pending)
-        line += "expires " + format_utc_timestamp(expires_at);
-    else if (answered_at)
-        line += "answered " + format_utc_timestamp(*answered_at);
-    return line + "  " + message;
+    return summary(to_string(state), state == ElicitationState::pending, "answered", answered_at, message);
 }
 
 std::string ElicitationRecord::to_text() const {
-    std::string out;
-    auto field = [&](const char* name, const std::string& value) {
-        if (!value.empty()) out += std::string(name) + ": " + value + "\n";
-    };
-    field("id", id);
-    field("state", to_string(state));
-    field("user", user_id);
-    field("skill", skill_id);
-    field("asks", message);
-    field("arguments", json::serialize(arguments));
-    field("requested_by", requested_by.to_text());
-    field("requested_at", format_utc_timestamp(requested_at));
-    field("expires_at", format_utc_timestamp(expires_at));
-    if (answer) field("answer", json::serialize(answer->to_json()));
-    field("answered_by", answered_by);
-    if (answered_at) field("answered_at", format_utc_timestamp(*answered_at));
-    if (completed_at) field("completed_at", format_utc_timestamp(*completed_at));
-    field("reason", reason);
-    if (!result.is_null()) field("result", json::serialize(result));
+    std::string out = call_text(to_string(state), "asks", message);
+    if (answer) append_field_line(out, "answer", json::serialize(answer->to_json()));
+    out += outcome_text("answered_by", answered_by, "answered_at", answered_at);
     out += "fields:\n";
     const json::value* properties = requested_schema.if_contains("properties");
     const json::value* required = requested_schema.if_contains("required");

@@ -5,6 +5,7 @@
 
 #include "base/utc_time.hpp"
 #include "auth/requester.hpp"
+#include "decisions/decision_record.hpp"
 #include "decisions/pending_decision.hpp"
 
 #include <boost/json/array.hpp>
@@ -36,32 +37,21 @@ struct ElicitationAnswer {
     boost::json::object to_json() const;
 };
 
-struct ElicitationRecord {
-    std::string id;  // "eli-" + 16 hex digits
-    std::string user_id;
-    std::string skill_id;
-    boost::json::value arguments;
-    TimePoint requested_at;
-    auth::Requester requested_by;
-    std::string requested_token;  // id of the token the call came with; empty: the terminal user
-    std::string message;          // what the skill asks
+struct ElicitationRecord : DecisionRecord {
+    std::string message;  // what the skill asks
     boost::json::object requested_schema;
     // Questions this call asked and had answered before this one, in order:
     // [{"request": {message, requestedSchema}, "answer": {action, content?}}, ...].
     boost::json::array prior_answers;
-    TimePoint expires_at;
     ElicitationState state = ElicitationState::pending;
     std::optional<ElicitationAnswer> answer;  // once answered
     std::string answered_by;
-    std::optional<TimePoint> answered_at;   // when answered or expired
-    std::optional<TimePoint> completed_at;  // when the call that followed the answer ended
-    std::string reason;                     // failure reason, expiry note
-    boost::json::value result;              // what the call that followed the answer returned
+    std::optional<TimePoint> answered_at;  // when answered or expired
 
     // {"message", "requestedSchema"}: the request as the skill sent it.
     boost::json::object request_json() const;
     boost::json::object to_json() const;
-    // One line for `elicitations list`: "eli-… pending bob rich_elicit expires … — <message>".
+    // One line for `elicitations list`: "eli-… pending bob rich_elicit expires … <message>".
     std::string summary_line() const;
     // Every field, one per line, and the form's fields with their types, for `elicitations show`.
     std::string to_text() const;

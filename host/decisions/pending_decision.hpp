@@ -6,8 +6,7 @@
 // one more DecisionKindRules, not another queue.
 #pragma once
 
-#include "auth/requester.hpp"
-#include "base/utc_time.hpp"
+#include "decisions/decision_record.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
@@ -29,26 +28,15 @@ enum class DecisionState { pending, claimed, succeeded, failed, rejected, expire
 const char* to_string(DecisionState);
 std::optional<DecisionState> parse_decision_state(std::string_view);
 
-struct PendingDecision {
-    std::string id;  // the kind's prefix ("apr-", "eli-") + 16 hex digits
+struct PendingDecision : DecisionRecord {
     DecisionKind kind = DecisionKind::approval;
-    std::string user_id;  // whose call it is (and who may decide, besides an owner)
-    std::string skill_id;
-    boost::json::value arguments;
-    TimePoint requested_at;
-    auth::Requester requested_by;
-    std::string requested_token;  // id of the token the call came with; empty: the terminal user
     // What the person is asked, in the kind's shape: an approval's {"preview"}, a question's
     // {"message", "requestedSchema", "prior_answers"}.
     boost::json::object request;
-    TimePoint expires_at;
     DecisionState state = DecisionState::pending;
-    boost::json::value answer;              // what the claim carried (a question's {action, content}); null otherwise
-    std::string resolved_by;                // who claimed or rejected it
-    std::optional<TimePoint> resolved_at;   // when claimed, rejected or expired
-    std::optional<TimePoint> completed_at;  // when the call that followed the claim ended
-    std::string reason;                     // rejection, failure or expiry note
-    boost::json::value result;              // what the call that followed the claim returned
+    boost::json::value answer;             // what the claim carried (a question's {action, content}); null otherwise
+    std::string resolved_by;               // who claimed or rejected it
+    std::optional<TimePoint> resolved_at;  // when claimed, rejected or expired
 };
 
 }  // namespace skillhost::decisions

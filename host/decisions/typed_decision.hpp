@@ -27,17 +27,7 @@ PendingDecision decision_for(const Ask& ask) {
 // The call's fields and the outcome of `decision`, copied into a kind's record.
 template <class Record>
 void copy_call_fields(const PendingDecision& decision, Record& record) {
-    record.id = decision.id;
-    record.user_id = decision.user_id;
-    record.skill_id = decision.skill_id;
-    record.arguments = decision.arguments;
-    record.requested_at = decision.requested_at;
-    record.requested_by = decision.requested_by;
-    record.requested_token = decision.requested_token;
-    record.expires_at = decision.expires_at;
-    record.completed_at = decision.completed_at;
-    record.reason = decision.reason;
-    record.result = decision.result;
+    static_cast<DecisionRecord&>(record) = static_cast<const DecisionRecord&>(decision);
 }
 
 // `decisions` (or their error) as a kind's records.
