@@ -1,4 +1,5 @@
 // /v1/approvals: list, show, approve (runs the call; a waiting operator run resumes), reject.
+#include "server/api_decision_listing.hpp"
 #include "server/api_services.hpp"
 #include "server/error_codes.hpp"
 
@@ -19,38 +20,10 @@ decisions::ApprovalRecord visible_approval(ApiServices& s, const ApiRequest& req
 }
 
 Reply list_approvals(ApiServices& s, ApiRequest& req) {
-    req.allow_query({"state", "user", "limit"});
-    decisions::ApprovalFilter filter;
-    filter.limit = static_cast<std::size_t>(req.query_int("limit", 1, 1000).value_or(100));
-    const std::string state = req.query_string("state").value_or("pending");
-    if (state != "all") {
-        auto parsed = decisions::parse_approval_state(state);
-        if (!parsed) {
-            Error e{errors::kInvalidQuery,
-                    "state must be pending, approved, executed, failed, rejected, expired or all, not '" + state + "'",
-                    {},
-                    {}};
-            e.details["parameter"] = "state";
-            throw ApiFailure(std::move(e));
-        }
-        filter.states = {*parsed};
-    }
-    auto wanted_user = req.query_string("user");
-    if (req.user->role != auth::Role::owner) {
-        if (wanted_user && *wanted_user != req.user->user_id) {
-            Error e{errors::kForbidden, "only owners may list other users' approvals", {}, {}};
-            e.details["step"] = "role";
-            throw ApiFailure(std::move(e));
-        }
-        filter.user_id = req.user->user_id;
-    } else if (wanted_user) {
-        filter.user_id = *wanted_user;
-    }
-    auto records = app::list_approvals(s.host, *req.user, filter);
-    if (!records) throw ApiFailure(records.error());
-    json::array out;
-    for (const auto& r : records.value()) out.push_back(r.to_json());
-    return json_response(http::status::ok, json::object{{"approvals", std::move(out)}});
+    const auto filter = decision_filter_from<decisions::ApprovalFilter>(
+        req, decisions::parse_approval_state, "pending, approved, executed, failed, rejected, expired", "approvals");
+    return json_response(http::status::ok,
+                         decision_list_json(app::list_approvals(s.host, *req.user, filter), "approvals"));
 }
 
 Reply approve(ApiServices& s, ApiRequest& req) {

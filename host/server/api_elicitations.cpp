@@ -1,6 +1,7 @@
 // /v1/elicitations: a skill's questions that waited for their user (list, show), and the answer
 // (POST /v1/elicitations/{id}), which runs the call that asked again with it and resumes the
 // operator run that waited on it, if one did.
+#include "server/api_decision_listing.hpp"
 #include "server/api_services.hpp"
 #include "server/error_codes.hpp"
 
@@ -15,35 +16,10 @@ namespace json = boost::json;
 namespace {
 
 Reply list_elicitations(ApiServices& s, ApiRequest& req) {
-    req.allow_query({"state", "user", "limit"});
-    decisions::ElicitationFilter filter;
-    filter.limit = static_cast<std::size_t>(req.query_int("limit", 1, 1000).value_or(100));
-    const std::string state = req.query_string("state").value_or("pending");
-    if (state != "all") {
-        auto parsed = decisions::parse_elicitation_state(state);
-        if (!parsed) {
-            Error e{errors::kInvalidQuery,
-                    "state must be pending, answered, completed, failed, expired or all, not '" + state + "'",
-                    {},
-                    {}};
-            e.details["parameter"] = "state";
-            throw ApiFailure(std::move(e));
-        }
-        filter.states = {*parsed};
-    }
-    if (auto wanted_user = req.query_string("user")) {
-        if (req.user->role != auth::Role::owner && *wanted_user != req.user->user_id) {
-            Error e{errors::kForbidden, "only owners may list other users' elicitations", {}, {}};
-            e.details["step"] = "role";
-            throw ApiFailure(std::move(e));
-        }
-        filter.user_id = *wanted_user;
-    }
-    auto records = app::list_elicitations(s.host, *req.user, filter);
-    if (!records) throw ApiFailure(records.error());
-    json::array out;
-    for (const auto& r : records.value()) out.push_back(r.to_json());
-    return json_response(http::status::ok, json::object{{"elicitations", std::move(out)}});
+    const auto filter = decision_filter_from<decisions::ElicitationFilter>(
+        req, decisions::parse_elicitation_state, "pending, answered, completed, failed, expired", "elicitations");
+    return json_response(http::status::ok,
+                         decision_list_json(app::list_elicitations(s.host, *req.user, filter), "elicitations"));
 }
 
 Reply answer(ApiServices& s, ApiRequest& req) {

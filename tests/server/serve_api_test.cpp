@@ -245,6 +245,27 @@ TEST_F(ServeApi, ApprovalRequiredIs202AndResolvingTwiceIs409) {
     EXPECT_EQ(reject_without_reason.error_code(), "FIELD_MISSING");
 }
 
+// Both listings of pending decisions read their query alike and say what is wrong with it.
+TEST_F(ServeApi, ApprovalAndQuestionListingsRefuseABadQueryAlikeNamingWhatIsWrong) {
+    for (const std::string listing : {"/v1/approvals", "/v1/elicitations"}) {
+        auto bad_state = d().get(listing + "?state=sideways", "alice");
+        EXPECT_EQ(bad_state.status, 400) << listing << ": " << bad_state.body;
+        EXPECT_EQ(bad_state.error_code(), "INVALID_QUERY") << bad_state.body;
+        EXPECT_THAT(bad_state.body, HasSubstr("pending")) << "the error does not list the states";
+        EXPECT_THAT(bad_state.body, HasSubstr("sideways"));
+
+        auto someone_else = d().get(listing + "?user=bob", "alice");
+        EXPECT_EQ(someone_else.status, 403) << listing << ": " << someone_else.body;
+        EXPECT_EQ(d().get(listing + "?user=alice&state=all", "alice").status, 200);
+        EXPECT_EQ(d().get(listing + "?user=bob&state=all", "owner").status, 200);
+
+        auto too_many = d().get(listing + "?limit=5000", "alice");
+        EXPECT_EQ(too_many.status, 400) << listing << ": " << too_many.body;
+        auto unknown = d().get(listing + "?colour=red", "alice");
+        EXPECT_EQ(unknown.status, 400) << listing << ": " << unknown.body;
+    }
+}
+
 TEST_F(ServeApi, MetricsCountCallsPerSkillWithLatencyHistograms) {
     ASSERT_EQ(d().post("/v1/skills/noop/call", "{}", "alice").status, 200);
     ASSERT_EQ(d().post("/v1/skills/noop/call", "{}", "alice").status, 200);
