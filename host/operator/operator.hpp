@@ -155,6 +155,15 @@ private:
     // leases). Makes `cancel` when it is null, so a lost lease can stop the run.
     Result<std::unique_ptr<RunLeaseHold>> hold_lease(std::string_view run_id,
                                                      std::shared_ptr<std::atomic<bool>>& cancel);
+    // Before a run that waited on a person (an approval, a question) continues: the plugin versions
+    // its steps used are here, and its lease is held.
+    Result<std::unique_ptr<RunLeaseHold>> lease_to_continue(const store::Run& run,
+                                                            std::shared_ptr<std::atomic<bool>>& cancel);
+    // Takes the run from `waited` (compare-and-set), tells `events` the resumed observation, and
+    // drives it on.
+    Result<store::Run> claim_and_drive(store::Run& run, store::RunStatus waited, const auth::UserContext& user,
+                                       RunEventSubscriber* events, std::shared_ptr<std::atomic<bool>> cancel,
+                                       std::unique_ptr<RunLeaseHold> lease);
     // `retry_pending_step`: a step saved with its action but no observation (the instance that ran
     // it stopped mid-call) runs again first.
     Result<store::Run> drive(store::Run& run, const auth::UserContext& user, RunEventSubscriber* events, int max_steps,

@@ -207,14 +207,10 @@ Result<store::Run> Operator::resume_after_approval(std::string_view run_id, RunE
     run.error.reset();
     auto user = user_for(run);
     if (!user) return user.error();
-    // Compare-and-set: of two processes resuming this run (the daemon after an approval and a
-    // `runs resume`), only the first drives it, so no skill call is repeated.
-    if (auto versions = has_plugin_versions_of(run, parts_.catalog().get()); !versions) return versions.error();
-    auto lease = hold_lease(run.id, cancel);
+    auto lease = lease_to_continue(run, cancel);
     if (!lease) return lease.error();
-    if (auto claimed = parts_.runs->claim(run, RunStatus::awaiting_approval); !claimed) return claimed.error();
-    emit_resumed_observation(events, run, lease.value().get());
-    return drive(run, user.value(), events, 0, std::move(cancel), std::move(lease.value()));
+    return claim_and_drive(run, RunStatus::awaiting_approval, user.value(), events, std::move(cancel),
+                           std::move(lease.value()));
 }
 
 Result<store::Run> Operator::resume_after_input(std::string_view run_id, RunEventSubscriber* events,
@@ -286,8 +282,7 @@ Result<store::Run> Operator::resume_after_input(std::string_view run_id, RunEven
     }
     auto user = user_for(run);
     if (!user) return user.error();
-    if (auto versions = has_plugin_versions_of(run, parts_.catalog().get()); !versions) return versions.error();
-    auto lease = hold_lease(run.id, cancel);
+    auto lease = lease_to_continue(run, cancel);
     if (!lease) return lease.error();
     if (paused_again) {
         // Still waiting, on what the step asked this time: stored with the new id, nothing driven.
@@ -301,10 +296,24 @@ Result<store::Run> Operator::resume_after_input(std::string_view run_id, RunEven
     run.status = RunStatus::running;
     run.elicitation_id.clear();
     run.error.reset();
-    // Compare-and-set, as after an approval: of two processes resuming this run, one drives it.
-    if (auto claimed = parts_.runs->claim(run, RunStatus::awaiting_input); !claimed) return claimed.error();
-    emit_resumed_observation(events, run, lease.value().get());
-    return drive(run, user.value(), events, 0, std::move(cancel), std::move(lease.value()));
+    return claim_and_drive(run, RunStatus::awaiting_input, user.value(), events, std::move(cancel),
+                           std::move(lease.value()));
+}
+
+Result<std::unique_ptr<RunLeaseHold>> Operator::lease_to_continue(const store::Run& run,
+                                                                  std::shared_ptr<std::atomic<bool>>& cancel) {
+    if (auto versions = has_plugin_versions_of(run, parts_.catalog().get()); !versions) return versions.error();
+    return hold_lease(run.id, cancel);
+}
+
+Result<store::Run> Operator::claim_and_drive(store::Run& run, RunStatus waited, const auth::UserContext& user,
+                                             RunEventSubscriber* events, std::shared_ptr<std::atomic<bool>> cancel,
+                                             std::unique_ptr<RunLeaseHold> lease) {
+    // Compare-and-set: of two processes resuming this run (the daemon after a decision and a
+    // `runs resume`), only the first drives it, so no skill call is repeated.
+    if (auto claimed = parts_.runs->claim(run, waited); !claimed) return claimed.error();
+    emit_resumed_observation(events, run, lease.get());
+    return drive(run, user, events, 0, std::move(cancel), std::move(lease));
 }
 
 Result<store::Run> Operator::resume_interrupted(std::string_view run_id, RunEventSubscriber* events,
