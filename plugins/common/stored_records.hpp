@@ -15,6 +15,18 @@
 
 namespace skillhost_builtin {
 
+// `call`'s storage, or STORAGE_UNAVAILABLE saying that `plugin` keeps its `what` there and needs a
+// host that offers it (an older host, or a test kit without storage).
+inline skillhost::Storage require_storage(const skillhost::Call& call, std::string_view plugin, std::string_view what) {
+    skillhost::Storage storage = call.storage();
+    if (!storage.available())
+        throw skillhost::SkillError("STORAGE_UNAVAILABLE",
+                                    "the " + std::string(plugin) + " plugin keeps its " + std::string(what) +
+                                        " in the host's storage (skillhost.storage/1), which this host does not "
+                                        "offer; run it on skillhost with plugin storage (the host that shipped it)");
+    return storage;
+}
+
 // The key of record `id` in a numbered collection: 16 digits, zero-padded, so keys list in id order.
 inline std::string record_key(std::int64_t id) {
     char key[32];

@@ -161,12 +161,8 @@ std::string fts_query_for(std::string_view text) {
     return query;
 }
 
-MemoryStore::MemoryStore(const skillhost::Call& call) : storage_(call.storage()), retry_keys_(storage_) {
-    if (!storage_.available())
-        throw SkillError(
-            "STORAGE_UNAVAILABLE",
-            "the memory plugin keeps its memories in the host's storage (skillhost.storage/1), which "
-            "this host does not offer; run it on skillhost with plugin storage (the host that shipped it)");
+MemoryStore::MemoryStore(const skillhost::Call& call)
+    : storage_(require_storage(call, "memory", "memories")), retry_keys_(storage_) {
     import_memory_file_once(call, storage_);
 }
 

@@ -114,11 +114,8 @@ bool displayed_before(const Task& a, const Task& b) {
     return a.id < b.id;
 }
 
-TaskStore::TaskStore(const skillhost::Call& call) : storage_(call.storage()), retry_keys_(storage_) {
-    if (!storage_.available())
-        throw SkillError("STORAGE_UNAVAILABLE",
-                         "the tasks plugin keeps its tasks in the host's storage (skillhost.storage/1), which this "
-                         "host does not offer; run it on skillhost with plugin storage (the host that shipped it)");
+TaskStore::TaskStore(const skillhost::Call& call)
+    : storage_(require_storage(call, "tasks", "tasks")), retry_keys_(storage_) {
     import_task_file_once(call, storage_);
 }
 

@@ -140,13 +140,9 @@ TEST(AuditOutbox, ADrainRepeatedAfterACrashInsertsEachRecordIntoTheTableOnce) {
 // when the server is back the outbox drains and executions go on.
 TEST(AuditOutbox, WhileTheServerIsDownAFullOutboxRefusesExecutionsUntilItDrains) {
     std::string why;
-    auto server = ::skillhost::testing::PostgresServer::start(why);
-    if (!server) {
-        if (::skillhost::testing::postgres_required()) FAIL() << "PostgreSQL is required (CI=true): " << why;
-        GTEST_SKIP() << why;
-    }
-    const std::string url = server->fresh_database(why);
-    ASSERT_FALSE(url.empty()) << why;
+    std::unique_ptr<::skillhost::testing::PostgresServer> server;
+    std::string url;
+    SKILLHOST_OWN_POSTGRES_SERVER(server, url);
     TempDir dir;
     const auto file = dir.path() / "audit-outbox.jsonl";
     auto sink = DatabaseAuditSink::open(db::StorageLocation::postgres(url), AuditOptions{},

@@ -93,13 +93,9 @@ TEST(PgPool, AStatementBlockedOnTheServerDoesNotHoldUpTheStoresOtherStatements) 
 
 TEST(PgPool, PooledConnectionsComeBackAfterTheServerRestarts) {
     std::string why;
-    auto server = testing::PostgresServer::start(why);
-    if (!server) {
-        if (testing::postgres_required()) FAIL() << "PostgreSQL is required (CI=true): " << why;
-        GTEST_SKIP() << why;
-    }
-    const std::string url = server->fresh_database(why);
-    ASSERT_FALSE(url.empty()) << why;
+    std::unique_ptr<testing::PostgresServer> server;
+    std::string url;
+    SKILLHOST_OWN_POSTGRES_SERVER(server, url);
     auto store = BackendConnection::open(StorageLocation::postgres(url));
     ASSERT_TRUE(store.ok()) << store.error().message;
     ASSERT_TRUE((*store)->run("reading", "SELECT 1", {}).ok());

@@ -14,16 +14,7 @@ namespace {
 
 class PostgresReconnect : public ::testing::Test {
 protected:
-    void SetUp() override {
-        std::string why;
-        server = testing::PostgresServer::start(why);
-        if (!server) {
-            if (testing::postgres_required()) FAIL() << "PostgreSQL is required (CI=true): " << why;
-            GTEST_SKIP() << why;
-        }
-        url = server->fresh_database(why);
-        ASSERT_FALSE(url.empty()) << why;
-    }
+    void SetUp() override { SKILLHOST_OWN_POSTGRES_SERVER(server, url); }
     // Uses `connection` until a statement succeeds (the reconnect backoff is at most 5 s).
     static Result<PgResult> query_until_back(PgConnection& connection, const std::string& sql) {
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);

@@ -425,20 +425,11 @@ TEST_F(ServeMultiInstance, ARetryWithTheSameIdempotencyKeyOnTheOtherInstanceRepl
     EXPECT_EQ(done.headers["idempotent-replayed"], "true");
 }
 
-// A PostgreSQL server of the test's own (the test stops and restarts it) in `server`, a fresh
-// database's connection string in `url`; or the test skips (fails under CI=true).
-#define OWN_POSTGRES_SERVER(server, url)                                                \
-    auto server = PostgresServer::start(why);                                           \
-    if (!server) {                                                                      \
-        if (postgres_required()) FAIL() << "PostgreSQL is required (CI=true): " << why; \
-        GTEST_SKIP() << why;                                                            \
-    }                                                                                   \
-    const std::string url = server->fresh_database(why);                                \
-    ASSERT_FALSE(url.empty()) << why
-
 TEST(ServeDatabaseRestart, ADaemonAnswers503WhileThePostgresServerIsDownAndRecoversWithoutRestart) {
     std::string why;
-    OWN_POSTGRES_SERVER(server, url);
+    std::unique_ptr<PostgresServer> server;
+    std::string url;
+    SKILLHOST_OWN_POSTGRES_SERVER(server, url);
     DaemonProcess d(instance_setup(url));
     d.start();
     const pid_t pid = d.process().pid();
@@ -478,7 +469,9 @@ TEST(ServeDatabaseRestart, ADaemonAnswers503WhileThePostgresServerIsDownAndRecov
 // waits in the daemon and a retry after the server returned replays it instead of running again.
 TEST(ServeDatabaseRestart, TheAfterCallRecordAndAnswerOfACallRunningWhenThePostgresServerDiesAreKeptWhenItReturns) {
     std::string why;
-    OWN_POSTGRES_SERVER(server, url);
+    std::unique_ptr<PostgresServer> server;
+    std::string url;
+    SKILLHOST_OWN_POSTGRES_SERVER(server, url);
     DaemonProcess d(instance_setup(url));
     d.start();
     const auto started = d.home() / "users" / "alice" / "plugins" / "echo" / "sleep-started";
@@ -544,7 +537,9 @@ TEST(ServeDatabaseRestart, TheAfterCallRecordAndAnswerOfACallRunningWhenThePostg
 // with its outcome unrecorded.
 TEST(ServeDatabaseRestart, WorkInFlightWhenThePostgresServerDiesIsDoneAndAuditedOrRefusedAsUnavailable) {
     std::string why;
-    OWN_POSTGRES_SERVER(server, url);
+    std::unique_ptr<PostgresServer> server;
+    std::string url;
+    SKILLHOST_OWN_POSTGRES_SERVER(server, url);
     DaemonSetup setup = instance_setup(url);
     setup.policy_yaml = "global:\n  ask: [\"add\"]\n";
     DaemonProcess d(setup);

@@ -96,3 +96,19 @@ std::string backend_test_name(const ::testing::TestParamInfo<db::StorageBackend>
             GTEST_SKIP() << "no PostgreSQL server for this test: " << pg_why_;                                        \
         }                                                                                                             \
     }
+
+// In a test body (or SetUp): a PostgreSQL server of the test's own in `server_var` (the test may stop
+// and restart it) and a fresh database's connection string in `url_var`; or the test skips (fails
+// under CI=true). Declares neither when they already exist: pass names of members to assign them.
+#define SKILLHOST_OWN_POSTGRES_SERVER(server_var, url_var)                     \
+    do {                                                                       \
+        std::string pg_own_why_;                                               \
+        server_var = ::skillhost::testing::PostgresServer::start(pg_own_why_); \
+        if (!server_var) {                                                     \
+            if (::skillhost::testing::postgres_required())                     \
+                FAIL() << "PostgreSQL is required (CI=true): " << pg_own_why_; \
+            GTEST_SKIP() << pg_own_why_;                                       \
+        }                                                                      \
+        url_var = server_var->fresh_database(pg_own_why_);                     \
+        ASSERT_FALSE(url_var.empty()) << pg_own_why_;                          \
+    } while (false)
