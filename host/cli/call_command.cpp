@@ -82,7 +82,7 @@ int run_call(CliContext& ctx, const CallArgs& a) {
     }
     if (!result.ok) {
         print_error(result.error);
-        if (outcome.elicitation_id) print_pending_question(host, *outcome.elicitation_id);
+        if (outcome.elicitation_id) print_pending_question(host, user.value(), *outcome.elicitation_id);
         return exit_code_for(result.error.kind());
     }
     print_json(result.output);

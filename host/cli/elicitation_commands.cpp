@@ -138,7 +138,7 @@ int run_answer(CliContext& ctx, const ElicitationArgs& a) {
     } else {
         std::cout << (resolution->elicitation_id ? " and asks something more:\n" : " and did not finish:\n");
         print_error(result.error);
-        if (resolution->elicitation_id) print_pending_question(*host, *resolution->elicitation_id);
+        if (resolution->elicitation_id) print_pending_question(*host, user, *resolution->elicitation_id);
     }
     resumer.print(resolution->run);
     return result.ok ? kExitOk : kExitFailed;
@@ -146,8 +146,8 @@ int run_answer(CliContext& ctx, const ElicitationArgs& a) {
 
 }  // namespace
 
-void print_pending_question(HostRuntime& host, const std::string& id) {
-    auto record = host.elicitations->get(id);
+void print_pending_question(HostRuntime& host, const auth::UserContext& user, const std::string& id) {
+    auto record = app::visible_elicitation(host, user, id);
     if (!record) return;
     std::cout << "\n" << record->to_text();
 }

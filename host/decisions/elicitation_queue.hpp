@@ -90,9 +90,12 @@ public:
     // ELICITATION_ALREADY_ANSWERED (also for the loser of two racing answers).
     Result<ElicitationRecord> answer(std::string_view id, const Resolver& answerer, const ElicitationAnswer& answer);
 
-    // answered -> completed (ok) or failed, storing what the call that followed returned.
+    // answered -> completed (ok) or failed, storing what the call that followed returned. An
+    // outcome the database refuses waits in memory, as an approval's does (ApprovalQueue::complete).
     Result<ElicitationRecord> complete(std::string_view id, bool ok, const boost::json::value& result,
                                        std::string_view reason = {});
+    // Stores outcomes that waited for the database; returns how many still wait.
+    std::size_t record_unrecorded_outcomes() const { return decisions_.record_unrecorded_outcomes(); }
 
     // pending past expires_at -> expired. Returns their ids.
     Result<std::vector<std::string>> expire_due(TimePoint now);

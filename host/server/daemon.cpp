@@ -1,4 +1,5 @@
 #include "server/daemon.hpp"
+#include "app/decision_upkeep.hpp"
 #include "app/error_codes.hpp"
 #include "db/error_codes.hpp"
 #include "server/error_codes.hpp"
@@ -188,16 +189,12 @@ Daemon::~Daemon() {
 }
 
 Status Daemon::start() {
-    if (auto recovered = host_.approvals->recover_interrupted(); recovered && !recovered->empty()) {
-        spdlog::warn("serve: {} approved call(s) were interrupted by an earlier stop and are marked failed",
-                     recovered->size());
-    }
+    app::recover_interrupted_decisions(host_);
     if (auto st = server_->start(); !st) return st;
     if (operators_.leases) {
         app::SharedStateSweeperParts parts;
         parts.leases = operators_.leases.get();
-        parts.approvals = host_.approvals.get();
-        parts.elicitations = host_.elicitations.get();
+        app::add_decision_queues(parts, host_);
         parts.runs = operators_.runs.get();
         parts.op = operators_.op.get();
         RunHub* hub = runs_.get();
@@ -309,9 +306,7 @@ MetricGauges Daemon::gauges() const {
     g.plugins_loaded = snapshot->plugins().size();
     g.plugin_failures = snapshot->failures().size();
     g.skills_loaded = snapshot->entries().size();
-    decisions::ApprovalFilter pending;
-    pending.states = {decisions::ApprovalState::pending};
-    if (auto records = host_.approvals->list(pending)) g.approvals_pending = records->size();
+    if (auto pending = app::pending_approval_count(host_)) g.approvals_pending = *pending;
     g.requests_in_flight = server_->requests_in_flight();
     g.streams_open = server_->open_streams();
     if (auto counts = operators_.runs->count_by_status()) g.runs_by_status = std::move(counts.value());

@@ -1,5 +1,6 @@
 #include "server/readiness.hpp"
 
+#include "app/decision_upkeep.hpp"
 #include "app/storage_schema.hpp"
 #include "db/postgres_connection.hpp"
 #include "db/sqlite_connection.hpp"
@@ -172,11 +173,15 @@ json::object ReadinessCheck::run_checks() const {
         ready = ready && room;
         checks["audit_outbox"] = std::move(outbox);
     }
-    // Approval outcomes that could not be stored are stored now if storage takes writes again.
-    if (host_.approvals) {
-        const std::size_t waiting = host_.approvals->record_unrecorded_outcomes();
+    // Outcomes of approved calls and answered questions that could not be stored are stored now
+    // if storage takes writes again.
+    {
+        const std::size_t waiting = app::record_unrecorded_decision_outcomes(host_);
         json::object approvals{{"ok", waiting == 0}, {"unrecorded_outcomes", waiting}};
-        if (waiting) approvals["error"] = "approval outcomes wait for the database to take writes again";
+        if (waiting)
+            approvals["error"] =
+                "outcomes of approved calls or answered questions wait for the database to take "
+                "writes again";
         ready = ready && waiting == 0;
         checks["approvals"] = std::move(approvals);
     }

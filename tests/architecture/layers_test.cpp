@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -204,6 +205,35 @@ TEST(ArchitectureLayers, FrontEndsUseLowerSubsystemsOnlyThroughAppOrADocumentedE
     for (const auto& [header, reason] : allowed)
         EXPECT_TRUE(uses.contains(header)) << header << " is listed as a front-end exception but no front end "
                                            << "includes it; delete its line from docs/architecture.md";
+}
+
+// A front end's use of the runtime's decision queues: `host.approvals`, `s.host.elicitations`,
+// `host_->approvals`, ... (what the include check cannot see, since app/ brings the headers along).
+const std::regex runtime_decision_queue(R"(\bhost_?\s*(\.|->)\s*(approvals|elicitations)\b)");
+
+// Who sees a decision, when it expires, what is recovered and stored later are decided once, in the
+// decision queues behind app/'s use cases; a front end that reached the queues itself would decide
+// them again (as the CLI and the API once did, differently).
+TEST(ArchitectureLayers, FrontEndsReachPendingDecisionsOnlyThroughAppUseCases) {
+    ASSERT_TRUE(std::regex_search("    auto record = s.host.approvals->get(id);", runtime_decision_queue));
+    ASSERT_TRUE(std::regex_search("parts.x = host_.elicitations.get();", runtime_decision_queue));
+    ASSERT_FALSE(std::regex_search("auto* list = approvals->add_subcommand(\"list\");", runtime_decision_queue));
+    for (const std::string front_end : {"cli", "server", "mcp"}) {
+        for (const auto& entry : fs::recursive_directory_iterator(source_dir / "host" / front_end)) {
+            if (!entry.is_regular_file() || !is_source(entry.path())) continue;
+            std::ifstream in(entry.path());
+            std::string line;
+            std::size_t number = 0;
+            while (std::getline(in, line)) {
+                ++number;
+                if (std::regex_search(line, runtime_decision_queue))
+                    ADD_FAILURE() << fs::relative(entry.path(), source_dir).string() << ":" << number
+                                  << ": a front end uses the runtime's decision queue directly; use (or add) a use "
+                                     "case in app/ (approval_actions, elicitation_actions, decision_upkeep)\n"
+                                  << line;
+            }
+        }
+    }
 }
 
 TEST(ArchitectureLayers, TheCheckSeesAnUpwardInclude) {
