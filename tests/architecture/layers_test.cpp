@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -167,16 +168,11 @@ std::string included_path(const std::string& line) {
     return quote == std::string::npos ? std::string() : line.substr(start + 10, quote - start - 10);
 }
 
-// Front ends reach lower subsystems only through app, or through a header docs/architecture.md
-// lists with its reason; a listed header nobody includes any more is a stale line.
-TEST(ArchitectureLayers, FrontEndsUseLowerSubsystemsOnlyThroughAppOrADocumentedException) {
-    const auto allowed = read_front_end_exceptions(source_dir / "docs" / "architecture.md");
-    ASSERT_GE(allowed.size(), 5u) << "docs/architecture.md has no front-end-includes block between its markers";
-    const std::vector<std::string> front_ends = {"cli", "server", "mcp"};
-    const std::vector<std::string> open_to_front_ends = {"cli", "server", "mcp", "app", "config", "net", "base"};
-    const auto levels = read_layers(source_dir / "docs" / "architecture.md");
-    std::map<std::string, int> uses;
-    for (const auto& front_end : front_ends) {
+// Calls `visit(front end, "host/<front end>/file:line", line)` for every line of every source file of
+// the front ends (cli/, server/, mcp/).
+void for_each_front_end_line(
+    const std::function<void(const std::string&, const std::string&, const std::string&)>& visit) {
+    for (const std::string front_end : {"cli", "server", "mcp"}) {
         for (const auto& entry : fs::recursive_directory_iterator(source_dir / "host" / front_end)) {
             if (!entry.is_regular_file() || !is_source(entry.path())) continue;
             std::ifstream in(entry.path());
@@ -184,24 +180,35 @@ TEST(ArchitectureLayers, FrontEndsUseLowerSubsystemsOnlyThroughAppOrADocumentedE
             std::size_t number = 0;
             while (std::getline(in, line)) {
                 ++number;
-                const std::string path = included_path(line);
-                const std::size_t slash = path.find('/');
-                if (slash == std::string::npos) continue;
-                const std::string folder = path.substr(0, slash);
-                if (!levels.contains(folder)) continue;
-                if (std::find(open_to_front_ends.begin(), open_to_front_ends.end(), folder) != open_to_front_ends.end())
-                    continue;
-                if (allowed.contains(path)) {
-                    ++uses[path];
-                    continue;
-                }
-                ADD_FAILURE() << fs::relative(entry.path(), source_dir).string() << ":" << number << ": " << front_end
-                              << "/ includes " << path
-                              << " directly; go through app/ or list the header with its reason in the "
-                                 "front-end-includes block of docs/architecture.md";
+                visit(front_end, fs::relative(entry.path(), source_dir).string() + ":" + std::to_string(number), line);
             }
         }
     }
+}
+
+// Front ends reach lower subsystems only through app, or through a header docs/architecture.md
+// lists with its reason; a listed header nobody includes any more is a stale line.
+TEST(ArchitectureLayers, FrontEndsUseLowerSubsystemsOnlyThroughAppOrADocumentedException) {
+    const auto allowed = read_front_end_exceptions(source_dir / "docs" / "architecture.md");
+    ASSERT_GE(allowed.size(), 5u) << "docs/architecture.md has no front-end-includes block between its markers";
+    const std::vector<std::string> open_to_front_ends = {"cli", "server", "mcp", "app", "config", "net", "base"};
+    const auto levels = read_layers(source_dir / "docs" / "architecture.md");
+    std::map<std::string, int> uses;
+    for_each_front_end_line([&](const std::string& front_end, const std::string& where, const std::string& line) {
+        const std::string path = included_path(line);
+        const std::size_t slash = path.find('/');
+        if (slash == std::string::npos) return;
+        const std::string folder = path.substr(0, slash);
+        if (!levels.contains(folder)) return;
+        if (std::find(open_to_front_ends.begin(), open_to_front_ends.end(), folder) != open_to_front_ends.end()) return;
+        if (allowed.contains(path)) {
+            ++uses[path];
+            return;
+        }
+        ADD_FAILURE() << where << ": " << front_end << "/ includes " << path
+                      << " directly; go through app/ or list the header with its reason in the "
+                         "front-end-includes block of docs/architecture.md";
+    });
     for (const auto& [header, reason] : allowed)
         EXPECT_TRUE(uses.contains(header)) << header << " is listed as a front-end exception but no front end "
                                            << "includes it; delete its line from docs/architecture.md";
@@ -218,22 +225,13 @@ TEST(ArchitectureLayers, FrontEndsReachPendingDecisionsOnlyThroughAppUseCases) {
     ASSERT_TRUE(std::regex_search("    auto record = s.host.approvals->get(id);", runtime_decision_queue));
     ASSERT_TRUE(std::regex_search("parts.x = host_.elicitations.get();", runtime_decision_queue));
     ASSERT_FALSE(std::regex_search("auto* list = approvals->add_subcommand(\"list\");", runtime_decision_queue));
-    for (const std::string front_end : {"cli", "server", "mcp"}) {
-        for (const auto& entry : fs::recursive_directory_iterator(source_dir / "host" / front_end)) {
-            if (!entry.is_regular_file() || !is_source(entry.path())) continue;
-            std::ifstream in(entry.path());
-            std::string line;
-            std::size_t number = 0;
-            while (std::getline(in, line)) {
-                ++number;
-                if (std::regex_search(line, runtime_decision_queue))
-                    ADD_FAILURE() << fs::relative(entry.path(), source_dir).string() << ":" << number
-                                  << ": a front end uses the runtime's decision queue directly; use (or add) a use "
-                                     "case in app/ (approval_actions, elicitation_actions, decision_upkeep)\n"
-                                  << line;
-            }
-        }
-    }
+    for_each_front_end_line([](const std::string&, const std::string& where, const std::string& line) {
+        if (std::regex_search(line, runtime_decision_queue))
+            ADD_FAILURE() << where
+                          << ": a front end uses the runtime's decision queue directly; use (or add) a use case in "
+                             "app/ (approval_actions, elicitation_actions, decision_upkeep)\n"
+                          << line;
+    });
 }
 
 TEST(ArchitectureLayers, TheCheckSeesAnUpwardInclude) {
