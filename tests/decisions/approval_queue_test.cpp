@@ -6,6 +6,7 @@
 #include "audit/audit_reader.hpp"
 #include "support/unit_testing.hpp"
 #include "support/postgres_server.hpp"
+#include "sql_from_outside.hpp"
 
 #include <boost/json/parse.hpp>
 #include <gmock/gmock.h>
@@ -274,21 +275,7 @@ TEST_P(ApprovalQueueOnEachBackend, TheDatabaseRefusesIllegalTransitionsEvenFromO
     ASSERT_TRUE(queue->claim_for_execution(id, owner).ok());
     ASSERT_TRUE(queue->complete(id, true, nullptr).ok());
     const std::string sql = "UPDATE pending_decisions SET state = 'claimed' WHERE id = '" + id + "'";
-    if (GetParam() == db::StorageBackend::sqlite) {
-        sqlite3* raw = nullptr;
-        ASSERT_EQ(sqlite3_open(where.sqlite_file.c_str(), &raw), SQLITE_OK);
-        char* message = nullptr;
-        EXPECT_NE(sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, &message), SQLITE_OK);
-        EXPECT_THAT(std::string(message ? message : ""), HasSubstr("illegal decision state transition"));
-        sqlite3_free(message);
-        sqlite3_close(raw);
-    } else {
-        auto raw = db::PgConnection::open(where.postgres_url);
-        ASSERT_TRUE(raw.ok()) << raw.error().message;
-        const auto refused = raw->exec(sql);
-        ASSERT_FALSE(refused.ok());
-        EXPECT_THAT(refused.error().message, HasSubstr("illegal decision state transition"));
-    }
+    EXPECT_THAT(refusal_of_sql_from_outside(where, sql), HasSubstr("illegal decision state transition"));
     EXPECT_EQ(queue->get(id)->state, ApprovalState::executed);
 }
 

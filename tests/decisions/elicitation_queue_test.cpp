@@ -6,6 +6,7 @@
 #include "audit/audit_reader.hpp"
 #include "decisions/elicitation_queue.hpp"
 #include "support/postgres_server.hpp"
+#include "sql_from_outside.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -249,21 +250,7 @@ TEST_P(ElicitationQueueOnEachBackend, TheDatabaseRefusesIllegalTransitionsEvenFr
     ASSERT_TRUE(queue->answer(id, bob, accept(R"({"name":"Ada"})")).ok());
     ASSERT_TRUE(queue->complete(id, true, nullptr).ok());
     const std::string sql = "UPDATE pending_decisions SET state = 'pending' WHERE id = '" + id + "'";
-    if (GetParam() == db::StorageBackend::sqlite) {
-        sqlite3* raw = nullptr;
-        ASSERT_EQ(sqlite3_open(where.sqlite_file.c_str(), &raw), SQLITE_OK);
-        char* message = nullptr;
-        EXPECT_NE(sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, &message), SQLITE_OK);
-        EXPECT_THAT(std::string(message ? message : ""), HasSubstr("illegal decision state transition"));
-        sqlite3_free(message);
-        sqlite3_close(raw);
-    } else {
-        auto raw = db::PgConnection::open(where.postgres_url);
-        ASSERT_TRUE(raw.ok()) << raw.error().message;
-        const auto refused = raw->exec(sql);
-        ASSERT_FALSE(refused.ok());
-        EXPECT_THAT(refused.error().message, HasSubstr("illegal decision state transition"));
-    }
+    EXPECT_THAT(refusal_of_sql_from_outside(where, sql), HasSubstr("illegal decision state transition"));
     EXPECT_EQ(queue->get(id)->state, ElicitationState::completed);
 }
 
