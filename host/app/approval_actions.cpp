@@ -25,16 +25,6 @@ boost::json::object ApprovalResolution::to_json() const {
     return out;
 }
 
-Result<decisions::ApprovalRecord> visible_approval(HostRuntime& host, const auth::UserContext& user,
-                                                   std::string_view id) {
-    return host.approvals->get_visible(id, host.resolver(user));
-}
-
-Result<std::vector<decisions::ApprovalRecord>> list_approvals(HostRuntime& host, const auth::UserContext& user,
-                                                              const decisions::ApprovalFilter& filter) {
-    return host.approvals->list_visible(filter, host.resolver(user));
-}
-
 Result<ApprovalResolution> approve_and_resume(HostRuntime& host, std::string_view approval_id,
                                               const auth::UserContext& approver, const RunResumer& resume) {
     const auto snapshot = host.snapshot();

@@ -3,6 +3,7 @@
 // resumes it where its event streams can follow and the CLI runs it in-process.
 #pragma once
 
+#include "app/decision_views.hpp"
 #include "app/host_runtime.hpp"
 #include "base/error.hpp"
 #include "exec/executor.hpp"
@@ -39,16 +40,6 @@ struct ApprovalResolution {
     // {approval, call?, run?}: the shape the CLI's --json and the HTTP API answer with.
     boost::json::object to_json() const;
 };
-
-// The approval as `user` may see it: their own, or any for an owner (expired ones are marked first).
-// APPROVAL_NOT_FOUND otherwise, so nobody learns the ids of other users' approvals.
-Result<decisions::ApprovalRecord> visible_approval(HostRuntime& host, const auth::UserContext& user,
-                                                   std::string_view id);
-
-// `user`'s approvals (for an owner, those `filter` asks for: every user's unless it names one),
-// newest first, expired ones marked first.
-Result<std::vector<decisions::ApprovalRecord>> list_approvals(HostRuntime& host, const auth::UserContext& user,
-                                                              const decisions::ApprovalFilter& filter);
 
 // Re-checks arguments and policy as they are now, runs the call exactly once, then resumes the run
 // that asked for it (if any). Errors are those of the approval queue and the pipeline

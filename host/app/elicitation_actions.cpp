@@ -53,20 +53,10 @@ json::object ElicitationResolution::to_json() const {
     return out;
 }
 
-Result<decisions::ElicitationRecord> visible_elicitation(HostRuntime& host, const auth::UserContext& user,
-                                                         std::string_view id) {
-    return host.elicitations->get_visible(id, host.resolver(user));
-}
-
-Result<std::vector<decisions::ElicitationRecord>> list_elicitations(HostRuntime& host, const auth::UserContext& user,
-                                                                    const decisions::ElicitationFilter& filter) {
-    return host.elicitations->list_visible(filter, host.resolver(user));
-}
-
 Result<ElicitationResolution> answer_and_resume(HostRuntime& host, std::string_view id,
                                                 const auth::UserContext& answerer,
                                                 const decisions::ElicitationAnswer& answer, const WaitingRun& run) {
-    auto visible = visible_elicitation(host, answerer, id);
+    auto visible = visible_decision<decisions::ElicitationRecord>(host, answerer, id);
     if (!visible) return visible.error();
     if (visible->state == decisions::ElicitationState::pending) {
         if (auto moved_on = run_moved_on(host, visible.value(), answerer, run)) return *moved_on;

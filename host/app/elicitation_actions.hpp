@@ -3,6 +3,7 @@
 #pragma once
 
 #include "app/approval_actions.hpp"
+#include "app/decision_views.hpp"
 #include "app/host_runtime.hpp"
 #include "base/error.hpp"
 #include "exec/executor.hpp"
@@ -30,15 +31,6 @@ struct ElicitationResolution {
     // API answer.
     boost::json::object to_json() const;
 };
-
-// The question as `user` may see it: their own, or any for an owner. ELICITATION_NOT_FOUND
-// otherwise, so nobody learns the ids of other users' questions.
-Result<decisions::ElicitationRecord> visible_elicitation(HostRuntime& host, const auth::UserContext& user,
-                                                         std::string_view id);
-
-// `user`'s questions (every user's for an owner with all_users), newest first.
-Result<std::vector<decisions::ElicitationRecord>> list_elicitations(HostRuntime& host, const auth::UserContext& user,
-                                                                    const decisions::ElicitationFilter& filter);
 
 // How a question an operator run asked reaches its run (the front end knows the run store and
 // where the run resumes: the daemon's run hub, or in-process for the CLI).

@@ -16,25 +16,6 @@ struct ApprovalArgs : DecisionArgs {
     std::string reason;
 };
 
-int run_list(CliContext& ctx, const ApprovalArgs& a) {
-    auto who = acting(ctx, a.user);
-    if (!who) return fail_setup(who.error(), a.json);
-    auto [host, user] = who.value();
-    decisions::ApprovalFilter filter;
-    if (!a.user.empty()) filter.user_id = user.user_id;
-    if (!a.all) filter.states = {decisions::ApprovalState::pending};
-    filter.limit = 1000;
-    return print_decision_list(app::list_approvals(*host, user, filter), a,
-                               {"approvals", "No approvals.", "No pending approvals. (--all shows resolved ones too)"});
-}
-
-int run_show(CliContext& ctx, const ApprovalArgs& a) {
-    auto who = acting(ctx, a.user);
-    if (!who) return fail_setup(who.error(), a.json);
-    auto [host, user] = who.value();
-    return print_decision(app::visible_approval(*host, user, a.id), a);
-}
-
 int run_approve(CliContext& ctx, const ApprovalArgs& a) {
     auto who = acting(ctx, a.user);
     if (!who) return fail_setup(who.error(), a.json);
@@ -87,33 +68,24 @@ int run_reject(CliContext& ctx, const ApprovalArgs& a) {
 void register_approval_commands(CLI::App& app, CliContext& ctx) {
     auto* approvals = app.add_subcommand("approvals", "Calls waiting for approval: list, show, approve, reject");
     approvals->require_subcommand(1);
-    auto add_common = [&ctx](CLI::App* cmd, ApprovalArgs& a) { add_decision_options(*cmd, ctx, a); };
+    add_list_and_show_commands<decisions::ApprovalRecord, decisions::ApprovalState, ApprovalArgs>(
+        *approvals, ctx,
+        {.list = {"approvals", "No approvals.", "No pending approvals. (--all shows resolved ones too)"},
+         .list_help = "Pending approvals (owners see everyone's; --user narrows)",
+         .all_help = "Include approved, executed, failed, rejected and expired ones",
+         .show_help = "One approval with its arguments, state and result",
+         .id_help = "Approval id (apr-...)",
+         .next_step = "skillhost approvals approve",
+         .next_step_options = "   (or: skillhost approvals reject ID --reason TEXT)"});
 
-    auto la = std::make_shared<ApprovalArgs>();
-    auto* list = approvals->add_subcommand("list", "Pending approvals (owners see everyone's; --user narrows)");
-    list->add_flag("--all", la->all, "Include approved, executed, failed, rejected and expired ones");
-    add_common(list, *la);
-    list->callback([&ctx, la] { ctx.exit_code = run_list(ctx, *la); });
-
-    auto sa = std::make_shared<ApprovalArgs>();
-    auto* show = approvals->add_subcommand("show", "One approval with its arguments, state and result");
-    show->add_option("ID", sa->id, "Approval id (apr-...)")->required();
-    add_common(show, *sa);
-    show->callback([&ctx, sa] { ctx.exit_code = run_show(ctx, *sa); });
-
-    auto aa = std::make_shared<ApprovalArgs>();
-    auto* approve = approvals->add_subcommand(
-        "approve", "Approve and run the call now (arguments and policy are checked again first; runs at most once)");
-    approve->add_option("ID", aa->id, "Approval id (apr-...)")->required();
-    add_common(approve, *aa);
-    approve->callback([&ctx, aa] { ctx.exit_code = run_approve(ctx, *aa); });
-
+    add_decision_action(
+        *approvals, ctx, std::make_shared<ApprovalArgs>(), "approve",
+        "Approve and run the call now (arguments and policy are checked again first; runs at most once)",
+        "Approval id (apr-...)", run_approve);
     auto ra = std::make_shared<ApprovalArgs>();
-    auto* reject = approvals->add_subcommand("reject", "Refuse the call; the requester sees the reason");
-    reject->add_option("ID", ra->id, "Approval id (apr-...)")->required();
+    auto* reject = add_decision_action(*approvals, ctx, ra, "reject", "Refuse the call; the requester sees the reason",
+                                       "Approval id (apr-...)", run_reject);
     reject->add_option("--reason", ra->reason, "Why it is refused")->required();
-    add_common(reject, *ra);
-    reject->callback([&ctx, ra] { ctx.exit_code = run_reject(ctx, *ra); });
 }
 
 }  // namespace skillhost::cli

@@ -3,6 +3,7 @@
 // `list` and `show` output (JSON, or one summary line per decision and every field of one).
 #pragma once
 
+#include "app/decision_views.hpp"
 #include "app/host_runtime.hpp"
 #include "auth/user_context.hpp"
 #include "base/error.hpp"
@@ -13,6 +14,7 @@
 #include <boost/json/array.hpp>
 
 #include <iostream>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -33,6 +35,27 @@ Result<std::pair<HostRuntime*, auth::UserContext>> acting(CliContext& ctx, const
 
 // --user, --json and the global options.
 void add_decision_options(CLI::App& command, CliContext& ctx, DecisionArgs& args);
+
+// `run(host, user)` as the user `args` names (its exit code), or why nobody can act.
+template <class Run>
+int as_acting_user(CliContext& ctx, const DecisionArgs& args, Run run) {
+    auto who = acting(ctx, args.user);
+    if (!who) return fail_setup(who.error(), args.json);
+    auto [host, user] = who.value();
+    return run(*host, user);
+}
+
+// `<kind> <name> ID` (with --user, --json) reading into `args` and setting the exit code to
+// `run(ctx, *args)`; returns the command, for its own options (which read into `args` too).
+template <class Args, class Run>
+CLI::App* add_decision_action(CLI::App& kind, CliContext& ctx, const std::shared_ptr<Args>& args,
+                              const std::string& name, const std::string& help, const std::string& id_help, Run run) {
+    auto* command = kind.add_subcommand(name, help);
+    command->add_option("ID", args->id, id_help)->required();
+    add_decision_options(*command, ctx, *args);
+    command->callback([&ctx, args, run] { ctx.exit_code = run(ctx, *args); });
+    return command;
+}
 
 // What `list` says for a kind: its JSON key ("approvals") and its empty listings.
 struct DecisionListTexts {
@@ -69,6 +92,49 @@ int print_decision(const Result<Record>& record, const DecisionArgs& args) {
     else
         std::cout << record->to_text();
     return kExitOk;
+}
+
+// What `<kind> list` and `<kind> show` say for a kind.
+struct DecisionCommandTexts {
+    DecisionListTexts list;
+    std::string_view list_help;  // the `list` subcommand's description
+    std::string_view all_help;   // what --all adds
+    std::string_view show_help;  // the `show` subcommand's description
+    std::string_view id_help;    // "Approval id (apr-...)"
+    // Shown after a pending decision: "<next_step> ID <next_step_options>".
+    std::string_view next_step;
+    std::string_view next_step_options;
+};
+
+// `<kind> list` (pending ones; every state with --all; --user narrows) and `<kind> show ID` for
+// `Record`'s kind, whose states are `State`. `Args` is the kind's DecisionArgs.
+template <class Record, class State, class Args>
+void add_list_and_show_commands(CLI::App& kind, CliContext& ctx, const DecisionCommandTexts& texts) {
+    auto la = std::make_shared<Args>();
+    auto* list = kind.add_subcommand("list", std::string(texts.list_help));
+    list->add_flag("--all", la->all, std::string(texts.all_help));
+    add_decision_options(*list, ctx, *la);
+    list->callback([&ctx, la, texts] {
+        ctx.exit_code = as_acting_user(ctx, *la, [&](HostRuntime& host, const auth::UserContext& user) {
+            decisions::StateFilter<State> filter;
+            if (!la->user.empty()) filter.user_id = user.user_id;
+            if (!la->all) filter.states = {State::pending};
+            filter.limit = 1000;
+            return print_decision_list(app::list_decisions<Record>(host, user, filter), *la, texts.list);
+        });
+    });
+
+    add_decision_action(kind, ctx, std::make_shared<Args>(), "show", std::string(texts.show_help),
+                        std::string(texts.id_help), [texts](CliContext& context, const Args& a) {
+                            return as_acting_user(context, a, [&](HostRuntime& host, const auth::UserContext& user) {
+                                auto record = app::visible_decision<Record>(host, user, a.id);
+                                const int exit_code = print_decision(record, a);
+                                if (record && !a.json && record->state == State::pending)
+                                    std::cout << "next: " << texts.next_step << " " << record->id << " "
+                                              << texts.next_step_options << "\n";
+                                return exit_code;
+                            });
+                        });
 }
 
 }  // namespace skillhost::cli

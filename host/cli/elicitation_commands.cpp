@@ -89,36 +89,11 @@ Result<decisions::ElicitationAnswer> answer_from(const ElicitationArgs& a, const
     return decisions::ElicitationAnswer{"accept", std::move(content.value())};
 }
 
-int run_list(CliContext& ctx, const ElicitationArgs& a) {
-    auto who = acting(ctx, a.user);
-    if (!who) return fail_setup(who.error(), a.json);
-    auto [host, user] = who.value();
-    decisions::ElicitationFilter filter;
-    if (!a.user.empty()) filter.user_id = user.user_id;
-    if (!a.all) filter.states = {decisions::ElicitationState::pending};
-    filter.limit = 1000;
-    return print_decision_list(
-        app::list_elicitations(*host, user, filter), a,
-        {"elicitations", "No elicitations.", "No questions waiting. (--all shows answered ones too)"});
-}
-
-int run_show(CliContext& ctx, const ElicitationArgs& a) {
-    auto who = acting(ctx, a.user);
-    if (!who) return fail_setup(who.error(), a.json);
-    auto [host, user] = who.value();
-    auto record = app::visible_elicitation(*host, user, a.id);
-    const int exit_code = print_decision(record, a);
-    if (record && !a.json && record->state == decisions::ElicitationState::pending)
-        std::cout << "answer: skillhost elicitations answer " << record->id
-                  << " --field NAME=VALUE ... | --content JSON | --decline | --cancel\n";
-    return exit_code;
-}
-
 int run_answer(CliContext& ctx, const ElicitationArgs& a) {
     auto who = acting(ctx, a.user);
     if (!who) return fail_setup(who.error(), a.json);
     auto [host, user] = who.value();
-    auto record = app::visible_elicitation(*host, user, a.id);
+    auto record = app::visible_decision<decisions::ElicitationRecord>(*host, user, a.id);
     if (!record) return fail_operation(record.error(), a.json);
     auto given = answer_from(a, record.value());
     if (!given) return fail_operation(given.error(), a.json);
@@ -147,7 +122,7 @@ int run_answer(CliContext& ctx, const ElicitationArgs& a) {
 }  // namespace
 
 void print_pending_question(HostRuntime& host, const auth::UserContext& user, const std::string& id) {
-    auto record = app::visible_elicitation(host, user, id);
+    auto record = app::visible_decision<decisions::ElicitationRecord>(host, user, id);
     if (!record) return;
     std::cout << "\n" << record->to_text();
 }
@@ -156,34 +131,28 @@ void register_elicitation_commands(CLI::App& app, CliContext& ctx) {
     auto* elicitations = app.add_subcommand(
         "elicitations", "Questions skills asked you during a call (list, show, answer; answering runs the call again)");
     elicitations->require_subcommand(1);
-    auto add_common = [&ctx](CLI::App* cmd, ElicitationArgs& a) { add_decision_options(*cmd, ctx, a); };
-
-    auto la = std::make_shared<ElicitationArgs>();
-    auto* list = elicitations->add_subcommand("list", "Unanswered questions (owners see everyone's; --user narrows)");
-    list->add_flag("--all", la->all, "Include answered, completed, failed and expired ones");
-    add_common(list, *la);
-    list->callback([&ctx, la] { ctx.exit_code = run_list(ctx, *la); });
-
-    auto sa = std::make_shared<ElicitationArgs>();
-    auto* show = elicitations->add_subcommand("show", "One question: what it asks, its fields, state and answer");
-    show->add_option("ID", sa->id, "Elicitation id (eli-...)")->required();
-    add_common(show, *sa);
-    show->callback([&ctx, sa] { ctx.exit_code = run_show(ctx, *sa); });
+    add_list_and_show_commands<decisions::ElicitationRecord, decisions::ElicitationState, ElicitationArgs>(
+        *elicitations, ctx,
+        {.list = {"elicitations", "No elicitations.", "No questions waiting. (--all shows answered ones too)"},
+         .list_help = "Unanswered questions (owners see everyone's; --user narrows)",
+         .all_help = "Include answered, completed, failed and expired ones",
+         .show_help = "One question: what it asks, its fields, state and answer",
+         .id_help = "Elicitation id (eli-...)",
+         .next_step = "skillhost elicitations answer",
+         .next_step_options = "--field NAME=VALUE ... | --content JSON | --decline | --cancel"});
 
     auto aa = std::make_shared<ElicitationArgs>();
-    auto* answer = elicitations->add_subcommand(
-        "answer", "Answer a question; the skill that asked runs again with the answer (once)");
-    answer->add_option("ID", aa->id, "Elicitation id (eli-...)")->required();
+    auto* answer = add_decision_action(*elicitations, ctx, aa, "answer",
+                                       "Answer a question; the skill that asked runs again with the answer (once)",
+                                       "Elicitation id (eli-...)", run_answer);
     answer->add_option("--field", aa->fields,
                        "NAME=VALUE for one field of the form (repeat per field; repeat a multi-select per choice)");
     answer->add_option("--content", aa->content, "The whole answer as a JSON object, e.g. '{\"name\":\"Ada\"}'");
     answer->add_flag("--decline", aa->decline, "Decline to answer (the skill is told and decides what to do)");
     answer->add_flag("--cancel", aa->cancel, "Dismiss the question without a decision (the skill is told)");
-    add_common(answer, *aa);
     answer->footer(
         "Example: skillhost elicitations answer eli-0123456789abcdef --field name=Ada --field count=3\n"
         "`skillhost elicitations show ID` lists the fields, their types and choices.");
-    answer->callback([&ctx, aa] { ctx.exit_code = run_answer(ctx, *aa); });
 }
 
 }  // namespace skillhost::cli

@@ -17,7 +17,9 @@
 
 #include "base/error.hpp"
 #include "decisions/approval_record.hpp"
+#include "decisions/decision_queue.hpp"
 #include "decisions/pending_decisions.hpp"
+#include "decisions/resolver.hpp"
 #include "auth/credential.hpp"
 #include "decisions/process_identity.hpp"
 #include "db/backend_connection.hpp"
@@ -41,32 +43,11 @@ class AuditLog;
 
 namespace skillhost::decisions {
 
-struct ApprovalRequest {
-    std::string user_id;
-    std::string skill_id;
-    boost::json::value arguments;
-    auth::Requester requested_by;
-    std::string preview;            // make_approval_preview()
-    std::string requested_token{};  // id of the token the call came with; empty: the terminal user
+struct ApprovalRequest : DecisionAsk {
+    std::string preview;  // make_approval_preview()
 };
 
-// Who is approving or rejecting: the requesting user or any owner may; with require_approver, only
-// with a credential that has the approve scope, and never with the (non-admin) token that requested
-// the call.
-struct Resolver {
-    std::string user_id;
-    auth::Role role = auth::Role::standard;
-    auth::Credential credential{};  // default: the terminal user (all scopes)
-    // The answer comes from the person a host prompt reached (MCP elicitation, shown by the client
-    // to its user): the session's token asked the host, not the client, so it is not self-approval.
-    bool answers_prompt = false;
-};
-
-struct ApprovalFilter {
-    std::optional<std::string> user_id;
-    std::vector<ApprovalState> states;  // empty: every state
-    std::size_t limit = 0;              // 0: no limit; newest first either way
-};
+using ApprovalFilter = StateFilter<ApprovalState>;
 
 struct ApprovalQueueOptions {
     std::chrono::milliseconds ttl = std::chrono::hours(24);
@@ -82,7 +63,7 @@ struct ApprovalQueueOptions {
 inline constexpr std::string_view interrupted_reason =
     "interrupted: the host stopped while executing; re-request the action";
 
-class ApprovalQueue {
+class ApprovalQueue : public DecisionQueue<ApprovalRecord, ApprovalState> {
 public:
     // Opens (creating) the approvals table and marks approvals left `approved` by a dead process as
     // failed (interrupted). DATABASE_ERROR when the file cannot be used.
@@ -95,15 +76,8 @@ public:
     // Stores a pending approval expiring after the TTL.
     Result<ApprovalRecord> enqueue(const ApprovalRequest& request);
 
-    // APPROVAL_NOT_FOUND when there is no such id.
-    Result<ApprovalRecord> get(std::string_view id) const;
-    Result<std::vector<ApprovalRecord>> list(const ApprovalFilter& filter = {}) const;
-    // As `viewer` may see them (PendingDecisions::get_visible / list_visible): expired ones marked
-    // first; their own, or everyone's for an owner; another user's id is APPROVAL_NOT_FOUND.
-    Result<ApprovalRecord> get_visible(std::string_view id, const Resolver& viewer);
-    Result<std::vector<ApprovalRecord>> list_visible(const ApprovalFilter& filter, const Resolver& viewer);
-
-    // pending -> approved for `resolver`, who then must execute it and call complete().
+    // pending -> approved for `resolver`, who then must execute it and call complete() (approved ->
+    // executed | failed; APPROVAL_NOT_CLAIMED when it is no longer approved).
     // Errors: APPROVAL_NOT_FOUND; NOT_ALLOWED_TO_RESOLVE (neither the requester nor an owner);
     // MISSING_SCOPE (require_approver and no approve scope); SELF_APPROVAL (require_approver and
     // the resolver's token, without the admin scope, is the one that requested the call);
@@ -112,42 +86,15 @@ public:
     // racing approvers the loser gets APPROVAL_ALREADY_RESOLVED with state approved.
     Result<ApprovalRecord> claim_for_execution(std::string_view id, const Resolver& resolver);
 
-    // approved -> executed (ok) or failed (!ok), storing the result and reason.
-    // APPROVAL_NOT_CLAIMED when the approval is not in state approved (e.g. it was already marked
-    // interrupted).
-    Result<ApprovalRecord> complete(std::string_view id, bool ok, const boost::json::value& result,
-                                    std::string_view reason = {});
-
-    // Outcomes complete() could not store (the database was full, read-only or unreachable) are
-    // kept in memory (at most max_unrecorded_outcomes) and stored by the next get(), list(),
-    // claim or this call, once storage takes writes again; an outcome is never lost while the
-    // host runs, and a host that stops first leaves the row to recover_interrupted(). Returns how
-    // many are still waiting.
-    std::size_t record_unrecorded_outcomes() const { return decisions_.record_unrecorded_outcomes(); }
-    static constexpr std::size_t max_unrecorded_outcomes = PendingDecisions::max_unrecorded_outcomes;
-
     // pending -> rejected. Same permission, expiry and state errors as claim_for_execution.
     Result<ApprovalRecord> reject(std::string_view id, const Resolver& resolver, std::string_view reason);
 
-    // pending approvals whose expires_at <= now -> expired. Returns their ids.
-    Result<std::vector<std::string>> expire_due(TimePoint now);
-    Result<std::vector<std::string>> expire_due() { return expire_due(decisions_.now()); }
-
-    // approved approvals whose claiming process is gone -> failed with interrupted_reason.
-    // Returns their ids. open() runs this; a long-running daemon may call it too.
-    Result<std::vector<std::string>> recover_interrupted();
-    // The same, judging each claimer with `claimer_alive` (false only when it is surely gone):
-    // several instances on one database tell a dead instance on another machine by its lapsed
-    // announcement, which process identity alone cannot.
-    Result<std::vector<std::string>> recover_interrupted(
-        const std::function<bool(const ProcessIdentity& claimer)>& claimer_alive);
-
-    std::chrono::milliseconds ttl() const { return decisions_.ttl(); }
-
 private:
     ApprovalQueue(std::unique_ptr<db::BackendConnection> connection, ApprovalQueueOptions options);
+    // Who may decide `record`: NOT_ALLOWED_TO_RESOLVE, MISSING_SCOPE, SELF_APPROVAL, or nullopt.
+    std::optional<Error> resolver_problem(const Resolver& resolver, const PendingDecision& record,
+                                          bool approving) const;
 
-    PendingDecisions decisions_;
     bool require_approver_;
 };
 

@@ -15,11 +15,9 @@ const char* to_string(ApprovalState state) {
 }
 
 std::optional<ApprovalState> parse_approval_state(std::string_view text) {
-    for (auto state : {ApprovalState::pending, ApprovalState::approved, ApprovalState::executed, ApprovalState::failed,
-                       ApprovalState::rejected, ApprovalState::expired}) {
-        if (text == to_string(state)) return state;
-    }
-    return std::nullopt;
+    constexpr ApprovalState states[] = {ApprovalState::pending, ApprovalState::approved, ApprovalState::executed,
+                                        ApprovalState::failed,  ApprovalState::rejected, ApprovalState::expired};
+    return state_named(text, states);
 }
 
 ApprovalState approval_state(DecisionState state) {

@@ -16,14 +16,18 @@
 
 namespace skillhost::decisions {
 
-struct DecisionRecord {
-    std::string id;  // the kind's prefix ("apr-", "eli-") + 16 hex digits
+// The call a decision is about: what each kind's ask (ApprovalRequest, ElicitationAsk) begins with.
+struct DecisionAsk {
     std::string user_id;
     std::string skill_id;
     boost::json::value arguments;
-    TimePoint requested_at;
     auth::Requester requested_by;
-    std::string requested_token;  // id of the token the call came with; empty: the terminal user
+    std::string requested_token{};  // id of the token the call came with; empty: the terminal user
+};
+
+struct DecisionRecord : DecisionAsk {
+    std::string id;  // the kind's prefix ("apr-", "eli-") + 16 hex digits
+    TimePoint requested_at;
     TimePoint expires_at;
     std::optional<TimePoint> completed_at;  // when the call that followed the decision ended
     std::string reason;                     // rejection, failure or expiry note

@@ -2,6 +2,7 @@
 #include "decisions/error_codes.hpp"
 
 #include "decisions/process_identity.hpp"
+#include "decisions/decision_errors.hpp"
 #include "decisions/typed_decision.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -24,52 +25,6 @@ const char* question_word(DecisionState state) {
     return to_string(elicitation_state(state));
 }
 
-Error not_found(std::string_view id) {
-    Error error{errors::kElicitationNotFound,
-                "no elicitation `" + std::string(id) + "`; list yours with `skillhost elicitations list --all`",
-                {},
-                {}};
-    error.details["elicitation_id"] = std::string(id);
-    return error;
-}
-
-Error already_answered(const PendingDecision& record) {
-    const char* state = question_word(record.state);
-    std::string how = std::string("is already ") + state;
-    if (!record.resolved_by.empty()) how += " (answered by " + record.resolved_by + ")";
-    Error error{errors::kElicitationAlreadyAnswered,
-                "elicitation " + record.id + " " + how +
-                    "; only a pending question can be answered — see `skillhost elicitations show " + record.id + "`",
-                {},
-                {}};
-    error.details["elicitation_id"] = record.id;
-    error.details["state"] = state;
-    error.details["answered_by"] = record.resolved_by;
-    return error;
-}
-
-Error expired(const PendingDecision& record) {
-    Error error{errors::kElicitationExpired,
-                "elicitation " + record.id + " expired at " + format_utc_timestamp(record.expires_at) +
-                    " and can no longer be answered; repeat the original call to be asked again",
-                {},
-                {}};
-    error.details["elicitation_id"] = record.id;
-    error.details["state"] = "expired";
-    return error;
-}
-
-Error not_answered(const PendingDecision& record) {
-    const char* state = question_word(record.state);
-    Error error{errors::kElicitationNotAnswered,
-                "elicitation " + record.id + " is " + state + ", not answered, so what followed cannot be recorded",
-                {},
-                {}};
-    error.details["elicitation_id"] = record.id;
-    error.details["state"] = state;
-    return error;
-}
-
 std::string_view message_of(const PendingDecision& record) {
     const json::value* message = record.request.if_contains("message");
     return message && message->is_string() ? std::string_view(message->get_string()) : std::string_view();
@@ -90,14 +45,22 @@ constexpr DecisionKindRules question_rules{
     .kind = DecisionKind::question,
     .id_prefix = "eli-",
     .noun = "elicitation",
+    .command = "elicitations",
     .requested = "asked",
     .unresolved = "answered",
+    .decided_by = "answered_by",
+    .decide = "answer",
+    .who_may_decide = "; only the asked user or an owner may answer it",
     .interrupted_reason = interrupted_elicitation,
+    .only_pending = "; only a pending question can be answered",
+    .after_expiry = " and can no longer be answered; repeat the original call to be asked again",
+    .not_claimed_because = "not answered, so what followed cannot be recorded",
+    .not_found_code = errors::kElicitationNotFound,
+    .not_allowed_code = errors::kNotAllowedToAnswer,
+    .already_decided_code = errors::kElicitationAlreadyAnswered,
+    .expired_code = errors::kElicitationExpired,
+    .not_claimed_code = errors::kElicitationNotAnswered,
     .state_word = question_word,
-    .not_found = not_found,
-    .already_decided = already_answered,
-    .expired = expired,
-    .not_claimed = not_answered,
     .audit_fields = audit_fields,
 };
 
@@ -120,11 +83,6 @@ ElicitationRecord to_record(const PendingDecision& decision) {
     return record;
 }
 
-Result<ElicitationRecord> to_record(Result<PendingDecision> decision) {
-    if (!decision) return decision.error();
-    return to_record(*decision);
-}
-
 Error invalid_answer(std::string_view field, std::string message) {
     Error error{errors::kInvalidElicitationAnswer, std::move(message), {}, {}};
     error.details["field"] = std::string(field);
@@ -132,16 +90,7 @@ Error invalid_answer(std::string_view field, std::string message) {
 }
 
 std::optional<Error> answerer_problem(const Resolver& answerer, const PendingDecision& record) {
-    if (answerer.role != auth::Role::owner && answerer.user_id != record.user_id) {
-        Error e{errors::kNotAllowedToAnswer,
-                "user " + answerer.user_id + " may not answer elicitation " + record.id + ", which asks " +
-                    record.user_id + "; only the asked user or an owner may answer it",
-                {},
-                {}};
-        e.details["elicitation_id"] = record.id;
-        e.details["user"] = answerer.user_id;
-        return e;
-    }
+    if (auto not_theirs = not_theirs_to_decide(question_rules, record, answerer)) return not_theirs;
     // The answer makes the skill run again: it is a call.
     if (!answerer.credential.may(auth::Scope::call)) {
         Error e = auth::missing_scope_error(auth::Scope::call, "answering a skill's question (the skill runs again)",
@@ -175,24 +124,15 @@ Result<ElicitationAnswer> parse_elicitation_answer(const json::object& body) {
 }
 
 ElicitationQueue::ElicitationQueue(std::unique_ptr<db::BackendConnection> connection, ElicitationQueueOptions options)
-    : decisions_(std::move(connection), question_rules,
-                 PendingDecisionsOptions{options.ttl, std::move(options.clock), options.audit}),
+    : DecisionQueue(std::move(connection), question_rules,
+                    PendingDecisionsOptions{options.ttl, std::move(options.clock), options.audit}, to_record),
       max_pending_per_user_(options.max_pending_per_user) {}
 
 Result<std::unique_ptr<ElicitationQueue>> ElicitationQueue::open(const db::StorageLocation& location,
                                                                  ElicitationQueueOptions options) {
-    auto connection = db::BackendConnection::open(location);
-    if (!connection) return connection.error();
-    std::unique_ptr<ElicitationQueue> queue(new ElicitationQueue(std::move(*connection), std::move(options)));
-    auto recovered = queue->recover_interrupted();
-    if (!recovered) return recovered.error();
-    for (const auto& id : *recovered)
-        spdlog::warn("elicitation {} was answered and its call was running when the host stopped; marked failed", id);
-    return queue;
-}
-
-Result<ElicitationRecord> ElicitationQueue::get(std::string_view id) const {
-    return to_record(decisions_.get(id));
+    return open_queue<ElicitationQueue>(location, [&](std::unique_ptr<db::BackendConnection> connection) {
+        return std::unique_ptr<ElicitationQueue>(new ElicitationQueue(std::move(connection), std::move(options)));
+    });
 }
 
 Result<ElicitationRecord> ElicitationQueue::enqueue(const ElicitationAsk& ask) {
@@ -211,23 +151,7 @@ Result<ElicitationRecord> ElicitationQueue::enqueue(const ElicitationAsk& ask) {
     draft.request = json::object{{"message", ask.request.message},
                                  {"requestedSchema", ask.request.requested_schema},
                                  {"prior_answers", ask.prior_answers}};
-    return to_record(decisions_.add(std::move(draft)));
-}
-
-Result<ElicitationRecord> ElicitationQueue::get_visible(std::string_view id, const Resolver& viewer) {
-    return to_record(decisions_.get_visible(id, viewer.user_id, viewer.role == auth::Role::owner));
-}
-
-Result<std::vector<ElicitationRecord>> ElicitationQueue::list_visible(const ElicitationFilter& filter,
-                                                                      const Resolver& viewer) {
-    return records_of<ElicitationRecord>(
-        decisions_.list_visible(decision_filter(filter), viewer.user_id, viewer.role == auth::Role::owner),
-        [](const PendingDecision& decision) { return to_record(decision); });
-}
-
-Result<std::vector<ElicitationRecord>> ElicitationQueue::list(const ElicitationFilter& filter) const {
-    return records_of<ElicitationRecord>(decisions_.list(decision_filter(filter)),
-                                         [](const PendingDecision& decision) { return to_record(decision); });
+    return typed(decisions_.add(std::move(draft)));
 }
 
 // A read, the checks, then the one compare-and-set of PendingDecisions: of several answers exactly
@@ -252,25 +176,7 @@ Result<ElicitationRecord> ElicitationQueue::answer(std::string_view id, const Re
                                                       "` lists the fields");
     }
     json::value stored = json::object{{"action", answer.action}, {"content", std::move(answer.content)}};
-    return to_record(decisions_.claim(std::move(*record), answerer.user_id, std::move(stored)));
-}
-
-Result<ElicitationRecord> ElicitationQueue::complete(std::string_view id, bool ok, const json::value& result,
-                                                     std::string_view reason) {
-    return to_record(decisions_.complete(id, ok, result, reason));
-}
-
-Result<std::vector<std::string>> ElicitationQueue::expire_due(TimePoint at) {
-    return decisions_.expire_due(at);
-}
-
-Result<std::vector<std::string>> ElicitationQueue::recover_interrupted() {
-    return decisions_.recover_interrupted(process_is_alive);
-}
-
-Result<std::vector<std::string>> ElicitationQueue::recover_interrupted(
-    const std::function<bool(const ProcessIdentity& answerer)>& answerer_alive) {
-    return decisions_.recover_interrupted(answerer_alive);
+    return typed(decisions_.claim(std::move(*record), answerer.user_id, std::move(stored)));
 }
 
 }  // namespace skillhost::decisions

@@ -15,7 +15,9 @@
 #include "base/error.hpp"
 #include "db/backend_connection.hpp"
 #include "db/storage_location.hpp"
-#include "decisions/approval_queue.hpp"
+#include "auth/requester.hpp"
+#include "decisions/decision_queue.hpp"
+#include "decisions/resolver.hpp"
 #include "decisions/elicitation_form.hpp"
 #include "decisions/elicitation_record.hpp"
 #include "decisions/pending_decisions.hpp"
@@ -39,21 +41,12 @@ class AuditLog;
 namespace skillhost::decisions {
 
 // A skill's question, with the call that asked it.
-struct ElicitationAsk {
-    std::string user_id;
-    std::string skill_id;
-    boost::json::value arguments;
-    auth::Requester requested_by;
-    std::string requested_token;
+struct ElicitationAsk : DecisionAsk {
     ElicitationRequest request;
     boost::json::array prior_answers;  // see ElicitationRecord::prior_answers
 };
 
-struct ElicitationFilter {
-    std::optional<std::string> user_id;
-    std::vector<ElicitationState> states;  // empty: every state
-    std::size_t limit = 0;                 // 0: no limit; newest first either way
-};
+using ElicitationFilter = StateFilter<ElicitationState>;
 
 struct ElicitationQueueOptions {
     std::chrono::milliseconds ttl = std::chrono::hours(24);  // policy.yaml approvals.ttl
@@ -67,7 +60,7 @@ struct ElicitationQueueOptions {
 // The largest accepted content, serialized.
 inline constexpr std::size_t kMaxElicitationAnswerBytes = 64 * 1024;
 
-class ElicitationQueue {
+class ElicitationQueue : public DecisionQueue<ElicitationRecord, ElicitationState> {
 public:
     static Result<std::unique_ptr<ElicitationQueue>> open(const db::StorageLocation& location,
                                                           ElicitationQueueOptions options = {});
@@ -75,44 +68,17 @@ public:
     // Stores a pending question expiring after the TTL. ELICITATION_QUEUE_FULL past the limit.
     Result<ElicitationRecord> enqueue(const ElicitationAsk& ask);
 
-    // ELICITATION_NOT_FOUND when there is no such id.
-    Result<ElicitationRecord> get(std::string_view id) const;
-    Result<std::vector<ElicitationRecord>> list(const ElicitationFilter& filter = {}) const;
-    // As `viewer` may see them (PendingDecisions::get_visible / list_visible): expired ones marked
-    // first; their own, or everyone's for an owner; another user's id is ELICITATION_NOT_FOUND.
-    Result<ElicitationRecord> get_visible(std::string_view id, const Resolver& viewer);
-    Result<std::vector<ElicitationRecord>> list_visible(const ElicitationFilter& filter, const Resolver& viewer);
-
     // pending -> answered for `answerer` (the asked user or an owner; a token needs the call scope,
-    // since the answer makes the skill run again). The content of an accept is checked against the
+    // since the answer makes the skill run again), who then runs the call again and calls
+    // complete() (answered -> completed | failed). The content of an accept is checked against the
     // form. Errors: ELICITATION_NOT_FOUND; NOT_ALLOWED_TO_ANSWER; MISSING_SCOPE;
     // INVALID_ELICITATION_ANSWER (details.field names the field at fault); ELICITATION_EXPIRED;
     // ELICITATION_ALREADY_ANSWERED (also for the loser of two racing answers).
     Result<ElicitationRecord> answer(std::string_view id, const Resolver& answerer, const ElicitationAnswer& answer);
 
-    // answered -> completed (ok) or failed, storing what the call that followed returned. An
-    // outcome the database refuses waits in memory, as an approval's does (ApprovalQueue::complete).
-    Result<ElicitationRecord> complete(std::string_view id, bool ok, const boost::json::value& result,
-                                       std::string_view reason = {});
-    // Stores outcomes that waited for the database; returns how many still wait.
-    std::size_t record_unrecorded_outcomes() const { return decisions_.record_unrecorded_outcomes(); }
-
-    // pending past expires_at -> expired. Returns their ids.
-    Result<std::vector<std::string>> expire_due(TimePoint now);
-    Result<std::vector<std::string>> expire_due() { return expire_due(decisions_.now()); }
-
-    // answered rows whose answering process is gone -> failed (interrupted). open() runs this.
-    Result<std::vector<std::string>> recover_interrupted();
-    // The same, judging each answerer with `answerer_alive` (false only when it is surely gone):
-    // several instances on one database tell a dead instance on another machine by its lapsed
-    // announcement, which process identity alone cannot (the elected sweeper runs this).
-    Result<std::vector<std::string>> recover_interrupted(
-        const std::function<bool(const ProcessIdentity& answerer)>& answerer_alive);
-
 private:
     ElicitationQueue(std::unique_ptr<db::BackendConnection> connection, ElicitationQueueOptions options);
 
-    PendingDecisions decisions_;
     std::size_t max_pending_per_user_;
 };
 

@@ -18,11 +18,10 @@ const char* to_string(ElicitationState state) {
 }
 
 std::optional<ElicitationState> parse_elicitation_state(std::string_view text) {
-    for (auto state : {ElicitationState::pending, ElicitationState::answered, ElicitationState::completed,
-                       ElicitationState::failed, ElicitationState::expired}) {
-        if (text == to_string(state)) return state;
-    }
-    return std::nullopt;
+    constexpr ElicitationState states[] = {ElicitationState::pending, ElicitationState::answered,
+                                           ElicitationState::completed, ElicitationState::failed,
+                                           ElicitationState::expired};
+    return state_named(text, states);
 }
 
 ElicitationState elicitation_state(DecisionState state) {

@@ -29,10 +29,9 @@ const char* to_string(DecisionState state) {
 }
 
 std::optional<DecisionState> parse_decision_state(std::string_view text) {
-    for (auto state : {DecisionState::pending, DecisionState::claimed, DecisionState::succeeded, DecisionState::failed,
-                       DecisionState::rejected, DecisionState::expired})
-        if (text == to_string(state)) return state;
-    return std::nullopt;
+    constexpr DecisionState states[] = {DecisionState::pending, DecisionState::claimed,  DecisionState::succeeded,
+                                        DecisionState::failed,  DecisionState::rejected, DecisionState::expired};
+    return state_named(text, states);
 }
 
 }  // namespace skillhost::decisions

@@ -11,6 +11,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,6 +28,14 @@ std::optional<DecisionKind> parse_decision_kind(std::string_view);
 enum class DecisionState { pending, claimed, succeeded, failed, rejected, expired };
 const char* to_string(DecisionState);
 std::optional<DecisionState> parse_decision_state(std::string_view);
+
+// The one of `states` whose to_string() is `text` (a kind's states read back from their words).
+template <class State, std::size_t N>
+std::optional<State> state_named(std::string_view text, const State (&states)[N]) {
+    for (const State state : states)
+        if (text == to_string(state)) return state;
+    return std::nullopt;
+}
 
 struct PendingDecision : DecisionRecord {
     DecisionKind kind = DecisionKind::approval;

@@ -1,6 +1,7 @@
 #include "decisions/pending_decisions.hpp"
 
 #include "audit/audit_log.hpp"
+#include "decisions/decision_errors.hpp"
 #include "decisions/stored_row.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -120,7 +121,7 @@ Result<PendingDecision> PendingDecisions::read(std::string_view id) const {
         connection_->run("reading a pending decision", std::string(select_columns) + " WHERE id = ? AND kind = ?",
                          {std::string(id), std::string(to_string(rules_.kind))});
     if (!rows) return rows.error();
-    if (rows->size() == 0) return rules_.not_found(id);
+    if (rows->size() == 0) return decision_not_found(rules_, id);
     return row_to_decision(*rows, 0);
 }
 
@@ -140,7 +141,7 @@ Result<PendingDecision> PendingDecisions::get_visible(std::string_view id, std::
                                                       bool viewer_is_owner) {
     (void)expire_due(now());
     auto record = get(id);
-    if (record && !viewer_is_owner && record->user_id != viewer) return rules_.not_found(id);
+    if (record && !viewer_is_owner && record->user_id != viewer) return decision_not_found(rules_, id);
     return record;
 }
 
@@ -154,11 +155,11 @@ Result<std::vector<PendingDecision>> PendingDecisions::list_visible(DecisionFilt
 Error PendingDecisions::lost_race(std::string_view id) const {
     auto now_stored = read(id);
     if (!now_stored) return now_stored.error();
-    return rules_.already_decided(*now_stored);
+    return decision_already_decided(rules_, *now_stored);
 }
 
 std::optional<Error> PendingDecisions::closed(PendingDecision& record, std::string_view actor) {
-    if (record.state != DecisionState::pending) return rules_.already_decided(record);
+    if (record.state != DecisionState::pending) return decision_already_decided(rules_, record);
     const TimePoint at = now();
     if (at < record.expires_at) return std::nullopt;
     const std::string reason = "expired at " + format_utc_timestamp(record.expires_at) + " before anyone " +
@@ -174,7 +175,7 @@ std::optional<Error> PendingDecisions::closed(PendingDecision& record, std::stri
     record.resolved_at = at;
     record.reason = reason;
     audit(record, "expired", actor);
-    return rules_.expired(record);
+    return decision_expired(rules_, record);
 }
 
 Result<PendingDecision> PendingDecisions::claim(PendingDecision record, std::string_view actor, json::value answer) {
@@ -259,7 +260,7 @@ Result<PendingDecision> PendingDecisions::store_outcome(std::string_view id, boo
                                                         std::string_view reason) const {
     auto record = read(id);
     if (!record) return record.error();
-    if (record->state != DecisionState::claimed) return rules_.not_claimed(*record);
+    if (record->state != DecisionState::claimed) return decision_not_claimed(rules_, *record);
     const TimePoint at = now();
     const DecisionState state = ok ? DecisionState::succeeded : DecisionState::failed;
     auto updated = connection_->run(
@@ -271,7 +272,7 @@ Result<PendingDecision> PendingDecisions::store_outcome(std::string_view id, boo
     if (updated->affected != 1) {
         auto now_stored = read(id);
         if (!now_stored) return now_stored.error();
-        return rules_.not_claimed(*now_stored);
+        return decision_not_claimed(rules_, *now_stored);
     }
     record->state = state;
     record->completed_at = at;

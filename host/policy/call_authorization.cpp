@@ -36,12 +36,8 @@ Result<CallAuthorization> authorize_call(const PolicyEngine& engine, decisions::
         if (auto st = record_decision(*audit, authorization.decision, args); !st) return st.error();
     }
     if (authorization.decision.needs_approval()) {
-        decisions::ApprovalRequest request{user.user_id,
-                                           skill.id,
-                                           args,
-                                           requested_by,
-                                           decisions::make_approval_preview(skill, args),
-                                           user.credential.token_id};
+        decisions::ApprovalRequest request{{user.user_id, skill.id, args, requested_by, user.credential.token_id},
+                                           decisions::make_approval_preview(skill, args)};
         auto record = queue.enqueue(request);
         if (!record) return record.error();
         authorization.approval = std::move(*record);

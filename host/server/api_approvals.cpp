@@ -13,24 +13,11 @@ namespace json = boost::json;
 
 namespace {
 
-decisions::ApprovalRecord visible_approval(ApiServices& s, const ApiRequest& req, const std::string& id) {
-    auto record = app::visible_approval(s.host, *req.user, id);
-    if (!record) throw ApiFailure(record.error());
-    return std::move(record.value());
-}
-
-Reply list_approvals(ApiServices& s, ApiRequest& req) {
-    const auto filter = decision_filter_from<decisions::ApprovalFilter>(
-        req, decisions::parse_approval_state, "pending, approved, executed, failed, rejected, expired", "approvals");
-    return json_response(http::status::ok,
-                         decision_list_json(app::list_approvals(s.host, *req.user, filter), "approvals"));
-}
-
 Reply approve(ApiServices& s, ApiRequest& req) {
     req.allow_query({});
     allow_fields(req.json_body(), {});
     const std::string id = req.param("id");
-    (void)visible_approval(s, req, id);
+    (void)visible_decision<decisions::ApprovalRecord>(s, req, id);
     auto resolution = app::approve_and_resume(s.host, id, *req.user, hub_resumer(s, &RunHub::resume_after_approval));
     if (!resolution) throw ApiFailure(resolution.error());
     return json_response(http::status::ok, resolution->to_json());
@@ -46,7 +33,7 @@ Reply reject(ApiServices& s, ApiRequest& req) {
                         "field 'reason' is empty; say why the call is refused (the requester sees it)");
     }
     const std::string id = req.param("id");
-    (void)visible_approval(s, req, id);
+    (void)visible_decision<decisions::ApprovalRecord>(s, req, id);
     auto resolution =
         app::reject_and_resume(s.host, id, *req.user, reason, hub_resumer(s, &RunHub::resume_after_approval));
     if (!resolution) throw ApiFailure(resolution.error());
@@ -70,11 +57,9 @@ app::RunResumer hub_resumer(ApiServices& s, Status (RunHub::*resume)(const std::
 }
 
 void add_approval_routes(RouteTable& routes, ApiServices& s) {
-    routes.add(http::verb::get, "/v1/approvals", [&s](ApiRequest& req) { return list_approvals(s, req); });
-    routes.add(http::verb::get, "/v1/approvals/{id}", [&s](ApiRequest& req) -> Reply {
-        req.allow_query({});
-        return json_response(http::status::ok, visible_approval(s, req, req.param("id")).to_json());
-    });
+    add_decision_read_routes<decisions::ApprovalRecord>(routes, s, decisions::parse_approval_state,
+                                                        "pending, approved, executed, failed, rejected, expired",
+                                                        "approvals");
     routes.add(http::verb::post, "/v1/approvals/{id}/approve", [&s](ApiRequest& req) { return approve(s, req); });
     routes.add(http::verb::post, "/v1/approvals/{id}/reject", [&s](ApiRequest& req) { return reject(s, req); });
 }

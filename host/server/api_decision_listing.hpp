@@ -1,29 +1,34 @@
-// GET /v1/approvals and GET /v1/elicitations read their query and answer the same way, for any kind
-// of pending decision: `state` (pending by default, one of the kind's states, or all), `user`
+// GET /v1/approvals and GET /v1/elicitations (and one of each by id) read their query and answer the
+// same way, for any kind of pending decision, through the app's decision views. The listing's query: `state` (pending by default, one of the kind's states, or all), `user`
 // (another user's only for an owner; FORBIDDEN otherwise) and `limit` (1 to 1000, default 100);
 // the answer is {<key>: [record, ...]}, newest first.
 #pragma once
 
+#include "app/decision_views.hpp"
 #include "server/api_error.hpp"
+#include "server/api_services.hpp"
 #include "server/api_request.hpp"
 #include "server/error_codes.hpp"
+#include "server/route_table.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
 #include <string>
+#include <type_traits>
 #include <string_view>
 #include <vector>
 
 namespace skillhost::server {
 
-// The kind's filter from the request's query; `parse_state` reads one of the kind's states,
-// `states` lists them for the error, `plural` names the kind ("approvals").
-template <class Filter, class ParseState>
-Filter decision_filter_from(const ApiRequest& req, ParseState parse_state, std::string_view states,
-                            std::string_view plural) {
+// GET /v1/<plural>: `Record`'s kind listed as the request's query asks. `parse_state` reads one of
+// the kind's states, `states` lists them for the error.
+template <class Record, class ParseState>
+Reply decision_list_reply(ApiServices& s, ApiRequest& req, ParseState parse_state, std::string_view states,
+                          std::string_view plural) {
+    using State = typename std::invoke_result_t<ParseState, std::string_view>::value_type;
     req.allow_query({"state", "user", "limit"});
-    Filter filter;
+    decisions::StateFilter<State> filter;
     filter.limit = static_cast<std::size_t>(req.query_int("limit", 1, 1000).value_or(100));
     const std::string state = req.query_string("state").value_or("pending");
     if (state != "all") {
@@ -46,16 +51,33 @@ Filter decision_filter_from(const ApiRequest& req, ParseState parse_state, std::
         }
         filter.user_id = *wanted_user;
     }
-    return filter;
-}
-
-// {<key>: [each record's to_json()]}, or the listing's error thrown.
-template <class Record>
-boost::json::object decision_list_json(Result<std::vector<Record>> records, std::string_view key) {
+    auto records = app::list_decisions<Record>(s.host, *req.user, filter);
     if (!records) throw ApiFailure(records.error());
     boost::json::array out;
     for (const auto& record : *records) out.push_back(record.to_json());
-    return boost::json::object{{key, std::move(out)}};
+    return json_response(http::status::ok, boost::json::object{{plural, std::move(out)}});
+}
+
+// The decision `id` of `Record`'s kind as the requester may see it, or the kind's NOT_FOUND thrown.
+template <class Record>
+Record visible_decision(ApiServices& s, const ApiRequest& req, std::string_view id) {
+    auto record = app::visible_decision<Record>(s.host, *req.user, id);
+    if (!record) throw ApiFailure(record.error());
+    return std::move(record.value());
+}
+
+// GET /v1/<plural> (decision_list_reply) and GET /v1/<plural>/{id} for `Record`'s kind.
+template <class Record, class ParseState>
+void add_decision_read_routes(RouteTable& routes, ApiServices& s, ParseState parse_state, std::string_view states,
+                              std::string_view plural) {
+    const std::string path = "/v1/" + std::string(plural);
+    routes.add(http::verb::get, path, [&s, parse_state, states, plural](ApiRequest& req) {
+        return decision_list_reply<Record>(s, req, parse_state, states, plural);
+    });
+    routes.add(http::verb::get, path + "/{id}", [&s](ApiRequest& req) -> Reply {
+        req.allow_query({});
+        return json_response(http::status::ok, visible_decision<Record>(s, req, req.param("id")).to_json());
+    });
 }
 
 }  // namespace skillhost::server

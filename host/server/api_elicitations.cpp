@@ -15,13 +15,6 @@ namespace json = boost::json;
 
 namespace {
 
-Reply list_elicitations(ApiServices& s, ApiRequest& req) {
-    const auto filter = decision_filter_from<decisions::ElicitationFilter>(
-        req, decisions::parse_elicitation_state, "pending, answered, completed, failed, expired", "elicitations");
-    return json_response(http::status::ok,
-                         decision_list_json(app::list_elicitations(s.host, *req.user, filter), "elicitations"));
-}
-
 Reply answer(ApiServices& s, ApiRequest& req) {
     req.allow_query({});
     json::object body = req.json_body();
@@ -38,13 +31,8 @@ Reply answer(ApiServices& s, ApiRequest& req) {
 }  // namespace
 
 void add_elicitation_routes(RouteTable& routes, ApiServices& s) {
-    routes.add(http::verb::get, "/v1/elicitations", [&s](ApiRequest& req) { return list_elicitations(s, req); });
-    routes.add(http::verb::get, "/v1/elicitations/{id}", [&s](ApiRequest& req) -> Reply {
-        req.allow_query({});
-        auto record = app::visible_elicitation(s.host, *req.user, req.param("id"));
-        if (!record) throw ApiFailure(record.error());
-        return json_response(http::status::ok, record->to_json());
-    });
+    add_decision_read_routes<decisions::ElicitationRecord>(
+        routes, s, decisions::parse_elicitation_state, "pending, answered, completed, failed, expired", "elicitations");
     routes.add(http::verb::post, "/v1/elicitations/{id}", [&s](ApiRequest& req) { return answer(s, req); });
 }
 

@@ -59,7 +59,7 @@ TEST_P(ApprovalCrashDurability, AClaimWhoseProcessDiedIsMarkedInterruptedAndNeve
         auto queue = ApprovalQueue::open(db);
         ASSERT_TRUE(queue.ok()) << queue.error().message;
         id = (*queue)
-                 ->enqueue({"bob", "fs_write", boost::json::object{{"n", 1}}, auth::Requester::direct(), "write"})
+                 ->enqueue({{"bob", "fs_write", boost::json::object{{"n", 1}}, auth::Requester::direct()}, "write"})
                  ->id;
     }
     const pid_t child = spawn_claimer(database_argument(db), effects, true);
@@ -89,9 +89,9 @@ TEST_P(ApprovalCrashDurability, TheCallersLivenessCheckDecidesWhichClaimsAreInte
     auto queue = ApprovalQueue::open(location());
     ASSERT_TRUE(queue.ok()) << queue.error().message;
     const std::string gone =
-        (*queue)->enqueue({"bob", "fs_write", boost::json::object{{"n", 1}}, auth::Requester::direct(), "write"})->id;
+        (*queue)->enqueue({{"bob", "fs_write", boost::json::object{{"n", 1}}, auth::Requester::direct()}, "write"})->id;
     const std::string alive =
-        (*queue)->enqueue({"bob", "fs_write", boost::json::object{{"n", 2}}, auth::Requester::direct(), "write"})->id;
+        (*queue)->enqueue({{"bob", "fs_write", boost::json::object{{"n", 2}}, auth::Requester::direct()}, "write"})->id;
     ASSERT_TRUE((*queue)->claim_for_execution(gone, {"owner", auth::Role::owner}).ok());
     ASSERT_TRUE((*queue)->claim_for_execution(alive, {"owner", auth::Role::owner}).ok());
     const ProcessIdentity self = current_process_identity();
@@ -163,7 +163,7 @@ TEST_P(ApprovalCrashDurability, SigkillInsideExecutionNeverRunsAnApprovalTwice) 
         auto queue = ApprovalQueue::open(db);
         ASSERT_TRUE(queue.ok()) << queue.error().message;
         for (int i = 0; i < approvals; ++i) {
-            ApprovalRequest request{"bob", "fs_write", boost::json::object{{"n", i}}, auth::Requester::direct(),
+            ApprovalRequest request{{"bob", "fs_write", boost::json::object{{"n", i}}, auth::Requester::direct()},
                                     "write #" + std::to_string(i)};
             ASSERT_TRUE((*queue)->enqueue(request).ok());
         }

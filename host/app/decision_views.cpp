@@ -1,0 +1,35 @@
+#include "app/decision_views.hpp"
+
+namespace skillhost::app {
+namespace {
+
+// The queue that keeps `Record`'s kind.
+decisions::ApprovalQueue& queue_for(HostRuntime& host, const decisions::ApprovalRecord*) {
+    return *host.approvals;
+}
+decisions::ElicitationQueue& queue_for(HostRuntime& host, const decisions::ElicitationRecord*) {
+    return *host.elicitations;
+}
+
+}  // namespace
+
+template <class Record>
+Result<Record> visible_decision(HostRuntime& host, const auth::UserContext& user, std::string_view id) {
+    return queue_for(host, static_cast<const Record*>(nullptr)).get_visible(id, host.resolver(user));
+}
+
+template <class Record, class State>
+Result<std::vector<Record>> list_decisions(HostRuntime& host, const auth::UserContext& user,
+                                           const decisions::StateFilter<State>& filter) {
+    return queue_for(host, static_cast<const Record*>(nullptr)).list_visible(filter, host.resolver(user));
+}
+
+template Result<decisions::ApprovalRecord> visible_decision(HostRuntime&, const auth::UserContext&, std::string_view);
+template Result<decisions::ElicitationRecord> visible_decision(HostRuntime&, const auth::UserContext&,
+                                                               std::string_view);
+template Result<std::vector<decisions::ApprovalRecord>> list_decisions(HostRuntime&, const auth::UserContext&,
+                                                                       const decisions::ApprovalFilter&);
+template Result<std::vector<decisions::ElicitationRecord>> list_decisions(HostRuntime&, const auth::UserContext&,
+                                                                          const decisions::ElicitationFilter&);
+
+}  // namespace skillhost::app
