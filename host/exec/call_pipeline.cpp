@@ -91,11 +91,7 @@ std::shared_ptr<ElicitationPause> CallPipeline::pause_for(CallRequest& request) 
     ask.requested_by = request.requested_by;
     ask.requested_token = request.user.credential.token_id;
     auto pause = std::make_shared<ElicitationPause>(*parts_.elicitations, std::move(ask), request.elicitation_answers);
-    // The service holds the pause: a plugin may still ask after the outcome was given.
-    request.options.elicit = [pause, inner = pause->service(std::move(request.options.elicit))](
-                                 std::string_view request_json, const std::atomic<bool>& call_ended) {
-        return inner(request_json, call_ended);
-    };
+    request.options.services = with_pause(pause, std::move(request.options.services));
     return pause;
 }
 

@@ -12,11 +12,26 @@ ElicitationPause::ElicitationPause(decisions::ElicitationQueue& queue, decisions
                                    json::array answered)
     : queue_(queue), ask_(std::move(ask)), answered_(std::move(answered)) {}
 
-plugin::FrontEndRequest ElicitationPause::service(plugin::FrontEndRequest front_end) {
-    return
-        [this, front_end = std::move(front_end)](std::string_view request_json, const std::atomic<bool>& call_ended) {
-            return answer(request_json, call_ended, front_end);
-        };
+namespace {
+
+class PausingServices final : public plugin::ForwardedCallServices {
+public:
+    PausingServices(std::shared_ptr<ElicitationPause> pause, std::shared_ptr<plugin::CallServices> front_end)
+        : ForwardedCallServices(std::move(front_end)), pause_(std::move(pause)) {}
+
+    Result<std::string> elicit(std::string_view request_json, const std::atomic<bool>& call_ended) override {
+        return pause_->answer(request_json, call_ended, inner().get());
+    }
+
+private:
+    const std::shared_ptr<ElicitationPause> pause_;
+};
+
+}  // namespace
+
+std::shared_ptr<plugin::CallServices> with_pause(std::shared_ptr<ElicitationPause> pause,
+                                                 std::shared_ptr<plugin::CallServices> front_end) {
+    return std::make_shared<PausingServices>(std::move(pause), std::move(front_end));
 }
 
 std::optional<decisions::ElicitationRecord> ElicitationPause::queued() const {
@@ -25,7 +40,7 @@ std::optional<decisions::ElicitationRecord> ElicitationPause::queued() const {
 }
 
 Result<std::string> ElicitationPause::answer(std::string_view request_json, const std::atomic<bool>& call_ended,
-                                             const plugin::FrontEndRequest& front_end) {
+                                             plugin::CallServices* front_end) {
     auto request = decisions::parse_elicitation_request(request_json);
     if (!request) return request.error();
     std::size_t position = 0;
@@ -50,7 +65,7 @@ Result<std::string> ElicitationPause::answer(std::string_view request_json, cons
         if (asked && given && *asked == json::value(request->to_json())) return json::serialize(*given);
     }
     if (front_end) {
-        auto direct = front_end(request_json, call_ended);
+        auto direct = front_end->elicit(request_json, call_ended);
         if (direct || !direct.error().is(errors::kElicitationUnavailable)) return direct;
     }
     decisions::ElicitationAsk ask = ask_;

@@ -9,7 +9,7 @@
 #pragma once
 
 #include "base/error.hpp"
-#include "plugin/call_control.hpp"
+#include "plugin/call_services.hpp"
 #include "decisions/elicitation_queue.hpp"
 
 #include <boost/json/array.hpp>
@@ -32,17 +32,15 @@ public:
     // filled per question. `answered`: what earlier runs of this call were told.
     ElicitationPause(decisions::ElicitationQueue& queue, decisions::ElicitationAsk ask, boost::json::array answered);
 
-    // The call's elicit service: answers carried first, then `front_end`'s own (when it can ask),
-    // then the queue.
-    plugin::FrontEndRequest service(plugin::FrontEndRequest front_end);
-
     // The question this call queued, if it did.
     std::optional<decisions::ElicitationRecord> queued() const;
 
-private:
+    // One elicit() of the call: answers carried first, then `front_end`'s own (when it can ask;
+    // may be null), then the queue.
     Result<std::string> answer(std::string_view request_json, const std::atomic<bool>& call_ended,
-                               const plugin::FrontEndRequest& front_end);
+                               plugin::CallServices* front_end);
 
+private:
     decisions::ElicitationQueue& queue_;
     decisions::ElicitationAsk ask_;
     const boost::json::array answered_;
@@ -50,6 +48,11 @@ private:
     std::size_t asked_ = 0;  // elicit() calls so far
     std::optional<decisions::ElicitationRecord> queued_;
 };
+
+// The call's services: `front_end`'s (may be null), with elicit() answered by `pause`, which they
+// keep alive (a plugin may still ask after the outcome was given).
+std::shared_ptr<plugin::CallServices> with_pause(std::shared_ptr<ElicitationPause> pause,
+                                                 std::shared_ptr<plugin::CallServices> front_end);
 
 // ELICITATION_REQUIRED for a call that stopped at `record`'s question: what it asks, its id, and
 // how to answer (CLI and HTTP).

@@ -159,9 +159,9 @@ boost::json::object SkillResult::to_json() const {
 
 namespace {
 
-// Lets the caller's blocking services (sampling, elicitation) run only while the call is
-// unanswered. Shared with the functions handed to the plugin side, which a runner connection may
-// still hold (and call) after the call's state is gone.
+// Lets the caller's services run only while the call is unanswered. Shared with the services
+// handed to the plugin side, which a runner connection may still hold (and call) after the call's
+// state is gone.
 struct BlockingGate {
     std::mutex mutex;
     std::condition_variable idle;
@@ -169,11 +169,12 @@ struct BlockingGate {
     int running = 0;
     std::atomic<bool> ended{false};  // what the caller's service watches to return early
 
+    // Runs `service` and returns true, or returns false when the gate already closed.
     template <class Service>
-    Result<std::string> pass(Service service) {
+    bool run(Service service) {
         {
             std::lock_guard lock(mutex);
-            if (!open) return Error{errors::kCancelled, "the call already ended"};
+            if (!open) return false;
             ++running;
         }
         struct Leave {
@@ -184,7 +185,15 @@ struct BlockingGate {
                 gate->idle.notify_all();
             }
         } leave{this};
-        return service();
+        service();
+        return true;
+    }
+
+    template <class Service>
+    Result<std::string> pass(Service service) {
+        Result<std::string> answer = Error{errors::kCancelled, "the call already ended"};
+        run([&] { answer = service(); });
+        return answer;
     }
 
     // No service starts after this; the running ones are told and waited for.
@@ -195,6 +204,33 @@ struct BlockingGate {
         if (running == 0) return;
         idle.wait(lock, [&] { return running == 0; });
     }
+};
+
+// The caller's services behind the call's gate: none runs once the call is answered, and the
+// blocking ones watch the gate's `ended` rather than the plugin's flag.
+class GatedServices final : public plugin::CallServices {
+public:
+    GatedServices(std::shared_ptr<plugin::CallServices> inner, std::shared_ptr<BlockingGate> gate)
+        : inner_(std::move(inner)), gate_(std::move(gate)) {}
+
+    void progress(double progress, double total, std::string_view message) override {
+        gate_->run([&] { inner_->progress(progress, total, message); });
+    }
+    void log(skillhost_log_level level, std::string_view message) override {
+        gate_->run([&] { inner_->log(level, message); });
+    }
+    bool samples() const override { return inner_->samples(); }
+    Result<std::string> sample(std::string_view role, std::string_view request_json,
+                               const std::atomic<bool>&) override {
+        return gate_->pass([&] { return inner_->sample(role, request_json, gate_->ended); });
+    }
+    Result<std::string> elicit(std::string_view request_json, const std::atomic<bool>&) override {
+        return gate_->pass([&] { return inner_->elicit(request_json, gate_->ended); });
+    }
+
+private:
+    const std::shared_ptr<plugin::CallServices> inner_;
+    const std::shared_ptr<BlockingGate> gate_;
 };
 
 // One call between start() and its answer. Whoever claims `answered` first answers: the thread that
@@ -295,39 +331,10 @@ public:
         answer(fail(std::move(error)));
     }
 
-    // Forwards progress to the caller's callback until the caller stops listening.
-    void forward_progress_to(std::function<void(double, double, std::string_view)> callback) {
-        caller_progress_ = std::move(callback);
-        forwarding_ = true;
-        control.on_progress = [this](double progress, double total, std::string_view message) {
-            std::lock_guard lock(progress_mutex_);
-            if (caller_listening_) caller_progress_(progress, total, message);
-        };
-    }
-
-    // The front end's services for this call (logs, sampling, elicitation), under the same rule.
-    // Takes the services out of `options`.
-    void forward_services_to(CallOptions& options) {
-        if (options.on_log) {
-            caller_log_ = std::move(options.on_log);
-            forwarding_ = true;
-            control.on_log = [this](skillhost_log_level level, std::string_view message) {
-                std::lock_guard lock(progress_mutex_);
-                if (caller_listening_) caller_log_(level, message);
-            };
-        }
-        if (options.sample) {
-            control.sample = [gate = gate_, caller = std::move(options.sample)](
-                                 std::string_view role, std::string_view request, const std::atomic<bool>&) {
-                return gate->pass([&] { return caller(role, request, gate->ended); });
-            };
-        }
-        if (options.elicit) {
-            control.elicit = [gate = gate_, caller = std::move(options.elicit)](std::string_view request,
-                                                                                const std::atomic<bool>&) {
-                return gate->pass([&] { return caller(request, gate->ended); });
-            };
-        }
+    // The front end's services for this call, passed on only until the call is answered.
+    void serve(std::shared_ptr<plugin::CallServices> services) {
+        if (!services) return;
+        control.services = std::make_shared<GatedServices>(std::move(services), gate_);
     }
 
 private:
@@ -377,23 +384,13 @@ private:
         callback(std::move(result));
     }
 
-    // After this returns no caller callback runs: they may capture the caller's stack. A blocking
+    // After this returns no caller service runs: they may capture the caller's stack. A blocking
     // one (sampling, elicitation) is told the call ended and is waited for; it returns soon.
-    void stop_listening() {
-        gate_->close();
-        if (!forwarding_) return;
-        std::lock_guard lock(progress_mutex_);
-        caller_listening_ = false;
-    }
+    void stop_listening() { gate_->close(); }
 
     std::atomic<bool> answered_{false};
     std::atomic<bool> entered_{false};
     std::atomic<bool> delivered_{false};  // the winner's answer() has returned
-    std::mutex progress_mutex_;
-    bool caller_listening_ = true;
-    bool forwarding_ = false;  // set before the call starts, read after
-    std::function<void(double, double, std::string_view)> caller_progress_;
-    std::function<void(skillhost_log_level, std::string_view)> caller_log_;
     std::shared_ptr<BlockingGate> gate_ = std::make_shared<BlockingGate>();
 };
 
@@ -527,8 +524,7 @@ void Executor::start(const PreparedCall& call, CallerContext caller, CallOptions
         context.deadline_unix_ms = state->deadline_at ? unix_ms_deadline(state->timeout) : 0;
         context.control = &state->control;
         state->control.run_id = std::move(caller.run_id);
-        if (options.on_progress) state->forward_progress_to(std::move(options.on_progress));
-        state->forward_services_to(options);
+        state->serve(std::move(options.services));
         state->control.path_allowed = std::move(options.path_allowed);
         state->args_json = json::serialize(call.args());
         if (spec.concurrency == manifest::Concurrency::serial) state->serial = serial_mutex_for(call);

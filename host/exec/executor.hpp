@@ -6,6 +6,7 @@
 #include "catalog/catalog_snapshot.hpp"
 #include "exec/prepared_call.hpp"
 #include "plugin/call_control.hpp"
+#include "plugin/call_services.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -51,8 +52,6 @@ struct CallOptions {
     std::string idempotency_key;
     // Overrides the manifest's timeout when set (e.g. a shorter deadline from an operator run).
     std::optional<std::chrono::milliseconds> timeout;
-    // Progress reports from the plugin; may be empty.
-    std::function<void(double, double, std::string_view)> on_progress;
     // Set from another thread to cancel (e.g. MCP notifications/cancelled); may be null.
     std::shared_ptr<std::atomic<bool>> cancel;
     // The call's rules for paths the plugin touches beyond its arguments (path_check extension);
@@ -63,11 +62,9 @@ struct CallOptions {
     // that runs the call on a thread it needs back soon (RunOn::this_thread on the MCP stdio reader).
     std::function<void()> on_running_long{};
     std::chrono::milliseconds running_long_after{5};
-    // What the front end serves for the call (see plugin::CallControl); each may be empty. They
-    // are not called after the call's answer was given.
-    std::function<void(skillhost_log_level, std::string_view)> on_log{};
-    decltype(plugin::CallControl::sample) sample{};
-    plugin::FrontEndRequest elicit{};
+    // What the front end serves for the call (progress, log lines, sampling, elicitation; see
+    // plugin/call_services.hpp); null: none. Not called after the call's answer was given.
+    std::shared_ptr<plugin::CallServices> services{};
 };
 
 struct SkillResult {

@@ -325,14 +325,6 @@ void McpSession::on_tools_call(const json::value& id, const json::value& params)
     request.user = user_;
     request.requested_by = auth::Requester::mcp();
     request.options.cancel = std::make_shared<std::atomic<bool>>(false);
-    if (!progress_token.is_null()) {
-        request.options.on_progress = [this, progress_token](double progress, double total, std::string_view message) {
-            json::object note{{"progressToken", progress_token}, {"progress", progress}};
-            if (total > 0) note["total"] = total;
-            if (!message.empty()) note["message"] = message;
-            send(make_notification("notifications/progress", std::move(note)));
-        };
-    }
     ticket->id = id;
     if (options_.reader_handover) {
         if (auto handover = options_.reader_handover()) {
@@ -342,7 +334,7 @@ void McpSession::on_tools_call(const json::value& id, const json::value& params)
     }
 
     const std::string key = id_key(id);
-    attach_call_services(request, *ticket->snapshot->find(request.skill_id), key);
+    attach_call_services(request, *ticket->snapshot->find(request.skill_id), key, std::move(progress_token));
     {
         std::lock_guard lock(calls_mutex_);
         if (closing_) {

@@ -134,8 +134,10 @@ private:
                                                   const std::atomic<bool>& cancel, std::chrono::milliseconds limit,
                                                   std::string_view related_key = {});
     // What the client serves for one call: its log lines, sampling, elicitation (call_services.cpp).
+    // `progress_token` null: the client asked for no progress notifications.
     void attach_call_services(exec::CallRequest& request, const catalog::CatalogEntry& entry,
-                              const std::string& call_key);
+                              const std::string& call_key, boost::json::value progress_token);
+    class ClientCallServices;
     void on_client_response(const boost::json::value& id, const boost::json::object& message);
     // Resolves a queued call through elicitation/create; nullopt leaves it pending.
     std::optional<boost::json::object> approve_through_client(const exec::CallRequest& request,

@@ -48,13 +48,13 @@ void log_line(void* host_context, skillhost_log_level level, skillhost_string_vi
         const PluginHostContext* context = context_of(host_context);
         const std::string_view name = context ? std::string_view(context->plugin_name) : "?";
         spdlog::log(to_spdlog(level), "[plugin {}] {}", name, from_abi(message));
-        if (CallControl* control = thread_call; control && control->on_log) {
+        if (CallControl* control = thread_call; control && control->services) {
             const int sent = control->forwarded_log_lines.fetch_add(1);
             if (sent < kMaxForwardedLogLines)
-                control->on_log(level, from_abi(message));
+                control->services->log(level, from_abi(message));
             else if (sent == kMaxForwardedLogLines)
-                control->on_log(SKILLHOST_LOG_WARN, "further log lines of this call are not forwarded (limit " +
-                                                        std::to_string(kMaxForwardedLogLines) + ")");
+                control->services->log(SKILLHOST_LOG_WARN, "further log lines of this call are not forwarded (limit " +
+                                                               std::to_string(kMaxForwardedLogLines) + ")");
         }
     } catch (...) {
         // Logging must never take the plugin's call down.
@@ -64,9 +64,9 @@ void log_line(void* host_context, skillhost_log_level level, skillhost_string_vi
 void report_progress(void*, const skillhost_call_context* call, double progress, double total,
                      skillhost_string_view message) noexcept {
     CallControl* control = control_of(call);
-    if (!control || !control->on_progress) return;
+    if (!control || !control->services) return;
     try {
-        control->on_progress(progress, total, from_abi(message));
+        control->services->progress(progress, total, from_abi(message));
     } catch (const std::exception& e) {
         spdlog::warn("progress listener failed: {}", e.what());
     } catch (...) {
@@ -126,8 +126,9 @@ skillhost_status complete(void* host_context, const skillhost_call_context* call
     try {
         const PluginHostContext* context = context_of(host_context);
         const std::string role_text(from_abi(role));
-        if (CallControl* control = control_of(call); control && control->sample) {
-            Result<std::string> answer = control->sample(role_text, from_abi(request_json), control->cancelled);
+        if (CallControl* control = control_of(call); control && control->services && control->services->samples()) {
+            Result<std::string> answer =
+                control->services->sample(role_text, from_abi(request_json), control->cancelled);
             return answer_through(writer, answer);
         }
         if (!context || !context->completions) {
@@ -192,14 +193,10 @@ skillhost_status elicit(void*, const skillhost_call_context* call, skillhost_str
                         const skillhost_result_writer* writer) noexcept {
     CallControl* control = control_of(call);
     try {
-        if (!control || !control->elicit) {
-            write_error(writer, errors::kElicitationUnavailable,
-                        "this call's front end cannot ask the user for input (only MCP clients that declare "
-                        "elicitation can); continue without it or ask the caller to pass it as an argument",
-                        "{}");
-            return SKILLHOST_STATUS_UNAVAILABLE;
-        }
-        return answer_through(writer, control->elicit(from_abi(request_json), control->cancelled));
+        static const std::atomic<bool> never_ended{false};
+        if (!control || !control->services)
+            return answer_through(writer, CallServices().elicit(from_abi(request_json), never_ended));
+        return answer_through(writer, control->services->elicit(from_abi(request_json), control->cancelled));
     } catch (const std::exception& e) {
         write_error(writer, errors::kElicitationFailed, std::string("asking the user failed in the host: ") + e.what(),
                     "{}");

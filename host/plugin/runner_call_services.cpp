@@ -64,8 +64,8 @@ void RunnerConnection::forward_call_service(const wire::Frame& frame) {
         const std::string_view message = r.text();
         if (!r.ok()) return;
         with_running_call(frame.header.id, [&](CallControl& control) {
-            if (control.on_log && control.forwarded_log_lines.fetch_add(1) < kMaxForwardedLogLines)
-                control.on_log(level, message);
+            if (control.services && control.forwarded_log_lines.fetch_add(1) < kMaxForwardedLogLines)
+                control.services->log(level, message);
         });
     }
 }
@@ -76,21 +76,21 @@ bool RunnerConnection::answer_front_end_request(std::uint64_t request_id, const 
         wire::PayloadReader r(request.body);
         std::string claimed_user(r.text()), role(r.text()), body(r.text());
         if (!r.ok()) return false;  // answer_completion reports the unreadable request
-        decltype(CallControl::sample) sample;
-        with_running_call(request.call_sequence, [&](CallControl& control) { sample = control.sample; });
+        std::shared_ptr<CallServices> services;
+        with_running_call(request.call_sequence, [&](CallControl& control) { services = control.services; });
         // Without a sampling front end (or the permission) the model router answers, and a plugin
         // without `llm` is refused there, as before.
-        if (!sample || !launch_.llm_allowed) return false;
+        if (!services || !services->samples() || !launch_.llm_allowed) return false;
         std::string user;
         std::optional<std::shared_ptr<void>> slot = admit_host_request(request_id, request.call_sequence, user);
         if (!slot) return true;
         // A client's answer can take minutes: on the host-request pool, never holding up other calls.
-        answer_later(request_id, [slot = std::move(*slot), channel = channel_, request_id, sample = std::move(sample),
-                                  role = std::move(role), body = std::move(body)] {
+        answer_later(request_id, [slot = std::move(*slot), channel = channel_, request_id,
+                                  services = std::move(services), role = std::move(role), body = std::move(body)] {
             static const std::atomic<bool> not_ended{false};  // the executor's gate says when the call ends
             Result<std::string> answer = Error{errors::kLlmFailed, "the completion request failed in the host"};
             try {
-                answer = sample(role, body, not_ended);
+                answer = services->sample(role, body, not_ended);
             } catch (const std::exception& e) {
                 answer =
                     Error{errors::kLlmFailed, std::string("the completion request failed in the host: ") + e.what()};
@@ -100,24 +100,18 @@ bool RunnerConnection::answer_front_end_request(std::uint64_t request_id, const 
         return true;
     }
     if (request.kind == SKILLHOST_EXT_ELICIT) {
-        plugin::FrontEndRequest elicit;
-        with_running_call(request.call_sequence, [&](CallControl& control) { elicit = control.elicit; });
-        if (!elicit) {
-            reply(request_id, outcome_of(Error{errors::kElicitationUnavailable,
-                                               "this call's front end cannot ask the user for input (only MCP "
-                                               "clients that declare elicitation can); continue without it or "
-                                               "ask the caller to pass it as an argument"}));
-            return true;
-        }
+        std::shared_ptr<CallServices> services;
+        with_running_call(request.call_sequence, [&](CallControl& control) { services = control.services; });
+        if (!services) services = std::make_shared<CallServices>();  // nobody to ask: it says so
         std::string user;
         std::optional<std::shared_ptr<void>> slot = admit_host_request(request_id, request.call_sequence, user);
         if (!slot) return true;
-        answer_later(request_id, [slot = std::move(*slot), channel = channel_, request_id, elicit = std::move(elicit),
-                                  body = request.body] {
+        answer_later(request_id, [slot = std::move(*slot), channel = channel_, request_id,
+                                  services = std::move(services), body = request.body] {
             static const std::atomic<bool> not_ended{false};
             Result<std::string> answer = Error{errors::kElicitationFailed, "asking the user failed in the host"};
             try {
-                answer = elicit(body, not_ended);
+                answer = services->elicit(body, not_ended);
             } catch (const std::exception& e) {
                 answer =
                     Error{errors::kElicitationFailed, std::string("asking the user failed in the host: ") + e.what()};

@@ -670,9 +670,9 @@ void RunnerConnection::handle(wire::Frame& frame) {
             const std::string_view message = r.text();
             if (!r.ok()) return;
             // The call cannot end meanwhile (only this thread, the reader, ends calls).
-            if (control && control->on_progress) {
+            if (control && control->services) {
                 try {
-                    control->on_progress(progress, total, message);
+                    control->services->progress(progress, total, message);
                 } catch (...) {
                     logger_->warn("[plugin {}] a progress listener failed", launch_.plugin_name);
                 }

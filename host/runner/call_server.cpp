@@ -57,6 +57,41 @@ Result<std::string> result_of(std::optional<plugin::RawOutcome> answer, const Er
     return error;
 }
 
+// What the front end serves for a call, as this runner reaches it: every service is sent to the
+// host, tagged with the call's sequence, where the call's front end answers. The host decides who
+// answers a completion (its model router when the front end does not sample), so this always asks.
+class HostForwardedServices final : public plugin::CallServices {
+public:
+    HostForwardedServices(HostLink& link, HostRequests& requests, std::uint64_t call, std::string user)
+        : link_(link), requests_(requests), call_(call), user_(std::move(user)) {}
+
+    void progress(double progress, double total, std::string_view message) override {
+        plugin::wire::PayloadWriter w;
+        w.real(progress).real(total).text(message);
+        link_.send(FrameType::progress, call_, w.bytes());
+    }
+    void log(skillhost_log_level level, std::string_view message) override {
+        plugin::wire::PayloadWriter w;
+        w.integer(level).text(message);
+        link_.send(FrameType::call_log, call_, w.bytes());
+    }
+    bool samples() const override { return true; }
+    Result<std::string> sample(std::string_view role, std::string_view body, const std::atomic<bool>&) override {
+        plugin::wire::PayloadWriter w;
+        w.text(user_).text(role).text(body);
+        return result_of(requests_.ask(call_, SKILLHOST_EXT_LLM, w.bytes()), errors::kLlmUnavailable);
+    }
+    Result<std::string> elicit(std::string_view body, const std::atomic<bool>&) override {
+        return result_of(requests_.ask(call_, SKILLHOST_EXT_ELICIT, body), errors::kElicitationUnavailable);
+    }
+
+private:
+    HostLink& link_;
+    HostRequests& requests_;
+    const std::uint64_t call_;
+    const std::string user_;
+};
+
 }  // namespace
 
 bool HostLink::send(FrameType type, std::uint64_t id, std::string_view payload) {
@@ -333,11 +368,10 @@ std::shared_ptr<CallServer::Active> CallServer::accept(std::uint64_t id, FrameTy
     call->context.control = &call->control;
     call->control.idempotency_key = std::move(request->idempotency_key);
     call->args = std::move(request->args_json);
-    call->control.on_progress = [this, id](double progress, double total, std::string_view message) {
-        plugin::wire::PayloadWriter w;
-        w.real(progress).real(total).text(message);
-        link_.send(FrameType::progress, id, w.bytes());
-    };
+    // The front end's services for this call travel to the host tagged with the call's sequence:
+    // progress and log lines one-way, sampling and elicitation as host requests answered by the
+    // call's front end there.
+    call->control.services = std::make_shared<HostForwardedServices>(link_, requests_, id, call->context.user_id);
     // Only when the host has rules for this call does a path cost a round trip; every answer comes
     // from the host (no cache: a symlink may change between two checks of one path).
     if (request->flags & plugin::wire::call_has_path_rules) {
@@ -347,22 +381,6 @@ std::shared_ptr<CallServer::Active> CallServer::accept(std::uint64_t id, FrameTy
             return answer && answer->written == Written::result && answer->result_json == "true";
         };
     }
-    // The front end's services for this call travel to the host tagged with the call's sequence:
-    // log lines one-way, sampling and elicitation as host requests answered by the call's front end.
-    call->control.on_log = [this, id](skillhost_log_level level, std::string_view message) {
-        plugin::wire::PayloadWriter w;
-        w.integer(level).text(message);
-        link_.send(FrameType::call_log, id, w.bytes());
-    };
-    call->control.sample = [this, id, user = call->context.user_id](std::string_view role, std::string_view body,
-                                                                    const std::atomic<bool>&) {
-        plugin::wire::PayloadWriter w;
-        w.text(user).text(role).text(body);
-        return result_of(requests_.ask(id, SKILLHOST_EXT_LLM, w.bytes()), errors::kLlmUnavailable);
-    };
-    call->control.elicit = [this, id](std::string_view body, const std::atomic<bool>&) {
-        return result_of(requests_.ask(id, SKILLHOST_EXT_ELICIT, body), errors::kElicitationUnavailable);
-    };
     // Plugin storage is the host's: the host answers for the call's user and this runner's plugin.
     call->control.storage = [this, id](std::string_view operation, std::string_view body) {
         plugin::wire::PayloadWriter w;

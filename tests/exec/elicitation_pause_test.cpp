@@ -46,9 +46,26 @@ protected:
     const std::atomic<bool> ended{false};
 };
 
+// A front end that answers every question the same way.
+class FrontEnd final : public plugin::CallServices {
+public:
+    explicit FrontEnd(Result<std::string> answer) : answer_(std::move(answer)) {}
+    Result<std::string> elicit(std::string_view, const std::atomic<bool>&) override { return answer_; }
+
+private:
+    const Result<std::string> answer_;
+};
+
+// `pause`'s elicit() for a call whose front end cannot ask.
+auto asker(ElicitationPause& pause) {
+    return [&pause](std::string_view request_json, const std::atomic<bool>& call_ended) {
+        return pause.answer(request_json, call_ended, nullptr);
+    };
+}
+
 TEST_F(ElicitationPauseTest, AFirstQuestionIsQueuedAndTheSkillToldToStop) {
     ElicitationPause pause(*queue, call(), {});
-    auto elicit = pause.service({});
+    auto elicit = asker(pause);
     auto first = elicit(question("Who?"), ended);
     ASSERT_FALSE(first.ok());
     EXPECT_EQ(first.error().code, "ELICITATION_PENDING");
@@ -65,7 +82,7 @@ TEST_F(ElicitationPauseTest, AFirstQuestionIsQueuedAndTheSkillToldToStop) {
 
 TEST_F(ElicitationPauseTest, ARunAgainGetsItsAnswersInOrderAndQueuesTheNextQuestionWithThem) {
     ElicitationPause pause(*queue, call(), json::array{answered("Who?", "Ada")});
-    auto elicit = pause.service({});
+    auto elicit = asker(pause);
     auto first = elicit(question("Who?"), ended);
     ASSERT_TRUE(first.ok()) << first.error().message;
     EXPECT_EQ(first.value(), R"({"action":"accept","content":{"name":"Ada"}})");
@@ -79,7 +96,7 @@ TEST_F(ElicitationPauseTest, ARunAgainGetsItsAnswersInOrderAndQueuesTheNextQuest
 
 TEST_F(ElicitationPauseTest, AChangedQuestionIsAskedAgainAndLaterAnswersAreDropped) {
     ElicitationPause pause(*queue, call(), json::array{answered("Who?", "Ada"), answered("Where?", "Paris")});
-    auto elicit = pause.service({});
+    auto elicit = asker(pause);
     EXPECT_EQ(elicit(question("Who exactly?"), ended).error().code, "ELICITATION_PENDING");
     ASSERT_TRUE(pause.queued().has_value());
     EXPECT_EQ(pause.queued()->message, "Who exactly?");
@@ -88,23 +105,21 @@ TEST_F(ElicitationPauseTest, AChangedQuestionIsAskedAgainAndLaterAnswersAreDropp
 
 TEST_F(ElicitationPauseTest, TheFrontEndsOwnAnswerComesFirstAndOnlyItsUnavailabilityQueues) {
     ElicitationPause asks_client(*queue, call(), {});
-    auto direct = asks_client.service([](std::string_view, const std::atomic<bool>&) -> Result<std::string> {
-        return std::string(R"({"action":"decline"})");
-    });
-    EXPECT_EQ(direct(question("Who?"), ended).value(), R"({"action":"decline"})");
+    auto client = std::make_shared<FrontEnd>(std::string(R"({"action":"decline"})"));
+    auto direct = with_pause(std::shared_ptr<ElicitationPause>(&asks_client, [](ElicitationPause*) {}), client);
+    EXPECT_EQ(direct->elicit(question("Who?"), ended).value(), R"({"action":"decline"})");
     EXPECT_FALSE(asks_client.queued().has_value());
 
     ElicitationPause cannot_ask(*queue, call(), {});
-    auto fallback = cannot_ask.service([](std::string_view, const std::atomic<bool>&) -> Result<std::string> {
-        return Error{errors::kElicitationUnavailable, "no capability"};
-    });
-    EXPECT_EQ(fallback(question("Who?"), ended).error().code, "ELICITATION_PENDING");
+    auto no_capability = std::make_shared<FrontEnd>(Error{errors::kElicitationUnavailable, "no capability"});
+    auto fallback = with_pause(std::shared_ptr<ElicitationPause>(&cannot_ask, [](ElicitationPause*) {}), no_capability);
+    EXPECT_EQ(fallback->elicit(question("Who?"), ended).error().code, "ELICITATION_PENDING");
     EXPECT_TRUE(cannot_ask.queued().has_value());
 }
 
 TEST_F(ElicitationPauseTest, AMalformedQuestionIsRefusedAndACallMayNotAskForever) {
     ElicitationPause pause(*queue, call(), {});
-    auto elicit = pause.service({});
+    auto elicit = asker(pause);
     EXPECT_EQ(elicit(R"({"message":"x","requestedSchema":{"type":"array"}})", ended).error().code,
               "ELICITATION_INVALID");
     EXPECT_EQ(elicit(std::string(70 * 1024, '{'), ended).error().code, "ELICITATION_INVALID");
@@ -113,7 +128,7 @@ TEST_F(ElicitationPauseTest, AMalformedQuestionIsRefusedAndACallMayNotAskForever
     json::array many;
     for (std::size_t i = 0; i < kMaxElicitationsPerCall; ++i) many.push_back(answered("Q" + std::to_string(i), "a"));
     ElicitationPause long_call(*queue, call(), many);
-    auto ask = long_call.service({});
+    auto ask = asker(long_call);
     for (std::size_t i = 0; i < kMaxElicitationsPerCall; ++i)
         ASSERT_TRUE(ask(question("Q" + std::to_string(i)), ended).ok()) << i;
     EXPECT_EQ(ask(question("one more"), ended).error().code, "ELICITATION_FAILED");

@@ -423,10 +423,10 @@ TEST_F(ExecutorTest, SerialSkillNeverRunsTwiceAtOnceWhileParallelSkillsOverlap) 
 TEST_F(ExecutorTest, ProgressReportsReachTheCaller) {
     std::vector<std::string> reports;
     CallOptions options;
-    options.on_progress = [&](double done, double total, std::string_view message) {
+    options.services = plugin::progress_listener([&](double done, double total, std::string_view message) {
         reports.push_back(std::to_string(static_cast<int>(done)) + "/" + std::to_string(static_cast<int>(total)) + " " +
                           std::string(message));
-    };
+    });
     const auto result = call("progress", "{}", options);
     ASSERT_TRUE(result.ok) << result.error.message;
     EXPECT_THAT(reports, ::testing::ElementsAre("1/3 first third", "2/3 second third", "3/3 done"));

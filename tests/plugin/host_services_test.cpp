@@ -33,9 +33,9 @@ TEST_F(HostServicesTest, ProgressReportsReachTheCallControl) {
     ASSERT_TRUE(echo);
     CallControl control;
     std::vector<std::tuple<double, double, std::string>> reports;
-    control.on_progress = [&](double done, double total, std::string_view message) {
+    control.services = progress_listener([&](double done, double total, std::string_view message) {
         reports.emplace_back(done, total, std::string(message));
-    };
+    });
 
     RawOutcome out = echo->invoke(context("progress", &control), "{}");
 
@@ -269,10 +269,10 @@ TEST(HostServicesDirect, ThrowingProgressListenerDoesNotEscape) {
     skillhost_host_services services = make_host_services(host);
     CallControl control;
     std::vector<double> heard;
-    control.on_progress = [&heard](double progress, double, std::string_view) {
+    control.services = progress_listener([&heard](double progress, double, std::string_view) {
         heard.push_back(progress);
         throw std::runtime_error("listener broke");
-    };
+    });
     skillhost_call_context call{};
     call.host_call = &control;
     // An escaping exception would terminate the process here (the services are noexcept C functions).

@@ -123,7 +123,7 @@ SkillCallResult LoadedPluginUnderTest::call(std::string_view skill_id, std::stri
 
     exec::CallOptions options;
     options.timeout = settings.timeout;
-    options.on_progress = settings.on_progress;
+    if (settings.on_progress) options.services = plugin::progress_listener(settings.on_progress);
     options.cancel = settings.cancel;
 
     exec::SkillResult outcome = state_->executor->call(*state_->catalog, skill_id, args, caller, options);
