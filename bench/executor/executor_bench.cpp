@@ -87,7 +87,7 @@ void BM_PluginInvokeNoopDirect(benchmark::State& state) {
     auto& s = setup();
     const auto* entry = s.catalog->find("noop");
     plugin::CallControl control;
-    plugin::CallContext context;
+    plugin::Call context;
     context.skill_id = "noop";
     context.call_id = "call-0";
     context.user_id = "bench";

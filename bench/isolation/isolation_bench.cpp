@@ -83,7 +83,7 @@ void noop_calls(benchmark::State& state, plugin::IsolationMode mode,
                 plugin::SandboxMode sandbox = plugin::SandboxMode::best_effort) {
     bench::ScratchDir home("skillhost-bench-isolation");
     auto plugin = load_echo(home.path() / "cache", mode, sandbox);
-    plugin::CallContext context;
+    plugin::Call context;
     context.skill_id = "noop";
     context.call_id = "bench";
     context.user_id = "bench";
@@ -132,7 +132,7 @@ BENCHMARK(BM_NoopIsolatedUnsandboxed)->UseRealTime()->MinTime(1.0);
 void cold_starts(benchmark::State& state, plugin::SandboxMode sandbox) {
     bench::ScratchDir home("skillhost-bench-isolation");
     auto plugin = load_echo(home.path() / "cache", plugin::IsolationMode::process, sandbox);
-    plugin::CallContext context;
+    plugin::Call context;
     context.skill_id = "noop";
     context.call_id = "bench";
     context.data_dir = home.path() / "data";

@@ -171,7 +171,7 @@ void check_skill(CheckReport& report, exec::Executor& executor, const catalog::C
     int n = 0;
     for (const auto& probe : probes) {
         plugin::CallControl control;
-        plugin::CallContext cc;
+        plugin::Call cc;
         cc.skill_id = spec.id;
         cc.call_id = "check-" + std::to_string(++n);
         cc.user_id = caller.user_id;

@@ -240,7 +240,7 @@ public:
     std::shared_ptr<plugin::LoadedPlugin> plugin;  // keeps the library (and spec) loaded
     const manifest::SkillSpec* spec = nullptr;
     std::string plugin_name;
-    plugin::CallContext context;
+    plugin::Call context;
     plugin::CallControl control;
     std::string args_json;
     std::shared_ptr<std::mutex> serial;
@@ -486,7 +486,7 @@ void Executor::start(const PreparedCall& call, CallerContext caller, CallOptions
             state->long_at = state->started + options.running_long_after;
         }
 
-        plugin::CallContext& context = state->context;
+        plugin::Call& context = state->context;
         context.skill_id = spec.id;
         context.call_id = state->call_id;
         context.cognitive_mode = std::move(caller.cognitive_mode);
@@ -520,10 +520,11 @@ void Executor::start(const PreparedCall& call, CallerContext caller, CallOptions
                         {"use a run id and step number or an approval id as the key"}};
             return state->refuse(std::move(error));
         }
-        state->control.idempotency_key = options.idempotency_key.empty() ? state->call_id : options.idempotency_key;
+        context.idempotency_key = options.idempotency_key.empty() ? state->call_id : std::move(options.idempotency_key);
         context.deadline_unix_ms = state->deadline_at ? unix_ms_deadline(state->timeout) : 0;
+        context.run_id = std::move(caller.run_id);
         context.control = &state->control;
-        state->control.run_id = std::move(caller.run_id);
+        state->control.call = &context;
         state->serve(std::move(options.services));
         state->control.path_allowed = std::move(options.path_allowed);
         state->args_json = json::serialize(call.args());

@@ -43,11 +43,11 @@ const manifest::SkillSpec* governing_spec(const PipelineParts& parts, const cata
 plugin::RawOutcome run_extension_request(const PipelineParts& parts, const auth::UserContext& user,
                                          const manifest::SkillSpec& governing, const plugin::LoadedPlugin& plugin,
                                          std::string call_id, std::chrono::milliseconds limit,
-                                         const std::function<plugin::RawOutcome(const plugin::CallContext&)>& request) {
+                                         const std::function<plugin::RawOutcome(const plugin::Call&)>& request) {
     plugin::CallControl control;
     if (auto rules = policy::CallPathRules::for_call(*parts.policy, user, governing, json::object()))
         control.path_allowed = [rules](std::string_view path) { return rules->allows(path); };
-    plugin::CallContext context;
+    plugin::Call context;
     context.skill_id = governing.id;
     context.call_id = std::move(call_id);
     context.user_id = user.user_id;

@@ -28,7 +28,7 @@ const manifest::SkillSpec* governing_spec(const PipelineParts& parts, const cata
 plugin::RawOutcome run_extension_request(const PipelineParts& parts, const auth::UserContext& user,
                                          const manifest::SkillSpec& governing, const plugin::LoadedPlugin& plugin,
                                          std::string call_id, std::chrono::milliseconds limit,
-                                         const std::function<plugin::RawOutcome(const plugin::CallContext&)>& request);
+                                         const std::function<plugin::RawOutcome(const plugin::Call&)>& request);
 
 // The error a plugin's extension function answered (its own, with "plugin" added to the details), or
 // PLUGIN_INVALID_RESULT when it wrote nothing or a result with a failure status. `function` names it

@@ -49,7 +49,7 @@ plugin::RawOutcome PromptAccess::ask(const Source& source, const auth::UserConte
                                      std::string_view name, std::string_view json) const {
     return run_extension_request(
         pipeline_.parts(), user, *source.governing, *source.plugin, "prompt-" + std::to_string(++next_request_),
-        kDeadline, [&](const plugin::CallContext& context) {
+        kDeadline, [&](const plugin::Call& context) {
             return source.plugin->request_prompts(request, context, name, json, kMaxPromptAnswerBytes);
         });
 }

@@ -46,7 +46,7 @@ plugin::RawOutcome ResourceAccess::ask(const Source& source, const auth::UserCon
                                        plugin::ResourceRequest request, std::string_view uri) const {
     return run_extension_request(
         pipeline_.parts(), user, *source.governing, *source.plugin, "resource-" + std::to_string(++next_request_),
-        kDeadline, [&](const plugin::CallContext& context) {
+        kDeadline, [&](const plugin::Call& context) {
             return source.plugin->request_resources(request, context, uri, kMaxResourceAnswerBytes);
         });
 }

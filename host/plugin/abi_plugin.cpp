@@ -173,7 +173,7 @@ manifest::AbiVersion AbiPlugin::abi_version() const {
     return {descriptor_->abi_version.major, descriptor_->abi_version.minor};
 }
 
-RawOutcome AbiPlugin::invoke(const CallContext& context, std::string_view args_json) const {
+RawOutcome AbiPlugin::invoke(const Call& context, std::string_view args_json) const {
     const auto skill = skills_.find(context.skill_id);
     if (skill == skills_.end()) {
         std::string known;
@@ -192,7 +192,7 @@ RawOutcome AbiPlugin::invoke(const CallContext& context, std::string_view args_j
 }
 
 template <typename Run>
-RawOutcome AbiPlugin::with_call_context(const CallContext& context, std::size_t max_bytes, std::string_view entry,
+RawOutcome AbiPlugin::with_call_context(const Call& context, std::size_t max_bytes, std::string_view entry,
                                         Run&& run) const {
     // Built only when something went wrong: a skill call pays nothing for it.
     auto what = [&] { return entry.empty() ? "skill '" + context.skill_id + "'" : std::string(entry); };
@@ -240,7 +240,7 @@ RawOutcome AbiPlugin::with_call_context(const CallContext& context, std::size_t 
     return outcome;
 }
 
-RawOutcome AbiPlugin::request_resources(ResourceRequest request, const CallContext& context, std::string_view uri,
+RawOutcome AbiPlugin::request_resources(ResourceRequest request, const Call& context, std::string_view uri,
                                         std::size_t max_bytes) const {
     const auto* table = static_cast<const skillhost_resources_v1*>(extension(SKILLHOST_EXT_RESOURCES));
     using ListFn = decltype(skillhost_resources_v1::list);
@@ -259,7 +259,7 @@ RawOutcome AbiPlugin::request_resources(ResourceRequest request, const CallConte
                              });
 }
 
-RawOutcome AbiPlugin::request_prompts(PromptRequest request, const CallContext& context, std::string_view name,
+RawOutcome AbiPlugin::request_prompts(PromptRequest request, const Call& context, std::string_view name,
                                       std::string_view json, std::size_t max_bytes) const {
     const auto* table = static_cast<const skillhost_prompts_v1*>(extension(SKILLHOST_EXT_PROMPTS));
     const bool present = table && (request == PromptRequest::list  ? table->list != nullptr

@@ -37,12 +37,12 @@ public:
     std::string_view version() const override { return version_; }
     manifest::AbiVersion abi_version() const override;
     const std::filesystem::path& loaded_from() const override { return loaded_from_; }
-    RawOutcome invoke(const CallContext& context, std::string_view args_json) const override;
+    RawOutcome invoke(const Call& context, std::string_view args_json) const override;
     const void* extension(std::string_view id) const override;
-    RawOutcome request_resources(ResourceRequest request, const CallContext& context, std::string_view uri,
+    RawOutcome request_resources(ResourceRequest request, const Call& context, std::string_view uri,
                                  std::size_t max_bytes) const override;
-    RawOutcome request_prompts(PromptRequest request, const CallContext& context, std::string_view name,
-                               std::string_view json, std::size_t max_bytes) const override;
+    RawOutcome request_prompts(PromptRequest request, const Call& context, std::string_view name, std::string_view json,
+                               std::size_t max_bytes) const override;
 
 private:
     void query_extensions();
@@ -50,8 +50,7 @@ private:
     // `run(call, writer)` with a capture limited to `max_bytes`. `entry` names the entry point in
     // errors ("resources read()"); empty for a skill, named by its id.
     template <typename Run>
-    RawOutcome with_call_context(const CallContext& context, std::size_t max_bytes, std::string_view entry,
-                                 Run&& run) const;
+    RawOutcome with_call_context(const Call& context, std::size_t max_bytes, std::string_view entry, Run&& run) const;
 
     AbiPlugin(boost::dll::shared_library library, const skillhost_plugin* descriptor, manifest::Manifest manifest,
               std::filesystem::path loaded_from, std::shared_ptr<CompletionService> completions,

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "base/error.hpp"
+#include "plugin/call.hpp"
 #include "plugin/call_content.hpp"
 #include "plugin/call_services.hpp"
 
@@ -31,16 +32,12 @@ struct CallControl {
     // call's user); empty: the plugin's own host context answers. Takes the operation and its
     // request as plugin/storage_service.hpp describes them.
     std::function<Result<std::string>(std::string_view operation, std::string_view request_json)> storage;
-    // "skillhost.idempotency/1": the same for every attempt of one intent (run:step, approval id);
-    // the executor fills it (the call id when the caller gives none).
-    std::string idempotency_key;
     // "skillhost.content/1" items.
     CallContent content{SKILLHOST_CONTENT_MAX_ITEMS, SKILLHOST_CONTENT_MAX_BYTES};
-    // The operator run that asked for this call ("" otherwise): the run the call's completions are
-    // audited under. Set before the call starts, read-only afterwards. Kept after
-    // the members above: a plugin scribbling over the start of its host_call handle (the hostile
-    // fixture does) then hits flags and empty callbacks, not this string's heap pointer.
-    std::string run_id;
+    // The call this controls (its idempotency key and run, for the host services); set before the
+    // call starts. Kept after the members above: a plugin scribbling over the start of its
+    // host_call handle (the hostile fixture does) then hits flags and empty services, not this.
+    const Call* call = nullptr;
 };
 
 }  // namespace skillhost::plugin

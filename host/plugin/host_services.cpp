@@ -140,7 +140,8 @@ skillhost_status complete(void* host_context, const skillhost_call_context* call
         }
         CompletionOrigin origin;
         if (call) origin.user_id = from_abi(call->user_id);
-        if (const CallControl* control = control_of(call)) origin.run_id = control->run_id;
+        if (const CallControl* control = control_of(call); control && control->call)
+            origin.run_id = control->call->run_id;
         return answer_through(writer, context->completions->complete(origin, role_text, from_abi(request_json)));
     } catch (const std::exception& e) {
         write_error(writer, errors::kLlmFailed, std::string("the completion request failed in the host: ") + e.what(),
@@ -210,8 +211,8 @@ skillhost_string_view idempotency_key(void*, const skillhost_call_context* call)
     const CallControl* control = control_of(call);
     if (!control) return to_abi(std::string_view());
     // A call made without the executor (a test harness) has no key of its own: it is never retried.
-    if (control->idempotency_key.empty()) return call->call_id;
-    return to_abi(control->idempotency_key);
+    if (!control->call || control->call->idempotency_key.empty()) return call->call_id;
+    return to_abi(control->call->idempotency_key);
 }
 
 // "skillhost.storage/1": every function becomes one operation of plugin/storage_service.hpp, answered

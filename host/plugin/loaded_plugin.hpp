@@ -4,6 +4,7 @@
 
 #include "base/error.hpp"
 #include "manifest/manifest.hpp"
+#include "plugin/call.hpp"
 #include "plugin/call_control.hpp"
 #include "plugin/error_codes.hpp"
 
@@ -19,19 +20,6 @@
 #include <string_view>
 
 namespace skillhost::plugin {
-
-// Everything the plugin is told about one call (becomes skillhost_call_context).
-struct CallContext {
-    std::string skill_id;
-    std::string call_id;
-    std::string user_id;
-    std::string cognitive_mode = "agent";
-    std::filesystem::path data_dir;  // created by invoke() before the call if missing
-    bool data_dir_ready = false;     // the caller already made data_dir: invoke() skips the syscalls
-    std::filesystem::path workspace_root;
-    std::int64_t deadline_unix_ms = 0;
-    CallControl* control = nullptr;  // may be null (no cancellation, no progress)
-};
 
 // What came back over the ABI, before the executor interprets it.
 struct RawOutcome {
@@ -62,7 +50,7 @@ public:
     // Runs one skill over the C ABI. Thread-safe per the ABI rules; the executor serialises skills
     // whose manifest says `concurrency: serial`. The host itself writes an error outcome only when
     // the skill id is unknown (SKILL_NOT_FOUND) or data_dir cannot be created (DATA_DIR_UNAVAILABLE).
-    virtual RawOutcome invoke(const CallContext& context, std::string_view args_json) const = 0;
+    virtual RawOutcome invoke(const Call& context, std::string_view args_json) const = 0;
     // The plugin's table for an ABI extension id (e.g. SKILLHOST_EXT_PLUGIN_INFO), or null when the
     // plugin does not offer it. Valid as long as this object.
     virtual const void* extension(std::string_view id) const {
@@ -73,7 +61,7 @@ public:
     // context a skill call gets; an answer over `max_bytes` is a RESULT_TOO_LARGE error. A plugin
     // without the extension, or running isolated (the runner protocol does not carry it yet),
     // answers RESOURCES_UNSUPPORTED.
-    virtual RawOutcome request_resources(ResourceRequest request, const CallContext& context, std::string_view uri,
+    virtual RawOutcome request_resources(ResourceRequest request, const Call& context, std::string_view uri,
                                          std::size_t max_bytes) const {
         (void)request, (void)context, (void)uri, (void)max_bytes;
         RawOutcome out;
@@ -87,7 +75,7 @@ public:
     // `json` (the arguments object) for get, `json` (the completion request) for complete. A
     // plugin without the extension or that function, or running isolated, answers
     // PROMPTS_UNSUPPORTED.
-    virtual RawOutcome request_prompts(PromptRequest request, const CallContext& context, std::string_view name,
+    virtual RawOutcome request_prompts(PromptRequest request, const Call& context, std::string_view name,
                                        std::string_view json, std::size_t max_bytes) const {
         (void)request, (void)context, (void)name, (void)json, (void)max_bytes;
         RawOutcome out;

@@ -209,7 +209,7 @@ std::vector<pid_t> ProcessPlugin::runner_pids() const {
     return pids;
 }
 
-RunnerLaunch ProcessPlugin::launch_for(const CallContext* context) const {
+RunnerLaunch ProcessPlugin::launch_for(const Call* context) const {
     const IsolationOptions& iso = options_.isolation;
     RunnerLaunch launch;
     launch.runner = runner_;
@@ -328,7 +328,7 @@ void ProcessPlugin::record_exit(const std::shared_ptr<Supervision>& supervision,
     }
 }
 
-Result<std::shared_ptr<RunnerConnection>> ProcessPlugin::runner_for(const CallContext& context) const {
+Result<std::shared_ptr<RunnerConnection>> ProcessPlugin::runner_for(const Call& context) const {
     std::lock_guard lock(runners_mutex_);
     auto found = runners_.find(context.user_id);
     if (found != runners_.end() && found->second->accepting()) return found->second;
@@ -393,7 +393,7 @@ Result<std::shared_ptr<RunnerConnection>> ProcessPlugin::runner_for(const CallCo
     return started;
 }
 
-RawOutcome ProcessPlugin::invoke(const CallContext& context, std::string_view args_json) const {
+RawOutcome ProcessPlugin::invoke(const Call& context, std::string_view args_json) const {
     if (std::optional<Error> quarantined = quarantine()) return error_outcome(*quarantined);
     if (manifest_.skill(context.skill_id) == nullptr) {
         Error error{errors::kSkillNotFound, "plugin '" + manifest_.name + "' has no skill '" + context.skill_id + "'"};
@@ -404,7 +404,7 @@ RawOutcome ProcessPlugin::invoke(const CallContext& context, std::string_view ar
     return in_runner(context, [&](RunnerConnection& runner) { return runner.call(context, args_json); });
 }
 
-RawOutcome ProcessPlugin::in_runner(const CallContext& context,
+RawOutcome ProcessPlugin::in_runner(const Call& context,
                                     const std::function<std::optional<RawOutcome>(RunnerConnection&)>& send) const {
     // A runner that retires (idle) between lookup and send, or that was found dead before the call
     // reached it, answers nullopt: take a fresh one. Retiring is not failing (a starved caller may be
@@ -442,14 +442,14 @@ RawOutcome ProcessPlugin::in_runner(const CallContext& context,
                                                                "check the log"});
 }
 
-RawOutcome ProcessPlugin::run_extension(const CallContext& context, wire::ExtensionCall call, std::size_t max_bytes,
+RawOutcome ProcessPlugin::run_extension(const Call& context, wire::ExtensionCall call, std::size_t max_bytes,
                                         const char* entry) const {
     if (std::optional<Error> quarantined = quarantine()) return error_outcome(*quarantined);
     call.max_bytes = static_cast<std::int64_t>(std::min(max_bytes, wire::max_extension_answer_bytes));
     return in_runner(context, [&](RunnerConnection& runner) { return runner.call_extension(context, call, entry); });
 }
 
-RawOutcome ProcessPlugin::request_resources(ResourceRequest request, const CallContext& context, std::string_view uri,
+RawOutcome ProcessPlugin::request_resources(ResourceRequest request, const Call& context, std::string_view uri,
                                             std::size_t max_bytes) const {
     if (!offers(ready_.published, request)) return LoadedPlugin::request_resources(request, context, uri, max_bytes);
     wire::ExtensionCall call;
@@ -462,7 +462,7 @@ RawOutcome ProcessPlugin::request_resources(ResourceRequest request, const CallC
                                                                       : "resources list()");
 }
 
-RawOutcome ProcessPlugin::request_prompts(PromptRequest request, const CallContext& context, std::string_view name,
+RawOutcome ProcessPlugin::request_prompts(PromptRequest request, const Call& context, std::string_view name,
                                           std::string_view json, std::size_t max_bytes) const {
     if (!offers(ready_.published, request))
         return LoadedPlugin::request_prompts(request, context, name, json, max_bytes);

@@ -33,12 +33,12 @@ public:
     std::string_view version() const override { return ready_.version; }
     manifest::AbiVersion abi_version() const override { return {ready_.abi_major, ready_.abi_minor}; }
     const std::filesystem::path& loaded_from() const override { return library_; }
-    RawOutcome invoke(const CallContext& context, std::string_view args_json) const override;
+    RawOutcome invoke(const Call& context, std::string_view args_json) const override;
     const void* extension(std::string_view id) const override;
-    RawOutcome request_resources(ResourceRequest request, const CallContext& context, std::string_view uri,
+    RawOutcome request_resources(ResourceRequest request, const Call& context, std::string_view uri,
                                  std::size_t max_bytes) const override;
-    RawOutcome request_prompts(PromptRequest request, const CallContext& context, std::string_view name,
-                               std::string_view json, std::size_t max_bytes) const override;
+    RawOutcome request_prompts(PromptRequest request, const Call& context, std::string_view name, std::string_view json,
+                               std::size_t max_bytes) const override;
     bool isolated() const override { return true; }
     std::optional<Error> quarantine() const override;
     boost::json::object sandbox() const override;
@@ -62,14 +62,14 @@ private:
 
     ProcessPlugin(manifest::Manifest manifest, LoaderOptions options, std::filesystem::path runner,
                   wire::ReadyInfo ready);
-    RunnerLaunch launch_for(const CallContext* context) const;
-    Result<std::shared_ptr<RunnerConnection>> runner_for(const CallContext& context) const;
+    RunnerLaunch launch_for(const Call* context) const;
+    Result<std::shared_ptr<RunnerConnection>> runner_for(const Call& context) const;
     // Runs `send(runner)` (a call or an extension request) in the user's runner, in a fresh one when
     // the runner was found gone before the call reached it.
-    RawOutcome in_runner(const CallContext& context,
+    RawOutcome in_runner(const Call& context,
                          const std::function<std::optional<RawOutcome>(RunnerConnection&)>& send) const;
     // Runs one extension request (resources, prompts) in the user's runner; `entry` names it in errors.
-    RawOutcome run_extension(const CallContext& context, wire::ExtensionCall call, std::size_t max_bytes,
+    RawOutcome run_extension(const Call& context, wire::ExtensionCall call, std::size_t max_bytes,
                              const char* entry) const;
     // The extension tables offered for the plugin's resources and prompts, from what the runner
     // reported; their functions are never called (requests go through request_resources/prompts).

@@ -338,36 +338,27 @@ bool RunnerConnection::check_tasks() {
 
 namespace {
 
-wire::CallRequest call_request(const CallContext& context, std::string_view args_json) {
-    wire::CallRequest request{context.skill_id,
-                              context.call_id,
-                              context.user_id,
-                              context.cognitive_mode,
-                              context.data_dir.string(),
-                              context.workspace_root.string(),
-                              context.deadline_unix_ms,
-                              std::string(args_json),
-                              0,
-                              context.control ? context.control->idempotency_key : ""};
-    if (context.control && context.control->path_allowed) request.flags |= wire::call_has_path_rules;
-    return request;
+wire::CallFrame call_frame(const Call& call, std::string_view args_json) {
+    wire::CallFrame frame{call, std::string(args_json), 0};
+    if (call.control && call.control->path_allowed) frame.flags |= wire::call_has_path_rules;
+    return frame;
 }
 
 }  // namespace
 
-std::optional<RawOutcome> RunnerConnection::call(const CallContext& context, std::string_view args_json) {
-    return exchange(context, wire::FrameType::call, wire::encode(call_request(context, args_json)), {},
+std::optional<RawOutcome> RunnerConnection::call(const Call& context, std::string_view args_json) {
+    return exchange(context, wire::FrameType::call, wire::encode(call_frame(context, args_json)), {},
                     launch_.max_result_bytes);
 }
 
-std::optional<RawOutcome> RunnerConnection::call_extension(const CallContext& context, wire::ExtensionCall request,
+std::optional<RawOutcome> RunnerConnection::call_extension(const Call& context, wire::ExtensionCall request,
                                                            std::string entry) {
-    request.call = call_request(context, {});
+    request.call = call_frame(context, {});
     const auto max_bytes = static_cast<std::size_t>(request.max_bytes);
     return exchange(context, wire::FrameType::extension_call, wire::encode(request), std::move(entry), max_bytes);
 }
 
-std::optional<RawOutcome> RunnerConnection::exchange(const CallContext& context, wire::FrameType type,
+std::optional<RawOutcome> RunnerConnection::exchange(const Call& context, wire::FrameType type,
                                                      std::string_view payload, std::string entry,
                                                      std::size_t max_answer_bytes) {
     // A runner whose data went over its budget takes no more calls (the tripwire below may have
@@ -825,7 +816,9 @@ void RunnerConnection::answer_completion(std::uint64_t request_id, const wire::H
     std::optional<std::shared_ptr<void>> slot = admit_host_request(request_id, host_request.call_sequence, user);
     if (!slot) return;
     std::string run_id;
-    with_running_call(host_request.call_sequence, [&](CallControl& control) { run_id = control.run_id; });
+    with_running_call(host_request.call_sequence, [&](CallControl& control) {
+        if (control.call) run_id = control.call->run_id;
+    });
     // A completion can take seconds: it must not hold up the results of other calls, so it is
     // answered on the host-request pool (bounded: max_host_requests per runner, a shared pool).
     answer_later(request_id, [slot = std::move(*slot), channel = channel_, completions = launch_.completions,

@@ -101,11 +101,10 @@ public:
     // A runner found dead before the call reached it (the send failed: nothing of the call ran)
     // also answers nullopt, so the call runs in a fresh runner; one that dies after the call was
     // sent answers PLUGIN_CRASHED (the call may have started, so it is never run twice).
-    std::optional<RawOutcome> call(const CallContext& context, std::string_view args_json);
+    std::optional<RawOutcome> call(const Call& context, std::string_view args_json);
     // Runs one request of a plugin extension (resources, prompts) like a call, with the same
     // supervision; `entry` names it in errors ("resources read()"). request.call is filled here.
-    std::optional<RawOutcome> call_extension(const CallContext& context, wire::ExtensionCall request,
-                                             std::string entry);
+    std::optional<RawOutcome> call_extension(const Call& context, wire::ExtensionCall request, std::string entry);
 
     bool accepting() const;
     // The runner said it was idle and is leaving (or has left) in good order: a call it refused
@@ -146,7 +145,7 @@ private:
 
     RunnerConnection(RunnerLaunch launch, pid_t pid, int fd);
     // Sends one CALL or EXTENSION_CALL frame and waits for its result (call() and call_extension()).
-    std::optional<RawOutcome> exchange(const CallContext& context, wire::FrameType type, std::string_view payload,
+    std::optional<RawOutcome> exchange(const Call& context, wire::FrameType type, std::string_view payload,
                                        std::string entry, std::size_t max_answer_bytes);
     void background_loop();
     // Reads and handles frames; the calling thread holds the reader role. Stops when `mine` is

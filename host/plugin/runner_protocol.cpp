@@ -174,26 +174,30 @@ ReadStatus FrameReader::read(int fd, Frame& out) {
     }
 }
 
-std::string encode(const CallRequest& r) {
+std::string encode(const CallFrame& frame) {
+    const Call& c = frame.call;
     PayloadWriter w;
-    w.text(r.skill_id).text(r.call_id).text(r.user_id).text(r.cognitive_mode).text(r.data_dir).text(r.workspace_root);
-    w.integer(r.deadline_unix_ms).text(r.args_json).integer(r.flags).text(r.idempotency_key);
+    w.text(c.skill_id).text(c.call_id).text(c.user_id).text(c.cognitive_mode).text(c.data_dir.native());
+    w.text(c.workspace_root.native()).integer(c.deadline_unix_ms).text(frame.args_json).integer(frame.flags);
+    w.text(c.idempotency_key);
     return std::move(w.bytes());
 }
 
-std::optional<CallRequest> decode_call(std::string_view payload) {
+std::optional<CallFrame> decode_call(std::string_view payload) {
     PayloadReader r(payload);
-    CallRequest out;
-    out.skill_id = r.text();
-    out.call_id = r.text();
-    out.user_id = r.text();
-    out.cognitive_mode = r.text();
-    out.data_dir = r.text();
-    out.workspace_root = r.text();
-    out.deadline_unix_ms = r.integer();
+    CallFrame out;
+    Call& c = out.call;
+    c.skill_id = r.text();
+    c.call_id = r.text();
+    c.user_id = r.text();
+    c.cognitive_mode = r.text();
+    c.data_dir = std::string(r.text());
+    c.data_dir_ready = true;
+    c.workspace_root = std::string(r.text());
+    c.deadline_unix_ms = r.integer();
     out.args_json = r.text();
     out.flags = r.integer();
-    out.idempotency_key = r.text();
+    c.idempotency_key = r.text();
     if (!r.ok()) return std::nullopt;
     return out;
 }
@@ -213,7 +217,7 @@ std::optional<ExtensionCall> decode_extension_call(std::string_view payload) {
     PayloadReader r(payload);
     const std::string_view call_part = r.text();
     if (!r.ok()) return std::nullopt;
-    std::optional<CallRequest> call = decode_call(call_part);
+    std::optional<CallFrame> call = decode_call(call_part);
     ExtensionCall out;
     const std::int64_t kind = r.integer();
     out.request = r.integer();

@@ -6,6 +6,7 @@
 // Every size is bounded.
 #pragma once
 
+#include "plugin/call.hpp"
 #include "plugin/loaded_plugin.hpp"
 
 #include <cstddef>
@@ -18,7 +19,7 @@ namespace skillhost::plugin::wire {
 
 enum class FrameType : std::uint16_t {
     // host -> runner
-    call = 1,        // id: call sequence; CallRequest
+    call = 1,        // id: call sequence; CallFrame
     cancel = 2,      // id: call sequence; empty
     host_reply = 4,  // id: host request id; an encoded RawOutcome
     // id: call sequence; ExtensionCall: one request of a plugin extension the host reads
@@ -90,7 +91,7 @@ enum class ReadStatus { frame, closed, too_large, broken };
 // stream cannot be resynchronised after that: the caller drops the connection).
 ReadStatus read_frame(int fd, std::size_t max_payload, Frame& out);
 
-// CallRequest::flags
+// CallFrame::flags
 constexpr std::int64_t call_has_path_rules = 1;  // ask the host per path; without it every path passes
 
 // Reads frames through a buffer, so a frame usually costs one read() instead of two (header, then
@@ -110,16 +111,16 @@ private:
     std::size_t begin_ = 0, end_ = 0;  // the unread bytes
 };
 
-// The fields of a CALL frame.
-struct CallRequest {
-    std::string skill_id, call_id, user_id, cognitive_mode, data_dir, workspace_root;
-    std::int64_t deadline_unix_ms = 0;
+// A CALL frame: the call (plugin/call.hpp; its control, data_dir_ready and run_id stay on the host),
+// its arguments and call_has_path_rules.
+struct CallFrame {
+    Call call;
     std::string args_json;
     std::int64_t flags = 0;
-    std::string idempotency_key;  // "skillhost.idempotency/1", answered by the runner itself
 };
-std::string encode(const CallRequest& request);
-std::optional<CallRequest> decode_call(std::string_view payload);
+std::string encode(const CallFrame& frame);
+// nullopt for a truncated payload. The decoded call's data_dir_ready is set (the host made it).
+std::optional<CallFrame> decode_call(std::string_view payload);
 
 // A host service the plugin asked for during a call (or outside one: call_sequence 0). `kind` is the
 // ABI extension id ("skillhost.path_check/1"); `body` is that kind's own encoding.
@@ -150,7 +151,7 @@ inline constexpr std::size_t max_extension_answer_bytes = std::size_t{8} << 20;
 // URI of a resources read, the prompt of a prompts get), `json` (a prompt's arguments, a
 // completion request) and the answer's limit.
 struct ExtensionCall {
-    CallRequest call;
+    CallFrame call;
     ExtensionKind kind = ExtensionKind::resources;
     std::int64_t request = 0;
     std::string name, json;

@@ -339,7 +339,7 @@ void CallServer::end_of_stream() {
 }
 
 std::shared_ptr<CallServer::Active> CallServer::accept(std::uint64_t id, FrameType type, std::string_view payload) {
-    std::optional<plugin::wire::CallRequest> request;
+    std::optional<plugin::wire::CallFrame> request;
     std::optional<plugin::wire::ExtensionCall> extension;
     if (type == FrameType::extension_call) {
         extension = plugin::wire::decode_extension_call(payload);
@@ -357,16 +357,9 @@ std::shared_ptr<CallServer::Active> CallServer::accept(std::uint64_t id, FrameTy
     auto call = std::make_shared<Active>();
     call->extension = std::move(extension);
     call->id = id;
-    call->context.skill_id = std::move(request->skill_id);
-    call->context.call_id = std::move(request->call_id);
-    call->context.user_id = std::move(request->user_id);
-    call->context.cognitive_mode = std::move(request->cognitive_mode);
-    call->context.data_dir = std::move(request->data_dir);
-    call->context.data_dir_ready = true;  // the host made it before it started this runner
-    call->context.workspace_root = std::move(request->workspace_root);
-    call->context.deadline_unix_ms = request->deadline_unix_ms;
+    call->context = std::move(request->call);  // data_dir_ready: the host made it before it started this runner
     call->context.control = &call->control;
-    call->control.idempotency_key = std::move(request->idempotency_key);
+    call->control.call = &call->context;
     call->args = std::move(request->args_json);
     // The front end's services for this call travel to the host tagged with the call's sequence:
     // progress and log lines one-way, sampling and elicitation as host requests answered by the

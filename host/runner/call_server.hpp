@@ -93,7 +93,7 @@ private:
     struct Active {
         std::uint64_t id = 0;
         plugin::CallControl control;
-        plugin::CallContext context;
+        plugin::Call context;  // control points at `control` below, which points back
         std::string args;
         // Set for an EXTENSION_CALL: the plugin extension request to run instead of a skill.
         std::optional<plugin::wire::ExtensionCall> extension;

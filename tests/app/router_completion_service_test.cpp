@@ -103,7 +103,7 @@ protected:
     }
 
     plugin::RawOutcome answer(const std::string& args) const {
-        plugin::CallContext context;
+        plugin::Call context;
         context.skill_id = "conversational_response";
         context.call_id = "call-1";
         context.user_id = "alice";

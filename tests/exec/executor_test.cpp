@@ -36,7 +36,7 @@ public:
     std::string_view version() const override { return inner_->version(); }
     manifest::AbiVersion abi_version() const override { return inner_->abi_version(); }
     const fs::path& loaded_from() const override { return inner_->loaded_from(); }
-    plugin::RawOutcome invoke(const plugin::CallContext& context, std::string_view args) const override {
+    plugin::RawOutcome invoke(const plugin::Call& context, std::string_view args) const override {
         {
             std::lock_guard lock(mutex_);
             ++entered_;

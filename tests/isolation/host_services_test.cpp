@@ -21,9 +21,14 @@ protected:
         options.isolation.default_mode = GetParam();
     }
 
+    // `key` and `run_id`: the call's idempotency key and operator run (none by default).
     boost::json::object call(const LoadedPlugin& plugin, const std::string& skill, const std::string& args,
-                             CallControl* control = nullptr) {
-        RawOutcome outcome = plugin.invoke(context(skill, "alice", control), args);
+                             CallControl* control = nullptr, std::string key = {}, std::string run_id = {}) {
+        Call c = context(skill, "alice", control);
+        c.idempotency_key = std::move(key);
+        c.run_id = std::move(run_id);
+        if (control) control->call = &c;
+        RawOutcome outcome = plugin.invoke(c, args);
         EXPECT_EQ(outcome.written, RawOutcome::Written::result) << outcome.error_code << ": " << outcome.error_message;
         if (outcome.written != RawOutcome::Written::result) return {};
         return boost::json::parse(outcome.result_json).as_object();
@@ -123,8 +128,7 @@ TEST_P(HostServicesTest, CompletionsReachTheHostsModelThroughTheLlmExtension) {
     // The operator run that asked for the call is the host's to say (for the llm_call audit
     // record), in the runner too.
     CallControl control;
-    control.run_id = "run-0123456789abcdef";
-    const auto answer = call(*plugin, "ask_model", "{}", &control);
+    const auto answer = call(*plugin, "ask_model", "{}", &control, {}, "run-0123456789abcdef");
     EXPECT_EQ(answer.at("content"), "hi from the model");
     std::lock_guard lock(completions->mutex);
     EXPECT_EQ(completions->seen.substr(0, 35), "alice|run-0123456789abcdef|persona|");
@@ -142,12 +146,11 @@ TEST_P(HostServicesTest, TheIdempotencyKeyOfACallReachesThePlugin) {
     auto plugin = load("sandbox_probe");
     ASSERT_TRUE(plugin);
     CallControl control;
-    control.idempotency_key = "run-0123456789abcdef:3";
-    const auto keyed = call(*plugin, "idempotency_key", "{}", &control);
+    const auto keyed = call(*plugin, "idempotency_key", "{}", &control, "run-0123456789abcdef:3");
     EXPECT_EQ(keyed.at("offered"), true);
     EXPECT_EQ(keyed.at("key"), "run-0123456789abcdef:3");
     // A retry of the same step carries the same key, whichever call carries it.
-    const auto again = call(*plugin, "idempotency_key", "{}", &control);
+    const auto again = call(*plugin, "idempotency_key", "{}", &control, "run-0123456789abcdef:3");
     EXPECT_EQ(again.at("key"), "run-0123456789abcdef:3");
     // Without a key of its own a call is never a retry: its key is its unique call id.
     CallControl unkeyed;

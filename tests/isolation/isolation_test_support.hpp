@@ -34,8 +34,8 @@ protected:
         return loaded.ok() ? loaded.value() : nullptr;
     }
 
-    CallContext context(std::string skill_id, std::string user = "alice", CallControl* control = nullptr) const {
-        CallContext c;
+    Call context(std::string skill_id, std::string user = "alice", CallControl* control = nullptr) const {
+        Call c;
         c.skill_id = std::move(skill_id);
         c.call_id = "call-1";
         c.user_id = user;
@@ -45,8 +45,8 @@ protected:
     }
 
     // A context whose deadline is `ms` from now, with a control the test can cancel.
-    CallContext timed(std::string skill_id, std::int64_t ms, CallControl* control) const {
-        CallContext c = context(std::move(skill_id), "alice", control);
+    Call timed(std::string skill_id, std::int64_t ms, CallControl* control) const {
+        Call c = context(std::move(skill_id), "alice", control);
         c.deadline_unix_ms =
             std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
                 .count() +

@@ -199,7 +199,7 @@ TEST(PluginStorageScaledOut, TwoHostsOnOnePostgresShareThePluginsRecords) {
     ASSERT_TRUE(a.ok() && b.ok());
     const auto call = [&](const LoadedPlugin& plugin, const std::string& args) {
         CallControl control;
-        CallContext c;
+        Call c;
         c.skill_id = "storage_op";
         c.call_id = "call";
         c.user_id = "alice";

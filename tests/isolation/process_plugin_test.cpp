@@ -16,7 +16,7 @@ using Written = RawOutcome::Written;
 
 class ProcessPluginTest : public IsolationTest {};
 
-void expect_healthy(const LoadedPlugin& plugin, const CallContext& context) {
+void expect_healthy(const LoadedPlugin& plugin, const Call& context) {
     RawOutcome outcome = plugin.invoke(context, "{}");
     EXPECT_EQ(outcome.status, SKILLHOST_STATUS_OK) << outcome.error_code << ": " << outcome.error_message;
     EXPECT_EQ(outcome.result_json, R"({"ok":true})");

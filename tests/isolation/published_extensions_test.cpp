@@ -23,7 +23,7 @@ struct Request {
     std::size_t max_bytes = std::size_t{8} << 20;
 };
 
-RawOutcome ask(const LoadedPlugin& plugin, const CallContext& context, const Request& r) {
+RawOutcome ask(const LoadedPlugin& plugin, const Call& context, const Request& r) {
     if (r.prompts)
         return plugin.request_prompts(static_cast<PromptRequest>(r.request), context, r.name, r.json, r.max_bytes);
     return plugin.request_resources(static_cast<ResourceRequest>(r.request), context, r.name, r.max_bytes);

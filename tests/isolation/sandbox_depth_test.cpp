@@ -82,7 +82,7 @@ protected:
 
     RawOutcome raw(const std::string& name, const std::string& target = "", std::int64_t number = 0,
                    const std::string& user = "alice") {
-        CallContext c = context("attack", user);
+        Call c = context("attack", user);
         c.workspace_root = workspace;
         boost::json::object args{{"name", name}, {"target", target}, {"number", number}};
         return plugin->invoke(c, boost::json::serialize(args));

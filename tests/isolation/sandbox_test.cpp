@@ -48,7 +48,7 @@ protected:
     }
 
     boost::json::object probe(const LoadedPlugin& plugin, const std::string& skill, const std::string& args) {
-        CallContext c = context(skill);
+        Call c = context(skill);
         c.workspace_root = workspace;
         RawOutcome outcome = plugin.invoke(c, args);
         EXPECT_EQ(outcome.written, RawOutcome::Written::result) << outcome.error_code << ": " << outcome.error_message;

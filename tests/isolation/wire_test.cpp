@@ -18,9 +18,27 @@ struct SocketPair {
     }
 };
 
+// A frame of the call `skill_id`, its arguments and flags, every other field set.
+CallFrame frame_of(std::string skill_id, std::string call_id, std::int64_t deadline, std::string args,
+                   std::int64_t flags, std::string key) {
+    CallFrame frame;
+    frame.call.skill_id = std::move(skill_id);
+    frame.call.call_id = std::move(call_id);
+    frame.call.user_id = "alice";
+    frame.call.cognitive_mode = "agent";
+    frame.call.data_dir = "/data";
+    frame.call.workspace_root = "/ws";
+    frame.call.deadline_unix_ms = deadline;
+    frame.call.idempotency_key = std::move(key);
+    frame.call.run_id = "run-stays-on-the-host";
+    frame.args_json = std::move(args);
+    frame.flags = flags;
+    return frame;
+}
+
 TEST(RunnerWire, CallAndOutcomeRoundTripThroughASocket) {
     SocketPair pair;
-    CallRequest request{"echo", "call-7", "alice", "agent", "/data", "/ws", 1234, R"({"text":"hi"})", 0, "run-1:2"};
+    const CallFrame request = frame_of("echo", "call-7", 1234, R"({"text":"hi"})", 0, "run-1:2");
     ASSERT_TRUE(write_frame(pair.fds[0], FrameType::call, 7, encode(request)));
     Frame frame;
     ASSERT_EQ(read_frame(pair.fds[1], 1 << 20, frame), ReadStatus::frame);
@@ -28,11 +46,18 @@ TEST(RunnerWire, CallAndOutcomeRoundTripThroughASocket) {
     EXPECT_EQ(frame.header.type, static_cast<std::uint16_t>(FrameType::call));
     auto decoded = decode_call(frame.payload);
     ASSERT_TRUE(decoded);
-    EXPECT_EQ(decoded->skill_id, "echo");
-    EXPECT_EQ(decoded->user_id, "alice");
-    EXPECT_EQ(decoded->deadline_unix_ms, 1234);
+    EXPECT_EQ(decoded->call.skill_id, "echo");
+    EXPECT_EQ(decoded->call.call_id, "call-7");
+    EXPECT_EQ(decoded->call.user_id, "alice");
+    EXPECT_EQ(decoded->call.cognitive_mode, "agent");
+    EXPECT_EQ(decoded->call.data_dir, "/data");
+    EXPECT_TRUE(decoded->call.data_dir_ready);
+    EXPECT_EQ(decoded->call.workspace_root, "/ws");
+    EXPECT_EQ(decoded->call.deadline_unix_ms, 1234);
+    EXPECT_EQ(decoded->call.idempotency_key, "run-1:2");
+    EXPECT_EQ(decoded->call.run_id, "") << "the run is the host's to know";
+    EXPECT_EQ(decoded->call.control, nullptr);
     EXPECT_EQ(decoded->args_json, R"({"text":"hi"})");
-    EXPECT_EQ(decoded->idempotency_key, "run-1:2");
 
     RawOutcome outcome;
     outcome.status = SKILLHOST_STATUS_ERROR;
@@ -56,7 +81,7 @@ TEST(RunnerWire, OversizedFrameIsRefusedBeforeItsPayloadIsRead) {
 }
 
 TEST(RunnerWire, TruncatedPayloadsDecodeAsNothing) {
-    const std::string full = encode(CallRequest{"a", "b", "c", "d", "e", "f", 1, "{}", 0, "k"});
+    const std::string full = encode(frame_of("a", "b", 1, "{}", 0, "k"));
     for (std::size_t cut = 0; cut < full.size(); ++cut)
         EXPECT_FALSE(decode_call(std::string_view(full).substr(0, cut))) << cut;
     // A length field claiming more than is there.
@@ -80,7 +105,7 @@ TEST(RunnerWire, HostRequestsRoundTripAndRefuseTruncation) {
 
 TEST(RunnerWire, ExtensionCallsRoundTripAndRefuseTruncationUnknownRequestsAndBadLimits) {
     ExtensionCall call;
-    call.call = CallRequest{"note_read", "prompt-3", "alice", "agent", "/data", "/ws", 99, "", 1, "k"};
+    call.call = frame_of("note_read", "prompt-3", 99, "", 1, "k");
     call.kind = ExtensionKind::prompts;
     call.request = static_cast<std::int64_t>(PromptRequest::get);
     call.name = "summarise";
@@ -89,8 +114,8 @@ TEST(RunnerWire, ExtensionCallsRoundTripAndRefuseTruncationUnknownRequestsAndBad
     const std::string full = encode(call);
     auto back = decode_extension_call(full);
     ASSERT_TRUE(back);
-    EXPECT_EQ(back->call.skill_id, "note_read");
-    EXPECT_EQ(back->call.deadline_unix_ms, 99);
+    EXPECT_EQ(back->call.call.skill_id, "note_read");
+    EXPECT_EQ(back->call.call.deadline_unix_ms, 99);
     EXPECT_EQ(back->call.flags, 1);
     EXPECT_EQ(back->kind, ExtensionKind::prompts);
     EXPECT_EQ(back->request, static_cast<std::int64_t>(PromptRequest::get));

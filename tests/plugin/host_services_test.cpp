@@ -74,7 +74,7 @@ TEST_F(HostServicesTest, CancellationStopsASleepingSkill) {
 TEST_F(HostServicesTest, PassedDeadlineCountsAsCancelled) {
     auto echo = load_fixture("echo");
     ASSERT_TRUE(echo);
-    CallContext call = context("sleep");
+    Call call = context("sleep");
     call.deadline_unix_ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
             .count() -
@@ -95,7 +95,7 @@ TEST_F(HostServicesTest, SleepFinishesWhenNotCancelled) {
 TEST_F(HostServicesTest, SkillSeesItsCallContextAndDataDirExists) {
     auto echo = load_fixture("echo");
     ASSERT_TRUE(echo);
-    CallContext call = context("whoami");
+    Call call = context("whoami");
     call.call_id = "call-42";
     call.user_id = "bob";
     call.cognitive_mode = "emulation";
@@ -118,7 +118,7 @@ TEST_F(HostServicesTest, UncreatableDataDirIsAnError) {
     auto echo = load_fixture("echo");
     ASSERT_TRUE(echo);
     test::write_file(home / "a-file", "x");
-    CallContext call = context("whoami");
+    Call call = context("whoami");
     call.data_dir = home / "a-file" / "below";
 
     RawOutcome out = echo->invoke(call, "{}");

@@ -23,7 +23,7 @@ int mappings_of(const std::filesystem::path& file) {
     return count;
 }
 
-std::int64_t version_of(const LoadedPlugin& plugin, const CallContext& call) {
+std::int64_t version_of(const LoadedPlugin& plugin, const Call& call) {
     RawOutcome out = plugin.invoke(call, "{}");
     if (out.written != RawOutcome::Written::result) return -1;
     return parse(out.result_json).at("version").as_int64();

@@ -29,8 +29,8 @@ protected:
         return loaded.ok() ? loaded.value() : nullptr;
     }
 
-    CallContext context(std::string skill_id, CallControl* control = nullptr) const {
-        CallContext c;
+    Call context(std::string skill_id, CallControl* control = nullptr) const {
+        Call c;
         c.skill_id = std::move(skill_id);
         c.call_id = "call-1";
         c.user_id = "alice";

@@ -64,7 +64,7 @@ inline boost::json::value call_skill(const catalog::CatalogSnapshot& snapshot, s
                                      std::string_view args_json = "{}") {
     const auto* entry = snapshot.find(skill_id);
     if (!entry) return boost::json::object{{"error", "SKILL_NOT_FOUND"}};
-    plugin::CallContext context;
+    plugin::Call context;
     context.skill_id = std::string(skill_id);
     context.call_id = "reload-test";
     context.data_dir = std::filesystem::temp_directory_path();
