@@ -26,7 +26,8 @@ struct Setup {
     bench::ScratchDir home{"skillhost-bench-exec"};
     plugin::PluginLoader loader{plugin::LoaderOptions{home.path() / "plugin-cache", {}}};
     std::shared_ptr<catalog::CatalogSnapshot> catalog;
-    exec::CallerContext caller;
+    plugin::Call caller;
+    exec::CallOptions options;
 
     Setup() {
         auto echo = loader.load_file(std::filesystem::path(SKILLHOST_TEST_FIXTURES_BINARY_DIR) / "echo" / "echo.yaml");
@@ -37,7 +38,7 @@ struct Setup {
         catalog = std::make_shared<catalog::CatalogSnapshot>(1, std::vector{echo.value()},
                                                              std::vector<plugin::PluginFailure>{});
         caller.user_id = "bench";
-        caller.users_dir = home.path() / "users";
+        options.users_dir = home.path() / "users";
     }
 };
 
@@ -51,7 +52,7 @@ void BM_ExecutorCallNoop(benchmark::State& state) {
     exec::Executor executor;
     const json::value args = json::object();
     for (auto _ : state) {
-        auto result = executor.call(*s.catalog, "noop", args, s.caller);
+        auto result = executor.call(*s.catalog, "noop", args, s.caller, s.options);
         if (!result.ok) state.SkipWithError(result.error.message.c_str());
         benchmark::DoNotOptimize(result);
     }
@@ -63,7 +64,7 @@ void BM_ExecutorCallEchoWithDefaults(benchmark::State& state) {
     exec::Executor executor;
     const json::value args = json::parse(R"({"text":"hello"})");
     for (auto _ : state) {
-        auto result = executor.call(*s.catalog, "echo", args, s.caller);
+        auto result = executor.call(*s.catalog, "echo", args, s.caller, s.options);
         if (!result.ok) state.SkipWithError(result.error.message.c_str());
         benchmark::DoNotOptimize(result);
     }
@@ -75,7 +76,7 @@ void BM_ExecutorCallInvalidArgs(benchmark::State& state) {
     exec::Executor executor;
     const json::value args = json::parse(R"({"txt":"hello"})");
     for (auto _ : state) {
-        auto result = executor.call(*s.catalog, "echo", args, s.caller);
+        auto result = executor.call(*s.catalog, "echo", args, s.caller, s.options);
         benchmark::DoNotOptimize(result);
     }
 }
@@ -91,7 +92,7 @@ void BM_PluginInvokeNoopDirect(benchmark::State& state) {
     context.skill_id = "noop";
     context.call_id = "call-0";
     context.user_id = "bench";
-    context.data_dir = s.caller.users_dir / "bench" / "plugins" / "echo";
+    context.data_dir = s.options.users_dir / "bench" / "plugins" / "echo";
     context.control = &control;
     for (auto _ : state) {
         auto outcome = entry->plugin->invoke(context, "{}");

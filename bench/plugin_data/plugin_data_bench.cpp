@@ -48,10 +48,11 @@ struct Host {
         std::exit(1);
     }
     exec::SkillResult call(const std::string& user, const std::string& skill, const std::string& args) {
-        exec::CallerContext caller;
+        plugin::Call caller;
         caller.user_id = user;
-        caller.users_dir = home.path() / "users";
-        return executor.call(*catalog, skill, json::parse(args), caller);
+        exec::CallOptions options;
+        options.users_dir = home.path() / "users";
+        return executor.call(*catalog, skill, json::parse(args), caller, options);
     }
     // A user holding `count` tasks and `count` memories (one a minute, a few words each), made once.
     std::string user_with(std::int64_t count) {

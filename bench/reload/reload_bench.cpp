@@ -239,15 +239,16 @@ ContinuousResult measure_continuous(const Options& options) {
     const auto first_version = catalog.version();
 
     skillhost::exec::Executor executor;
-    skillhost::exec::CallerContext caller;
-    caller.users_dir = scratch.path() / "users";
+    skillhost::plugin::Call caller;
+    skillhost::exec::CallOptions call_options;
+    call_options.users_dir = scratch.path() / "users";
     ContinuousResult result;
     std::atomic<bool> done{false};
     std::thread client([&] {
         const boost::json::value args = boost::json::object{};
         while (!done.load()) {
             const auto snapshot = catalog.snapshot();  // what a server does per request
-            const auto call = executor.call(*snapshot, "version", args, caller);
+            const auto call = executor.call(*snapshot, "version", args, caller, call_options);
             ++result.calls;
             if (!call.ok) {
                 if (result.failed++ == 0) result.first_failure = call.error.code + ": " + call.error.message;

@@ -73,7 +73,7 @@ Result<ElicitationResolution> answer_and_resume(HostRuntime& host, std::string_v
     request.elicitation_answers.push_back(
         json::object{{"request", record.request_json()}, {"answer", record.answer->to_json()}});
     // The answer is given once, so the call it starts is one intent: retried, it keeps this key.
-    request.options.idempotency_key = record.id;
+    request.idempotency_key = record.id;
     auto user = host.user(record.user_id);
     exec::CallOutcome outcome;
     if (user) {

@@ -72,12 +72,11 @@ decisions::Resolver HostRuntime::resolver(const auth::UserContext& u) const {
     return decisions::Resolver{u.user_id, u.role, u.credential, false};
 }
 
-exec::CallerContext HostRuntime::caller(const auth::UserContext& u) const {
-    exec::CallerContext c;
+plugin::Call HostRuntime::caller(const auth::UserContext& u) const {
+    plugin::Call c;
     c.user_id = u.user_id;
     c.cognitive_mode = auth::to_string(u.mode);
     c.workspace_root = u.workspace;
-    c.users_dir = config.users_dir();
     return c;
 }
 

@@ -69,7 +69,7 @@ struct HostRuntime {
     // owner. USER_NOT_FOUND names the known users.
     Result<auth::UserContext> user(std::string_view id) const;
     decisions::Resolver resolver(const auth::UserContext& user) const;
-    exec::CallerContext caller(const auth::UserContext& user) const;
+    plugin::Call caller(const auth::UserContext& user) const;
 };
 
 // Opens everything the configuration names. Errors: HOME_NOT_WRITABLE, USERS_INVALID,

@@ -102,7 +102,7 @@ int run_seed(CliContext& ctx, const std::string& user, bool force, bool json) {
     HostRuntime& host = *rt.value();
     auto who = host.user(user);
     if (!who) return fail_setup(who.error(), json);
-    exec::CallerContext caller = host.caller(who.value());
+    plugin::Call caller = host.caller(who.value());
     fs::path marker = host.config.users_dir() / caller.user_id / ".demo-seeded";
     if (fs::exists(marker) && !force) {
         Error e{errors::kDemoAlreadySeeded,

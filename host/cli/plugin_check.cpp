@@ -130,7 +130,7 @@ void report_broken_outputs(CheckReport& report, const std::string& skill, const 
 }
 
 void check_skill(CheckReport& report, exec::Executor& executor, const catalog::CatalogSnapshot& snap,
-                 const catalog::CatalogEntry& entry, const exec::CallerContext& caller) {
+                 const catalog::CatalogEntry& entry, const plugin::Call& caller, const exec::CallOptions& options) {
     const auto& spec = *entry.spec;
     if (spec.examples.empty()) {
         report.add(
@@ -138,7 +138,7 @@ void check_skill(CheckReport& report, exec::Executor& executor, const catalog::C
     }
     for (std::size_t i = 0; i < spec.examples.size(); ++i) {
         const auto& ex = spec.examples[i];
-        auto r = executor.call(snap, spec.id, ex.args, caller);
+        auto r = executor.call(snap, spec.id, ex.args, caller, options);
         std::string label =
             "example " + std::to_string(i + 1) + (ex.description.empty() ? "" : " (" + ex.description + ")");
         if (!r.ok && r.error.is(errors::kPluginInvalidResult)) {
@@ -151,14 +151,14 @@ void check_skill(CheckReport& report, exec::Executor& executor, const catalog::C
     }
 
     // The host must reject what the schema forbids before the plugin sees it.
-    auto unknown = executor.call(snap, spec.id, boost::json::object{{"__not_a_field__", 1}}, caller);
+    auto unknown = executor.call(snap, spec.id, boost::json::object{{"__not_a_field__", 1}}, caller, options);
     report.add({"rejects unknown field", spec.id, !unknown.ok && unknown.error.is(errors::kInvalidArgs),
                 unknown.ok ? "the call succeeded" : unknown.error.code.str()});
     for (const auto& [name, prop] : spec.inputs.properties) {
         boost::json::object bad;
         bad[name] = wrong_type_for(prop.type);
         if (prop.type == manifest::SchemaType::any) continue;
-        auto r = executor.call(snap, spec.id, bad, caller);
+        auto r = executor.call(snap, spec.id, bad, caller, options);
         report.add({"rejects wrong type for '" + name + "'", spec.id, !r.ok && r.error.is(errors::kInvalidArgs),
                     r.ok ? "the call succeeded" : r.error.code.str()});
     }
@@ -175,7 +175,7 @@ void check_skill(CheckReport& report, exec::Executor& executor, const catalog::C
         cc.skill_id = spec.id;
         cc.call_id = "check-" + std::to_string(++n);
         cc.user_id = caller.user_id;
-        cc.data_dir = caller.users_dir / caller.user_id / "plugins" / entry.plugin->manifest().name;
+        cc.data_dir = options.users_dir / caller.user_id / "plugins" / entry.plugin->manifest().name;
         cc.workspace_root = caller.workspace_root;
         cc.control = &control;
         // A skill that never returns is killed by its runner's supervisor after the deadline.
@@ -258,15 +258,16 @@ int run_check(CliContext& ctx, const std::string& manifest_file, bool json) {
 
     catalog::CatalogSnapshot snap(1, {loaded.value()}, {});
     exec::Executor executor;
-    exec::CallerContext caller;
+    plugin::Call caller;
     caller.user_id = "plugin-check";
-    caller.users_dir = scratch->path() / "users";
     caller.workspace_root = scratch->path() / "workspace";
+    exec::CallOptions options;
+    options.users_dir = scratch->path() / "users";
     std::filesystem::create_directories(caller.workspace_root);
     // Manifest order, not catalog (id) order: an author may let a later skill's example use what an
     // earlier one created (fs_write's example writes the file fs_read's example reads).
     for (const auto& spec : m->skills)
-        if (const auto* entry = snap.find(spec.id)) check_skill(report, executor, snap, *entry, caller);
+        if (const auto* entry = snap.find(spec.id)) check_skill(report, executor, snap, *entry, caller, options);
     return report.finish(manifest_file);
 }
 

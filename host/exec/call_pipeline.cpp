@@ -13,19 +13,20 @@ namespace skillhost::exec {
 
 CallPipeline::CallPipeline(PipelineParts parts) : parts_(std::move(parts)) {}
 
-CallerContext CallPipeline::caller_for(const auth::UserContext& user, const auth::Requester& requested_by) const {
+plugin::Call CallPipeline::caller_for(const CallRequest& request) const {
+    const auth::UserContext& user = request.user;
     // A user's workspace exists from their first call on, like their plugin data directories.
     if (!user.workspace.empty()) {
         if (auto ec = workspaces_->ensure(user.workspace.native()))
             spdlog::warn("cannot create the workspace {} of user {}: {}", user.workspace.string(), user.user_id,
                          ec.message());
     }
-    CallerContext c;
+    plugin::Call c;
     c.user_id = user.user_id;
     c.cognitive_mode = auth::to_string(user.mode);
     c.workspace_root = user.workspace;
-    c.users_dir = parts_.users_dir;
-    if (auto run = requested_by.run_id()) c.run_id = std::move(*run);
+    c.idempotency_key = request.idempotency_key;
+    if (auto run = request.requested_by.run_id()) c.run_id = std::move(*run);
     return c;
 }
 
@@ -47,6 +48,7 @@ void CallPipeline::report_call(CallRequest& request, const SkillResult& result) 
 CallOptions CallPipeline::with_path_rules(CallOptions options, const auth::UserContext& user,
                                           const manifest::SkillSpec& spec, const boost::json::value& args) const {
     CallOptions out = std::move(options);
+    out.users_dir = parts_.users_dir;
     if (auto rules = policy::CallPathRules::for_call(*parts_.policy, user, spec, args)) {
         out.path_allowed = [rules](std::string_view path) { return rules->allows(path); };
     }
@@ -162,7 +164,7 @@ CallOutcome CallPipeline::call(const catalog::CatalogSnapshot& catalog, const Ca
     const auto pause = pause_for(request);
     CallOutcome out;
     out.result = parts_.executor->run(
-        run.call, caller_for(request.user, request.requested_by),
+        run.call, caller_for(request),
         with_path_rules(std::move(request.options), request.user, run.call.spec(), run.call.args()));
     out.decision = std::move(run.decision);
     settle_pause(pause, out);
@@ -178,7 +180,7 @@ void CallPipeline::start(const catalog::CatalogSnapshot& catalog, CallRequest re
     if (auto* refused = std::get_if<CallOutcome>(&admitted)) return done(std::move(*refused));
     auto& run = std::get<Admitted>(admitted);
     const auto pause = pause_for(request);
-    CallerContext caller = caller_for(request.user, request.requested_by);
+    plugin::Call caller = caller_for(request);
     CallOptions options = with_path_rules(std::move(request.options), request.user, run.call.spec(), run.call.args());
     parts_.executor->start(
         run.call, std::move(caller), std::move(options),
@@ -257,11 +259,12 @@ Result<ApprovalOutcome> CallPipeline::approve(const catalog::CatalogSnapshot& ca
     req.args = prepared->args();
     req.user = user.value();
     req.requested_by = auth::Requester::approval(record.id);
-    req.options.idempotency_key = record.id;  // approving twice must not act twice
+    req.idempotency_key = record.id;  // approving twice must not act twice
+    plugin::Call caller = caller_for(req);
     // An approved action of an operator run is still that run's: its completions are audited under it.
-    SkillResult result =
-        parts_.executor->run(prepared.value(), caller_for(req.user, record.requested_by),
-                             with_path_rules(std::move(req.options), req.user, prepared->spec(), req.args));
+    if (auto run = record.requested_by.run_id()) caller.run_id = std::move(*run);
+    SkillResult result = parts_.executor->run(
+        prepared.value(), caller, with_path_rules(std::move(req.options), req.user, prepared->spec(), req.args));
     report_call(req, result);
     auto done = parts_.approvals->complete(record.id, result.ok, result.to_json(),
                                            result.ok ? "" : result.error.code + ": " + result.error.message);

@@ -36,6 +36,9 @@ struct CallRequest {
     boost::json::value args = boost::json::object();
     auth::UserContext user;
     auth::Requester requested_by;  // direct unless an operator run or an approval asked
+    // The same for every attempt of one intent ("<run id>:<step>", an approval id); empty: the
+    // call id (see plugin::Call).
+    std::string idempotency_key;
     CallOptions options;
     // A call run again after its user answered a queued question: the answers so far, in the
     // order the skill asked (see exec/elicitation_pause.hpp).
@@ -118,8 +121,10 @@ private:
     // One lookup in `catalog`, one validation, then policy. An outcome when the call must not run.
     std::variant<Admitted, CallOutcome> admit(const catalog::CatalogSnapshot& catalog,
                                               const CallRequest& request) const;
-    CallerContext caller_for(const auth::UserContext& user, const auth::Requester& requested_by) const;
-    // `options` plus the call's rules for paths the plugin touches (path_check extension).
+    // Who `request` is for, for the executor; its user as they are now.
+    plugin::Call caller_for(const CallRequest& request) const;
+    // `options` plus where users' data lives and the call's rules for paths the plugin touches
+    // (path_check extension).
     // The pause for a call's questions (installed as its elicit service), or null when questions
     // cannot be queued for this call.
     std::shared_ptr<ElicitationPause> pause_for(CallRequest& request) const;

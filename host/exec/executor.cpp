@@ -447,7 +447,7 @@ std::shared_ptr<std::mutex> Executor::serial_mutex_for(const PreparedCall& call)
     return slot;
 }
 
-void Executor::start(const PreparedCall& call, CallerContext caller, CallOptions options, CallCompletion done,
+void Executor::start(const PreparedCall& call, plugin::Call caller, CallOptions options, CallCompletion done,
                      RunOn where) {
     const manifest::SkillSpec& spec = call.spec();
     std::shared_ptr<CallState> state;
@@ -487,15 +487,17 @@ void Executor::start(const PreparedCall& call, CallerContext caller, CallOptions
         }
 
         plugin::Call& context = state->context;
+        context = std::move(caller);
         context.skill_id = spec.id;
         context.call_id = state->call_id;
-        context.cognitive_mode = std::move(caller.cognitive_mode);
-        if (!caller.users_dir.empty()) {
+        context.data_dir.clear();
+        context.data_dir_ready = false;
+        if (!options.users_dir.empty()) {
             // <users_dir>/<user>/plugins/<plugin>, joined as text: path::operator/ re-parses every
             // component, which shows in the per-call cost. The user id was checked to be one plain name.
-            std::string dir = caller.users_dir.native();
+            std::string dir = options.users_dir.native();
             if (dir.back() != '/') dir += '/';
-            dir += caller.user_id;
+            dir += context.user_id;
             dir += "/plugins/";
             dir += state->plugin_name;
             if (auto ec = directories_->ensure(dir)) {
@@ -509,20 +511,17 @@ void Executor::start(const PreparedCall& call, CallerContext caller, CallOptions
             context.data_dir = std::move(dir);
             context.data_dir_ready = true;
         }
-        context.user_id = std::move(caller.user_id);
-        context.workspace_root = std::move(caller.workspace_root);
-        if (options.idempotency_key.size() > SKILLHOST_IDEMPOTENCY_KEY_MAX_BYTES) {
+        if (context.idempotency_key.size() > SKILLHOST_IDEMPOTENCY_KEY_MAX_BYTES) {
             Error error{errors::kIdempotencyKeyTooLong,
                         "the idempotency key of a call to " + spec.id + " has " +
-                            std::to_string(options.idempotency_key.size()) + " bytes, more than " +
+                            std::to_string(context.idempotency_key.size()) + " bytes, more than " +
                             std::to_string(SKILLHOST_IDEMPOTENCY_KEY_MAX_BYTES),
                         {},
                         {"use a run id and step number or an approval id as the key"}};
             return state->refuse(std::move(error));
         }
-        context.idempotency_key = options.idempotency_key.empty() ? state->call_id : std::move(options.idempotency_key);
+        if (context.idempotency_key.empty()) context.idempotency_key = state->call_id;
         context.deadline_unix_ms = state->deadline_at ? unix_ms_deadline(state->timeout) : 0;
-        context.run_id = std::move(caller.run_id);
         context.control = &state->control;
         state->control.call = &context;
         state->serve(std::move(options.services));
@@ -543,7 +542,7 @@ void Executor::start(const PreparedCall& call, CallerContext caller, CallOptions
     }
 }
 
-SkillResult Executor::run(const PreparedCall& call, const CallerContext& caller, const CallOptions& options) {
+SkillResult Executor::run(const PreparedCall& call, const plugin::Call& caller, const CallOptions& options) {
     auto rendezvous = std::make_shared<Rendezvous>();
     start(call, caller, options, [rendezvous](SkillResult result) {
         {
@@ -558,7 +557,7 @@ SkillResult Executor::run(const PreparedCall& call, const CallerContext& caller,
 }
 
 SkillResult Executor::call(const catalog::CatalogSnapshot& catalog, std::string_view skill_id,
-                           const boost::json::value& args, const CallerContext& caller, const CallOptions& options) {
+                           const boost::json::value& args, const plugin::Call& caller, const CallOptions& options) {
     const catalog::CatalogEntry* entry = catalog.find(skill_id);
     if (!entry) return failed_call(skill_id, skill_not_found(catalog, skill_id));
     auto prepared = prepare_call(*entry, args);

@@ -5,6 +5,7 @@
 #include "base/error.hpp"
 #include "catalog/catalog_snapshot.hpp"
 #include "exec/prepared_call.hpp"
+#include "plugin/call.hpp"
 #include "plugin/call_control.hpp"
 #include "plugin/call_services.hpp"
 
@@ -33,23 +34,11 @@ namespace skillhost::exec {
 class DeadlineWatcher;
 class KnownDirectories;
 
-// Who a call is for and where their data lives.
-struct CallerContext {
-    std::string user_id = "owner";
-    std::string cognitive_mode = "agent";
-    std::filesystem::path workspace_root;
-    // <users_dir>/<user>/plugins/<plugin>/ becomes the plugin's data dir.
-    std::filesystem::path users_dir;
-    // The operator run that asked for the call ("" for a direct call): its completions are audited
-    // under it.
-    std::string run_id;
-};
-
+// How the executor runs a call (who it is for is the plugin::Call the caller gives).
 struct CallOptions {
-    // The same for every attempt of one intent ("<run id>:<step>", an approval id), given to the
-    // plugin through "skillhost.idempotency/1"; empty: the call id. At most
-    // SKILLHOST_IDEMPOTENCY_KEY_MAX_BYTES bytes (a longer key is refused).
-    std::string idempotency_key;
+    // <users_dir>/<user>/plugins/<plugin>/ becomes the call's data directory, made before the call;
+    // empty: the call has none.
+    std::filesystem::path users_dir;
     // Overrides the manifest's timeout when set (e.g. a shorter deadline from an operator run).
     std::optional<std::chrono::milliseconds> timeout;
     // Set from another thread to cancel (e.g. MCP notifications/cancelled); may be null.
@@ -102,22 +91,26 @@ public:
     Executor(const Executor&) = delete;
     Executor& operator=(const Executor&) = delete;
 
-    // Starts a prepared call. `done` gets the answer exactly once: on the thread that ran the plugin
+    // Starts a prepared call for `caller`, which says who it is for (user_id, cognitive_mode,
+    // workspace_root), for which operator run (run_id) and under which intent (idempotency_key: the
+    // same for every attempt of one intent, "<run id>:<step>" or an approval id; empty: the call id;
+    // at most SKILLHOST_IDEMPOTENCY_KEY_MAX_BYTES bytes, a longer key is refused). The executor
+    // fills in the rest (skill, call id, data directory, deadline, control). `done` gets the answer exactly once: on the thread that ran the plugin
     // when it returned in time; on the deadline watcher's thread with TIMEOUT at the deadline, or
     // CANCELLED soon after options.cancel turns true (the plugin is asked to stop and keeps its
     // thread until it returns); or on this thread before start() returns when the call cannot start
     // (invalid user id, already cancelled, no data directory). Nobody spins or waits meanwhile.
     // Never throws for anything a user or plugin can get wrong.
     // `caller` and `options` are taken by value: the call keeps them (moved in, not copied again).
-    void start(const PreparedCall& call, CallerContext caller, CallOptions options, CallCompletion done,
+    void start(const PreparedCall& call, plugin::Call caller, CallOptions options, CallCompletion done,
                RunOn where = RunOn::worker);
 
     // start() on a pool worker, waiting (blocked, not spinning) for the answer.
-    SkillResult run(const PreparedCall& call, const CallerContext& caller, const CallOptions& options = {});
+    SkillResult run(const PreparedCall& call, const plugin::Call& caller, const CallOptions& options = {});
 
     // Finds and prepares the skill, then run(): for callers without policy (plugin check, test kit).
     SkillResult call(const catalog::CatalogSnapshot& catalog, std::string_view skill_id, const boost::json::value& args,
-                     const CallerContext& caller, const CallOptions& options = {});
+                     const plugin::Call& caller, const CallOptions& options = {});
 
 private:
     // Shared with the job: a worker stuck in a serial skill may outlive the executor.

@@ -489,7 +489,7 @@ bool Operator::execute_action(Session& session, std::string thought, store::Acti
     request.options.cancel = session.cancel;
     // The same step of the same run has the same key on whichever instance runs it, so a plugin
     // can tell a retry after an instance died mid-call from a new call.
-    request.options.idempotency_key = run.id + ":" + std::to_string(entry.step);
+    request.idempotency_key = run.id + ":" + std::to_string(entry.step);
     const auto* called = session.catalog->find(action.tool);
     if (called) run.plugin_versions[called->plugin->manifest().name] = std::string(called->plugin->version());
     // A call with effects is in the record before it runs and its result as soon as it returns, so

@@ -15,7 +15,7 @@ struct CallControl;
 struct Call {
     std::string skill_id;
     std::string call_id;
-    std::string user_id;
+    std::string user_id = "owner";
     std::string cognitive_mode = "agent";
     std::filesystem::path data_dir;  // created by invoke() before the call if missing
     bool data_dir_ready = false;     // the caller already made data_dir: invoke() skips the syscalls (not sent)

@@ -80,8 +80,7 @@ Reply call_skill(ApiServices& s, ApiRequest& req) {
         call.options.timeout = std::chrono::milliseconds(*timeout);
     call.options.cancel = s.stop_calls;
     // The plugin sees the client's key ("skillhost.idempotency/1"): a retried side effect is recognisable.
-    if (claim)
-        call.options.idempotency_key = "api:" + req.user->user_id + ":" + std::string(req.raw["Idempotency-Key"]);
+    if (claim) call.idempotency_key = "api:" + req.user->user_id + ":" + std::string(req.raw["Idempotency-Key"]);
     const auto snapshot = s.host.snapshot();
 
     // The handler's own thread runs the call (no hand-off to a worker). Should the plugin still be

@@ -100,7 +100,7 @@ protected:
         catalog_ = std::make_shared<catalog::CatalogSnapshot>(1, plugins_, std::vector<plugin::PluginFailure>{});
         caller_.user_id = "alice";
         caller_.cognitive_mode = "dual";
-        caller_.users_dir = *fixture_home_ / "users";
+        users_dir_ = *fixture_home_ / "users";
         caller_.workspace_root = *fixture_home_ / "workspace";
     }
 
@@ -119,7 +119,9 @@ protected:
         return {snapshot, recorder};
     }
 
-    SkillResult call(std::string_view skill, std::string_view args_json, const CallOptions& options = {}) {
+    // A call for caller_, its data under users_dir_.
+    SkillResult call(std::string_view skill, std::string_view args_json, CallOptions options = {}) {
+        options.users_dir = users_dir_;
         return executor_.call(*catalog_, skill, json::parse(args_json), caller_, options);
     }
 
@@ -127,7 +129,8 @@ protected:
     std::unique_ptr<plugin::PluginLoader> loader_;
     std::vector<std::shared_ptr<plugin::LoadedPlugin>> plugins_;
     std::shared_ptr<catalog::CatalogSnapshot> catalog_;
-    CallerContext caller_;
+    plugin::Call caller_;
+    std::filesystem::path users_dir_;
     Executor executor_;
 };
 
@@ -439,7 +442,7 @@ TEST_F(ExecutorTest, PluginSeesTheCallContextAndItsDataDirExists) {
     const auto result = call("whoami", "{}");
     ASSERT_TRUE(result.ok) << result.error.message;
     const auto& out = result.output;
-    const fs::path expected_dir = caller_.users_dir / "alice" / "plugins" / "echo";
+    const fs::path expected_dir = users_dir_ / "alice" / "plugins" / "echo";
     EXPECT_EQ(out.at("user_id"), "alice");
     EXPECT_EQ(out.at("cognitive_mode"), "dual");
     EXPECT_EQ(out.at("data_dir").as_string(), expected_dir.string());

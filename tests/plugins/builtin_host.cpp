@@ -44,21 +44,22 @@ BuiltinHost::BuiltinHost() : home_("skillhost-builtin") {
 }
 
 exec::SkillResult BuiltinHost::call(const std::string& skill, const std::string& args_json, const std::string& user) {
-    exec::CallerContext caller;
+    plugin::Call caller;
     caller.user_id = user;
-    caller.users_dir = users_dir();
     caller.workspace_root = workspace_root;
-    return executor_.call(*catalog_, skill, boost::json::parse(args_json), caller);
+    exec::CallOptions options;
+    options.users_dir = users_dir();
+    return executor_.call(*catalog_, skill, boost::json::parse(args_json), caller, options);
 }
 
 exec::SkillResult BuiltinHost::call_with_key(const std::string& skill, const std::string& args_json,
                                              const std::string& key, const std::string& user) {
-    exec::CallerContext caller;
+    plugin::Call caller;
     caller.user_id = user;
-    caller.users_dir = users_dir();
     caller.workspace_root = workspace_root;
+    caller.idempotency_key = key;
     exec::CallOptions options;
-    options.idempotency_key = key;
+    options.users_dir = users_dir();
     return executor_.call(*catalog_, skill, boost::json::parse(args_json), caller, options);
 }
 

@@ -93,10 +93,10 @@ TEST_F(PluginWatcherTest, ACallInFlightDuringAnUpdateFinishesOnTheOldVersion) {
 
     // Calls go through the executor, each on the snapshot current when it starts (as a server does).
     exec::Executor executor;
-    exec::CallerContext caller;
-    caller.users_dir = root / "users";
+    plugin::Call caller;
     auto call = [&](std::string_view skill, const boost::json::value& args) {
         exec::CallOptions options;
+        options.users_dir = root / "users";
         options.timeout = 10s;  // the manifest's 1 s for `sleep` is shorter than this test's slow call
         return executor.call(*catalog().snapshot(), skill, args, caller, options);
     };

@@ -115,13 +115,13 @@ SkillCallResult LoadedPluginUnderTest::call(std::string_view skill_id, std::stri
         throw std::invalid_argument("the test's args_json is not valid JSON (" + parse_error.message() +
                                     "): " + std::string(args_json));
 
-    exec::CallerContext caller;
+    plugin::Call caller;
     caller.user_id = settings.user_id;
     caller.cognitive_mode = settings.cognitive_mode;
     caller.workspace_root = settings.workspace_root;
-    caller.users_dir = state_->home / "users";
 
     exec::CallOptions options;
+    options.users_dir = state_->home / "users";
     options.timeout = settings.timeout;
     if (settings.on_progress) options.services = plugin::progress_listener(settings.on_progress);
     options.cancel = settings.cancel;
