@@ -1,7 +1,8 @@
 // The durable queue of pending elicitations: the questions among the pending decisions
-// (decisions/pending_decisions), in skillhost.db or in PostgreSQL (shared by every instance): every transition is a compare-and-set on the row's
-// state committed on its own, so of two people (threads, processes, instances) answering one
-// question exactly one answer counts, and nothing is answered after it expired.
+// (decisions/pending_decisions), in skillhost.db or in PostgreSQL (shared by every instance): every
+// transition is a compare-and-set on the row's state committed on its own, so of two people
+// (threads, processes, instances) answering one question exactly one answer counts, and nothing is
+// answered after it expired.
 //
 // The flow for `elicitations answer ID`:
 //   auto claim = queue.answer(id, answerer, answer);    // pending -> answered, exactly once

@@ -123,13 +123,13 @@ private:
                                               const CallRequest& request) const;
     // Who `request` is for, for the executor; its user as they are now.
     plugin::Call caller_for(const CallRequest& request) const;
-    // `options` plus where users' data lives and the call's rules for paths the plugin touches
-    // (path_check extension).
     // The pause for a call's questions (installed as its elicit service), or null when questions
     // cannot be queued for this call.
     std::shared_ptr<ElicitationPause> pause_for(CallRequest& request) const;
     // A call that stopped at a queued question answers ELICITATION_REQUIRED instead of its result.
     static void settle_pause(const std::shared_ptr<ElicitationPause>& pause, CallOutcome& out);
+    // `options` plus where users' data lives and the call's rules for paths the plugin touches
+    // (path_check extension).
     CallOptions with_path_rules(CallOptions options, const auth::UserContext& user, const manifest::SkillSpec& spec,
                                 const boost::json::value& args) const;
     // Tells the observers and the audit log about an executed call.

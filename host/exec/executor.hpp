@@ -95,10 +95,11 @@ public:
     // workspace_root), for which operator run (run_id) and under which intent (idempotency_key: the
     // same for every attempt of one intent, "<run id>:<step>" or an approval id; empty: the call id;
     // at most SKILLHOST_IDEMPOTENCY_KEY_MAX_BYTES bytes, a longer key is refused). The executor
-    // fills in the rest (skill, call id, data directory, deadline, control). `done` gets the answer exactly once: on the thread that ran the plugin
-    // when it returned in time; on the deadline watcher's thread with TIMEOUT at the deadline, or
-    // CANCELLED soon after options.cancel turns true (the plugin is asked to stop and keeps its
-    // thread until it returns); or on this thread before start() returns when the call cannot start
+    // fills in the rest (skill, call id, data directory, deadline, control).
+    // `done` gets the answer exactly once: on the thread that ran the plugin when it returned in
+    // time; on the deadline watcher's thread with TIMEOUT at the deadline, or CANCELLED soon after
+    // options.cancel turns true (the plugin is asked to stop and keeps its thread until it
+    // returns); or on this thread before start() returns when the call cannot start
     // (invalid user id, already cancelled, no data directory). Nobody spins or waits meanwhile.
     // Never throws for anything a user or plugin can get wrong.
     // `caller` and `options` are taken by value: the call keeps them (moved in, not copied again).

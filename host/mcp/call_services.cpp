@@ -1,7 +1,8 @@
 // What an MCP client serves for one tools/call while the skill runs: its progress as
 // notifications/progress (when the call asked), the skill's log lines as notifications/message, its
-// completion requests as sampling/createMessage, its questions to the user as elicitation/create. Every message names the call, so that the HTTP transport sends it on
-// that call's stream.
+// completion requests as sampling/createMessage, its questions to the user as elicitation/create.
+// Every message but progress names the call, so that the HTTP transport sends it on that call's
+// stream.
 #include "mcp/client_sampling.hpp"
 #include "mcp/json_rpc.hpp"
 #include "mcp/mcp_session.hpp"

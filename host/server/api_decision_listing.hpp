@@ -1,7 +1,8 @@
 // GET /v1/approvals and GET /v1/elicitations (and one of each by id) read their query and answer the
-// same way, for any kind of pending decision, through the app's decision views. The listing's query: `state` (pending by default, one of the kind's states, or all), `user`
-// (another user's only for an owner; FORBIDDEN otherwise) and `limit` (1 to 1000, default 100);
-// the answer is {<key>: [record, ...]}, newest first.
+// same way, for any kind of pending decision, through the app's decision views. The listing's
+// query: `state` (pending by default, one of the kind's states, or all), `user` (another user's
+// only for an owner; FORBIDDEN otherwise) and `limit` (1 to 1000, default 100); the answer is
+// {<key>: [record, ...]}, newest first.
 #pragma once
 
 #include "app/decision_views.hpp"
