@@ -60,17 +60,17 @@ boost::json::value details_value(const std::string& text) {
 }  // namespace
 
 AbiPlugin::AbiPlugin(boost::dll::shared_library library, const skillhost_plugin* descriptor,
-                     manifest::Manifest manifest, std::filesystem::path loaded_from,
-                     std::shared_ptr<CompletionService> completions, std::shared_ptr<StorageService> storage,
+                     manifest::Manifest manifest, std::filesystem::path loaded_from, PluginHostContext host_context,
                      std::size_t max_result_bytes)
     : library_(std::move(library)),
       descriptor_(descriptor),
       manifest_(std::move(manifest)),
       loaded_from_(std::move(loaded_from)),
       version_(from_abi(descriptor->version)),
-      host_context_{manifest_.name, std::move(completions), std::move(storage)},
+      host_context_(std::move(host_context)),
       services_(make_host_services(host_context_)),
       max_result_bytes_(max_result_bytes) {
+    host_context_.plugin_name = manifest_.name;
     for (std::uint32_t i = 0; i < descriptor_->skill_count; ++i) {
         const skillhost_skill& skill = skill_at(*descriptor_, i);
         skills_.emplace(skill.id, skill.invoke);
@@ -80,12 +80,9 @@ AbiPlugin::AbiPlugin(boost::dll::shared_library library, const skillhost_plugin*
 Result<std::shared_ptr<LoadedPlugin>> AbiPlugin::start(boost::dll::shared_library library,
                                                        const skillhost_plugin* descriptor, manifest::Manifest manifest,
                                                        std::filesystem::path loaded_from,
-                                                       std::shared_ptr<CompletionService> completions,
-                                                       std::shared_ptr<StorageService> storage,
-                                                       std::size_t max_result_bytes) {
+                                                       PluginHostContext host_context, std::size_t max_result_bytes) {
     std::shared_ptr<AbiPlugin> plugin(new AbiPlugin(std::move(library), descriptor, std::move(manifest),
-                                                    std::move(loaded_from), std::move(completions), std::move(storage),
-                                                    max_result_bytes));
+                                                    std::move(loaded_from), std::move(host_context), max_result_bytes));
     if (descriptor->init == nullptr) {
         plugin->initialized_ = true;
         plugin->query_extensions();

@@ -19,12 +19,12 @@ namespace skillhost::plugin {
 class AbiPlugin final : public LoadedPlugin {
 public:
     // Takes a library whose descriptor passed check_descriptor() and calls the plugin's init().
+    // `host_context` is what its host services use (its plugin_name is set here).
     // Error PLUGIN_INIT_FAILED carries what the plugin wrote to the error writer.
     static Result<std::shared_ptr<LoadedPlugin>> start(boost::dll::shared_library library,
                                                        const skillhost_plugin* descriptor, manifest::Manifest manifest,
                                                        std::filesystem::path loaded_from,
-                                                       std::shared_ptr<CompletionService> completions,
-                                                       std::shared_ptr<StorageService> storage,
+                                                       PluginHostContext host_context,
                                                        std::size_t max_result_bytes = kDefaultMaxResultBytes);
 
     // Calls shutdown() (if init succeeded), then unloads the library.
@@ -53,8 +53,7 @@ private:
     RawOutcome with_call_context(const Call& context, std::size_t max_bytes, std::string_view entry, Run&& run) const;
 
     AbiPlugin(boost::dll::shared_library library, const skillhost_plugin* descriptor, manifest::Manifest manifest,
-              std::filesystem::path loaded_from, std::shared_ptr<CompletionService> completions,
-              std::shared_ptr<StorageService> storage, std::size_t max_result_bytes);
+              std::filesystem::path loaded_from, PluginHostContext host_context, std::size_t max_result_bytes);
 
     // Declared first so it is destroyed last: everything below may point into the library.
     boost::dll::shared_library library_;

@@ -28,6 +28,10 @@ struct Call {
     // The operator run that asked for this call ("" otherwise): the run its completions are audited
     // under. Not sent to a runner: the host answers its completions.
     std::string run_id;
+    // The caller has path rules for this call ("skillhost.path_check/1" asks them); false: no rule
+    // withholds a path, and a runner answers a path check without asking the host. Set from the
+    // control's path_allowed when the call is sent to a runner.
+    bool has_path_rules = false;
     // The call's control block (cancellation, the front end's services, content); may be null (no
     // cancellation, no services). Not sent: each side of a runner's socket has its own.
     CallControl* control = nullptr;

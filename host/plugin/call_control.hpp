@@ -19,6 +19,12 @@
 
 namespace skillhost::plugin {
 
+struct HostExtension;  // plugin/extensions/host_extension.hpp
+
+// Sends a host extension's request (`body`: the extension module's encoding) to whoever answers it
+// for this plugin, and returns their answer.
+using ExtensionForward = std::function<Result<std::string>(const HostExtension& extension, std::string_view body)>;
+
 struct CallControl {
     std::atomic<bool> cancelled{false};
     // What the front end serves for this call (progress, log lines, sampling, elicitation); null:
@@ -28,10 +34,9 @@ struct CallControl {
     // Called from the plugin's threads, so it owns what it reads.
     std::function<bool(std::string_view path)> path_allowed;
     std::atomic<int> forwarded_log_lines{0};  // lines given to services->log (bounded in host_services.cpp)
-    // Answers "skillhost.storage/1" somewhere else (a runner forwards to the host, which knows the
-    // call's user); empty: the plugin's own host context answers. Takes the operation and its
-    // request as plugin/storage_service.hpp describes them.
-    std::function<Result<std::string>(std::string_view operation, std::string_view request_json)> storage;
+    // Answers the host extensions answered by the host somewhere else: set by a runner for each
+    // call (its requests go over the socket); empty: the plugin's host answers them itself.
+    ExtensionForward forward;
     // "skillhost.content/1" items.
     CallContent content{SKILLHOST_CONTENT_MAX_ITEMS, SKILLHOST_CONTENT_MAX_BYTES};
     // The call this controls (its idempotency key and run, for the host services); set before the

@@ -130,8 +130,9 @@ Result<std::shared_ptr<LoadedPlugin>> PluginLoader::load(const manifest::Manifes
     if (Status status = check_descriptor(*descriptor, manifest); !status) return with_paths(status.error(), manifest);
 
     Result<std::shared_ptr<LoadedPlugin>> started =
-        AbiPlugin::start(std::move(library), descriptor, manifest, std::move(copy.value()), options_.completions,
-                         options_.storage, options_.isolation.max_result_bytes);
+        AbiPlugin::start(std::move(library), descriptor, manifest, std::move(copy.value()),
+                         PluginHostContext{{}, options_.completions, options_.storage, true, options_.forward},
+                         options_.isolation.max_result_bytes);
     if (!started) return with_paths(std::move(started.error()), manifest);
     return started;
 }

@@ -3,6 +3,7 @@
 
 #include "base/error.hpp"
 #include "manifest/manifest.hpp"
+#include "plugin/call_control.hpp"
 #include "plugin/completion_service.hpp"
 #include "plugin/isolation_options.hpp"
 #include "plugin/loaded_plugin.hpp"
@@ -29,6 +30,9 @@ struct LoaderOptions {
     // Optional: serves "skillhost.storage/1" (the host's records, per plugin and user). Null:
     // storage answers STORAGE_UNAVAILABLE.
     std::shared_ptr<StorageService> storage;
+    // Set in a plugin runner: the host answers the extensions it answers (model, storage, ...),
+    // asked over the runner's socket (plugin/extensions/host_extension.hpp).
+    ExtensionForward forward;
     // False in a plugin runner: a process of its own maps the library only once.
     bool private_copy = true;
     // In-process or in runner processes, limits and supervision (isolation_options.hpp).

@@ -1,10 +1,12 @@
-// The host's side of what a runner forwards for one call: its content items, its log lines, and
-// its sampling and elicitation requests, handed to the call's control as if the plugin ran here.
+// The host's side of what a runner forwards for one call: its content items and log lines, handed
+// to the call's control as if the plugin ran here, and its requests for the host extensions the
+// host answers, each answered by that extension's module (plugin/extensions/).
 // The runner is untrusted: every frame is checked and bounded again on this side.
 #include "plugin/runner_connection.hpp"
 #include "plugin/error_codes.hpp"
 
 #include "base/json_text.hpp"
+#include "plugin/extensions/host_extension.hpp"
 #include "plugin/host_services.hpp"
 #include "plugin/result_capture.hpp"
 #include "store/error_codes.hpp"
@@ -70,86 +72,49 @@ void RunnerConnection::forward_call_service(const wire::Frame& frame) {
     }
 }
 
-bool RunnerConnection::answer_front_end_request(std::uint64_t request_id, const wire::HostRequest& request) {
-    if (request.call_sequence == 0) return false;  // not bound to a call: the model router answers
-    if (request.kind == SKILLHOST_EXT_LLM) {
-        wire::PayloadReader r(request.body);
-        std::string claimed_user(r.text()), role(r.text()), body(r.text());
-        if (!r.ok()) return false;  // answer_completion reports the unreadable request
-        std::shared_ptr<CallServices> services;
-        with_running_call(request.call_sequence, [&](CallControl& control) { services = control.services; });
-        // Without a sampling front end (or the permission) the model router answers, and a plugin
-        // without `llm` is refused there, as before.
-        if (!services || !services->samples() || !launch_.llm_allowed) return false;
-        std::string user;
-        std::optional<std::shared_ptr<void>> slot = admit_host_request(request_id, request.call_sequence, user);
-        if (!slot) return true;
-        // A client's answer can take minutes: on the host-request pool, never holding up other calls.
-        answer_later(request_id, [slot = std::move(*slot), channel = channel_, request_id,
-                                  services = std::move(services), role = std::move(role), body = std::move(body)] {
-            static const std::atomic<bool> not_ended{false};  // the executor's gate says when the call ends
-            Result<std::string> answer = Error{errors::kLlmFailed, "the completion request failed in the host"};
-            try {
-                answer = services->sample(role, body, not_ended);
-            } catch (const std::exception& e) {
-                answer =
-                    Error{errors::kLlmFailed, std::string("the completion request failed in the host: ") + e.what()};
-            }
-            channel->send(wire::FrameType::host_reply, request_id, wire::encode(outcome_of(answer)));
-        });
-        return true;
-    }
-    if (request.kind == SKILLHOST_EXT_ELICIT) {
-        std::shared_ptr<CallServices> services;
-        with_running_call(request.call_sequence, [&](CallControl& control) { services = control.services; });
-        if (!services) services = std::make_shared<CallServices>();  // nobody to ask: it says so
-        std::string user;
-        std::optional<std::shared_ptr<void>> slot = admit_host_request(request_id, request.call_sequence, user);
-        if (!slot) return true;
-        answer_later(request_id, [slot = std::move(*slot), channel = channel_, request_id,
-                                  services = std::move(services), body = request.body] {
-            static const std::atomic<bool> not_ended{false};
-            Result<std::string> answer = Error{errors::kElicitationFailed, "asking the user failed in the host"};
-            try {
-                answer = services->elicit(body, not_ended);
-            } catch (const std::exception& e) {
-                answer =
-                    Error{errors::kElicitationFailed, std::string("asking the user failed in the host: ") + e.what()};
-            }
-            channel->send(wire::FrameType::host_reply, request_id, wire::encode(outcome_of(answer)));
-        });
-        return true;
-    }
-    return false;
-}
-
-void RunnerConnection::answer_storage(std::uint64_t request_id, const wire::HostRequest& request) {
-    wire::PayloadReader r(request.body);
-    std::string operation(r.text()), body(r.text());
-    if (!r.ok()) {
+void RunnerConnection::answer_host_request(std::uint64_t request_id, std::string_view payload) {
+    std::optional<wire::HostRequest> request = wire::decode_host_request(payload);
+    const std::string& plugin = launch_.plugin_name;
+    if (!request) {
         reply(request_id, outcome_of(Error{errors::kRunnerProtocolError,
-                                           "the runner sent an unreadable storage request; report this as a "
-                                           "skillhost bug"}));
+                                           "the runner of plugin '" + plugin +
+                                               "' sent an unreadable request; report this as a skillhost bug",
+                                           {{"plugin", plugin}}}));
         return;
     }
-    // The store is the host's record of the call in flight: its user, and this runner's plugin.
-    std::string user;
-    std::optional<std::shared_ptr<void>> slot = admit_host_request(request_id, request.call_sequence, user);
-    if (!slot) return;
-    // A database round trip: on the host-request pool, never holding up other calls' frames.
-    answer_later(request_id, [slot = std::move(*slot), channel = channel_, request_id, storage = launch_.storage,
-                              plugin = launch_.plugin_name, user = std::move(user), operation = std::move(operation),
-                              body = std::move(body)] {
-        Result<std::string> answer = Error{errors::kStorageUnavailable,
-                                           "this host keeps no plugin storage; keep the data in the plugin's "
-                                           "data directory instead"};
+    const HostExtension* extension = find_host_extension(request->kind);
+    if (!extension || !extension->answered_by_host) {
+        reply(request_id,
+              outcome_of(Error{errors::kUnknownHostService,
+                               "the runner of plugin '" + plugin + "' asked for host service '" + request->kind +
+                                   "', which this host does not answer for it; install matching "
+                                   "skillhost and skillhost-runner binaries",
+                               {{"plugin", plugin}, {"kind", request->kind}}}));
+        return;
+    }
+    std::optional<Admitted> admitted = admit_host_request(request_id, request->call_sequence);
+    if (!admitted) return;
+    auto respond = [extension, admitted = std::move(*admitted), plugin = answering_, channel = channel_, request_id,
+                    body = std::move(request->body)] {
+        // Without a call (asked outside any), every extension answers as it does in the host.
+        const ExtensionScope scope =
+            admitted.call ? ExtensionScope{*plugin, true, &admitted.call->control, admitted.call->call.user_id,
+                                           admitted.call->call.run_id}
+                          : ExtensionScope{*plugin, false, nullptr, {}, {}};
+        Result<std::string> answer = Error{*extension->failed, std::string(extension->failing) + " failed in the host"};
         try {
-            if (storage) answer = storage->handle(StorageOrigin{plugin, user}, operation, body);
+            answer = extension->answer(scope, body);
         } catch (const std::exception& e) {
-            answer = Error{errors::kStorageUnavailable, std::string("plugin storage failed in the host: ") + e.what()};
+            answer = Error{*extension->failed, std::string(extension->failing) + " failed in the host: " + e.what()};
         }
         channel->send(wire::FrameType::host_reply, request_id, wire::encode(outcome_of(answer)));
-    });
+    };
+    // A model, a person or a database can take seconds: such answers go to the host-request pool,
+    // never holding up the results of other calls; the rest is answered here on the reader.
+    if (extension->blocks)
+        answer_later(request_id, std::move(respond));
+    else
+        respond();
 }
 
 }  // namespace skillhost::plugin

@@ -215,7 +215,14 @@ RunnerConnection::RunnerConnection(RunnerLaunch launch, pid_t pid, int fd)
       started_at_(Clock::now()),
       // Without it (out of descriptors) the background thread polls at background_check instead.
       kick_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
-      frames_(std::max(launch_.max_result_bytes, wire::max_extension_answer_bytes) + max_frame_overhead) {}
+      frames_(std::max(launch_.max_result_bytes, wire::max_extension_answer_bytes) + max_frame_overhead) {
+    auto answering = std::make_shared<PluginHostContext>();
+    answering->plugin_name = launch_.plugin_name;
+    answering->completions = launch_.completions;
+    answering->storage = launch_.storage;
+    answering->llm_allowed = launch_.llm_allowed;
+    answering_ = std::move(answering);
+}
 
 RunnerConnection::~RunnerConnection() {
     begin_close();
@@ -644,6 +651,7 @@ void RunnerConnection::handle(wire::Frame& frame) {
                                                         "' sent an unreadable result; report this as a skillhost bug",
                                                     {{"plugin", launch_.plugin_name}, {"skill", pending->skill_id}});
             pending->done = true;
+            if (pending->answering) pending->answering->control.cancelled.store(true);
             pending->wake.notify_one();
             return;
         }
@@ -703,72 +711,38 @@ void RunnerConnection::reply(std::uint64_t request_id, const RawOutcome& answer)
     channel_->send(wire::FrameType::host_reply, request_id, wire::encode(answer));
 }
 
-void RunnerConnection::answer_host_request(std::uint64_t request_id, std::string_view payload) {
-    std::optional<wire::HostRequest> request = wire::decode_host_request(payload);
+std::optional<RunnerConnection::Admitted> RunnerConnection::admit_host_request(std::uint64_t request_id,
+                                                                               std::uint64_t call_sequence) {
     const std::string& plugin = launch_.plugin_name;
-    if (!request) {
-        reply(request_id, host_error(errors::kRunnerProtocolError,
-                                     "the runner of plugin '" + plugin +
-                                         "' sent an unreadable request; report this as a skillhost bug",
-                                     {{"plugin", plugin}}));
-        return;
-    }
-    // One branch per host extension the runner forwards; a new extension adds a kind here and a
-    // sender in the runner.
-    if (request->kind == SKILLHOST_EXT_PATH_CHECK) return answer_path_check(request_id, *request);
-    if (answer_front_end_request(request_id, *request)) return;
-    if (request->kind == SKILLHOST_EXT_STORAGE) return answer_storage(request_id, *request);
-    if (request->kind == SKILLHOST_EXT_LLM) return answer_completion(request_id, *request);
-    reply(request_id, host_error(errors::kUnknownHostService,
-                                 "the runner of plugin '" + plugin + "' asked for host service '" + request->kind +
-                                     "', which this host does not offer; install matching skillhost and "
-                                     "skillhost-runner binaries",
-                                 {{"plugin", plugin}, {"kind", request->kind}}));
-}
-
-void RunnerConnection::answer_path_check(std::uint64_t request_id, const wire::HostRequest& request) {
-    // Answered here on the reader: the rules are in memory, and the call's control lives until
-    // this thread ends the call. A call that already ended withholds every path.
-    CallControl* control = nullptr;
-    bool known = false;
-    {
-        std::lock_guard lock(mutex_);
-        if (auto found = pending_.find(request.call_sequence); found != pending_.end()) {
-            known = true;
-            control = found->second->control;
-        }
-    }
-    bool allowed = false;
-    if (known) {
-        try {
-            allowed = !control || !control->path_allowed || control->path_allowed(request.body);
-        } catch (...) {
-            allowed = false;  // fail closed, as in-process
-        }
-    }
-    RawOutcome answer;
-    answer.status = SKILLHOST_STATUS_OK;
-    answer.written = RawOutcome::Written::result;
-    answer.result_json = allowed ? "true" : "false";
-    reply(request_id, answer);
-}
-
-std::optional<std::shared_ptr<void>> RunnerConnection::admit_host_request(std::uint64_t request_id,
-                                                                          std::uint64_t call_sequence,
-                                                                          std::string& user) {
-    const std::string& plugin = launch_.plugin_name;
+    Admitted admitted;
     {
         std::lock_guard lock(mutex_);
         const auto found = call_sequence == 0 ? pending_.end() : pending_.find(call_sequence);
-        if (found == pending_.end()) {
+        if (call_sequence == 0) {
+            // Asked outside any call: answered as in the host, where every extension refuses it.
+        } else if (found == pending_.end() || found->second->done) {
             reply(request_id, host_error(errors::kHostRequestWithoutCall,
                                          "the runner of plugin '" + plugin +
                                              "' asked for a host service outside any call in flight; host services "
                                              "answer only during a call, for that call's user",
                                          {{"plugin", plugin}}));
             return std::nullopt;
+        } else if (Pending& pending = *found->second; !pending.answering) {
+            // The host's record of the call, never what the runner says: made on the first request.
+            auto answering = std::make_shared<AnsweringCall>();
+            const CallControl* control = pending.control;
+            if (control && control->call) answering->call = *control->call;
+            answering->call.skill_id = pending.skill_id;
+            answering->call.user_id = pending.user_id;
+            answering->call.control = &answering->control;
+            if (control) {
+                answering->control.services = control->services;
+                answering->control.path_allowed = control->path_allowed;
+            }
+            answering->control.call = &answering->call;
+            pending.answering = std::move(answering);
         }
-        user = found->second->user_id;
+        if (found != pending_.end()) admitted.call = found->second->answering;
     }
     if (host_requests_->fetch_add(1) >= max_host_requests) {
         host_requests_->fetch_sub(1);
@@ -779,7 +753,8 @@ std::optional<std::shared_ptr<void>> RunnerConnection::admit_host_request(std::u
         kill("it asked for more than " + std::to_string(max_host_requests) + " host services at once", "host_requests");
         return std::nullopt;
     }
-    return std::shared_ptr<void>(nullptr, [count = host_requests_](void*) { count->fetch_sub(1); });
+    admitted.slot = std::shared_ptr<void>(nullptr, [count = host_requests_](void*) { count->fetch_sub(1); });
+    return admitted;
 }
 
 void RunnerConnection::answer_later(std::uint64_t request_id, std::function<void()> answer) {
@@ -790,66 +765,6 @@ void RunnerConnection::answer_later(std::uint64_t request_id, std::function<void
                                  {{"plugin", launch_.plugin_name}});
     busy.status = SKILLHOST_STATUS_UNAVAILABLE;
     reply(request_id, busy);
-}
-
-void RunnerConnection::answer_completion(std::uint64_t request_id, const wire::HostRequest& host_request) {
-    wire::PayloadReader r(host_request.body);
-    [[maybe_unused]] std::string_view claimed_user = r.text();  // the runner's word: not used
-    std::string user;
-    std::string role(r.text());
-    std::string request(r.text());
-    if (!r.ok()) {
-        reply(request_id,
-              host_error(errors::kRunnerProtocolError, "the runner sent an unreadable completion request", {}));
-        return;
-    }
-    if (!launch_.llm_allowed) {
-        const std::string& plugin = launch_.plugin_name;
-        reply(request_id, host_error(errors::kLlmNotPermitted,
-                                     "plugin '" + plugin +
-                                         "' asked for a completion but its manifest does not declare "
-                                         "`permissions: {llm: true}`; the plugin author must declare it",
-                                     {{"plugin", plugin}, {"role", role}}));
-        return;
-    }
-    // The user and run are the host's record of the call in flight, never what the runner says.
-    std::optional<std::shared_ptr<void>> slot = admit_host_request(request_id, host_request.call_sequence, user);
-    if (!slot) return;
-    std::string run_id;
-    with_running_call(host_request.call_sequence, [&](CallControl& control) {
-        if (control.call) run_id = control.call->run_id;
-    });
-    // A completion can take seconds: it must not hold up the results of other calls, so it is
-    // answered on the host-request pool (bounded: max_host_requests per runner, a shared pool).
-    answer_later(request_id, [slot = std::move(*slot), channel = channel_, completions = launch_.completions,
-                              request_id, user = std::move(user), run_id = std::move(run_id), role = std::move(role),
-                              request = std::move(request)] {
-        RawOutcome answer;
-        if (!completions) {
-            answer = host_error(errors::kLlmUnavailable,
-                                "no model is configured for role '" + role +
-                                    "'; configure one in models.yaml or continue without a completion",
-                                {{"role", role}});
-            answer.status = SKILLHOST_STATUS_UNAVAILABLE;
-        } else {
-            try {
-                Result<std::string> done = completions->complete(CompletionOrigin{user, run_id}, role, request);
-                if (done.ok()) {
-                    answer.status = SKILLHOST_STATUS_OK;
-                    answer.written = RawOutcome::Written::result;
-                    answer.result_json = std::move(done.value());
-                } else {
-                    const Error& e = done.error();
-                    answer = host_error(e);
-                    if (e.is(errors::kLlmUnavailable)) answer.status = SKILLHOST_STATUS_UNAVAILABLE;
-                }
-            } catch (const std::exception& e) {
-                answer = host_error(errors::kLlmFailed,
-                                    std::string("the completion request failed in the host: ") + e.what(), {});
-            }
-        }
-        channel->send(wire::FrameType::host_reply, request_id, wire::encode(answer));
-    });
 }
 
 RunnerExit RunnerConnection::reap() {
@@ -950,6 +865,7 @@ void RunnerConnection::finish(RunnerExit exit) {
         std::lock_guard lock(mutex_);
         pending->outcome = std::move(outcome);
         pending->done = true;
+        if (pending->answering) pending->answering->control.cancelled.store(true);
         pending->wake.notify_one();
     }
 }

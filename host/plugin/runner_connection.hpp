@@ -8,6 +8,7 @@
 
 #include "base/error.hpp"
 #include "plugin/completion_service.hpp"
+#include "plugin/host_services.hpp"
 #include "plugin/loaded_plugin.hpp"
 #include "plugin/runner_protocol.hpp"
 #include "plugin/storage_service.hpp"
@@ -126,6 +127,12 @@ public:
     void kill(const std::string& reason, std::string_view limit = {});
 
 private:
+    // The host's copy of a call in flight, for the extensions the host answers the runner: what an
+    // answer on the request pool may still use after the call ended (it is then marked cancelled).
+    struct AnsweringCall {
+        Call call;
+        CallControl control;
+    };
     // One call in flight. Only the thread holding the reader role sets `done`, so a call's
     // control stays alive while that thread reports its progress or checks its paths.
     struct Pending {
@@ -134,11 +141,18 @@ private:
         bool wants_reader = false;  // its caller waits for the reader role
         RawOutcome outcome;
         CallControl* control = nullptr;
+        std::shared_ptr<AnsweringCall> answering;  // made on the call's first host request
         std::string skill_id;
         std::string user_id;          // whose call it is: host services it asks for act for this user
         std::string entry;            // "resources read()" for an extension request; empty for a skill
         std::size_t max_payload = 0;  // the largest result frame this call may get
         bool sending = false;         // its frame is being written: not known to have reached the runner
+    };
+    // An admitted host request: its call (null: asked outside any), and its place among the runner's outstanding requests
+    // (hold it until the request is answered).
+    struct Admitted {
+        std::shared_ptr<AnsweringCall> call;
+        std::shared_ptr<void> slot;
     };
     enum class State { starting, ready, load_failed, ended };
     enum class ReadStop { done, timeout, kicked, ended };
@@ -158,26 +172,21 @@ private:
     void end_of_stream(wire::ReadStatus status, std::size_t frame_size);
     void pass_reader_role();  // mutex_ held
     void handle(wire::Frame& frame);
+    // A request for a host extension (runner_call_services.cpp): answered by the extension's
+    // module (plugin/extensions/) for the host's record of the call, on the request pool when the
+    // module says it blocks.
     void answer_host_request(std::uint64_t request_id, std::string_view payload);
-    void answer_path_check(std::uint64_t request_id, const wire::HostRequest& request);
-    void answer_completion(std::uint64_t request_id, const wire::HostRequest& request);
     void reply(std::uint64_t request_id, const RawOutcome& answer);
     // A host request must name a call in flight (its user and run are the host's record of that
-    // call, never ids the runner sends) and stay within max_host_requests outstanding; otherwise it
-    // is refused (and a runner over the bound is killed). On success `user` holds the call's user.
-    // Hold the returned slot until the request is answered.
-    std::optional<std::shared_ptr<void>> admit_host_request(std::uint64_t request_id, std::uint64_t call_sequence,
-                                                            std::string& user);
+    // call, never ids the runner sends), or no call (sequence 0: answered as outside any call), and
+    // stay within max_host_requests outstanding; otherwise it is refused (and a runner over the
+    // bound is killed).
+    std::optional<Admitted> admit_host_request(std::uint64_t request_id, std::uint64_t call_sequence);
     // Answers an admitted request on the host-request pool (plugin/host_request_pool.hpp), or
     // tells the runner the host is busy when the pool's queue is full.
     void answer_later(std::uint64_t request_id, std::function<void()> answer);
     // content and call_log frames (runner_call_services.cpp).
     void forward_call_service(const wire::Frame& frame);
-    // A host_request for the call's front end: sampling ("skillhost.llm/1" with a running call
-    // whose front end samples) and elicitation ("skillhost.elicit/1"); false when not one of these.
-    bool answer_front_end_request(std::uint64_t request_id, const wire::HostRequest& request);
-    // "skillhost.storage/1" for the call's user and this runner's plugin (runner_call_services.cpp).
-    void answer_storage(std::uint64_t request_id, const wire::HostRequest& request);
     // The call's control while it is running; false when it has ended. Only on the thread handling
     // frames (the call cannot end meanwhile: its result is a later frame).
     bool with_running_call(std::uint64_t sequence, const std::function<void(CallControl&)>& use);
@@ -195,6 +204,8 @@ private:
     void shut_down_if_drained();  // mutex_ held
 
     RunnerLaunch launch_;
+    // What the extension modules answer this runner's plugin with (its name, model, storage).
+    std::shared_ptr<const PluginHostContext> answering_;
     // The logger this connection's threads write to, held here rather than looked up: a call that
     // outlives main() (a runner still starting when the process exits) may log after the logger
     // registry is gone, never after this logger.

@@ -1,4 +1,5 @@
 #include "runner/call_server.hpp"
+#include "plugin/extensions/host_extension.hpp"
 #include "llm/error_codes.hpp"
 #include "plugin/error_codes.hpp"
 #include "runner/error_codes.hpp"
@@ -24,8 +25,6 @@ constexpr std::size_t max_threads = 64;
 constexpr auto stop_grace = std::chrono::seconds(2);
 // A frame from the host: a call's arguments, bounded like a request body.
 constexpr std::size_t max_host_frame = std::size_t{64} << 20;
-// A path longer than this is withheld without asking the host (PATH_MAX is 4096).
-constexpr std::size_t max_checked_path = 32 * 1024;
 // A call running inline this long has its reader role taken over, so other calls get read.
 constexpr auto takeover_after = std::chrono::milliseconds(1);
 // The watcher keeps watching (timed waits) this long after the last call, then sleeps.
@@ -57,13 +56,13 @@ Result<std::string> result_of(std::optional<plugin::RawOutcome> answer, const Er
     return error;
 }
 
-// What the front end serves for a call, as this runner reaches it: every service is sent to the
-// host, tagged with the call's sequence, where the call's front end answers. The host decides who
-// answers a completion (its model router when the front end does not sample), so this always asks.
+// What the front end serves for a call, as this runner reaches it: progress and log lines go to
+// the host one way, tagged with the call's sequence, where the call's front end receives them.
+// Everything the front end answers (sampling, questions) is a host extension, forwarded with the
+// others (HostRequests::forward).
 class HostForwardedServices final : public plugin::CallServices {
 public:
-    HostForwardedServices(HostLink& link, HostRequests& requests, std::uint64_t call, std::string user)
-        : link_(link), requests_(requests), call_(call), user_(std::move(user)) {}
+    HostForwardedServices(HostLink& link, std::uint64_t call) : link_(link), call_(call) {}
 
     void progress(double progress, double total, std::string_view message) override {
         plugin::wire::PayloadWriter w;
@@ -75,21 +74,10 @@ public:
         w.integer(level).text(message);
         link_.send(FrameType::call_log, call_, w.bytes());
     }
-    bool samples() const override { return true; }
-    Result<std::string> sample(std::string_view role, std::string_view body, const std::atomic<bool>&) override {
-        plugin::wire::PayloadWriter w;
-        w.text(user_).text(role).text(body);
-        return result_of(requests_.ask(call_, SKILLHOST_EXT_LLM, w.bytes()), errors::kLlmUnavailable);
-    }
-    Result<std::string> elicit(std::string_view body, const std::atomic<bool>&) override {
-        return result_of(requests_.ask(call_, SKILLHOST_EXT_ELICIT, body), errors::kElicitationUnavailable);
-    }
 
 private:
     HostLink& link_;
-    HostRequests& requests_;
     const std::uint64_t call_;
-    const std::string user_;
 };
 
 }  // namespace
@@ -138,11 +126,10 @@ void HostRequests::abandon_all() {
     answered_.notify_all();
 }
 
-Result<std::string> RemoteCompletions::complete(const plugin::CompletionOrigin& origin, std::string_view role,
-                                                std::string_view request) {
-    plugin::wire::PayloadWriter w;
-    w.text(origin.user_id).text(role).text(request);
-    return result_of(requests_.ask(0, SKILLHOST_EXT_LLM, w.bytes()), errors::kLlmUnavailable);
+plugin::ExtensionForward HostRequests::forward(std::uint64_t call_sequence) {
+    return [this, call_sequence](const plugin::HostExtension& extension, std::string_view body) {
+        return result_of(ask(call_sequence, extension.id, body), *extension.unavailable);
+    };
 }
 
 CallServer::CallServer(HostLink& link, std::shared_ptr<plugin::LoadedPlugin> plugin, HostRequests& requests,
@@ -361,25 +348,11 @@ std::shared_ptr<CallServer::Active> CallServer::accept(std::uint64_t id, FrameTy
     call->context.control = &call->control;
     call->control.call = &call->context;
     call->args = std::move(request->args_json);
-    // The front end's services for this call travel to the host tagged with the call's sequence:
-    // progress and log lines one-way, sampling and elicitation as host requests answered by the
-    // call's front end there.
-    call->control.services = std::make_shared<HostForwardedServices>(link_, requests_, id, call->context.user_id);
-    // Only when the host has rules for this call does a path cost a round trip; every answer comes
-    // from the host (no cache: a symlink may change between two checks of one path).
-    if (request->flags & plugin::wire::call_has_path_rules) {
-        call->control.path_allowed = [this, id](std::string_view path) {
-            if (path.size() > max_checked_path) return false;
-            std::optional<plugin::RawOutcome> answer = requests_.ask(id, SKILLHOST_EXT_PATH_CHECK, path);
-            return answer && answer->written == Written::result && answer->result_json == "true";
-        };
-    }
-    // Plugin storage is the host's: the host answers for the call's user and this runner's plugin.
-    call->control.storage = [this, id](std::string_view operation, std::string_view body) {
-        plugin::wire::PayloadWriter w;
-        w.text(operation).text(body);
-        return result_of(requests_.ask(id, SKILLHOST_EXT_STORAGE, w.bytes()), errors::kStorageUnavailable);
-    };
+    // The host answers this call's requests for the extensions it answers (whoever the extension
+    // is: the runner only forwards the module's encoding), and hears its progress and log lines.
+    call->context.has_path_rules = (request->flags & plugin::wire::call_has_path_rules) != 0;
+    call->control.forward = requests_.forward(id);
+    call->control.services = std::make_shared<HostForwardedServices>(link_, id);
     return call;
 }
 

@@ -7,7 +7,7 @@
 // socket.
 #pragma once
 
-#include "plugin/completion_service.hpp"
+#include "plugin/call_control.hpp"
 #include "plugin/loaded_plugin.hpp"
 #include "plugin/runner_protocol.hpp"
 
@@ -53,6 +53,10 @@ public:
     void answer(std::uint64_t id, std::string_view payload);
     // The host is gone: every waiting request fails.
     void abandon_all();
+    // Sends a host extension's requests of call `call_sequence` (0: outside any call) to the
+    // host, which answers them with the extension's module; a host gone answers the extension's
+    // `unavailable` error.
+    plugin::ExtensionForward forward(std::uint64_t call_sequence);
 
 private:
     struct Waiter {
@@ -67,17 +71,6 @@ private:
     std::uint64_t next_id_ = 1;
     std::map<std::uint64_t, Waiter*> waiting_;
     bool abandoned_ = false;
-};
-
-// LLM completions ("skillhost.llm/1") through the host's model router.
-class RemoteCompletions final : public plugin::CompletionService {
-public:
-    explicit RemoteCompletions(HostRequests& requests) : requests_(requests) {}
-    Result<std::string> complete(const plugin::CompletionOrigin& origin, std::string_view role,
-                                 std::string_view request) override;
-
-private:
-    HostRequests& requests_;
 };
 
 class CallServer {

@@ -195,9 +195,10 @@ int main(int argc, char** argv) {
     plugin::LoaderOptions options;
     options.isolation.max_result_bytes = number(args, "max-result-bytes", options.isolation.max_result_bytes);
     runner::HostRequests requests(link, options.isolation.max_result_bytes);
-    runner::RemoteCompletions completions(requests);
     options.private_copy = false;  // this process maps the library once and nothing else
-    options.completions = std::shared_ptr<plugin::CompletionService>(&completions, [](plugin::CompletionService*) {});
+    // The host answers the extensions it answers (its model, its storage, ...), for requests made
+    // outside any call too (it refuses those).
+    options.forward = requests.forward(0);
     Result<std::shared_ptr<plugin::LoadedPlugin>> loaded = plugin::PluginLoader(options).load(manifest.value());
     if (!loaded) fail(link, loaded.error());
 

@@ -200,7 +200,7 @@ TEST_F(HostServicesTest, PluginLogLinesAreAttributedToThePlugin) {
 
 // A buggy plugin may hand the services anything; none of it may crash the host.
 TEST(HostServicesDirect, ToleratesNullAndEmptyInputs) {
-    PluginHostContext host{"direct", nullptr, nullptr};
+    PluginHostContext host{.plugin_name = "direct"};
     skillhost_host_services services = make_host_services(host);
     EXPECT_EQ(services.struct_size, sizeof(skillhost_host_services));
     EXPECT_EQ(services.host_abi_version.major, 1u);
@@ -228,7 +228,7 @@ TEST(HostServicesDirect, ToleratesNullAndEmptyInputs) {
 
 // The storage table answers whatever a buggy plugin passes with a status, never a crash.
 TEST(HostServicesDirect, StorageToleratesNullAndEmptyInputs) {
-    PluginHostContext host{"direct", nullptr, nullptr};
+    PluginHostContext host{.plugin_name = "direct"};
     skillhost_host_services services = make_host_services(host);
     const auto* storage =
         static_cast<const skillhost_storage_v1*>(services.get_extension(services.host_context, SKILLHOST_EXT_STORAGE));
@@ -265,7 +265,7 @@ TEST(HostServicesDirect, StorageToleratesNullAndEmptyInputs) {
 }
 
 TEST(HostServicesDirect, ThrowingProgressListenerDoesNotEscape) {
-    PluginHostContext host{"direct", nullptr, nullptr};
+    PluginHostContext host{.plugin_name = "direct"};
     skillhost_host_services services = make_host_services(host);
     CallControl control;
     std::vector<double> heard;
