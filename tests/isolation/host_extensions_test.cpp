@@ -39,7 +39,7 @@ std::set<std::string> published_host_extensions() {
 
 TEST(HostExtensionModules, EveryPublishedHostExtensionHasOneModuleAndNoModuleIsUnpublished) {
     const std::set<std::string> published = published_host_extensions();
-    ASSERT_GE(published.size(), 6u) << "the headers' extension lines were not found; did their format change?";
+    ASSERT_GE(published.size(), 7u) << "the headers' extension lines were not found; did their format change?";
     std::set<std::string> modules;
     for (const HostExtension* extension : host_extensions()) {
         EXPECT_TRUE(modules.insert(std::string(extension->id)).second) << "two modules for " << extension->id;
@@ -162,6 +162,8 @@ TEST_F(HostExtensionsTest, EveryPublishedHostExtensionWorksTheSameInARunnerAsInT
         } else if (id == SKILLHOST_EXT_STORAGE) {
             EXPECT_THAT(answer,
                         ::testing::HasSubstr(R"("get":{"status":0,"answer":{"found":true,"key":"k","value":{"n":1})"));
+        } else if (id == SKILLHOST_EXT_CALL_LOG) {
+            EXPECT_EQ(in_host.lines, (std::vector<std::string>{"2 probe line from a thread"}));
         } else {
             ADD_FAILURE() << "this test does not know what " << id << " should answer; add a case";
         }

@@ -14,11 +14,13 @@ extern const HostExtension content_extension;
 extern const HostExtension elicit_extension;
 extern const HostExtension idempotency_extension;
 extern const HostExtension storage_extension;
+extern const HostExtension call_log_extension;
 
 namespace {
 
-const std::array<const HostExtension*, 6> all_extensions{
-    &llm_extension, &path_check_extension, &content_extension, &elicit_extension, &idempotency_extension, &storage_extension,
+const std::array<const HostExtension*, 7> all_extensions{
+    &llm_extension,         &path_check_extension, &content_extension,  &elicit_extension,
+    &idempotency_extension, &storage_extension,    &call_log_extension,
 };
 
 PluginHostContext& nobody() {

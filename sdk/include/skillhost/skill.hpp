@@ -129,9 +129,15 @@ public:
         if (host_ && host_->report_progress)
             host_->report_progress(host_->host_context, ctx_, done, total, to_view(message));
     }
+    // A line in the host log that is also this call's (shown to an MCP client for the call), from
+    // any thread: "skillhost.call_log/1", or the 1.0 log() (the call's only on its own thread) on
+    // a host without it.
     void log(LogLevel level, std::string_view message) const {
-        if (host_ && host_->log)
-            host_->log(host_->host_context, static_cast<skillhost_log_level>(level), to_view(message));
+        const auto level_value = static_cast<skillhost_log_level>(level);
+        if (const auto* call_log = static_cast<const skillhost_call_log_v1*>(extension(SKILLHOST_EXT_CALL_LOG));
+            call_log && call_log->log)
+            return call_log->log(host_->host_context, ctx_, level_value, to_view(message));
+        if (host_ && host_->log) host_->log(host_->host_context, level_value, to_view(message));
     }
     // Asks the host's model router for a completion by role. Returns the `content` text, or
     // throws SkillError (code LLM_UNAVAILABLE or the host's error code) when no model answers.

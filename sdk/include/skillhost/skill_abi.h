@@ -573,11 +573,27 @@ typedef struct skillhost_storage_v1 {
 } skillhost_storage_v1;
 
 /*
- * Tool logs and sampling need no extension of their own:
- *  - log() called on the thread running invoke() is also attributed to that call: a front end that
- *    can show a call's log (MCP: notifications/message on the call's stream, at the level the
- *    client chose with logging/setLevel) receives it. Lines from other threads reach only the host
- *    log. At most 100 lines per call are forwarded.
+ * "skillhost.call_log/1" — host extension: a log line that belongs to a call.
+ *   const skillhost_call_log_v1* call_log = host->get_extension(host->host_context, SKILLHOST_EXT_CALL_LOG);
+ * Like log(), and the line is also the call's, from whichever thread the plugin writes it: a front
+ * end that can show a call's log (MCP: notifications/message on the call's stream, at the level the
+ * client chose with logging/setLevel) receives it. At most 100 lines per call are forwarded; the
+ * host log gets every line.
+ * A host without this extension (NULL): log() on the thread running invoke() is the call's too.
+ */
+#define SKILLHOST_EXT_CALL_LOG "skillhost.call_log/1"
+
+typedef struct skillhost_call_log_v1 {
+    /* [during-call] Writes one line for `call` (NULL: the host log only). `message` is copied. */
+    void (*log)(void* host_context, const skillhost_call_context* call, skillhost_log_level level,
+                skillhost_string_view message);
+} skillhost_call_log_v1;
+
+/*
+ * Tool logs and sampling:
+ *  - log() called on the thread running invoke() is also attributed to that call, as a
+ *    "skillhost.call_log/1" line is (the way a 1.0 plugin's lines reach the call's front end). Lines
+ *    from other threads reach only the host log: pass the call to "skillhost.call_log/1" instead.
  *  - complete() / "skillhost.llm/1" may be answered by the MCP client (sampling/createMessage)
  *    instead of the model router, when the client declared sampling and the host allows it
  *    (skillhost.yaml `server.mcp_client_sampling`). The request and answer shapes do not change; the
