@@ -227,6 +227,10 @@ public:
     Result<std::string> elicit(std::string_view request_json, const std::atomic<bool>&) override {
         return gate_->pass([&] { return inner_->elicit(request_json, gate_->ended); });
     }
+    std::optional<std::chrono::milliseconds> running_long_after() const override {
+        return inner_->running_long_after();
+    }
+    void running_long() override { inner_->running_long(); }
 
 private:
     const std::shared_ptr<plugin::CallServices> inner_;
@@ -247,7 +251,7 @@ public:
     std::chrono::milliseconds timeout{0};
     std::optional<Clock::time_point> deadline_at;
     std::optional<Clock::time_point> long_at;
-    std::function<void()> on_running_long;
+    std::shared_ptr<plugin::CallServices> front_end;  // told when the call runs long (ungated)
     std::shared_ptr<std::atomic<bool>> cancel;
     Clock::time_point started;
     std::string call_id;
@@ -258,7 +262,7 @@ public:
     std::optional<Clock::time_point> long_after() const override { return long_at; }
     void running_long() noexcept override {
         try {
-            on_running_long();
+            front_end->running_long();
         } catch (const std::exception& e) {
             spdlog::error("executor: reporting the long-running call {} failed: {}", call_id, e.what());
         }
@@ -481,10 +485,11 @@ void Executor::start(const PreparedCall& call, plugin::Call caller, CallOptions 
 
         state->timeout = options.timeout.value_or(std::chrono::milliseconds(spec.timeout_ms));
         if (state->timeout.count() > 0) state->deadline_at = state->started + state->timeout;
-        if (options.on_running_long) {
-            state->on_running_long = std::move(options.on_running_long);
-            state->long_at = state->started + options.running_long_after;
-        }
+        if (options.services)
+            if (const auto after = options.services->running_long_after()) {
+                state->front_end = options.services;
+                state->long_at = state->started + *after;
+            }
 
         plugin::Call& context = state->context;
         context = std::move(caller);

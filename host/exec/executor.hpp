@@ -46,13 +46,10 @@ struct CallOptions {
     // The call's rules for paths the plugin touches beyond its arguments (path_check extension);
     // empty: nothing is withheld. Runs on the plugin's thread, possibly after call() returned.
     std::function<bool(std::string_view path)> path_allowed{};
-    // Called once, on the deadline watcher's thread, when the call still runs `running_long_after`
-    // after it started (within a watcher tick); may come while the call is returning. For a caller
-    // that runs the call on a thread it needs back soon (RunOn::this_thread on the MCP stdio reader).
-    std::function<void()> on_running_long{};
-    std::chrono::milliseconds running_long_after{5};
     // What the front end serves for the call (progress, log lines, sampling, elicitation; see
-    // plugin/call_services.hpp); null: none. Not called after the call's answer was given.
+    // plugin/call_services.hpp); null: none. Not called after the call's answer was given, except
+    // running_long(), which the deadline watcher calls once when the call still runs after
+    // services->running_long_after() (within a watcher tick).
     std::shared_ptr<plugin::CallServices> services{};
 };
 

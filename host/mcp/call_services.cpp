@@ -32,13 +32,23 @@ LogLevel mcp_level(skillhost_log_level level) {
 class McpSession::ClientCallServices final : public plugin::CallServices {
 public:
     ClientCallServices(McpSession& session, const manifest::Manifest& manifest, std::string call_key,
-                       json::value progress_token)
+                       json::value progress_token, std::function<void()> hand_reader_over)
         : session_(session),
           plugin_(manifest.name),
           llm_allowed_(!manifest.permissions.declared || manifest.permissions.llm),
           samples_(session.client_samples_.load() && session.options_.client_sampling),
           call_key_(std::move(call_key)),
-          progress_token_(std::move(progress_token)) {}
+          progress_token_(std::move(progress_token)),
+          hand_reader_over_(std::move(hand_reader_over)) {}
+
+    // A call run on the stdio reader's thread hands the reading on when it runs long.
+    std::optional<std::chrono::milliseconds> running_long_after() const override {
+        if (!hand_reader_over_) return std::nullopt;
+        return std::chrono::milliseconds(5);
+    }
+    void running_long() override {
+        if (hand_reader_over_) hand_reader_over_();
+    }
 
     void progress(double progress, double total, std::string_view message) override {
         if (progress_token_.is_null()) return;
@@ -122,12 +132,14 @@ private:
     const bool samples_;
     const std::string call_key_;
     const json::value progress_token_;
+    const std::function<void()> hand_reader_over_;
 };
 
 void McpSession::attach_call_services(exec::CallRequest& request, const catalog::CatalogEntry& entry,
-                                      const std::string& call_key, json::value progress_token) {
-    request.options.services =
-        std::make_shared<ClientCallServices>(*this, entry.plugin->manifest(), call_key, std::move(progress_token));
+                                      const std::string& call_key, json::value progress_token,
+                                      std::function<void()> hand_reader_over) {
+    request.options.services = std::make_shared<ClientCallServices>(
+        *this, entry.plugin->manifest(), call_key, std::move(progress_token), std::move(hand_reader_over));
 }
 
 }  // namespace skillhost::mcp

@@ -326,15 +326,15 @@ void McpSession::on_tools_call(const json::value& id, const json::value& params)
     request.requested_by = auth::Requester::mcp();
     request.options.cancel = std::make_shared<std::atomic<bool>>(false);
     ticket->id = id;
+    std::function<void()> handover;
     if (options_.reader_handover) {
-        if (auto handover = options_.reader_handover()) {
-            request.options.on_running_long = std::move(handover);
-            ticket->run_here = true;
-        }
+        handover = options_.reader_handover();
+        if (handover) ticket->run_here = true;
     }
 
     const std::string key = id_key(id);
-    attach_call_services(request, *ticket->snapshot->find(request.skill_id), key, std::move(progress_token));
+    attach_call_services(request, *ticket->snapshot->find(request.skill_id), key, std::move(progress_token),
+                         std::move(handover));
     {
         std::lock_guard lock(calls_mutex_);
         if (closing_) {

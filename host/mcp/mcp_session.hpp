@@ -135,8 +135,11 @@ private:
                                                   std::string_view related_key = {});
     // What the client serves for one call: its log lines, sampling, elicitation (call_services.cpp).
     // `progress_token` null: the client asked for no progress notifications.
+    // `hand_reader_over`: set when the call runs on the stdio reader's thread, which hands its
+    // reading on to another thread when the call runs long.
     void attach_call_services(exec::CallRequest& request, const catalog::CatalogEntry& entry,
-                              const std::string& call_key, boost::json::value progress_token);
+                              const std::string& call_key, boost::json::value progress_token,
+                              std::function<void()> hand_reader_over = {});
     class ClientCallServices;
     void on_client_response(const boost::json::value& id, const boost::json::object& message);
     // Resolves a queued call through elicitation/create; nullopt leaves it pending.

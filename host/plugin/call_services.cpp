@@ -24,6 +24,20 @@ Result<std::string> CallServices::elicit(std::string_view, const std::atomic<boo
                  "can); continue without it or ask the caller to pass it as an argument"};
 }
 
+std::optional<std::chrono::milliseconds> CallServices::running_long_after() const {
+    return std::nullopt;
+}
+
+void CallServices::running_long() {}
+
+std::optional<std::chrono::milliseconds> ForwardedCallServices::running_long_after() const {
+    return inner_ ? inner_->running_long_after() : std::nullopt;
+}
+
+void ForwardedCallServices::running_long() {
+    if (inner_) inner_->running_long();
+}
+
 void ForwardedCallServices::progress(double done, double total, std::string_view message) {
     if (inner_) inner_->progress(done, total, message);
 }

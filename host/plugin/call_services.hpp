@@ -14,8 +14,10 @@
 #include <skillhost/skill_abi.h>
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -39,6 +41,13 @@ public:
 
     // "skillhost.elicit/1": asks the call's user; ELICITATION_UNAVAILABLE when nobody can be asked.
     virtual Result<std::string> elicit(std::string_view request_json, const std::atomic<bool>& call_ended);
+
+    // Not a plugin's service but the front end's own: how long the call may run before
+    // running_long() is called (once, on the executor's deadline watcher thread, possibly while the
+    // call is returning); nullopt: never. For a front end that runs the call on a thread it needs
+    // back soon (the MCP stdio reader hands its reading on).
+    virtual std::optional<std::chrono::milliseconds> running_long_after() const;
+    virtual void running_long();
 };
 
 // Forwards every service to `inner` (which may be null: then nothing is offered); a front end that
@@ -53,6 +62,8 @@ public:
     Result<std::string> sample(std::string_view role, std::string_view request_json,
                                const std::atomic<bool>& call_ended) override;
     Result<std::string> elicit(std::string_view request_json, const std::atomic<bool>& call_ended) override;
+    std::optional<std::chrono::milliseconds> running_long_after() const override;
+    void running_long() override;
 
 protected:
     const std::shared_ptr<CallServices>& inner() const { return inner_; }

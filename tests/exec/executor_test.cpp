@@ -284,6 +284,19 @@ TEST_F(ExecutorTest, CooperativeSkillStopsWhenCancelledFromAnotherThread) {
     EXPECT_EQ(recorder->status(), SKILLHOST_STATUS_CANCELLED);
 }
 
+// A front end that wants to hear when a call runs longer than `after`.
+class RunningLongFrontEnd final : public plugin::CallServices {
+public:
+    RunningLongFrontEnd(std::chrono::milliseconds after, std::function<void()> told)
+        : after_(after), told_(std::move(told)) {}
+    std::optional<std::chrono::milliseconds> running_long_after() const override { return after_; }
+    void running_long() override { told_(); }
+
+private:
+    const std::chrono::milliseconds after_;
+    const std::function<void()> told_;
+};
+
 // A call run on the caller's own thread is reported as running long from the watcher's thread
 // while it still runs (the MCP stdio reader hands its reading on then): here the report cancels it.
 TEST_F(ExecutorTest, ACallStillRunningOnTheCallersThreadIsReportedAsRunningLong) {
@@ -295,12 +308,11 @@ TEST_F(ExecutorTest, ACallStillRunningOnTheCallersThreadIsReportedAsRunningLong)
     const auto caller_thread = std::this_thread::get_id();
     std::atomic<int> reports{0};
     std::atomic<bool> reported_elsewhere{false};
-    options.running_long_after = std::chrono::milliseconds(1);
-    options.on_running_long = [&, flag = options.cancel] {
+    options.services = std::make_shared<RunningLongFrontEnd>(std::chrono::milliseconds(1), [&, flag = options.cancel] {
         reported_elsewhere = std::this_thread::get_id() != caller_thread;
         ++reports;
         flag->store(true);
-    };
+    });
     std::promise<SkillResult> answer;
     executor_.start(
         prepared.value(), caller_, options, [&](SkillResult result) { answer.set_value(std::move(result)); },
@@ -347,8 +359,7 @@ TEST_F(ExecutorTest, ACallerThreadThatLostToTheDeadlineReturnsOnlyAfterTheWatche
 TEST_F(ExecutorTest, AQuickCallIsNotReportedAsRunningLong) {
     CallOptions options;
     std::atomic<int> reports{0};
-    options.running_long_after = std::chrono::hours(1);
-    options.on_running_long = [&] { ++reports; };
+    options.services = std::make_shared<RunningLongFrontEnd>(std::chrono::hours(1), [&] { ++reports; });
     EXPECT_TRUE(call("noop", "{}", options).ok);
     EXPECT_EQ(reports.load(), 0);
 }
