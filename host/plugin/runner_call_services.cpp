@@ -97,10 +97,10 @@ void RunnerConnection::answer_host_request(std::uint64_t request_id, std::string
     auto respond = [extension, admitted = std::move(*admitted), plugin = answering_, channel = channel_, request_id,
                     body = std::move(request->body)] {
         // Without a call (asked outside any), every extension answers as it does in the host.
-        const ExtensionScope scope =
-            admitted.call ? ExtensionScope{*plugin, true, &admitted.call->control, admitted.call->call.user_id,
-                                           admitted.call->call.run_id}
-                          : ExtensionScope{*plugin, false, nullptr, {}, {}};
+        const ExtensionScope scope = admitted.call
+                                         ? ExtensionScope{*plugin, true, &admitted.call->control,
+                                                          admitted.call->call.user_id, admitted.call->call.run_id}
+                                         : ExtensionScope{*plugin, false, nullptr, {}, {}};
         Result<std::string> answer = Error{*extension->failed, std::string(extension->failing) + " failed in the host"};
         try {
             answer = extension->answer(scope, body);
