@@ -1,4 +1,5 @@
 #include "app/approval_actions.hpp"
+#include "app/host_parts.hpp"
 
 namespace skillhost::app {
 namespace {
@@ -28,7 +29,7 @@ boost::json::object ApprovalResolution::to_json() const {
 Result<ApprovalResolution> approve_and_resume(HostRuntime& host, std::string_view approval_id,
                                               const auth::UserContext& approver, const RunResumer& resume) {
     const auto snapshot = host.snapshot();
-    auto outcome = host.pipeline->approve(*snapshot, approval_id, host.resolver(approver));
+    auto outcome = parts_of(host).pipeline->approve(*snapshot, approval_id, host.resolver(approver));
     if (!outcome) return outcome.error();
     ApprovalResolution resolution{std::move(outcome->record), std::move(outcome->result), std::nullopt};
     resolution.run = resume_waiting_run(resolution.record, resume);
@@ -38,7 +39,7 @@ Result<ApprovalResolution> approve_and_resume(HostRuntime& host, std::string_vie
 Result<ApprovalResolution> reject_and_resume(HostRuntime& host, std::string_view approval_id,
                                              const auth::UserContext& approver, std::string_view reason,
                                              const RunResumer& resume) {
-    auto record = host.pipeline->reject(approval_id, host.resolver(approver), reason);
+    auto record = parts_of(host).pipeline->reject(approval_id, host.resolver(approver), reason);
     if (!record) return record.error();
     ApprovalResolution resolution{std::move(record.value()), std::nullopt, std::nullopt};
     resolution.run = resume_waiting_run(resolution.record, resume);

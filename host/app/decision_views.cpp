@@ -1,14 +1,15 @@
 #include "app/decision_views.hpp"
+#include "app/host_parts.hpp"
 
 namespace skillhost::app {
 namespace {
 
 // The queue that keeps `Record`'s kind.
 decisions::ApprovalQueue& queue_for(HostRuntime& host, const decisions::ApprovalRecord*) {
-    return *host.approvals;
+    return *parts_of(host).approvals;
 }
 decisions::ElicitationQueue& queue_for(HostRuntime& host, const decisions::ElicitationRecord*) {
-    return *host.elicitations;
+    return *parts_of(host).elicitations;
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "app/elicitation_actions.hpp"
+#include "app/host_parts.hpp"
 #include "app/error_codes.hpp"
 #include "operator/error_codes.hpp"
 #include "decisions/error_codes.hpp"
@@ -37,9 +38,10 @@ std::optional<Error> run_moved_on(HostRuntime& host, const decisions::Elicitatio
     e.details["run_id"] = *run_id;
     e.details["status"] = status;
     e.details["elicitation_id"] = record.id;
-    if (host.elicitations->answer(record.id, host.resolver(answerer), decisions::ElicitationAnswer{"cancel", {}}))
-        (void)host.elicitations->complete(record.id, false, json::object{{"error", e.to_json()}},
-                                          "run " + *run_id + " is " + status);
+    if (parts_of(host).elicitations->answer(record.id, host.resolver(answerer),
+                                            decisions::ElicitationAnswer{"cancel", {}}))
+        (void)parts_of(host).elicitations->complete(record.id, false, json::object{{"error", e.to_json()}},
+                                                    "run " + *run_id + " is " + status);
     return e;
 }
 
@@ -61,7 +63,7 @@ Result<ElicitationResolution> answer_and_resume(HostRuntime& host, std::string_v
     if (visible->state == decisions::ElicitationState::pending) {
         if (auto moved_on = run_moved_on(host, visible.value(), answerer, run)) return *moved_on;
     }
-    auto answered = host.elicitations->answer(id, host.resolver(answerer), answer);
+    auto answered = parts_of(host).elicitations->answer(id, host.resolver(answerer), answer);
     if (!answered) return answered.error();
     const decisions::ElicitationRecord& record = answered.value();
 
@@ -78,14 +80,14 @@ Result<ElicitationResolution> answer_and_resume(HostRuntime& host, std::string_v
     exec::CallOutcome outcome;
     if (user) {
         request.user = user.value();
-        outcome = host.pipeline->call(*host.snapshot(), request);
+        outcome = parts_of(host).pipeline->call(*host.snapshot(), request);
     } else {
         outcome.result = exec::failed_call(record.skill_id, user.error());
     }
     const bool went_on = outcome.result.ok || outcome.elicitation_id || outcome.approval_id;
-    auto done =
-        host.elicitations->complete(record.id, went_on, outcome.result.to_json(),
-                                    went_on ? "" : outcome.result.error.code + ": " + outcome.result.error.message);
+    auto done = parts_of(host).elicitations->complete(
+        record.id, went_on, outcome.result.to_json(),
+        went_on ? "" : outcome.result.error.code + ": " + outcome.result.error.message);
     if (!done) return done.error();
     ElicitationResolution resolution{std::move(done.value()), std::move(outcome.result),
                                      std::move(outcome.elicitation_id), std::move(outcome.approval_id), std::nullopt};

@@ -1,4 +1,5 @@
 #include "app/host_runtime.hpp"
+#include "app/host_parts.hpp"
 #include "app/error_codes.hpp"
 
 #include "plugin/isolation_config.hpp"
@@ -14,7 +15,7 @@
 namespace skillhost::app {
 namespace {
 
-Status load_policy(HostRuntime& rt) {
+Status load_policy(HostParts& rt) {
     const auto& cfg = rt.config;
     auto users = auth::load_users(cfg.etc_dir / "users.yaml", cfg.default_workspace);
     if (!users) return users.error();
@@ -51,21 +52,60 @@ Status load_policy(HostRuntime& rt) {
 
 }  // namespace
 
+HostRuntime::HostRuntime(std::unique_ptr<HostParts> parts) : parts_(std::move(parts)) {}
+
 HostRuntime::~HostRuntime() {
     // The watcher's thread may still be rebuilding the catalog; stop it before anything it uses goes.
-    if (watched) watched->stop();
+    if (parts_->watched) parts_->watched->stop();
+}
+
+const config::HostConfig& HostRuntime::config() const {
+    return parts_->config;
+}
+
+const policy::PolicyConfig& HostRuntime::policy_config() const {
+    return parts_->policy_config;
+}
+
+const exec::CallPipeline& HostRuntime::calls() const {
+    return *parts_->pipeline;
 }
 
 std::shared_ptr<const catalog::CatalogSnapshot> HostRuntime::snapshot() const {
-    return watched ? watched->catalog().snapshot() : catalog;
+    return parts_->watched ? parts_->watched->catalog().snapshot() : parts_->catalog;
+}
+
+reload::WatchedCatalog* HostRuntime::live_catalog() const {
+    return parts_->watched.get();
+}
+
+store::GuidanceStore* HostRuntime::playbooks() const {
+    return parts_->playbooks.get();
+}
+
+const auth::UserDirectory& HostRuntime::users() const {
+    return *parts_->users;
 }
 
 Result<auth::UserContext> HostRuntime::user(std::string_view id) const {
+    const HostParts& p = *parts_;
     std::string_view wanted = id;
     if (wanted.empty())
-        wanted = users->find(config.default_user) ? std::string_view(config.default_user)
-                                                  : std::string_view(users->first_owner().id);
-    return policy::resolve_user_context(*users, *modes, wanted);
+        wanted = p.users->find(p.config.default_user) ? std::string_view(p.config.default_user)
+                                                      : std::string_view(p.users->first_owner().id);
+    return user_exactly(wanted);
+}
+
+Result<auth::UserContext> HostRuntime::user_exactly(std::string_view id) const {
+    return policy::resolve_user_context(*parts_->users, *parts_->modes, id);
+}
+
+Result<std::optional<auth::CognitiveMode>> HostRuntime::stored_mode(std::string_view user_id) const {
+    return parts_->modes->stored_mode(user_id);
+}
+
+Status HostRuntime::set_mode(std::string_view user_id, auth::CognitiveMode mode) {
+    return parts_->modes->set_mode(user_id, mode);
 }
 
 decisions::Resolver HostRuntime::resolver(const auth::UserContext& u) const {
@@ -80,8 +120,42 @@ plugin::Call HostRuntime::caller(const auth::UserContext& u) const {
     return c;
 }
 
+policy::Explanation HostRuntime::explain(const auth::UserContext& user, const manifest::SkillSpec& skill,
+                                         const boost::json::value& arguments) const {
+    return parts_->policy->explain(user, skill, arguments);
+}
+
+std::vector<llm::RoleResolution> HostRuntime::models(std::string_view mode) const {
+    return parts_->router->describe(mode);
+}
+
+llm::RoleTestResult HostRuntime::test_model(std::string_view role, std::string_view mode) {
+    return llm::test_role(*parts_->router, role, mode);
+}
+
+std::filesystem::path HostRuntime::audit_directory() const {
+    return parts_->audit ? parts_->audit->directory() : std::filesystem::path();
+}
+
+void HostRuntime::observe_calls(std::shared_ptr<exec::CallObserver> observer) {
+    parts_->call_observers->add(std::move(observer));
+}
+
+void HostRuntime::observe_model_calls(std::shared_ptr<llm::LlmCallObserver> observer) {
+    parts_->llm_observers->add(std::move(observer));
+}
+
+void HostRuntime::also_on_reload(std::function<void(const reload::ReloadReport&)> sink) {
+    if (!parts_->watched) return;
+    audit::AuditLog* audit = parts_->audit.get();
+    parts_->watched->catalog().set_report_sink([audit, sink = std::move(sink)](const reload::ReloadReport& report) {
+        (void)audit->append("reload", report.to_json());
+        sink(report);
+    });
+}
+
 Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config, const RuntimeOptions& options) {
-    auto rt = std::make_unique<HostRuntime>();
+    auto rt = std::make_unique<HostParts>();
     rt->config = std::move(config);
     std::error_code ec;
     std::filesystem::create_directories(rt->config.plugin_cache_dir(), ec);
@@ -153,20 +227,21 @@ Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config
     parts.executor = rt->executor.get();
     parts.users_dir = rt->config.users_dir();
     parts.observers = rt->call_observers;
-    const HostRuntime* raw = rt.get();
+    const HostParts* raw = rt.get();  // owned by the runtime, which owns the pipeline
     parts.resolve_user = [raw](std::string_view id) {
         return policy::resolve_user_context(*raw->users, *raw->modes, id);
     };
     rt->pipeline = std::make_unique<exec::CallPipeline>(std::move(parts));
-    return rt;
+    return std::make_unique<HostRuntime>(std::move(rt));
 }
 
 Status start_watching(HostRuntime& runtime) {
-    if (!runtime.watched) {
+    reload::WatchedCatalog* watched = runtime.live_catalog();
+    if (!watched) {
         return Error{
             errors::kCatalogNotLive, "this runtime was loaded with a fixed catalog; it has nothing to watch", {}, {}};
     }
-    return runtime.watched->start();
+    return watched->start();
 }
 
 }  // namespace skillhost::app

@@ -1,6 +1,7 @@
 // The assembled host every front end runs on (the CLI's commands, `skillhost serve`, `skillhost
 // mcp`): configuration, users and policy, the audit log and approval queue, the model router, the
 // plugins and their catalog, the executor, and the call pipeline every skill call goes through.
+// Front ends see its methods; its parts are the app layer's (app/host_parts.hpp).
 #pragma once
 
 #include "base/error.hpp"
@@ -8,21 +9,21 @@
 #include "config/host_config.hpp"
 #include "exec/call_observer.hpp"
 #include "exec/call_pipeline.hpp"
-#include "exec/executor.hpp"
 #include "llm/llm_call_observer.hpp"
 #include "llm/model_router.hpp"
-#include "plugin/plugin_loader.hpp"
-#include "decisions/approval_queue.hpp"
-#include "audit/audit_log.hpp"
-#include "decisions/elicitation_queue.hpp"
-#include "policy/mode_cache.hpp"
+#include "llm/role_check.hpp"
+#include "plugin/call.hpp"
+#include "decisions/resolver.hpp"
 #include "policy/policy_config.hpp"
-#include "policy/policy_engine.hpp"
+#include "policy/decision.hpp"
 #include "auth/users.hpp"
 #include "reload/watched_catalog.hpp"
 #include "store/guidance_store.hpp"
 
+#include <filesystem>
+#include <functional>
 #include <memory>
+#include <vector>
 #include <string_view>
 
 namespace skillhost::app {
@@ -40,36 +41,64 @@ struct RuntimeOptions {
     bool refuse_damaged_store = false;
 };
 
-struct HostRuntime {
-    config::HostConfig config;
-    std::unique_ptr<auth::UserDirectory> users;
-    policy::PolicyConfig policy_config;
-    std::unique_ptr<policy::PolicyEngine> policy;
-    std::unique_ptr<policy::ModeCache> modes;  // in front of the mode store: no database read per call
-    std::unique_ptr<audit::AuditLog> audit;
-    std::unique_ptr<decisions::ApprovalQueue> approvals;
-    std::unique_ptr<decisions::ElicitationQueue> elicitations;  // skills' questions asked later
-    // Every model call goes to the audit log; front ends may add their own observers (metrics).
-    std::shared_ptr<llm::LlmCallObserverList> llm_observers;
-    std::shared_ptr<llm::ModelRouter> router;  // models.yaml; also serves plugins' completions
-    std::unique_ptr<plugin::PluginLoader> loader;
-    std::shared_ptr<const catalog::CatalogSnapshot> catalog;  // fixed catalog (one-shot runtimes)
-    std::unique_ptr<reload::WatchedCatalog> watched;          // live catalog (live runtimes)
-    std::unique_ptr<exec::Executor> executor;
-    std::shared_ptr<exec::CallObserverList> call_observers;
-    std::unique_ptr<exec::CallPipeline> pipeline;
-    std::unique_ptr<store::GuidanceStore> playbooks;  // with RuntimeOptions::playbooks
+struct HostParts;  // app/host_parts.hpp: for the app layer's use cases only
 
+// What a front end may do with the assembled host: read its configuration, call skills through
+// the pipeline, see the catalog, find users, and hook its own observers in. Everything else (the
+// approval and question queues, modes, policy, audit) is reached through the app layer's use cases
+// (approval_actions.hpp, elicitation_actions.hpp, decision_views.hpp, ...), never directly.
+class HostRuntime {
+public:
+    explicit HostRuntime(std::unique_ptr<HostParts> parts);
     ~HostRuntime();
+    HostRuntime(const HostRuntime&) = delete;
+    HostRuntime& operator=(const HostRuntime&) = delete;
+
+    const config::HostConfig& config() const;
+    const policy::PolicyConfig& policy_config() const;
+    // Every skill call goes through it: admission, policy, approval, execution, audit.
+    const exec::CallPipeline& calls() const;
 
     // The catalog as it is now; never null.
     std::shared_ptr<const catalog::CatalogSnapshot> snapshot() const;
+    // The live catalog of a live runtime (serve, mcp); null for a one-shot runtime.
+    reload::WatchedCatalog* live_catalog() const;
+    // The playbook store (RuntimeOptions::playbooks); null without it.
+    store::GuidanceStore* playbooks() const;
 
+    const auth::UserDirectory& users() const;
     // The user a command acts as: `id`, or (when empty) the configured default user, or the first
     // owner. USER_NOT_FOUND names the known users.
     Result<auth::UserContext> user(std::string_view id) const;
+    // Exactly user `id` (no default), with their mode and workspace.
+    Result<auth::UserContext> user_exactly(std::string_view id) const;
     decisions::Resolver resolver(const auth::UserContext& user) const;
+    // The cognitive mode set for a user with `mode set` (nullopt: users.yaml's default applies), and
+    // setting it; every instance sees a change (policy/mode_cache.hpp).
+    Result<std::optional<auth::CognitiveMode>> stored_mode(std::string_view user_id) const;
+    Status set_mode(std::string_view user_id, auth::CognitiveMode mode);
     plugin::Call caller(const auth::UserContext& user) const;
+
+    // How policy decides `skill` for `user` with these (validated) arguments, rule by rule.
+    policy::Explanation explain(const auth::UserContext& user, const manifest::SkillSpec& skill,
+                                const boost::json::value& arguments) const;
+    // The model each role resolves to (models.yaml), in `mode` (empty: the default).
+    std::vector<llm::RoleResolution> models(std::string_view mode = {}) const;
+    // Sends a short test prompt to the model `role` resolves to (`skillhost models test`).
+    llm::RoleTestResult test_model(std::string_view role, std::string_view mode = {});
+    // Where the audit log writes; empty when it keeps no files.
+    std::filesystem::path audit_directory() const;
+
+    // A front end's own observers (metrics), beside the audit log's.
+    void observe_calls(std::shared_ptr<exec::CallObserver> observer);
+    void observe_model_calls(std::shared_ptr<llm::LlmCallObserver> observer);
+    // Also tells `sink` of every catalog reload of a live runtime (after the audit log is told).
+    void also_on_reload(std::function<void(const reload::ReloadReport&)> sink);
+
+private:
+    friend HostParts& parts_of(HostRuntime& runtime);
+    friend const HostParts& parts_of(const HostRuntime& runtime);
+    std::unique_ptr<HostParts> parts_;
 };
 
 // Opens everything the configuration names. Errors: HOME_NOT_WRITABLE, USERS_INVALID,

@@ -1,4 +1,5 @@
 #include "app/operator_runtime.hpp"
+#include "app/host_parts.hpp"
 
 #include "app/run_ownership.hpp"
 #include "app/storage_schema.hpp"
@@ -10,7 +11,7 @@ namespace skillhost::app {
 Result<OperatorRuntime> make_operator_runtime(HostRuntime& host) {
     OperatorRuntime rt;
     rt.host = &host;
-    const auto& config = host.config;
+    const auto& config = host.config();
     auto operator_config = op::load_operator_config(config.etc_dir / "operator.yaml");
     if (!operator_config) return operator_config.error();
     const auto ownership = this_process_run_ownership();
@@ -29,8 +30,8 @@ Result<OperatorRuntime> make_operator_runtime(HostRuntime& host) {
     if (!guidance) return guidance.error();
     rt.guidance = std::move(guidance.value());
     op::OperatorParts parts;
-    parts.pipeline = host.pipeline.get();
-    parts.router = host.router.get();
+    parts.pipeline = parts_of(host).pipeline.get();
+    parts.router = parts_of(host).router.get();
     parts.runs = rt.runs.get();
     parts.guidance = rt.guidance.get();
     if (config.storage.backend == "postgres") {

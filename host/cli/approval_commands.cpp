@@ -21,7 +21,7 @@ int run_approve(CliContext& ctx, const ApprovalArgs& a) {
     if (!who) return fail_setup(who.error(), a.json);
     auto [host, user] = who.value();
     // Held while this process may execute the call: other instances judge its claim by it.
-    auto announcement = app::InstanceAnnouncement::start(host->config);
+    auto announcement = app::InstanceAnnouncement::start(host->config());
     if (!announcement) return fail_operation(announcement.error(), a.json);
     InProcessResumer resumer(ctx, &op::Operator::resume_after_approval);
     auto resolution = app::approve_and_resume(*host, a.id, user, resumer.callback());

@@ -66,11 +66,11 @@ int run_ask(CliContext& ctx, const AskArgs& a) {
     auto run = rt.op->run(a.goal, context, options, a.stream || a.debug ? &printer : nullptr);
     if (!run) return fail_setup(run.error(), a.json);
     if (a.debug) {
-        const auto view = rt.op->planner_catalog(*rt.host->catalog, context);
+        const auto view = rt.op->planner_catalog(*rt.host->snapshot(), context);
         std::cerr << "--- catalog used (" << view->text.size() << " chars, ~" << view->text.size() / 4 << " tokens)\n"
                   << view->text << "\n";
         std::filesystem::path dir =
-            rt.op->config().dump_dir.empty() ? rt.host->config.home / "runs" : rt.op->config().dump_dir;
+            rt.op->config().dump_dir.empty() ? rt.host->config().home / "runs" : rt.op->config().dump_dir;
         std::error_code ec;
         std::filesystem::create_directories(dir, ec);
         const auto file = dir / (run->id + ".json");

@@ -74,7 +74,7 @@ int run_call(CliContext& ctx, const CallArgs& a) {
     request.skill_id = a.skill;
     request.args = std::move(args);
     request.user = user.value();
-    exec::CallOutcome outcome = host.pipeline->call(*host.catalog, request);
+    exec::CallOutcome outcome = host.calls().call(*host.snapshot(), request);
     const exec::SkillResult& result = outcome.result;
     if (a.json) {
         print_json(result.to_json());

@@ -103,10 +103,10 @@ int run_seed(CliContext& ctx, const std::string& user, bool force, bool json) {
     auto who = host.user(user);
     if (!who) return fail_setup(who.error(), json);
     plugin::Call caller = host.caller(who.value());
-    fs::path marker = host.config.users_dir() / caller.user_id / ".demo-seeded";
+    fs::path marker = host.config().users_dir() / caller.user_id / ".demo-seeded";
     if (fs::exists(marker) && !force) {
         Error e{errors::kDemoAlreadySeeded,
-                "the demo data is already in " + host.config.home.string(),
+                "the demo data is already in " + host.config().home.string(),
                 {},
                 {"use --force to add it again, or a fresh --home"}};
         return fail_setup(e, json);
@@ -125,7 +125,7 @@ int run_seed(CliContext& ctx, const std::string& user, bool force, bool json) {
         request.args = std::move(args);
         request.user = who.value();
         request.requested_by = auth::Requester::demo();
-        auto r = host.pipeline->call(*host.catalog, request).result;
+        auto r = host.calls().call(*host.snapshot(), request).result;
         if (!r.ok) {
             print_error(r.error);
             return false;
@@ -155,13 +155,13 @@ int run_seed(CliContext& ctx, const std::string& user, bool force, bool json) {
 
     if (json) {
         print_json(boost::json::object{{"user", caller.user_id},
-                                       {"home", host.config.home.string()},
+                                       {"home", host.config().home.string()},
                                        {"workspace", caller.workspace_root.string()},
                                        {"files", files},
                                        {"tasks", tasks},
                                        {"memories", memories}});
     } else {
-        std::cout << "Seeded demo data for user '" << caller.user_id << "' in " << host.config.home.string() << ":\n"
+        std::cout << "Seeded demo data for user '" << caller.user_id << "' in " << host.config().home.string() << ":\n"
                   << "  " << tasks << " tasks, " << memories << " memories, " << files << " workspace files in "
                   << caller.workspace_root.string() << "\n"
                   << "Try: skillhost call task_list    skillhost call fs_read --args '{\"path\":\"README.md\"}'\n";

@@ -40,12 +40,12 @@ int run_mcp(CliContext& ctx, const McpArgs& a) {
     }
     // The client of a stdio session runs for the user at the terminal; policy.yaml decides whether
     // that person's answer to an approval elicitation approves (approvals.stdio_elicitation_approves).
-    if (!host.policy_config.stdio_elicitation_approves)
+    if (!host.policy_config().stdio_elicitation_approves)
         user->credential.scopes = user->credential.scopes.without(auth::Scope::approve);
     if (auto status = app::start_watching(host); !status) {
         spdlog::warn("mcp: serving without hot reload: {}: {}", status.error().code, status.error().message);
     }
-    reload::WatchedCatalog& watched = *host.watched;
+    reload::WatchedCatalog& watched = *host.live_catalog();
 
     mcp::StdioTransport transport(STDIN_FILENO, STDOUT_FILENO);
     mcp::McpSessionOptions options;
@@ -53,12 +53,12 @@ int run_mcp(CliContext& ctx, const McpArgs& a) {
     options.call_threads = a.call_threads;
     // A call runs on the thread that read it; reading moves to another thread if it runs long.
     options.reader_handover = [] { return mcp::StdioTransport::handover_for_this_line(); };
-    options.client_sampling = host.config.server.mcp_client_sampling;
-    options.playbooks = host.playbooks.get();
-    mcp::McpSession session(*host.pipeline, watched.catalog(), user.value(), options,
+    options.client_sampling = host.config().server.mcp_client_sampling;
+    options.playbooks = host.playbooks();
+    mcp::McpSession session(host.calls(), watched.catalog(), user.value(), options,
                             [&transport](const std::string& message) { transport.write_line(message); });
     spdlog::info("mcp: serving {} tools to user {} on stdio",
-                 host.pipeline->visible_entries(*watched.catalog().snapshot(), user.value()).size(), user->user_id);
+                 host.calls().visible_entries(*watched.catalog().snapshot(), user.value()).size(), user->user_id);
     transport.read_lines([&session](std::string_view line) { session.handle_line(line); });
     session.close();
     watched.stop();

@@ -1,7 +1,6 @@
 // `skillhost models list` and `skillhost models test ROLE`.
 #include "cli/cli_context.hpp"
 #include "cli/output.hpp"
-#include "llm/role_check.hpp"
 
 #include <iomanip>
 #include <iostream>
@@ -18,7 +17,7 @@ struct ModelsArgs {
 int run_list(CliContext& ctx, const ModelsArgs& a) {
     auto rt = ctx.runtime();
     if (!rt) return fail_setup(rt.error(), a.json);
-    auto roles = rt.value()->router->describe(a.mode);
+    auto roles = rt.value()->models(a.mode);
     if (a.json) {
         boost::json::array arr;
         for (const auto& r : roles)
@@ -45,7 +44,7 @@ int run_list(CliContext& ctx, const ModelsArgs& a) {
 int run_test(CliContext& ctx, const ModelsArgs& a) {
     auto rt = ctx.runtime();
     if (!rt) return fail_setup(rt.error(), a.json);
-    auto result = llm::test_role(*rt.value()->router, a.role, a.mode);
+    auto result = rt.value()->test_model(a.role, a.mode);
     if (a.json) {
         boost::json::object o{{"role", result.role},
                               {"mode", result.mode},

@@ -52,7 +52,8 @@ int run_explain(CliContext& ctx, const ExplainArgs& a) {
     HostRuntime& host = *rt.value();
     auto user = host.user(a.user);
     if (!user) return fail_setup(user.error(), a.json);
-    const auto* entry = host.catalog->find(a.skill);
+    const auto snapshot = host.snapshot();
+    const auto* entry = snapshot->find(a.skill);
     if (!entry) {
         Error e{errors::kSkillNotFound,
                 "no skill named '" + a.skill + "' is loaded, so policy has nothing to decide",
@@ -65,7 +66,7 @@ int run_explain(CliContext& ctx, const ExplainArgs& a) {
     // Policy sees what the skill would see: validated arguments with defaults applied.
     auto prepared = exec::prepare_arguments(entry->spec->id, entry->spec->inputs, args);
     const boost::json::value& decided_on = prepared ? prepared.value() : args;
-    auto explanation = host.policy->explain(user.value(), *entry->spec, decided_on);
+    auto explanation = host.explain(user.value(), *entry->spec, decided_on);
     if (a.json) {
         boost::json::object out = explanation.to_json();
         if (!prepared) out["arguments_error"] = prepared.error().to_json();
@@ -93,7 +94,7 @@ int run_mode_show(CliContext& ctx, const ModeArgs& a) {
     if (!rt) return fail_setup(rt.error(), a.json);
     auto user = rt.value()->user(a.user);
     if (!user) return fail_setup(user.error(), a.json);
-    auto stored = rt.value()->modes->stored_mode(user->user_id);
+    auto stored = rt.value()->stored_mode(user->user_id);
     if (!stored) return fail_setup(stored.error(), a.json);
     const char* source = stored.value() ? "set with `skillhost mode set`" : "default from users.yaml";
     if (a.json) {
@@ -118,7 +119,7 @@ int run_mode_set(CliContext& ctx, const ModeArgs& a) {
     if (!rt) return fail_setup(rt.error(), a.json);
     auto user = rt.value()->user(a.user);
     if (!user) return fail_setup(user.error(), a.json);
-    if (auto st = rt.value()->modes->set_mode(user->user_id, *mode); !st) return fail_setup(st.error(), a.json);
+    if (auto st = rt.value()->set_mode(user->user_id, *mode); !st) return fail_setup(st.error(), a.json);
     if (a.json)
         print_json(boost::json::object{{"user", user->user_id}, {"mode", auth::to_string(*mode)}});
     else

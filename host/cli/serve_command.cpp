@@ -59,12 +59,12 @@ int run_serve(CliContext& ctx, const ServeArgs& a) {
     std::string reach = settings.host == "0.0.0.0" ? "127.0.0.1" : settings.host == "::" ? "::1" : settings.host;
     if (reach.find(':') != std::string::npos) reach = "[" + reach + "]";
     spdlog::info("serve: listening on http://{}:{} ({} skills from {} plugins; home {})", reach, d.port(),
-                 snapshot->entries().size(), snapshot->plugins().size(), host.config.home.string());
+                 snapshot->entries().size(), snapshot->plugins().size(), host.config().home.string());
     if (d.owner_token_file()) {
         spdlog::info(
             "serve: created the owner token for user '{}' in {} (readable only by you); use it as "
             "`curl -H \"Authorization: Bearer $(cat {})\" http://{}:{}/v1/skills`",
-            host.users->first_owner().id, d.owner_token_file()->string(), d.owner_token_file()->string(), reach,
+            host.users().first_owner().id, d.owner_token_file()->string(), d.owner_token_file()->string(), reach,
             d.port());
     }
     if (!a.port_file.empty()) {

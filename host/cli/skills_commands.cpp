@@ -30,17 +30,18 @@ struct ListArgs {
 
 // What the acting user may see and call in their mode, or everything with `all`.
 Result<std::vector<const catalog::CatalogEntry*>> entries_for(HostRuntime& host, const std::string& user, bool all) {
-    if (all) return catalog::all_entries(*host.catalog);
+    if (all) return catalog::all_entries(*host.snapshot());
     auto u = host.user(user);
     if (!u) return u.error();
-    return host.pipeline->visible_entries(*host.catalog, u.value());
+    return host.calls().visible_entries(*host.snapshot(), u.value());
 }
 
 int run_list(CliContext& ctx, const ListArgs& a) {
     const bool json = a.json;
     auto rt = ctx.runtime();
     if (!rt) return fail_setup(rt.error(), json);
-    const auto& snap = *rt.value()->catalog;
+    const auto snapshot = rt.value()->snapshot();
+    const auto& snap = *snapshot;
     auto visible = entries_for(*rt.value(), a.user, a.all);
     if (!visible) return fail_setup(visible.error(), json);
     const auto& entries = visible.value();
@@ -53,7 +54,7 @@ int run_list(CliContext& ctx, const ListArgs& a) {
         std::cout << "No skills are visible to this user in their mode and trust level (--all shows every skill).\n";
     } else if (entries.empty()) {
         std::cout << "No skills loaded. Plugin directories searched:\n";
-        for (const auto& d : rt.value()->config.plugin_dirs) std::cout << "  " << d.string() << "\n";
+        for (const auto& d : rt.value()->config().plugin_dirs) std::cout << "  " << d.string() << "\n";
     } else {
         std::cout << catalog::render_catalog_table(entries);
     }
@@ -64,7 +65,8 @@ int run_list(CliContext& ctx, const ListArgs& a) {
 int run_show(CliContext& ctx, const std::string& id, bool json) {
     auto rt = ctx.runtime();
     if (!rt) return fail_setup(rt.error(), json);
-    const auto& snap = *rt.value()->catalog;
+    const auto snapshot = rt.value()->snapshot();
+    const auto& snap = *snapshot;
     const auto* entry = snap.find(id);
     if (!entry) {
         Error e{errors::kSkillNotFound,
@@ -137,7 +139,7 @@ int run_catalog(CliContext& ctx, const std::string& format, const std::string& u
     if (!rt) return fail_setup(rt.error(), false);
     std::string text;
     if (all) {
-        text = rt.value()->catalog->render(formats.at(format));
+        text = rt.value()->snapshot()->render(formats.at(format));
     } else {
         auto visible = entries_for(*rt.value(), user, false);
         if (!visible) return fail_setup(visible.error(), false);

@@ -21,7 +21,7 @@ struct TokenArgs {
 Result<std::unique_ptr<auth::ApiTokenStore>> open_store(CliContext& ctx) {
     auto rt = ctx.runtime();
     if (!rt) return rt.error();
-    return auth::ApiTokenStore::open(app::storage_location(rt.value()->config));
+    return auth::ApiTokenStore::open(app::storage_location(rt.value()->config()));
 }
 
 int run_create(CliContext& ctx, const TokenArgs& a) {

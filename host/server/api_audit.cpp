@@ -63,7 +63,7 @@ Reply query_audit(ApiServices& s, ApiRequest& req) {
     const std::int64_t page_limit = s.settings.audit_page_limit;
     const auto limit = static_cast<std::size_t>(
         req.query_int("limit", 1, page_limit).value_or(std::min<std::int64_t>(100, page_limit)));
-    auto page = audit::read_audit_page(app::audit_source(s.host.config), filter, limit);
+    auto page = audit::read_audit_page(app::audit_source(s.host.config()), filter, limit);
     if (!page) throw ApiFailure(page.error());
     json::array out;
     for (auto& record : page->batch.records) out.push_back(std::move(record));
@@ -79,7 +79,7 @@ Reply follow_audit(ApiServices& s, ApiRequest& req) {
     audit::AuditFilter filter = audit_filter(req);
     if (!filter.since) filter.since = std::chrono::system_clock::now();
     StreamResponse stream;
-    stream.produce = [source = app::audit_source(s.host.config), filter](EventStreamWriter& writer) {
+    stream.produce = [source = app::audit_source(s.host.config()), filter](EventStreamWriter& writer) {
         auto tail = audit::AuditFollower::open(source, filter);
         if (!tail) {
             writer.send("error", json::serialize(json::object{{"error", tail.error().to_json()}}));

@@ -33,7 +33,7 @@ std::vector<const catalog::CatalogEntry*> entries_for(ApiServices& s, const cata
         }
         return catalog::all_entries(snap);
     }
-    return s.host.pipeline->visible_entries(snap, *req.user);
+    return s.host.calls().visible_entries(snap, *req.user);
 }
 
 // Executed and failed: the call happened, its result is the error (200, ok:false). Not run at all:
@@ -89,15 +89,15 @@ Reply call_skill(ApiServices& s, ApiRequest& req) {
     // handler threads run calls like that at once; beyond, calls go to executor workers, so hung
     // plugins (or a serial skill's queue) can never hold every handler thread.
     static std::atomic<unsigned> running_here{0};
-    const unsigned limit = std::max(1u, s.host.config.server.handler_threads / 2);
+    const unsigned limit = std::max(1u, s.host.config().server.handler_threads / 2);
     EarlyResponder respond = early_responder();
     if (!respond || running_here.fetch_add(1) >= limit) {
         if (respond) running_here.fetch_sub(1);
-        return answer(call_reply(s.host.pipeline->call(*snapshot, call)));
+        return answer(call_reply(s.host.calls().call(*snapshot, call)));
     }
     const auto here = std::this_thread::get_id();
     std::optional<exec::CallOutcome> outcome;
-    s.host.pipeline->start(
+    s.host.calls().start(
         *snapshot, std::move(call),
         [&outcome, here, respond, answer](exec::CallOutcome o) {
             if (std::this_thread::get_id() == here) {
@@ -127,7 +127,7 @@ void add_skill_routes(RouteTable& routes, ApiServices& s) {
         const auto snapshot = s.host.snapshot();
         const auto* entry = snapshot->find(req.param("id"));
         if (entry && req.user->role != auth::Role::owner) {
-            const auto visible = s.host.pipeline->visible_entries(*snapshot, *req.user);
+            const auto visible = s.host.calls().visible_entries(*snapshot, *req.user);
             if (std::find(visible.begin(), visible.end(), entry) == visible.end()) entry = nullptr;
         }
         if (!entry) {

@@ -44,7 +44,7 @@ sigset_t stop_signals() {
 Daemon::Daemon(app::HostRuntime& host, config::ServerSettings settings) : host_(host), settings_(std::move(settings)) {}
 
 Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::ServerSettings settings) {
-    if (!host.watched) {
+    if (!host.live_catalog()) {
         return Error{
             errors::kCatalogNotLive, "the daemon needs a live catalog (load the runtime with live_catalog)", {}, {}};
     }
@@ -61,11 +61,11 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
     auto operators = app::make_operator_runtime(host);
     if (!operators) return operators.error();
     d->operators_ = std::move(operators.value());
-    auto tokens = auth::ApiTokenStore::open(app::storage_location(host.config));
+    auto tokens = auth::ApiTokenStore::open(app::storage_location(host.config()));
     if (!tokens) return tokens.error();
     d->tokens_ = std::move(tokens.value());
-    d->auth_ = std::make_unique<TokenAuthenticator>(*host.users, *d->tokens_);
-    const db::StorageLocation storage = app::storage_location(host.config);
+    d->auth_ = std::make_unique<TokenAuthenticator>(host.users(), *d->tokens_);
+    const db::StorageLocation storage = app::storage_location(host.config());
     auto run_events = store::RunEventLog::open(storage);
     if (!run_events) return run_events.error();
     d->run_events_ = std::move(run_events.value());
@@ -99,13 +99,11 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
         d->idempotent_ = std::make_unique<IdempotentReplies>(std::move(records.value()), ownership.self, alive);
     }
     Daemon* self = d.get();
-    host.call_observers->add(std::make_shared<SkillCallMetrics>(d->metrics_));
-    host.llm_observers->add(std::make_shared<LlmCallMetrics>(d->metrics_));
-    audit::AuditLog* audit = host.audit.get();
+    host.observe_calls(std::make_shared<SkillCallMetrics>(d->metrics_));
+    host.observe_model_calls(std::make_shared<LlmCallMetrics>(d->metrics_));
     const bool shared_backend = storage.backend == db::StorageBackend::postgres;
     app::HostRuntime* runtime = &host;
-    host.watched->catalog().set_report_sink([self, audit, shared_backend, runtime](const reload::ReloadReport& report) {
-        (void)audit->append("reload", report.to_json());
+    host.also_on_reload([self, shared_backend, runtime](const reload::ReloadReport& report) {
         self->metrics_.record_reload(report);
         if (shared_backend && report.changed()) self->state_warning_.warn_about(*runtime->snapshot());
     });
@@ -203,12 +201,12 @@ Status Daemon::start() {
         parts.working = [hub](const std::string& id) { return hub->working(id); };
         app::HostRuntime* host = &host_;
         parts.catalog_version = [host] { return host->snapshot()->version(); };
-        parts.heartbeat = host_.config.storage.lease_heartbeat;
-        parts.sweep_interval = host_.config.storage.sweep_interval;
+        parts.heartbeat = host_.config().storage.lease_heartbeat;
+        parts.sweep_interval = host_.config().storage.sweep_interval;
         sweeper_ = std::make_unique<app::SharedStateSweeper>(std::move(parts));
     }
     // After binding: a start that cannot listen leaves no token behind that nobody was told about.
-    auto token_file = ensure_owner_token(*host_.users, *tokens_, host_.config.home);
+    auto token_file = ensure_owner_token(host_.users(), *tokens_, host_.config().home);
     if (!token_file) return token_file.error();
     owner_token_file_ = token_file.value();
     if (!is_loopback(settings_.host)) {
@@ -276,7 +274,7 @@ Reply Daemon::dispatch(Request& request) {
                 r.set(http::field::www_authenticate, "Bearer realm=\"skillhost\"");
                 return r;
             }
-            auto context = policy::resolve_user_context(*host_.users, *host_.modes, user_id->user_id);
+            auto context = host_.user_exactly(user_id->user_id);
             if (!context) return error_reply(context.error(), request.version());
             user = auth::with_credential(std::move(context.value()), user_id->credential);
             authenticated_user = user.user_id;
@@ -380,7 +378,7 @@ void Daemon::wait_for_stop_signal() {
         if (sigwait(&set, &signal) != 0) continue;
         if (signal == SIGHUP) {
             spdlog::info("serve: SIGHUP: rescanning the plugin directories");
-            host_.watched->request_rescan();
+            host_.live_catalog()->request_rescan();
             continue;
         }
         spdlog::info("serve: {} received; shutting down", signal == SIGTERM ? "SIGTERM" : "SIGINT");

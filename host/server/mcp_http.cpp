@@ -331,10 +331,11 @@ std::shared_ptr<McpHttpEndpoint::Session> McpHttpEndpoint::make_session(const au
     session->user_id = user.user_id;
     Session* raw = session.get();
     mcp::McpSessionOptions session_options;
-    session_options.client_sampling = host_.config.server.mcp_client_sampling;
-    session_options.playbooks = host_.playbooks.get();
-    session->mcp = std::make_unique<mcp::McpSession>(*host_.pipeline, host_.watched->catalog(), user, session_options,
-                                                     [raw](const mcp::OutgoingMessage& out) { raw->route(out); });
+    session_options.client_sampling = host_.config().server.mcp_client_sampling;
+    session_options.playbooks = host_.playbooks();
+    session->mcp =
+        std::make_unique<mcp::McpSession>(host_.calls(), host_.live_catalog()->catalog(), user, session_options,
+                                          [raw](const mcp::OutgoingMessage& out) { raw->route(out); });
     return session;
 }
 

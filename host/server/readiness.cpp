@@ -117,12 +117,12 @@ json::object ReadinessCheck::run_checks() const {
         isolated.push_back(std::move(entry));
     }
     checks["isolation"] = json::object{{"ok", true},
-                                       {"sandbox", host_.config.isolation.sandbox},
-                                       {"default_mode", host_.config.isolation.default_mode},
+                                       {"sandbox", host_.config().isolation.sandbox},
+                                       {"default_mode", host_.config().isolation.default_mode},
                                        {"plugins", std::move(isolated)}};
 
     json::object database;
-    const db::StorageLocation location = app::storage_location(host_.config);
+    const db::StorageLocation location = app::storage_location(host_.config());
     Status reachable;
     if (location.backend == db::StorageBackend::postgres) {
         // The server every instance shares answers a trivial query within the probe's time, on a
@@ -135,7 +135,7 @@ json::object ReadinessCheck::run_checks() const {
                         : Status(connection.error());
     } else {
         database["backend"] = "sqlite";
-        auto connection = db::SqliteConnection::open(host_.config.database_file(), std::chrono::milliseconds(1000));
+        auto connection = db::SqliteConnection::open(host_.config().database_file(), std::chrono::milliseconds(1000));
         reachable = connection ? connection->exec("BEGIN IMMEDIATE; ROLLBACK;") : Status(connection.error());
     }
     database["ok"] = static_cast<bool>(reachable);
@@ -151,11 +151,11 @@ json::object ReadinessCheck::run_checks() const {
 
     // What every call writes: the home (the database, plugin data, private library copies) and the
     // audit day files. A full disk, a read-only remount or lost permissions make the host unready.
-    json::object home = writable_check(host_.config.home, "the home directory");
+    json::object home = writable_check(host_.config().home, "the home directory");
     ready = ready && home.at("ok").as_bool();
     checks["home"] = std::move(home);
-    if (host_.audit && !host_.audit->directory().empty()) {
-        json::object audit = writable_check(host_.audit->directory(), "the audit log directory");
+    if (const std::filesystem::path directory = host_.audit_directory(); !directory.empty()) {
+        json::object audit = writable_check(directory, "the audit log directory");
         ready = ready && audit.at("ok").as_bool();
         checks["audit"] = std::move(audit);
     }
@@ -163,7 +163,7 @@ json::object ReadinessCheck::run_checks() const {
     // once it could not keep another after-call record.
     if (location.backend == db::StorageBackend::postgres) {
         std::error_code ec;
-        const auto file = app::audit_outbox_file(host_.config);
+        const auto file = app::audit_outbox_file(host_.config());
         const std::uintmax_t bytes = std::filesystem::exists(file, ec) ? std::filesystem::file_size(file, ec) : 0;
         const bool room = ec || app::audit_outbox_has_room(bytes);
         json::object outbox{{"ok", room}, {"waiting_bytes", ec ? 0 : bytes}};
@@ -188,7 +188,7 @@ json::object ReadinessCheck::run_checks() const {
 
     bool models_ok = true;
     json::array roles;
-    for (const auto& r : host_.router->describe()) {
+    for (const auto& r : host_.models()) {
         const Probe probe = probe_model(r.spec.backend, r.spec.base_url);
         json::object role{
             {"role", r.role}, {"model_name", r.model_name}, {"backend", r.spec.backend}, {"reachable", probe.ok}};

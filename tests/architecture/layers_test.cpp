@@ -234,6 +234,19 @@ TEST(ArchitectureLayers, FrontEndsReachPendingDecisionsOnlyThroughAppUseCases) {
     });
 }
 
+// The parts the runtime is assembled from (app/host_parts.hpp: its queues, policy engine, mode
+// cache, audit log, router ...) are the app layer's. HostRuntime keeps them private and offers front
+// ends its own methods; parts_of() is how app/'s use cases reach them, and a front end using it
+// would call into the lower layers past those use cases, which the include check cannot see.
+TEST(ArchitectureLayers, FrontEndsUseTheRuntimeOnlyThroughItsOwnMethods) {
+    for_each_front_end_line([](const std::string& front_end, const std::string& where, const std::string& line) {
+        if (included_path(line) == "app/host_parts.hpp" || line.find("parts_of(") != std::string::npos)
+            ADD_FAILURE() << where << ": " << front_end
+                          << "/ reaches the runtime's parts; use a HostRuntime method or add a use case in app/\n"
+                          << line;
+    });
+}
+
 TEST(ArchitectureLayers, TheCheckSeesAnUpwardInclude) {
     // The reader must find includes, or the checks above pass vacuously.
     const auto includes = quoted_includes(source_dir / "host" / "exec" / "call_pipeline.hpp");

@@ -1,6 +1,7 @@
 // McpSession in-process: real fixture plugins loaded into a LiveCatalog, the CLI's own runtime
 // (users, policy, approval queue, audit, call pipeline), messages in and out as JSON text.
 #include "mcp_fixture_home.hpp"
+#include "app/host_parts.hpp"
 
 #include "app/plugin_storage_service.hpp"
 #include "app/storage_schema.hpp"
@@ -47,10 +48,11 @@ public:
         auto r = ctx.runtime();
         if (!r) throw std::runtime_error(r.error().code + ": " + r.error().message);
         rt = r.value();
-        auto options = skillhost::reload::live_catalog_options(rt->config);
+        auto options = skillhost::reload::live_catalog_options(skillhost::app::parts_of(*rt).config);
         // The host's storage for plugins ("skillhost.storage/1") on the home's database, as the
         // runtime's own catalog has it: the memory plugin keeps its memories there.
-        auto storage = skillhost::app::PluginStorageService::open(skillhost::app::storage_location(rt->config));
+        auto storage = skillhost::app::PluginStorageService::open(
+            skillhost::app::storage_location(skillhost::app::parts_of(*rt).config));
         if (!storage) throw std::runtime_error(storage.error().code + ": " + storage.error().message);
         options.loader.storage = storage.value();
         catalog = std::make_unique<skillhost::reload::LiveCatalog>(std::move(options));
@@ -67,8 +69,8 @@ public:
         skillhost::mcp::McpSessionOptions options;
         options.page_size = page_size;
         options.playbooks = playbooks.get();
-        session =
-            std::make_unique<McpSession>(*rt->pipeline, *catalog, u.value(), options, [this](const std::string& text) {
+        session = std::make_unique<McpSession>(
+            *skillhost::app::parts_of(*rt).pipeline, *catalog, u.value(), options, [this](const std::string& text) {
                 std::lock_guard lock(mutex);
                 json::value message = json::parse(text);
                 // A batch's answer (an array) is kept as {"batch": [...]}.
@@ -213,7 +215,7 @@ TEST(McpSession, ToolsListPagesThroughWhatTheUserMaySee) {
     } while (!cursor.is_null() && pages < 20);
     auto u = h.rt->user("owner");
     std::vector<std::string> expected;
-    for (const auto* e : h.rt->pipeline->visible_entries(*h.catalog->snapshot(), u.value()))
+    for (const auto* e : skillhost::app::parts_of(*h.rt).pipeline->visible_entries(*h.catalog->snapshot(), u.value()))
         expected.push_back(e->spec->id);
     EXPECT_EQ(names, expected);
     EXPECT_EQ(names.size(), 11u) << "owner (bounded_auto) sees every echo skill";
@@ -400,7 +402,7 @@ TEST(McpSession, ACallNeedingApprovalReturnsTheApprovalIdAndHowToApprove) {
     const std::string text = tool_text(r);
     EXPECT_NE(text.find("skillhost approvals approve " + id + " --user alice"), std::string::npos) << text;
 
-    auto record = h.rt->approvals->get(id);
+    auto record = skillhost::app::parts_of(*h.rt).approvals->get(id);
     ASSERT_TRUE(record) << record.error().message;
     EXPECT_EQ(record->skill_id, "fail");
     EXPECT_EQ(record->user_id, "alice");
@@ -556,7 +558,7 @@ TEST_F(ElicitationTest, ApprovingInTheClientRunsTheCallAndReturnsItsRealResult) 
     auto r = call_response();
     EXPECT_EQ(r.at("result").at("isError"), json::value(false)) << json::serialize(r);
     EXPECT_EQ(r.at("result").at("structuredContent").at("sum").to_number<int>(), 5);
-    auto record = h.rt->approvals->get(id);
+    auto record = skillhost::app::parts_of(*h.rt).approvals->get(id);
     ASSERT_TRUE(record);
     EXPECT_EQ(std::string(skillhost::decisions::to_string(record->state)), "executed");
 }
@@ -572,7 +574,7 @@ TEST_F(ElicitationTest, RejectingOrDecliningRefusesTheCallAndRecordsTheRejection
         auto r = call_response();
         EXPECT_EQ(r.at("result").at("isError"), json::value(true));
         EXPECT_TRUE(tool_text(r).starts_with("APPROVAL_REJECTED")) << tool_text(r);
-        auto record = h.rt->approvals->get(id);
+        auto record = skillhost::app::parts_of(*h.rt).approvals->get(id);
         ASSERT_TRUE(record);
         EXPECT_EQ(std::string(skillhost::decisions::to_string(record->state)), "rejected");
     }
@@ -586,7 +588,8 @@ TEST_F(ElicitationTest, DismissingTheFormLeavesTheApprovalPendingForTheCli) {
     auto r = call_response();
     EXPECT_EQ(r.at("result").at("_meta").at("skillhost/error").at("code").as_string(), "APPROVAL_REQUIRED");
     EXPECT_NE(tool_text(r).find("skillhost approvals approve " + id), std::string::npos) << tool_text(r);
-    EXPECT_EQ(std::string(skillhost::decisions::to_string(h.rt->approvals->get(id)->state)), "pending");
+    EXPECT_EQ(std::string(skillhost::decisions::to_string(skillhost::app::parts_of(*h.rt).approvals->get(id)->state)),
+              "pending");
 }
 
 TEST_F(ElicitationTest, ClientsWithoutElicitationOrOn20250326GetTheApprovalId) {
@@ -1256,7 +1259,8 @@ bool has(const std::vector<std::string>& names, const std::string& name) {
 // session's next call to a client that listed prompts.
 TEST_P(McpPrompts, APlaybookLearnedDuringTheSessionSendsPromptsListChanged) {
     SessionHarness h(skillhost::testing::kDefaultUsers, "", isolation());
-    auto store = skillhost::store::GuidanceStore::open(skillhost::app::storage_location(h.rt->config));
+    auto store =
+        skillhost::store::GuidanceStore::open(skillhost::app::storage_location(skillhost::app::parts_of(*h.rt).config));
     ASSERT_TRUE(store.ok()) << store.error().message;
     h.playbooks = std::move(store.value());
     h.initialize("owner");
@@ -1271,7 +1275,8 @@ TEST_P(McpPrompts, APlaybookLearnedDuringTheSessionSendsPromptsListChanged) {
 TEST_P(McpPrompts, LearnedPlaybooksArePromptsOfTheirUserWhileTheirCallsAreAllowed) {
     SessionHarness h(skillhost::testing::kDefaultUsers, "users:\n  owner:\n    deny: [\"echo(text=secret*)\"]\n",
                      isolation());
-    auto store = skillhost::store::GuidanceStore::open(skillhost::app::storage_location(h.rt->config));
+    auto store =
+        skillhost::store::GuidanceStore::open(skillhost::app::storage_location(skillhost::app::parts_of(*h.rt).config));
     ASSERT_TRUE(store.ok()) << store.error().message;
     h.playbooks = std::move(store.value());
     const std::string budget = add_playbook(*h.playbooks, "owner", "find the budget", {R"(echo {"text":"budget"})"});

@@ -1,4 +1,5 @@
 #include "operator/operator_host.hpp"
+#include "app/host_parts.hpp"
 
 #include "auth/user_context.hpp"
 
@@ -59,7 +60,8 @@ OperatorHost::OperatorHost(std::vector<Reply> script, op::OperatorConfig config,
     // Thrown, not ADD_FAILURE: a test must not go on with no host (gtest reports the exception).
     if (!runtime) throw std::runtime_error(runtime.error().code + ": " + runtime.error().message);
     runtime_ = std::move(runtime.value());
-    EXPECT_EQ(runtime_->catalog->plugins().size(), 4u) << "tasks, fs, memory and conversational_response";
+    EXPECT_EQ(app::parts_of(*runtime_).catalog->plugins().size(), 4u)
+        << "tasks, fs, memory and conversational_response";
 
     if (!script.empty()) {
         std::vector<llm::ScriptEntry> entries;
@@ -73,7 +75,7 @@ OperatorHost::OperatorHost(std::vector<Reply> script, op::OperatorConfig config,
         auto backend = llm::ScriptedBackend::create(std::move(entries));
         EXPECT_TRUE(backend.ok());
         script_ = backend.value();
-        EXPECT_TRUE(runtime_->router->set_backend("scripted", script_).ok());
+        EXPECT_TRUE(app::parts_of(*runtime_).router->set_backend("scripted", script_).ok());
     }
 
     auto runs = store::RunStore::open(host_config.database_file());
@@ -96,8 +98,8 @@ void OperatorHost::write_users(manifest::TrustLevel trust) const {
 
 op::OperatorParts OperatorHost::parts() const {
     op::OperatorParts p;
-    p.pipeline = runtime_->pipeline.get();
-    p.router = runtime_->router.get();
+    p.pipeline = app::parts_of(*runtime_).pipeline.get();
+    p.router = app::parts_of(*runtime_).router.get();
     p.runs = runs_.get();
     p.guidance = guidance_.get();
     app::HostRuntime* runtime = runtime_.get();
@@ -125,10 +127,10 @@ auth::UserContext OperatorHost::user(auth::CognitiveMode mode, manifest::TrustLe
         write_users(trust);
         auto users = auth::load_users(home_ / "etc" / "users.yaml", home_ / "workspaces");
         EXPECT_TRUE(users.ok()) << (users ? "" : users.error().message);
-        if (users) runtime_->users = std::make_unique<auth::UserDirectory>(std::move(users.value()));
+        if (users) app::parts_of(*runtime_).users = std::make_unique<auth::UserDirectory>(std::move(users.value()));
         trust_ = trust;
     }
-    EXPECT_TRUE(runtime_->modes->set_mode("alice", mode).ok());
+    EXPECT_TRUE(app::parts_of(*runtime_).modes->set_mode("alice", mode).ok());
     auto resolved = runtime_->user("alice");
     EXPECT_TRUE(resolved.ok()) << (resolved ? "" : resolved.error().message);
     return resolved ? resolved.value() : auth::UserContext{};
@@ -140,7 +142,7 @@ exec::SkillResult OperatorHost::call(const std::string& skill, const std::string
     request.skill_id = skill;
     request.args = boost::json::parse(args_json);
     request.user = user(auth::CognitiveMode::agent, manifest::TrustLevel::adaptive_auto);
-    auto outcome = runtime_->pipeline->call(*runtime_->catalog, request);
+    auto outcome = app::parts_of(*runtime_).pipeline->call(*app::parts_of(*runtime_).catalog, request);
     EXPECT_TRUE(outcome.result.ok) << skill << ": " << outcome.result.error.code << ": "
                                    << outcome.result.error.message;
     user(auth::CognitiveMode::agent, previous);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "app/host_runtime.hpp"
+#include "app/host_parts.hpp"
 #include "exec/call_pipeline.hpp"
 #include "llm/scripted_backend.hpp"
 #include "operator/operator.hpp"
@@ -49,8 +50,8 @@ public:
     std::unique_ptr<op::Operator> restarted_operator();
     // An Operator over this host whose parts `adjust` changed (e.g. to drive runs under leases).
     std::unique_ptr<op::Operator> operator_with(const std::function<void(op::OperatorParts&)>& adjust) const;
-    const exec::CallPipeline& pipeline() const { return *runtime_->pipeline; }
-    const catalog::CatalogSnapshot& catalog() const { return *runtime_->catalog; }
+    const exec::CallPipeline& pipeline() const { return *app::parts_of(*runtime_).pipeline; }
+    const catalog::CatalogSnapshot& catalog() const { return *app::parts_of(*runtime_).catalog; }
     app::HostRuntime& runtime() { return *runtime_; }
     store::RunStore& runs() { return *runs_; }
     store::GuidanceStore& guidance() { return *guidance_; }
