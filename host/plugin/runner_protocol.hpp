@@ -1,8 +1,9 @@
 // The wire format between the host and a plugin runner: length-prefixed frames over a stream
 // socket. One CALL frame out and one RESULT frame back per call; progress, cancellation and log
-// lines travel as frames tagged with the same call id. Every host service a plugin reaches through
-// an ABI extension (LLM completions, path checks, ...) is one HOST_REQUEST frame naming the
-// extension id, answered by one HOST_REPLY: a new extension adds a kind, not a frame type.
+// lines travel as frames tagged with the same call id. Every request of a host extension the host
+// answers (plugin/extensions/: completions, questions, storage, path checks) is one HOST_REQUEST
+// frame naming the extension id with the module's own encoding of the arguments, answered by one
+// HOST_REPLY: a new extension adds neither a frame type nor code on either side of the socket.
 // Every size is bounded.
 #pragma once
 
@@ -36,8 +37,8 @@ enum class FrameType : std::uint16_t {
     // id 0; the pid (host PID namespace) of the sandboxed process. Sent once, first, by the
     // process the host started, before any plugin code runs; later ones are ignored.
     sandboxed = 18,
-    // What the front end serves for one running call, one-way (sampling and elicitation are
-    // host_request kinds "skillhost.llm/1" and "skillhost.elicit/1" with the call's sequence).
+    // What the front end hears of one running call, one way (what it answers, such as sampling and
+    // questions, are host requests of the extension, with the call's sequence).
     content = 40,   // id: call sequence; the call's content items as one JSON array
     call_log = 41,  // id: call sequence; level, message (a log line written on the call's thread)
 };
@@ -123,7 +124,7 @@ std::string encode(const CallFrame& frame);
 std::optional<CallFrame> decode_call(std::string_view payload);
 
 // A host service the plugin asked for during a call (or outside one: call_sequence 0). `kind` is the
-// ABI extension id ("skillhost.path_check/1"); `body` is that kind's own encoding.
+// ABI extension id ("skillhost.path_check/1"); `body` is that extension module's own encoding.
 struct HostRequest {
     std::uint64_t call_sequence = 0;
     std::string kind;

@@ -220,7 +220,7 @@ typedef struct skillhost_host_services {
      *                "temperature"?: number, "max_tokens"?: integer, "json_schema"?: object}
      * On success the writer receives {"content":"...","model":"...","backend":"..."} and the
      * function returns SKILLHOST_STATUS_OK. Returns SKILLHOST_STATUS_UNAVAILABLE (and writes an
-     * error) when no model serves that role. Blocking.
+     * error) when no model serves that role, or outside a call (`call` NULL). Blocking.
      */
     skillhost_status (*complete)(void* host_context, const skillhost_call_context* call, skillhost_string_view role,
                                  skillhost_string_view request_json, const skillhost_result_writer* writer);
