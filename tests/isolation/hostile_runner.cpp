@@ -7,13 +7,18 @@
 //   huge_header   a frame header announcing 2 GiB, then nothing
 //   exit          the process exits (status 3) on receiving the request
 //   long_names    a ready frame whose resources extension has a 2000-byte governing skill
-// Skill calls are answered {"ok":true}. Never started by anything but these tests.
+//   host_requests during a skill call, host requests no real runner sends (unknown extensions, one
+//                 answered where the plugin runs, a call that is not in flight, unreadable
+//                 bodies and payloads); the call's result maps each to the error code the host
+//                 answered (or its result)
+// Other skill calls are answered {"ok":true}. Never started by anything but these tests.
 #include "plugin/runner_protocol.hpp"
 
 #include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <string>
 
 namespace {
@@ -29,6 +34,58 @@ std::string mode_beside(const std::string& manifest) {
     std::string mode;
     file >> mode;
     return mode;
+}
+
+// Sends one host request per entry (named by its index) for call `call`, then reads until each is
+// answered; returns {"name": "<error code>" or "result:<json>", ...} as JSON text.
+std::string ask_badly(wire::FrameReader& frames, std::uint64_t call) {
+    struct Ask {
+        const char* name;
+        std::uint64_t call;
+        const char* kind;
+        std::string body;
+        bool garbage = false;  // the payload is not a host request at all
+    };
+    wire::PayloadWriter unreadable_llm;
+    unreadable_llm.text("persona");  // the request text is missing
+    wire::PayloadWriter storage_get;
+    storage_get.text("get").text(R"({"collection":"c","key":"k"})");
+    const Ask asks[] = {
+        {"unknown_extension", call, "skillhost.nonexistent/1", "{}"},
+        {"answered_in_the_runner", call, SKILLHOST_EXT_CONTENT, R"({"type":"text","text":"x"})"},
+        {"call_not_in_flight", call + 1000, SKILLHOST_EXT_STORAGE, storage_get.bytes()},
+        {"outside_any_call", 0, SKILLHOST_EXT_STORAGE, storage_get.bytes()},
+        {"unreadable_body", call, SKILLHOST_EXT_LLM, unreadable_llm.bytes()},
+        {"unreadable_request", call, "", "", true},
+        {"path_without_rules", call, SKILLHOST_EXT_PATH_CHECK, "/etc/shadow"},
+    };
+    constexpr std::size_t count = sizeof(asks) / sizeof(asks[0]);
+    for (std::size_t i = 0; i < count; ++i) {
+        const Ask& a = asks[i];
+        const std::string payload =
+            a.garbage ? std::string("\x01") : wire::encode(wire::HostRequest{a.call, a.kind, a.body});
+        wire::write_frame(host_fd, FrameType::host_request, i + 1, payload);
+    }
+    std::string answers[count];
+    std::size_t answered = 0;
+    wire::Frame frame;
+    while (answered < count && frames.read(host_fd, frame) == wire::ReadStatus::frame) {
+        if (static_cast<FrameType>(frame.header.type) != FrameType::host_reply) continue;
+        const std::uint64_t index = frame.header.id - 1;
+        if (index >= count || !answers[index].empty()) continue;
+        const std::optional<RawOutcome> outcome = wire::decode_outcome(frame.payload);
+        answers[index] = !outcome                                          ? "unreadable"
+                         : outcome->written == RawOutcome::Written::result ? "result:" + outcome->result_json
+                                                                           : outcome->error_code;
+        ++answered;
+    }
+    std::string json = "{";
+    for (std::size_t i = 0; i < count; ++i) {
+        std::string escaped;
+        for (char c : answers[i]) escaped += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+        json += std::string(i ? "," : "") + "\"" + asks[i].name + "\":\"" + escaped + "\"";
+    }
+    return json + "}";
 }
 
 RawOutcome ok_outcome() {
@@ -66,7 +123,9 @@ int main(int argc, char** argv) {
         const auto type = static_cast<FrameType>(frame.header.type);
         const std::uint64_t id = frame.header.id;
         if (type == FrameType::call) {
-            wire::write_frame(host_fd, FrameType::result, id, wire::encode(ok_outcome()));
+            RawOutcome out = ok_outcome();
+            if (mode == "host_requests") out.result_json = ask_badly(frames, id);
+            wire::write_frame(host_fd, FrameType::result, id, wire::encode(out));
             continue;
         }
         if (type != FrameType::extension_call) continue;

@@ -203,6 +203,27 @@ TEST_F(HostileRunnerTest, AnUnreadableAnswerIsAProtocolError) {
     }
 }
 
+// A runner asks the host only for extensions the host answers, for a call in flight, in the
+// extension module's encoding; anything else is refused by name and the connection goes on.
+TEST_F(HostileRunnerTest, HostRequestsNoRealRunnerSendsAreRefusedByName) {
+    auto plugin = load_with("host_requests");
+    ASSERT_TRUE(plugin);
+    CallControl control;
+    RawOutcome outcome = plugin->invoke(context("ok", "alice", &control), "{}");
+    ASSERT_EQ(outcome.written, Written::result) << outcome.error_code << ": " << outcome.error_message;
+    const boost::json::object answers = boost::json::parse(outcome.result_json).as_object();
+    EXPECT_EQ(answers.at("unknown_extension"), "UNKNOWN_HOST_SERVICE");
+    EXPECT_EQ(answers.at("answered_in_the_runner"), "UNKNOWN_HOST_SERVICE");
+    EXPECT_EQ(answers.at("call_not_in_flight"), "HOST_REQUEST_WITHOUT_CALL");
+    EXPECT_EQ(answers.at("outside_any_call"), "STORAGE_UNAVAILABLE");
+    EXPECT_EQ(answers.at("unreadable_body"), "RUNNER_PROTOCOL_ERROR");
+    EXPECT_EQ(answers.at("unreadable_request"), "RUNNER_PROTOCOL_ERROR");
+    EXPECT_EQ(answers.at("path_without_rules"), "result:true");
+    // Nothing of it reached the call, and the runner still serves calls.
+    EXPECT_TRUE(control.content.take().empty());
+    EXPECT_EQ(plugin->invoke(context("ok"), "{}").written, Written::result);
+}
+
 TEST_F(HostileRunnerTest, AnAnswerOverTheRequestsLimitHasTheRunnerKilled) {
     for (std::string_view mode : {"oversized", "huge_header"}) {
         SCOPED_TRACE(mode);
