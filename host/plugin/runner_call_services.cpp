@@ -9,7 +9,6 @@
 #include "plugin/extensions/host_extension.hpp"
 #include "plugin/host_services.hpp"
 #include "plugin/result_capture.hpp"
-#include "store/error_codes.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <spdlog/spdlog.h>
@@ -101,13 +100,8 @@ void RunnerConnection::answer_host_request(std::uint64_t request_id, std::string
                                          ? ExtensionScope{*plugin, true, &admitted.call->control,
                                                           admitted.call->call.user_id, admitted.call->call.run_id}
                                          : ExtensionScope{*plugin, false, nullptr, {}, {}};
-        Result<std::string> answer = Error{*extension->failed, std::string(extension->failing) + " failed in the host"};
-        try {
-            answer = extension->answer(scope, body);
-        } catch (const std::exception& e) {
-            answer = Error{*extension->failed, std::string(extension->failing) + " failed in the host: " + e.what()};
-        }
-        channel->send(wire::FrameType::host_reply, request_id, wire::encode(outcome_of(answer)));
+        channel->send(wire::FrameType::host_reply, request_id,
+                      wire::encode(outcome_of(answer_extension(*extension, scope, body))));
     };
     // A model, a person or a database can take seconds: such answers go to the host-request pool,
     // never holding up the results of other calls; the rest is answered here on the reader.

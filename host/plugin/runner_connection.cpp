@@ -715,19 +715,21 @@ std::optional<RunnerConnection::Admitted> RunnerConnection::admit_host_request(s
                                                                                std::uint64_t call_sequence) {
     const std::string& plugin = launch_.plugin_name;
     Admitted admitted;
-    {
+    // Sequence 0 is a request outside any call: answered as in the host, where every extension
+    // refuses it (admitted.call stays null).
+    if (call_sequence != 0) {
         std::lock_guard lock(mutex_);
-        const auto found = call_sequence == 0 ? pending_.end() : pending_.find(call_sequence);
-        if (call_sequence == 0) {
-            // Asked outside any call: answered as in the host, where every extension refuses it.
-        } else if (found == pending_.end() || found->second->done) {
+        const auto found = pending_.find(call_sequence);
+        if (found == pending_.end() || found->second->done) {
             reply(request_id, host_error(errors::kHostRequestWithoutCall,
                                          "the runner of plugin '" + plugin +
                                              "' asked for a host service outside any call in flight; host services "
                                              "answer only during a call, for that call's user",
                                          {{"plugin", plugin}}));
             return std::nullopt;
-        } else if (Pending& pending = *found->second; !pending.answering) {
+        }
+        Pending& pending = *found->second;
+        if (!pending.answering) {
             // The host's record of the call, never what the runner says: made on the first request.
             auto answering = std::make_shared<AnsweringCall>();
             const CallControl* control = pending.control;
@@ -742,7 +744,7 @@ std::optional<RunnerConnection::Admitted> RunnerConnection::admit_host_request(s
             answering->control.call = &answering->call;
             pending.answering = std::move(answering);
         }
-        if (found != pending_.end()) admitted.call = found->second->answering;
+        admitted.call = pending.answering;
     }
     if (host_requests_->fetch_add(1) >= max_host_requests) {
         host_requests_->fetch_sub(1);

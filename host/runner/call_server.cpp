@@ -1,6 +1,5 @@
 #include "runner/call_server.hpp"
 #include "plugin/extensions/host_extension.hpp"
-#include "llm/error_codes.hpp"
 #include "plugin/error_codes.hpp"
 #include "runner/error_codes.hpp"
 #include "store/error_codes.hpp"

@@ -2,7 +2,6 @@
 // writes it. Answered where the plugin runs, as the 1.0 log() member's lines are: to the host's log
 // (a runner's log reaches the host's) and to the call's front end (CallServices::log, which a
 // runner forwards one way).
-#include "plugin/error_codes.hpp"
 #include "plugin/extensions/host_extension.hpp"
 
 #include "plugin/abi_strings.hpp"
@@ -22,9 +21,6 @@ const skillhost_call_log_v1 table{&log_line};
 extern const HostExtension call_log_extension{
     .id = SKILLHOST_EXT_CALL_LOG,
     .table = &table,
-    .unavailable = &errors::kRunnerProtocolError,
-    .failed = &errors::kRunnerProtocolError,
-    .failing = "logging the line",
 };
 
 }  // namespace skillhost::plugin

@@ -40,9 +40,6 @@ const skillhost_content_v1 table{&add_content};
 extern const HostExtension content_extension{
     .id = SKILLHOST_EXT_CONTENT,
     .table = &table,
-    .unavailable = &errors::kContentUnavailable,
-    .failed = &errors::kContentInvalid,
-    .failing = "adding the content item",
 };
 
 }  // namespace skillhost::plugin

@@ -40,28 +40,46 @@ const HostExtension* find_host_extension(std::string_view id) {
     return nullptr;
 }
 
+Error extension_failure(const HostExtension& extension) noexcept {
+    const std::string what = std::string(extension.failing) + " failed in the host";
+    try {
+        throw;
+    } catch (const std::exception& e) {
+        return Error{*extension.failed, what + ": " + e.what()};
+    } catch (...) {
+        return Error{*extension.failed, what};
+    }
+}
+
+Result<std::string> answer_extension(const HostExtension& extension, const ExtensionScope& scope,
+                                     std::string_view body) noexcept {
+    try {
+        if (!extension.answer) return Error{*extension.failed, std::string(extension.failing) + " has no answer here"};
+        return extension.answer(scope, body);
+    } catch (...) {
+        return extension_failure(extension);
+    }
+}
+
 Result<std::string> ask_extension(const HostExtension& extension, void* host_context,
                                   const skillhost_call_context* call, Result<std::string> body) noexcept {
-    try {
-        if (!body) return body;
-        if (!extension.answer) return Error{*extension.failed, std::string(extension.failing) + " has no answer here"};
-        const PluginHostContext& plugin = host_context ? *static_cast<PluginHostContext*>(host_context) : nobody();
-        CallControl* control = control_of(call);
-        if (extension.answered_by_host) {
-            const bool worth_asking =
-                !extension.worth_asking || (control && control->call && extension.worth_asking(*control->call));
+    if (!body) return body;
+    const PluginHostContext& plugin = host_context ? *static_cast<PluginHostContext*>(host_context) : nobody();
+    CallControl* control = control_of(call);
+    if (extension.answered_by_host) {
+        const bool worth_asking =
+            !extension.worth_asking || (control && control->call && extension.worth_asking(*control->call));
+        try {
             if (control && control->forward && worth_asking) return control->forward(extension, body.value());
             if (!control && plugin.forward) return plugin.forward(extension, body.value());
+        } catch (...) {
+            return extension_failure(extension);
         }
-        ExtensionScope scope{plugin, call != nullptr, control, {}, {}};
-        if (call) scope.user_id = from_abi(call->user_id);
-        if (control && control->call) scope.run_id = control->call->run_id;
-        return extension.answer(scope, body.value());
-    } catch (const std::exception& e) {
-        return Error{*extension.failed, std::string(extension.failing) + " failed in the host: " + e.what()};
-    } catch (...) {
-        return Error{*extension.failed, std::string(extension.failing) + " failed in the host"};
     }
+    ExtensionScope scope{plugin, call != nullptr, control, {}, {}};
+    if (call) scope.user_id = from_abi(call->user_id);
+    if (control && control->call) scope.run_id = control->call->run_id;
+    return answer_extension(extension, scope, body.value());
 }
 
 void write_error(const skillhost_result_writer* writer, std::string_view code, std::string_view message,

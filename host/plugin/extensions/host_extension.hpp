@@ -48,9 +48,9 @@ struct HostExtension {
     // The host answers a runner's request on its request pool (it may take seconds: a model, a
     // person, a database) rather than on the thread reading the runner's socket.
     bool blocks = false;
-    // The error when nobody can answer (the host went away while a runner waited).
+    // answered_by_host: the error when nobody can answer (the host went away while a runner waited).
     const ErrorCode* unavailable = nullptr;
-    // The error, and the words before "failed in the host", when answering threw.
+    // answered_by_host: the error, and the words before "failed in the host", when answering threw.
     const ErrorCode* failed = nullptr;
     std::string_view failing = "the host service";
     // answered_by_host: answers one request, `body` being this module's encoding.
@@ -72,17 +72,23 @@ const HostExtension* find_host_extension(std::string_view id);
 Result<std::string> ask_extension(const HostExtension& extension, void* host_context,
                                   const skillhost_call_context* call, Result<std::string> body) noexcept;
 
+// `extension`'s failed error for the exception being handled ("... failed in the host: what").
+Error extension_failure(const HostExtension& extension) noexcept;
+
 template <typename Encode>
 Result<std::string> ask_extension_with(const HostExtension& extension, void* host_context,
                                        const skillhost_call_context* call, Encode&& encode) noexcept {
     try {
         return ask_extension(extension, host_context, call, encode());
-    } catch (const std::exception& e) {
-        return Error{*extension.failed, std::string(extension.failing) + " failed in the host: " + e.what()};
     } catch (...) {
-        return Error{*extension.failed, std::string(extension.failing) + " failed in the host"};
+        return extension_failure(extension);
     }
 }
+
+// extension.answer(scope, body), with an exception turned into the extension's failed error: how
+// the host answers a request, for an in-process plugin and for a runner's.
+Result<std::string> answer_extension(const HostExtension& extension, const ExtensionScope& scope,
+                                     std::string_view body) noexcept;
 
 // The call control behind an ABI call context (null: no call, or no control).
 inline CallControl* control_of(const skillhost_call_context* call) noexcept {

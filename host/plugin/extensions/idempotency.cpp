@@ -1,6 +1,5 @@
 // "skillhost.idempotency/1": the key that stays the same when a call is retried. Answered where the
 // plugin runs: the key is part of the call (plugin/call.hpp), which a runner receives whole.
-#include "plugin/error_codes.hpp"
 #include "plugin/extensions/host_extension.hpp"
 
 #include "plugin/abi_strings.hpp"
@@ -23,9 +22,6 @@ const skillhost_idempotency_v1 table{&idempotency_key};
 extern const HostExtension idempotency_extension{
     .id = SKILLHOST_EXT_IDEMPOTENCY,
     .table = &table,
-    .unavailable = &errors::kRunnerProtocolError,
-    .failed = &errors::kRunnerProtocolError,
-    .failing = "reading the idempotency key",
 };
 
 }  // namespace skillhost::plugin
