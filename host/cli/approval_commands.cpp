@@ -63,28 +63,26 @@ int run_reject(CliContext& ctx, const ApprovalArgs& a) {
     return kExitOk;
 }
 
+// `approvals list` and `approvals show`.
+constexpr DecisionCommandTexts approval_texts{
+    .kind = decisions::DecisionKind::approval,
+    .show_help = "One approval with its arguments, state and result",
+    .next_step = "approve ID   (or: skillhost approvals reject ID --reason TEXT)"};
+
 }  // namespace
 
 void register_approval_commands(CLI::App& app, CliContext& ctx) {
     auto* approvals = app.add_subcommand("approvals", "Calls waiting for approval: list, show, approve, reject");
     approvals->require_subcommand(1);
-    add_list_and_show_commands<decisions::ApprovalRecord, decisions::ApprovalState, ApprovalArgs>(
-        *approvals, ctx,
-        {.list = {"approvals", "No approvals.", "No pending approvals. (--all shows resolved ones too)"},
-         .list_help = "Pending approvals (owners see everyone's; --user narrows)",
-         .all_help = "Include approved, executed, failed, rejected and expired ones",
-         .show_help = "One approval with its arguments, state and result",
-         .id_help = "Approval id (apr-...)",
-         .next_step = "skillhost approvals approve",
-         .next_step_options = "   (or: skillhost approvals reject ID --reason TEXT)"});
+    add_list_and_show_commands<decisions::ApprovalRecord, decisions::ApprovalState, ApprovalArgs>(*approvals, ctx,
+                                                                                                  approval_texts);
 
     add_decision_action(
-        *approvals, ctx, std::make_shared<ApprovalArgs>(), "approve",
-        "Approve and run the call now (arguments and policy are checked again first; runs at most once)",
-        "Approval id (apr-...)", run_approve);
+        *approvals, ctx, std::make_shared<ApprovalArgs>(), decisions::DecisionKind::approval, "approve",
+        "Approve and run the call now (arguments and policy are checked again first; runs at most once)", run_approve);
     auto ra = std::make_shared<ApprovalArgs>();
-    auto* reject = add_decision_action(*approvals, ctx, ra, "reject", "Refuse the call; the requester sees the reason",
-                                       "Approval id (apr-...)", run_reject);
+    auto* reject = add_decision_action(*approvals, ctx, ra, decisions::DecisionKind::approval, "reject",
+                                       "Refuse the call; the requester sees the reason", run_reject);
     reject->add_option("--reason", ra->reason, "Why it is refused")->required();
 }
 

@@ -1,6 +1,30 @@
 #include "cli/decision_commands.hpp"
 
+#include <cctype>
+
 namespace skillhost::cli {
+
+std::string command_of(decisions::DecisionKind kind) {
+    return std::string(decisions::rules_of(kind).noun) + "s";
+}
+
+std::string id_help(decisions::DecisionKind kind) {
+    const auto& rules = decisions::rules_of(kind);
+    std::string noun(rules.noun);
+    if (!noun.empty()) noun[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(noun[0])));
+    return noun + " id (" + std::string(rules.id_prefix) + "...)";
+}
+
+std::string with_id(std::string_view text, std::string_view id) {
+    std::string out(text);
+    if (const auto at = out.find("ID"); at != std::string::npos) out.replace(at, 2, id);
+    return out;
+}
+
+std::string nothing_pending(decisions::DecisionKind kind) {
+    return "No pending " + command_of(kind) + ". (--all shows " + std::string(decisions::rules_of(kind).unresolved) +
+           " ones too)";
+}
 
 Result<std::pair<HostRuntime*, auth::UserContext>> acting(CliContext& ctx, const std::string& user) {
     auto runtime = ctx.runtime();

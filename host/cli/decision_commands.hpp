@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 #include <boost/json/array.hpp>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -45,38 +46,41 @@ int as_acting_user(CliContext& ctx, const DecisionArgs& args, Run run) {
     return run(*host, user);
 }
 
+// The words of `kind` the CLI uses: its command ("approvals") and what its ID argument is
+// ("Approval id (apr-...)").
+std::string command_of(decisions::DecisionKind kind);
+std::string id_help(decisions::DecisionKind kind);
+// `text` with its first "ID" replaced by `id`.
+std::string with_id(std::string_view text, std::string_view id);
+// "No pending approvals. (--all shows resolved ones too)"
+std::string nothing_pending(decisions::DecisionKind kind);
+
 // `<kind> <name> ID` (with --user, --json) reading into `args` and setting the exit code to
 // `run(ctx, *args)`; returns the command, for its own options (which read into `args` too).
 template <class Args, class Run>
 CLI::App* add_decision_action(CLI::App& kind, CliContext& ctx, const std::shared_ptr<Args>& args,
-                              const std::string& name, const std::string& help, const std::string& id_help, Run run) {
+                              decisions::DecisionKind decision_kind, const std::string& name, const std::string& help,
+                              Run run) {
     auto* command = kind.add_subcommand(name, help);
-    command->add_option("ID", args->id, id_help)->required();
+    command->add_option("ID", args->id, id_help(decision_kind))->required();
     add_decision_options(*command, ctx, *args);
     command->callback([&ctx, args, run] { ctx.exit_code = run(ctx, *args); });
     return command;
 }
 
-// What `list` says for a kind: its JSON key ("approvals") and its empty listings.
-struct DecisionListTexts {
-    std::string_view json_key;
-    std::string_view none;          // with --all
-    std::string_view none_pending;  // without
-};
-
 // Prints a listing (each record's to_json() or summary_line()); the exit code.
 template <class Record>
 int print_decision_list(const Result<std::vector<Record>>& records, const DecisionArgs& args,
-                        const DecisionListTexts& texts) {
+                        decisions::DecisionKind kind) {
     if (!records) return fail_operation(records.error(), args.json);
     if (args.json) {
         boost::json::array out;
         for (const auto& record : *records) out.push_back(record.to_json());
-        print_json(boost::json::object{{texts.json_key, std::move(out)}});
+        print_json(boost::json::object{{command_of(kind), std::move(out)}});
         return kExitOk;
     }
     if (records->empty()) {
-        std::cout << (args.all ? texts.none : texts.none_pending) << "\n";
+        std::cout << (args.all ? "No " + command_of(kind) + "." : nothing_pending(kind)) << "\n";
         return kExitOk;
     }
     for (const auto& record : *records) std::cout << record.summary_line() << "\n";
@@ -94,25 +98,36 @@ int print_decision(const Result<Record>& record, const DecisionArgs& args) {
     return kExitOk;
 }
 
-// What `<kind> list` and `<kind> show` say for a kind.
+// What `<kind> list` and `<kind> show` say for a kind (the rest comes from its words and states).
 struct DecisionCommandTexts {
-    DecisionListTexts list;
-    std::string_view list_help;  // the `list` subcommand's description
-    std::string_view all_help;   // what --all adds
+    decisions::DecisionKind kind;
     std::string_view show_help;  // the `show` subcommand's description
-    std::string_view id_help;    // "Approval id (apr-...)"
-    // Shown after a pending decision: "<next_step> ID <next_step_options>".
+    // Shown after a pending decision as "next: skillhost <command> <next_step>", its first "ID" the
+    // decision's id.
     std::string_view next_step;
-    std::string_view next_step_options;
 };
+
+// "Include approved, executed, failed, rejected and expired ones": every state of `State` but pending.
+template <decisions::KindState State>
+std::string include_all_help() {
+    std::vector<std::string_view> words;
+    for (const auto& name : decisions::KindStates<State>::names)
+        if (name.state != State::pending && std::find(words.begin(), words.end(), name.word) == words.end())
+            words.push_back(name.word);
+    std::string help = "Include ";
+    for (std::size_t i = 0; i < words.size(); ++i)
+        help += std::string(i == 0 ? "" : i + 1 == words.size() ? " and " : ", ") + std::string(words[i]);
+    return help + " ones";
+}
 
 // `<kind> list` (pending ones; every state with --all; --user narrows) and `<kind> show ID` for
 // `Record`'s kind, whose states are `State`. `Args` is the kind's DecisionArgs.
 template <class Record, class State, class Args>
 void add_list_and_show_commands(CLI::App& kind, CliContext& ctx, const DecisionCommandTexts& texts) {
     auto la = std::make_shared<Args>();
-    auto* list = kind.add_subcommand("list", std::string(texts.list_help));
-    list->add_flag("--all", la->all, std::string(texts.all_help));
+    auto* list =
+        kind.add_subcommand("list", "Pending " + command_of(texts.kind) + " (owners see everyone's; --user narrows)");
+    list->add_flag("--all", la->all, include_all_help<State>());
     add_decision_options(*list, ctx, *la);
     list->callback([&ctx, la, texts] {
         ctx.exit_code = as_acting_user(ctx, *la, [&](HostRuntime& host, const auth::UserContext& user) {
@@ -120,18 +135,18 @@ void add_list_and_show_commands(CLI::App& kind, CliContext& ctx, const DecisionC
             if (!la->user.empty()) filter.user_id = user.user_id;
             if (!la->all) filter.states = {State::pending};
             filter.limit = 1000;
-            return print_decision_list(app::list_decisions<Record>(host, user, filter), *la, texts.list);
+            return print_decision_list(app::list_decisions<Record>(host, user, filter), *la, texts.kind);
         });
     });
 
-    add_decision_action(kind, ctx, std::make_shared<Args>(), "show", std::string(texts.show_help),
-                        std::string(texts.id_help), [texts](CliContext& context, const Args& a) {
+    add_decision_action(kind, ctx, std::make_shared<Args>(), texts.kind, "show", std::string(texts.show_help),
+                        [texts](CliContext& context, const Args& a) {
                             return as_acting_user(context, a, [&](HostRuntime& host, const auth::UserContext& user) {
                                 auto record = app::visible_decision<Record>(host, user, a.id);
                                 const int exit_code = print_decision(record, a);
                                 if (record && !a.json && record->state == State::pending)
-                                    std::cout << "next: " << texts.next_step << " " << record->id << " "
-                                              << texts.next_step_options << "\n";
+                                    std::cout << "next: skillhost " << command_of(texts.kind) << " "
+                                              << with_id(texts.next_step, record->id) << "\n";
                                 return exit_code;
                             });
                         });

@@ -119,6 +119,12 @@ int run_answer(CliContext& ctx, const ElicitationArgs& a) {
     return result.ok ? kExitOk : kExitFailed;
 }
 
+// `elicitations list` and `elicitations show`.
+constexpr DecisionCommandTexts question_texts{
+    .kind = decisions::DecisionKind::question,
+    .show_help = "One question: what it asks, its fields, state and answer",
+    .next_step = "answer ID --field NAME=VALUE ... | --content JSON | --decline | --cancel"};
+
 }  // namespace
 
 void print_pending_question(HostRuntime& host, const auth::UserContext& user, const std::string& id) {
@@ -132,19 +138,12 @@ void register_elicitation_commands(CLI::App& app, CliContext& ctx) {
         "elicitations", "Questions skills asked you during a call (list, show, answer; answering runs the call again)");
     elicitations->require_subcommand(1);
     add_list_and_show_commands<decisions::ElicitationRecord, decisions::ElicitationState, ElicitationArgs>(
-        *elicitations, ctx,
-        {.list = {"elicitations", "No elicitations.", "No questions waiting. (--all shows answered ones too)"},
-         .list_help = "Unanswered questions (owners see everyone's; --user narrows)",
-         .all_help = "Include answered, completed, failed and expired ones",
-         .show_help = "One question: what it asks, its fields, state and answer",
-         .id_help = "Elicitation id (eli-...)",
-         .next_step = "skillhost elicitations answer",
-         .next_step_options = "--field NAME=VALUE ... | --content JSON | --decline | --cancel"});
+        *elicitations, ctx, question_texts);
 
     auto aa = std::make_shared<ElicitationArgs>();
-    auto* answer = add_decision_action(*elicitations, ctx, aa, "answer",
-                                       "Answer a question; the skill that asked runs again with the answer (once)",
-                                       "Elicitation id (eli-...)", run_answer);
+    auto* answer =
+        add_decision_action(*elicitations, ctx, aa, decisions::DecisionKind::question, "answer",
+                            "Answer a question; the skill that asked runs again with the answer (once)", run_answer);
     answer->add_option("--field", aa->fields,
                        "NAME=VALUE for one field of the form (repeat per field; repeat a multi-select per choice)");
     answer->add_option("--content", aa->content, "The whole answer as a JSON object, e.g. '{\"name\":\"Ada\"}'");

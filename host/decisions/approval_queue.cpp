@@ -1,7 +1,6 @@
 #include "decisions/approval_queue.hpp"
 #include "decisions/error_codes.hpp"
 
-#include "audit/audit_redaction.hpp"
 #include "decisions/process_identity.hpp"
 #include "decisions/decision_errors.hpp"
 #include "decisions/typed_decision.hpp"
@@ -14,44 +13,12 @@ namespace skillhost::decisions {
 
 namespace {
 
-const char* approval_word(DecisionState state) {
-    return to_string(approval_state(state));
-}
-
-// The audit keeps the call's arguments only as their digest.
-void audit_fields(const PendingDecision& record, boost::json::object& fields) {
-    fields["args_sha256"] = audit::argument_digest(record.arguments);
-}
-
-constexpr DecisionKindRules approval_rules{
-    .kind = DecisionKind::approval,
-    .id_prefix = "apr-",
-    .noun = "approval",
-    .command = "approvals",
-    .requested = "requested",
-    .unresolved = "resolved",
-    .decided_by = "resolved_by",
-    .decide = "resolve",
-    .who_may_decide = "; only the requesting user or an owner may approve or reject it",
-    .interrupted_reason = interrupted_reason,
-    .only_pending = "; only pending approvals can be approved or rejected",
-    .after_expiry = " and will not run; repeat the original call to request a new approval",
-    .not_claimed_because = "not approved, so its outcome cannot be recorded",
-    .not_found_code = errors::kApprovalNotFound,
-    .not_allowed_code = errors::kNotAllowedToResolve,
-    .already_decided_code = errors::kApprovalAlreadyResolved,
-    .expired_code = errors::kApprovalExpired,
-    .not_claimed_code = errors::kApprovalNotClaimed,
-    .state_word = approval_word,
-    .audit_fields = audit_fields,
-};
-
 ApprovalRecord to_record(const PendingDecision& decision) {
     ApprovalRecord record;
     copy_call_fields(decision, record);
     if (const auto* preview = decision.request.if_contains("preview"); preview && preview->is_string())
         record.preview = std::string(preview->get_string());
-    record.state = approval_state(decision.state);
+    record.state = kind_state<ApprovalState>(decision.state);
     record.resolved_by = decision.resolved_by;
     record.resolved_at = decision.resolved_at;
     return record;
@@ -60,7 +27,7 @@ ApprovalRecord to_record(const PendingDecision& decision) {
 }  // namespace
 
 ApprovalQueue::ApprovalQueue(std::unique_ptr<db::BackendConnection> connection, ApprovalQueueOptions options)
-    : DecisionQueue(std::move(connection), approval_rules,
+    : DecisionQueue(std::move(connection), rules_of(DecisionKind::approval),
                     PendingDecisionsOptions{options.ttl, std::move(options.clock), options.audit}, to_record),
       require_approver_(options.require_approver) {}
 
@@ -78,7 +45,7 @@ Result<std::unique_ptr<ApprovalQueue>> ApprovalQueue::open(const db::StorageLoca
 
 std::optional<Error> ApprovalQueue::resolver_problem(const Resolver& resolver, const PendingDecision& record,
                                                      bool approving) const {
-    if (auto not_theirs = not_theirs_to_decide(approval_rules, record, resolver)) return not_theirs;
+    if (auto not_theirs = not_theirs_to_decide(rules_of(DecisionKind::approval), record, resolver)) return not_theirs;
     if (!require_approver_) return std::nullopt;
     if (!resolver.credential.may(auth::Scope::approve)) {
         Error e = auth::missing_scope_error(auth::Scope::approve, approving ? "approving a call" : "rejecting a call",

@@ -60,9 +60,6 @@ struct ApprovalQueueOptions {
     bool require_approver = true;
 };
 
-inline constexpr std::string_view interrupted_reason =
-    "interrupted: the host stopped while executing; re-request the action";
-
 class ApprovalQueue : public DecisionQueue<ApprovalRecord, ApprovalState> {
 public:
     // Opens (creating) the approvals table and marks approvals left `approved` by a dead process as

@@ -4,6 +4,7 @@
 #include "base/utc_time.hpp"
 #include "auth/requester.hpp"
 #include "decisions/decision_record.hpp"
+#include "decisions/decision_kinds.hpp"
 #include "decisions/pending_decision.hpp"
 
 #include <boost/json/object.hpp>
@@ -15,15 +16,6 @@
 #include <string_view>
 
 namespace skillhost::decisions {
-
-// pending -> approved -> executed | failed; pending -> rejected | expired. Nothing else.
-enum class ApprovalState { pending, approved, executed, failed, rejected, expired };
-const char* to_string(ApprovalState);
-std::optional<ApprovalState> parse_approval_state(std::string_view);
-// The approval's words for the states of every pending decision: claimed is approved, succeeded is
-// executed.
-ApprovalState approval_state(DecisionState);
-DecisionState decision_state(ApprovalState);
 
 struct ApprovalRecord : DecisionRecord {
     std::string preview;  // what will happen, for the approver

@@ -14,55 +14,14 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr std::string_view interrupted_elicitation =
-    "interrupted: the host stopped while the answered call ran again; repeat the call to be asked again";
-
 json::object object_or_empty(const json::value* value) {
     return value && value->is_object() ? value->get_object() : json::object();
-}
-
-const char* question_word(DecisionState state) {
-    return to_string(elicitation_state(state));
 }
 
 std::string_view message_of(const PendingDecision& record) {
     const json::value* message = record.request.if_contains("message");
     return message && message->is_string() ? std::string_view(message->get_string()) : std::string_view();
 }
-
-// The audit keeps which fields were answered, never their values: a form may ask for anything.
-void audit_fields(const PendingDecision& record, json::object& fields) {
-    fields["message"] = message_of(record);
-    if (!record.answer.is_object()) return;
-    const json::object& answer = record.answer.get_object();
-    if (const json::value* action = answer.if_contains("action")) fields["action"] = *action;
-    json::array names;
-    for (const auto& member : object_or_empty(answer.if_contains("content"))) names.emplace_back(member.key());
-    fields["fields"] = std::move(names);
-}
-
-constexpr DecisionKindRules question_rules{
-    .kind = DecisionKind::question,
-    .id_prefix = "eli-",
-    .noun = "elicitation",
-    .command = "elicitations",
-    .requested = "asked",
-    .unresolved = "answered",
-    .decided_by = "answered_by",
-    .decide = "answer",
-    .who_may_decide = "; only the asked user or an owner may answer it",
-    .interrupted_reason = interrupted_elicitation,
-    .only_pending = "; only a pending question can be answered",
-    .after_expiry = " and can no longer be answered; repeat the original call to be asked again",
-    .not_claimed_because = "not answered, so what followed cannot be recorded",
-    .not_found_code = errors::kElicitationNotFound,
-    .not_allowed_code = errors::kNotAllowedToAnswer,
-    .already_decided_code = errors::kElicitationAlreadyAnswered,
-    .expired_code = errors::kElicitationExpired,
-    .not_claimed_code = errors::kElicitationNotAnswered,
-    .state_word = question_word,
-    .audit_fields = audit_fields,
-};
 
 ElicitationRecord to_record(const PendingDecision& decision) {
     ElicitationRecord record;
@@ -71,7 +30,7 @@ ElicitationRecord to_record(const PendingDecision& decision) {
     record.requested_schema = object_or_empty(decision.request.if_contains("requestedSchema"));
     if (const json::value* prior = decision.request.if_contains("prior_answers"); prior && prior->is_array())
         record.prior_answers = prior->get_array();
-    record.state = elicitation_state(decision.state);
+    record.state = kind_state<ElicitationState>(decision.state);
     if (decision.answer.is_object()) {
         const json::object& answer = decision.answer.get_object();
         const json::value* action = answer.if_contains("action");
@@ -90,7 +49,7 @@ Error invalid_answer(std::string_view field, std::string message) {
 }
 
 std::optional<Error> answerer_problem(const Resolver& answerer, const PendingDecision& record) {
-    if (auto not_theirs = not_theirs_to_decide(question_rules, record, answerer)) return not_theirs;
+    if (auto not_theirs = not_theirs_to_decide(rules_of(DecisionKind::question), record, answerer)) return not_theirs;
     // The answer makes the skill run again: it is a call.
     if (!answerer.credential.may(auth::Scope::call)) {
         Error e = auth::missing_scope_error(auth::Scope::call, "answering a skill's question (the skill runs again)",
@@ -124,7 +83,7 @@ Result<ElicitationAnswer> parse_elicitation_answer(const json::object& body) {
 }
 
 ElicitationQueue::ElicitationQueue(std::unique_ptr<db::BackendConnection> connection, ElicitationQueueOptions options)
-    : DecisionQueue(std::move(connection), question_rules,
+    : DecisionQueue(std::move(connection), rules_of(DecisionKind::question),
                     PendingDecisionsOptions{options.ttl, std::move(options.clock), options.audit}, to_record),
       max_pending_per_user_(options.max_pending_per_user) {}
 

@@ -6,47 +6,6 @@ namespace skillhost::decisions {
 
 namespace json = boost::json;
 
-const char* to_string(ElicitationState state) {
-    switch (state) {
-        case ElicitationState::pending: return "pending";
-        case ElicitationState::answered: return "answered";
-        case ElicitationState::completed: return "completed";
-        case ElicitationState::failed: return "failed";
-        case ElicitationState::expired: return "expired";
-    }
-    return "pending";
-}
-
-std::optional<ElicitationState> parse_elicitation_state(std::string_view text) {
-    constexpr ElicitationState states[] = {ElicitationState::pending, ElicitationState::answered,
-                                           ElicitationState::completed, ElicitationState::failed,
-                                           ElicitationState::expired};
-    return state_named(text, states);
-}
-
-ElicitationState elicitation_state(DecisionState state) {
-    switch (state) {
-        case DecisionState::pending: return ElicitationState::pending;
-        case DecisionState::claimed: return ElicitationState::answered;
-        case DecisionState::succeeded: return ElicitationState::completed;
-        case DecisionState::expired: return ElicitationState::expired;
-        case DecisionState::failed:
-        case DecisionState::rejected: return ElicitationState::failed;
-    }
-    return ElicitationState::failed;
-}
-
-DecisionState decision_state(ElicitationState state) {
-    switch (state) {
-        case ElicitationState::pending: return DecisionState::pending;
-        case ElicitationState::answered: return DecisionState::claimed;
-        case ElicitationState::completed: return DecisionState::succeeded;
-        case ElicitationState::failed: return DecisionState::failed;
-        case ElicitationState::expired: return DecisionState::expired;
-    }
-    return DecisionState::failed;
-}
-
 json::object ElicitationAnswer::to_json() const {
     json::object out{{"action", action}};
     if (action == "accept") out["content"] = content;

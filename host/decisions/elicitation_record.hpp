@@ -6,6 +6,7 @@
 #include "base/utc_time.hpp"
 #include "auth/requester.hpp"
 #include "decisions/decision_record.hpp"
+#include "decisions/decision_kinds.hpp"
 #include "decisions/pending_decision.hpp"
 
 #include <boost/json/array.hpp>
@@ -17,16 +18,6 @@
 #include <string_view>
 
 namespace skillhost::decisions {
-
-// pending -> answered -> completed | failed; pending -> expired. `answered` is the exactly-once
-// claim: the call runs again once, by whoever answered.
-enum class ElicitationState { pending, answered, completed, failed, expired };
-const char* to_string(ElicitationState);
-std::optional<ElicitationState> parse_elicitation_state(std::string_view);
-// The question's words for the states of every pending decision: claimed is answered, succeeded is
-// completed (a question is never rejected: declining is an answer).
-ElicitationState elicitation_state(DecisionState);
-DecisionState decision_state(ElicitationState);
 
 // What the user answered: accept (with the form's fields), decline or cancel.
 struct ElicitationAnswer {

@@ -20,3 +20,23 @@
     X(kSelfApproval, "SELF_APPROVAL", forbidden)
 
 SKILLHOST_DECLARE_ERROR_CODES(SKILLHOST_DECISIONS_ERROR_CODES, kDecisionsErrorCodes, "decisions")
+
+namespace skillhost::decisions {
+
+// The errors every kind of decision raises, each in the kind's own code (DecisionKindRules::codes).
+struct DecisionErrorCodes {
+    ErrorCode not_found;        // no decision of this kind with that id (or not the viewer's)
+    ErrorCode not_allowed;      // the decider is neither the user it is for nor an owner
+    ErrorCode already_decided;  // no longer pending (details say how it is now and who decided)
+    ErrorCode expired;          // passed its expiry before anyone decided (it is marked expired)
+    ErrorCode not_claimed;      // its outcome was to be recorded, but it is not claimed
+};
+
+inline constexpr DecisionErrorCodes kApprovalErrorCodes{errors::kApprovalNotFound, errors::kNotAllowedToResolve,
+                                                        errors::kApprovalAlreadyResolved, errors::kApprovalExpired,
+                                                        errors::kApprovalNotClaimed};
+inline constexpr DecisionErrorCodes kQuestionErrorCodes{errors::kElicitationNotFound, errors::kNotAllowedToAnswer,
+                                                        errors::kElicitationAlreadyAnswered,
+                                                        errors::kElicitationExpired, errors::kElicitationNotAnswered};
+
+}  // namespace skillhost::decisions

@@ -11,6 +11,7 @@
 
 #include "base/error.hpp"
 #include "db/backend_connection.hpp"
+#include "decisions/decision_kinds.hpp"
 #include "decisions/pending_decision.hpp"
 #include "decisions/process_identity.hpp"
 
@@ -33,39 +34,6 @@ class AuditLog;
 }  // namespace skillhost::audit
 
 namespace skillhost::decisions {
-
-// What one kind of decision says in its own words: data, so that every kind's errors are built by
-// one piece of code (decisions/decision_errors.hpp) and read alike. Every function is pure and
-// thread-safe.
-struct DecisionKindRules {
-    DecisionKind kind = DecisionKind::approval;
-    std::string_view id_prefix;   // "apr-"
-    std::string_view noun;        // "approval": the audit record's kind, and "<noun>_id" its id field
-    std::string_view command;     // "approvals": `skillhost <command> show ID` shows one
-    std::string_view requested;   // the audit transition of a new decision: "requested", "asked"
-    std::string_view unresolved;  // "resolved": "expired at ... before anyone <unresolved> it"
-    std::string_view decided_by;  // "resolved_by": the detail naming who decided
-    std::string_view decide;      // "resolve": "user bob may not <decide> approval apr-..."
-    // "; only the requesting user or an owner may approve or reject it"
-    std::string_view who_may_decide;
-    std::string_view interrupted_reason;  // why a claim whose process died was marked failed
-    // "; only pending approvals can be approved or rejected": after "<noun> <id> is already <state>"
-    std::string_view only_pending;
-    // " and will not run; repeat ...": after "<noun> <id> expired at <time>"
-    std::string_view after_expiry;
-    // "not approved, so its outcome cannot be recorded": after "<noun> <id> is <state>, "
-    std::string_view not_claimed_because;
-    ErrorCode not_found_code;        // no decision of this kind with that id (or not the viewer's)
-    ErrorCode not_allowed_code;      // the decider is neither the user it is for nor an owner
-    ErrorCode already_decided_code;  // no longer pending (details say how it is now and who decided)
-    ErrorCode expired_code;          // passed its expiry before anyone decided (it is marked expired)
-    ErrorCode not_claimed_code;      // its outcome was to be recorded, but it is not claimed
-    // The kind's word for a state ("approved" for claimed, "executed" for succeeded).
-    const char* (*state_word)(DecisionState) = nullptr;
-    // The kind's own fields of an audit record (an approval's argument digest; a question's
-    // message and the names of the answered fields, never their values).
-    void (*audit_fields)(const PendingDecision&, boost::json::object&) = nullptr;
-};
 
 struct PendingDecisionsOptions {
     std::chrono::milliseconds ttl = std::chrono::hours(24);

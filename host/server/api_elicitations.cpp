@@ -32,7 +32,8 @@ Reply answer(ApiServices& s, ApiRequest& req) {
 
 void add_elicitation_routes(RouteTable& routes, ApiServices& s) {
     add_decision_read_routes<decisions::ElicitationRecord>(
-        routes, s, decisions::parse_elicitation_state, "pending, answered, completed, failed, expired", "elicitations");
+        routes, s, decisions::parse_state<decisions::ElicitationState>, "pending, answered, completed, failed, expired",
+        "elicitations");
     routes.add(http::verb::post, "/v1/elicitations/{id}", [&s](ApiRequest& req) { return answer(s, req); });
 }
 
