@@ -1,5 +1,6 @@
 #include "server/http_server.hpp"
 #include "server/error_codes.hpp"
+#include "base/owned_threads.hpp"
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/executor_work_guard.hpp>
@@ -111,8 +112,9 @@ struct HttpServer::Internals {
 
     mutable std::mutex streams_mutex;
     std::condition_variable streams_changed;
-    std::set<int> stream_fds;  // open streams' sockets, shut down by stop()
-    std::size_t streams = 0;   // stream threads still running
+    std::set<int> stream_fds;     // open streams' sockets, shut down by stop()
+    std::size_t streams = 0;      // stream threads still running
+    OwnedThreads stream_threads;  // a thread per open stream; stop() joins them
     // The streams' places (reserved or open), by kind and owner.
     const std::shared_ptr<StreamLedger> ledger;
 
@@ -485,7 +487,7 @@ void HttpServer::Internals::start_stream(tcp::socket socket, StreamResponse stre
     // The socket is owned through a pointer so the thread can destroy it before it reports itself
     // done: once `streams` reaches zero, stop() may destroy the io_context the socket belongs to.
     auto owned = std::make_unique<tcp::socket>(std::move(socket));
-    std::thread([this, owned = std::move(owned), stream = std::move(stream), version]() mutable {
+    stream_threads.start([this, owned = std::move(owned), stream = std::move(stream), version]() mutable {
         tcp::socket& sock = *owned;
         const int fd = sock.native_handle();
         http::response<http::empty_body> head{stream.status, version};
@@ -519,7 +521,7 @@ void HttpServer::Internals::start_stream(tcp::socket socket, StreamResponse stre
         std::lock_guard lock(streams_mutex);
         --streams;
         streams_changed.notify_all();
-    }).detach();
+    });
 }
 
 HttpServer::HttpServer(HttpServerOptions options, RequestHandler handler, ErrorResponder on_error)
@@ -632,6 +634,7 @@ void HttpServer::stop() {
         for (int fd : in.stream_fds) ::shutdown(fd, SHUT_RDWR);
         in.streams_changed.wait(lock, [&in] { return in.streams == 0; });
     }
+    in.stream_threads.join_all();
     in.handlers.join();
     in.work.reset();
     in.ioc.stop();

@@ -83,13 +83,16 @@ RunHub::~RunHub() {
     }
     poll_wake_.notify_all();
     poller_.join();
-    std::unique_lock lock(mutex_);
-    idle_.wait(lock, [this] { return working_ == 0; });
-    for (auto& [id, tracked] : tracked_) {
-        for (auto& weak : tracked.subscribers) {
-            if (auto channel = weak.lock()) channel->close();
+    {
+        std::unique_lock lock(mutex_);
+        idle_.wait(lock, [this] { return working_ == 0; });
+        for (auto& [id, tracked] : tracked_) {
+            for (auto& weak : tracked.subscribers) {
+                if (auto channel = weak.lock()) channel->close();
+            }
         }
     }
+    run_threads_.join_all();  // each has finished its run; this waits for it to return
 }
 
 Status RunHub::admit_locked(const std::string& user_id, bool limited) const {
@@ -125,7 +128,7 @@ std::shared_ptr<std::atomic<bool>> RunHub::begin_locked(const std::string& run_i
 }
 
 void RunHub::spawn(const std::string& run_id, std::shared_ptr<std::atomic<bool>> cancel, Work work) {
-    std::thread([this, run_id, cancel = std::move(cancel), work = std::move(work)] {
+    run_threads_.start([this, run_id, cancel = std::move(cancel), work = std::move(work)] {
         Publisher publisher(*this, run_id);
         Result<store::Run> outcome = Error{errors::kInternal, "the run's thread failed", {}, {}};
         try {
@@ -134,7 +137,7 @@ void RunHub::spawn(const std::string& run_id, std::shared_ptr<std::atomic<bool>>
             outcome = Error{errors::kInternal, std::string("the run failed unexpectedly: ") + e.what(), {}, {}};
         }
         finish(run_id, outcome, publisher.epoch());
-    }).detach();
+    });
 }
 
 void RunHub::subscribe_locked(Tracked& tracked, const std::shared_ptr<EventChannel>& channel) {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "base/error.hpp"
+#include "base/owned_threads.hpp"
 
 #include <boost/json/object.hpp>
 
@@ -177,7 +178,8 @@ private:
     bool accepting_ = true;
     bool stopping_ = false;
     std::condition_variable poll_wake_;
-    std::thread poller_;  // last: started after everything it uses
+    OwnedThreads run_threads_;  // a thread per working run, joined by the destructor
+    std::thread poller_;        // last: started after everything it uses
 };
 
 }  // namespace skillhost::server
