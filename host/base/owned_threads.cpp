@@ -6,7 +6,9 @@
 
 namespace skillhost {
 
-OwnedThreads::~OwnedThreads() { join_all(); }
+OwnedThreads::~OwnedThreads() {
+    join_all();
+}
 
 void OwnedThreads::join_finished_locked() {
     for (auto it = threads_.begin(); it != threads_.end();) {

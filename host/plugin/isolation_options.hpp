@@ -59,7 +59,10 @@ struct IsolationOptions {
     std::chrono::milliseconds kill_grace{2000};
     // A runner with no call for this long exits (the next call starts a new one).
     std::chrono::milliseconds idle_timeout{std::chrono::minutes(5)};
-    // Told once when a plugin is quarantined (e.g. to rebuild the catalog without its skills).
+    // Told once when a plugin is quarantined (e.g. to rebuild the catalog without its skills), on
+    // the thread that reads its runner: it must return promptly and must not drop the plugin there
+    // (the plugin's destructor joins that thread), so a rebuild runs on a thread of the callback's
+    // owner (LiveCatalog does so).
     std::function<void(const std::string& plugin_name)> on_quarantine;
     // Told of every runner crash, kill and quarantine (e.g. for the audit log and metrics).
     std::function<void(const Error& event)> on_supervision_event;

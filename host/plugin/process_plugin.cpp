@@ -322,9 +322,10 @@ void ProcessPlugin::record_exit(const std::shared_ptr<Supervision>& supervision,
     if (quarantined) {
         spdlog::error("{}", quarantined->message);
         if (options.on_supervision_event) options.on_supervision_event(*quarantined);
-        // Not on this (reader) thread: rebuilding the catalog may drop the last reference to the
-        // plugin, whose destructor joins this thread.
-        if (options.on_quarantine) std::thread([notify = options.on_quarantine, plugin] { notify(plugin); }).detach();
+        // On this (reader) thread: the callback only hands the rebuild to a thread of its owner's
+        // (IsolationOptions::on_quarantine), since a rebuild may drop the plugin, whose destructor
+        // joins this thread.
+        if (options.on_quarantine) options.on_quarantine(plugin);
     }
 }
 

@@ -82,8 +82,22 @@ LiveCatalog::LiveCatalog(LiveCatalogOptions options)
 }
 
 LiveCatalog::~LiveCatalog() {
-    std::lock_guard lock(quarantine_inbox_->mutex);
-    quarantine_inbox_->catalog = nullptr;
+    {
+        std::lock_guard lock(quarantine_inbox_->mutex);
+        quarantine_inbox_->catalog = nullptr;
+    }
+    quarantine_rescans_.join_all();  // none starts any more; those started use this catalog
+}
+
+void LiveCatalog::rescan_soon() {
+    try {
+        quarantine_rescans_.start([this] { rescan(); });
+    } catch (const std::system_error& e) {
+        spdlog::error(
+            "cannot start a thread to rebuild the catalog after a quarantine ({}); the next "
+            "change in a plugin directory rebuilds it",
+            e.what());
+    }
 }
 
 plugin::LoaderOptions LiveCatalog::with_quarantine_inbox(plugin::LoaderOptions options,
@@ -92,7 +106,7 @@ plugin::LoaderOptions LiveCatalog::with_quarantine_inbox(plugin::LoaderOptions o
     options.isolation.on_quarantine = [inbox, earlier](const std::string& plugin_name) {
         if (earlier) earlier(plugin_name);
         std::lock_guard lock(inbox->mutex);
-        if (inbox->catalog) inbox->catalog->rescan();
+        if (inbox->catalog) inbox->catalog->rescan_soon();
     };
     return options;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "base/error.hpp"
+#include "base/owned_threads.hpp"
 #include "catalog/catalog_snapshot.hpp"
 #include "plugin/plugin_loader.hpp"
 #include "reload/catalog_change.hpp"
@@ -124,6 +125,9 @@ private:
     };
     static plugin::LoaderOptions with_quarantine_inbox(plugin::LoaderOptions options,
                                                        const std::shared_ptr<QuarantineInbox>& inbox);
+    // rescan() on a thread of this catalog's (a quarantine is reported on the runner's reader thread,
+    // which the rescan may have to join).
+    void rescan_soon();
 
     const std::shared_ptr<QuarantineInbox> quarantine_inbox_ = std::make_shared<QuarantineInbox>();
     const std::vector<std::filesystem::path> plugin_dirs_;
@@ -145,6 +149,8 @@ private:
     std::mutex delivery_mutex_;  // guards pending_ and delivering_
     std::deque<PendingNotification> pending_;
     bool delivering_ = false;
+
+    OwnedThreads quarantine_rescans_;  // last: its threads use everything above; joined first
 };
 
 }  // namespace skillhost::reload
