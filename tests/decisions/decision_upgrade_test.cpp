@@ -1,6 +1,7 @@
 // An upgrade from the schema that kept approvals and elicitations in two tables (SQLite version 7,
 // PostgreSQL version 6) to the one table of pending decisions keeps every row, in every state,
-// with what only its kind has; and the upgraded rows go on along the state machine.
+// with what only its kind has, and every run as it was; and the upgraded rows go on along the state
+// machine.
 #include "db/postgres_connection.hpp"
 #include "db/postgres_schema.hpp"
 #include "db/sqlite_connection.hpp"
@@ -65,6 +66,19 @@ constexpr const char* two_table_rows[] = {
     " 'not json', '[]', 4102444800000, 'failed', 'accept', '{}', 'bob', 2000, 3000, 'interrupted')",
 };
 
+// Runs the previous release kept beside those rows: one paused on the pending approval, one on the
+// pending question, one done. The upgrade touches no run.
+constexpr const char* run_rows[] = {
+    "INSERT INTO runs (id, user_id, status, goal, created_ms, updated_ms, record) VALUES ('run-7', 'bob',"
+    " 'paused', 'write a.md', 900, 1000, '{\"id\":\"run-7\",\"status\":\"paused\",\"pending_approval\":"
+    "\"apr-0000000000000001\"}')",
+    "INSERT INTO runs (id, user_id, status, goal, created_ms, updated_ms, record) VALUES ('run-8', 'bob',"
+    " 'paused', 'ask me', 900, 1000, '{\"id\":\"run-8\",\"status\":\"paused\",\"pending_elicitation\":"
+    "\"eli-0000000000000001\"}')",
+    "INSERT INTO runs (id, user_id, status, goal, created_ms, updated_ms, record) VALUES ('run-9', 'carol',"
+    " 'succeeded', 'done', 900, 3000, '{\"id\":\"run-9\",\"status\":\"succeeded\",\"answer\":\"5\"}')",
+};
+
 TimePoint at_ms(std::int64_t ms) {
     return TimePoint(std::chrono::milliseconds(ms));
 }
@@ -78,6 +92,7 @@ protected:
             ASSERT_TRUE(connection.ok()) << connection.error().message;
             ASSERT_TRUE(db::migrate_sqlite_schema(*connection, kSqliteVersionWithTwoTables).ok());
             for (const char* row : two_table_rows) ASSERT_TRUE(connection->exec(row).ok()) << row;
+            for (const char* row : run_rows) ASSERT_TRUE(connection->exec(row).ok()) << row;
         } else {
             auto connection = db::PgConnection::open(postgres_url);
             ASSERT_TRUE(connection.ok()) << connection.error().message;
@@ -86,7 +101,29 @@ protected:
                 auto inserted = connection->exec(row);
                 ASSERT_TRUE(inserted.ok()) << row << ": " << inserted.error().message;
             }
+            for (const char* row : run_rows) {
+                auto inserted = connection->exec(row);
+                ASSERT_TRUE(inserted.ok()) << row << ": " << inserted.error().message;
+            }
         }
+    }
+    // Every run as "id user status goal created updated record", in id order.
+    std::vector<std::string> runs() {
+        const std::string sql =
+            "SELECT id || ' ' || user_id || ' ' || status || ' ' || goal || ' ' || created_ms || ' ' || updated_ms ||"
+            " ' ' || record FROM runs ORDER BY id";
+        std::vector<std::string> out;
+        if (GetParam() == db::StorageBackend::sqlite) {
+            auto connection = db::SqliteConnection::open(location().sqlite_file);
+            db::SqliteStatement rows(*connection, sql);
+            while (rows.step() == SQLITE_ROW) out.emplace_back(rows.text(0));
+            return out;
+        }
+        auto connection = db::PgConnection::open(postgres_url);
+        auto rows = connection->query(sql);
+        if (!rows.ok()) return {"query failed: " + rows.error().message};
+        for (int i = 0; i < rows->rows(); ++i) out.emplace_back(rows->text(i, 0));
+        return out;
     }
     // How many tables of `names` the database still has.
     std::int64_t tables_named(const std::string& names) {
@@ -212,6 +249,26 @@ TEST_P(DecisionUpgrade, ApprovalsAndQuestionsShareOneTableButNeverEachOthersIds)
     auto as_question = (*questions)->get("apr-0000000000000001");
     ASSERT_FALSE(as_question.ok());
     EXPECT_EQ(as_question.error().code, "ELICITATION_NOT_FOUND");
+}
+
+TEST_P(DecisionUpgrade, EveryRunIsKeptAsItWasAndWhatItWaitsForIsStillPending) {
+    write_two_table_database();
+    const std::vector<std::string> before = runs();
+    ASSERT_EQ(before.size(), 3u);
+    auto approvals = ApprovalQueue::open(location());
+    ASSERT_TRUE(approvals.ok()) << approvals.error().message;
+    auto questions = ElicitationQueue::open(location());
+    ASSERT_TRUE(questions.ok()) << questions.error().message;
+    EXPECT_EQ(runs(), before) << "the upgrade changed a run";
+    // What the paused runs wait for is still there, pending, for the same user.
+    auto approval = (*approvals)->get("apr-0000000000000001");
+    ASSERT_TRUE(approval.ok()) << approval.error().message;
+    EXPECT_EQ(approval->state, ApprovalState::pending);
+    EXPECT_EQ(approval->requested_by, auth::Requester::run("run-7"));
+    auto question = (*questions)->get("eli-0000000000000001");
+    ASSERT_TRUE(question.ok()) << question.error().message;
+    EXPECT_EQ(question->state, ElicitationState::pending);
+    EXPECT_EQ(question->user_id, "bob");
 }
 
 }  // namespace
