@@ -110,10 +110,8 @@ struct DecisionCommandTexts {
 // "Include approved, executed, failed, rejected and expired ones": every state of `State` but pending.
 template <decisions::KindState State>
 std::string include_all_help() {
-    std::vector<std::string_view> words;
-    for (const auto& name : decisions::KindStates<State>::names)
-        if (name.state != State::pending && std::find(words.begin(), words.end(), name.word) == words.end())
-            words.push_back(name.word);
+    std::vector<std::string_view> words = decisions::state_words<State>();
+    std::erase(words, std::string_view(to_string(State::pending)));
     std::string help = "Include ";
     for (std::size_t i = 0; i < words.size(); ++i)
         help += std::string(i == 0 ? "" : i + 1 == words.size() ? " and " : ", ") + std::string(words[i]);

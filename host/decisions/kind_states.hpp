@@ -5,10 +5,12 @@
 
 #include "decisions/pending_decision.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace skillhost::decisions {
 
@@ -61,6 +63,16 @@ std::optional<State> parse_state(std::string_view text) {
     for (const auto& name : KindStates<State>::names)
         if (text == name.word) return name.state;
     return std::nullopt;
+}
+
+// The kind's state names, each once, in the order of the states they stand for ("pending",
+// "approved", ...): what a filter accepts and a help text lists.
+template <KindState State>
+std::vector<std::string_view> state_words() {
+    std::vector<std::string_view> words;
+    for (const auto& name : KindStates<State>::names)
+        if (std::find(words.begin(), words.end(), name.word) == words.end()) words.emplace_back(name.word);
+    return words;
 }
 
 // The kind's word for a decision's state: what DecisionKindRules::state_word points to.

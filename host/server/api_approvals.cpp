@@ -57,9 +57,7 @@ app::RunResumer hub_resumer(ApiServices& s, Status (RunHub::*resume)(const std::
 }
 
 void add_approval_routes(RouteTable& routes, ApiServices& s) {
-    add_decision_read_routes<decisions::ApprovalRecord>(routes, s, decisions::parse_state<decisions::ApprovalState>,
-                                                        "pending, approved, executed, failed, rejected, expired",
-                                                        "approvals");
+    add_decision_read_routes<decisions::ApprovalRecord, decisions::ApprovalState>(routes, s, "approvals");
     routes.add(http::verb::post, "/v1/approvals/{id}/approve", [&s](ApiRequest& req) { return approve(s, req); });
     routes.add(http::verb::post, "/v1/approvals/{id}/reject", [&s](ApiRequest& req) { return reject(s, req); });
 }

@@ -16,29 +16,25 @@
 #include <boost/json/object.hpp>
 
 #include <string>
-#include <type_traits>
 #include <string_view>
 #include <vector>
 
 namespace skillhost::server {
 
-// GET /v1/<plural>: `Record`'s kind listed as the request's query asks. `parse_state` reads one of
-// the kind's states, `states` lists them for the error.
-template <class Record, class ParseState>
-Reply decision_list_reply(ApiServices& s, ApiRequest& req, ParseState parse_state, std::string_view states,
-                          std::string_view plural) {
-    using State = typename std::invoke_result_t<ParseState, std::string_view>::value_type;
+// GET /v1/<plural>: `Record`'s kind, whose states are `State`, listed as the request's query asks.
+template <class Record, decisions::KindState State>
+Reply decision_list_reply(ApiServices& s, ApiRequest& req, std::string_view plural) {
     req.allow_query({"state", "user", "limit"});
     decisions::StateFilter<State> filter;
     filter.limit = static_cast<std::size_t>(req.query_int("limit", 1, 1000).value_or(100));
     const std::string state = req.query_string("state").value_or("pending");
     if (state != "all") {
-        auto parsed = parse_state(state);
+        auto parsed = decisions::parse_state<State>(state);
         if (!parsed) {
-            Error e{errors::kInvalidQuery,
-                    "state must be " + std::string(states) + " or all, not '" + state.substr(0, 40) + "'",
-                    {},
-                    {}};
+            std::string states;
+            for (const std::string_view word : decisions::state_words<State>()) states += std::string(word) + ", ";
+            Error e{
+                errors::kInvalidQuery, "state must be " + states + "or all, not '" + state.substr(0, 40) + "'", {}, {}};
             e.details["parameter"] = "state";
             throw ApiFailure(std::move(e));
         }
@@ -68,13 +64,11 @@ Record visible_decision(ApiServices& s, const ApiRequest& req, std::string_view 
 }
 
 // GET /v1/<plural> (decision_list_reply) and GET /v1/<plural>/{id} for `Record`'s kind.
-template <class Record, class ParseState>
-void add_decision_read_routes(RouteTable& routes, ApiServices& s, ParseState parse_state, std::string_view states,
-                              std::string_view plural) {
+template <class Record, decisions::KindState State>
+void add_decision_read_routes(RouteTable& routes, ApiServices& s, std::string_view plural) {
     const std::string path = "/v1/" + std::string(plural);
-    routes.add(http::verb::get, path, [&s, parse_state, states, plural](ApiRequest& req) {
-        return decision_list_reply<Record>(s, req, parse_state, states, plural);
-    });
+    routes.add(http::verb::get, path,
+               [&s, plural](ApiRequest& req) { return decision_list_reply<Record, State>(s, req, plural); });
     routes.add(http::verb::get, path + "/{id}", [&s](ApiRequest& req) -> Reply {
         req.allow_query({});
         return json_response(http::status::ok, visible_decision<Record>(s, req, req.param("id")).to_json());

@@ -31,9 +31,7 @@ Reply answer(ApiServices& s, ApiRequest& req) {
 }  // namespace
 
 void add_elicitation_routes(RouteTable& routes, ApiServices& s) {
-    add_decision_read_routes<decisions::ElicitationRecord>(
-        routes, s, decisions::parse_state<decisions::ElicitationState>, "pending, answered, completed, failed, expired",
-        "elicitations");
+    add_decision_read_routes<decisions::ElicitationRecord, decisions::ElicitationState>(routes, s, "elicitations");
     routes.add(http::verb::post, "/v1/elicitations/{id}", [&s](ApiRequest& req) { return answer(s, req); });
 }
 

@@ -49,6 +49,7 @@ exec::SkillResult BuiltinHost::call(const std::string& skill, const std::string&
     caller.workspace_root = workspace_root;
     exec::CallOptions options;
     options.users_dir = users_dir();
+    options.timeout = timeout;
     return executor_.call(*catalog_, skill, boost::json::parse(args_json), caller, options);
 }
 
@@ -60,6 +61,7 @@ exec::SkillResult BuiltinHost::call_with_key(const std::string& skill, const std
     caller.idempotency_key = key;
     exec::CallOptions options;
     options.users_dir = users_dir();
+    options.timeout = timeout;
     return executor_.call(*catalog_, skill, boost::json::parse(args_json), caller, options);
 }
 

@@ -7,8 +7,10 @@
 
 #include <boost/json/value.hpp>
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace skillhost::testing {
@@ -28,6 +30,9 @@ public:
     std::filesystem::path users_dir() const { return home_ / "users"; }
     // The workspace root callers get; created empty. Tests may point it elsewhere.
     std::filesystem::path workspace_root;
+    // Replaces the manifest's timeout when set: a test that moves megabytes through a runner is
+    // about what arrives, not how fast, and runs under sanitizers on a shared machine too.
+    std::optional<std::chrono::milliseconds> timeout;
     const catalog::CatalogSnapshot& catalog() const { return *catalog_; }
 
 private:

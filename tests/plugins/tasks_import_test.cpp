@@ -284,6 +284,7 @@ TEST_F(TasksImportTest, TasksTooLargeForARecordAreCutAndLargeFilesAreImportedInB
     for (int i = 2; i <= 15; ++i)  // 14 × 200 KiB: two batches of at most 2 MiB of values
         old.push_back({i, "Large " + std::to_string(i), "open", "medium", {}, {}, {}, std::string(200 * 1024, 'x')});
     write_old_tasks_db(data_dir() / "tasks.db", old);
+    host.timeout = std::chrono::seconds(60);  // ~3.4 MiB imported and listed back in one call
     auto all = host.call("task_list", R"({"include_completed":true,"limit":500})");
     ASSERT_TRUE(all.ok) << output_text(all).substr(0, 2000);
     const json::array& tasks = field(all, "tasks").as_array();

@@ -128,6 +128,17 @@ TEST_P(ServeElicitations, AnswersThatBreakTheFormAreRefusedNamingTheField) {
     EXPECT_EQ(not_json.status, 400) << not_json.body;
     // None of them counted: the question still waits and takes a good answer.
     EXPECT_EQ(daemon->get("/v1/elicitations/" + id, "alice").json().at("state").as_string(), "pending");
+    // The listing filters by the question's own state words, and a word it has not is refused
+    // naming them (an approval's `approved`, or `rejected`, which a question never is).
+    auto answered = daemon->get("/v1/elicitations?state=answered", "owner");
+    ASSERT_EQ(answered.status, 200) << answered.body;
+    EXPECT_TRUE(answered.json().at("elicitations").as_array().empty()) << answered.body;
+    for (const char* word : {"approved", "rejected"}) {
+        auto refused = daemon->get(std::string("/v1/elicitations?state=") + word, "owner");
+        EXPECT_EQ(refused.status, 400) << refused.body;
+        EXPECT_EQ(refused.error_code(), "INVALID_QUERY");
+        EXPECT_THAT(refused.body, HasSubstr("pending, answered, completed, failed, expired, or all")) << refused.body;
+    }
     auto good = answer(id, R"({"action":"accept","content":{"name":"Ada"}})");
     ASSERT_EQ(good.status, 200) << good.body;
     EXPECT_EQ(good.json().at("call").at("result").at("content").at("name").as_string(), "Ada");
