@@ -5,7 +5,7 @@
 namespace skillhost::cli {
 
 std::string command_of(decisions::DecisionKind kind) {
-    return std::string(decisions::rules_of(kind).noun) + "s";
+    return decisions::rules_of(kind).command();
 }
 
 std::string id_help(decisions::DecisionKind kind) {

@@ -20,7 +20,7 @@ std::string named(const DecisionKindRules& rules, std::string_view id) {
 }
 
 std::string show_command(const DecisionKindRules& rules, std::string_view id) {
-    return "`skillhost " + std::string(rules.noun) + "s" + " show " + std::string(id) + "`";
+    return "`skillhost " + rules.command() + " show " + std::string(id) + "`";
 }
 
 }  // namespace
@@ -28,7 +28,7 @@ std::string show_command(const DecisionKindRules& rules, std::string_view id) {
 Error decision_not_found(const DecisionKindRules& rules, std::string_view id) {
     return about(rules, rules.codes.not_found, id,
                  "no " + std::string(rules.noun) + " `" + std::string(id) + "`; list yours with `skillhost " +
-                     std::string(rules.noun) + "s" + " list --all`");
+                     rules.command() + " list --all`");
 }
 
 std::optional<Error> not_theirs_to_decide(const DecisionKindRules& rules, const PendingDecision& record,
@@ -51,7 +51,7 @@ Error decision_already_decided(const DecisionKindRules& rules, const PendingDeci
                         named(rules, record.id) + " " + how + std::string(rules.only_pending) + " — see " +
                             show_command(rules, record.id));
     error.details["state"] = state;
-    error.details[std::string(rules.unresolved) + "_by"] = record.resolved_by;
+    error.details[rules.decided_by()] = record.resolved_by;
     return error;
 }
 

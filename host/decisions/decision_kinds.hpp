@@ -11,6 +11,7 @@
 
 #include <boost/json/object.hpp>
 
+#include <string>
 #include <string_view>
 
 namespace skillhost::decisions {
@@ -51,13 +52,11 @@ struct KindStates<ElicitationState> {
 struct DecisionKindRules {
     DecisionKind kind = DecisionKind::approval;
     std::string_view id_prefix;  // "apr-"
-    // "approval": the audit record's kind, "<noun>_id" its id field, and `skillhost <noun>s show ID`
-    // shows one
+    // "approval": the audit record's kind, "<noun>_id" its id field, and its plural the command
     std::string_view noun;
     std::string_view requested;   // the audit transition of a new decision: "requested", "asked"
     std::string_view decide;      // "resolve": "user bob may not <decide> approval apr-..."
-    std::string_view unresolved;  // "resolved": "expired at ... before anyone <unresolved> it";
-                                  // "<unresolved>_by" is the detail naming who decided
+    std::string_view unresolved;  // "resolved": "expired at ... before anyone <unresolved> it"
     // "; only the requesting user or an owner may approve or reject it"
     std::string_view who_may_decide;
     std::string_view interrupted_reason;  // why a claim whose process died was marked failed
@@ -73,6 +72,11 @@ struct DecisionKindRules {
     // The kind's own fields of an audit record (an approval's argument digest; a question's
     // message and the names of the answered fields, never their values).
     void (*audit_fields)(const PendingDecision&, boost::json::object&) = nullptr;
+
+    // "approvals": the CLI command and the API collection of the kind.
+    std::string command() const { return std::string(noun) + "s"; }
+    // "resolved_by": the error detail naming who decided.
+    std::string decided_by() const { return std::string(unresolved) + "_by"; }
 };
 
 // Why a claim whose process died was marked failed (the call that followed may or may not have had
