@@ -41,19 +41,26 @@ void OwnedThreads::finish(Owned& owned) {
 
 void OwnedThreads::join_all() {
     std::unique_lock lock(mutex_);
-    finished_.wait(lock, [this] {
-        for (const Owned& owned : threads_)
-            if (!owned.finished) return false;
-        return true;
-    });
+    finished_.wait(lock, [this] { return running_locked() == 0; });
     join_finished_locked();
+}
+
+std::size_t OwnedThreads::join_all_for(std::chrono::milliseconds limit) {
+    std::unique_lock lock(mutex_);
+    finished_.wait_for(lock, limit, [this] { return running_locked() == 0; });
+    join_finished_locked();
+    return running_locked();
+}
+
+std::size_t OwnedThreads::running_locked() const {
+    std::size_t count = 0;
+    for (const Owned& owned : threads_) count += owned.finished ? 0 : 1;
+    return count;
 }
 
 std::size_t OwnedThreads::running() const {
     std::lock_guard lock(mutex_);
-    std::size_t count = 0;
-    for (const Owned& owned : threads_) count += owned.finished ? 0 : 1;
-    return count;
+    return running_locked();
 }
 
 }  // namespace skillhost

@@ -6,6 +6,7 @@
 // destructor must not run on one of the owned threads (that would wait for itself).
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
@@ -48,6 +49,10 @@ public:
     // Waits for every thread started so far to return, and joins them.
     void join_all();
 
+    // Waits up to `limit` for every thread started so far to return, joins those that did, and
+    // returns how many are still running (0: all joined).
+    std::size_t join_all_for(std::chrono::milliseconds limit);
+
     // Threads started and not yet returned from their work.
     std::size_t running() const;
 
@@ -57,6 +62,7 @@ private:
         bool finished = false;
     };
     void join_finished_locked();
+    std::size_t running_locked() const;
     static void run_logged(const std::function<void()>& work) noexcept;
     void finish(Owned& owned);
 

@@ -1,11 +1,12 @@
 #include "base/worker_pool.hpp"
 
+#include "base/uninterruptible_threads.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 namespace skillhost {
@@ -139,8 +140,10 @@ bool WorkerPool::submit(std::shared_ptr<PoolJob> job) {
         return true;
     }
     if (state.live < state.options.max_workers) {
-        std::thread thread(worker_main, state_, std::move(job));
-        thread.detach();
+        // A worker may be inside a plugin that never returns, past this pool's end: the process
+        // owns it (base/uninterruptible_threads.hpp) and joins it once it has returned.
+        uninterruptible_threads().start(
+            [state = state_, job = std::move(job)]() mutable { worker_main(std::move(state), std::move(job)); });
         ++state.live;
         return true;
     }

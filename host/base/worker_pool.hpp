@@ -9,7 +9,9 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
+#include <utility>
 
 namespace skillhost {
 
@@ -17,6 +19,23 @@ class PoolJob {
 public:
     virtual ~PoolJob() = default;
     virtual void run() noexcept = 0;
+};
+
+// A job that runs a function once. Nothing may escape a worker: an exception is swallowed, so a
+// function that can fail answers its own failure. What the function holds is released right after
+// it ran, on the worker, not whenever the job object goes.
+class FunctionJob final : public PoolJob {
+public:
+    explicit FunctionJob(std::function<void()> work) : work_(std::move(work)) {}
+    void run() noexcept override {
+        try {
+            work_();
+        } catch (...) {}
+        work_ = nullptr;
+    }
+
+private:
+    std::function<void()> work_;
 };
 
 struct WorkerPoolOptions {
@@ -30,7 +49,8 @@ class WorkerPool {
 public:
     explicit WorkerPool(WorkerPoolOptions options = {});
     // Waits for idle workers to exit; a worker still inside a job (a hung plugin) finishes it
-    // on its own and then exits, keeping the pool's shared state alive until then.
+    // on its own and then exits, keeping the pool's shared state alive until then. Workers are
+    // threads of uninterruptible_threads() (base/uninterruptible_threads.hpp), joined there.
     ~WorkerPool();
     WorkerPool(const WorkerPool&) = delete;
     WorkerPool& operator=(const WorkerPool&) = delete;

@@ -3,6 +3,8 @@
 #include "cli/operator_commands.hpp"
 #include "cli/output.hpp"
 
+#include "base/uninterruptible_threads.hpp"
+
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -27,10 +29,9 @@ void configure_logging() {
     spdlog::set_level(level ? spdlog::level::from_str(level) : spdlog::level::warn);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    configure_logging();
+// Parses and runs one command; everything it started (the runtime, its pools, a server) is
+// stopped and destroyed when this returns.
+int run_command(int argc, char** argv) {
     skillhost::cli::CliContext ctx(self_executable(argv[0]));
 
     CLI::App app{
@@ -80,4 +81,15 @@ int main(int argc, char** argv) {
         return skillhost::cli::kExitFailed;
     }
     return ctx.exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    configure_logging();
+    const int code = run_command(argc, argv);
+    // Threads left inside a plugin call or a name lookup (base/uninterruptible_threads.hpp): joined
+    // here, or named before the process ends without them.
+    skillhost::finish_uninterruptible_threads(std::chrono::seconds(2));
+    return code;
 }

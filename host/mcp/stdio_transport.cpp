@@ -1,5 +1,7 @@
 #include "mcp/stdio_transport.hpp"
 
+#include "base/uninterruptible_threads.hpp"
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 #include <cstring>
 #include <exception>
 #include <sys/uio.h>
-#include <thread>
 #include <unistd.h>
 
 namespace skillhost::mcp {
@@ -147,7 +148,9 @@ void ReadingTurns::run(bool holding) {
 bool ReadingTurns::start_thread(bool holding) {
     try {
         ++threads;
-        std::thread([self = shared_from_this(), holding] { self->run(holding); }).detach();
+        // A reader may be inside a skill that never returns (calls run on the thread that read
+        // them): the process owns it, and joins it once it has returned.
+        uninterruptible_threads().start([self = shared_from_this(), holding] { self->run(holding); });
         return true;
     } catch (const std::exception& e) {
         --threads;

@@ -1,12 +1,14 @@
 #include "net/bounded_lookup.hpp"
 
+#include "base/uninterruptible_threads.hpp"
+
 #include <boost/asio/io_context.hpp>
 
 #include <atomic>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
-#include <thread>
+#include <system_error>
 
 namespace skillhost::http {
 
@@ -78,9 +80,10 @@ LookupResult resolve_within(const std::string& host, const std::string& port, st
         }
     } while (!g_lookups_in_flight.compare_exchange_weak(running, running + 1));
     auto shared = std::make_shared<Shared>();
-    std::thread lookup_thread;
     try {
-        lookup_thread = std::thread([shared, resolve, host, port] {
+        // The resolver cannot be interrupted: the process owns the thread (joined once the
+        // resolver returns, however long after the caller stopped waiting).
+        uninterruptible_threads().start([shared, resolve, host, port] {
             LookupResult result;
             try {
                 result = resolve(host, port);
@@ -99,7 +102,6 @@ LookupResult resolve_within(const std::string& host, const std::string& port, st
         failed.error = std::string("cannot start the name lookup: ") + e.what();
         return failed;
     }
-    lookup_thread.detach();
 
     const auto deadline = std::chrono::steady_clock::now() + limit;
     std::unique_lock lock(shared->mutex);

@@ -1,6 +1,7 @@
 #include "server/http_server.hpp"
 #include "server/error_codes.hpp"
 #include "base/owned_threads.hpp"
+#include "base/worker_pool.hpp"
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/executor_work_guard.hpp>
@@ -102,7 +103,13 @@ struct HttpServer::Internals {
     std::chrono::milliseconds accept_backoff{0};
     std::size_t accept_failures = 0;   // in the current episode; used only by the accept chain
     std::size_t refused_over_cap = 0;  // connections refused since the last one accepted
-    net::thread_pool handlers;
+    // Request handlers run on this pool: it starts workers as requests need them, up to
+    // options.handler_threads, and keeps two when idle. A handler may outlive its answer (inside a
+    // skill past its deadline), so stop() waits for `handlers_running` to reach zero.
+    WorkerPool handlers;
+    std::mutex handlers_mutex;
+    std::condition_variable handlers_changed;
+    std::size_t handlers_running = 0;
     std::vector<std::thread> network_threads;
     std::atomic<bool> stopping{false};
     bool stopped = false;
@@ -123,11 +130,40 @@ struct HttpServer::Internals {
           options(std::move(o)),
           handler(std::move(h)),
           on_error(std::move(e)),
-          handlers(options.handler_threads),
+          handlers(
+              WorkerPoolOptions{2, options.handler_threads, std::chrono::milliseconds(30000), options.max_connections}),
           ledger(std::make_shared<StreamLedger>(options.max_streams, options.max_streams_per_user,
                                                 options.max_call_streams_per_user)) {}
 
     void request_started() { server.in_flight_.fetch_add(1); }
+
+    // Runs `work` on a handler thread. False when it cannot: every handler is busy and as many
+    // requests as the server takes connections already wait, or no thread can be started.
+    bool run_handler(std::function<void()> work) {
+        {
+            std::lock_guard lock(handlers_mutex);
+            ++handlers_running;
+        }
+        auto counted = [this, work = std::move(work)] {
+            struct CountedOut {
+                Internals& in;
+                ~CountedOut() { in.handler_returned(); }
+            } out{*this};
+            work();
+        };
+        bool submitted = false;
+        try {
+            submitted = handlers.submit(std::make_shared<FunctionJob>(std::move(counted)));
+        } catch (const std::system_error& e) {
+            spdlog::error("serve: cannot start a request handler thread: {}", e.what());
+        }
+        if (!submitted) handler_returned();
+        return submitted;
+    }
+    void handler_returned() {
+        std::lock_guard lock(handlers_mutex);
+        if (--handlers_running == 0) handlers_changed.notify_all();
+    }
     void request_done() {
         if (server.in_flight_.fetch_sub(1) == 1) {
             std::lock_guard lock(idle_mutex);
@@ -285,7 +321,7 @@ private:
         stream_.expires_never();
         in_.request_started();
         auto request = std::make_shared<Request>(parser_->release());
-        net::post(in_.handlers, [self = shared_from_this(), request] {
+        const bool handled = in_.run_handler([self = shared_from_this(), request] {
             // The handler's return value answers, unless the handler answered earlier through
             // early_responder() (from another thread, while it is still busy): whichever is first.
             auto answered = std::make_shared<std::atomic<bool>>(false);
@@ -303,6 +339,16 @@ private:
             current_responder = nullptr;
             respond(std::move(reply));
         });
+        if (!handled) {
+            const unsigned version = request->version();
+            Response busy = in_.on_error(
+                Error{errors::kTooManyConnections,
+                      "every request handler is busy and " + std::to_string(in_.options.max_connections) +
+                          " requests already wait (server.handler_threads, server.max_connections); retry shortly"},
+                version);
+            busy.keep_alive(false);
+            write(std::move(busy), true);
+        }
     }
 
     void answer(Reply reply, bool close_after, unsigned version) {
@@ -635,7 +681,10 @@ void HttpServer::stop() {
         in.streams_changed.wait(lock, [&in] { return in.streams == 0; });
     }
     in.stream_threads.join_all();
-    in.handlers.join();
+    {
+        std::unique_lock lock(in.handlers_mutex);
+        in.handlers_changed.wait(lock, [&in] { return in.handlers_running == 0; });
+    }
     in.work.reset();
     in.ioc.stop();
     for (auto& t : in.network_threads) {

@@ -1,6 +1,8 @@
 // The layer order of docs/architecture.md, enforced: every `#include "<folder>/..."` in host/ must
 // point to a folder on a lower line of the documented list, every host/ folder must be in the list,
 // and the public SDK headers and the built-in plugins include nothing of the host.
+#include "source_lines.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -70,10 +72,8 @@ std::vector<IncludeLine> quoted_includes(const fs::path& file) {
     return found;
 }
 
-bool is_source(const fs::path& path) {
-    const auto ext = path.extension();
-    return ext == ".cpp" || ext == ".hpp" || ext == ".h" || ext == ".c";
-}
+using skillhost::architecture::for_each_source_line;
+using skillhost::architecture::is_source;
 
 std::string where(const IncludeLine& include) {
     return fs::relative(include.file, source_dir).string() + ":" + std::to_string(include.line);
@@ -173,16 +173,10 @@ std::string included_path(const std::string& line) {
 void for_each_front_end_line(
     const std::function<void(const std::string&, const std::string&, const std::string&)>& visit) {
     for (const std::string front_end : {"cli", "server", "mcp"}) {
-        for (const auto& entry : fs::recursive_directory_iterator(source_dir / "host" / front_end)) {
-            if (!entry.is_regular_file() || !is_source(entry.path())) continue;
-            std::ifstream in(entry.path());
-            std::string line;
-            std::size_t number = 0;
-            while (std::getline(in, line)) {
-                ++number;
-                visit(front_end, fs::relative(entry.path(), source_dir).string() + ":" + std::to_string(number), line);
-            }
-        }
+        for_each_source_line(
+            source_dir / "host" / front_end, [&](const fs::path& file, std::size_t number, const std::string& line) {
+                visit(front_end, fs::relative(file, source_dir).string() + ":" + std::to_string(number), line);
+            });
     }
 }
 

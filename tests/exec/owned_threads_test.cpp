@@ -69,6 +69,19 @@ TEST(OwnedThreads, FinishedThreadsAreJoinedByTheNextStartAndNeverPileUp) {
     EXPECT_EQ(threads.running(), 0u);
 }
 
+TEST(OwnedThreads, JoinAllForReturnsWhatIsStillRunningAndJoinsItLater) {
+    OwnedThreads threads;
+    std::promise<void> release;
+    auto released = release.get_future().share();
+    threads.start([] {});
+    threads.start([released] { released.wait(); });
+    EXPECT_EQ(threads.join_all_for(std::chrono::milliseconds(20)), 1u) << "the stuck thread is counted, not joined";
+    EXPECT_EQ(threads.running(), 1u);
+    release.set_value();
+    EXPECT_EQ(threads.join_all_for(std::chrono::seconds(30)), 0u);
+    EXPECT_EQ(threads.running(), 0u);
+}
+
 TEST(OwnedThreads, AnOwnedThreadMayStartAnother) {
     OwnedThreads threads;
     std::atomic<bool> inner{false};

@@ -4,6 +4,8 @@
 // ordered by events, never by sleeps.
 #include "base/worker_pool.hpp"
 
+#include "base/uninterruptible_threads.hpp"
+
 #include <gtest/gtest.h>
 
 #include <condition_variable>
@@ -129,8 +131,12 @@ TEST(WorkerPool, DestroyingThePoolDoesNotWaitForAHungJob) {
     ASSERT_TRUE(pool->submit(std::make_shared<HangingJob>(board)));
     ASSERT_TRUE(board->wait_started(1));
     pool.reset();  // returns while the job still hangs: its worker owns what it needs
+    // Not detached: the process owns the worker, and cannot join it while it hangs.
+    EXPECT_GE(uninterruptible_threads().join_all_for(10ms), 1u);
     board->release(1);
     EXPECT_TRUE(board->wait_finished(1));
+    // Once the job returns, its worker leaves and is joined.
+    EXPECT_EQ(uninterruptible_threads().join_all_for(30s), 0u);
 }
 
 TEST(WorkerPool, WorkersBeyondTheKeptOnesRetireWhenIdle) {
