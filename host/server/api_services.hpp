@@ -39,6 +39,9 @@ struct ApiServices {
     const config::ServerSettings& settings;
     // The first answers to Idempotency-Key requests (POST /v1/skills/{id}/call, POST /v1/runs).
     IdempotentReplies& idempotent;
+    // Skill calls running on the handler thread that took their request (api_skills.cpp): at most
+    // half of server.handler_threads, so hung plugins can never hold every handler.
+    std::atomic<unsigned> calls_on_handler_threads{0};
 };
 
 // With an Idempotency-Key header: the first answer to it (a retry), a refusal, or the claim this

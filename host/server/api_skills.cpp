@@ -88,28 +88,34 @@ Reply call_skill(ApiServices& s, ApiRequest& req) {
     // through the early responder while this thread waits for the plugin. At most half of the
     // handler threads run calls like that at once; beyond, calls go to executor workers, so hung
     // plugins (or a serial skill's queue) can never hold every handler thread.
-    static std::atomic<unsigned> running_here{0};
+    std::atomic<unsigned>& running_here = s.calls_on_handler_threads;
     const unsigned limit = std::max(1u, s.host.config().server.handler_threads / 2);
     EarlyResponder respond = early_responder();
     if (!respond || running_here.fetch_add(1) >= limit) {
         if (respond) running_here.fetch_sub(1);
         return answer(call_reply(s.host.calls().call(*snapshot, call)));
     }
-    const auto here = std::this_thread::get_id();
+    struct Leaving {  // also when start() throws
+        std::atomic<unsigned>& count;
+        ~Leaving() { count.fetch_sub(1); }
+    };
     std::optional<exec::CallOutcome> outcome;
-    s.host.calls().start(
-        *snapshot, std::move(call),
-        [&outcome, here, respond, answer](exec::CallOutcome o) {
-            if (std::this_thread::get_id() == here) {
-                outcome = std::move(o);
-                return;
-            }
-            // The watcher's thread, while this handler is still inside the plugin: nothing here may
-            // touch the handler's stack, which goes away as soon as the plugin returns.
-            respond(answer(call_reply(o)));
-        },
-        exec::RunOn::this_thread);
-    running_here.fetch_sub(1);
+    {
+        const Leaving leaving{running_here};
+        const auto here = std::this_thread::get_id();
+        s.host.calls().start(
+            *snapshot, std::move(call),
+            [&outcome, here, respond, answer](exec::CallOutcome o) {
+                if (std::this_thread::get_id() == here) {
+                    outcome = std::move(o);
+                    return;
+                }
+                // The watcher's thread, while this handler is still inside the plugin: nothing here may
+                // touch the handler's stack, which goes away as soon as the plugin returns.
+                respond(answer(call_reply(o)));
+            },
+            exec::RunOn::this_thread);
+    }
     // Empty when the watcher answered early; the server then drops what this returns.
     return outcome ? Reply(answer(call_reply(*outcome))) : Reply(Response{});
 }
