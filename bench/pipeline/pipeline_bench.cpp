@@ -96,8 +96,7 @@ BENCHMARK(BM_PipelineNoopCall)->MeasureProcessCPUTime()->UseRealTime()->Repetiti
 
 // The same call started on the caller's own thread (RunOn::this_thread): no hand-off at all; the
 // deadline watcher would answer a late call.
-void BM_PipelineNoopCallOnCallerThread(benchmark::State& state) {
-    Pipeline p;
+void calls_on_caller_thread(benchmark::State& state, Pipeline& p) {
     for (auto _ : state) {
         exec::CallOutcome outcome;
         p.pipeline->start(
@@ -107,7 +106,27 @@ void BM_PipelineNoopCallOnCallerThread(benchmark::State& state) {
         benchmark::DoNotOptimize(outcome);
     }
 }
+
+void BM_PipelineNoopCallOnCallerThread(benchmark::State& state) {
+    Pipeline p;
+    calls_on_caller_thread(state, p);
+}
 BENCHMARK(BM_PipelineNoopCallOnCallerThread)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime()
+    ->Repetitions(5)
+    ->ReportAggregatesOnly(true);
+
+// The call bench/mcp/run.sh makes over MCP stdio (echo with a text; two defaults applied, the
+// result checked against the output schema), on the caller's thread as the stdio reader runs it:
+// what the MCP session and the transport add is the difference to that bench's CPU per call.
+void BM_PipelineEchoCallOnCallerThread(benchmark::State& state) {
+    Pipeline p;
+    p.request.skill_id = "echo";
+    p.request.args = boost::json::object{{"text", "hello from the MCP benchmark"}};
+    calls_on_caller_thread(state, p);
+}
+BENCHMARK(BM_PipelineEchoCallOnCallerThread)
     ->MeasureProcessCPUTime()
     ->UseRealTime()
     ->Repetitions(5)
