@@ -25,6 +25,7 @@
 #include <poll.h>
 #include <sstream>
 #include <sys/socket.h>
+#include <utility>
 
 namespace skillhost::server {
 
@@ -144,12 +145,15 @@ struct HttpServer::Internals {
             std::lock_guard lock(handlers_mutex);
             ++handlers_running;
         }
-        auto counted = [this, work = std::move(work)] {
+        auto counted = [this, work = std::move(work)]() mutable {
+            // Counted out only after the work and everything it captured (the connection's session,
+            // which counts itself out of this server) are gone: stop() may destroy the server then.
             struct CountedOut {
                 Internals& in;
                 ~CountedOut() { in.handler_returned(); }
             } out{*this};
-            work();
+            auto running = std::exchange(work, nullptr);  // destroyed before `out`
+            running();
         };
         bool submitted = false;
         try {
