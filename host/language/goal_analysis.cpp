@@ -118,7 +118,9 @@ std::optional<std::string> find_time_phrase(const std::string& lower) {
     for (auto phrase : kTimePhrases) {
         if (has_phrase(lower, phrase)) return std::string(phrase);
     }
-    if (has_phrase(lower, "my week")) return std::string("this week");
+    // "Summarize my week" means the seven days behind, whatever the weekday: on a Monday the
+    // calendar's "this week" holds only today.
+    if (has_phrase(lower, "my week")) return std::string("last 7 days");
     if (has_phrase(lower, "my day")) return std::string("today");
     return std::nullopt;
 }
@@ -655,6 +657,9 @@ GoalAnalysis analyse_goal(std::string_view goal) {
     std::set<std::string> time_words;
     if (analysis.time_phrase) {
         for (auto& w : keywords_of(*analysis.time_phrase)) time_words.insert(w);
+        // The goal's own words for it ("my week" is "last 7 days") are no search words either.
+        if (has_phrase(lower, "my week")) time_words.insert("week");
+        if (has_phrase(lower, "my day")) time_words.insert("day");
     }
     std::set<std::string> seen;
     for (const auto& word : analysis.words) {

@@ -17,5 +17,15 @@ TEST(GoalAnalysis, FindsTheCommonArguments) {
     EXPECT_EQ(analyse_goal("what happened in the last 3 days").time_phrase, "last 3 days");
 }
 
+// "My week" is the seven days behind on any weekday (on a Monday the calendar week holds only
+// today, which once failed "Summarize my week" every Monday), and its words are no search words.
+TEST(GoalAnalysis, MyWeekIsTheLastSevenDaysAndNotASearchWord) {
+    const auto week = analyse_goal("Summarize my week");
+    EXPECT_EQ(week.time_phrase, "last 7 days");
+    for (const auto& word : week.content_words) EXPECT_NE(word, "week");
+    EXPECT_EQ(analyse_goal("What did I do this week?").time_phrase, "this week");
+    EXPECT_EQ(analyse_goal("How was my day?").time_phrase, "today");
+}
+
 }  // namespace
 }  // namespace skillhost::language
