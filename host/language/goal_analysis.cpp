@@ -95,6 +95,19 @@ constexpr std::array<std::string_view, 13> kTimePhrases = {
     "this morning", "this afternoon", "this evening", "last night", "last week", "last month", "last year",
     "this week",    "this month",     "this year",    "yesterday",  "tonight",   "today"};
 
+// A goal's own words for a window ("summarize my week") and the window they mean, with the word
+// that is then no search word. "My week" is the seven days behind, whatever the weekday: on a
+// Monday the calendar's "this week" holds only today.
+struct OwnTimePhrase {
+    std::string_view goal_words;
+    std::string_view window;
+    std::string_view time_word;
+};
+constexpr std::array<OwnTimePhrase, 2> kOwnTimePhrases = {{
+    {"my week", "last 7 days", "week"},
+    {"my day", "today", "day"},
+}};
+
 std::optional<std::string> find_time_phrase(const std::string& lower) {
     // "last 3 days", "past 12 hours"
     for (std::string_view lead : {"last ", "past "}) {
@@ -118,10 +131,8 @@ std::optional<std::string> find_time_phrase(const std::string& lower) {
     for (auto phrase : kTimePhrases) {
         if (has_phrase(lower, phrase)) return std::string(phrase);
     }
-    // "Summarize my week" means the seven days behind, whatever the weekday: on a Monday the
-    // calendar's "this week" holds only today.
-    if (has_phrase(lower, "my week")) return std::string("last 7 days");
-    if (has_phrase(lower, "my day")) return std::string("today");
+    for (const auto& own : kOwnTimePhrases)
+        if (has_phrase(lower, own.goal_words)) return std::string(own.window);
     return std::nullopt;
 }
 
@@ -658,8 +669,8 @@ GoalAnalysis analyse_goal(std::string_view goal) {
     if (analysis.time_phrase) {
         for (auto& w : keywords_of(*analysis.time_phrase)) time_words.insert(w);
         // The goal's own words for it ("my week" is "last 7 days") are no search words either.
-        if (has_phrase(lower, "my week")) time_words.insert("week");
-        if (has_phrase(lower, "my day")) time_words.insert("day");
+        for (const auto& own : kOwnTimePhrases)
+            if (has_phrase(lower, own.goal_words)) time_words.insert(std::string(own.time_word));
     }
     std::set<std::string> seen;
     for (const auto& word : analysis.words) {

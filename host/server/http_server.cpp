@@ -138,9 +138,10 @@ struct HttpServer::Internals {
 
     void request_started() { server.in_flight_.fetch_add(1); }
 
-    // Runs `work` on a handler thread. False when it cannot: every handler is busy and as many
-    // requests as the server takes connections already wait, or no thread can be started.
-    bool run_handler(std::function<void()> work) {
+    // Runs `work` on a handler thread. When it cannot, says why (empty: it will run): every
+    // handler is busy and as many requests as the server takes connections already wait, or no
+    // thread can be started.
+    std::string run_handler(std::function<void()> work) {
         {
             std::lock_guard lock(handlers_mutex);
             ++handlers_running;
@@ -155,14 +156,18 @@ struct HttpServer::Internals {
             auto running = std::exchange(work, nullptr);  // destroyed before `out`
             running();
         };
-        bool submitted = false;
+        std::string refused;
         try {
-            submitted = handlers.submit(std::make_shared<FunctionJob>(std::move(counted)));
+            if (!handlers.submit(std::make_shared<FunctionJob>(std::move(counted))))
+                refused = "every request handler is busy and " + std::to_string(options.max_connections) +
+                          " requests already wait (server.handler_threads, server.max_connections); retry shortly";
         } catch (const std::system_error& e) {
             spdlog::error("serve: cannot start a request handler thread: {}", e.what());
+            refused = std::string("the server cannot start a thread for the request (") + e.what() +
+                      "); retry shortly, and check the process and memory limits of the daemon";
         }
-        if (!submitted) handler_returned();
-        return submitted;
+        if (!refused.empty()) handler_returned();
+        return refused;
     }
     void handler_returned() {
         std::lock_guard lock(handlers_mutex);
@@ -325,7 +330,7 @@ private:
         stream_.expires_never();
         in_.request_started();
         auto request = std::make_shared<Request>(parser_->release());
-        const bool handled = in_.run_handler([self = shared_from_this(), request] {
+        const std::string refused = in_.run_handler([self = shared_from_this(), request] {
             // The handler's return value answers, unless the handler answered earlier through
             // early_responder() (from another thread, while it is still busy): whichever is first.
             auto answered = std::make_shared<std::atomic<bool>>(false);
@@ -343,13 +348,8 @@ private:
             current_responder = nullptr;
             respond(std::move(reply));
         });
-        if (!handled) {
-            const unsigned version = request->version();
-            Response busy = in_.on_error(
-                Error{errors::kTooManyConnections,
-                      "every request handler is busy and " + std::to_string(in_.options.max_connections) +
-                          " requests already wait (server.handler_threads, server.max_connections); retry shortly"},
-                version);
+        if (!refused.empty()) {
+            Response busy = in_.on_error(Error{errors::kTooManyConnections, refused}, request->version());
             busy.keep_alive(false);
             write(std::move(busy), true);
         }
