@@ -171,7 +171,7 @@ public:
                 add(path + "." + name, message + ")");
             }
         }
-        if (unknown_fields_ == UnknownFields::allow) return;
+        if (unknown_fields_ == UnknownFields::allow || schema.open) return;
         for (const auto& field : object) {
             const std::string_view key = field.key();
             if (find_property(schema, key)) continue;

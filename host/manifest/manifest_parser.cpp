@@ -3,6 +3,7 @@
 
 #include "base/yaml_root_guard.hpp"
 #include "manifest/identifier_text.hpp"
+#include "manifest/manifest_document.hpp"
 #include "manifest/skill_reader.hpp"
 #include "manifest/yaml_field.hpp"
 
@@ -60,15 +61,6 @@ constexpr std::array<std::string_view, 3> kPermissionKeys = {"workspace", "netwo
 constexpr std::array<std::string_view, 3> kWorkspaceAccess = {"none", "read", "read_write"};
 constexpr const char* kReferenceHint = "see docs/manifest-reference.md";
 
-const Field* required_field(const FieldMap& map, std::string_view key, std::string_view what, ProblemList& problems) {
-    const Field* field = map.find(key);
-    if (field == nullptr) {
-        problems.add(map.self().at, std::string(key),
-                     "missing required field '" + std::string(key) + "'; " + std::string(what));
-    }
-    return field;
-}
-
 void read_name(const FieldMap& map, Manifest& manifest, ProblemList& problems) {
     const Field* name = required_field(map, "name", "give the plugin name its library declares", problems);
     if (name == nullptr) return;
@@ -107,42 +99,13 @@ void read_skills(const FieldMap& map, Manifest& manifest, ProblemList& problems)
         problems.add(*field, "a plugin must provide at least one skill; list them under skills");
         return;
     }
-    for (const Field& item : *items) {
-        auto skill = read_skill(item, problems);
-        if (!skill) continue;
-        if (!skill->id.empty()) {
-            if (const SkillSpec* first = manifest.skill(skill->id)) {
-                problems.add(item.at, item.path + ".id",
-                             "duplicate skill id '" + skill->id + "' (first declared at line " +
-                                 std::to_string(first->position.line) + "); skill ids must be unique in a manifest");
-                continue;
-            }
-        }
-        manifest.skills.push_back(std::move(*skill));
-    }
+    read_unique_entries(
+        *items, manifest.skills, read_skill, [](const SkillSpec& skill) -> const std::string& { return skill.id; },
+        "skill id", "skill ids must be unique in a manifest", problems);
 }
 
-// `permissions:` says what the plugin may touch when it runs isolated; the host enforces it in the
-// runner's sandbox, and shows it before a user enables the plugin.
-void read_permissions(const FieldMap& map, Manifest& manifest, ProblemList& problems) {
-    const Field* field = map.find("permissions");
-    if (field == nullptr) return;
-    auto entries = FieldMap::read(*field, KeyList(kPermissionKeys), problems);
-    if (!entries) return;
-    manifest.permissions.declared = true;
-    if (const Field* workspace = entries->find("workspace")) {
-        if (auto choice = read_choice(*workspace, KeyList(kWorkspaceAccess), problems)) {
-            manifest.permissions.workspace = *choice == "read"         ? Permissions::Workspace::read
-                                             : *choice == "read_write" ? Permissions::Workspace::read_write
-                                                                       : Permissions::Workspace::none;
-        }
-    }
-    if (const Field* network = entries->find("network")) {
-        if (auto value = read_bool(*network, problems)) manifest.permissions.network = *value;
-    }
-    if (const Field* llm = entries->find("llm")) {
-        if (auto value = read_bool(*llm, problems)) manifest.permissions.llm = *value;
-    }
+void read_permissions_of(const FieldMap& map, Manifest& manifest, ProblemList& problems) {
+    if (const Field* field = map.find("permissions")) read_permissions(*field, manifest.permissions, problems);
 }
 
 void read_state(const FieldMap& map, Manifest& manifest, ProblemList& problems) {
@@ -152,6 +115,41 @@ void read_state(const FieldMap& map, Manifest& manifest, ProblemList& problems) 
         manifest.state = *choice == "host_storage" ? PluginState::host_storage
                          : *choice == "none"       ? PluginState::none
                                                    : PluginState::files;
+    }
+}
+
+}  // namespace
+
+namespace detail {
+
+const Field* required_field(const FieldMap& map, std::string_view key, std::string_view what, ProblemList& problems) {
+    const Field* field = map.find(key);
+    if (field == nullptr) {
+        const std::string& parent = map.self().path;
+        problems.add(map.self().at, parent.empty() ? std::string(key) : parent + "." + std::string(key),
+                     "missing required field '" + std::string(key) + "'; " + std::string(what));
+    }
+    return field;
+}
+
+// `permissions:` says what the plugin may touch when it runs isolated; the host enforces it in the
+// runner's sandbox, and shows it before a user enables the plugin.
+void read_permissions(const Field& field, Permissions& permissions, ProblemList& problems) {
+    auto entries = FieldMap::read(field, KeyList(kPermissionKeys), problems);
+    if (!entries) return;
+    permissions.declared = true;
+    if (const Field* workspace = entries->find("workspace")) {
+        if (auto choice = read_choice(*workspace, KeyList(kWorkspaceAccess), problems)) {
+            permissions.workspace = *choice == "read"         ? Permissions::Workspace::read
+                                    : *choice == "read_write" ? Permissions::Workspace::read_write
+                                                              : Permissions::Workspace::none;
+        }
+    }
+    if (const Field* network = entries->find("network")) {
+        if (auto value = read_bool(*network, problems)) permissions.network = *value;
+    }
+    if (const Field* llm = entries->find("llm")) {
+        if (auto value = read_bool(*llm, problems)) permissions.llm = *value;
     }
 }
 
@@ -175,7 +173,7 @@ void read_manifest(const Field& root, Manifest& manifest, ProblemList& problems)
     }
     read_abi_version(*map, manifest, problems);
     read_skills(*map, manifest, problems);
-    read_permissions(*map, manifest, problems);
+    read_permissions_of(*map, manifest, problems);
     read_state(*map, manifest, problems);
 }
 
@@ -198,29 +196,24 @@ Error invalid_manifest(const std::vector<ManifestProblem>& problems, const std::
     return error;
 }
 
-}  // namespace
-
-Result<Manifest> parse_manifest(std::string_view yaml_text, const std::filesystem::path& file) {
-    ProblemList problems(file.string());
-    Manifest manifest;
-    manifest.file = file;
+std::optional<Field> read_document(std::string_view yaml_text, ProblemList& problems) {
     // A manifest comes from a plugin author: refuse what would make yaml-cpp never return.
     if (auto unsafe = find_unsafe_yaml_root(yaml_text)) {
         problems.add(SourcePosition{static_cast<int>(unsafe->line), static_cast<int>(unsafe->column)}, "",
                      "YAML syntax error: " + unsafe->message);
-        return invalid_manifest(problems.sorted(), file);
+        return std::nullopt;
     }
     try {
         const std::vector<YAML::Node> documents = YAML::LoadAll(std::string(yaml_text));
         const YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
         Field root_field{root, "", position_of(root)};
         if (root_field.at.line == 0) root_field.at = {1, 1};
-        read_manifest(root_field, manifest, problems);
         if (documents.size() > 1) {
             problems.add(position_of(documents[1]), "",
                          "a manifest holds one YAML document, found " + std::to_string(documents.size()) +
                              "; use one file per plugin and remove the '---' separators");
         }
+        return root_field;
     } catch (const YAML::Exception& error) {
         // Syntax errors: yaml-cpp knows where, but not which field.
         const SourcePosition at =
@@ -229,12 +222,11 @@ Result<Manifest> parse_manifest(std::string_view yaml_text, const std::filesyste
                      "YAML syntax error: " + error.msg +
                          "; check indentation and brackets, and quote text that contains ': ' or "
                          "', ' inside {...} or [...]");
+        return std::nullopt;
     }
-    if (!problems.empty()) return invalid_manifest(problems.sorted(), file);
-    return manifest;
 }
 
-Result<Manifest> load_manifest(const std::filesystem::path& file) {
+Result<std::string> read_manifest_text(const std::filesystem::path& file) {
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> stream(std::fopen(file.c_str(), "rb"), &std::fclose);
     std::string text;
     int failure = stream ? 0 : errno;
@@ -253,7 +245,17 @@ Result<Manifest> load_manifest(const std::filesystem::path& file) {
             boost::json::object{{"file", file.string()}, {"reason", reason}},
             {"check the path and the file's permissions"}};
     }
-    return parse_manifest(text, file);
+    return text;
+}
+
+}  // namespace detail
+
+Result<Manifest> parse_manifest(std::string_view yaml_text, const std::filesystem::path& file) {
+    return parse_document<Manifest>(yaml_text, file, filled_by(read_manifest, file));
+}
+
+Result<Manifest> load_manifest(const std::filesystem::path& file) {
+    return load_document(file, &parse_manifest);
 }
 
 }  // namespace skillhost::manifest

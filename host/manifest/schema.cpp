@@ -91,7 +91,7 @@ boost::json::object Schema::to_json_schema(bool closed_objects) const {
             for (const auto& name : required) names.emplace_back(name);
             out["required"] = std::move(names);
         }
-        if (closed_objects) out["additionalProperties"] = false;
+        if (closed_objects && !open) out["additionalProperties"] = false;
     }
     if (!definitions.empty()) {
         boost::json::object defs;

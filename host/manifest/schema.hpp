@@ -48,6 +48,9 @@ struct Schema {
     std::string dialect;
     std::vector<std::pair<std::string, Schema>> definitions;
     std::string ref;
+    // The object accepts properties it does not declare: set for schemas a foreign MCP server gave
+    // (JSON Schema's default), never for a manifest's.
+    bool open = false;
 
     const Schema* property(std::string_view name) const;
     bool is_required(std::string_view name) const;

@@ -6,6 +6,7 @@
 
 #include <boost/json/value.hpp>
 
+#include <algorithm>
 #include <array>
 
 namespace skillhost::manifest::detail {
@@ -44,9 +45,10 @@ void read_id(const FieldMap& map, SkillSpec& skill, ProblemList& problems) {
     skill.id = std::move(*text);
 }
 
-void read_annotations(const Field& field, Annotations& annotations, ProblemList& problems) {
+std::optional<Annotations> read_annotations(const Field& field, ProblemList& problems) {
     auto map = FieldMap::read(field, KeyList(kAnnotationKeys), problems);
-    if (!map) return;
+    if (!map) return std::nullopt;
+    Annotations annotations;
     const std::array<std::pair<std::string_view, bool*>, 4> flags = {{{"read_only", &annotations.read_only},
                                                                       {"destructive", &annotations.destructive},
                                                                       {"idempotent", &annotations.idempotent},
@@ -56,37 +58,29 @@ void read_annotations(const Field& field, Annotations& annotations, ProblemList&
             if (auto value = read_bool(*flag, problems)) *target = *value;
         }
     }
+    return annotations;
 }
 
-void read_path_inputs(const Field& field, SkillSpec& skill, ProblemList& problems) {
-    auto items = read_list(field, problems);
-    if (!items) return;
+// A native skill's path inputs are declared string inputs.
+void read_declared_path_inputs(const Field& field, SkillSpec& skill, ProblemList& problems) {
     std::vector<std::string_view> declared;
     for (const auto& [name, property] : skill.inputs.properties) declared.push_back(name);
-    for (const Field& item : *items) {
-        auto name = read_string(item, problems);
-        if (!name) continue;
-        const Schema* input = skill.inputs.property(*name);
+    auto check = [&](const std::string& name) -> std::optional<std::string> {
+        const Schema* input = skill.inputs.property(name);
         if (input == nullptr) {
-            problems.add(item, "'" + *name + "' is not a declared input" + did_you_mean(*name, declared) +
-                                   (declared.empty() ? "; declare it under inputs.properties"
-                                                     : "; declared inputs: " + join(declared)));
-            continue;
+            return "'" + name + "' is not a declared input" + did_you_mean(name, declared) +
+                   (declared.empty() ? "; declare it under inputs.properties" : "; declared inputs: " + join(declared));
         }
         if (input->type != SchemaType::string) {
-            problems.add(item, "input '" + *name + "' has type " + to_string(input->type) +
-                                   "; a path input must be declared with type: string");
-            continue;
+            return "input '" + name + "' has type " + to_string(input->type) +
+                   "; a path input must be declared with type: string";
         }
-        if (std::find(skill.path_inputs.begin(), skill.path_inputs.end(), *name) != skill.path_inputs.end()) {
-            problems.add(item, "'" + *name + "' is listed twice; list it once");
-            continue;
-        }
-        skill.path_inputs.push_back(std::move(*name));
-    }
+        return std::nullopt;
+    };
+    read_path_inputs(field, skill.path_inputs, check, problems);
 }
 
-void read_error_hints(const Field& field, SkillSpec& skill, ProblemList& problems) {
+void read_error_hints(const Field& field, std::vector<ErrorHint>& hints, ProblemList& problems) {
     auto map = FieldMap::read(field, std::nullopt, problems);
     if (!map) return;
     for (const auto& [code, entry] : map->entries()) {
@@ -109,7 +103,7 @@ void read_error_hints(const Field& field, SkillSpec& skill, ProblemList& problem
             problems.add(entry, "suggestions must not be empty; write what to try when " + code + " happens");
             continue;
         }
-        skill.error_hints.push_back(ErrorHint{code, std::move(*suggestions)});
+        hints.push_back(ErrorHint{code, std::move(*suggestions)});
     }
 }
 
@@ -138,6 +132,60 @@ void read_examples(const Field& field, SkillSpec& skill, ProblemList& problems) 
 
 }  // namespace
 
+void read_path_inputs(const Field& field, std::vector<std::string>& path_inputs,
+                      const std::function<std::optional<std::string>(const std::string&)>& check,
+                      ProblemList& problems) {
+    auto items = read_list(field, problems);
+    if (!items) return;
+    for (const Field& item : *items) {
+        auto name = read_string(item, problems);
+        if (!name) continue;
+        if (auto complaint = check(*name)) {
+            problems.add(item, std::move(*complaint));
+            continue;
+        }
+        if (std::find(path_inputs.begin(), path_inputs.end(), *name) != path_inputs.end()) {
+            problems.add(item, "'" + *name + "' is listed twice; list it once");
+            continue;
+        }
+        path_inputs.push_back(std::move(*name));
+    }
+}
+
+SkillTraits read_skill_traits(const FieldMap& map, ProblemList& problems) {
+    SkillTraits traits;
+    const std::array<std::pair<std::string_view, std::optional<std::string>*>, 3> texts = {
+        {{"title", &traits.title}, {"description", &traits.description}, {"category", &traits.category}}};
+    for (const auto& [key, target] : texts) {
+        if (const Field* text = map.find(key)) *target = read_text(*text, problems);
+    }
+    if (const Field* risk = map.find("risk")) {
+        if (auto name = read_choice(*risk, kRiskNames, problems)) traits.risk = parse_risk(*name);
+    }
+    if (const Field* cost = map.find("cost")) {
+        if (auto name = read_choice(*cost, kCostNames, problems)) traits.cost = parse_cost(*name);
+    }
+    if (const Field* trust = map.find("min_trust")) {
+        if (auto name = read_choice(*trust, kTrustNames, problems)) traits.min_trust = parse_trust_level(*name);
+    }
+    if (const Field* approval = map.find("requires_approval"))
+        traits.requires_approval = read_bool(*approval, problems);
+    if (const Field* annotations = map.find("annotations"))
+        traits.annotations = read_annotations(*annotations, problems);
+    if (const Field* timeout = map.find("timeout_ms")) {
+        if (auto value = read_integer(*timeout, 1, kMaxTimeoutMs, problems)) {
+            traits.timeout_ms = static_cast<std::uint32_t>(*value);
+        }
+    }
+    if (const Field* concurrency = map.find("concurrency")) {
+        if (auto name = read_choice(*concurrency, kConcurrencyNames, problems)) {
+            traits.concurrency = parse_concurrency(*name);
+        }
+    }
+    if (const Field* hints = map.find("error_hints")) read_error_hints(*hints, traits.error_hints, problems);
+    return traits;
+}
+
 std::optional<SkillSpec> read_skill(const Field& field, ProblemList& problems) {
     auto map = FieldMap::read(field, KeyList(kSkillKeys), problems);
     if (!map) return std::nullopt;
@@ -146,19 +194,18 @@ std::optional<SkillSpec> read_skill(const Field& field, ProblemList& problems) {
     skill.outputs.type = SchemaType::any;
 
     read_id(*map, skill, problems);
-    if (const Field* title = map->find("title")) {
-        if (auto text = read_text(*title, problems)) skill.title = std::move(*text);
-    }
-    if (skill.title.empty()) skill.title = skill.id;
-    if (const Field* description = map->find("description")) {
-        if (auto text = read_text(*description, problems)) skill.description = std::move(*text);
-    } else {
+    SkillTraits traits = read_skill_traits(*map, problems);
+    skill.title = traits.title.value_or(skill.id);
+    if (traits.description) skill.description = std::move(*traits.description);
+    if (map->find("description") == nullptr) {
         problems.add(field.at, field.path + ".description",
                      "missing required field 'description'; say what the skill does, for the planner and for users");
     }
-    if (const Field* category = map->find("category")) {
-        if (auto text = read_text(*category, problems)) skill.category = std::move(*text);
-    }
+    if (traits.category) skill.category = std::move(*traits.category);
+    apply_behaviour(traits, skill);
+    skill.annotations = traits.annotations.value_or(skill.annotations);
+    skill.error_hints = std::move(traits.error_hints);
+
     skill.inputs.type = SchemaType::object;
     if (const Field* inputs = map->find("inputs")) {
         skill.inputs = read_schema(*inputs, SchemaRole::input_object, problems);
@@ -166,32 +213,7 @@ std::optional<SkillSpec> read_skill(const Field& field, ProblemList& problems) {
     if (const Field* outputs = map->find("outputs")) {
         skill.outputs = read_schema(*outputs, SchemaRole::any, problems);
     }
-    if (const Field* risk = map->find("risk")) {
-        if (auto name = read_choice(*risk, kRiskNames, problems)) skill.risk = *parse_risk(*name);
-    }
-    if (const Field* cost = map->find("cost")) {
-        if (auto name = read_choice(*cost, kCostNames, problems)) skill.cost = *parse_cost(*name);
-    }
-    if (const Field* trust = map->find("min_trust")) {
-        if (auto name = read_choice(*trust, kTrustNames, problems)) skill.min_trust = *parse_trust_level(*name);
-    }
-    if (const Field* approval = map->find("requires_approval")) {
-        if (auto value = read_bool(*approval, problems)) skill.requires_approval = *value;
-    }
-    if (const Field* annotations = map->find("annotations"))
-        read_annotations(*annotations, skill.annotations, problems);
-    if (const Field* timeout = map->find("timeout_ms")) {
-        if (auto value = read_integer(*timeout, 1, kMaxTimeoutMs, problems)) {
-            skill.timeout_ms = static_cast<std::uint32_t>(*value);
-        }
-    }
-    if (const Field* concurrency = map->find("concurrency")) {
-        if (auto name = read_choice(*concurrency, kConcurrencyNames, problems)) {
-            skill.concurrency = *parse_concurrency(*name);
-        }
-    }
-    if (const Field* paths = map->find("path_inputs")) read_path_inputs(*paths, skill, problems);
-    if (const Field* hints = map->find("error_hints")) read_error_hints(*hints, skill, problems);
+    if (const Field* paths = map->find("path_inputs")) read_declared_path_inputs(*paths, skill, problems);
     if (const Field* examples = map->find("examples")) read_examples(*examples, skill, problems);
     return skill;
 }

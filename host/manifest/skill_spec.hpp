@@ -6,6 +6,7 @@
 #include <boost/json/object.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -51,6 +52,16 @@ struct SourcePosition {
     int column = 0;  // 1-based
 };
 
+// A tool of a foreign MCP server as that server defines it (manifest/foreign_server.hpp): what
+// clients are shown and what is pinned, beside the SkillSpec the host derives from it.
+struct ForeignTool {
+    std::string server;  // the declaration's name
+    std::string tool;    // the upstream tool's name (the skill id is SERVER__TOOL)
+    boost::json::object input_schema;
+    std::optional<boost::json::object> output_schema;
+    boost::json::object annotations;  // as the server claims them; used only when the declaration trusts them
+};
+
 struct SkillSpec {
     std::string id;
     std::string title;
@@ -69,6 +80,8 @@ struct SkillSpec {
     std::vector<ErrorHint> error_hints;
     std::vector<Example> examples;
     SourcePosition position;  // where the skill is declared in its manifest
+    // Set for a foreign server's tool: its definition as the server gave it; null for native skills.
+    std::shared_ptr<const ForeignTool> foreign;
 
     const ErrorHint* hint_for(std::string_view code) const;
 };
