@@ -19,6 +19,7 @@
 #include "operator/error_codes.hpp"
 #include "app/error_codes.hpp"
 #include "mcp/error_codes.hpp"
+#include "upstream/error_codes.hpp"
 #include "server/error_codes.hpp"
 #include "cli/error_codes.hpp"
 
@@ -32,6 +33,7 @@ std::vector<CataloguedCode> error_catalogue() {
     add(errors::kBaseErrorCodes);
     add(errors::kDbErrorCodes);
     add(errors::kNetErrorCodes);
+    add(errors::kUpstreamErrorCodes);
     add(errors::kConfigErrorCodes);
     add(errors::kStoreErrorCodes);
     add(errors::kLlmErrorCodes);
