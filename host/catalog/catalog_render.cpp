@@ -153,8 +153,15 @@ json::object skill_json(const CatalogEntry& entry) {
     out["category"] = spec.category;
     out["plugin"] = m.name;
     out["plugin_version"] = m.version;
-    out["inputs"] = spec.inputs.to_json_schema();
-    out["outputs"] = spec.outputs.to_json_schema(false);
+    out["inputs"] = spec.foreign ? json::value(spec.foreign->input_schema) : json::value(spec.inputs.to_json_schema());
+    out["outputs"] = spec.foreign && spec.foreign->output_schema ? json::value(*spec.foreign->output_schema)
+                                                                 : json::value(spec.outputs.to_json_schema(false));
+    if (spec.foreign) {
+        // Where the tool comes from, and what its server claims about it (not what the host applies).
+        out["foreign"] = json::object{{"server", spec.foreign->server},
+                                      {"tool", spec.foreign->tool},
+                                      {"server_annotations", spec.foreign->annotations}};
+    }
     out["risk"] = manifest::to_string(spec.risk);
     out["cost"] = manifest::to_string(spec.cost);
     out["min_trust"] = manifest::to_string(spec.min_trust);
@@ -184,8 +191,11 @@ json::object skill_json(const CatalogEntry& entry) {
     return out;
 }
 
-// Tool schemas must be objects even for a skill that takes nothing.
-json::object input_object_schema(const Schema& inputs) {
+// Tool schemas must be objects even for a skill that takes nothing. A foreign tool's is the schema
+// its server gave, as given.
+json::object input_object_schema(const SkillSpec& spec) {
+    if (spec.foreign) return spec.foreign->input_schema;
+    const Schema& inputs = spec.inputs;
     json::object schema = inputs.to_json_schema();
     if (inputs.type != SchemaType::object) {
         schema = json::object{{"type", "object"}, {"properties", json::object{}}, {"additionalProperties", false}};
@@ -253,7 +263,7 @@ boost::json::array render_catalog_openai(const std::vector<const CatalogEntry*>&
         out.push_back(json::object{{"type", "function"},
                                    {"function", json::object{{"name", spec.id},
                                                              {"description", tool_description(spec)},
-                                                             {"parameters", input_object_schema(spec.inputs)}}}});
+                                                             {"parameters", input_object_schema(spec)}}}});
     }
     return out;
 }
@@ -264,8 +274,12 @@ boost::json::object render_mcp_tool(const CatalogEntry& entry) {
     tool["name"] = spec.id;
     tool["title"] = spec.title.empty() ? spec.id : spec.title;
     tool["description"] = tool_description(spec);
-    tool["inputSchema"] = input_object_schema(spec.inputs);
-    if (spec.outputs.type == SchemaType::object) tool["outputSchema"] = spec.outputs.to_json_schema(false);
+    tool["inputSchema"] = input_object_schema(spec);
+    if (spec.foreign && spec.foreign->output_schema) {
+        tool["outputSchema"] = *spec.foreign->output_schema;
+    } else if (!spec.foreign && spec.outputs.type == SchemaType::object) {
+        tool["outputSchema"] = spec.outputs.to_json_schema(false);
+    }
     tool["annotations"] = json::object{{"title", tool["title"]},
                                        {"readOnlyHint", spec.annotations.read_only},
                                        {"destructiveHint", spec.annotations.destructive},

@@ -30,6 +30,9 @@ struct RawOutcome {
     std::string error_message;
     std::string error_details_json;
     int extra_writes = 0;  // writes after the first (a contract violation, logged)
+
+    // The host's own error, written as the outcome a plugin's error would be.
+    static RawOutcome from_error(const Error& error);
 };
 
 // One request of the "skillhost.resources/1" plugin extension.

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <set>
+#include <variant>
 #include <system_error>
 
 namespace skillhost::plugin {
@@ -50,14 +51,16 @@ std::vector<std::filesystem::path> manifests_in(const std::filesystem::path& dir
 
 void discover_one(const PluginLoader& loader, const std::filesystem::path& file, std::set<std::string>& names,
                   DiscoveryReport& report) {
-    Result<manifest::Manifest> manifest = manifest::load_manifest(file);
-    if (!manifest) {
-        Error error = std::move(manifest.error());
+    Result<manifest::PluginDeclaration> declaration = manifest::load_plugin_declaration(file);
+    if (!declaration) {
+        Error error = std::move(declaration.error());
         if (!error.details.contains("manifest")) error.details["manifest"] = file.string();
         report.failures.push_back(PluginFailure{file, "", std::move(error)});
         return;
     }
-    const std::string name = manifest->name;
+    const manifest::ForeignServer* foreign = std::get_if<manifest::ForeignServer>(&declaration.value());
+    const std::string name =
+        foreign != nullptr ? foreign->name : std::get<manifest::Manifest>(declaration.value()).name;
     if (names.count(name) != 0) {
         Error error{errors::kDuplicatePlugin, "plugin '" + name + "' in " + file.string() +
                                                   " has the same name as a plugin already loaded from an earlier "
@@ -67,10 +70,21 @@ void discover_one(const PluginLoader& loader, const std::filesystem::path& file,
         report.failures.push_back(PluginFailure{file, name, std::move(error)});
         return;
     }
-    Result<std::shared_ptr<LoadedPlugin>> loaded = loader.load(manifest.value());
+    if (foreign != nullptr) {
+        Result<std::shared_ptr<LoadedPlugin>> started = loader.load_foreign(*foreign);
+        if (!started) {
+            report.failures.push_back(PluginFailure{file, name, std::move(started.error())});
+            return;
+        }
+        names.insert(name);
+        report.plugins.push_back(std::move(started.value()));
+        return;
+    }
+    const auto& native = std::get<manifest::Manifest>(declaration.value());
+    Result<std::shared_ptr<LoadedPlugin>> loaded = loader.load(native);
     if (!loaded) {
         Error error = std::move(loaded.error());
-        note_declared_skills(error, manifest.value());
+        note_declared_skills(error, native);
         report.failures.push_back(PluginFailure{file, name, std::move(error)});
         return;
     }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "base/error.hpp"
+#include "manifest/foreign_server.hpp"
 #include "manifest/manifest.hpp"
 #include "plugin/call_control.hpp"
 #include "plugin/completion_service.hpp"
@@ -66,8 +67,14 @@ public:
     // Every error has details.manifest and details.library.
     Result<std::shared_ptr<LoadedPlugin>> load(const manifest::Manifest& manifest) const;
 
-    // Reads the manifest file, then load(). Errors keep the manifest path in details.
+    // Starts a foreign MCP server and lists its tools (plugin/foreign_plugin.hpp, where it is
+    // defined: a program that loads only native plugins, like the SDK's test kit, links none of it).
+    Result<std::shared_ptr<LoadedPlugin>> load_foreign(const manifest::ForeignServer& server) const;
+
+    // Reads a native plugin's manifest file, then load(). Errors keep the manifest path in details.
     Result<std::shared_ptr<LoadedPlugin>> load_file(const std::filesystem::path& manifest_file) const;
+
+    const LoaderOptions& options() const { return options_; }
 
 private:
     LoaderOptions options_;
@@ -78,7 +85,7 @@ struct DiscoveryReport {
     std::vector<PluginFailure> failures;
 };
 
-// Every *.yaml / *.yml manifest in the given directories (not recursive, sorted by file name),
+// Every *.yaml / *.yml manifest or foreign server declaration in the given directories (not recursive, sorted by file name),
 // loaded; failures are collected, never thrown. Missing directories are reported as failures with
 // code DIR_NOT_FOUND. A second manifest with an already loaded plugin name is DUPLICATE_PLUGIN.
 DiscoveryReport discover_plugins(const PluginLoader& loader, const std::vector<std::filesystem::path>& manifest_dirs);

@@ -24,13 +24,7 @@ using Clock = std::chrono::steady_clock;
 constexpr auto max_backoff = std::chrono::milliseconds(5000);
 
 RawOutcome error_outcome(const Error& error) {
-    RawOutcome outcome;
-    outcome.status = SKILLHOST_STATUS_ERROR;
-    outcome.written = RawOutcome::Written::error;
-    outcome.error_code = error.code;
-    outcome.error_message = error.message;
-    outcome.error_details_json = boost::json::serialize(error.details);
-    return outcome;
+    return RawOutcome::from_error(error);
 }
 
 // The functions of the tables an isolated plugin's resources and prompts are offered through: the

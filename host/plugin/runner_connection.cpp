@@ -1,4 +1,5 @@
 #include "plugin/runner_connection.hpp"
+#include "plugin/spawn_session.hpp"
 #include "llm/error_codes.hpp"
 #include "plugin/error_codes.hpp"
 
@@ -59,13 +60,7 @@ constexpr std::size_t max_frame_overhead = 64 * 1024;
 
 // An error the host answers the runner with, as the outcome a plugin's error would be.
 RawOutcome host_error(const Error& error) {
-    RawOutcome outcome;
-    outcome.status = SKILLHOST_STATUS_ERROR;
-    outcome.written = RawOutcome::Written::error;
-    outcome.error_code = error.code.str();
-    outcome.error_message = error.message;
-    outcome.error_details_json = boost::json::serialize(error.details);
-    return outcome;
+    return RawOutcome::from_error(error);
 }
 
 RawOutcome host_error(const ErrorCode& code, std::string message, boost::json::object details) {
@@ -81,12 +76,7 @@ std::vector<std::string> runner_environment() {
     return env;
 }
 
-std::vector<char*> c_strings(std::vector<std::string>& strings) {
-    std::vector<char*> out;
-    for (auto& s : strings) out.push_back(s.data());
-    out.push_back(nullptr);
-    return out;
-}
+}  // namespace
 
 std::string describe_status(int status) {
     if (WIFSIGNALED(status)) {
@@ -96,8 +86,6 @@ std::string describe_status(int status) {
     if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
     return "ended with wait status " + std::to_string(status);
 }
-
-}  // namespace
 
 std::string signal_name(int signal) {
     switch (signal) {
@@ -154,23 +142,9 @@ Result<std::shared_ptr<RunnerConnection>> RunnerConnection::start(RunnerLaunch l
     posix_spawn_file_actions_adddup2(&actions, output[1], 2);
     std::vector<std::string> argv_strings{launch.runner.string()};
     argv_strings.insert(argv_strings.end(), launch.args.begin(), launch.args.end());
-    std::vector<std::string> env_strings = runner_environment();
-    std::vector<char*> argv = c_strings(argv_strings);
-    std::vector<char*> envp = c_strings(env_strings);
-    // Its own session, so no controlling terminal (a Ctrl-C meant for the host must not crash its
-    // runners, and nothing can be typed into the daemon's terminal), no blocked signals and
-    // default handlers, whatever the spawning thread had.
-    posix_spawnattr_t attributes;
-    posix_spawnattr_init(&attributes);
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    posix_spawnattr_setsigmask(&attributes, &none);
-    posix_spawnattr_setsigdefault(&attributes, &all);
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSID);
     pid_t pid = 0;
-    const int spawned = ::posix_spawn(&pid, launch.runner.c_str(), &actions, &attributes, argv.data(), envp.data());
-    posix_spawnattr_destroy(&attributes);
+    const int spawned =
+        spawn_in_own_session(pid, launch.runner.string(), actions, std::move(argv_strings), runner_environment());
     posix_spawn_file_actions_destroy(&actions);
     ::close(fds[1]);
     ::close(output[1]);

@@ -248,5 +248,7 @@ pid_t parent_of(pid_t pid);
 
 // "SIGSEGV" for 11; "signal N" for one without a name.
 std::string signal_name(int signal);
+// How a process ended, from its wait status: "exited with status 3", "killed by signal 9 (SIGKILL)".
+std::string describe_status(int status);
 
 }  // namespace skillhost::plugin

@@ -8,7 +8,8 @@ namespace {
 
 bool names_path_input(const Rule& rule, const manifest::SkillSpec& skill) {
     return std::any_of(rule.arguments.begin(), rule.arguments.end(), [&](const ArgumentPattern& a) {
-        return std::find(skill.path_inputs.begin(), skill.path_inputs.end(), a.name) != skill.path_inputs.end();
+        return std::find(skill.path_inputs.begin(), skill.path_inputs.end(), a.name) != skill.path_inputs.end() ||
+               std::find(skill.path_inputs.begin(), skill.path_inputs.end(), a.name + "[]") != skill.path_inputs.end();
     });
 }
 
@@ -43,7 +44,13 @@ bool CallPathRules::allows(std::string_view path) const {
     if (path.empty() || path.find('\0') != std::string_view::npos) return false;
     boost::json::value candidate = args_;
     auto& object = candidate.as_object();
-    for (const auto& input : skill_.path_inputs) object[input] = path;
+    for (const auto& input : skill_.path_inputs) {
+        if (input.ends_with("[]")) {
+            object[input.substr(0, input.size() - 2)] = boost::json::array{boost::json::string(path)};
+        } else {
+            object[input] = path;
+        }
+    }
     const CallArguments call_args(candidate, skill_, workspace_);
     return std::none_of(withholding_.begin(), withholding_.end(),
                         [&](const Rule& rule) { return rule_matches(rule, skill_.id, call_args); });

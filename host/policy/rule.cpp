@@ -194,6 +194,29 @@ bool CallArguments::is_path(std::string_view name) const {
     return std::find(spec_.path_inputs.begin(), spec_.path_inputs.end(), name) != spec_.path_inputs.end();
 }
 
+bool CallArguments::is_path_array(std::string_view name) const {
+    return std::any_of(spec_.path_inputs.begin(), spec_.path_inputs.end(), [&](const std::string& input) {
+        return input.size() == name.size() + 2 && input.starts_with(name) && input.ends_with("[]");
+    });
+}
+
+std::optional<std::vector<std::string>> CallArguments::path_elements(std::string_view name) const {
+    const auto* object = args_.if_object();
+    const auto* value = object != nullptr ? object->if_contains(name) : nullptr;
+    const auto* array = value != nullptr ? value->if_array() : nullptr;
+    if (array == nullptr) return std::nullopt;
+    std::vector<std::string> out;
+    out.reserve(array->size());
+    for (const auto& element : *array) {
+        if (const auto* text = element.if_string()) {
+            out.push_back(normalise_path_argument(std::string_view(text->data(), text->size()), workspace_));
+        } else {
+            out.push_back(boost::json::serialize(element));
+        }
+    }
+    return out;
+}
+
 bool rule_matches_skill(const Rule& rule, std::string_view skill_id) {
     return glob_match(rule.skill_pattern, skill_id);
 }
@@ -201,6 +224,17 @@ bool rule_matches_skill(const Rule& rule, std::string_view skill_id) {
 bool rule_matches(const Rule& rule, std::string_view skill_id, const CallArguments& args) {
     if (!rule_matches_skill(rule, skill_id)) return false;
     for (const auto& argument : rule.arguments) {
+        if (args.is_path_array(argument.name)) {
+            const auto elements = args.path_elements(argument.name);
+            if (!elements || elements->empty()) return false;
+            const auto one = [&](const std::string& path) {
+                return glob_match(argument.pattern, path) || path_pattern_covers_directory(argument.pattern, path);
+            };
+            const bool matched = rule.kind == RuleKind::allow ? std::all_of(elements->begin(), elements->end(), one)
+                                                              : std::any_of(elements->begin(), elements->end(), one);
+            if (!matched) return false;
+            continue;
+        }
         const auto& form = args.string_form(argument.name);
         if (!form) return false;
         if (glob_match(argument.pattern, *form)) continue;

@@ -59,6 +59,11 @@ public:
     const std::optional<std::string>& string_form(const std::string& name) const;
     // Whether the manifest declares the input a filesystem path.
     bool is_path(std::string_view name) const;
+    // Whether the input is an array of paths (`name[]` in path_inputs, as foreign tools declare).
+    bool is_path_array(std::string_view name) const;
+    // Its elements, each in the path form used for matching (an element that is not a string is
+    // its JSON text); nullopt when the argument is absent or not an array.
+    std::optional<std::vector<std::string>> path_elements(std::string_view name) const;
 
 private:
     std::optional<std::string> compute(const std::string& name) const;
@@ -68,6 +73,8 @@ private:
     mutable std::map<std::string, std::optional<std::string>, std::less<>> cache_;
 };
 
+// An argument declared as an array of paths matches a deny or ask rule when any element does, and
+// an allow rule only when every element does (and there is one): each way, the stricter reading.
 bool rule_matches(const Rule& rule, std::string_view skill_id, const CallArguments& args);
 // True when `pattern` ends in `/**` and `path` is the directory it names the inside of: a rule on
 // `**/.ssh/**` covers `.ssh` itself, since listing the directory shows what the rule hides.

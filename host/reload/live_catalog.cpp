@@ -3,6 +3,7 @@
 #include "plugin/error_codes.hpp"
 #include "reload/error_codes.hpp"
 
+#include "manifest/foreign_server.hpp"
 #include "manifest/manifest.hpp"
 #include "reload/plugin_file_names.hpp"
 
@@ -13,6 +14,7 @@
 #include <iterator>
 #include <set>
 #include <sstream>
+#include <variant>
 
 namespace skillhost::reload {
 
@@ -238,23 +240,29 @@ std::optional<UnitReport> LiveCatalog::evaluate_unit(UnitState& unit) {
         error.details["manifest"] = unit.manifest_file.string();
         return record_failure(unit, std::move(error), {});
     }
-    auto parsed = manifest::parse_manifest(*text, unit.manifest_file);
-    if (!parsed) return record_failure(unit, std::move(parsed.error()), {});
+    auto declaration = manifest::parse_plugin_declaration(*text, unit.manifest_file);
+    if (!declaration) return record_failure(unit, std::move(declaration.error()), {});
+    // A native plugin's manifest, or a foreign MCP server's declaration (which names no library).
+    const auto* foreign = std::get_if<manifest::ForeignServer>(&declaration.value());
+    const auto* parsed = std::get_if<manifest::Manifest>(&declaration.value());
+    const std::string plugin_name = foreign != nullptr ? foreign->name : parsed->name;
 
-    // Identify the library before loading: if it is replaced while we load, the identity we keep is
-    // the older one, so the replacement's event triggers another (correct) reload.
-    unit.library_file = parsed->library_path();
-    unit.library_identity = identify_file(unit.library_file);
-    // Hashed before loading: if the file is replaced meanwhile, the next reload sees other bytes and
-    // reports a change rather than hiding one.
-    const auto library_bytes = read_file(unit.library_file);
-    const std::optional<std::uint64_t> library_hash =
-        library_bytes ? std::optional<std::uint64_t>(content_hash(*library_bytes)) : std::nullopt;
+    std::optional<std::uint64_t> library_hash;
+    if (parsed != nullptr) {
+        // Identify the library before loading: if it is replaced while we load, the identity we keep
+        // is the older one, so the replacement's event triggers another (correct) reload.
+        unit.library_file = parsed->library_path();
+        unit.library_identity = identify_file(unit.library_file);
+        // Hashed before loading: if the file is replaced meanwhile, the next reload sees other bytes
+        // and reports a change rather than hiding one.
+        const auto library_bytes = read_file(unit.library_file);
+        if (library_bytes) library_hash = content_hash(*library_bytes);
+    }
 
     const auto start = Clock::now();
     Result<std::shared_ptr<plugin::LoadedPlugin>> loaded = Error{};
     try {
-        loaded = loader_.load(*parsed);
+        loaded = foreign != nullptr ? loader_.load_foreign(*foreign) : loader_.load(*parsed);
     } catch (const std::exception& e) {
         // Only resource exhaustion gets here; it must not take the previous version down with it.
         Error error{errors::kPluginLoadException, "loading " + unit.manifest_file.string() +
@@ -263,15 +271,15 @@ std::optional<UnitReport> LiveCatalog::evaluate_unit(UnitState& unit) {
         loaded = std::move(error);
     }
     if (!loaded) {
-        plugin::note_declared_skills(loaded.error(), *parsed);
-        auto report = record_failure(unit, std::move(loaded.error()), parsed->name);
+        if (parsed != nullptr) plugin::note_declared_skills(loaded.error(), *parsed);
+        auto report = record_failure(unit, std::move(loaded.error()), plugin_name);
         report.load_time = since(start);
         return report;
     }
 
     UnitReport report;
     report.manifest_file = unit.manifest_file;
-    report.plugin_name = parsed->name;
+    report.plugin_name = plugin_name;
     report.outcome = unit.serving ? UnitOutcome::updated : UnitOutcome::loaded;
     if (unit.serving) report.previous_version = std::string(unit.serving->version());
     unit.serving = std::move(loaded.value());

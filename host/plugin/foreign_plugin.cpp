@@ -1,0 +1,436 @@
+#include "plugin/foreign_plugin.hpp"
+
+#include "manifest/schema_from_json.hpp"
+#include "plugin/error_codes.hpp"
+#include "plugin/foreign_process.hpp"
+#include "plugin/plugin_loader.hpp"
+#include "upstream/error_codes.hpp"
+#include "upstream/mcp_client.hpp"
+#include "upstream/rpc_channel.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <mutex>
+
+namespace skillhost::plugin {
+namespace json = boost::json;
+using upstream::Clock;
+
+namespace {
+
+constexpr auto kMaxBackoff = std::chrono::milliseconds(5000);
+constexpr std::size_t kMaxErrorText = 2000;
+
+// One running server: its process and the MCP session on its stdin/stdout. The channel goes first
+// (closing the server's stdin), then the process (SIGTERM, SIGKILL after a grace period).
+struct Session {
+    std::unique_ptr<ForeignProcess> process;
+    std::shared_ptr<upstream::RpcChannel> channel;
+    std::unique_ptr<upstream::McpClient> client;
+    upstream::ServerInfo info;
+    // Set by the reading thread when the server says its tools changed: they are listed again
+    // before the next call, and a changed one is refused.
+    std::shared_ptr<std::atomic<bool>> tools_changed = std::make_shared<std::atomic<bool>>(false);
+    ~Session() {
+        client.reset();
+        channel.reset();
+        process.reset();
+    }
+};
+
+std::string label_of(const manifest::ForeignServer& server) {
+    return "MCP server '" + server.name + "'";
+}
+
+Error with_manifest(Error error, const manifest::ForeignServer& server) {
+    error.details["manifest"] = server.file.string();
+    error.details["plugin"] = server.name;
+    return error;
+}
+
+// Starts the process and runs the handshake, all within the start-up limit.
+Result<std::shared_ptr<Session>> start_session(const manifest::ForeignServer& server, const ForeignOptions& options) {
+    ForeignLaunch launch;
+    launch.server = server.name;
+    launch.command = server.command;
+    launch.args = server.args;
+    launch.env = server.env;
+    launch.relative_to = server.file.parent_path();
+    launch.working_directory =
+        server.working_directory.empty() ? server.file.parent_path() : std::filesystem::path(server.working_directory);
+    if (launch.working_directory.is_relative())
+        launch.working_directory = server.file.parent_path() / launch.working_directory;
+    auto process = ForeignProcess::start(launch);
+    if (!process) return std::move(process.error());
+    auto session = std::make_shared<Session>();
+    session->process = std::move(process.value());
+    upstream::RpcLimits limits;
+    limits.max_message_bytes = static_cast<std::size_t>(server.limits.max_message_bytes);
+    upstream::RpcHandlers handlers;
+    ForeignProcess* raw_process = session->process.get();
+    handlers.describe_end = [raw_process] {
+        const std::string how = raw_process->wait_for_end(std::chrono::milliseconds(500));
+        return how.empty() ? std::string("it closed its output but is still running") : "it " + how;
+    };
+    const std::string name = server.name;
+    handlers.on_notification = [name, changed = session->tools_changed](std::string_view method, const json::value&) {
+        if (method != "notifications/tools/list_changed") return;
+        spdlog::info(
+            "MCP server '{}' says its tools changed; they are listed again before its next call, and a "
+            "changed one is refused until its declaration is reloaded",
+            name);
+        changed->store(true);
+    };
+    handlers.on_request = [name](std::string_view method, const json::value&) -> Result<json::value> {
+        return Error{errors::kUpstreamError,
+                     "skillhost does not offer '" + std::string(method) + "' to MCP server '" + name + "'"};
+    };
+    const int in = session->process->take_stdin();
+    const int out = session->process->take_stdout();
+    session->channel = std::make_shared<upstream::RpcChannel>(label_of(server), out, in, limits, std::move(handlers));
+    session->client = std::make_unique<upstream::McpClient>(session->channel);
+    const auto deadline = Clock::now() + std::chrono::milliseconds(server.limits.startup_timeout_ms);
+    auto info = session->client->initialize(json::object{}, options.client_version, deadline);
+    if (!info) {
+        Error error = std::move(info.error());
+        if (error.is(errors::kUpstreamTimeout))
+            error.message = label_of(server) + " did not answer initialize within limits.startup_timeout_ms (" +
+                            std::to_string(server.limits.startup_timeout_ms) +
+                            " ms); check that its command starts an MCP server on stdio, or raise the limit";
+        return error;
+    }
+    session->info = std::move(info.value());
+    return session;
+}
+
+std::string printable_text(std::string_view text) {
+    std::string out(text.substr(0, kMaxErrorText));
+    if (text.size() > kMaxErrorText) out += "...";
+    return out;
+}
+
+// What a CallToolResult becomes: its structuredContent as the result when it has one, else the
+// text of its text blocks; every block is passed on as content.
+RawOutcome outcome_of(json::object result, CallControl* control) {
+    std::string text;
+    json::array content = result["content"].as_array();
+    for (const json::value& block : content) {
+        const json::object* item = block.if_object();
+        if (item == nullptr) continue;
+        const json::value* type = item->if_contains("type");
+        const json::value* body = item->if_contains("text");
+        if (type != nullptr && type->is_string() && type->get_string() == "text" && body != nullptr &&
+            body->is_string()) {
+            if (!text.empty()) text += '\n';
+            text += body->get_string();
+        }
+    }
+    const json::value* is_error = result.if_contains("isError");
+    if (is_error != nullptr && is_error->is_bool() && is_error->get_bool()) {
+        Error error{errors::kUpstreamToolError,
+                    text.empty() ? std::string("the tool reported an error without a message") : printable_text(text)};
+        error.details["content"] = std::move(content);
+        return RawOutcome::from_error(error);
+    }
+    if (control != nullptr) {
+        for (const json::value& block : content) {
+            const Status added = control->content.add(json::serialize(block));
+            if (!added) {
+                spdlog::debug("a content item of a foreign tool was not passed on: {}", added.error().message);
+                break;
+            }
+        }
+    }
+    RawOutcome outcome;
+    outcome.status = SKILLHOST_STATUS_OK;
+    outcome.written = RawOutcome::Written::result;
+    const json::value* structured = result.if_contains("structuredContent");
+    if (structured != nullptr && structured->is_object()) {
+        outcome.result_json = json::serialize(*structured);
+    } else {
+        outcome.result_json = json::serialize(json::object{{"text", text}});
+    }
+    return outcome;
+}
+
+class ForeignPlugin final : public LoadedPlugin {
+public:
+    ForeignPlugin(manifest::ForeignServer server, ForeignOptions options, std::shared_ptr<Session> session,
+                  const upstream::ToolList& tools)
+        : server_(std::move(server)), options_(std::move(options)), session_(std::move(session)) {
+        manifest_.name = server_.name;
+        manifest_.version = server_.version.empty() ? session_->info.version : server_.version;
+        manifest_.description = server_.description.empty()
+                                    ? "Tools of the MCP server " + session_->info.name + " (" + server_.command + ")"
+                                    : server_.description;
+        manifest_.abi = {1, 1};
+        manifest_.permissions = server_.permissions;
+        manifest_.file = server_.file;
+        for (const auto& tool : tools.tools) {
+            if (!server_.offers(tool.name)) continue;
+            manifest_.skills.push_back(skill_of(tool));
+            tools_.emplace(manifest_.skills.back().id, Pinned{tool.name, upstream::definition_hash(tool)});
+        }
+        for (const auto& rejected : tools.rejected)
+            spdlog::warn("MCP server '{}': tool '{}' left out: {}", server_.name, rejected.name, rejected.reason);
+    }
+
+    const manifest::Manifest& manifest() const override { return manifest_; }
+    std::string_view version() const override { return manifest_.version; }
+    manifest::AbiVersion abi_version() const override { return manifest_.abi; }
+    const std::filesystem::path& loaded_from() const override { return server_.file; }
+    bool isolated() const override { return true; }
+
+    std::optional<Error> quarantine() const override {
+        std::lock_guard lock(mutex_);
+        return quarantine_;
+    }
+
+    json::object supervision() const override {
+        std::lock_guard lock(mutex_);
+        const bool alive = session_ && !session_->channel->closed();
+        return json::object{{"crashes", crashes_.size()},
+                            {"crash_limit", options_.isolation.crash_limit},
+                            {"window_s", options_.isolation.crash_window.count() / 1000},
+                            {"runners", alive ? 1 : 0}};
+    }
+
+    RawOutcome invoke(const Call& call, std::string_view args_json) const override {
+        const auto tool = tools_.find(call.skill_id);
+        if (tool == tools_.end()) {
+            return RawOutcome::from_error(Error{
+                errors::kSkillNotFound, "MCP server '" + server_.name + "' offers no skill '" + call.skill_id + "'"});
+        }
+        json::value args;
+        std::error_code ec;
+        args = json::parse(args_json, ec);
+        if (ec || !args.is_object()) args = json::object();
+        auto session = session_for(tool->second);
+        if (!session) return RawOutcome::from_error(session.error());
+        const manifest::SkillSpec* spec = manifest_.skill(call.skill_id);
+        auto deadline = Clock::now() + std::chrono::milliseconds(spec != nullptr ? spec->timeout_ms : 30000);
+        if (call.deadline_unix_ms > 0) {
+            const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    std::chrono::system_clock::now().time_since_epoch())
+                                    .count();
+            deadline =
+                Clock::now() + std::chrono::milliseconds(std::max<std::int64_t>(call.deadline_unix_ms - now_ms, 0));
+        }
+        const std::atomic<bool>* cancelled = call.control != nullptr ? &call.control->cancelled : nullptr;
+        auto result =
+            (*session)->client->call_tool(tool->second.tool, std::move(args.as_object()), deadline, cancelled);
+        if (result) return outcome_of(std::move(result.value()), call.control);
+        Error error = std::move(result.error());
+        if (error.is(errors::kUpstreamClosed)) {
+            const std::string reason =
+                error.details.contains("reason") ? std::string(error.details["reason"].as_string()) : "";
+            crashed(*session, reason);
+            Error crash{errors::kPluginCrashed,
+                        "MCP server '" + server_.name + "' ended while the call was in flight (" + reason +
+                            "); the call was not resent: check whether it took effect before calling again"};
+            crash.details["plugin"] = server_.name;
+            crash.details["reason"] = reason;
+            return RawOutcome::from_error(crash);
+        }
+        return RawOutcome::from_error(error);
+    }
+
+private:
+    struct Pinned {
+        std::string tool;  // the upstream name
+        std::string hash;  // of its definition when the declaration was loaded
+    };
+
+    manifest::SkillSpec skill_of(const upstream::ToolDefinition& tool) const {
+        const manifest::ToolOverride* set = server_.override_for(tool.name);
+        const manifest::ToolDefaults& defaults = server_.defaults;
+        manifest::SkillSpec spec;
+        spec.id = server_.name + "__" + tool.name;
+        spec.title = set && set->title ? *set->title : (tool.title.empty() ? tool.name : tool.title);
+        spec.description = set && set->description ? *set->description : tool.description;
+        if (spec.description.empty())
+            spec.description = "Tool '" + tool.name + "' of MCP server '" + server_.name + "'.";
+        spec.category = set && set->category ? *set->category : server_.name;
+        spec.inputs = manifest::schema_from_json(tool.input_schema);
+        spec.risk = set && set->risk ? *set->risk : defaults.risk;
+        spec.cost = set && set->cost ? *set->cost : defaults.cost;
+        spec.min_trust = set && set->min_trust ? *set->min_trust : defaults.min_trust;
+        spec.requires_approval = set && set->requires_approval ? *set->requires_approval : defaults.requires_approval;
+        spec.timeout_ms = set && set->timeout_ms ? *set->timeout_ms : defaults.timeout_ms;
+        spec.concurrency = set && set->concurrency ? *set->concurrency : defaults.concurrency;
+        if (set && set->annotations) {
+            spec.annotations = *set->annotations;
+        } else if (defaults.trust_upstream_annotations) {
+            const auto hint = [&](std::string_view key) {
+                const json::value* value = tool.annotations.if_contains(key);
+                return value != nullptr && value->is_bool() && value->get_bool();
+            };
+            spec.annotations = {hint("readOnlyHint"), hint("destructiveHint"), hint("idempotentHint"),
+                                hint("openWorldHint")};
+        }
+        if (set != nullptr) {
+            spec.path_inputs = set->path_inputs;
+            spec.error_hints = set->error_hints;
+            spec.position = set->position;
+        }
+        auto foreign = std::make_shared<manifest::ForeignTool>();
+        foreign->server = server_.name;
+        foreign->tool = tool.name;
+        foreign->input_schema = tool.input_schema;
+        foreign->output_schema = tool.output_schema;
+        foreign->annotations = tool.annotations;
+        spec.foreign = std::move(foreign);
+        return spec;
+    }
+
+    // The running session, or a new one when the last ended (after its backoff). A tool whose
+    // definition changed across the restart is refused.
+    Result<std::shared_ptr<Session>> session_for(const Pinned& pinned) const {
+        std::lock_guard lock(mutex_);
+        if (quarantine_) return *quarantine_;
+        if (session_ && !session_->channel->closed()) {
+            if (session_->tools_changed->exchange(false)) {
+                if (auto listed = list_locked(*session_); !listed) return listed.error();
+            }
+            return check_pin_locked(pinned);
+        }
+        if (session_) crashed_locked(session_, session_->channel->closed_reason());
+        if (quarantine_) return *quarantine_;
+        const auto now = Clock::now();
+        if (now < next_start_) {
+            const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_start_ - now).count();
+            Error error{errors::kPluginRestarting, "MCP server '" + server_.name +
+                                                       "' is restarting after it ended; retry in " +
+                                                       std::to_string(wait) + " ms"};
+            error.details["retry_after_ms"] = wait;
+            return error;
+        }
+        auto started = start_session(server_, options_);
+        if (!started) {
+            note_crash_locked("it could not be restarted: " + started.error().message);
+            return with_manifest(std::move(started.error()), server_);
+        }
+        if (auto listed = list_locked(**started); !listed) {
+            note_crash_locked("its tools could not be listed after a restart: " + listed.error().message);
+            return listed.error();
+        }
+        session_ = std::move(started.value());
+        return check_pin_locked(pinned);
+    }
+
+    // Lists the tools again (after a restart, or when the server says they changed): what a call is
+    // checked against from now on.
+    Status list_locked(Session& session) const {
+        upstream::ToolListLimits limits;
+        limits.max_tools = server_.limits.max_tools;
+        auto listed = session.client->list_tools(
+            limits, Clock::now() + std::chrono::milliseconds(server_.limits.startup_timeout_ms));
+        if (!listed) return with_manifest(std::move(listed.error()), server_);
+        listed_hashes_.clear();
+        for (const auto& tool : listed->tools) listed_hashes_.emplace(tool.name, upstream::definition_hash(tool));
+        relisted_ = true;
+        return {};
+    }
+
+    Result<std::shared_ptr<Session>> check_pin_locked(const Pinned& pinned) const {
+        if (!relisted_) return session_;
+        const auto now = listed_hashes_.find(pinned.tool);
+        if (now != listed_hashes_.end() && now->second == pinned.hash) return session_;
+        Error error{errors::kUpstreamDefinitionChanged,
+                    "tool '" + pinned.tool + "' of MCP server '" + server_.name + "' " +
+                        (now == listed_hashes_.end() ? "is no longer listed" : "has a different definition") +
+                        " since its declaration was loaded; it is not called until the declaration is reloaded and "
+                        "the new definition reviewed"};
+        error.details["plugin"] = server_.name;
+        error.details["tool"] = pinned.tool;
+        error.details["pinned_hash"] = pinned.hash;
+        if (now != listed_hashes_.end()) error.details["listed_hash"] = now->second;
+        return error;
+    }
+
+    void crashed(const std::shared_ptr<Session>& session, const std::string& reason) const {
+        std::lock_guard lock(mutex_);
+        crashed_locked(session, reason);
+    }
+
+    // Counts the end of `session` once (every call in flight on it reports it).
+    void crashed_locked(const std::shared_ptr<Session>& session, const std::string& reason) const {
+        if (session_ != session || !session_) return;
+        session_.reset();
+        note_crash_locked(reason);
+    }
+
+    void note_crash_locked(const std::string& reason) const {
+        const auto now = Clock::now();
+        crashes_.push_back(now);
+        while (!crashes_.empty() && now - crashes_.front() > options_.isolation.crash_window) crashes_.pop_front();
+        auto backoff = options_.isolation.restart_backoff;
+        for (std::size_t i = 1; i < crashes_.size() && backoff < kMaxBackoff; ++i) backoff *= 2;
+        next_start_ = now + std::min(backoff, kMaxBackoff);
+        spdlog::warn("MCP server '{}' ended ({}); {} crash(es) in the window", server_.name, reason, crashes_.size());
+        if (crashes_.size() >= options_.isolation.crash_limit) {
+            Error error{errors::kPluginQuarantined, "MCP server '" + server_.name + "' is quarantined: it ended " +
+                                                        std::to_string(crashes_.size()) + " times within " +
+                                                        std::to_string(options_.isolation.crash_window.count() / 1000) +
+                                                        " s (last: " + reason +
+                                                        "); fix it and touch its declaration to reload it"};
+            error.details["plugin"] = server_.name;
+            error.details["crashes"] = crashes_.size();
+            quarantine_ = std::move(error);
+            if (options_.isolation.on_quarantine) options_.isolation.on_quarantine(server_.name);
+        }
+    }
+
+    const manifest::ForeignServer server_;
+    const ForeignOptions options_;
+    manifest::Manifest manifest_;
+    std::map<std::string, Pinned, std::less<>> tools_;  // skill id -> upstream tool
+
+    mutable std::mutex mutex_;
+    mutable std::shared_ptr<Session> session_;
+    mutable std::map<std::string, std::string> listed_hashes_;  // tool -> hash, as last listed
+    mutable bool relisted_ = false;                             // listed since the declaration was loaded
+    mutable std::deque<Clock::time_point> crashes_;
+    mutable Clock::time_point next_start_{};
+    mutable std::optional<Error> quarantine_;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<LoadedPlugin>> load_foreign_server(const manifest::ForeignServer& server,
+                                                          const ForeignOptions& options) {
+    // Declared and validated, not yet acted on: refused rather than run without them.
+    const char* missing = server.transport != manifest::ForeignTransport::stdio ? "the streamable_http transport"
+                          : server.package                                      ? "`package` (install and verify)"
+                          : !server.secrets.empty()                             ? "`secrets` (per-user injection)"
+                                                                                : nullptr;
+    if (missing != nullptr) {
+        return with_manifest(Error{errors::kUpstreamUnsupported,
+                                   "MCP server '" + server.name + "' uses " + missing +
+                                       ", which this version of skillhost does not serve yet (docs/gateway.md, "
+                                       "\"Not yet\"); run it over stdio from an installed entry point"},
+                             server);
+    }
+    auto session = start_session(server, options);
+    if (!session) return with_manifest(std::move(session.error()), server);
+    upstream::ToolListLimits limits;
+    limits.max_tools = server.limits.max_tools;
+    auto tools = (*session)->client->list_tools(
+        limits, Clock::now() + std::chrono::milliseconds(server.limits.startup_timeout_ms));
+    if (!tools) return with_manifest(std::move(tools.error()), server);
+    return std::shared_ptr<LoadedPlugin>(
+        std::make_shared<ForeignPlugin>(server, options, std::move(session.value()), tools.value()));
+}
+
+Result<std::shared_ptr<LoadedPlugin>> PluginLoader::load_foreign(const manifest::ForeignServer& server) const {
+    ForeignOptions options;
+    options.isolation = options_.isolation;
+    return load_foreign_server(server, options);
+}
+
+}  // namespace skillhost::plugin

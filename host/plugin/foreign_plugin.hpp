@@ -1,0 +1,35 @@
+// A foreign MCP server (manifest/foreign_server.hpp) as one plugin of the catalog: its tools are
+// skills named SERVER__TOOL, described by what the server lists and by what its declaration says
+// (risk, trust, approval, path inputs; the server's own annotations are believed only when the
+// declaration says so), and every call goes through the same pipeline as a native skill's.
+//
+// The server runs as one process, started when the declaration is loaded (within
+// limits.startup_timeout_ms) and restarted after a crash with backoff; `crash_limit` crashes within
+// `crash_window` quarantine it. A request written to the server is never written again: a call in
+// flight when the server ends fails with PLUGIN_CRASHED. After a restart, a tool whose definition
+// differs from the one loaded is refused (UPSTREAM_DEFINITION_CHANGED) until the declaration is
+// reloaded: a server cannot change what a tool does behind the catalog's back.
+#pragma once
+
+#include "base/error.hpp"
+#include "manifest/foreign_server.hpp"
+#include "plugin/isolation_options.hpp"
+#include "plugin/loaded_plugin.hpp"
+
+#include <memory>
+#include <string>
+
+namespace skillhost::plugin {
+
+struct ForeignOptions {
+    std::string client_version = "1";  // clientInfo.version in initialize
+    IsolationOptions isolation;        // crash_limit, crash_window, restart_backoff, on_event
+};
+
+// Starts the server, lists its tools and returns it as a plugin. RUNNER_START_FAILED (cannot start),
+// UPSTREAM_TIMEOUT (no answer within limits.startup_timeout_ms), UPSTREAM_CLOSED (it ended during
+// the handshake, with its exit), UPSTREAM_PROTOCOL_ERROR; every error has details.manifest.
+Result<std::shared_ptr<LoadedPlugin>> load_foreign_server(const manifest::ForeignServer& server,
+                                                          const ForeignOptions& options);
+
+}  // namespace skillhost::plugin

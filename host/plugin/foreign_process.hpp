@@ -1,0 +1,65 @@
+// The process of one foreign stdio MCP server: started directly (never through a shell) with the
+// declared program, arguments and environment and nothing else of the daemon's (no inherited
+// descriptor, no environment variable the declaration does not give, its own session and process
+// group, no terminal). Its stdin and stdout are pipes for the MCP session; its stderr goes to the
+// log as the server's lines (bounded and escaped, plugin/runner_output.hpp).
+#pragma once
+
+#include "base/error.hpp"
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace skillhost::plugin {
+
+struct ForeignLaunch {
+    std::string server;   // the declaration's name, for messages and log lines
+    std::string command;  // a path, or a program name looked up in the fixed PATH below
+    std::vector<std::string> args;
+    std::vector<std::pair<std::string, std::string>> env;  // added to PATH, HOME, LANG
+    std::filesystem::path working_directory;
+    std::filesystem::path relative_to;  // a relative command path is taken from here (the declaration's directory)
+};
+
+// The PATH a foreign server gets (and where a bare program name is looked up).
+inline constexpr const char* kForeignServerPath = "/usr/local/bin:/usr/bin:/bin";
+
+class ForeignProcess {
+public:
+    // RUNNER_START_FAILED (program not found or not executable, no pipes, spawn failed).
+    static Result<std::unique_ptr<ForeignProcess>> start(const ForeignLaunch& launch);
+    // Closes what is still held, then ends the process: SIGTERM to its group, SIGKILL after `grace`.
+    ~ForeignProcess();
+    ForeignProcess(const ForeignProcess&) = delete;
+    ForeignProcess& operator=(const ForeignProcess&) = delete;
+
+    pid_t pid() const { return pid_; }
+    // The descriptors of the session, handed over once (-1 after).
+    int take_stdin() { return std::exchange(stdin_fd_, -1); }
+    int take_stdout() { return std::exchange(stdout_fd_, -1); }
+
+    // Waits up to `limit` for the process to end and says how it ended ("exited with status 3",
+    // "killed by SIGSEGV"); "" when it is still running.
+    std::string wait_for_end(std::chrono::milliseconds limit);
+    // SIGTERM to the process group, then SIGKILL after `grace`; reaps it.
+    void stop(std::chrono::milliseconds grace);
+
+private:
+    ForeignProcess(pid_t pid, int stdin_fd, int stdout_fd) : pid_(pid), stdin_fd_(stdin_fd), stdout_fd_(stdout_fd) {}
+
+    pid_t pid_;
+    int stdin_fd_;
+    int stdout_fd_;
+    std::mutex mutex_;  // wait_for_end() runs on the session's reading thread and its owner's
+    bool reaped_ = false;
+    std::string ended_;
+};
+
+}  // namespace skillhost::plugin

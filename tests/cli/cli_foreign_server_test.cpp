@@ -1,0 +1,103 @@
+// Issue 37 through the real binary: a foreign MCP server (the fixture server, a real process)
+// declared beside the plugins; its tools are listed and called through the one pipeline, under the
+// approval queue, deny rules on array path inputs and the audit log.
+#include "support/subprocess.hpp"
+#include "support/temp_dir.hpp"
+
+#include <boost/json.hpp>
+#include <gtest/gtest.h>
+
+namespace {
+
+using skillhost::testing::ProcessResult;
+using skillhost::testing::read_file;
+using skillhost::testing::run_process;
+using skillhost::testing::TempDir;
+using skillhost::testing::write_file;
+
+class CliForeignServerTest : public ::testing::Test {
+protected:
+    TempDir dir{"skillhost-cli-foreign"};
+    std::string config = (dir / "etc/skillhost.yaml").string();
+    std::string home = (dir / "home").string();
+    std::filesystem::path log = dir / "received.log";
+
+    void SetUp() override {
+        write_file(config, "plugin_dirs: [" + (dir / "plugins").string() + "]\n");
+        write_file(dir / "etc/users.yaml", "users:\n  - {id: owner, role: owner, trust: supervised_auto}\n");
+        write_file(dir / "etc/policy.yaml", "global:\n  deny:\n    - \"fixture__read_paths(paths=secret/**)\"\n");
+        const std::string server =
+            std::string(SKILLHOST_TEST_FIXTURES_BINARY_DIR) + "/foreign_mcp/skillhost_fixture_mcp_server";
+        write_file(dir / "plugins/fixture.yaml",
+                   "kind: mcp_server\n"
+                   "name: fixture\n"
+                   "transport: stdio\n"
+                   "command: " +
+                       server +
+                       "\n"
+                       "args: [--log, " +
+                       log.string() +
+                       "]\n"
+                       "skills:\n"
+                       "  - id: echo\n"
+                       "    risk: low\n"
+                       "    min_trust: observe\n"
+                       "    requires_approval: false\n"
+                       "  - id: read_paths\n"
+                       "    risk: low\n"
+                       "    requires_approval: false\n"
+                       "    path_inputs: [\"paths[]\"]\n");
+    }
+
+    ProcessResult skillhost(std::vector<std::string> args) {
+        args.insert(args.begin(), SKILLHOST_BINARY);
+        for (const char* extra : {"--config", config.c_str(), "--home", home.c_str()}) args.emplace_back(extra);
+        return run_process(args);
+    }
+
+    std::string received() { return std::filesystem::exists(log) ? read_file(log) : std::string(); }
+};
+
+TEST_F(CliForeignServerTest, ItsToolsAreListedAsSkills) {
+    auto list = skillhost({"skills", "list", "--json"});
+    ASSERT_EQ(list.exit_code, 0) << list.err;
+    EXPECT_NE(list.out.find("fixture__echo"), std::string::npos) << list.out;
+    EXPECT_NE(list.out.find("fixture__write_note"), std::string::npos) << list.out;
+}
+
+TEST_F(CliForeignServerTest, ACallRunsThroughThePipelineAndIsAudited) {
+    auto call = skillhost({"call", "fixture__echo", "--json", "--args", R"({"message":"hello from skillhost"})"});
+    ASSERT_EQ(call.exit_code, 0) << call.out << call.err;
+    EXPECT_NE(call.out.find("hello from skillhost"), std::string::npos) << call.out;
+    auto audit = skillhost({"audit", "tail", "--skill", "fixture__echo", "--kind", "skill_call", "--json"});
+    ASSERT_EQ(audit.exit_code, 0) << audit.err;
+    EXPECT_NE(audit.out.find("fixture__echo"), std::string::npos) << audit.out;
+}
+
+TEST_F(CliForeignServerTest, AnUnlistedToolNeedsApprovalAndRunsOnlyOnceApproved) {
+    // write_note has no override: the cautious defaults apply (approval required), whatever the
+    // server claims (readOnlyHint: true).
+    auto call = skillhost({"call", "fixture__write_note", "--json", "--args", R"({"path":"note.txt","text":"x"})"});
+    ASSERT_EQ(call.exit_code, 1) << call.out << call.err;
+    auto v = boost::json::parse(call.out).as_object();
+    ASSERT_EQ(v.at("error").at("code").as_string(), "APPROVAL_REQUIRED") << call.out;
+    EXPECT_EQ(received().find("write_note"), std::string::npos) << "nothing reaches the server before approval";
+    std::string id(v.at("error").at("details").at("approval_id").as_string());
+    auto approve = skillhost({"approvals", "approve", id});
+    ASSERT_EQ(approve.exit_code, 0) << approve.out << approve.err;
+    EXPECT_NE(received().find("write_note"), std::string::npos);
+}
+
+TEST_F(CliForeignServerTest, ADenyRuleOnAnArrayPathInputRefusesTheCallBeforeTheServerSeesIt) {
+    auto denied =
+        skillhost({"call", "fixture__read_paths", "--json", "--args", R"({"paths":["notes/a.txt","secret/key"]})"});
+    ASSERT_EQ(denied.exit_code, 1) << denied.out << denied.err;
+    EXPECT_NE(denied.out.find("DENIED_BY_RULE"), std::string::npos) << denied.out;
+    EXPECT_EQ(received().find("read_paths"), std::string::npos) << received();
+
+    auto allowed = skillhost({"call", "fixture__read_paths", "--json", "--args", R"({"paths":["notes/a.txt"]})"});
+    EXPECT_EQ(allowed.exit_code, 0) << allowed.out << allowed.err;
+    EXPECT_NE(received().find("read_paths"), std::string::npos);
+}
+
+}  // namespace
