@@ -1,8 +1,9 @@
 # Sourced by the scripts that run pinned npm packages in tests (conformance/, inspector/).
-# install_pinned SOURCE_DIR CACHE_DIR WHAT: installs the packages of SOURCE_DIR's package-lock.json
+# install_pinned SOURCE_DIR CACHE_DIR WHAT [MUST_EXIST]: installs the packages of SOURCE_DIR's package-lock.json
 # with `npm ci` into CACHE_DIR, once per lockfile, and returns holding the cache's lock on fd 9
 # (tests run in parallel under ctest -j: one installs, the others wait); release it with
-# `flock -u 9` once the caller's own files are copied in. WHAT names the packages in errors.
+# `flock -u 9` once the caller's own files are copied in. WHAT names the packages in errors;
+# MUST_EXIST (relative to CACHE_DIR, default node_modules/.bin/node) is a file a complete install has.
 # Exits 77 (the test skips) only when npm is missing outside CI; under CI=true that fails. A failed
 # npm ci always fails: the lockfile pins every package, so nothing about it is optional.
 install_pinned() {
@@ -15,7 +16,7 @@ install_pinned() {
   exec 9>"$2/.install.lock"
   flock 9
   if ! cmp -s "$1/package-lock.json" "$2/installed-package-lock.json" ||
-     [ ! -x "$2/node_modules/.bin/node" ]; then
+     [ ! -e "$2/${4:-node_modules/.bin/node}" ]; then
     cp "$1/package.json" "$1/package-lock.json" "$2/"
     rm -f "$2/installed-package-lock.json"
     if ! (cd "$2" && npm ci --no-audit --no-fund --loglevel=error --fetch-timeout=30000 --fetch-retries=2 >&2); then
