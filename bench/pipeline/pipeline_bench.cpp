@@ -15,6 +15,7 @@
 namespace {
 
 using namespace skillhost;
+using skillhost::bench::calls_on_caller_thread;
 using skillhost::bench::Pipeline;
 
 // The synchronous call the HTTP API and the operator make: the plugin runs on an executor worker
@@ -28,19 +29,6 @@ void BM_PipelineNoopCall(benchmark::State& state) {
     }
 }
 BENCHMARK(BM_PipelineNoopCall)->MeasureProcessCPUTime()->UseRealTime()->Repetitions(5)->ReportAggregatesOnly(true);
-
-// The same call started on the caller's own thread (RunOn::this_thread): no hand-off at all; the
-// deadline watcher would answer a late call.
-void calls_on_caller_thread(benchmark::State& state, Pipeline& p) {
-    for (auto _ : state) {
-        exec::CallOutcome outcome;
-        p.pipeline->start(
-            *p.catalog, p.request, [&outcome](exec::CallOutcome o) { outcome = std::move(o); },
-            exec::RunOn::this_thread);
-        if (!outcome.result.ok) state.SkipWithError(outcome.result.error.message.c_str());
-        benchmark::DoNotOptimize(outcome);
-    }
-}
 
 void BM_PipelineNoopCallOnCallerThread(benchmark::State& state) {
     Pipeline p;

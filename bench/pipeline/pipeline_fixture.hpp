@@ -12,6 +12,8 @@
 #include "policy/policy_config.hpp"
 #include "auth/users.hpp"
 
+#include <benchmark/benchmark.h>
+
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -75,5 +77,18 @@ struct Pipeline {
         request.requested_by = auth::Requester::api();
     }
 };
+
+// The same call started on the caller's own thread (RunOn::this_thread): no hand-off at all; the
+// deadline watcher would answer a late call.
+inline void calls_on_caller_thread(benchmark::State& state, Pipeline& p) {
+    for (auto _ : state) {
+        exec::CallOutcome outcome;
+        p.pipeline->start(
+            *p.catalog, p.request, [&outcome](exec::CallOutcome o) { outcome = std::move(o); },
+            exec::RunOn::this_thread);
+        if (!outcome.result.ok) state.SkipWithError(outcome.result.error.message.c_str());
+        benchmark::DoNotOptimize(outcome);
+    }
+}
 
 }  // namespace skillhost::bench

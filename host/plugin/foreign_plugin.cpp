@@ -16,6 +16,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <thread>
 
 namespace skillhost::plugin {
 namespace json = boost::json;
@@ -25,6 +26,8 @@ namespace {
 
 constexpr auto kMaxBackoff = std::chrono::milliseconds(5000);
 constexpr std::size_t kMaxErrorText = 2000;
+constexpr std::size_t kMaxInstances = 16;  // users with a server process of their own at once
+constexpr auto kRootsSettle = std::chrono::milliseconds(50);
 
 // One running server: its process and the MCP session on its stdin/stdout. The channel goes first
 // (closing the server's stdin), then the process (SIGTERM, SIGKILL after a grace period).
@@ -36,6 +39,11 @@ struct Session {
     // Set by the reading thread when the server says its tools changed: they are listed again
     // before the next call, and a changed one is refused.
     std::shared_ptr<std::atomic<bool>> tools_changed = std::make_shared<std::atomic<bool>>(false);
+    std::map<std::string, std::string> listed_hashes;  // tool -> definition hash, as this process last listed
+    // When the server was last told its roots (steady clock, ns; 0: never asked). A server applies
+    // them on its own time (the filesystem server checks each directory first) and says nothing
+    // when done, so a new session's first call waits kRootsSettle after the answer.
+    std::shared_ptr<std::atomic<std::int64_t>> roots_answered_at = std::make_shared<std::atomic<std::int64_t>>(0);
     ~Session() {
         client.reset();
         channel.reset();
@@ -53,8 +61,28 @@ Error with_manifest(Error error, const manifest::ForeignServer& server) {
     return error;
 }
 
+// Whose instance a session is: roots/list is answered with this user's workspace.
+struct SessionUser {
+    std::string id;
+    std::filesystem::path workspace;
+};
+
+// roots/list answered with the user's workspace; anything else the server asks is not offered.
+Result<json::value> answer_server_request(const std::string& name, const std::filesystem::path& workspace,
+                                          std::string_view method) {
+    if (method == "roots/list") {
+        json::array roots;
+        if (!workspace.empty())
+            roots.push_back(json::object{{"uri", "file://" + workspace.string()}, {"name", "workspace"}});
+        return json::value(json::object{{"roots", std::move(roots)}});
+    }
+    return Error{errors::kUpstreamError,
+                 "skillhost does not offer '" + std::string(method) + "' to MCP server '" + name + "'"};
+}
+
 // Starts the process and runs the handshake, all within the start-up limit.
-Result<std::shared_ptr<Session>> start_session(const manifest::ForeignServer& server, const ForeignOptions& options) {
+Result<std::shared_ptr<Session>> start_session(const manifest::ForeignServer& server, const ForeignOptions& options,
+                                               const SessionUser& user) {
     ForeignLaunch launch;
     launch.server = server.name;
     launch.command = server.command;
@@ -86,16 +114,18 @@ Result<std::shared_ptr<Session>> start_session(const manifest::ForeignServer& se
             name);
         changed->store(true);
     };
-    handlers.on_request = [name](std::string_view method, const json::value&) -> Result<json::value> {
-        return Error{errors::kUpstreamError,
-                     "skillhost does not offer '" + std::string(method) + "' to MCP server '" + name + "'"};
+    handlers.on_request = [name, workspace = user.workspace, answered = session->roots_answered_at](
+                              std::string_view method, const json::value&) {
+        if (method == "roots/list") answered->store(Clock::now().time_since_epoch().count());
+        return answer_server_request(name, workspace, method);
     };
     const int in = session->process->take_stdin();
     const int out = session->process->take_stdout();
     session->channel = std::make_shared<upstream::RpcChannel>(label_of(server), out, in, limits, std::move(handlers));
     session->client = std::make_unique<upstream::McpClient>(session->channel);
     const auto deadline = Clock::now() + std::chrono::milliseconds(server.limits.startup_timeout_ms);
-    auto info = session->client->initialize(json::object{}, options.client_version, deadline);
+    const json::object capabilities{{"roots", json::object{{"listChanged", false}}}};
+    auto info = session->client->initialize(capabilities, options.client_version, deadline);
     if (!info) {
         Error error = std::move(info.error());
         if (error.is(errors::kUpstreamTimeout))
@@ -160,13 +190,14 @@ RawOutcome outcome_of(json::object result, CallControl* control) {
 
 class ForeignPlugin final : public LoadedPlugin {
 public:
-    ForeignPlugin(manifest::ForeignServer server, ForeignOptions options, std::shared_ptr<Session> session,
+    // `listed`: what the server that was started to list its tools said of itself.
+    ForeignPlugin(manifest::ForeignServer server, ForeignOptions options, const upstream::ServerInfo& listed,
                   const upstream::ToolList& tools)
-        : server_(std::move(server)), options_(std::move(options)), session_(std::move(session)) {
+        : server_(std::move(server)), options_(std::move(options)) {
         manifest_.name = server_.name;
-        manifest_.version = server_.version.empty() ? session_->info.version : server_.version;
+        manifest_.version = server_.version.empty() ? listed.version : server_.version;
         manifest_.description = server_.description.empty()
-                                    ? "Tools of the MCP server " + session_->info.name + " (" + server_.command + ")"
+                                    ? "Tools of the MCP server " + listed.name + " (" + server_.command + ")"
                                     : server_.description;
         manifest_.abi = {1, 1};
         manifest_.permissions = server_.permissions;
@@ -193,11 +224,12 @@ public:
 
     json::object supervision() const override {
         std::lock_guard lock(mutex_);
-        const bool alive = session_ && !session_->channel->closed();
+        std::size_t alive = 0;
+        for (const auto& [user, slot] : slots_) alive += slot.session && !slot.session->channel->closed() ? 1 : 0;
         return json::object{{"crashes", crashes_.size()},
                             {"crash_limit", options_.isolation.crash_limit},
                             {"window_s", options_.isolation.crash_window.count() / 1000},
-                            {"runners", alive ? 1 : 0}};
+                            {"runners", alive}};
     }
 
     RawOutcome invoke(const Call& call, std::string_view args_json) const override {
@@ -210,7 +242,7 @@ public:
         std::error_code ec;
         args = json::parse(args_json, ec);
         if (ec || !args.is_object()) args = json::object();
-        auto session = session_for(tool->second);
+        auto session = session_for(tool->second, call);
         if (!session) return RawOutcome::from_error(session.error());
         const manifest::SkillSpec* spec = manifest_.skill(call.skill_id);
         auto deadline = Clock::now() + std::chrono::milliseconds(spec != nullptr ? spec->timeout_ms : 30000);
@@ -229,7 +261,7 @@ public:
         if (error.is(errors::kUpstreamClosed)) {
             const std::string reason =
                 error.details.contains("reason") ? std::string(error.details["reason"].as_string()) : "";
-            crashed(*session, reason);
+            crashed(call.user_id, *session, reason);
             Error crash{errors::kPluginCrashed,
                         "MCP server '" + server_.name + "' ended while the call was in flight (" + reason +
                             "); the call was not resent: check whether it took effect before calling again"};
@@ -288,90 +320,123 @@ private:
         return spec;
     }
 
-    // The running session, or a new one when the last ended (after its backoff). A tool whose
-    // definition changed across the restart is refused.
-    Result<std::shared_ptr<Session>> session_for(const Pinned& pinned) const {
+    // One user's instance of the server: its session (null before the first call and after it
+    // ended) and when it may be started again after a crash.
+    struct Slot {
+        std::shared_ptr<Session> session;
+        Clock::time_point next_start{};
+        Clock::time_point last_used{};
+    };
+
+    // The calling user's running session, or a new one (after the backoff when the last ended).
+    // Every new session lists the tools again, and a tool whose definition is not the pinned one
+    // is refused, as it is when a running server says its tools changed.
+    Result<std::shared_ptr<Session>> session_for(const Pinned& pinned, const Call& call) const {
         std::lock_guard lock(mutex_);
-        if (quarantine_) return *quarantine_;
-        if (session_ && !session_->channel->closed()) {
-            if (session_->tools_changed->exchange(false)) {
-                if (auto listed = list_locked(*session_); !listed) return listed.error();
-            }
-            return check_pin_locked(pinned);
+        if (quarantine_) {
+            slots_.clear();  // its processes end (a call still in flight keeps its own until it returns)
+            return *quarantine_;
         }
-        if (session_) crashed_locked(session_, session_->channel->closed_reason());
-        if (quarantine_) return *quarantine_;
         const auto now = Clock::now();
-        if (now < next_start_) {
-            const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_start_ - now).count();
+        Slot& slot = slots_[call.user_id];
+        slot.last_used = now;
+        if (slot.session && !slot.session->channel->closed()) {
+            if (slot.session->tools_changed->exchange(false)) {
+                if (auto listed = list_locked(*slot.session); !listed) return listed.error();
+            }
+            return check_pin(slot.session, pinned);
+        }
+        if (slot.session) crashed_locked(slot, slot.session, slot.session->channel->closed_reason());
+        if (quarantine_) return *quarantine_;
+        if (now < slot.next_start) {
+            const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(slot.next_start - now).count();
             Error error{errors::kPluginRestarting, "MCP server '" + server_.name +
                                                        "' is restarting after it ended; retry in " +
                                                        std::to_string(wait) + " ms"};
             error.details["retry_after_ms"] = wait;
             return error;
         }
-        auto started = start_session(server_, options_);
+        retire_idle_locked(call.user_id);
+        auto started = start_session(server_, options_, SessionUser{call.user_id, call.workspace_root});
         if (!started) {
-            note_crash_locked("it could not be restarted: " + started.error().message);
+            note_crash_locked(slot, "it could not be started: " + started.error().message);
             return with_manifest(std::move(started.error()), server_);
         }
         if (auto listed = list_locked(**started); !listed) {
-            note_crash_locked("its tools could not be listed after a restart: " + listed.error().message);
+            note_crash_locked(slot, "its tools could not be listed: " + listed.error().message);
             return listed.error();
         }
-        session_ = std::move(started.value());
-        return check_pin_locked(pinned);
+        slot.session = std::move(started.value());
+        if (const auto told = slot.session->roots_answered_at->load(); told != 0) {
+            const auto settled = Clock::time_point(Clock::duration(told)) + kRootsSettle;
+            if (settled > Clock::now()) std::this_thread::sleep_until(settled);
+        }
+        return check_pin(slot.session, pinned);
     }
 
-    // Lists the tools again (after a restart, or when the server says they changed): what a call is
-    // checked against from now on.
+    // Keeps at most `kMaxInstances` users' servers: the one used longest ago goes (a call still in
+    // flight on it keeps its session until it returns).
+    void retire_idle_locked(const std::string& keep) const {
+        while (slots_.size() > kMaxInstances) {
+            auto oldest = slots_.end();
+            for (auto it = slots_.begin(); it != slots_.end(); ++it) {
+                if (it->first != keep && (oldest == slots_.end() || it->second.last_used < oldest->second.last_used))
+                    oldest = it;
+            }
+            if (oldest == slots_.end()) return;
+            slots_.erase(oldest);
+        }
+    }
+
+    // Lists the tools again (a new session, or the server said they changed): what a call on this
+    // session is checked against from now on.
     Status list_locked(Session& session) const {
         upstream::ToolListLimits limits;
         limits.max_tools = server_.limits.max_tools;
         auto listed = session.client->list_tools(
             limits, Clock::now() + std::chrono::milliseconds(server_.limits.startup_timeout_ms));
         if (!listed) return with_manifest(std::move(listed.error()), server_);
-        listed_hashes_.clear();
-        for (const auto& tool : listed->tools) listed_hashes_.emplace(tool.name, upstream::definition_hash(tool));
-        relisted_ = true;
+        session.listed_hashes.clear();
+        for (const auto& tool : listed->tools)
+            session.listed_hashes.emplace(tool.name, upstream::definition_hash(tool));
         return {};
     }
 
-    Result<std::shared_ptr<Session>> check_pin_locked(const Pinned& pinned) const {
-        if (!relisted_) return session_;
-        const auto now = listed_hashes_.find(pinned.tool);
-        if (now != listed_hashes_.end() && now->second == pinned.hash) return session_;
+    Result<std::shared_ptr<Session>> check_pin(const std::shared_ptr<Session>& session, const Pinned& pinned) const {
+        const auto now = session->listed_hashes.find(pinned.tool);
+        if (now != session->listed_hashes.end() && now->second == pinned.hash) return session;
         Error error{errors::kUpstreamDefinitionChanged,
                     "tool '" + pinned.tool + "' of MCP server '" + server_.name + "' " +
-                        (now == listed_hashes_.end() ? "is no longer listed" : "has a different definition") +
+                        (now == session->listed_hashes.end() ? "is no longer listed" : "has a different definition") +
                         " since its declaration was loaded; it is not called until the declaration is reloaded and "
                         "the new definition reviewed"};
         error.details["plugin"] = server_.name;
         error.details["tool"] = pinned.tool;
         error.details["pinned_hash"] = pinned.hash;
-        if (now != listed_hashes_.end()) error.details["listed_hash"] = now->second;
+        if (now != session->listed_hashes.end()) error.details["listed_hash"] = now->second;
         return error;
     }
 
-    void crashed(const std::shared_ptr<Session>& session, const std::string& reason) const {
+    void crashed(const std::string& user, const std::shared_ptr<Session>& session, const std::string& reason) const {
         std::lock_guard lock(mutex_);
-        crashed_locked(session, reason);
+        const auto slot = slots_.find(user);
+        if (slot != slots_.end()) crashed_locked(slot->second, session, reason);
     }
 
     // Counts the end of `session` once (every call in flight on it reports it).
-    void crashed_locked(const std::shared_ptr<Session>& session, const std::string& reason) const {
-        if (session_ != session || !session_) return;
-        session_.reset();
-        note_crash_locked(reason);
+    void crashed_locked(Slot& slot, const std::shared_ptr<Session>& session, const std::string& reason) const {
+        if (slot.session != session || !slot.session) return;
+        slot.session.reset();
+        note_crash_locked(slot, reason);
     }
 
-    void note_crash_locked(const std::string& reason) const {
+    void note_crash_locked(Slot& slot, const std::string& reason) const {
         const auto now = Clock::now();
         crashes_.push_back(now);
         while (!crashes_.empty() && now - crashes_.front() > options_.isolation.crash_window) crashes_.pop_front();
         auto backoff = options_.isolation.restart_backoff;
         for (std::size_t i = 1; i < crashes_.size() && backoff < kMaxBackoff; ++i) backoff *= 2;
-        next_start_ = now + std::min(backoff, kMaxBackoff);
+        slot.next_start = now + std::min(backoff, kMaxBackoff);
         spdlog::warn("MCP server '{}' ended ({}); {} crash(es) in the window", server_.name, reason, crashes_.size());
         if (crashes_.size() >= options_.isolation.crash_limit) {
             Error error{errors::kPluginQuarantined, "MCP server '" + server_.name + "' is quarantined: it ended " +
@@ -392,11 +457,8 @@ private:
     std::map<std::string, Pinned, std::less<>> tools_;  // skill id -> upstream tool
 
     mutable std::mutex mutex_;
-    mutable std::shared_ptr<Session> session_;
-    mutable std::map<std::string, std::string> listed_hashes_;  // tool -> hash, as last listed
-    mutable bool relisted_ = false;                             // listed since the declaration was loaded
+    mutable std::map<std::string, Slot> slots_;  // by user id: one instance of the server per user
     mutable std::deque<Clock::time_point> crashes_;
-    mutable Clock::time_point next_start_{};
     mutable std::optional<Error> quarantine_;
 };
 
@@ -416,7 +478,8 @@ Result<std::shared_ptr<LoadedPlugin>> load_foreign_server(const manifest::Foreig
                                        "\"Not yet\"); run it over stdio from an installed entry point"},
                              server);
     }
-    auto session = start_session(server, options);
+    // A process of its own, for the listing only: each user's calls get theirs.
+    auto session = start_session(server, options, SessionUser{});
     if (!session) return with_manifest(std::move(session.error()), server);
     upstream::ToolListLimits limits;
     limits.max_tools = server.limits.max_tools;
@@ -424,7 +487,7 @@ Result<std::shared_ptr<LoadedPlugin>> load_foreign_server(const manifest::Foreig
         limits, Clock::now() + std::chrono::milliseconds(server.limits.startup_timeout_ms));
     if (!tools) return with_manifest(std::move(tools.error()), server);
     return std::shared_ptr<LoadedPlugin>(
-        std::make_shared<ForeignPlugin>(server, options, std::move(session.value()), tools.value()));
+        std::make_shared<ForeignPlugin>(server, options, (*session)->info, tools.value()));
 }
 
 Result<std::shared_ptr<LoadedPlugin>> PluginLoader::load_foreign(const manifest::ForeignServer& server) const {

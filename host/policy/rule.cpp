@@ -34,6 +34,16 @@ bool is_name_char(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
 }
 
+// Claude Code's spelling of MCP tools, accepted so its rules can be reused: `mcp__SERVER__TOOL` is the
+// skill SERVER__TOOL, and `mcp__SERVER` every tool of that server.
+std::string foreign_tool_pattern(std::string_view pattern) {
+    constexpr std::string_view prefix = "mcp__";
+    if (!pattern.starts_with(prefix) || pattern.size() == prefix.size()) return std::string(pattern);
+    const std::string_view rest = pattern.substr(prefix.size());
+    if (rest.find("__") == std::string_view::npos) return std::string(rest) + "__*";
+    return std::string(rest);
+}
+
 class RuleTextParser {
 public:
     explicit RuleTextParser(std::string_view text) : text_(text) {}
@@ -48,7 +58,7 @@ public:
             return fail(std::string("unexpected `") + text_[pos_] +
                         "`; a rule starts with a skill id or glob (letters, digits, _ . - * ?)");
         }
-        rule.skill_pattern = std::string(text_.substr(start, pos_ - start));
+        rule.skill_pattern = foreign_tool_pattern(text_.substr(start, pos_ - start));
         skip_spaces();
         if (pos_ < text_.size() && text_[pos_] == '(') {
             ++pos_;

@@ -1,6 +1,7 @@
 // Issue 37's first target: real MCP servers from npm, at pinned versions, work as skills through
 // the CLI and MCP, under deny rules, approvals and the audit log. The servers are what users run:
 // @modelcontextprotocol/server-filesystem, server-memory and server-everything, started with node.
+#include "mcp/mcp_client_process.hpp"
 #include "support/subprocess.hpp"
 #include "support/temp_dir.hpp"
 
@@ -8,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <sstream>
+#include <chrono>
 
 namespace {
 
@@ -23,7 +24,9 @@ protected:
     TempDir dir{"skillhost-real-mcp"};
     std::string config = (dir / "etc/skillhost.yaml").string();
     std::string home = (dir / "home").string();
-    std::filesystem::path docs = dir / "docs";
+    // The user's workspace: skillhost answers the servers' roots/list with it, so the filesystem
+    // server serves this folder (and only this one) to the user's calls.
+    std::filesystem::path docs = dir / "home" / "workspace" / "owner";
 
     void SetUp() override {
         auto install = run_process({SKILLHOST_REAL_SERVERS_INSTALL, SKILLHOST_REAL_SERVERS_CACHE}, {}, {}, 300000);
@@ -32,6 +35,7 @@ protected:
         std::string packages = install.out.substr(0, install.out.find('\n'));
         write_file(docs / "readme.txt", "hello from the docs folder\n");
         write_file(docs / "secret.txt", "the launch codes\n");
+        write_file(dir / "elsewhere/other.txt", "not the user's\n");
         write_file(config, "plugin_dirs: [" + (dir / "plugins").string() + "]\n");
         write_file(dir / "etc/users.yaml", "users:\n  - {id: owner, role: owner, trust: supervised_auto}\n");
         write_file(dir / "etc/policy.yaml",
@@ -39,26 +43,36 @@ protected:
                    "  deny:\n"
                    "    - \"files__*(path=**/secret*)\"\n"
                    "    - \"files__*(paths=**/secret*)\"\n");
-        write_file(dir / "plugins/files.yaml",
-                   "kind: mcp_server\nname: files\ntransport: stdio\ncommand: node\n"
-                   "args: [" + packages + "/server-filesystem/dist/index.js, " + docs.string() + "]\n"
-                   "skills:\n"
-                   "  - {id: read_text_file, risk: low, requires_approval: false, path_inputs: [path]}\n"
-                   "  - {id: read_multiple_files, risk: low, requires_approval: false, path_inputs: [\"paths[]\"]}\n"
-                   "  - {id: write_file, path_inputs: [path]}\n");
+        write_file(
+            dir / "plugins/files.yaml",
+            "kind: mcp_server\nname: files\ntransport: stdio\ncommand: node\n"
+            "args: [" +
+                packages + "/server-filesystem/dist/index.js, " + (dir / "elsewhere").string() +
+                "]\n"
+                "skills:\n"
+                "  - {id: read_text_file, risk: low, requires_approval: false, path_inputs: [path]}\n"
+                "  - {id: read_multiple_files, risk: low, requires_approval: false, path_inputs: [\"paths[]\"]}\n"
+                "  - {id: write_file, path_inputs: [path]}\n"
+                "  - {id: list_allowed_directories, risk: low, requires_approval: false}\n");
         write_file(dir / "plugins/graph.yaml",
                    "kind: mcp_server\nname: graph\ntransport: stdio\ncommand: node\n"
-                   "args: [" + packages + "/server-memory/dist/index.js]\n"
-                   "env: {MEMORY_FILE_PATH: " + (dir / "graph.jsonl").string() + "}\n"
-                   "skills:\n"
-                   "  - {id: create_entities, risk: low, requires_approval: false}\n"
-                   "  - {id: read_graph, risk: low, requires_approval: false, annotations: {read_only: true}}\n");
+                   "args: [" +
+                       packages +
+                       "/server-memory/dist/index.js]\n"
+                       "env: {MEMORY_FILE_PATH: " +
+                       (dir / "graph.jsonl").string() +
+                       "}\n"
+                       "skills:\n"
+                       "  - {id: create_entities, risk: low, requires_approval: false}\n"
+                       "  - {id: read_graph, risk: low, requires_approval: false, annotations: {read_only: true}}\n");
         write_file(dir / "plugins/everything.yaml",
                    "kind: mcp_server\nname: everything\ntransport: stdio\ncommand: node\n"
-                   "args: [" + packages + "/server-everything/dist/index.js, stdio]\n"
-                   "skills:\n"
-                   "  - {id: get-sum, risk: low, requires_approval: false}\n"
-                   "  - {id: echo, risk: low, requires_approval: false}\n");
+                   "args: [" +
+                       packages +
+                       "/server-everything/dist/index.js, stdio]\n"
+                       "skills:\n"
+                       "  - {id: get-sum, risk: low, requires_approval: false}\n"
+                       "  - {id: echo, risk: low, requires_approval: false}\n");
     }
 
     ProcessResult skillhost(std::vector<std::string> args, const std::string& input = {}) {
@@ -100,6 +114,15 @@ TEST_F(RealMcpServersTest, FilesystemReadsUnderDenyRulesOnStringAndArrayPaths) {
     EXPECT_EQ(several["error"].at("code"), "DENIED_BY_RULE") << boost::json::serialize(several);
 }
 
+TEST_F(RealMcpServersTest, TheFilesystemServerServesTheCallingUsersWorkspaceAsItsRoot) {
+    // Its command line names another folder; the roots skillhost answers replace it.
+    auto outside = call("files__read_text_file", R"({"path":")" + (dir / "elsewhere/other.txt").string() + R"("})");
+    EXPECT_EQ(outside["ok"], false) << boost::json::serialize(outside);
+    auto allowed = call("files__list_allowed_directories", "{}");
+    EXPECT_NE(boost::json::serialize(allowed).find(docs.string()), std::string::npos)
+        << boost::json::serialize(allowed);
+}
+
 TEST_F(RealMcpServersTest, AWriteWaitsForApprovalWhateverTheServerClaims) {
     const auto target = docs / "note.txt";
     auto write = call("files__write_file", R"({"path":")" + target.string() + R"(","content":"approved text"})");
@@ -114,8 +137,9 @@ TEST_F(RealMcpServersTest, AWriteWaitsForApprovalWhateverTheServerClaims) {
 }
 
 TEST_F(RealMcpServersTest, MemoryKeepsWhatItWasToldAcrossCalls) {
-    auto created = call("graph__create_entities",
-                        R"({"entities":[{"name":"skillhost","entityType":"project","observations":["hosts skills"]}]})");
+    auto created =
+        call("graph__create_entities",
+             R"({"entities":[{"name":"skillhost","entityType":"project","observations":["hosts skills"]}]})");
     ASSERT_EQ(created["ok"], true) << boost::json::serialize(created);
     auto graph = call("graph__read_graph", "{}");
     ASSERT_EQ(graph["ok"], true) << boost::json::serialize(graph);
@@ -128,31 +152,35 @@ TEST_F(RealMcpServersTest, EverythingAnswersThroughTheCliAndThroughSkillhostsOwn
     ASSERT_EQ(sum["ok"], true) << boost::json::serialize(sum);
     EXPECT_NE(boost::json::serialize(sum["result"]).find("42"), std::string::npos) << boost::json::serialize(sum);
 
-    // The same tool as an MCP client of skillhost sees it.
-    const std::string input =
-        R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}})"
-        "\n"
-        R"({"jsonrpc":"2.0","method":"notifications/initialized"})"
-        "\n"
-        R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})"
-        "\n"
-        R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"everything__echo","arguments":{"message":"through two MCP hops"}}})"
-        "\n";
-    auto mcp = skillhost({"mcp"}, input);
-    std::istringstream lines(mcp.out);
-    bool listed = false, echoed = false;
-    for (std::string line; std::getline(lines, line);) {
-        std::error_code ec;
-        auto message = boost::json::parse(line, ec);
-        if (ec || !message.is_object()) continue;
-        const auto& object = message.as_object();
-        if (object.contains("id") && object.at("id") == 2)
-            listed = line.find("\"everything__echo\"") != std::string::npos;
-        if (object.contains("id") && object.at("id") == 3)
-            echoed = line.find("through two MCP hops") != std::string::npos && !object.contains("error");
-    }
-    EXPECT_TRUE(listed) << mcp.out << mcp.err;
-    EXPECT_TRUE(echoed) << mcp.out << mcp.err;
+    // The same tool as an MCP client of skillhost sees it, over `skillhost mcp` (stdin kept open
+    // until each answer is read, as a client does).
+    std::vector<std::string> argv{SKILLHOST_BINARY, "mcp", "--config", config, "--home", home};
+    skillhost::testing::InteractiveProcess mcp(argv);
+    const auto answer_to = [&](int id) -> std::string {
+        for (int i = 0; i < 200; ++i) {
+            auto line = mcp.read_line(std::chrono::seconds(60));
+            if (!line) return "";
+            std::error_code ec;
+            auto message = boost::json::parse(*line, ec);
+            if (!ec && message.is_object() && message.as_object().contains("id") && message.at("id") == id)
+                return *line;
+        }
+        return "";
+    };
+    mcp.write_line(
+        R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}})");
+    ASSERT_NE(answer_to(1), "") << mcp.stderr_text();
+    mcp.write_line(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+    mcp.write_line(R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})");
+    const bool listed = answer_to(2).find("\"everything__echo\"") != std::string::npos;
+    mcp.write_line(
+        R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"everything__echo","arguments":{"message":"through two MCP hops"}}})");
+    const std::string echo = answer_to(3);
+    const bool echoed =
+        echo.find("through two MCP hops") != std::string::npos && echo.find("isError\":true") == std::string::npos;
+    mcp.close_and_wait(std::chrono::seconds(10));
+    EXPECT_TRUE(listed) << mcp.stderr_text();
+    EXPECT_TRUE(echoed) << echo << mcp.stderr_text();
 }
 
 }  // namespace

@@ -298,18 +298,44 @@ TEST_F(ForeignServerTest, ADefinitionChangedWithListChangedIsRefusedAndANewToolI
 }
 
 TEST_F(ForeignServerTest, ARugPullAfterARestartIsCaughtByThePins) {
-    // The fixture starts with changed definitions when the file exists: from its second start on.
-    auto plugin = load(declare("--crash-on-call 1 --rug-pull-file " + (plugins / "started").string()));
+    // The fixture starts with changed definitions when the file exists: from its second start on,
+    // so the instance a user's call starts is not the server whose tools were listed.
+    auto plugin = load(declare("--rug-pull-file " + (plugins / "started").string()));
     ASSERT_TRUE(plugin);
-    EXPECT_EQ(call(*plugin, "fixture__add", R"({"a":1,"b":2})").error_code, "PLUGIN_CRASHED");
-    RawOutcome outcome;
-    for (int attempt = 0; attempt < 100; ++attempt) {
-        outcome = call(*plugin, "fixture__echo", R"({"message":"x"})");
-        if (outcome.error_code != "PLUGIN_RESTARTING") break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
+    auto outcome = call(*plugin, "fixture__echo", R"({"message":"x"})");
     EXPECT_EQ(outcome.error_code, "UPSTREAM_DEFINITION_CHANGED") << outcome.error_message;
+    auto unchanged = call(*plugin, "fixture__add", R"({"a":1,"b":2})");
+    EXPECT_EQ(unchanged.written, RawOutcome::Written::result) << unchanged.error_message;
     EXPECT_EQ(count_of(read_all(log), "\"message\":\"x\""), 0u) << "the changed tool was never called";
+}
+
+TEST_F(ForeignServerTest, EachUserHasAnInstanceOfTheirOwnWithTheirWorkspaceAsRoot) {
+    auto plugin = load(declare("--roots"));
+    ASSERT_TRUE(plugin);
+    Call alice = context("fixture__whoami");
+    alice.workspace_root = home / "workspace" / "alice";
+    Call bob = alice;
+    bob.user_id = "bob";
+    bob.workspace_root = home / "workspace" / "bob";
+    const auto pid_of = [](const RawOutcome& outcome) {
+        const std::string text(testing::parse(outcome.result_json).at("text").as_string());
+        return text.substr(text.find("pid="), text.find(' ', text.find("pid=")) - text.find("pid="));
+    };
+    const auto alice_first = plugin->invoke(alice, "{}");
+    const auto bob_first = plugin->invoke(bob, "{}");
+    const auto alice_again = plugin->invoke(alice, "{}");
+    ASSERT_EQ(alice_first.written, RawOutcome::Written::result) << alice_first.error_message;
+    ASSERT_EQ(bob_first.written, RawOutcome::Written::result) << bob_first.error_message;
+    EXPECT_NE(pid_of(alice_first), pid_of(bob_first));
+    EXPECT_EQ(pid_of(alice_first), pid_of(alice_again));
+    EXPECT_EQ(plugin->supervision().at("runners"), 2);
+
+    Call roots = alice;
+    roots.skill_id = "fixture__list_roots";
+    auto listed = plugin->invoke(roots, "{}");
+    ASSERT_EQ(listed.written, RawOutcome::Written::result) << listed.error_message;
+    EXPECT_EQ(std::string(testing::parse(listed.result_json).at("text").as_string()),
+              "file://" + alice.workspace_root.string());
 }
 
 TEST_F(ForeignServerTest, DiscoveryTakesDeclarationsBesideManifestsAndOneBadServerTouchesNoOther) {

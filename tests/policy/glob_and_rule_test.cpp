@@ -75,6 +75,37 @@ TEST(RuleMatching, SkillGlobAndAllArgumentPatternsMustMatch) {
     EXPECT_FALSE(rule_matches(rule("fs_write(owner=**)"), "fs_write", call));
 }
 
+TEST(RuleMatching, ClaudeCodesSpellingOfMcpToolsNamesTheForeignSkills) {
+    const auto spec = unit_testing::fs_write_skill();
+    const auto args = boost::json::parse(R"({"path":"a.md"})");
+    const CallArguments call(args, spec, {});
+    EXPECT_EQ(rule("mcp__github__create_issue").skill_pattern, "github__create_issue");
+    EXPECT_TRUE(rule_matches(rule("mcp__github__create_issue"), "github__create_issue", call));
+    // `mcp__SERVER` is every tool of that server, and only of that server.
+    EXPECT_TRUE(rule_matches(rule("mcp__github"), "github__delete_repo", call));
+    EXPECT_FALSE(rule_matches(rule("mcp__github"), "githubber__x", call));
+    EXPECT_EQ(rule("mcp__files__read_*(path=**/secret*)").skill_pattern, "files__read_*");
+}
+
+TEST(RuleMatching, AnArrayOfPathsMatchesDenyOnAnyElementAndAllowOnlyOnEvery) {
+    auto spec = unit_testing::fs_write_skill();
+    spec.path_inputs = {"paths[]"};
+    Rule deny_rule = rule(spec.id + "(paths=secret/**)");
+    Rule allow_rule = rule(spec.id + "(paths=notes/**)");
+    allow_rule.kind = RuleKind::allow;
+    const auto matches = [&](const Rule& r, const char* args_json) {
+        const auto args = boost::json::parse(args_json);
+        return rule_matches(r, spec.id, CallArguments(args, spec, "/ws"));
+    };
+    EXPECT_TRUE(matches(deny_rule, R"({"paths":["notes/a","secret/b"]})"));
+    EXPECT_FALSE(matches(deny_rule, R"({"paths":["notes/a"]})"));
+    EXPECT_TRUE(matches(deny_rule, R"({"paths":["notes/../secret/b"]})")) << "normalised like a single path";
+    EXPECT_TRUE(matches(allow_rule, R"({"paths":["notes/a","notes/b"]})"));
+    EXPECT_FALSE(matches(allow_rule, R"({"paths":["notes/a","secret/b"]})"));
+    EXPECT_FALSE(matches(allow_rule, R"({"paths":[]})")) << "an empty list is allowed by nothing";
+    EXPECT_FALSE(matches(allow_rule, R"({"paths":["notes/a",7]})"));
+}
+
 TEST(RuleMatching, PathArgumentsAreNormalisedSoTraversalCannotDodgeARule) {
     TempDir dir;
     const auto workspace = dir.path() / "ws";
