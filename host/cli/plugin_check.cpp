@@ -9,6 +9,7 @@
 #include "app/chat_backends.hpp"
 #include "app/plugin_storage_service.hpp"
 #include "app/router_completion_service.hpp"
+#include "manifest/foreign_server.hpp"
 #include "manifest/manifest.hpp"
 #include "exec/error_codes.hpp"
 #include "plugin/error_codes.hpp"
@@ -16,6 +17,7 @@
 #include <boost/json/serialize.hpp>
 
 #include <iostream>
+#include <variant>
 
 namespace skillhost::cli {
 namespace {
@@ -211,13 +213,51 @@ void report_manifest_problems(CheckReport& report, const Error& error) {
     }
 }
 
+// A foreign MCP server's declaration: read, start the server, list its tools and show the skills
+// they become. No tool is called: a foreign tool may act on the world, and the check cannot know.
+int check_foreign_server(const manifest::ForeignServer& server, const std::string& file, CheckReport& report) {
+    report.add({"declaration", "", true,
+                "MCP server '" + server.name + "' over " + std::string(manifest::to_string(server.transport)) +
+                    (server.command.empty() ? "" : ", command " + server.command)});
+    auto scratch = ScratchDir::create("skillhost-check");
+    if (!scratch) {
+        report.add({"start", "", false, scratch.error().message});
+        return report.finish(file);
+    }
+    plugin::PluginLoader loader(plugin::LoaderOptions{scratch->path() / "plugin-cache", {}});
+    auto loaded = loader.load_foreign(server);
+    if (!loaded) {
+        report.add({"start", "", false, loaded.error().code + ": " + loaded.error().message});
+        return report.finish(file);
+    }
+    const auto& skills = loaded.value()->manifest().skills;
+    report.add(
+        {"start", "", true,
+         "initialize and tools/list answered, " + std::to_string(skills.size()) + " tools offered as skills" +
+             (loaded.value()->version().empty() ? "" : ", server version " + std::string(loaded.value()->version()))});
+    for (const auto& spec : skills) {
+        std::string detail = std::string("risk ") + manifest::to_string(spec.risk) + ", min_trust " +
+                             manifest::to_string(spec.min_trust) +
+                             (spec.requires_approval ? ", requires approval" : "") +
+                             (spec.annotations.read_only ? ", read-only" : "");
+        const auto* claimed = spec.foreign->annotations.if_contains("readOnlyHint");
+        if (claimed != nullptr && claimed->is_bool() && claimed->get_bool() && !spec.annotations.read_only)
+            detail += "; the server says read-only, which is not believed (set annotations in skills: to agree)";
+        report.add({"skill", spec.id, true, detail + "; not called (a foreign tool may act)"});
+    }
+    return report.finish(file);
+}
+
 int run_check(CliContext& ctx, const std::string& manifest_file, bool json) {
     CheckReport report(json);
-    auto m = manifest::load_manifest(manifest_file);
-    if (!m) {
-        report_manifest_problems(report, m.error());
+    auto declaration = manifest::load_plugin_declaration(manifest_file);
+    if (!declaration) {
+        report_manifest_problems(report, declaration.error());
         return report.finish(manifest_file);
     }
+    if (const auto* server = std::get_if<manifest::ForeignServer>(&declaration.value()))
+        return check_foreign_server(*server, manifest_file, report);
+    auto* m = &std::get<manifest::Manifest>(declaration.value());
     report.add({"manifest", "", true,
                 std::to_string(m->skills.size()) + " skills, ABI " + std::to_string(m->abi.major) + "." +
                     std::to_string(m->abi.minor)});
@@ -247,7 +287,7 @@ int run_check(CliContext& ctx, const std::string& manifest_file, bool json) {
     lo.isolation.restart_backoff = std::chrono::milliseconds(0);
     std::filesystem::create_directories(lo.cache_dir);
     plugin::PluginLoader loader(lo);
-    auto loaded = loader.load(m.value());
+    auto loaded = loader.load(*m);
     if (!loaded) {
         report.add({"load", "", false, loaded.error().code + ": " + loaded.error().message});
         return report.finish(manifest_file);
@@ -280,7 +320,11 @@ void register_plugin_commands(CLI::App& app, CliContext& ctx) {
         "check", "Conformance check: load as the host does, run every example, probe with invalid arguments");
     auto file = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
-    check->add_option("MANIFEST", *file, "The plugin's manifest (its library is found beside it)")->required();
+    check
+        ->add_option("MANIFEST", *file,
+                     "The plugin's manifest (its library is found beside it), or a foreign MCP server's "
+                     "declaration (docs/gateway.md)")
+        ->required();
     check->add_flag("--json", *json, "Machine-readable report");
     ctx.add_global_options(*check);
     check->callback([&ctx, file, json] { ctx.exit_code = run_check(ctx, *file, *json); });

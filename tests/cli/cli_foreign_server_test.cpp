@@ -100,4 +100,18 @@ TEST_F(CliForeignServerTest, ADenyRuleOnAnArrayPathInputRefusesTheCallBeforeTheS
     EXPECT_NE(received().find("read_paths"), std::string::npos);
 }
 
+TEST_F(CliForeignServerTest, PluginCheckReadsADeclarationStartsTheServerAndCallsNothing) {
+    auto check = skillhost({"plugin", "check", (dir / "plugins/fixture.yaml").string()});
+    ASSERT_EQ(check.exit_code, 0) << check.out << check.err;
+    EXPECT_NE(check.out.find("fixture__echo"), std::string::npos) << check.out;
+    EXPECT_NE(check.out.find("the server says read-only, which is not believed"), std::string::npos) << check.out;
+    EXPECT_EQ(received().find("tools/call"), std::string::npos) << "plugin check calls no foreign tool";
+
+    write_file(dir / "broken.yaml", "kind: mcp_server\nname: Bad__Name\ntransport: stdio\ncommand: npx\n");
+    auto broken = skillhost({"plugin", "check", (dir / "broken.yaml").string()});
+    EXPECT_NE(broken.exit_code, 0);
+    EXPECT_NE((broken.out + broken.err).find("broken.yaml:2:7"), std::string::npos) << broken.out << broken.err;
+    EXPECT_NE((broken.out + broken.err).find("npx"), std::string::npos) << broken.out << broken.err;
+}
+
 }  // namespace
