@@ -3,6 +3,7 @@
 #include "manifest/schema_from_json.hpp"
 #include "plugin/error_codes.hpp"
 #include "plugin/foreign_process.hpp"
+#include "plugin/foreign_sampling.hpp"
 #include "plugin/plugin_loader.hpp"
 #include "upstream/error_codes.hpp"
 #include "upstream/mcp_client.hpp"
@@ -44,7 +45,9 @@ struct Session {
     // them on its own time (the filesystem server checks each directory first) and says nothing
     // when done, so a new session's first call waits kRootsSettle after the answer.
     std::shared_ptr<std::atomic<std::int64_t>> roots_answered_at = std::make_shared<std::atomic<std::int64_t>>(0);
+    std::shared_ptr<ForeignSampling> sampling;  // answers its sampling requests; finished before the channel goes
     ~Session() {
+        if (sampling) sampling->finish();
         client.reset();
         channel.reset();
         process.reset();
@@ -114,17 +117,22 @@ Result<std::shared_ptr<Session>> start_session(const manifest::ForeignServer& se
             name);
         changed->store(true);
     };
-    handlers.on_request = [name, workspace = user.workspace, answered = session->roots_answered_at](
-                              std::string_view method, const json::value&) {
+    session->sampling =
+        std::make_shared<ForeignSampling>(server.name, server.permissions.llm, options.completions, user.id);
+    handlers.on_request = [name, workspace = user.workspace, answered = session->roots_answered_at,
+                           sampling = session->sampling](std::string_view method, const json::value& params,
+                                                         upstream::Responder respond) {
+        if (method == "sampling/createMessage") return sampling->answer(params, std::move(respond));
         if (method == "roots/list") answered->store(Clock::now().time_since_epoch().count());
-        return answer_server_request(name, workspace, method);
+        respond(answer_server_request(name, workspace, method));
     };
     const int in = session->process->take_stdin();
     const int out = session->process->take_stdout();
     session->channel = std::make_shared<upstream::RpcChannel>(label_of(server), out, in, limits, std::move(handlers));
     session->client = std::make_unique<upstream::McpClient>(session->channel);
     const auto deadline = Clock::now() + std::chrono::milliseconds(server.limits.startup_timeout_ms);
-    const json::object capabilities{{"roots", json::object{{"listChanged", false}}}};
+    json::object capabilities{{"roots", json::object{{"listChanged", false}}}};
+    if (server.permissions.llm) capabilities["sampling"] = json::object{};
     auto info = session->client->initialize(capabilities, options.client_version, deadline);
     if (!info) {
         Error error = std::move(info.error());
@@ -493,6 +501,7 @@ Result<std::shared_ptr<LoadedPlugin>> load_foreign_server(const manifest::Foreig
 Result<std::shared_ptr<LoadedPlugin>> PluginLoader::load_foreign(const manifest::ForeignServer& server) const {
     ForeignOptions options;
     options.isolation = options_.isolation;
+    options.completions = options_.completions;
     return load_foreign_server(server, options);
 }
 

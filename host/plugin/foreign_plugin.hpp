@@ -13,6 +13,7 @@
 
 #include "base/error.hpp"
 #include "manifest/foreign_server.hpp"
+#include "plugin/completion_service.hpp"
 #include "plugin/isolation_options.hpp"
 #include "plugin/loaded_plugin.hpp"
 
@@ -24,6 +25,8 @@ namespace skillhost::plugin {
 struct ForeignOptions {
     std::string client_version = "1";  // clientInfo.version in initialize
     IsolationOptions isolation;        // crash_limit, crash_window, restart_backoff, on_event
+    // Answers the server's sampling requests (only with `permissions: {llm: true}`); null: refused.
+    std::shared_ptr<CompletionService> completions;
 };
 
 // Starts the server, lists its tools and returns it as a plugin. RUNNER_START_FAILED (cannot start),

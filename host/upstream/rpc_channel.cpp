@@ -386,14 +386,16 @@ void RpcChannel::on_line(std::string_view line) {
 }
 
 void RpcChannel::answer_request(const json::value& id, std::string_view method, const json::value& params) {
-    Result<json::value> result = Error{errors::kUpstreamError, "method not found"};
-    if (method == "ping") {
-        result = json::value(json::object());
-    } else if (handlers_.on_request) {
-        result = handlers_.on_request(method, params);
-    } else {
-        result = Error{errors::kUpstreamError, "skillhost does not offer '" + std::string(method) + "' to this server"};
+    if (method == "ping") return write_answer(id, json::value(json::object()));
+    if (!handlers_.on_request) {
+        return write_answer(
+            id, Error{errors::kUpstreamError, "skillhost does not offer '" + std::string(method) + "' to this server"});
     }
+    handlers_.on_request(method, params,
+                         [this, id](Result<json::value> result) { write_answer(id, std::move(result)); });
+}
+
+void RpcChannel::write_answer(const json::value& id, Result<json::value> result) {
     json::object answer{{"jsonrpc", "2.0"}, {"id", id}};
     if (result) {
         answer["result"] = std::move(result.value());

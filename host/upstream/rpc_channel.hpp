@@ -39,10 +39,14 @@ struct RpcLimits {
     std::size_t notifications_per_second = 200;
 };
 
-// A request the server sends to the client (roots/list, sampling/createMessage, ping, ...): the
-// result to answer, or an Error (answered as a JSON-RPC error with its message).
+// Answers one request of the server's: the result, or an Error (answered as a JSON-RPC error with
+// its message; UPSTREAM_ERROR as "method not found"). Call it once, on any thread, while the
+// channel lives (whoever keeps it past the handler must end before the channel is destroyed).
+using Responder = std::function<void(Result<boost::json::value>)>;
+// A request the server sends to the client (roots/list, sampling/createMessage, ...; ping is
+// answered by the channel): answer it through `respond`, now or later from another thread.
 using ServerRequestHandler =
-    std::function<Result<boost::json::value>(std::string_view method, const boost::json::value& params)>;
+    std::function<void(std::string_view method, const boost::json::value& params, Responder respond)>;
 // A notification the server sends (notifications/tools/list_changed, notifications/message, ...).
 using NotificationHandler = std::function<void(std::string_view method, const boost::json::value& params)>;
 // Why the connection ended, asked once when the server's output ends (e.g. "exited with status 3").
@@ -100,6 +104,7 @@ private:
     void on_oversized(std::string_view head, std::string_view tail);
     void on_answer(std::int64_t id, Result<boost::json::value> answer);
     void answer_request(const boost::json::value& id, std::string_view method, const boost::json::value& params);
+    void write_answer(const boost::json::value& id, Result<boost::json::value> result);
     bool write_line(const std::string& line, Clock::time_point deadline);
     void end(const std::string& reason);
 

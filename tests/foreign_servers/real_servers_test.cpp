@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <chrono>
+#include <thread>
 
 namespace {
 
@@ -47,13 +48,22 @@ protected:
             dir / "plugins/files.yaml",
             "kind: mcp_server\nname: files\ntransport: stdio\ncommand: node\n"
             "args: [" +
-                packages + "/server-filesystem/dist/index.js, " + (dir / "elsewhere").string() +
+                packages + "/server-filesystem/dist/index.js, " + docs.string() +
                 "]\n"
                 "skills:\n"
                 "  - {id: read_text_file, risk: low, requires_approval: false, path_inputs: [path]}\n"
                 "  - {id: read_multiple_files, risk: low, requires_approval: false, path_inputs: [\"paths[]\"]}\n"
                 "  - {id: write_file, path_inputs: [path]}\n"
                 "  - {id: list_allowed_directories, risk: low, requires_approval: false}\n");
+        // The same server with another folder on its command line, for the roots test.
+        write_file(dir / "plugins/elsewhere.yaml",
+                   "kind: mcp_server\nname: elsewhere\ntransport: stdio\ncommand: node\n"
+                   "args: [" +
+                       packages + "/server-filesystem/dist/index.js, " + (dir / "elsewhere").string() +
+                       "]\n"
+                       "include: [list_allowed_directories]\n"
+                       "skills:\n"
+                       "  - {id: list_allowed_directories, risk: low, requires_approval: false}\n");
         write_file(dir / "plugins/graph.yaml",
                    "kind: mcp_server\nname: graph\ntransport: stdio\ncommand: node\n"
                    "args: [" +
@@ -115,12 +125,32 @@ TEST_F(RealMcpServersTest, FilesystemReadsUnderDenyRulesOnStringAndArrayPaths) {
 }
 
 TEST_F(RealMcpServersTest, TheFilesystemServerServesTheCallingUsersWorkspaceAsItsRoot) {
-    // Its command line names another folder; the roots skillhost answers replace it.
-    auto outside = call("files__read_text_file", R"({"path":")" + (dir / "elsewhere/other.txt").string() + R"("})");
-    EXPECT_EQ(outside["ok"], false) << boost::json::serialize(outside);
-    auto allowed = call("files__list_allowed_directories", "{}");
-    EXPECT_NE(boost::json::serialize(allowed).find(docs.string()), std::string::npos)
-        << boost::json::serialize(allowed);
+    // Its command line names another folder; the roots skillhost answers replace it. The server
+    // applies roots on its own time and never says when, so one session asks until it has.
+    std::vector<std::string> argv{SKILLHOST_BINARY, "mcp", "--config", config, "--home", home};
+    skillhost::testing::InteractiveProcess mcp(argv);
+    mcp.write_line(
+        R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}})");
+    mcp.write_line(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+    std::string last;
+    bool served = false;
+    for (int id = 1; id <= 50 && !served; ++id) {
+        mcp.write_line(
+            R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
+            R"(,"method":"tools/call","params":{"name":"elsewhere__list_allowed_directories","arguments":{}}})");
+        while (auto line = mcp.read_line(std::chrono::seconds(60))) {
+            if (line->find(R"("id":)" + std::to_string(id) + ",") == std::string::npos &&
+                line->find(R"("id":)" + std::to_string(id) + "}") == std::string::npos)
+                continue;
+            last = *line;
+            break;
+        }
+        served = last.find(docs.string()) != std::string::npos;
+        if (!served) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    mcp.close_and_wait(std::chrono::seconds(10));
+    EXPECT_TRUE(served) << last << mcp.stderr_text();
+    EXPECT_EQ(last.find((dir / "elsewhere").string()), std::string::npos) << last;
 }
 
 TEST_F(RealMcpServersTest, AWriteWaitsForApprovalWhateverTheServerClaims) {

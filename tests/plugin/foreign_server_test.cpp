@@ -4,10 +4,12 @@
 #include "plugin_test_support.hpp"
 
 #include "plugin/call_control.hpp"
+#include "plugin/foreign_sampling.hpp"
 
 #include <gmock/gmock.h>
 
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 namespace skillhost::plugin {
@@ -32,6 +34,25 @@ std::size_t count_of(const std::string& text, std::string_view what) {
     return n;
 }
 
+// The model a test stands in for: answers every completion with what it was asked, and records who
+// asked.
+class EchoingModel : public CompletionService {
+public:
+    Result<std::string> complete(const CompletionOrigin& origin, std::string_view role,
+                                 std::string_view request_json) override {
+        std::lock_guard lock(mutex);
+        users.emplace_back(origin.user_id);
+        const auto request = boost::json::parse(request_json);
+        const auto& messages = request.at("messages").as_array();
+        return boost::json::serialize(boost::json::object{
+            {"content", "the model read: " + std::string(messages.back().at("content").as_string())},
+            {"model", "echoing"},
+            {"backend", std::string(role)}});
+    }
+    std::mutex mutex;
+    std::vector<std::string> users;
+};
+
 class ForeignServerTest : public testing::LoaderTest {
 protected:
     test::TempDir plugins{"skillhost-foreign"};
@@ -50,10 +71,12 @@ protected:
         return file;
     }
 
+    std::shared_ptr<EchoingModel> model = std::make_shared<EchoingModel>();
+
     Result<std::shared_ptr<LoadedPlugin>> load_declaration(const std::filesystem::path& file) {
         auto server = manifest::load_foreign_server(file);
         if (!server) return std::move(server.error());
-        return make_loader().load_foreign(server.value());
+        return make_loader(model).load_foreign(server.value());
     }
 
     std::shared_ptr<LoadedPlugin> load(const std::filesystem::path& file) {
@@ -336,6 +359,42 @@ TEST_F(ForeignServerTest, EachUserHasAnInstanceOfTheirOwnWithTheirWorkspaceAsRoo
     ASSERT_EQ(listed.written, RawOutcome::Written::result) << listed.error_message;
     EXPECT_EQ(std::string(testing::parse(listed.result_json).at("text").as_string()),
               "file://" + alice.workspace_root.string());
+}
+
+TEST_F(ForeignServerTest, SamplingIsRefusedWithoutPermissionsLlm) {
+    auto plugin = load(declare("--sample"));
+    ASSERT_TRUE(plugin);
+    auto outcome = call(*plugin, "fixture__ask_model", R"({"question":"what is six times seven?"})");
+    ASSERT_EQ(outcome.written, RawOutcome::Written::error);
+    EXPECT_EQ(outcome.error_code, "UPSTREAM_TOOL_ERROR");
+    EXPECT_THAT(outcome.error_message, HasSubstr("permissions: {llm: true}"));
+    EXPECT_TRUE(model->users.empty()) << "no model was asked";
+}
+
+TEST_F(ForeignServerTest, SamplingWithPermissionsLlmIsAnsweredByTheHostsModelForTheCallingUser) {
+    auto plugin = load(declare("--sample", "permissions: {llm: true}\n"));
+    ASSERT_TRUE(plugin);
+    auto outcome = call(*plugin, "fixture__ask_model", R"({"question":"what is six times seven?"})");
+    ASSERT_EQ(outcome.written, RawOutcome::Written::result) << outcome.error_code << outcome.error_message;
+    EXPECT_THAT(std::string(testing::parse(outcome.result_json).at("text").as_string()),
+                HasSubstr("the model read: what is six times seven?"));
+    std::lock_guard lock(model->mutex);
+    EXPECT_THAT(model->users, ::testing::ElementsAre("alice"));
+}
+
+TEST(ForeignSampling, OnlyTextMessagesOfUserAndAssistantBecomeACompletionRequest) {
+    auto ok = completion_request_from_sampling(boost::json::parse(
+        R"({"systemPrompt":"be brief","maxTokens":50,"messages":[{"role":"user","content":{"type":"text","text":"hi"}}]})"));
+    ASSERT_TRUE(ok) << ok.error().message;
+    EXPECT_EQ(testing::parse(*ok).at("messages").as_array().size(), 2u);
+    EXPECT_EQ(testing::parse(*ok).at("max_tokens"), 50);
+    for (const char* bad :
+         {R"({})", R"({"messages":[]})", R"({"messages":[{"role":"system","content":{"type":"text","text":"x"}}]})",
+          R"({"messages":[{"role":"user","content":{"type":"image","data":"AA=="}}]})"}) {
+        auto refused = completion_request_from_sampling(boost::json::parse(bad));
+        ASSERT_FALSE(refused) << bad;
+        EXPECT_EQ(refused.error().code, "CONTENT_INVALID") << bad;
+    }
 }
 
 TEST_F(ForeignServerTest, DiscoveryTakesDeclarationsBesideManifestsAndOneBadServerTouchesNoOther) {
