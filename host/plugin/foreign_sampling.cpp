@@ -30,7 +30,8 @@ Result<std::string> completion_request_from_sampling(const json::value& params) 
         const json::object* message = item.if_object();
         const json::value* role = message != nullptr ? message->if_contains("role") : nullptr;
         const json::value* content = message != nullptr ? message->if_contains("content") : nullptr;
-        if (role == nullptr || !role->is_string() || (role->get_string() != "user" && role->get_string() != "assistant"))
+        if (role == nullptr || !role->is_string() ||
+            (role->get_string() != "user" && role->get_string() != "assistant"))
             return invalid("has a message whose role is not user or assistant");
         const json::object* block = content != nullptr ? content->if_object() : nullptr;
         const json::value* type = block != nullptr ? block->if_contains("type") : nullptr;
@@ -41,8 +42,8 @@ Result<std::string> completion_request_from_sampling(const json::value& params) 
         out.push_back(json::object{{"role", role->get_string()}, {"content", text->get_string()}});
     }
     json::object request{{"messages", std::move(out)}};
-    if (const json::value* max = object->if_contains("maxTokens"); max != nullptr && max->is_int64() &&
-                                                                   max->get_int64() > 0)
+    if (const json::value* max = object->if_contains("maxTokens");
+        max != nullptr && max->is_int64() && max->get_int64() > 0)
         request["max_tokens"] = max->get_int64();
     return json::serialize(request);
 }
@@ -72,7 +73,8 @@ void ForeignSampling::answer(const json::value& params, upstream::Responder resp
             if (!completion) return respond(completion.error());
             std::error_code ec;
             const json::value answer = json::parse(completion.value(), ec);
-            const json::value* content = !ec && answer.is_object() ? answer.as_object().if_contains("content") : nullptr;
+            const json::value* content =
+                !ec && answer.is_object() ? answer.as_object().if_contains("content") : nullptr;
             if (content == nullptr || !content->is_string())
                 return respond(Error{errors::kLlmFailed, "the model's answer had no text"});
             json::object result{{"role", "assistant"},
