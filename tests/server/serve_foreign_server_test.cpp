@@ -26,8 +26,7 @@ protected:
         DaemonSetup setup;
         setup.policy_yaml = "global:\n  deny:\n    - \"fixture__echo(message=classified*)\"\n";
         daemon_ = new DaemonProcess(setup);
-        const std::string server =
-            (test::fixture_dir("foreign_mcp") / "skillhost_fixture_mcp_server").string();
+        const std::string server = (test::fixture_dir("foreign_mcp") / "skillhost_fixture_mcp_server").string();
         write_file(daemon_->plugins_dir() / "fixture.yaml",
                    "kind: mcp_server\nname: fixture\ntransport: stdio\ncommand: " + server + "\nargs: [--log, " +
                        log().string() +
@@ -46,7 +45,9 @@ protected:
         std::error_code ec;
         fs::remove(log(), ec);
     }
-    static fs::path log() { return fs::temp_directory_path() / ("skillhost-serve-foreign-" + std::to_string(::getpid()) + ".log"); }
+    static fs::path log() {
+        return fs::temp_directory_path() / ("skillhost-serve-foreign-" + std::to_string(::getpid()) + ".log");
+    }
     static std::string received() {
         std::ifstream in(log());
         std::stringstream text;
