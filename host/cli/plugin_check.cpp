@@ -215,7 +215,8 @@ void report_manifest_problems(CheckReport& report, const Error& error) {
 
 // A foreign MCP server's declaration: read, start the server, list its tools and show the skills
 // they become. No tool is called: a foreign tool may act on the world, and the check cannot know.
-int check_foreign_server(const manifest::ForeignServer& server, const std::string& file, CheckReport& report) {
+int check_foreign_server(const manifest::ForeignServer& server, const std::string& file, CheckReport& report,
+                         const plugin::IsolationOptions& isolation) {
     report.add({"declaration", "", true,
                 "MCP server '" + server.name + "' over " + std::string(manifest::to_string(server.transport)) +
                     (server.command.empty() ? "" : ", command " + server.command)});
@@ -224,7 +225,10 @@ int check_foreign_server(const manifest::ForeignServer& server, const std::strin
         report.add({"start", "", false, scratch.error().message});
         return report.finish(file);
     }
-    plugin::PluginLoader loader(plugin::LoaderOptions{scratch->path() / "plugin-cache", {}});
+    // Started as the host would start it: in the sandbox skillhost.yaml sets.
+    plugin::LoaderOptions options{scratch->path() / "plugin-cache", {}};
+    options.isolation = isolation;
+    plugin::PluginLoader loader(options);
     auto loaded = loader.load_foreign(server);
     if (!loaded) {
         report.add({"start", "", false, loaded.error().code + ": " + loaded.error().message});
@@ -235,6 +239,18 @@ int check_foreign_server(const manifest::ForeignServer& server, const std::strin
         {"start", "", true,
          "initialize and tools/list answered, " + std::to_string(skills.size()) + " tools offered as skills" +
              (loaded.value()->version().empty() ? "" : ", server version " + std::string(loaded.value()->version()))});
+    const boost::json::object sandbox = loaded.value()->sandbox();
+    const auto said = [&sandbox](const char* key) {
+        const auto* value = sandbox.if_contains(key);
+        return value == nullptr     ? std::string("-")
+               : value->is_string() ? std::string(value->get_string())
+                                    : boost::json::serialize(*value);
+    };
+    report.add({"sandbox", "", true,
+                sandbox.empty()
+                    ? std::string("off (isolation.sandbox in skillhost.yaml)")
+                    : "mode " + said("mode") + "; namespaces: " + said("namespaces") + "; landlock ABI " +
+                          said("landlock_abi") + "; seccomp " + said("seccomp") + "; exec: " + said("exec")});
     for (const auto& spec : skills) {
         std::string detail = std::string("risk ") + manifest::to_string(spec.risk) + ", min_trust " +
                              manifest::to_string(spec.min_trust) +
@@ -255,8 +271,11 @@ int run_check(CliContext& ctx, const std::string& manifest_file, bool json) {
         report_manifest_problems(report, declaration.error());
         return report.finish(manifest_file);
     }
-    if (const auto* server = std::get_if<manifest::ForeignServer>(&declaration.value()))
-        return check_foreign_server(*server, manifest_file, report);
+    if (const auto* server = std::get_if<manifest::ForeignServer>(&declaration.value())) {
+        auto cfg = ctx.load_config();
+        if (!cfg) return fail_setup(cfg.error(), json);
+        return check_foreign_server(*server, manifest_file, report, plugin::isolation_options(cfg.value()));
+    }
     auto* m = &std::get<manifest::Manifest>(declaration.value());
     report.add({"manifest", "", true,
                 std::to_string(m->skills.size()) + " skills, ABI " + std::to_string(m->abi.major) + "." +

@@ -38,12 +38,14 @@ using namespace detail;
 
 constexpr std::string_view kForeignKind = "mcp_server";
 constexpr std::array<std::string_view, 1> kKinds = {kForeignKind};
-constexpr std::array<std::string_view, 19> kServerKeys = {
-    "kind",    "name",   "version", "description", "transport", "command",     "args",     "working_directory",
-    "env",     "url",    "headers", "package",     "secrets",   "permissions", "defaults", "include",
-    "exclude", "limits", "skills"};
+constexpr std::array<std::string_view, 20> kServerKeys = {
+    "kind",    "name",    "version", "description", "transport", "command", "args",        "working_directory",
+    "env",     "files",   "url",     "headers",     "package",   "secrets", "permissions", "defaults",
+    "include", "exclude", "limits",  "skills"};
 constexpr std::array<std::string_view, 2> kTransportNames = {"stdio", "streamable_http"};
-constexpr std::array<std::string_view, 4> kStdioKeys = {"command", "args", "working_directory", "env"};
+constexpr std::array<std::string_view, 5> kStdioKeys = {"command", "args", "working_directory", "env", "files"};
+// What `${...}` may name in args, env values and working_directory (foreign_server.hpp).
+constexpr std::array<std::string_view, 2> kPlaceholders = {"data_dir", "workspace"};
 constexpr std::array<std::string_view, 2> kHttpKeys = {"url", "headers"};
 constexpr std::array<std::string_view, 3> kPackageKeys = {"npm", "version", "integrity"};
 constexpr std::array<std::string_view, 4> kSecretKeys = {"name", "env", "header", "format"};
@@ -161,6 +163,19 @@ std::optional<std::string> read_program_string(const Field& field, ProblemList& 
     if (has_nul(*text)) {
         problems.add(field, "must not contain a NUL character; a program cannot receive one");
         return std::nullopt;
+    }
+    // Every ${...} names a placeholder the host fills in (one pass, no nesting).
+    for (std::size_t at = text->find("${"); at != std::string::npos; at = text->find("${", at + 2)) {
+        const std::size_t end = text->find('}', at + 2);
+        const std::string name = end == std::string::npos ? std::string() : text->substr(at + 2, end - at - 2);
+        if (std::find(kPlaceholders.begin(), kPlaceholders.end(), name) == kPlaceholders.end()) {
+            problems.add(field, "unknown placeholder \"" +
+                                    text->substr(at, end == std::string::npos ? 2 : end - at + 1) + "\"" +
+                                    did_you_mean(name, kPlaceholders) +
+                                    "; the host fills in ${data_dir} (the user's data directory for this server) "
+                                    "and ${workspace} (the user's workspace)");
+            return std::nullopt;
+        }
     }
     return text;
 }
@@ -286,6 +301,25 @@ void read_args(const Field& field, ForeignServer& server, ProblemList& problems)
     }
 }
 
+// `files`: what the server reads besides the system directories (its package, an interpreter
+// outside /usr), read-only and executable in its sandbox.
+void read_files(const Field& field, ForeignServer& server, ProblemList& problems) {
+    auto items = read_list(field, problems);
+    if (!items) return;
+    for (const Field& item : *items) {
+        auto text = read_program_string(item, problems);
+        if (!text) continue;
+        const std::filesystem::path path = std::filesystem::path(*text).lexically_normal();
+        if (text->empty() || path == "/" || text->find("${") != std::string::npos) {
+            problems.add(item,
+                         "must be a file or directory other than / (and without placeholders): the server's "
+                         "package, e.g. node_modules/@scope/server");
+            continue;
+        }
+        server.files.push_back(path.is_relative() ? server.file.parent_path() / path : path);
+    }
+}
+
 void read_env(const Field& field, ForeignServer& server, ProblemList& problems) {
     auto map = FieldMap::read(field, std::nullopt, problems);
     if (!map) return;
@@ -345,6 +379,7 @@ void read_transport_fields(const FieldMap& map, std::optional<ForeignTransport> 
         if (key == "command") read_command(*field, server, problems);
         if (key == "args") read_args(*field, server, problems);
         if (key == "env") read_env(*field, server, problems);
+        if (key == "files") read_files(*field, server, problems);
         if (key == "working_directory") {
             if (auto text = read_program_string(*field, problems)) server.working_directory = std::move(*text);
         }

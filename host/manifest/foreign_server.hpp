@@ -76,10 +76,17 @@ struct ForeignServer {
     std::string name, version, description;
     ForeignTransport transport = ForeignTransport::stdio;
     // stdio: the program (a path or a bare name; no shell), its arguments, environment and directory.
+    // In args, env values and working_directory, ${data_dir} is the user's data directory for this
+    // server (writable, its HOME) and ${workspace} the user's workspace; the process that lists the
+    // tools at load has no user and gets an empty temporary directory for both.
     std::string command;
     std::vector<std::string> args;
     std::vector<std::pair<std::string, std::string>> env;
     std::string working_directory;
+    // What the sandbox lets the server read and execute besides the system directories (/usr, /lib,
+    // /opt) and its program's directory: its package. Absolute (relative ones are resolved against
+    // the declaration's directory when read).
+    std::vector<std::filesystem::path> files;
     // streamable_http: the endpoint and extra request headers.
     std::string url;
     std::vector<std::pair<std::string, std::string>> headers;

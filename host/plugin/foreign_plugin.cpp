@@ -4,7 +4,11 @@
 #include "plugin/error_codes.hpp"
 #include "plugin/foreign_process.hpp"
 #include "plugin/foreign_sampling.hpp"
+#include "plugin/data_dir_budget.hpp"
 #include "plugin/plugin_loader.hpp"
+#include "plugin/runner_cgroups.hpp"
+#include "plugin/runner_identity.hpp"
+#include "plugin/runner_sandbox_args.hpp"
 #include "upstream/error_codes.hpp"
 #include "upstream/mcp_client.hpp"
 #include "upstream/rpc_channel.hpp"
@@ -13,7 +17,10 @@
 #include <boost/json/serialize.hpp>
 #include <spdlog/spdlog.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -46,13 +53,51 @@ struct Session {
     // when done, so a new session's first call waits kRootsSettle after the answer.
     std::shared_ptr<std::atomic<std::int64_t>> roots_answered_at = std::make_shared<std::atomic<std::int64_t>>(0);
     std::shared_ptr<ForeignSampling> sampling;  // answers its sampling requests; finished before the channel goes
+    // An empty directory made for a process without a user's (the listing one): removed after it.
+    std::filesystem::path scratch;
     ~Session() {
         if (sampling) sampling->finish();
         client.reset();
         channel.reset();
         process.reset();
+        if (!scratch.empty()) {
+            std::error_code ignored;
+            std::filesystem::remove_all(scratch, ignored);
+        }
     }
 };
+
+// How a server's processes are sandboxed, decided once when its declaration loads.
+struct SandboxPlan {
+    std::filesystem::path runner;            // skillhost-runner; empty: the sandbox is off
+    std::optional<RunnerIdentity> identity;  // as root: the unprivileged user it runs as
+};
+
+Result<SandboxPlan> plan_sandbox(const ForeignOptions& options) {
+    SandboxPlan plan;
+    if (options.isolation.sandbox == SandboxMode::off) return plan;
+    if (std::optional<Error> missing = missing_sandbox_mechanism(options.isolation)) return *missing;
+    Result<std::filesystem::path> runner = find_runner(options.isolation.runner);
+    if (!runner) return runner.error();
+    plan.runner = runner.value();
+    if (::geteuid() == 0) {
+        Result<RunnerIdentity> identity = resolve_runner_identity(options.isolation.runner_user);
+        if (!identity) return identity.error();
+        plan.identity = identity.value();
+    }
+    return plan;
+}
+
+// ${data_dir} and ${workspace} replaced (the declaration allows no other placeholder).
+std::string expand(std::string text, const std::filesystem::path& data_dir, const std::filesystem::path& workspace) {
+    for (const auto& [placeholder, value] : {std::pair<std::string_view, std::string>{"${data_dir}", data_dir.string()},
+                                             {"${workspace}", workspace.string()}}) {
+        for (std::size_t at = text.find(placeholder); at != std::string::npos;
+             at = text.find(placeholder, at + value.size()))
+            text.replace(at, placeholder.size(), value);
+    }
+    return text;
+}
 
 std::string label_of(const manifest::ForeignServer& server) {
     return "MCP server '" + server.name + "'";
@@ -68,7 +113,31 @@ Error with_manifest(Error error, const manifest::ForeignServer& server) {
 struct SessionUser {
     std::string id;
     std::filesystem::path workspace;
+    std::filesystem::path data_dir;  // this server's data directory for the user (made here if missing)
 };
+
+// A fresh empty directory for a process without a user, or an error saying why there is none.
+Result<std::filesystem::path> make_scratch(const std::string& server) {
+    std::string pattern = (std::filesystem::temp_directory_path() / "skillhost-mcp-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr)
+        return Error{errors::kRunnerStartFailed, "cannot make a temporary directory for MCP server '" + server +
+                                                     "': " + std::strerror(errno) + "; check TMPDIR"};
+    return std::filesystem::path(pattern);
+}
+
+// The user's data directory for the server, made and handed to the sandbox's user.
+std::optional<Error> prepare_data_dir(const std::filesystem::path& dir, const SandboxPlan& plan) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) {
+        Error error{errors::kDataDirUnavailable, "cannot create the data directory " + dir.string() + " (" +
+                                                     ec.message() + "); check that the skillhost home is writable"};
+        error.details["data_dir"] = dir.string();
+        return error;
+    }
+    if (plan.identity) return hand_over_data_dir(dir, plan.identity->uid, plan.identity->gid);
+    return std::nullopt;
+}
 
 // roots/list answered with the user's workspace; anything else the server asks is not offered.
 Result<json::value> answer_server_request(const std::string& name, const std::filesystem::path& workspace,
@@ -83,22 +152,58 @@ Result<json::value> answer_server_request(const std::string& name, const std::fi
                  "skillhost does not offer '" + std::string(method) + "' to MCP server '" + name + "'"};
 }
 
-// Starts the process and runs the handshake, all within the start-up limit.
+// Starts the process (in the sandbox the plan gives) and runs the handshake, all within the
+// start-up limit.
 Result<std::shared_ptr<Session>> start_session(const manifest::ForeignServer& server, const ForeignOptions& options,
-                                               const SessionUser& user) {
+                                               const SandboxPlan& plan, const SessionUser& user) {
+    auto session = std::make_shared<Session>();
+    std::filesystem::path data_dir = user.data_dir;
+    if (data_dir.empty()) {
+        auto scratch = make_scratch(server.name);
+        if (!scratch) return std::move(scratch.error());
+        session->scratch = data_dir = scratch.value();
+        if (plan.identity) {
+            if (std::optional<Error> problem = prepare_data_dir(data_dir, plan)) return std::move(*problem);
+        }
+    } else if (std::optional<Error> problem = prepare_data_dir(data_dir, plan)) {
+        return std::move(*problem);
+    }
+    const std::filesystem::path workspace = user.workspace.empty() ? session->scratch : user.workspace;
     ForeignLaunch launch;
     launch.server = server.name;
     launch.command = server.command;
-    launch.args = server.args;
-    launch.env = server.env;
+    for (const std::string& arg : server.args) launch.args.push_back(expand(arg, data_dir, workspace));
+    for (const auto& [name, value] : server.env) launch.env.emplace_back(name, expand(value, data_dir, workspace));
+    launch.env.insert(launch.env.begin(), {"HOME", data_dir.string()});
     launch.relative_to = server.file.parent_path();
-    launch.working_directory =
-        server.working_directory.empty() ? server.file.parent_path() : std::filesystem::path(server.working_directory);
+    launch.working_directory = server.working_directory.empty()
+                                   ? server.file.parent_path()
+                                   : std::filesystem::path(expand(server.working_directory, data_dir, workspace));
     if (launch.working_directory.is_relative())
         launch.working_directory = server.file.parent_path() / launch.working_directory;
+    if (!plan.runner.empty()) {
+        RunnerSandboxArgs sandbox =
+            runner_sandbox_args(options.isolation, server.permissions, plan.identity, server.name);
+        launch.runner = plan.runner;
+        launch.runner_args = std::move(sandbox.args);
+        launch.runner_args.insert(launch.runner_args.end(), {"--data-dir", data_dir.string()});
+        if (!workspace.empty())
+            launch.runner_args.insert(launch.runner_args.end(), {"--workspace", workspace.string()});
+        for (const std::filesystem::path& path : server.files)
+            launch.runner_args.insert(launch.runner_args.end(), {"--read-only", path.string()});
+        launch.runner_args.insert(launch.runner_args.end(), {"--read-only", server.file.parent_path().string()});
+        if (launch.working_directory != data_dir)
+            launch.runner_args.insert(launch.runner_args.end(), {"--read-only", launch.working_directory.string()});
+        launch.sandbox_timeout = std::chrono::milliseconds(server.limits.startup_timeout_ms);
+        launch.cgroup_leaf = std::move(sandbox.cgroup_leaf);
+        launch.cgroup_pids_leaf = std::move(sandbox.cgroup_pids_leaf);
+    }
     auto process = ForeignProcess::start(launch);
-    if (!process) return std::move(process.error());
-    auto session = std::make_shared<Session>();
+    if (!process) {
+        RunnerCgroups::remove_leaf(launch.cgroup_leaf);
+        RunnerCgroups::remove_leaf(launch.cgroup_pids_leaf);
+        return std::move(process.error());
+    }
     session->process = std::move(process.value());
     upstream::RpcLimits limits;
     limits.max_message_bytes = static_cast<std::size_t>(server.limits.max_message_bytes);
@@ -199,9 +304,12 @@ RawOutcome outcome_of(json::object result, CallControl* control) {
 class ForeignPlugin final : public LoadedPlugin {
 public:
     // `listed`: what the server that was started to list its tools said of itself.
-    ForeignPlugin(manifest::ForeignServer server, ForeignOptions options, const upstream::ServerInfo& listed,
-                  const upstream::ToolList& tools)
-        : server_(std::move(server)), options_(std::move(options)) {
+    ForeignPlugin(manifest::ForeignServer server, ForeignOptions options, SandboxPlan plan,
+                  const upstream::ServerInfo& listed, const upstream::ToolList& tools, std::string sandbox_report)
+        : server_(std::move(server)), options_(std::move(options)), plan_(std::move(plan)) {
+        std::error_code ec;
+        if (json::value report = json::parse(sandbox_report, ec); !ec && report.is_object())
+            sandbox_ = std::move(report.as_object());
         manifest_.name = server_.name;
         manifest_.version = server_.version.empty() ? listed.version : server_.version;
         manifest_.description = server_.description.empty()
@@ -224,6 +332,7 @@ public:
     manifest::AbiVersion abi_version() const override { return manifest_.abi; }
     const std::filesystem::path& loaded_from() const override { return server_.file; }
     bool isolated() const override { return true; }
+    json::object sandbox() const override { return sandbox_; }
 
     std::optional<Error> quarantine() const override {
         std::lock_guard lock(mutex_);
@@ -365,7 +474,8 @@ private:
             return error;
         }
         retire_idle_locked(call.user_id);
-        auto started = start_session(server_, options_, SessionUser{call.user_id, call.workspace_root});
+        auto started =
+            start_session(server_, options_, plan_, SessionUser{call.user_id, call.workspace_root, call.data_dir});
         if (!started) {
             note_crash_locked(slot, "it could not be started: " + started.error().message);
             return with_manifest(std::move(started.error()), server_);
@@ -461,6 +571,8 @@ private:
 
     const manifest::ForeignServer server_;
     const ForeignOptions options_;
+    const SandboxPlan plan_;
+    json::object sandbox_;  // what the sandbox of the listing process enforced (each process gets the same)
     manifest::Manifest manifest_;
     std::map<std::string, Pinned, std::less<>> tools_;  // skill id -> upstream tool
 
@@ -487,15 +599,18 @@ Result<std::shared_ptr<LoadedPlugin>> load_foreign_server(const manifest::Foreig
                              server);
     }
     // A process of its own, for the listing only: each user's calls get theirs.
-    auto session = start_session(server, options, SessionUser{});
+    Result<SandboxPlan> plan = plan_sandbox(options);
+    if (!plan) return with_manifest(std::move(plan.error()), server);
+    auto session = start_session(server, options, plan.value(), SessionUser{});
     if (!session) return with_manifest(std::move(session.error()), server);
     upstream::ToolListLimits limits;
     limits.max_tools = server.limits.max_tools;
     auto tools = (*session)->client->list_tools(
         limits, Clock::now() + std::chrono::milliseconds(server.limits.startup_timeout_ms));
     if (!tools) return with_manifest(std::move(tools.error()), server);
-    return std::shared_ptr<LoadedPlugin>(
-        std::make_shared<ForeignPlugin>(server, options, (*session)->info, tools.value()));
+    return std::shared_ptr<LoadedPlugin>(std::make_shared<ForeignPlugin>(server, options, std::move(plan.value()),
+                                                                         (*session)->info, tools.value(),
+                                                                         (*session)->process->sandbox_report()));
 }
 
 Result<std::shared_ptr<LoadedPlugin>> PluginLoader::load_foreign(const manifest::ForeignServer& server) const {

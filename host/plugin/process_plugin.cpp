@@ -3,6 +3,7 @@
 
 #include "plugin/data_dir_budget.hpp"
 #include "plugin/runner_cgroups.hpp"
+#include "plugin/runner_sandbox_args.hpp"
 #include "plugin/supervision_counters.hpp"
 
 #include <boost/json/parse.hpp>
@@ -61,23 +62,6 @@ bool offers(const wire::PublishedExtensions& p, PromptRequest request) {
                                                          : p.prompts_complete);
 }
 
-// `sandbox: require` never runs a third-party runner with a layer missing: memory limits that
-// count everything need a cgroup (the kernel's own checks, namespaces, Landlock and seccomp, are
-// refused by the runner itself, which knows what the kernel offers).
-std::optional<Error> missing_mechanism(const IsolationOptions& iso) {
-    if (iso.sandbox != SandboxMode::require || iso.limits.memory_mb == 0 || runner_cgroups().available())
-        return std::nullopt;
-    const std::string reason = runner_cgroups().describe().at("reason").as_string().c_str();
-    Error error{errors::kSandboxUnavailable,
-                "`sandbox: require` needs a memory cgroup for plugin runners (memfd, shared memory and page cache "
-                "are counted only there), and none is usable: " +
-                    reason +
-                    ". Run the daemon as root, or delegate a cgroup to its user (systemd: Delegate=yes), or set "
-                    "isolation.sandbox: best_effort in skillhost.yaml"};
-    error.details["mechanism"] = "memory cgroup";
-    return error;
-}
-
 bool crash_code(const RawOutcome& outcome) {
     return outcome.written == RawOutcome::Written::error &&
            (outcome.error_code == errors::kPluginCrashed.name || outcome.error_code == errors::kPluginKilled.name);
@@ -89,7 +73,7 @@ Result<std::shared_ptr<LoadedPlugin>> ProcessPlugin::start(const manifest::Manif
                                                            const LoaderOptions& options) {
     Result<std::filesystem::path> runner = find_runner(options.isolation.runner);
     if (!runner) return runner.error();
-    if (std::optional<Error> missing = missing_mechanism(options.isolation)) return *missing;
+    if (std::optional<Error> missing = missing_sandbox_mechanism(options.isolation)) return *missing;
     // The check runner has no user: no data directory, no workspace.
     std::shared_ptr<ProcessPlugin> plugin(new ProcessPlugin(manifest, options, runner.value(), {}));
     if (::geteuid() == 0 && options.isolation.sandbox != SandboxMode::off) {
@@ -215,45 +199,21 @@ RunnerLaunch ProcessPlugin::launch_for(const Call* context) const {
     launch.kill_grace = iso.kill_grace;
     const manifest::Permissions& granted = manifest_.permissions;
     launch.llm_allowed = !granted.declared || granted.llm;
+    RunnerSandboxArgs sandbox = runner_sandbox_args(iso, granted, identity_, manifest_.name);
     launch.args = {"--manifest",         manifest_.file.string(),
-                   "--sandbox",          std::string(to_string(iso.sandbox)),
-                   "--memory-mb",        std::to_string(iso.limits.memory_mb),
-                   "--cpu-seconds",      std::to_string(iso.limits.cpu_seconds),
-                   "--open-files",       std::to_string(iso.limits.open_files),
                    "--max-result-bytes", std::to_string(iso.max_result_bytes),
-                   "--idle-ms",          std::to_string(iso.idle_timeout.count()),
-                   "--network",          granted.network ? "1" : "0",
-                   "--workspace-access", std::string(manifest::to_string(granted.workspace))};
-    launch.args.insert(launch.args.end(), {"--max-tasks", std::to_string(iso.limits.max_tasks)});
-    if (identity_)
-        launch.args.insert(launch.args.end(), {"--runner-uid", std::to_string(identity_->uid), "--runner-gid",
-                                               std::to_string(identity_->gid)});
+                   "--idle-ms",          std::to_string(iso.idle_timeout.count())};
+    launch.args.insert(launch.args.end(), sandbox.args.begin(), sandbox.args.end());
     if (context && iso.limits.disk_budget_mb > 0) {
         launch.data_dir = context->data_dir;
         launch.disk_budget_bytes = iso.limits.disk_budget_mb << 20;
         launch.args.insert(launch.args.end(), {"--disk-budget-bytes", std::to_string(launch.disk_budget_bytes)});
     }
-    launch.max_tasks = iso.limits.max_tasks;  // counted by the host unless a cgroup takes it (below)
-    if (runner_cgroups().available()) {
-        std::string leaf_name = manifest_.name;
-        for (char& c : leaf_name)
-            if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-        Result<std::filesystem::path> leaf =
-            runner_cgroups().create_leaf(leaf_name, iso.limits.memory_mb << 20, iso.limits.max_tasks);
-        if (leaf) {
-            launch.cgroup_leaf = leaf.value();
-            launch.args.insert(launch.args.end(), {"--cgroup", leaf.value().string()});
-            launch.cgroup_pids_leaf = runner_cgroups().pids_leaf_of(leaf.value());
-            if (!launch.cgroup_pids_leaf.empty())
-                launch.args.insert(launch.args.end(), {"--cgroup-pids", launch.cgroup_pids_leaf.string()});
-            // pids.max stops the threads; its "max" event tells the host to end the runner.
-            launch.pids_events =
-                (launch.cgroup_pids_leaf.empty() ? launch.cgroup_leaf : launch.cgroup_pids_leaf) / "pids.events";
-        } else {
-            spdlog::warn("[plugin {}] runner without a cgroup (memory falls back to RLIMIT_AS): {}", manifest_.name,
-                         leaf.error().message);
-        }
-    }
+    // Counted by the host unless a cgroup takes it (pids_events).
+    launch.max_tasks = iso.limits.max_tasks;
+    launch.cgroup_leaf = std::move(sandbox.cgroup_leaf);
+    launch.cgroup_pids_leaf = std::move(sandbox.cgroup_pids_leaf);
+    launch.pids_events = std::move(sandbox.pids_events);
     if (context) {
         launch.args.insert(launch.args.end(), {"--data-dir", context->data_dir.string()});
         if (!context->workspace_root.empty())
@@ -377,7 +337,7 @@ Result<std::shared_ptr<RunnerConnection>> ProcessPlugin::runner_for(const Call& 
                                      manifest_.name, context.data_dir))
             return *over;
     }
-    if (std::optional<Error> missing = missing_mechanism(options_.isolation)) return *missing;
+    if (std::optional<Error> missing = missing_sandbox_mechanism(options_.isolation)) return *missing;
     Result<std::shared_ptr<RunnerConnection>> started = RunnerConnection::start(launch_for(&context));
     if (!started) return started.error();
     if (restart) {

@@ -5,6 +5,8 @@
 #include "plugin/plugin_loader.hpp"
 #include "plugin/runner_protocol.hpp"
 #include "runner/call_server.hpp"
+#include "runner/runner_args.hpp"
+#include "runner/server_exec.hpp"
 #include "runner/sandbox.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -19,7 +21,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <mutex>
 #include <string>
 
@@ -65,28 +66,6 @@ private:
     runner::HostLink& link_;
 };
 
-std::map<std::string, std::string> parse_args(int argc, char** argv) {
-    std::map<std::string, std::string> out;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        std::string key = argv[i];
-        if (key.starts_with("--")) out[key.substr(2)] = argv[i + 1];
-    }
-    return out;
-}
-
-std::uint64_t number(const std::map<std::string, std::string>& args, const std::string& key, std::uint64_t fallback) {
-    const auto found = args.find(key);
-    if (found == args.end()) return fallback;
-    char* end = nullptr;
-    const unsigned long long value = std::strtoull(found->second.c_str(), &end, 10);
-    return end && *end == '\0' ? value : fallback;
-}
-
-std::string text(const std::map<std::string, std::string>& args, const std::string& key) {
-    const auto found = args.find(key);
-    return found == args.end() ? std::string() : found->second;
-}
-
 [[noreturn]] void fail(runner::HostLink& link, const Error& error) {
     link.send(FrameType::load_failed, 0, plugin::wire::encode(error));
     std::_Exit(2);
@@ -101,18 +80,6 @@ void isolate_descriptors() {
         ::dup2(null, 0);
         ::close(null);
     }
-}
-
-// Moves this process into the cgroup leaf the host prepared (before the plugin's code runs, so
-// everything it allocates counts).
-bool join_cgroup(const std::string& leaf) {
-    const int fd = ::open((leaf + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return false;
-    const bool joined = ::write(fd, "0", 1) == 1;
-    const int saved = errno;
-    ::close(fd);
-    errno = saved;
-    return joined;
 }
 
 // What the host needs to offer the plugin's resources and prompts as if it ran in the host.
@@ -139,6 +106,8 @@ plugin::wire::PublishedExtensions published_extensions(const plugin::LoadedPlugi
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Server mode: sandbox itself and become a foreign MCP server (runner/server_exec.hpp).
+    if (argc > 1 && std::strcmp(argv[1], "--exec-server") == 0) return runner::exec_server(argc, argv);
     isolate_descriptors();
     ::signal(SIGPIPE, SIG_IGN);
     runner::HostLink link(host_fd);
@@ -146,54 +115,23 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "skillhost-runner: started without the host's socket; only skillhost starts it\n");
         return 2;
     }
-    const auto args = parse_args(argc, argv);
+    const runner::RunnerArgs args(argc, argv, 1);
     spdlog::default_logger()->sinks().clear();
     spdlog::default_logger()->sinks().push_back(std::make_shared<HostLogSink>(link));
     spdlog::set_level(spdlog::level::debug);
 
-    Result<manifest::Manifest> manifest = manifest::load_manifest(text(args, "manifest"));
+    Result<manifest::Manifest> manifest = manifest::load_manifest(args.text("manifest"));
     if (!manifest) fail(link, manifest.error());
 
-    runner::SandboxRequest sandbox;
-    const std::string mode = text(args, "sandbox");
-    sandbox.mode = mode == "off"       ? plugin::SandboxMode::off
-                   : mode == "require" ? plugin::SandboxMode::require
-                                       : plugin::SandboxMode::best_effort;
-    sandbox.limits.memory_mb = number(args, "memory-mb", sandbox.limits.memory_mb);
-    sandbox.limits.cpu_seconds = number(args, "cpu-seconds", 0);
-    sandbox.limits.open_files = number(args, "open-files", sandbox.limits.open_files);
-    sandbox.limits.max_tasks = number(args, "max-tasks", sandbox.limits.max_tasks);
-    // Every leaf the host prepared (cgroup v2: one; v1: memory and pids), before the sandboxed
-    // process is made, so it and everything it allocates count.
-    for (const char* key : {"cgroup", "cgroup-pids"}) {
-        const std::string leaf = text(args, key);
-        if (leaf.empty()) continue;
-        if (join_cgroup(leaf)) {
-            sandbox.cgroup += (sandbox.cgroup.empty() ? "" : ", ") + leaf;
-        } else {
-            sandbox.cgroup_problem = "cannot join " + leaf + ": " + std::strerror(errno);
-            sandbox.cgroup.clear();
-            break;
-        }
-    }
-    sandbox.runner_uid = static_cast<uid_t>(number(args, "runner-uid", 0));
-    sandbox.runner_gid = static_cast<gid_t>(number(args, "runner-gid", 0));
-    sandbox.disk_budget_bytes = number(args, "disk-budget-bytes", 0);
+    runner::SandboxRequest sandbox = runner::sandbox_request(args);
     sandbox.host_fd = host_fd;
     sandbox.read_only.push_back(manifest->library_path().parent_path());
     sandbox.read_only.push_back(manifest->file.parent_path());
-    if (const std::string data_dir = text(args, "data-dir"); !data_dir.empty()) sandbox.read_write.push_back(data_dir);
-    sandbox.workspace = text(args, "workspace");
-    const std::string access = text(args, "workspace-access");
-    sandbox.workspace_access = access == "read"         ? runner::WorkspaceAccess::read
-                               : access == "read_write" ? runner::WorkspaceAccess::read_write
-                                                        : runner::WorkspaceAccess::none;
-    sandbox.network = text(args, "network") == "1";
     Result<boost::json::object> enforced = runner::apply_sandbox(sandbox);
     if (!enforced) fail(link, enforced.error());
 
     plugin::LoaderOptions options;
-    options.isolation.max_result_bytes = number(args, "max-result-bytes", options.isolation.max_result_bytes);
+    options.isolation.max_result_bytes = args.number("max-result-bytes", options.isolation.max_result_bytes);
     runner::HostRequests requests(link, options.isolation.max_result_bytes);
     options.private_copy = false;  // this process maps the library once and nothing else
     // The host answers the extensions it answers (its model, its storage, ...), for requests made
@@ -218,7 +156,7 @@ int main(int argc, char** argv) {
 
     {
         runner::CallServer server(link, loaded.value(), requests,
-                                  std::chrono::milliseconds(number(args, "idle-ms", 300000)));
+                                  std::chrono::milliseconds(args.number("idle-ms", 300000)));
         // A call that ignores cancellation still runs inside the plugin: leave without unloading.
         if (!server.serve()) std::_Exit(0);
     }

@@ -74,6 +74,8 @@ long landlock_create_ruleset(const RulesetAttr* attr, std::size_t size, std::uin
 // Each system directory a dynamically linked library may need, read-only.
 const char* const system_read_paths[] = {"/usr", "/lib", "/lib64", "/lib32", "/etc", "/proc", "/sys/devices/system/cpu",
                                          "/opt"};
+// ... of which these hold programs (server mode may execute them).
+const char* const system_program_paths[] = {"/usr", "/lib", "/lib64", "/lib32", "/opt"};
 const char* const device_paths[] = {"/dev/null", "/dev/zero", "/dev/urandom", "/dev/random"};
 
 struct Landlock {
@@ -85,11 +87,12 @@ struct Landlock {
 
 // Adds a path-beneath rule; a path that does not exist is simply not granted.
 void allow(int ruleset, const std::filesystem::path& path, std::uint64_t access, std::uint64_t handled) {
+    if (path.empty()) return;
     const int fd = ::open(path.c_str(), O_PATH | O_CLOEXEC);
     if (fd < 0) return;
     struct stat st {};
     if (::fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
-        access &= fs_read_file | fs_write_file | fs_truncate | fs_ioctl_dev;
+        access &= fs_execute | fs_read_file | fs_write_file | fs_truncate | fs_ioctl_dev;
     PathBeneathAttr rule{access & handled, fd};
     ::syscall(SYS_landlock_add_rule, ruleset, rule_path_beneath, &rule, 0);
     ::close(fd);
@@ -120,9 +123,13 @@ int apply_landlock(const SandboxRequest& request, bool private_tmp, boost::json:
         problem = std::string("Landlock refused the ruleset (") + std::strerror(errno) + ")";
         return 0;
     }
+    // Server mode executes its program (and what a script's "#!" names) from these; never from a
+    // writable place.
+    const std::uint64_t fs_run = request.exec ? fs_read | fs_execute : fs_read;
     for (const char* path : system_read_paths) allow(ruleset, path, fs_read, ll.handled_fs);
+    for (const char* path : system_program_paths) allow(ruleset, path, fs_run, ll.handled_fs);
     for (const char* path : device_paths) allow(ruleset, path, fs_read | fs_write_file, ll.handled_fs);
-    for (const auto& path : request.read_only) allow(ruleset, path, fs_read, ll.handled_fs);
+    for (const auto& path : request.read_only) allow(ruleset, path, fs_run, ll.handled_fs);
     for (const auto& path : request.read_write) allow(ruleset, path, fs_read | fs_write | fs_refer, ll.handled_fs);
     // The view's own /tmp and /dev/shm (memory of its cgroup), never the host's.
     if (private_tmp) {
@@ -145,7 +152,7 @@ int apply_landlock(const SandboxRequest& request, bool private_tmp, boost::json:
     }
     report["landlock_abi"] = ll.abi;
     report["filesystem"] = "restricted";
-    report["exec"] = "denied";
+    report["exec"] = request.exec ? "system directories and the declared files only" : "denied";
     report["tcp"] =
         request.network ? "allowed" : (ll.handled_net != 0 ? "denied (landlock)" : "not restricted by landlock");
     report["scoped_signals_and_abstract_sockets"] = ll.scoped != 0;
@@ -293,14 +300,14 @@ Result<boost::json::object> apply_sandbox(const SandboxRequest& request) {
                              "; the plugin cannot be confined as `sandbox: require` demands; use a kernel with "
                              "Landlock (5.13+, enabled in the LSM list) or set sandbox: best_effort"};
     }
-    if (std::optional<std::string> refused = install_syscall_filter(SyscallPolicy{request.network})) {
+    if (std::optional<std::string> refused = install_syscall_filter(SyscallPolicy{request.network, request.exec})) {
         report["seccomp"] = false;
         report["seccomp_problem"] = *refused;
         if (request.mode == plugin::SandboxMode::require)
             return Error{errors::kSandboxUnavailable, *refused + "; set sandbox: best_effort to run without it"};
     } else {
         report["seccomp"] = "allowlist (anything else: ENOSYS; dangerous calls: EPERM)";
-        report["exec"] = "denied";
+        if (!request.exec) report["exec"] = "denied";
         report["sockets"] = request.network ? "TCP and UDP over IPv4/IPv6; never packet, raw, netlink or unix"
                                             : "none (socketpair only)";
         report["processes"] = "denied (seccomp: fork, vfork, clone without CLONE_THREAD)";

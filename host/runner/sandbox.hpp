@@ -28,6 +28,10 @@ struct SandboxRequest {
     std::filesystem::path workspace;
     WorkspaceAccess workspace_access = WorkspaceAccess::none;
     bool network = false;
+    // Server mode (runner/server_exec.hpp): the process will execve() the declared program, so the
+    // system directories and the read-only paths may be executed (nothing writable ever may), and
+    // execve is allowed; new processes stay refused.
+    bool exec = false;
     // When the runner starts as root: the unprivileged identity the sandbox gets (never 0).
     uid_t runner_uid = 0;
     gid_t runner_gid = 0;

@@ -471,8 +471,8 @@ std::vector<sock_filter> syscall_filter_program(const SyscallPolicy& policy) {
     p.jump(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1);  // the x32 numbering: nothing needs it
     p.ret(eacces);
     for (int number : plain_allowed) p.on(number, allow);
-    p.on(SYS_execve, eacces);
-    p.on(SYS_execveat, eacces);
+    p.on(SYS_execve, policy.exec ? allow : eacces);
+    p.on(SYS_execveat, policy.exec ? allow : eacces);
 #ifdef SYS_fork
     p.on(SYS_fork, eperm);
 #endif

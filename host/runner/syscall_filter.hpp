@@ -14,6 +14,7 @@ namespace skillhost::runner {
 
 struct SyscallPolicy {
     bool network = false;  // AF_INET and AF_INET6 stream and datagram sockets
+    bool exec = false;     // execve and execveat (server mode: Landlock decides which files)
 };
 
 // The BPF program (for tests and the report); empty when the architecture has no filter here.

@@ -23,7 +23,10 @@ protected:
     std::filesystem::path log = dir / "received.log";
 
     void SetUp() override {
-        write_file(config, "plugin_dirs: [" + (dir / "plugins").string() + "]\n");
+        // The server writes what it reads to a log beside its declaration, which its sandbox would
+        // not allow: these tests are about policy (the sandbox: foreign_sandbox_test.cpp, and the
+        // daemon's foreign-server tests, which run it sandboxed).
+        write_file(config, "plugin_dirs: [" + (dir / "plugins").string() + "]\nisolation:\n  sandbox: \"off\"\n");
         write_file(dir / "etc/users.yaml", "users:\n  - {id: owner, role: owner, trust: supervised_auto}\n");
         write_file(dir / "etc/policy.yaml", "global:\n  deny:\n    - \"fixture__read_paths(paths=secret/**)\"\n");
         const std::string server =

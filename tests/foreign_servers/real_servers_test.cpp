@@ -34,6 +34,8 @@ protected:
         if (install.exit_code == 77) GTEST_SKIP() << install.err;
         ASSERT_EQ(install.exit_code, 0) << install.err;
         std::string packages = install.out.substr(0, install.out.find('\n'));
+        // What each server's sandbox may read: the installed packages and their dependencies.
+        const std::string modules = std::filesystem::path(packages).parent_path().string();
         write_file(docs / "readme.txt", "hello from the docs folder\n");
         write_file(docs / "secret.txt", "the launch codes\n");
         write_file(dir / "elsewhere/other.txt", "not the user's\n");
@@ -48,8 +50,12 @@ protected:
             dir / "plugins/files.yaml",
             "kind: mcp_server\nname: files\ntransport: stdio\ncommand: node\n"
             "args: [" +
-                packages + "/server-filesystem/dist/index.js, " + docs.string() +
+                packages +
+                "/server-filesystem/dist/index.js, \"${workspace}\"]\n"
+                "files: [" +
+                modules +
                 "]\n"
+                "permissions: {workspace: read_write}\n"
                 "skills:\n"
                 "  - {id: read_text_file, risk: low, requires_approval: false, path_inputs: [path]}\n"
                 "  - {id: read_multiple_files, risk: low, requires_approval: false, path_inputs: [\"paths[]\"]}\n"
@@ -61,6 +67,10 @@ protected:
                    "args: [" +
                        packages + "/server-filesystem/dist/index.js, " + (dir / "elsewhere").string() +
                        "]\n"
+                       "files: [" +
+                       modules + ", " + (dir / "elsewhere").string() +
+                       "]\n"
+                       "permissions: {workspace: read}\n"
                        "include: [list_allowed_directories]\n"
                        "skills:\n"
                        "  - {id: list_allowed_directories, risk: low, requires_approval: false}\n");
@@ -69,9 +79,10 @@ protected:
                    "args: [" +
                        packages +
                        "/server-memory/dist/index.js]\n"
-                       "env: {MEMORY_FILE_PATH: " +
-                       (dir / "graph.jsonl").string() +
-                       "}\n"
+                       "env: {MEMORY_FILE_PATH: \"${data_dir}/graph.jsonl\"}\n"
+                       "files: [" +
+                       modules +
+                       "]\n"
                        "skills:\n"
                        "  - {id: create_entities, risk: low, requires_approval: false}\n"
                        "  - {id: read_graph, risk: low, requires_approval: false, annotations: {read_only: true}}\n");
@@ -80,6 +91,9 @@ protected:
                    "args: [" +
                        packages +
                        "/server-everything/dist/index.js, stdio]\n"
+                       "files: [" +
+                       modules +
+                       "]\n"
                        "skills:\n"
                        "  - {id: get-sum, risk: low, requires_approval: false}\n"
                        "  - {id: echo, risk: low, requires_approval: false}\n");
@@ -175,6 +189,18 @@ TEST_F(RealMcpServersTest, MemoryKeepsWhatItWasToldAcrossCalls) {
     ASSERT_EQ(graph["ok"], true) << boost::json::serialize(graph);
     EXPECT_NE(boost::json::serialize(graph["result"]).find("hosts skills"), std::string::npos)
         << boost::json::serialize(graph);
+    // Kept where its sandbox lets it write: the user's data directory for the server.
+    EXPECT_NE(read_file(dir / "home/users/owner/plugins/graph/graph.jsonl").find("hosts skills"), std::string::npos);
+}
+
+TEST_F(RealMcpServersTest, EachServerRunsInTheSandboxOfThirdPartyRunners) {
+    for (const char* skill : {"files__read_text_file", "graph__read_graph", "everything__echo"}) {
+        auto shown = skillhost({"skills", "show", skill, "--json"});
+        ASSERT_EQ(shown.exit_code, 0) << shown.err;
+        EXPECT_NE(shown.out.find("\"seccomp\""), std::string::npos) << skill << shown.out;
+        EXPECT_NE(shown.out.find("\"landlock_abi\""), std::string::npos) << skill;
+        EXPECT_NE(shown.out.find("system directories and the declared files only"), std::string::npos) << skill;
+    }
 }
 
 TEST_F(RealMcpServersTest, EverythingAnswersThroughTheCliAndThroughSkillhostsOwnMcpServer) {

@@ -273,6 +273,30 @@ TEST(ForeignServerInvalid, EmptyOrMultiLineCommand) {
     expect_problem(parse(head + "command: \"node\\0\"\n"), "command", 4, 10, "must not contain a NUL");
 }
 
+TEST(ForeignServer, FilesAndPlaceholdersAreReadForTheSandbox) {
+    const ForeignServer server =
+        parsed_ok(parse(kStdio + "args: [\"${data_dir}/x\", --root, \"${workspace}\"]\n"
+                                 "env: {STORE: \"${data_dir}/store.json\"}\n"
+                                 "files: [node_modules/@scope/server, /opt/servers/shared]\n"));
+    EXPECT_EQ(server.args.front(), "${data_dir}/x");  // filled in per process by the host
+    ASSERT_EQ(server.files.size(), 2u);
+    EXPECT_EQ(server.files[0], std::filesystem::path("node_modules/@scope/server"));  // beside "server.yaml"
+    EXPECT_EQ(server.files[1], std::filesystem::path("/opt/servers/shared"));
+}
+
+TEST(ForeignServerInvalid, UnknownPlaceholdersAndFilesThatGrantEverything) {
+    expect_problem(parse(kStdio + "args: [\"${home}/x\"]\n"), "args[0]", 5, 8,
+                   "unknown placeholder \"${home}\"; the host fills in ${data_dir}");
+    expect_problem(parse(kStdio + "env: {A: \"${data_dri}\"}\n"), "env.A", 5, 10,
+                   "unknown placeholder \"${data_dri}\" (did you mean 'data_dir'?)");
+    expect_problem(parse(kStdio + "working_directory: \"${unclosed\"\n"), "working_directory", 5, 20,
+                   "unknown placeholder \"${\"");
+    expect_problem(parse(kStdio + "files: [/]\n"), "files[0]", 5, 9, "must be a file or directory other than /");
+    expect_problem(parse(kStdio + "files: [\"/usr/../\"]\n"), "files[0]", 5, 9, "other than /");
+    expect_problem(parse(kStdio + "files: [\"${data_dir}\"]\n"), "files[0]", 5, 9, "without placeholders");
+    expect_problem(parse(kHttp + "files: [/opt/x]\n"), "files", 5, 8, "'files' is for transport stdio");
+}
+
 TEST(ForeignServerInvalid, UrlWithoutScheme) {
     const std::string head = "kind: mcp_server\nname: x\ntransport: streamable_http\n";
     expect_problem(parse(head + "url: example.com/mcp\n"), "url", 4, 6,

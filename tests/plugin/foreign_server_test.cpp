@@ -73,10 +73,16 @@ protected:
 
     std::shared_ptr<EchoingModel> model = std::make_shared<EchoingModel>();
 
+    // These tests read what the server received from a log it writes beside its declaration, which
+    // its sandbox would not let it write: foreign_sandbox_test.cpp tests the sandbox.
+    SandboxMode sandbox = SandboxMode::off;
+
     Result<std::shared_ptr<LoadedPlugin>> load_declaration(const std::filesystem::path& file) {
         auto server = manifest::load_foreign_server(file);
         if (!server) return std::move(server.error());
-        return make_loader(model).load_foreign(server.value());
+        LoaderOptions options{cache.path(), model};
+        options.isolation.sandbox = sandbox;
+        return PluginLoader(options).load_foreign(server.value());
     }
 
     std::shared_ptr<LoadedPlugin> load(const std::filesystem::path& file) {
@@ -401,7 +407,9 @@ TEST_F(ForeignServerTest, DiscoveryTakesDeclarationsBesideManifestsAndOneBadServ
     test::copy_fixture("echo", plugins.path());
     declare("");
     declare("--never-answer", "limits: {startup_timeout_ms: 200}\n", "wedged");
-    DiscoveryReport report = discover_plugins(make_loader(), {plugins.path()});
+    LoaderOptions options{cache.path(), nullptr};
+    options.isolation.sandbox = sandbox;
+    DiscoveryReport report = discover_plugins(PluginLoader(options), {plugins.path()});
     std::vector<std::string> names;
     for (const auto& plugin : report.plugins) names.push_back(plugin->manifest().name);
     EXPECT_THAT(names, ::testing::UnorderedElementsAre("echo", "fixture"));

@@ -28,11 +28,12 @@ protected:
         daemon_ = new DaemonProcess(setup);
         const std::string server = (test::fixture_dir("foreign_mcp") / "skillhost_fixture_mcp_server").string();
         write_file(daemon_->plugins_dir() / "fixture.yaml",
-                   "kind: mcp_server\nname: fixture\ntransport: stdio\ncommand: " + server + "\nargs: [--log, " +
-                       log().string() +
-                       "]\nskills:\n"
+                   "kind: mcp_server\nname: fixture\ntransport: stdio\ncommand: " + server +
+                       "\nargs: [--log, \"${data_dir}/received.log\"]\nskills:\n"
                        "  - {id: echo, risk: low, min_trust: observe, requires_approval: false}\n"
-                       "  - {id: whoami, risk: low, min_trust: observe, requires_approval: false}\n");
+                       "  - {id: env, risk: low, min_trust: observe, requires_approval: false}\n"
+                       "  - {id: read_paths, risk: low, min_trust: observe, requires_approval: false}\n"
+                       "  - {id: probe, risk: low, min_trust: observe, requires_approval: false}\n");
         write_file(daemon_->plugins_dir() / "crashy.yaml",
                    "kind: mcp_server\nname: crashy\ntransport: stdio\ncommand: " + server +
                        "\nargs: [--crash-on-call, \"1\"]\n"
@@ -42,13 +43,12 @@ protected:
     static void TearDownTestSuite() {
         delete daemon_;
         daemon_ = nullptr;
-        std::error_code ec;
-        fs::remove(log(), ec);
     }
-    static fs::path log() {
-        return fs::temp_directory_path() / ("skillhost-serve-foreign-" + std::to_string(::getpid()) + ".log");
-    }
+    // What alice's server process read (it runs sandboxed: the one place it may write is its data
+    // directory for her, ${data_dir} in the declaration).
+    static fs::path log() { return daemon_->home() / "users" / "alice" / "plugins" / "fixture" / "received.log"; }
     static std::string received() {
+        EXPECT_TRUE(fs::exists(log())) << "alice's server keeps its log in her data directory";
         std::ifstream in(log());
         std::stringstream text;
         text << in.rdbuf();
@@ -67,6 +67,7 @@ TEST_F(ServeForeignServer, AToolIsCalledOverHttpAsAnySkillIs) {
 }
 
 TEST_F(ServeForeignServer, AToolTheDeclarationSaysNothingOfWaitsForApproval) {
+    ASSERT_EQ(call("fixture__echo", R"({"message":"first"})").status, 200);  // alice's server runs
     auto reply = call("fixture__write_note", R"({"path":"x.txt","text":"y"})");
     EXPECT_EQ(reply.status, 202) << reply.body;
     EXPECT_THAT(reply.body, HasSubstr("APPROVAL_REQUIRED"));
@@ -74,6 +75,7 @@ TEST_F(ServeForeignServer, AToolTheDeclarationSaysNothingOfWaitsForApproval) {
 }
 
 TEST_F(ServeForeignServer, ADenyRuleRefusesBeforeTheServerSeesTheCall) {
+    ASSERT_EQ(call("fixture__echo", R"({"message":"first"})").status, 200);  // alice's server runs
     auto reply = call("fixture__echo", R"({"message":"classified plans"})");
     EXPECT_EQ(reply.status, 403) << reply.body;
     EXPECT_THAT(reply.body, HasSubstr("DENIED_BY_RULE"));
@@ -81,15 +83,16 @@ TEST_F(ServeForeignServer, ADenyRuleRefusesBeforeTheServerSeesTheCall) {
 }
 
 TEST_F(ServeForeignServer, EachUserHasAServerProcessOfTheirOwn) {
-    auto alice = call("fixture__whoami", "{}", "alice");
-    auto owner = call("fixture__whoami", "{}", "owner");
+    // Each process has the calling user's data directory as its HOME (and, sandboxed, pid 2 in a
+    // PID namespace of its own, so the pid says nothing).
+    auto alice = call("fixture__env", R"({"name":"HOME"})", "alice");
+    auto owner = call("fixture__env", R"({"name":"HOME"})", "owner");
     ASSERT_EQ(alice.status, 200) << alice.body;
     ASSERT_EQ(owner.status, 200) << owner.body;
-    const auto pid = [](const HttpResult& r) {
-        const std::string text(r.json().at("result").at("text").as_string());
-        return text.substr(text.find("pid="), text.find(' ', text.find("pid=")) - text.find("pid="));
-    };
-    EXPECT_NE(pid(alice), pid(owner));
+    EXPECT_EQ(alice.json().at("result").at("text").as_string(),
+              (daemon_->home() / "users/alice/plugins/fixture").string());
+    EXPECT_EQ(owner.json().at("result").at("text").as_string(),
+              (daemon_->home() / "users/owner/plugins/fixture").string());
 }
 
 TEST_F(ServeForeignServer, AServerThatCrashesTouchesNoOtherSkillAndNotTheDaemon) {
@@ -100,6 +103,37 @@ TEST_F(ServeForeignServer, AServerThatCrashesTouchesNoOtherSkillAndNotTheDaemon)
     auto foreign = call("fixture__echo", R"({"message":"and here"})");
     EXPECT_EQ(foreign.status, 200) << foreign.body;
     EXPECT_EQ(daemon_->get("/readyz").status, 200);
+}
+
+// The daemon starts the server in the sandbox of third-party runners: the daemon's files, processes
+// and network are out of its reach, whatever its tools are asked.
+TEST_F(ServeForeignServer, TheServerRunsInTheSandboxOfThirdPartyRunners) {
+    auto ready = daemon_->get("/readyz", "owner");
+    ASSERT_EQ(ready.status, 200) << ready.body;
+    bool shown = false;
+    const json::value body = ready.json();
+    for (const auto& entry : body.at("checks").at("isolation").at("plugins").as_array()) {
+        if (entry.at("plugin") != "fixture") continue;
+        shown = true;
+        const auto& sandbox = entry.at("sandbox").as_object();
+        EXPECT_TRUE(sandbox.contains("seccomp")) << json::serialize(sandbox);
+        EXPECT_TRUE(sandbox.contains("landlock_abi")) << json::serialize(sandbox);
+        EXPECT_EQ(sandbox.at("exec"), "system directories and the declared files only");
+    }
+    EXPECT_TRUE(shown) << ready.body;
+
+    const fs::path secret = daemon_->home() / "secret.txt";
+    write_file(secret, "the daemon's own secret");
+    auto read = call("fixture__read_paths", "{\"paths\":[\"" + secret.string() + "\"]}");
+    ASSERT_EQ(read.status, 200) << read.body;
+    EXPECT_THAT(read.body, HasSubstr("cannot read"));
+    EXPECT_THAT(read.body, ::testing::Not(HasSubstr("the daemon's own secret")));
+    for (const char* action : {"spawn", "unix_socket", "ptrace", "signal_parent"}) {
+        auto probe = call("fixture__probe", std::string("{\"action\":\"") + action + "\"}");
+        ASSERT_EQ(probe.status, 200) << probe.body;
+        EXPECT_THAT(std::string(probe.json().at("result").at("text").as_string()), ::testing::StartsWith("denied"))
+            << action;
+    }
 }
 
 }  // namespace
