@@ -2,6 +2,7 @@
 
 #include "manifest/schema_from_json.hpp"
 #include "plugin/error_codes.hpp"
+#include "plugin/foreign_elicitation.hpp"
 #include "plugin/foreign_process.hpp"
 #include "plugin/foreign_sampling.hpp"
 #include "plugin/data_dir_budget.hpp"
@@ -53,10 +54,13 @@ struct Session {
     // when done, so a new session's first call waits kRootsSettle after the answer.
     std::shared_ptr<std::atomic<std::int64_t>> roots_answered_at = std::make_shared<std::atomic<std::int64_t>>(0);
     std::shared_ptr<ForeignSampling> sampling;  // answers its sampling requests; finished before the channel goes
+    // Puts its questions to the user of the call in flight; finished before the channel goes.
+    std::shared_ptr<ForeignElicitation> elicitation;
     // An empty directory made for a process without a user's (the listing one): removed after it.
     std::filesystem::path scratch;
     ~Session() {
         if (sampling) sampling->finish();
+        if (elicitation) elicitation->finish();
         client.reset();
         channel.reset();
         process.reset();
@@ -224,10 +228,12 @@ Result<std::shared_ptr<Session>> start_session(const manifest::ForeignServer& se
     };
     session->sampling =
         std::make_shared<ForeignSampling>(server.name, server.permissions.llm, options.completions, user.id);
+    session->elicitation = std::make_shared<ForeignElicitation>(server.name);
     handlers.on_request = [name, workspace = user.workspace, answered = session->roots_answered_at,
-                           sampling = session->sampling](std::string_view method, const json::value& params,
-                                                         upstream::Responder respond) {
+                           sampling = session->sampling, elicitation = session->elicitation](
+                              std::string_view method, const json::value& params, upstream::Responder respond) {
         if (method == "sampling/createMessage") return sampling->answer(params, std::move(respond));
+        if (method == "elicitation/create") return elicitation->answer(params, std::move(respond));
         if (method == "roots/list") answered->store(Clock::now().time_since_epoch().count());
         respond(answer_server_request(name, workspace, method));
     };
@@ -236,7 +242,8 @@ Result<std::shared_ptr<Session>> start_session(const manifest::ForeignServer& se
     session->channel = std::make_shared<upstream::RpcChannel>(label_of(server), out, in, limits, std::move(handlers));
     session->client = std::make_unique<upstream::McpClient>(session->channel);
     const auto deadline = Clock::now() + std::chrono::milliseconds(server.limits.startup_timeout_ms);
-    json::object capabilities{{"roots", json::object{{"listChanged", false}}}};
+    // Questions go to the call's front end or the durable question queue (foreign_elicitation.hpp).
+    json::object capabilities{{"roots", json::object{{"listChanged", false}}}, {"elicitation", json::object{}}};
     if (server.permissions.llm) capabilities["sampling"] = json::object{};
     auto info = session->client->initialize(capabilities, options.client_version, deadline);
     if (!info) {
@@ -371,6 +378,8 @@ public:
                 Clock::now() + std::chrono::milliseconds(std::max<std::int64_t>(call.deadline_unix_ms - now_ms, 0));
         }
         const std::atomic<bool>* cancelled = call.control != nullptr ? &call.control->cancelled : nullptr;
+        const ForeignElicitation::InFlight asking(
+            *(*session)->elicitation, call.control != nullptr ? call.control->services : nullptr, cancelled);
         auto result =
             (*session)->client->call_tool(tool->second.tool, std::move(args.as_object()), deadline, cancelled);
         if (result) return outcome_of(std::move(result.value()), call.control);

@@ -1,6 +1,7 @@
 // Issue 37 through the real binary: a foreign MCP server (the fixture server, a real process)
 // declared beside the plugins; its tools are listed and called through the one pipeline, under the
 // approval queue, deny rules on array path inputs and the audit log.
+#include "mcp/mcp_client_process.hpp"
 #include "support/subprocess.hpp"
 #include "support/temp_dir.hpp"
 
@@ -115,6 +116,42 @@ TEST_F(CliForeignServerTest, PluginCheckReadsADeclarationStartsTheServerAndCalls
     EXPECT_NE(broken.exit_code, 0);
     EXPECT_NE((broken.out + broken.err).find("broken.yaml:2:7"), std::string::npos) << broken.out << broken.err;
     EXPECT_NE((broken.out + broken.err).find("npx"), std::string::npos) << broken.out << broken.err;
+}
+
+// Over skillhost's own MCP, a client that declared the elicitation capability is asked the server's
+// question itself, during the call, and the server gets what the client answered.
+TEST_F(CliForeignServerTest, AServersQuestionIsForwardedToAnMcpClientThatCanAnswer) {
+    const std::string server =
+        std::string(SKILLHOST_TEST_FIXTURES_BINARY_DIR) + "/foreign_mcp/skillhost_fixture_mcp_server";
+    write_file(dir / "plugins/asker.yaml",
+               "kind: mcp_server\nname: asker\ntransport: stdio\ncommand: " + server +
+                   "\nargs: [--elicit]\n"
+                   "skills:\n  - {id: ask_user, risk: low, min_trust: observe, requires_approval: false}\n");
+    skillhost::testing::InteractiveProcess mcp({SKILLHOST_BINARY, "mcp", "--config", config, "--home", home});
+    mcp.write_line(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",)"
+                   R"("capabilities":{"elicitation":{}},"clientInfo":{"name":"test","version":"1"}}})");
+    mcp.write_line(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+    mcp.write_line(
+        R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"asker__ask_user","arguments":{}}})");
+    std::string result;
+    bool asked = false;
+    for (int i = 0; i < 50 && result.empty(); ++i) {
+        auto line = mcp.read_line(std::chrono::seconds(30));
+        if (!line) break;
+        const auto message = boost::json::parse(*line);
+        const auto& object = message.as_object();
+        if (object.contains("method") && object.at("method") == "elicitation/create") {
+            asked = true;
+            EXPECT_EQ(object.at("params").at("message"), "Who is asking?");
+            mcp.write_line(R"({"jsonrpc":"2.0","id":)" + boost::json::serialize(object.at("id")) +
+                           R"(,"result":{"action":"accept","content":{"name":"Grace"}}})");
+        } else if (object.contains("id") && object.at("id") == 2) {
+            result = *line;
+        }
+    }
+    mcp.close_and_wait(std::chrono::seconds(10));
+    EXPECT_TRUE(asked) << mcp.stderr_text();
+    EXPECT_NE(result.find("hello Grace"), std::string::npos) << result << mcp.stderr_text();
 }
 
 }  // namespace

@@ -38,6 +38,10 @@ protected:
                    "kind: mcp_server\nname: crashy\ntransport: stdio\ncommand: " + server +
                        "\nargs: [--crash-on-call, \"1\"]\n"
                        "skills:\n  - {id: echo, risk: low, min_trust: observe, requires_approval: false}\n");
+        write_file(daemon_->plugins_dir() / "asker.yaml",
+                   "kind: mcp_server\nname: asker\ntransport: stdio\ncommand: " + server +
+                       "\nargs: [--elicit]\n"
+                       "skills:\n  - {id: ask_user, risk: low, min_trust: observe, requires_approval: false}\n");
         daemon_->start();
     }
     static void TearDownTestSuite() {
@@ -103,6 +107,27 @@ TEST_F(ServeForeignServer, AServerThatCrashesTouchesNoOtherSkillAndNotTheDaemon)
     auto foreign = call("fixture__echo", R"({"message":"and here"})");
     EXPECT_EQ(foreign.status, 200) << foreign.body;
     EXPECT_EQ(daemon_->get("/readyz").status, 200);
+}
+
+// A server's question to the user is the call's question: queued durably for the user (no one can
+// be asked during an HTTP call), and once answered the call runs again and the server gets the answer.
+TEST_F(ServeForeignServer, AServersQuestionIsQueuedForTheUserAndTheCallRunsAgainWithTheAnswer) {
+    auto paused = call("asker__ask_user", "{}", "alice");
+    ASSERT_EQ(paused.status, 202) << paused.body;
+    EXPECT_EQ(paused.error_code(), "ELICITATION_REQUIRED") << paused.body;
+    const json::value body = paused.json();
+    EXPECT_EQ(body.at("error").at("details").at("message").as_string(), "Who is asking?");
+    const std::string id(body.at("elicitation_id").as_string());
+
+    auto answered = daemon_->post("/v1/elicitations/" + id, R"({"action":"accept","content":{"name":"Ada"}})", "alice");
+    ASSERT_EQ(answered.status, 200) << answered.body;
+    const json::value outcome = answered.json();
+    EXPECT_EQ(outcome.at("elicitation").at("state").as_string(), "completed") << answered.body;
+    EXPECT_EQ(outcome.at("call").at("ok").as_bool(), true) << answered.body;
+    EXPECT_EQ(outcome.at("call").at("result").at("text").as_string(), "hello Ada") << answered.body;
+
+    auto refused = daemon_->post("/v1/elicitations/" + id, R"({"action":"accept","content":{"name":"Eve"}})", "alice");
+    EXPECT_EQ(refused.status, 409) << "answered once: " << refused.body;
 }
 
 // The daemon starts the server in the sandbox of third-party runners: the daemon's files, processes
