@@ -191,6 +191,7 @@ Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config
         reload::LiveCatalogOptions catalog_options = reload::live_catalog_options(rt->config);
         catalog_options.loader.completions = completions;
         catalog_options.loader.storage = plugin_storage;
+        catalog_options.start_servers_in_background = options.start_servers_in_background;
         audit::AuditLog* audit = rt->audit.get();
         catalog_options.on_report = [audit](const reload::ReloadReport& report) {
             (void)audit->append("reload", report.to_json());

@@ -39,6 +39,9 @@ struct RuntimeOptions {
     // truncated database or a WAL that fails its checksum (db/sqlite_file_check.hpp). Not for
     // commands that may run beside a daemon, whose checkpoint can look like truncation meanwhile.
     bool refuse_damaged_store = false;
+    // true (serve): foreign MCP servers start beside the catalog, never holding up its rebuilds
+    // (reload::LiveCatalogOptions::start_servers_in_background).
+    bool start_servers_in_background = false;
 };
 
 struct HostParts;  // app/host_parts.hpp: for the app layer's use cases only

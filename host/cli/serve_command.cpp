@@ -43,6 +43,7 @@ int run_serve(CliContext& ctx, const ServeArgs& a) {
     options.live_catalog = true;
     options.playbooks = true;
     options.refuse_damaged_store = true;
+    options.start_servers_in_background = true;
     auto rt = ctx.runtime(options);
     if (!rt) return fail_setup(rt.error(), false);
     HostRuntime& host = *rt.value();

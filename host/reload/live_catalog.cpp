@@ -66,7 +66,33 @@ Error directory_not_found(const std::filesystem::path& dir) {
     return error;
 }
 
+// Loads one declaration; an exception (only resource exhaustion gets here) becomes an error, so it
+// cannot take the previous version down with it.
+Result<std::shared_ptr<plugin::LoadedPlugin>> load_guarded(const plugin::PluginLoader& loader,
+                                                           const manifest::PluginDeclaration& declaration,
+                                                           const std::filesystem::path& file) {
+    try {
+        if (const auto* foreign = std::get_if<manifest::ForeignServer>(&declaration))
+            return loader.load_foreign(*foreign);
+        return loader.load(std::get<manifest::Manifest>(declaration));
+    } catch (const std::exception& e) {
+        Error error{errors::kPluginLoadException,
+                    "loading " + file.string() + " failed unexpectedly: " + e.what() + "; retry the reload"};
+        error.details["manifest"] = file.string();
+        return error;
+    }
+}
+
 }  // namespace
+
+struct BackgroundStart {
+    std::mutex mutex;
+    bool done = false;
+    Result<std::shared_ptr<plugin::LoadedPlugin>> result = Error{};
+    std::string plugin_name;
+    std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+    std::optional<FileIdentity> declaration;  // the file it was started from
+};
 
 LiveCatalog::LiveCatalog(LiveCatalogOptions options)
     : plugin_dirs_([&] {
@@ -78,7 +104,8 @@ LiveCatalog::LiveCatalog(LiveCatalogOptions options)
       current_(std::make_shared<const catalog::CatalogSnapshot>(0, std::vector<std::shared_ptr<plugin::LoadedPlugin>>{},
                                                                 std::vector<plugin::PluginFailure>{})),
       subscribers_(std::make_shared<SubscriberList>()),
-      report_sink_(std::move(options.on_report)) {
+      report_sink_(std::move(options.on_report)),
+      start_servers_in_background_(options.start_servers_in_background) {
     std::lock_guard lock(quarantine_inbox_->mutex);
     quarantine_inbox_->catalog = this;
 }
@@ -213,6 +240,23 @@ UnitReport LiveCatalog::removal_report(const UnitState& unit) const {
 // Returns nullopt when the unit is unchanged since it was last evaluated.
 std::optional<UnitReport> LiveCatalog::evaluate_unit(UnitState& unit) {
     const auto manifest_identity = identify_file(unit.manifest_file);
+    if (unit.starting) {
+        const std::shared_ptr<BackgroundStart> start = unit.starting;
+        bool done = false;
+        {
+            std::lock_guard lock(start->mutex);
+            done = start->done;
+        }
+        const bool same_file = manifest_identity == start->declaration;
+        if (done) unit.starting.reset();
+        // Still starting, or started from a declaration since replaced (the replacement starts below).
+        if (same_file && !done) return std::nullopt;
+        if (same_file)
+            return loaded_report(unit, std::move(start->result), start->plugin_name, std::nullopt,
+                                 since(start->started), nullptr);
+        unit.starting.reset();  // its outcome, whenever it comes, is for a declaration that is gone
+        unit.evaluated = false;
+    }
     const auto library_identity = [&] {
         return unit.library_file.empty() ? std::optional<FileIdentity>() : identify_file(unit.library_file);
     };
@@ -259,21 +303,23 @@ std::optional<UnitReport> LiveCatalog::evaluate_unit(UnitState& unit) {
         if (library_bytes) library_hash = content_hash(*library_bytes);
     }
 
-    const auto start = Clock::now();
-    Result<std::shared_ptr<plugin::LoadedPlugin>> loaded = Error{};
-    try {
-        loaded = foreign != nullptr ? loader_.load_foreign(*foreign) : loader_.load(*parsed);
-    } catch (const std::exception& e) {
-        // Only resource exhaustion gets here; it must not take the previous version down with it.
-        Error error{errors::kPluginLoadException, "loading " + unit.manifest_file.string() +
-                                                      " failed unexpectedly: " + e.what() + "; retry the reload"};
-        error.details["manifest"] = unit.manifest_file.string();
-        loaded = std::move(error);
+    if (foreign != nullptr && start_servers_in_background_) {
+        start_in_background(unit, *foreign);
+        return std::nullopt;  // the catalog changes once it has started (or failed to)
     }
+    const auto start = Clock::now();
+    Result<std::shared_ptr<plugin::LoadedPlugin>> loaded =
+        load_guarded(loader_, declaration.value(), unit.manifest_file);
+    return loaded_report(unit, std::move(loaded), plugin_name, library_hash, since(start), parsed);
+}
+
+UnitReport LiveCatalog::loaded_report(UnitState& unit, Result<std::shared_ptr<plugin::LoadedPlugin>> loaded,
+                                      const std::string& plugin_name, std::optional<std::uint64_t> library_hash,
+                                      std::chrono::microseconds load_time, const manifest::Manifest* parsed) {
     if (!loaded) {
         if (parsed != nullptr) plugin::note_declared_skills(loaded.error(), *parsed);
         auto report = record_failure(unit, std::move(loaded.error()), plugin_name);
-        report.load_time = since(start);
+        report.load_time = load_time;
         return report;
     }
 
@@ -286,7 +332,7 @@ std::optional<UnitReport> LiveCatalog::evaluate_unit(UnitState& unit) {
     unit.failure.reset();
     if (library_hash) code_hashes_[unit.serving.get()] = *library_hash;
     report.version = std::string(unit.serving->version());
-    report.load_time = since(start);
+    report.load_time = load_time;
     if (report.outcome == UnitOutcome::updated) {
         spdlog::info("plugin {} updated {} -> {} ({})", report.plugin_name, report.previous_version, report.version,
                      unit.manifest_file.string());
@@ -294,6 +340,36 @@ std::optional<UnitReport> LiveCatalog::evaluate_unit(UnitState& unit) {
         spdlog::info("plugin {} {} loaded ({})", report.plugin_name, report.version, unit.manifest_file.string());
     }
     return report;
+}
+
+void LiveCatalog::start_in_background(UnitState& unit, const manifest::ForeignServer& server) {
+    auto start = std::make_shared<BackgroundStart>();
+    start->plugin_name = server.name;
+    start->declaration = unit.manifest_identity;
+    unit.starting = start;
+    spdlog::info("MCP server '{}' is starting ({}); its tools join the catalog once it has listed them", server.name,
+                 unit.manifest_file.string());
+    try {
+        quarantine_rescans_.start([this, start, server, file = unit.manifest_file] {
+            auto loaded = load_guarded(loader_, manifest::PluginDeclaration(server), file);
+            {
+                std::lock_guard lock(start->mutex);
+                start->result = std::move(loaded);
+                start->done = true;
+            }
+            {
+                std::lock_guard lock(quarantine_inbox_->mutex);
+                if (quarantine_inbox_->catalog == nullptr) return;  // the catalog is closing
+            }
+            rescan();
+        });
+    } catch (const std::system_error& e) {
+        std::lock_guard lock(start->mutex);
+        start->result =
+            Error{errors::kPluginLoadException, "cannot start a thread to start MCP server '" + server.name + "' (" +
+                                                    e.what() + "); touch its declaration to try again"};
+        start->done = true;
+    }
 }
 
 void LiveCatalog::refresh_directory_failures(std::vector<UnitReport>& reports) {

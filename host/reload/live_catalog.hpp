@@ -34,6 +34,12 @@ struct LiveCatalogOptions {
     plugin::LoaderOptions loader;
     // Optional: receives a report of every rebuild that changed the catalog (the audit log).
     ReloadReportSink on_report;
+    // true (the daemon): a foreign MCP server's declaration is started on a thread of its own, and
+    // the catalog is rebuilt without waiting for it (the rest of the catalog serves meanwhile); its
+    // tools join the catalog in the rebuild that follows its start (or its failure is reported
+    // then). false (one-shot commands, `skillhost mcp`): rebuilds wait for it, so what they list is
+    // complete.
+    bool start_servers_in_background = false;
 };
 
 // A plugin unit: one manifest and the library it names. The watcher maps library file events to
@@ -46,6 +52,8 @@ struct UnitFiles {
 // Code of the failure recorded when a new version of a loaded plugin cannot be loaded; its
 // details.cause is the loader's (or manifest parser's) error.
 inline constexpr std::string_view kReloadFailedKeepingPrevious = errors::kReloadFailedKeepingPrevious.name;
+
+struct BackgroundStart;  // live_catalog.cpp: a foreign server starting on a thread of the catalog's
 
 class LiveCatalog {
 public:
@@ -98,6 +106,8 @@ private:
         std::optional<FileIdentity> library_identity;
         std::shared_ptr<plugin::LoadedPlugin> serving;  // the version in the catalog, if any
         std::optional<plugin::PluginFailure> failure;   // why the last attempt failed, if it did
+        // A foreign server being started in the background (start_servers_in_background).
+        std::shared_ptr<BackgroundStart> starting;
     };
     using UnitKey = std::pair<std::size_t, std::filesystem::path>;  // (directory index, manifest file)
 
@@ -108,6 +118,12 @@ private:
 
     std::optional<std::size_t> directory_index(const std::filesystem::path& manifest_file) const;
     std::optional<UnitReport> evaluate_unit(UnitState& unit);
+    // The report of a load that ended (success or failure), applied to `unit`.
+    UnitReport loaded_report(UnitState& unit, Result<std::shared_ptr<plugin::LoadedPlugin>> loaded,
+                             const std::string& plugin_name, std::optional<std::uint64_t> library_hash,
+                             std::chrono::microseconds load_time, const manifest::Manifest* parsed);
+    // Starts `server` on a thread of this catalog's; a rescan takes the outcome when it is there.
+    void start_in_background(UnitState& unit, const manifest::ForeignServer& server);
     // Takes a plugin its supervisor quarantined out of the catalog (it stays out until its files
     // change, i.e. a new version is installed).
     std::optional<UnitReport> quarantine_unit(UnitState& unit);
@@ -150,6 +166,7 @@ private:
     std::deque<PendingNotification> pending_;
     bool delivering_ = false;
 
+    const bool start_servers_in_background_;
     OwnedThreads quarantine_rescans_;  // last: its threads use everything above; joined first
 };
 

@@ -12,6 +12,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace skillhost::testing {
 namespace {
@@ -43,6 +44,15 @@ protected:
                        "\nargs: [--elicit]\n"
                        "skills:\n  - {id: ask_user, risk: low, min_trust: observe, requires_approval: false}\n");
         daemon_->start();
+        // Servers start beside the catalog (the daemon serves meanwhile): wait until each has listed its tools.
+        for (const char* skill : {"fixture__echo", "crashy__echo", "asker__ask_user"}) {
+            int status = 0;
+            for (int i = 0; i < 300 && status != 200; ++i) {
+                status = daemon_->get(std::string("/v1/skills/") + skill).status;
+                if (status != 200) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            }
+            ASSERT_EQ(status, 200) << skill << " never joined the catalog";
+        }
     }
     static void TearDownTestSuite() {
         delete daemon_;
@@ -159,6 +169,46 @@ TEST_F(ServeForeignServer, TheServerRunsInTheSandboxOfThirdPartyRunners) {
         EXPECT_THAT(std::string(probe.json().at("result").at("text").as_string()), ::testing::StartsWith("denied"))
             << action;
     }
+}
+
+// Start-up never holds up the catalog: the daemon serves (native skills, other servers) while a
+// server is still starting; a slow one joins the catalog once it has listed its tools, a wedged one
+// is reported when its start-up limit passes. (Were starts on the catalog's path, the daemon would
+// listen only after the wedged server's 8 s, with its failure already recorded.)
+TEST(ServeForeignServerStartup, TheDaemonServesWhileServersStart) {
+    DaemonSetup setup;
+    DaemonProcess daemon(setup);
+    const std::string server = (test::fixture_dir("foreign_mcp") / "skillhost_fixture_mcp_server").string();
+    write_file(daemon.plugins_dir() / "wedged.yaml",
+               "kind: mcp_server\nname: wedged\ntransport: stdio\ncommand: " + server +
+                   "\nargs: [--never-answer]\nlimits: {startup_timeout_ms: 8000}\n");
+    write_file(daemon.plugins_dir() / "late.yaml",
+               "kind: mcp_server\nname: late\ntransport: stdio\ncommand: " + server +
+                   "\nargs: [--slow-start, \"1500\"]\n"
+                   "skills:\n  - {id: echo, risk: low, min_trust: observe, requires_approval: false}\n");
+    daemon.start();
+    const auto failed = [&daemon] {
+        const json::value ready = daemon.get("/readyz").json();
+        return ready.at("checks").at("plugins").at("failed").to_number<std::int64_t>();
+    };
+    EXPECT_EQ(failed(), 0) << "the wedged server is still starting";
+    auto native = daemon.post("/v1/skills/echo/call", R"({"args":{"text":"serving"}})", "alice");
+    EXPECT_EQ(native.status, 200) << native.body;
+
+    int status = 0;
+    for (int i = 0; i < 300 && status != 200; ++i) {
+        status = daemon.post("/v1/skills/late__echo/call", R"({"args":{"message":"joined"}})", "alice").status;
+        if (status != 200) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    EXPECT_EQ(status, 200) << "the slow server joined the catalog once it had started";
+
+    std::int64_t failures = 0;
+    for (int i = 0; i < 300 && failures == 0; ++i) {
+        failures = failed();
+        if (failures == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    EXPECT_EQ(failures, 1) << "the wedged server's failure is reported once its limit has passed";
+    EXPECT_EQ(daemon.post("/v1/skills/echo/call", R"({"args":{"text":"still"}})", "alice").status, 200);
 }
 
 }  // namespace
