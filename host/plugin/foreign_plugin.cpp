@@ -266,9 +266,64 @@ std::string printable_text(std::string_view text) {
 
 // What a CallToolResult becomes: its structuredContent as the result when it has one, else the
 // text of its text blocks; every block is passed on as content.
+// The local path of a file:// URI ("file:///a/b%20c" -> "/a/b c"); nullopt for any other URI.
+std::optional<std::string> file_path_of(std::string_view uri) {
+    constexpr std::string_view scheme = "file://";
+    if (uri.size() <= scheme.size() || uri.substr(0, scheme.size()) != scheme) return std::nullopt;
+    uri.remove_prefix(scheme.size());
+    if (uri.starts_with("localhost/")) uri.remove_prefix(9);
+    std::string path;
+    for (std::size_t i = 0; i < uri.size(); ++i) {
+        const auto hex = [](char c) {
+            return c >= '0' && c <= '9'   ? c - '0'
+                   : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                   : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                          : -1;
+        };
+        if (uri[i] == '%' && i + 2 < uri.size() && hex(uri[i + 1]) >= 0 && hex(uri[i + 2]) >= 0) {
+            path += static_cast<char>(hex(uri[i + 1]) * 16 + hex(uri[i + 2]));
+            i += 2;
+        } else {
+            path += uri[i];
+        }
+    }
+    return path;
+}
+
+// The file a content block links to or embeds (resource_link, resource), if it is a file:// URI.
+std::optional<std::string> linked_file(const json::object& block) {
+    const json::value* type = block.if_contains("type");
+    if (type == nullptr || !type->is_string()) return std::nullopt;
+    const json::object* holder = &block;
+    if (type->get_string() == "resource") {
+        const json::value* resource = block.if_contains("resource");
+        holder = resource != nullptr ? resource->if_object() : nullptr;
+    } else if (type->get_string() != "resource_link") {
+        return std::nullopt;
+    }
+    const json::value* uri = holder != nullptr ? holder->if_contains("uri") : nullptr;
+    if (uri == nullptr || !uri->is_string()) return std::nullopt;
+    return file_path_of(uri->get_string());
+}
+
+// Path rules reach the files a result links to, as they reach the call's path inputs: a link or an
+// embedded file the call's rules withhold is replaced by a note saying so.
+void withhold_denied_files(json::array& content, const CallControl* control) {
+    if (control == nullptr || !control->path_allowed) return;
+    for (json::value& block : content) {
+        const json::object* item = block.if_object();
+        if (item == nullptr) continue;
+        const std::optional<std::string> path = linked_file(*item);
+        if (!path || control->path_allowed(*path)) continue;
+        block = json::object{{"type", "text"},
+                             {"text", "[withheld: a file a policy rule keeps from this call (" + *path + ")]"}};
+    }
+}
+
 RawOutcome outcome_of(json::object result, CallControl* control) {
     std::string text;
     json::array content = result["content"].as_array();
+    withhold_denied_files(content, control);
     for (const json::value& block : content) {
         const json::object* item = block.if_object();
         if (item == nullptr) continue;

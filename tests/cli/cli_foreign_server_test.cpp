@@ -29,7 +29,9 @@ protected:
         // daemon's foreign-server tests, which run it sandboxed).
         write_file(config, "plugin_dirs: [" + (dir / "plugins").string() + "]\nisolation:\n  sandbox: \"off\"\n");
         write_file(dir / "etc/users.yaml", "users:\n  - {id: owner, role: owner, trust: supervised_auto}\n");
-        write_file(dir / "etc/policy.yaml", "global:\n  deny:\n    - \"fixture__read_paths(paths=secret/**)\"\n");
+        write_file(dir / "etc/policy.yaml",
+                   "global:\n  deny:\n    - \"fixture__read_paths(paths=secret/**)\"\n"
+                   "    - \"fixture__list_links(dir=**/secret*)\"\n");
         const std::string server =
             std::string(SKILLHOST_TEST_FIXTURES_BINARY_DIR) + "/foreign_mcp/skillhost_fixture_mcp_server";
         write_file(dir / "plugins/fixture.yaml",
@@ -50,7 +52,11 @@ protected:
                        "  - id: read_paths\n"
                        "    risk: low\n"
                        "    requires_approval: false\n"
-                       "    path_inputs: [\"paths[]\"]\n");
+                       "    path_inputs: [\"paths[]\"]\n"
+                       "  - id: list_links\n"
+                       "    risk: low\n"
+                       "    requires_approval: false\n"
+                       "    path_inputs: [dir]\n");
     }
 
     ProcessResult skillhost(std::vector<std::string> args) {
@@ -152,6 +158,19 @@ TEST_F(CliForeignServerTest, AServersQuestionIsForwardedToAnMcpClientThatCanAnsw
     mcp.close_and_wait(std::chrono::seconds(10));
     EXPECT_TRUE(asked) << mcp.stderr_text();
     EXPECT_NE(result.find("hello Grace"), std::string::npos) << result << mcp.stderr_text();
+}
+
+// Path rules reach the files a result links to: a deny rule on the path input withholds a
+// resource_link to a file it matches, and the other links pass.
+TEST_F(CliForeignServerTest, ADenyRuleWithholdsTheFilesAResultLinksTo) {
+    write_file(dir / "shared/readme.txt", "public");
+    write_file(dir / "shared/secret-plans.txt", "private");
+    auto listed = skillhost(
+        {"call", "fixture__list_links", "--json", "--args", "{\"dir\":\"" + (dir / "shared").string() + "\"}"});
+    ASSERT_EQ(listed.exit_code, 0) << listed.out << listed.err;
+    EXPECT_NE(listed.out.find("file://" + (dir / "shared/readme.txt").string()), std::string::npos) << listed.out;
+    EXPECT_EQ(listed.out.find("file://" + (dir / "shared/secret-plans.txt").string()), std::string::npos) << listed.out;
+    EXPECT_NE(listed.out.find("[withheld: a file a policy rule keeps from this call"), std::string::npos) << listed.out;
 }
 
 }  // namespace
