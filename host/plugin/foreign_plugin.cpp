@@ -37,6 +37,7 @@ constexpr auto kMaxBackoff = std::chrono::milliseconds(5000);
 constexpr std::size_t kMaxErrorText = 2000;
 constexpr std::size_t kMaxInstances = 16;  // users with a server process of their own at once
 constexpr auto kRootsSettle = std::chrono::milliseconds(50);
+constexpr auto kWedgeProbe = std::chrono::milliseconds(2000);  // a live server answers ping by then
 
 // One running server: its process and the MCP session on its stdin/stdout. The channel goes first
 // (closing the server's stdin), then the process (SIGTERM, SIGKILL after a grace period).
@@ -439,6 +440,8 @@ public:
             (*session)->client->call_tool(tool->second.tool, std::move(args.as_object()), deadline, cancelled);
         if (result) return outcome_of(std::move(result.value()), call.control);
         Error error = std::move(result.error());
+        if (error.is(errors::kUpstreamTimeout) && !(cancelled != nullptr && cancelled->load()))
+            end_if_wedged(call.user_id, *session, error);
         if (error.is(errors::kUpstreamClosed)) {
             const std::string reason =
                 error.details.contains("reason") ? std::string(error.details["reason"].as_string()) : "";
@@ -597,6 +600,22 @@ private:
         error.details["pinned_hash"] = pinned.hash;
         if (now != session->listed_hashes.end()) error.details["listed_hash"] = now->second;
         return error;
+    }
+
+    // A call ran past its deadline: a server that answers no ping either is wedged (it reads
+    // nothing, or its loop is stuck), and is ended at once (its other calls fail, not wait) and
+    // started again on the next call, after the crash backoff.
+    void end_if_wedged(const std::string& user, const std::shared_ptr<Session>& session, Error& error) const {
+        auto pong = session->channel->call("ping", json::object{}, Clock::now() + kWedgeProbe);
+        if (pong || !pong.error().is(errors::kUpstreamTimeout)) return;
+        const std::string reason = "it answered neither a call by its deadline nor a ping within " +
+                                   std::to_string(kWedgeProbe.count()) + " ms (wedged), so it was ended";
+        session->channel->close(reason);
+        crashed(user, session, reason);
+        error.message += "; MCP server '" + server_.name +
+                         "' answered no ping either, so it was ended: the next "
+                         "call starts it again";
+        error.details["wedged"] = true;
     }
 
     void crashed(const std::string& user, const std::shared_ptr<Session>& session, const std::string& reason) const {

@@ -288,6 +288,38 @@ TEST_F(ForeignServerTest, AHungCallTimesOutAtItsDeadline) {
     EXPECT_FALSE(plugin->quarantine());
 }
 
+// A hung call whose server still answers ping keeps its process (the hung call above); one whose
+// server answers nothing at all is wedged: ended at once, and the next call gets a new process.
+TEST_F(ForeignServerTest, AWedgedServerIsEndedAndTheNextCallStartsItAgain) {
+    auto plugin = load(declare("--wedge-on-call 2"));  // each process wedges on its second call
+    ASSERT_TRUE(plugin);
+    const auto pid = [&]() -> std::string {
+        auto outcome = call(*plugin, "fixture__whoami", "{}");
+        if (outcome.written != RawOutcome::Written::result) return outcome.error_code;
+        const std::string text(testing::parse(outcome.result_json).at("text").as_string());
+        return text.substr(text.find("pid="), text.find(' ', text.find("pid=")) - text.find("pid="));
+    };
+    const std::string first = pid();
+    ASSERT_THAT(first, ::testing::StartsWith("pid="));
+    Call c = context("fixture__echo");
+    c.deadline_unix_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count() +
+        300;
+    auto wedged = plugin->invoke(c, R"({"message":"wedge"})");
+    EXPECT_EQ(wedged.error_code, "UPSTREAM_TIMEOUT");
+    EXPECT_THAT(wedged.error_message, HasSubstr("answered no ping either, so it was ended"));
+    EXPECT_EQ(plugin->supervision().at("crashes"), 1);
+    // Started again after the crash backoff: another process answers.
+    std::string second = "PLUGIN_RESTARTING";
+    for (int i = 0; i < 100 && second == "PLUGIN_RESTARTING"; ++i) {
+        second = pid();
+        if (second == "PLUGIN_RESTARTING") std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    EXPECT_THAT(second, ::testing::StartsWith("pid="));
+    EXPECT_NE(second, first);
+}
+
 TEST_F(ForeignServerTest, AnAnswerOverTheLimitFailsThatCallNamingTheLimit) {
     auto plugin = load(declare("", "limits: {max_message_bytes: 65536}\n"));
     ASSERT_TRUE(plugin);
