@@ -188,6 +188,34 @@ TEST_F(ForeignHttpServerTest, AStreamThatEndsEarlyIsResumedWithLastEventIdNotRes
     EXPECT_TRUE(resumed_with_id);
 }
 
+TEST_F(ForeignHttpServerTest, ABatchBodyNoiseAndStrayAnswersAreSortedOut) {
+    auto plugin = load();
+    ASSERT_TRUE(plugin) << last_error.message;
+    auto batch = call(*plugin, "remote__batch", "{}");
+    ASSERT_EQ(batch.written, RawOutcome::Written::result) << batch.error_code << batch.error_message;
+    EXPECT_EQ(testing::parse(batch.result_json).at("message"), "batched");
+    auto garbled = call(*plugin, "remote__garbled", "{}");
+    ASSERT_EQ(garbled.written, RawOutcome::Written::result) << garbled.error_code << garbled.error_message;
+    EXPECT_EQ(testing::parse(garbled.result_json).at("message"), "after the noise");
+}
+
+TEST_F(ForeignHttpServerTest, AJsonBodyOverTheLimitFailsThatCallNamingTheLimit) {
+    auto plugin = load("limits: {max_message_bytes: 1048576}\n");
+    ASSERT_TRUE(plugin) << last_error.message;
+    auto huge = call(*plugin, "remote__huge_json", "{}");
+    EXPECT_EQ(huge.error_code, "UPSTREAM_MESSAGE_TOO_LARGE");
+    EXPECT_THAT(huge.error_message, HasSubstr("1048576"));
+    EXPECT_EQ(call(*plugin, "remote__echo", R"({"message":"after"})").written, RawOutcome::Written::result);
+}
+
+TEST_F(ForeignHttpServerTest, ARequestAcceptedWithoutAnAnswerIsAProtocolError) {
+    auto plugin = load();
+    ASSERT_TRUE(plugin) << last_error.message;
+    auto accepted = call(*plugin, "remote__accepted", "{}");
+    EXPECT_EQ(accepted.error_code, "UPSTREAM_PROTOCOL_ERROR");
+    EXPECT_THAT(accepted.error_message, HasSubstr("202"));
+}
+
 TEST_F(ForeignHttpServerTest, AnUnreachableServerFailsToLoadSayingSo) {
     const std::string url = "http://127.0.0.1:" + std::to_string(llm::testing::closed_port()) + "/mcp";
     EXPECT_FALSE(load("", url));

@@ -13,7 +13,8 @@ namespace {
 
 json::array tool_list() {
     json::array tools;
-    for (const char* name : {"echo", "stream_echo", "roots", "hang", "huge", "broken", "resumable"}) {
+    for (const char* name : {"echo", "stream_echo", "roots", "hang", "huge", "broken", "resumable", "batch",
+                             "huge_json", "accepted", "garbled"}) {
         json::object schema{{"type", "object"},
                             {"properties", json::object{{"message", json::object{{"type", "string"}}}}}};
         tools.push_back(json::object{{"name", name},
@@ -179,6 +180,19 @@ void McpHttpServer::call_tool(const json::object& message, Connection& connectio
         connection.start_chunked(200, "text/event-stream");
         connection.chunk("data: {\"jsonrpc\":\"2.0\",\"id\":");
         // The server goes away mid-event: the connection closes without the end of the stream.
+    } else if (tool == "batch") {
+        connection.respond(200, "[" + std::string(R"({"jsonrpc":"2.0","method":"notifications/message","params":{}})") +
+                                    "," + answer(id, text_result("batched")) + "]");
+    } else if (tool == "huge_json") {
+        connection.respond(200, answer(id, text_result(std::string(2u << 20, 'y'))));
+    } else if (tool == "accepted") {
+        connection.respond(202, "");
+    } else if (tool == "garbled") {
+        connection.start_chunked(200, "text/event-stream");
+        connection.chunk(event("this is not JSON"));
+        connection.chunk(event(R"({"jsonrpc":"2.0","id":999999,"result":{}})"));
+        connection.chunk(event(answer(id, text_result("after the noise"))));
+        connection.end_chunked();
     } else if (tool == "resumable") {
         {
             std::lock_guard lock(mutex_);

@@ -5,7 +5,9 @@
 // before the answer), roots (asks the client roots/list on the stream and answers with its answer),
 // hang (never answers), huge (one 2 MiB event), broken (half an event, then the connection closes),
 // resumable (an event with an id and retry: 100, then the stream ends; the answer comes on the GET
-// that resumes it with Last-Event-ID).
+// that resumes it with Last-Event-ID), batch (a JSON array: a notification and the answer),
+// huge_json (a 2 MiB JSON body), accepted (202 and no answer), garbled (an event that is not JSON
+// and an answer to no request before the answer).
 #pragma once
 
 #include "support/loopback_server.hpp"
