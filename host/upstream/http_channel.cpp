@@ -260,6 +260,8 @@ void HttpChannel::run_exchange(Exchange& exchange, const std::string& http_metho
     exchange.last_event_id = parser.last_event_id();
     if (parser.retry_ms()) exchange.retry_ms = parser.retry_ms();
     if (!response) {
+        // A body whose declared length is past the stream's bound is refused before it is read.
+        if (response.error().is(errors::kHttpResponseTooLarge)) exchange.too_large = true;
         exchange.failure = std::move(response.error());
         return;
     }

@@ -208,6 +208,16 @@ TEST_F(ForeignHttpServerTest, AJsonBodyOverTheLimitFailsThatCallNamingTheLimit) 
     EXPECT_EQ(call(*plugin, "remote__echo", R"({"message":"after"})").written, RawOutcome::Written::result);
 }
 
+TEST_F(ForeignHttpServerTest, ABodyDeclaredPastTheStreamsBoundIsRefusedUnreadNamingTheLimit) {
+    // 16 x 65536 bytes is the most one response may carry; the 2 MiB body says its length first.
+    auto plugin = load("limits: {max_message_bytes: 65536}\n");
+    ASSERT_TRUE(plugin) << last_error.message;
+    auto huge = call(*plugin, "remote__huge_json", "{}");
+    EXPECT_EQ(huge.error_code, "UPSTREAM_MESSAGE_TOO_LARGE") << huge.error_message;
+    EXPECT_THAT(huge.error_message, HasSubstr("65536"));
+    EXPECT_EQ(call(*plugin, "remote__echo", R"({"message":"after"})").written, RawOutcome::Written::result);
+}
+
 TEST_F(ForeignHttpServerTest, ARequestAcceptedWithoutAnAnswerIsAProtocolError) {
     auto plugin = load();
     ASSERT_TRUE(plugin) << last_error.message;
