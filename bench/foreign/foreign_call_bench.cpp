@@ -12,6 +12,7 @@
 #include "plugin/foreign_plugin.hpp"
 #include "plugin/foreign_process.hpp"
 #include "upstream/mcp_client.hpp"
+#include "upstream/rpc_channel.hpp"
 
 #include <benchmark/benchmark.h>
 

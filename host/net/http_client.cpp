@@ -145,6 +145,7 @@ asio::awaitable<void> exchange_message(Exchange& ex, Stream& stream, AttemptResu
     for (const auto& field : parser.get()) {
         out.response.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
     }
+    if (ex.options.on_headers) ex.options.on_headers(out.response);
     const bool deliver = ex.on_chunk && out.response.status / 100 == 2;
 
     std::array<char, 16384> chunk{};
@@ -323,7 +324,8 @@ asio::awaitable<void> poll_cancellation(Exchange& ex) {
         ex.poll_timer.expires_after(ex.options.cancel_poll_interval);
         co_await ex.poll_timer.async_wait(await_ec(ec));
         if (ex.finished) co_return;
-        const bool cancelled = ex.options.cancel != nullptr && ex.options.cancel->load();
+        const bool cancelled = (ex.options.cancel != nullptr && ex.options.cancel->load()) ||
+                               (ex.options.cancel_when && ex.options.cancel_when());
         const bool expired = has_deadline && Clock::now() >= deadline;
         if (cancelled || expired) {
             ex.expired = !cancelled;
@@ -411,7 +413,7 @@ Result<HttpResponse> send_http_request(const HttpRequest& request, const HttpCli
                                        const BodyChunkHandler& on_body_chunk) {
     auto url = parse_url(request.url);
     if (!url) return url.error();
-    if (options.cancel && options.cancel->load()) {
+    if ((options.cancel && options.cancel->load()) || (options.cancel_when && options.cancel_when())) {
         AttemptResult cancelled;
         cancelled.failure = Failure::cancelled;
         cancelled.response.attempts = 0;
@@ -427,7 +429,7 @@ Result<HttpResponse> send_http_request(const HttpRequest& request, const HttpCli
         exchange.finished = true;
         exchange.poll_timer.cancel();
     });
-    if (options.cancel || options.total_timeout.count() > 0) {
+    if (options.cancel || options.cancel_when || options.total_timeout.count() > 0) {
         asio::co_spawn(ioc, poll_cancellation(exchange), [](std::exception_ptr) {});
     }
     try {

@@ -52,6 +52,12 @@ struct HttpClientOptions {
     // sending must not fill the host's memory. More is HTTP_RESPONSE_TOO_LARGE.
     std::uint64_t max_response_bytes = std::uint64_t{32} << 20;
     const std::atomic<bool>* cancel = nullptr;  // polled; true aborts the request promptly
+    // Polled with `cancel`, for a caller with reasons of its own to stop (a stream that has said
+    // what it was read for, a connection being closed): true aborts the request as `cancel` does.
+    std::function<bool()> cancel_when;
+    // Called once the status and headers are read, before any of the body (whose handler may need
+    // them: a stream's content type, a session header).
+    std::function<void(const HttpResponse& head)> on_headers;
     std::chrono::milliseconds cancel_poll_interval{20};
     // How host names are looked up (the system's resolver when empty); tests replace it with one
     // that never answers. The lookup is bounded by connect_timeout either way.

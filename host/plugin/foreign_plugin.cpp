@@ -12,6 +12,7 @@
 #include "plugin/runner_sandbox_args.hpp"
 #include "upstream/error_codes.hpp"
 #include "upstream/mcp_client.hpp"
+#include "upstream/http_channel.hpp"
 #include "upstream/rpc_channel.hpp"
 
 #include <boost/json/parse.hpp>
@@ -39,11 +40,12 @@ constexpr std::size_t kMaxInstances = 16;  // users with a server process of the
 constexpr auto kRootsSettle = std::chrono::milliseconds(50);
 constexpr auto kWedgeProbe = std::chrono::milliseconds(2000);  // a live server answers ping by then
 
-// One running server: its process and the MCP session on its stdin/stdout. The channel goes first
-// (closing the server's stdin), then the process (SIGTERM, SIGKILL after a grace period).
+// One running server: the MCP session with it and, for a stdio server, its process. The channel goes
+// first (closing the server's stdin, or ending the HTTP session), then the process (SIGTERM, SIGKILL
+// after a grace period).
 struct Session {
-    std::unique_ptr<ForeignProcess> process;
-    std::shared_ptr<upstream::RpcChannel> channel;
+    std::unique_ptr<ForeignProcess> process;  // null for a streamable_http server
+    std::shared_ptr<upstream::Transport> channel;
     std::unique_ptr<upstream::McpClient> client;
     upstream::ServerInfo info;
     // Set by the reading thread when the server says its tools changed: they are listed again
@@ -157,23 +159,30 @@ Result<json::value> answer_server_request(const std::string& name, const std::fi
                  "skillhost does not offer '" + std::string(method) + "' to MCP server '" + name + "'"};
 }
 
-// Starts the process (in the sandbox the plan gives) and runs the handshake, all within the
-// start-up limit.
-Result<std::shared_ptr<Session>> start_session(const manifest::ForeignServer& server, const ForeignOptions& options,
-                                               const SandboxPlan& plan, const SessionUser& user) {
-    auto session = std::make_shared<Session>();
+// The connection to the server over the transport its declaration names (the one place that
+// chooses): an HTTP session with its URL, or a process of its own on stdio, in the sandbox the plan
+// gives, with the user's data directory and workspace.
+Status open_transport(const manifest::ForeignServer& server, const ForeignOptions& options, const SandboxPlan& plan,
+                      const SessionUser& user, upstream::RpcHandlers handlers, Session& session) {
+    upstream::RpcLimits limits;
+    limits.max_message_bytes = static_cast<std::size_t>(server.limits.max_message_bytes);
+    if (server.transport == manifest::ForeignTransport::streamable_http) {
+        session.channel = std::make_shared<upstream::HttpChannel>(
+            label_of(server), upstream::HttpEndpoint{server.url, server.headers}, limits, std::move(handlers));
+        return {};
+    }
     std::filesystem::path data_dir = user.data_dir;
     if (data_dir.empty()) {
         auto scratch = make_scratch(server.name);
         if (!scratch) return std::move(scratch.error());
-        session->scratch = data_dir = scratch.value();
+        session.scratch = data_dir = scratch.value();
         if (plan.identity) {
             if (std::optional<Error> problem = prepare_data_dir(data_dir, plan)) return std::move(*problem);
         }
     } else if (std::optional<Error> problem = prepare_data_dir(data_dir, plan)) {
         return std::move(*problem);
     }
-    const std::filesystem::path workspace = user.workspace.empty() ? session->scratch : user.workspace;
+    const std::filesystem::path workspace = user.workspace.empty() ? session.scratch : user.workspace;
     ForeignLaunch launch;
     launch.server = server.name;
     launch.command = server.command;
@@ -209,15 +218,23 @@ Result<std::shared_ptr<Session>> start_session(const manifest::ForeignServer& se
         RunnerCgroups::remove_leaf(launch.cgroup_pids_leaf);
         return std::move(process.error());
     }
-    session->process = std::move(process.value());
-    upstream::RpcLimits limits;
-    limits.max_message_bytes = static_cast<std::size_t>(server.limits.max_message_bytes);
-    upstream::RpcHandlers handlers;
-    ForeignProcess* raw_process = session->process.get();
+    session.process = std::move(process.value());
+    ForeignProcess* raw_process = session.process.get();
     handlers.describe_end = [raw_process] {
         const std::string how = raw_process->wait_for_end(std::chrono::milliseconds(500));
         return how.empty() ? std::string("it closed its output but is still running") : "it " + how;
     };
+    const int in = session.process->take_stdin();
+    const int out = session.process->take_stdout();
+    session.channel = std::make_shared<upstream::RpcChannel>(label_of(server), out, in, limits, std::move(handlers));
+    return {};
+}
+
+// Opens the connection and runs the handshake, all within the start-up limit.
+Result<std::shared_ptr<Session>> start_session(const manifest::ForeignServer& server, const ForeignOptions& options,
+                                               const SandboxPlan& plan, const SessionUser& user) {
+    auto session = std::make_shared<Session>();
+    upstream::RpcHandlers handlers;
     const std::string name = server.name;
     handlers.on_notification = [name, changed = session->tools_changed](std::string_view method, const json::value&) {
         if (method != "notifications/tools/list_changed") return;
@@ -238,9 +255,8 @@ Result<std::shared_ptr<Session>> start_session(const manifest::ForeignServer& se
         if (method == "roots/list") answered->store(Clock::now().time_since_epoch().count());
         respond(answer_server_request(name, workspace, method));
     };
-    const int in = session->process->take_stdin();
-    const int out = session->process->take_stdout();
-    session->channel = std::make_shared<upstream::RpcChannel>(label_of(server), out, in, limits, std::move(handlers));
+    if (auto opened = open_transport(server, options, plan, user, std::move(handlers), *session); !opened)
+        return opened.error();
     session->client = std::make_unique<upstream::McpClient>(session->channel);
     const auto deadline = Clock::now() + std::chrono::milliseconds(server.limits.startup_timeout_ms);
     // Questions go to the call's front end or the durable question queue (foreign_elicitation.hpp).
@@ -251,8 +267,11 @@ Result<std::shared_ptr<Session>> start_session(const manifest::ForeignServer& se
         Error error = std::move(info.error());
         if (error.is(errors::kUpstreamTimeout))
             error.message = label_of(server) + " did not answer initialize within limits.startup_timeout_ms (" +
-                            std::to_string(server.limits.startup_timeout_ms) +
-                            " ms); check that its command starts an MCP server on stdio, or raise the limit";
+                            std::to_string(server.limits.startup_timeout_ms) + " ms); " +
+                            (server.transport == manifest::ForeignTransport::stdio
+                                 ? "check that its command starts an MCP server on stdio"
+                                 : "check that " + server.url + " is an MCP Streamable HTTP endpoint") +
+                            ", or raise the limit";
         return error;
     }
     session->info = std::move(info.value());
@@ -265,8 +284,6 @@ std::string printable_text(std::string_view text) {
     return out;
 }
 
-// What a CallToolResult becomes: its structuredContent as the result when it has one, else the
-// text of its text blocks; every block is passed on as content.
 // The local path of a file:// URI ("file:///a/b%20c" -> "/a/b c"); nullopt for any other URI.
 std::optional<std::string> file_path_of(std::string_view uri) {
     constexpr std::string_view scheme = "file://";
@@ -321,6 +338,8 @@ void withhold_denied_files(json::array& content, const CallControl* control) {
     }
 }
 
+// What a CallToolResult becomes: its structuredContent as the result when it has one, else the
+// text of its text blocks; every block is passed on as content.
 RawOutcome outcome_of(json::object result, CallControl* control) {
     std::string text;
     json::array content = result["content"].as_array();
@@ -376,7 +395,8 @@ public:
         manifest_.name = server_.name;
         manifest_.version = server_.version.empty() ? listed.version : server_.version;
         manifest_.description = server_.description.empty()
-                                    ? "Tools of the MCP server " + listed.name + " (" + server_.command + ")"
+                                    ? "Tools of the MCP server " + listed.name + " (" +
+                                          (server_.command.empty() ? server_.url : server_.command) + ")"
                                     : server_.description;
         manifest_.abi = {1, 1};
         manifest_.permissions = server_.permissions;
@@ -670,10 +690,9 @@ private:
 Result<std::shared_ptr<LoadedPlugin>> load_foreign_server(const manifest::ForeignServer& server,
                                                           const ForeignOptions& options) {
     // Declared and validated, not yet acted on: refused rather than run without them.
-    const char* missing = server.transport != manifest::ForeignTransport::stdio ? "the streamable_http transport"
-                          : server.package                                      ? "`package` (install and verify)"
-                          : !server.secrets.empty()                             ? "`secrets` (per-user injection)"
-                                                                                : nullptr;
+    const char* missing = server.package            ? "`package` (install and verify)"
+                          : !server.secrets.empty() ? "`secrets` (per-user injection)"
+                                                    : nullptr;
     if (missing != nullptr) {
         return with_manifest(Error{errors::kUpstreamUnsupported,
                                    "MCP server '" + server.name + "' uses " + missing +
@@ -691,9 +710,9 @@ Result<std::shared_ptr<LoadedPlugin>> load_foreign_server(const manifest::Foreig
     auto tools = (*session)->client->list_tools(
         limits, Clock::now() + std::chrono::milliseconds(server.limits.startup_timeout_ms));
     if (!tools) return with_manifest(std::move(tools.error()), server);
-    return std::shared_ptr<LoadedPlugin>(std::make_shared<ForeignPlugin>(server, options, std::move(plan.value()),
-                                                                         (*session)->info, tools.value(),
-                                                                         (*session)->process->sandbox_report()));
+    return std::shared_ptr<LoadedPlugin>(
+        std::make_shared<ForeignPlugin>(server, options, std::move(plan.value()), (*session)->info, tools.value(),
+                                        (*session)->process ? (*session)->process->sandbox_report() : std::string()));
 }
 
 Result<std::shared_ptr<LoadedPlugin>> PluginLoader::load_foreign(const manifest::ForeignServer& server) const {

@@ -3,8 +3,9 @@
 // (risk, trust, approval, path inputs; the server's own annotations are believed only when the
 // declaration says so), and every call goes through the same pipeline as a native skill's.
 //
-// The server runs as one process, started when the declaration is loaded (within
-// limits.startup_timeout_ms) and restarted after a crash with backoff; `crash_limit` crashes within
+// A stdio server runs as one process per user (a streamable_http server: one HTTP session per
+// user), started when the declaration is loaded (within limits.startup_timeout_ms) and restarted
+// after a crash (a broken connection) with backoff; `crash_limit` crashes within
 // `crash_window` quarantine it. A request written to the server is never written again: a call in
 // flight when the server ends fails with PLUGIN_CRASHED. After a restart, a tool whose definition
 // differs from the one loaded is refused (UPSTREAM_DEFINITION_CHANGED) until the declaration is

@@ -8,7 +8,7 @@
 #include "base/error.hpp"
 #include "base/owned_threads.hpp"
 #include "plugin/completion_service.hpp"
-#include "upstream/rpc_channel.hpp"
+#include "upstream/transport.hpp"
 
 #include <boost/json/value.hpp>
 

@@ -1,11 +1,11 @@
 // The client side of one MCP session (spec 2025-06-18, also speaking to 2025-03-26 and 2024-11-05
-// servers) over an RpcChannel: the initialize handshake, the tool list (every page, bounded) and
+// servers) over a Transport (stdio or Streamable HTTP): the initialize handshake, the tool list (every page, bounded) and
 // tool calls. What a server answers is checked here before anyone above trusts it: a tool with an
 // unusable name or schema is left out and reported, never passed on.
 #pragma once
 
 #include "base/error.hpp"
-#include "upstream/rpc_channel.hpp"
+#include "upstream/transport.hpp"
 
 #include <boost/json/object.hpp>
 
@@ -57,7 +57,7 @@ struct ToolListLimits {
 
 class McpClient {
 public:
-    explicit McpClient(std::shared_ptr<RpcChannel> channel) : channel_(std::move(channel)) {}
+    explicit McpClient(std::shared_ptr<Transport> channel) : channel_(std::move(channel)) {}
 
     // initialize, then notifications/initialized. `capabilities` is what the client offers (roots,
     // sampling, elicitation). UPSTREAM_PROTOCOL_ERROR when the server answers a version this client
@@ -74,10 +74,10 @@ public:
     Result<boost::json::object> call_tool(std::string_view name, boost::json::object arguments,
                                           Clock::time_point deadline, const std::atomic<bool>* cancelled);
 
-    RpcChannel& channel() { return *channel_; }
+    Transport& channel() { return *channel_; }
 
 private:
-    std::shared_ptr<RpcChannel> channel_;
+    std::shared_ptr<Transport> channel_;
 };
 
 // The hash a tool's definition is pinned by: SHA-256 (hex) of its name, title, description, input

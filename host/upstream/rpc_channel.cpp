@@ -1,6 +1,8 @@
 #include "upstream/rpc_channel.hpp"
 
+#include "upstream/call_errors.hpp"
 #include "upstream/error_codes.hpp"
+#include "upstream/rpc_message.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -18,24 +20,6 @@ namespace json = boost::json;
 namespace {
 
 constexpr std::size_t kTailBytes = 256;  // what is kept of an oversized line, to find its id
-
-// A line as a log may show it: at most 120 bytes, control characters and non-ASCII as \xNN.
-std::string printable(std::string_view text) {
-    std::string out;
-    for (const char c : text.substr(0, 120)) {
-        const auto byte = static_cast<unsigned char>(c);
-        if (byte >= 0x20 && byte < 0x7f) {
-            out += c;
-        } else {
-            static constexpr char kHex[] = "0123456789abcdef";
-            out += "\\x";
-            out += kHex[byte >> 4];
-            out += kHex[byte & 0xf];
-        }
-    }
-    if (text.size() > 120) out += "...";
-    return out;
-}
 
 // The numeric id after `"id"` at `at` in `text`, if any.
 std::optional<std::int64_t> id_at(std::string_view text, std::size_t at) {
@@ -171,10 +155,7 @@ Result<json::value> RpcChannel::call(std::string_view method, json::object param
         std::lock_guard lock(mutex_);
         if (closed_) return closed_error(label_, closed_reason_);
         if (waiting_.size() >= limits_.max_pending) {
-            Error error{errors::kUpstreamBusy, label_ + " already has " + std::to_string(waiting_.size()) +
-                                                   " calls in flight (the limit); retry when some have finished"};
-            error.details["limit"] = limits_.max_pending;
-            return error;
+            return busy_error(label_, waiting_.size(), limits_.max_pending);
         }
         id = next_id_++;
         waiting_.emplace(id, waiting);
@@ -209,11 +190,7 @@ Result<json::value> RpcChannel::call(std::string_view method, json::object param
     const std::string reason = was_cancelled ? "the caller cancelled the call" : "the call's deadline passed";
     notify("notifications/cancelled", json::object{{"requestId", id}, {"reason", reason}},
            Clock::now() + std::chrono::seconds(1));
-    if (was_cancelled) return Error{errors::kUpstreamCancelled, "the call to " + label_ + " was cancelled"};
-    Error error{errors::kUpstreamTimeout,
-                label_ + " did not answer '" + std::string(method) + "' in time; the call was cancelled upstream"};
-    error.details["method"] = std::string(method);
-    return error;
+    return unanswered_error(label_, method, was_cancelled);
 }
 
 bool RpcChannel::notify(std::string_view method, json::object params, Clock::time_point deadline) {
@@ -295,13 +272,7 @@ void RpcChannel::on_oversized(std::string_view head, std::string_view tail) {
     spdlog::warn("{} sent a message over max_message_bytes ({} bytes); it was dropped", label_,
                  limits_.max_message_bytes);
     if (!id) return;
-    Error error{errors::kUpstreamMessageTooLarge,
-                label_ + " answered with a message over max_message_bytes (" +
-                    std::to_string(limits_.max_message_bytes) +
-                    " bytes); ask for less (a smaller range or page), or raise limits.max_message_bytes in its "
-                    "declaration"};
-    error.details["limit"] = limits_.max_message_bytes;
-    on_answer(*id, std::move(error));
+    on_answer(*id, too_large_error(label_, limits_.max_message_bytes));
 }
 
 void RpcChannel::on_answer(std::int64_t id, Result<json::value> answer) {
@@ -320,69 +291,38 @@ void RpcChannel::on_answer(std::int64_t id, Result<json::value> answer) {
 void RpcChannel::on_line(std::string_view line) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.find_first_not_of(" \t") == std::string_view::npos) return;
-    json::value message;
     std::error_code ec;
-    message = json::parse(line, ec);
-    const json::object* object = !ec ? message.if_object() : nullptr;
-    const json::value* version = object != nullptr ? object->if_contains("jsonrpc") : nullptr;
-    if (version == nullptr || !version->is_string() || version->get_string() != "2.0") {
-        std::lock_guard lock(mutex_);
-        if (++counters_.noise_lines <= 20)
-            spdlog::warn("{} wrote a line that is not a JSON-RPC message (ignored): {}", label_, printable(line));
-        return;
-    }
-    const json::value* method = object->if_contains("method");
-    const json::value* id = object->if_contains("id");
-    const json::value* params = object->if_contains("params");
-    static const json::value kNoParams;
-    if (method != nullptr && method->is_string()) {
-        const std::string_view name = method->get_string();
-        if (id != nullptr && !id->is_null()) {
-            answer_request(*id, name, params != nullptr ? *params : kNoParams);
+    const json::value message = json::parse(line, ec);
+    IncomingMessage read = ec ? IncomingMessage{} : read_message(message, label_);
+    switch (read.kind) {
+        case IncomingMessage::Kind::noise: {
+            std::lock_guard lock(mutex_);
+            if (++counters_.noise_lines <= 20)
+                spdlog::warn("{} wrote a line that is not a JSON-RPC message (ignored): {}", label_, printable(line));
             return;
         }
-        {
-            std::lock_guard lock(mutex_);
-            const auto now = Clock::now();
-            if (now - notification_window_ >= std::chrono::seconds(1)) {
-                notification_window_ = now;
-                notifications_in_window_ = 0;
+        case IncomingMessage::Kind::request: return answer_request(*read.id, read.method, *read.params);
+        case IncomingMessage::Kind::notification: {
+            {
+                std::lock_guard lock(mutex_);
+                if (!rate_.admit(Clock::now())) {
+                    counters_.dropped_notifications = rate_.dropped();
+                    if (rate_.dropped() % 1000 == 1)
+                        spdlog::warn("{} sends more than {} notifications a second; the rest are dropped ({} so far)",
+                                     label_, rate_.per_second(), rate_.dropped());
+                    return;
+                }
             }
-            if (++notifications_in_window_ > limits_.notifications_per_second) {
-                if (++counters_.dropped_notifications % 1000 == 1)
-                    spdlog::warn("{} sends more than {} notifications a second; the rest are dropped ({} so far)",
-                                 label_, limits_.notifications_per_second, counters_.dropped_notifications);
-                return;
-            }
+            if (handlers_.on_notification) handlers_.on_notification(read.method, *read.params);
+            return;
         }
-        if (handlers_.on_notification) handlers_.on_notification(name, params != nullptr ? *params : kNoParams);
-        return;
+        case IncomingMessage::Kind::stray: {
+            std::lock_guard lock(mutex_);
+            ++counters_.unmatched_answers;
+            return;
+        }
+        case IncomingMessage::Kind::answer: return on_answer(read.answer_id, std::move(read.answer));
     }
-    if (id == nullptr || !id->is_int64()) {
-        std::lock_guard lock(mutex_);
-        ++counters_.unmatched_answers;
-        return;
-    }
-    if (const json::value* result = object->if_contains("result")) {
-        on_answer(id->get_int64(), *result);
-        return;
-    }
-    const json::object* rpc_error = nullptr;
-    if (const json::value* e = object->if_contains("error")) rpc_error = e->if_object();
-    if (rpc_error == nullptr) {
-        Error error{errors::kUpstreamProtocolError,
-                    label_ + " answered with neither a result nor an error object; the server is not following MCP"};
-        on_answer(id->get_int64(), std::move(error));
-        return;
-    }
-    std::string text = "(no message)";
-    if (const json::value* m = rpc_error->if_contains("message"); m != nullptr && m->is_string())
-        text = std::string(m->get_string());
-    Error error{errors::kUpstreamError, label_ + " answered with an error: " + text};
-    if (const json::value* code = rpc_error->if_contains("code"); code != nullptr && code->is_int64())
-        error.details["rpc_code"] = code->get_int64();
-    if (const json::value* data = rpc_error->if_contains("data")) error.details["rpc_data"] = *data;
-    on_answer(id->get_int64(), std::move(error));
 }
 
 void RpcChannel::answer_request(const json::value& id, std::string_view method, const json::value& params) {
@@ -396,14 +336,7 @@ void RpcChannel::answer_request(const json::value& id, std::string_view method, 
 }
 
 void RpcChannel::write_answer(const json::value& id, Result<json::value> result) {
-    json::object answer{{"jsonrpc", "2.0"}, {"id", id}};
-    if (result) {
-        answer["result"] = std::move(result.value());
-    } else {
-        const bool unknown = result.error().is(errors::kUpstreamError);
-        answer["error"] = json::object{{"code", unknown ? -32601 : -32603}, {"message", result.error().message}};
-    }
-    std::string line = json::serialize(answer);
+    std::string line = answer_text(id, std::move(result));
     line += '\n';
     write_line(line, Clock::now() + std::chrono::seconds(5));
 }

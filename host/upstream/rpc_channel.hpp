@@ -12,6 +12,8 @@
 #pragma once
 
 #include "base/error.hpp"
+#include "upstream/notification_rate.hpp"
+#include "upstream/transport.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
@@ -31,33 +33,6 @@
 
 namespace skillhost::upstream {
 
-using Clock = std::chrono::steady_clock;
-
-struct RpcLimits {
-    std::size_t max_message_bytes = 4u << 20;
-    std::size_t max_pending = 256;
-    std::size_t notifications_per_second = 200;
-};
-
-// Answers one request of the server's: the result, or an Error (answered as a JSON-RPC error with
-// its message; UPSTREAM_ERROR as "method not found"). Call it once, on any thread, while the
-// channel lives (whoever keeps it past the handler must end before the channel is destroyed).
-using Responder = std::function<void(Result<boost::json::value>)>;
-// A request the server sends to the client (roots/list, sampling/createMessage, ...; ping is
-// answered by the channel): answer it through `respond`, now or later from another thread.
-using ServerRequestHandler =
-    std::function<void(std::string_view method, const boost::json::value& params, Responder respond)>;
-// A notification the server sends (notifications/tools/list_changed, notifications/message, ...).
-using NotificationHandler = std::function<void(std::string_view method, const boost::json::value& params)>;
-// Why the connection ended, asked once when the server's output ends (e.g. "exited with status 3").
-using EndDescription = std::function<std::string()>;
-
-struct RpcHandlers {
-    ServerRequestHandler on_request;
-    NotificationHandler on_notification;
-    EndDescription describe_end;
-};
-
 struct RpcCounters {
     std::uint64_t noise_lines = 0;            // lines that are not JSON-RPC messages
     std::uint64_t oversized_messages = 0;     // lines over max_message_bytes
@@ -65,7 +40,7 @@ struct RpcCounters {
     std::uint64_t unmatched_answers = 0;      // answers to no call in flight (late, or never asked)
 };
 
-class RpcChannel {
+class RpcChannel final : public Transport {
 public:
     // Takes both descriptors (closed by the destructor). `label` names the server in messages
     // ("MCP server 'everything'").
@@ -74,21 +49,14 @@ public:
     RpcChannel(const RpcChannel&) = delete;
     RpcChannel& operator=(const RpcChannel&) = delete;
 
-    // Sends one request and waits for its answer: the result, or UPSTREAM_ERROR (the server's
-    // JSON-RPC error, details.rpc_code), UPSTREAM_TIMEOUT at `deadline`, UPSTREAM_CANCELLED when
-    // `cancelled` turns true, UPSTREAM_CLOSED (details.reason), UPSTREAM_MESSAGE_TOO_LARGE,
-    // UPSTREAM_BUSY (max_pending calls already wait). A call that times out or is cancelled is
-    // cancelled upstream too (notifications/cancelled).
+    // As Transport says. notify() is false when the write did not finish by `deadline`, which
+    // closes the channel: half a line cannot be taken back.
     Result<boost::json::value> call(std::string_view method, boost::json::object params, Clock::time_point deadline,
-                                    const std::atomic<bool>* cancelled = nullptr);
-    // Sends a notification; false when the connection is closed or the write did not finish by
-    // `deadline` (which closes it: half a line cannot be taken back).
-    bool notify(std::string_view method, boost::json::object params, Clock::time_point deadline);
-
-    // Ends the connection: every call waiting fails with UPSTREAM_CLOSED and `reason`.
-    void close(const std::string& reason);
-    bool closed() const;
-    std::string closed_reason() const;
+                                    const std::atomic<bool>* cancelled = nullptr) override;
+    bool notify(std::string_view method, boost::json::object params, Clock::time_point deadline) override;
+    void close(const std::string& reason) override;
+    bool closed() const override;
+    std::string closed_reason() const override;
     RpcCounters counters() const;
     std::size_t pending() const;
 
@@ -121,8 +89,7 @@ private:
     bool closed_ = false;
     std::string closed_reason_;
     RpcCounters counters_;
-    Clock::time_point notification_window_{};
-    std::size_t notifications_in_window_ = 0;
+    NotificationRate rate_{limits_.notifications_per_second};
 
     std::mutex write_mutex_;
     std::thread reader_;

@@ -211,11 +211,12 @@ TEST_F(ForeignServerTest, AMissingCommandSaysWhatToInstall) {
 TEST_F(ForeignServerTest, WhatIsDeclaredButNotServedYetIsRefusedNotIgnored) {
     const auto http = plugins / "remote.yaml";
     test::write_file(http,
-                     "kind: mcp_server\nname: remote\ntransport: streamable_http\nurl: https://example.invalid/mcp\n");
+                     "kind: mcp_server\nname: remote\ntransport: streamable_http\nurl: https://example.invalid/mcp\n"
+                     "secrets:\n  - {name: API_TOKEN, header: Authorization, format: \"Bearer {value}\"}\n");
     auto refused = load_declaration(http);
     ASSERT_FALSE(refused);
     EXPECT_EQ(refused.error().code, "UPSTREAM_UNSUPPORTED");
-    EXPECT_THAT(refused.error().message, HasSubstr("streamable_http"));
+    EXPECT_THAT(refused.error().message, HasSubstr("secrets"));
 
     auto secret = load_declaration(declare("", "secrets:\n  - {name: API_TOKEN, env: API_TOKEN}\n"));
     ASSERT_FALSE(secret);

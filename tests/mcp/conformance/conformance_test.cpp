@@ -5,6 +5,7 @@
 // and is not in expected-failures.yaml, or that passes and still is. This test prints each
 // scenario's outcome and the pass count.
 #include "daemon_process.hpp"
+#include "support/conformance_checks.hpp"
 #include "support/subprocess.hpp"
 
 #include <boost/json.hpp>
@@ -39,19 +40,7 @@ std::map<std::string, std::string> read_outcomes(const fs::path& results) {
     std::map<std::string, std::string> outcomes;
     if (!fs::exists(results)) return outcomes;
     for (const auto& entry : fs::directory_iterator(results)) {
-        std::ifstream in(entry.path() / "checks.json");
-        std::stringstream text;
-        text << in.rdbuf();
-        std::string problems;
-        json::value checks = json::parse(text.str());
-        for (const auto& check : checks.as_array()) {
-            const auto& status = check.at("status").as_string();
-            if (status != "FAILURE" && status != "WARNING") continue;
-            problems += std::string(status) + " " + std::string(check.at("id").as_string());
-            if (const auto* message = check.as_object().if_contains("errorMessage"); message && message->is_string())
-                problems += ": " + std::string(message->get_string());
-            problems += "; ";
-        }
+        const std::string problems = failed_checks(entry.path() / "checks.json");
         outcomes[scenario_of(entry.path().filename().string())] = problems;
     }
     return outcomes;
