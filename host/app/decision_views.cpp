@@ -11,6 +11,9 @@ decisions::ApprovalQueue& queue_for(HostRuntime& host, const decisions::Approval
 decisions::ElicitationQueue& queue_for(HostRuntime& host, const decisions::ElicitationRecord*) {
     return *parts_of(host).elicitations;
 }
+decisions::DefinitionChangeQueue& queue_for(HostRuntime& host, const decisions::DefinitionChangeRecord*) {
+    return *parts_of(host).definition_changes;
+}
 
 }  // namespace
 
@@ -32,5 +35,9 @@ template Result<std::vector<decisions::ApprovalRecord>> list_decisions(HostRunti
                                                                        const decisions::ApprovalFilter&);
 template Result<std::vector<decisions::ElicitationRecord>> list_decisions(HostRuntime&, const auth::UserContext&,
                                                                           const decisions::ElicitationFilter&);
+template Result<decisions::DefinitionChangeRecord> visible_decision(HostRuntime&, const auth::UserContext&,
+                                                                    std::string_view);
+template Result<std::vector<decisions::DefinitionChangeRecord>> list_decisions(
+    HostRuntime&, const auth::UserContext&, const decisions::DefinitionChangeFilter&);
 
 }  // namespace skillhost::app

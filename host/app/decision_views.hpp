@@ -7,6 +7,7 @@
 #include "auth/user_context.hpp"
 #include "base/error.hpp"
 #include "decisions/approval_queue.hpp"
+#include "decisions/definition_change_queue.hpp"
 #include "decisions/elicitation_queue.hpp"
 
 #include <string_view>
@@ -32,5 +33,9 @@ extern template Result<std::vector<decisions::ApprovalRecord>> list_decisions(Ho
                                                                               const decisions::ApprovalFilter&);
 extern template Result<std::vector<decisions::ElicitationRecord>> list_decisions(HostRuntime&, const auth::UserContext&,
                                                                                  const decisions::ElicitationFilter&);
+extern template Result<decisions::DefinitionChangeRecord> visible_decision(HostRuntime&, const auth::UserContext&,
+                                                                           std::string_view);
+extern template Result<std::vector<decisions::DefinitionChangeRecord>> list_decisions(
+    HostRuntime&, const auth::UserContext&, const decisions::DefinitionChangeFilter&);
 
 }  // namespace skillhost::app

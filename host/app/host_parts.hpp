@@ -4,12 +4,14 @@
 // refuses this header and parts_of() there.
 #pragma once
 
+#include "app/definition_pin_store.hpp"
 #include "app/host_runtime.hpp"
 #include "audit/audit_log.hpp"
 #include "auth/users.hpp"
 #include "catalog/catalog_snapshot.hpp"
 #include "config/host_config.hpp"
 #include "decisions/approval_queue.hpp"
+#include "decisions/definition_change_queue.hpp"
 #include "decisions/elicitation_queue.hpp"
 #include "exec/call_observer.hpp"
 #include "exec/call_pipeline.hpp"
@@ -36,6 +38,10 @@ struct HostParts {
     std::unique_ptr<audit::AuditLog> audit;
     std::unique_ptr<decisions::ApprovalQueue> approvals;
     std::unique_ptr<decisions::ElicitationQueue> elicitations;  // skills' questions asked later
+    // Changed definitions of foreign MCP servers' tools, and the pins they change (shared with the
+    // loaded foreign plugins, which may outlive the runtime's other parts).
+    std::shared_ptr<decisions::DefinitionChangeQueue> definition_changes;
+    std::shared_ptr<DefinitionPinStore> definition_pins;
     // Every model call goes to the audit log; front ends may add their own observers (metrics).
     std::shared_ptr<llm::LlmCallObserverList> llm_observers;
     std::shared_ptr<llm::ModelRouter> router;  // models.yaml; also serves plugins' completions

@@ -46,6 +46,15 @@ Status load_policy(HostParts& rt) {
     auto elicitations = decisions::ElicitationQueue::open(location, eo);
     if (!elicitations) return elicitations.error();
     rt.elicitations = std::move(elicitations.value());
+    decisions::DefinitionChangeQueueOptions co;
+    co.ttl = rt.policy_config.approval_ttl;
+    co.audit = rt.audit.get();
+    auto changes = decisions::DefinitionChangeQueue::open(location, co);
+    if (!changes) return changes.error();
+    rt.definition_changes = std::move(changes.value());
+    auto pins = DefinitionPinStore::open(location, rt.definition_changes);
+    if (!pins) return pins.error();
+    rt.definition_pins = std::move(pins.value());
     rt.policy = std::make_unique<policy::PolicyEngine>(rt.policy_config);
     return {};
 }
@@ -192,6 +201,7 @@ Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config
         catalog_options.loader.completions = completions;
         catalog_options.loader.storage = plugin_storage;
         catalog_options.start_servers_in_background = options.start_servers_in_background;
+        catalog_options.loader.pins = rt->definition_pins;
         audit::AuditLog* audit = rt->audit.get();
         catalog_options.on_report = [audit](const reload::ReloadReport& report) {
             (void)audit->append("reload", report.to_json());
@@ -207,6 +217,7 @@ Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config
         lo.cache_dir = rt->config.plugin_cache_dir();
         lo.completions = completions;
         lo.storage = plugin_storage;
+        lo.pins = rt->definition_pins;
         lo.isolation = plugin::isolation_options(rt->config);
         audit::AuditLog* audit = rt->audit.get();
         lo.isolation.on_supervision_event = [audit](const Error& event) {

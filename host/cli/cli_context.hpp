@@ -54,6 +54,7 @@ void register_plugin_validate_command(CLI::App& plugin, CliContext& ctx);
 void register_demo_commands(CLI::App& app, CliContext& ctx);
 void register_approval_commands(CLI::App& app, CliContext& ctx);
 void register_elicitation_commands(CLI::App& app, CliContext& ctx);
+void register_definition_change_commands(CLI::App& app, CliContext& ctx);
 // Prints queued question `id` (what it asks, its fields) after `user`'s call stopped at it.
 void print_pending_question(HostRuntime& host, const auth::UserContext& user, const std::string& id);
 void register_policy_commands(CLI::App& app, CliContext& ctx);

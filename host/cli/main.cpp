@@ -53,6 +53,7 @@ int run_command(int argc, char** argv) {
     skillhost::cli::register_demo_commands(app, ctx);
     skillhost::cli::register_approval_commands(app, ctx);
     skillhost::cli::register_elicitation_commands(app, ctx);
+    skillhost::cli::register_definition_change_commands(app, ctx);
     skillhost::cli::register_policy_commands(app, ctx);
     skillhost::cli::register_mode_commands(app, ctx);
     skillhost::cli::register_audit_commands(app, ctx);

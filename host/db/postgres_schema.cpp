@@ -211,6 +211,22 @@ DROP FUNCTION elicitations_legal_transition();
 )sql";
 // ---- end of version 7 ----
 
+// ---- version 8: pinned definitions of foreign MCP servers' tools (as SQLite's version 9), and
+// definition_change as the third kind of pending decision.
+constexpr const char* definition_pin_tables = R"sql(
+CREATE TABLE definition_pins (
+  server TEXT NOT NULL, tool TEXT NOT NULL, hash TEXT NOT NULL, definition TEXT NOT NULL,
+  pinned_at_ms BIGINT NOT NULL, pinned_by TEXT NOT NULL, PRIMARY KEY (server, tool));
+CREATE TABLE definition_changes (
+  server TEXT NOT NULL, tool TEXT NOT NULL, old_hash TEXT NOT NULL, new_hash TEXT NOT NULL,
+  decision_id TEXT NOT NULL, asked_at_ms BIGINT NOT NULL,
+  PRIMARY KEY (server, tool, old_hash, new_hash));
+ALTER TABLE pending_decisions DROP CONSTRAINT pending_decisions_kind_check;
+ALTER TABLE pending_decisions ADD CONSTRAINT pending_decisions_kind_check
+  CHECK (kind IN ('approval','question','definition_change'));
+)sql";
+// ---- end of version 8 ----
+
 struct PostgresMigration {
     SchemaMigration info;
     const char* sql;
@@ -225,6 +241,7 @@ constexpr PostgresMigration migrations[] = {
     {{5, "audit_records.record_id"}, audit_record_ids},
     {{6, "plugin_records, plugin_data_usage, plugin_sequences"}, plugin_data_tables},
     {{7, "pending_decisions (approvals and elicitations, one table)"}, pending_decision_table},
+    {{8, "definition_pins, definition_changes; pending_decisions.kind definition_change"}, definition_pin_tables},
 };
 
 // Any constant both sides agree on; it names "skillhost schema migration" among advisory locks.

@@ -208,6 +208,42 @@ Status apply_pending_decisions(SqliteConnection& connection) {
         "DROP TABLE elicitations;");
 }
 
+// Version 9: the gateway's pinned tool definitions (issue 37). `definition_pins` holds each foreign
+// MCP server's pinned definitions (tool '' is its instructions); `definition_changes` the one
+// definition_change decision asked for each (server, tool, pinned hash, listed hash), whose primary
+// key keeps several processes from asking twice. pending_decisions gains the third kind: SQLite
+// cannot change a CHECK, so the table is rebuilt with every row, its indexes and its trigger.
+Status apply_definition_pins(SqliteConnection& connection) {
+    return connection.exec(
+        "CREATE TABLE definition_pins ("
+        " server TEXT NOT NULL, tool TEXT NOT NULL, hash TEXT NOT NULL, definition TEXT NOT NULL,"
+        " pinned_at_ms INTEGER NOT NULL, pinned_by TEXT NOT NULL, PRIMARY KEY (server, tool));"
+        "CREATE TABLE definition_changes ("
+        " server TEXT NOT NULL, tool TEXT NOT NULL, old_hash TEXT NOT NULL, new_hash TEXT NOT NULL,"
+        " decision_id TEXT NOT NULL, asked_at_ms INTEGER NOT NULL,"
+        " PRIMARY KEY (server, tool, old_hash, new_hash));"
+        "CREATE TABLE pending_decisions_v9 ("
+        " id TEXT PRIMARY KEY,"
+        " kind TEXT NOT NULL CHECK (kind IN ('approval','question','definition_change')),"
+        " user_id TEXT NOT NULL, skill_id TEXT NOT NULL, arguments TEXT NOT NULL,"
+        " requested_at_ms INTEGER NOT NULL, requested_by TEXT NOT NULL, requested_token TEXT,"
+        " request TEXT NOT NULL, expires_at_ms INTEGER NOT NULL,"
+        " state TEXT NOT NULL CHECK (state IN ('pending','claimed','succeeded','failed','rejected','expired')),"
+        " answer TEXT, resolved_by TEXT, resolved_at_ms INTEGER, completed_at_ms INTEGER, reason TEXT, result TEXT,"
+        " claim_host TEXT, claim_pid INTEGER, claim_start_ticks INTEGER);"
+        "INSERT INTO pending_decisions_v9 SELECT id, kind, user_id, skill_id, arguments, requested_at_ms,"
+        " requested_by, requested_token, request, expires_at_ms, state, answer, resolved_by, resolved_at_ms,"
+        " completed_at_ms, reason, result, claim_host, claim_pid, claim_start_ticks FROM pending_decisions;"
+        "DROP TABLE pending_decisions;"
+        "ALTER TABLE pending_decisions_v9 RENAME TO pending_decisions;"
+        "CREATE INDEX pending_decisions_by_user ON pending_decisions(kind, user_id, state, requested_at_ms);"
+        "CREATE INDEX pending_decisions_by_state ON pending_decisions(state, expires_at_ms);"
+        "CREATE TRIGGER pending_decisions_legal_transitions BEFORE UPDATE OF state ON pending_decisions "
+        "WHEN NOT ((OLD.state = 'pending' AND NEW.state IN ('claimed','rejected','expired')) OR "
+        "          (OLD.state = 'claimed' AND NEW.state IN ('succeeded','failed'))) "
+        "BEGIN SELECT RAISE(ABORT, 'illegal decision state transition'); END;");
+}
+
 struct SqliteMigration {
     SchemaMigration info;
     Status (*apply)(SqliteConnection&);
@@ -224,6 +260,7 @@ constexpr SqliteMigration migrations[] = {
     {{6, "the first answer to each Idempotency-Key, kept across a restart"}, apply_idempotency_keys},
     {{7, "plugin records, their usage and sequences (skillhost.storage/1)"}, apply_plugin_data},
     {{8, "approvals and elicitations as the two kinds of one table of pending decisions"}, apply_pending_decisions},
+    {{9, "pinned definitions of foreign MCP servers' tools, and definition_change decisions"}, apply_definition_pins},
 };
 
 Result<int> read_user_version(const SqliteConnection& connection) {

@@ -18,6 +18,8 @@ ApprovalRecord to_record(const PendingDecision& decision) {
     copy_call_fields(decision, record);
     if (const auto* preview = decision.request.if_contains("preview"); preview && preview->is_string())
         record.preview = std::string(preview->get_string());
+    if (const auto* hash = decision.request.if_contains("definition_hash"); hash && hash->is_string())
+        record.definition_hash = std::string(hash->get_string());
     record.state = kind_state<ApprovalState>(decision.state);
     record.resolved_by = decision.resolved_by;
     record.resolved_at = decision.resolved_at;
@@ -74,6 +76,7 @@ std::optional<Error> ApprovalQueue::resolver_problem(const Resolver& resolver, c
 Result<ApprovalRecord> ApprovalQueue::enqueue(const ApprovalRequest& request) {
     PendingDecision draft = decision_for(request);
     draft.request["preview"] = request.preview.empty() ? request.skill_id : request.preview;
+    if (!request.definition_hash.empty()) draft.request["definition_hash"] = request.definition_hash;
     return typed(decisions_.add(std::move(draft)));
 }
 

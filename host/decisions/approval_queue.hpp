@@ -45,6 +45,9 @@ namespace skillhost::decisions {
 
 struct ApprovalRequest : DecisionAsk {
     std::string preview;  // make_approval_preview()
+    // A foreign MCP tool's definition hash as the catalog showed it (manifest::ForeignTool): the call
+    // is approved against that definition and refused if it runs against another. Empty otherwise.
+    std::string definition_hash{};
 };
 
 using ApprovalFilter = StateFilter<ApprovalState>;

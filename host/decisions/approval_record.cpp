@@ -5,6 +5,7 @@ namespace skillhost::decisions {
 boost::json::object ApprovalRecord::to_json() const {
     boost::json::object out = call_json(to_string(state));
     out["preview"] = preview;
+    if (!definition_hash.empty()) out["definition_hash"] = definition_hash;
     add_outcome_json(out, "resolved_by", resolved_by, "resolved_at", resolved_at);
     return out;
 }

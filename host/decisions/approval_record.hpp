@@ -18,7 +18,8 @@
 namespace skillhost::decisions {
 
 struct ApprovalRecord : DecisionRecord {
-    std::string preview;  // what will happen, for the approver
+    std::string preview;          // what will happen, for the approver
+    std::string definition_hash;  // a foreign tool's definition it was asked against; empty otherwise
     ApprovalState state = ApprovalState::pending;
     std::string resolved_by;               // who approved or rejected; empty otherwise
     std::optional<TimePoint> resolved_at;  // when approved/rejected/expired

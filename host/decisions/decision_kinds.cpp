@@ -29,6 +29,13 @@ void question_audit_fields(const PendingDecision& record, json::object& fields) 
     fields["fields"] = std::move(names);
 }
 
+// A definition change's audit keeps which definition it was and what it becomes (the hashes); the
+// definitions themselves are in the decision.
+void definition_change_audit_fields(const PendingDecision& record, json::object& fields) {
+    for (const char* key : {"server", "tool", "old_hash", "new_hash"})
+        if (const json::value* value = record.request.if_contains(key)) fields[key] = *value;
+}
+
 // One row per DecisionKind, in its order.
 constexpr DecisionKindRules kinds[] = {
     {.kind = DecisionKind::approval,
@@ -59,10 +66,25 @@ constexpr DecisionKindRules kinds[] = {
      .codes = kQuestionErrorCodes,
      .state_word = kind_word<ElicitationState>,
      .audit_fields = question_audit_fields},
+    {.kind = DecisionKind::definition_change,
+     .id_prefix = "def-",
+     .noun = "definition_change",
+     .requested = "requested",
+     .decide = "decide",
+     .unresolved = "decided",
+     .who_may_decide = "; only an owner may approve or reject a definition change",
+     .interrupted_reason = interrupted_definition_change,
+     .only_pending = "; only a pending definition change can be approved or rejected",
+     .after_expiry = "; the tool stays refused, and the next listing of the server asks again",
+     .not_claimed_because = "not approved, so the definition cannot be pinned",
+     .codes = kDefinitionChangeErrorCodes,
+     .state_word = kind_word<DefinitionChangeState>,
+     .audit_fields = definition_change_audit_fields},
 };
 
 static_assert(kinds[static_cast<std::size_t>(DecisionKind::approval)].kind == DecisionKind::approval);
 static_assert(kinds[static_cast<std::size_t>(DecisionKind::question)].kind == DecisionKind::question);
+static_assert(kinds[static_cast<std::size_t>(DecisionKind::definition_change)].kind == DecisionKind::definition_change);
 
 }  // namespace
 

@@ -46,6 +46,21 @@ struct KindStates<ElicitationState> {
                                               {S::expired, "expired"}}};
 };
 
+// A changed definition of a foreign MCP server's tool (or its instructions, or a new tool):
+// pending -> approved -> pinned | failed; pending -> rejected | expired. `approved` is the claim of
+// whoever approved it, `pinned` that the new definition is the pin from then on.
+enum class DefinitionChangeState { pending, approved, pinned, failed, rejected, expired };
+template <>
+struct KindStates<DefinitionChangeState> {
+    using S = DefinitionChangeState;
+    static constexpr KindStateNames<S> names{{{S::pending, "pending"},
+                                              {S::approved, "approved"},
+                                              {S::pinned, "pinned"},
+                                              {S::failed, "failed"},
+                                              {S::rejected, "rejected"},
+                                              {S::expired, "expired"}}};
+};
+
 // What one kind of decision says in its own words: data, so that every kind's errors are built by
 // one piece of code (decisions/decision_errors.hpp) and read alike. Every function is pure and
 // thread-safe.
@@ -83,6 +98,8 @@ struct DecisionKindRules {
 // its effect, so it is never run again).
 inline constexpr std::string_view interrupted_reason =
     "interrupted: the host stopped while executing; re-request the action";
+inline constexpr std::string_view interrupted_definition_change =
+    "interrupted: the host stopped while pinning the approved definition; it is asked for again at the next listing";
 inline constexpr std::string_view interrupted_elicitation =
     "interrupted: the host stopped while the answered call ran again; repeat the call to be asked again";
 

@@ -6,12 +6,13 @@ const char* to_string(DecisionKind kind) {
     switch (kind) {
         case DecisionKind::approval: return "approval";
         case DecisionKind::question: return "question";
+        case DecisionKind::definition_change: return "definition_change";
     }
     return "approval";
 }
 
 std::optional<DecisionKind> parse_decision_kind(std::string_view text) {
-    for (auto kind : {DecisionKind::approval, DecisionKind::question})
+    for (auto kind : {DecisionKind::approval, DecisionKind::question, DecisionKind::definition_change})
         if (text == to_string(kind)) return kind;
     return std::nullopt;
 }

@@ -18,7 +18,7 @@
 
 namespace skillhost::decisions {
 
-enum class DecisionKind { approval, question };
+enum class DecisionKind { approval, question, definition_change };
 const char* to_string(DecisionKind);
 std::optional<DecisionKind> parse_decision_kind(std::string_view);
 

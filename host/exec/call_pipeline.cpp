@@ -263,6 +263,8 @@ Result<ApprovalOutcome> CallPipeline::approve(const catalog::CatalogSnapshot& ca
     plugin::Call caller = caller_for(req);
     // An approved action of an operator run is still that run's: its completions are audited under it.
     if (auto run = record.requested_by.run_id()) caller.run_id = std::move(*run);
+    // A foreign tool's call runs only against the definition it was approved for.
+    caller.definition_hash = record.definition_hash;
     SkillResult result = parts_.executor->run(
         prepared.value(), caller, with_path_rules(std::move(req.options), req.user, prepared->spec(), req.args));
     report_call(req, result);

@@ -60,6 +60,7 @@ struct ForeignTool {
     boost::json::object input_schema;
     std::optional<boost::json::object> output_schema;
     boost::json::object annotations;  // as the server claims them; used only when the declaration trusts them
+    std::string definition_hash;      // of the definition shown (upstream::definition_hash): what an approval is for
 };
 
 struct SkillSpec {

@@ -32,6 +32,10 @@ struct Call {
     // withholds a path, and a runner answers a path check without asking the host. Set from the
     // control's path_allowed when the call is sent to a runner.
     bool has_path_rules = false;
+    // A foreign MCP tool's call that was approved: the hash of the definition it was approved against
+    // (decisions::ApprovalRecord::definition_hash); the call is refused rather than run against
+    // another. Empty: whichever definition is pinned. Not sent to a runner (foreign tools run in the host).
+    std::string definition_hash;
     // The call's control block (cancellation, the front end's services, content); may be null (no
     // cancellation, no services). Not sent: each side of a runner's socket has its own.
     CallControl* control = nullptr;

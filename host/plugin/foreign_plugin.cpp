@@ -51,7 +51,8 @@ struct Session {
     // Set by the reading thread when the server says its tools changed: they are listed again
     // before the next call, and a changed one is refused.
     std::shared_ptr<std::atomic<bool>> tools_changed = std::make_shared<std::atomic<bool>>(false);
-    std::map<std::string, std::string> listed_hashes;  // tool -> definition hash, as this process last listed
+    std::map<std::string, ListedDefinition> listed;  // tool -> its definition, as this process last listed
+    ListedDefinition instructions;                   // the server's instructions, from initialize
     // When the server was last told its roots (steady clock, ns; 0: never asked). A server applies
     // them on its own time (the filesystem server checks each directory first) and says nothing
     // when done, so a new session's first call waits kRootsSettle after the answer.
@@ -159,6 +160,15 @@ Result<json::value> answer_server_request(const std::string& name, const std::fi
                  "skillhost does not offer '" + std::string(method) + "' to MCP server '" + name + "'"};
 }
 
+ListedDefinition instructions_listed(const std::string& instructions) {
+    return {std::string(kInstructionsPin), upstream::instructions_hash(instructions),
+            json::object{{"instructions", instructions}}};
+}
+
+ListedDefinition tool_listed(const upstream::ToolDefinition& tool) {
+    return {tool.name, upstream::definition_hash(tool), upstream::definition_json(tool)};
+}
+
 // The connection to the server over the transport its declaration names (the one place that
 // chooses): an HTTP session with its URL, or a process of its own on stdio, in the sandbox the plan
 // gives, with the user's data directory and workspace.
@@ -240,7 +250,7 @@ Result<std::shared_ptr<Session>> start_session(const manifest::ForeignServer& se
         if (method != "notifications/tools/list_changed") return;
         spdlog::info(
             "MCP server '{}' says its tools changed; they are listed again before its next call, and a "
-            "changed one is refused until its declaration is reloaded",
+            "changed one is refused until its new definition is approved",
             name);
         changed->store(true);
     };
@@ -275,6 +285,7 @@ Result<std::shared_ptr<Session>> start_session(const manifest::ForeignServer& se
         return error;
     }
     session->info = std::move(info.value());
+    session->instructions = instructions_listed(session->info.instructions);
     return session;
 }
 
@@ -385,9 +396,12 @@ RawOutcome outcome_of(json::object result, CallControl* control) {
 
 class ForeignPlugin final : public LoadedPlugin {
 public:
-    // `listed`: what the server that was started to list its tools said of itself.
+    // `listed`: what the server that was started to list its tools said of itself; `verdicts`: what
+    // the pins said of that listing (the callable definitions are accepted without asking again).
     ForeignPlugin(manifest::ForeignServer server, ForeignOptions options, SandboxPlan plan,
-                  const upstream::ServerInfo& listed, const upstream::ToolList& tools, std::string sandbox_report)
+                  const upstream::ServerInfo& listed, const upstream::ToolList& tools,
+                  const std::vector<ListedDefinition>& definitions, const std::vector<PinVerdict>& verdicts,
+                  std::string sandbox_report)
         : server_(std::move(server)), options_(std::move(options)), plan_(std::move(plan)) {
         std::error_code ec;
         if (json::value report = json::parse(sandbox_report, ec); !ec && report.is_object())
@@ -404,7 +418,14 @@ public:
         for (const auto& tool : tools.tools) {
             if (!server_.offers(tool.name)) continue;
             manifest_.skills.push_back(skill_of(tool));
-            tools_.emplace(manifest_.skills.back().id, Pinned{tool.name, upstream::definition_hash(tool)});
+            tools_.emplace(manifest_.skills.back().id, tool.name);
+        }
+        for (std::size_t i = 0; i < verdicts.size() && i < definitions.size(); ++i) {
+            if (verdicts[i].callable) {
+                accepted_[definitions[i].tool] = definitions[i].hash;
+            } else {
+                spdlog::warn("MCP server '{}': {}", server_.name, blocked(definitions[i], verdicts[i]).message);
+            }
         }
         for (const auto& rejected : tools.rejected)
             spdlog::warn("MCP server '{}': tool '{}' left out: {}", server_.name, rejected.name, rejected.reason);
@@ -456,8 +477,7 @@ public:
         const std::atomic<bool>* cancelled = call.control != nullptr ? &call.control->cancelled : nullptr;
         const ForeignElicitation::InFlight asking(
             *(*session)->elicitation, call.control != nullptr ? call.control->services : nullptr, cancelled);
-        auto result =
-            (*session)->client->call_tool(tool->second.tool, std::move(args.as_object()), deadline, cancelled);
+        auto result = (*session)->client->call_tool(tool->second, std::move(args.as_object()), deadline, cancelled);
         if (result) return outcome_of(std::move(result.value()), call.control);
         Error error = std::move(result.error());
         if (error.is(errors::kUpstreamTimeout) && !(cancelled != nullptr && cancelled->load()))
@@ -477,11 +497,6 @@ public:
     }
 
 private:
-    struct Pinned {
-        std::string tool;  // the upstream name
-        std::string hash;  // of its definition when the declaration was loaded
-    };
-
     manifest::SkillSpec skill_of(const upstream::ToolDefinition& tool) const {
         const manifest::ToolOverride* set = server_.override_for(tool.name);
         const manifest::ToolDefaults& defaults = server_.defaults;
@@ -520,6 +535,7 @@ private:
         foreign->input_schema = tool.input_schema;
         foreign->output_schema = tool.output_schema;
         foreign->annotations = tool.annotations;
+        foreign->definition_hash = upstream::definition_hash(tool);
         spec.foreign = std::move(foreign);
         return spec;
     }
@@ -535,7 +551,7 @@ private:
     // The calling user's running session, or a new one (after the backoff when the last ended).
     // Every new session lists the tools again, and a tool whose definition is not the pinned one
     // is refused, as it is when a running server says its tools changed.
-    Result<std::shared_ptr<Session>> session_for(const Pinned& pinned, const Call& call) const {
+    Result<std::shared_ptr<Session>> session_for(const std::string& tool, const Call& call) const {
         std::lock_guard lock(mutex_);
         if (quarantine_) {
             slots_.clear();  // its processes end (a call still in flight keeps its own until it returns)
@@ -546,9 +562,9 @@ private:
         slot.last_used = now;
         if (slot.session && !slot.session->channel->closed()) {
             if (slot.session->tools_changed->exchange(false)) {
-                if (auto listed = list_locked(*slot.session); !listed) return listed.error();
+                if (auto listed = list_locked(*slot.session, call.user_id); !listed) return listed.error();
             }
-            return check_pin(slot.session, pinned);
+            return check_pin_locked(slot.session, tool, call);
         }
         if (slot.session) crashed_locked(slot, slot.session, slot.session->channel->closed_reason());
         if (quarantine_) return *quarantine_;
@@ -567,7 +583,7 @@ private:
             note_crash_locked(slot, "it could not be started: " + started.error().message);
             return with_manifest(std::move(started.error()), server_);
         }
-        if (auto listed = list_locked(**started); !listed) {
+        if (auto listed = list_locked(**started, call.user_id); !listed) {
             note_crash_locked(slot, "its tools could not be listed: " + listed.error().message);
             return listed.error();
         }
@@ -576,7 +592,7 @@ private:
             const auto settled = Clock::time_point(Clock::duration(told)) + kRootsSettle;
             if (settled > Clock::now()) std::this_thread::sleep_until(settled);
         }
-        return check_pin(slot.session, pinned);
+        return check_pin_locked(slot.session, tool, call);
     }
 
     // Keeps at most `kMaxInstances` users' servers: the one used longest ago goes (a call still in
@@ -594,31 +610,102 @@ private:
     }
 
     // Lists the tools again (a new session, or the server said they changed): what a call on this
-    // session is checked against from now on.
-    Status list_locked(Session& session) const {
+    // session is checked against from now on. Definitions not yet accepted are shown to the pins at
+    // once, so a change waits for its decision before anyone calls the tool.
+    Status list_locked(Session& session, const std::string& user) const {
         upstream::ToolListLimits limits;
         limits.max_tools = server_.limits.max_tools;
         auto listed = session.client->list_tools(
             limits, Clock::now() + std::chrono::milliseconds(server_.limits.startup_timeout_ms));
         if (!listed) return with_manifest(std::move(listed.error()), server_);
-        session.listed_hashes.clear();
-        for (const auto& tool : listed->tools)
-            session.listed_hashes.emplace(tool.name, upstream::definition_hash(tool));
+        session.listed.clear();
+        std::vector<ListedDefinition> unaccepted;
+        if (!is_accepted_locked(session.instructions)) unaccepted.push_back(session.instructions);
+        for (const auto& tool : listed->tools) {
+            if (!server_.offers(tool.name)) continue;
+            auto [entry, added] = session.listed.emplace(tool.name, tool_listed(tool));
+            if (added && !is_accepted_locked(entry->second)) unaccepted.push_back(entry->second);
+        }
+        if (unaccepted.empty()) return {};
+        auto verdicts = pins_->check(server_.name, unaccepted, user);
+        if (!verdicts) return with_manifest(std::move(verdicts.error()), server_);
+        for (std::size_t i = 0; i < verdicts->size() && i < unaccepted.size(); ++i) {
+            if ((*verdicts)[i].callable) accepted_[unaccepted[i].tool] = unaccepted[i].hash;
+        }
         return {};
     }
 
-    Result<std::shared_ptr<Session>> check_pin(const std::shared_ptr<Session>& session, const Pinned& pinned) const {
-        const auto now = session->listed_hashes.find(pinned.tool);
-        if (now != session->listed_hashes.end() && now->second == pinned.hash) return session;
-        Error error{errors::kUpstreamDefinitionChanged,
-                    "tool '" + pinned.tool + "' of MCP server '" + server_.name + "' " +
-                        (now == session->listed_hashes.end() ? "is no longer listed" : "has a different definition") +
-                        " since its declaration was loaded; it is not called until the declaration is reloaded and "
-                        "the new definition reviewed"};
+    bool is_accepted_locked(const ListedDefinition& listed) const {
+        const auto accepted = accepted_.find(listed.tool);
+        return accepted != accepted_.end() && accepted->second == listed.hash;
+    }
+
+    // The session when `tool` as it lists it is the definition a call may run against: the server's
+    // instructions and the tool's definition are pinned (or their change approved since), and an
+    // approved call's definition is the one it was approved against.
+    Result<std::shared_ptr<Session>> check_pin_locked(const std::shared_ptr<Session>& session, const std::string& tool,
+                                                      const Call& call) const {
+        const auto now = session->listed.find(tool);
+        if (now == session->listed.end()) {
+            Error error{errors::kUpstreamDefinitionChanged,
+                        "tool '" + tool + "' of MCP server '" + server_.name +
+                            "' is no longer listed by the server; it is not called until the server lists it again"};
+            error.details["plugin"] = server_.name;
+            error.details["tool"] = tool;
+            return error;
+        }
+        if (!call.definition_hash.empty() && now->second.hash != call.definition_hash) {
+            Error error{errors::kUpstreamDefinitionChanged,
+                        "tool '" + tool + "' of MCP server '" + server_.name +
+                            "' has another definition than the one this call was approved against; it does not run "
+                            "against a definition nobody approved it for: request the call again to approve it as "
+                            "the tool is now"};
+            error.details["plugin"] = server_.name;
+            error.details["tool"] = tool;
+            error.details["approved_hash"] = call.definition_hash;
+            error.details["listed_hash"] = now->second.hash;
+            return error;
+        }
+        std::vector<ListedDefinition> unaccepted;
+        if (!is_accepted_locked(session->instructions)) unaccepted.push_back(session->instructions);
+        if (!is_accepted_locked(now->second)) unaccepted.push_back(now->second);
+        if (unaccepted.empty()) return session;
+        auto verdicts = pins_->check(server_.name, unaccepted, call.user_id);
+        if (!verdicts) return with_manifest(std::move(verdicts.error()), server_);
+        for (std::size_t i = 0; i < verdicts->size() && i < unaccepted.size(); ++i) {
+            if (!(*verdicts)[i].callable) return blocked(unaccepted[i], (*verdicts)[i]);
+            accepted_[unaccepted[i].tool] = unaccepted[i].hash;
+        }
+        return session;
+    }
+
+    // UPSTREAM_DEFINITION_CHANGED for a definition the pins do not let run: which one, what it waits
+    // on and how a person reviews it.
+    Error blocked(const ListedDefinition& listed, const PinVerdict& verdict) const {
+        const bool instructions = listed.tool == kInstructionsPin;
+        const std::string tool = "tool '" + listed.tool + "' of MCP server '" + server_.name + "'";
+        std::string what = instructions ? "the instructions of MCP server '" + server_.name + "' changed"
+                           : verdict.pinned_hash.empty() ? tool + " is new"
+                                                         : tool + " has a different definition";
+        what += std::string(" since the server was pinned; ") +
+                (instructions ? "none of its tools is called" : "it is not called");
+        if (verdict.decision_id.empty()) {
+            what += verdict.review.empty() ? " until the declaration is reloaded and the new definition reviewed"
+                                           : " until the change is reviewed (" + verdict.review + ")";
+        } else if (verdict.decision_state == "rejected") {
+            what += ": its definition change " + verdict.decision_id + " was rejected (" + verdict.review + ")";
+        } else {
+            what += " until an owner approves definition change " + verdict.decision_id + " (" + verdict.review + ")";
+        }
+        Error error{errors::kUpstreamDefinitionChanged, std::move(what)};
         error.details["plugin"] = server_.name;
-        error.details["tool"] = pinned.tool;
-        error.details["pinned_hash"] = pinned.hash;
-        if (now != session->listed_hashes.end()) error.details["listed_hash"] = now->second;
+        error.details["tool"] = listed.tool;
+        if (!verdict.pinned_hash.empty()) error.details["pinned_hash"] = verdict.pinned_hash;
+        error.details["listed_hash"] = listed.hash;
+        if (!verdict.decision_id.empty()) {
+            error.details["decision_id"] = verdict.decision_id;
+            error.details["decision_state"] = verdict.decision_state;
+        }
         return error;
     }
 
@@ -677,12 +764,16 @@ private:
     const SandboxPlan plan_;
     json::object sandbox_;  // what the sandbox of the listing process enforced (each process gets the same)
     manifest::Manifest manifest_;
-    std::map<std::string, Pinned, std::less<>> tools_;  // skill id -> upstream tool
+    std::map<std::string, std::string, std::less<>> tools_;  // skill id -> upstream tool name
+    const std::shared_ptr<DefinitionPins> pins_ = options_.pins ? options_.pins : memory_definition_pins();
 
     mutable std::mutex mutex_;
     mutable std::map<std::string, Slot> slots_;  // by user id: one instance of the server per user
     mutable std::deque<Clock::time_point> crashes_;
     mutable std::optional<Error> quarantine_;
+    // tool (kInstructionsPin: the instructions) -> the hash the pins accepted: calls against it need
+    // no look-up; any other hash is shown to the pins first.
+    mutable std::map<std::string, std::string> accepted_;
 };
 
 }  // namespace
@@ -710,15 +801,25 @@ Result<std::shared_ptr<LoadedPlugin>> load_foreign_server(const manifest::Foreig
     auto tools = (*session)->client->list_tools(
         limits, Clock::now() + std::chrono::milliseconds(server.limits.startup_timeout_ms));
     if (!tools) return with_manifest(std::move(tools.error()), server);
+    // The first listing ever pins the server; a later one (a restart, a reload) is checked against it.
+    std::vector<ListedDefinition> definitions{(*session)->instructions};
+    for (const auto& tool : tools->tools)
+        if (server.offers(tool.name)) definitions.push_back(tool_listed(tool));
+    ForeignOptions pinned = options;
+    if (!pinned.pins) pinned.pins = memory_definition_pins();
+    auto verdicts = pinned.pins->check(server.name, definitions, "");
+    if (!verdicts) return with_manifest(std::move(verdicts.error()), server);
+    std::string sandbox_report = (*session)->process ? (*session)->process->sandbox_report() : std::string();
     return std::shared_ptr<LoadedPlugin>(
-        std::make_shared<ForeignPlugin>(server, options, std::move(plan.value()), (*session)->info, tools.value(),
-                                        (*session)->process ? (*session)->process->sandbox_report() : std::string()));
+        std::make_shared<ForeignPlugin>(server, std::move(pinned), std::move(plan.value()), (*session)->info,
+                                        tools.value(), definitions, *verdicts, std::move(sandbox_report)));
 }
 
 Result<std::shared_ptr<LoadedPlugin>> PluginLoader::load_foreign(const manifest::ForeignServer& server) const {
     ForeignOptions options;
     options.isolation = options_.isolation;
     options.completions = options_.completions;
+    options.pins = options_.pins;
     return load_foreign_server(server, options);
 }
 

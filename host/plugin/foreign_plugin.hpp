@@ -7,14 +7,17 @@
 // user), started when the declaration is loaded (within limits.startup_timeout_ms) and restarted
 // after a crash (a broken connection) with backoff; `crash_limit` crashes within
 // `crash_window` quarantine it. A request written to the server is never written again: a call in
-// flight when the server ends fails with PLUGIN_CRASHED. After a restart, a tool whose definition
-// differs from the one loaded is refused (UPSTREAM_DEFINITION_CHANGED) until the declaration is
-// reloaded: a server cannot change what a tool does behind the catalog's back.
+// flight when the server ends fails with PLUGIN_CRASHED. The server's instructions and its tools'
+// definitions are pinned (definition_pins.hpp): a tool whose definition differs from its pin, a new
+// tool, or every tool after the instructions changed, is refused (UPSTREAM_DEFINITION_CHANGED, with
+// the definition_change decision it waits on) until a person approves the change: a server cannot
+// change what a tool does behind the catalog's back, neither while it runs nor across a restart.
 #pragma once
 
 #include "base/error.hpp"
 #include "manifest/foreign_server.hpp"
 #include "plugin/completion_service.hpp"
+#include "plugin/definition_pins.hpp"
 #include "plugin/isolation_options.hpp"
 #include "plugin/loaded_plugin.hpp"
 
@@ -28,6 +31,8 @@ struct ForeignOptions {
     IsolationOptions isolation;        // crash_limit, crash_window, restart_backoff, on_event
     // Answers the server's sampling requests (only with `permissions: {llm: true}`); null: refused.
     std::shared_ptr<CompletionService> completions;
+    // Where its tools' definitions are pinned (definition_pins.hpp); null: in memory, for this load.
+    std::shared_ptr<DefinitionPins> pins;
 };
 
 // Starts the server, lists its tools and returns it as a plugin. RUNNER_START_FAILED (cannot start),

@@ -6,6 +6,7 @@
 #include "manifest/manifest.hpp"
 #include "plugin/call_control.hpp"
 #include "plugin/completion_service.hpp"
+#include "plugin/definition_pins.hpp"
 #include "plugin/isolation_options.hpp"
 #include "plugin/loaded_plugin.hpp"
 #include "plugin/storage_service.hpp"
@@ -31,6 +32,9 @@ struct LoaderOptions {
     // Optional: serves "skillhost.storage/1" (the host's records, per plugin and user). Null:
     // storage answers STORAGE_UNAVAILABLE.
     std::shared_ptr<StorageService> storage;
+    // Optional: where foreign MCP servers' tool definitions are pinned (definition_pins.hpp). Null:
+    // each load pins its server's first listing in memory, and a change is refused until it reloads.
+    std::shared_ptr<DefinitionPins> pins;
     // Set in a plugin runner: the host answers the extensions it answers (model, storage, ...),
     // asked over the runner's socket (plugin/extensions/host_extension.hpp).
     ExtensionForward forward;

@@ -37,7 +37,8 @@ Result<CallAuthorization> authorize_call(const PolicyEngine& engine, decisions::
     }
     if (authorization.decision.needs_approval()) {
         decisions::ApprovalRequest request{{user.user_id, skill.id, args, requested_by, user.credential.token_id},
-                                           decisions::make_approval_preview(skill, args)};
+                                           decisions::make_approval_preview(skill, args),
+                                           skill.foreign ? skill.foreign->definition_hash : std::string()};
         auto record = queue.enqueue(request);
         if (!record) return record.error();
         authorization.approval = std::move(*record);

@@ -26,12 +26,7 @@ Reply approve(ApiServices& s, ApiRequest& req) {
 Reply reject(ApiServices& s, ApiRequest& req) {
     req.allow_query({});
     json::object body = req.json_body();
-    allow_fields(body, {"reason"});
-    const std::string reason = *string_field(body, "reason", true);
-    if (reason.find_first_not_of(" \t\r\n") == std::string::npos) {
-        throw bad_field(errors::kFieldEmpty, "reason",
-                        "field 'reason' is empty; say why the call is refused (the requester sees it)");
-    }
+    const std::string reason = decision_reason(body, "say why the call is refused (the requester sees it)");
     const std::string id = req.param("id");
     (void)visible_decision<decisions::ApprovalRecord>(s, req, id);
     auto resolution =

@@ -31,9 +31,11 @@ audit::AuditFilter audit_filter(const ApiRequest& req) {
     if (auto skill = req.query_string("skill")) filter.skill = *skill;
     if (auto kind = req.query_string("kind")) {
         if (*kind != "decision" && *kind != "skill_call" && *kind != "approval" && *kind != "llm_call" &&
-            *kind != "reload" && *kind != "plugin_supervision" && *kind != "elicitation") {
+            *kind != "reload" && *kind != "plugin_supervision" && *kind != "elicitation" &&
+            *kind != "definition_change") {
             Error e{errors::kInvalidQuery,
-                    "kind must be decision, skill_call, approval, elicitation, llm_call, reload or plugin_supervision, "
+                    "kind must be decision, skill_call, approval, elicitation, definition_change, llm_call, reload or "
+                    "plugin_supervision, "
                     "not '" +
                         *kind + "'",
                     {},

@@ -63,6 +63,15 @@ Record visible_decision(ApiServices& s, const ApiRequest& req, std::string_view 
     return std::move(record.value());
 }
 
+// The body's `reason` (its only field) of a rejection; FIELD_EMPTY, saying `what_to_say`, when blank.
+inline std::string decision_reason(boost::json::object& body, std::string_view what_to_say) {
+    allow_fields(body, {"reason"});
+    std::string reason = *string_field(body, "reason", true);
+    if (reason.find_first_not_of(" \t\r\n") == std::string::npos)
+        throw bad_field(errors::kFieldEmpty, "reason", "field 'reason' is empty; " + std::string(what_to_say));
+    return reason;
+}
+
 // GET /v1/<plural> (decision_list_reply) and GET /v1/<plural>/{id} for `Record`'s kind.
 template <class Record, decisions::KindState State>
 void add_decision_read_routes(RouteTable& routes, ApiServices& s, std::string_view plural) {

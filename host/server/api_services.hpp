@@ -48,12 +48,13 @@ struct ApiServices {
 // request answers under (Claim::finish keeps its answer). Without one: nothing to do.
 IdempotentReplies::Begun begin_idempotent(ApiServices& s, ApiRequest& req, std::string_view endpoint);
 
-void add_skill_routes(RouteTable& routes, ApiServices& services);        // /v1/skills, /v1/catalog
-void add_run_routes(RouteTable& routes, ApiServices& services);          // /v1/runs
-void add_approval_routes(RouteTable& routes, ApiServices& services);     // /v1/approvals
-void add_audit_routes(RouteTable& routes, ApiServices& services);        // /v1/audit
-void add_elicitation_routes(RouteTable& routes, ApiServices& services);  // /v1/elicitations
-void add_health_routes(RouteTable& routes, ApiServices& services);       // /healthz /readyz /metrics /v1/whoami
+void add_skill_routes(RouteTable& routes, ApiServices& services);              // /v1/skills, /v1/catalog
+void add_run_routes(RouteTable& routes, ApiServices& services);                // /v1/runs
+void add_approval_routes(RouteTable& routes, ApiServices& services);           // /v1/approvals
+void add_audit_routes(RouteTable& routes, ApiServices& services);              // /v1/audit
+void add_elicitation_routes(RouteTable& routes, ApiServices& services);        // /v1/elicitations
+void add_definition_change_routes(RouteTable& routes, ApiServices& services);  // /v1/definition_changes
+void add_health_routes(RouteTable& routes, ApiServices& services);             // /healthz /readyz /metrics /v1/whoami
 
 // An SSE response that forwards `channel` until it ends, with a heartbeat every 15 s (so a client
 // that left is noticed). When the server stops first, the stream just closes. `numbered`: the ids

@@ -85,16 +85,24 @@ void append_canonical(const json::value& value, std::string& out) {
 
 }  // namespace
 
-std::string definition_hash(const ToolDefinition& tool) {
+json::object definition_json(const ToolDefinition& tool) {
     json::object definition{{"name", tool.name},
                             {"title", tool.title},
                             {"description", tool.description},
                             {"inputSchema", tool.input_schema},
                             {"annotations", tool.annotations}};
     if (tool.output_schema) definition["outputSchema"] = *tool.output_schema;
+    return definition;
+}
+
+std::string definition_hash(const ToolDefinition& tool) {
     std::string text;
-    append_canonical(definition, text);
+    append_canonical(definition_json(tool), text);
     return sha256_hex(text);
+}
+
+std::string instructions_hash(std::string_view instructions) {
+    return sha256_hex(instructions);
 }
 
 bool is_tool_name(std::string_view name) {

@@ -80,10 +80,14 @@ private:
     std::shared_ptr<Transport> channel_;
 };
 
-// The hash a tool's definition is pinned by: SHA-256 (hex) of its name, title, description, input
-// and output schemas and annotations as JSON with sorted keys, so a server that only reorders keys
-// keeps its hash.
+// What a tool's definition is pinned by: its name, title, description, input and output schemas and
+// annotations, as one object (shown beside a changed definition, to diff it).
+boost::json::object definition_json(const ToolDefinition& tool);
+// The hash a tool's definition is pinned by: SHA-256 (hex) of definition_json() with sorted keys, so
+// a server that only reorders keys keeps its hash.
 std::string definition_hash(const ToolDefinition& tool);
+// The hash of the server's `instructions` (SHA-256, hex; the empty text when it gives none).
+std::string instructions_hash(std::string_view instructions);
 
 // Whether `name` may name a tool: 1..128 characters of [A-Za-z0-9_.-].
 bool is_tool_name(std::string_view name);

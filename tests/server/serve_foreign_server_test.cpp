@@ -43,9 +43,13 @@ protected:
                    "kind: mcp_server\nname: asker\ntransport: stdio\ncommand: " + server +
                        "\nargs: [--elicit]\n"
                        "skills:\n  - {id: ask_user, risk: low, min_trust: observe, requires_approval: false}\n");
+        write_file(daemon_->plugins_dir() / "changing.yaml",
+                   "kind: mcp_server\nname: changing\ntransport: stdio\ncommand: " + server +
+                       "\nargs: [--change-after-list]\n"
+                       "skills:\n  - {id: echo, risk: low, min_trust: observe, requires_approval: false}\n");
         daemon_->start();
         // Servers start beside the catalog (the daemon serves meanwhile): wait until each has listed its tools.
-        for (const char* skill : {"fixture__echo", "crashy__echo", "asker__ask_user"}) {
+        for (const char* skill : {"fixture__echo", "crashy__echo", "asker__ask_user", "changing__echo"}) {
             int status = 0;
             for (int i = 0; i < 300 && status != 200; ++i) {
                 status = daemon_->get(std::string("/v1/skills/") + skill).status;
@@ -209,6 +213,51 @@ TEST(ServeForeignServerStartup, TheDaemonServesWhileServersStart) {
     }
     EXPECT_EQ(failures, 1) << "the wedged server's failure is reported once its limit has passed";
     EXPECT_EQ(daemon.post("/v1/skills/echo/call", R"({"args":{"text":"still"}})", "alice").status, 200);
+}
+
+// The server changes echo's description after its first listing and says so: the next call is
+// refused with the decision it waits on, which only an owner decides over the API.
+TEST_F(ServeForeignServer, AChangedToolWaitsForAnOwnersDecisionOverHttp) {
+    std::string id;
+    for (int attempt = 0; attempt < 50 && id.empty(); ++attempt) {
+        auto reply = call("changing__echo", R"({"message":"m"})");
+        if (reply.body.find("UPSTREAM_DEFINITION_CHANGED") != std::string::npos) {
+            // A skill's failed call is the call's outcome (200, ok false), as for any skill.
+            EXPECT_EQ(reply.json().at("ok"), false) << reply.body;
+            id = std::string(reply.json().at("error").at("details").at("decision_id").as_string());
+        } else {
+            ASSERT_EQ(reply.status, 200) << reply.body;
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+    }
+    ASSERT_FALSE(id.empty()) << "the change was never noticed";
+
+    auto listed = daemon_->get("/v1/definition_changes");
+    ASSERT_EQ(listed.status, 200) << listed.body;
+    EXPECT_THAT(listed.body, HasSubstr(id));
+    auto shown = daemon_->get("/v1/definition_changes/" + id);
+    ASSERT_EQ(shown.status, 200) << shown.body;
+    EXPECT_THAT(shown.body, HasSubstr("\"field\":\"description\""));
+
+    auto by_alice = daemon_->post("/v1/definition_changes/" + id + "/approve", "{}", "alice");
+    EXPECT_EQ(by_alice.status, 403) << by_alice.body;
+    EXPECT_THAT(by_alice.body, HasSubstr("NOT_ALLOWED_TO_PIN"));
+    auto unknown = daemon_->post("/v1/definition_changes/def-0000000000000000/approve", "{}");
+    EXPECT_EQ(unknown.status, 404) << unknown.body;
+    EXPECT_THAT(unknown.body, HasSubstr("DEFINITION_CHANGE_NOT_FOUND"));
+    auto blank = daemon_->post("/v1/definition_changes/" + id + "/reject", R"({"reason":"  "})");
+    EXPECT_EQ(blank.status, 400) << blank.body;
+    EXPECT_THAT(blank.body, HasSubstr("FIELD_EMPTY"));
+
+    auto approved = daemon_->post("/v1/definition_changes/" + id + "/approve", "{}");
+    ASSERT_EQ(approved.status, 200) << approved.body;
+    EXPECT_EQ(approved.json().at("definition_change").at("state"), "pinned");
+    auto twice = daemon_->post("/v1/definition_changes/" + id + "/approve", "{}");
+    EXPECT_EQ(twice.status, 409) << twice.body;
+    EXPECT_THAT(twice.body, HasSubstr("DEFINITION_CHANGE_ALREADY_DECIDED"));
+
+    auto after = call("changing__echo", R"({"message":"approved"})");
+    EXPECT_EQ(after.status, 200) << after.body;
 }
 
 }  // namespace
