@@ -7,6 +7,7 @@
 #define SKILLHOST_APP_ERROR_CODES(X)                   \
     X(kCatalogNotLive, "CATALOG_NOT_LIVE", internal)   \
     X(kHomeNotWritable, "HOME_NOT_WRITABLE", internal) \
-    X(kRunStillWorking, "RUN_STILL_WORKING", conflict)
+    X(kRunStillWorking, "RUN_STILL_WORKING", conflict) \
+    X(kSecretOfAnotherUser, "SECRET_OF_ANOTHER_USER", forbidden)
 
 SKILLHOST_DECLARE_ERROR_CODES(SKILLHOST_APP_ERROR_CODES, kAppErrorCodes, "app")

@@ -6,6 +6,7 @@
 
 #include "app/definition_pin_store.hpp"
 #include "app/host_runtime.hpp"
+#include "app/user_secret_store.hpp"
 #include "audit/audit_log.hpp"
 #include "auth/users.hpp"
 #include "catalog/catalog_snapshot.hpp"
@@ -42,6 +43,8 @@ struct HostParts {
     // loaded foreign plugins, which may outlive the runtime's other parts).
     std::shared_ptr<decisions::DefinitionChangeQueue> definition_changes;
     std::shared_ptr<DefinitionPinStore> definition_pins;
+    // Users' secrets for foreign MCP servers, sealed in the database (shared with the loaded plugins).
+    std::shared_ptr<UserSecretStore> secrets;
     // Every model call goes to the audit log; front ends may add their own observers (metrics).
     std::shared_ptr<llm::LlmCallObserverList> llm_observers;
     std::shared_ptr<llm::ModelRouter> router;  // models.yaml; also serves plugins' completions

@@ -55,6 +55,10 @@ Status load_policy(HostParts& rt) {
     auto pins = DefinitionPinStore::open(location, rt.definition_changes);
     if (!pins) return pins.error();
     rt.definition_pins = std::move(pins.value());
+    auto secrets =
+        UserSecretStore::open(location, cfg.secret_key_file.empty() ? cfg.home / "secret.key" : cfg.secret_key_file);
+    if (!secrets) return secrets.error();
+    rt.secrets = std::move(secrets.value());
     rt.policy = std::make_unique<policy::PolicyEngine>(rt.policy_config);
     return {};
 }
@@ -202,6 +206,8 @@ Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config
         catalog_options.loader.storage = plugin_storage;
         catalog_options.start_servers_in_background = options.start_servers_in_background;
         catalog_options.loader.pins = rt->definition_pins;
+        catalog_options.loader.secrets = rt->secrets;
+        catalog_options.loader.listing_user = rt->users->first_owner().id;
         audit::AuditLog* audit = rt->audit.get();
         catalog_options.on_report = [audit](const reload::ReloadReport& report) {
             (void)audit->append("reload", report.to_json());
@@ -218,6 +224,8 @@ Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config
         lo.completions = completions;
         lo.storage = plugin_storage;
         lo.pins = rt->definition_pins;
+        lo.secrets = rt->secrets;
+        lo.listing_user = rt->users->first_owner().id;
         lo.isolation = plugin::isolation_options(rt->config);
         audit::AuditLog* audit = rt->audit.get();
         lo.isolation.on_supervision_event = [audit](const Error& event) {

@@ -88,6 +88,9 @@ struct HostConfig {
     std::vector<std::filesystem::path> plugin_dirs;  // each holds manifests and their libraries
     std::string default_user = "owner";
     std::filesystem::path default_workspace;  // a user's workspace when users.yaml gives none
+    // The key users' secrets are sealed with in the database (auth/secret_box.hpp); made on first
+    // use. Instances sharing one PostgreSQL database must share this file.
+    std::filesystem::path secret_key_file;
     std::chrono::milliseconds reload_debounce{100};
     ServerSettings server;
     IsolationSettings isolation;

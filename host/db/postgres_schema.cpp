@@ -227,6 +227,15 @@ ALTER TABLE pending_decisions ADD CONSTRAINT pending_decisions_kind_check
 )sql";
 // ---- end of version 8 ----
 
+// ---- version 9: per-user secrets of foreign MCP servers, sealed (as SQLite's version 10).
+constexpr const char* user_secret_tables = R"sql(
+CREATE TABLE user_secrets (
+  user_id TEXT NOT NULL, name TEXT NOT NULL, key_id TEXT NOT NULL, nonce TEXT NOT NULL,
+  sealed TEXT NOT NULL, updated_at_ms BIGINT NOT NULL, updated_by TEXT NOT NULL,
+  PRIMARY KEY (user_id, name));
+)sql";
+// ---- end of version 9 ----
+
 struct PostgresMigration {
     SchemaMigration info;
     const char* sql;
@@ -242,6 +251,7 @@ constexpr PostgresMigration migrations[] = {
     {{6, "plugin_records, plugin_data_usage, plugin_sequences"}, plugin_data_tables},
     {{7, "pending_decisions (approvals and elicitations, one table)"}, pending_decision_table},
     {{8, "definition_pins, definition_changes; pending_decisions.kind definition_change"}, definition_pin_tables},
+    {{9, "user_secrets"}, user_secret_tables},
 };
 
 // Any constant both sides agree on; it names "skillhost schema migration" among advisory locks.

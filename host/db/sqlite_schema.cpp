@@ -244,6 +244,16 @@ Status apply_definition_pins(SqliteConnection& connection) {
         "BEGIN SELECT RAISE(ABORT, 'illegal decision state transition'); END;");
 }
 
+// Version 10: per-user secrets for foreign MCP servers (issue 37), sealed (AES-256-GCM under the
+// host's secret key, auth/secret_box.hpp): the plaintext is never in the file.
+Status apply_user_secrets(SqliteConnection& connection) {
+    return connection.exec(
+        "CREATE TABLE user_secrets ("
+        " user_id TEXT NOT NULL, name TEXT NOT NULL, key_id TEXT NOT NULL, nonce TEXT NOT NULL,"
+        " sealed TEXT NOT NULL, updated_at_ms INTEGER NOT NULL, updated_by TEXT NOT NULL,"
+        " PRIMARY KEY (user_id, name));");
+}
+
 struct SqliteMigration {
     SchemaMigration info;
     Status (*apply)(SqliteConnection&);
@@ -261,6 +271,7 @@ constexpr SqliteMigration migrations[] = {
     {{7, "plugin records, their usage and sequences (skillhost.storage/1)"}, apply_plugin_data},
     {{8, "approvals and elicitations as the two kinds of one table of pending decisions"}, apply_pending_decisions},
     {{9, "pinned definitions of foreign MCP servers' tools, and definition_change decisions"}, apply_definition_pins},
+    {{10, "per-user secrets of foreign MCP servers, sealed"}, apply_user_secrets},
 };
 
 Result<int> read_user_version(const SqliteConnection& connection) {

@@ -62,6 +62,10 @@ struct Session {
     std::shared_ptr<ForeignElicitation> elicitation;
     // An empty directory made for a process without a user's (the listing one): removed after it.
     std::filesystem::path scratch;
+    // Its user's secrets as it got them: their values are redacted from all it sends back, and a
+    // changed value starts the instance again.
+    std::shared_ptr<const SecretRedactor> redactor = std::make_shared<SecretRedactor>();
+    std::string secrets_fingerprint;
     ~Session() {
         if (sampling) sampling->finish();
         if (elicitation) elicitation->finish();
@@ -165,6 +169,18 @@ ListedDefinition instructions_listed(const std::string& instructions) {
             json::object{{"instructions", instructions}}};
 }
 
+// What the server lists carries none of its secrets' values (they would reach the model's prompt).
+void redact_listing(upstream::ToolList& tools, const SecretRedactor& redactor) {
+    if (redactor.empty()) return;
+    for (upstream::ToolDefinition& tool : tools.tools) {
+        redactor.redact(tool.title);
+        redactor.redact(tool.description);
+        redactor.redact(tool.input_schema);
+        if (tool.output_schema) redactor.redact(*tool.output_schema);
+        redactor.redact(tool.annotations);
+    }
+}
+
 ListedDefinition tool_listed(const upstream::ToolDefinition& tool) {
     return {tool.name, upstream::definition_hash(tool), upstream::definition_json(tool)};
 }
@@ -173,12 +189,15 @@ ListedDefinition tool_listed(const upstream::ToolDefinition& tool) {
 // chooses): an HTTP session with its URL, or a process of its own on stdio, in the sandbox the plan
 // gives, with the user's data directory and workspace.
 Status open_transport(const manifest::ForeignServer& server, const ForeignOptions& options, const SandboxPlan& plan,
-                      const SessionUser& user, upstream::RpcHandlers handlers, Session& session) {
+                      const SessionUser& user, const InjectedSecrets& secrets, upstream::RpcHandlers handlers,
+                      Session& session) {
     upstream::RpcLimits limits;
     limits.max_message_bytes = static_cast<std::size_t>(server.limits.max_message_bytes);
     if (server.transport == manifest::ForeignTransport::streamable_http) {
-        session.channel = std::make_shared<upstream::HttpChannel>(
-            label_of(server), upstream::HttpEndpoint{server.url, server.headers}, limits, std::move(handlers));
+        upstream::HttpEndpoint endpoint{server.url, server.headers};
+        endpoint.headers.insert(endpoint.headers.end(), secrets.headers.begin(), secrets.headers.end());
+        session.channel =
+            std::make_shared<upstream::HttpChannel>(label_of(server), std::move(endpoint), limits, std::move(handlers));
         return {};
     }
     std::filesystem::path data_dir = user.data_dir;
@@ -199,6 +218,9 @@ Status open_transport(const manifest::ForeignServer& server, const ForeignOption
     for (const std::string& arg : server.args) launch.args.push_back(expand(arg, data_dir, workspace));
     for (const auto& [name, value] : server.env) launch.env.emplace_back(name, expand(value, data_dir, workspace));
     launch.env.insert(launch.env.begin(), {"HOME", data_dir.string()});
+    launch.env.insert(launch.env.end(), secrets.env.begin(), secrets.env.end());
+    if (!session.redactor->empty())
+        launch.redact_output = [redactor = session.redactor](std::string& line) { redactor->redact(line); };
     launch.relative_to = server.file.parent_path();
     launch.working_directory = server.working_directory.empty()
                                    ? server.file.parent_path()
@@ -242,8 +264,11 @@ Status open_transport(const manifest::ForeignServer& server, const ForeignOption
 
 // Opens the connection and runs the handshake, all within the start-up limit.
 Result<std::shared_ptr<Session>> start_session(const manifest::ForeignServer& server, const ForeignOptions& options,
-                                               const SandboxPlan& plan, const SessionUser& user) {
+                                               const SandboxPlan& plan, const SessionUser& user,
+                                               InjectedSecrets secrets) {
     auto session = std::make_shared<Session>();
+    session->secrets_fingerprint = secrets.fingerprint;
+    session->redactor = std::make_shared<const SecretRedactor>(secrets.redactor);
     upstream::RpcHandlers handlers;
     const std::string name = server.name;
     handlers.on_notification = [name, changed = session->tools_changed](std::string_view method, const json::value&) {
@@ -258,14 +283,18 @@ Result<std::shared_ptr<Session>> start_session(const manifest::ForeignServer& se
         std::make_shared<ForeignSampling>(server.name, server.permissions.llm, options.completions, user.id);
     session->elicitation = std::make_shared<ForeignElicitation>(server.name);
     handlers.on_request = [name, workspace = user.workspace, answered = session->roots_answered_at,
-                           sampling = session->sampling, elicitation = session->elicitation](
-                              std::string_view method, const json::value& params, upstream::Responder respond) {
-        if (method == "sampling/createMessage") return sampling->answer(params, std::move(respond));
-        if (method == "elicitation/create") return elicitation->answer(params, std::move(respond));
+                           sampling = session->sampling, elicitation = session->elicitation,
+                           redactor = session->redactor](std::string_view method, const json::value& params,
+                                                         upstream::Responder respond) {
+        // What it asks of a person or a model carries none of its secrets.
+        json::value redacted = params;
+        redactor->redact(redacted);
+        if (method == "sampling/createMessage") return sampling->answer(redacted, std::move(respond));
+        if (method == "elicitation/create") return elicitation->answer(redacted, std::move(respond));
         if (method == "roots/list") answered->store(Clock::now().time_since_epoch().count());
         respond(answer_server_request(name, workspace, method));
     };
-    if (auto opened = open_transport(server, options, plan, user, std::move(handlers), *session); !opened)
+    if (auto opened = open_transport(server, options, plan, user, secrets, std::move(handlers), *session); !opened)
         return opened.error();
     session->client = std::make_unique<upstream::McpClient>(session->channel);
     const auto deadline = Clock::now() + std::chrono::milliseconds(server.limits.startup_timeout_ms);
@@ -275,6 +304,7 @@ Result<std::shared_ptr<Session>> start_session(const manifest::ForeignServer& se
     auto info = session->client->initialize(capabilities, options.client_version, deadline);
     if (!info) {
         Error error = std::move(info.error());
+        session->redactor->redact(error);
         if (error.is(errors::kUpstreamTimeout))
             error.message = label_of(server) + " did not answer initialize within limits.startup_timeout_ms (" +
                             std::to_string(server.limits.startup_timeout_ms) + " ms); " +
@@ -285,6 +315,7 @@ Result<std::shared_ptr<Session>> start_session(const manifest::ForeignServer& se
         return error;
     }
     session->info = std::move(info.value());
+    session->redactor->redact(session->info.instructions);
     session->instructions = instructions_listed(session->info.instructions);
     return session;
 }
@@ -463,7 +494,10 @@ public:
         std::error_code ec;
         args = json::parse(args_json, ec);
         if (ec || !args.is_object()) args = json::object();
-        auto session = session_for(tool->second, call);
+        // Looked up at each call, outside the instances' lock: a changed value starts it again.
+        auto secrets = inject_secrets(server_, options_.secrets.get(), call.user_id, true);
+        if (!secrets) return RawOutcome::from_error(with_manifest(std::move(secrets.error()), server_));
+        auto session = session_for(tool->second, call, std::move(secrets.value()));
         if (!session) return RawOutcome::from_error(session.error());
         const manifest::SkillSpec* spec = manifest_.skill(call.skill_id);
         auto deadline = Clock::now() + std::chrono::milliseconds(spec != nullptr ? spec->timeout_ms : 30000);
@@ -478,8 +512,12 @@ public:
         const ForeignElicitation::InFlight asking(
             *(*session)->elicitation, call.control != nullptr ? call.control->services : nullptr, cancelled);
         auto result = (*session)->client->call_tool(tool->second, std::move(args.as_object()), deadline, cancelled);
-        if (result) return outcome_of(std::move(result.value()), call.control);
+        if (result) {
+            (*session)->redactor->redact(result.value());
+            return outcome_of(std::move(result.value()), call.control);
+        }
         Error error = std::move(result.error());
+        (*session)->redactor->redact(error);
         if (error.is(errors::kUpstreamTimeout) && !(cancelled != nullptr && cancelled->load()))
             end_if_wedged(call.user_id, *session, error);
         if (error.is(errors::kUpstreamClosed)) {
@@ -551,7 +589,8 @@ private:
     // The calling user's running session, or a new one (after the backoff when the last ended).
     // Every new session lists the tools again, and a tool whose definition is not the pinned one
     // is refused, as it is when a running server says its tools changed.
-    Result<std::shared_ptr<Session>> session_for(const std::string& tool, const Call& call) const {
+    Result<std::shared_ptr<Session>> session_for(const std::string& tool, const Call& call,
+                                                 InjectedSecrets secrets) const {
         std::lock_guard lock(mutex_);
         if (quarantine_) {
             slots_.clear();  // its processes end (a call still in flight keeps its own until it returns)
@@ -560,6 +599,13 @@ private:
         const auto now = Clock::now();
         Slot& slot = slots_[call.user_id];
         slot.last_used = now;
+        if (slot.session && slot.session->secrets_fingerprint != secrets.fingerprint) {
+            // The user changed a secret: this instance was started with the old value (a call still
+            // in flight on it keeps it until it returns; no crash is counted).
+            spdlog::info("MCP server '{}': user '{}' changed a secret; their instance starts again", server_.name,
+                         call.user_id);
+            slot.session.reset();
+        }
         if (slot.session && !slot.session->channel->closed()) {
             if (slot.session->tools_changed->exchange(false)) {
                 if (auto listed = list_locked(*slot.session, call.user_id); !listed) return listed.error();
@@ -577,8 +623,8 @@ private:
             return error;
         }
         retire_idle_locked(call.user_id);
-        auto started =
-            start_session(server_, options_, plan_, SessionUser{call.user_id, call.workspace_root, call.data_dir});
+        auto started = start_session(server_, options_, plan_,
+                                     SessionUser{call.user_id, call.workspace_root, call.data_dir}, std::move(secrets));
         if (!started) {
             note_crash_locked(slot, "it could not be started: " + started.error().message);
             return with_manifest(std::move(started.error()), server_);
@@ -617,7 +663,11 @@ private:
         limits.max_tools = server_.limits.max_tools;
         auto listed = session.client->list_tools(
             limits, Clock::now() + std::chrono::milliseconds(server_.limits.startup_timeout_ms));
-        if (!listed) return with_manifest(std::move(listed.error()), server_);
+        if (!listed) {
+            session.redactor->redact(listed.error());
+            return with_manifest(std::move(listed.error()), server_);
+        }
+        redact_listing(listed.value(), *session.redactor);
         session.listed.clear();
         std::vector<ListedDefinition> unaccepted;
         if (!is_accepted_locked(session.instructions)) unaccepted.push_back(session.instructions);
@@ -781,9 +831,7 @@ private:
 Result<std::shared_ptr<LoadedPlugin>> load_foreign_server(const manifest::ForeignServer& server,
                                                           const ForeignOptions& options) {
     // Declared and validated, not yet acted on: refused rather than run without them.
-    const char* missing = server.package            ? "`package` (install and verify)"
-                          : !server.secrets.empty() ? "`secrets` (per-user injection)"
-                                                    : nullptr;
+    const char* missing = server.package ? "`package` (install and verify)" : nullptr;
     if (missing != nullptr) {
         return with_manifest(Error{errors::kUpstreamUnsupported,
                                    "MCP server '" + server.name + "' uses " + missing +
@@ -794,13 +842,29 @@ Result<std::shared_ptr<LoadedPlugin>> load_foreign_server(const manifest::Foreig
     // A process of its own, for the listing only: each user's calls get theirs.
     Result<SandboxPlan> plan = plan_sandbox(options);
     if (!plan) return with_manifest(std::move(plan.error()), server);
-    auto session = start_session(server, options, plan.value(), SessionUser{});
-    if (!session) return with_manifest(std::move(session.error()), server);
+    // With the secrets of the first owner that are set (a server may need one to list its tools).
+    auto secrets = inject_secrets(server, options.secrets.get(), options.listing_user, false);
+    if (!secrets) return with_manifest(std::move(secrets.error()), server);
+    std::string left_out;
+    for (const std::string& name : secrets->left_out) left_out += (left_out.empty() ? "" : ", ") + name;
+    const auto without_secrets = [&](Error error) {
+        if (!left_out.empty())
+            error.message += " (it was started without secret(s) " + left_out + ", which user '" +
+                             options.listing_user + "' has not set: `skillhost secrets set NAME --user " +
+                             options.listing_user + "`)";
+        return with_manifest(std::move(error), server);
+    };
+    auto session = start_session(server, options, plan.value(), SessionUser{}, std::move(secrets.value()));
+    if (!session) return without_secrets(std::move(session.error()));
     upstream::ToolListLimits limits;
     limits.max_tools = server.limits.max_tools;
     auto tools = (*session)->client->list_tools(
         limits, Clock::now() + std::chrono::milliseconds(server.limits.startup_timeout_ms));
-    if (!tools) return with_manifest(std::move(tools.error()), server);
+    if (!tools) {
+        (*session)->redactor->redact(tools.error());
+        return without_secrets(std::move(tools.error()));
+    }
+    redact_listing(tools.value(), *(*session)->redactor);
     // The first listing ever pins the server; a later one (a restart, a reload) is checked against it.
     std::vector<ListedDefinition> definitions{(*session)->instructions};
     for (const auto& tool : tools->tools)
@@ -820,6 +884,8 @@ Result<std::shared_ptr<LoadedPlugin>> PluginLoader::load_foreign(const manifest:
     options.isolation = options_.isolation;
     options.completions = options_.completions;
     options.pins = options_.pins;
+    options.secrets = options_.secrets;
+    options.listing_user = options_.listing_user;
     return load_foreign_server(server, options);
 }
 

@@ -18,6 +18,7 @@
 #include "manifest/foreign_server.hpp"
 #include "plugin/completion_service.hpp"
 #include "plugin/definition_pins.hpp"
+#include "plugin/foreign_secrets.hpp"
 #include "plugin/isolation_options.hpp"
 #include "plugin/loaded_plugin.hpp"
 
@@ -33,6 +34,12 @@ struct ForeignOptions {
     std::shared_ptr<CompletionService> completions;
     // Where its tools' definitions are pinned (definition_pins.hpp); null: in memory, for this load.
     std::shared_ptr<DefinitionPins> pins;
+    // Users' secrets the declaration's `secrets:` names (foreign_secrets.hpp); null: nobody has any,
+    // and a call of a server that needs one is refused with UPSTREAM_SECRET_MISSING.
+    std::shared_ptr<SecretSource> secrets;
+    // Whose secrets the process that lists the tools at load gets (the first owner); a secret that
+    // user has not set is left out of the listing process.
+    std::string listing_user;
 };
 
 // Starts the server, lists its tools and returns it as a plugin. RUNNER_START_FAILED (cannot start),

@@ -135,7 +135,7 @@ Result<std::unique_ptr<ForeignProcess>> ForeignProcess::start(const ForeignLaunc
                                         "): " + std::strerror(spawned) +
                                         "; check the command and working_directory of its declaration");
     }
-    RunnerOutput::shared().watch(std::exchange(err[0], -1), launch.server, "-");
+    RunnerOutput::shared().watch(std::exchange(err[0], -1), launch.server, "-", launch.redact_output);
     std::unique_ptr<ForeignProcess> process(
         new ForeignProcess(pid, std::exchange(in[1], -1), std::exchange(out[0], -1)));
     process->cgroup_leaf_ = launch.cgroup_leaf;

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -34,6 +35,8 @@ struct ForeignLaunch {
     std::chrono::milliseconds sandbox_timeout{10000};  // for the sandbox to be in place
     // The cgroup leaves of runner_args, removed once the process has ended.
     std::filesystem::path cgroup_leaf, cgroup_pids_leaf;
+    // Rewrites each line the server writes to stderr before it is logged (its secrets' values).
+    std::function<void(std::string&)> redact_output;
 };
 
 // The PATH a foreign server gets (and where a bare program name is looked up).

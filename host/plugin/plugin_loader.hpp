@@ -7,6 +7,7 @@
 #include "plugin/call_control.hpp"
 #include "plugin/completion_service.hpp"
 #include "plugin/definition_pins.hpp"
+#include "plugin/foreign_secrets.hpp"
 #include "plugin/isolation_options.hpp"
 #include "plugin/loaded_plugin.hpp"
 #include "plugin/storage_service.hpp"
@@ -35,6 +36,10 @@ struct LoaderOptions {
     // Optional: where foreign MCP servers' tool definitions are pinned (definition_pins.hpp). Null:
     // each load pins its server's first listing in memory, and a change is refused until it reloads.
     std::shared_ptr<DefinitionPins> pins;
+    // Optional: users' secrets for foreign MCP servers (foreign_secrets.hpp), and whose the process
+    // that lists a server's tools at load gets (the first owner).
+    std::shared_ptr<SecretSource> secrets;
+    std::string listing_user;
     // Set in a plugin runner: the host answers the extensions it answers (model, storage, ...),
     // asked over the runner's socket (plugin/extensions/host_extension.hpp).
     ExtensionForward forward;

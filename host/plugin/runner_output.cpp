@@ -140,15 +140,20 @@ RunnerOutput::~RunnerOutput() {
     if (epoll_ >= 0) ::close(epoll_);
 }
 
-void RunnerOutput::watch(int fd, std::string plugin, std::string user) {
+void RunnerOutput::watch(int fd, std::string plugin, std::string user, std::function<void(std::string&)> redact) {
     if (!thread_.joinable()) {
         ::close(fd);  // nobody reads it: the runner's writes fail with EPIPE instead of blocking
         return;
     }
     ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
     auto lines = std::make_unique<RunnerOutputLines>(
-        limits_, [logger = spdlog::default_logger(), plugin = std::move(plugin), user = std::move(user)](
-                     std::string_view line) { logger->info("[plugin {} user {}] output: {}", plugin, user, line); });
+        limits_, [logger = spdlog::default_logger(), plugin = std::move(plugin), user = std::move(user),
+                  redact = std::move(redact)](std::string_view line) {
+            if (!redact) return logger->info("[plugin {} user {}] output: {}", plugin, user, line);
+            std::string text(line);
+            redact(text);
+            logger->info("[plugin {} user {}] output: {}", plugin, user, text);
+        });
     {
         std::lock_guard lock(mutex_);
         sources_[fd] = std::move(lines);

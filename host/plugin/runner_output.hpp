@@ -60,8 +60,9 @@ public:
     ~RunnerOutput();
 
     // Reads `fd` (the read end of a runner's output pipe; owned from here on) until it ends, logging
-    // its lines as plugin `plugin`'s for `user`.
-    void watch(int fd, std::string plugin, std::string user);
+    // its lines as plugin `plugin`'s for `user`; `redact`, when set, rewrites each line before it is
+    // logged (a foreign server's secrets).
+    void watch(int fd, std::string plugin, std::string user, std::function<void(std::string&)> redact = {});
 
 private:
     RunnerOutput();

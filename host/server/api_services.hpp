@@ -54,6 +54,7 @@ void add_approval_routes(RouteTable& routes, ApiServices& services);           /
 void add_audit_routes(RouteTable& routes, ApiServices& services);              // /v1/audit
 void add_elicitation_routes(RouteTable& routes, ApiServices& services);        // /v1/elicitations
 void add_definition_change_routes(RouteTable& routes, ApiServices& services);  // /v1/definition_changes
+void add_secret_routes(RouteTable& routes, ApiServices& services);             // /v1/secrets
 void add_health_routes(RouteTable& routes, ApiServices& services);             // /healthz /readyz /metrics /v1/whoami
 
 // An SSE response that forwards `channel` until it ends, with a heartbeat every 15 s (so a client

@@ -121,6 +121,7 @@ Result<std::unique_ptr<Daemon>> Daemon::create(app::HostRuntime& host, config::S
     add_audit_routes(d->routes_, *d->services_);
     add_elicitation_routes(d->routes_, *d->services_);
     add_definition_change_routes(d->routes_, *d->services_);
+    add_secret_routes(d->routes_, *d->services_);
     add_console_routes(d->routes_);
     McpHttpOptions mcp_options;
     mcp_options.loopback_only = is_loopback(d->settings_.host);

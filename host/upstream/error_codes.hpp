@@ -12,6 +12,7 @@
     X(kUpstreamError, "UPSTREAM_ERROR", plugin)                            \
     X(kUpstreamMessageTooLarge, "UPSTREAM_MESSAGE_TOO_LARGE", too_large)   \
     X(kUpstreamProtocolError, "UPSTREAM_PROTOCOL_ERROR", internal)         \
+    X(kUpstreamSecretMissing, "UPSTREAM_SECRET_MISSING", conflict)         \
     X(kUpstreamTimeout, "UPSTREAM_TIMEOUT", timeout)                       \
     X(kUpstreamToolError, "UPSTREAM_TOOL_ERROR", plugin)                   \
     X(kUpstreamUnsupported, "UPSTREAM_UNSUPPORTED", unsupported)

@@ -6,6 +6,7 @@
 #include "support/temp_dir.hpp"
 
 #include <boost/json.hpp>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 namespace {
@@ -59,10 +60,19 @@ protected:
                        "    path_inputs: [dir]\n");
     }
 
-    ProcessResult skillhost(std::vector<std::string> args) {
+    ProcessResult skillhost(std::vector<std::string> args, const std::string& input = {}) {
         args.insert(args.begin(), SKILLHOST_BINARY);
         for (const char* extra : {"--config", config.c_str(), "--home", home.c_str()}) args.emplace_back(extra);
-        return run_process(args);
+        return run_process(args, {}, input);
+    }
+
+    // Another declaration of the fixture server beside `fixture`: `extra` YAML lines, one skill.
+    void declare(const std::string& name, const std::string& extra, const std::string& skill) {
+        const std::string server =
+            std::string(SKILLHOST_TEST_FIXTURES_BINARY_DIR) + "/foreign_mcp/skillhost_fixture_mcp_server";
+        write_file(dir / "plugins" / (name + ".yaml"),
+                   "kind: mcp_server\nname: " + name + "\ntransport: stdio\ncommand: " + server + "\n" + extra +
+                       "skills:\n  - {id: " + skill + ", risk: low, min_trust: observe, requires_approval: false}\n");
     }
 
     std::string received() { return std::filesystem::exists(log) ? read_file(log) : std::string(); }
@@ -127,12 +137,7 @@ TEST_F(CliForeignServerTest, PluginCheckReadsADeclarationStartsTheServerAndCalls
 // Over skillhost's own MCP, a client that declared the elicitation capability is asked the server's
 // question itself, during the call, and the server gets what the client answered.
 TEST_F(CliForeignServerTest, AServersQuestionIsForwardedToAnMcpClientThatCanAnswer) {
-    const std::string server =
-        std::string(SKILLHOST_TEST_FIXTURES_BINARY_DIR) + "/foreign_mcp/skillhost_fixture_mcp_server";
-    write_file(dir / "plugins/asker.yaml",
-               "kind: mcp_server\nname: asker\ntransport: stdio\ncommand: " + server +
-                   "\nargs: [--elicit]\n"
-                   "skills:\n  - {id: ask_user, risk: low, min_trust: observe, requires_approval: false}\n");
+    declare("asker", "args: [--elicit]\n", "ask_user");
     skillhost::testing::InteractiveProcess mcp({SKILLHOST_BINARY, "mcp", "--config", config, "--home", home});
     mcp.write_line(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",)"
                    R"("capabilities":{"elicitation":{}},"clientInfo":{"name":"test","version":"1"}}})");
@@ -171,6 +176,54 @@ TEST_F(CliForeignServerTest, ADenyRuleWithholdsTheFilesAResultLinksTo) {
     EXPECT_NE(listed.out.find("file://" + (dir / "shared/readme.txt").string()), std::string::npos) << listed.out;
     EXPECT_EQ(listed.out.find("file://" + (dir / "shared/secret-plans.txt").string()), std::string::npos) << listed.out;
     EXPECT_NE(listed.out.find("[withheld: a file a policy rule keeps from this call"), std::string::npos) << listed.out;
+}
+
+// A declaration's `secrets:`: each user sets theirs from standard input; a call without it is
+// refused saying how to set it; the server gets it and whatever it sends back is redacted.
+TEST_F(CliForeignServerTest, ASecretIsSetFromStandardInputInjectedAndNeverShown) {
+    declare("vault", "secrets:\n  - {name: FIXTURE_TOKEN, env: FIXTURE_TOKEN, format: \"token {value}\"}\n",
+            "show_env");
+    const std::string args = R"({"name":"FIXTURE_TOKEN"})";
+    auto missing = skillhost({"call", "vault__show_env", "--json", "--args", args});
+    EXPECT_NE(missing.exit_code, 0);
+    EXPECT_THAT(missing.out + missing.err, ::testing::HasSubstr("UPSTREAM_SECRET_MISSING"));
+    EXPECT_THAT(missing.out + missing.err, ::testing::HasSubstr("skillhost secrets set FIXTURE_TOKEN --user owner"));
+
+    const std::string value = "cli-Secret-Value-77";
+    auto set = skillhost({"secrets", "set", "FIXTURE_TOKEN"}, value + "\n");
+    ASSERT_EQ(set.exit_code, 0) << set.out << set.err;
+    EXPECT_THAT(set.out + set.err, ::testing::Not(::testing::HasSubstr(value)));
+    auto listed = skillhost({"secrets", "list", "--json"});
+    ASSERT_EQ(listed.exit_code, 0) << listed.err;
+    const auto list = boost::json::parse(listed.out);
+    EXPECT_EQ(list.at("user_id"), "owner");
+    ASSERT_EQ(list.at("secrets").as_array().size(), 1u);
+    EXPECT_EQ(list.at("secrets").at(0).at("name"), "FIXTURE_TOKEN");
+    EXPECT_THAT(listed.out, ::testing::Not(::testing::HasSubstr(value)));
+
+    auto call = skillhost({"call", "vault__show_env", "--json", "--args", args});
+    ASSERT_EQ(call.exit_code, 0) << call.out << call.err;
+    const auto result = boost::json::parse(call.out).at("result");
+    // The server got "token <value>" (the declaration's format) and its answer came back redacted.
+    EXPECT_EQ(result.at("length").as_int64(), static_cast<std::int64_t>(("token " + value).size()));
+    EXPECT_EQ(result.at("value"), "token [secret FIXTURE_TOKEN]");
+    EXPECT_THAT(call.out + call.err, ::testing::Not(::testing::HasSubstr(value)));
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(home)) {
+        if (entry.is_regular_file()) {
+            EXPECT_THAT(read_file(entry.path()), ::testing::Not(::testing::HasSubstr(value))) << entry.path();
+        }
+    }
+
+    auto too_short = skillhost({"secrets", "set", "FIXTURE_TOKEN", "--json"}, "abc\n");
+    EXPECT_NE(too_short.exit_code, 0);
+    EXPECT_THAT(too_short.out + too_short.err, ::testing::HasSubstr("SECRET_INVALID"));
+    auto unknown_user = skillhost({"secrets", "list", "--user", "mallory"});
+    EXPECT_NE(unknown_user.exit_code, 0);
+    EXPECT_THAT(unknown_user.out + unknown_user.err, ::testing::HasSubstr("USER_NOT_FOUND"));
+    ASSERT_EQ(skillhost({"secrets", "delete", "FIXTURE_TOKEN"}).exit_code, 0);
+    auto gone = skillhost({"secrets", "delete", "FIXTURE_TOKEN"});
+    EXPECT_NE(gone.exit_code, 0);
+    EXPECT_THAT(gone.out + gone.err, ::testing::HasSubstr("SECRET_NOT_FOUND"));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <gmock/gmock.h>
 
 #include <algorithm>
+#include <set>
 #include <thread>
 
 namespace skillhost::plugin {
@@ -22,7 +23,8 @@ protected:
     test::TempDir plugins{"skillhost-foreign-http"};
     skillhost::testing::McpHttpServer server;
 
-    std::shared_ptr<LoadedPlugin> load(const std::string& extra = "", const std::string& url = "") {
+    std::shared_ptr<LoadedPlugin> load(const std::string& extra = "", const std::string& url = "",
+                                       std::shared_ptr<SecretSource> secrets = nullptr) {
         const auto file = plugins / "remote.yaml";
         test::write_file(file, "kind: mcp_server\nname: remote\ntransport: streamable_http\nurl: " +
                                    (url.empty() ? server.url() : url) + "\nheaders: {X-Team: blue}\n" + extra);
@@ -31,7 +33,10 @@ protected:
             ADD_FAILURE() << declared.error().message;
             return nullptr;
         }
-        auto loaded = make_loader().load_foreign(declared.value());
+        LoaderOptions options{cache.path(), nullptr};
+        options.secrets = std::move(secrets);
+        options.listing_user = "owner";
+        auto loaded = PluginLoader(options).load_foreign(declared.value());
         if (!loaded) {
             last_error = loaded.error();
             return nullptr;
@@ -89,6 +94,36 @@ TEST_F(ForeignHttpServerTest, ItsToolsAreSkillsAnsweredByJsonBodiesAndEventStrea
     }
     EXPECT_TRUE(saw_call);
     EXPECT_GE(count("(answer)"), 1u) << "the ping on the stream was answered";
+}
+
+class UserTokens final : public SecretSource {
+public:
+    Result<std::optional<std::string>> secret(std::string_view user, std::string_view name) const override {
+        if (name != "API_TOKEN" || user == "bob") return std::optional<std::string>();
+        return std::optional<std::string>("token-of-" + std::string(user));
+    }
+};
+
+TEST_F(ForeignHttpServerTest, EachUsersSessionCarriesTheirOwnSecretHeader) {
+    auto plugin = load("secrets:\n  - {name: API_TOKEN, header: Authorization, format: \"Bearer {value}\"}\n", "",
+                       std::make_shared<UserTokens>());
+    ASSERT_TRUE(plugin) << last_error.code << ": " << last_error.message;
+    auto alice = call(*plugin, "remote__echo", R"({"message":"as alice"})", nullptr, "alice");
+    ASSERT_EQ(alice.written, RawOutcome::Written::result) << alice.error_code << alice.error_message;
+    auto bob = call(*plugin, "remote__echo", R"({"message":"as bob"})", nullptr, "bob");
+    EXPECT_EQ(bob.error_code, "UPSTREAM_SECRET_MISSING");
+    std::set<std::string> seen;
+    for (const auto& request : server.requests()) {
+        if (request.method != "POST") continue;
+        seen.insert(request.header("authorization"));
+        const std::string& body = request.body;
+        if (body.find("as alice") != std::string::npos) {
+            EXPECT_EQ(request.header("authorization"), "Bearer token-of-alice");
+        }
+        EXPECT_EQ(body.find("as bob"), std::string::npos) << "bob's call never left without his token";
+    }
+    // The listing went with the first owner's token; alice's session with hers.
+    EXPECT_EQ(seen, (std::set<std::string>{"Bearer token-of-owner", "Bearer token-of-alice"}));
 }
 
 TEST_F(ForeignHttpServerTest, TheServersRequestOnAStreamIsAnsweredWithTheCallingUsersRoots) {

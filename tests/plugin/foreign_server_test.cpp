@@ -208,21 +208,15 @@ TEST_F(ForeignServerTest, AMissingCommandSaysWhatToInstall) {
     EXPECT_THAT(loaded.error().message, HasSubstr("no-such-mcp-server"));
 }
 
-TEST_F(ForeignServerTest, WhatIsDeclaredButNotServedYetIsRefusedNotIgnored) {
-    const auto http = plugins / "remote.yaml";
-    test::write_file(http,
-                     "kind: mcp_server\nname: remote\ntransport: streamable_http\nurl: https://example.invalid/mcp\n"
-                     "secrets:\n  - {name: API_TOKEN, header: Authorization, format: \"Bearer {value}\"}\n");
-    auto refused = load_declaration(http);
-    ASSERT_FALSE(refused);
-    EXPECT_EQ(refused.error().code, "UPSTREAM_UNSUPPORTED");
-    EXPECT_THAT(refused.error().message, HasSubstr("secrets"));
-
-    auto secret = load_declaration(declare("", "secrets:\n  - {name: API_TOKEN, env: API_TOKEN}\n"));
-    ASSERT_FALSE(secret);
-    EXPECT_EQ(secret.error().code, "UPSTREAM_UNSUPPORTED");
-    EXPECT_THAT(secret.error().message, HasSubstr("secrets"));
-    EXPECT_FALSE(std::filesystem::exists(log)) << "the server was not started";
+TEST_F(ForeignServerTest, ACallNeedingASecretTheUserHasNotSetIsRefusedBeforeTheServerSeesIt) {
+    // The listing process starts without it (no user, no source): the server loads.
+    auto plugin = load(declare("", "secrets:\n  - {name: API_TOKEN, env: API_TOKEN}\n"));
+    ASSERT_TRUE(plugin);
+    auto refused = call(*plugin, "fixture__echo", R"({"message":"needs a token"})");
+    ASSERT_EQ(refused.written, RawOutcome::Written::error);
+    EXPECT_EQ(refused.error_code, "UPSTREAM_SECRET_MISSING");
+    EXPECT_THAT(refused.error_message, HasSubstr("skillhost secrets set API_TOKEN"));
+    EXPECT_EQ(count_of(read_all(log), "needs a token"), 0u) << "the server never saw the call";
 }
 
 TEST_F(ForeignServerTest, ACrashFailsTheCallInFlightWithoutResendingItAndTheNextCallRestartsIt) {

@@ -1,0 +1,26 @@
+// A user's secrets for foreign MCP servers as the HTTP API reaches them: a user sets, lists and
+// deletes their own; an owner (with the admin scope) may do so for another user. Values go in and
+// never come out.
+#pragma once
+
+#include "app/host_runtime.hpp"
+#include "app/user_secret_store.hpp"
+#include "auth/user_context.hpp"
+#include "base/error.hpp"
+
+#include <string_view>
+#include <vector>
+
+namespace skillhost::app {
+
+// `user_id` empty: the caller's own. SECRET_OF_ANOTHER_USER (403) for a non-owner naming another
+// user, USER_NOT_FOUND for a user users.yaml does not have, and the store's errors (SECRET_INVALID,
+// SECRET_NOT_FOUND, SECRET_KEY_UNAVAILABLE).
+Status set_user_secret(HostRuntime& host, const auth::UserContext& caller, std::string_view user_id,
+                       std::string_view name, std::string_view value);
+Status delete_user_secret(HostRuntime& host, const auth::UserContext& caller, std::string_view user_id,
+                          std::string_view name);
+Result<std::vector<SecretEntry>> list_user_secrets(HostRuntime& host, const auth::UserContext& caller,
+                                                   std::string_view user_id);
+
+}  // namespace skillhost::app
