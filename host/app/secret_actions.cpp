@@ -26,20 +26,31 @@ Result<std::string> owner_of(const HostRuntime& host, const auth::UserContext& c
     return wanted;
 }
 
+// "secret_set" / "secret_deleted": whose, which and by whom; never the value.
+void audit(const HostRuntime& host, std::string_view kind, const std::string& user, std::string_view name,
+           const auth::UserContext& caller) {
+    (void)parts_of(host).audit->append(kind,
+                                       boost::json::object{{"user", user}, {"secret", name}, {"by", caller.user_id}});
+}
+
 }  // namespace
 
 Status set_user_secret(HostRuntime& host, const auth::UserContext& caller, std::string_view user_id,
                        std::string_view name, std::string_view value) {
     auto user = owner_of(host, caller, user_id);
     if (!user) return user.error();
-    return parts_of(host).secrets->set(*user, name, value, caller.user_id);
+    if (auto set = parts_of(host).secrets->set(*user, name, value, caller.user_id); !set) return set.error();
+    audit(host, "secret_set", *user, name, caller);
+    return {};
 }
 
 Status delete_user_secret(HostRuntime& host, const auth::UserContext& caller, std::string_view user_id,
                           std::string_view name) {
     auto user = owner_of(host, caller, user_id);
     if (!user) return user.error();
-    return parts_of(host).secrets->remove(*user, name);
+    if (auto removed = parts_of(host).secrets->remove(*user, name); !removed) return removed.error();
+    audit(host, "secret_deleted", *user, name, caller);
+    return {};
 }
 
 Result<std::vector<SecretEntry>> list_user_secrets(HostRuntime& host, const auth::UserContext& caller,

@@ -1,6 +1,6 @@
 // A user's secrets for foreign MCP servers as the HTTP API reaches them: a user sets, lists and
 // deletes their own; an owner (with the admin scope) may do so for another user. Values go in and
-// never come out.
+// never come out; setting and deleting are audited (secret_set, secret_deleted: user, secret, by).
 #pragma once
 
 #include "app/host_runtime.hpp"

@@ -105,9 +105,11 @@ void register_audit_commands(CLI::App& app, CliContext& ctx) {
     tail->add_flag("--follow,-f", a->follow, "Keep printing new records until interrupted");
     tail->add_option("--user", a->user, "Only this user's records");
     tail->add_option("--skill", a->skill, "Only this skill (a glob such as fs_* works)");
-    tail->add_option("--kind", a->kind, "decision | skill_call | approval | elicitation | llm_call")
-        ->check(CLI::IsMember(
-            {"decision", "skill_call", "approval", "elicitation", "definition_change", "llm_call", "reload"}));
+    tail->add_option("--kind", a->kind,
+                     "decision | skill_call | approval | elicitation | definition_change | llm_call | reload | "
+                     "plugin_supervision | secret_set | secret_deleted")
+        ->check(CLI::IsMember({"decision", "skill_call", "approval", "elicitation", "definition_change", "llm_call",
+                               "reload", "plugin_supervision", "secret_set", "secret_deleted"}));
     tail->add_option("--since", a->since,
                      "From this time: 2026-11-21, 2026-11-21T12:00, or an age such as 15m, 2h, 7d");
     tail->add_option("--grep", a->grep,

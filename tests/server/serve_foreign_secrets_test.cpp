@@ -156,6 +156,9 @@ TEST_F(ServeForeignSecrets, ADeletedSecretIsNeededAgain) {
     ASSERT_EQ(show("alice").status, 200);
     auto deleted = remove("/v1/secrets/FIXTURE_TOKEN", "alice");
     EXPECT_EQ(deleted.status, 200) << deleted.body;
+    auto audited = daemon_->cli({"audit", "tail", "--kind", "secret_deleted", "--json"});
+    EXPECT_THAT(audited.out, HasSubstr("FIXTURE_TOKEN")) << audited.err;
+    EXPECT_THAT(daemon_->cli({"audit", "tail", "--kind", "secret_set", "--json"}).out, HasSubstr("\"by\":\"alice\""));
     EXPECT_THAT(show("alice").body, HasSubstr("UPSTREAM_SECRET_MISSING"));
     EXPECT_EQ(remove("/v1/secrets/FIXTURE_TOKEN", "alice").status, 404);
 }
