@@ -2,7 +2,11 @@
 
 #include "app/error_codes.hpp"
 #include "app/host_parts.hpp"
+#include "manifest/foreign_server.hpp"
 #include "policy/error_codes.hpp"
+#include "reload/plugin_file_names.hpp"
+
+#include <algorithm>
 
 namespace skillhost::app {
 namespace {
@@ -34,6 +38,26 @@ void audit(const HostRuntime& host, std::string_view kind, const std::string& us
 }
 
 }  // namespace
+
+std::vector<NeededSecret> secrets_needed_by_servers(const std::vector<std::filesystem::path>& plugin_dirs,
+                                                    const std::vector<SecretEntry>& set) {
+    std::vector<NeededSecret> needed;
+    for (const auto& dir : plugin_dirs) {
+        for (const auto& file : reload::list_manifests(dir)) {
+            auto declaration = manifest::load_plugin_declaration(file);
+            if (!declaration) continue;
+            const auto* server = std::get_if<manifest::ForeignServer>(&declaration.value());
+            if (server == nullptr) continue;
+            for (const auto& secret : server->secrets) {
+                const bool is_set = std::any_of(set.begin(), set.end(),
+                                                [&](const SecretEntry& entry) { return entry.name == secret.name; });
+                needed.push_back({server->name, secret.name,
+                                  secret.env.empty() ? "header " + secret.header : "env " + secret.env, is_set});
+            }
+        }
+    }
+    return needed;
+}
 
 Status set_user_secret(HostRuntime& host, const auth::UserContext& caller, std::string_view user_id,
                        std::string_view name, std::string_view value) {

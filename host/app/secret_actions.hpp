@@ -8,6 +8,8 @@
 #include "auth/user_context.hpp"
 #include "base/error.hpp"
 
+#include <filesystem>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -20,6 +22,18 @@ Status set_user_secret(HostRuntime& host, const auth::UserContext& caller, std::
                        std::string_view name, std::string_view value);
 Status delete_user_secret(HostRuntime& host, const auth::UserContext& caller, std::string_view user_id,
                           std::string_view name);
+// A secret a server declared in the plugin directories asks for, and whether the user has set it.
+struct NeededSecret {
+    std::string server, secret;
+    std::string target;  // "env NAME" or "header NAME"
+    bool set = false;
+};
+
+// What the declarations in `plugin_dirs` need, against the user's `set` secrets. The files are
+// read, never started; one that does not parse is left to `plugin check`.
+std::vector<NeededSecret> secrets_needed_by_servers(const std::vector<std::filesystem::path>& plugin_dirs,
+                                                    const std::vector<SecretEntry>& set);
+
 Result<std::vector<SecretEntry>> list_user_secrets(HostRuntime& host, const auth::UserContext& caller,
                                                    std::string_view user_id);
 

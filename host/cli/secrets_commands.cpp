@@ -1,6 +1,7 @@
 // `skillhost secrets set|list|delete`: a user's secrets for foreign MCP servers (a declaration's
 // `secrets:`), sealed in the host's database. A value is read from standard input, never from the
 // command line (where `ps` and the shell's history would show it), and never printed.
+#include "app/secret_actions.hpp"
 #include "app/storage_schema.hpp"
 #include "app/user_secret_store.hpp"
 #include "auth/users.hpp"
@@ -30,6 +31,7 @@ struct SecretArgs {
 struct OpenedSecrets {
     std::shared_ptr<app::UserSecretStore> store;
     std::string user_id;
+    std::vector<std::filesystem::path> plugin_dirs;
 };
 
 // The store and whose secrets are meant: --user, else the configured default user. No plugin is
@@ -51,7 +53,7 @@ Result<OpenedSecrets> open_secrets(CliContext& ctx, const std::string& wanted) {
     }
     auto store = app::UserSecretStore::open(app::storage_location(cfg.value()), cfg->secret_key_file);
     if (!store) return store.error();
-    return OpenedSecrets{std::move(store.value()), id};
+    return OpenedSecrets{std::move(store.value()), id, cfg->plugin_dirs};
 }
 
 // One line from standard input without its line break; prompted without echo on a terminal.
@@ -97,17 +99,31 @@ int run_list(CliContext& ctx, const SecretArgs& a) {
     if (!opened) return fail_setup(opened.error(), a.json);
     auto entries = opened->store->list(opened->user_id);
     if (!entries) return fail_operation(entries.error(), a.json);
+    const auto needed = app::secrets_needed_by_servers(opened->plugin_dirs, entries.value());
     if (a.json) {
-        boost::json::array out;
+        boost::json::array out, servers;
         for (const auto& entry : entries.value())
             out.push_back(
                 {{"name", entry.name}, {"updated_at", when(entry.updated_at_ms)}, {"updated_by", entry.updated_by}});
-        print_json(boost::json::object{{"user_id", opened->user_id}, {"secrets", std::move(out)}});
+        for (const auto& need : needed)
+            servers.push_back(
+                {{"server", need.server}, {"secret", need.secret}, {"into", need.target}, {"set", need.set}});
+        print_json(boost::json::object{
+            {"user_id", opened->user_id}, {"secrets", std::move(out)}, {"needed", std::move(servers)}});
         return kExitOk;
     }
     if (entries->empty()) std::cout << "User " << opened->user_id << " has no secrets.\n";
     for (const auto& entry : entries.value())
         std::cout << entry.name << "  set " << when(entry.updated_at_ms) << " by " << entry.updated_by << "\n";
+    if (!needed.empty()) std::cout << "\nWhat the declared MCP servers need:\n";
+    for (const auto& need : needed) {
+        std::cout << "  " << need.server << ": " << need.secret << " (" << need.target << ")  ";
+        if (need.set) {
+            std::cout << "set\n";
+        } else {
+            std::cout << "missing: skillhost secrets set " << need.secret << " --user " << opened->user_id << "\n";
+        }
+    }
     return kExitOk;
 }
 

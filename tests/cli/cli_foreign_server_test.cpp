@@ -189,6 +189,10 @@ TEST_F(CliForeignServerTest, ASecretIsSetFromStandardInputInjectedAndNeverShown)
     EXPECT_THAT(missing.out + missing.err, ::testing::HasSubstr("UPSTREAM_SECRET_MISSING"));
     EXPECT_THAT(missing.out + missing.err, ::testing::HasSubstr("skillhost secrets set FIXTURE_TOKEN --user owner"));
 
+    auto before = skillhost({"secrets", "list"});
+    EXPECT_THAT(before.out, ::testing::HasSubstr("vault: FIXTURE_TOKEN (env FIXTURE_TOKEN)  missing: skillhost secrets "
+                                                 "set FIXTURE_TOKEN --user owner"))
+        << before.out << before.err;
     const std::string value = "cli-Secret-Value-77";
     auto set = skillhost({"secrets", "set", "FIXTURE_TOKEN"}, value + "\n");
     ASSERT_EQ(set.exit_code, 0) << set.out << set.err;
@@ -199,6 +203,9 @@ TEST_F(CliForeignServerTest, ASecretIsSetFromStandardInputInjectedAndNeverShown)
     EXPECT_EQ(list.at("user_id"), "owner");
     ASSERT_EQ(list.at("secrets").as_array().size(), 1u);
     EXPECT_EQ(list.at("secrets").at(0).at("name"), "FIXTURE_TOKEN");
+    ASSERT_EQ(list.at("needed").as_array().size(), 1u);
+    EXPECT_EQ(list.at("needed").at(0).at("server"), "vault");
+    EXPECT_EQ(list.at("needed").at(0).at("set"), true);
     EXPECT_THAT(listed.out, ::testing::Not(::testing::HasSubstr(value)));
 
     auto call = skillhost({"call", "vault__show_env", "--json", "--args", args});
