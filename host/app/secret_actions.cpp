@@ -30,14 +30,17 @@ Result<std::string> owner_of(const HostRuntime& host, const auth::UserContext& c
     return wanted;
 }
 
-// "secret_set" / "secret_deleted": whose, which and by whom; never the value.
 void audit(const HostRuntime& host, std::string_view kind, const std::string& user, std::string_view name,
            const auth::UserContext& caller) {
-    (void)parts_of(host).audit->append(kind,
-                                       boost::json::object{{"user", user}, {"secret", name}, {"by", caller.user_id}});
+    audit_secret_change(*parts_of(host).audit, kind, user, name, caller.user_id);
 }
 
 }  // namespace
+
+void audit_secret_change(audit::AuditLog& audit, std::string_view kind, std::string_view user_id, std::string_view name,
+                         std::string_view by) {
+    (void)audit.append(kind, boost::json::object{{"user", user_id}, {"secret", name}, {"by", by}});
+}
 
 std::vector<NeededSecret> secrets_needed_by_servers(const std::vector<std::filesystem::path>& plugin_dirs,
                                                     const std::vector<SecretEntry>& set) {

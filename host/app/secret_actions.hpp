@@ -5,6 +5,7 @@
 
 #include "app/host_runtime.hpp"
 #include "app/user_secret_store.hpp"
+#include "audit/audit_log.hpp"
 #include "auth/user_context.hpp"
 #include "base/error.hpp"
 
@@ -22,6 +23,10 @@ Status set_user_secret(HostRuntime& host, const auth::UserContext& caller, std::
                        std::string_view name, std::string_view value);
 Status delete_user_secret(HostRuntime& host, const auth::UserContext& caller, std::string_view user_id,
                           std::string_view name);
+// The audit record of a change: kind secret_set or secret_deleted, whose, which, by whom.
+void audit_secret_change(audit::AuditLog& audit, std::string_view kind, std::string_view user_id, std::string_view name,
+                         std::string_view by);
+
 // A secret a server declared in the plugin directories asks for, and whether the user has set it.
 struct NeededSecret {
     std::string server, secret;

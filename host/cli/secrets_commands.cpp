@@ -31,7 +31,12 @@ struct SecretArgs {
 struct OpenedSecrets {
     std::shared_ptr<app::UserSecretStore> store;
     std::string user_id;
-    std::vector<std::filesystem::path> plugin_dirs;
+    config::HostConfig config;
+
+    // Changes are audited as the daemon audits them (by "cli": the person at the terminal).
+    void audit(std::string_view kind, std::string_view name) const {
+        if (auto log = app::open_audit_log(config)) app::audit_secret_change(**log, kind, user_id, name, "cli");
+    }
 };
 
 // The store and whose secrets are meant: --user, else the configured default user. No plugin is
@@ -53,7 +58,7 @@ Result<OpenedSecrets> open_secrets(CliContext& ctx, const std::string& wanted) {
     }
     auto store = app::UserSecretStore::open(app::storage_location(cfg.value()), cfg->secret_key_file);
     if (!store) return store.error();
-    return OpenedSecrets{std::move(store.value()), id, cfg->plugin_dirs};
+    return OpenedSecrets{std::move(store.value()), id, std::move(cfg.value())};
 }
 
 // One line from standard input without its line break; prompted without echo on a terminal.
@@ -85,6 +90,7 @@ int run_set(CliContext& ctx, const SecretArgs& a) {
     const std::string value = read_value(a.name, opened->user_id);
     if (auto set = opened->store->set(opened->user_id, a.name, value, "cli"); !set)
         return fail_operation(set.error(), a.json);
+    opened->audit("secret_set", a.name);
     if (a.json) {
         print_json(boost::json::object{{"secret", a.name}, {"user_id", opened->user_id}, {"set", true}});
     } else {
@@ -99,7 +105,7 @@ int run_list(CliContext& ctx, const SecretArgs& a) {
     if (!opened) return fail_setup(opened.error(), a.json);
     auto entries = opened->store->list(opened->user_id);
     if (!entries) return fail_operation(entries.error(), a.json);
-    const auto needed = app::secrets_needed_by_servers(opened->plugin_dirs, entries.value());
+    const auto needed = app::secrets_needed_by_servers(opened->config.plugin_dirs, entries.value());
     if (a.json) {
         boost::json::array out, servers;
         for (const auto& entry : entries.value())
@@ -132,6 +138,7 @@ int run_delete(CliContext& ctx, const SecretArgs& a) {
     if (!opened) return fail_setup(opened.error(), a.json);
     if (auto removed = opened->store->remove(opened->user_id, a.name); !removed)
         return fail_operation(removed.error(), a.json);
+    opened->audit("secret_deleted", a.name);
     if (a.json) {
         print_json(boost::json::object{{"secret", a.name}, {"user_id", opened->user_id}, {"deleted", true}});
     } else {

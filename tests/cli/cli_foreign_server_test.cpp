@@ -228,6 +228,8 @@ TEST_F(CliForeignServerTest, ASecretIsSetFromStandardInputInjectedAndNeverShown)
     EXPECT_NE(unknown_user.exit_code, 0);
     EXPECT_THAT(unknown_user.out + unknown_user.err, ::testing::HasSubstr("USER_NOT_FOUND"));
     ASSERT_EQ(skillhost({"secrets", "delete", "FIXTURE_TOKEN"}).exit_code, 0);
+    auto audited = skillhost({"audit", "tail", "--kind", "secret_deleted", "--json"});
+    EXPECT_THAT(audited.out, ::testing::HasSubstr("\"by\":\"cli\"")) << audited.err;
     auto gone = skillhost({"secrets", "delete", "FIXTURE_TOKEN"});
     EXPECT_NE(gone.exit_code, 0);
     EXPECT_THAT(gone.out + gone.err, ::testing::HasSubstr("SECRET_NOT_FOUND"));
