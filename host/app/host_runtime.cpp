@@ -218,6 +218,7 @@ Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config
         lo.completions = completions;
         lo.storage = plugin_storage;
         lo.pins = rt->definition_pins;
+        lo.packages_dir = rt->config.packages_dir;
         lo.isolation = plugin::isolation_options(rt->config);
         audit::AuditLog* audit = rt->audit.get();
         lo.isolation.on_supervision_event = [audit](const Error& event) {

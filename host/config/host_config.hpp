@@ -88,6 +88,9 @@ struct HostConfig {
     std::vector<std::filesystem::path> plugin_dirs;  // each holds manifests and their libraries
     std::string default_user = "owner";
     std::filesystem::path default_workspace;  // a user's workspace when users.yaml gives none
+    // Where `skillhost plugin install` puts the npm packages foreign server declarations pin, and
+    // where they are loaded from (default <home>/packages).
+    std::filesystem::path packages_dir;
     std::chrono::milliseconds reload_debounce{100};
     ServerSettings server;
     IsolationSettings isolation;

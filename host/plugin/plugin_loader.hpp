@@ -35,6 +35,9 @@ struct LoaderOptions {
     // Optional: where foreign MCP servers' tool definitions are pinned (definition_pins.hpp). Null:
     // each load pins its server's first listing in memory, and a change is refused until it reloads.
     std::shared_ptr<DefinitionPins> pins;
+    // Where the npm packages that foreign server declarations pin are installed (`packages_dir` in
+    // skillhost.yaml; plugin/foreign_package.hpp). Empty: a declaration with `package:` fails to load.
+    std::filesystem::path packages_dir;
     // Set in a plugin runner: the host answers the extensions it answers (model, storage, ...),
     // asked over the runner's socket (plugin/extensions/host_extension.hpp).
     ExtensionForward forward;
