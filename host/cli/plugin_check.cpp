@@ -350,6 +350,7 @@ void register_plugin_commands(CLI::App& app, CliContext& ctx) {
     check->callback([&ctx, file, json] { ctx.exit_code = run_check(ctx, *file, *json); });
     register_plugin_new_command(*plugin, ctx);
     register_plugin_validate_command(*plugin, ctx);
+    register_plugin_package_commands(*plugin, ctx);
 }
 
 }  // namespace skillhost::cli
