@@ -130,16 +130,17 @@ void register_plugin_package_commands(CLI::App& plugin, CliContext& ctx) {
         "and moves it into <packages_dir>/<name, '/' as '+'>@<version> in one step. Installed and unchanged: does\n"
         "nothing. Needs npm (Debian: apt-get install nodejs npm) and the registry; running the server needs neither.\n"
         "packages_dir is set in skillhost.yaml (default <home>/packages). docs/gateway.md, \"Packages\".\n"
-        "Exit status: 0 installed (or already), 1 failed (UPSTREAM_PACKAGE_INTEGRITY, "
-        "UPSTREAM_PACKAGE_INSTALL_FAILED),\n"
-        "2 the file declares no package or the configuration is invalid.",
+        "Exit status: 0 installed (or already), 1 failed (UPSTREAM_PACKAGE_INTEGRITY,\n"
+        "UPSTREAM_PACKAGE_INSTALL_FAILED), 2 the file declares no package or the configuration is invalid.\n"
+        "Example: skillhost plugin install /etc/skillhost/plugins/memory.yaml --config /etc/skillhost/skillhost.yaml",
         run_install);
     add_package_command(
         plugin, ctx, "verify", "Check that the installed package of a foreign MCP server declaration is unchanged",
         "Hashes every file of the install again and compares it with the record `plugin install` wrote, as every\n"
         "load of the declaration does. Exit status: 0 unchanged, 1 not installed (UPSTREAM_PACKAGE_NOT_INSTALLED),\n"
         "installed from another tarball (UPSTREAM_PACKAGE_INTEGRITY) or changed (UPSTREAM_PACKAGE_MODIFIED, naming\n"
-        "the first file that differs; install again to replace it), 2 the file declares no package.",
+        "the first file that differs; install again to replace it), 2 the file declares no package.\n"
+        "Example: skillhost plugin verify /etc/skillhost/plugins/memory.yaml --json",
         run_verify);
 }
 

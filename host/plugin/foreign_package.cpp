@@ -70,11 +70,23 @@ std::optional<std::string> read_text(const fs::path& file) {
     return text.str();
 }
 
+std::string staging_prefix(const std::string& label) {
+    return ".staging-" + label + "-";
+}
+
+// What an install of `label` interrupted by a crash left behind; only called under its lock.
+void remove_abandoned_staging(const fs::path& parent, const std::string& label) {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(parent, ec)) {
+        if (entry.path().filename().string().starts_with(staging_prefix(label))) fs::remove_all(entry.path(), ec);
+    }
+}
+
 // A directory made here and removed when this goes, unless it was moved away.
 class StagingDir {
 public:
     static Result<StagingDir> make(const fs::path& parent, const std::string& label) {
-        std::string pattern = (parent / (".staging-" + label + "-XXXXXX")).string();
+        std::string pattern = (parent / (staging_prefix(label) + "XXXXXX")).string();
         if (::mkdtemp(pattern.data()) == nullptr)
             return Error{errors::kUpstreamPackageInstallFailed, "cannot make a staging directory in " +
                                                                     parent.string() + ": " + std::strerror(errno) +
@@ -383,6 +395,7 @@ Result<InstalledPackage> install_package(const manifest::ForeignServer& server, 
         return package_error(errors::kUpstreamPackageInstallFailed,
                              "cannot lock " + options.packages_dir.string() + "; check that it is writable", server,
                              target);
+    remove_abandoned_staging(options.packages_dir, target.filename().string());
     auto existing = verify_package(server, options.packages_dir);
     if (existing) {
         existing->already_installed = true;

@@ -251,6 +251,8 @@ TEST_F(ForeignPackageTest, TheDeclarationRunsWithPackageFilledInAndTheInstallRea
 }
 
 TEST_F(ForeignPackageTest, WithoutNpmInstallSaysToInstallItAndLeavesNothing) {
+    // What an install that crashed left behind goes too.
+    write_file(packages / ".staging-@scope+server-x@1.2.3-Ab12Cd/install/package.json", "{}");
     const char* path = std::getenv("PATH");
     const std::string saved = path != nullptr ? path : "";
     fs::create_directories(dir / "empty-bin");
