@@ -230,8 +230,9 @@ Result<InstalledPackage> fetch_and_install(const manifest::ForeignServer& server
     if (!staging) return std::move(staging.error());
     const fs::path download = staging->path() / "download";
     const fs::path install = staging->path() / "install";
-    fs::create_directories(download);
-    fs::create_directories(install);
+    std::error_code ec;
+    fs::create_directories(download, ec);
+    fs::create_directories(install, ec);
 
     auto packed = run_npm(*npm,
                           {"pack", spec_of(package), "--pack-destination", download.string(), "--json",
@@ -278,7 +279,11 @@ Result<InstalledPackage> fetch_and_install(const manifest::ForeignServer& server
                              target);
     make_readable_by_others(install);
     auto tree = read_package_tree(install, errors::kUpstreamPackageInstallFailed);
-    if (!tree) return std::move(tree.error());
+    if (!tree)
+        return package_error(
+            errors::kUpstreamPackageInstallFailed,
+            "npm's install of " + spec_of(package) + " is refused: " + tree.error().message + "; nothing was installed",
+            server, target);
     PackageRecord record{package.npm, package.version, package.integrity, tree.value()};
     if (Status written = write_record(install, record); !written) return written.error();
     if (Status moved = move_into_place(install, target); !moved) return moved.error();
