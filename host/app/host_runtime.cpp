@@ -226,6 +226,7 @@ Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config
         lo.pins = rt->definition_pins;
         lo.secrets = rt->secrets;
         lo.listing_user = rt->users->first_owner().id;
+        lo.packages_dir = rt->config.packages_dir;
         lo.isolation = plugin::isolation_options(rt->config);
         audit::AuditLog* audit = rt->audit.get();
         lo.isolation.on_supervision_event = [audit](const Error& event) {

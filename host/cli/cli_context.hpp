@@ -51,6 +51,7 @@ void register_plugin_commands(CLI::App& app, CliContext& ctx);
 // Subcommands of `plugin` besides check.
 void register_plugin_new_command(CLI::App& plugin, CliContext& ctx);
 void register_plugin_validate_command(CLI::App& plugin, CliContext& ctx);
+void register_plugin_package_commands(CLI::App& plugin, CliContext& ctx);
 void register_demo_commands(CLI::App& app, CliContext& ctx);
 void register_approval_commands(CLI::App& app, CliContext& ctx);
 void register_elicitation_commands(CLI::App& app, CliContext& ctx);

@@ -13,6 +13,7 @@
     X(kInvalidMode, "INVALID_MODE", invalid)               \
     X(kInvalidPluginName, "INVALID_PLUGIN_NAME", invalid)  \
     X(kInvalidStatus, "INVALID_STATUS", invalid)           \
+    X(kNoPackageDeclared, "NO_PACKAGE_DECLARED", invalid)  \
     X(kTempDirFailed, "TEMP_DIR_FAILED", internal)         \
     X(kTokenNotFound, "TOKEN_NOT_FOUND", not_found)        \
     X(kWriteFailed, "WRITE_FAILED", internal)

@@ -216,7 +216,7 @@ void report_manifest_problems(CheckReport& report, const Error& error) {
 // A foreign MCP server's declaration: read, start the server, list its tools and show the skills
 // they become. No tool is called: a foreign tool may act on the world, and the check cannot know.
 int check_foreign_server(const manifest::ForeignServer& server, const std::string& file, CheckReport& report,
-                         const plugin::IsolationOptions& isolation) {
+                         const config::HostConfig& config) {
     report.add({"declaration", "", true,
                 "MCP server '" + server.name + "' over " + std::string(manifest::to_string(server.transport)) +
                     (server.command.empty() ? "" : ", command " + server.command)});
@@ -227,7 +227,8 @@ int check_foreign_server(const manifest::ForeignServer& server, const std::strin
     }
     // Started as the host would start it: in the sandbox skillhost.yaml sets.
     plugin::LoaderOptions options{scratch->path() / "plugin-cache", {}};
-    options.isolation = isolation;
+    options.isolation = plugin::isolation_options(config);
+    options.packages_dir = config.packages_dir;  // a declared package runs from its verified install
     plugin::PluginLoader loader(options);
     auto loaded = loader.load_foreign(server);
     if (!loaded) {
@@ -274,7 +275,7 @@ int run_check(CliContext& ctx, const std::string& manifest_file, bool json) {
     if (const auto* server = std::get_if<manifest::ForeignServer>(&declaration.value())) {
         auto cfg = ctx.load_config();
         if (!cfg) return fail_setup(cfg.error(), json);
-        return check_foreign_server(*server, manifest_file, report, plugin::isolation_options(cfg.value()));
+        return check_foreign_server(*server, manifest_file, report, cfg.value());
     }
     auto* m = &std::get<manifest::Manifest>(declaration.value());
     report.add({"manifest", "", true,
@@ -349,6 +350,7 @@ void register_plugin_commands(CLI::App& app, CliContext& ctx) {
     check->callback([&ctx, file, json] { ctx.exit_code = run_check(ctx, *file, *json); });
     register_plugin_new_command(*plugin, ctx);
     register_plugin_validate_command(*plugin, ctx);
+    register_plugin_package_commands(*plugin, ctx);
 }
 
 }  // namespace skillhost::cli

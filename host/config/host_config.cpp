@@ -48,6 +48,7 @@ const std::set<std::string>& known_keys() {
                                             "default_user",
                                             "default_workspace",
                                             "secret_key_file",
+                                            "packages_dir",
                                             "reload_debounce_ms",
                                             "include_builtin_plugins",
                                             "include_home_plugins",
@@ -376,6 +377,8 @@ static std::optional<Error> read_file_settings(const fs::path& abs, const YAML::
                     cfg.default_workspace = resolve_against(cfg.etc_dir, v.as<std::string>());
                 } else if (key == "secret_key_file") {
                     cfg.secret_key_file = resolve_against(cfg.etc_dir, v.as<std::string>());
+                } else if (key == "packages_dir") {
+                    cfg.packages_dir = resolve_against(cfg.etc_dir, v.as<std::string>());
                 } else if (key == "reload_debounce_ms") {
                     int ms = v.as<int>();
                     if (ms < 0 || ms > 60000)
@@ -499,6 +502,7 @@ Result<HostConfig> load_host_config(const ConfigSources& sources) {
     cfg.plugin_dirs = std::move(unique_dirs);
     if (cfg.default_workspace.empty()) cfg.default_workspace = cfg.home / "workspace";
     if (cfg.secret_key_file.empty()) cfg.secret_key_file = cfg.home / "secret.key";
+    if (cfg.packages_dir.empty()) cfg.packages_dir = cfg.home / "packages";
     return cfg;
 }
 

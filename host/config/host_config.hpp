@@ -91,6 +91,9 @@ struct HostConfig {
     // The key users' secrets are sealed with in the database (auth/secret_box.hpp); made on first
     // use. Instances sharing one PostgreSQL database must share this file.
     std::filesystem::path secret_key_file;
+    // Where `skillhost plugin install` puts the npm packages foreign server declarations pin, and
+    // where they are loaded from (default <home>/packages).
+    std::filesystem::path packages_dir;
     std::chrono::milliseconds reload_debounce{100};
     ServerSettings server;
     IsolationSettings isolation;

@@ -45,7 +45,9 @@ constexpr std::array<std::string_view, 20> kServerKeys = {
 constexpr std::array<std::string_view, 2> kTransportNames = {"stdio", "streamable_http"};
 constexpr std::array<std::string_view, 5> kStdioKeys = {"command", "args", "working_directory", "env", "files"};
 // What `${...}` may name in args, env values and working_directory (foreign_server.hpp).
-constexpr std::array<std::string_view, 2> kPlaceholders = {"data_dir", "workspace"};
+// ${package} only when the declaration has `package:` (the installed package's directory).
+constexpr std::array<std::string_view, 3> kPlaceholders = {"data_dir", "workspace", "package"};
+constexpr std::string_view kPackagePlaceholder = "package";
 constexpr std::array<std::string_view, 2> kHttpKeys = {"url", "headers"};
 constexpr std::array<std::string_view, 3> kPackageKeys = {"npm", "version", "integrity"};
 constexpr std::array<std::string_view, 4> kSecretKeys = {"name", "env", "header", "format"};
@@ -157,7 +159,8 @@ constexpr const char* kVariableShape =
 constexpr const char* kHeaderShape = "letters, digits and !#$%&'*+-.^_`|~ only (no spaces or ':')";
 
 // A string that a program receives (argument, variable, directory): any text but a NUL.
-std::optional<std::string> read_program_string(const Field& field, ProblemList& problems) {
+// `package_declared`: the declaration has `package:`, so ${package} has a value.
+std::optional<std::string> read_program_string(const Field& field, bool package_declared, ProblemList& problems) {
     auto text = read_string(field, problems);
     if (!text) return std::nullopt;
     if (has_nul(*text)) {
@@ -173,7 +176,15 @@ std::optional<std::string> read_program_string(const Field& field, ProblemList& 
                                     text->substr(at, end == std::string::npos ? 2 : end - at + 1) + "\"" +
                                     did_you_mean(name, kPlaceholders) +
                                     "; the host fills in ${data_dir} (the user's data directory for this server) "
-                                    "and ${workspace} (the user's workspace)");
+                                    "and ${workspace} (the user's workspace), and with package: ${package} (the "
+                                    "installed package's directory)");
+            return std::nullopt;
+        }
+        if (name == kPackagePlaceholder && !package_declared) {
+            problems.add(field,
+                         "${package} is the directory of the installed package, and this declaration has no "
+                         "package: declare it (package: {npm: NAME, version: EXACT, integrity: sha512-...}) and "
+                         "install it with `skillhost plugin install FILE`, or give the path without ${package}");
             return std::nullopt;
         }
     }
@@ -293,21 +304,21 @@ void read_command(const Field& field, ForeignServer& server, ProblemList& proble
     server.command = std::move(*text);
 }
 
-void read_args(const Field& field, ForeignServer& server, ProblemList& problems) {
+void read_args(const Field& field, bool package_declared, ForeignServer& server, ProblemList& problems) {
     auto items = read_list(field, problems);
     if (!items) return;
     for (const Field& item : *items) {
-        if (auto text = read_program_string(item, problems)) server.args.push_back(std::move(*text));
+        if (auto text = read_program_string(item, package_declared, problems)) server.args.push_back(std::move(*text));
     }
 }
 
 // `files`: what the server reads besides the system directories (its package, an interpreter
 // outside /usr), read-only and executable in its sandbox.
-void read_files(const Field& field, ForeignServer& server, ProblemList& problems) {
+void read_files(const Field& field, bool package_declared, ForeignServer& server, ProblemList& problems) {
     auto items = read_list(field, problems);
     if (!items) return;
     for (const Field& item : *items) {
-        auto text = read_program_string(item, problems);
+        auto text = read_program_string(item, package_declared, problems);
         if (!text) continue;
         const std::filesystem::path path = std::filesystem::path(*text).lexically_normal();
         if (text->empty() || path == "/" || text->find("${") != std::string::npos) {
@@ -320,7 +331,7 @@ void read_files(const Field& field, ForeignServer& server, ProblemList& problems
     }
 }
 
-void read_env(const Field& field, ForeignServer& server, ProblemList& problems) {
+void read_env(const Field& field, bool package_declared, ForeignServer& server, ProblemList& problems) {
     auto map = FieldMap::read(field, std::nullopt, problems);
     if (!map) return;
     for (const auto& [name, entry] : map->entries()) {
@@ -328,7 +339,8 @@ void read_env(const Field& field, ForeignServer& server, ProblemList& problems) 
             problems.add(entry, "invalid environment variable name '" + name + "'; use " + kVariableShape);
             continue;
         }
-        if (auto value = read_program_string(entry, problems)) server.env.emplace_back(name, std::move(*value));
+        if (auto value = read_program_string(entry, package_declared, problems))
+            server.env.emplace_back(name, std::move(*value));
     }
 }
 
@@ -366,6 +378,7 @@ void read_headers(const Field& field, ForeignServer& server, ProblemList& proble
 // The fields of one transport: read when they fit the transport (or it is not known), else a problem.
 void read_transport_fields(const FieldMap& map, std::optional<ForeignTransport> transport, ForeignServer& server,
                            ProblemList& problems) {
+    const bool package_declared = map.find("package") != nullptr;
     auto misplaced = [&](const Field& field, std::string_view key, ForeignTransport belongs_to) {
         if (!transport || *transport == belongs_to) return false;
         problems.add(field, "'" + std::string(key) + "' is for transport " + std::string(to_string(belongs_to)) +
@@ -377,11 +390,12 @@ void read_transport_fields(const FieldMap& map, std::optional<ForeignTransport> 
         const Field* field = map.find(key);
         if (field == nullptr || misplaced(*field, key, ForeignTransport::stdio)) continue;
         if (key == "command") read_command(*field, server, problems);
-        if (key == "args") read_args(*field, server, problems);
-        if (key == "env") read_env(*field, server, problems);
-        if (key == "files") read_files(*field, server, problems);
+        if (key == "args") read_args(*field, package_declared, server, problems);
+        if (key == "env") read_env(*field, package_declared, server, problems);
+        if (key == "files") read_files(*field, package_declared, server, problems);
         if (key == "working_directory") {
-            if (auto text = read_program_string(*field, problems)) server.working_directory = std::move(*text);
+            if (auto text = read_program_string(*field, package_declared, problems))
+                server.working_directory = std::move(*text);
         }
     }
     for (std::string_view key : kHttpKeys) {

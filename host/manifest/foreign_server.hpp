@@ -50,7 +50,8 @@ struct ToolDefaults {
     bool trust_upstream_annotations = false;  // believe the server's own readOnlyHint etc.
 };
 
-// The npm package the server runs, pinned to one exact version and its lockfile integrity.
+// The npm package the server runs, pinned to one exact version and its lockfile integrity;
+// installed by `skillhost plugin install` and verified at every load (plugin/foreign_package.hpp).
 struct ForeignPackage {
     std::string npm;
     std::string version;
@@ -78,7 +79,9 @@ struct ForeignServer {
     // stdio: the program (a path or a bare name; no shell), its arguments, environment and directory.
     // In args, env values and working_directory, ${data_dir} is the user's data directory for this
     // server (writable, its HOME) and ${workspace} the user's workspace; the process that lists the
-    // tools at load has no user and gets an empty temporary directory for both.
+    // tools at load has no user and gets an empty temporary directory for both. ${package} (only
+    // with `package:`) is the installed package's directory, <install>/node_modules/<npm>
+    // (plugin/foreign_package.hpp).
     std::string command;
     std::vector<std::string> args;
     std::vector<std::pair<std::string, std::string>> env;

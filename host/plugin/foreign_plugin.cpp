@@ -3,6 +3,7 @@
 #include "manifest/schema_from_json.hpp"
 #include "plugin/error_codes.hpp"
 #include "plugin/foreign_elicitation.hpp"
+#include "plugin/foreign_package.hpp"
 #include "plugin/foreign_process.hpp"
 #include "plugin/foreign_sampling.hpp"
 #include "plugin/data_dir_budget.hpp"
@@ -826,19 +827,24 @@ private:
     mutable std::map<std::string, std::string> accepted_;
 };
 
+// The rest of load_foreign_server, once a declared package is installed and filled in.
+Result<std::shared_ptr<LoadedPlugin>> load_installed_server(const manifest::ForeignServer& server,
+                                                            const ForeignOptions& options);
+
 }  // namespace
 
 Result<std::shared_ptr<LoadedPlugin>> load_foreign_server(const manifest::ForeignServer& server,
                                                           const ForeignOptions& options) {
-    // Declared and validated, not yet acted on: refused rather than run without them.
-    const char* missing = server.package ? "`package` (install and verify)" : nullptr;
-    if (missing != nullptr) {
-        return with_manifest(Error{errors::kUpstreamUnsupported,
-                                   "MCP server '" + server.name + "' uses " + missing +
-                                       ", which this version of skillhost does not serve yet (docs/gateway.md, "
-                                       "\"Not yet\"); run it over stdio from an installed entry point"},
-                             server);
-    }
+    // A declared package runs only from its verified install (${package} filled in).
+    Result<manifest::ForeignServer> installed = with_installed_package(server, options.packages_dir);
+    if (!installed) return installed.error();
+    return load_installed_server(installed.value(), options);
+}
+
+namespace {
+
+Result<std::shared_ptr<LoadedPlugin>> load_installed_server(const manifest::ForeignServer& server,
+                                                            const ForeignOptions& options) {
     // A process of its own, for the listing only: each user's calls get theirs.
     Result<SandboxPlan> plan = plan_sandbox(options);
     if (!plan) return with_manifest(std::move(plan.error()), server);
@@ -879,6 +885,8 @@ Result<std::shared_ptr<LoadedPlugin>> load_foreign_server(const manifest::Foreig
                                         tools.value(), definitions, *verdicts, std::move(sandbox_report)));
 }
 
+}  // namespace
+
 Result<std::shared_ptr<LoadedPlugin>> PluginLoader::load_foreign(const manifest::ForeignServer& server) const {
     ForeignOptions options;
     options.isolation = options_.isolation;
@@ -886,6 +894,7 @@ Result<std::shared_ptr<LoadedPlugin>> PluginLoader::load_foreign(const manifest:
     options.pins = options_.pins;
     options.secrets = options_.secrets;
     options.listing_user = options_.listing_user;
+    options.packages_dir = options_.packages_dir;
     return load_foreign_server(server, options);
 }
 

@@ -22,6 +22,7 @@
 #include "plugin/isolation_options.hpp"
 #include "plugin/loaded_plugin.hpp"
 
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -40,11 +41,15 @@ struct ForeignOptions {
     // Whose secrets the process that lists the tools at load gets (the first owner); a secret that
     // user has not set is left out of the listing process.
     std::string listing_user;
+    // Where declared packages are installed (foreign_package.hpp); a declaration with `package:`
+    // loads only from a verified install there.
+    std::filesystem::path packages_dir;
 };
 
 // Starts the server, lists its tools and returns it as a plugin. RUNNER_START_FAILED (cannot start),
 // UPSTREAM_TIMEOUT (no answer within limits.startup_timeout_ms), UPSTREAM_CLOSED (it ended during
-// the handshake, with its exit), UPSTREAM_PROTOCOL_ERROR; every error has details.manifest.
+// the handshake, with its exit), UPSTREAM_PROTOCOL_ERROR, and for a declared package the errors of
+// with_installed_package (foreign_package.hpp); every error has details.manifest.
 Result<std::shared_ptr<LoadedPlugin>> load_foreign_server(const manifest::ForeignServer& server,
                                                           const ForeignOptions& options);
 

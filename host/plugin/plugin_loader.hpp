@@ -40,6 +40,9 @@ struct LoaderOptions {
     // that lists a server's tools at load gets (the first owner).
     std::shared_ptr<SecretSource> secrets;
     std::string listing_user;
+    // Where the npm packages that foreign server declarations pin are installed (`packages_dir` in
+    // skillhost.yaml; plugin/foreign_package.hpp). Empty: a declaration with `package:` fails to load.
+    std::filesystem::path packages_dir;
     // Set in a plugin runner: the host answers the extensions it answers (model, storage, ...),
     // asked over the runner's socket (plugin/extensions/host_extension.hpp).
     ExtensionForward forward;

@@ -9,6 +9,7 @@ LiveCatalogOptions live_catalog_options(const config::HostConfig& config) {
     options.plugin_dirs = config.plugin_dirs;
     options.loader.cache_dir = config.plugin_cache_dir();
     options.loader.isolation = plugin::isolation_options(config);
+    options.loader.packages_dir = config.packages_dir;
     return options;
 }
 

@@ -45,6 +45,21 @@ TEST(HostConfig, FileValuesResolveRelativeToTheFile) {
     EXPECT_EQ(cfg->etc_dir, dir / "conf");
 }
 
+TEST(HostConfig, PackagesDirDefaultsToTheHomesAndResolvesRelativeToTheFile) {
+    TempDir dir;
+    ConfigSources s;
+    s.home = (dir / "home").string();
+    auto defaults = load_host_config(s);
+    ASSERT_TRUE(defaults.ok()) << defaults.error().message;
+    EXPECT_EQ(defaults->packages_dir, dir / "home/packages");
+
+    write_file(dir / "conf/skillhost.yaml", "packages_dir: mcp-packages\n");
+    s.config_file = dir / "conf/skillhost.yaml";
+    auto set = load_host_config(s);
+    ASSERT_TRUE(set.ok()) << set.error().message;
+    EXPECT_EQ(set->packages_dir, dir / "conf/mcp-packages");
+}
+
 TEST(HostConfig, HomeOptionWinsOverFileAndEnvironment) {
     TempDir dir;
     write_file(dir / "skillhost.yaml", "home: from-file\n");

@@ -297,6 +297,36 @@ TEST(ForeignServerInvalid, UnknownPlaceholdersAndFilesThatGrantEverything) {
     expect_problem(parse(kHttp + "files: [/opt/x]\n"), "files", 5, 8, "'files' is for transport stdio");
 }
 
+TEST(ForeignServer, PackagePlaceholderNamesTheInstalledPackageWhereitIsDeclared) {
+    // Before or after the fields that use it: the file's order does not matter.
+    const std::string package = "package: {npm: \"@scope/server\", version: 1.0.0, integrity: sha512-AA==}\n";
+    const std::string uses =
+        "args: [\"${package}/dist/index.js\", \"${data_dir}\"]\nenv: {ROOT: \"${package}\"}\n"
+        "working_directory: \"${package}\"\n";
+    for (const std::string& text : {kStdio + package + uses, kStdio + uses + package}) {
+        const ForeignServer server = parsed_ok(parse(text));
+        ASSERT_TRUE(server.package.has_value());
+        EXPECT_EQ(server.args.front(), "${package}/dist/index.js");  // filled in at load, from the install
+        EXPECT_EQ(server.env.front().second, "${package}");
+        EXPECT_EQ(server.working_directory, "${package}");
+    }
+}
+
+TEST(ForeignServerInvalid, PackagePlaceholderWithoutAPackageSaysToDeclareOne) {
+    const std::string message =
+        "${package} is the directory of the installed package, and this declaration has no "
+        "package: declare it";
+    expect_problem(parse(kStdio + "args: [\"${package}/dist/index.js\"]\n"), "args[0]", 5, 8, message);
+    expect_problem(parse(kStdio + "env: {A: \"${package}\"}\n"), "env.A", 5, 10, message);
+    expect_problem(parse(kStdio + "working_directory: \"${package}\"\n"), "working_directory", 5, 20, message);
+    expect_problem(parse(kStdio + "args: [\"${packages}\"]\n"), "args[0]", 5, 8,
+                   "unknown placeholder \"${packages}\" (did you mean 'package'?)");
+    // With a package, still not in files: the install is added to them by itself.
+    expect_problem(parse(kStdio + "files: [\"${package}\"]\n" +
+                         "package: {npm: server-x, version: 1.0.0, integrity: sha512-AA==}\n"),
+                   "files[0]", 5, 9, "without placeholders");
+}
+
 TEST(ForeignServerInvalid, UrlWithoutScheme) {
     const std::string head = "kind: mcp_server\nname: x\ntransport: streamable_http\n";
     expect_problem(parse(head + "url: example.com/mcp\n"), "url", 4, 6,

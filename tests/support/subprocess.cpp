@@ -14,6 +14,12 @@
 
 namespace skillhost::testing {
 
+ProcessResult SkillhostCommand::operator()(std::vector<std::string> args) const {
+    args.insert(args.begin(), binary);
+    args.insert(args.end(), {"--config", config, "--home", home});
+    return run_process(args, env, {}, timeout_ms);
+}
+
 ProcessResult run_process(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
                           const std::string& input, int timeout_ms) {
     int in_pipe[2], out_pipe[2], err_pipe[2];

@@ -19,4 +19,12 @@ struct ProcessResult {
 ProcessResult run_process(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {},
                           const std::string& input = {}, int timeout_ms = 60000);
 
+// The skillhost binary as a CLI test runs it: each command's arguments, then --config and --home.
+struct SkillhostCommand {
+    std::string binary, config, home;
+    std::map<std::string, std::string> env;  // added to the current environment
+    int timeout_ms = 60000;
+    ProcessResult operator()(std::vector<std::string> args) const;
+};
+
 }  // namespace skillhost::testing
