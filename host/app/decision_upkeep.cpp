@@ -20,6 +20,15 @@ std::size_t recover_interrupted_decisions(HostRuntime& host) {
             recovered += ids->size();
         }
     }
+    if (parts_of(host).definition_changes) {
+        if (auto ids = parts_of(host).definition_changes->recover_interrupted(); ids && !ids->empty()) {
+            spdlog::warn(
+                "{} approved definition change(s) were interrupted by an earlier stop before the definition was "
+                "pinned and are marked failed; the next listing of each server asks again",
+                ids->size());
+            recovered += ids->size();
+        }
+    }
     return recovered;
 }
 
@@ -42,6 +51,7 @@ std::optional<std::size_t> pending_approval_count(HostRuntime& host) {
 void add_decision_queues(SharedStateSweeperParts& parts, HostRuntime& host) {
     parts.approvals = parts_of(host).approvals.get();
     parts.elicitations = parts_of(host).elicitations.get();
+    parts.definition_changes = parts_of(host).definition_changes.get();
 }
 
 }  // namespace skillhost::app

@@ -9,6 +9,19 @@ namespace {
 
 // Interrupted runs looked at per sweep, so a backlog is worked off in bounded steps.
 constexpr std::size_t max_resumes_per_sweep = 20;
+// Marks failed the decisions of `queue` claimed by a process that is gone, logging each (`each`
+// names the id with {}).
+template <class Queue, class Alive>
+void recover_claims(Queue& queue, const Alive& claimer_alive, std::string_view kind,
+                    fmt::format_string<const std::string&> each) {
+    auto ids = queue.recover_interrupted(claimer_alive);
+    if (!ids) {
+        spdlog::warn("serve: recovering interrupted {} failed: {}", kind, ids.error().message);
+        return;
+    }
+    for (const auto& id : *ids) spdlog::warn("serve: {}", fmt::format(each, id));
+}
+
 // Waiting runs looked at per sweep (each a lookup of its approval or question).
 constexpr std::size_t max_waiting_looked_at = 100;
 // Runs remembered as not continuable here; past this the memory starts over.
@@ -60,6 +73,7 @@ void SharedStateSweeper::sweep() {
             spdlog::warn("serve: run {} lost its instance (lease expired); marked interrupted to be resumed", id);
         if (auto expired = parts_.approvals->expire_due(); !expired)
             spdlog::warn("serve: expiring approvals failed: {}", expired.error().message);
+        if (parts_.definition_changes) expire_definition_changes();
         store::RunLeases* leases = parts_.leases;
         const auto claimer_alive = [leases](const decisions::ProcessIdentity& claimer) {
             auto alive = leases->instance_alive(process_owner_text(claimer));
@@ -67,18 +81,15 @@ void SharedStateSweeper::sweep() {
             if (alive->has_value()) return **alive;
             return decisions::process_is_alive(claimer);  // a CLI process: same-host check only
         };
-        if (parts_.elicitations) {
-            // Before the pruning below, like the approvals: a pruned instance could no longer be judged.
-            auto questions = parts_.elicitations->recover_interrupted(claimer_alive);
-            if (!questions)
-                spdlog::warn("serve: recovering interrupted questions failed: {}", questions.error().message);
-            else
-                for (const auto& id : *questions)
-                    spdlog::warn(
-                        "serve: question {} was answered on an instance that stopped before its call finished; "
-                        "marked failed (not re-run)",
-                        id);
-        }
+        // Before the pruning below, like the approvals: a pruned instance could no longer be judged.
+        if (parts_.elicitations)
+            recover_claims(*parts_.elicitations, claimer_alive, "questions",
+                           "question {} was answered on an instance that stopped before its call finished; marked "
+                           "failed (not re-run)");
+        if (parts_.definition_changes)
+            recover_claims(*parts_.definition_changes, claimer_alive, "definition changes",
+                           "definition change {} was approved on an instance that stopped before it pinned the "
+                           "definition; marked failed (the next listing of the server asks again)");
         auto recovered = parts_.approvals->recover_interrupted(claimer_alive);
         if (!recovered) {
             spdlog::warn("serve: recovering interrupted approvals failed: {}", recovered.error().message);
@@ -99,6 +110,21 @@ void SharedStateSweeper::sweep() {
     }
     resume_interrupted_runs();
     resume_runs_waiting_on_nothing();
+}
+
+// Like an expired approval, an expired definition change is audited by its queue; the tool stays
+// refused, and its next listing asks again.
+void SharedStateSweeper::expire_definition_changes() {
+    auto expired = parts_.definition_changes->expire_due();
+    if (!expired) {
+        spdlog::warn("serve: expiring definition changes failed: {}", expired.error().message);
+        return;
+    }
+    for (const auto& id : *expired)
+        spdlog::info(
+            "serve: definition change {} expired before an owner decided it; its tool stays refused and the "
+            "server's next listing asks again",
+            id);
 }
 
 void SharedStateSweeper::resume_runs_waiting_on_nothing() {

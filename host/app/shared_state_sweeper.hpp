@@ -2,8 +2,8 @@
 // thread of its own: every heartbeat it announces this instance as alive; every sweep interval the
 // instance elected by an expiring lease (store::RunLeases::sweep_expired: a stalled instance loses
 // it) turns runs whose lease expired into interrupted ones, expires
-// approvals past their TTL, fails approvals whose executing instance is gone (never re-running
-// them) and questions whose answering instance died before the call they answered finished, and then deletes announcements of instances dead for longer than `forget_instances_after`
+// approvals and definition changes past their TTL, fails approvals whose executing instance is gone (never re-running
+// them), definition changes whose approving instance died before it pinned them, and questions whose answering instance died before the call they answered finished, and then deletes announcements of instances dead for longer than `forget_instances_after`
 // (by then every sweep since has recovered what they held), and every instance offers to resume
 // interrupted runs (a compare-and-set picks one, and only an instance that has the plugin versions a
 // run used takes it) and runs left waiting on an approval or question that ended without anyone
@@ -12,6 +12,7 @@
 
 #include "operator/operator.hpp"
 #include "decisions/approval_queue.hpp"
+#include "decisions/definition_change_queue.hpp"
 #include "decisions/elicitation_queue.hpp"
 #include "store/run_lease.hpp"
 #include "store/run_store.hpp"
@@ -30,7 +31,8 @@ namespace skillhost::app {
 struct SharedStateSweeperParts {
     store::RunLeases* leases = nullptr;  // required; not owned (all of these outlive the sweeper)
     decisions::ApprovalQueue* approvals = nullptr;
-    decisions::ElicitationQueue* elicitations = nullptr;  // optional
+    decisions::ElicitationQueue* elicitations = nullptr;             // optional
+    decisions::DefinitionChangeQueue* definition_changes = nullptr;  // optional
     store::RunStore* runs = nullptr;
     const op::Operator* op = nullptr;
     // Starts resuming an interrupted run in the background (the daemon's run hub), and whether a
@@ -60,6 +62,7 @@ public:
 private:
     void loop();
     void sweep();
+    void expire_definition_changes();
     void resume_interrupted_runs();
     void resume_runs_waiting_on_nothing();
 

@@ -272,13 +272,15 @@ Result<std::shared_ptr<Session>> start_session(const manifest::ForeignServer& se
     session->redactor = std::make_shared<const SecretRedactor>(secrets.redactor);
     upstream::RpcHandlers handlers;
     const std::string name = server.name;
-    handlers.on_notification = [name, changed = session->tools_changed](std::string_view method, const json::value&) {
+    handlers.on_notification = [name, changed = session->tools_changed, tell = options.isolation.on_tools_changed](
+                                   std::string_view method, const json::value&) {
         if (method != "notifications/tools/list_changed") return;
-        spdlog::info(
-            "MCP server '{}' says its tools changed; they are listed again before its next call, and a "
-            "changed one is refused until its new definition is approved",
-            name);
-        changed->store(true);
+        if (!changed->exchange(true))  // once until they are listed, however often it says so
+            spdlog::info(
+                "MCP server '{}' says its tools changed; they are listed again (and the catalog with them), and a "
+                "changed one is refused until its new definition is approved",
+                name);
+        if (tell) tell(name);
     };
     session->sampling =
         std::make_shared<ForeignSampling>(server.name, server.permissions.llm, options.completions, user.id);
@@ -447,11 +449,8 @@ public:
         manifest_.abi = {1, 1};
         manifest_.permissions = server_.permissions;
         manifest_.file = server_.file;
-        for (const auto& tool : tools.tools) {
-            if (!server_.offers(tool.name)) continue;
-            manifest_.skills.push_back(skill_of(tool));
-            tools_.emplace(manifest_.skills.back().id, tool.name);
-        }
+        offer(tools);
+        shared_->offered = offered_by(tools);
         for (std::size_t i = 0; i < verdicts.size() && i < definitions.size(); ++i) {
             if (verdicts[i].callable) {
                 accepted_[definitions[i].tool] = definitions[i].hash;
@@ -461,6 +460,21 @@ public:
         }
         for (const auto& rejected : tools.rejected)
             spdlog::warn("MCP server '{}': tool '{}' left out: {}", server_.name, rejected.name, rejected.reason);
+    }
+
+    // The same server as `previous` (its running instances, crashes, quarantine and accepted
+    // definitions) offering the tools it now lists, as listing `generation` of its announced changes.
+    ForeignPlugin(const ForeignPlugin& previous, const upstream::ToolList& tools, std::uint64_t generation)
+        : server_(previous.server_),
+          options_(previous.options_),
+          plan_(previous.plan_),
+          sandbox_(previous.sandbox_),
+          manifest_(previous.manifest_),
+          pins_(previous.pins_),
+          shared_(previous.shared_),
+          generation_(generation) {
+        manifest_.skills.clear();
+        offer(tools);
     }
 
     const manifest::Manifest& manifest() const override { return manifest_; }
@@ -535,7 +549,22 @@ public:
         return RawOutcome::from_error(error);
     }
 
+    std::shared_ptr<LoadedPlugin> relisted() const override {
+        relist_announced();
+        std::lock_guard lock(mutex_);
+        if (shared_->generation == generation_ || !shared_->announced) return nullptr;
+        return std::make_shared<ForeignPlugin>(*this, *shared_->announced, shared_->generation);
+    }
+
 private:
+    void offer(const upstream::ToolList& tools) {
+        for (const auto& tool : tools.tools) {
+            if (!server_.offers(tool.name)) continue;
+            manifest_.skills.push_back(skill_of(tool));
+            tools_.emplace(manifest_.skills.back().id, tool.name);
+        }
+    }
+
     manifest::SkillSpec skill_of(const upstream::ToolDefinition& tool) const {
         const manifest::ToolOverride* set = server_.override_for(tool.name);
         const manifest::ToolDefaults& defaults = server_.defaults;
@@ -587,6 +616,23 @@ private:
         Clock::time_point last_used{};
     };
 
+    // What every version of the server's plugin shares: a listing after list_changed makes a new
+    // version for the catalog (relisted()), which serves from the same instances.
+    struct Shared {
+        std::mutex mutex;
+        std::map<std::string, Slot> slots;  // by user id: one instance of the server per user
+        std::deque<Clock::time_point> crashes;
+        std::optional<Error> quarantine;
+        // tool (kInstructionsPin: the instructions) -> the hash the pins accepted: calls against it
+        // need no look-up; any other hash is shown to the pins first.
+        std::map<std::string, std::string> accepted;
+        // The tools (name -> definition hash) the server last said it offers, by the listing at load or
+        // one after it said they changed; each different one is the next generation.
+        std::map<std::string, std::string> offered;
+        std::shared_ptr<const upstream::ToolList> announced;  // that listing, once it is not the load's
+        std::uint64_t generation = 0;
+    };
+
     // The calling user's running session, or a new one (after the backoff when the last ended).
     // Every new session lists the tools again, and a tool whose definition is not the pinned one
     // is refused, as it is when a running server says its tools changed.
@@ -609,7 +655,10 @@ private:
         }
         if (slot.session && !slot.session->channel->closed()) {
             if (slot.session->tools_changed->exchange(false)) {
-                if (auto listed = list_locked(*slot.session, call.user_id); !listed) return listed.error();
+                auto listed = list_locked(*slot.session, call.user_id);
+                if (!listed) return listed.error();
+                if (announce_locked(*listed) && options_.isolation.on_tools_changed)
+                    options_.isolation.on_tools_changed(server_.name);
             }
             return check_pin_locked(slot.session, tool, call);
         }
@@ -659,7 +708,14 @@ private:
     // Lists the tools again (a new session, or the server said they changed): what a call on this
     // session is checked against from now on. Definitions not yet accepted are shown to the pins at
     // once, so a change waits for its decision before anyone calls the tool.
-    Status list_locked(Session& session, const std::string& user) const {
+    Result<upstream::ToolList> list_locked(Session& session, const std::string& user) const {
+        auto listed = list_tools_of(session);
+        if (!listed) return listed.error();
+        if (auto taken = take_listing_locked(session, *listed, user); !taken) return taken.error();
+        return listed;
+    }
+
+    Result<upstream::ToolList> list_tools_of(Session& session) const {
         upstream::ToolListLimits limits;
         limits.max_tools = server_.limits.max_tools;
         auto listed = session.client->list_tools(
@@ -669,10 +725,14 @@ private:
             return with_manifest(std::move(listed.error()), server_);
         }
         redact_listing(listed.value(), *session.redactor);
+        return listed;
+    }
+
+    Status take_listing_locked(Session& session, const upstream::ToolList& listed, const std::string& user) const {
         session.listed.clear();
         std::vector<ListedDefinition> unaccepted;
         if (!is_accepted_locked(session.instructions)) unaccepted.push_back(session.instructions);
-        for (const auto& tool : listed->tools) {
+        for (const auto& tool : listed.tools) {
             if (!server_.offers(tool.name)) continue;
             auto [entry, added] = session.listed.emplace(tool.name, tool_listed(tool));
             if (added && !is_accepted_locked(entry->second)) unaccepted.push_back(entry->second);
@@ -684,6 +744,52 @@ private:
             if ((*verdicts)[i].callable) accepted_[unaccepted[i].tool] = unaccepted[i].hash;
         }
         return {};
+    }
+
+    // Lists the tools again on every instance whose server said they changed since (the catalog's
+    // relisted(), on a thread of its own), without holding the lock while the server answers: calls
+    // go on meanwhile. An instance that cannot list them now lists them before its next call.
+    void relist_announced() const {
+        std::vector<std::pair<std::string, std::shared_ptr<Session>>> changed;
+        {
+            std::lock_guard lock(mutex_);
+            for (const auto& [user, slot] : slots_) {
+                if (slot.session && !slot.session->channel->closed() && slot.session->tools_changed->exchange(false))
+                    changed.emplace_back(user, slot.session);
+            }
+        }
+        for (const auto& [user, session] : changed) {
+            auto listed = list_tools_of(*session);
+            std::lock_guard lock(mutex_);
+            Status taken = listed ? take_listing_locked(*session, *listed, user) : Status(listed.error());
+            if (!taken) {
+                session->tools_changed->store(true);
+                spdlog::warn(
+                    "MCP server '{}' said its tools changed, but listing them failed ({}: {}); they are "
+                    "listed again before the next call",
+                    server_.name, taken.error().code, taken.error().message);
+                continue;
+            }
+            announce_locked(*listed);
+        }
+    }
+
+    // Takes what the server listed after it said its tools changed as what it offers now; true when
+    // that differs from what it offered before (the catalog then serves a new version).
+    bool announce_locked(const upstream::ToolList& listed) const {
+        auto offered = offered_by(listed);
+        if (offered == shared_->offered) return false;
+        shared_->offered = std::move(offered);
+        shared_->announced = std::make_shared<const upstream::ToolList>(listed);
+        ++shared_->generation;
+        return true;
+    }
+
+    std::map<std::string, std::string> offered_by(const upstream::ToolList& listed) const {
+        std::map<std::string, std::string> offered;
+        for (const auto& tool : listed.tools)
+            if (server_.offers(tool.name)) offered.emplace(tool.name, upstream::definition_hash(tool));
+        return offered;
     }
 
     bool is_accepted_locked(const ListedDefinition& listed) const {
@@ -818,13 +924,13 @@ private:
     std::map<std::string, std::string, std::less<>> tools_;  // skill id -> upstream tool name
     const std::shared_ptr<DefinitionPins> pins_ = options_.pins ? options_.pins : memory_definition_pins();
 
-    mutable std::mutex mutex_;
-    mutable std::map<std::string, Slot> slots_;  // by user id: one instance of the server per user
-    mutable std::deque<Clock::time_point> crashes_;
-    mutable std::optional<Error> quarantine_;
-    // tool (kInstructionsPin: the instructions) -> the hash the pins accepted: calls against it need
-    // no look-up; any other hash is shown to the pins first.
-    mutable std::map<std::string, std::string> accepted_;
+    const std::shared_ptr<Shared> shared_ = std::make_shared<Shared>();
+    const std::uint64_t generation_ = 0;  // of shared_->announced this version offers (0: the load's)
+    std::mutex& mutex_ = shared_->mutex;
+    std::map<std::string, Slot>& slots_ = shared_->slots;
+    std::deque<Clock::time_point>& crashes_ = shared_->crashes;
+    std::optional<Error>& quarantine_ = shared_->quarantine;
+    std::map<std::string, std::string>& accepted_ = shared_->accepted;
 };
 
 // The rest of load_foreign_server, once a declared package is installed and filled in.

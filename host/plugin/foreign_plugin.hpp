@@ -11,7 +11,10 @@
 // definitions are pinned (definition_pins.hpp): a tool whose definition differs from its pin, a new
 // tool, or every tool after the instructions changed, is refused (UPSTREAM_DEFINITION_CHANGED, with
 // the definition_change decision it waits on) until a person approves the change: a server cannot
-// change what a tool does behind the catalog's back, neither while it runs nor across a restart.
+// change what a tool does behind the catalog's back, neither while it runs nor across a restart. A
+// server that says its tools changed (notifications/tools/list_changed) has them listed again, and
+// relisted() makes the version of the plugin that offers what it lists now, from the same instances,
+// for the catalog to serve (LiveCatalog does so on IsolationOptions::on_tools_changed).
 #pragma once
 
 #include "base/error.hpp"

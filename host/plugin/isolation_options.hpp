@@ -64,6 +64,10 @@ struct IsolationOptions {
     // (the plugin's destructor joins that thread), so a rebuild runs on a thread of the callback's
     // owner (LiveCatalog does so).
     std::function<void(const std::string& plugin_name)> on_quarantine;
+    // Told when a foreign MCP server says its tools changed (notifications/tools/list_changed), on the
+    // thread that reads that server (or a call's): it must return promptly and never call into the
+    // plugin there; the owner of the catalog calls LoadedPlugin::relisted() on a thread of its own.
+    std::function<void(const std::string& plugin_name)> on_tools_changed;
     // Told of every runner crash, kill and quarantine (e.g. for the audit log and metrics).
     std::function<void(const Error& event)> on_supervision_event;
 

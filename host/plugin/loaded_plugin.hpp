@@ -93,6 +93,11 @@ public:
     // Why the plugin is quarantined (PLUGIN_QUARANTINED, naming its crashes), or nullopt. A
     // quarantined plugin answers every call with that error until a new version is loaded.
     virtual std::optional<Error> quarantine() const { return std::nullopt; }
+    // A newer version of this plugin it made itself, for the catalog to serve instead, or null when
+    // there is none: a foreign MCP server that said its tools changed lists them again and offers
+    // what it lists now, from the same running instances. May ask the server (up to its start-up
+    // limit), so never called under a catalog lock.
+    virtual std::shared_ptr<LoadedPlugin> relisted() const { return nullptr; }
     // What the runner's sandbox enforces (empty for in-process plugins).
     virtual boost::json::object sandbox() const { return {}; }
     // How its runners fare, for operators: {crashes (within the quarantine window), crash_limit,

@@ -26,7 +26,7 @@ struct PluginChange {
 struct CatalogChange {
     std::uint64_t old_version = 0;
     std::uint64_t new_version = 0;
-    std::string trigger;  // "rescan" or "unit"
+    std::string trigger;  // "rescan", "unit" or "list_changed"
     // Manifest files whose unit was rebuilt (loaded, updated, removed or newly failing) by this
     // change; a subscriber interested in one plugin filters on these.
     std::vector<std::filesystem::path> units;

@@ -22,6 +22,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// A foreign server is listed again at most this often, however often it says its tools changed.
+constexpr std::chrono::milliseconds kRelistGap{1000};
+
 std::chrono::microseconds since(Clock::time_point start) {
     return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
 }
@@ -105,7 +108,8 @@ LiveCatalog::LiveCatalog(LiveCatalogOptions options)
                                                                 std::vector<plugin::PluginFailure>{})),
       subscribers_(std::make_shared<SubscriberList>()),
       report_sink_(std::move(options.on_report)),
-      start_servers_in_background_(options.start_servers_in_background) {
+      start_servers_in_background_(options.start_servers_in_background),
+      relisting_(kRelistGap, [this](const std::string& plugin_name) { relist(plugin_name); }) {
     std::lock_guard lock(quarantine_inbox_->mutex);
     quarantine_inbox_->catalog = this;
 }
@@ -115,6 +119,7 @@ LiveCatalog::~LiveCatalog() {
         std::lock_guard lock(quarantine_inbox_->mutex);
         quarantine_inbox_->catalog = nullptr;
     }
+    relisting_.stop();
     quarantine_rescans_.join_all();  // none starts any more; those started use this catalog
 }
 
@@ -137,7 +142,55 @@ plugin::LoaderOptions LiveCatalog::with_quarantine_inbox(plugin::LoaderOptions o
         std::lock_guard lock(inbox->mutex);
         if (inbox->catalog) inbox->catalog->rescan_soon();
     };
+    auto told = std::move(options.isolation.on_tools_changed);
+    options.isolation.on_tools_changed = [inbox, told](const std::string& plugin_name) {
+        if (told) told(plugin_name);
+        std::lock_guard lock(inbox->mutex);
+        if (inbox->catalog) inbox->catalog->relisting_.request(plugin_name);
+    };
     return options;
+}
+
+void LiveCatalog::relist(const std::string& plugin_name) {
+    std::shared_ptr<plugin::LoadedPlugin> serving;
+    {
+        std::lock_guard lock(rebuild_mutex_);
+        for (const auto& [key, unit] : units_) {
+            if (unit.serving && unit.serving->manifest().name == plugin_name) {
+                serving = unit.serving;
+                break;
+            }
+        }
+    }
+    if (!serving) return;  // failed, quarantined or gone meanwhile: nothing serves it to list again
+    const auto start = Clock::now();
+    std::shared_ptr<plugin::LoadedPlugin> next = serving->relisted();
+    if (!next) return;
+    ReloadReport report;
+    report.trigger = "list_changed";
+    {
+        std::lock_guard lock(rebuild_mutex_);
+        report.catalog_version_before = report.catalog_version_after = version();
+        UnitState* unit = nullptr;
+        for (auto& [key, candidate] : units_)
+            if (candidate.serving == serving) unit = &candidate;
+        if (unit == nullptr) return;  // reloaded or removed meanwhile: that rebuild stands
+        UnitReport relisted;
+        relisted.manifest_file = unit->manifest_file;
+        relisted.plugin_name = plugin_name;
+        relisted.outcome = UnitOutcome::relisted;
+        relisted.previous_version = relisted.version = std::string(serving->version());
+        // The same code as before: only the skills whose definition changed count as updated.
+        const std::uint64_t code = code_hashes_.try_emplace(serving.get(), unit->manifest_hash).first->second;
+        code_hashes_[next.get()] = code;
+        unit->serving = std::move(next);
+        relisted.load_time = since(start);
+        report.units.push_back(std::move(relisted));
+        spdlog::info("MCP server '{}' listed its tools again after it said they changed", plugin_name);
+        report.duration = since(start);
+        publish(report, start);
+    }
+    deliver_pending();
 }
 
 std::optional<UnitReport> LiveCatalog::quarantine_unit(UnitState& unit) {

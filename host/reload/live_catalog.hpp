@@ -9,6 +9,7 @@
 #include "plugin/plugin_loader.hpp"
 #include "reload/catalog_change.hpp"
 #include "reload/file_identity.hpp"
+#include "reload/relist_schedule.hpp"
 #include "reload/reload_report.hpp"
 #include "reload/subscription.hpp"
 #include "reload/error_codes.hpp"
@@ -144,6 +145,10 @@ private:
     // rescan() on a thread of this catalog's (a quarantine is reported on the runner's reader thread,
     // which the rescan may have to join).
     void rescan_soon();
+    // A foreign server said its tools changed: the plugin serving it lists them again
+    // (LoadedPlugin::relisted(), outside the catalog's locks), and a new version it makes is
+    // published as any rebuild is (trigger "list_changed"). Runs on relisting_'s threads.
+    void relist(const std::string& plugin_name);
 
     const std::shared_ptr<QuarantineInbox> quarantine_inbox_ = std::make_shared<QuarantineInbox>();
     const std::vector<std::filesystem::path> plugin_dirs_;
@@ -167,6 +172,8 @@ private:
     bool delivering_ = false;
 
     const bool start_servers_in_background_;
+    // Listings of foreign servers that said their tools changed (relist()); stopped first.
+    RelistSchedule relisting_;
     OwnedThreads quarantine_rescans_;  // last: its threads use everything above; joined first
 };
 

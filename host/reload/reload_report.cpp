@@ -12,6 +12,7 @@ const char* to_string(UnitOutcome outcome) {
         case UnitOutcome::failed: return "failed";
         case UnitOutcome::failed_keeping_previous: return "failed_keeping_previous";
         case UnitOutcome::quarantined: return "quarantined";
+        case UnitOutcome::relisted: return "relisted";
         case UnitOutcome::directory_missing: return "directory_missing";
     }
     return "unknown";

@@ -24,6 +24,7 @@ enum class UnitOutcome {
     failed_keeping_previous,  // the new version could not be loaded; the previous one keeps serving
     directory_missing,        // a configured plugin directory does not exist (any plugins from it left)
     quarantined,              // its runner crashed too often; its skills left until a new version loads
+    relisted,                 // a foreign server said its tools changed: a version offering what it lists now serves
 };
 
 const char* to_string(UnitOutcome outcome);
@@ -39,7 +40,7 @@ struct UnitReport {
 };
 
 struct ReloadReport {
-    std::string trigger;  // "rescan" or "unit"
+    std::string trigger;  // "rescan", "unit" or "list_changed"
     std::uint64_t catalog_version_before = 0;
     std::uint64_t catalog_version_after = 0;  // equal to before when nothing changed
     std::vector<UnitReport> units;            // only units whose state changed

@@ -47,9 +47,14 @@ protected:
                    "kind: mcp_server\nname: changing\ntransport: stdio\ncommand: " + server +
                        "\nargs: [--change-after-list]\n"
                        "skills:\n  - {id: echo, risk: low, min_trust: observe, requires_approval: false}\n");
+        write_file(daemon_->plugins_dir() / "growing.yaml",
+                   "kind: mcp_server\nname: growing\ntransport: stdio\ncommand: " + server +
+                       "\nargs: [--add-tool-after-call, \"1\"]\n"
+                       "defaults: {risk: low, min_trust: observe, requires_approval: false}\n");
         daemon_->start();
         // Servers start beside the catalog (the daemon serves meanwhile): wait until each has listed its tools.
-        for (const char* skill : {"fixture__echo", "crashy__echo", "asker__ask_user", "changing__echo"}) {
+        for (const char* skill :
+             {"fixture__echo", "crashy__echo", "asker__ask_user", "changing__echo", "growing__echo"}) {
             int status = 0;
             for (int i = 0; i < 300 && status != 200; ++i) {
                 status = daemon_->get(std::string("/v1/skills/") + skill).status;
@@ -258,6 +263,48 @@ TEST_F(ServeForeignServer, AChangedToolWaitsForAnOwnersDecisionOverHttp) {
 
     auto after = call("changing__echo", R"({"message":"approved"})");
     EXPECT_EQ(after.status, 200) << after.body;
+}
+
+// The server adds a tool (and drops another) after its first call and says so: the new tool joins
+// the catalog without a reload or restart, is refused naming the decision it waits on, and runs once
+// an owner approves that decision with the CLI; the dropped one leaves the catalog.
+TEST_F(ServeForeignServer, AToolAddedWithListChangedJoinsTheCatalogAndRunsOnceApproved) {
+    EXPECT_EQ(daemon_->get("/v1/skills/growing__latecomer").status, 404);
+    EXPECT_EQ(daemon_->get("/v1/skills/growing__add").status, 200);
+    auto first = call("growing__echo", R"({"message":"grow"})");
+    ASSERT_EQ(first.status, 200) << first.body;
+
+    int status = 0;
+    for (int i = 0; i < 300 && status != 200; ++i) {
+        status = daemon_->get("/v1/skills/growing__latecomer").status;
+        if (status != 200) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ASSERT_EQ(status, 200) << "the tool the server added never joined the catalog";
+    auto skills = daemon_->get("/v1/skills");
+    ASSERT_EQ(skills.status, 200) << skills.body;
+    EXPECT_THAT(skills.body, HasSubstr("growing__latecomer"));
+    EXPECT_THAT(skills.body, ::testing::Not(HasSubstr("growing__add"))) << "the tool the server dropped left";
+    EXPECT_EQ(daemon_->get("/v1/skills/growing__add").status, 404);
+    // Its decision was asked for when the server listed it, before anyone called it.
+    auto pending = daemon_->get("/v1/definition_changes");
+    ASSERT_EQ(pending.status, 200) << pending.body;
+    EXPECT_THAT(pending.body, HasSubstr("growing__latecomer"));
+
+    auto refused = call("growing__latecomer", "{}");
+    ASSERT_EQ(refused.status, 200) << refused.body;  // a skill's failed call is the call's outcome
+    const json::value outcome = refused.json();
+    EXPECT_EQ(outcome.at("ok"), false) << refused.body;
+    const auto& error = outcome.at("error");
+    EXPECT_EQ(error.at("code"), "UPSTREAM_DEFINITION_CHANGED") << refused.body;
+    const std::string id(error.at("details").at("decision_id").as_string());
+    EXPECT_THAT(std::string(error.at("message").as_string()), HasSubstr(id));
+
+    auto approved = daemon_->cli({"definition_changes", "approve", id});
+    ASSERT_EQ(approved.exit_code, 0) << approved.out << approved.err;
+    auto called = call("growing__latecomer", "{}");
+    ASSERT_EQ(called.status, 200) << called.body;
+    EXPECT_EQ(called.json().at("result").at("text"), "latecomer here") << called.body;
+    EXPECT_EQ(call("growing__echo", R"({"message":"still"})").status, 200);
 }
 
 }  // namespace
