@@ -147,10 +147,16 @@ TEST_F(RelistingCatalogTest, AnAddedToolJoinsAndADroppedOneLeavesWithoutAReloadA
         << "the tool the server added never joined the catalog";
     EXPECT_FALSE(has(catalog, "flood__add")) << "the tool the server dropped left it";
     EXPECT_GT(catalog.version(), version);
+    // The report follows the published snapshot (on_report runs after the swap): wait for it.
+    ASSERT_TRUE(test::wait_until(
+        [&] {
+            std::lock_guard lock(reports_mutex);
+            return !reports.empty() && reports.back().trigger == "list_changed";
+        },
+        10s))
+        << "the relisting was never reported";
     {
         std::lock_guard lock(reports_mutex);
-        ASSERT_FALSE(reports.empty());
-        EXPECT_EQ(reports.back().trigger, "list_changed");
         ASSERT_EQ(reports.back().units.size(), 1u);
         EXPECT_EQ(reports.back().units[0].outcome, UnitOutcome::relisted);
     }
