@@ -46,13 +46,6 @@ Error package_error(ErrorCode code, std::string message, const manifest::Foreign
     return error;
 }
 
-std::string replaced_all(std::string text, std::string_view placeholder, const std::string& value) {
-    for (std::size_t at = text.find(placeholder); at != std::string::npos;
-         at = text.find(placeholder, at + value.size()))
-        text.replace(at, placeholder.size(), value);
-    return text;
-}
-
 // The end of what npm said (where its error is), one line, printable.
 std::string npm_said(const CommandOutcome& outcome) {
     std::string text = outcome.err.empty() ? outcome.out : outcome.err;
@@ -431,6 +424,13 @@ Result<manifest::ForeignServer> with_installed_package(const manifest::ForeignSe
     running.working_directory = replaced_all(std::move(running.working_directory), kPlaceholder, dir);
     running.files.push_back(installed->install_dir);
     return running;
+}
+
+std::string replaced_all(std::string text, std::string_view placeholder, const std::string& value) {
+    for (std::size_t at = text.find(placeholder); at != std::string::npos;
+         at = text.find(placeholder, at + value.size()))
+        text.replace(at, placeholder.size(), value);
+    return text;
 }
 
 }  // namespace skillhost::plugin

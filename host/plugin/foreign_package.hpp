@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace skillhost::plugin {
 
@@ -56,5 +57,9 @@ Result<InstalledPackage> verify_package(const manifest::ForeignServer& server,
 // and executed in the sandbox). Errors of verify_package.
 Result<manifest::ForeignServer> with_installed_package(const manifest::ForeignServer& server,
                                                        const std::filesystem::path& packages_dir);
+
+// `text` with every `placeholder` ("${package}") replaced by `value` (a value holding the
+// placeholder is not expanded again).
+std::string replaced_all(std::string text, std::string_view placeholder, const std::string& value);
 
 }  // namespace skillhost::plugin

@@ -103,13 +103,8 @@ Result<SandboxPlan> plan_sandbox(const ForeignOptions& options) {
 
 // ${data_dir} and ${workspace} replaced (the declaration allows no other placeholder).
 std::string expand(std::string text, const std::filesystem::path& data_dir, const std::filesystem::path& workspace) {
-    for (const auto& [placeholder, value] : {std::pair<std::string_view, std::string>{"${data_dir}", data_dir.string()},
-                                             {"${workspace}", workspace.string()}}) {
-        for (std::size_t at = text.find(placeholder); at != std::string::npos;
-             at = text.find(placeholder, at + value.size()))
-            text.replace(at, placeholder.size(), value);
-    }
-    return text;
+    return replaced_all(replaced_all(std::move(text), "${data_dir}", data_dir.string()), "${workspace}",
+                        workspace.string());
 }
 
 std::string label_of(const manifest::ForeignServer& server) {
