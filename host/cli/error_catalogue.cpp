@@ -20,6 +20,7 @@
 #include "app/error_codes.hpp"
 #include "mcp/error_codes.hpp"
 #include "upstream/error_codes.hpp"
+#include "oauth/error_codes.hpp"
 #include "server/error_codes.hpp"
 #include "cli/error_codes.hpp"
 
@@ -34,6 +35,7 @@ std::vector<CataloguedCode> error_catalogue() {
     add(errors::kDbErrorCodes);
     add(errors::kNetErrorCodes);
     add(errors::kUpstreamErrorCodes);
+    add(errors::kOauthErrorCodes);
     add(errors::kConfigErrorCodes);
     add(errors::kStoreErrorCodes);
     add(errors::kLlmErrorCodes);

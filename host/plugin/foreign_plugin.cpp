@@ -190,7 +190,7 @@ Status open_transport(const manifest::ForeignServer& server, const ForeignOption
     upstream::RpcLimits limits;
     limits.max_message_bytes = static_cast<std::size_t>(server.limits.max_message_bytes);
     if (server.transport == manifest::ForeignTransport::streamable_http) {
-        upstream::HttpEndpoint endpoint{server.url, server.headers};
+        upstream::HttpEndpoint endpoint{server.url, server.headers, nullptr};
         endpoint.headers.insert(endpoint.headers.end(), secrets.headers.begin(), secrets.headers.end());
         session.channel =
             std::make_shared<upstream::HttpChannel>(label_of(server), std::move(endpoint), limits, std::move(handlers));

@@ -2,6 +2,7 @@
 #include "server/error_codes.hpp"
 
 #include "base/json_text.hpp"
+#include "base/percent_encoding.hpp"
 
 #include <charconv>
 
@@ -10,32 +11,6 @@ namespace skillhost::server {
 namespace json = boost::json;
 
 namespace {
-
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-bool decode(std::string_view in, std::string& out) {
-    out.clear();
-    for (std::size_t i = 0; i < in.size(); ++i) {
-        if (in[i] == '+') {
-            out += ' ';
-        } else if (in[i] == '%') {
-            if (i + 2 >= in.size()) return false;
-            const int hi = hex_value(in[i + 1]);
-            const int lo = hex_value(in[i + 2]);
-            if (hi < 0 || lo < 0) return false;
-            out += static_cast<char>(hi * 16 + lo);
-            i += 2;
-        } else {
-            out += in[i];
-        }
-    }
-    return true;
-}
 
 const char* kind_of(const json::value& v) {
     switch (v.kind()) {
@@ -60,8 +35,8 @@ bool parse_query(std::string_view text, std::map<std::string, std::string>& out)
             const auto eq = part.find('=');
             std::string key;
             std::string value;
-            if (!decode(part.substr(0, eq), key)) return false;
-            if (eq != std::string_view::npos && !decode(part.substr(eq + 1), value)) return false;
+            if (!percent_decode(part.substr(0, eq), key)) return false;
+            if (eq != std::string_view::npos && !percent_decode(part.substr(eq + 1), value)) return false;
             out[key] = value;
         }
         if (end == std::string_view::npos) break;

@@ -65,7 +65,9 @@ struct HttpChannel::Exchange {
 
     int status = 0;
     bool stream = false;
-    std::string body;  // a JSON body, or a failed response's (bounded either way)
+    std::string body;              // a JSON body, or a failed response's (bounded either way)
+    std::string www_authenticate;  // a 401/403's challenge
+    std::string sent_authorization;
     std::optional<Result<json::value>> answer;
     bool too_large = false;
     std::atomic<bool> done{false};  // answered or over a limit: stop reading
@@ -193,6 +195,10 @@ std::vector<std::pair<std::string, std::string>> HttpChannel::request_headers(bo
     std::vector<std::pair<std::string, std::string>> headers = endpoint_.headers;
     headers.emplace_back("Accept", post ? "application/json, text/event-stream" : "text/event-stream");
     if (post) headers.emplace_back("Content-Type", "application/json");
+    if (endpoint_.authorizer) {
+        std::string credential = endpoint_.authorizer->authorization();
+        if (!credential.empty()) headers.emplace_back("Authorization", std::move(credential));
+    }
     std::lock_guard lock(mutex_);
     if (!session_id_.empty()) headers.emplace_back("Mcp-Session-Id", session_id_);
     if (!protocol_version_.empty()) headers.emplace_back("MCP-Protocol-Version", protocol_version_);
@@ -202,7 +208,10 @@ std::vector<std::pair<std::string, std::string>> HttpChannel::request_headers(bo
 void HttpChannel::run_exchange(Exchange& exchange, const std::string& http_method, const std::string& body,
                                const std::string& last_event_id) {
     http::HttpRequest request{http_method, endpoint_.url, request_headers(http_method == "POST"), body};
-    for (const auto& [name, value] : request.headers) exchange.sent_session |= name == "Mcp-Session-Id";
+    for (const auto& [name, value] : request.headers) {
+        exchange.sent_session |= name == "Mcp-Session-Id";
+        if (name == "Authorization") exchange.sent_authorization = value;
+    }
     if (!last_event_id.empty()) request.headers.emplace_back("Last-Event-ID", last_event_id);
     http::HttpClientOptions options;
     const milliseconds left = left_until(exchange.deadline);
@@ -268,6 +277,8 @@ void HttpChannel::run_exchange(Exchange& exchange, const std::string& http_metho
     exchange.status = response->status;
     if (response->status / 100 != 2) {
         exchange.body = response->body.substr(0, 2000);
+        if (response->status == 401 || response->status == 403)
+            exchange.www_authenticate = response->header("www-authenticate").substr(0, 8192);
         return;
     }
     if (exchange.stream || exchange.done || exchange.body.empty()) return;
@@ -359,7 +370,7 @@ void HttpChannel::answer_server(const json::value& id, Result<json::value> resul
 
 Result<json::value> HttpChannel::send_request(std::int64_t id, std::string_view method, const std::string& body,
                                               Clock::time_point deadline, const std::atomic<bool>* cancelled,
-                                              bool& expired) {
+                                              Unprocessed& unprocessed) {
     auto routed = std::make_shared<Routed>();
     {
         std::lock_guard lock(mutex_);
@@ -444,8 +455,12 @@ Result<json::value> HttpChannel::send_request(std::int64_t id, std::string_view 
                         : "the connection broke while its answer was read: " + failure.message);
         return closed_error();
     }
+    if (auto refusal = refusal_of(*exchange)) {
+        unprocessed.refused = std::move(refusal);
+        return status_error(exchange->status, exchange->body);
+    }
     if (exchange->status == 404 && sent_session && method != "initialize") {
-        expired = true;
+        unprocessed.expired = true;
         return Error{errors::kUpstreamClosed, label_ + " says the session expired"};
     }
     if (exchange->status == 202)
@@ -479,8 +494,8 @@ bool HttpChannel::renew_session(Clock::time_point deadline) {
     }
     const std::int64_t id = next_id_++;
     request["id"] = id;
-    bool expired = false;
-    auto answer = send_request(id, "initialize", json::serialize(request), deadline, nullptr, expired);
+    Unprocessed unprocessed;
+    auto answer = send_authorized(id, "initialize", json::serialize(request), deadline, nullptr, unprocessed);
     if (!answer) {
         spdlog::warn("{}: its session expired and initializing a new one failed: {}", label_, answer.error().message);
         return false;
@@ -515,17 +530,17 @@ Result<json::value> HttpChannel::call(std::string_view method, json::object para
     json::object request{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}};
     if (!params.empty()) request["params"] = std::move(params);
     const std::string body = json::serialize(request);
-    bool expired = false;
-    auto answer = send_request(id, method, body, deadline, cancelled, expired);
-    if (expired) {
+    Unprocessed unprocessed;
+    auto answer = send_authorized(id, method, body, deadline, cancelled, unprocessed);
+    if (unprocessed.expired) {
         // By the spec a 404 to a request with a session id was not processed: the one resend allowed.
         if (!renew_session(deadline)) {
             end("its session expired and a new one could not be initialized");
             return closed_error();
         }
-        expired = false;
-        answer = send_request(id, method, body, deadline, cancelled, expired);
-        if (expired) {
+        unprocessed = Unprocessed{};
+        answer = send_authorized(id, method, body, deadline, cancelled, unprocessed);
+        if (unprocessed.expired) {
             end("its session expired again right after it was renewed");
             return closed_error();
         }
@@ -534,14 +549,46 @@ Result<json::value> HttpChannel::call(std::string_view method, json::object para
     return answer;
 }
 
+std::optional<HttpRefusal> HttpChannel::refusal_of(const Exchange& exchange) const {
+    if (!endpoint_.authorizer || exchange.failure || (exchange.status != 401 && exchange.status != 403))
+        return std::nullopt;
+    return HttpRefusal{exchange.status, exchange.www_authenticate, endpoint_.url, exchange.sent_authorization};
+}
+
+Result<json::value> HttpChannel::send_authorized(std::int64_t id, std::string_view method, const std::string& body,
+                                                 Clock::time_point deadline, const std::atomic<bool>* cancelled,
+                                                 Unprocessed& unprocessed) {
+    auto answer = send_request(id, method, body, deadline, cancelled, unprocessed);
+    for (int authorized = 0; unprocessed.refused; ++authorized) {
+        if (authorized == kMaxAuthorizations) {
+            Error error = answer.error();
+            error.message += " (still refused after " + std::to_string(kMaxAuthorizations) +
+                             " authorizations; check the scopes the server asks for and the account's rights)";
+            return error;
+        }
+        const HttpRefusal refusal = std::move(*unprocessed.refused);
+        unprocessed.refused.reset();
+        if (const Status answered = endpoint_.authorizer->answer(refusal, deadline); !answered) return answered.error();
+        answer = send_request(id, method, body, deadline, cancelled, unprocessed);
+    }
+    return answer;
+}
+
 bool HttpChannel::notify(std::string_view method, json::object params, Clock::time_point deadline) {
     if (closed()) return false;
     json::object message{{"jsonrpc", "2.0"}, {"method", method}};
     if (!params.empty()) message["params"] = std::move(params);
-    Exchange exchange;
-    exchange.deadline = deadline;
-    run_exchange(exchange, "POST", json::serialize(message), "");
-    const bool taken = !exchange.failure && exchange.status / 100 == 2;
+    const std::string text = json::serialize(message);
+    auto exchange = std::make_unique<Exchange>();
+    exchange->deadline = deadline;
+    run_exchange(*exchange, "POST", text, "");
+    if (auto refusal = refusal_of(*exchange)) {
+        if (!endpoint_.authorizer->answer(*refusal, deadline)) return false;
+        exchange = std::make_unique<Exchange>();
+        exchange->deadline = deadline;
+        run_exchange(*exchange, "POST", text, "");
+    }
+    const bool taken = !exchange->failure && exchange->status / 100 == 2;
     if (taken && method == "notifications/initialized") start_listening();
     return taken;
 }

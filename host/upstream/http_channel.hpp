@@ -17,6 +17,10 @@
 // there about the next request has somewhere to go. An answer that arrives on a stream other than
 // its call's (some servers send it on the GET stream) still ends that call.
 //
+// A request the server refuses with 401 (or 403 naming missing scope) goes to the endpoint's
+// authorizer when it has one (an OAuth client): once that has a new credential the request is sent
+// again, at most kMaxAuthorizations times for one call; a refusal was not processed.
+//
 // Bounded: a JSON body or one event over max_message_bytes fails its call naming the limit (the
 // session goes on), a stream carries at most 16 × max_message_bytes, max_pending calls at once,
 // notifications past their rate are dropped. Threads: call() and notify() run their HTTP exchange
@@ -25,6 +29,7 @@
 #pragma once
 
 #include "base/error.hpp"
+#include "upstream/http_authorizer.hpp"
 #include "upstream/notification_rate.hpp"
 #include "upstream/transport.hpp"
 
@@ -34,6 +39,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -44,6 +50,7 @@ namespace skillhost::upstream {
 struct HttpEndpoint {
     std::string url;
     std::vector<std::pair<std::string, std::string>> headers;  // sent with every request, as declared
+    std::shared_ptr<HttpAuthorizer> authorizer;                // none: a refusal fails the call
 };
 
 struct HttpCounters {
@@ -57,6 +64,7 @@ struct HttpCounters {
 class HttpChannel final : public Transport {
 public:
     static constexpr int kMaxResumptions = 3;
+    static constexpr int kMaxAuthorizations = 3;
 
     // `label` names the server in messages ("MCP server 'weather'").
     HttpChannel(std::string label, HttpEndpoint endpoint, RpcLimits limits, RpcHandlers handlers);
@@ -78,12 +86,21 @@ public:
 private:
     struct Exchange;
     struct Routed;
+    // Why a request was not processed, so that it may be sent again.
+    struct Unprocessed {
+        bool expired = false;                // the server said the session is gone (404)
+        std::optional<HttpRefusal> refused;  // 401/403 with an authorizer to answer it
+    };
 
-    // One request and its answer, resuming its event stream when it ends early. `expired`: the
-    // server said the session is gone (404), so the request was not processed.
+    // One request and its answer, resuming its event stream when it ends early.
     Result<boost::json::value> send_request(std::int64_t id, std::string_view method, const std::string& body,
                                             Clock::time_point deadline, const std::atomic<bool>* cancelled,
-                                            bool& expired);
+                                            Unprocessed& unprocessed);
+    // The request, sent again while the authorizer answers its refusals (kMaxAuthorizations).
+    Result<boost::json::value> send_authorized(std::int64_t id, std::string_view method, const std::string& body,
+                                               Clock::time_point deadline, const std::atomic<bool>* cancelled,
+                                               Unprocessed& unprocessed);
+    std::optional<HttpRefusal> refusal_of(const Exchange& exchange) const;
     void run_exchange(Exchange& exchange, const std::string& http_method, const std::string& body,
                       const std::string& last_event_id);
     void on_message(const boost::json::value& message, Exchange& exchange);

@@ -20,9 +20,15 @@ namespace fs = std::filesystem;
 // The checks of the scenario's results that failed or warned ("" when none).
 std::string problems_in(const fs::path& results) {
     if (!fs::exists(results)) return "no results were written";
+    // <results>/<scenario>-<time>/checks.json; an auth/ scenario's one level deeper.
     std::string problems;
-    for (const auto& entry : fs::directory_iterator(results)) problems += failed_checks(entry.path() / "checks.json");
-    return problems;
+    int read = 0;
+    for (const auto& entry : fs::recursive_directory_iterator(results)) {
+        if (entry.path().filename() != "checks.json") continue;
+        problems += failed_checks(entry.path());
+        ++read;
+    }
+    return read > 0 ? problems : "no checks.json was written";
 }
 
 class ClientConformance : public ::testing::TestWithParam<std::string> {};
@@ -38,11 +44,26 @@ TEST_P(ClientConformance, ScenarioPasses) {
     EXPECT_EQ(problems_in(out / "results"), "") << r.out << r.err;
 }
 
-// The client scenarios of 0.1.16 that apply to a client connecting to servers (the auth/ ones do
-// not: skillhost's upstream has no OAuth client; docs/gateway.md).
+// Every client scenario of 0.1.16: the four of a plain session, and the 22 auth/ ones, which the
+// session passes with skillhost's OAuth client (host/oauth): discovery in its variants (path-based
+// and root resource metadata, RFC 8414 and OpenID Connect, issuers with a path, the 2025-03-26
+// fallbacks), client registration (dynamic, beforehand, a client ID metadata document), scope
+// selection and step-up with its limit, the three token endpoint authentications, a resource that
+// is not the server (refused), offline access, and the extensions (client credentials with a
+// secret or a signed JWT, enterprise-managed authorization through an identity provider).
 INSTANTIATE_TEST_SUITE_P(McpClientScenarios, ClientConformance,
                          ::testing::Values("initialize", "tools_call", "elicitation-sep1034-client-defaults",
-                                           "sse-retry"),
+                                           "sse-retry", "auth/metadata-default", "auth/metadata-var1",
+                                           "auth/metadata-var2", "auth/metadata-var3", "auth/basic-cimd",
+                                           "auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported",
+                                           "auth/scope-omitted-when-undefined", "auth/scope-step-up",
+                                           "auth/scope-retry-limit", "auth/token-endpoint-auth-basic",
+                                           "auth/token-endpoint-auth-post", "auth/token-endpoint-auth-none",
+                                           "auth/pre-registration", "auth/2025-03-26-oauth-metadata-backcompat",
+                                           "auth/2025-03-26-oauth-endpoint-fallback", "auth/resource-mismatch",
+                                           "auth/offline-access-scope", "auth/offline-access-not-supported",
+                                           "auth/client-credentials-jwt", "auth/client-credentials-basic",
+                                           "auth/cross-app-access-complete-flow"),
                          [](const ::testing::TestParamInfo<std::string>& param) {
                              std::string name;
                              for (const char c : param.param)
