@@ -208,6 +208,7 @@ Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config
         catalog_options.loader.pins = rt->definition_pins;
         catalog_options.loader.secrets = rt->secrets;
         catalog_options.loader.listing_user = rt->users->first_owner().id;
+        catalog_options.loader.grants = rt->secrets;
         audit::AuditLog* audit = rt->audit.get();
         catalog_options.on_report = [audit](const reload::ReloadReport& report) {
             (void)audit->append("reload", report.to_json());
@@ -226,6 +227,7 @@ Result<std::unique_ptr<HostRuntime>> load_host_runtime(config::HostConfig config
         lo.pins = rt->definition_pins;
         lo.secrets = rt->secrets;
         lo.listing_user = rt->users->first_owner().id;
+        lo.grants = rt->secrets;
         lo.packages_dir = rt->config.packages_dir;
         lo.isolation = plugin::isolation_options(rt->config);
         audit::AuditLog* audit = rt->audit.get();

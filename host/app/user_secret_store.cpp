@@ -1,12 +1,19 @@
 #include "app/user_secret_store.hpp"
 
 #include "auth/error_codes.hpp"
+#include "oauth/error_codes.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 
 #include <chrono>
 
 namespace skillhost::app {
+namespace json = boost::json;
 namespace {
 
+constexpr std::string_view kGrantPrefix = "oauth:";
+constexpr std::size_t kMaxGrantBytes = 64 * 1024;
 constexpr std::size_t kMinValueBytes = 8;
 constexpr std::size_t kMaxValueBytes = 8192;
 constexpr std::size_t kMaxNameBytes = 128;
@@ -82,6 +89,11 @@ Status UserSecretStore::set(std::string_view user_id, std::string_view name, std
                             std::string_view by) {
     if (auto named = check_secret_name(name); !named) return named.error();
     if (auto valid = check_secret_value(value); !valid) return valid.error();
+    return store(user_id, name, value, by);
+}
+
+Status UserSecretStore::store(std::string_view user_id, std::string_view name, std::string_view value,
+                              std::string_view by) {
     auto sealer = box(true);
     if (!sealer) return sealer.error();
     auto sealed = (*sealer)->seal(value, bound_to(user_id, name));
@@ -121,8 +133,10 @@ Result<std::vector<SecretEntry>> UserSecretStore::list(std::string_view user_id)
                                  {std::string(user_id)});
     if (!rows) return rows.error();
     std::vector<SecretEntry> entries;
-    for (std::size_t i = 0; i < rows->size(); ++i)
+    for (std::size_t i = 0; i < rows->size(); ++i) {
+        if (rows->text(i, 0).starts_with(kGrantPrefix)) continue;  // `skillhost oauth status` shows those
         entries.push_back({rows->text(i, 0), rows->integer(i, 1), rows->text(i, 2)});
+    }
     return entries;
 }
 
@@ -150,6 +164,38 @@ Result<std::optional<std::string>> UserSecretStore::secret(std::string_view user
         return value.error();
     }
     return std::optional<std::string>(std::move(value.value()));
+}
+
+Result<std::optional<oauth::Grant>> UserSecretStore::grant(std::string_view user_id, std::string_view server) const {
+    auto text = secret(user_id, std::string(kGrantPrefix) + std::string(server));
+    if (!text) return text.error();
+    if (!*text) return std::optional<oauth::Grant>();
+    std::error_code ec;
+    const json::value parsed = json::parse(**text, ec);
+    auto grant = oauth::grant_from_json(ec ? json::value() : parsed);
+    if (!grant) return grant.error();
+    return std::optional<oauth::Grant>(std::move(*grant));
+}
+
+Status UserSecretStore::keep(std::string_view user_id, std::string_view server, const oauth::Grant& grant) {
+    const std::string text = json::serialize(oauth::grant_to_json(grant));
+    if (text.size() > kMaxGrantBytes)
+        return Error{errors::kSecretInvalid, "the OAuth grant for MCP server '" + std::string(server) + "' is " +
+                                                 std::to_string(text.size()) + " bytes; at most " +
+                                                 std::to_string(kMaxGrantBytes) + " are kept"};
+    return store(user_id, std::string(kGrantPrefix) + std::string(server), text, "oauth");
+}
+
+Status UserSecretStore::forget(std::string_view user_id, std::string_view server) {
+    auto removed =
+        connection_->run("removing a user's OAuth grant", "DELETE FROM user_secrets WHERE user_id = ? AND name = ?",
+                         {std::string(user_id), std::string(kGrantPrefix) + std::string(server)});
+    if (!removed) return removed.error();
+    if (removed->affected == 0)
+        return Error{
+            errors::kOauthAuthorizationRequired,
+            "user '" + std::string(user_id) + "' has not authorized with MCP server '" + std::string(server) + "'"};
+    return {};
 }
 
 }  // namespace skillhost::app

@@ -8,6 +8,7 @@
 #include "auth/secret_box.hpp"
 #include "db/backend_connection.hpp"
 #include "db/storage_location.hpp"
+#include "plugin/foreign_oauth.hpp"
 #include "plugin/foreign_secrets.hpp"
 
 #include <filesystem>
@@ -33,7 +34,9 @@ Status check_secret_value(std::string_view value);
 // A secret's name: ^[A-Za-z_][A-Za-z0-9_]*$, at most 128 characters. SECRET_INVALID.
 Status check_secret_name(std::string_view name);
 
-class UserSecretStore final : public plugin::SecretSource {
+// Users' OAuth grants (plugin/foreign_oauth.hpp) are kept in the same table, sealed the same way,
+// under the name "oauth:SERVER", which no secret can have: the list leaves them out.
+class UserSecretStore final : public plugin::SecretSource, public plugin::GrantStore {
 public:
     static Result<std::shared_ptr<UserSecretStore>> open(const db::StorageLocation& location,
                                                          std::filesystem::path key_file);
@@ -47,8 +50,13 @@ public:
 
     Result<std::optional<std::string>> secret(std::string_view user_id, std::string_view name) const override;
 
+    Result<std::optional<oauth::Grant>> grant(std::string_view user_id, std::string_view server) const override;
+    Status keep(std::string_view user_id, std::string_view server, const oauth::Grant& grant) override;
+    Status forget(std::string_view user_id, std::string_view server) override;
+
 private:
     Result<const auth::SecretBox*> box(bool create) const;
+    Status store(std::string_view user_id, std::string_view name, std::string_view value, std::string_view by);
 
     std::unique_ptr<db::BackendConnection> connection_;  // thread-safe
     std::filesystem::path key_file_;

@@ -67,6 +67,7 @@ void register_mcp_command(CLI::App& app, CliContext& ctx);
 void register_serve_command(CLI::App& app, CliContext& ctx);
 void register_token_commands(CLI::App& app, CliContext& ctx);
 void register_secrets_commands(CLI::App& app, CliContext& ctx);
+void register_oauth_commands(CLI::App& app, CliContext& ctx);
 void register_db_commands(CLI::App& app, CliContext& ctx);
 
 }  // namespace skillhost::cli

@@ -64,6 +64,7 @@ int run_command(int argc, char** argv) {
     skillhost::cli::register_serve_command(app, ctx);
     skillhost::cli::register_token_commands(app, ctx);
     skillhost::cli::register_secrets_commands(app, ctx);
+    skillhost::cli::register_oauth_commands(app, ctx);
     skillhost::cli::register_db_commands(app, ctx);
 
     try {

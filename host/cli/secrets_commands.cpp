@@ -4,10 +4,10 @@
 #include "app/secret_actions.hpp"
 #include "app/storage_schema.hpp"
 #include "app/user_secret_store.hpp"
-#include "auth/users.hpp"
 #include "base/utc_time.hpp"
 #include "cli/cli_context.hpp"
 #include "cli/output.hpp"
+#include "cli/user_secrets_access.hpp"
 #include "policy/error_codes.hpp"
 
 #include <termios.h>
@@ -27,39 +27,6 @@ struct SecretArgs {
     std::string user;
     bool json = false;
 };
-
-struct OpenedSecrets {
-    std::shared_ptr<app::UserSecretStore> store;
-    std::string user_id;
-    config::HostConfig config;
-
-    // Changes are audited as the daemon audits them (by "cli": the person at the terminal).
-    void audit(std::string_view kind, std::string_view name) const {
-        if (auto log = app::open_audit_log(config)) app::audit_secret_change(**log, kind, user_id, name, "cli");
-    }
-};
-
-// The store and whose secrets are meant: --user, else the configured default user. No plugin is
-// loaded (nor any MCP server started) for this.
-Result<OpenedSecrets> open_secrets(CliContext& ctx, const std::string& wanted) {
-    auto cfg = ctx.load_config();
-    if (!cfg) return cfg.error();
-    auto users = auth::load_users(cfg->etc_dir / "users.yaml", cfg->default_workspace);
-    if (!users) return users.error();
-    std::string id = wanted;
-    if (id.empty()) id = users->find(cfg->default_user) ? cfg->default_user : users->first_owner().id;
-    if (users->find(id) == nullptr) {
-        Error error{errors::kUserNotFound,
-                    "no user `" + id + "` in " +
-                        (users->file().empty() ? std::string("the built-in user list") : users->file().string()) +
-                        "; known users: " + users->ids_text() + ". Pass one of them with --user"};
-        error.details["user"] = id;
-        return error;
-    }
-    auto store = app::UserSecretStore::open(app::storage_location(cfg.value()), cfg->secret_key_file);
-    if (!store) return store.error();
-    return OpenedSecrets{std::move(store.value()), id, std::move(cfg.value())};
-}
 
 // One line from standard input without its line break; prompted without echo on a terminal.
 std::string read_value(const std::string& name, const std::string& user) {

@@ -38,10 +38,13 @@ using namespace detail;
 
 constexpr std::string_view kForeignKind = "mcp_server";
 constexpr std::array<std::string_view, 1> kKinds = {kForeignKind};
-constexpr std::array<std::string_view, 20> kServerKeys = {
+constexpr std::array<std::string_view, 21> kServerKeys = {
     "kind",    "name",    "version", "description", "transport", "command", "args",        "working_directory",
     "env",     "files",   "url",     "headers",     "package",   "secrets", "permissions", "defaults",
-    "include", "exclude", "limits",  "skills"};
+    "include", "exclude", "limits",  "skills",      "oauth"};
+constexpr std::array<std::string_view, 6> kOAuthKeys = {"client_id", "client_secret", "client_metadata_url",
+                                                        "scope",     "redirect_port", "grant"};
+constexpr std::array<std::string_view, 2> kOAuthGrants = {"authorization_code", "client_credentials"};
 constexpr std::array<std::string_view, 2> kTransportNames = {"stdio", "streamable_http"};
 constexpr std::array<std::string_view, 5> kStdioKeys = {"command", "args", "working_directory", "env", "files"};
 // What `${...}` may name in args, env values and working_directory (foreign_server.hpp).
@@ -526,6 +529,100 @@ void read_secrets(const Field& field, std::optional<ForeignTransport> transport,
     for (const Field& item : *items) read_secret(item, transport, server, problems);
 }
 
+// One line of printable ASCII, at most `limit` bytes: what an OAuth parameter may be.
+std::optional<std::string> read_oauth_text(const Field& field, std::size_t limit, ProblemList& problems) {
+    auto text = read_string(field, problems);
+    if (!text) return std::nullopt;
+    const bool printable = std::all_of(text->begin(), text->end(), [](char c) { return c > 0x20 && c < 0x7f; });
+    if (text->empty() || text->size() > limit || !printable) {
+        problems.add(field, "must be 1 to " + std::to_string(limit) + " printable characters without spaces");
+        return std::nullopt;
+    }
+    return text;
+}
+
+void read_oauth(const Field& field, std::optional<ForeignTransport> transport, ForeignServer& server,
+                ProblemList& problems) {
+    if (transport && *transport != ForeignTransport::streamable_http) {
+        problems.add(field,
+                     "oauth is for transport streamable_http, and this server's transport is stdio; give a "
+                     "stdio server its credentials as secrets (env)");
+        return;
+    }
+    auto map = FieldMap::read(field, KeyList(kOAuthKeys), problems);
+    if (!map) return;
+    ForeignOAuth oauth;
+    bool usable = true;
+    const auto text = [&](std::string_view key, std::size_t limit, std::string& into) {
+        const Field* entry = map->find(key);
+        if (entry == nullptr) return;
+        auto value = read_oauth_text(*entry, limit, problems);
+        usable = usable && value.has_value();
+        if (value) into = std::move(*value);
+    };
+    text("client_id", 2048, oauth.client_id);
+    if (const Field* secret = map->find("client_secret")) {
+        if (auto name = read_string(*secret, problems)) {
+            if (auto complaint = check_secret_name(*name)) {
+                problems.add(*secret, *complaint +
+                                          " (the name of the user's secret that holds the client's secret, "
+                                          "set with `skillhost secrets set NAME`)");
+                usable = false;
+            } else {
+                oauth.client_secret = std::move(*name);
+            }
+        }
+    }
+    text("client_metadata_url", 2048, oauth.client_metadata_url);
+    if (!oauth.client_metadata_url.empty() && !oauth.client_metadata_url.starts_with("https://")) {
+        problems.add(*map->find("client_metadata_url"),
+                     "must be an https:// URL: an authorization server fetches the client's metadata from it");
+        usable = false;
+    }
+    if (const Field* scope = map->find("scope")) {
+        if (auto value = read_string(*scope, problems)) {
+            const bool printable =
+                std::all_of(value->begin(), value->end(), [](char c) { return c >= 0x20 && c < 0x7f && c != '"'; });
+            if (value->empty() || value->size() > 2048 || !printable) {
+                problems.add(*scope, "must be scopes separated by spaces, e.g. \"read write\" (printable, no quotes)");
+                usable = false;
+            } else {
+                oauth.scope = std::move(*value);
+            }
+        }
+    }
+    if (const Field* port = map->find("redirect_port")) {
+        if (auto value = read_integer(*port, 0, 65535, problems))
+            oauth.redirect_port = static_cast<std::uint16_t>(*value);
+    }
+    if (const Field* grant = map->find("grant")) {
+        if (auto value = read_choice(*grant, KeyList(kOAuthGrants), problems))
+            oauth.client_credentials = *value == "client_credentials";
+    }
+    if (!oauth.client_secret.empty() && oauth.client_id.empty()) {
+        problems.add(field, "client_secret without client_id; give the client_id the secret belongs to");
+        usable = false;
+    }
+    if (oauth.client_credentials && (oauth.client_id.empty() || oauth.client_secret.empty())) {
+        problems.add(field,
+                     "grant client_credentials needs client_id and client_secret (the client is the one "
+                     "authorized; no user signs in)");
+        usable = false;
+    }
+    const auto sets_authorization = [](const std::string& header) { return same_header(header, "Authorization"); };
+    const bool fixed = std::any_of(server.headers.begin(), server.headers.end(),
+                                   [&](const auto& header) { return sets_authorization(header.first); });
+    const bool secret = std::any_of(server.secrets.begin(), server.secrets.end(),
+                                    [&](const ForeignSecret& other) { return sets_authorization(other.header); });
+    if (fixed || secret) {
+        problems.add(field, std::string("the Authorization header is already set ") +
+                                (fixed ? "under headers" : "by a secret") +
+                                "; with oauth skillhost sets it. Remove one of them");
+        usable = false;
+    }
+    if (usable) server.oauth = std::move(oauth);
+}
+
 void read_defaults(const Field& field, ToolDefaults& defaults, ProblemList& problems) {
     auto map = FieldMap::read(field, KeyList(kDefaultsKeys), problems);
     if (!map) return;
@@ -655,6 +752,7 @@ void read_foreign_server(const Field& root, ForeignServer& server, ProblemList& 
     read_transport_fields(*map, transport, server, problems);
     if (const Field* package = map->find("package")) read_package(*package, server, problems);
     if (const Field* secrets = map->find("secrets")) read_secrets(*secrets, transport, server, problems);
+    if (const Field* oauth = map->find("oauth")) read_oauth(*oauth, transport, server, problems);
     if (const Field* permissions = map->find("permissions"))
         read_permissions(*permissions, server.permissions, problems);
     if (const Field* defaults = map->find("defaults")) read_defaults(*defaults, server.defaults, problems);

@@ -67,6 +67,18 @@ struct ForeignSecret {
     std::string format = "{value}";
 };
 
+// How skillhost authorizes with a streamable_http server that asks for OAuth (oauth/): what is
+// known before the server is asked. Everything else (its authorization server, the scopes it
+// needs, a dynamic registration) is discovered; each user authorizes once (`skillhost oauth login`).
+struct ForeignOAuth {
+    std::string client_id;            // registered beforehand with the authorization server ("": none)
+    std::string client_secret;        // the name of the user's secret holding its secret ("": a public client)
+    std::string client_metadata_url;  // an HTTPS client ID metadata document ("": none published)
+    std::string scope;                // asked when neither the server nor its metadata names one
+    std::uint16_t redirect_port = 0;  // the loopback port `oauth login` listens on (0: any free one)
+    bool client_credentials = false;  // grant: client_credentials (no user; needs client_id and its secret)
+};
+
 struct ForeignLimits {
     std::uint32_t startup_timeout_ms = 10000;
     std::uint64_t max_message_bytes = 4u << 20;
@@ -95,6 +107,7 @@ struct ForeignServer {
     std::vector<std::pair<std::string, std::string>> headers;
     std::optional<ForeignPackage> package;
     std::vector<ForeignSecret> secrets;
+    std::optional<ForeignOAuth> oauth;  // streamable_http only
     Permissions permissions;
     ToolDefaults defaults;
     std::vector<std::string> include, exclude;  // globs on upstream tool names (base/glob.hpp)

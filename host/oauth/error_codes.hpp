@@ -12,6 +12,7 @@
     X(kOauthInsufficientScope, "OAUTH_INSUFFICIENT_SCOPE", forbidden)        \
     X(kOauthRegistrationFailed, "OAUTH_REGISTRATION_FAILED", unavailable)    \
     X(kOauthResourceMismatch, "OAUTH_RESOURCE_MISMATCH", conflict)           \
+    X(kOauthServerNotDeclared, "OAUTH_SERVER_NOT_DECLARED", not_found)       \
     X(kOauthTokenFailed, "OAUTH_TOKEN_FAILED", unavailable)                  \
     X(kOauthUnsafeServer, "OAUTH_UNSAFE_SERVER", conflict)
 

@@ -80,8 +80,15 @@ void OAuthAuthorizer::adopt(ClientRegistration client, Tokens tokens) {
 
 Status OAuthAuthorizer::answer(const upstream::HttpRefusal& refusal, Clock::time_point deadline) {
     std::lock_guard flow(flow_mutex_);
+    if (options_.reload) {
+        std::optional<Grant> kept = options_.reload();
+        std::lock_guard lock(mutex_);
+        if (kept && !kept->tokens.access_token.empty() &&
+            (!grant_ || grant_->tokens.access_token != kept->tokens.access_token))
+            grant_ = std::move(kept);
+    }
     const std::string current = authorization();
-    // Another call's flow has replaced the credential this request carried: send it again.
+    // Another flow (here, or a login elsewhere) has replaced the credential this request carried.
     if (!current.empty() && current != refusal.authorization) return {};
     const auto challenge = parse_bearer_challenge(refusal.www_authenticate);
     const BearerChallenge none;
@@ -194,18 +201,20 @@ std::string OAuthAuthorizer::scope_for(const std::string& challenge_scope, bool 
     return scope;
 }
 
+Error OAuthAuthorizer::authorization_required() const {
+    Error error{errors::kOauthAuthorizationRequired,
+                options_.label + " needs you to authorize skillhost with its authorization server " +
+                    server_metadata_->issuer + "; " +
+                    (options_.login_hint.empty() ? std::string("authorize, then call again")
+                                                 : "run `" + options_.login_hint + "`, then call again")};
+    if (!options_.login_hint.empty()) error.suggestions.push_back(options_.login_hint);
+    error.details["authorization_server"] = server_metadata_->issuer;
+    return error;
+}
+
 Result<std::string> OAuthAuthorizer::obtain_code(const ClientRegistration& client, const std::string& scope,
                                                  const std::string& resource, const std::string& verifier,
                                                  Clock::time_point deadline) {
-    if (!options_.user_agent) {
-        Error error{errors::kOauthAuthorizationRequired,
-                    options_.label + " needs you to authorize skillhost with its authorization server " +
-                        server_metadata_->issuer + "; " +
-                        (options_.login_hint.empty() ? std::string("authorize, then call again")
-                                                     : "run `" + options_.login_hint + "`, then call again")};
-        if (!options_.login_hint.empty()) error.suggestions.push_back(options_.login_hint);
-        return error;
-    }
     auto state = random_text(24);
     if (!state) return state.error();
     FormFields fields{{"response_type", "code"},
@@ -249,6 +258,8 @@ Result<std::string> OAuthAuthorizer::obtain_code(const ClientRegistration& clien
 Status OAuthAuthorizer::authorize_with(const std::string& resource_metadata, const std::string& challenge_scope,
                                        bool step_up, Clock::time_point deadline) {
     if (const Status found = discover(resource_metadata, deadline); !found) return found;
+    if (!options_.client_credentials && !options_.identity_provider && !options_.user_agent)
+        return authorization_required();
     const std::string scope = scope_for(challenge_scope, step_up);
     const std::string target = resource();
     // The client this authorization server knows, registered once.

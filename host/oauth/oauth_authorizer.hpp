@@ -50,6 +50,9 @@ struct AuthorizerOptions {
     std::string login_hint;                             // the command that authorizes, for that error's message
     std::optional<Grant> grant;                         // what an earlier authorization left (kept by the owner)
     std::function<void(const Grant&)> on_grant;         // keeps a changed grant; called with no lock held
+    // The grant as kept now (another process may have replaced it: a login); asked when a request
+    // is refused, before any flow.
+    std::function<std::optional<Grant>()> reload;
 };
 
 class OAuthAuthorizer final : public upstream::HttpAuthorizer {
@@ -73,6 +76,7 @@ private:
     Result<std::string> obtain_code(const ClientRegistration& client, const std::string& scope,
                                     const std::string& resource, const std::string& verifier,
                                     Clock::time_point deadline);
+    Error authorization_required() const;
     std::string scope_for(const std::string& challenge_scope, bool step_up) const;
     std::string resource() const;
     void adopt(ClientRegistration client, Tokens tokens);

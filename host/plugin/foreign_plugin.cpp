@@ -67,6 +67,7 @@ struct Session {
     // changed value starts the instance again.
     std::shared_ptr<const SecretRedactor> redactor = std::make_shared<SecretRedactor>();
     std::string secrets_fingerprint;
+    std::shared_ptr<oauth::OAuthAuthorizer> authorizer;  // a declaration with `oauth:`
     ~Session() {
         if (sampling) sampling->finish();
         if (elicitation) elicitation->finish();
@@ -190,7 +191,7 @@ Status open_transport(const manifest::ForeignServer& server, const ForeignOption
     upstream::RpcLimits limits;
     limits.max_message_bytes = static_cast<std::size_t>(server.limits.max_message_bytes);
     if (server.transport == manifest::ForeignTransport::streamable_http) {
-        upstream::HttpEndpoint endpoint{server.url, server.headers, nullptr};
+        upstream::HttpEndpoint endpoint{server.url, server.headers, session.authorizer};
         endpoint.headers.insert(endpoint.headers.end(), secrets.headers.begin(), secrets.headers.end());
         session.channel =
             std::make_shared<upstream::HttpChannel>(label_of(server), std::move(endpoint), limits, std::move(handlers));
@@ -264,6 +265,18 @@ Result<std::shared_ptr<Session>> start_session(const manifest::ForeignServer& se
                                                InjectedSecrets secrets) {
     auto session = std::make_shared<Session>();
     session->secrets_fingerprint = secrets.fingerprint;
+    if (server.oauth) {
+        // The process that lists the tools at load authorizes as the first owner.
+        auto authorizer = session_authorizer(server, options.grants, options.secrets.get(),
+                                             user.id.empty() ? options.listing_user : user.id);
+        if (!authorizer) return authorizer.error();
+        session->authorizer = std::move(*authorizer);
+        // A server that echoes the user's tokens does not hand them to the model.
+        if (const std::optional<oauth::Grant> grant = session->authorizer->grant()) {
+            secrets.redactor.add("oauth access token", grant->tokens.access_token);
+            secrets.redactor.add("oauth refresh token", grant->tokens.refresh_token);
+        }
+    }
     session->redactor = std::make_shared<const SecretRedactor>(secrets.redactor);
     upstream::RpcHandlers handlers;
     const std::string name = server.name;
@@ -995,6 +1008,7 @@ Result<std::shared_ptr<LoadedPlugin>> PluginLoader::load_foreign(const manifest:
     options.pins = options_.pins;
     options.secrets = options_.secrets;
     options.listing_user = options_.listing_user;
+    options.grants = options_.grants;
     options.packages_dir = options_.packages_dir;
     return load_foreign_server(server, options);
 }

@@ -21,6 +21,7 @@
 #include "manifest/foreign_server.hpp"
 #include "plugin/completion_service.hpp"
 #include "plugin/definition_pins.hpp"
+#include "plugin/foreign_oauth.hpp"
 #include "plugin/foreign_secrets.hpp"
 #include "plugin/isolation_options.hpp"
 #include "plugin/loaded_plugin.hpp"
@@ -44,6 +45,9 @@ struct ForeignOptions {
     // Whose secrets the process that lists the tools at load gets (the first owner); a secret that
     // user has not set is left out of the listing process.
     std::string listing_user;
+    // Users' OAuth grants, for a declaration with `oauth:` (foreign_oauth.hpp); null: none is kept,
+    // and such a server's calls need an authorization nobody can give (OAUTH_AUTHORIZATION_REQUIRED).
+    std::shared_ptr<GrantStore> grants;
     // Where declared packages are installed (foreign_package.hpp); a declaration with `package:`
     // loads only from a verified install there.
     std::filesystem::path packages_dir;

@@ -7,6 +7,7 @@
 #include "plugin/call_control.hpp"
 #include "plugin/completion_service.hpp"
 #include "plugin/definition_pins.hpp"
+#include "plugin/foreign_oauth.hpp"
 #include "plugin/foreign_secrets.hpp"
 #include "plugin/isolation_options.hpp"
 #include "plugin/loaded_plugin.hpp"
@@ -40,6 +41,8 @@ struct LoaderOptions {
     // that lists a server's tools at load gets (the first owner).
     std::shared_ptr<SecretSource> secrets;
     std::string listing_user;
+    // Optional: users' OAuth grants for foreign servers that declare `oauth:` (foreign_oauth.hpp).
+    std::shared_ptr<GrantStore> grants;
     // Where the npm packages that foreign server declarations pin are installed (`packages_dir` in
     // skillhost.yaml; plugin/foreign_package.hpp). Empty: a declaration with `package:` fails to load.
     std::filesystem::path packages_dir;
