@@ -271,11 +271,16 @@ Result<std::shared_ptr<Session>> start_session(const manifest::ForeignServer& se
                                              user.id.empty() ? options.listing_user : user.id);
         if (!authorizer) return authorizer.error();
         session->authorizer = std::move(*authorizer);
-        // A server that echoes the user's tokens does not hand them to the model.
-        if (const std::optional<oauth::Grant> grant = session->authorizer->grant()) {
-            secrets.redactor.add("oauth access token", grant->tokens.access_token);
-            secrets.redactor.add("oauth refresh token", grant->tokens.refresh_token);
-        }
+        // A server that echoes the user's tokens does not hand them to the model, refreshed ones
+        // included.
+        secrets.redactor.add_live([authorizer = session->authorizer] {
+            std::vector<std::pair<std::string, std::string>> tokens;
+            if (const std::optional<oauth::Grant> grant = authorizer->grant()) {
+                tokens.emplace_back("oauth access token", grant->tokens.access_token);
+                tokens.emplace_back("oauth refresh token", grant->tokens.refresh_token);
+            }
+            return tokens;
+        });
     }
     session->redactor = std::make_shared<const SecretRedactor>(secrets.redactor);
     upstream::RpcHandlers handlers;

@@ -12,27 +12,29 @@
 namespace skillhost::plugin {
 namespace json = boost::json;
 
-void SecretRedactor::add(std::string name, std::string value) {
-    if (value.empty()) return;
-    values_.emplace_back(std::move(name), std::move(value));
+namespace {
+
+using Values = std::vector<std::pair<std::string, std::string>>;
+
+void longest_first(Values& values) {
     // The longest first: a value that contains another is replaced whole.
-    std::stable_sort(values_.begin(), values_.end(),
+    std::stable_sort(values.begin(), values.end(),
                      [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
 }
 
-void SecretRedactor::redact(std::string& text) const {
-    for (const auto& [name, value] : values_) {
+void redact_text(const Values& values, std::string& text) {
+    for (const auto& [name, value] : values) {
         const std::string mark = "[secret " + name + "]";
         for (std::size_t at = text.find(value); at != std::string::npos; at = text.find(value, at + mark.size()))
             text.replace(at, value.size(), mark);
     }
 }
 
-void SecretRedactor::redact(json::value& value) const {
-    if (values_.empty()) return;
-    const auto redact_string = [this](json::string& text) {
+void redact_json(const Values& values, json::value& value) {
+    if (values.empty()) return;
+    const auto redact_string = [&values](json::string& text) {
         std::string plain(text);
-        redact(plain);
+        redact_text(values, plain);
         if (plain.size() != text.size() || plain != std::string_view(text)) text = plain;
     };
     std::vector<json::value*> pending{&value};
@@ -44,9 +46,9 @@ void SecretRedactor::redact(json::value& value) const {
         } else if (json::array* items = next->if_array()) {
             for (json::value& item : *items) pending.push_back(&item);
         } else if (json::object* fields = next->if_object()) {
-            const bool key_holds_secret = std::any_of(fields->begin(), fields->end(), [this](const auto& field) {
+            const bool key_holds_secret = std::any_of(fields->begin(), fields->end(), [&values](const auto& field) {
                 std::string key(field.key());
-                redact(key);
+                redact_text(values, key);
                 return key != field.key();
             });
             if (key_holds_secret) {
@@ -54,7 +56,7 @@ void SecretRedactor::redact(json::value& value) const {
                 json::object rebuilt;
                 for (auto& field : *fields) {
                     std::string key(field.key());
-                    redact(key);
+                    redact_text(values, key);
                     rebuilt[key] = std::move(field.value());
                 }
                 *fields = std::move(rebuilt);
@@ -64,18 +66,53 @@ void SecretRedactor::redact(json::value& value) const {
     }
 }
 
+}  // namespace
+
+void SecretRedactor::add(std::string name, std::string value) {
+    if (value.empty()) return;
+    values_.emplace_back(std::move(name), std::move(value));
+    longest_first(values_);
+}
+
+void SecretRedactor::add_live(LiveValues source) {
+    if (source) live_.push_back(std::move(source));
+}
+
+Values SecretRedactor::current() const {
+    if (live_.empty()) return values_;
+    Values all = values_;
+    for (const LiveValues& source : live_) {
+        for (auto& [name, value] : source())
+            if (!value.empty()) all.emplace_back(std::move(name), std::move(value));
+    }
+    longest_first(all);
+    return all;
+}
+
+void SecretRedactor::redact(std::string& text) const {
+    redact_text(current(), text);
+}
+
+void SecretRedactor::redact(json::value& value) const {
+    if (empty()) return;
+    redact_json(current(), value);
+}
+
 void SecretRedactor::redact(json::object& object) const {
-    if (values_.empty()) return;
+    if (empty()) return;
     json::value whole(std::move(object));
-    redact(whole);
+    redact_json(current(), whole);
     object = std::move(whole.as_object());
 }
 
 void SecretRedactor::redact(Error& error) const {
-    if (values_.empty()) return;
-    redact(error.message);
-    redact(error.details);
-    for (std::string& suggestion : error.suggestions) redact(suggestion);
+    if (empty()) return;
+    const Values values = current();
+    redact_text(values, error.message);
+    json::value details(std::move(error.details));
+    redact_json(values, details);
+    error.details = std::move(details.as_object());
+    for (std::string& suggestion : error.suggestions) redact_text(values, suggestion);
 }
 
 Result<InjectedSecrets> inject_secrets(const manifest::ForeignServer& server, const SecretSource* source,

@@ -11,6 +11,7 @@
 
 #include <boost/json/value.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,8 +31,13 @@ public:
 // Replaces every occurrence of each known value by "[secret NAME]".
 class SecretRedactor {
 public:
+    // Values that change while the redactor is in use (an OAuth session's tokens, refreshed): asked
+    // at each redaction, from any thread.
+    using LiveValues = std::function<std::vector<std::pair<std::string, std::string>>()>;
+
     void add(std::string name, std::string value);
-    bool empty() const { return values_.empty(); }
+    void add_live(LiveValues source);
+    bool empty() const { return values_.empty() && live_.empty(); }
     void redact(std::string& text) const;
     // Every string in `value`, keys included (iteratively: no recursion on a server's nesting).
     void redact(boost::json::value& value) const;
@@ -40,7 +46,10 @@ public:
     void redact(Error& error) const;
 
 private:
+    std::vector<std::pair<std::string, std::string>> current() const;  // values_ and the live ones, longest first
+
     std::vector<std::pair<std::string, std::string>> values_;  // longest value first
+    std::vector<LiveValues> live_;
 };
 
 struct InjectedSecrets {

@@ -166,10 +166,14 @@ TEST_F(CliOAuthTest, EachUserLogsInOnceAndTheirCallsCarryTheirOwnTokenRefreshedA
     EXPECT_NE(refreshed.out.find("signed in as alice"), std::string::npos) << refreshed.out;
     EXPECT_GE(server.refresh_grants(), 1);
     EXPECT_EQ(server.authorizations(), authorizations);
-    // The rotated refresh token was kept: another expiry refreshes again.
+    // The rotated refresh token was kept: another expiry refreshes again, and the token refreshed
+    // within the call is redacted from its result.
     server.expire_access_tokens();
-    auto again = skillhost({"call", "demo__whoami", "--user", "alice", "--json", "--args", "{}"});
+    auto again = skillhost({"call", "demo__echo_token", "--user", "alice", "--json", "--args", "{}"});
     EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+    EXPECT_EQ(again.out.find("at-alice-"), std::string::npos) << again.out;
+    EXPECT_NE(again.out.find("[secret oauth access token]"), std::string::npos) << again.out;
+    EXPECT_GE(server.refresh_grants(), 2);
 
     auto status = skillhost({"oauth", "status", "demo", "--user", "alice", "--json"});
     ASSERT_EQ(status.exit_code, 0) << status.err;
