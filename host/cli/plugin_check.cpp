@@ -16,6 +16,7 @@
 
 #include <boost/json/serialize.hpp>
 
+#include <filesystem>
 #include <iostream>
 #include <variant>
 
@@ -347,7 +348,11 @@ void register_plugin_commands(CLI::App& app, CliContext& ctx) {
         ->required();
     check->add_flag("--json", *json, "Machine-readable report");
     ctx.add_global_options(*check);
-    check->callback([&ctx, file, json] { ctx.exit_code = run_check(ctx, *file, *json); });
+    // Relative to where the command runs, then absolute: a server's working directory and files are
+    // resolved against the declaration's directory, in processes that start elsewhere.
+    check->callback([&ctx, file, json] {
+        ctx.exit_code = run_check(ctx, file->empty() ? *file : std::filesystem::absolute(*file).string(), *json);
+    });
     register_plugin_new_command(*plugin, ctx);
     register_plugin_validate_command(*plugin, ctx);
     register_plugin_package_commands(*plugin, ctx);

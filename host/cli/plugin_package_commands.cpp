@@ -8,6 +8,7 @@
 #include "manifest/foreign_server.hpp"
 #include "plugin/foreign_package.hpp"
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <variant>
@@ -115,7 +116,10 @@ void add_package_command(CLI::App& plugin, CliContext& ctx, const std::string& n
     cmd->add_flag("--json", args->json, "Machine-readable result (an {\"error\": ...} object on failure)");
     cmd->footer(footer);
     ctx.add_global_options(*cmd);
-    cmd->callback([&ctx, args, run] { ctx.exit_code = run(ctx, *args); });
+    cmd->callback([&ctx, args, run] {
+        if (!args->file.empty()) args->file = std::filesystem::absolute(args->file).string();
+        ctx.exit_code = run(ctx, *args);
+    });
 }
 
 }  // namespace

@@ -127,6 +127,14 @@ TEST_F(CliForeignServerTest, PluginCheckReadsADeclarationStartsTheServerAndCalls
     EXPECT_NE(check.out.find("the server says read-only, which is not believed"), std::string::npos) << check.out;
     EXPECT_EQ(received().find("tools/call"), std::string::npos) << "plugin check calls no foreign tool";
 
+    // A path relative to where the command runs reads the same declaration.
+    auto relative =
+        run_process({"/bin/sh", "-c",
+                     "cd '" + dir.path().string() + "' && exec '" + SKILLHOST_BINARY +
+                         "' plugin check plugins/fixture.yaml --config '" + config + "' --home '" + home + "'"});
+    EXPECT_EQ(relative.exit_code, 0) << relative.out << relative.err;
+    EXPECT_NE(relative.out.find("fixture__echo"), std::string::npos) << relative.out;
+
     write_file(dir / "broken.yaml", "kind: mcp_server\nname: Bad__Name\ntransport: stdio\ncommand: npx\n");
     auto broken = skillhost({"plugin", "check", (dir / "broken.yaml").string()});
     EXPECT_NE(broken.exit_code, 0);
