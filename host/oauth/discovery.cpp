@@ -72,10 +72,29 @@ bool resource_covers(const std::string& resource, const std::string& server_url)
     return named == expected || expected.starts_with(named + "/");
 }
 
+Status check_oauth_url(const std::string& url, const std::string& server_url, std::string_view what) {
+    auto parsed = http::parse_url(url);
+    if (parsed) {
+        if (parsed->is_tls()) return {};
+        const std::string host = parsed->host;
+        if (host == "localhost" || host == "::1" || host.starts_with("127.")) return {};
+        auto server = http::parse_url(server_url);
+        if (server && server->origin() == parsed->origin()) return {};
+    }
+    Error error{errors::kOauthUnsafeServer,
+                std::string(what) + " " + url.substr(0, 300) +
+                    " is not an https URL (nor on loopback, nor the MCP server's own origin); skillhost sends no "
+                    "OAuth request there. Ask the server's operator to publish https endpoints"};
+    error.details["url"] = url.substr(0, 300);
+    return error;
+}
+
 Result<std::optional<ResourceMetadata>> discover_resource(const std::string& server_url,
                                                           const std::string& from_challenge,
                                                           Clock::time_point deadline) {
     for (const std::string& url : resource_metadata_urls(server_url, from_challenge)) {
+        if (const Status safe = check_oauth_url(url, server_url, "the protected resource metadata URL"); !safe)
+            return safe.error();
         auto reply = get_json(url, "the protected resource metadata", deadline, errors::kOauthDiscoveryFailed);
         if (!reply) return reply.error();
         if (!is_object_with(*reply, "resource")) continue;
@@ -84,6 +103,9 @@ Result<std::optional<ResourceMetadata>> discover_resource(const std::string& ser
         metadata.resource = string_member(reply->body, "resource");
         metadata.authorization_servers = strings_member(reply->body, "authorization_servers");
         metadata.scopes_supported = strings_member(reply->body, "scopes_supported");
+        for (const std::string& issuer : metadata.authorization_servers)
+            if (const Status safe = check_oauth_url(issuer, server_url, "the authorization server"); !safe)
+                return safe.error();
         if (metadata.authorization_servers.empty())
             return Error{errors::kOauthDiscoveryFailed,
                          "the protected resource metadata at " + url +
@@ -94,7 +116,8 @@ Result<std::optional<ResourceMetadata>> discover_resource(const std::string& ser
     return std::optional<ResourceMetadata>();
 }
 
-Result<ServerMetadata> discover_server(const std::string& issuer, bool legacy, Clock::time_point deadline) {
+Result<ServerMetadata> discover_server(const std::string& issuer, const std::string& server_url, bool legacy,
+                                       Clock::time_point deadline) {
     const std::vector<std::string> urls = server_metadata_urls(issuer);
     if (urls.empty())
         return Error{errors::kOauthDiscoveryFailed, "the authorization server '" + issuer + "' is not an http(s) URL"};
@@ -129,6 +152,12 @@ Result<ServerMetadata> discover_server(const std::string& issuer, bool legacy, C
         if (metadata.token_endpoint.empty())
             return Error{errors::kOauthDiscoveryFailed,
                          "the authorization server metadata at " + url + " names no token_endpoint"};
+        for (const auto& [endpoint, name] : {std::pair{&metadata.authorization_endpoint, "its authorization_endpoint"},
+                                             std::pair{&metadata.token_endpoint, "its token_endpoint"},
+                                             std::pair{&metadata.registration_endpoint, "its registration_endpoint"}}) {
+            if (endpoint->empty()) continue;
+            if (const Status safe = check_oauth_url(*endpoint, server_url, name); !safe) return safe.error();
+        }
         return metadata;
     }
     if (legacy) {

@@ -48,13 +48,21 @@ std::string canonical_resource(const std::string& server_url);
 // path on the same origin).
 bool resource_covers(const std::string& resource, const std::string& server_url);
 
+// Whether skillhost sends an OAuth request to `url` for the MCP server at `server_url`: https, or a
+// loopback host, or the server's own origin (its operator chose that one). Anything else (plain
+// http to another host, another scheme) is OAUTH_UNSAFE_SERVER naming `what`: a server's metadata
+// cannot send skillhost's requests, codes or credentials in the clear or into the host's network.
+Status check_oauth_url(const std::string& url, const std::string& server_url, std::string_view what);
+
 // The resource metadata of the server, nullopt when none is published (every URL answered 404 or
 // not JSON: a 2025-03-26 server). OAUTH_DISCOVERY_FAILED when it cannot be reached.
 Result<std::optional<ResourceMetadata>> discover_resource(const std::string& server_url,
                                                           const std::string& from_challenge,
                                                           Clock::time_point deadline);
 // The authorization server's metadata; for a 2025-03-26 server (`legacy`) with none published, its
-// default endpoints. OAUTH_DISCOVERY_FAILED naming every URL tried otherwise.
-Result<ServerMetadata> discover_server(const std::string& issuer, bool legacy, Clock::time_point deadline);
+// default endpoints. OAUTH_DISCOVERY_FAILED naming every URL tried otherwise; OAUTH_UNSAFE_SERVER
+// for an endpoint check_oauth_url refuses.
+Result<ServerMetadata> discover_server(const std::string& issuer, const std::string& server_url, bool legacy,
+                                       Clock::time_point deadline);
 
 }  // namespace skillhost::oauth

@@ -169,7 +169,7 @@ Status OAuthAuthorizer::discover(const std::string& resource_metadata, Clock::ti
         legacy = true;
         resource_metadata_.reset();
     }
-    auto server = discover_server(issuer, legacy, deadline);
+    auto server = discover_server(issuer, options_.server_url, legacy, deadline);
     if (!server) return server.error();
     if (!legacy && !options_.client_credentials && !options_.identity_provider &&
         !offers(server->code_challenge_methods_supported, "S256"))

@@ -166,6 +166,28 @@ TEST_F(OAuthAuthorizerTest, AServerWithoutS256OrWithAnotherIssuerIsNotAuthorized
     EXPECT_EQ(as.count("/register") + as.count("/authorize") + as.count("/token"), 0);
 }
 
+TEST_F(OAuthAuthorizerTest, MetadataCannotSendTheFlowInTheClearOrIntoTheHostsNetwork) {
+    for (const char* endpoint : {"token_endpoint", "authorization_endpoint", "registration_endpoint"}) {
+        as.on_metadata = [this, endpoint](const RecordedRequest&) {
+            json::object m = as.metadata();
+            m[endpoint] = "http://169.254.169.254/latest";
+            return std::pair<int, std::string>{200, json::serialize(m)};
+        };
+        OAuthAuthorizer authorizer(options());
+        auto refused = authorizer.answer(refusal(), soon());
+        ASSERT_FALSE(refused) << endpoint;
+        EXPECT_TRUE(refused.error().is(errors::kOauthUnsafeServer)) << refused.error().message;
+        EXPECT_NE(refused.error().message.find(endpoint), std::string::npos) << refused.error().message;
+    }
+    EXPECT_EQ(as.count("/register") + as.count("/authorize") + as.count("/token"), 0);
+    // A challenge pointing the resource metadata elsewhere in the clear is not followed either.
+    OAuthAuthorizer authorizer(options());
+    auto refused =
+        authorizer.answer(refusal(401, "Bearer resource_metadata=\"http://10.1.2.3/.well-known/x\""), soon());
+    ASSERT_FALSE(refused);
+    EXPECT_TRUE(refused.error().is(errors::kOauthUnsafeServer)) << refused.error().message;
+}
+
 TEST_F(OAuthAuthorizerTest, DiscoveryThatFailsSaysWhatWasAskedAndWhatCameBack) {
     as.on_metadata = [](const RecordedRequest&) {
         return std::pair<int, std::string>{200, "{\"issuer\":\"" + std::string(300 * 1024, 'x') + "\"}"};

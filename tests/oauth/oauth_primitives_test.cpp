@@ -141,6 +141,21 @@ TEST(Discovery, AResourceCoversItsServerOnlyOnTheSameOriginAndAPathPrefix) {
     EXPECT_FALSE(resource_covers("", "http://localhost:9/mcp"));
 }
 
+TEST(Discovery, OAuthRequestsGoOverHttpsOrToLoopbackOrTheServersOwnOrigin) {
+    const std::string server = "http://mcp.lan:8080/mcp";
+    EXPECT_TRUE(check_oauth_url("https://as.example/token", server, "its token_endpoint"));
+    EXPECT_TRUE(check_oauth_url("http://localhost:9/token", server, "its token_endpoint"));
+    EXPECT_TRUE(check_oauth_url("http://127.0.0.1:9/token", server, "its token_endpoint"));
+    EXPECT_TRUE(check_oauth_url("http://mcp.lan:8080/oauth/token", server, "its token_endpoint"));
+    for (const char* unsafe : {"http://169.254.169.254/latest/meta-data", "http://mcp.lan:8081/token",
+                               "http://as.example/token", "file:///etc/passwd", "gopher://x/", "not a url"}) {
+        const Status refused = check_oauth_url(unsafe, server, "its token_endpoint");
+        ASSERT_FALSE(refused) << unsafe;
+        EXPECT_TRUE(refused.error().is(errors::kOauthUnsafeServer));
+        EXPECT_NE(refused.error().message.find("its token_endpoint"), std::string::npos);
+    }
+}
+
 TEST(GrantJson, RoundTripsAndRefusesWhatItDidNotWrite) {
     Grant grant;
     grant.resource = "https://mcp.example/mcp";
