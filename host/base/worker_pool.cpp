@@ -73,23 +73,33 @@ bool wait_for_job(State& state, Worker& worker) {
 void worker_main(std::shared_ptr<State> state, std::shared_ptr<PoolJob> job) {
     Worker worker;
     for (;;) {
-        if (job) {
-            job->run();
-            job.reset();
-        }
+        if (job) job->run();
+        std::shared_ptr<PoolJob> next;
+        bool stop = false;
         {
             std::lock_guard lock(state->mutex);
             if (!state->queue.empty()) {
-                job = std::move(state->queue.front());
+                next = std::move(state->queue.front());
                 state->queue.pop_front();
-                continue;
+            } else if (state->stopping.load()) {
+                stop = true;
+            } else {
+                state->idle.push_back(&worker);
             }
-            if (state->stopping.load()) {
-                --state->live;
-                state->idle_changed.notify_all();
-                return;
-            }
-            state->idle.push_back(&worker);
+        }
+        // The finished job is let go only once this worker can take the next one: what it holds
+        // (a runner's place for another host request, a handler's count) may let its owner submit
+        // at once, and that job must find this worker free instead of starting another thread.
+        job.reset();
+        if (stop) {
+            std::lock_guard lock(state->mutex);
+            --state->live;
+            state->idle_changed.notify_all();
+            return;
+        }
+        if (next) {
+            job = std::move(next);
+            continue;
         }
         if (!wait_for_job(*state, worker)) return;
         job = std::move(worker.job);

@@ -163,5 +163,46 @@ TEST(WorkerPool, WorkersBeyondTheKeptOnesRetireWhenIdle) {
     EXPECT_TRUE(board->wait_finished(5));
 }
 
+// A job that holds a place until it is let go, like a runner's slot for a host request: when the
+// place frees, the next job is submitted at once. That job must find the worker that ran the last
+// one free, not make the pool start another thread for each job of the chain.
+class ChainedJob final : public PoolJob {
+public:
+    struct Chain {
+        WorkerPool* pool = nullptr;
+        int left = 0;
+        std::mutex mutex;
+        std::condition_variable done;
+        bool finished = false;
+    };
+    explicit ChainedJob(std::shared_ptr<Chain> chain) : chain_(std::move(chain)) {}
+    ~ChainedJob() override {
+        if (--chain_->left > 0) {
+            EXPECT_TRUE(chain_->pool->submit(std::make_shared<ChainedJob>(chain_)));
+            return;
+        }
+        std::lock_guard lock(chain_->mutex);
+        chain_->finished = true;
+        chain_->done.notify_all();
+    }
+    void run() noexcept override {}
+
+private:
+    std::shared_ptr<Chain> chain_;
+};
+
+TEST(WorkerPool, AJobSubmittedAsTheLastOneIsLetGoRunsOnTheSameWorker) {
+    WorkerPool pool(WorkerPoolOptions{1, 8, 30000ms});
+    auto chain = std::make_shared<ChainedJob::Chain>();
+    chain->pool = &pool;
+    chain->left = 50;
+    ASSERT_TRUE(pool.submit(std::make_shared<ChainedJob>(chain)));
+    {
+        std::unique_lock lock(chain->mutex);
+        ASSERT_TRUE(chain->done.wait_for(lock, 30s, [&] { return chain->finished; }));
+    }
+    EXPECT_EQ(pool.worker_count(), 1u) << "each job of the chain started a worker of its own";
+}
+
 }  // namespace
 }  // namespace skillhost
