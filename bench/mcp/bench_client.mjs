@@ -258,6 +258,17 @@ try {
     console.log(`${rows[0].name}/${r.name}: calls/s ${ratio.toFixed(2)}x; latency p50 ${f(rows[0].p50_us)} vs ${f(r.p50_us)} µs, ` +
       `p99 ${f(rows[0].p99_us)} vs ${f(r.p99_us)} µs; server CPU per call ${f(rows[0].server_cpu_us_per_call)} vs ${f(r.server_cpu_us_per_call)} µs`);
   }
+  // Server CPU per call as a multiple of the native floor's (issue 36's targets are stated so).
+  const floorRow = rows.find((r) => r.name === "native-floor");
+  const cpuRatios = {};
+  if (floorRow && floorRow.server_cpu_us_per_call) {
+    for (const r of rows) {
+      if (r === floorRow || r.server_cpu_us_per_call === null) continue;
+      cpuRatios[r.name] = r.server_cpu_us_per_call / floorRow.server_cpu_us_per_call;
+    }
+    console.log("server CPU per call / native-floor's: " +
+      Object.entries(cpuRatios).map(([name, ratio]) => `${name} ${ratio.toFixed(2)}x`).join(", "));
+  }
   console.log(JSON.stringify({
     bench: "mcp_stdio_tools_call",
     tool: opts.tool,
@@ -271,6 +282,7 @@ try {
     loadavg: os.loadavg(),
     servers: rows,
     calls_per_s_ratio: ratios,
+    server_cpu_ratio_to_native_floor: cpuRatios,
   }));
 } catch (e) {
   console.error("bench_client: " + (e?.stack ?? e));

@@ -3,7 +3,8 @@
 
 Starts COMMAND, initializes it, sends 500 warm-up calls and then CALLS sequential tools/call echo
 requests, one in flight at a time, and prints calls/s and the server's CPU (user + system, all
-threads, from /proc) per call. No MCP library, so that a server as cheap as native_floor.c can be
+threads of the process and of its descendants, such as skillhost's plugin runners, from /proc)
+per call. No MCP library, so that a server as cheap as native_floor.c can be
 measured next to skillhost with the same client (docs/performance.md)."""
 import json
 import os
@@ -12,12 +13,37 @@ import sys
 import time
 
 
+def children(pid):
+    """The living children of the process, from every thread's list."""
+    found = set()
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                found.update(int(child) for child in f.read().split())
+    except OSError:
+        pass
+    return found
+
+
 def cpu_seconds(pid):
-    """(user, system) CPU seconds of the process, all threads."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
+    """(user, system) CPU seconds of the process and its living descendants, all threads."""
     tick = os.sysconf("SC_CLK_TCK")
-    return int(fields[11]) / tick, int(fields[12]) / tick
+    user = system = 0.0
+    pending, seen = [pid], set()
+    while pending:
+        current = pending.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        try:
+            with open(f"/proc/{current}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        user += int(fields[11]) / tick
+        system += int(fields[12]) / tick
+        pending.extend(children(current))
+    return user, system
 
 
 def main():

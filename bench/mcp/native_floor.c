@@ -5,36 +5,50 @@
  * round trip is what the pipe reads, writes and wake-ups alone cost in that run, below which no
  * stdio server can go. Only the default `--tool echo` arguments are answered correctly (the answer
  * is canned; bench_client.mjs then reports the mismatch for other arguments).
- * Build: cc -O2 -o native_floor bench/mcp/native_floor.c */
+ *
+ * Two options add what skillhost's guarantees cost in system calls, and nothing else:
+ *   --audit FILE  the audit: before a tools/call is answered its decision record is in FILE (a
+ *                 plugin that crashes the process cannot erase it), and its call record follows
+ *                 the result. Two appends (write(2), O_APPEND) per call, records of skillhost's
+ *                 size. FILE is truncated first.
+ *   --relay       the plugin runs in another process: each call is written to a socketpair and
+ *                 read back by a child process that answers it, as skillhost's runner does.
+ * Beside the plain floor in the same run they give the ratio below which no server with these
+ * guarantees can go, whatever its own code costs (docs/performance.md, issue 36's targets).
+ * Build: cc -O2 -o native_floor bench/mcp/native_floor.c
+ * Run:   native_floor [--audit FILE] [--relay] */
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static char out[4096];
 static size_t out_length;
+static int audit_fd = -1;
+static int runner_fd = -1; /* --relay: the host's end of the socketpair */
 
-static void put(const char* text, size_t length) {
-    if (out_length + length > sizeof out) length = sizeof out - out_length;
-    memcpy(out + out_length, text, length);
-    out_length += length;
+static void put(char* buffer, size_t* used, size_t capacity, const char* text, size_t length) {
+    if (*used + length > capacity) length = capacity - *used;
+    memcpy(buffer + *used, text, length);
+    *used += length;
 }
 
 static void put_text(const char* text) {
-    put(text, strlen(text));
+    put(out, &out_length, sizeof out, text, strlen(text));
 }
 
-static void flush_out(void) {
-    const char* at = out;
-    while (out_length > 0) {
-        ssize_t n = write(1, at, out_length);
-        if (n <= 0) break;
+static void write_all(int fd, const char* at, size_t length) {
+    while (length > 0) {
+        ssize_t n = write(fd, at, length);
+        if (n <= 0) return;
         at += n;
-        out_length -= (size_t)n;
+        length -= (size_t)n;
     }
-    out_length = 0;
 }
 
-/* The raw text of the request's "id" value (a number or a string without escapes), or NULL for a
- * notification. */
+/* The raw text of the request's "id" value, or NULL for a notification. */
 static const char* find_id(const char* line, size_t* length) {
     const char* id = strstr(line, "\"id\":");
     if (!id) return NULL;
@@ -51,12 +65,59 @@ static const char* find_id(const char* line, size_t* length) {
     return id;
 }
 
+/* One audit record, one append: a line the size of skillhost's decision and call records. */
+static void audit(const char* kind, const char* id, size_t id_length) {
+    if (audit_fd < 0) return;
+    static const char padding[] =
+        "\"ts\":\"2026-11-30T16:00:00.000000Z\",\"user\":\"owner\",\"skill\":\"echo\",\"plugin\":\"echo\","
+        "\"trust\":\"supervised_auto\",\"rule\":\"default\",\"session\":\"mcp-0000000000000001\","
+        "\"args_sha256\":\"0000000000000000000000000000000000000000000000000000000000000000\","
+        "\"duration_us\":12,\"outcome\":\"ok\",\"result_bytes\":120,\"instance\":\"host-1\"";
+    char record[1024];
+    size_t used = 0;
+    put(record, &used, sizeof record, "{\"kind\":\"", 9);
+    put(record, &used, sizeof record, kind, strlen(kind));
+    put(record, &used, sizeof record, "\",\"call\":", 9);
+    put(record, &used, sizeof record, id, id_length);
+    put(record, &used, sizeof record, ",", 1);
+    put(record, &used, sizeof record, padding, sizeof padding - 1);
+    put(record, &used, sizeof record, "}\n", 2);
+    write_all(audit_fd, record, used);
+}
+
+static const char kResult[] =
+    "{\"content\":[{\"type\":\"text\",\"text\":\"{\\\"echo\\\":{\\\"text\\\":\\\"hello from the MCP "
+    "benchmark\\\",\\\"repeat\\\":1,\\\"mode\\\":\\\"plain\\\"}}\"}],\"structuredContent\":{\"echo\":"
+    "{\"text\":\"hello from the MCP benchmark\",\"repeat\":1,\"mode\":\"plain\"}},\"isError\":false}";
+
+/* --relay: the call goes to the runner and its answer comes back (one frame each way). */
+static void relay(const char* line) {
+    write_all(runner_fd, line, strlen(line));
+    static char answer[4096];
+    ssize_t n = read(runner_fd, answer, sizeof answer);
+    (void)n;
+}
+
+static void runner_loop(int fd) {
+    static char request[1 << 16];
+    for (;;) {
+        ssize_t n = read(fd, request, sizeof request);
+        if (n <= 0) _exit(0);
+        write_all(fd, kResult, sizeof kResult - 1);
+    }
+}
+
 static void answer(const char* line) {
     size_t id_length = 0;
     const char* id = find_id(line, &id_length);
-    if (!id) return; /* a notification: no answer */
+    if (!id) return;
+    const int is_call = strstr(line, "\"method\":\"tools/call\"") != NULL;
+    if (is_call) {
+        audit("decision", id, id_length);
+        if (runner_fd >= 0) relay(line);
+    }
     put_text("{\"jsonrpc\":\"2.0\",\"id\":");
-    put(id, id_length);
+    put(out, &out_length, sizeof out, id, id_length);
     put_text(",\"result\":");
     if (strstr(line, "\"method\":\"initialize\"")) {
         put_text(
@@ -66,24 +127,56 @@ static void answer(const char* line) {
         put_text(
             "{\"tools\":[{\"name\":\"echo\",\"inputSchema\":{\"type\":\"object\",\"properties\":"
             "{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}}]}");
-    } else if (strstr(line, "\"method\":\"tools/call\"")) {
-        put_text(
-            "{\"content\":[{\"type\":\"text\",\"text\":\"{\\\"echo\\\":{\\\"text\\\":\\\"hello from the MCP "
-            "benchmark\\\",\\\"repeat\\\":1,\\\"mode\\\":\\\"plain\\\"}}\"}],\"structuredContent\":{\"echo\":"
-            "{\"text\":\"hello from the MCP benchmark\",\"repeat\":1,\"mode\":\"plain\"}},\"isError\":false}");
+    } else if (is_call) {
+        put_text(kResult);
+        audit("call", id, id_length);
     } else {
         put_text("{}");
     }
     put_text("}\n");
-    flush_out();
+    write_all(1, out, out_length);
+    out_length = 0;
 }
 
-int main(void) {
+int main(int argc, char** argv) {
+    const char* audit_path = NULL;
+    int with_relay = 0;
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--relay") == 0) {
+            with_relay = 1;
+        } else if (strcmp(argv[i], "--audit") == 0 && i + 1 < argc) {
+            audit_path = argv[++i];
+        } else {
+            fprintf(stderr, "usage: native_floor [--audit FILE] [--relay]\n");
+            return 2;
+        }
+    }
+    if (audit_path) {
+        audit_fd = open(audit_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
+        if (audit_fd < 0) {
+            perror(audit_path);
+            return 2;
+        }
+    }
+    if (with_relay) {
+        int pair[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
+            perror("socketpair");
+            return 2;
+        }
+        const pid_t child = fork();
+        if (child == 0) {
+            close(pair[0]);
+            runner_loop(pair[1]);
+        }
+        close(pair[1]);
+        runner_fd = pair[0];
+    }
     static char buffer[1 << 20];
     size_t used = 0;
     for (;;) {
         ssize_t n = read(0, buffer + used, sizeof buffer - 1 - used);
-        if (n <= 0) return 0;
+        if (n <= 0) break;
         used += (size_t)n;
         buffer[used] = '\0';
         char* start = buffer;
@@ -95,6 +188,11 @@ int main(void) {
         }
         used -= (size_t)(start - buffer);
         memmove(buffer, start, used);
-        if (used == sizeof buffer - 1) used = 0; /* a line longer than the buffer: dropped */
+        if (used == sizeof buffer - 1) used = 0;
     }
+    if (runner_fd >= 0) {
+        close(runner_fd);
+        wait(NULL);
+    }
+    return 0;
 }

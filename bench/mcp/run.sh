@@ -20,7 +20,17 @@
 #              ceiling any server can reach in this measurement;
 #   native-floor  native_floor.c (built here with cc -O2): canned answers from a C read/write loop
 #              with no JSON parsing at all — the least server CPU per call any stdio server can
-#              spend in this run (its whole cost is the pipe reads, writes and wake-ups).
+#              spend in this run (its whole cost is the pipe reads, writes and wake-ups);
+#   audited-floor  native_floor.c --audit: native-floor plus what skillhost's guarantees cost in
+#              system calls alone: the decision record appended to an audit file before the answer
+#              and the call record after it;
+#   relayed-floor  native_floor.c --audit --relay: the same with each call sent to a child process
+#              over a socketpair and answered there, as a plugin in its runner is (the child's CPU
+#              counts).
+#   json-floor  json_floor.cpp: audited-floor plus each message parsed and each answer written with
+#              Boost.JSON, as skillhost does, and nothing else (no schema, policy or skill).
+#   The audited floors bound what skillhost-inproc and skillhost can reach with the same
+#   guarantees: issue 36's targets (1.5x and 2x the native floor) are ratios to native-floor.
 # All answer {"echo":{"text":...,"repeat":1,"mode":"plain"}}; bench_client.mjs checks every
 # response and that all servers answer the same. It prints a table (calls/s, p50/p90/p99/max
 # latency, server and client CPU per call, connect time), the ratios skillhost/sdk and
@@ -91,7 +101,9 @@ if [ ! -f "$cache/node_modules/@modelcontextprotocol/sdk/package.json" ] || [ ! 
 fi
 cp "$here/bench_client.mjs" "$here/sdk_echo_server.mjs" "$here/floor_server.mjs" "$cache/"
 command -v cc >/dev/null 2>&1 || { echo "bench/mcp: cc is not installed (apt-get install gcc)" >&2; exit 2; }
+command -v c++ >/dev/null 2>&1 || { echo "bench/mcp: c++ is not installed (apt-get install g++)" >&2; exit 2; }
 cc -O2 -o "$cache/native_floor" "$here/native_floor.c"
+c++ -O2 -std=c++20 -o "$cache/json_floor" "$here/json_floor.cpp" -lboost_json
 sdk_version=$(node -p "require('$cache/node_modules/@modelcontextprotocol/sdk/package.json').version")
 zod_version=$(node -p "require('$cache/node_modules/zod/package.json').version")
 
@@ -128,4 +140,7 @@ cd "$cache" && node bench_client.mjs --calls "$calls" --warmup "$warmup" ${BENCH
   --- skillhost-inproc "$binary" mcp --config "$work/skillhost-inproc.yaml" --home "$work/home-inproc" \
   --- sdk node "$cache/sdk_echo_server.mjs" \
   --- floor node "$cache/floor_server.mjs" \
-  --- native-floor "$cache/native_floor"
+  --- native-floor "$cache/native_floor" \
+  --- audited-floor "$cache/native_floor" --audit "$work/audited-floor.jsonl" \
+  --- relayed-floor "$cache/native_floor" --audit "$work/relayed-floor.jsonl" --relay \
+  --- json-floor "$cache/json_floor" "$work/json-floor.jsonl"
