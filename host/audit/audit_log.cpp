@@ -193,8 +193,11 @@ Status AuditLog::append_line(TimePoint at, std::string_view kind, std::string_vi
 }
 
 Result<std::uint64_t> AuditLog::write_line(const std::string& line, TimePoint at) {
-    const std::string date = format_utc_date(at);
-    if (date != open_date_ || fd_ < 0) {
+    // The day, compared as a number: formatting it and joining the path cost more than the write's
+    // own user time, and are needed only when the file changes (or a message names it).
+    const auto day = std::chrono::floor<std::chrono::days>(at);
+    if (day != open_day_ || fd_ < 0) {
+        const std::string date = format_utc_date(at);
         const std::filesystem::path file = directory_ / (date + ".jsonl");
         if (fd_ >= 0) {
             // Day rollover: the old file's records are synced before its descriptor goes.
@@ -217,9 +220,10 @@ Result<std::uint64_t> AuditLog::write_line(const std::string& line, TimePoint at
         fd_ = ::open(file.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
         if (fd_ < 0) return audit_error(file, "opening", errno);
         open_date_ = date;
+        open_day_ = day;
         tail_may_be_torn_ = true;  // a process killed mid-write may have left half a record
     }
-    const std::filesystem::path file = directory_ / (open_date_ + ".jsonl");
+    const auto file = [this] { return directory_ / (open_date_ + ".jsonl"); };
     // A record starts on a line boundary: a torn tail (a write cut short by a full disk, a kill
     // mid-record) is terminated first, so it stays one unreadable line and does not swallow this one.
     // The newline goes in the record's own write(), keeping it one write when processes share the file.
@@ -230,7 +234,7 @@ Result<std::uint64_t> AuditLog::write_line(const std::string& line, TimePoint at
             spdlog::warn(
                 "audit: {} ends in a partial record (a write was cut short); it is terminated and "
                 "left as an unreadable line before the next record",
-                file.string());
+                file().string());
             terminated.reserve(line.size() + 1);
             terminated.push_back('\n');
             terminated += line;
@@ -246,7 +250,7 @@ Result<std::uint64_t> AuditLog::write_line(const std::string& line, TimePoint at
             const int failed = errno;
             // Part of this record may be on disk: the next record looks before it writes.
             tail_may_be_torn_ = true;
-            return audit_error(file, "appending", failed);
+            return audit_error(file(), "appending", failed);
         }
         done += static_cast<std::size_t>(n);
     }

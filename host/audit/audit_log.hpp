@@ -119,6 +119,7 @@ private:
     AuditOptions options_;
     int fd_ = -1;
     std::string open_date_;
+    std::chrono::sys_days open_day_{};  // the day open_date_ names
     std::uint64_t written_ = 0;         // records written so far
     std::uint64_t synced_through_ = 0;  // records known to be on disk (or given up on by a failed sync)
     std::uint64_t failed_through_ = 0;  // records a failed sync should have covered
