@@ -2,32 +2,20 @@
 
 #include "manifest/schema_from_json.hpp"
 #include "plugin/error_codes.hpp"
-#include "plugin/foreign_elicitation.hpp"
 #include "plugin/foreign_package.hpp"
-#include "plugin/foreign_process.hpp"
-#include "plugin/foreign_sampling.hpp"
-#include "plugin/data_dir_budget.hpp"
+#include "plugin/foreign_result.hpp"
+#include "plugin/foreign_session.hpp"
 #include "plugin/plugin_loader.hpp"
-#include "plugin/runner_cgroups.hpp"
-#include "plugin/runner_identity.hpp"
-#include "plugin/runner_sandbox_args.hpp"
 #include "upstream/error_codes.hpp"
-#include "upstream/mcp_client.hpp"
-#include "upstream/http_channel.hpp"
-#include "upstream/rpc_channel.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <spdlog/spdlog.h>
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstdlib>
 #include <deque>
 #include <map>
 #include <mutex>
-#include <thread>
 
 namespace skillhost::plugin {
 namespace json = boost::json;
@@ -36,81 +24,8 @@ using upstream::Clock;
 namespace {
 
 constexpr auto kMaxBackoff = std::chrono::milliseconds(5000);
-constexpr std::size_t kMaxErrorText = 2000;
-constexpr std::size_t kMaxInstances = 16;  // users with a server process of their own at once
-constexpr auto kRootsSettle = std::chrono::milliseconds(50);
+constexpr std::size_t kMaxInstances = 16;                      // users with a server process of their own at once
 constexpr auto kWedgeProbe = std::chrono::milliseconds(2000);  // a live server answers ping by then
-
-// One running server: the MCP session with it and, for a stdio server, its process. The channel goes
-// first (closing the server's stdin, or ending the HTTP session), then the process (SIGTERM, SIGKILL
-// after a grace period).
-struct Session {
-    std::unique_ptr<ForeignProcess> process;  // null for a streamable_http server
-    std::shared_ptr<upstream::Transport> channel;
-    std::unique_ptr<upstream::McpClient> client;
-    upstream::ServerInfo info;
-    // Set by the reading thread when the server says its tools changed: they are listed again
-    // before the next call, and a changed one is refused.
-    std::shared_ptr<std::atomic<bool>> tools_changed = std::make_shared<std::atomic<bool>>(false);
-    std::map<std::string, ListedDefinition> listed;  // tool -> its definition, as this process last listed
-    ListedDefinition instructions;                   // the server's instructions, from initialize
-    // When the server was last told its roots (steady clock, ns; 0: never asked). A server applies
-    // them on its own time (the filesystem server checks each directory first) and says nothing
-    // when done, so a new session's first call waits kRootsSettle after the answer.
-    std::shared_ptr<std::atomic<std::int64_t>> roots_answered_at = std::make_shared<std::atomic<std::int64_t>>(0);
-    std::shared_ptr<ForeignSampling> sampling;  // answers its sampling requests; finished before the channel goes
-    // Puts its questions to the user of the call in flight; finished before the channel goes.
-    std::shared_ptr<ForeignElicitation> elicitation;
-    // An empty directory made for a process without a user's (the listing one): removed after it.
-    std::filesystem::path scratch;
-    // Its user's secrets as it got them: their values are redacted from all it sends back, and a
-    // changed value starts the instance again.
-    std::shared_ptr<const SecretRedactor> redactor = std::make_shared<SecretRedactor>();
-    std::string secrets_fingerprint;
-    std::shared_ptr<oauth::OAuthAuthorizer> authorizer;  // a declaration with `oauth:`
-    ~Session() {
-        if (sampling) sampling->finish();
-        if (elicitation) elicitation->finish();
-        client.reset();
-        channel.reset();
-        process.reset();
-        if (!scratch.empty()) {
-            std::error_code ignored;
-            std::filesystem::remove_all(scratch, ignored);
-        }
-    }
-};
-
-// How a server's processes are sandboxed, decided once when its declaration loads.
-struct SandboxPlan {
-    std::filesystem::path runner;            // skillhost-runner; empty: the sandbox is off
-    std::optional<RunnerIdentity> identity;  // as root: the unprivileged user it runs as
-};
-
-Result<SandboxPlan> plan_sandbox(const ForeignOptions& options) {
-    SandboxPlan plan;
-    if (options.isolation.sandbox == SandboxMode::off) return plan;
-    if (std::optional<Error> missing = missing_sandbox_mechanism(options.isolation)) return *missing;
-    Result<std::filesystem::path> runner = find_runner(options.isolation.runner);
-    if (!runner) return runner.error();
-    plan.runner = runner.value();
-    if (::geteuid() == 0) {
-        Result<RunnerIdentity> identity = resolve_runner_identity(options.isolation.runner_user);
-        if (!identity) return identity.error();
-        plan.identity = identity.value();
-    }
-    return plan;
-}
-
-// ${data_dir} and ${workspace} replaced (the declaration allows no other placeholder).
-std::string expand(std::string text, const std::filesystem::path& data_dir, const std::filesystem::path& workspace) {
-    return replaced_all(replaced_all(std::move(text), "${data_dir}", data_dir.string()), "${workspace}",
-                        workspace.string());
-}
-
-std::string label_of(const manifest::ForeignServer& server) {
-    return "MCP server '" + server.name + "'";
-}
 
 Error with_manifest(Error error, const manifest::ForeignServer& server) {
     error.details["manifest"] = server.file.string();
@@ -118,334 +33,11 @@ Error with_manifest(Error error, const manifest::ForeignServer& server) {
     return error;
 }
 
-// Whose instance a session is: roots/list is answered with this user's workspace.
-struct SessionUser {
-    std::string id;
-    std::filesystem::path workspace;
-    std::filesystem::path data_dir;  // this server's data directory for the user (made here if missing)
-};
-
-// A fresh empty directory for a process without a user, or an error saying why there is none.
-Result<std::filesystem::path> make_scratch(const std::string& server) {
-    std::string pattern = (std::filesystem::temp_directory_path() / "skillhost-mcp-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr)
-        return Error{errors::kRunnerStartFailed, "cannot make a temporary directory for MCP server '" + server +
-                                                     "': " + std::strerror(errno) + "; check TMPDIR"};
-    return std::filesystem::path(pattern);
-}
-
-// The user's data directory for the server, made and handed to the sandbox's user.
-std::optional<Error> prepare_data_dir(const std::filesystem::path& dir, const SandboxPlan& plan) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) {
-        Error error{errors::kDataDirUnavailable, "cannot create the data directory " + dir.string() + " (" +
-                                                     ec.message() + "); check that the skillhost home is writable"};
-        error.details["data_dir"] = dir.string();
-        return error;
-    }
-    if (plan.identity) return hand_over_data_dir(dir, plan.identity->uid, plan.identity->gid);
-    return std::nullopt;
-}
-
-// roots/list answered with the user's workspace; anything else the server asks is not offered.
-Result<json::value> answer_server_request(const std::string& name, const std::filesystem::path& workspace,
-                                          std::string_view method) {
-    if (method == "roots/list") {
-        json::array roots;
-        if (!workspace.empty())
-            roots.push_back(json::object{{"uri", "file://" + workspace.string()}, {"name", "workspace"}});
-        return json::value(json::object{{"roots", std::move(roots)}});
-    }
-    return Error{errors::kUpstreamError,
-                 "skillhost does not offer '" + std::string(method) + "' to MCP server '" + name + "'"};
-}
-
-ListedDefinition instructions_listed(const std::string& instructions) {
-    return {std::string(kInstructionsPin), upstream::instructions_hash(instructions),
-            json::object{{"instructions", instructions}}};
-}
-
-// What the server lists carries none of its secrets' values (they would reach the model's prompt).
-void redact_listing(upstream::ToolList& tools, const SecretRedactor& redactor) {
-    if (redactor.empty()) return;
-    for (upstream::ToolDefinition& tool : tools.tools) {
-        redactor.redact(tool.title);
-        redactor.redact(tool.description);
-        redactor.redact(tool.input_schema);
-        if (tool.output_schema) redactor.redact(*tool.output_schema);
-        redactor.redact(tool.annotations);
-    }
-}
-
-ListedDefinition tool_listed(const upstream::ToolDefinition& tool) {
-    return {tool.name, upstream::definition_hash(tool), upstream::definition_json(tool)};
-}
-
-// The connection to the server over the transport its declaration names (the one place that
-// chooses): an HTTP session with its URL, or a process of its own on stdio, in the sandbox the plan
-// gives, with the user's data directory and workspace.
-Status open_transport(const manifest::ForeignServer& server, const ForeignOptions& options, const SandboxPlan& plan,
-                      const SessionUser& user, const InjectedSecrets& secrets, upstream::RpcHandlers handlers,
-                      Session& session) {
-    upstream::RpcLimits limits;
-    limits.max_message_bytes = static_cast<std::size_t>(server.limits.max_message_bytes);
-    if (server.transport == manifest::ForeignTransport::streamable_http) {
-        upstream::HttpEndpoint endpoint{server.url, server.headers, session.authorizer};
-        endpoint.headers.insert(endpoint.headers.end(), secrets.headers.begin(), secrets.headers.end());
-        session.channel =
-            std::make_shared<upstream::HttpChannel>(label_of(server), std::move(endpoint), limits, std::move(handlers));
-        return {};
-    }
-    std::filesystem::path data_dir = user.data_dir;
-    if (data_dir.empty()) {
-        auto scratch = make_scratch(server.name);
-        if (!scratch) return std::move(scratch.error());
-        session.scratch = data_dir = scratch.value();
-        if (plan.identity) {
-            if (std::optional<Error> problem = prepare_data_dir(data_dir, plan)) return std::move(*problem);
-        }
-    } else if (std::optional<Error> problem = prepare_data_dir(data_dir, plan)) {
-        return std::move(*problem);
-    }
-    const std::filesystem::path workspace = user.workspace.empty() ? session.scratch : user.workspace;
-    ForeignLaunch launch;
-    launch.server = server.name;
-    launch.command = server.command;
-    for (const std::string& arg : server.args) launch.args.push_back(expand(arg, data_dir, workspace));
-    for (const auto& [name, value] : server.env) launch.env.emplace_back(name, expand(value, data_dir, workspace));
-    launch.env.insert(launch.env.begin(), {"HOME", data_dir.string()});
-    launch.env.insert(launch.env.end(), secrets.env.begin(), secrets.env.end());
-    if (!session.redactor->empty())
-        launch.redact_output = [redactor = session.redactor](std::string& line) { redactor->redact(line); };
-    launch.relative_to = server.file.parent_path();
-    launch.working_directory = server.working_directory.empty()
-                                   ? server.file.parent_path()
-                                   : std::filesystem::path(expand(server.working_directory, data_dir, workspace));
-    if (launch.working_directory.is_relative())
-        launch.working_directory = server.file.parent_path() / launch.working_directory;
-    if (!plan.runner.empty()) {
-        RunnerSandboxArgs sandbox =
-            runner_sandbox_args(options.isolation, server.permissions, plan.identity, server.name);
-        launch.runner = plan.runner;
-        launch.runner_args = std::move(sandbox.args);
-        launch.runner_args.insert(launch.runner_args.end(), {"--data-dir", data_dir.string()});
-        if (!workspace.empty())
-            launch.runner_args.insert(launch.runner_args.end(), {"--workspace", workspace.string()});
-        for (const std::filesystem::path& path : server.files)
-            launch.runner_args.insert(launch.runner_args.end(), {"--read-only", path.string()});
-        launch.runner_args.insert(launch.runner_args.end(), {"--read-only", server.file.parent_path().string()});
-        if (launch.working_directory != data_dir)
-            launch.runner_args.insert(launch.runner_args.end(), {"--read-only", launch.working_directory.string()});
-        launch.sandbox_timeout = std::chrono::milliseconds(server.limits.startup_timeout_ms);
-        launch.cgroup_leaf = std::move(sandbox.cgroup_leaf);
-        launch.cgroup_pids_leaf = std::move(sandbox.cgroup_pids_leaf);
-    }
-    auto process = ForeignProcess::start(launch);
-    if (!process) {
-        RunnerCgroups::remove_leaf(launch.cgroup_leaf);
-        RunnerCgroups::remove_leaf(launch.cgroup_pids_leaf);
-        return std::move(process.error());
-    }
-    session.process = std::move(process.value());
-    ForeignProcess* raw_process = session.process.get();
-    handlers.describe_end = [raw_process] {
-        const std::string how = raw_process->wait_for_end(std::chrono::milliseconds(500));
-        return how.empty() ? std::string("it closed its output but is still running") : "it " + how;
-    };
-    const int in = session.process->take_stdin();
-    const int out = session.process->take_stdout();
-    session.channel = std::make_shared<upstream::RpcChannel>(label_of(server), out, in, limits, std::move(handlers));
-    return {};
-}
-
-// Opens the connection and runs the handshake, all within the start-up limit.
-Result<std::shared_ptr<Session>> start_session(const manifest::ForeignServer& server, const ForeignOptions& options,
-                                               const SandboxPlan& plan, const SessionUser& user,
-                                               InjectedSecrets secrets) {
-    auto session = std::make_shared<Session>();
-    session->secrets_fingerprint = secrets.fingerprint;
-    if (server.oauth) {
-        // The process that lists the tools at load authorizes as the first owner.
-        auto authorizer = session_authorizer(server, options.grants, options.secrets.get(),
-                                             user.id.empty() ? options.listing_user : user.id);
-        if (!authorizer) return authorizer.error();
-        session->authorizer = std::move(*authorizer);
-        // A server that echoes the user's tokens does not hand them to the model, refreshed ones
-        // included.
-        secrets.redactor.add_live([authorizer = session->authorizer] {
-            std::vector<std::pair<std::string, std::string>> tokens;
-            if (const std::optional<oauth::Grant> grant = authorizer->grant()) {
-                tokens.emplace_back("oauth access token", grant->tokens.access_token);
-                tokens.emplace_back("oauth refresh token", grant->tokens.refresh_token);
-            }
-            return tokens;
-        });
-    }
-    session->redactor = std::make_shared<const SecretRedactor>(secrets.redactor);
-    upstream::RpcHandlers handlers;
-    const std::string name = server.name;
-    handlers.on_notification = [name, changed = session->tools_changed, tell = options.isolation.on_tools_changed](
-                                   std::string_view method, const json::value&) {
-        if (method != "notifications/tools/list_changed") return;
-        if (!changed->exchange(true))  // once until they are listed, however often it says so
-            spdlog::info(
-                "MCP server '{}' says its tools changed; they are listed again (and the catalog with them), and a "
-                "changed one is refused until its new definition is approved",
-                name);
-        if (tell) tell(name);
-    };
-    session->sampling =
-        std::make_shared<ForeignSampling>(server.name, server.permissions.llm, options.completions, user.id);
-    session->elicitation = std::make_shared<ForeignElicitation>(server.name);
-    handlers.on_request = [name, workspace = user.workspace, answered = session->roots_answered_at,
-                           sampling = session->sampling, elicitation = session->elicitation,
-                           redactor = session->redactor](std::string_view method, const json::value& params,
-                                                         upstream::Responder respond) {
-        // What it asks of a person or a model carries none of its secrets.
-        json::value redacted = params;
-        redactor->redact(redacted);
-        if (method == "sampling/createMessage") return sampling->answer(redacted, std::move(respond));
-        if (method == "elicitation/create") return elicitation->answer(redacted, std::move(respond));
-        if (method == "roots/list") answered->store(Clock::now().time_since_epoch().count());
-        respond(answer_server_request(name, workspace, method));
-    };
-    if (auto opened = open_transport(server, options, plan, user, secrets, std::move(handlers), *session); !opened)
-        return opened.error();
-    session->client = std::make_unique<upstream::McpClient>(session->channel);
-    const auto deadline = Clock::now() + std::chrono::milliseconds(server.limits.startup_timeout_ms);
-    // Questions go to the call's front end or the durable question queue (foreign_elicitation.hpp).
-    json::object capabilities{{"roots", json::object{{"listChanged", false}}}, {"elicitation", json::object{}}};
-    if (server.permissions.llm) capabilities["sampling"] = json::object{};
-    auto info = session->client->initialize(capabilities, options.client_version, deadline);
-    if (!info) {
-        Error error = std::move(info.error());
-        session->redactor->redact(error);
-        if (error.is(errors::kUpstreamTimeout))
-            error.message = label_of(server) + " did not answer initialize within limits.startup_timeout_ms (" +
-                            std::to_string(server.limits.startup_timeout_ms) + " ms); " +
-                            (server.transport == manifest::ForeignTransport::stdio
-                                 ? "check that its command starts an MCP server on stdio"
-                                 : "check that " + server.url + " is an MCP Streamable HTTP endpoint") +
-                            ", or raise the limit";
-        return error;
-    }
-    session->info = std::move(info.value());
-    session->redactor->redact(session->info.instructions);
-    session->instructions = instructions_listed(session->info.instructions);
-    return session;
-}
-
-std::string printable_text(std::string_view text) {
-    std::string out(text.substr(0, kMaxErrorText));
-    if (text.size() > kMaxErrorText) out += "...";
-    return out;
-}
-
-// The local path of a file:// URI ("file:///a/b%20c" -> "/a/b c"); nullopt for any other URI.
-std::optional<std::string> file_path_of(std::string_view uri) {
-    constexpr std::string_view scheme = "file://";
-    if (uri.size() <= scheme.size() || uri.substr(0, scheme.size()) != scheme) return std::nullopt;
-    uri.remove_prefix(scheme.size());
-    if (uri.starts_with("localhost/")) uri.remove_prefix(9);
-    std::string path;
-    for (std::size_t i = 0; i < uri.size(); ++i) {
-        const auto hex = [](char c) {
-            return c >= '0' && c <= '9'   ? c - '0'
-                   : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                   : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                          : -1;
-        };
-        if (uri[i] == '%' && i + 2 < uri.size() && hex(uri[i + 1]) >= 0 && hex(uri[i + 2]) >= 0) {
-            path += static_cast<char>(hex(uri[i + 1]) * 16 + hex(uri[i + 2]));
-            i += 2;
-        } else {
-            path += uri[i];
-        }
-    }
-    return path;
-}
-
-// The file a content block links to or embeds (resource_link, resource), if it is a file:// URI.
-std::optional<std::string> linked_file(const json::object& block) {
-    const json::value* type = block.if_contains("type");
-    if (type == nullptr || !type->is_string()) return std::nullopt;
-    const json::object* holder = &block;
-    if (type->get_string() == "resource") {
-        const json::value* resource = block.if_contains("resource");
-        holder = resource != nullptr ? resource->if_object() : nullptr;
-    } else if (type->get_string() != "resource_link") {
-        return std::nullopt;
-    }
-    const json::value* uri = holder != nullptr ? holder->if_contains("uri") : nullptr;
-    if (uri == nullptr || !uri->is_string()) return std::nullopt;
-    return file_path_of(uri->get_string());
-}
-
-// Path rules reach the files a result links to, as they reach the call's path inputs: a link or an
-// embedded file the call's rules withhold is replaced by a note saying so.
-void withhold_denied_files(json::array& content, const CallControl* control) {
-    if (control == nullptr || !control->path_allowed) return;
-    for (json::value& block : content) {
-        const json::object* item = block.if_object();
-        if (item == nullptr) continue;
-        const std::optional<std::string> path = linked_file(*item);
-        if (!path || control->path_allowed(*path)) continue;
-        block = json::object{{"type", "text"},
-                             {"text", "[withheld: a file a policy rule keeps from this call (" + *path + ")]"}};
-    }
-}
-
-// What a CallToolResult becomes: its structuredContent as the result when it has one, else the
-// text of its text blocks; every block is passed on as content.
-RawOutcome outcome_of(json::object result, CallControl* control) {
-    std::string text;
-    json::array content = result["content"].as_array();
-    withhold_denied_files(content, control);
-    for (const json::value& block : content) {
-        const json::object* item = block.if_object();
-        if (item == nullptr) continue;
-        const json::value* type = item->if_contains("type");
-        const json::value* body = item->if_contains("text");
-        if (type != nullptr && type->is_string() && type->get_string() == "text" && body != nullptr &&
-            body->is_string()) {
-            if (!text.empty()) text += '\n';
-            text += body->get_string();
-        }
-    }
-    const json::value* is_error = result.if_contains("isError");
-    if (is_error != nullptr && is_error->is_bool() && is_error->get_bool()) {
-        Error error{errors::kUpstreamToolError,
-                    text.empty() ? std::string("the tool reported an error without a message") : printable_text(text)};
-        error.details["content"] = std::move(content);
-        return RawOutcome::from_error(error);
-    }
-    if (control != nullptr) {
-        for (const json::value& block : content) {
-            const Status added = control->content.add(json::serialize(block));
-            if (!added) {
-                spdlog::debug("a content item of a foreign tool was not passed on: {}", added.error().message);
-                break;
-            }
-        }
-    }
-    RawOutcome outcome;
-    outcome.status = SKILLHOST_STATUS_OK;
-    outcome.written = RawOutcome::Written::result;
-    const json::value* structured = result.if_contains("structuredContent");
-    if (structured != nullptr && structured->is_object()) {
-        outcome.result_json = json::serialize(*structured);
-    } else {
-        outcome.result_json = json::serialize(json::object{{"text", text}});
-    }
-    return outcome;
-}
-
 class ForeignPlugin final : public LoadedPlugin {
 public:
     // `listed`: what the server that was started to list its tools said of itself; `verdicts`: what
     // the pins said of that listing (the callable definitions are accepted without asking again).
-    ForeignPlugin(manifest::ForeignServer server, ForeignOptions options, SandboxPlan plan,
+    ForeignPlugin(manifest::ForeignServer server, ForeignOptions options, ForeignSandboxPlan plan,
                   const upstream::ServerInfo& listed, const upstream::ToolList& tools,
                   const std::vector<ListedDefinition>& definitions, const std::vector<PinVerdict>& verdicts,
                   std::string sandbox_report)
@@ -542,7 +134,7 @@ public:
         auto result = (*session)->client->call_tool(tool->second, std::move(args.as_object()), deadline, cancelled);
         if (result) {
             (*session)->redactor->redact(result.value());
-            return outcome_of(std::move(result.value()), call.control);
+            return outcome_of_tool_result(std::move(result.value()), call.control);
         }
         Error error = std::move(result.error());
         (*session)->redactor->redact(error);
@@ -624,7 +216,7 @@ private:
     // One user's instance of the server: its session (null before the first call and after it
     // ended) and when it may be started again after a crash.
     struct Slot {
-        std::shared_ptr<Session> session;
+        std::shared_ptr<ForeignSession> session;
         Clock::time_point next_start{};
         Clock::time_point last_used{};
     };
@@ -649,8 +241,8 @@ private:
     // The calling user's running session, or a new one (after the backoff when the last ended).
     // Every new session lists the tools again, and a tool whose definition is not the pinned one
     // is refused, as it is when a running server says its tools changed.
-    Result<std::shared_ptr<Session>> session_for(const std::string& tool, const Call& call,
-                                                 InjectedSecrets secrets) const {
+    Result<std::shared_ptr<ForeignSession>> session_for(const std::string& tool, const Call& call,
+                                                        InjectedSecrets secrets) const {
         std::lock_guard lock(mutex_);
         if (quarantine_) {
             slots_.clear();  // its processes end (a call still in flight keeps its own until it returns)
@@ -686,8 +278,9 @@ private:
             return error;
         }
         retire_idle_locked(call.user_id);
-        auto started = start_session(server_, options_, plan_,
-                                     SessionUser{call.user_id, call.workspace_root, call.data_dir}, std::move(secrets));
+        auto started = start_foreign_session(server_, options_, plan_,
+                                             ForeignSessionUser{call.user_id, call.workspace_root, call.data_dir},
+                                             std::move(secrets));
         if (!started) {
             note_crash_locked(slot, "it could not be started: " + started.error().message);
             return with_manifest(std::move(started.error()), server_);
@@ -698,7 +291,7 @@ private:
         }
         slot.session = std::move(started.value());
         if (const auto told = slot.session->roots_answered_at->load(); told != 0) {
-            const auto settled = Clock::time_point(Clock::duration(told)) + kRootsSettle;
+            const auto settled = Clock::time_point(Clock::duration(told)) + kForeignRootsSettle;
             if (settled > Clock::now()) std::this_thread::sleep_until(settled);
         }
         return check_pin_locked(slot.session, tool, call);
@@ -721,14 +314,14 @@ private:
     // Lists the tools again (a new session, or the server said they changed): what a call on this
     // session is checked against from now on. Definitions not yet accepted are shown to the pins at
     // once, so a change waits for its decision before anyone calls the tool.
-    Result<upstream::ToolList> list_locked(Session& session, const std::string& user) const {
+    Result<upstream::ToolList> list_locked(ForeignSession& session, const std::string& user) const {
         auto listed = list_tools_of(session);
         if (!listed) return listed.error();
         if (auto taken = take_listing_locked(session, *listed, user); !taken) return taken.error();
         return listed;
     }
 
-    Result<upstream::ToolList> list_tools_of(Session& session) const {
+    Result<upstream::ToolList> list_tools_of(ForeignSession& session) const {
         upstream::ToolListLimits limits;
         limits.max_tools = server_.limits.max_tools;
         auto listed = session.client->list_tools(
@@ -741,7 +334,8 @@ private:
         return listed;
     }
 
-    Status take_listing_locked(Session& session, const upstream::ToolList& listed, const std::string& user) const {
+    Status take_listing_locked(ForeignSession& session, const upstream::ToolList& listed,
+                               const std::string& user) const {
         session.listed.clear();
         std::vector<ListedDefinition> unaccepted;
         if (!is_accepted_locked(session.instructions)) unaccepted.push_back(session.instructions);
@@ -763,7 +357,7 @@ private:
     // relisted(), on a thread of its own), without holding the lock while the server answers: calls
     // go on meanwhile. An instance that cannot list them now lists them before its next call.
     void relist_announced() const {
-        std::vector<std::pair<std::string, std::shared_ptr<Session>>> changed;
+        std::vector<std::pair<std::string, std::shared_ptr<ForeignSession>>> changed;
         {
             std::lock_guard lock(mutex_);
             for (const auto& [user, slot] : slots_) {
@@ -813,8 +407,8 @@ private:
     // The session when `tool` as it lists it is the definition a call may run against: the server's
     // instructions and the tool's definition are pinned (or their change approved since), and an
     // approved call's definition is the one it was approved against.
-    Result<std::shared_ptr<Session>> check_pin_locked(const std::shared_ptr<Session>& session, const std::string& tool,
-                                                      const Call& call) const {
+    Result<std::shared_ptr<ForeignSession>> check_pin_locked(const std::shared_ptr<ForeignSession>& session,
+                                                             const std::string& tool, const Call& call) const {
         const auto now = session->listed.find(tool);
         if (now == session->listed.end()) {
             Error error{errors::kUpstreamDefinitionChanged,
@@ -882,7 +476,7 @@ private:
     // A call ran past its deadline: a server that answers no ping either is wedged (it reads
     // nothing, or its loop is stuck), and is ended at once (its other calls fail, not wait) and
     // started again on the next call, after the crash backoff.
-    void end_if_wedged(const std::string& user, const std::shared_ptr<Session>& session, Error& error) const {
+    void end_if_wedged(const std::string& user, const std::shared_ptr<ForeignSession>& session, Error& error) const {
         auto pong = session->channel->call("ping", json::object{}, Clock::now() + kWedgeProbe);
         if (pong || !pong.error().is(errors::kUpstreamTimeout)) return;
         const std::string reason = "it answered neither a call by its deadline nor a ping within " +
@@ -895,14 +489,15 @@ private:
         error.details["wedged"] = true;
     }
 
-    void crashed(const std::string& user, const std::shared_ptr<Session>& session, const std::string& reason) const {
+    void crashed(const std::string& user, const std::shared_ptr<ForeignSession>& session,
+                 const std::string& reason) const {
         std::lock_guard lock(mutex_);
         const auto slot = slots_.find(user);
         if (slot != slots_.end()) crashed_locked(slot->second, session, reason);
     }
 
     // Counts the end of `session` once (every call in flight on it reports it).
-    void crashed_locked(Slot& slot, const std::shared_ptr<Session>& session, const std::string& reason) const {
+    void crashed_locked(Slot& slot, const std::shared_ptr<ForeignSession>& session, const std::string& reason) const {
         if (slot.session != session || !slot.session) return;
         slot.session.reset();
         note_crash_locked(slot, reason);
@@ -931,7 +526,7 @@ private:
 
     const manifest::ForeignServer server_;
     const ForeignOptions options_;
-    const SandboxPlan plan_;
+    const ForeignSandboxPlan plan_;
     json::object sandbox_;  // what the sandbox of the listing process enforced (each process gets the same)
     manifest::Manifest manifest_;
     std::map<std::string, std::string, std::less<>> tools_;  // skill id -> upstream tool name
@@ -965,7 +560,7 @@ namespace {
 Result<std::shared_ptr<LoadedPlugin>> load_installed_server(const manifest::ForeignServer& server,
                                                             const ForeignOptions& options) {
     // A process of its own, for the listing only: each user's calls get theirs.
-    Result<SandboxPlan> plan = plan_sandbox(options);
+    Result<ForeignSandboxPlan> plan = plan_foreign_sandbox(options);
     if (!plan) return with_manifest(std::move(plan.error()), server);
     // With the secrets of the first owner that are set (a server may need one to list its tools).
     auto secrets = inject_secrets(server, options.secrets.get(), options.listing_user, false);
@@ -979,7 +574,8 @@ Result<std::shared_ptr<LoadedPlugin>> load_installed_server(const manifest::Fore
                              options.listing_user + "`)";
         return with_manifest(std::move(error), server);
     };
-    auto session = start_session(server, options, plan.value(), SessionUser{}, std::move(secrets.value()));
+    auto session =
+        start_foreign_session(server, options, plan.value(), ForeignSessionUser{}, std::move(secrets.value()));
     if (!session) return without_secrets(std::move(session.error()));
     upstream::ToolListLimits limits;
     limits.max_tools = server.limits.max_tools;
