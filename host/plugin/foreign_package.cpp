@@ -298,6 +298,10 @@ fs::path package_install_dir(const fs::path& packages_dir, const manifest::Forei
     return packages_dir / (name + "@" + package.version);
 }
 
+fs::path package_record_file(const fs::path& packages_dir, const manifest::ForeignPackage& package) {
+    return package_install_dir(packages_dir, package) / kPackageRecordFile;
+}
+
 fs::path package_directory(const fs::path& install_dir, const manifest::ForeignPackage& package) {
     return install_dir / "node_modules" / package.npm;
 }

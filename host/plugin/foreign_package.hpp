@@ -27,6 +27,11 @@ std::filesystem::path package_install_dir(const std::filesystem::path& packages_
                                           const manifest::ForeignPackage& package);
 std::filesystem::path package_directory(const std::filesystem::path& install_dir,
                                         const manifest::ForeignPackage& package);
+// The install's record (package_tree.hpp): written last, inside the directory that is renamed into
+// place, so its identity changes whenever an install appears, is replaced or goes. A host watching
+// for installs watches this file (reload/live_catalog.hpp).
+std::filesystem::path package_record_file(const std::filesystem::path& packages_dir,
+                                          const manifest::ForeignPackage& package);
 
 struct InstalledPackage {
     std::filesystem::path install_dir, package_dir;

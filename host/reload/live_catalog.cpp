@@ -5,6 +5,7 @@
 
 #include "manifest/foreign_server.hpp"
 #include "manifest/manifest.hpp"
+#include "plugin/foreign_package.hpp"
 #include "reload/plugin_file_names.hpp"
 
 #include <spdlog/spdlog.h>
@@ -354,6 +355,12 @@ std::optional<UnitReport> LiveCatalog::evaluate_unit(UnitState& unit) {
         // and reports a change rather than hiding one.
         const auto library_bytes = read_file(unit.library_file);
         if (library_bytes) library_hash = content_hash(*library_bytes);
+    } else if (foreign->package && !loader_.options().packages_dir.empty()) {
+        // A declared package's install stands where a library would: its record is written last
+        // inside the directory renamed into place, so an install that appears, is replaced or goes
+        // (`skillhost plugin install` while the host runs) reloads the declaration.
+        unit.library_file = plugin::package_record_file(loader_.options().packages_dir, *foreign->package);
+        unit.library_identity = identify_file(unit.library_file);
     }
 
     if (foreign != nullptr && start_servers_in_background_) {

@@ -43,11 +43,12 @@ struct LiveCatalogOptions {
     bool start_servers_in_background = false;
 };
 
-// A plugin unit: one manifest and the library it names. The watcher maps library file events to
-// units through this.
+// A plugin unit: one manifest and the library it names (for a foreign server's declaration with
+// `package:`, the install's record file in packages_dir). The watcher maps file events in the
+// library's directory to units through this.
 struct UnitFiles {
     std::filesystem::path manifest_file;
-    std::filesystem::path library_file;  // empty while the manifest cannot be read
+    std::filesystem::path library_file;  // empty while the manifest cannot be read, or names none
 };
 
 // Code of the failure recorded when a new version of a loaded plugin cannot be loaded; its

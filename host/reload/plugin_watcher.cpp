@@ -147,7 +147,12 @@ void PluginWatcher::handle_event(int wd, std::uint32_t mask, std::string_view na
         // parent so that it is picked up again when it comes back.
         const bool still_attached = (mask & IN_MOVE_SELF) != 0;
         const auto lost = watches_->detach(wd, still_attached);
-        for (const auto& dir : lost) spdlog::warn("plugin watcher: plugin directory {} is gone", dir.string());
+        for (const auto& dir : lost) {
+            if (watches_->holds_manifests(dir))
+                spdlog::warn("plugin watcher: plugin directory {} is gone", dir.string());
+            else  // a plugin's library directory or a package's install, replaced or removed
+                spdlog::debug("plugin watcher: {} went away; watching for it to come back", dir.string());
+        }
         if (!lost.empty() || lookup.ancestor) {
             schedule_.note(kRescanKey, now);
             attach_missing_directories();
