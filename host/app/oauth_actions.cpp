@@ -1,22 +1,16 @@
 #include "app/oauth_actions.hpp"
 
+#include "app/declared_servers.hpp"
+
 #include "oauth/error_codes.hpp"
 #include "oauth/loopback_redirect.hpp"
 #include "plugin/foreign_oauth.hpp"
-#include "reload/plugin_file_names.hpp"
 
 namespace skillhost::app {
 
 std::vector<manifest::ForeignServer> oauth_servers(const std::vector<std::filesystem::path>& plugin_dirs) {
-    std::vector<manifest::ForeignServer> servers;
-    for (const auto& dir : plugin_dirs) {
-        for (const auto& file : reload::list_manifests(dir)) {
-            auto declaration = manifest::load_plugin_declaration(file);
-            if (!declaration) continue;
-            auto* server = std::get_if<manifest::ForeignServer>(&declaration.value());
-            if (server != nullptr && server->oauth) servers.push_back(std::move(*server));
-        }
-    }
+    std::vector<manifest::ForeignServer> servers = declared_foreign_servers(plugin_dirs);
+    std::erase_if(servers, [](const manifest::ForeignServer& server) { return !server.oauth; });
     return servers;
 }
 

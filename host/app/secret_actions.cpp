@@ -4,7 +4,7 @@
 #include "app/host_parts.hpp"
 #include "manifest/foreign_server.hpp"
 #include "policy/error_codes.hpp"
-#include "reload/plugin_file_names.hpp"
+#include "app/declared_servers.hpp"
 
 #include <algorithm>
 
@@ -45,18 +45,12 @@ void audit_secret_change(audit::AuditLog& audit, std::string_view kind, std::str
 std::vector<NeededSecret> secrets_needed_by_servers(const std::vector<std::filesystem::path>& plugin_dirs,
                                                     const std::vector<SecretEntry>& set) {
     std::vector<NeededSecret> needed;
-    for (const auto& dir : plugin_dirs) {
-        for (const auto& file : reload::list_manifests(dir)) {
-            auto declaration = manifest::load_plugin_declaration(file);
-            if (!declaration) continue;
-            const auto* server = std::get_if<manifest::ForeignServer>(&declaration.value());
-            if (server == nullptr) continue;
-            for (const auto& secret : server->secrets) {
-                const bool is_set = std::any_of(set.begin(), set.end(),
-                                                [&](const SecretEntry& entry) { return entry.name == secret.name; });
-                needed.push_back({server->name, secret.name,
-                                  secret.env.empty() ? "header " + secret.header : "env " + secret.env, is_set});
-            }
+    for (const manifest::ForeignServer& server : declared_foreign_servers(plugin_dirs)) {
+        for (const auto& secret : server.secrets) {
+            const bool is_set = std::any_of(set.begin(), set.end(),
+                                            [&](const SecretEntry& entry) { return entry.name == secret.name; });
+            needed.push_back({server.name, secret.name,
+                              secret.env.empty() ? "header " + secret.header : "env " + secret.env, is_set});
         }
     }
     return needed;
