@@ -1,6 +1,7 @@
 #include "manifest/foreign_server.hpp"
 
 #include "base/glob.hpp"
+#include "manifest/foreign_server_credentials.hpp"
 #include "manifest/identifier_text.hpp"
 #include "manifest/manifest_document.hpp"
 #include "manifest/skill_reader.hpp"
@@ -8,7 +9,6 @@
 
 #include <algorithm>
 #include <array>
-#include <functional>
 
 namespace skillhost::manifest {
 
@@ -42,9 +42,6 @@ constexpr std::array<std::string_view, 21> kServerKeys = {
     "kind",    "name",    "version", "description", "transport", "command", "args",        "working_directory",
     "env",     "files",   "url",     "headers",     "package",   "secrets", "permissions", "defaults",
     "include", "exclude", "limits",  "skills",      "oauth"};
-constexpr std::array<std::string_view, 6> kOAuthKeys = {"client_id", "client_secret", "client_metadata_url",
-                                                        "scope",     "redirect_port", "grant"};
-constexpr std::array<std::string_view, 2> kOAuthGrants = {"authorization_code", "client_credentials"};
 constexpr std::array<std::string_view, 2> kTransportNames = {"stdio", "streamable_http"};
 constexpr std::array<std::string_view, 5> kStdioKeys = {"command", "args", "working_directory", "env", "files"};
 // What `${...}` may name in args, env values and working_directory (foreign_server.hpp).
@@ -53,7 +50,6 @@ constexpr std::array<std::string_view, 3> kPlaceholders = {"data_dir", "workspac
 constexpr std::string_view kPackagePlaceholder = "package";
 constexpr std::array<std::string_view, 2> kHttpKeys = {"url", "headers"};
 constexpr std::array<std::string_view, 3> kPackageKeys = {"npm", "version", "integrity"};
-constexpr std::array<std::string_view, 4> kSecretKeys = {"name", "env", "header", "format"};
 constexpr std::array<std::string_view, 7> kDefaultsKeys = {
     "risk", "cost", "min_trust", "requires_approval", "timeout_ms", "concurrency", "trust_upstream_annotations"};
 constexpr std::array<std::string_view, 3> kLimitKeys = {"startup_timeout_ms", "max_message_bytes", "max_tools"};
@@ -66,100 +62,6 @@ constexpr std::array<std::string_view, 3> kUpstreamKeys = {"inputs", "outputs", 
 constexpr std::array<std::string_view, 5> kRuntimeFetchers = {"npx", "npm", "pnpm", "yarn", "bunx"};
 
 constexpr std::size_t kMaxServerName = 64;
-constexpr std::size_t kMaxToolName = 128;
-constexpr std::string_view kValuePlaceholder = "{value}";
-
-bool letter(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-bool digit(char c) {
-    return c >= '0' && c <= '9';
-}
-
-// ^[A-Za-z_][A-Za-z0-9_]*$ — environment variables, secret names and input names.
-bool is_variable_name(std::string_view text) {
-    return !text.empty() && (letter(text.front()) || text.front() == '_') &&
-           std::all_of(text.begin() + 1, text.end(), [](char c) { return letter(c) || digit(c) || c == '_'; });
-}
-
-// An HTTP field name: one or more token characters (RFC 9110).
-bool is_header_name(std::string_view text) {
-    constexpr std::string_view kTokenPunctuation = "!#$%&'*+-.^_`|~";
-    return !text.empty() && std::all_of(text.begin(), text.end(), [&](char c) {
-        return letter(c) || digit(c) || kTokenPunctuation.find(c) != std::string_view::npos;
-    });
-}
-
-// 1 to 128 of [A-Za-z0-9_.-]: the names MCP servers give their tools.
-bool is_tool_name(std::string_view text) {
-    return !text.empty() && text.size() <= kMaxToolName && std::all_of(text.begin(), text.end(), [](char c) {
-        return letter(c) || digit(c) || c == '_' || c == '.' || c == '-';
-    });
-}
-
-// An npm package name: name or @scope/name, lowercase letters, digits and - . _ ~.
-bool is_npm_name(std::string_view text) {
-    auto part = [](std::string_view piece) {
-        return !piece.empty() && piece.front() != '.' && piece.front() != '_' &&
-               std::all_of(piece.begin(), piece.end(), [](char c) {
-                   return (c >= 'a' && c <= 'z') || digit(c) || c == '-' || c == '.' || c == '_' || c == '~';
-               });
-    };
-    if (text.size() > 214) return false;
-    if (text.empty() || text.front() != '@') return part(text);
-    const std::size_t slash = text.find('/');
-    return slash != std::string_view::npos && part(text.substr(1, slash - 1)) && part(text.substr(slash + 1));
-}
-
-// Digits and dots (1.4.2, 2026.8.31) with an optional -prerelease: one exact version, never a range.
-bool is_exact_version(std::string_view text) {
-    const std::size_t dash = text.find('-');
-    const std::string_view core = text.substr(0, dash);
-    if (core.empty() || core.front() == '.' || core.back() == '.' || core.find("..") != std::string_view::npos ||
-        !std::all_of(core.begin(), core.end(), [](char c) { return digit(c) || c == '.'; })) {
-        return false;
-    }
-    if (dash == std::string_view::npos) return true;
-    const std::string_view prerelease = text.substr(dash + 1);
-    return !prerelease.empty() && std::all_of(prerelease.begin(), prerelease.end(),
-                                              [](char c) { return letter(c) || digit(c) || c == '.' || c == '-'; });
-}
-
-// "sha512-" and base64 text (padding only at the end), as package-lock.json's `integrity`.
-bool is_sha512_integrity(std::string_view text) {
-    constexpr std::string_view kPrefix = "sha512-";
-    if (!text.starts_with(kPrefix)) return false;
-    std::string_view digest = text.substr(kPrefix.size());
-    for (int padding = 0; padding < 2 && digest.ends_with('='); ++padding) digest.remove_suffix(1);
-    return !digest.empty() && std::all_of(digest.begin(), digest.end(),
-                                          [](char c) { return letter(c) || digit(c) || c == '+' || c == '/'; });
-}
-
-bool has_nul(std::string_view text) {
-    return text.find('\0') != std::string_view::npos;
-}
-
-bool has_nul_or_line_break(std::string_view text) {
-    return text.find_first_of(std::string_view("\0\r\n", 3)) != std::string_view::npos;
-}
-
-bool same_header(std::string_view a, std::string_view b) {
-    auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
-    return a.size() == b.size() &&
-           std::equal(a.begin(), a.end(), b.begin(), [&](char x, char y) { return lower(x) == lower(y); });
-}
-
-std::size_t count_of(std::string_view text, std::string_view part) {
-    std::size_t count = 0;
-    for (std::size_t at = text.find(part); at != std::string_view::npos; at = text.find(part, at + part.size())) {
-        ++count;
-    }
-    return count;
-}
-
-constexpr const char* kVariableShape =
-    "letters, digits and _, not starting with a digit (pattern ^[A-Za-z_][A-Za-z0-9_]*$)";
-constexpr const char* kHeaderShape = "letters, digits and !#$%&'*+-.^_`|~ only (no spaces or ':')";
 
 // A string that a program receives (argument, variable, directory): any text but a NUL.
 // `package_declared`: the declaration has `package:`, so ${package} has a value.
@@ -205,23 +107,6 @@ bool read_kind(const Field& field, ProblemList& problems) {
     return false;
 }
 
-// What is wrong with a text, or nullopt when it is fine.
-using Check = std::function<std::optional<std::string>(const std::string&)>;
-
-// A required string field that `check` accepts.
-std::optional<std::string> read_checked(const FieldMap& map, std::string_view key, std::string_view what,
-                                        const Check& check, ProblemList& problems) {
-    const Field* field = required_field(map, key, what, problems);
-    if (field == nullptr) return std::nullopt;
-    auto text = read_string(*field, problems);
-    if (!text) return std::nullopt;
-    if (auto complaint = check(*text)) {
-        problems.add(*field, std::move(*complaint));
-        return std::nullopt;
-    }
-    return text;
-}
-
 std::optional<std::string> check_server_name(const std::string& name) {
     if (!is_plugin_name(name)) {
         return "invalid server name \"" + name +
@@ -243,11 +128,6 @@ std::optional<std::string> check_tool_name(const std::string& name) {
     if (is_tool_name(name)) return std::nullopt;
     return "invalid tool name \"" + name +
            "\"; expected the name the server lists the tool under: 1 to 128 letters, digits, _, . or -";
-}
-
-std::optional<std::string> check_secret_name(const std::string& name) {
-    if (is_variable_name(name)) return std::nullopt;
-    return "invalid secret name \"" + name + "\"; use " + kVariableShape;
 }
 
 std::optional<std::string> check_npm_name(const std::string& name) {
@@ -430,197 +310,6 @@ void read_package(const Field& field, ForeignServer& server, ProblemList& proble
     if (npm && version && integrity) {
         server.package = ForeignPackage{std::move(*npm), std::move(*version), std::move(*integrity)};
     }
-}
-
-// Where a secret goes must not be set twice: by `env:`/`headers:` or by an earlier secret.
-void check_secret_target(const Field& field, const ForeignServer& server, const ForeignSecret& secret,
-                         ProblemList& problems) {
-    const bool is_env = !secret.env.empty();
-    const std::string& target = is_env ? secret.env : secret.header;
-    auto same = [&](std::string_view other) { return is_env ? other == target : same_header(other, target); };
-    const auto& fixed = is_env ? server.env : server.headers;
-    const bool in_fixed = std::any_of(fixed.begin(), fixed.end(), [&](const auto& entry) { return same(entry.first); });
-    const bool in_secrets = std::any_of(server.secrets.begin(), server.secrets.end(), [&](const ForeignSecret& other) {
-        return same(is_env ? other.env : other.header);
-    });
-    if (in_fixed || in_secrets) {
-        problems.add(field, "'" + target + "' is already set " +
-                                (in_fixed ? std::string(is_env ? "under env" : "under headers") : "by another secret") +
-                                "; set each " + (is_env ? "variable" : "header") + " in one place");
-    }
-}
-
-// The secret's `format`: "{value}" once, one line.
-std::optional<std::string> read_secret_format(const Field& field, ProblemList& problems) {
-    auto text = read_string(field, problems);
-    if (!text) return std::nullopt;
-    const std::size_t placeholders = count_of(*text, kValuePlaceholder);
-    if (placeholders != 1) {
-        problems.add(field, "must contain {value} exactly once (found " + std::to_string(placeholders) +
-                                "), where the secret goes, e.g. \"Bearer {value}\"");
-        return std::nullopt;
-    }
-    if (has_nul_or_line_break(*text)) {
-        problems.add(field, "must not contain a NUL or a line break");
-        return std::nullopt;
-    }
-    return text;
-}
-
-// The secret's `env` or `header`: a name of the kind its transport takes.
-bool read_secret_target(const Field& field, bool is_env, std::optional<ForeignTransport> transport,
-                        ForeignSecret& secret, ProblemList& problems) {
-    if (transport && *transport != (is_env ? ForeignTransport::stdio : ForeignTransport::streamable_http)) {
-        problems.add(field, is_env ? "env is for transport stdio, and this server's transport is streamable_http; "
-                                     "put the secret in a header (header: Authorization)"
-                                   : "header is for transport streamable_http, and this server's transport is "
-                                     "stdio; put the secret in an environment variable (env: NAME)");
-        return false;
-    }
-    auto text = read_string(field, problems);
-    if (!text) return false;
-    if (is_env ? !is_variable_name(*text) : !is_header_name(*text)) {
-        problems.add(field, std::string(is_env ? "invalid environment variable name \"" : "invalid header name \"") +
-                                *text + "\"; use " + (is_env ? kVariableShape : kHeaderShape));
-        return false;
-    }
-    (is_env ? secret.env : secret.header) = std::move(*text);
-    return true;
-}
-
-void read_secret(const Field& item, std::optional<ForeignTransport> transport, ForeignServer& server,
-                 ProblemList& problems) {
-    auto map = FieldMap::read(item, KeyList(kSecretKeys), problems);
-    if (!map) return;
-    ForeignSecret secret;
-    auto name = read_checked(*map, "name", "give the name the user's secret is stored under, e.g. GITHUB_TOKEN",
-                             check_secret_name, problems);
-    bool usable = name.has_value();
-    if (name) secret.name = std::move(*name);
-    if (const Field* format = map->find("format")) {
-        auto text = read_secret_format(*format, problems);
-        if (text) secret.format = std::move(*text);
-        usable = usable && text.has_value();
-    }
-    const Field* env = map->find("env");
-    const Field* header = map->find("header");
-    if (env != nullptr && header != nullptr) {
-        problems.add(item,
-                     "give either env or header, not both: env for transport stdio, header for "
-                     "streamable_http");
-        return;
-    }
-    if (env == nullptr && header == nullptr) {
-        problems.add(item,
-                     "missing env or header; say where the secret goes: env: VARIABLE for transport stdio, "
-                     "header: Name for streamable_http");
-        return;
-    }
-    const Field& target = env != nullptr ? *env : *header;
-    if (!read_secret_target(target, env != nullptr, transport, secret, problems)) return;
-    check_secret_target(target, server, secret, problems);
-    if (usable) server.secrets.push_back(std::move(secret));
-}
-
-void read_secrets(const Field& field, std::optional<ForeignTransport> transport, ForeignServer& server,
-                  ProblemList& problems) {
-    auto items = read_list(field, problems);
-    if (!items) return;
-    for (const Field& item : *items) read_secret(item, transport, server, problems);
-}
-
-// One line of printable ASCII, at most `limit` bytes: what an OAuth parameter may be.
-std::optional<std::string> read_oauth_text(const Field& field, std::size_t limit, ProblemList& problems) {
-    auto text = read_string(field, problems);
-    if (!text) return std::nullopt;
-    const bool printable = std::all_of(text->begin(), text->end(), [](char c) { return c > 0x20 && c < 0x7f; });
-    if (text->empty() || text->size() > limit || !printable) {
-        problems.add(field, "must be 1 to " + std::to_string(limit) + " printable characters without spaces");
-        return std::nullopt;
-    }
-    return text;
-}
-
-void read_oauth(const Field& field, std::optional<ForeignTransport> transport, ForeignServer& server,
-                ProblemList& problems) {
-    if (transport && *transport != ForeignTransport::streamable_http) {
-        problems.add(field,
-                     "oauth is for transport streamable_http, and this server's transport is stdio; give a "
-                     "stdio server its credentials as secrets (env)");
-        return;
-    }
-    auto map = FieldMap::read(field, KeyList(kOAuthKeys), problems);
-    if (!map) return;
-    ForeignOAuth oauth;
-    bool usable = true;
-    const auto text = [&](std::string_view key, std::size_t limit, std::string& into) {
-        const Field* entry = map->find(key);
-        if (entry == nullptr) return;
-        auto value = read_oauth_text(*entry, limit, problems);
-        usable = usable && value.has_value();
-        if (value) into = std::move(*value);
-    };
-    text("client_id", 2048, oauth.client_id);
-    if (const Field* secret = map->find("client_secret")) {
-        if (auto name = read_string(*secret, problems)) {
-            if (auto complaint = check_secret_name(*name)) {
-                problems.add(*secret, *complaint +
-                                          " (the name of the user's secret that holds the client's secret, "
-                                          "set with `skillhost secrets set NAME`)");
-                usable = false;
-            } else {
-                oauth.client_secret = std::move(*name);
-            }
-        }
-    }
-    text("client_metadata_url", 2048, oauth.client_metadata_url);
-    if (!oauth.client_metadata_url.empty() && !oauth.client_metadata_url.starts_with("https://")) {
-        problems.add(*map->find("client_metadata_url"),
-                     "must be an https:// URL: an authorization server fetches the client's metadata from it");
-        usable = false;
-    }
-    if (const Field* scope = map->find("scope")) {
-        if (auto value = read_string(*scope, problems)) {
-            const bool printable =
-                std::all_of(value->begin(), value->end(), [](char c) { return c >= 0x20 && c < 0x7f && c != '"'; });
-            if (value->empty() || value->size() > 2048 || !printable) {
-                problems.add(*scope, "must be scopes separated by spaces, e.g. \"read write\" (printable, no quotes)");
-                usable = false;
-            } else {
-                oauth.scope = std::move(*value);
-            }
-        }
-    }
-    if (const Field* port = map->find("redirect_port")) {
-        if (auto value = read_integer(*port, 0, 65535, problems))
-            oauth.redirect_port = static_cast<std::uint16_t>(*value);
-    }
-    if (const Field* grant = map->find("grant")) {
-        if (auto value = read_choice(*grant, KeyList(kOAuthGrants), problems))
-            oauth.client_credentials = *value == "client_credentials";
-    }
-    if (!oauth.client_secret.empty() && oauth.client_id.empty()) {
-        problems.add(field, "client_secret without client_id; give the client_id the secret belongs to");
-        usable = false;
-    }
-    if (oauth.client_credentials && (oauth.client_id.empty() || oauth.client_secret.empty())) {
-        problems.add(field,
-                     "grant client_credentials needs client_id and client_secret (the client is the one "
-                     "authorized; no user signs in)");
-        usable = false;
-    }
-    const auto sets_authorization = [](const std::string& header) { return same_header(header, "Authorization"); };
-    const bool fixed = std::any_of(server.headers.begin(), server.headers.end(),
-                                   [&](const auto& header) { return sets_authorization(header.first); });
-    const bool secret = std::any_of(server.secrets.begin(), server.secrets.end(),
-                                    [&](const ForeignSecret& other) { return sets_authorization(other.header); });
-    if (fixed || secret) {
-        problems.add(field, std::string("the Authorization header is already set ") +
-                                (fixed ? "under headers" : "by a secret") +
-                                "; with oauth skillhost sets it. Remove one of them");
-        usable = false;
-    }
-    if (usable) server.oauth = std::move(oauth);
 }
 
 void read_defaults(const Field& field, ToolDefaults& defaults, ProblemList& problems) {

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,6 +31,12 @@ Error invalid_manifest(const std::vector<ManifestProblem>& problems, const std::
 // The field under `key`; when absent, a problem "missing required field 'key'; <what>" at the mapping
 // (field path "<mapping path>.key").
 const Field* required_field(const FieldMap& map, std::string_view key, std::string_view what, ProblemList& problems);
+
+// What is wrong with a text, or nullopt when it is fine.
+using Check = std::function<std::optional<std::string>(const std::string&)>;
+// A required string field (required_field) that `check` accepts; what `check` says is the problem.
+std::optional<std::string> read_checked(const FieldMap& map, std::string_view key, std::string_view what,
+                                        const Check& check, ProblemList& problems);
 
 // The text's document read by `read` (Field, ProblemList&) -> std::optional<Parsed>, which reports
 // whatever it returns nullopt for: the value, or MANIFEST_INVALID listing every problem.

@@ -132,6 +132,19 @@ const Field* required_field(const FieldMap& map, std::string_view key, std::stri
     return field;
 }
 
+std::optional<std::string> read_checked(const FieldMap& map, std::string_view key, std::string_view what,
+                                        const Check& check, ProblemList& problems) {
+    const Field* field = required_field(map, key, what, problems);
+    if (field == nullptr) return std::nullopt;
+    auto text = read_string(*field, problems);
+    if (!text) return std::nullopt;
+    if (auto complaint = check(*text)) {
+        problems.add(*field, std::move(*complaint));
+        return std::nullopt;
+    }
+    return text;
+}
+
 // `permissions:` says what the plugin may touch when it runs isolated; the host enforces it in the
 // runner's sandbox, and shows it before a user enables the plugin.
 void read_permissions(const Field& field, Permissions& permissions, ProblemList& problems) {

@@ -77,5 +77,48 @@ TEST(ManifestPattern, NestedQuantifiersOnLongInputAnswer) {
     EXPECT_TRUE((*pattern)->found_in(std::string(1000000, 'a')));
 }
 
+TEST(IdentifierText, TheShapesAForeignServerDeclarationNames) {
+    EXPECT_TRUE(is_variable_name("GITHUB_TOKEN"));
+    EXPECT_TRUE(is_variable_name("_x1"));
+    EXPECT_FALSE(is_variable_name("1X"));
+    EXPECT_FALSE(is_variable_name("A-B"));
+    EXPECT_FALSE(is_variable_name(""));
+
+    EXPECT_TRUE(is_header_name("X-Api-Key"));
+    EXPECT_TRUE(is_header_name("a!#$%&'*+-.^_`|~"));
+    EXPECT_FALSE(is_header_name("Bad Header"));
+    EXPECT_FALSE(is_header_name("Host:"));
+    EXPECT_TRUE(same_header("Authorization", "aUTHORIZATION"));
+    EXPECT_FALSE(same_header("Authorization", "Authorizations"));
+
+    EXPECT_TRUE(is_tool_name("read.file-v2_x"));
+    EXPECT_FALSE(is_tool_name(std::string(kMaxToolName + 1, 'a')));
+    EXPECT_FALSE(is_tool_name("a/b"));
+
+    EXPECT_TRUE(is_npm_name("@modelcontextprotocol/server-memory"));
+    EXPECT_TRUE(is_npm_name("left-pad"));
+    EXPECT_FALSE(is_npm_name("@scope"));
+    EXPECT_FALSE(is_npm_name("Upper"));
+    EXPECT_FALSE(is_npm_name(".hidden"));
+    EXPECT_FALSE(is_npm_name(std::string(215, 'a')));
+
+    EXPECT_TRUE(is_exact_version("2026.8.31"));
+    EXPECT_TRUE(is_exact_version("1.0.0-beta.2"));
+    for (std::string_view range : {"^1.2.3", "~1.2", "1.x", ">=1", "1..2", "1.2.", "latest", "1.0.0-"})
+        EXPECT_FALSE(is_exact_version(range)) << range;
+
+    EXPECT_TRUE(is_sha512_integrity("sha512-AbC+/9=="));
+    EXPECT_FALSE(is_sha512_integrity("sha512-"));
+    EXPECT_FALSE(is_sha512_integrity("sha512-a=b"));
+    EXPECT_FALSE(is_sha512_integrity("sha256-abc"));
+
+    EXPECT_TRUE(has_nul(std::string_view("a\0b", 3)));
+    EXPECT_TRUE(has_nul_or_line_break("a\rb"));
+    EXPECT_FALSE(has_nul_or_line_break("a b"));
+    EXPECT_EQ(count_of("{value}{value}", "{value}"), 2u);
+    EXPECT_EQ(count_of("aaaa", "aa"), 2u);
+    EXPECT_EQ(count_of("", "x"), 0u);
+}
+
 }  // namespace
 }  // namespace skillhost::manifest
